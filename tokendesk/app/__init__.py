@@ -1,0 +1,1 @@
+"""Streamlit UI: the only package that imports streamlit. Pages are thin scripts over services."""

@@ -1,0 +1,217 @@
+"""The ``tokendesk`` command: everything a person runs outside the browser."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from tokendesk import formatting
+from tokendesk.exports import safe_csv
+from tokendesk.paths import REPO_ROOT, default_db_path
+from tokendesk.warehouse import Warehouse
+from tokendesk.warehouse.queries import COST_SORTS, cost_options
+
+app = typer.Typer(
+    help="What a thousand tokens cost, and how fast the first one arrives, on every accelerator.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+db_app = typer.Typer(help="Create, rebuild and inspect the embedded DuckDB warehouse.", no_args_is_help=True)
+app.add_typer(db_app, name="db")
+
+console = Console()
+err = Console(stderr=True)
+
+DbOption = Annotated[
+    Path | None,
+    typer.Option("--db", help="Warehouse file (default: $TOKENDESK_DB or the per-user data directory)."),
+]
+
+
+class OutputFormat(StrEnum):
+    TABLE = "table"
+    CSV = "csv"
+    JSON = "json"
+
+
+def _register_subcommands() -> None:
+    import importlib.util
+
+    # Mounted only once their packages are present (they land separately).
+    if importlib.util.find_spec("tokendesk.pricing.cli"):
+        from tokendesk.pricing.cli import prices_app
+
+        app.add_typer(prices_app, name="prices")
+    if importlib.util.find_spec("tokendesk.benchmarks.cli"):
+        from tokendesk.benchmarks.cli import bench_app
+
+        app.add_typer(bench_app, name="bench")
+
+
+COSTS_COLUMNS = [
+    "provider", "region", "instance_type", "pricing_model", "accelerator_id", "model", "precision",
+    "scenario", "concurrency", "replicas_per_instance", "instance_output_tok_s", "usd_per_hour",
+    "usd_per_1k_output_tokens", "usd_per_1k_total_tokens", "ttft_ms_p50", "ttft_ms_p95",
+    "ttft_ms_p99", "price_source", "price_observed_at", "bench_source_title", "bench_measured_at",
+]  # fmt: skip
+
+
+@app.command()
+def costs(
+    accelerator: Annotated[list[str] | None, typer.Option(help="Accelerator id (repeatable).")] = None,
+    vendor: Annotated[list[str] | None, typer.Option(help="NVIDIA, AMD, Intel, Google, AWS, …")] = None,
+    provider: Annotated[list[str] | None, typer.Option(help="aws, gcp, azure, lambda, …")] = None,
+    region: Annotated[list[str] | None, typer.Option()] = None,
+    pricing_model: Annotated[list[str] | None, typer.Option("--pricing-model", help="on_demand, spot, reserved_1y, …")] = None,
+    model: Annotated[list[str] | None, typer.Option()] = None,
+    precision: Annotated[list[str] | None, typer.Option()] = None,
+    workload: Annotated[list[str] | None, typer.Option()] = None,
+    sort: Annotated[str, typer.Option(help=f"One of: {', '.join(COST_SORTS)}")] = "usd_per_1k_output_tokens",
+    limit: Annotated[int | None, typer.Option(help="Show at most this many rows.")] = None,
+    output: Annotated[OutputFormat, typer.Option("--format", help="table, csv or json")] = OutputFormat.TABLE,
+    db: DbOption = None,
+) -> None:
+    """$/1K tokens and first-token latency per accelerator × cloud × region × pricing model."""
+    with Warehouse.open(db, read_only=True) as warehouse:
+        try:
+            frame = cost_options(
+                warehouse, sort=sort, limit=limit, accelerator=accelerator, vendor=vendor,
+                provider=provider, region=region, pricing_model=pricing_model, model=model,
+                precision=precision, workload=workload,
+            )  # fmt: skip
+        except ValueError as exc:
+            err.print(f"[red]error:[/red] {exc}")
+            raise typer.Exit(2) from None
+    frame = frame[COSTS_COLUMNS]
+    if output is OutputFormat.CSV:
+        sys.stdout.write(safe_csv(frame).decode("utf-8"))
+        return
+    if output is OutputFormat.JSON:
+        sys.stdout.write(frame.to_json(orient="records", date_format="iso", indent=1) + "\n")
+        return
+    if frame.empty:
+        console.print("No option matches these filters. Try fewer filters, or `tokendesk db info`.")
+        return
+    table = Table(title=f"{len(frame)} options, sorted by {sort}")
+    for header in ("Provider · region · instance · pricing", "Accelerator", "Model · precision · scenario",
+                   "Instance tok/s", "$/h", "$/1K out", "FTL p95", "FTL p99", "Price date", "Result date"):  # fmt: skip
+        table.add_column(header, overflow="fold")
+    for row in frame.itertuples():
+        table.add_row(
+            f"{row.provider} · {row.region} · {row.instance_type} · {row.pricing_model}",
+            row.accelerator_id,
+            f"{row.model} · {row.precision} · {row.scenario}",
+            formatting.tok_s(row.instance_output_tok_s),
+            formatting.usd(row.usd_per_hour, 3),
+            formatting.usd_per_1k(row.usd_per_1k_output_tokens),
+            formatting.ms(row.ttft_ms_p95),
+            formatting.ms(row.ttft_ms_p99),
+            f"{row.price_observed_at:%Y-%m-%d}",
+            f"{row.bench_measured_at:%Y-%m-%d}",
+        )
+    console.print(table)
+    console.print("Sources of every price and result: --format csv or json (price_source, bench_source_title).")
+
+
+@db_app.command("init")
+def db_init(db: DbOption = None) -> None:
+    """Create the warehouse from the bundled data/ (no network, no credentials)."""
+    target = db or default_db_path()
+    existed = Path(target).exists()
+    with Warehouse.open(target) as warehouse:
+        counts = warehouse.table_counts()
+    verb = "up to date" if existed else "built"
+    console.print(f"Warehouse {verb} at {target}: {counts['price_quotes']} price quotes, "
+                  f"{counts['benchmark_results']} benchmark results, {counts['snapshots']} snapshots.")  # fmt: skip
+
+
+@db_app.command("rebuild")
+def db_rebuild(db: DbOption = None) -> None:
+    """Build a fresh warehouse from data/. The old file is kept beside it as a dated backup."""
+    target = Path(db or default_db_path())
+    if target.exists():
+        backup = target.with_name(f"{target.stem}.{datetime.now(UTC):%Y%m%dT%H%M%S}.bak{target.suffix}")
+        shutil.move(target, backup)
+        wal = target.with_name(target.name + ".wal")
+        if wal.exists():
+            shutil.move(wal, backup.with_name(backup.name + ".wal"))
+        console.print(f"Previous warehouse kept at {backup}")
+    db_init(target)
+
+
+@db_app.command("info")
+def db_info(db: DbOption = None) -> None:
+    """List snapshots with their dates, status and row counts."""
+    with Warehouse.open(db, read_only=True) as warehouse:
+        snapshots = warehouse.snapshots()
+        version = warehouse.schema_version()
+        path = warehouse.path
+    console.print(f"Warehouse {path} (schema version {version})")
+    table = Table(title=f"{len(snapshots)} snapshots")
+    for header in ("Snapshot", "Kind", "Source", "Origin", "Data as of", "Written", "Status", "Rows", "Error / notes"):
+        table.add_column(header, overflow="fold")
+    for row in snapshots.itertuples():
+        table.add_row(
+            row.snapshot_id, row.kind, row.source, row.origin, f"{row.as_of:%Y-%m-%d}",
+            f"{row.created_at:%Y-%m-%d %H:%M}", row.status, str(row.row_count), row.error or row.notes,
+        )  # fmt: skip
+    console.print(table)
+
+
+@db_app.command("ingest")
+def db_ingest(
+    files: Annotated[list[Path], typer.Argument(help="Seed-format CSV files (prices or results).")],
+    db: DbOption = None,
+) -> None:
+    """Ingest seed-format price or result CSVs. Each file is validated whole first: a bad row
+    is reported with file, row and field, and nothing is written."""
+    from tokendesk.warehouse.seed import SeedFileError, ingest_price_file, ingest_result_file
+
+    with Warehouse.open(db) as warehouse:
+        for path in files:
+            try:
+                header = path.open(encoding="utf-8").readline()
+                if "usd_per_hour" in header:
+                    ids = ingest_price_file(warehouse, path, origin="sheet")
+                elif "output_tok_s" in header:
+                    ids = [ingest_result_file(warehouse, path, origin="import")]
+                else:
+                    raise SeedFileError(path, 1, "-", "neither a price file (usd_per_hour) nor a result file (output_tok_s)")
+            except (SeedFileError, OSError) as exc:
+                err.print(f"[red]rejected:[/red] {exc}")
+                raise typer.Exit(1) from None
+            console.print(f"{path}: ingested as {', '.join(ids)}")
+
+
+@app.command("app")
+def run_app(
+    port: Annotated[int, typer.Option(help="Port to serve on.")] = 8501,
+    headless: Annotated[bool, typer.Option(help="Do not open a browser.")] = True,
+    db: DbOption = None,
+) -> None:
+    """Start the dashboard (builds the warehouse from data/ on first start)."""
+    target = db or default_db_path()
+    Warehouse.open(target).close()  # build or migrate before the read-only app opens it
+    entry = REPO_ROOT / "tokendesk" / "app" / "main.py"
+    command = [
+        sys.executable, "-m", "streamlit", "run", str(entry),
+        "--server.port", str(port), "--server.headless", str(headless).lower(),
+        "--browser.gatherUsageStats", "false", "--", "--db", str(target),
+    ]  # fmt: skip
+    console.print(f"Serving tokendesk on http://localhost:{port}")
+    raise typer.Exit(subprocess.call(command, cwd=REPO_ROOT))
+
+
+def main() -> None:
+    _register_subcommands()
+    app()
+

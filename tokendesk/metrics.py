@@ -1,0 +1,37 @@
+"""Choosing the first-token-latency figure to show for an operating point.
+
+FTL is the TTFT percentile the user picks (p95 by default). Published results often carry only
+some percentiles — MLPerf publishes p99 — so when the chosen one is missing we fall back to the
+next HIGHER published percentile as a conservative upper bound (p95 <= p99 always), and say so.
+We never fall back to a lower percentile, and never invent a figure.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+PERCENTILES = ("p50", "p90", "p95", "p99")
+
+
+def ftl_column(percentile: str) -> str:
+    if percentile not in PERCENTILES:
+        raise ValueError(f"unknown percentile {percentile!r}; choose one of {', '.join(PERCENTILES)}")
+    return f"ttft_ms_{percentile}"
+
+
+def ftl_with_basis(frame: pd.DataFrame, percentile: str = "p95") -> tuple[pd.Series, pd.Series]:
+    """Return (ftl_ms, ftl_basis) for every row: the chosen percentile, else an upper bound."""
+    ftl_column(percentile)
+    ftl = pd.Series(np.nan, index=frame.index, dtype="float64")
+    basis = pd.Series("unknown", index=frame.index, dtype="object")
+    for candidate in PERCENTILES[PERCENTILES.index(percentile):]:
+        column = f"ttft_ms_{candidate}"
+        if column not in frame:
+            continue
+        values = pd.to_numeric(frame[column], errors="coerce")
+        fill = ftl.isna() & values.notna()
+        ftl[fill] = values[fill]
+        label = candidate if candidate == percentile else f"{candidate} (upper bound for {percentile})"
+        basis[fill] = label
+    return ftl, basis

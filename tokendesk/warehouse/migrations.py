@@ -1,0 +1,169 @@
+"""Versioned schema migrations. Each migration runs once, in its own transaction, and is recorded
+in ``schema_migrations``; a warehouse built by an older tokendesk is brought forward on open.
+
+Append new migrations at the end; never edit one that has shipped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    sql: str
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "snapshots, catalog, prices, results",
+        """
+        CREATE TABLE snapshots (
+            snapshot_id VARCHAR PRIMARY KEY,
+            kind        VARCHAR NOT NULL,          -- prices | benchmarks
+            source      VARCHAR NOT NULL,          -- provider name, importer, harness
+            origin      VARCHAR NOT NULL,          -- seed | api | bulk | sheet | import | harness
+            scope       VARCHAR NOT NULL,          -- '*' or a comma list of regions covered
+            created_at  TIMESTAMP NOT NULL,
+            as_of       TIMESTAMP NOT NULL,        -- the date the data describes
+            status      VARCHAR NOT NULL,          -- ok | partial | failed
+            error       VARCHAR NOT NULL DEFAULT '',
+            row_count   INTEGER NOT NULL,
+            notes       VARCHAR NOT NULL DEFAULT ''
+        );
+        CREATE TABLE accelerators (
+            accelerator_id          VARCHAR PRIMARY KEY,
+            name                    VARCHAR NOT NULL,
+            vendor                  VARCHAR NOT NULL,
+            backend                 VARCHAR NOT NULL,
+            memory_gib              DOUBLE,
+            memory_bandwidth_tb_s   DOUBLE,
+            peak_dense_bf16_tflops  DOUBLE,
+            source_title            VARCHAR NOT NULL,
+            source_url              VARCHAR NOT NULL,
+            source_date             DATE NOT NULL,
+            notes                   VARCHAR NOT NULL
+        );
+        CREATE SEQUENCE price_id_seq;
+        CREATE TABLE price_quotes (
+            price_id          BIGINT PRIMARY KEY DEFAULT nextval('price_id_seq'),
+            snapshot_id       VARCHAR NOT NULL REFERENCES snapshots (snapshot_id),
+            provider          VARCHAR NOT NULL,
+            region            VARCHAR NOT NULL,
+            zone              VARCHAR,
+            instance_type     VARCHAR NOT NULL,
+            accelerator_id    VARCHAR NOT NULL,
+            accelerator_count INTEGER NOT NULL,
+            vcpus             INTEGER,
+            memory_gib        DOUBLE,
+            pricing_model     VARCHAR NOT NULL,
+            usd_per_hour      DOUBLE NOT NULL CHECK (usd_per_hour > 0),
+            price_basis       VARCHAR NOT NULL,
+            source            VARCHAR NOT NULL,
+            source_url        VARCHAR NOT NULL,
+            observed_at       TIMESTAMP NOT NULL,
+            confidence        VARCHAR NOT NULL,
+            notes             VARCHAR NOT NULL,
+            quote_id          VARCHAR,
+            vendor_contact    VARCHAR,
+            expires_on        DATE,
+            quarantine_reason VARCHAR,             -- failed an integrity rule: kept, never current
+            review_flag       VARCHAR              -- current, but flagged for a human to look at
+        );
+        CREATE SEQUENCE result_id_seq;
+        CREATE TABLE benchmark_results (
+            result_id                BIGINT PRIMARY KEY DEFAULT nextval('result_id_seq'),
+            snapshot_id              VARCHAR NOT NULL REFERENCES snapshots (snapshot_id),
+            config_key               VARCHAR NOT NULL,
+            accelerator_id           VARCHAR NOT NULL,
+            accelerators_per_replica INTEGER NOT NULL,
+            instance_type            VARCHAR,
+            system                   VARCHAR NOT NULL,
+            runtime                  VARCHAR NOT NULL,
+            runtime_version          VARCHAR NOT NULL,
+            model                    VARCHAR NOT NULL,
+            precision                VARCHAR NOT NULL,
+            workload                 VARCHAR NOT NULL,
+            input_tokens             INTEGER,
+            output_tokens            INTEGER,
+            scenario                 VARCHAR NOT NULL,
+            concurrency              DOUBLE,
+            request_rate_rps         DOUBLE,
+            output_tok_s             DOUBLE NOT NULL CHECK (output_tok_s > 0),
+            total_tok_s              DOUBLE,
+            ttft_ms_p50              DOUBLE,
+            ttft_ms_p90              DOUBLE,
+            ttft_ms_p95              DOUBLE,
+            ttft_ms_p99              DOUBLE,
+            ttft_basis               VARCHAR NOT NULL,
+            tpot_ms_p50              DOUBLE,
+            tpot_ms_p95              DOUBLE,
+            tpot_ms_p99              DOUBLE,
+            e2el_ms_p50              DOUBLE,
+            e2el_ms_p95              DOUBLE,
+            peak_memory_gib          DOUBLE,
+            requests_ok              INTEGER,
+            requests_failed          INTEGER,
+            parity_exact_match       DOUBLE,
+            parity_similarity        DOUBLE,
+            measured_at              TIMESTAMP NOT NULL,
+            source_tool              VARCHAR NOT NULL,
+            source_file              VARCHAR NOT NULL,
+            source_title             VARCHAR NOT NULL,
+            source_url               VARCHAR NOT NULL,
+            confidence               VARCHAR NOT NULL,
+            notes                    VARCHAR NOT NULL
+        );
+        CREATE TABLE integrity_checks (
+            snapshot_id VARCHAR NOT NULL REFERENCES snapshots (snapshot_id),
+            rule        VARCHAR NOT NULL,
+            checked     INTEGER NOT NULL,
+            failed      INTEGER NOT NULL,
+            detail      VARCHAR NOT NULL
+        );
+        """,
+    ),
+    Migration(
+        2,
+        "current views",
+        """
+        -- For each provider and region, the newest good price snapshot whose scope covers it.
+        -- A snapshot with scope '*' speaks for every region of its provider, so a region that a
+        -- newer full snapshot no longer lists stops being current (the SKU was withdrawn).
+        CREATE VIEW current_price_snapshots AS
+        WITH keys AS (
+            SELECT DISTINCT s.source AS provider, q.region
+            FROM price_quotes q JOIN snapshots s USING (snapshot_id)
+            WHERE s.status = 'ok'
+        ),
+        ranked AS (
+            SELECT k.provider, k.region, s.snapshot_id,
+                   row_number() OVER (
+                       PARTITION BY k.provider, k.region
+                       ORDER BY s.as_of DESC, s.created_at DESC, s.snapshot_id DESC
+                   ) AS rank
+            FROM keys k
+            JOIN snapshots s
+              ON s.kind = 'prices' AND s.status = 'ok' AND s.source = k.provider
+             AND (s.scope = '*' OR list_contains(string_split(s.scope, ','), k.region))
+        )
+        SELECT provider, region, snapshot_id FROM ranked WHERE rank = 1;
+
+        CREATE VIEW current_prices AS
+        SELECT q.*
+        FROM price_quotes q
+        JOIN current_price_snapshots c
+          ON c.snapshot_id = q.snapshot_id AND c.region = q.region
+        WHERE q.quarantine_reason IS NULL;
+
+        -- Results accumulate: every good import adds operating points.
+        CREATE VIEW current_results AS
+        SELECT r.*
+        FROM benchmark_results r JOIN snapshots s USING (snapshot_id)
+        WHERE s.status = 'ok';
+        """,
+    ),
+)
