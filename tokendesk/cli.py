@@ -29,7 +29,7 @@ db_app = typer.Typer(help="Create, rebuild and inspect the embedded DuckDB wareh
 app.add_typer(db_app, name="db")
 
 console = Console()
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)
 
 DbOption = Annotated[
     Path | None,
@@ -215,3 +215,7 @@ def main() -> None:
     _register_subcommands()
     app()
 
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,134 @@
+"""The cost join at scale: our ``costs`` path against a minimal hand-written DuckDB join.
+
+    .venv/bin/python perf/bench_costs_join.py [--quotes 100000] [--results 20000] [--repeat 5]
+
+Builds a synthetic warehouse (100,000 current price quotes across 40 providers x 25 regions, and
+20,000 benchmark results over the catalog's accelerators and 50 models) through the real ingest,
+then times, in the same run and on the same file:
+
+* ours:      ``tokendesk.warehouse.queries.cost_options`` (views for current prices/results,
+             provenance columns, per-accelerator billing, the accelerator join), to a DataFrame;
+* reference: the smallest SQL that computes the same $/1K for the same rows, straight from the
+             base tables, to a DataFrame.
+
+Both run for one model and the on-demand pricing model (a typical dashboard view). Each side runs
+in its own subprocess so that peak RSS is honest. Prints the median-time ratio (target <= 1.5).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+REFERENCE_SQL = """
+SELECT p.provider, p.region, p.instance_type, p.pricing_model, r.model,
+       p.accelerator_count // r.accelerators_per_replica AS replicas,
+       p.usd_per_hour / (replicas * r.output_tok_s * 3.6) AS usd_per_1k_output_tokens,
+       r.ttft_ms_p95
+FROM price_quotes p JOIN benchmark_results r
+  ON r.accelerator_id = p.accelerator_id AND p.accelerator_count >= r.accelerators_per_replica
+WHERE r.model = ? AND p.pricing_model = ?
+"""
+
+
+def build(path: Path, quotes: int, results: int) -> None:
+    from tokendesk.catalog import load_catalog
+    from tokendesk.records import BenchmarkResult, PriceQuote
+    from tokendesk.warehouse import Warehouse
+
+    rng = random.Random(7)
+    accelerators = [a for a in load_catalog().values() if a.backend != "cpu"]
+    models = [f"model-{i:02d}" for i in range(50)]
+    pricing = ["on_demand", "spot", "reserved_1y", "reserved_3y"]
+    now = datetime(2026, 11, 1, tzinfo=UTC)
+    with Warehouse.open(path, build=False) as wh:
+        per_provider: dict[str, list[PriceQuote]] = {}
+        for i in range(quotes):
+            acc = accelerators[i % len(accelerators)]
+            provider = f"cloud-{i % 40:02d}"
+            per_provider.setdefault(provider, []).append(
+                PriceQuote(
+                    provider=provider, region=f"region-{(i // 40) % 25:02d}", instance_type=f"{acc.accelerator_id}-x8-{i}",
+                    accelerator_id=acc.accelerator_id, accelerator_count=8, pricing_model=pricing[(i // 1000) % 4],
+                    usd_per_hour=round(rng.uniform(5, 120), 4), source="synthetic", observed_at=now,
+                )  # fmt: skip
+            )
+        for provider, rows in per_provider.items():
+            wh.ingest_prices(provider, rows, origin="synthetic")
+        batch = []
+        for i in range(results):
+            acc = accelerators[i % len(accelerators)]
+            p50 = rng.uniform(50, 2000)
+            batch.append(
+                BenchmarkResult(
+                    accelerator_id=acc.accelerator_id, accelerators_per_replica=rng.choice([1, 2, 4, 8]),
+                    runtime="vllm", model=models[(i // len(accelerators)) % len(models)], precision="bf16",
+                    workload="chat-short", concurrency=float(rng.choice([1, 4, 16, 64])),
+                    output_tok_s=rng.uniform(50, 20000), ttft_ms_p50=p50, ttft_ms_p95=p50 * 1.6,
+                    ttft_ms_p99=p50 * 2.0, measured_at=now, source_tool="synthetic",
+                )  # fmt: skip
+            )
+        wh.ingest_results("synthetic", batch, origin="synthetic")
+
+
+def measure(path: str, side: str, repeat: int) -> dict:
+    from tokendesk.warehouse import Warehouse
+    from tokendesk.warehouse.queries import cost_options
+
+    wh = Warehouse.open(Path(path), read_only=True)
+    times, rows = [], 0
+    for _ in range(repeat):
+        start = time.perf_counter()
+        if side == "ours":
+            frame = cost_options(wh, model="model-07", pricing_model="on_demand")
+        else:
+            frame = wh.cursor().sql(REFERENCE_SQL, params=["model-07", "on_demand"]).to_arrow_table().to_pandas()
+        times.append(time.perf_counter() - start)
+        rows = len(frame)
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"side": side, "median_s": statistics.median(times), "rows": rows, "peak_rss_mib": peak_mib}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quotes", type=int, default=100_000)
+    parser.add_argument("--results", type=int, default=20_000)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--_measure", nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args._measure:
+        print(json.dumps(measure(args._measure[0], args._measure[1], args.repeat)))
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "perf.duckdb"
+        start = time.perf_counter()
+        build(path, args.quotes, args.results)
+        print(f"built synthetic warehouse: {args.quotes:,} quotes x {args.results:,} results in {time.perf_counter() - start:.1f} s")
+        out = {}
+        for side in ("reference", "ours"):
+            done = subprocess.run(
+                [sys.executable, __file__, "--repeat", str(args.repeat), "--_measure", str(path), side],
+                check=True, capture_output=True, text=True,
+            )  # fmt: skip
+            out[side] = json.loads(done.stdout.strip().splitlines()[-1])
+    ours, ref = out["ours"], out["reference"]
+    if ours["rows"] != ref["rows"]:
+        raise SystemExit(f"row counts differ: ours {ours['rows']} vs reference {ref['rows']}")
+    ratio = ours["median_s"] / ref["median_s"]
+    print(f"rows per query: {ours['rows']:,}")
+    print(f"reference SQL : {ref['median_s'] * 1000:8.1f} ms  peak RSS {ref['peak_rss_mib']:.0f} MiB")
+    print(f"costs path    : {ours['median_s'] * 1000:8.1f} ms  peak RSS {ours['peak_rss_mib']:.0f} MiB")
+    print(f"ratio ours/reference: {ratio:.2f} (target <= 1.5)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Create .venv (if missing) and install tokendesk with pinned dependencies.
+# Usage: scripts/setup.sh [--dev]   (--dev adds test and lint tools and Debian's chromium)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+.venv/bin/python -m pip install --quiet --upgrade pip
+if [ "${1:-}" = "--dev" ]; then
+    .venv/bin/python -m pip install --quiet -r requirements-dev.txt
+    if [ ! -x /usr/bin/chromium ]; then
+        # Browser tests drive Debian's chromium; Playwright's own browser download is not used.
+        SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+        $SUDO apt-get update -qq && $SUDO apt-get install -y -qq chromium >/dev/null
+    fi
+else
+    .venv/bin/python -m pip install --quiet -r requirements.txt
+fi
+.venv/bin/python -m pip install --quiet --no-deps -e .

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Set up (first time) and run the whole test suite, browser tests included.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh --dev
+.venv/bin/ruff check .
+exec .venv/bin/python -m pytest "$@"

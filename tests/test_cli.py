@@ -1,0 +1,63 @@
+import csv
+import io
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from tokendesk.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def db(tmp_path):
+    path = tmp_path / "cli.duckdb"
+    assert runner.invoke(app, ["db", "init", "--db", str(path)]).exit_code == 0
+    return path
+
+
+def test_costs_csv_carries_provenance(db):
+    out = runner.invoke(app, ["costs", "--db", str(db), "--format", "csv", "--accelerator", "nvidia-h200-141gb",
+                              "--provider", "aws", "--pricing-model", "on_demand"])  # fmt: skip
+    assert out.exit_code == 0, out.output
+    rows = list(csv.DictReader(io.StringIO(out.stdout)))
+    assert rows and all(row["price_source"] and row["price_observed_at"] and row["bench_source_title"] for row in rows)
+    example = [r for r in rows if r["instance_type"] == "p5en.48xlarge" and r["instance_output_tok_s"] == "34029.38"]
+    assert round(float(example[0]["usd_per_1k_output_tokens"]), 7) == 0.0005167
+
+
+def test_costs_json_sorted_and_limited(db):
+    out = runner.invoke(app, ["costs", "--db", str(db), "--format", "json", "--limit", "5", "--sort", "usd_per_hour"])
+    rows = json.loads(out.stdout)
+    assert len(rows) == 5
+    assert [r["usd_per_hour"] for r in rows] == sorted(r["usd_per_hour"] for r in rows)
+
+
+def test_costs_rejects_an_unknown_sort(db):
+    out = runner.invoke(app, ["costs", "--db", str(db), "--sort", "price; drop"])
+    assert out.exit_code == 2
+    assert "unknown sort" in out.output
+
+
+def test_db_info_lists_snapshots(db):
+    out = runner.invoke(app, ["db", "info", "--db", str(db)], env={"COLUMNS": "250"})
+    assert out.exit_code == 0
+    assert "historical seed snapshot" in out.stdout and "prices" in out.stdout
+
+
+def test_db_ingest_reports_file_row_and_field(db, tmp_path):
+    bad = tmp_path / "quotes.csv"
+    bad.write_text(
+        "provider,region,instance_type,accelerator_id,accelerator_count,pricing_model,usd_per_hour,source,observed_at\n"
+        "acme,eu-1,x8,nvidia-h100-sxm-80gb,8,on_demand,0,sheet,2026-11-01\n"
+    )
+    out = runner.invoke(app, ["db", "ingest", "--db", str(db), str(bad)])
+    assert out.exit_code == 1
+    assert f"{bad}: row 2: field 'usd_per_hour'" in out.output.replace("\n", "")
+
+
+def test_db_rebuild_keeps_a_backup(db):
+    out = runner.invoke(app, ["db", "rebuild", "--db", str(db)])
+    assert out.exit_code == 0, out.output
+    assert list(db.parent.glob("cli.*.bak.duckdb"))

@@ -1,0 +1,96 @@
+from datetime import UTC, datetime
+
+import pytest
+from pydantic import ValidationError
+
+from tokendesk.records import BenchmarkResult, PriceQuote, check_accelerator_id
+from tokendesk.units import UnitError, to_ms, to_tok_s, to_usd_per_hour
+
+NOW = datetime(2026, 8, 6, tzinfo=UTC)
+
+
+def quote(**overrides):
+    fields = dict(
+        provider="aws", region="us-east-1", instance_type="p5en.48xlarge",
+        accelerator_id="nvidia-h200-141gb", accelerator_count=8, pricing_model="on_demand",
+        usd_per_hour=63.296, source="test", observed_at=NOW,
+    )  # fmt: skip
+    fields.update(overrides)
+    return PriceQuote(**fields)
+
+
+def result(**overrides):
+    fields = dict(
+        accelerator_id="nvidia-h200-141gb", accelerators_per_replica=8, runtime="trt-llm",
+        model="llama-2-70b-chat", precision="fp8", workload="mlperf-open-orca",
+        output_tok_s=34029.38, measured_at=NOW, source_tool="mlperf",
+    )  # fmt: skip
+    fields.update(overrides)
+    return BenchmarkResult(**fields)
+
+
+def test_valid_records_are_frozen():
+    q = quote()
+    with pytest.raises(ValidationError):
+        q.usd_per_hour = 1.0
+    assert q.usd_per_accelerator_hour == pytest.approx(63.296 / 8)
+
+
+@pytest.mark.parametrize("price", [0, -1.5])
+def test_non_positive_price_is_rejected(price):
+    with pytest.raises(ValidationError, match="usd_per_hour"):
+        quote(usd_per_hour=price)
+
+
+def test_unknown_accelerator_lists_close_matches():
+    with pytest.raises(ValidationError) as caught:
+        quote(accelerator_id="nvidia-h100-80gb")
+    message = str(caught.value)
+    assert "unknown accelerator id 'nvidia-h100-80gb'" in message
+    assert "nvidia-h100-sxm-80gb" in message
+
+
+def test_check_accelerator_id_passes_known_ids():
+    assert check_accelerator_id("amd-mi300x-192gb") == "amd-mi300x-192gb"
+
+
+def test_unordered_ttft_percentiles_are_rejected():
+    with pytest.raises(ValidationError, match="p50 <= p90 <= p95 <= p99"):
+        result(ttft_ms_p50=500, ttft_ms_p95=400, ttft_ms_p99=900)
+
+
+def test_ordered_percentiles_with_gaps_are_accepted():
+    assert result(ttft_ms_p50=100, ttft_ms_p99=900).ttft_ms_p99 == 900
+
+
+def test_total_throughput_below_output_is_rejected():
+    with pytest.raises(ValidationError, match="total_tok_s"):
+        result(total_tok_s=100.0)
+
+
+def test_accelerator_count_zero_only_for_cpu():
+    with pytest.raises(ValidationError, match="at least 1"):
+        quote(accelerator_count=0)
+    cpu = quote(instance_type="c7i.16xlarge", accelerator_id="cpu-intel-spr-amx", accelerator_count=0, usd_per_hour=2.856)
+    assert cpu.usd_per_accelerator_hour is None
+
+
+def test_negotiated_quote_needs_an_id():
+    with pytest.raises(ValidationError, match="quote_id"):
+        quote(pricing_model="negotiated")
+
+
+def test_per_accelerator_quote_covers_one_accelerator():
+    with pytest.raises(ValidationError, match="exactly one accelerator"):
+        quote(price_basis="per_accelerator")
+
+
+def test_units_convert_and_missing_units_are_errors():
+    assert to_ms(1.5, "s") == 1500
+    assert to_ms(2_000_000, "ns") == pytest.approx(2.0)
+    assert to_tok_s(60, "tokens/min") == pytest.approx(1.0)
+    assert to_usd_per_hour(730, "usd/month") == pytest.approx(1.0)
+    with pytest.raises(UnitError, match="has no unit"):
+        to_ms(12.0, None)
+    with pytest.raises(UnitError, match="not known"):
+        to_ms(12.0, "fortnights")

@@ -1,0 +1,77 @@
+"""The $/1K-token join, checked against figures computed by hand."""
+
+from datetime import UTC, datetime
+
+import pytest
+
+from tests.test_records import quote, result
+from tokendesk.warehouse.queries import cost_options
+
+T0 = datetime(2026, 8, 6, tzinfo=UTC)
+
+
+def test_eight_gpu_instance_with_eight_gpu_result(empty_warehouse):
+    empty_warehouse.ingest_prices("aws", [quote()])
+    empty_warehouse.ingest_results("mlperf", [result()])
+    [row] = cost_options(empty_warehouse).to_dict("records")
+    # 63.296 $/h / (34,029.38 tok/s x 3.6) = $0.0005167 per 1K output tokens
+    assert row["replicas_per_instance"] == 1
+    assert row["usd_per_1k_output_tokens"] == pytest.approx(63.296 / (34029.38 * 3.6))
+    assert round(row["usd_per_1k_output_tokens"], 7) == 0.0005167
+    assert row["usd_per_accelerator_hour"] == pytest.approx(7.912)
+    assert row["price_source"] == "test" and row["bench_source_tool"] == "mlperf"
+
+
+def test_one_gpu_result_on_eight_gpu_instance_has_eight_replicas(empty_warehouse):
+    empty_warehouse.ingest_prices("aws", [quote()])
+    empty_warehouse.ingest_results("bench", [result(accelerators_per_replica=1, output_tok_s=1000.0, total_tok_s=3000.0)])
+    [row] = cost_options(empty_warehouse).to_dict("records")
+    assert row["replicas_per_instance"] == 8
+    assert row["instance_output_tok_s"] == pytest.approx(8000.0)
+    assert row["instance_total_tok_s"] == pytest.approx(24000.0)
+    assert row["usd_per_1k_output_tokens"] == pytest.approx(63.296 / (8000 * 3.6))
+    assert row["usd_per_1k_total_tokens"] == pytest.approx(63.296 / (24000 * 3.6))
+
+
+def test_instance_too_small_for_a_replica_gets_no_row(empty_warehouse):
+    empty_warehouse.ingest_prices("aws", [quote(instance_type="p5en.2gpu", accelerator_count=2, usd_per_hour=16.0)])
+    empty_warehouse.ingest_results("mlperf", [result(accelerators_per_replica=8)])
+    assert cost_options(empty_warehouse).empty
+
+
+def test_other_accelerators_do_not_join(empty_warehouse):
+    empty_warehouse.ingest_prices("aws", [quote()])
+    empty_warehouse.ingest_results("mlperf", [result(accelerator_id="amd-mi300x-192gb")])
+    assert cost_options(empty_warehouse).empty
+
+
+def test_per_accelerator_quote_is_billed_for_one_replica(empty_warehouse):
+    per_gpu = quote(provider="crusoe", region="global", instance_type="MI300X (per GPU)", accelerator_id="amd-mi300x-192gb",
+                    accelerator_count=1, usd_per_hour=3.45, price_basis="per_accelerator")  # fmt: skip
+    empty_warehouse.ingest_prices("crusoe", [per_gpu])
+    empty_warehouse.ingest_results("mlperf", [result(accelerator_id="amd-mi300x-192gb", output_tok_s=24593.77)])
+    [row] = cost_options(empty_warehouse).to_dict("records")
+    assert row["usd_per_hour"] == pytest.approx(3.45 * 8)
+    assert row["accelerator_count"] == 8 and row["replicas_per_instance"] == 1
+    assert row["usd_per_1k_output_tokens"] == pytest.approx(27.6 / (24593.77 * 3.6))
+
+
+def test_filters_are_parameters_not_sql(empty_warehouse):
+    empty_warehouse.ingest_prices("aws", [quote()])
+    empty_warehouse.ingest_results("mlperf", [result()])
+    assert cost_options(empty_warehouse, provider="aws' OR '1'='1").empty
+    assert len(cost_options(empty_warehouse, provider=["aws", "gcp"])) == 1
+    with pytest.raises(ValueError, match="unknown filter"):
+        cost_options(empty_warehouse, colour="red")
+    with pytest.raises(ValueError, match="unknown sort"):
+        cost_options(empty_warehouse, sort="usd_per_hour; DROP TABLE snapshots")
+
+
+def test_seed_reproduces_the_published_h200_example(seeded):
+    frame = cost_options(seeded, accelerator="nvidia-h200-141gb", provider="aws", pricing_model="on_demand")
+    row = frame[(frame.instance_type == "p5en.48xlarge") & (frame.instance_output_tok_s == 34029.38)].iloc[0]
+    assert row.usd_per_hour == 63.296
+    assert round(row.usd_per_1k_output_tokens, 7) == 0.0005167
+    assert row.ttft_ms_p99 == 1717.3 and row.ttft_ms_p95 != row.ttft_ms_p95  # p95 unpublished: NaN, not invented
+    assert "dstack" in row.price_source and row.price_observed_at.year == 2026
+    assert "MLPerf Inference v5.1" in row.bench_source_title
