@@ -189,8 +189,10 @@ def cost_options(
     if limit is None:
         order = pc.sort_indices(
             table,
-            sort_keys=[(COST_SORTS[sort], "descending" if descending else "ascending"), ("option_id", "ascending")],
-            null_placement="at_end",
+            sort_keys=[
+                (COST_SORTS[sort], "descending" if descending else "ascending", "at_end"),
+                ("option_id", "ascending", "at_end"),
+            ],
         )
         table = table.take(order)
     core = table.to_pandas()

@@ -1,0 +1,189 @@
+"""Demand inputs: what the workload asks of the fleet, and the latency it must be served at."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field, replace
+from functools import cached_property, lru_cache
+
+import numpy as np
+
+#: Cloud billing convention: 730 hours per month (8,760 h / 12).
+HOURS_PER_MONTH = 730.0
+SECONDS_PER_MONTH = HOURS_PER_MONTH * 3600.0
+#: Percentiles a benchmark may publish, lowest first; a missing one may only be replaced by a
+#: higher one (a conservative upper bound), never by a lower one.
+PERCENTILES: tuple[str, ...] = ("p50", "p90", "p95", "p99")
+
+
+def model_key(name: str) -> str:
+    """Normalise a model name for matching ("Llama-3.1-70B-Instruct" -> "llama3170binstruct")."""
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+@dataclass(frozen=True)
+class Slo:
+    """First-token latency target at a chosen percentile, plus an optional TPOT target."""
+
+    ftl_ms: float = 800.0
+    percentile: str = "p95"
+    tpot_ms: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.percentile not in PERCENTILES:
+            raise ValueError(f"Slo.percentile {self.percentile!r}: use one of {PERCENTILES}")
+        if not self.ftl_ms > 0:
+            raise ValueError(f"Slo.ftl_ms must be positive, got {self.ftl_ms}")
+        if self.tpot_ms is not None and not self.tpot_ms > 0:
+            raise ValueError(f"Slo.tpot_ms must be positive or None, got {self.tpot_ms}")
+
+    @property
+    def key(self) -> tuple:
+        return (float(self.ftl_ms), self.percentile, None if self.tpot_ms is None else float(self.tpot_ms))
+
+    def describe(self) -> str:
+        text = f"FTL {self.percentile} ≤ {self.ftl_ms:,.0f} ms"
+        if self.tpot_ms is not None:
+            text += f" and TPOT {self.percentile} ≤ {self.tpot_ms:,.0f} ms"
+        return text
+
+
+@lru_cache(maxsize=256)
+def _normalised(peak_factor, curve, peak_hour) -> np.ndarray:
+    if curve is not None:
+        values = np.asarray(curve, dtype=float)
+    else:
+        hours = np.arange(24)
+        values = 1.0 + (peak_factor - 1.0) * np.cos(2 * np.pi * (hours - peak_hour) / 24)
+    return values / values.mean()
+
+
+@dataclass(frozen=True)
+class HourlyProfile:
+    """Shape of demand over a day: a peak factor (peak / mean) or 24 hourly values (any scale).
+
+    With only a peak factor the day is a sinusoid peaking at ``peak_hour`` whose peak is
+    ``peak_factor`` times the mean; it stays non-negative only up to 2, so a spikier day must be
+    given as a 24-value curve.
+    """
+
+    peak_factor: float | None = 1.5
+    curve: tuple[float, ...] | None = None
+    peak_hour: int = 14
+
+    def __post_init__(self) -> None:
+        if self.curve is not None:
+            if len(self.curve) != 24:
+                raise ValueError(f"HourlyProfile.curve needs 24 values, got {len(self.curve)}")
+            if any((not math.isfinite(v)) or v < 0 for v in self.curve) or sum(self.curve) <= 0:
+                raise ValueError("HourlyProfile.curve values must be finite, >= 0 and not all zero")
+        elif self.peak_factor is None or not 1.0 <= self.peak_factor <= 2.0:
+            raise ValueError(
+                f"HourlyProfile.peak_factor {self.peak_factor!r} must be within [1, 2];"
+                " give a 24-value curve for a spikier day"
+            )
+
+    def normalised(self) -> np.ndarray:
+        """24 hourly multipliers with mean exactly 1."""
+        return _normalised(self.peak_factor, self.curve, self.peak_hour).copy()
+
+    @property
+    def peak(self) -> float:
+        return float(_normalised(self.peak_factor, self.curve, self.peak_hour).max())
+
+    @property
+    def key(self) -> tuple:
+        return (self.peak_factor, self.curve, self.peak_hour)
+
+    def scaled(self, amplitude: float) -> HourlyProfile:
+        """The same day with its swing around the mean multiplied by ``amplitude``."""
+        values = 1.0 + (self.normalised() - 1.0) * amplitude
+        return HourlyProfile(peak_factor=None, curve=tuple(float(max(v, 0.0)) for v in values))
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One workload in the mix: which models may serve it, its volume, shape and SLO."""
+
+    name: str
+    models: tuple[str, ...]
+    monthly_input_tokens: float
+    monthly_output_tokens: float
+    interactive_share: float = 1.0
+    slo: Slo = field(default_factory=Slo)
+    profile: HourlyProfile = field(default_factory=HourlyProfile)
+    #: Precisions allowed for this segment (None = any); e.g. ("bf16", "fp8") keeps INT4 out.
+    precisions: tuple[str, ...] | None = None
+    #: Regions interactive traffic must stay in (None = any); batch goes to the cheapest region.
+    home_regions: tuple[str, ...] | None = None
+    #: A small model (3B-13B) that a CPU fallback may serve.
+    small_model: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.models:
+            raise ValueError(f"segment {self.name!r}: models must name at least one model")
+        if self.monthly_input_tokens < 0 or self.monthly_output_tokens < 0:
+            raise ValueError(f"segment {self.name!r}: monthly token volumes must be >= 0")
+        if not 0.0 <= self.interactive_share <= 1.0:
+            raise ValueError(f"segment {self.name!r}: interactive_share must be within [0, 1]")
+
+    @classmethod
+    def from_rps(
+        cls,
+        name: str,
+        models: tuple[str, ...],
+        requests_per_second: float,
+        input_tokens_per_request: float,
+        output_tokens_per_request: float,
+        **kwargs,
+    ) -> Segment:
+        """A segment from a mean request rate and mean request shape."""
+        requests = requests_per_second * SECONDS_PER_MONTH
+        return cls(
+            name=name,
+            models=models,
+            monthly_input_tokens=requests * input_tokens_per_request,
+            monthly_output_tokens=requests * output_tokens_per_request,
+            **kwargs,
+        )
+
+    @cached_property
+    def model_keys(self) -> tuple[str, ...]:
+        return tuple(model_key(m) for m in self.models)
+
+    @property
+    def monthly_tokens(self) -> float:
+        return self.monthly_input_tokens + self.monthly_output_tokens
+
+    @property
+    def mean_output_tok_s(self) -> float:
+        return self.monthly_output_tokens / SECONDS_PER_MONTH
+
+    def scaled(self, factor: float) -> Segment:
+        return replace(
+            self,
+            monthly_input_tokens=self.monthly_input_tokens * factor,
+            monthly_output_tokens=self.monthly_output_tokens * factor,
+        )
+
+
+@dataclass(frozen=True)
+class Demand:
+    segments: tuple[Segment, ...]
+
+    def __post_init__(self) -> None:
+        names = [s.name for s in self.segments]
+        if len(set(names)) != len(names):
+            raise ValueError(f"segment names must be unique, got {names}")
+
+    @property
+    def monthly_tokens(self) -> float:
+        return sum(s.monthly_tokens for s in self.segments)
+
+    @property
+    def monthly_output_tokens(self) -> float:
+        return sum(s.monthly_output_tokens for s in self.segments)
+
+    def scaled(self, factor: float) -> Demand:
+        return Demand(tuple(s.scaled(factor) for s in self.segments))
