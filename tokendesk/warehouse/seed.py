@@ -80,8 +80,18 @@ def ingest_price_file(warehouse: Warehouse, path: Path, *, origin: str = "seed")
         groups[(snapshot_name, quote.provider)].append(quote)
     # Historical first so that, if dates tie, the current snapshot is the newer write.
     ordered = sorted(groups.items(), key=lambda item: (item[0][0] != "historical", item[0][1]))
+    from tokendesk.pricing.integrity import check_snapshot
+
     ids = []
     for (snapshot_name, provider), quotes in ordered:
+        historical = snapshot_name == "historical"
+        # Today's anchors describe today's prices, so they do not judge a historical snapshot;
+        # a current snapshot is compared with the historical one for the >50% move rule.
+        report = check_snapshot(
+            quotes,
+            () if historical else groups.get(("historical", provider), ()),
+            anchors=() if historical else None,
+        )
         ids.append(
             warehouse.ingest_prices(
                 provider,
@@ -89,6 +99,9 @@ def ingest_price_file(warehouse: Warehouse, path: Path, *, origin: str = "seed")
                 origin=origin,
                 as_of=max(q.observed_at for q in quotes),
                 notes=f"{snapshot_name} seed snapshot from {path.name}",
+                quarantine=report.quarantine,
+                review_flags=report.review_flags,
+                integrity=report.as_tuples(),
             )
         )
     return ids
