@@ -6,7 +6,7 @@ pytestmark = pytest.mark.e2e
 
 
 def test_costs_page_shows_table_and_chart(app_url, page):
-    page.goto(app_url)
+    page.goto(f"{app_url}/costs")
     page.get_by_text("All options").wait_for(timeout=60_000)
     page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
     assert page.locator('[data-testid="stDataFrame"]').count() >= 1

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
 from tokendesk.paths import DB_PATH_ENV, default_db_path
-from tokendesk.warehouse import Warehouse, queries
+from tokendesk.warehouse import Warehouse, WarehouseError, queries
 
 
 def db_path() -> str:
@@ -40,6 +42,7 @@ def release_warehouse() -> None:
         _warehouse(db_path()).close()
     finally:
         _warehouse.clear()
+        _engine.clear()
         st.cache_data.clear()
 
 
@@ -56,3 +59,89 @@ def filter_values(path: str) -> dict[str, list[str]]:
 @st.cache_data(show_spinner=False, ttl=600)
 def freshness(path: str) -> pd.DataFrame:
     return queries.freshness(_warehouse(path))
+
+
+# -- scenarios ---------------------------------------------------------------------------------
+@st.cache_resource(show_spinner=False)
+def _engine(path: str):
+    from tokendesk.costmodel import Engine
+
+    return Engine.from_frame(queries.cost_options(_warehouse(path)))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def compare_scenarios(path: str, inputs):
+    """Evaluate the built-in (and custom) scenarios for one set of validated inputs."""
+    from tokendesk import scenario_inputs as si
+
+    return _engine(path).evaluate(si.build_scenarios(inputs), si.build_demand(inputs), si.build_policy(inputs))
+
+
+@st.cache_data(show_spinner=False, ttl=600)
+def price_explorer(path: str, filters: tuple[tuple[str, tuple[str, ...]], ...]) -> pd.DataFrame:
+    return queries.price_explorer(_warehouse(path), **{name: list(values) for name, values in filters})
+
+
+@st.cache_data(show_spinner=False, ttl=600)
+def price_skus(path: str) -> pd.DataFrame:
+    return queries.price_skus(_warehouse(path))
+
+
+@st.cache_data(show_spinner=False, ttl=600)
+def price_history(path: str, provider: str, region: str, instance_type: str, pricing_model: str) -> pd.DataFrame:
+    return queries.price_history(_warehouse(path), provider, region, instance_type, pricing_model)
+
+
+@st.cache_data(show_spinner=False, ttl=600)
+def current_integrity(path: str) -> pd.DataFrame:
+    return queries.current_integrity(_warehouse(path))
+
+
+@st.cache_data(show_spinner=False, ttl=600)
+def current_price_sources(path: str) -> pd.DataFrame:
+    return queries.current_price_sources(_warehouse(path))
+
+
+@st.cache_data(show_spinner=False, ttl=600)
+def current_price_quotes(path: str) -> list:
+    return _warehouse(path).current_price_quotes()
+
+
+@st.cache_data(show_spinner=False, ttl=600)
+def benchmark_results(path: str) -> pd.DataFrame:
+    return queries.current_benchmark_results(_warehouse(path))
+
+
+@st.cache_data(show_spinner=False)
+def architecture_retrieved() -> dict[str, str]:
+    """Model id -> the date its bundled architecture row was retrieved from its source."""
+    import csv
+
+    from tokendesk.costmodel.tables import ARCHITECTURES_FILE
+    from tokendesk.paths import data_dir
+
+    with (data_dir() / ARCHITECTURES_FILE).open(newline="", encoding="utf-8") as handle:
+        return {row["model_id"]: row.get("retrieved", "") for row in csv.DictReader(handle)}
+
+
+@contextmanager
+def writer() -> Iterator[Warehouse]:
+    """A read-write warehouse for a price refresh or an upload.
+
+    DuckDB will not open one file read-only and read-write in the same process, so the shared
+    read-only connection is released first; afterwards every cache is cleared so the next read
+    reopens the file and sees the new snapshot.
+    """
+    path = db_path()
+    release_warehouse()
+    try:
+        warehouse = Warehouse.open(Path(path))
+    except Exception as exc:  # a lock held by another process (a CLI refresh, a second server)
+        raise WarehouseError(
+            f"could not open {path} for writing ({exc}); is another tokendesk process writing to it?"
+        ) from exc
+    try:
+        yield warehouse
+    finally:
+        warehouse.close()
+        release_warehouse()

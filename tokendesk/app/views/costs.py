@@ -7,14 +7,9 @@ import streamlit as st
 
 from tokendesk import formatting
 from tokendesk.app import data
+from tokendesk.app.style import VENDOR_COLOURS
 from tokendesk.exports import safe_csv
 from tokendesk.metrics import PERCENTILES, ftl_with_basis
-
-#: One colour per vendor, the same on every page.
-VENDOR_COLOURS = {
-    "NVIDIA": "#76B900", "AMD": "#ED1C24", "Intel": "#0071C5", "Google": "#FBBC04",
-    "AWS": "#FF9900", "Qualcomm": "#3253DC",
-}  # fmt: skip
 
 st.title("$/1K tokens and first-token latency")
 st.caption(
@@ -109,7 +104,7 @@ else:
         height=520,
     )
     figure.update_layout(legend_title_text="Vendor · pricing", margin={"l": 10, "r": 10, "t": 30, "b": 10})
-    figure.update_xaxes(tickformat="$.6~f", exponentformat="none", dtick=1)
+    figure.update_xaxes(tickformat="$.2~g", dtick="D2")
     figure.update_yaxes(ticksuffix=" ms", rangemode="tozero")
     st.plotly_chart(figure, width="stretch", key="cost_scatter")
     upper = (plotted["ftl_basis"] != percentile).sum()

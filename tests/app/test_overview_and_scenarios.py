@@ -1,0 +1,71 @@
+from streamlit.testing.v1 import AppTest
+
+from tests.app.conftest import VIEWS
+from tokendesk.costmodel import Engine
+from tokendesk.scenario_inputs import ScenarioInputs, build_demand, build_policy, build_scenarios
+from tokendesk.warehouse import Warehouse
+
+
+def page(name: str, **params) -> AppTest:
+    at = AppTest.from_file(str(VIEWS / name), default_timeout=60)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def expected(app_db, inputs: ScenarioInputs):
+    with Warehouse.open(app_db, read_only=True) as wh:
+        engine = Engine.from_frame(wh.cost_options())
+    return engine.evaluate(build_scenarios(inputs), build_demand(inputs), build_policy(inputs))
+
+
+def test_overview_headlines_meet_the_slo(app_env):
+    at = page("overview.py")
+    labels = [m.label for m in at.metric]
+    assert "AMD Instinct MI300X 192GB" in labels and "NVIDIA H100 SXM 80GB" in labels
+    assert all(m.value.startswith("$0.000") for m in at.metric)
+    assert any("Incumbent against the best alternative" in md.value for md in at.markdown)
+    fresh = at.dataframe[0].value
+    assert set(fresh["kind"]) == {"prices", "benchmarks"}
+    assert fresh.loc[fresh["source"] == "aws", "state"].iloc[0].startswith("🟠 stale")
+
+
+def test_overview_with_an_impossible_slo_explains_itself(app_env):
+    at = page("overview.py", slo="10")
+    assert any("No measured operating point" in i.value for i in at.info)
+
+
+def test_scenarios_page_shows_the_engine_figures(app_env):
+    at = page("scenarios.py")
+    table = at.dataframe[0].value
+    want = expected(app_env, ScenarioInputs())
+    assert list(table["Scenario"]) == [r.name for r in want]
+    assert list(table["Monthly cost"].round(2)) == [round(r.monthly_usd, 2) for r in want]
+    assert table.loc[0, "Payback"] == "baseline" and table.loc[0, "One-time migration"] == 0
+
+
+def test_scenarios_read_their_state_from_the_url(app_env):
+    at = page("scenarios.py", amd="0.4", slo="900", custom="cuda:0.5,rocm:0.5")
+    table = at.dataframe[0].value
+    assert "Shift 40% to AMD" in list(table["Scenario"]) and "Custom: cuda 50% / rocm 50%" in list(table["Scenario"])
+    assert at.number_input(key="s_slo").value == 900
+    want = expected(app_env, ScenarioInputs(amd=0.4, slo=900.0, custom="cuda:0.5,rocm:0.5"))
+    assert list(table["Monthly cost"].round(2)) == [round(r.monthly_usd, 2) for r in want]
+
+
+def test_a_bad_url_parameter_falls_back_with_a_visible_notice(app_env):
+    at = page("scenarios.py", slo="fast", amd="0.3")
+    assert any("Ignored slo='fast': not a number" in w.value for w in at.warning)
+    assert at.number_input(key="s_slo").value == 2000
+    assert "Shift 30% to AMD" in list(at.dataframe[0].value["Scenario"])
+
+
+def test_changing_an_input_changes_the_comparison_and_the_url(app_env):
+    at = page("scenarios.py")
+    before = at.dataframe[0].value["Monthly cost"].tolist()
+    at.number_input(key="s_out_b").set_value(90.0).run()
+    after = at.dataframe[0].value["Monthly cost"].tolist()
+    assert after[0] > before[0]
+    assert at.query_params["out_b"] == ["90"] or at.query_params["out_b"] == "90"

@@ -1,0 +1,121 @@
+"""Overview: the headline figures, the $/1K-tokens-vs-FTL Pareto frontier, and how fresh the data is."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.express as px
+import streamlit as st
+
+from tokendesk import formatting
+from tokendesk import scenario_inputs as si
+from tokendesk.app import data
+from tokendesk.app.style import VENDOR_COLOURS
+from tokendesk.metrics import PERCENTILES, ftl_with_basis
+
+#: A price older than this many days gets a "stale" badge (prices move every quarter).
+STALE_PRICE_DAYS = 90
+#: A benchmark older than one quarter is stale: runtimes improve faster than that.
+STALE_RESULT_DAYS = 91
+
+st.title("Overview")
+st.caption("Cheapest $/1K output tokens that meets your first-token-latency SLO, per vendor, from current prices and benchmarks.")
+
+path = data.db_path()
+inputs, notices = si.from_params(st.query_params.to_dict())
+for notice in notices:
+    st.warning(notice, icon="⚠️")
+left, middle, right = st.columns(3)
+family = left.selectbox("Model class", list(si.MODEL_FAMILIES), index=list(si.MODEL_FAMILIES).index(inputs.model),
+                        format_func=lambda f: f"{f.upper()} ({', '.join(si.MODEL_FAMILIES[f][:2])}, …)", key="o_model")  # fmt: skip
+slo = middle.number_input("FTL SLO (ms)", 10.0, 120_000.0, inputs.slo, step=100.0, key="o_slo")
+percentile = right.selectbox("Percentile", PERCENTILES, index=PERCENTILES.index(inputs.pct), key="o_pct")
+
+options = data.cost_options(path, ()).copy()
+options = options[options["model"].astype(str).isin(si.models_in_family(family, sorted(options["model"].astype(str).unique())))]
+options["ftl_ms"], options["ftl_basis"] = ftl_with_basis(options, percentile)
+meeting = options[(options["ftl_ms"] <= slo) & options["usd_per_1k_output_tokens"].notna()]
+
+st.subheader(f"Cheapest per vendor meeting FTL {percentile} ≤ {slo:,.0f} ms")
+if meeting.empty:
+    st.info("No measured operating point of this model class meets the SLO. Relax the SLO or add benchmarks on the Benchmarks page.")
+else:
+    best = meeting.loc[meeting.groupby("vendor", observed=True)["usd_per_1k_output_tokens"].idxmin()].sort_values("usd_per_1k_output_tokens")
+    columns = st.columns(min(len(best), 4))
+    for column, row in zip(columns, best.itertuples(), strict=False):
+        bound = "≤ " if row.ftl_basis != percentile else ""
+        column.metric(
+            row.accelerator_name,
+            formatting.usd_per_1k(row.usd_per_1k_output_tokens) + " /1K",
+            help=f"{row.provider} {row.instance_type} ({row.pricing_model}, {row.region}) · {row.model} {row.precision} · "
+            f"FTL {bound}{formatting.ms(row.ftl_ms)} ({row.ftl_basis}) · price: {row.price_source} ({row.price_observed_at:%Y-%m-%d}) · "
+            f"result: {row.bench_source_title} ({row.bench_measured_at:%Y-%m-%d})",
+        )
+        column.caption(f"{row.provider} · {row.instance_type} · {row.pricing_model} · FTL {bound}{formatting.ms(row.ftl_ms)}")
+    incumbent = best[best["vendor"] == "NVIDIA"]
+    others = best[best["vendor"] != "NVIDIA"]
+    if not incumbent.empty and not others.empty:
+        inc, alt = incumbent.iloc[0], others.iloc[0]
+        change = alt.usd_per_1k_output_tokens / inc.usd_per_1k_output_tokens - 1
+        verdict = "cheaper" if change < 0 else "dearer"
+        st.markdown(
+            f"**Incumbent against the best alternative:** {alt.accelerator_name} on {alt.provider} is "
+            f"**{abs(change):.0%} {verdict}** per 1K output tokens than {inc.accelerator_name} on {inc.provider} "
+            f"({formatting.usd_per_1k(alt.usd_per_1k_output_tokens)} vs {formatting.usd_per_1k(inc.usd_per_1k_output_tokens)}), "
+            f"both meeting FTL {percentile} ≤ {slo:,.0f} ms."
+        )
+
+st.subheader("Pareto frontier: $/1K output tokens against FTL")
+plotted = options[options["ftl_ms"].notna() & options["usd_per_1k_output_tokens"].notna()].sort_values(["usd_per_1k_output_tokens", "ftl_ms"])
+if plotted.empty:
+    st.info("No option of this model class publishes a first-token latency.")
+else:
+    # An option is on the frontier if no cheaper option has a lower FTL.
+    plotted = plotted.assign(frontier=plotted["ftl_ms"] < plotted["ftl_ms"].cummin().shift(fill_value=float("inf")))
+    figure = px.scatter(
+        plotted.assign(price_date=plotted["price_observed_at"].dt.strftime("%Y-%m-%d"),
+                       result_date=plotted["bench_measured_at"].dt.strftime("%Y-%m-%d")),
+        x="usd_per_1k_output_tokens", y="ftl_ms", color="vendor", color_discrete_map=VENDOR_COLOURS, log_x=True,
+        hover_name="accelerator_name",
+        hover_data={"provider": True, "instance_type": True, "pricing_model": True, "region": True, "model": True,
+                    "ftl_basis": True, "price_source": True, "price_date": True, "bench_source_title": True,
+                    "result_date": True, "frontier": False, "vendor": False},
+        labels={"usd_per_1k_output_tokens": "$ per 1K output tokens (log scale)", "ftl_ms": f"FTL {percentile} (ms)",
+                "ftl_basis": "FTL basis"},
+        height=460,
+    )  # fmt: skip
+    frontier = plotted[plotted["frontier"]]
+    figure.add_scatter(x=frontier["usd_per_1k_output_tokens"], y=frontier["ftl_ms"], mode="lines",
+                       line={"shape": "hv", "color": "#1B2421", "dash": "dot"}, name="Pareto frontier", hoverinfo="skip")  # fmt: skip
+    figure.add_hline(y=slo, line_dash="dash", line_color="#C0392B", annotation_text=f"SLO {slo:,.0f} ms")
+    figure.update_xaxes(tickformat="$.2~g", dtick="D2")
+    figure.update_yaxes(ticksuffix=" ms", rangemode="tozero")
+    figure.update_layout(margin={"l": 10, "r": 10, "t": 30, "b": 10})
+    st.plotly_chart(figure, width="stretch", key="pareto")
+    st.caption(f"{len(frontier)} options are on the frontier: nothing else is both cheaper and faster. "
+               "Points shown at a higher percentile than chosen are upper bounds (see the hover).")  # fmt: skip
+
+st.subheader("Data freshness")
+fresh = data.freshness(path)
+if fresh.empty:
+    st.info("The warehouse has no snapshots yet.")
+else:
+    def badge(row: pd.Series) -> str:
+        if pd.isna(row["age_days"]):
+            return "🔴 no good snapshot"
+        limit = STALE_PRICE_DAYS if row["kind"] == "prices" else STALE_RESULT_DAYS
+        return f"🟠 stale (> {limit} days)" if row["age_days"] > limit else "🟢 fresh"
+
+    fresh = fresh.assign(state=fresh.apply(badge, axis=1))
+    stale = (fresh["state"].str.contains("stale")).sum()
+    st.caption(f"{stale} of {len(fresh)} sources are stale. Prices are stale after {STALE_PRICE_DAYS} days, benchmarks after one quarter.")
+    st.dataframe(
+        fresh[["kind", "source", "state", "data_as_of", "age_days", "last_attempt", "last_status", "last_error"]],
+        hide_index=True, width="stretch", key="freshness",
+        column_config={
+            "kind": "Kind", "source": "Source", "state": "State",
+            "data_as_of": st.column_config.DateColumn("Data as of"),
+            "age_days": st.column_config.NumberColumn("Age", format="%d days"),
+            "last_attempt": st.column_config.DatetimeColumn("Last refresh attempt", format="YYYY-MM-DD HH:mm"),
+            "last_status": "Last status", "last_error": "Last error",
+        },
+    )  # fmt: skip

@@ -1,0 +1,205 @@
+"""The inputs of a scenario comparison as explicit, validated keys.
+
+The dashboard keeps them in the URL (so a shared link reproduces the view) and the brief command
+takes the same names, so the one parser below serves both. A bad value never raises: it falls back
+to its default and yields a notice that says which key, what was wrong and what was used instead.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
+
+from tokendesk.costmodel import (
+    Allocation,
+    Demand,
+    FleetPolicy,
+    HourlyProfile,
+    MigrationInputs,
+    Scenario,
+    Segment,
+    Slo,
+    add_cpu_fallback,
+    shift_to_amd,
+    stay,
+)
+from tokendesk.metrics import PERCENTILES
+
+#: Model families a segment can ask for; any listed model may serve it (same architecture class).
+MODEL_FAMILIES: dict[str, tuple[str, ...]] = {
+    "70b": ("Llama-3.3-70B", "Llama-3.1-70B", "Llama-3-70B", "Llama-2-70B"),
+    "8b": ("Llama-3.1-8B", "Llama-3-8B", "Llama-2-7B", "Mistral-7B"),
+}
+
+#: Backends a custom scenario can allocate traffic to.
+BACKENDS = ("cuda", "rocm", "hpu", "xla", "neuron", "qaic", "cpu")
+
+
+@dataclass(frozen=True)
+class ScenarioInputs:
+    """Demand, SLO, fleet policy and scenario knobs. Field name = URL key."""
+
+    model: str = "70b"  # the main (chat) segment's model family
+    out_b: float = 30.0  # main segment: billions of output tokens per month
+    in_b: float = 60.0  # main segment: billions of input tokens per month
+    small_b: float = 10.0  # small-model segment (routing, classification): billions of output tokens/month
+    inter: float = 0.9  # interactive share of traffic (the rest is batch)
+    peak: float = 1.8  # peak hour / mean hour
+    slo: float = 2000.0  # FTL SLO, ms
+    pct: str = "p95"  # FTL percentile the SLO is set on
+    amd: float = 0.25  # "Shift N% to AMD": N
+    cpu: float = 0.10  # "Add CPU fallback": share of small-model traffic on CPUs
+    util: float = 0.8  # utilisation cap of at-SLO capacity
+    spot: bool = True  # batch traffic may run on spot
+    rate: float = 5000.0  # loaded cost of one engineer-week, USD
+    custom: str = ""  # custom scenario: "cuda:0.5,rocm:0.3,hpu:0.2"
+
+
+#: (low, high) inclusive bounds for numeric keys.
+BOUNDS: dict[str, tuple[float, float]] = {
+    "out_b": (0.001, 100_000), "in_b": (0, 1_000_000), "small_b": (0, 100_000), "inter": (0, 1),
+    "peak": (1, 24), "slo": (10, 120_000), "amd": (0.01, 0.99), "cpu": (0.01, 0.99),
+    "util": (0.1, 1), "rate": (0, 100_000),
+}  # fmt: skip
+
+DEFAULTS = ScenarioInputs()
+
+
+def parse_custom(text: str) -> tuple[tuple[str, float], ...]:
+    """``cuda:0.5,rocm:0.5`` -> (("cuda", 0.5), ("rocm", 0.5)); shares must sum to 1 (±0.001)."""
+    if not text.strip():
+        return ()
+    pairs = []
+    for part in text.split(","):
+        backend, sep, share = part.partition(":")
+        backend = backend.strip().lower()
+        if not sep or backend not in BACKENDS:
+            raise ValueError(f"{part.strip()!r} is not backend:share with a backend among {', '.join(BACKENDS)}")
+        value = float(share)
+        if not 0 < value <= 1:
+            raise ValueError(f"share of {backend} must be in (0, 1], got {share}")
+        pairs.append((backend, value))
+    if len({b for b, _ in pairs}) != len(pairs):
+        raise ValueError("each backend may appear once")
+    total = sum(v for _, v in pairs)
+    if abs(total - 1) > 1e-3:
+        raise ValueError(f"shares sum to {total:g}, not 1")
+    return tuple(pairs)
+
+
+def from_params(params: Mapping[str, str | list[str]]) -> tuple[ScenarioInputs, list[str]]:
+    """Validated inputs from URL query parameters (or CLI options), plus a notice per bad key."""
+    values: dict[str, object] = {}
+    notices: list[str] = []
+    known = {f.name: f for f in fields(ScenarioInputs)}
+    for key, raw in params.items():
+        if key not in known:
+            continue  # other pages' keys share the URL
+        text = raw[-1] if isinstance(raw, list) else str(raw)
+        default = getattr(DEFAULTS, key)
+        try:
+            values[key] = _coerce(key, text, default)
+        except ValueError as exc:
+            notices.append(f"Ignored {key}={text!r}: {exc}. Using the default, {_show(default)}.")
+    return ScenarioInputs(**values), notices
+
+
+def _coerce(key: str, text: str, default: object) -> object:
+    if isinstance(default, bool):
+        if text.lower() in {"1", "true", "yes", "on"}:
+            return True
+        if text.lower() in {"0", "false", "no", "off"}:
+            return False
+        raise ValueError("expected true or false")
+    if isinstance(default, float):
+        try:
+            value = float(text)
+        except ValueError:
+            raise ValueError("not a number") from None
+        low, high = BOUNDS[key]
+        if not math.isfinite(value) or not low <= value <= high:
+            raise ValueError(f"must be a number between {low:g} and {high:g}")
+        return value
+    if key == "model" and text not in MODEL_FAMILIES:
+        raise ValueError(f"unknown model family; choose one of {', '.join(MODEL_FAMILIES)}")
+    if key == "pct" and text not in PERCENTILES:
+        raise ValueError(f"choose one of {', '.join(PERCENTILES)}")
+    if key == "custom":
+        parse_custom(text)
+    return text
+
+
+def _show(value: object) -> str:
+    return repr(value) if isinstance(value, str) else f"{value}"
+
+
+def to_params(inputs: ScenarioInputs) -> dict[str, str]:
+    """Only the keys that differ from the defaults, so shared links stay short."""
+    out = {}
+    for key, value in asdict(inputs).items():
+        if value != getattr(DEFAULTS, key):
+            out[key] = ("true" if value else "false") if isinstance(value, bool) else f"{value:g}" if isinstance(value, float) else str(value)
+    return out
+
+
+def build_demand(inputs: ScenarioInputs) -> Demand:
+    slo = Slo(ftl_ms=inputs.slo, percentile=inputs.pct)
+    segments = [
+        Segment(
+            f"main ({inputs.model})",
+            MODEL_FAMILIES[inputs.model],
+            monthly_input_tokens=inputs.in_b * 1e9,
+            monthly_output_tokens=inputs.out_b * 1e9,
+            interactive_share=inputs.inter,
+            slo=slo,
+            profile=HourlyProfile(peak_factor=inputs.peak),
+            small_model=inputs.model == "8b",
+        )
+    ]
+    if inputs.small_b > 0 and inputs.model != "8b":
+        segments.append(
+            Segment(
+                "small model (8b)",
+                MODEL_FAMILIES["8b"],
+                monthly_input_tokens=inputs.small_b * 2e9,  # routing prompts run about twice their outputs
+                monthly_output_tokens=inputs.small_b * 1e9,
+                interactive_share=inputs.inter,
+                slo=slo,
+                profile=HourlyProfile(peak_factor=inputs.peak),
+                small_model=True,
+            )
+        )
+    return Demand(tuple(segments))
+
+
+def build_policy(inputs: ScenarioInputs) -> FleetPolicy:
+    return FleetPolicy(utilisation_cap=inputs.util, batch_spot=inputs.spot)
+
+
+def build_scenarios(inputs: ScenarioInputs) -> tuple[Scenario, ...]:
+    migration = MigrationInputs(loaded_usd_per_engineer_week=inputs.rate)
+    scenarios = [stay(), shift_to_amd(inputs.amd), add_cpu_fallback(inputs.cpu)]
+    custom = parse_custom(inputs.custom)
+    if custom:
+        allocations = tuple(
+            Allocation(f"{backend} share", share, backends=(backend,), small_models_only=backend == "cpu")
+            for backend, share in custom
+        )
+        label = " / ".join(f"{backend} {share:.0%}" for backend, share in custom)
+        scenarios.append(Scenario(f"Custom: {label}", allocations, "User-defined traffic shares by backend."))
+    return tuple(_with_migration(s, migration) for s in scenarios)
+
+
+def _with_migration(scenario: Scenario, migration: MigrationInputs) -> Scenario:
+    from dataclasses import replace
+
+    return replace(scenario, migration=migration)
+
+
+def models_in_family(family: str, models: list[str]) -> list[str]:
+    """The model ids (as stored) that belong to a family, e.g. "70b" -> llama-2-70b-chat, …"""
+    from tokendesk.costmodel.demand import model_key
+
+    prefixes = [model_key(name) for name in MODEL_FAMILIES[family]]
+    return [m for m in models if any(model_key(m).startswith(prefix) for prefix in prefixes)]
