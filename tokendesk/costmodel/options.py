@@ -93,11 +93,14 @@ class Option:
     bench_source_url: str = ""
     bench_source_title: str = ""
     bench_measured_at: datetime | None = None
+    #: Points held only as columns of an OptionTable built by ``OptionTable.from_frame`` (a large
+    #: frame would otherwise cost one Python object per operating point).
+    n_table_points: int = 0
 
     def __post_init__(self) -> None:
         if not self.usd_per_unit_hour > 0:
             raise ValueError(f"option {self.option_id}: usd_per_unit_hour must be > 0 (a $0 row is never valid)")
-        if not self.points:
+        if not self.points and not self.n_table_points:
             raise ValueError(f"option {self.option_id}: needs at least one operating point")
 
     @property
@@ -284,25 +287,53 @@ class OptionTable:
     pt_tpot: dict[str, np.ndarray] = field(init=False)
     offsets: np.ndarray = field(init=False)
 
+    #: Set by ``from_frame``: the point columns, already built (skips reading ``Option.points``).
+    _columns: dict | None = field(default=None, repr=False)
+
     def __post_init__(self) -> None:
+        opts = self.options
+        if self._columns is not None:
+            columns, self._columns = self._columns, None
+            self._set_points(columns)
+        else:
+            pts = [p for o in opts for p in o.points]
+            nan = float("nan")
+
+            def col(getter) -> np.ndarray:
+                return np.array([nan if (v := getter(p)) is None else v for p in pts], dtype=float)
+
+            counts = np.array([len(o.points) for o in opts], dtype=np.int64)
+            self._set_points(
+                {
+                    "option": np.repeat(np.arange(len(opts), dtype=np.int64), counts),
+                    "tok_s": col(lambda p: p.unit_output_tok_s),
+                    "concurrency": col(lambda p: p.concurrency if p.concurrency is not None else p.request_rate_rps),
+                    "offline": np.array([p.offline for p in pts], dtype=bool),
+                    "ttft": {q: col(lambda p, q=q: p.ttft(q)) for q in PERCENTILES},
+                    "tpot": {q: col(lambda p, q=q: p.tpot(q)) for q in ("p50", "p95", "p99")},
+                }
+            )
+        self._set_labels()
+
+    @classmethod
+    def from_frame(cls, df) -> OptionTable:
+        """The same table as ``OptionTable(tuple(options_from_frame(df)))``, built column-wise."""
+        options, columns = _frame_columns(df)
+        return cls(options, _columns=columns)
+
+    def _set_points(self, columns: dict) -> None:
         opts = self.options
         n = len(opts)
         self.price = np.array([o.usd_per_unit_hour for o in opts], dtype=float)
         self.accelerators_per_unit = np.array([o.accelerators_per_unit for o in opts], dtype=float)
-        counts = np.array([len(o.points) for o in opts], dtype=np.int64)
+        self.pt_option = columns["option"]
+        counts = np.bincount(self.pt_option, minlength=n).astype(np.int64)
         self.offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        pts = [p for o in opts for p in o.points]
-        self.pt_option = np.repeat(np.arange(n, dtype=np.int64), counts)
-        nan = float("nan")
-
-        def col(getter) -> np.ndarray:
-            return np.array([nan if (v := getter(p)) is None else v for p in pts], dtype=float)
-
-        self.pt_tok_s = col(lambda p: p.unit_output_tok_s)
-        conc = col(lambda p: p.concurrency if p.concurrency is not None else p.request_rate_rps)
-        self.pt_offline = np.array([p.offline for p in pts], dtype=bool)
-        self.pt_ttft = {q: col(lambda p, q=q: p.ttft(q)) for q in PERCENTILES}
-        self.pt_tpot = {q: col(lambda p, q=q: p.tpot(q)) for q in ("p50", "p95", "p99")}
+        self.pt_tok_s = columns["tok_s"]
+        conc = columns["concurrency"]
+        self.pt_offline = columns["offline"]
+        self.pt_ttft = columns["ttft"]
+        self.pt_tpot = columns["tpot"]
         # Sort within each option by concurrency (then throughput) so a sweep reads in load order.
         order = np.lexsort((self.pt_tok_s, np.nan_to_num(conc, nan=np.inf), self.pt_option))
         self.pt_option = self.pt_option[order]
@@ -311,6 +342,9 @@ class OptionTable:
         self.pt_offline = self.pt_offline[order]
         self.pt_ttft = {q: a[order] for q, a in self.pt_ttft.items()}
         self.pt_tpot = {q: a[order] for q, a in self.pt_tpot.items()}
+
+    def _set_labels(self) -> None:
+        opts = self.options
         self.provider = _Codes([o.provider for o in opts])
         self.region = _Codes([o.region for o in opts])
         self.vendor = _Codes([o.vendor for o in opts])
@@ -353,3 +387,122 @@ def canonical_precision(text: str) -> str:
     if "bf16" in t or "fp16" in t or "bfloat16" in t or "float16" in t or "half" in t:
         return "bf16"
     return "unknown"
+
+
+def _frame_columns(df) -> tuple[tuple[Option, ...], dict]:
+    """Column-wise ``options_from_frame``: the same options, rules and order, with the operating
+    points returned as numpy columns instead of one Python object each."""
+    import pandas as pd
+
+    frame = df.reset_index(drop=True) if df is not None else pd.DataFrame()
+    n = len(frame)
+    nan = np.full(n, np.nan)
+
+    def num(column: str) -> np.ndarray:
+        return pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float) if column in frame else nan.copy()
+
+    def text(column: str, default: str = "") -> np.ndarray:
+        if column not in frame:
+            return np.full(n, default, dtype=object)
+        values = frame[column].astype(object)
+        return values.where(values.notna(), default).astype(str).to_numpy(dtype=object)
+
+    keys = pd.DataFrame(
+        {
+            "provider": text("provider"), "region": text("region"), "zone": text("zone"),
+            "instance_type": text("instance_type"), "pricing_model": text("pricing_model"),
+            "price_basis": text("price_basis", "instance"), "usd_per_hour": num("usd_per_hour"),
+            "config_key": text("config_key"),
+        }
+    )  # fmt: skip
+    empty = {"option": np.zeros(0, np.int64), "tok_s": np.zeros(0), "concurrency": np.zeros(0),
+             "offline": np.zeros(0, bool), "ttft": {q: np.zeros(0) for q in PERCENTILES},
+             "tpot": {q: np.zeros(0) for q in ("p50", "p95", "p99")}}  # fmt: skip
+    if n == 0:
+        return (), empty
+    gid = keys.groupby(list(keys.columns), sort=True, dropna=False).ngroup().to_numpy()
+    n_groups = int(gid.max()) + 1
+    concurrency, rate = num("concurrency"), num("request_rate_rps")
+    order = np.lexsort((np.nan_to_num(rate, nan=np.inf), np.nan_to_num(concurrency, nan=np.inf), gid))
+    starts = np.r_[0, np.flatnonzero(np.diff(gid[order])) + 1]
+    first = np.empty(n_groups, dtype=np.int64)
+    first[gid[order][starts]] = order[starts]
+
+    basis = keys["price_basis"].to_numpy(dtype=object)
+    per_acc_group = basis[first] == "per_accelerator"
+    apr_raw = num("accelerators_per_replica")[first]
+    apr = np.where(np.isnan(apr_raw) | (apr_raw == 0), 1, apr_raw).astype(np.int64)
+    count_raw = num("accelerator_count")[first]
+    count = np.where(np.isnan(count_raw), 0, count_raw).astype(np.int64)
+    usd = np.nan_to_num(keys["usd_per_hour"].to_numpy(dtype=float)[first], nan=0.0)
+    per_acc_price = num("usd_per_accelerator_hour")[first]
+    per_acc_price = np.where(np.isnan(per_acc_price) | (per_acc_price == 0), usd, per_acc_price)
+    unit_price = np.where(per_acc_group, per_acc_price * apr, usd)
+    rpi_first = num("replicas_per_instance")[first]
+    replicas = np.where(
+        per_acc_group, 1,
+        np.where(np.isnan(rpi_first) | (rpi_first == 0), count // np.maximum(apr, 1), rpi_first),
+    ).astype(np.int64)  # fmt: skip
+    valid_group = (unit_price > 0) & (per_acc_group | (replicas >= 1))
+
+    inst_out, inst_tot = num("instance_output_tok_s"), num("instance_total_tok_s")
+    rpi_row = np.nan_to_num(num("replicas_per_instance"), nan=0.0)
+    fallback = apr[gid] / np.maximum(count[gid], 1)
+    with np.errstate(divide="ignore"):
+        scale = np.where(rpi_row >= 1, 1.0 / np.where(rpi_row >= 1, rpi_row, 1.0), fallback)
+    per_acc_row = per_acc_group[gid]
+    inst_out = np.where(per_acc_row, inst_out * scale, inst_out)
+    inst_tot = np.where(per_acc_row, inst_tot * scale, inst_tot)
+    valid_row = valid_group[gid] & (inst_out > 0)
+
+    kept_groups = np.unique(gid[valid_row])
+    new_index = np.full(n_groups, -1, dtype=np.int64)
+    new_index[kept_groups] = np.arange(len(kept_groups))
+    measured_min = (
+        pd.to_datetime(frame["bench_measured_at"]).groupby(gid).min() if "bench_measured_at" in frame else None
+    )
+    columns = {name: text(name) for name in (
+        "accelerator_id", "accelerator_name", "vendor", "backend", "model", "precision", "runtime",
+        "runtime_version", "workload", "ttft_basis", "price_source_url", "bench_source_url", "bench_source_title",
+    )}  # fmt: skip
+    in_tokens, out_tokens = num("input_tokens"), num("output_tokens")
+    observed = frame["price_observed_at"].to_numpy(dtype=object) if "price_observed_at" in frame else np.full(n, None)
+    options = []
+    for g in kept_groups:
+        i = first[g]
+        provider, region, zone, instance_type, pricing_model = (keys.iat[i, c] for c in range(5))
+        zone_part = f"/{zone}" if zone else ""
+        options.append(
+            Option(
+                option_id=f"{provider}:{region}{zone_part}:{instance_type}:{pricing_model}:{keys.iat[i, 7]}",
+                provider=provider, region=region, zone=zone or None, instance_type=instance_type,
+                pricing_model=pricing_model, price_basis=basis[i],
+                accelerator_id=columns["accelerator_id"][i], accelerator_name=columns["accelerator_name"][i],
+                vendor=columns["vendor"][i], backend=columns["backend"][i],
+                usd_per_unit_hour=float(unit_price[g]),
+                accelerators_per_unit=int(apr[g] if per_acc_group[g] else count[g]),
+                accelerators_per_replica=int(apr[g]), replicas_per_unit=int(replicas[g]),
+                config_key=keys.iat[i, 7], model=columns["model"][i], precision=columns["precision"][i],
+                runtime=columns["runtime"][i], runtime_version=columns["runtime_version"][i],
+                workload=columns["workload"][i],
+                input_tokens=int(in_tokens[i]) if in_tokens[i] == in_tokens[i] and in_tokens[i] else None,
+                output_tokens=int(out_tokens[i]) if out_tokens[i] == out_tokens[i] and out_tokens[i] else None,
+                ttft_basis=columns["ttft_basis"][i] or "measured",
+                price_source_url=columns["price_source_url"][i], price_observed_at=_ts(observed[i]),
+                bench_source_url=columns["bench_source_url"][i], bench_source_title=columns["bench_source_title"][i],
+                bench_measured_at=_ts(measured_min.loc[g]) if measured_min is not None else None,
+                points=(), n_table_points=int(np.count_nonzero(valid_row & (gid == g))) or 1,
+            )
+        )  # fmt: skip
+    rows = np.flatnonzero(valid_row)
+    scenario = text("scenario")
+    offline = np.isin(np.char.lower(scenario.astype(str)), list(OFFLINE_SCENARIOS))
+    point_columns = {
+        "option": new_index[gid[rows]],
+        "tok_s": inst_out[rows],
+        "concurrency": np.where(np.isnan(concurrency), rate, concurrency)[rows],
+        "offline": offline[rows],
+        "ttft": {q: num(f"ttft_ms_{q}")[rows] for q in PERCENTILES},
+        "tpot": {q: num(f"tpot_ms_{q}")[rows] for q in ("p50", "p95", "p99")},
+    }
+    return tuple(options), point_columns

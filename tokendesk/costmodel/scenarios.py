@@ -23,7 +23,7 @@ from tokendesk.costmodel.fleet import (
     commitment_factor_table,
     size_line,
 )
-from tokendesk.costmodel.options import BLOCK_OR_CONTRACT, Option, OptionTable, options_from_frame
+from tokendesk.costmodel.options import BLOCK_OR_CONTRACT, Option, OptionTable
 from tokendesk.costmodel.risk import RiskReport, SpendLine, assess_risk
 from tokendesk.costmodel.timeline import StageGate, Timeline, plan_timeline
 
@@ -276,7 +276,7 @@ class Engine:
 
     @classmethod
     def from_frame(cls, df) -> Engine:
-        return cls(options_from_frame(df))
+        return cls(OptionTable.from_frame(df))
 
     # ---- cached vector pieces -------------------------------------------------------------
     def capacity(self, slo) -> tuple[CapacityArrays, np.ndarray, np.ndarray]:
@@ -340,6 +340,27 @@ class Engine:
 
     def ranking(self, segment: Segment, alloc: Allocation, mode: str, policy: FleetPolicy) -> tuple[np.ndarray, str]:
         """Cheapest-first feasible groups for a slice (top few), or an empty array and the reason."""
+        ranked, reason, _, _ = self._ranking_full(segment, alloc, mode, policy)
+        return ranked[:TOP_K], reason
+
+    def shortlist(self, segment: Segment, alloc: Allocation, mode: str, policy: FleetPolicy, mean_tok_s: float) -> np.ndarray:
+        """The groups worth sizing exactly for this slice's volume: the TOP_K cheapest per unit of
+        capacity, plus the TOP_K cheapest once whole units are counted. A small slice on a big
+        instance pays for the idle part of its one unit, so the per-capacity order alone would
+        send 1B tokens a month to an 8-GPU node when a 1-GPU instance serves it for a tenth."""
+        ranked, _, term, cap = self._ranking_full(segment, alloc, mode, policy)
+        if ranked.size <= TOP_K:
+            return ranked
+        peak = 1.0 if mode == "batch" else float(np.max(self._curve(segment)[1]))
+        need = mean_tok_s * peak / (policy.utilisation_cap * policy.availability)
+        lumpy = np.ceil(need / cap - 1e-9).clip(min=1) * term
+        part = np.argpartition(lumpy, TOP_K - 1)[:TOP_K]
+        chosen = np.union1d(ranked[:TOP_K], ranked[part])
+        return chosen
+
+    def _ranking_full(self, segment: Segment, alloc: Allocation, mode: str, policy: FleetPolicy):
+        """All feasible groups cheapest-first per unit of capacity, the reason when there are
+        none, and each group's effective $/unit-hour and at-SLO capacity (for the shortlist)."""
         regions = segment.home_regions if mode != "batch" else policy.batch_regions
         key = (segment.model_keys, segment.precisions, alloc.filter_key, regions, mode, segment.slo.key, segment.profile.key, policy.key)
         hit = self._ranks.get(key)
@@ -369,12 +390,10 @@ class Engine:
         reason = ""
         if cand.size == 0:
             reason = self._why_none(segment, alloc, mode, gm, arrays, regions)
-            hit = (cand, reason)
+            hit = (cand, reason, np.zeros(0), np.zeros(0))
         else:
-            if cand.size > TOP_K:
-                part = np.argpartition(proxy[cand], TOP_K - 1)[:TOP_K]
-                cand = cand[part]
-            hit = (cand[np.argsort(proxy[cand], kind="stable")], reason)
+            cand = cand[np.argsort(proxy[cand], kind="stable")]
+            hit = (cand, reason, term[cand], cap[cand])
         self._ranks[key] = hit
         return hit
 
@@ -403,7 +422,8 @@ class Engine:
     # ---- evaluation -----------------------------------------------------------------------
     def _line(self, scenario: Scenario, segment: Segment, alloc: Allocation, mode: str, share: float,
               mean_tok_s: float, policy: FleetPolicy) -> tuple[FleetLine | None, str]:
-        ranked, reason = self.ranking(segment, alloc, mode, policy)
+        _, reason = self.ranking(segment, alloc, mode, policy)
+        ranked = self.shortlist(segment, alloc, mode, policy, mean_tok_s)
         if ranked.size == 0:
             return None, reason
         arrays, cap_i, cap_b = self.capacity(segment.slo)
