@@ -55,6 +55,10 @@ def _register_subcommands() -> None:
         from tokendesk.benchmarks.cli import bench_app
 
         app.add_typer(bench_app, name="bench")
+    if importlib.util.find_spec("tokendesk.briefs.cli"):
+        from tokendesk.briefs.cli import register
+
+        register(app)
 
 
 COSTS_COLUMNS = [

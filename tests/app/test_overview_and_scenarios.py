@@ -69,3 +69,16 @@ def test_changing_an_input_changes_the_comparison_and_the_url(app_env):
     after = at.dataframe[0].value["Monthly cost"].tolist()
     assert after[0] > before[0]
     assert at.query_params["out_b"] == ["90"] or at.query_params["out_b"] == "90"
+
+
+def test_the_brief_of_the_scenarios_on_screen(app_env):
+    at = page("scenarios.py", amd="0.4")
+    at.selectbox(key="brief_format").set_value("md")
+    at.button(key="brief_prepare").click().run()
+    assert not at.exception
+    from tokendesk.app import data
+    from tokendesk.scenario_inputs import ScenarioInputs
+
+    markdown = data.brief_bytes(str(app_env), ScenarioInputs(amd=0.4), "md").decode()
+    assert "Shift 40% to AMD" in markdown and "Stay" in markdown
+    assert any(b.label.startswith("Download brief (MD") for b in at.get("download_button"))

@@ -27,7 +27,7 @@ def test_prices_page_explorer_and_history(app_url, page):
     page.get_by_text("A SKU's price across every snapshot").wait_for(timeout=30_000)
     page.get_by_text("(historical, 2025-01-01)").wait_for(timeout=30_000)
     assert page.get_by_text("(current, 2025-09-10)").is_visible()
-    page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
+    page.locator(".js-plotly-plot >> visible=true").first.wait_for(timeout=30_000)
     page.wait_for_timeout(1000)
     screenshot(page, "prices-history")
     page.get_by_role("tab", name="$/accelerator-hour").click()
@@ -56,15 +56,24 @@ def test_benchmarks_page_rejects_a_bad_upload(app_url, page):
     assert "completed" in text and "required number is missing" in text
     page.wait_for_timeout(500)
     screenshot(page, "benchmarks-bad-upload")
+    page.get_by_role("tab", name="Throughput vs FTL").click()
+    curves = page.locator(".js-plotly-plot >> visible=true").first
+    curves.wait_for(timeout=30_000)
+    curves.scroll_into_view_if_needed()
+    page.wait_for_timeout(1000)
+    screenshot(page, "benchmarks-curves")
     no_exception(page)
 
 
 def test_memory_fit_page(app_url, page):
     page.goto(f"{app_url}/memory-fit")
     page.get_by_text("Which accelerators fit, and how many per replica").wait_for(timeout=60_000)
-    page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
+    page.locator(".js-plotly-plot >> visible=true").first.wait_for(timeout=30_000)
     assert page.get_by_text("AMD Instinct MI300X 192GB: 1 per replica").is_visible()
     assert page.get_by_text("NVIDIA H100 SXM 80GB: 4 per replica").is_visible()
     page.wait_for_timeout(1000)
     screenshot(page, "memory-fit")
+    page.locator(".js-plotly-plot >> visible=true").first.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    screenshot(page, "memory-fit-breakdown")
     no_exception(page)

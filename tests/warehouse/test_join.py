@@ -75,3 +75,38 @@ def test_seed_reproduces_the_published_h200_example(seeded):
     assert row.ttft_ms_p99 == 1717.3 and row.ttft_ms_p95 != row.ttft_ms_p95  # p95 unpublished: NaN, not invented
     assert "dstack" in row.price_source and row.price_observed_at.year == 2026
     assert "MLPerf Inference v5.1" in row.bench_source_title
+
+
+def test_ftl_rules_in_sql_match_the_pandas_rule(seeded):
+    from tokendesk.metrics import ftl_with_basis
+
+    frame = cost_options(seeded, ftl_percentile="p95")
+    ftl, basis = ftl_with_basis(frame, "p95")
+    assert frame["ftl_ms"].equals(ftl.rename("ftl_ms")) or (frame["ftl_ms"].fillna(-1) == ftl.fillna(-1)).all()
+    assert (frame["ftl_basis"].astype(str) == basis.astype(str)).all()
+    assert {"p99 (upper bound for p95)", "unknown"} <= set(frame["ftl_basis"].astype(str))
+
+
+def test_best_per_vendor_meeting_an_slo(seeded):
+    best = cost_options(seeded, ftl_percentile="p95", max_ftl_ms=500, best_per="vendor")
+    everything = cost_options(seeded, ftl_percentile="p95")
+    meeting = everything[everything["ftl_ms"] <= 500]
+    assert len(best) == meeting["vendor"].nunique()
+    for row in best.itertuples():
+        assert row.usd_per_1k_output_tokens == meeting[meeting["vendor"] == row.vendor]["usd_per_1k_output_tokens"].min()
+        assert row.ftl_ms <= 500
+
+
+def test_pareto_frontier_in_sql(seeded):
+    frontier = cost_options(seeded, ftl_percentile="p99", max_ftl_ms=float("inf"), frontier_only=True)
+    every = cost_options(seeded, ftl_percentile="p99", max_ftl_ms=float("inf")).sort_values(["usd_per_1k_output_tokens", "option_id"])
+    expected = every[every["ftl_ms"] < every["ftl_ms"].cummin().shift(fill_value=float("inf"))]
+    assert sorted(frontier["option_id"]) == sorted(expected["option_id"])
+    assert frontier["ftl_ms"].is_monotonic_decreasing and frontier["usd_per_1k_output_tokens"].is_monotonic_increasing
+
+
+def test_count_matches_rows(seeded):
+    from tokendesk.warehouse.queries import count_options
+
+    assert count_options(seeded) == len(cost_options(seeded))
+    assert count_options(seeded, vendor="AMD") == len(cost_options(seeded, vendor="AMD"))

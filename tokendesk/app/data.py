@@ -47,8 +47,26 @@ def release_warehouse() -> None:
 
 
 @st.cache_data(show_spinner=False, ttl=600)
-def cost_options(path: str, filters: tuple[tuple[str, tuple[str, ...]], ...]) -> pd.DataFrame:
-    return queries.cost_options(_warehouse(path), **{name: list(values) for name, values in filters})
+def cost_options(
+    path: str,
+    filters: tuple[tuple[str, tuple[str, ...]], ...],
+    *,
+    sort: str = "usd_per_1k_output_tokens",
+    limit: int | None = None,
+    ftl_percentile: str | None = None,
+    max_ftl_ms: float | None = None,
+    best_per: str | None = None,
+    frontier_only: bool = False,
+) -> pd.DataFrame:
+    return queries.cost_options(
+        _warehouse(path), sort=sort, limit=limit, ftl_percentile=ftl_percentile, max_ftl_ms=max_ftl_ms,
+        best_per=best_per, frontier_only=frontier_only, **{name: list(values) for name, values in filters},
+    )  # fmt: skip
+
+
+@st.cache_data(show_spinner=False, ttl=600)
+def count_options(path: str, filters: tuple[tuple[str, tuple[str, ...]], ...]) -> int:
+    return queries.count_options(_warehouse(path), **{name: list(values) for name, values in filters})
 
 
 @st.cache_data(show_spinner=False, ttl=600)
@@ -145,3 +163,17 @@ def writer() -> Iterator[Warehouse]:
     finally:
         warehouse.close()
         release_warehouse()
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def brief_bytes(path: str, inputs, fmt: str) -> bytes:
+    """The buy/no-buy brief of the scenarios on screen, in ``fmt``."""
+    from tokendesk import scenario_inputs as si
+    from tokendesk.briefs.brief import Comparison, render_brief
+
+    warehouse = _warehouse(path)
+    comparison = Comparison(
+        compare_scenarios(path, inputs), queries.cost_options(warehouse), si.build_demand(inputs), si.build_policy(inputs),
+        snapshots=warehouse.snapshots(), warehouse=path,
+    )  # fmt: skip
+    return render_brief(comparison, fmt)

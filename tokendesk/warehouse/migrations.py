@@ -166,4 +166,26 @@ MIGRATIONS: tuple[Migration, ...] = (
         WHERE s.status = 'ok';
         """,
     ),
+    Migration(
+        3,
+        "decision log",
+        """
+        -- Futures-day decisions: append-only (rows are only ever inserted; a correction is a new
+        -- row that names the decision it supersedes).
+        CREATE SEQUENCE decision_id_seq;
+        CREATE TABLE decisions (
+            decision_id   BIGINT PRIMARY KEY DEFAULT nextval('decision_id_seq'),
+            recorded_at   TIMESTAMP NOT NULL,
+            decided_on    DATE NOT NULL,
+            subject       VARCHAR NOT NULL,       -- what was decided on: a SKU, a scenario, a backend
+            decision      VARCHAR NOT NULL CHECK (decision IN ('buy', 'no-buy', 'defer')),
+            rationale     VARCHAR NOT NULL CHECK (length(trim(rationale)) > 0),
+            decided_by    VARCHAR NOT NULL CHECK (length(trim(decided_by)) > 0),
+            review_from   DATE,                   -- the two dates the review compared
+            review_to     DATE,
+            snapshot_ids  VARCHAR[] NOT NULL,     -- the snapshots the decision rests on
+            supersedes    BIGINT
+        );
+        """,
+    ),
 )

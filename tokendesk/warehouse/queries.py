@@ -22,6 +22,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from tokendesk.metrics import PERCENTILES, ftl_column
+
 if TYPE_CHECKING:
     from tokendesk.warehouse.store import Warehouse
 
@@ -159,15 +161,25 @@ def _attach(core: pd.DataFrame, dims: pd.DataFrame, key: str) -> None:
             core[name] = column.to_numpy()[positions]
 
 
-def cost_options(
-    warehouse: Warehouse,
-    *,
-    sort: str = "usd_per_1k_output_tokens",
-    descending: bool = False,
-    limit: int | None = None,
-    **filters: object,
-) -> pd.DataFrame:
-    """The cost join, filtered and sorted. Unknown filter or sort names raise ValueError."""
+#: Groups ``best_per`` may pick the cheapest option of (column of the joined rows).
+BEST_PER = {"vendor": "a.vendor", "accelerator": "p.accelerator_id", "provider": "p.provider"}
+
+
+def ftl_sql(percentile: str) -> tuple[str, str]:
+    """SQL for (FTL ms, FTL basis) at ``percentile``: the percentile itself or, where a source does
+    not publish it, the next HIGHER published one as an upper bound — the rule of
+    ``tokendesk.metrics.ftl_with_basis``, written once more for DuckDB to filter and sort on."""
+    ftl_column(percentile)  # validates
+    candidates = PERCENTILES[PERCENTILES.index(percentile):]
+    value = f"coalesce({', '.join(f'r.ttft_ms_{c}' for c in candidates)})"
+    cases = " ".join(
+        f"WHEN r.ttft_ms_{c} IS NOT NULL THEN '{c if c == percentile else f'{c} (upper bound for {percentile})'}'"
+        for c in candidates
+    )
+    return value, f"CASE {cases} ELSE 'unknown' END"
+
+
+def _where(filters: dict[str, object]) -> tuple[list[str], list[object]]:
     where: list[str] = []
     params: list[object] = []
     for name, value in filters.items():
@@ -179,22 +191,80 @@ def cost_options(
         values = _as_list(value)
         where.append(f"{side}.{column} IN ({', '.join('?' for _ in values)})")
         params.extend(values)
-    if sort not in COST_SORTS:
-        raise ValueError(f"unknown sort {sort!r}; known: {', '.join(sorted(COST_SORTS))}")
-    sql = _COST_CORE + "".join(f" AND {condition}" for condition in where)
-    if limit is not None:  # top-N is cheap in SQL; a full sort is cheaper in pandas (below)
-        sql += f" ORDER BY {COST_SORTS[sort]} {'DESC' if descending else 'ASC'} NULLS LAST, option_id LIMIT ?"
-        params.append(int(limit))
+    return where, params
+
+
+def count_options(warehouse: Warehouse, **filters: object) -> int:
+    """How many options the cost join has under these filters (no rows materialised)."""
+    where, params = _where(filters)
+    sql = f"SELECT count(*) FROM ({_COST_CORE}{''.join(f' AND {c}' for c in where)})"  # noqa: S608 - fixed text
+    row = warehouse.cursor().execute(sql, params).fetchone()
+    return int(row[0]) if row else 0
+
+
+def cost_options(
+    warehouse: Warehouse,
+    *,
+    sort: str = "usd_per_1k_output_tokens",
+    descending: bool = False,
+    limit: int | None = None,
+    ftl_percentile: str | None = None,
+    max_ftl_ms: float | None = None,
+    best_per: str | None = None,
+    frontier_only: bool = False,
+    **filters: object,
+) -> pd.DataFrame:
+    """The cost join, filtered and sorted. Unknown filter or sort names raise ValueError.
+
+    ``ftl_percentile`` adds ``ftl_ms``/``ftl_basis`` (see ``ftl_sql``) and allows sorting on
+    ``ftl_ms``; ``max_ftl_ms`` keeps options whose FTL meets that SLO; ``best_per`` keeps the
+    first option by ``sort`` in each vendor / accelerator / provider; ``frontier_only`` keeps the
+    Pareto frontier of ``sort`` against FTL (no cheaper option is as fast). All of it runs in
+    DuckDB, so a page that needs ten rows out of millions reads ten rows.
+    """
+    where, params = _where(filters)
+    sorts = dict(COST_SORTS)
+    select_extra = ""
+    if ftl_percentile is not None:
+        ftl_value, ftl_basis = ftl_sql(ftl_percentile)
+        select_extra = f", {ftl_value} AS ftl_ms, {ftl_basis} AS ftl_basis"
+        sorts["ftl_ms"] = "ftl_ms"
+        if max_ftl_ms is not None:
+            where.append(f"{ftl_value} <= ?")
+            params.append(float(max_ftl_ms))
+    elif max_ftl_ms is not None:
+        raise ValueError("max_ftl_ms needs ftl_percentile")
+    if sort not in sorts:
+        raise ValueError(f"unknown sort {sort!r}; known: {', '.join(sorted(sorts))}")
+    order = f"{sorts[sort]} {'DESC' if descending else 'ASC'} NULLS LAST, option_id"
+    core_sql = _COST_CORE.replace("\nFROM price_quotes p", f"{select_extra}\nFROM price_quotes p", 1)
+    sql = core_sql + "".join(f" AND {condition}" for condition in where)
+    if frontier_only:
+        if ftl_percentile is None or best_per is not None:
+            raise ValueError("frontier_only needs ftl_percentile and no best_per")
+        sql += (
+            f" QUALIFY ftl_ms < coalesce(min(ftl_ms) OVER (ORDER BY {order}"
+            " ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 'inf'::DOUBLE)"
+        )
+    if best_per is not None:
+        if best_per not in BEST_PER:
+            raise ValueError(f"unknown best_per {best_per!r}; known: {', '.join(BEST_PER)}")
+        sql += f" QUALIFY row_number() OVER (PARTITION BY {BEST_PER[best_per]} ORDER BY {order}) = 1"
+    if limit is not None or best_per is not None or frontier_only:  # top-N is cheap in SQL; a full sort is cheaper in Arrow
+        sql += f" ORDER BY {order}"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(int(limit))
     table = warehouse.cursor().sql(sql, params=params).to_arrow_table()
-    if limit is None:
-        order = pc.sort_indices(
+    if limit is None and best_per is None and not frontier_only:
+        order_index = pc.sort_indices(
             table,
             sort_keys=[
-                (COST_SORTS[sort], "descending" if descending else "ascending", "at_end"),
+                (sorts[sort], "descending" if descending else "ascending", "at_end"),
                 ("option_id", "ascending", "at_end"),
             ],
         )
-        table = table.take(order)
+        table = table.take(order_index)
     core = table.to_pandas()
     prices = _dimension_frame(
         warehouse, _PRICE_DIMENSIONS, "current_prices p JOIN accelerators a USING (accelerator_id)",
@@ -203,7 +273,8 @@ def cost_options(
     results = _dimension_frame(warehouse, _RESULT_DIMENSIONS, "current_results r", "r.result_id", core["result_id"].unique())
     _attach(core, prices, "price_id")
     _attach(core, results, "result_id")
-    return core[COST_COLUMNS]
+    columns = COST_COLUMNS + (["ftl_ms", "ftl_basis"] if ftl_percentile is not None else [])
+    return core[columns]
 
 
 def distinct_values(warehouse: Warehouse) -> dict[str, list[str]]:
@@ -237,5 +308,132 @@ def freshness(warehouse: Warehouse) -> pd.DataFrame:
         FROM snapshots
         GROUP BY kind, source
         ORDER BY kind, source
+        """
+    )
+
+
+#: Filters the price explorer accepts: name -> column (p = price quotes, a = accelerators).
+PRICE_FILTERS = {
+    "provider": "p.provider",
+    "region": "p.region",
+    "accelerator": "p.accelerator_id",
+    "pricing_model": "p.pricing_model",
+    "vendor": "a.vendor",
+}
+
+
+def price_explorer(warehouse: Warehouse, **filters: object) -> pd.DataFrame:
+    """Every quote of the current price snapshots, with its source, date and flags.
+
+    Quarantined quotes of those snapshots are included (``quarantine_reason`` set) so a person
+    can see what integrity kept out; they are never part of ``current_prices``.
+    """
+    where: list[str] = []
+    params: list[object] = []
+    for name, value in filters.items():
+        if name not in PRICE_FILTERS:
+            raise ValueError(f"unknown price filter {name!r}; known: {', '.join(sorted(PRICE_FILTERS))}")
+        if value is None or value == [] or value == ():
+            continue
+        values = _as_list(value)
+        where.append(f"{PRICE_FILTERS[name]} IN ({', '.join('?' for _ in values)})")
+        params.extend(values)
+    sql = """
+        SELECT p.price_id, p.provider, p.region, p.zone, p.instance_type, p.accelerator_id,
+               a.name AS accelerator_name, a.vendor, p.accelerator_count, p.vcpus, p.memory_gib,
+               p.pricing_model, p.price_basis, p.usd_per_hour,
+               p.usd_per_hour / nullif(p.accelerator_count, 0)            AS usd_per_accelerator_hour,
+               p.source, p.source_url, p.observed_at, p.confidence, p.notes, p.quote_id, p.expires_on,
+               coalesce(p.expires_on < current_date, false)               AS quote_expired,
+               p.quarantine_reason, p.review_flag, p.snapshot_id, s.as_of AS snapshot_as_of
+        FROM price_quotes p
+        JOIN current_price_snapshots c ON c.snapshot_id = p.snapshot_id AND c.region = p.region
+        JOIN snapshots s ON s.snapshot_id = p.snapshot_id
+        LEFT JOIN accelerators a ON a.accelerator_id = p.accelerator_id
+        WHERE true
+    """
+    sql += "".join(f" AND {condition}" for condition in where)
+    sql += " ORDER BY p.provider, p.region, p.instance_type, p.pricing_model, p.zone NULLS FIRST, p.price_id"
+    return warehouse.query(sql, params)
+
+
+def price_skus(warehouse: Warehouse) -> pd.DataFrame:
+    """Every SKU (provider, region, instance type, pricing model) priced in any snapshot."""
+    return warehouse.query(
+        """
+        SELECT provider, region, instance_type, pricing_model,
+               count(*) AS quotes, min(observed_at) AS first_observed, max(observed_at) AS last_observed
+        FROM price_quotes
+        GROUP BY ALL
+        ORDER BY instance_type, pricing_model, provider, region
+        """
+    )
+
+
+def price_history(
+    warehouse: Warehouse, provider: str, region: str, instance_type: str, pricing_model: str
+) -> pd.DataFrame:
+    """One SKU's quotes across ALL snapshots (historical, current, partial, quarantined)."""
+    return warehouse.query(
+        """
+        SELECT p.price_id, p.observed_at, p.usd_per_hour, p.price_basis, p.accelerator_count, p.zone,
+               p.source, p.source_url, p.confidence, p.quarantine_reason, p.review_flag, p.expires_on,
+               p.snapshot_id, s.status AS snapshot_status, s.origin AS snapshot_origin,
+               s.created_at AS snapshot_created_at, s.as_of AS snapshot_as_of, s.notes AS snapshot_notes,
+               (c.snapshot_id IS NOT NULL AND p.quarantine_reason IS NULL) AS is_current
+        FROM price_quotes p
+        JOIN snapshots s ON s.snapshot_id = p.snapshot_id
+        LEFT JOIN current_price_snapshots c ON c.snapshot_id = p.snapshot_id AND c.region = p.region
+        WHERE p.provider = ? AND p.region = ? AND p.instance_type = ? AND p.pricing_model = ?
+        ORDER BY p.observed_at, s.created_at, p.price_id
+        """,
+        [provider, region, instance_type, pricing_model],
+    )
+
+
+def current_integrity(warehouse: Warehouse) -> pd.DataFrame:
+    """The integrity reports stored with the snapshots that are current now."""
+    return warehouse.query(
+        """
+        SELECT s.source, i.snapshot_id, s.as_of, s.created_at, i.rule, i.checked, i.failed, i.detail
+        FROM integrity_checks i
+        JOIN snapshots s ON s.snapshot_id = i.snapshot_id
+        WHERE i.snapshot_id IN (SELECT snapshot_id FROM current_price_snapshots)
+        ORDER BY s.source, s.created_at, i.snapshot_id, i.rule
+        """
+    )
+
+
+def current_price_sources(warehouse: Warehouse) -> pd.DataFrame:
+    """Per price source: the snapshot(s) current now, their data date and how many regions each serves."""
+    return warehouse.query(
+        """
+        SELECT s.source, c.snapshot_id, s.origin, s.as_of, s.created_at, count(DISTINCT c.region) AS regions
+        FROM current_price_snapshots c
+        JOIN snapshots s ON s.snapshot_id = c.snapshot_id
+        GROUP BY ALL
+        ORDER BY s.source, s.as_of DESC, c.snapshot_id
+        """
+    )
+
+
+def current_benchmark_results(warehouse: Warehouse) -> pd.DataFrame:
+    """Every current benchmark result with its accelerator, provenance and parity."""
+    return warehouse.query(
+        """
+        SELECT r.result_id, r.config_key, r.accelerator_id, a.name AS accelerator_name, a.vendor,
+               a.backend, r.accelerators_per_replica, r.instance_type, r.system, r.runtime,
+               r.runtime_version, r.model, r.precision, r.workload, r.input_tokens, r.output_tokens,
+               r.scenario, r.concurrency, r.request_rate_rps, r.output_tok_s, r.total_tok_s,
+               r.output_tok_s / r.accelerators_per_replica AS output_tok_s_per_accelerator,
+               r.ttft_ms_p50, r.ttft_ms_p90, r.ttft_ms_p95, r.ttft_ms_p99, r.ttft_basis,
+               r.tpot_ms_p50, r.tpot_ms_p95, r.tpot_ms_p99, r.e2el_ms_p50, r.e2el_ms_p95,
+               r.peak_memory_gib, r.requests_ok, r.requests_failed,
+               r.parity_exact_match, r.parity_similarity, r.measured_at, r.source_tool,
+               r.source_file, r.source_title, r.source_url, r.confidence, r.snapshot_id
+        FROM current_results r
+        LEFT JOIN accelerators a ON a.accelerator_id = r.accelerator_id
+        ORDER BY a.vendor, r.accelerator_id, r.config_key, r.concurrency NULLS FIRST,
+                 r.request_rate_rps NULLS FIRST, r.output_tok_s
         """
     )

@@ -47,13 +47,22 @@ def _load(row: pd.Series) -> str:
 
 
 def _labels(frame: pd.DataFrame) -> pd.Series:
-    """accelerator · runtime · precision, made unique per configuration only where needed."""
+    """accelerator · runtime · precision, with just enough more to tell configurations apart."""
     configs = frame.drop_duplicates("config_key").set_index("config_key")
     label = configs["accelerator_name"].fillna(configs["accelerator_id"]) + " · " + configs["runtime"] + " · " + configs["precision"]
-    duplicated = label.duplicated(keep=False)
-    label[duplicated] = label[duplicated] + " · " + configs["model"][duplicated] + " · " + configs["workload"][duplicated]
-    duplicated = label.duplicated(keep=False)
-    label[duplicated] = label[duplicated] + " [" + label.index[duplicated] + "]"
+    extras = (
+        configs["model"],
+        configs["scenario"],
+        configs["workload"],
+        configs["runtime_version"].map(lambda v: f"v{v}" if v else "version unstated"),
+        configs["measured_at"].dt.strftime("%Y-%m-%d"),
+        pd.Series(configs.index, index=configs.index),
+    )
+    for extra in extras:
+        duplicated = label.duplicated(keep=False)
+        if not duplicated.any():
+            break
+        label[duplicated] = label[duplicated] + " · " + extra[duplicated].astype(str)
     return frame["config_key"].map(label)
 
 
@@ -109,8 +118,8 @@ with tab_import:
             )
             st.caption(
                 "What a file does not say (or says wrongly) can be filled in with the Accelerator, Accelerators "
-                "per replica and Instance type fields above; on the command line they are --accelerator, "
-                "--accelerators-per-replica and --instance-type."
+                "per replica and Instance type fields above; on the command line they are `--accelerator`, "
+                "`--accelerators-per-replica` and `--instance-type`."
             )
         except (ValueError, UnicodeDecodeError) as exc:
             st.error(f"**{uploaded.name}** was rejected; nothing was written.\n\n- reason: {exc}")
@@ -230,7 +239,12 @@ with tab_curves:
     x_basis = st.radio("Throughput", ["per replica", "per accelerator"], horizontal=True, key="b_x_basis")
     x_column = "output_tok_s" if x_basis == "per replica" else "output_tok_s_per_accelerator"
     plotted = results[results["ftl_ms"].notna()].copy()
-    if plotted.empty:
+    sweeps_only = st.toggle("Only configurations measured at more than one load", key="b_sweeps_only")
+    if sweeps_only:
+        plotted = plotted[plotted.groupby("config_key")["result_id"].transform("size") > 1]
+    if plotted.empty and sweeps_only:
+        st.info("No configuration with a latency has been measured at more than one load; import a concurrency sweep.")
+    elif plotted.empty:
         st.info(
             f"None of these results publishes a TTFT at {percentile} or above, so there is nothing to plot. "
             "Offline results have no latency; choose another filter or import a concurrency sweep."
@@ -246,9 +260,16 @@ with tab_curves:
             labels={x_column: f"Output tokens/s {x_basis}", "ftl_ms": f"First-token latency {percentile} (ms)",
                     "configuration": "Accelerator · runtime · precision", "ftl_basis": "FTL basis",
                     "result_date": "result date", "load": "load"},
-            height=520,
         )  # fmt: skip
-        figure.update_layout(margin={"l": 10, "r": 10, "t": 30, "b": 10})
+        # The labels are long, so the legend goes under the plot, one entry per line, in a bottom
+        # margin sized for it: the axes keep their size however many configurations are shown.
+        plot_px, axis_px, entry_px = 460, 70, 20
+        legend_px = entry_px * (plotted["configuration"].nunique() + 1)
+        figure.update_layout(
+            height=30 + plot_px + axis_px + legend_px,
+            margin={"l": 10, "r": 10, "t": 30, "b": axis_px + legend_px},
+            legend={"orientation": "v", "yanchor": "top", "y": -axis_px / plot_px, "xanchor": "left", "x": 0},
+        )
         figure.update_xaxes(ticksuffix=" tok/s", rangemode="tozero", tickformat=",.0f")
         figure.update_yaxes(ticksuffix=" ms", rangemode="tozero")
         st.plotly_chart(figure, width="stretch", key="curve_chart")

@@ -9,7 +9,10 @@ from tokendesk import formatting
 from tokendesk.app import data
 from tokendesk.app.style import VENDOR_COLOURS
 from tokendesk.exports import safe_csv
-from tokendesk.metrics import PERCENTILES, ftl_with_basis
+from tokendesk.metrics import PERCENTILES
+
+#: Rows the page reads and shows at most (the cheapest first).
+MAX_ROWS = 2000
 
 st.title("$/1K tokens and first-token latency")
 st.caption(
@@ -36,20 +39,24 @@ with st.sidebar:
     token_basis = st.radio("Tokens counted", ["output", "total (input + output)"], key="f_tokens", horizontal=True)
 
 filters = tuple((name, tuple(selection)) for name, selection in chosen.items() if selection)
-options = data.cost_options(path, filters).copy()
+cost_column = "usd_per_1k_output_tokens" if token_basis == "output" else "usd_per_1k_total_tokens"
+total = data.count_options(path, filters)
+# The page shows the cheapest MAX_ROWS options; the rest stay in DuckDB (CSV/CLI for all of them).
+options = data.cost_options(path, filters, sort=cost_column, limit=MAX_ROWS, ftl_percentile=percentile).copy()
 
 if options.empty:
     st.info("No priced option matches these filters. Remove a filter to see more options.")
     st.stop()
 
-cost_column = "usd_per_1k_output_tokens" if token_basis == "output" else "usd_per_1k_total_tokens"
-options["ftl_ms"], options["ftl_basis"] = ftl_with_basis(options, percentile)
 options["cost"] = options[cost_column]
 priced = options[options["cost"].notna()]
 
 best = priced.nsmallest(1, "cost")
 col1, col2, col3 = st.columns(3)
-col1.metric("Options", f"{len(options):,}", help="Price quote × compatible benchmark result pairs")
+col1.metric("Options", f"{total:,}", help="Price quote × compatible benchmark result pairs")
+if total > len(options):
+    st.caption(f"Showing the {len(options):,} cheapest of {total:,} options. Narrow the filters, or run "
+               "`tokendesk costs --format csv` for all of them.")  # fmt: skip
 if not best.empty:
     top = best.iloc[0]
     col2.metric(

@@ -10,8 +10,10 @@ from tokendesk import formatting
 from tokendesk import scenario_inputs as si
 from tokendesk.app import data
 from tokendesk.app.style import VENDOR_COLOURS
-from tokendesk.metrics import PERCENTILES, ftl_with_basis
+from tokendesk.metrics import PERCENTILES
 
+#: Points the Pareto chart draws at most (the cheapest first).
+MAX_POINTS = 3000
 #: A price older than this many days gets a "stale" badge (prices move every quarter).
 STALE_PRICE_DAYS = 90
 #: A benchmark older than one quarter is stale: runtimes improve faster than that.
@@ -30,16 +32,14 @@ family = left.selectbox("Model class", list(si.MODEL_FAMILIES), index=list(si.MO
 slo = middle.number_input("FTL SLO (ms)", 10.0, 120_000.0, inputs.slo, step=100.0, key="o_slo")
 percentile = right.selectbox("Percentile", PERCENTILES, index=PERCENTILES.index(inputs.pct), key="o_pct")
 
-options = data.cost_options(path, ()).copy()
-options = options[options["model"].astype(str).isin(si.models_in_family(family, sorted(options["model"].astype(str).unique())))]
-options["ftl_ms"], options["ftl_basis"] = ftl_with_basis(options, percentile)
-meeting = options[(options["ftl_ms"] <= slo) & options["usd_per_1k_output_tokens"].notna()]
+models = tuple(si.models_in_family(family, data.filter_values(path)["model"]))
+scope = (("model", models),)
+best = data.cost_options(path, scope, ftl_percentile=percentile, max_ftl_ms=slo, best_per="vendor")
 
 st.subheader(f"Cheapest per vendor meeting FTL {percentile} ≤ {slo:,.0f} ms")
-if meeting.empty:
+if best.empty:
     st.info("No measured operating point of this model class meets the SLO. Relax the SLO or add benchmarks on the Benchmarks page.")
 else:
-    best = meeting.loc[meeting.groupby("vendor", observed=True)["usd_per_1k_output_tokens"].idxmin()].sort_values("usd_per_1k_output_tokens")
     columns = st.columns(min(len(best), 4))
     for column, row in zip(columns, best.itertuples(), strict=False):
         bound = "≤ " if row.ftl_basis != percentile else ""
@@ -65,12 +65,14 @@ else:
         )
 
 st.subheader("Pareto frontier: $/1K output tokens against FTL")
-plotted = options[options["ftl_ms"].notna() & options["usd_per_1k_output_tokens"].notna()].sort_values(["usd_per_1k_output_tokens", "ftl_ms"])
+# The exact frontier (computed in DuckDB) plus the cheapest options around it for context.
+frontier = data.cost_options(path, scope, ftl_percentile=percentile, max_ftl_ms=float("inf"), frontier_only=True)
+nearby = data.cost_options(path, scope, ftl_percentile=percentile, max_ftl_ms=float("inf"), limit=MAX_POINTS)
+plotted = pd.concat([nearby, frontier[~frontier["option_id"].isin(nearby["option_id"])]], ignore_index=True)
+plotted = plotted.assign(frontier=plotted["option_id"].isin(frontier["option_id"]))
 if plotted.empty:
     st.info("No option of this model class publishes a first-token latency.")
 else:
-    # An option is on the frontier if no cheaper option has a lower FTL.
-    plotted = plotted.assign(frontier=plotted["ftl_ms"] < plotted["ftl_ms"].cummin().shift(fill_value=float("inf")))
     figure = px.scatter(
         plotted.assign(price_date=plotted["price_observed_at"].dt.strftime("%Y-%m-%d"),
                        result_date=plotted["bench_measured_at"].dt.strftime("%Y-%m-%d")),
@@ -83,7 +85,7 @@ else:
                 "ftl_basis": "FTL basis"},
         height=460,
     )  # fmt: skip
-    frontier = plotted[plotted["frontier"]]
+    frontier = frontier.sort_values("usd_per_1k_output_tokens")
     figure.add_scatter(x=frontier["usd_per_1k_output_tokens"], y=frontier["ftl_ms"], mode="lines",
                        line={"shape": "hv", "color": "#1B2421", "dash": "dot"}, name="Pareto frontier", hoverinfo="skip")  # fmt: skip
     figure.add_hline(y=slo, line_dash="dash", line_color="#C0392B", annotation_text=f"SLO {slo:,.0f} ms")

@@ -100,11 +100,11 @@ with tab_refresh:
                     count = f" ({event.completed}/{event.total})" if event.total else ""
                     box.write(f"{event.provider} · {event.region or '—'}{count} {event.message}".rstrip())
                 elif event.stage == "done":
-                    box.write(f"✅ {event.provider}: {event.message}")
+                    box.write(f":green[:material/check_circle:] {event.provider}: {event.message}")
                 elif event.stage == "failed":
-                    box.write(f"❌ {event.provider}: {event.message}")
+                    box.write(f":red[:material/error:] {event.provider}: {event.message}")
                 else:
-                    box.write(f"➖ {event.provider}: {event.message}")
+                    box.write(f":material/remove_circle_outline: {event.provider}: {event.message}")
                 box.update(label=f"Refreshing prices… {event.provider}")
 
             try:
@@ -210,6 +210,8 @@ with tab_list:
                 "confidence", "flag_detail", "quote_id", "expires_on", "snapshot_id", "source_url",
             ]
         ]  # fmt: skip
+        if table["zone"].isna().all():  # most sources price per region; an empty column is noise
+            table = table.drop(columns="zone")
         st.dataframe(
             table,
             hide_index=True,
@@ -251,13 +253,17 @@ with tab_region:
         st.info("There are no current prices yet. Refresh prices or ingest a price sheet.")
     else:
         instances = sorted(current["instance_type"].unique())
-        default_instance = "p5.48xlarge" if "p5.48xlarge" in instances else instances[0]
+        # Start on the SKU sold in the most regions (after a live refresh, a real comparison).
+        spread = current.groupby(["instance_type", "pricing_model"])["region"].nunique().reset_index()
+        spread["preferred"] = (spread["instance_type"] == "p5.48xlarge") & (spread["pricing_model"] == "on_demand")
+        widest = spread.sort_values(["region", "preferred", "instance_type"], ascending=[False, False, True]).iloc[0]
         col1, col2 = st.columns(2)
-        instance = col1.selectbox("Instance type", instances, index=instances.index(default_instance), key="g_instance")
-        models = sorted(current.loc[current["instance_type"] == instance, "pricing_model"].unique())
-        model = col2.selectbox(
-            "Pricing model", models, index=models.index("on_demand") if "on_demand" in models else 0, key="g_pricing"
+        instance = col1.selectbox(
+            "Instance type", instances, index=instances.index(widest["instance_type"]), key="g_instance"
         )
+        models = sorted(current.loc[current["instance_type"] == instance, "pricing_model"].unique())
+        default_model = widest["pricing_model"] if widest["pricing_model"] in models else models[0]
+        model = col2.selectbox("Pricing model", models, index=models.index(default_model), key="g_pricing")
         sku = current[(current["instance_type"] == instance) & (current["pricing_model"] == model)].copy()
         sku["label"] = sku["provider"] + " · " + sku["region"] + sku["zone"].fillna("").map(lambda z: f" ({z})" if z else "")
         sku["price_date"] = sku["observed_at"].dt.strftime("%Y-%m-%d")
@@ -270,7 +276,11 @@ with tab_region:
             labels={"label": "Provider · region", "usd_per_hour": f"$ per {basis}", "price_date": "price date"},
             height=380,
         )  # fmt: skip
-        figure.update_layout(margin={"l": 10, "r": 10, "t": 30, "b": 10}, showlegend=False)
+        # A handful of regions should not stretch into slabs as wide as the page.
+        figure.update_layout(
+            margin={"l": 10, "r": 10, "t": 30, "b": 10}, showlegend=False, bargap=max(0.2, 1 - 0.12 * len(sku))
+        )
+        figure.update_traces(textposition="outside", cliponaxis=False)
         figure.update_yaxes(tickprefix="$", rangemode="tozero")
         st.plotly_chart(figure, width="stretch", key="region_bars")
         st.caption(
@@ -312,7 +322,7 @@ with tab_accel:
                         "accelerator_count": "accelerators", "price_basis": "priced per"},
                 height=max(320, 34 * len(subset) + 120),
             )  # fmt: skip
-            figure.update_layout(margin={"l": 10, "r": 10, "t": 30, "b": 10}, yaxis={"categoryorder": "trace"})
+            figure.update_layout(margin={"l": 10, "r": 10, "t": 30, "b": 10}, yaxis={"categoryorder": "array", "categoryarray": list(subset["label"])})
             figure.update_xaxes(tickprefix="$", rangemode="tozero")
             st.plotly_chart(figure, width="stretch", key="accel_bars")
             cheapest = subset.loc[subset["usd_per_accelerator_hour"].idxmin()]
@@ -390,11 +400,10 @@ with tab_history:
             figure.update_yaxes(tickprefix="$", rangemode="tozero")
             figure.update_xaxes(tickformat="%Y-%m-%d")
             st.plotly_chart(figure, width="stretch", key="history_chart")
+            columns = ["price_date", "usd_per_hour", "status", "price_basis", "zone", "source", "confidence",
+                       "snapshot_id", "snapshot_created_at", "quarantine_reason", "review_flag", "source_url"]  # fmt: skip
             st.dataframe(
-                history[
-                    ["price_date", "usd_per_hour", "status", "price_basis", "zone", "source", "confidence", "snapshot_id",
-                     "snapshot_created_at", "quarantine_reason", "review_flag", "source_url"]
-                ],  # fmt: skip
+                history[[c for c in columns if c != "zone" or history["zone"].notna().any()]],
                 hide_index=True,
                 width="stretch",
                 key="history_table",

@@ -222,3 +222,21 @@ for result in results:
                 st.plotly_chart(figure, width="stretch", key=f"tornado_{result.name}")
                 for bar in bars:
                     st.caption(bar.sentence)
+
+st.subheader("Buy / no-buy brief")
+st.caption(
+    "A document procurement can forward: a recommendation per scenario with the rule behind it, cost, risk and "
+    "timeline tables, assumptions, sensitivity, and the source, date and snapshot id of every price and benchmark used. "
+    "The same brief from the command line: `tokendesk brief --link '<this page's address>' --format pdf -o brief.pdf`."
+)
+MIME = {"pdf": "application/pdf", "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        "md": "text/markdown", "html": "text/html", "csv": "text/csv"}  # fmt: skip
+left, right = st.columns([1, 3])
+brief_format = left.selectbox("Format", list(MIME), key="brief_format")
+if right.button("Prepare the brief", key="brief_prepare"):
+    with st.spinner("Rendering the brief…"):
+        payload = data.brief_bytes(data.db_path(), chosen, brief_format)
+    right.download_button(
+        f"Download brief ({brief_format.upper()}, {len(payload) / 1024:,.0f} KiB)", payload,
+        file_name=f"tokendesk-brief.{brief_format}", mime=MIME[brief_format], key="brief_download",
+    )  # fmt: skip

@@ -1,0 +1,144 @@
+"""Server-side time per dashboard interaction, on the seed warehouse and on one 100x larger.
+
+    .venv/bin/python perf/bench_dashboard.py [--scale 100] [--repeat 5]
+
+For each page, a Streamlit AppTest session (the same script run the server does, without the
+browser) is timed for: the first load (cold caches, the warehouse connection opened) and then
+one widget interaction (a filter or an input changed, caches warm, as a user clicking around).
+The large warehouse is the seed with every price quote repeated in ``scale`` extra regions and
+every benchmark configuration given ``scale`` extra operating points (a denser concurrency
+sweep), so the cost join grows about scale^2-fold.
+
+Reference measured in the same run: the raw DuckDB count of the cost join on the same file,
+i.e. the floor any page that reads the join must pay. Targets: <= 300 ms per interaction on the
+seed, <= 1 s on the large warehouse.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+VIEWS = Path(__file__).resolve().parents[1] / "tokendesk" / "app" / "views"
+
+#: page file -> (widget kind, key, value) for the timed interaction.
+INTERACTIONS = {
+    "overview.py": ("number_input", "o_slo", 1500.0),
+    "costs.py": ("multiselect", "f_vendor", ["AMD"]),
+    "scenarios.py": ("number_input", "s_out_b", 45.0),
+    "prices.py": None,
+    "benchmarks.py": None,
+    "memory_fit.py": None,
+}
+
+
+def build_large(path: Path, scale: int) -> None:
+    from datetime import timedelta
+
+    from tokendesk.paths import data_dir
+    from tokendesk.warehouse import Warehouse
+    from tokendesk.warehouse.seed import SEED_RESULTS, read_price_file, read_result_file
+
+    quotes = [q for name, q in read_price_file(data_dir() / "seed_prices.csv") if name == "current"]
+    results = read_result_file(data_dir() / SEED_RESULTS)
+    with Warehouse.open(path) as wh:  # the seed itself, then the synthetic growth
+        by_provider: dict[str, list] = {}
+        for i in range(scale):
+            for q in quotes:
+                by_provider.setdefault(q.provider, []).append(
+                    q.model_copy(update={"region": f"{q.region}-x{i:03d}", "usd_per_hour": q.usd_per_hour * (0.9 + 0.002 * i)})
+                )
+        for provider, rows in by_provider.items():
+            wh.ingest_prices(provider, rows, origin="synthetic", as_of=max(r.observed_at for r in rows) + timedelta(days=1),
+                             scope=sorted({r.region for r in rows}))  # fmt: skip
+        grown = []
+        for i in range(scale):
+            factor = 0.5 + i / scale  # a denser sweep around each published point
+            for r in results:
+                grown.append(r.model_copy(update={
+                    "concurrency": float(i + 1), "output_tok_s": r.output_tok_s * factor,
+                    "ttft_ms_p99": r.ttft_ms_p99 * factor if r.ttft_ms_p99 else None,
+                    "ttft_ms_p50": r.ttft_ms_p50 * factor if r.ttft_ms_p50 else None,
+                    "tpot_ms_p50": r.tpot_ms_p50 * factor if r.tpot_ms_p50 else None,
+                    "tpot_ms_p99": r.tpot_ms_p99 * factor if r.tpot_ms_p99 else None,
+                }))  # fmt: skip
+        wh.ingest_results("synthetic-sweep", grown, origin="synthetic")
+
+
+def time_page(db: Path, page: str, repeat: int) -> tuple[float, float | None]:
+    from streamlit.testing.v1 import AppTest
+
+    os.environ["TOKENDESK_DB"] = str(db)
+    at = AppTest.from_file(str(VIEWS / page), default_timeout=600)
+    start = time.perf_counter()
+    at.run()
+    first = time.perf_counter() - start
+    if at.exception:
+        raise SystemExit(f"{page} raised: {at.exception[0].message}")
+    interaction = INTERACTIONS.get(page)
+    if interaction is None:
+        samples = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            at.run()
+            samples.append(time.perf_counter() - start)
+        return first, statistics.median(samples)
+    kind, key, value = interaction
+    samples = []
+    for n in range(repeat):
+        widget = getattr(at, kind)(key=key)
+        # alternate between two values so that every run is a real change
+        if kind == "multiselect":
+            widget.set_value(value if n % 2 == 0 else [])
+        else:
+            widget.set_value(value + (n % 2))
+        start = time.perf_counter()
+        at.run()
+        samples.append(time.perf_counter() - start)
+        if at.exception:
+            raise SystemExit(f"{page} raised: {at.exception[0].message}")
+    return first, statistics.median(samples)
+
+
+def join_floor(db: Path) -> tuple[int, float]:
+    from tokendesk.warehouse import Warehouse
+    from tokendesk.warehouse.queries import _COST_CORE
+
+    with Warehouse.open(db, read_only=True) as wh:
+        start = time.perf_counter()
+        rows = wh.cursor().execute(f"SELECT count(*) FROM ({_COST_CORE})").fetchone()[0]  # noqa: S608 - fixed text
+        return rows, time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scale", type=int, default=100)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    pages = [p for p in INTERACTIONS if (VIEWS / p).exists()]
+    with tempfile.TemporaryDirectory() as folder:
+        seed, large = Path(folder) / "seed.duckdb", Path(folder) / "large.duckdb"
+        from tokendesk.warehouse import Warehouse
+
+        Warehouse.open(seed).close()
+        start = time.perf_counter()
+        build_large(large, args.scale)
+        print(f"built the {args.scale}x warehouse in {time.perf_counter() - start:.1f} s")
+        for label, db in (("seed", seed), (f"{args.scale}x", large)):
+            rows, floor = join_floor(db)
+            print(f"\n{label} warehouse: cost join {rows:,} rows; raw DuckDB count of the join {floor * 1000:.0f} ms")
+            print(f"{'page':<14}{'first load':>12}{'interaction':>14}{'vs join count':>15}")
+            for page in pages:
+                first, interaction = time_page(db, page, args.repeat)
+                ratio = f"{interaction / floor:.1f}x" if interaction and floor else "-"
+                print(f"{page:<14}{first * 1000:>10.0f} ms{(interaction or 0) * 1000:>11.0f} ms{ratio:>15}")
+                sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,98 @@
+import base64
+import json
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.app.conftest import VIEWS
+
+
+def run_fit(**widgets):
+    at = AppTest.from_file(str(VIEWS / "memory_fit.py"), default_timeout=60)
+    at.run()
+    for key, value in widgets.items():
+        if key in ("m_context", "m_sequences"):
+            at.number_input(key=key).set_value(value)
+        elif key == "m_explain":
+            at.multiselect(key=key).set_value(value)
+        else:
+            at.selectbox(key=key).set_value(value)
+    if widgets:
+        at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def fit_table(at):
+    return at.dataframe[0].value.set_index("accelerator")
+
+
+def _plain(value):
+    if isinstance(value, dict) and "bdata" in value:
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"]).tolist()
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def test_70b_bf16_fits_one_mi300x_but_needs_four_h100(app_env):
+    at = run_fit()
+    assert at.selectbox(key="m_model").value == "llama-3.1-70b" and at.selectbox(key="m_precision").value == "bf16"
+    table = fit_table(at)
+    assert table.loc["AMD Instinct MI300X 192GB", "per_replica"] == 1
+    assert table.loc["NVIDIA H100 SXM 80GB", "per_replica"] == 4
+    assert table.loc["NVIDIA H100 SXM 80GB", "tp"] == 4 and table.loc["NVIDIA H100 SXM 80GB", "pp"] == 1
+    assert table.loc["NVIDIA H200 SXM 141GB", "per_replica"] == 2
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Weights"] == "131.4 GiB" and metrics["KV cache per sequence"] == "2.50 GiB"
+    why = [m.value for m in at.markdown]
+    amd = next(w for w in why if w.startswith("**AMD Instinct MI300X 192GB: 1 per replica**"))
+    assert "168.8 GiB usable" in amd and "leaving 37.4 GiB" in amd
+    nvidia = next(w for w in why if w.startswith("**NVIDIA H100 SXM 80GB: 4 per replica**"))
+    assert "1 × NVIDIA H100 SXM 80GB = 68.0 GiB usable < 131.4 GiB weights" in nvidia
+    assert "2 × NVIDIA H100 SXM 80GB leaves 4.6 GiB for KV, below the 13.6 GiB needed" in nvidia
+    assert any("https://huggingface.co/meta-llama/Llama-3.1-70B" in c.value and "retrieved 2025-01-15" in c.value for c in at.caption)
+
+
+def test_breakdown_chart_is_in_gib_and_adds_up_to_the_replica_memory(app_env):
+    at = run_fit()
+    spec = _plain(json.loads(at.get("plotly_chart")[0].proto.spec))
+    parts = {trace["name"]: dict(zip(trace["y"], trace["x"], strict=True)) for trace in spec["data"]}
+    mi300x = "1 × AMD Instinct MI300X 192GB"
+    assert parts["Weights"][mi300x] == pytest.approx(131.4, abs=0.05)
+    assert parts["KV cache (requested sequences)"][mi300x] == pytest.approx(2.5)
+    assert sum(p[mi300x] for p in parts.values()) == pytest.approx(192)
+    assert sum(p["4 × NVIDIA H100 SXM 80GB"] for p in parts.values()) == pytest.approx(320)
+    assert spec["layout"]["xaxis"]["title"]["text"] == "Memory per replica (GiB)"
+
+
+@pytest.mark.parametrize(
+    ("model", "precision", "accelerator", "want"),
+    [
+        ("llama-3.1-70b", "fp8", "NVIDIA H100 SXM 80GB", 2),
+        ("llama-3.1-405b", "fp8", "AMD Instinct MI300X 192GB", 4),
+        ("llama-3.1-405b", "bf16", "NVIDIA H100 SXM 80GB", 16),
+    ],
+)
+def test_precision_changes_the_count(app_env, model, precision, accelerator, want):
+    table = fit_table(run_fit(m_model=model, m_precision=precision))
+    assert table.loc[accelerator, "per_replica"] == want
+
+
+def test_tensor_parallel_must_divide_the_heads(app_env):
+    at = run_fit(m_model="qwen2.5-7b", m_context=32768, m_sequences=40)
+    l4 = fit_table(at).loc["NVIDIA L4 24GB"]
+    assert l4["fits"] == "no" and "TP=8 does not divide 28 attention / 4 KV heads" in l4["explanation"]
+
+
+def test_context_beyond_the_model_is_explained(app_env):
+    at = run_fit(m_model="llama-2-70b")
+    assert at.number_input(key="m_context").value == 4096  # the default never exceeds the model
+    at.number_input(key="m_context").set_value(8192)
+    at.run()
+    assert [e.value for e in at.error] == [
+        "Llama 2 70B supports at most 4,096 tokens of context; 8,192 were asked for. Lower the context length in the sidebar."
+    ]

@@ -1,0 +1,32 @@
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from tokendesk.warehouse import Warehouse
+
+
+@pytest.fixture(scope="session")
+def seed_db(tmp_path_factory):
+    """A warehouse built from the bundled seed data (historical + current price snapshots)."""
+    path = tmp_path_factory.mktemp("briefs") / "w.duckdb"
+    Warehouse.open(path).close()
+    return path
+
+
+@pytest.fixture(scope="session")
+def seed_options(seed_db):
+    with Warehouse.open(seed_db, read_only=True) as warehouse, warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        return warehouse.cost_options(), warehouse.snapshots()
+
+
+@pytest.fixture(scope="session")
+def comparison(seed_options, seed_db):
+    from tokendesk.briefs import build_comparison
+    from tokendesk.costmodel import builtin_scenarios
+    from tokendesk.costmodel.example import example_demand
+
+    options, snapshots = seed_options
+    return build_comparison(options, builtin_scenarios(), example_demand(), snapshots=snapshots, warehouse=str(seed_db))

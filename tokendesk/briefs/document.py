@@ -1,0 +1,123 @@
+"""A small document model that every export is rendered from: titled sections holding
+paragraphs, bullet lists, tables and bar charts. The scenario brief and the futures-day review
+both build a :class:`Document`; ``render.py`` turns one into Markdown, HTML, PDF, XLSX or CSV, so
+every format carries the same content.
+
+Tables keep raw values (numbers stay numbers for the spreadsheet) plus a per-column formatter
+for the text formats.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+Formatter = Callable[[object], str]
+
+
+def _plain(value: object) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        if value != value:  # NaN
+            return "—"
+        return f"{value:,.4g}" if abs(value) < 1000 else f"{value:,.0f}"
+    if isinstance(value, pd.Timestamp):
+        return "—" if value is pd.NaT else f"{value:%Y-%m-%d}"
+    if value is pd.NaT:
+        return "—"
+    if hasattr(value, "strftime"):
+        return value.strftime("%Y-%m-%d")
+    if isinstance(value, list | tuple):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Table:
+    title: str
+    frame: pd.DataFrame
+    #: column -> formatter for text formats; other columns use a plain conversion.
+    formats: Mapping[str, Formatter] = field(default_factory=dict)
+    note: str = ""
+    #: Sheet name for XLSX (<= 31 characters); defaults to the title.
+    sheet: str = ""
+
+    def display(self) -> pd.DataFrame:
+        """Every cell as text, formatted for people."""
+        out = pd.DataFrame(index=self.frame.index)
+        for column in self.frame.columns:
+            fmt = self.formats.get(column, _plain)
+            out[column] = ["—" if _missing(v) else fmt(v) for v in self.frame[column]]
+        return out.rename(columns=lambda c: str(c).replace("_", " "))
+
+
+def _missing(value: object) -> bool:
+    if value is None or value is pd.NaT:
+        return True
+    return isinstance(value, float) and value != value
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    text: str
+
+
+@dataclass(frozen=True)
+class Bullets:
+    items: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class BarChart:
+    """Horizontal bars, one per label, with an optional low-high range drawn over each bar."""
+
+    title: str
+    labels: tuple[str, ...]
+    values: tuple[float, ...]
+    unit: str
+    low: tuple[float, ...] | None = None
+    high: tuple[float, ...] | None = None
+    #: One colour key per bar (e.g. a recommendation): bars with the same key share a colour.
+    groups: tuple[str, ...] | None = None
+    value_format: Formatter = lambda v: f"{v:,.0f}"
+    note: str = ""
+
+
+Block = Paragraph | Bullets | Table | BarChart
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    blocks: tuple[Block, ...]
+
+
+@dataclass(frozen=True)
+class Document:
+    title: str
+    subtitle: str
+    #: (label, value) lines printed under the title: generated at, data as of, warehouse, ...
+    meta: tuple[tuple[str, str], ...]
+    sections: tuple[Section, ...]
+    #: Key/value rows for the XLSX "Assumptions" sheet (shown first).
+    assumptions: pd.DataFrame
+    #: The one rectangular table a CSV export holds.
+    csv_frame: pd.DataFrame
+    file_stem: str = "brief"
+
+    def tables(self) -> list[Table]:
+        return [b for s in self.sections for b in s.blocks if isinstance(b, Table)]
+
+    def charts(self) -> list[BarChart]:
+        return [b for s in self.sections for b in s.blocks if isinstance(b, BarChart)]
+
+
+def table(title: str, rows: Sequence[Mapping[str, object]] | pd.DataFrame, columns: Sequence[str] | None = None,
+          formats: Mapping[str, Formatter] | None = None, note: str = "", sheet: str = "") -> Table:
+    frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows), columns=list(columns) if columns else None)
+    if columns is not None and isinstance(rows, pd.DataFrame):
+        frame = frame[list(columns)]
+    return Table(title, frame.reset_index(drop=True), dict(formats or {}), note, sheet)
