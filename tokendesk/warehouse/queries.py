@@ -137,26 +137,28 @@ def _as_list(value: object) -> list[object]:
     return list(value)
 
 
-def _dimension_frame(warehouse: Warehouse, columns: dict[str, str], source: str, key: str, ids: np.ndarray) -> pd.DataFrame:
+def _dimension_table(warehouse: Warehouse, columns: dict[str, str], source: str, key: str, ids: np.ndarray) -> pa.Table:
     select = ", ".join(f"{expression} AS {name}" for name, expression in columns.items())
     cursor = warehouse.cursor()
     cursor.register("wanted_ids", pa.table({"id": pa.array(ids, type=pa.int64())}))
     try:
         return cursor.sql(
             f"SELECT {key} AS id, {select} FROM {source} WHERE {key} IN (SELECT id FROM wanted_ids)"  # noqa: S608 - fixed identifiers
-        ).to_arrow_table().to_pandas()
+        ).to_arrow_table()
     finally:
         cursor.unregister("wanted_ids")
 
 
-def _attach(core: pd.DataFrame, dims: pd.DataFrame, key: str) -> None:
-    """Add ``dims``' columns to ``core`` by ``key``: strings as categoricals, others by take."""
-    positions = pd.Index(dims["id"]).get_indexer(core[key])
-    for name in dims.columns.drop("id"):
-        column = dims[name]
-        if pd.api.types.is_string_dtype(column) or column.dtype == object:
-            codes, categories = pd.factorize(column, use_na_sentinel=True)
-            core[name] = pd.Categorical.from_codes(codes[positions], categories=categories)
+def _attach(core: dict[str, object], dims: pa.Table, keys: np.ndarray) -> None:
+    """Add ``dims``' columns for each of ``keys`` (ids into ``dims``): strings as categoricals
+    (Arrow's dictionary encoding, then one integer take), other types by a plain take."""
+    positions = pd.Index(dims.column("id").to_numpy()).get_indexer(keys)
+    for name in dims.column_names[1:]:
+        column = dims.column(name)
+        if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+            encoded = pc.dictionary_encode(column).combine_chunks()
+            codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)
+            core[name] = pd.Categorical.from_codes(codes[positions], categories=encoded.dictionary.to_pandas())
         else:
             core[name] = column.to_numpy()[positions]
 
@@ -265,16 +267,19 @@ def cost_options(
             ],
         )
         table = table.take(order_index)
-    core = table.to_pandas()
-    prices = _dimension_frame(
+    core: dict[str, object] = {name: table.column(name).to_numpy() for name in table.column_names if name != "ftl_basis"}
+    if "ftl_basis" in table.column_names:
+        core["ftl_basis"] = pd.Categorical(table.column("ftl_basis").to_pandas())
+    price_ids, result_ids = core["price_id"], core["result_id"]
+    prices = _dimension_table(
         warehouse, _PRICE_DIMENSIONS, "current_prices p JOIN accelerators a USING (accelerator_id)",
-        "p.price_id", core["price_id"].unique(),
+        "p.price_id", price_ids,
     )  # fmt: skip
-    results = _dimension_frame(warehouse, _RESULT_DIMENSIONS, "current_results r", "r.result_id", core["result_id"].unique())
-    _attach(core, prices, "price_id")
-    _attach(core, results, "result_id")
+    results = _dimension_table(warehouse, _RESULT_DIMENSIONS, "current_results r", "r.result_id", result_ids)
+    _attach(core, prices, price_ids)
+    _attach(core, results, result_ids)
     columns = COST_COLUMNS + (["ftl_ms", "ftl_basis"] if ftl_percentile is not None else [])
-    return core[columns]
+    return pd.DataFrame({name: core[name] for name in columns}, copy=False)
 
 
 def distinct_values(warehouse: Warehouse) -> dict[str, list[str]]:
