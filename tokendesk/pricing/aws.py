@@ -23,6 +23,7 @@ from typing import Any
 from tokendesk.pricing.base import (
     HOURS_1Y,
     HOURS_3Y,
+    InstanceShape,
     MissingCredentialsError,
     PermissionDeniedError,
     ProviderResult,
@@ -155,15 +156,6 @@ def _int_or_none(text: Any) -> int | None:
     return value if value > 0 else None
 
 
-@dataclass(frozen=True)
-class InstanceShape:
-    instance_type: str
-    accelerator_id: str
-    accelerator_count: int
-    vcpus: int | None
-    memory_gib: float | None
-
-
 # -- pure parsing --------------------------------------------------------------------------
 
 
@@ -228,23 +220,9 @@ def parse_price_list(
                 return
             seen.add(key)
             result.quotes.append(
-                PriceQuote(
-                    provider=PROVIDER,
-                    region=region,
-                    instance_type=shape.instance_type,
-                    accelerator_id=shape.accelerator_id,
-                    accelerator_count=shape.accelerator_count,
-                    vcpus=shape.vcpus,
-                    memory_gib=shape.memory_gib,
-                    pricing_model=model,
-                    usd_per_hour=round(usd, 6),
-                    source=SOURCE_API,
-                    source_url=PRICING_API_URL,
-                    observed_at=observed_at,
-                    confidence="high",
-                    notes=notes,
-                )
-            )
+                shape.quote(provider=PROVIDER, region=region, pricing_model=model, usd_per_hour=usd,
+                            source=SOURCE_API, source_url=PRICING_API_URL, observed_at=observed_at, notes=notes)
+            )  # fmt: skip
 
         for offer in terms.get("OnDemand", {}).values():
             hourly = [d for d in offer.get("priceDimensions", {}).values() if d.get("unit") == "Hrs"]

@@ -39,7 +39,7 @@ from tokendesk.pricing.base import (
     no_progress,
     utcnow,
 )
-from tokendesk.records import PriceQuote, PricingModel
+from tokendesk.records import PricingModel
 
 SOURCE_BULK = "aws-bulk-price-list"
 BULK_URL = "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2/current/{region}/index.csv"
@@ -264,23 +264,9 @@ def parse_bulk_rows(rows: Sequence[dict[str, Any]], observed_at: datetime, sourc
                 best[key] = (effective, note, shape)
     for (region, _, model), (usd, note, shape) in sorted(best.items()):
         result.quotes.append(
-            PriceQuote(
-                provider=PROVIDER,
-                region=region,
-                instance_type=shape.instance_type,
-                accelerator_id=shape.accelerator_id,
-                accelerator_count=shape.accelerator_count,
-                vcpus=shape.vcpus,
-                memory_gib=shape.memory_gib,
-                pricing_model=model,
-                usd_per_hour=round(usd, 6),
-                source=SOURCE_BULK,
-                source_url=source_url,
-                observed_at=observed_at,
-                confidence="high",
-                notes=note,
-            )
-        )
+            shape.quote(provider=PROVIDER, region=region, pricing_model=model, usd_per_hour=usd,
+                        source=SOURCE_BULK, source_url=source_url, observed_at=observed_at, notes=note)
+        )  # fmt: skip
     return result
 
 

@@ -27,6 +27,7 @@ import httpx
 from tokendesk.pricing.base import (
     HOURS_1Y,
     HOURS_3Y,
+    InstanceShape,
     ProviderResult,
     RegionProgress,
     SkippedItem,
@@ -34,7 +35,7 @@ from tokendesk.pricing.base import (
     no_progress,
     utcnow,
 )
-from tokendesk.records import PriceQuote, PricingModel
+from tokendesk.records import PricingModel
 
 PROVIDER = "azure"
 SOURCE = "azure-retail-prices-api"
@@ -101,22 +102,10 @@ def parse_items(items: Iterable[dict[str, Any]], observed_at: datetime) -> Provi
             return
         seen.add(key)
         result.quotes.append(
-            PriceQuote(
-                provider=PROVIDER,
-                region=region,
-                instance_type=item["armSkuName"],
-                accelerator_id=size.accelerator_id,
-                accelerator_count=size.accelerator_count,
-                vcpus=size.vcpus,
-                memory_gib=size.memory_gib,
-                pricing_model=model,
-                usd_per_hour=round(usd, 6),
-                source=SOURCE,
-                source_url=API_URL,
-                observed_at=observed_at,
-                confidence="high",
-                notes=notes,
-            )
+            InstanceShape(item["armSkuName"], size.accelerator_id, size.accelerator_count, size.vcpus, size.memory_gib).quote(
+                provider=PROVIDER, region=region, pricing_model=model, usd_per_hour=usd,
+                source=SOURCE, source_url=API_URL, observed_at=observed_at, notes=notes,
+            )  # fmt: skip
         )
 
     for item in items:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Protocol
 
-from tokendesk.records import PriceQuote
+from tokendesk.records import PriceQuote, PricingModel
 
 #: Hours in a 1-year and a 3-year term; how clouds amortise term totals into hourly rates.
 HOURS_1Y = 8760
@@ -108,3 +108,37 @@ def filter_regions(
     if not requested:
         return list(default)
     return [r for r in dict.fromkeys(requested) if pattern.fullmatch(r)]
+
+
+@dataclass(frozen=True)
+class InstanceShape:
+    """What one instance type is: its accelerators, vCPUs and memory."""
+
+    instance_type: str
+    accelerator_id: str
+    accelerator_count: int
+    vcpus: int | None
+    memory_gib: float | None
+
+    def quote(
+        self,
+        *,
+        provider: str,
+        region: str,
+        pricing_model: PricingModel,
+        usd_per_hour: float,
+        source: str,
+        source_url: str,
+        observed_at: datetime,
+        notes: str = "",
+        confidence: str = "high",
+    ) -> PriceQuote:
+        """This shape's price as a validated record (to the micro-dollar, as price lists state it)."""
+        return PriceQuote(
+            provider=provider, region=region, instance_type=self.instance_type,
+            accelerator_id=self.accelerator_id, accelerator_count=self.accelerator_count,
+            vcpus=self.vcpus, memory_gib=self.memory_gib, pricing_model=pricing_model,
+            usd_per_hour=round(usd_per_hour, 6), source=source, source_url=source_url,
+            observed_at=observed_at, confidence=confidence, notes=notes,
+        )  # fmt: skip
+
