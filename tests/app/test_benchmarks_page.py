@@ -1,13 +1,10 @@
-import base64
 import json
-import shutil
 from datetime import UTC, datetime
 
-import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.conftest import VIEWS
+from tests.app.conftest import VIEWS, chart
 from tokendesk.records import BenchmarkResult
 from tokendesk.warehouse import Warehouse
 
@@ -15,13 +12,6 @@ RESULTS, CURVES, PARITY, IMPORT = range(4)
 SWEEP_LABEL = "AMD Instinct MI300X 192GB · vllm · bf16"
 
 
-@pytest.fixture
-def writable_env(app_db, tmp_path, monkeypatch):
-    """A private copy of the seeded warehouse for tests that write snapshots."""
-    path = tmp_path / "benchmarks.duckdb"
-    shutil.copy(app_db, path)
-    monkeypatch.setenv("TOKENDESK_DB", str(path))
-    return path
 
 
 def run_page(at=None):
@@ -31,20 +21,8 @@ def run_page(at=None):
     return at
 
 
-def _plain(value):
-    if isinstance(value, dict) and "bdata" in value:
-        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"]).tolist()
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
 
 
-def chart(at, key):
-    charts = [c for c in at.get("plotly_chart") if key in c.proto.id]
-    assert charts, f"no plotly chart with key {key}"
-    return _plain(json.loads(charts[0].proto.spec))
 
 
 def _sweep_point(concurrency, tok_s, ttft_p95):

@@ -1,11 +1,9 @@
-import base64
 import json
 
-import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.conftest import VIEWS
+from tests.app.conftest import VIEWS, plain
 
 
 def run_fit(**widgets):
@@ -28,14 +26,6 @@ def fit_table(at):
     return at.dataframe[0].value.set_index("accelerator")
 
 
-def _plain(value):
-    if isinstance(value, dict) and "bdata" in value:
-        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"]).tolist()
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
 
 
 def test_70b_bf16_fits_one_mi300x_but_needs_four_h100(app_env):
@@ -59,7 +49,7 @@ def test_70b_bf16_fits_one_mi300x_but_needs_four_h100(app_env):
 
 def test_breakdown_chart_is_in_gib_and_adds_up_to_the_replica_memory(app_env):
     at = run_fit()
-    spec = _plain(json.loads(at.get("plotly_chart")[0].proto.spec))
+    spec = plain(json.loads(at.get("plotly_chart")[0].proto.spec))
     parts = {trace["name"]: dict(zip(trace["y"], trace["x"], strict=True)) for trace in spec["data"]}
     mi300x = "1 × AMD Instinct MI300X 192GB"
     assert parts["Weights"][mi300x] == pytest.approx(131.4, abs=0.05)

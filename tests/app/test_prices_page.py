@@ -1,13 +1,9 @@
-import base64
-import json
-import shutil
 from datetime import UTC, date, datetime
 
-import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.conftest import VIEWS
+from tests.app.conftest import VIEWS, chart
 from tokendesk.pricing.base import MissingCredentialsError, PermissionDeniedError, ProviderResult
 from tokendesk.pricing.registry import PROVIDERS, ProviderSpec
 from tokendesk.records import PriceQuote, SnapshotKind
@@ -16,13 +12,6 @@ from tokendesk.warehouse import Warehouse
 EXPLORER, BY_REGION, PER_ACCELERATOR, HISTORY, INTEGRITY, REFRESH = range(6)
 
 
-@pytest.fixture
-def writable_env(app_db, tmp_path, monkeypatch):
-    """A private copy of the seeded warehouse for tests that write snapshots."""
-    path = tmp_path / "prices.duckdb"
-    shutil.copy(app_db, path)
-    monkeypatch.setenv("TOKENDESK_DB", str(path))
-    return path
 
 
 def run_prices(**multiselects):
@@ -36,21 +25,8 @@ def run_prices(**multiselects):
     return at
 
 
-def _plain(value):
-    """Plotly sends numeric arrays as base64 typed arrays; turn them back into lists."""
-    if isinstance(value, dict) and "bdata" in value:
-        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"]).tolist()
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
 
 
-def chart(at, key):
-    charts = [c for c in at.get("plotly_chart") if key in c.proto.id]
-    assert charts, f"no plotly chart with key {key}"
-    return _plain(json.loads(charts[0].proto.spec))
 
 
 def test_explorer_shows_price_basis_source_and_date(app_env):
