@@ -84,7 +84,7 @@ def freshness(path: str) -> pd.DataFrame:
 def _engine(path: str):
     from tokendesk.costmodel import Engine
 
-    return Engine.from_frame(queries.cost_options(_warehouse(path)))
+    return Engine.from_frame(queries.cost_options(_warehouse(path), sort=None))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

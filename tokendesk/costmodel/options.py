@@ -391,7 +391,9 @@ def canonical_precision(text: str) -> str:
 
 def _frame_columns(df) -> tuple[tuple[Option, ...], dict]:
     """Column-wise ``options_from_frame``: the same options, rules and order, with the operating
-    points returned as numpy columns instead of one Python object each."""
+    points returned as numpy columns instead of one Python object each. Text is only ever turned
+    into Python strings once per option, never per row (a large cost frame has millions of rows
+    of categorical provenance)."""
     import pandas as pd
 
     frame = df.reset_index(drop=True) if df is not None else pd.DataFrame()
@@ -401,26 +403,41 @@ def _frame_columns(df) -> tuple[tuple[Option, ...], dict]:
     def num(column: str) -> np.ndarray:
         return pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float) if column in frame else nan.copy()
 
-    def text(column: str, default: str = "") -> np.ndarray:
+    def coded(column: str, default: str = "") -> tuple[np.ndarray, np.ndarray]:
+        """(per-row codes, sorted labels): codes order like the strings they stand for."""
         if column not in frame:
-            return np.full(n, default, dtype=object)
-        values = frame[column].astype(object)
-        return values.where(values.notna(), default).astype(str).to_numpy(dtype=object)
+            return np.zeros(n, dtype=np.int64), np.array([default], dtype=object)
+        values = frame[column]
+        if isinstance(values.dtype, pd.CategoricalDtype):
+            labels = np.append(np.asarray(values.cat.categories.astype(str), dtype=object), default)
+            codes = values.cat.codes.to_numpy().astype(np.int64)
+            codes[codes < 0] = len(labels) - 1
+        else:
+            codes, uniques = pd.factorize(values.astype(object).where(values.notna(), default).astype(str))
+            labels = np.asarray(uniques, dtype=object)
+        unique_labels, inverse = np.unique(labels.astype(str), return_inverse=True)
+        return inverse[codes], unique_labels.astype(object)
 
-    keys = pd.DataFrame(
-        {
-            "provider": text("provider"), "region": text("region"), "zone": text("zone"),
-            "instance_type": text("instance_type"), "pricing_model": text("pricing_model"),
-            "price_basis": text("price_basis", "instance"), "usd_per_hour": num("usd_per_hour"),
-            "config_key": text("config_key"),
-        }
-    )  # fmt: skip
+    def text_at(column: str, rows: np.ndarray) -> np.ndarray:
+        if column not in frame:
+            return np.full(len(rows), "", dtype=object)
+        values = frame[column].iloc[rows].astype(object)
+        return values.where(values.notna(), "").astype(str).to_numpy(dtype=object)
+
     empty = {"option": np.zeros(0, np.int64), "tok_s": np.zeros(0), "concurrency": np.zeros(0),
              "offline": np.zeros(0, bool), "ttft": {q: np.zeros(0) for q in PERCENTILES},
              "tpot": {q: np.zeros(0) for q in ("p50", "p95", "p99")}}  # fmt: skip
     if n == 0:
         return (), empty
-    gid = keys.groupby(list(keys.columns), sort=True, dropna=False).ngroup().to_numpy()
+    key_names = ("provider", "region", "zone", "instance_type", "pricing_model", "price_basis", "usd_per_hour", "config_key")
+    keys: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for name in key_names:
+        if name != "usd_per_hour":
+            keys[name] = coded(name, "instance" if name == "price_basis" else "")
+    usd_all = num("usd_per_hour")
+    usd_code, usd_values = np.unique(np.nan_to_num(usd_all, nan=-1.0), return_inverse=True)[::-1]
+    group_frame = pd.DataFrame({name: (usd_code if name == "usd_per_hour" else keys[name][0]) for name in key_names})
+    gid = group_frame.groupby(list(key_names), sort=True).ngroup().to_numpy()
     n_groups = int(gid.max()) + 1
     concurrency, rate = num("concurrency"), num("request_rate_rps")
     order = np.lexsort((np.nan_to_num(rate, nan=np.inf), np.nan_to_num(concurrency, nan=np.inf), gid))
@@ -428,13 +445,19 @@ def _frame_columns(df) -> tuple[tuple[Option, ...], dict]:
     first = np.empty(n_groups, dtype=np.int64)
     first[gid[order][starts]] = order[starts]
 
-    basis = keys["price_basis"].to_numpy(dtype=object)
-    per_acc_group = basis[first] == "per_accelerator"
+    def key_at(name: str, rows: np.ndarray) -> np.ndarray:
+        codes, labels = keys[name]
+        return labels[codes[rows]]
+
+    basis_codes, basis_labels = keys["price_basis"]
+    per_acc_label = np.flatnonzero(basis_labels == "per_accelerator")
+    per_acc_row = np.isin(basis_codes, per_acc_label)
+    per_acc_group = per_acc_row[first]
     apr_raw = num("accelerators_per_replica")[first]
     apr = np.where(np.isnan(apr_raw) | (apr_raw == 0), 1, apr_raw).astype(np.int64)
     count_raw = num("accelerator_count")[first]
     count = np.where(np.isnan(count_raw), 0, count_raw).astype(np.int64)
-    usd = np.nan_to_num(keys["usd_per_hour"].to_numpy(dtype=float)[first], nan=0.0)
+    usd = np.nan_to_num(usd_all[first], nan=0.0)
     per_acc_price = num("usd_per_accelerator_hour")[first]
     per_acc_price = np.where(np.isnan(per_acc_price) | (per_acc_price == 0), usd, per_acc_price)
     unit_price = np.where(per_acc_group, per_acc_price * apr, usd)
@@ -448,9 +471,7 @@ def _frame_columns(df) -> tuple[tuple[Option, ...], dict]:
     inst_out, inst_tot = num("instance_output_tok_s"), num("instance_total_tok_s")
     rpi_row = np.nan_to_num(num("replicas_per_instance"), nan=0.0)
     fallback = apr[gid] / np.maximum(count[gid], 1)
-    with np.errstate(divide="ignore"):
-        scale = np.where(rpi_row >= 1, 1.0 / np.where(rpi_row >= 1, rpi_row, 1.0), fallback)
-    per_acc_row = per_acc_group[gid]
+    scale = np.where(rpi_row >= 1, 1.0 / np.where(rpi_row >= 1, rpi_row, 1.0), fallback)
     inst_out = np.where(per_acc_row, inst_out * scale, inst_out)
     inst_tot = np.where(per_acc_row, inst_tot * scale, inst_tot)
     valid_row = valid_group[gid] & (inst_out > 0)
@@ -458,50 +479,53 @@ def _frame_columns(df) -> tuple[tuple[Option, ...], dict]:
     kept_groups = np.unique(gid[valid_row])
     new_index = np.full(n_groups, -1, dtype=np.int64)
     new_index[kept_groups] = np.arange(len(kept_groups))
+    points_per_group = np.bincount(gid[valid_row], minlength=n_groups)
+    heads = first[kept_groups]
     measured_min = (
-        pd.to_datetime(frame["bench_measured_at"]).groupby(gid).min() if "bench_measured_at" in frame else None
-    )
-    columns = {name: text(name) for name in (
+        pd.Series(pd.to_datetime(frame["bench_measured_at"]).to_numpy()).groupby(gid).min().to_numpy()
+        if "bench_measured_at" in frame else None
+    )  # fmt: skip
+    at = {name: key_at(name, heads) for name in keys}
+    text = {name: text_at(name, heads) for name in (
         "accelerator_id", "accelerator_name", "vendor", "backend", "model", "precision", "runtime",
         "runtime_version", "workload", "ttft_basis", "price_source_url", "bench_source_url", "bench_source_title",
     )}  # fmt: skip
-    in_tokens, out_tokens = num("input_tokens"), num("output_tokens")
-    observed = frame["price_observed_at"].to_numpy(dtype=object) if "price_observed_at" in frame else np.full(n, None)
+    in_tokens, out_tokens = num("input_tokens")[heads], num("output_tokens")[heads]
+    observed = frame["price_observed_at"].iloc[heads].to_numpy(dtype=object) if "price_observed_at" in frame else np.full(len(heads), None)
     options = []
-    for g in kept_groups:
-        i = first[g]
-        provider, region, zone, instance_type, pricing_model = (keys.iat[i, c] for c in range(5))
+    for j, g in enumerate(kept_groups):
+        provider, region, zone = at["provider"][j], at["region"][j], at["zone"][j]
+        instance_type, pricing_model, config_key = at["instance_type"][j], at["pricing_model"][j], at["config_key"][j]
         zone_part = f"/{zone}" if zone else ""
         options.append(
             Option(
-                option_id=f"{provider}:{region}{zone_part}:{instance_type}:{pricing_model}:{keys.iat[i, 7]}",
+                option_id=f"{provider}:{region}{zone_part}:{instance_type}:{pricing_model}:{config_key}",
                 provider=provider, region=region, zone=zone or None, instance_type=instance_type,
-                pricing_model=pricing_model, price_basis=basis[i],
-                accelerator_id=columns["accelerator_id"][i], accelerator_name=columns["accelerator_name"][i],
-                vendor=columns["vendor"][i], backend=columns["backend"][i],
+                pricing_model=pricing_model, price_basis=at["price_basis"][j],
+                accelerator_id=text["accelerator_id"][j], accelerator_name=text["accelerator_name"][j],
+                vendor=text["vendor"][j], backend=text["backend"][j],
                 usd_per_unit_hour=float(unit_price[g]),
                 accelerators_per_unit=int(apr[g] if per_acc_group[g] else count[g]),
                 accelerators_per_replica=int(apr[g]), replicas_per_unit=int(replicas[g]),
-                config_key=keys.iat[i, 7], model=columns["model"][i], precision=columns["precision"][i],
-                runtime=columns["runtime"][i], runtime_version=columns["runtime_version"][i],
-                workload=columns["workload"][i],
-                input_tokens=int(in_tokens[i]) if in_tokens[i] == in_tokens[i] and in_tokens[i] else None,
-                output_tokens=int(out_tokens[i]) if out_tokens[i] == out_tokens[i] and out_tokens[i] else None,
-                ttft_basis=columns["ttft_basis"][i] or "measured",
-                price_source_url=columns["price_source_url"][i], price_observed_at=_ts(observed[i]),
-                bench_source_url=columns["bench_source_url"][i], bench_source_title=columns["bench_source_title"][i],
-                bench_measured_at=_ts(measured_min.loc[g]) if measured_min is not None else None,
-                points=(), n_table_points=int(np.count_nonzero(valid_row & (gid == g))) or 1,
+                config_key=config_key, model=text["model"][j], precision=text["precision"][j],
+                runtime=text["runtime"][j], runtime_version=text["runtime_version"][j], workload=text["workload"][j],
+                input_tokens=int(in_tokens[j]) if in_tokens[j] == in_tokens[j] and in_tokens[j] else None,
+                output_tokens=int(out_tokens[j]) if out_tokens[j] == out_tokens[j] and out_tokens[j] else None,
+                ttft_basis=text["ttft_basis"][j] or "measured",
+                price_source_url=text["price_source_url"][j], price_observed_at=_ts(observed[j]),
+                bench_source_url=text["bench_source_url"][j], bench_source_title=text["bench_source_title"][j],
+                bench_measured_at=_ts(measured_min[g]) if measured_min is not None else None,
+                points=(), n_table_points=int(points_per_group[g]),
             )
         )  # fmt: skip
     rows = np.flatnonzero(valid_row)
-    scenario = text("scenario")
-    offline = np.isin(np.char.lower(scenario.astype(str)), list(OFFLINE_SCENARIOS))
+    scenario_codes, scenario_labels = coded("scenario")
+    offline_labels = np.flatnonzero(np.isin(np.char.lower(scenario_labels.astype(str)), list(OFFLINE_SCENARIOS)))
     point_columns = {
         "option": new_index[gid[rows]],
         "tok_s": inst_out[rows],
         "concurrency": np.where(np.isnan(concurrency), rate, concurrency)[rows],
-        "offline": offline[rows],
+        "offline": np.isin(scenario_codes[rows], offline_labels),
         "ttft": {q: num(f"ttft_ms_{q}")[rows] for q in PERCENTILES},
         "tpot": {q: num(f"tpot_ms_{q}")[rows] for q in ("p50", "p95", "p99")},
     }

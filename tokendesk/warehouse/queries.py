@@ -207,7 +207,7 @@ def count_options(warehouse: Warehouse, **filters: object) -> int:
 def cost_options(
     warehouse: Warehouse,
     *,
-    sort: str = "usd_per_1k_output_tokens",
+    sort: str | None = "usd_per_1k_output_tokens",
     descending: bool = False,
     limit: int | None = None,
     ftl_percentile: str | None = None,
@@ -236,9 +236,12 @@ def cost_options(
             params.append(float(max_ftl_ms))
     elif max_ftl_ms is not None:
         raise ValueError("max_ftl_ms needs ftl_percentile")
-    if sort not in sorts:
+    if sort is None:  # any order will do (e.g. to build the scenario engine): skip the sort
+        if limit is not None or best_per is not None or frontier_only:
+            raise ValueError("limit, best_per and frontier_only need a sort")
+    elif sort not in sorts:
         raise ValueError(f"unknown sort {sort!r}; known: {', '.join(sorted(sorts))}")
-    order = f"{sorts[sort]} {'DESC' if descending else 'ASC'} NULLS LAST, option_id"
+    order = f"{sorts[sort]} {'DESC' if descending else 'ASC'} NULLS LAST, option_id" if sort else ""
     core_sql = _COST_CORE.replace("\nFROM price_quotes p", f"{select_extra}\nFROM price_quotes p", 1)
     sql = core_sql + "".join(f" AND {condition}" for condition in where)
     if frontier_only:
@@ -258,7 +261,7 @@ def cost_options(
             sql += " LIMIT ?"
             params.append(int(limit))
     table = warehouse.cursor().sql(sql, params=params).to_arrow_table()
-    if limit is None and best_per is None and not frontier_only:
+    if sort is not None and limit is None and best_per is None and not frontier_only:
         order_index = pc.sort_indices(
             table,
             sort_keys=[

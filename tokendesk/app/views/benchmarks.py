@@ -3,12 +3,14 @@ latency across each configuration's concurrency sweep, output parity, and result
 
 from __future__ import annotations
 
+from functools import partial
+
+import numpy as np
 import pandas as pd
-import plotly.express as px
 import streamlit as st
 
 from tokendesk import formatting
-from tokendesk.app import data
+from tokendesk.app import charts, data
 from tokendesk.benchmarks.importers import (
     MAX_IMPORT_BYTES,
     ImportOverrides,
@@ -37,13 +39,17 @@ def _parity(exact: float | None, similarity: float | None) -> str:
     return " · ".join(parts)
 
 
-def _load(row: pd.Series) -> str:
-    if pd.notna(row["request_rate_rps"]):
-        cap = f", ≤ {row['concurrency']:g} concurrent" if pd.notna(row["concurrency"]) else ""
-        return f"{row['request_rate_rps']:g} req/s{cap}"
-    if pd.notna(row["concurrency"]):
-        return f"concurrency {row['concurrency']:g}"
-    return "unstated"
+def _load(results: pd.DataFrame) -> pd.Series:
+    """The load each point was measured at: a request rate (with its concurrency cap) or a concurrency."""
+    has_rate, has_concurrency = results["request_rate_rps"].notna(), results["concurrency"].notna()
+    rate, concurrency = (
+        results[c].map(lambda v: f"{v:g}", na_action="ignore").astype(object).fillna("") for c in ("request_rate_rps", "concurrency")
+    )
+    cap = np.where(has_concurrency, ", ≤ " + concurrency + " concurrent", "")
+    load = pd.Series("unstated", index=results.index, dtype=object)
+    load[has_concurrency] = "concurrency " + concurrency[has_concurrency]
+    load[has_rate] = (rate + " req/s" + cap)[has_rate]
+    return load
 
 
 def _labels(frame: pd.DataFrame) -> pd.Series:
@@ -157,7 +163,7 @@ if results.empty:
     st.stop()
 
 results["source"] = results["source_title"].where(results["source_title"].fillna("") != "", results["source_tool"])
-results["load"] = results.apply(_load, axis=1)
+results["load"] = _load(results)
 results["parity"] = [_parity(e, s) for e, s in zip(results["parity_exact_match"], results["parity_similarity"], strict=True)]
 
 with st.sidebar:
@@ -232,7 +238,8 @@ with tab_results:
             "Empty latency cells were not published by the source (MLPerf Offline has no latency bound; MLPerf "
             "Server publishes p99 only). Result date is the source's own date."
         )
-        st.download_button("Download these results (CSV)", safe_csv(table), file_name="tokendesk-results.csv", mime="text/csv")
+        # The CSV is written when the button is clicked, not on every rerun.
+        st.download_button("Download these results (CSV)", partial(safe_csv, table), file_name="tokendesk-results.csv", mime="text/csv")
 
 with tab_curves:
     st.subheader(f"Throughput against first-token latency ({percentile})")
@@ -251,15 +258,14 @@ with tab_curves:
         )
     else:
         plotted["configuration"] = _labels(plotted)
-        plotted["result_date"] = plotted["measured_at"].dt.strftime("%Y-%m-%d")
         plotted = plotted.sort_values(["configuration", "concurrency", "request_rate_rps", "output_tok_s"], na_position="first")
-        figure = px.line(
-            plotted, x=x_column, y="ftl_ms", color="configuration", line_group="config_key", markers=True,
-            hover_data={"load": True, "model": True, "workload": True, "scenario": True, "ftl_basis": True,
-                        "source": True, "result_date": True, "config_key": False, x_column: ":,.0f", "ftl_ms": ":,.0f"},
-            labels={x_column: f"Output tokens/s {x_basis}", "ftl_ms": f"First-token latency {percentile} (ms)",
-                    "configuration": "Accelerator · runtime · precision", "ftl_basis": "FTL basis",
-                    "result_date": "result date", "load": "load"},
+        figure = charts.lines_by(
+            plotted, x_column, "ftl_ms", "configuration",
+            hover={"load": "load", "model": "model", "workload": "workload", "scenario": "scenario",
+                   "FTL basis": "ftl_basis", "source": "source", "result date": "measured_at"},
+            x_axis=charts.axis(f"Output tokens/s {x_basis}", ticksuffix=" tok/s", rangemode="tozero", tickformat=",.0f"),
+            y_axis=charts.axis(f"First-token latency {percentile} (ms)", charts.MS_AXIS),
+            legend_title="Accelerator · runtime · precision",
         )  # fmt: skip
         # The labels are long, so the legend goes under the plot, one entry per line, in a bottom
         # margin sized for it: the axes keep their size however many configurations are shown.
@@ -270,8 +276,6 @@ with tab_curves:
             margin={"l": 10, "r": 10, "t": 30, "b": axis_px + legend_px},
             legend={"orientation": "v", "yanchor": "top", "y": -axis_px / plot_px, "xanchor": "left", "x": 0},
         )
-        figure.update_xaxes(ticksuffix=" tok/s", rangemode="tozero", tickformat=",.0f")
-        figure.update_yaxes(ticksuffix=" ms", rangemode="tozero")
         st.plotly_chart(figure, width="stretch", key="curve_chart")
         sweeps = plotted.groupby("config_key").size()
         st.caption(

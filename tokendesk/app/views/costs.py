@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import plotly.express as px
+from functools import partial
+
 import streamlit as st
 
 from tokendesk import formatting
-from tokendesk.app import data
-from tokendesk.app.style import VENDOR_COLOURS
+from tokendesk.app import charts, data
 from tokendesk.exports import safe_csv
 from tokendesk.metrics import PERCENTILES
 
@@ -82,37 +82,19 @@ plotted = with_ftl
 if plotted.empty:
     st.info(f"None of these options has a published TTFT at {percentile} or above, so there is nothing to plot.")
 else:
-    chart_frame = plotted.assign(
-        price_date=plotted["price_observed_at"].dt.strftime("%Y-%m-%d"),
-        result_date=plotted["bench_measured_at"].dt.strftime("%Y-%m-%d"),
-    )
-    figure = px.scatter(
-        chart_frame,
-        x="cost",
-        y="ftl_ms",
-        color="vendor",
-        color_discrete_map=VENDOR_COLOURS,
-        symbol="pricing_model",
-        log_x=True,
-        hover_name="accelerator_name",
-        hover_data={
-            "provider": True, "instance_type": True, "region": True, "pricing_model": True,
-            "model": True, "precision": True, "scenario": True, "ftl_basis": True,
-            "price_source": True, "price_date": True, "bench_source_title": True, "result_date": True,
-            "cost": ":.3g", "ftl_ms": ":.0f", "vendor": False,
+    tokens = token_basis.split()[0]
+    figure = charts.scatter_by(
+        plotted, "cost", "ftl_ms", "vendor", symbol="pricing_model", title="accelerator_name",
+        hover={
+            "provider": "provider", "instance": "instance_type", "region": "region", "pricing": "pricing_model",
+            "model": "model", "precision": "precision", "scenario": "scenario", "FTL basis": "ftl_basis",
+            "price source": "price_source", "price date": "price_observed_at",
+            "result source": "bench_source_title", "result date": "bench_measured_at",
         },  # fmt: skip
-        labels={
-            "cost": f"$ per 1K {token_basis.split()[0]} tokens (log scale)",
-            "ftl_ms": f"First-token latency {percentile} (ms)",
-            "price_source": "price source", "price_date": "price date",
-            "bench_source_title": "result source", "result_date": "result date",
-            "ftl_basis": "FTL basis", "pricing_model": "pricing",
-        },  # fmt: skip
-        height=520,
-    )
-    figure.update_layout(legend_title_text="Vendor · pricing", margin={"l": 10, "r": 10, "t": 30, "b": 10})
-    figure.update_xaxes(tickformat="$.2~g", dtick="D2")
-    figure.update_yaxes(ticksuffix=" ms", rangemode="tozero")
+        x_axis=charts.axis(f"$ per 1K {tokens} tokens (log scale)", charts.LOG_USD_AXIS),
+        y_axis=charts.axis(f"First-token latency {percentile} (ms)", charts.MS_AXIS),
+        x_hover="$.3g", y_hover=",.0f", legend_title="Vendor · pricing", height=520,
+    )  # fmt: skip
     st.plotly_chart(figure, width="stretch", key="cost_scatter")
     upper = (plotted["ftl_basis"] != percentile).sum()
     if upper:
@@ -168,4 +150,5 @@ st.caption(
     "Dates are the source's own date (for undated sources, the earliest plausible date, so staleness is never "
     "understated). Per-accelerator-hour quotes are billed for exactly the accelerators one replica needs."
 )
-st.download_button("Download these options (CSV)", safe_csv(table), file_name="tokendesk-costs.csv", mime="text/csv")
+# The CSV is written when the button is clicked, not on every rerun.
+st.download_button("Download these options (CSV)", partial(safe_csv, table), file_name="tokendesk-costs.csv", mime="text/csv")

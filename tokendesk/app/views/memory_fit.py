@@ -4,10 +4,9 @@ one replica needs."""
 from __future__ import annotations
 
 import pandas as pd
-import plotly.express as px
 import streamlit as st
 
-from tokendesk.app import data
+from tokendesk.app import charts, data
 from tokendesk.catalog import load_catalog
 from tokendesk.costmodel import memory_fit
 from tokendesk.costmodel.memory import kv_bytes_per_token
@@ -176,15 +175,14 @@ else:
             parts.append({"replica": label, "part": part, "gib": gib, "total": total})
     frame = pd.DataFrame(parts)
     order = list(frame.drop_duplicates("replica").sort_values("total")["replica"])
-    figure = px.bar(
-        frame, y="replica", x="gib", color="part", orientation="h", color_discrete_map=PART_COLOURS,
-        category_orders={"replica": order, "part": list(PART_COLOURS)},
-        hover_data={"gib": ":,.1f", "total": ":,.0f", "replica": False},
-        labels={"gib": "Memory per replica (GiB)", "replica": "Accelerators per replica", "part": "", "total": "replica memory (GiB)"},
-        height=max(320, 36 * len(order) + 140),
+    figure = charts.stacked_bars(
+        frame, "replica", "gib", "part", PART_COLOURS, value_hover=",.1f",
+        hover={"replica memory (GiB)": frame["total"].map("{:,.0f}".format)},
+        category_axis=charts.axis("Accelerators per replica"), category_order=order,
+        value_axis=charts.axis("Memory per replica (GiB)", ticksuffix=" GiB", rangemode="tozero"),
+        legend_title="", height=max(320, 36 * len(order) + 140),
     )  # fmt: skip
-    figure.update_layout(margin={"l": 10, "r": 10, "t": 30, "b": 10}, legend={"orientation": "h", "y": -0.15})
-    figure.update_xaxes(ticksuffix=" GiB", rangemode="tozero")
+    figure.update_layout(legend={"orientation": "h", "y": -0.15})
     st.plotly_chart(figure, width="stretch", key="fit_chart")
     st.caption(
         "Memory figures are the vendors' datasheet capacities (source per accelerator in the table above). GiB = 2³⁰ "

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import pandas as pd
-import plotly.express as px
 import streamlit as st
 
 from tokendesk import formatting
 from tokendesk import scenario_inputs as si
-from tokendesk.app import data
-from tokendesk.app.style import VENDOR_COLOURS
+from tokendesk.app import charts, data
 from tokendesk.metrics import PERCENTILES
 
 #: Points the Pareto chart draws at most (the cheapest first).
@@ -69,29 +67,22 @@ st.subheader("Pareto frontier: $/1K output tokens against FTL")
 frontier = data.cost_options(path, scope, ftl_percentile=percentile, max_ftl_ms=float("inf"), frontier_only=True)
 nearby = data.cost_options(path, scope, ftl_percentile=percentile, max_ftl_ms=float("inf"), limit=MAX_POINTS)
 plotted = pd.concat([nearby, frontier[~frontier["option_id"].isin(nearby["option_id"])]], ignore_index=True)
-plotted = plotted.assign(frontier=plotted["option_id"].isin(frontier["option_id"]))
 if plotted.empty:
     st.info("No option of this model class publishes a first-token latency.")
 else:
-    figure = px.scatter(
-        plotted.assign(price_date=plotted["price_observed_at"].dt.strftime("%Y-%m-%d"),
-                       result_date=plotted["bench_measured_at"].dt.strftime("%Y-%m-%d")),
-        x="usd_per_1k_output_tokens", y="ftl_ms", color="vendor", color_discrete_map=VENDOR_COLOURS, log_x=True,
-        hover_name="accelerator_name",
-        hover_data={"provider": True, "instance_type": True, "pricing_model": True, "region": True, "model": True,
-                    "ftl_basis": True, "price_source": True, "price_date": True, "bench_source_title": True,
-                    "result_date": True, "frontier": False, "vendor": False},
-        labels={"usd_per_1k_output_tokens": "$ per 1K output tokens (log scale)", "ftl_ms": f"FTL {percentile} (ms)",
-                "ftl_basis": "FTL basis"},
-        height=460,
+    figure = charts.scatter_by(
+        plotted, "usd_per_1k_output_tokens", "ftl_ms", "vendor", title="accelerator_name",
+        hover={"provider": "provider", "instance": "instance_type", "pricing model": "pricing_model", "region": "region",
+               "model": "model", "FTL basis": "ftl_basis", "price source": "price_source", "price date": "price_observed_at",
+               "result source": "bench_source_title", "result date": "bench_measured_at"},
+        x_axis=charts.axis("$ per 1K output tokens (log scale)", charts.LOG_USD_AXIS),
+        y_axis=charts.axis(f"FTL {percentile} (ms)", charts.MS_AXIS), x_hover="$.3g", y_hover=",.0f",
+        legend_title="Vendor", height=460,
     )  # fmt: skip
     frontier = frontier.sort_values("usd_per_1k_output_tokens")
-    figure.add_scatter(x=frontier["usd_per_1k_output_tokens"], y=frontier["ftl_ms"], mode="lines",
-                       line={"shape": "hv", "color": "#1B2421", "dash": "dot"}, name="Pareto frontier", hoverinfo="skip")  # fmt: skip
-    figure.add_hline(y=slo, line_dash="dash", line_color="#C0392B", annotation_text=f"SLO {slo:,.0f} ms")
-    figure.update_xaxes(tickformat="$.2~g", dtick="D2")
-    figure.update_yaxes(ticksuffix=" ms", rangemode="tozero")
-    figure.update_layout(margin={"l": 10, "r": 10, "t": 30, "b": 10})
+    charts.add_step_line(figure, frontier["usd_per_1k_output_tokens"], frontier["ftl_ms"], "Pareto frontier",
+                         colour="#1B2421", dash="dot")  # fmt: skip
+    charts.add_threshold(figure, slo, f"SLO {slo:,.0f} ms")
     st.plotly_chart(figure, width="stretch", key="pareto")
     st.caption(f"{len(frontier)} options are on the frontier: nothing else is both cheaper and faster. "
                "Points shown at a higher percentile than chosen are upper bounds (see the hover).")  # fmt: skip

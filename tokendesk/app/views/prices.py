@@ -4,14 +4,14 @@ time, $/accelerator-hour across providers, the integrity report and a live refre
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from functools import partial
 
+import numpy as np
 import pandas as pd
-import plotly.express as px
-import plotly.graph_objects as go
 import streamlit as st
 
 from tokendesk import formatting
-from tokendesk.app import data
+from tokendesk.app import charts, data
 from tokendesk.app.style import VENDOR_COLOURS
 from tokendesk.exports import safe_csv
 from tokendesk.pricing.base import ProgressEvent
@@ -24,6 +24,7 @@ PRICING_COLOURS = {
     "savings_plan_1y": "#9467bd", "savings_plan_3y": "#c5b0d5", "committed_use_1y": "#8c564b",
     "committed_use_3y": "#c49c94", "capacity_block": "#e377c2", "negotiated": "#7f7f7f",
 }  # fmt: skip
+HISTORY_COLOURS = {"current": "#2ca02c", "historical": "#7f7f7f", "quarantined": "#d62728", "partial snapshot": "#ff7f0e"}
 #: Integrity rules that flag a row for review instead of quarantining it.
 REVIEW_RULES = {RULE_MOVED, RULE_EXPIRED}
 REFRESH_STATE = "prices_last_refresh"
@@ -33,20 +34,27 @@ def _day(value: object) -> str:
     return "unknown date" if value is None or pd.isna(value) else f"{pd.Timestamp(value):%Y-%m-%d}"
 
 
-def _status(row: pd.Series) -> str:
-    labels = []
-    if isinstance(row["quarantine_reason"], str) and row["quarantine_reason"]:
-        labels.append("quarantined")
-    if bool(row["quote_expired"]):
-        labels.append("expired")
-    if isinstance(row["review_flag"], str) and row["review_flag"] and not bool(row["quote_expired"]):
-        labels.append("review")
-    return " · ".join(labels) or "current"
+def _present(column: pd.Series) -> pd.Series:
+    """Whether each cell holds a non-empty text (a reason or a flag)."""
+    return column.fillna("").astype(str) != ""
 
 
-def _flag_detail(row: pd.Series) -> str:
-    parts = [str(row[c]) for c in ("quarantine_reason", "review_flag") if isinstance(row[c], str) and row[c]]
-    return "; ".join(parts)
+def _status(prices: pd.DataFrame) -> pd.Series:
+    """current, or the labels that apply: quarantined · expired · review (not for an expired quote)."""
+    quarantined = _present(prices["quarantine_reason"])
+    expired = prices["quote_expired"].fillna(False).astype(bool)
+    review = _present(prices["review_flag"]) & ~expired
+    labels = pd.DataFrame({"quarantined": quarantined, "expired": expired, "review": review}, index=prices.index)
+    # Columns, not rows: one pass per label instead of a Python call per quote.
+    joined = pd.Series("", index=prices.index)
+    for name in labels.columns:
+        joined = joined.where(~labels[name], joined + np.where(joined == "", "", " · ") + name)
+    return joined.where(joined != "", "current")
+
+
+def _flag_detail(prices: pd.DataFrame) -> pd.Series:
+    reason, flag = prices["quarantine_reason"].fillna("").astype(str), prices["review_flag"].fillna("").astype(str)
+    return reason + np.where((reason != "") & (flag != ""), "; ", "") + flag
 
 
 st.title("Cloud prices")
@@ -182,8 +190,8 @@ filters = tuple((name, tuple(selection)) for name, selection in chosen.items() i
 prices = data.price_explorer(path, filters).copy()
 everything = data.price_explorer(path, ()) if filters else prices
 if not prices.empty:
-    prices["status"] = prices.apply(_status, axis=1)
-    prices["flag_detail"] = prices.apply(_flag_detail, axis=1)
+    prices["status"] = _status(prices)
+    prices["flag_detail"] = _flag_detail(prices)
 
 with header:
     live = prices[prices["quarantine_reason"].isna()] if not prices.empty else prices
@@ -243,7 +251,8 @@ with tab_list:
             "Price date is the source's own date (for undated sources, the earliest plausible date, so staleness is "
             "never understated). A CPU instance sold with less than one socket has no $/accelerator-hour."
         )
-        st.download_button("Download these prices (CSV)", safe_csv(table), file_name="tokendesk-prices.csv", mime="text/csv")
+        # The CSV is written when the button is clicked, not on every rerun.
+        st.download_button("Download these prices (CSV)", partial(safe_csv, table), file_name="tokendesk-prices.csv", mime="text/csv")
 
 current = everything[everything["quarantine_reason"].isna()] if not everything.empty else everything
 
@@ -266,22 +275,18 @@ with tab_region:
         model = col2.selectbox("Pricing model", models, index=models.index(default_model), key="g_pricing")
         sku = current[(current["instance_type"] == instance) & (current["pricing_model"] == model)].copy()
         sku["label"] = sku["provider"] + " · " + sku["region"] + sku["zone"].fillna("").map(lambda z: f" ({z})" if z else "")
-        sku["price_date"] = sku["observed_at"].dt.strftime("%Y-%m-%d")
         sku = sku.sort_values("usd_per_hour")
         basis = "accelerator-hour" if (sku["price_basis"] == "per_accelerator").all() else "instance-hour"
-        figure = px.bar(
-            sku, x="label", y="usd_per_hour", color="vendor", color_discrete_map=VENDOR_COLOURS,
-            text=sku["usd_per_hour"].map(lambda v: formatting.usd(v)),
-            hover_data={"source": True, "price_date": True, "confidence": True, "vendor": False, "label": False},
-            labels={"label": "Provider · region", "usd_per_hour": f"$ per {basis}", "price_date": "price date"},
+        figure = charts.bars(
+            sku, "label", "usd_per_hour", colour="vendor", colours=VENDOR_COLOURS, legend_title="vendor",
+            text=sku["usd_per_hour"].map(formatting.usd), value_hover="$,.2f",
+            hover={"source": "source", "price date": "observed_at", "confidence": "confidence"},
+            category_axis=charts.axis("Provider · region"), value_axis=charts.axis(f"$ per {basis}", charts.USD_AXIS),
             height=380,
         )  # fmt: skip
         # A handful of regions should not stretch into slabs as wide as the page.
-        figure.update_layout(
-            margin={"l": 10, "r": 10, "t": 30, "b": 10}, showlegend=False, bargap=max(0.2, 1 - 0.12 * len(sku))
-        )
+        figure.update_layout(showlegend=False, bargap=max(0.2, 1 - 0.12 * len(sku)))
         figure.update_traces(textposition="outside", cliponaxis=False)
-        figure.update_yaxes(tickprefix="$", rangemode="tozero")
         st.plotly_chart(figure, width="stretch", key="region_bars")
         st.caption(
             f"{instance} · {model}: {len(sku)} current region price(s). Sources: "
@@ -309,21 +314,17 @@ with tab_accel:
                 subset["provider"] + " · " + subset["instance_type"] + " · " + subset["region"] + " · "
                 + subset["pricing_model"] + subset["zone"].fillna("").map(lambda z: f" ({z})" if z else "")
             )  # fmt: skip
-            subset["price_date"] = subset["observed_at"].dt.strftime("%Y-%m-%d")
-            subset = subset.sort_values("usd_per_accelerator_hour", ascending=False)
-            figure = px.bar(
-                subset, y="label", x="usd_per_accelerator_hour", color="pricing_model", orientation="h",
-                color_discrete_map=PRICING_COLOURS,
-                text=subset["usd_per_accelerator_hour"].map(lambda v: formatting.usd(v)),
-                hover_data={"usd_per_hour": ":$.2f", "accelerator_count": True, "price_basis": True, "source": True,
-                            "price_date": True, "label": False},
-                labels={"label": "Provider · instance · region", "usd_per_accelerator_hour": "$ per accelerator-hour",
-                        "pricing_model": "Pricing", "usd_per_hour": "$/hour (quote)", "price_date": "price date",
-                        "accelerator_count": "accelerators", "price_basis": "priced per"},
+            subset = subset.sort_values("usd_per_accelerator_hour")  # the cheapest at the top
+            figure = charts.bars(
+                subset, "label", "usd_per_accelerator_hour", orientation="h", colour="pricing_model",
+                colours=PRICING_COLOURS, colour_order=list(PRICING_COLOURS), legend_title="Pricing", value_hover="$,.2f",
+                text=subset["usd_per_accelerator_hour"].map(formatting.usd),
+                hover={"$/hour (quote)": subset["usd_per_hour"].map(formatting.usd), "accelerators": "accelerator_count",
+                       "priced per": "price_basis", "source": "source", "price date": "observed_at"},
+                category_axis=charts.axis("Provider · instance · region"), category_order=list(subset["label"]),
+                value_axis=charts.axis("$ per accelerator-hour", charts.USD_AXIS),
                 height=max(320, 34 * len(subset) + 120),
             )  # fmt: skip
-            figure.update_layout(margin={"l": 10, "r": 10, "t": 30, "b": 10}, yaxis={"categoryorder": "array", "categoryarray": list(subset["label"])})
-            figure.update_xaxes(tickprefix="$", rangemode="tozero")
             st.plotly_chart(figure, width="stretch", key="accel_bars")
             cheapest = subset.loc[subset["usd_per_accelerator_hour"].idxmin()]
             st.caption(
@@ -375,16 +376,13 @@ with tab_history:
                     f"**{formatting.usd(r.usd_per_hour)}** ({r.status}, {r.price_date})" for r in history.itertuples()
                 )
             )
-            figure = px.scatter(
-                history, x="observed_at", y="usd_per_hour", color="status",
-                color_discrete_map={"current": "#2ca02c", "historical": "#7f7f7f", "quarantined": "#d62728",
-                                    "partial snapshot": "#ff7f0e"},
-                hover_data={"source": True, "snapshot_id": True, "confidence": True, "price_date": True, "observed_at": False},
-                labels={"observed_at": "Price date", "usd_per_hour": "$ per instance-hour", "status": "Snapshot",
-                        "price_date": "price date", "snapshot_id": "snapshot"},
-                height=380,
+            figure = charts.scatter_by(
+                history, "observed_at", "usd_per_hour", "status", colours=HISTORY_COLOURS, marker_size=11,
+                title="price_date", y_hover="$,.2f",
+                hover={"source": "source", "snapshot": "snapshot_id", "confidence": "confidence"},
+                x_axis=charts.axis("Price date", tickformat="%Y-%m-%d"),
+                y_axis=charts.axis("$ per instance-hour", charts.USD_AXIS), legend_title="Status", height=380,
             )  # fmt: skip
-            figure.update_traces(marker={"size": 11})
             # The step line joins the prices that were (or are) in force: quarantined rows never were.
             line = history[history["status"] != "quarantined"].sort_values(["observed_at", "snapshot_created_at"])
             if not line.empty:
@@ -392,13 +390,7 @@ with tab_history:
                 if line["status"].iloc[-1] == "current":
                     xs.append(pd.Timestamp(datetime.now(UTC).date()))
                     ys.append(ys[-1])
-                figure.add_trace(
-                    go.Scatter(x=xs, y=ys, mode="lines", line={"shape": "hv", "color": "#555", "width": 2},
-                               name="price in force", hoverinfo="skip")
-                )  # fmt: skip
-            figure.update_layout(margin={"l": 10, "r": 10, "t": 30, "b": 10}, legend_title_text="Status")
-            figure.update_yaxes(tickprefix="$", rangemode="tozero")
-            figure.update_xaxes(tickformat="%Y-%m-%d")
+                charts.add_step_line(figure, xs, ys, "price in force", colour="#555", width=2)
             st.plotly_chart(figure, width="stretch", key="history_chart")
             columns = ["price_date", "usd_per_hour", "status", "price_basis", "zone", "source", "confidence",
                        "snapshot_id", "snapshot_created_at", "quarantine_reason", "review_flag", "source_url"]  # fmt: skip

@@ -6,13 +6,12 @@ from __future__ import annotations
 from dataclasses import asdict, replace
 
 import pandas as pd
-import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
 from tokendesk import formatting
 from tokendesk import scenario_inputs as si
-from tokendesk.app import data
+from tokendesk.app import charts, data
 from tokendesk.costmodel import cost_range, tornado
 from tokendesk.metrics import PERCENTILES
 
@@ -183,25 +182,7 @@ for result in results:
         with timeline_tab:
             st.write(result.timeline.sentence)
             if result.timeline.gates:
-                origin = pd.Timestamp("2027-01-04")  # a Monday: week 0 of the plan
-                gantt = pd.DataFrame(
-                    [
-                        {
-                            "Gate": f"{g.gate} ({'all backends' if g.backend == '*' else g.backend})",
-                            "Start": origin + pd.Timedelta(weeks=g.start_week),
-                            "Finish": origin + pd.Timedelta(weeks=g.end_week),
-                            "Critical path": "critical" if g.critical else "has slack",
-                            "Basis": g.basis,
-                        }
-                        for g in result.timeline.gates
-                    ]
-                )
-                figure = px.timeline(gantt, x_start="Start", x_end="Finish", y="Gate", color="Critical path",
-                                     hover_data={"Basis": True},
-                                     color_discrete_map={"critical": "#C0392B", "has slack": "#7FB3A8"})  # fmt: skip
-                figure.update_yaxes(autorange="reversed", title=None)
-                figure.update_xaxes(title="Plan week (week 0 = first Monday of the plan)", tickformat="W%V")
-                figure.update_layout(height=120 + 34 * len(gantt), margin={"l": 10, "r": 10, "t": 10, "b": 10})
+                figure = charts.gantt_weeks(result.timeline.gates)
                 st.plotly_chart(figure, width="stretch", key=f"gantt_{result.name}")
             st.caption(f"{result.migration.sentence} {result.payback_sentence}")
         with sensitivity_tab:
