@@ -17,7 +17,7 @@ from rich.table import Table
 from tokendesk import formatting
 from tokendesk.exports import safe_csv
 from tokendesk.paths import REPO_ROOT, default_db_path
-from tokendesk.warehouse import Warehouse
+from tokendesk.warehouse import Warehouse, WarehouseError
 from tokendesk.warehouse.queries import COST_SORTS, cost_options
 
 app = typer.Typer(
@@ -217,7 +217,11 @@ def run_app(
 
 def main() -> None:
     _register_subcommands()
-    app()
+    try:
+        app()
+    except WarehouseError as exc:  # e.g. the file is held by a running dashboard: advice, not a traceback
+        err.print(f"[red]error:[/red] {exc}")
+        raise SystemExit(1) from None
 
 
 

@@ -137,3 +137,31 @@ def test_observed_at_is_stored_in_utc(empty_warehouse):
     empty_warehouse.ingest_prices("aws", [quote(observed_at=local)])
     stored = empty_warehouse.query("SELECT observed_at FROM price_quotes").observed_at[0]
     assert stored.to_pydatetime() == datetime(2026, 8, 6, 10, 0)
+
+
+def test_a_file_held_by_another_process_gives_advice_not_a_lock_trace(tmp_path):
+    import subprocess
+    import sys
+    import time
+
+    from tokendesk.warehouse import WarehouseError
+
+    path = tmp_path / "held.duckdb"
+    Warehouse.open(path).close()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", f"import duckdb, time; c = duckdb.connect({str(path)!r}); print('held', flush=True); time.sleep(30)"],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(WarehouseError, match="in use by another process.*Prices and Benchmarks pages"):
+            Warehouse.open(path)
+        done = subprocess.run([sys.executable, "-m", "tokendesk.cli", "db", "info", "--db", str(path)],
+                              capture_output=True, text=True, timeout=60)  # fmt: skip
+        assert done.returncode == 1 and "in use by another process" in done.stderr and "Traceback" not in done.stderr
+    finally:
+        holder.kill()
+        holder.wait()
+    time.sleep(0.1)
+    with Warehouse.open(path, read_only=True) as wh:  # released: usable again
+        assert wh.table_counts()["snapshots"] > 0

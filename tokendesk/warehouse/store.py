@@ -99,12 +99,12 @@ class Warehouse:
                 cls.open(target, read_only=False).close()
             else:
                 writer_needed = False
-                with duckdb.connect(target, read_only=True) as probe:
+                with _connect(target, read_only=True) as probe:
                     writer_needed = _pending_migrations(probe) != []
                 if writer_needed:
                     cls.open(target, read_only=False).close()
-            return cls(duckdb.connect(target, read_only=True), target, read_only=True)
-        con = duckdb.connect(target)
+            return cls(_connect(target, read_only=True), target, read_only=True)
+        con = _connect(target, read_only=False)
         warehouse = cls(con, target, read_only=False)
         fresh = warehouse.migrate()
         if fresh and build:
@@ -345,6 +345,21 @@ class Warehouse:
         from tokendesk.warehouse.queries import cost_options
 
         return cost_options(self, **filters)
+
+
+def _connect(target: str, *, read_only: bool) -> duckdb.DuckDBPyConnection:
+    """Open the file, turning DuckDB's lock conflict into advice: one process may write a DuckDB
+    file, and none may while another holds it open (the dashboard holds it read-only)."""
+    try:
+        return duckdb.connect(target, read_only=read_only)
+    except duckdb.IOException as exc:
+        if "lock" not in str(exc).lower():
+            raise
+        raise WarehouseError(
+            f"the warehouse {target} is in use by another process ({str(exc).splitlines()[0]}). "
+            "While the dashboard is running, refresh prices and upload results from its Prices and "
+            "Benchmarks pages, or stop it (or point --db at another file) to use the command line."
+        ) from None
 
 
 def _pending_migrations(con: duckdb.DuckDBPyConnection) -> list:
