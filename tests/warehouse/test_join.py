@@ -110,3 +110,19 @@ def test_count_matches_rows(seeded):
 
     assert count_options(seeded) == len(cost_options(seeded))
     assert count_options(seeded, vendor="AMD") == len(cost_options(seeded, vendor="AMD"))
+
+
+def test_an_expired_negotiated_quote_is_not_an_option(empty_warehouse):
+    from datetime import date
+
+    from tokendesk.warehouse.queries import count_options
+
+    live = quote(provider="acme", pricing_model="negotiated", quote_id="Q-1", usd_per_hour=40.0, expires_on=date(2099, 1, 1))
+    lapsed = quote(provider="acme", instance_type="x8-old", pricing_model="negotiated", quote_id="Q-0",
+                   usd_per_hour=30.0, expires_on=date(2020, 1, 1))  # fmt: skip
+    empty_warehouse.ingest_prices("sheet:acme:negotiated", [live, lapsed], origin="sheet")
+    empty_warehouse.ingest_results("mlperf", [result()])
+    assert list(cost_options(empty_warehouse)["quote_id"]) == ["Q-1"]
+    assert count_options(empty_warehouse) == 1
+    both = cost_options(empty_warehouse, include_expired=True)
+    assert dict(zip(both["quote_id"], both["quote_expired"], strict=True)) == {"Q-1": False, "Q-0": True}

@@ -181,8 +181,8 @@ def ftl_sql(percentile: str) -> tuple[str, str]:
     return value, f"CASE {cases} ELSE 'unknown' END"
 
 
-def _where(filters: dict[str, object]) -> tuple[list[str], list[object]]:
-    where: list[str] = []
+def _where(filters: dict[str, object], include_expired: bool = False) -> tuple[list[str], list[object]]:
+    where: list[str] = [] if include_expired else ["(p.expires_on IS NULL OR p.expires_on >= current_date)"]
     params: list[object] = []
     for name, value in filters.items():
         if name not in COST_FILTERS:
@@ -214,6 +214,7 @@ def cost_options(
     max_ftl_ms: float | None = None,
     best_per: str | None = None,
     frontier_only: bool = False,
+    include_expired: bool = False,
     **filters: object,
 ) -> pd.DataFrame:
     """The cost join, filtered and sorted. Unknown filter or sort names raise ValueError.
@@ -221,10 +222,12 @@ def cost_options(
     ``ftl_percentile`` adds ``ftl_ms``/``ftl_basis`` (see ``ftl_sql``) and allows sorting on
     ``ftl_ms``; ``max_ftl_ms`` keeps options whose FTL meets that SLO; ``best_per`` keeps the
     first option by ``sort`` in each vendor / accelerator / provider; ``frontier_only`` keeps the
-    Pareto frontier of ``sort`` against FTL (no cheaper option is as fast). All of it runs in
+    Pareto frontier of ``sort`` against FTL (no cheaper option is as fast). A negotiated quote
+    past its expiry date cannot be bought at that price, so it is left out unless
+    ``include_expired`` (the Prices page still lists it, labelled expired). All of it runs in
     DuckDB, so a page that needs ten rows out of millions reads ten rows.
     """
-    where, params = _where(filters)
+    where, params = _where(filters, include_expired)
     sorts = dict(COST_SORTS)
     select_extra = ""
     if ftl_percentile is not None:
