@@ -113,15 +113,6 @@ class Option:
         return f"{self.provider} {self.instance_type} ({self.region})"
 
 
-def _num(value) -> float | None:
-    if value is None:
-        return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(number) else number
-
 
 def _ts(value) -> datetime | None:
     if value is None or (isinstance(value, float) and math.isnan(value)):
@@ -151,107 +142,49 @@ def options_from_frame(df) -> list[Option]:
     with the replica's tok/s recovered as ``instance_output_tok_s / replicas_per_instance`` (or,
     when the frame pro-rated a fraction of a replica, scaled back by the accelerator ratio).
     Rows without a positive price or throughput are skipped, never zero-filled.
-    """
-    if df is None or len(df) == 0:
-        return []
-    keys = ["provider", "region", "zone", "instance_type", "pricing_model", "price_basis", "usd_per_hour", "config_key"]
-    import pandas as pd
 
-    frame = df.copy()
-    for col in frame.columns:  # the warehouse hands back categoricals; group and fill on plain objects
-        if isinstance(frame[col].dtype, pd.CategoricalDtype):
-            frame[col] = frame[col].astype(object)
-    for col in ("zone", "price_basis"):
-        if col not in frame.columns:
-            frame[col] = None
-    frame["zone"] = frame["zone"].fillna("")
-    frame["price_basis"] = frame["price_basis"].fillna("instance")
-    options: list[Option] = []
-    sort_cols = [c for c in ("concurrency", "request_rate_rps") if c in frame.columns]
-    for key, rows in frame.groupby(keys, sort=True, dropna=False):
-        provider, region, zone, instance_type, pricing_model, basis, usd_per_hour, config_key = key
-        if sort_cols:
-            rows = rows.sort_values(sort_cols, na_position="last")
-        first = rows.iloc[0]
-        apr = int(_num(first.get("accelerators_per_replica")) or 1)
-        count = int(_num(first.get("accelerator_count")) or 0)
-        if basis == "per_accelerator":
-            per_acc = _num(first.get("usd_per_accelerator_hour")) or _num(usd_per_hour)
-            unit_price = (per_acc or 0.0) * apr
-            accelerators_per_unit, replicas_per_unit = apr, 1
-        else:
-            unit_price = _num(usd_per_hour) or 0.0
-            accelerators_per_unit = count
-            replicas_per_unit = int(_num(first.get("replicas_per_instance")) or (count // apr if apr else 0))
-        if unit_price <= 0 or (basis != "per_accelerator" and replicas_per_unit < 1):
-            continue
-        points: list[OperatingPoint] = []
-        for _, row in rows.iterrows():
-            inst_out = _num(row.get("instance_output_tok_s"))
-            inst_tot = _num(row.get("instance_total_tok_s"))
-            if basis == "per_accelerator":
-                rpi = _num(row.get("replicas_per_instance")) or 0.0
-                scale = (1.0 / rpi) if rpi >= 1 else (apr / max(count, 1))
-                inst_out = inst_out * scale if inst_out else None
-                inst_tot = inst_tot * scale if inst_tot else None
-            if not inst_out or inst_out <= 0:
-                continue
-            scenario = _text(row.get("scenario")).lower()
-            points.append(
-                OperatingPoint(
-                    unit_output_tok_s=inst_out,
-                    unit_total_tok_s=inst_tot,
-                    concurrency=_num(row.get("concurrency")),
-                    request_rate_rps=_num(row.get("request_rate_rps")),
-                    ttft_ms_p50=_num(row.get("ttft_ms_p50")),
-                    ttft_ms_p90=_num(row.get("ttft_ms_p90")),
-                    ttft_ms_p95=_num(row.get("ttft_ms_p95")),
-                    ttft_ms_p99=_num(row.get("ttft_ms_p99")),
-                    tpot_ms_p50=_num(row.get("tpot_ms_p50")),
-                    tpot_ms_p95=_num(row.get("tpot_ms_p95")),
-                    tpot_ms_p99=_num(row.get("tpot_ms_p99")),
-                    offline=scenario in OFFLINE_SCENARIOS,
-                    result_id=_text(row.get("result_id")),
-                )
-            )
-        if not points:
-            continue
-        zone_part = f"/{zone}" if zone else ""
-        options.append(
-            Option(
-                option_id=f"{provider}:{region}{zone_part}:{instance_type}:{pricing_model}:{config_key}",
-                provider=str(provider),
-                region=str(region),
-                zone=str(zone) or None,
-                instance_type=str(instance_type),
-                pricing_model=str(pricing_model),
-                price_basis=str(basis),
-                accelerator_id=_text(first.get("accelerator_id")),
-                accelerator_name=_text(first.get("accelerator_name")),
-                vendor=_text(first.get("vendor")),
-                backend=_text(first.get("backend")),
-                usd_per_unit_hour=unit_price,
-                accelerators_per_unit=accelerators_per_unit,
-                accelerators_per_replica=apr,
-                replicas_per_unit=replicas_per_unit,
-                config_key=str(config_key),
-                model=_text(first.get("model")),
-                precision=_text(first.get("precision")),
-                runtime=_text(first.get("runtime")),
-                runtime_version=_text(first.get("runtime_version")),
-                workload=_text(first.get("workload")),
-                input_tokens=int(v) if (v := _num(first.get("input_tokens"))) else None,
-                output_tokens=int(v) if (v := _num(first.get("output_tokens"))) else None,
-                ttft_basis=_text(first.get("ttft_basis")) or "measured",
-                price_source_url=_text(first.get("price_source_url")),
-                price_observed_at=_ts(first.get("price_observed_at")),
-                bench_source_url=_text(first.get("bench_source_url")),
-                bench_source_title=_text(first.get("bench_source_title")),
-                bench_measured_at=_ts(rows["bench_measured_at"].min()) if "bench_measured_at" in rows else None,
-                points=tuple(points),
+    The rules live once, in ``_frame_columns``; this wraps its point columns into
+    ``OperatingPoint`` objects, for callers that want one Option at a time.
+    """
+    from dataclasses import replace
+
+    options, columns = _frame_columns(df)
+    if not options:
+        return []
+    frame = df.reset_index(drop=True)
+    rows = columns["row"]
+    result_ids = (
+        frame["result_id"].iloc[rows].astype(object).to_numpy() if "result_id" in frame else np.full(len(rows), None)
+    )
+    request_rate = columns["request_rate"]
+    # Within an option, points in load order (concurrency, then request rate, unknown last).
+    order = np.lexsort((np.nan_to_num(request_rate, nan=np.inf), np.nan_to_num(columns["raw_concurrency"], nan=np.inf),
+                        columns["option"]))  # fmt: skip
+
+    def value(array: np.ndarray, i: int) -> float | None:
+        v = float(array[i])
+        return None if math.isnan(v) else v
+
+    points: list[list[OperatingPoint]] = [[] for _ in options]
+    for i in order.tolist():
+        points[columns["option"][i]].append(
+            OperatingPoint(
+                unit_output_tok_s=float(columns["tok_s"][i]),
+                unit_total_tok_s=value(columns["total_tok_s"], i),
+                concurrency=value(columns["raw_concurrency"], i),
+                request_rate_rps=value(request_rate, i),
+                ttft_ms_p50=value(columns["ttft"]["p50"], i),
+                ttft_ms_p90=value(columns["ttft"]["p90"], i),
+                ttft_ms_p95=value(columns["ttft"]["p95"], i),
+                ttft_ms_p99=value(columns["ttft"]["p99"], i),
+                tpot_ms_p50=value(columns["tpot"]["p50"], i),
+                tpot_ms_p95=value(columns["tpot"]["p95"], i),
+                tpot_ms_p99=value(columns["tpot"]["p99"], i),
+                offline=bool(columns["offline"][i]),
+                result_id=_text(result_ids[i]),
             )
         )
-    return options
+    return [replace(o, points=tuple(p), n_table_points=0) for o, p in zip(options, points, strict=True)]
 
 
 class _Codes:
@@ -426,7 +359,8 @@ def _frame_columns(df) -> tuple[tuple[Option, ...], dict]:
 
     empty = {"option": np.zeros(0, np.int64), "tok_s": np.zeros(0), "concurrency": np.zeros(0),
              "offline": np.zeros(0, bool), "ttft": {q: np.zeros(0) for q in PERCENTILES},
-             "tpot": {q: np.zeros(0) for q in ("p50", "p95", "p99")}}  # fmt: skip
+             "tpot": {q: np.zeros(0) for q in ("p50", "p95", "p99")}, "row": np.zeros(0, np.int64),
+             "total_tok_s": np.zeros(0), "raw_concurrency": np.zeros(0), "request_rate": np.zeros(0)}  # fmt: skip
     if n == 0:
         return (), empty
     key_names = ("provider", "region", "zone", "instance_type", "pricing_model", "price_basis", "usd_per_hour", "config_key")
@@ -528,5 +462,10 @@ def _frame_columns(df) -> tuple[tuple[Option, ...], dict]:
         "offline": np.isin(scenario_codes[rows], offline_labels),
         "ttft": {q: num(f"ttft_ms_{q}")[rows] for q in PERCENTILES},
         "tpot": {q: num(f"tpot_ms_{q}")[rows] for q in ("p50", "p95", "p99")},
+        # For options_from_frame's point objects; the table ignores these.
+        "row": rows,
+        "total_tok_s": inst_tot[rows],
+        "raw_concurrency": concurrency[rows],
+        "request_rate": rate[rows],
     }
     return tuple(options), point_columns
