@@ -27,8 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tokendesk.pricing.aws import ALL_FAMILIES  # noqa: E402
-from tokendesk.pricing.aws_bulk import (  # noqa: E402
+from pricing.aws import ALL_FAMILIES  # noqa: E402
+from pricing.aws_bulk import (  # noqa: E402
     BULK_HEADER,
     DISCLAIMER_LINES,
     parse_bulk_csv,

@@ -6,7 +6,7 @@ Builds a synthetic warehouse (100,000 current price quotes across 40 providers x
 20,000 benchmark results over the catalog's accelerators and 50 models) through the real ingest,
 then times, in the same run and on the same file:
 
-* ours:         ``tokendesk.warehouse.queries.cost_options`` (current snapshots only, 60 columns with
+* ours:         ``warehouse.queries.cost_options`` (current snapshots only, 60 columns with
                 the provenance of both sides, per-accelerator billing, sorted cheapest first);
 * same output:  one hand-written SQL statement returning the same rows and columns in the same
                 order, straight from the base tables — the like-for-like reference;
@@ -76,7 +76,7 @@ ORDER BY usd_per_1k_output_tokens NULLS LAST, option_id
 def build(path: Path, quotes: int, results: int) -> None:
     from tokendesk.catalog import load_catalog
     from tokendesk.records import BenchmarkResult, PriceQuote
-    from tokendesk.warehouse import Warehouse
+    from warehouse import Warehouse
 
     rng = random.Random(7)
     accelerators = [a for a in load_catalog().values() if a.backend != "cpu"]
@@ -114,8 +114,8 @@ def build(path: Path, quotes: int, results: int) -> None:
 
 
 def measure(path: str, side: str, repeat: int) -> dict:
-    from tokendesk.warehouse import Warehouse
-    from tokendesk.warehouse.queries import cost_options
+    from warehouse import Warehouse
+    from warehouse.queries import cost_options
 
     wh = Warehouse.open(Path(path), read_only=True)
     times, rows = [], 0

@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-VIEWS = Path(__file__).resolve().parents[1] / "tokendesk" / "app" / "views"
+VIEWS = Path(__file__).resolve().parents[1] / "app" / "views"
 
 #: page file -> (widget kind, key, value) for the timed interaction.
 INTERACTIONS = {
@@ -41,8 +41,8 @@ def build_large(path: Path, scale: int) -> None:
     from datetime import timedelta
 
     from tokendesk.paths import data_dir
-    from tokendesk.warehouse import Warehouse
-    from tokendesk.warehouse.seed import SEED_RESULTS, read_price_file, read_result_file
+    from warehouse import Warehouse
+    from warehouse.seed import SEED_RESULTS, read_price_file, read_result_file
 
     quotes = [q for name, q in read_price_file(data_dir() / "seed_prices.csv") if name == "current"]
     results = read_result_file(data_dir() / SEED_RESULTS)
@@ -106,8 +106,8 @@ def time_page(db: Path, page: str, repeat: int) -> tuple[float, float | None]:
 
 
 def join_floor(db: Path) -> tuple[int, float]:
-    from tokendesk.warehouse import Warehouse
-    from tokendesk.warehouse.queries import _COST_CORE
+    from warehouse import Warehouse
+    from warehouse.queries import _COST_CORE
 
     with Warehouse.open(db, read_only=True) as wh:
         start = time.perf_counter()
@@ -123,7 +123,7 @@ def main() -> None:
     pages = [p for p in INTERACTIONS if (VIEWS / p).exists()]
     with tempfile.TemporaryDirectory() as folder:
         seed, large = Path(folder) / "seed.duckdb", Path(folder) / "large.duckdb"
-        from tokendesk.warehouse import Warehouse
+        from warehouse import Warehouse
 
         Warehouse.open(seed).close()
         start = time.perf_counter()

@@ -32,13 +32,13 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tokendesk.benchmarks.prompts import load_prompts  # noqa: E402
-from tokendesk.benchmarks.runner import HarnessConfig, OperatingPoint, run_point  # noqa: E402
-from tokendesk.benchmarks.stats import summary  # noqa: E402
+from benchmarks.prompts import load_prompts  # noqa: E402
+from benchmarks.runner import HarnessConfig, OperatingPoint, run_point  # noqa: E402
+from benchmarks.stats import summary  # noqa: E402
 
 
 def start_server(*args: str) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen([sys.executable, "-m", "tokendesk.benchmarks.fake_server", "--port", "0", *args],
+    proc = subprocess.Popen([sys.executable, "-m", "benchmarks.fake_server", "--port", "0", *args],
                             stdout=subprocess.PIPE, text=True, cwd=ROOT)
     port = int(proc.stdout.readline().split()[1])
     return proc, f"http://127.0.0.1:{port}"

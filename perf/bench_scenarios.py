@@ -19,7 +19,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tokendesk.costmodel import (
+from costmodel import (
     Allocation,
     Demand,
     Engine,

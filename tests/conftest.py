@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tokendesk.warehouse import Warehouse
+from warehouse import Warehouse
 
 
 @pytest.fixture

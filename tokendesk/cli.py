@@ -17,8 +17,8 @@ from rich.table import Table
 from tokendesk import formatting
 from tokendesk.exports import safe_csv
 from tokendesk.paths import REPO_ROOT, default_db_path
-from tokendesk.warehouse import Warehouse, WarehouseError
-from tokendesk.warehouse.queries import COST_SORTS, cost_options
+from warehouse import Warehouse, WarehouseError
+from warehouse.queries import COST_SORTS, cost_options
 
 app = typer.Typer(
     help="What a thousand tokens cost, and how fast the first one arrives, on every accelerator.",
@@ -47,16 +47,16 @@ def _register_subcommands() -> None:
     import importlib.util
 
     # Mounted only once their packages are present (they land separately).
-    if importlib.util.find_spec("tokendesk.pricing.cli"):
-        from tokendesk.pricing.cli import prices_app
+    if importlib.util.find_spec("pricing.cli"):
+        from pricing.cli import prices_app
 
         app.add_typer(prices_app, name="prices")
-    if importlib.util.find_spec("tokendesk.benchmarks.cli"):
-        from tokendesk.benchmarks.cli import bench_app
+    if importlib.util.find_spec("benchmarks.cli"):
+        from benchmarks.cli import bench_app
 
         app.add_typer(bench_app, name="bench")
-    if importlib.util.find_spec("tokendesk.briefs.cli"):
-        from tokendesk.briefs.cli import register
+    if importlib.util.find_spec("briefs.cli"):
+        from briefs.cli import register
 
         register(app)
 
@@ -178,7 +178,7 @@ def db_ingest(
 ) -> None:
     """Ingest seed-format price or result CSVs. Each file is validated whole first: a bad row
     is reported with file, row and field, and nothing is written."""
-    from tokendesk.warehouse.seed import SeedFileError, ingest_price_file, ingest_result_file
+    from warehouse.seed import SeedFileError, ingest_price_file, ingest_result_file
 
     with Warehouse.open(db) as warehouse:
         for path in files:
@@ -205,7 +205,7 @@ def run_app(
     """Start the dashboard (builds the warehouse from data/ on first start)."""
     target = db or default_db_path()
     Warehouse.open(target).close()  # build or migrate before the read-only app opens it
-    entry = REPO_ROOT / "tokendesk" / "app" / "main.py"
+    entry = REPO_ROOT / "app" / "main.py"
     command = [
         sys.executable, "-m", "streamlit", "run", str(entry),
         "--server.port", str(port), "--server.headless", str(headless).lower(),

@@ -11,7 +11,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 
-from tokendesk.costmodel import (
+from costmodel import (
     Allocation,
     Demand,
     FleetPolicy,
@@ -199,7 +199,7 @@ def _with_migration(scenario: Scenario, migration: MigrationInputs) -> Scenario:
 
 def models_in_family(family: str, models: list[str]) -> list[str]:
     """The model ids (as stored) that belong to a family, e.g. "70b" -> llama-2-70b-chat, …"""
-    from tokendesk.costmodel.demand import model_key
+    from costmodel.demand import model_key
 
     prefixes = [model_key(name) for name in MODEL_FAMILIES[family]]
     return [m for m in models if any(model_key(m).startswith(prefix) for prefix in prefixes)]

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from tokendesk.paths import REPO_ROOT
-from tokendesk.warehouse import Warehouse
+from warehouse import Warehouse
 
-VIEWS = REPO_ROOT / "tokendesk" / "app" / "views"
+VIEWS = REPO_ROOT / "app" / "views"
 
 
 @pytest.fixture(scope="session")

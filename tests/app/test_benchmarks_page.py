@@ -6,7 +6,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.app.conftest import VIEWS, chart
 from tokendesk.records import BenchmarkResult
-from tokendesk.warehouse import Warehouse
+from warehouse import Warehouse
 
 RESULTS, CURVES, PARITY, IMPORT = range(4)
 SWEEP_LABEL = "AMD Instinct MI300X 192GB · vllm · bf16"

@@ -2,9 +2,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tokendesk.app import charts
-from tokendesk.app.style import VENDOR_COLOURS
-from tokendesk.costmodel.timeline import ScheduledGate
+from app import charts
+from app.style import VENDOR_COLOURS
+from costmodel.timeline import ScheduledGate
 
 
 @pytest.fixture

@@ -1,9 +1,9 @@
 from streamlit.testing.v1 import AppTest
 
+from costmodel import Engine
 from tests.app.conftest import VIEWS
-from tokendesk.costmodel import Engine
 from tokendesk.scenario_inputs import ScenarioInputs, build_demand, build_policy, build_scenarios
-from tokendesk.warehouse import Warehouse
+from warehouse import Warehouse
 
 
 def page(name: str, **params) -> AppTest:
@@ -76,7 +76,7 @@ def test_the_brief_of_the_scenarios_on_screen(app_env):
     at.selectbox(key="brief_format").set_value("md")
     at.button(key="brief_prepare").click().run()
     assert not at.exception
-    from tokendesk.app import data
+    from app import data
     from tokendesk.scenario_inputs import ScenarioInputs
 
     markdown = data.brief_bytes(str(app_env), ScenarioInputs(amd=0.4), "md").decode()

@@ -3,11 +3,11 @@ from datetime import UTC, date, datetime
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from pricing.base import MissingCredentialsError, PermissionDeniedError, ProviderResult
+from pricing.registry import PROVIDERS, ProviderSpec
 from tests.app.conftest import VIEWS, chart
-from tokendesk.pricing.base import MissingCredentialsError, PermissionDeniedError, ProviderResult
-from tokendesk.pricing.registry import PROVIDERS, ProviderSpec
 from tokendesk.records import PriceQuote, SnapshotKind
-from tokendesk.warehouse import Warehouse
+from warehouse import Warehouse
 
 EXPLORER, BY_REGION, PER_ACCELERATOR, HISTORY, INTEGRITY, REFRESH = range(6)
 

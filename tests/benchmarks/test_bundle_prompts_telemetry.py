@@ -10,17 +10,17 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tokendesk.benchmarks.bundle import verify_bundle
-from tokendesk.benchmarks.cli import bench_app
-from tokendesk.benchmarks.errors import BundleError
-from tokendesk.benchmarks.parity import compare_outputs, token_similarity
-from tokendesk.benchmarks.prompts import (
+from benchmarks.bundle import verify_bundle
+from benchmarks.cli import bench_app
+from benchmarks.errors import BundleError
+from benchmarks.parity import compare_outputs, token_similarity
+from benchmarks.prompts import (
     approx_tokens,
     load_prompts,
     read_prompt_rows,
     synthetic_document,
 )
-from tokendesk.benchmarks.telemetry import (
+from benchmarks.telemetry import (
     TelemetrySampler,
     cpu_utilization_pct,
     parse_amd_smi,

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tokendesk.benchmarks.cli import bench_app
-from tokendesk.benchmarks.errors import ResultFileError
-from tokendesk.benchmarks.importers import (
+from benchmarks.cli import bench_app
+from benchmarks.errors import ResultFileError
+from benchmarks.importers import (
     MAX_IMPORT_BYTES,
     REGISTRY,
     ImportOverrides,
@@ -19,9 +19,9 @@ from tokendesk.benchmarks.importers import (
     import_files,
     import_sources,
 )
-from tokendesk.benchmarks.importers.hardware import accelerator_for
-from tokendesk.benchmarks.importers.llamabench import precision_of
-from tokendesk.warehouse import Warehouse
+from benchmarks.importers.hardware import accelerator_for
+from benchmarks.importers.llamabench import precision_of
+from warehouse import Warehouse
 
 FIX = Path(__file__).parent / "fixtures"
 MLPERF_RUN = ("mlperf_v4.1/closed/NVIDIA/results/H200-SXM-141GBx8_TRT/llama2-70b-99/Server/performance/run_1/"

@@ -4,7 +4,7 @@ import warnings
 
 import pytest
 
-from tokendesk.warehouse import Warehouse
+from warehouse import Warehouse
 
 
 @pytest.fixture(scope="session")
@@ -24,9 +24,9 @@ def seed_options(seed_db):
 
 @pytest.fixture(scope="session")
 def comparison(seed_options, seed_db):
-    from tokendesk.briefs import build_comparison
-    from tokendesk.costmodel import builtin_scenarios
-    from tokendesk.costmodel.example import example_demand
+    from briefs import build_comparison
+    from costmodel import builtin_scenarios
+    from costmodel.example import example_demand
 
     options, snapshots = seed_options
     return build_comparison(options, builtin_scenarios(), example_demand(), snapshots=snapshots, warehouse=str(seed_db))

@@ -9,7 +9,7 @@ import pytest
 from openpyxl import load_workbook
 from pypdf import PdfReader
 
-from tokendesk.briefs import (
+from briefs import (
     BUY,
     DEFER,
     KEEP,
@@ -20,7 +20,7 @@ from tokendesk.briefs import (
     recommendations,
     render_brief,
 )
-from tokendesk.briefs.brief import bench_sources, price_sources
+from briefs.brief import bench_sources, price_sources
 
 HOSTILE = '=HYPERLINK("http://x","y")'
 
@@ -158,7 +158,7 @@ def test_render_brief_accepts_bare_results_and_rejects_unknown_formats(compariso
 def test_brief_cli_writes_each_format(seed_db, tmp_path):
     from typer.testing import CliRunner
 
-    from tokendesk.briefs.cli import register
+    from briefs.cli import register
     from tokendesk.cli import app
 
     register(app)
@@ -179,7 +179,7 @@ def test_brief_cli_writes_each_format(seed_db, tmp_path):
 def test_brief_from_a_dashboard_link_uses_its_inputs(seed_db):
     from typer.testing import CliRunner
 
-    from tokendesk.briefs.cli import register
+    from briefs.cli import register
     from tokendesk.cli import app
 
     register(app)

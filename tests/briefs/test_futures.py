@@ -10,13 +10,13 @@ import pytest
 from openpyxl import load_workbook
 from typer.testing import CliRunner
 
-from tokendesk.briefs.cli import register
-from tokendesk.briefs.futures import FuturesRules, compare, compare_warehouse, futures_document
-from tokendesk.briefs.render import render_document
+from briefs.cli import register
+from briefs.futures import FuturesRules, compare, compare_warehouse, futures_document
+from briefs.render import render_document
 from tokendesk.cli import app
-from tokendesk.warehouse import Warehouse
-from tokendesk.warehouse.decisions import Decision, DecisionError, decisions, record_decision
-from tokendesk.warehouse.futures import price_snapshots_as_of, prices_as_of
+from warehouse import Warehouse
+from warehouse.decisions import Decision, DecisionError, decisions, record_decision
+from warehouse.futures import price_snapshots_as_of, prices_as_of
 
 register(app)
 runner = CliRunner()

@@ -8,8 +8,8 @@ from xml.etree import ElementTree as ET
 import pytest
 from typer.testing import CliRunner
 
-from tokendesk.briefs import gate as g
-from tokendesk.briefs.cli import register
+from briefs import gate as g
+from briefs.cli import register
 from tokendesk.cli import app
 
 register(app)
@@ -164,7 +164,7 @@ def test_seed_format_csv_and_unmatched_configurations(tmp_path):
 
 
 def test_snapshot_specs_read_the_warehouse(seed_db, tmp_path):
-    from tokendesk.warehouse import Warehouse
+    from warehouse import Warehouse
 
     with Warehouse.open(seed_db, read_only=True) as warehouse:
         snap = warehouse.snapshots("benchmarks")["snapshot_id"].iloc[0]

@@ -1,8 +1,8 @@
 import pandas as pd
 import pytest
 
+from costmodel import canonical_precision, options_from_frame
 from tests.costmodel.helpers import frame, sweep
-from tokendesk.costmodel import canonical_precision, options_from_frame
 
 
 def test_groups_by_quote_and_config():

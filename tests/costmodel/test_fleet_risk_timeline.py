@@ -1,6 +1,6 @@
 import pytest
 
-from tokendesk.costmodel import (
+from costmodel import (
     FleetPolicy,
     GroupPrices,
     SizingInputs,
@@ -11,8 +11,8 @@ from tokendesk.costmodel import (
     size_line,
     units_needed,
 )
-from tokendesk.costmodel.risk import SpendLine, assess_risk, hhi_figure, maturity_lookup
-from tokendesk.costmodel.tables import software_maturity, stage_gates
+from costmodel.risk import SpendLine, assess_risk, hhi_figure, maturity_lookup
+from costmodel.tables import software_maturity, stage_gates
 
 FLAT = (1.0,) * 24
 

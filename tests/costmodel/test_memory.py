@@ -1,9 +1,9 @@
 import pytest
 
+from costmodel import kv_bytes_per_token, memory_fit, weight_bytes
+from costmodel.memory import GIB
+from costmodel.tables import model_architectures, resolve_architecture
 from tokendesk.catalog import accelerator
-from tokendesk.costmodel import kv_bytes_per_token, memory_fit, weight_bytes
-from tokendesk.costmodel.memory import GIB
-from tokendesk.costmodel.tables import model_architectures, resolve_architecture
 
 
 def fit(model, precision, acc_id, context=8192, **kw):

@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from tokendesk.costmodel import Engine, OptionTable, options_from_frame
-from tokendesk.costmodel.example import example_demand
-from tokendesk.costmodel.scenarios import builtin_scenarios
-from tokendesk.warehouse import Warehouse
+from costmodel import Engine, OptionTable, options_from_frame
+from costmodel.example import example_demand
+from costmodel.scenarios import builtin_scenarios
+from warehouse import Warehouse
 
 SKIP = {"points", "n_table_points"}
 
@@ -45,8 +45,8 @@ def test_empty_frame(seed_frame):
 def test_a_small_slice_goes_to_a_small_instance_not_an_idle_big_one():
     import pandas as pd
 
+    from costmodel import Demand, HourlyProfile, Segment, Slo, stay
     from tests.costmodel.helpers import sweep
-    from tokendesk.costmodel import Demand, HourlyProfile, Segment, Slo, stay
 
     rows = []
     for i in range(6):  # six 8-GPU nodes: cheapest per unit of capacity, $40/h each

@@ -2,8 +2,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.costmodel.helpers import frame, sweep
-from tokendesk.costmodel import (
+from costmodel import (
     Allocation,
     Demand,
     Engine,
@@ -21,6 +20,7 @@ from tokendesk.costmodel import (
     size_line,
     stay,
 )
+from tests.costmodel.helpers import frame, sweep
 
 SEC = 730 * 3600
 FAST = settings(max_examples=40, deadline=None)

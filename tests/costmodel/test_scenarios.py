@@ -1,7 +1,6 @@
 import pytest
 
-from tests.costmodel.helpers import frame, sweep
-from tokendesk.costmodel import (
+from costmodel import (
     Allocation,
     Demand,
     Engine,
@@ -21,7 +20,8 @@ from tokendesk.costmodel import (
     stay,
     tornado,
 )
-from tokendesk.costmodel.example import example_demand, render_markdown, run_example
+from costmodel.example import example_demand, render_markdown, run_example
+from tests.costmodel.helpers import frame, sweep
 
 SEC = 730 * 3600
 FLAT = HourlyProfile(curve=(1.0,) * 24)

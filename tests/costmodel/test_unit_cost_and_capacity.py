@@ -3,16 +3,16 @@ import math
 import numpy as np
 import pytest
 
-from tests.costmodel.helpers import frame, sweep
-from tokendesk.costmodel import (
+from costmodel import (
     Slo,
     capacity_at_slo,
     instance_tok_s,
     options_from_frame,
     usd_per_1k_tokens,
 )
-from tokendesk.costmodel.capacity import NO_PERCENTILE, capacity_arrays
-from tokendesk.costmodel.options import OptionTable
+from costmodel.capacity import NO_PERCENTILE, capacity_arrays
+from costmodel.options import OptionTable
+from tests.costmodel.helpers import frame, sweep
 
 
 def test_usd_per_1k_hand_computed():

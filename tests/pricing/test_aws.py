@@ -11,14 +11,14 @@ from botocore.config import Config
 from botocore.exceptions import ReadTimeoutError
 from botocore.stub import ANY, Stubber
 
-from tokendesk.pricing.aws import (
+from pricing.aws import (
     accelerator_for,
     fetch_aws,
     parse_price_list,
     parse_spot_history,
     price_list_filters,
 )
-from tokendesk.pricing.base import PermissionDeniedError
+from pricing.base import PermissionDeniedError
 from tokendesk.records import PricingModel
 
 NOW = datetime(2026, 9, 1, 12, 0, tzinfo=UTC)

@@ -9,7 +9,7 @@ import httpx
 import pytest
 import respx
 
-from tokendesk.pricing.aws_bulk import BULK_HEADER, BULK_URL, fetch_aws_bulk, parse_bulk_csv
+from pricing.aws_bulk import BULK_HEADER, BULK_URL, fetch_aws_bulk, parse_bulk_csv
 from tokendesk.records import PricingModel
 
 NOW = datetime(2026, 9, 1, tzinfo=UTC)

@@ -8,7 +8,7 @@ import httpx
 import pytest
 import respx
 
-from tokendesk.pricing.azure import API_URL, fetch_azure, fetch_pages, parse_items, region_filter
+from pricing.azure import API_URL, fetch_azure, fetch_pages, parse_items, region_filter
 from tokendesk.records import PricingModel
 
 NOW = datetime(2026, 9, 1, tzinfo=UTC)
@@ -63,7 +63,7 @@ def _mock_region(router: respx.Router, pages, region="eastus"):
 
 
 def _sizes():
-    from tokendesk.pricing.azure import SIZES
+    from pricing.azure import SIZES
 
     return tuple(SIZES)
 

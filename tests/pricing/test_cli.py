@@ -6,8 +6,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from pricing.cli import prices_app
 from tokendesk.paths import data_dir
-from tokendesk.pricing.cli import prices_app
 
 runner = CliRunner()
 

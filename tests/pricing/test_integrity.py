@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
-from tokendesk.pricing.integrity import (
+from pricing.integrity import (
     RULE_ACCELERATOR,
     RULE_ANCHOR,
     RULE_COMMITTED,

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from tokendesk.pricing.base import PermissionDeniedError, ProviderResult
-from tokendesk.pricing.refresh import refresh
-from tokendesk.pricing.registry import ProviderSpec
+from pricing.base import PermissionDeniedError, ProviderResult
+from pricing.refresh import refresh
+from pricing.registry import ProviderSpec
 from tokendesk.records import PriceQuote, PricingModel, SnapshotStatus
-from tokendesk.warehouse import Warehouse
+from warehouse import Warehouse
 
 T = datetime(2026, 9, 1, tzinfo=UTC)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tokendesk.pricing.registry import PROVIDERS, provider_names
+from pricing.registry import PROVIDERS, provider_names
 
 HERE = Path(__file__).parent
 #: provider -> (test module, fetch function the tests must exercise)

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from tokendesk.paths import data_dir
-from tokendesk.pricing.sheets import (
+from pricing.sheets import (
     SheetValidationError,
     fetch_sheets,
     is_expired,
     load_sheet,
     sheet_files,
 )
+from tokendesk.paths import data_dir
 from tokendesk.records import PriceBasis, PricingModel
 
 YAML_OK = """

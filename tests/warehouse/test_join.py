@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 import pytest
 
 from tests.test_records import quote, result
-from tokendesk.warehouse.queries import cost_options
+from warehouse.queries import cost_options
 
 T0 = datetime(2026, 8, 6, tzinfo=UTC)
 
@@ -106,7 +106,7 @@ def test_pareto_frontier_in_sql(seeded):
 
 
 def test_count_matches_rows(seeded):
-    from tokendesk.warehouse.queries import count_options
+    from warehouse.queries import count_options
 
     assert count_options(seeded) == len(cost_options(seeded))
     assert count_options(seeded, vendor="AMD") == len(cost_options(seeded, vendor="AMD"))
@@ -115,7 +115,7 @@ def test_count_matches_rows(seeded):
 def test_an_expired_negotiated_quote_is_not_an_option(empty_warehouse):
     from datetime import date
 
-    from tokendesk.warehouse.queries import count_options
+    from warehouse.queries import count_options
 
     live = quote(provider="acme", pricing_model="negotiated", quote_id="Q-1", usd_per_hour=40.0, expires_on=date(2099, 1, 1))
     lapsed = quote(provider="acme", instance_type="x8-old", pricing_model="negotiated", quote_id="Q-0",

@@ -10,9 +10,9 @@ from tests.conftest import content_digest
 from tests.test_records import quote
 from tokendesk.paths import data_dir
 from tokendesk.records import SnapshotKind, SnapshotStatus
-from tokendesk.warehouse import Warehouse
-from tokendesk.warehouse.migrations import MIGRATIONS
-from tokendesk.warehouse.seed import SeedFileError, ingest_price_file, ingest_result_file
+from warehouse import Warehouse
+from warehouse.migrations import MIGRATIONS
+from warehouse.seed import SeedFileError, ingest_price_file, ingest_result_file
 
 
 def test_first_open_builds_from_data_with_provenance(seeded):
@@ -101,7 +101,7 @@ def test_malformed_file_leaves_the_warehouse_unchanged(seeded, tmp_path, name, r
 
 def test_database_error_mid_ingest_rolls_back(seeded, monkeypatch):
     before = content_digest(seeded)
-    from tokendesk.warehouse import store
+    from warehouse import store
 
     def explode(*args, **kwargs):
         raise RuntimeError("disk full")
@@ -144,7 +144,7 @@ def test_a_file_held_by_another_process_gives_advice_not_a_lock_trace(tmp_path):
     import sys
     import time
 
-    from tokendesk.warehouse import WarehouseError
+    from warehouse import WarehouseError
 
     path = tmp_path / "held.duckdb"
     Warehouse.open(path).close()

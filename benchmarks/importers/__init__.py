@@ -1,0 +1,131 @@
+"""Importers for other tools' benchmark result files -> validated BenchmarkResult rows.
+
+Each importer is a pair of pure functions: ``sniff`` (is this file mine?) and ``parse`` (file ->
+results). The format is detected from the content, never the file name. A file that fails any
+check raises :class:`~benchmarks.errors.ResultFileError` naming the file, the key and
+the reason, and contributes nothing: callers store a file's rows all together or not at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from benchmarks.errors import ResultFileError
+from benchmarks.importers import (
+    guidellm,
+    harness,
+    llamabench,
+    llmperf,
+    mlperf,
+    nvidia,
+    serving,
+)
+from benchmarks.importers.base import Importer, ImportOverrides, Source, parse_structure
+from tokendesk.records import BenchmarkResult
+
+#: Upload limit: result summaries are kilobytes; 20 MB leaves room for vLLM --save-detailed files.
+MAX_IMPORT_BYTES = 20 * 1024 * 1024
+
+#: Every importer, in detection order (more specific formats first).
+REGISTRY: list[Importer] = [
+    *harness.IMPORTERS,
+    *guidellm.IMPORTERS,
+    *nvidia.IMPORTERS,
+    *llmperf.IMPORTERS,
+    *mlperf.IMPORTERS,
+    *serving.IMPORTERS,
+    *llamabench.IMPORTERS,
+]
+
+
+def importer_names() -> list[str]:
+    return [imp.name for imp in REGISTRY]
+
+
+def _decode(name: str, data: bytes) -> str:
+    if len(data) > MAX_IMPORT_BYTES:
+        raise ResultFileError(name, "", f"the file is {len(data) / 1e6:.1f} MB; the limit is "
+                                        f"{MAX_IMPORT_BYTES / 1e6:.0f} MB (import the summary, not per-request detail)")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ResultFileError(name, "", f"not UTF-8 text (byte {exc.start}); is this a result file?") from exc
+
+
+def _source(name: str, data: bytes, overrides: ImportOverrides) -> Source:
+    text = _decode(name, data)
+    kind, parsed = parse_structure(name, text)
+    return Source(name=name, text=text, kind=kind, data=parsed, overrides=overrides)
+
+
+def detect(src: Source) -> Importer:
+    for imp in REGISTRY:
+        try:
+            if imp.sniff(src):
+                return imp
+        except (KeyError, TypeError, AttributeError, IndexError):
+            continue
+    known = ", ".join(i.description for i in REGISTRY if not i.context_only)
+    raise ResultFileError(src.name, "", f"unrecognised result format; supported: {known}")
+
+
+def _parse(src: Source, imp: Importer) -> list[BenchmarkResult]:
+    try:
+        results = imp.parse(src)
+    except ResultFileError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        raise ResultFileError(src.name, getattr(exc, "key", ""), f"{type(exc).__name__}: {exc}") from exc
+    if not results:
+        raise ResultFileError(src.name, "", "the file holds no results")
+    return results
+
+
+def import_sources(items: Iterable[tuple[str, bytes]], overrides: ImportOverrides | None = None
+                   ) -> list[tuple[str, str, list[BenchmarkResult]]]:
+    """Parse named byte blobs; context-only files (MLPerf system JSON) are attached to the rest.
+
+    Returns ``(name, importer name, results)`` per result file; raises on the first bad file.
+    """
+    overrides = overrides or ImportOverrides()
+    sources = [_source(name, data, overrides) for name, data in items]
+    detected = [(src, detect(src)) for src in sources]
+    companions = {src.name: src.data for src, imp in detected if imp.context_only}
+    out = []
+    for src, imp in detected:
+        if imp.context_only:
+            continue
+        src.companions = companions
+        out.append((src.name, imp.name, _parse(src, imp)))
+    if not out:
+        names = ", ".join(src.name for src in sources)
+        raise ResultFileError(names, "", "only context files were given (e.g. an MLPerf system JSON); "
+                                         "add the result file they describe")
+    return out
+
+
+def import_files(paths: Iterable[Path | str], overrides: ImportOverrides | None = None
+                 ) -> list[tuple[Path, list[BenchmarkResult]]]:
+    """Parse result files (format auto-detected). All files are validated before anything is
+    returned; the first failing file raises :class:`ResultFileError`."""
+    items = []
+    for p in paths:
+        path = Path(p)
+        if not path.is_file():
+            raise ResultFileError(str(path), "", "no such file")
+        size = path.stat().st_size
+        if size > MAX_IMPORT_BYTES:
+            raise ResultFileError(str(path), "", f"the file is {size / 1e6:.1f} MB; the limit is "
+                                                 f"{MAX_IMPORT_BYTES / 1e6:.0f} MB")
+        items.append((str(path), path.read_bytes()))
+    return [(Path(name), results) for name, _imp, results in import_sources(items, overrides)]
+
+
+def import_bytes(name: str, data: bytes, overrides: ImportOverrides | None = None) -> list[BenchmarkResult]:
+    """Parse one uploaded file (the dashboard's upload path); size-limited to MAX_IMPORT_BYTES."""
+    return import_sources([(name, data)], overrides)[0][2]
+
+
+__all__ = ["MAX_IMPORT_BYTES", "REGISTRY", "ImportOverrides", "Importer", "ResultFileError", "detect",
+           "import_bytes", "import_files", "import_sources", "importer_names"]

@@ -1,0 +1,216 @@
+"""Shared pieces of the importers: the overrides a user passes, the parsed input, and helpers that
+turn a bad value into a :class:`ResultFileError` naming the file, the key and the fix."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import ValidationError
+
+from benchmarks.errors import ResultFileError
+from benchmarks.importers.hardware import accelerator_for
+from tokendesk.records import BenchmarkResult, UnknownAcceleratorError, check_accelerator_id
+from tokendesk.units import UnitError, to_ms
+
+
+@dataclass(frozen=True)
+class ImportOverrides:
+    """Flags that fill in (or correct) what a result file does not say."""
+
+    accelerator_id: str | None = None
+    accelerators_per_replica: int | None = None
+    instance_type: str | None = None
+    runtime: str | None = None
+    runtime_version: str | None = None
+    model: str | None = None
+    precision: str | None = None
+    workload: str | None = None
+    concurrency: float | None = None
+    measured_at: datetime | None = None
+    #: Multi-system files (MLPerf summaries): skip rows whose accelerator is not in the catalog.
+    skip_unknown_accelerators: bool = False
+
+
+@dataclass
+class Source:
+    """One file to import: its name, text and the structure it parsed into."""
+
+    name: str
+    text: str
+    kind: str  # json | jsonl | csv | text
+    data: Any
+    overrides: ImportOverrides = field(default_factory=ImportOverrides)
+    #: Companion files given alongside (e.g. an MLPerf system description), by file name.
+    companions: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    # -- errors and values ----------------------------------------------------------------------
+    def fail(self, key: str, reason: str) -> ResultFileError:
+        return ResultFileError(self.name, key, reason)
+
+    def need(self, obj: dict, key: str, where: str = "") -> Any:
+        if not isinstance(obj, dict) or key not in obj or obj[key] is None:
+            raise self.fail(f"{where}{key}", "required key is missing")
+        return obj[key]
+
+    def number(self, obj: dict, key: str, where: str = "", required: bool = False) -> float | None:
+        value = obj.get(key) if isinstance(obj, dict) else None
+        if value is None or value == "":
+            if required:
+                raise self.fail(f"{where}{key}", "required number is missing")
+            return None
+        if isinstance(value, str) and value.strip().lower() in {"inf", "infinity"}:
+            return math.inf
+        try:
+            number = float(value)
+        except (TypeError, ValueError) as exc:
+            raise self.fail(f"{where}{key}", f"expected a number, got {value!r}") from exc
+        if math.isnan(number):
+            if required:
+                raise self.fail(f"{where}{key}", "is NaN")
+            return None
+        return number
+
+    def ms(self, value: float | None, unit: str | None, key: str) -> float | None:
+        if value is None:
+            return None
+        try:
+            return to_ms(value, unit)
+        except UnitError as exc:
+            raise self.fail(key, str(exc)) from exc
+
+    # -- context ----------------------------------------------------------------------------------
+    def accelerator(self, found_name: str | None, key: str) -> str:
+        ov = self.overrides.accelerator_id
+        if ov:
+            try:
+                return check_accelerator_id(ov)
+            except UnknownAcceleratorError as exc:
+                raise self.fail("--accelerator", str(exc)) from exc
+        if found_name:
+            acc = accelerator_for(str(found_name))
+            if acc:
+                return acc
+            raise self.fail(key, f"accelerator {found_name!r} is not in the alias table; "
+                                 "pass --accelerator ID (a catalog id from data/accelerators.csv)")
+        raise self.fail(key or "accelerator", "the file does not say which accelerator ran it; "
+                                              "pass --accelerator ID and --accelerators-per-replica N")
+
+    def per_replica(self, found: float | None) -> int:
+        if self.overrides.accelerators_per_replica:
+            return int(self.overrides.accelerators_per_replica)
+        if found and found >= 1:
+            return int(found)
+        self.notes.append("accelerators_per_replica=1 assumed (pass --accelerators-per-replica)")
+        return 1
+
+    def required_text(self, found: str | None, flag: str, what: str) -> str:
+        value = getattr(self.overrides, flag.lstrip("-").replace("-", "_"), None) or found
+        if not value:
+            raise self.fail(flag.lstrip("-"), f"the file does not say the {what}; pass {flag}")
+        return str(value)
+
+    def when(self, found: datetime | None) -> datetime:
+        if self.overrides.measured_at:
+            return self.overrides.measured_at
+        if found is not None:
+            return found if found.tzinfo else found.replace(tzinfo=UTC)
+        self.notes.append("measured_at = import time (the file carries no date)")
+        return datetime.now(UTC)
+
+    def result(self, **fields: Any) -> BenchmarkResult:
+        ov = self.overrides
+        if ov.instance_type:
+            fields["instance_type"] = ov.instance_type
+        if ov.runtime_version:
+            fields["runtime_version"] = ov.runtime_version
+        if ov.workload:
+            fields["workload"] = ov.workload
+        if ov.concurrency and fields.get("concurrency") is None:
+            fields["concurrency"] = ov.concurrency
+        fields.setdefault("source_file", self.name)
+        notes = [n for n in (fields.pop("notes", ""), *dict.fromkeys(self.notes)) if n]
+        fields["notes"] = "; ".join(notes)
+        try:
+            return BenchmarkResult(**fields)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            key = ".".join(str(p) for p in err.get("loc", ())) or "record"
+            raise self.fail(key, err.get("msg", str(exc))) from exc
+
+
+def parse_structure(name: str, text: str) -> tuple[str, Any]:
+    """JSON, JSON Lines, CSV or plain text, decided by content (file names lie)."""
+    stripped = text.strip()
+    if not stripped:
+        raise ResultFileError(name, "", "the file is empty")
+    if stripped[0] in "[{":
+        try:
+            return "json", json.loads(stripped)
+        except json.JSONDecodeError as whole_err:
+            rows = []
+            for line_no, line in enumerate(stripped.splitlines(), start=1):
+                if not line.strip():
+                    continue
+                try:
+                    rows.append(json.loads(line))
+                except json.JSONDecodeError as exc:
+                    if line_no == 1:
+                        raise ResultFileError(name, f"line {whole_err.lineno}",
+                                              f"not valid JSON ({whole_err.msg})") from whole_err
+                    raise ResultFileError(name, f"line {line_no}", f"not valid JSON ({exc.msg})") from exc
+            return "jsonl", rows
+    first = stripped.splitlines()[0]
+    if "," in first and ":" not in first.split(",")[0]:
+        return "csv", list(csv.reader(io.StringIO(stripped)))
+    return "text", stripped
+
+
+Sniffer = Callable[[Source], bool]
+Parser = Callable[[Source], list[BenchmarkResult]]
+
+
+@dataclass(frozen=True)
+class Importer:
+    name: str
+    tool: str
+    description: str
+    sniff: Sniffer
+    parse: Parser
+    #: A context-only file (e.g. an MLPerf system JSON) is attached to the others, not imported.
+    context_only: bool = False
+
+
+def first_present(obj: dict, *keys: str) -> Any:
+    for key in keys:
+        if isinstance(obj, dict) and obj.get(key) not in (None, ""):
+            return obj[key]
+    return None
+
+
+def find_key(obj: Any, *keys: str, depth: int = 0) -> Any:
+    """Depth-first search of nested dicts/lists for the first non-empty value under ``keys``."""
+    if depth > 6:
+        return None
+    if isinstance(obj, dict):
+        for key in keys:
+            if obj.get(key) not in (None, "", []):
+                return obj[key]
+        for value in obj.values():
+            if isinstance(value, dict | list):
+                found = find_key(value, *keys, depth=depth + 1)
+                if found not in (None, "", []):
+                    return found
+    elif isinstance(obj, list):
+        for value in obj[:20]:
+            found = find_key(value, *keys, depth=depth + 1)
+            if found not in (None, "", []):
+                return found
+    return None

@@ -1,0 +1,140 @@
+"""llama.cpp ``llama-bench`` output (``-o json``, ``jsonl`` or ``csv``; same fields in each).
+
+Every record is one test: ``pp`` (prompt processing, ``n_gen == 0``; ``avg_ts`` = prefill tok/s),
+``tg`` (generation, ``n_prompt == 0``; ``avg_ts`` = single-stream decode tok/s) or a combined
+``pg`` test. There is no TTFT in llama-bench, so one result is made per (pp, tg) pair of the same
+configuration:
+
+* ``output_tok_s`` = tg ``avg_ts``; ``tpot_ms`` = 1000 / tg ``avg_ts``; concurrency 1;
+* ``ttft_ms`` = 1000 × pp ``n_prompt`` / pp ``avg_ts``, with ``ttft_basis`` saying it is derived
+  from prefill speed (it omits tokenisation, sampling and HTTP, so it is a lower bound).
+
+Fields are read by name (the schema varies across builds). Precision comes from ``model_type``
+(``"qwen2 7B Q4_K - Medium"`` -> ``q4_k_m``); the device from ``backends``/``gpu_info``/``cpu_info``.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from pathlib import PurePath
+
+from benchmarks.importers.base import Importer, Source
+from tokendesk.records import BenchmarkResult
+
+_TEST_FIELDS = {"n_prompt", "n_gen", "n_depth", "test_time", "avg_ns", "stddev_ns", "avg_ts", "stddev_ts",
+                "samples_ns", "samples_ts"}
+_REQUIRED = ("build_commit", "model_type", "n_prompt", "n_gen", "avg_ts")
+
+
+def _records(src: Source) -> list[dict]:
+    if src.kind == "json" and isinstance(src.data, list):
+        return src.data
+    if src.kind == "jsonl":
+        return src.data
+    if src.kind == "csv" and src.data:
+        header = src.data[0]
+        return [dict(zip(header, row, strict=False)) for row in src.data[1:] if row]
+    return []
+
+
+def sniff(src: Source) -> bool:
+    rows = _records(src)
+    return bool(rows) and isinstance(rows[0], dict) and all(k in rows[0] for k in ("avg_ts", "n_prompt", "n_gen"))
+
+
+def precision_of(model_type: str) -> str:
+    """``"llama 7B Q4_K - Medium"`` -> ``q4_k_m``; ``"... F16"`` -> ``f16``."""
+    match = re.search(r"\b\d+(?:\.\d+)?[BMK]\b\s+(.+)$|\?B\s+(.+)$", model_type)
+    quant = (match.group(1) or match.group(2)) if match else model_type.split()[-1]
+    quant = quant.strip()
+    size = {"medium": "m", "small": "s", "large": "l", "extra small": "xs"}
+    parts = [p.strip() for p in quant.split(" - ")]
+    if len(parts) == 2 and parts[1].lower() in size:
+        quant = f"{parts[0]}_{size[parts[1].lower()]}"
+    return re.sub(r"[^a-z0-9_.-]+", "_", quant.lower()).strip("_") or "unknown"
+
+
+def _device(src: Source, rec: dict) -> tuple[str, int | None]:
+    backends = str(rec.get("backends") or rec.get("backend") or "")
+    gpu_info = str(rec.get("gpu_info") or "")
+    n_gpu_layers = src.number(rec, "n_gpu_layers") or 0
+    on_gpu = gpu_info and n_gpu_layers > 0 and backends.upper() not in ("CPU", "")
+    if on_gpu:
+        gpus = [g for g in gpu_info.split(",") if g.strip()]
+        return src.accelerator(gpus[0], "gpu_info"), len(gpus)
+    return src.accelerator(rec.get("cpu_info") or None, "cpu_info"), None
+
+
+def _config_key(rec: dict) -> tuple:
+    return tuple(sorted((k, str(v)) for k, v in rec.items() if k not in _TEST_FIELDS))
+
+
+def parse(src: Source) -> list[BenchmarkResult]:
+    rows = _records(src)
+    for i, rec in enumerate(rows):
+        for key in _REQUIRED:
+            src.need(rec, key, f"record {i}: ")
+    groups: dict[tuple, dict[str, list[dict]]] = {}
+    for rec in rows:
+        n_prompt = int(src.number(rec, "n_prompt") or 0)
+        n_gen = int(src.number(rec, "n_gen") or 0)
+        kind = "pp" if n_gen == 0 and n_prompt > 0 else "tg" if n_prompt == 0 and n_gen > 0 else "pg"
+        groups.setdefault(_config_key(rec), {"pp": [], "tg": [], "pg": []})[kind].append(rec)
+    out = []
+    for tests in groups.values():
+        if not tests["tg"]:
+            continue
+        for tg in tests["tg"]:
+            tg_ts = src.number(tg, "avg_ts", required=True)
+            if tg_ts <= 0:
+                raise src.fail("avg_ts", f"generation speed must be positive, got {tg_ts}")
+            pps = tests["pp"] or [None]
+            for pp in pps:
+                ttft = None
+                basis = "measured"
+                n_prompt = None
+                if pp is not None:
+                    pp_ts = src.number(pp, "avg_ts", required=True)
+                    n_prompt = int(src.number(pp, "n_prompt"))
+                    if pp_ts <= 0:
+                        raise src.fail("avg_ts", f"prefill speed must be positive, got {pp_ts}")
+                    ttft = 1000.0 * n_prompt / pp_ts
+                    basis = f"derived: n_prompt / prefill tok/s (llama-bench pp{n_prompt}, no HTTP or sampling)"
+                accelerator, n_gpus = _device(src, tg)
+                n_gen = int(src.number(tg, "n_gen"))
+                model_file = PurePath(str(tg.get("model_filename") or "")).stem
+                build = f"b{tg.get('build_number')}" if tg.get("build_number") not in (None, "") else ""
+                commit = str(tg.get("build_commit") or "")
+                test_time = tg.get("test_time")
+                measured = None
+                if test_time:
+                    try:
+                        measured = datetime.fromisoformat(str(test_time).replace("Z", "+00:00"))
+                    except ValueError:
+                        measured = None
+                threads = tg.get("n_threads")
+                out.append(src.result(
+                    accelerator_id=accelerator,
+                    accelerators_per_replica=src.per_replica(n_gpus),
+                    runtime=src.overrides.runtime or "llama.cpp",
+                    runtime_version=" ".join(x for x in (build, f"({commit})" if commit else "") if x),
+                    model=src.required_text(model_file or str(tg.get("model_type")), "--model", "model"),
+                    precision=src.overrides.precision or precision_of(str(tg.get("model_type"))),
+                    workload=f"pp{n_prompt}+tg{n_gen}" if n_prompt else f"tg{n_gen}",
+                    input_tokens=n_prompt or None, output_tokens=n_gen,
+                    scenario="offline", concurrency=1,
+                    output_tok_s=tg_ts,
+                    ttft_ms_p50=ttft, ttft_basis=basis,
+                    tpot_ms_p50=1000.0 / tg_ts,
+                    measured_at=src.when(measured),
+                    source_tool="llama-bench",
+                    notes=f"single stream, batch 1; backends={tg.get('backends')}; threads={threads}",
+                ))
+    if not out:
+        raise src.fail("n_gen", "no generation (tg) test in the file, so output tok/s is unknown; "
+                                "run llama-bench with -n N (e.g. -p 512 -n 128)")
+    return out
+
+
+IMPORTERS = [Importer("llama-bench", "llama-bench", "llama.cpp llama-bench JSON / JSONL / CSV", sniff, parse)]

@@ -1,0 +1,137 @@
+"""The harness's result file and its conversion to :class:`~tokendesk.records.BenchmarkResult`.
+
+The schema is documented in ``benchmarks/README.md``; :data:`SCHEMA` is its version tag.
+One operating point becomes one BenchmarkResult (``source_tool="tokendesk-harness"``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from importlib.metadata import PackageNotFoundError, version
+
+from tokendesk.records import BenchmarkResult
+
+SCHEMA = "tokendesk.harness.results/v1"
+
+
+def _tool_version() -> str:
+    try:
+        return version("tokendesk")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+SOURCE_TOOL = "tokendesk-harness"
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What the flags say about the system under test (the endpoint cannot tell us)."""
+
+    accelerator_id: str
+    accelerators_per_replica: int
+    runtime: str
+    precision: str
+    runtime_version: str = ""
+    instance_type: str | None = None
+    provider: str | None = None
+    region: str | None = None
+
+
+def build_document(*, config: dict, context: RunContext, points: list[dict], parity: dict | None,
+                   started_at: datetime, finished_at: datetime) -> dict:
+    return {
+        "schema": SCHEMA,
+        "tool": {"name": SOURCE_TOOL, "version": _tool_version()},
+        "started_at": started_at.isoformat(),
+        "finished_at": finished_at.isoformat(),
+        "config": config,
+        "system": asdict(context),
+        "operating_points": points,
+        "parity": parity,
+    }
+
+
+def _num(value) -> float | None:
+    if value is None:
+        return None
+    value = float(value)
+    return None if math.isnan(value) else value
+
+
+def _pos(value) -> float | None:
+    value = _num(value)
+    return value if value is not None and value > 0 else None
+
+
+def _round_pos_int(value) -> int | None:
+    value = _num(value)
+    return round(value) if value is not None and value >= 0.5 else None
+
+
+def document_to_results(doc: dict, source_file: str = "") -> list[BenchmarkResult]:
+    """One BenchmarkResult per operating point that completed at least one request."""
+    system = doc["system"]
+    config = doc["config"]
+    parity = doc.get("parity") or {}
+    notes_common = []
+    if system.get("provider") or system.get("region"):
+        notes_common.append(f"provider={system.get('provider') or '?'} region={system.get('region') or '?'}")
+    if parity:
+        notes_common.append(f"parity vs bundle {parity.get('bundle')!r} on {parity.get('prompts')} prompts")
+    out = []
+    for point in doc["operating_points"]:
+        thr = point["throughput"]
+        if not thr.get("output_tok_s"):
+            continue  # nothing completed: no throughput to record (the failures stay in the file)
+        lat = point["latency_ms"]
+        ttft, tpot, e2el = lat["ttft"], lat["tpot"], lat["e2el"]
+        tokens = point["tokens"]
+        rate = point.get("request_rate_rps")
+        notes = list(notes_common)
+        notes.append(f"steady-state window {point['steady_state']['window_s']:.2f}s ({point['steady_state']['basis']})")
+        notes.append(f"token counts from {tokens['count_basis']}")
+        if rate == "inf":
+            notes.append("request_rate=inf (burst)")
+        tel = point.get("telemetry") or {}
+        if tel.get("host_cpu_util_pct_mean") is not None:
+            notes.append(f"host vCPU util mean {tel['host_cpu_util_pct_mean']:.0f}%")
+        if tel.get("mean_accelerator_utilization_pct") is not None:
+            notes.append(f"accelerator util mean {tel['mean_accelerator_utilization_pct']:.0f}% ({tel.get('tool')})")
+        failures = point["requests"].get("failure_reasons") or {}
+        if failures:
+            notes.append("failures: " + ", ".join(f"{k}={v}" for k, v in failures.items()))
+        out.append(BenchmarkResult(
+            accelerator_id=system["accelerator_id"],
+            accelerators_per_replica=int(system["accelerators_per_replica"]),
+            instance_type=system.get("instance_type"),
+            runtime=system["runtime"],
+            runtime_version=system.get("runtime_version") or "",
+            model=config["model"],
+            precision=system["precision"],
+            workload=config["workload"],
+            input_tokens=_round_pos_int(tokens.get("input_mean")),
+            output_tokens=_round_pos_int(tokens.get("output_mean")),
+            scenario="online",
+            concurrency=point.get("concurrency"),
+            request_rate_rps=None if rate in (None, "inf") else float(rate),
+            output_tok_s=thr["output_tok_s"],
+            total_tok_s=_pos(thr.get("total_tok_s")),
+            ttft_ms_p50=_num(ttft.get("p50")), ttft_ms_p90=_num(ttft.get("p90")),
+            ttft_ms_p95=_num(ttft.get("p95")), ttft_ms_p99=_num(ttft.get("p99")),
+            tpot_ms_p50=_num(tpot.get("p50")), tpot_ms_p95=_num(tpot.get("p95")), tpot_ms_p99=_num(tpot.get("p99")),
+            e2el_ms_p50=_num(e2el.get("p50")), e2el_ms_p95=_num(e2el.get("p95")),
+            peak_memory_gib=_num(tel.get("peak_memory_gib")),
+            requests_ok=point["requests"]["ok"],
+            requests_failed=point["requests"]["failed"],
+            parity_exact_match=_num(parity.get("exact_match")) if parity else None,
+            parity_similarity=_num(parity.get("similarity")) if parity else None,
+            measured_at=datetime.fromisoformat(point["started_at"]).astimezone(UTC),
+            source_tool=SOURCE_TOOL,
+            source_file=source_file,
+            confidence="measured",
+            notes="; ".join(notes),
+        ))
+    return out

@@ -1,0 +1,342 @@
+"""The portability harness runner: operating points over one OpenAI-compatible endpoint.
+
+An *operating point* is a closed loop at a fixed concurrency (``--concurrency``; every worker
+sends its next request as soon as the previous one finishes) or an open loop at a request rate
+(``--request-rate``; Poisson arrivals from a seeded generator, ``inf`` = all at once, optionally
+capped by ``max_concurrency``). The first ``warmup`` requests of every point are sent like the
+rest but excluded from every statistic (default: one per concurrent stream, which also opens the
+keep-alive pool, so connection set-up is not in the measured TTFT).
+
+**Steady-state window.** Throughput counts tokens whose chunk arrived inside a window during
+which the offered load is fully in force:
+
+* closed loop: from the moment the last warm-up request finished (every stream is now on a
+  measured request) to the moment the first stream found no work left (the ramp-down begins);
+* open loop: from the first measured send to the last send.
+
+A request's ``completion_tokens`` are spread evenly over its content chunks; its prompt tokens
+count at its first token. When the window is shorter than one median request (too few requests)
+the whole measured span is used and ``steady_state.basis`` says ``"full"``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import math
+import random
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from benchmarks.client import (
+    TOKEN_BASIS_CHUNKS,
+    ClientPool,
+    RequestRecord,
+    chat_payload,
+    completions_payload,
+    stream_request,
+)
+from benchmarks.prompts import GoldenPrompt
+from benchmarks.stats import summary
+from benchmarks.telemetry import TelemetrySampler
+
+MAX_FAILURES_KEPT = 50
+
+
+def endpoint_url(endpoint: str, api: str) -> str:
+    """Accept a base URL (``http://host:8000``), a ``/v1`` URL, or the full route."""
+    base = endpoint.rstrip("/")
+    route = "/chat/completions" if api == "chat" else "/completions"
+    if base.endswith(("/chat/completions", "/completions")):
+        return base
+    if base.endswith("/v1"):
+        return base + route
+    return base + "/v1" + route
+
+
+@dataclass(frozen=True)
+class OperatingPoint:
+    concurrency: int | None = None
+    request_rate_rps: float | None = None  # math.inf = burst
+
+    def label(self) -> str:
+        if self.request_rate_rps is None:
+            return f"concurrency {self.concurrency}"
+        rate = "inf" if math.isinf(self.request_rate_rps) else f"{self.request_rate_rps:g}"
+        cap = f", max concurrency {self.concurrency}" if self.concurrency else ""
+        return f"rate {rate} req/s{cap}"
+
+
+@dataclass
+class HarnessConfig:
+    endpoint: str
+    model: str
+    prompts: list[GoldenPrompt]
+    workload: str
+    api: str = "chat"
+    num_prompts: int = 100
+    warmup: int | None = None
+    max_tokens: int | None = None
+    temperature: float = 0.0
+    timeout_s: float = 600.0
+    seed: int = 0
+    ignore_eos: bool = False
+    keep_text: bool = True
+    telemetry: bool = False
+    extra_body: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.api not in ("chat", "completions"):
+            raise ValueError(f"api must be 'chat' or 'completions', not {self.api!r}")
+        if not self.prompts:
+            raise ValueError("no prompts to send")
+
+    def body_for(self, prompt: GoldenPrompt) -> bytes:
+        max_tokens = self.max_tokens or prompt.max_tokens
+        extra = dict(self.extra_body)
+        if self.ignore_eos:
+            extra["ignore_eos"] = True
+        if self.api == "chat":
+            body = chat_payload(self.model, prompt.messages(), max_tokens, self.temperature, extra)
+        else:
+            body = completions_payload(self.model, prompt.completion_prompt(), max_tokens, self.temperature, extra)
+        return json.dumps(body).encode()
+
+
+ProgressCallback = Callable[[RequestRecord], None]
+
+
+async def _closed_loop(cfg: HarnessConfig, url: str, bodies: list[bytes], concurrency: int, total: int,
+                       warmup: int, on_done: ProgressCallback | None) -> tuple[list[RequestRecord], dict]:
+    records: list[RequestRecord] = []
+    marks: dict[str, float] = {}
+    indices = iter(range(total))
+    chat = cfg.api == "chat"
+    async with ClientPool(concurrency, cfg.timeout_s) as clients:
+        async def worker(client) -> None:
+            for idx in indices:
+                rec = RequestRecord(index=idx, prompt_id=cfg.prompts[idx % len(cfg.prompts)].prompt_id,
+                                    warmup=idx < warmup)
+                await stream_request(client, url, bodies[idx % len(bodies)], chat=chat, record=rec,
+                                     keep_text=cfg.keep_text)
+                records.append(rec)
+                if on_done is not None:
+                    on_done(rec)
+            marks.setdefault("exhausted", time.perf_counter())
+
+        marks["start"] = time.perf_counter()
+        await asyncio.gather(*(worker(clients[i]) for i in range(concurrency)))
+        marks["end"] = time.perf_counter()
+    warm = [r for r in records if r.warmup]
+    measured = [r for r in records if not r.warmup]
+    window_start = max((r.done_at() for r in warm), default=min((r.sent_at for r in measured), default=marks["start"]))
+    return records, {**marks, "start": window_start, "end": marks.get("exhausted", marks["end"]),
+                     "run_start": marks["start"], "run_end": marks["end"]}
+
+
+async def _open_loop(cfg: HarnessConfig, url: str, bodies: list[bytes], rate: float, max_concurrency: int | None,
+                     total: int, warmup: int, on_done: ProgressCallback | None) -> tuple[list[RequestRecord], dict]:
+    records: list[RequestRecord] = []
+    rng = random.Random(cfg.seed)
+    chat = cfg.api == "chat"
+    pool = max_concurrency or min(total, 1024)
+    marks: dict[str, float] = {}
+    # The pool's size is the concurrency cap: a request waits for a free connection, like
+    # vLLM's --max-concurrency semaphore, and its clock starts when it is actually sent.
+    async with ClientPool(pool, cfg.timeout_s) as clients:
+        async def one(idx: int) -> None:
+            rec = RequestRecord(index=idx, prompt_id=cfg.prompts[idx % len(cfg.prompts)].prompt_id,
+                                warmup=idx < warmup)
+            client = await clients.acquire()
+            try:
+                await stream_request(client, url, bodies[idx % len(bodies)], chat=chat, record=rec,
+                                     keep_text=cfg.keep_text)
+            finally:
+                clients.release(client)
+            records.append(rec)
+            if on_done is not None:
+                on_done(rec)
+
+        tasks = []
+        marks["start"] = t_next = time.perf_counter()
+        for idx in range(total):
+            if idx == warmup:
+                marks["first_measured_send"] = time.perf_counter()
+            if not math.isinf(rate) and idx > 0:
+                t_next += rng.expovariate(rate)
+                delay = t_next - time.perf_counter()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+            tasks.append(asyncio.create_task(one(idx)))
+        marks["last_send"] = time.perf_counter()
+        await asyncio.gather(*tasks)
+        marks["end"] = time.perf_counter()
+    return records, {**marks, "start": marks.get("first_measured_send", marks["start"]), "end": marks["last_send"],
+                     "run_start": marks["start"], "run_end": marks["end"]}
+
+
+def _tokens_in_window(records: list[RequestRecord], start: float, end: float) -> tuple[float, float]:
+    out_tokens = 0.0
+    in_tokens = 0.0
+    for r in records:
+        if not r.chunk_times or not r.output_tokens:
+            continue
+        per_chunk = r.output_tokens / len(r.chunk_times)
+        out_tokens += per_chunk * sum(1 for t in r.chunk_times if start <= t <= end)
+        if r.prompt_tokens and start <= r.chunk_times[0] <= end:
+            in_tokens += r.prompt_tokens
+    return out_tokens, in_tokens
+
+
+def summarise_point(point: OperatingPoint, records: list[RequestRecord], marks: dict,
+                    started_at: datetime) -> dict:
+    """The JSON block of one operating point (see README.md for the schema)."""
+    measured = [r for r in records if not r.warmup]
+    ok = [r for r in measured if r.ok]
+    failed = [r for r in measured if not r.ok]
+    e2el = sorted(r.e2el_s for r in ok if r.e2el_s is not None)
+    median_e2el = e2el[len(e2el) // 2] if e2el else 0.0
+    start, end = marks["start"], marks["end"]
+    basis = "steady"
+    if not ok or end - start <= 0 or (end - start) < median_e2el:
+        basis = "full"
+        start = min((r.sent_at for r in measured), default=marks["run_start"])
+        end = max((r.done_at() for r in measured), default=marks["run_end"])
+    window = max(end - start, 1e-9)
+    out_tok, in_tok = _tokens_in_window(ok, start, end)
+    span_start = min((r.sent_at for r in measured), default=marks["run_start"])
+    span_end = max((r.done_at() for r in measured), default=marks["run_end"])
+    span = max(span_end - span_start, 1e-9)
+    total_out = sum(r.output_tokens or 0 for r in ok)
+    prompt_counts = [r.prompt_tokens for r in ok if r.prompt_tokens]
+    out_counts = [r.output_tokens for r in ok if r.output_tokens]
+    basis_tokens = TOKEN_BASIS_CHUNKS if any(r.token_count_basis == TOKEN_BASIS_CHUNKS for r in ok) else "usage"
+    itl: list[float] = []
+    for r in ok:
+        itl.extend(r.inter_chunk_s())
+    reasons = Counter(r.error for r in failed)
+    return {
+        "concurrency": point.concurrency,
+        "request_rate_rps": (None if point.request_rate_rps is None else
+                             ("inf" if math.isinf(point.request_rate_rps) else point.request_rate_rps)),
+        "started_at": started_at.isoformat(),
+        "duration_s": marks["run_end"] - marks["run_start"],
+        "steady_state": {"basis": basis, "start_s": start - marks["run_start"], "end_s": end - marks["run_start"],
+                         "window_s": window},
+        "requests": {"sent": len(records), "warmup": len(records) - len(measured), "ok": len(ok),
+                     "failed": len(failed), "failure_reasons": dict(sorted(reasons.items()))},
+        "throughput": {
+            "output_tok_s": out_tok / window if ok else None,
+            "total_tok_s": (out_tok + in_tok) / window if ok and prompt_counts else None,
+            "output_tok_s_full_span": total_out / span if ok else None,
+            "request_s": len(ok) / span if ok else None,
+        },
+        "latency_ms": {
+            "ttft": summary([r.ttft_s for r in ok if r.ttft_s is not None], 1000.0),
+            "ttfc": summary([r.ttfc_s for r in ok if r.ttfc_s is not None], 1000.0),
+            "tpot": summary([r.tpot_s for r in ok if r.tpot_s is not None], 1000.0),
+            "itl": summary(itl, 1000.0),
+            "e2el": summary(e2el, 1000.0),
+        },
+        "tokens": {
+            "input_mean": (sum(prompt_counts) / len(prompt_counts)) if prompt_counts else None,
+            "output_mean": (sum(out_counts) / len(out_counts)) if out_counts else None,
+            "count_basis": basis_tokens,
+        },
+        "failures": [{"index": r.index, "prompt_id": r.prompt_id, "reason": r.error, "detail": r.error_detail}
+                     for r in sorted(failed, key=lambda r: r.index)[:MAX_FAILURES_KEPT]],
+        "telemetry": None,
+    }
+
+
+async def run_point(cfg: HarnessConfig, point: OperatingPoint, *, on_done: ProgressCallback | None = None,
+                    return_records: bool = False):
+    url = endpoint_url(cfg.endpoint, cfg.api)
+    bodies = [cfg.body_for(p) for p in cfg.prompts]
+    streams = point.concurrency or 1
+    warmup = cfg.warmup if cfg.warmup is not None else streams
+    if point.request_rate_rps is not None and cfg.warmup is None:
+        warmup = 0 if math.isinf(point.request_rate_rps) else min(point.concurrency or 4, cfg.num_prompts)
+    total = warmup + cfg.num_prompts
+    sampler = TelemetrySampler().start() if cfg.telemetry else None
+    started_at = datetime.now(UTC)
+    try:
+        if point.request_rate_rps is None:
+            records, marks = await _closed_loop(cfg, url, bodies, point.concurrency, total, warmup, on_done)
+        else:
+            records, marks = await _open_loop(cfg, url, bodies, point.request_rate_rps, point.concurrency, total,
+                                              warmup, on_done)
+    finally:
+        telemetry = sampler.stop() if sampler is not None else None
+    block = summarise_point(point, records, marks, started_at)
+    if telemetry is not None:
+        block["telemetry"] = telemetry.to_json()
+    return (block, records) if return_records else block
+
+
+def operating_points(concurrencies: list[int] | None, rates: list[float] | None,
+                     max_concurrency: int | None = None) -> list[OperatingPoint]:
+    if concurrencies and rates:
+        raise ValueError("give --concurrency or --request-rate, not both (use --max-concurrency to cap a rate)")
+    if rates:
+        return [OperatingPoint(concurrency=max_concurrency, request_rate_rps=r) for r in rates]
+    if not concurrencies:
+        raise ValueError("give --concurrency (e.g. 1,4,16,64) or --request-rate")
+    return [OperatingPoint(concurrency=c) for c in concurrencies]
+
+
+async def run_harness(cfg: HarnessConfig, points: list[OperatingPoint], *, show_progress: bool = True) -> list[dict]:
+    """Run every operating point in order; returns their JSON blocks."""
+    blocks = []
+    progress_cm = _progress(show_progress)
+    with progress_cm as progress:
+        for point in points:
+            warm = cfg.warmup if cfg.warmup is not None else (point.concurrency or 1)
+            task = None
+            if progress is not None:
+                task = progress.add_task(f"{cfg.workload} · {point.label()}", total=cfg.num_prompts + warm)
+
+            def tick(rec: RequestRecord, _task=task) -> None:
+                if progress is not None:
+                    progress.advance(_task)
+
+            blocks.append(await run_point(cfg, point, on_done=tick))
+    return blocks
+
+
+def _progress(enabled: bool):
+    if not enabled:
+        return contextlib.nullcontext(None)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    transient=False)
+
+
+async def golden_outputs(endpoint: str, model: str, prompts: list[GoldenPrompt], *, max_tokens: int,
+                         api: str = "chat", concurrency: int = 8, timeout_s: float = 600.0) -> dict[str, str | None]:
+    """Greedy outputs per prompt id (None where the request failed)."""
+    cfg = HarnessConfig(endpoint=endpoint, model=model, prompts=prompts, workload="golden", api=api,
+                        num_prompts=len(prompts), warmup=0, max_tokens=max_tokens, temperature=0.0,
+                        timeout_s=timeout_s, keep_text=True)
+    _, records = await run_point(cfg, OperatingPoint(concurrency=min(concurrency, len(prompts))),
+                                 return_records=True)
+    return {r.prompt_id: (r.text if r.ok else None) for r in records}
+
+
+async def run_parity(endpoint: str, model: str, bundle, *, timeout_s: float = 600.0) -> dict:
+    """Run a bundle's golden prompts at temperature 0 and compare with its expected outputs."""
+    from benchmarks.parity import compare_outputs
+    from benchmarks.prompts import load_prompts
+
+    by_id = {p.prompt_id: p for p in load_prompts()}
+    prompts = [by_id[pid] for pid in sorted(bundle.expected)]
+    golden = bundle.golden
+    outputs = await golden_outputs(endpoint, model, prompts, max_tokens=int(golden["max_tokens"]),
+                                   api=golden.get("api", "chat"), timeout_s=timeout_s)
+    report = compare_outputs(bundle.expected, outputs)
+    return {"bundle": bundle.name, "bundle_precision": bundle.precision, **report.to_json()}

@@ -1,0 +1,363 @@
+"""Render a :class:`~briefs.document.Document` as Markdown, self-contained HTML, PDF,
+XLSX or CSV. Every text cell of a spreadsheet export passes through ``tokendesk.exports`` so a
+hostile source title is written inert."""
+
+from __future__ import annotations
+
+import html
+import io
+import os
+import re
+from datetime import date, datetime
+
+import pandas as pd
+
+from briefs.document import BarChart, Bullets, Document, Paragraph, Table
+from tokendesk.exports import neutralise, safe_csv
+
+FORMATS = ("md", "html", "pdf", "xlsx", "csv")
+MEDIA_TYPES = {
+    "md": "text/markdown",
+    "html": "text/html",
+    "pdf": "application/pdf",
+    "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    "csv": "text/csv",
+}
+
+
+def render_document(doc: Document, fmt: str) -> bytes:
+    fmt = fmt.lower().lstrip(".")
+    if fmt == "markdown":
+        fmt = "md"
+    renderers = {"md": markdown, "html": html_page, "pdf": pdf, "xlsx": xlsx, "csv": csv}
+    if fmt not in renderers:
+        raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    return renderers[fmt](doc)
+
+
+# -- Markdown ---------------------------------------------------------------------------------
+def _md_cell(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def _md_table(t: Table) -> list[str]:
+    shown = t.display()
+    out = [f"**{t.title}**", ""]
+    if shown.empty:
+        return [*out, "_(none)_", ""]
+    out.append("| " + " | ".join(_md_cell(str(c)) for c in shown.columns) + " |")
+    out.append("|" + "|".join("---" for _ in shown.columns) + "|")
+    for row in shown.itertuples(index=False):
+        out.append("| " + " | ".join(_md_cell(str(v)) for v in row) + " |")
+    if t.note:
+        out += ["", f"_{t.note}_"]
+    return [*out, ""]
+
+
+def _md_chart(c: BarChart) -> list[str]:
+    width = 30
+    top = max([*(v for v in c.values if v == v), *(c.high or ()), 0.0]) or 1.0
+    out = [f"**{c.title}** ({c.unit})", "", "```"]
+    label_w = max((len(lbl) for lbl in c.labels), default=0)
+    for i, (label, value) in enumerate(zip(c.labels, c.values, strict=True)):
+        bar = "█" * max(int(round(value / top * width)), 0) if value == value else ""
+        extra = ""
+        if c.low is not None and c.high is not None:
+            extra = f"  (range {c.value_format(c.low[i])} – {c.value_format(c.high[i])})"
+        group = f"  [{c.groups[i]}]" if c.groups else ""
+        out.append(f"{label.ljust(label_w)}  {bar} {c.value_format(value)}{extra}{group}")
+    return [*out, "```", ""]
+
+
+def markdown(doc: Document) -> bytes:
+    out = [f"# {doc.title}", "", doc.subtitle, ""]
+    out += [f"- **{k}:** {v}" for k, v in doc.meta] + [""]
+    for section in doc.sections:
+        out += [f"## {section.title}", ""]
+        for block in section.blocks:
+            if isinstance(block, Paragraph):
+                out += [block.text, ""]
+            elif isinstance(block, Bullets):
+                out += [f"- {item}" for item in block.items] + [""]
+            elif isinstance(block, Table):
+                out += _md_table(block)
+            elif isinstance(block, BarChart):
+                out += _md_chart(block)
+    return ("\n".join(out).rstrip() + "\n").encode("utf-8")
+
+
+# -- HTML -------------------------------------------------------------------------------------
+_CSS = """
+body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:1180px;margin:2em auto;padding:0 1em;color:#222}
+h1{font-size:1.6em;margin-bottom:.2em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:1.6em}
+table{border-collapse:collapse;margin:.4em 0 1.2em;font-size:.82em}th,td{border:1px solid #ccc;padding:3px 6px;vertical-align:top}
+th{background:#f1f4f8;text-align:left}td{overflow-wrap:anywhere}caption{text-align:left;font-weight:bold;padding:.3em 0}
+.meta{color:#555;font-size:.9em}.note{color:#666;font-size:.85em}.rec-buy{color:#2e7d32;font-weight:bold}
+.rec-no-buy{color:#c62828;font-weight:bold}.rec-defer{color:#ef8f00;font-weight:bold}.rec-keep{color:#1565c0;font-weight:bold}
+figure{margin:1em 0}figcaption{color:#666;font-size:.85em}
+"""
+
+
+def _html_cell(text: str) -> str:
+    escaped = html.escape(text)
+    if text in ("buy", "no-buy", "defer", "keep"):
+        return f'<span class="rec-{text}">{escaped}</span>'
+    return escaped
+
+
+def html_page(doc: Document) -> bytes:
+    from briefs.charts import svg
+
+    e = html.escape
+    out = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{e(doc.title)}</title>",
+        f"<style>{_CSS}</style></head><body>",
+        f"<h1>{e(doc.title)}</h1>",
+        f"<p>{e(doc.subtitle)}</p>",
+        '<ul class="meta">' + "".join(f"<li><b>{e(k)}:</b> {e(v)}</li>" for k, v in doc.meta) + "</ul>",
+    ]
+    for section in doc.sections:
+        out.append(f"<h2>{e(section.title)}</h2>")
+        for block in section.blocks:
+            if isinstance(block, Paragraph):
+                out.append(f"<p>{e(block.text)}</p>")
+            elif isinstance(block, Bullets):
+                out.append("<ul>" + "".join(f"<li>{e(i)}</li>" for i in block.items) + "</ul>")
+            elif isinstance(block, Table):
+                shown = block.display()
+                rows = ["<table>", f"<caption>{e(block.title)}</caption>",
+                        "<thead><tr>" + "".join(f"<th>{e(str(c))}</th>" for c in shown.columns) + "</tr></thead><tbody>"]
+                if shown.empty:
+                    rows.append(f'<tr><td colspan="{max(len(shown.columns), 1)}">(none)</td></tr>')
+                for row in shown.itertuples(index=False):
+                    rows.append("<tr>" + "".join(f"<td>{_html_cell(str(v))}</td>" for v in row) + "</tr>")
+                rows.append("</tbody></table>")
+                if block.note:
+                    rows.append(f'<p class="note">{e(block.note)}</p>')
+                out.append("".join(rows))
+            elif isinstance(block, BarChart):
+                caption = f"<figcaption>{e(block.note)}</figcaption>" if block.note else ""
+                out.append(f'<figure role="img" aria-label="{e(block.title)}">{svg(block)}{caption}</figure>')
+    out.append("</body></html>")
+    return "\n".join(out).encode("utf-8")
+
+
+# -- PDF --------------------------------------------------------------------------------------
+_PDF_FONT = "TokendeskVera"
+
+
+def _pdf_fonts() -> tuple[str, str]:
+    """Bitstream Vera (shipped with reportlab) covers ≤, ×, — and € that the base-14 fonts lack."""
+    import reportlab
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+
+    if _PDF_FONT not in pdfmetrics.getRegisteredFontNames():
+        folder = os.path.join(os.path.dirname(reportlab.__file__), "fonts")
+        pdfmetrics.registerFont(TTFont(_PDF_FONT, os.path.join(folder, "Vera.ttf")))
+        pdfmetrics.registerFont(TTFont(_PDF_FONT + "-Bold", os.path.join(folder, "VeraBd.ttf")))
+    return _PDF_FONT, _PDF_FONT + "-Bold"
+
+
+def _pdf_text(text: str) -> str:
+    # Vera has no arrows or check marks; everything else is escaped for reportlab's mini-markup.
+    text = text.replace("→", "->").replace("✓", "yes").replace("✗", "no")
+    # reportlab splits words longer than a column (splitLongWords), so URLs and ids still wrap.
+    return html.escape(text, quote=False)
+
+
+def _col_widths(shown: pd.DataFrame, total: float, char_pt: float = 4.4, pad_pt: float = 6.0) -> list[float]:
+    """Every column first gets room for its longest short value, its longest word and its
+    header's longest word; the width left over goes to the columns of long text, in proportion
+    to how much more they would need to fit on one line."""
+    minimum, desired = [], []
+    for column in shown.columns:
+        cells = [str(v) for v in shown[column]]
+        longest = max((len(v) for v in cells), default=0)
+        longest_word = max((len(w) for v in cells for w in v.split()), default=0)
+        header_word = max((len(w) for w in str(column).split()), default=4) * 1.15
+        low = max(header_word, min(longest_word, 16), min(longest, 12), 3)
+        minimum.append(low * char_pt + pad_pt)
+        desired.append(max(low, longest) * char_pt + pad_pt)
+    if sum(desired) <= total:
+        return [w * total / sum(desired) for w in desired]
+    if sum(minimum) >= total:
+        return [w * total / sum(minimum) for w in minimum]
+    spare = total - sum(minimum)
+    extra = [d - m for d, m in zip(desired, minimum, strict=True)]
+    return [m + spare * e / sum(extra) for m, e in zip(minimum, extra, strict=True)]
+
+
+def pdf(doc: Document) -> bytes:
+    from reportlab.lib import colors
+    from reportlab.lib.pagesizes import A4, landscape
+    from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
+    from reportlab.lib.units import mm
+    from reportlab.platypus import KeepTogether, LongTable, SimpleDocTemplate, Spacer, TableStyle
+    from reportlab.platypus import Paragraph as P
+
+    from briefs.charts import drawing
+
+    regular, bold = _pdf_fonts()
+    base = getSampleStyleSheet()
+    body = ParagraphStyle("body", parent=base["BodyText"], fontName=regular, fontSize=8.5, leading=11)
+    small = ParagraphStyle("small", parent=body, fontSize=7, leading=8.5)
+    head = ParagraphStyle("head", parent=small, fontName=bold)
+    h1 = ParagraphStyle("h1", parent=base["Title"], fontName=bold, fontSize=17, leading=21, alignment=0)
+    h2 = ParagraphStyle("h2", parent=base["Heading2"], fontName=bold, fontSize=12, leading=15, spaceBefore=8, keepWithNext=1)
+    h3 = ParagraphStyle("h3", parent=body, fontName=bold, fontSize=9, spaceBefore=4, spaceAfter=2, keepWithNext=1)
+    note = ParagraphStyle("note", parent=small, textColor=colors.HexColor("#555555"))
+    buffer = io.BytesIO()
+    page = landscape(A4)
+    margin = 12 * mm
+    frame_w = page[0] - 2 * margin
+
+    def footer(canvas, _doc) -> None:
+        canvas.saveState()
+        canvas.setFont(regular, 7)
+        canvas.setFillColor(colors.grey)
+        canvas.drawString(margin, 7 * mm, _pdf_plain(f"{doc.title} — {doc.subtitle}")[:150])
+        canvas.drawRightString(page[0] - margin, 7 * mm, f"page {canvas.getPageNumber()}")
+        canvas.restoreState()
+
+    template = SimpleDocTemplate(
+        buffer, pagesize=page, leftMargin=margin, rightMargin=margin, topMargin=margin, bottomMargin=14 * mm,
+        title=doc.title, subject=doc.subtitle, author="tokendesk", creator="tokendesk",
+    )  # fmt: skip
+    story: list = [P(_pdf_text(doc.title), h1), P(_pdf_text(doc.subtitle), body), Spacer(1, 3)]
+    for k, v in doc.meta:
+        story.append(P(f"<b>{_pdf_text(k)}:</b> {_pdf_text(v)}", small))
+    for section in doc.sections:
+        story.append(P(_pdf_text(section.title), h2))
+        for block in section.blocks:
+            if isinstance(block, Paragraph):
+                story.append(P(_pdf_text(block.text), body))
+                story.append(Spacer(1, 3))
+            elif isinstance(block, Bullets):
+                for item in block.items:
+                    story.append(P(_pdf_text(item), body, bulletText="•"))
+                story.append(Spacer(1, 3))
+            elif isinstance(block, BarChart):
+                parts = [drawing(block, width=min(frame_w, 620))]
+                if block.note:
+                    parts.append(P(_pdf_text(block.note), note))
+                story.append(KeepTogether(parts))
+                story.append(Spacer(1, 6))
+            elif isinstance(block, Table):
+                shown = block.display()
+                title = P(_pdf_text(block.title), h3)
+                if shown.empty:
+                    story += [title, P("(none)", small)]
+                    continue
+                data = [[P(_pdf_text(str(c)), head) for c in shown.columns]]
+                data += [[P(_pdf_text(str(v)), small) for v in row] for row in shown.itertuples(index=False)]
+                grid = LongTable(data, colWidths=_col_widths(shown, frame_w), repeatRows=1)
+                grid.setStyle(TableStyle([
+                    ("GRID", (0, 0), (-1, -1), 0.25, colors.HexColor("#b0b0b0")),
+                    ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#e8edf3")),
+                    ("VALIGN", (0, 0), (-1, -1), "TOP"),
+                    ("TOPPADDING", (0, 0), (-1, -1), 1.5),
+                    ("BOTTOMPADDING", (0, 0), (-1, -1), 1.5),
+                    ("LEFTPADDING", (0, 0), (-1, -1), 2.5),
+                    ("RIGHTPADDING", (0, 0), (-1, -1), 2.5),
+                ]))  # fmt: skip
+                story += [title, grid]
+                if block.note:
+                    story.append(P(_pdf_text(block.note), note))
+                story.append(Spacer(1, 5))
+    template.build(story, onFirstPage=footer, onLaterPages=footer)
+    return buffer.getvalue()
+
+
+def _pdf_plain(text: str) -> str:
+    return text.replace("→", "->")
+
+
+# -- XLSX -------------------------------------------------------------------------------------
+def _xlsx_value(value: object) -> object:
+    if value is None or value is pd.NaT:
+        return None
+    if isinstance(value, float) and value != value:
+        return None
+    if isinstance(value, pd.Timestamp):
+        return value.to_pydatetime().replace(tzinfo=None)
+    if isinstance(value, datetime):
+        return value.replace(tzinfo=None)
+    if isinstance(value, date | int | float | bool):
+        return value
+    if hasattr(value, "item"):  # numpy scalar
+        return value.item()
+    if isinstance(value, list | tuple):
+        value = ", ".join(str(v) for v in value)
+    return neutralise(str(value))
+
+
+def _sheet_name(name: str, used: set[str]) -> str:
+    clean = re.sub(r"[\[\]:*?/\\']", " ", name).strip()[:31] or "Sheet"
+    candidate, n = clean, 2
+    while candidate.lower() in used:
+        suffix = f" ({n})"
+        candidate, n = clean[: 31 - len(suffix)] + suffix, n + 1
+    used.add(candidate.lower())
+    return candidate
+
+
+def xlsx(doc: Document) -> bytes:
+    from openpyxl import Workbook
+    from openpyxl.styles import Alignment, Font, PatternFill
+    from openpyxl.utils import get_column_letter
+
+    wb = Workbook()
+    used: set[str] = set()
+    bold = Font(bold=True)
+    fill = PatternFill("solid", fgColor="E8EDF3")
+
+    def write(ws, frame: pd.DataFrame, start_row: int = 1) -> None:
+        for j, column in enumerate(frame.columns, start=1):
+            cell = ws.cell(row=start_row, column=j, value=_xlsx_value(str(column)))
+            cell.font, cell.fill = bold, fill
+        for i, row in enumerate(frame.itertuples(index=False), start=start_row + 1):
+            for j, value in enumerate(row, start=1):
+                cell = ws.cell(row=i, column=j, value=_xlsx_value(value))
+                if isinstance(cell.value, datetime):
+                    cell.number_format = "yyyy-mm-dd"
+                elif isinstance(cell.value, str):
+                    cell.alignment = Alignment(wrap_text=len(cell.value) > 60, vertical="top")
+        for j, column in enumerate(frame.columns, start=1):
+            width = max([len(str(column))] + [len(str(v)) for v in frame[column].head(200)])
+            ws.column_dimensions[get_column_letter(j)].width = min(max(width + 2, 8), 60)
+        ws.freeze_panes = ws.cell(row=start_row + 1, column=1)
+
+    ws = wb.active
+    ws.title = _sheet_name("Assumptions", used)
+    ws.cell(row=1, column=1, value=_xlsx_value(doc.title)).font = Font(bold=True, size=13)
+    ws.cell(row=2, column=1, value=_xlsx_value(doc.subtitle))
+    for offset, (k, v) in enumerate(doc.meta, start=3):
+        ws.cell(row=offset, column=1, value=_xlsx_value(k)).font = bold
+        ws.cell(row=offset, column=2, value=_xlsx_value(v))
+    write(ws, doc.assumptions, start_row=len(doc.meta) + 4)
+    for t in doc.tables():
+        sheet = wb.create_sheet(_sheet_name(t.sheet or t.title, used))
+        frame = t.frame.copy()
+        for column in frame.columns:  # keep raw numbers; dates and categoricals as plain values
+            if isinstance(frame[column].dtype, pd.CategoricalDtype):
+                frame[column] = frame[column].astype(object)
+        write(sheet, frame)
+        if t.note:
+            sheet.cell(row=len(frame) + 3, column=1, value=_xlsx_value(t.note)).font = Font(italic=True)
+    buffer = io.BytesIO()
+    wb.properties.title = doc.title
+    wb.properties.creator = "tokendesk"
+    wb.save(buffer)
+    return buffer.getvalue()
+
+
+# -- CSV --------------------------------------------------------------------------------------
+def csv(doc: Document) -> bytes:
+    frame = doc.csv_frame.copy()
+    for column in frame.columns:
+        if isinstance(frame[column].dtype, pd.CategoricalDtype):
+            frame[column] = frame[column].astype(object)
+    return safe_csv(frame)

@@ -1,0 +1,609 @@
+"""Scenarios: traffic shares assigned to options, sized at SLO, priced, with risk and timeline.
+
+The engine is vectorised over all options: capacity at SLO is computed once per SLO and cached,
+and the per-slice ranking of SKUs (cheapest feasible first) is cached per filter × SLO × daily
+profile × policy, so a change in demand volume only re-sizes the few chosen lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+
+from costmodel.capacity import CapacityArrays, capacity_arrays, explain
+from costmodel.demand import Demand, Segment
+from costmodel.fleet import (
+    FleetPolicy,
+    GroupPrices,
+    SizingInputs,
+    commitment_factor,
+    commitment_factor_table,
+    size_line,
+)
+from costmodel.options import BLOCK_OR_CONTRACT, Option, OptionTable
+from costmodel.risk import RiskReport, SpendLine, assess_risk
+from costmodel.timeline import StageGate, Timeline, plan_timeline
+
+#: Exact sizing is run on this many cheapest-by-proxy SKUs per slice (integer units and the
+#: reserve rule can reorder close candidates).
+TOP_K = 4
+DEFAULT_POLICY = FleetPolicy()
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """A share of each segment's traffic and the options allowed to carry it."""
+
+    label: str
+    share: float
+    vendors: tuple[str, ...] | None = None
+    backends: tuple[str, ...] | None = None
+    accelerator_ids: tuple[str, ...] | None = None
+    providers: tuple[str, ...] | None = None
+    regions: tuple[str, ...] | None = None
+    #: Applies only to segments flagged small_model (a CPU fallback cannot serve 70B chat).
+    small_models_only: bool = False
+    #: Emergency capacity held idle, sized to this share of the segment's interactive peak.
+    standby_share: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.share < 0 or self.standby_share < 0:
+            raise ValueError(f"allocation {self.label!r}: shares must be >= 0")
+
+    @property
+    def filter_key(self) -> tuple:
+        return (self.vendors, self.backends, self.accelerator_ids, self.providers, self.regions)
+
+
+@dataclass(frozen=True)
+class MigrationInputs:
+    """One-time cost of adding a backend: engineering weeks × loaded rate + certification runs."""
+
+    loaded_usd_per_engineer_week: float = 5000.0
+    engineer_weeks: tuple[tuple[str, float], ...] = (
+        ("rocm", 12.0),
+        ("cpu", 4.0),
+        ("hpu", 16.0),
+        ("neuron", 16.0),
+        ("xla", 16.0),
+        ("qaic", 20.0),
+        ("cuda", 2.0),
+    )
+    certification_runs_per_backend: int = 2  # "certify two runtimes"
+    usd_per_certification_run: float = 2500.0
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    allocations: tuple[Allocation, ...]
+    description: str = ""
+    #: Backends already in production: adding capacity on them needs no migration.
+    incumbent_backends: tuple[str, ...] = ("cuda",)
+    migration: MigrationInputs = field(default_factory=MigrationInputs)
+    #: Stage-gate durations per backend overriding data/stage_gates.csv.
+    gate_overrides: tuple[tuple[str, tuple[StageGate, ...]], ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.allocations:
+            raise ValueError(f"scenario {self.name!r} needs at least one allocation")
+
+
+INCUMBENT = Allocation("NVIDIA (incumbent)", 1.0, backends=("cuda",))
+
+
+def stay(incumbent: Allocation = INCUMBENT) -> Scenario:
+    return Scenario("Stay", (incumbent,), "Keep all traffic on the incumbent NVIDIA fleet.")
+
+
+def shift_to_amd(share: float = 0.25, incumbent: Allocation = INCUMBENT) -> Scenario:
+    if not 0 < share < 1:
+        raise ValueError("shift_to_amd share must be between 0 and 1")
+    return Scenario(
+        f"Shift {share:.0%} to AMD",
+        (
+            Allocation(incumbent.label, 1 - share, **_filters(incumbent)),
+            Allocation("AMD Instinct", share, backends=("rocm",)),
+        ),
+        f"Move {share:.0%} of every segment's traffic to AMD Instinct GPUs on ROCm.",
+    )
+
+
+def add_cpu_fallback(share: float = 0.10, standby_share: float = 0.25, incumbent: Allocation = INCUMBENT) -> Scenario:
+    return Scenario(
+        "Add CPU fallback",
+        (
+            Allocation(incumbent.label, 1 - share, **_filters(incumbent)),
+            Allocation("CPU fallback", share, backends=("cpu",), small_models_only=True, standby_share=standby_share),
+        ),
+        f"Serve {share:.0%} of small-model traffic on CPUs and hold CPU emergency capacity for"
+        f" {standby_share:.0%} of the small-model peak for days without GPUs.",
+    )
+
+
+def builtin_scenarios(amd_share: float = 0.25, cpu_share: float = 0.10, incumbent: Allocation = INCUMBENT) -> tuple[Scenario, ...]:
+    return (stay(incumbent), shift_to_amd(amd_share, incumbent), add_cpu_fallback(cpu_share, incumbent=incumbent))
+
+
+def _filters(a: Allocation) -> dict:
+    return dict(vendors=a.vendors, backends=a.backends, accelerator_ids=a.accelerator_ids, providers=a.providers, regions=a.regions)
+
+
+def segment_shares(scenario: Scenario, segment: Segment) -> dict[str, float]:
+    """Traffic shares of one segment by allocation label, normalised to sum to 1."""
+    applicable = [a for a in scenario.allocations if not (a.small_models_only and not segment.small_model)]
+    total = sum(a.share for a in applicable)
+    if total <= 0:
+        return {}
+    out: dict[str, float] = {}
+    for a in applicable:
+        out[a.label] = out.get(a.label, 0.0) + a.share / total
+    return out
+
+
+@dataclass(frozen=True)
+class FleetLine:
+    scenario: str
+    segment: str
+    allocation: str
+    mode: str  # interactive | batch | standby
+    option_id: str
+    provider: str
+    region: str
+    instance_type: str
+    accelerator_id: str
+    vendor: str
+    backend: str
+    model: str
+    precision: str
+    runtime: str
+    share: float
+    mean_output_tok_s: float
+    unit_output_tok_s: float
+    units_peak: int
+    units_reserved: int
+    on_demand_unit_hours: float
+    units_spot: int
+    accelerators_peak: int
+    pricing: str
+    monthly_usd: float
+    ftl_ms: float | None
+    slo_met: bool | None
+    capacity_note: str
+    no_on_demand: bool
+    sizing: SizingInputs
+    price_observed_at: datetime | None = None
+    bench_measured_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class SegmentLatency:
+    segment: str
+    allocation: str
+    ftl_ms: float
+    slo_ms: float
+    percentile: str
+    meets: bool
+    sentence: str
+
+
+@dataclass(frozen=True)
+class MigrationCost:
+    new_backends: tuple[str, ...]
+    engineering_usd: float
+    certification_usd: float
+    one_time_usd: float
+    sentence: str
+
+
+@dataclass(frozen=True)
+class ScenarioResult:
+    scenario: Scenario
+    lines: tuple[FleetLine, ...]
+    monthly_usd: float
+    monthly_tokens: float
+    monthly_output_tokens: float
+    usd_per_1k_tokens: float | None
+    usd_per_1k_output_tokens: float | None
+    latency: tuple[SegmentLatency, ...]
+    migration: MigrationCost
+    risk: RiskReport
+    timeline: Timeline
+    warnings: tuple[str, ...]
+    unserved: tuple[str, ...]
+    savings_vs_baseline_usd: float | None = None
+    savings_pct: float | None = None
+    payback_months: float | None = None
+    payback_sentence: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.scenario.name
+
+    @property
+    def feasible(self) -> bool:
+        return not self.unserved
+
+    def fleet_by_sku_region(self) -> list[dict]:
+        """Units, accelerators and cost per (provider, region, instance type, accelerator)."""
+        out: dict[tuple, dict] = {}
+        for ln in self.lines:
+            key = (ln.provider, ln.region, ln.instance_type, ln.accelerator_id)
+            row = out.setdefault(
+                key,
+                dict(provider=ln.provider, region=ln.region, instance_type=ln.instance_type, accelerator_id=ln.accelerator_id,
+                     vendor=ln.vendor, units_peak=0, accelerators_peak=0, monthly_usd=0.0),
+            )
+            row["units_peak"] += ln.units_peak
+            row["accelerators_peak"] += ln.accelerators_peak
+            row["monthly_usd"] += ln.monthly_usd
+        return sorted(out.values(), key=lambda r: -r["monthly_usd"])
+
+
+def _naive(ts: datetime | None) -> datetime | None:
+    if ts is None:
+        return None
+    if ts.tzinfo is not None:
+        from datetime import UTC
+
+        ts = ts.astimezone(UTC).replace(tzinfo=None)
+    return ts
+
+
+class Engine:
+    """Holds the option table and the caches; evaluate scenarios with :meth:`evaluate`."""
+
+    def __init__(self, options: OptionTable | Sequence[Option]):
+        self.table = options if isinstance(options, OptionTable) else OptionTable(tuple(options))
+        t = self.table
+        _, self.rep = np.unique(t.group, return_index=True)
+        self.n_groups = t.n_groups
+        self.group_backend = t.backend.codes[self.rep]
+        self._cap: dict[tuple, tuple[CapacityArrays, np.ndarray, np.ndarray]] = {}
+        self._prices: dict[tuple, tuple[np.ndarray, ...]] = {}
+        self._masks: dict[tuple, np.ndarray] = {}
+        self._ranks: dict[tuple, tuple[np.ndarray, str]] = {}
+        self._curves: dict[tuple, tuple] = {}
+        self._families: dict[str, str] = {}
+        self._group_prices: dict[tuple, GroupPrices] = {}
+        self._notes: dict[tuple, str] = {}
+        self._timelines: dict[tuple, Timeline] = {}
+        dates = [_naive(o.price_observed_at) for o in t.options if o.price_observed_at is not None]
+        self.as_of: datetime | None = max(dates) if dates else None
+
+    @classmethod
+    def from_frame(cls, df) -> Engine:
+        return cls(OptionTable.from_frame(df))
+
+    # ---- cached vector pieces -------------------------------------------------------------
+    def capacity(self, slo) -> tuple[CapacityArrays, np.ndarray, np.ndarray]:
+        """(per-option arrays, per-group interactive tok/s (NaN infeasible), per-group batch tok/s)."""
+        hit = self._cap.get(slo.key)
+        if hit is None:
+            arrays = capacity_arrays(self.table, slo)
+            hit = (arrays, arrays.tok_s[self.rep], arrays.batch_tok_s[self.rep])
+            self._cap[slo.key] = hit
+        return hit
+
+    def prices(self, policy: FleetPolicy) -> tuple[np.ndarray, ...]:
+        """Per group: on-demand, best allowed committed, its model code, spot (NaN = none)."""
+        hit = self._prices.get(policy.price_key)
+        if hit is None:
+            t, n = self.table, self.n_groups
+            labels = t.pricing_model.labels
+            committed_ok = set(policy.commitments) | (set(BLOCK_OR_CONTRACT) if policy.allow_block_or_contract else set())
+
+            def best(allowed: set[str]) -> tuple[np.ndarray, np.ndarray]:
+                mask = t.pricing_model.mask(allowed)
+                idx = np.flatnonzero(mask)
+                idx = idx[np.argsort(-t.price[idx], kind="stable")]  # last write = cheapest
+                price = np.full(n, np.nan)
+                code = np.full(n, -1, dtype=np.int64)
+                price[t.group[idx]] = t.price[idx]
+                code[t.group[idx]] = t.pricing_model.codes[idx]
+                return price, code
+
+            od, _ = best({"on_demand"})
+            com, com_code = best(committed_ok)
+            spot, _ = best({"spot"})
+            hit = (od, com, com_code, spot, labels)
+            self._prices[policy.price_key] = hit
+        return hit
+
+    def _curve(self, segment: Segment) -> tuple:
+        key = segment.profile.key
+        hit = self._curves.get(key)
+        if hit is None:
+            c = segment.profile.normalised()
+            hit = (tuple(float(v) for v in c), c)
+            self._curves[key] = hit
+        return hit
+
+    def group_mask(self, segment: Segment, alloc: Allocation, mode: str, policy: FleetPolicy) -> np.ndarray:
+        regions = segment.home_regions if mode != "batch" else policy.batch_regions
+        key = (segment.model_keys, segment.precisions, alloc.filter_key, regions)
+        hit = self._masks.get(key)
+        if hit is None:
+            t = self.table
+            m = t.model_mask(segment.model_keys)
+            m &= t.precision.mask(segment.precisions)
+            m &= t.vendor.mask(alloc.vendors) & t.backend.mask(alloc.backends)
+            m &= t.accelerator.mask(alloc.accelerator_ids) & t.provider.mask(alloc.providers)
+            m &= t.region.mask(alloc.regions) & t.region.mask(regions)
+            hit = np.zeros(self.n_groups, dtype=bool)
+            hit[t.group[m]] = True
+            self._masks[key] = hit
+        return hit
+
+    def ranking(self, segment: Segment, alloc: Allocation, mode: str, policy: FleetPolicy) -> tuple[np.ndarray, str]:
+        """Cheapest-first feasible groups for a slice (top few), or an empty array and the reason."""
+        ranked, reason, _, _ = self._ranking_full(segment, alloc, mode, policy)
+        return ranked[:TOP_K], reason
+
+    def shortlist(self, segment: Segment, alloc: Allocation, mode: str, policy: FleetPolicy, mean_tok_s: float) -> np.ndarray:
+        """The groups worth sizing exactly for this slice's volume: the TOP_K cheapest per unit of
+        capacity, plus the TOP_K cheapest once whole units are counted. A small slice on a big
+        instance pays for the idle part of its one unit, so the per-capacity order alone would
+        send 1B tokens a month to an 8-GPU node when a 1-GPU instance serves it for a tenth."""
+        ranked, _, term, cap = self._ranking_full(segment, alloc, mode, policy)
+        if ranked.size <= TOP_K:
+            return ranked
+        peak = 1.0 if mode == "batch" else float(np.max(self._curve(segment)[1]))
+        need = mean_tok_s * peak / (policy.utilisation_cap * policy.availability)
+        lumpy = np.ceil(need / cap - 1e-9).clip(min=1) * term
+        part = np.argpartition(lumpy, TOP_K - 1)[:TOP_K]
+        chosen = np.union1d(ranked[:TOP_K], ranked[part])
+        return chosen
+
+    def _ranking_full(self, segment: Segment, alloc: Allocation, mode: str, policy: FleetPolicy):
+        """All feasible groups cheapest-first per unit of capacity, the reason when there are
+        none, and each group's effective $/unit-hour and at-SLO capacity (for the shortlist)."""
+        regions = segment.home_regions if mode != "batch" else policy.batch_regions
+        key = (segment.model_keys, segment.precisions, alloc.filter_key, regions, mode, segment.slo.key, segment.profile.key, policy.key)
+        hit = self._ranks.get(key)
+        if hit is not None:
+            return hit
+        gm = self.group_mask(segment, alloc, mode, policy)
+        arrays, cap_i, cap_b = self.capacity(segment.slo)
+        od, com, _, spot, _ = self.prices(policy)
+        if mode == "batch":
+            cap = cap_b
+            spot_eff = spot * (1 + policy.spot_overprovision) if policy.batch_spot else np.full_like(spot, np.nan)
+            term = np.fmin(np.fmin(od, com), spot_eff)
+        else:
+            cap = cap_i
+            _, curve = self._curve(segment)
+            ordered, excess = commitment_factor_table(curve, policy.autoscale_on_demand)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                disc = np.where(np.isnan(com) | np.isnan(od), 0.0, 1.0 - com / od)
+            k = commitment_factor(disc, ordered, excess, policy.autoscale_on_demand)
+            term = np.where(np.isnan(od), com * ordered[-1], od * k)
+            if mode == "standby":
+                term = np.fmin(od, com)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            proxy = term / cap
+        ok = gm & np.isfinite(proxy) & (cap > 0)
+        cand = np.flatnonzero(ok)
+        reason = ""
+        if cand.size == 0:
+            reason = self._why_none(segment, alloc, mode, gm, arrays, regions)
+            hit = (cand, reason, np.zeros(0), np.zeros(0))
+        else:
+            cand = cand[np.argsort(proxy[cand], kind="stable")]
+            hit = (cand, reason, term[cand], cap[cand])
+        self._ranks[key] = hit
+        return hit
+
+    def _why_none(self, segment, alloc, mode, gm, arrays, regions) -> str:
+        where = f" in {', '.join(regions)}" if regions else ""
+        models = " / ".join(segment.models)
+        if not gm.any():
+            return f"no {alloc.label} option{where} has a benchmark for {models}"
+        if mode == "batch":
+            return f"no {alloc.label} option{where} for {models} has a usable price and throughput"
+        groups = np.flatnonzero(gm)
+        reps = self.rep[groups]
+        best = reps[np.nanargmin(np.where(np.isnan(arrays.best_ftl_ms[reps]), np.inf, arrays.best_ftl_ms[reps]))]
+        return f"no {alloc.label} option{where} for {models} meets the SLO: {explain(arrays, int(best), self.table.options[int(best)])}"
+
+    def family(self, model: str) -> str:
+        fam = self._families.get(model)
+        if fam is None:
+            from costmodel.tables import resolve_architecture
+
+            arch = resolve_architecture(model)
+            fam = arch.family if arch else "*"
+            self._families[model] = fam
+        return fam
+
+    # ---- evaluation -----------------------------------------------------------------------
+    def _line(self, scenario: Scenario, segment: Segment, alloc: Allocation, mode: str, share: float,
+              mean_tok_s: float, policy: FleetPolicy) -> tuple[FleetLine | None, str]:
+        _, reason = self.ranking(segment, alloc, mode, policy)
+        ranked = self.shortlist(segment, alloc, mode, policy, mean_tok_s)
+        if ranked.size == 0:
+            return None, reason
+        arrays, cap_i, cap_b = self.capacity(segment.slo)
+        od, com, com_code, spot, labels = self.prices(policy)
+        curve, _ = self._curve(segment)
+        best = None
+        for g in ranked.tolist():
+            pkey = (policy.price_key, g)
+            prices = self._group_prices.get(pkey)
+            if prices is None:
+                prices = GroupPrices(
+                    None if np.isnan(od[g]) else float(od[g]),
+                    None if np.isnan(com[g]) else float(com[g]),
+                    labels[com_code[g]] if com_code[g] >= 0 else None,
+                    None if np.isnan(spot[g]) else float(spot[g]),
+                )
+                self._group_prices[pkey] = prices
+            unit = float(cap_b[g] if mode == "batch" else cap_i[g])
+            inputs = SizingInputs(mode, mean_tok_s, curve, unit, prices, policy)
+            sized = size_line(inputs)
+            if best is None or sized.monthly_usd < best[1].monthly_usd:
+                best = (g, sized, inputs)
+        g, sized, inputs = best
+        i = int(self.rep[g])
+        o = self.table.options[i]
+        interactive = mode != "batch"
+        ftl = float(arrays.ftl_ms[i]) if interactive else None
+        nkey = (segment.slo.key, i, interactive)
+        note = self._notes.get(nkey)
+        if note is None:
+            note = explain(arrays, i, o) if interactive else f"batch at the highest measured throughput, {inputs.unit_tok_s:,.0f} output tok/s per unit"
+            self._notes[nkey] = note
+        line = FleetLine(
+            scenario=scenario.name, segment=segment.name, allocation=alloc.label, mode=mode, option_id=o.option_id,
+            provider=o.provider, region=o.region, instance_type=o.instance_type, accelerator_id=o.accelerator_id,
+            vendor=o.vendor, backend=o.backend, model=o.model, precision=o.precision, runtime=o.runtime, share=share,
+            mean_output_tok_s=mean_tok_s, unit_output_tok_s=inputs.unit_tok_s, units_peak=sized.units_peak,
+            units_reserved=sized.units_reserved, on_demand_unit_hours=sized.on_demand_unit_hours, units_spot=sized.units_spot,
+            accelerators_peak=sized.units_peak * o.accelerators_per_unit, pricing=sized.pricing, monthly_usd=sized.monthly_usd,
+            ftl_ms=ftl, slo_met=(ftl <= segment.slo.ftl_ms) if ftl is not None else None, capacity_note=note,
+            no_on_demand=inputs.prices.on_demand is None, sizing=inputs,
+            price_observed_at=_naive(o.price_observed_at), bench_measured_at=_naive(o.bench_measured_at),
+        )
+        return line, ""
+
+    def evaluate_one(self, scenario: Scenario, demand: Demand, policy: FleetPolicy = DEFAULT_POLICY, *,
+                     gates: Mapping[str, Sequence[StageGate]] | None = None, maturity: Sequence | None = None,
+                     as_of: datetime | None = None) -> ScenarioResult:
+        lines: list[FleetLine] = []
+        warnings: list[str] = []
+        unserved: list[str] = []
+        latency: list[SegmentLatency] = []
+        for seg in demand.segments:
+            shares = segment_shares(scenario, seg)
+            allocs = {a.label: a for a in scenario.allocations}
+            for mode, volume in (("interactive", seg.interactive_share), ("batch", 1.0 - seg.interactive_share)):
+                if volume <= 0 or seg.monthly_output_tokens <= 0:
+                    continue
+                built: list[tuple[Allocation, float]] = []
+                missing: list[tuple[str, float, str]] = []
+                for label, share in shares.items():
+                    if share <= 0:
+                        continue
+                    ranked, reason = self.ranking(seg, allocs[label], mode, policy)
+                    (built if ranked.size else missing).append((allocs[label], share) if ranked.size else (label, share, reason))
+                if not built:
+                    unserved.append(f"{seg.name} ({mode}): " + "; ".join(m[2] for m in missing))
+                    continue
+                served = sum(s for _, s in built)
+                for label, share, reason in missing:
+                    warnings.append(f"{seg.name} ({mode}): {share:.0%} meant for {label} moved to the other allocations — {reason}")
+                for alloc, share in built:
+                    eff = share / served
+                    mean = seg.mean_output_tok_s * volume * eff
+                    line, _ = self._line(scenario, seg, alloc, mode, eff, mean, policy)
+                    lines.append(line)
+                    if mode == "interactive":
+                        met = bool(line.slo_met)
+                        latency.append(SegmentLatency(
+                            seg.name, alloc.label, line.ftl_ms, seg.slo.ftl_ms, seg.slo.percentile, met,
+                            f"{seg.name} on {alloc.label}: FTL {seg.slo.percentile} ≤ {line.ftl_ms:,.0f} ms at the planned load"
+                            f" against an SLO of {seg.slo.ftl_ms:,.0f} ms ({line.capacity_note}).",
+                        ))
+                        if "conservative upper bound" in line.capacity_note:
+                            warnings.append(f"{seg.name} on {alloc.label}: FTL is a p99 upper bound standing in for {seg.slo.percentile}.")
+            for alloc in scenario.allocations:
+                if alloc.standby_share > 0 and alloc.label in shares and seg.interactive_share > 0:
+                    peak = seg.mean_output_tok_s * seg.interactive_share * seg.profile.peak * alloc.standby_share
+                    line, reason = self._line(scenario, seg, alloc, "standby", alloc.standby_share, peak, policy)
+                    if line is None:
+                        warnings.append(f"{seg.name}: no standby capacity for {alloc.label} — {reason}")
+                    else:
+                        lines.append(line)
+        cost = sum(ln.monthly_usd for ln in lines)
+        served_segments = {ln.segment for ln in lines}
+        tokens = sum(s.monthly_tokens for s in demand.segments if s.name in served_segments)
+        out_tokens = sum(s.monthly_output_tokens for s in demand.segments if s.name in served_segments)
+        migration = migration_cost(scenario, lines)
+        if gates is None:
+            from costmodel.tables import stage_gates
+
+            gates = stage_gates()
+        tkey = (migration.new_backends, scenario.gate_overrides, id(gates))
+        timeline = self._timelines.get(tkey)
+        if timeline is None:
+            timeline = plan_timeline(migration.new_backends, {**gates, **dict(scenario.gate_overrides)})
+            self._timelines[tkey] = timeline
+        if maturity is None:
+            from costmodel.tables import software_maturity
+
+            maturity = software_maturity()
+        from costmodel.options import canonical_precision
+
+        spend = [
+            SpendLine(ln.monthly_usd, ln.vendor, ln.provider, ln.region, ln.accelerator_id, ln.backend, self.family(ln.model),
+                      canonical_precision(ln.precision), ln.pricing, ln.units_spot > 0, ln.no_on_demand, ln.bench_measured_at)
+            for ln in lines
+        ]
+        risk = assess_risk(spend, maturity, _naive(as_of) or self.as_of)
+        return ScenarioResult(
+            scenario=scenario, lines=tuple(lines), monthly_usd=cost, monthly_tokens=tokens, monthly_output_tokens=out_tokens,
+            usd_per_1k_tokens=cost / (tokens / 1000) if tokens else None,
+            usd_per_1k_output_tokens=cost / (out_tokens / 1000) if out_tokens else None,
+            latency=tuple(latency), migration=migration, risk=risk, timeline=timeline,
+            warnings=tuple(warnings), unserved=tuple(unserved),
+        )
+
+    def evaluate(self, scenarios: Sequence[Scenario], demand: Demand, policy: FleetPolicy = DEFAULT_POLICY, *,
+                 baseline: str | None = None, **kwargs) -> tuple[ScenarioResult, ...]:
+        """Evaluate scenarios and compare each with the baseline (``Stay`` if present, else the first)."""
+        results = [self.evaluate_one(s, demand, policy, **kwargs) for s in scenarios]
+        names = [r.name for r in results]
+        base_name = baseline or ("Stay" if "Stay" in names else names[0])
+        base = results[names.index(base_name)]
+        return tuple(compare_to_baseline(r, base) for r in results)
+
+
+def migration_cost(scenario: Scenario, lines: Sequence[FleetLine]) -> MigrationCost:
+    m = scenario.migration
+    new = tuple(sorted({ln.backend for ln in lines} - set(scenario.incumbent_backends)))
+    weeks = dict(m.engineer_weeks)
+    eng = sum(weeks.get(b, max(weeks.values())) for b in new) * m.loaded_usd_per_engineer_week
+    cert = len(new) * m.certification_runs_per_backend * m.usd_per_certification_run
+    if new:
+        sentence = (
+            f"One-time ${eng + cert:,.0f}: {sum(weeks.get(b, max(weeks.values())) for b in new):g} engineer-weeks at"
+            f" ${m.loaded_usd_per_engineer_week:,.0f} to bring up {', '.join(new)}, plus {len(new) * m.certification_runs_per_backend}"
+            f" certification runs at ${m.usd_per_certification_run:,.0f}."
+        )
+    else:
+        sentence = "No new backend, so no migration cost."
+    return MigrationCost(new, eng, cert, eng + cert, sentence)
+
+
+def compare_to_baseline(result: ScenarioResult, base: ScenarioResult) -> ScenarioResult:
+    from dataclasses import replace
+
+    if result is base:
+        return replace(result, savings_vs_baseline_usd=0.0, savings_pct=0.0, payback_months=None,
+                       payback_sentence="Baseline scenario.")
+    savings = base.monthly_usd - result.monthly_usd
+    pct = savings / base.monthly_usd if base.monthly_usd else None
+    one_time = result.migration.one_time_usd
+    if savings > 0:
+        payback = one_time / savings
+        sentence = (f"Saves ${savings:,.0f}/month vs {base.name}; the ${one_time:,.0f} migration pays back in {payback:.1f} months."
+                    if one_time else f"Saves ${savings:,.0f}/month vs {base.name} with no migration cost.")
+    else:
+        payback = None
+        sentence = f"Costs ${-savings:,.0f}/month more than {base.name}; the migration never pays back at these prices."
+    return replace(result, savings_vs_baseline_usd=savings, savings_pct=pct, payback_months=payback, payback_sentence=sentence)
+
+
+def evaluate_scenarios(df_or_options, demand: Demand, scenarios: Sequence[Scenario] | None = None,
+                       policy: FleetPolicy = DEFAULT_POLICY, **kwargs) -> tuple[ScenarioResult, ...]:
+    """One-shot convenience: frame / options in, results out (builds a fresh engine)."""
+    if isinstance(df_or_options, Engine):
+        engine = df_or_options
+    elif isinstance(df_or_options, (OptionTable, list, tuple)):
+        engine = Engine(df_or_options)
+    else:
+        engine = Engine.from_frame(df_or_options)
+    return engine.evaluate(tuple(scenarios or builtin_scenarios()), demand, policy, **kwargs)

@@ -1,0 +1,108 @@
+"""Loaders for the cost model's bundled, sourced tables in ``data/`` (the only I/O here)."""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from costmodel.demand import model_key
+from costmodel.memory import ModelArchitecture
+from costmodel.timeline import StageGate
+from tokendesk.paths import data_dir
+
+ARCHITECTURES_FILE = "model_architectures.csv"
+MATURITY_FILE = "software_maturity.csv"
+STAGE_GATES_FILE = "stage_gates.csv"
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+@cache
+def model_architectures() -> dict[str, ModelArchitecture]:
+    path = data_dir() / ARCHITECTURES_FILE
+    out: dict[str, ModelArchitecture] = {}
+    for line, row in enumerate(_rows(path), start=2):
+        try:
+            arch = ModelArchitecture(
+                model_id=row["model_id"],
+                name=row["name"],
+                family=row["family"],
+                params_b=float(row["params_b"]),
+                active_params_b=float(row["active_params_b"]),
+                layers=int(row["layers"]),
+                hidden_size=int(row["hidden_size"]),
+                attention_heads=int(row["attention_heads"]),
+                kv_heads=int(row["kv_heads"]),
+                head_dim=int(row["head_dim"]),
+                vocab_size=int(row["vocab_size"]),
+                max_context=int(row["max_context"]),
+                source_url=row["source_url"],
+                aliases=tuple(a for a in row["aliases"].split(";") if a),
+                notes=row.get("notes", ""),
+            )
+        except (KeyError, ValueError) as exc:
+            raise ValueError(f"{path}:{line}: {exc}; every column must be filled with a number where numeric") from exc
+        out[arch.model_id] = arch
+    return out
+
+
+def resolve_architecture(model_name: str) -> ModelArchitecture | None:
+    """Find the architecture for a model name as benchmarks spell it ("Llama-2-70B-Chat (99%)")."""
+    key = model_key(model_name)
+    best: tuple[int, ModelArchitecture] | None = None
+    for arch in model_architectures().values():
+        for alias in (arch.model_id, *arch.aliases):
+            a = model_key(alias)
+            if (key == a or key.startswith(a)) and (best is None or len(a) > best[0]):
+                best = (len(a), arch)
+    return best[1] if best else None
+
+
+@dataclass(frozen=True)
+class MaturityRow:
+    backend: str
+    family: str
+    precision: str
+    score: float
+    attention_kernel_parity: str
+    fp8_support: str
+    int4_support: str
+    known_gaps: str
+    source_title: str
+    source_url: str
+    source_date: str
+
+
+@cache
+def software_maturity() -> tuple[MaturityRow, ...]:
+    path = data_dir() / MATURITY_FILE
+    rows = []
+    for line, row in enumerate(_rows(path), start=2):
+        try:
+            rows.append(MaturityRow(**{**row, "score": float(row["score"])}))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{path}:{line}: {exc}") from exc
+    return tuple(rows)
+
+
+@cache
+def stage_gates() -> dict[str, tuple[StageGate, ...]]:
+    path = data_dir() / STAGE_GATES_FILE
+    out: dict[str, list[StageGate]] = {}
+    for line, row in enumerate(_rows(path), start=2):
+        try:
+            gate = StageGate(
+                gate=row["gate"],
+                weeks=float(row["weeks"]),
+                depends_on=tuple(d for d in row["depends_on"].split(";") if d),
+                basis=row["basis"],
+            )
+        except (KeyError, ValueError) as exc:
+            raise ValueError(f"{path}:{line}: {exc}") from exc
+        out.setdefault(row["backend"], []).append(gate)
+    return {k: tuple(v) for k, v in out.items()}

@@ -1,0 +1,160 @@
+"""``tokendesk prices ...``: refresh live prices, print integrity reports, list providers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.table import Table
+
+from pricing.base import ProgressEvent
+from pricing.integrity import IntegrityReport, check_snapshot
+from pricing.registry import PROVIDERS, provider_names
+from tokendesk.records import PriceQuote, SnapshotStatus
+
+prices_app = typer.Typer(
+    help="Refresh live cloud prices, check their integrity, list price providers.",
+    no_args_is_help=True,
+)
+console = Console()
+err = Console(stderr=True)
+
+DbOption = Annotated[
+    Path | None,
+    typer.Option("--db", help="Warehouse file (default: $TOKENDESK_DB or the per-user data directory)."),
+]
+
+
+class _Bars:
+    """Rich progress: one bar per provider, advanced per region."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.tasks: dict[str, TaskID] = {}
+
+    def __call__(self, event: ProgressEvent) -> None:
+        if event.provider not in self.tasks:
+            self.tasks[event.provider] = self.progress.add_task(event.provider, total=None, status="")
+        task = self.tasks[event.provider]
+        if event.stage == "region":
+            self.progress.update(
+                task, total=event.total or None, completed=event.completed,
+                status=f"{event.region}: {event.message}",
+            )  # fmt: skip
+        elif event.stage in ("done", "failed", "skipped"):
+            total = self.progress.tasks[task].total or 1
+            self.progress.update(task, total=total, completed=total, status=f"{event.stage}: {event.message}"[:90])
+        else:
+            self.progress.update(task, status=event.message[:60])
+
+
+@prices_app.command("refresh")
+def refresh_command(
+    provider: Annotated[
+        list[str] | None,
+        typer.Option("--provider", "-p", help=f"Provider to refresh (repeatable): {', '.join(PROVIDERS)}."),
+    ] = None,
+    region: Annotated[
+        list[str] | None,
+        typer.Option("--region", "-r", help="Region to refresh (repeatable; provider naming, e.g. us-east-1, eastus)."),
+    ] = None,
+    db: DbOption = None,
+) -> None:
+    """Fetch prices, check integrity and write one snapshot per provider."""
+    from pricing.refresh import refresh
+    from warehouse import Warehouse
+
+    unknown = [p for p in provider or [] if p not in PROVIDERS]
+    if unknown:
+        err.print(f"[red]Unknown provider {', '.join(unknown)}[/]; known: {', '.join(PROVIDERS)}")
+        raise typer.Exit(2)
+    with Warehouse.open(db) as warehouse, Progress(
+        TextColumn("{task.description:<9}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        TextColumn("{task.fields[status]}"), console=console, transient=False,
+    ) as bar:  # fmt: skip
+        report = refresh(provider, region, warehouse, _Bars(bar))
+    table = Table("provider", "snapshot source", "status", "rows", "quarantined", "review", "snapshot / error")
+    for o in report.outcomes:
+        colour = {"ok": "green", "partial": "yellow", "failed": "red"}[o.status.value]
+        detail = o.snapshot_id if not o.error else f"{o.snapshot_id}\n{o.error}"
+        table.add_row(o.provider, o.source, f"[{colour}]{o.status.value}[/]", str(o.rows),
+                      str(o.quarantined), str(o.review_flagged), detail)  # fmt: skip
+    console.print(table)
+    for name in report.not_applicable:
+        console.print(f"{name}: none of the requested regions applies; not refreshed")
+    if any(o.status is SnapshotStatus.FAILED for o in report.outcomes):
+        console.print("Failed providers keep their last good snapshot current. `tokendesk prices providers` lists what each needs.")
+        raise typer.Exit(1)
+
+
+def print_integrity(report: IntegrityReport, quotes: list[PriceQuote], title: str) -> None:
+    table = Table("rule", "checked", "failed", "detail", title=title)
+    for rule in report.rules:
+        colour = "red" if rule.failed and rule.rule not in ("moved_over_50pct", "negotiated_quote_expired") else (
+            "yellow" if rule.failed else "green"
+        )
+        table.add_row(rule.rule, str(rule.checked), f"[{colour}]{rule.failed}[/]", rule.detail)
+    console.print(table)
+    for label, flags in (("quarantined", report.quarantine), ("review", report.review_flags)):
+        for index, reason in sorted(flags.items())[:50]:
+            q = quotes[index]
+            console.print(f"{label}: {q.provider} {q.region} {q.instance_type} {q.pricing_model} ${q.usd_per_hour:g} - {reason}")
+
+
+@prices_app.command("integrity")
+def integrity_command(
+    snapshot: Annotated[str | None, typer.Option("--snapshot", help="Show the stored report of this snapshot id.")] = None,
+    provider: Annotated[str | None, typer.Option("--provider", "-p", help="Check current prices of one provider only.")] = None,
+    sheet: Annotated[Path | None, typer.Option("--sheet", help="Validate and check a price sheet file instead.")] = None,
+    db: DbOption = None,
+) -> None:
+    """Print the integrity report: of a stored snapshot, of the current prices (after a fresh
+    start these are the bundled seed), or of a price sheet before it is loaded."""
+    if sheet is not None:
+        from pricing.sheets import SheetValidationError, load_sheet
+
+        try:
+            quotes = load_sheet(sheet)
+        except SheetValidationError as exc:
+            err.print(str(exc))
+            raise typer.Exit(1) from None
+        print_integrity(check_snapshot(quotes, []), quotes, f"integrity of {sheet}")
+        return
+    from warehouse import Warehouse
+
+    with Warehouse.open(db, read_only=True) as warehouse:
+        if snapshot:
+            frame = warehouse.integrity_report(snapshot)
+            if frame.empty:
+                err.print(f"No integrity report stored for snapshot {snapshot!r}; `tokendesk db info` lists snapshots.")
+                raise typer.Exit(1)
+            table = Table("rule", "checked", "failed", "detail", title=f"integrity of {snapshot}")
+            for row in frame.itertuples(index=False):
+                table.add_row(str(row.rule), str(row.checked), str(row.failed), str(row.detail))
+            console.print(table)
+            return
+        quotes = warehouse.current_price_quotes(provider)
+    if not quotes:
+        err.print("No current prices" + (f" for {provider}" if provider else "") + ".")
+        raise typer.Exit(1)
+    print_integrity(check_snapshot(quotes, []), quotes, "integrity of the current prices")
+
+
+@prices_app.command("providers")
+def providers_command() -> None:
+    """List the price providers and what each needs configured."""
+    defaults = set(provider_names(defaults_only=True))
+    table = Table("provider", "default", "origin", "what it reads", "needs")
+    for spec in PROVIDERS.values():
+        table.add_row(spec.name, "yes" if spec.name in defaults else "no", spec.origin, spec.description, spec.needs)
+    console.print(table)

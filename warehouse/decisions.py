@@ -1,0 +1,93 @@
+"""The futures-day decision log: what was decided, why, by whom, when, and on which snapshots.
+
+Append-only: this module only inserts and reads. A changed mind is a new decision that names
+the one it supersedes; the old row stays, so every past review can be replayed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+if TYPE_CHECKING:
+    from warehouse.store import Warehouse
+
+DECISIONS = ("buy", "no-buy", "defer")
+DECISION_COLUMNS = [
+    "decision_id", "recorded_at", "decided_on", "subject", "decision", "rationale", "decided_by",
+    "review_from", "review_to", "snapshot_ids", "supersedes",
+]  # fmt: skip
+
+
+class DecisionError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Decision:
+    subject: str
+    decision: str
+    rationale: str
+    decided_by: str
+    decided_on: date
+    snapshot_ids: tuple[str, ...] = ()
+    review_from: date | None = None
+    review_to: date | None = None
+    supersedes: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.decision not in DECISIONS:
+            raise DecisionError(f"decision {self.decision!r}: use one of {', '.join(DECISIONS)}")
+        for name in ("subject", "rationale", "decided_by"):
+            if not getattr(self, name).strip():
+                raise DecisionError(f"a decision needs a non-empty {name}")
+
+
+def record_decision(warehouse: Warehouse, decision: Decision) -> int:
+    """Append one decision; return its id. Unknown snapshot ids or superseded ids are rejected."""
+    cur = warehouse.cursor()
+    known = set(cur.execute("SELECT snapshot_id FROM snapshots").df()["snapshot_id"]) if decision.snapshot_ids else set()
+    missing = sorted(set(decision.snapshot_ids) - known)
+    if missing:
+        raise DecisionError(f"unknown snapshot id(s) {', '.join(missing)}; see `tokendesk db info`")
+    if decision.supersedes is not None:
+        row = cur.execute("SELECT count(*) FROM decisions WHERE decision_id = ?", [decision.supersedes]).fetchone()
+        if not row or not row[0]:
+            raise DecisionError(f"decision {decision.supersedes} does not exist, so it cannot be superseded")
+    with warehouse._transaction() as tx:
+        row = tx.execute(
+            "INSERT INTO decisions (recorded_at, decided_on, subject, decision, rationale, decided_by,"
+            " review_from, review_to, snapshot_ids, supersedes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " RETURNING decision_id",
+            [
+                datetime.now(UTC).replace(tzinfo=None), decision.decided_on, decision.subject.strip(),
+                decision.decision, decision.rationale.strip(), decision.decided_by.strip(), decision.review_from,
+                decision.review_to, list(decision.snapshot_ids), decision.supersedes,
+            ],
+        ).fetchone()  # fmt: skip
+    return int(row[0])
+
+
+def decisions(warehouse: Warehouse, *, since: date | None = None, until: date | None = None,
+              subjects: Sequence[str] | None = None) -> pd.DataFrame:
+    """The log, oldest first, with ``superseded_by`` filled where a later decision replaced one."""
+    sql = (
+        "SELECT d.*, (SELECT min(n.decision_id) FROM decisions n WHERE n.supersedes = d.decision_id) AS superseded_by"
+        " FROM decisions d WHERE 1 = 1"
+    )
+    params: list[object] = []
+    if since is not None:
+        sql += " AND d.decided_on >= ?"
+        params.append(since)
+    if until is not None:
+        sql += " AND d.decided_on <= ?"
+        params.append(until)
+    if subjects:
+        sql += f" AND d.subject IN ({', '.join('?' for _ in subjects)})"
+        params.extend(subjects)
+    sql += " ORDER BY d.decided_on, d.decision_id"
+    return warehouse.query(sql, params)

@@ -1,0 +1,143 @@
+"""The warehouse "as of date D": which price snapshots were current then, the prices and results
+known then, and the cost join over them. Used by the futures-day review and by the gate's
+reference prices.
+
+Prices as of D mirror the ``current_price_snapshots`` view with a cutoff: for each (source,
+region), the newest good price snapshot with ``as_of <= D`` whose scope covers the region.
+Results as of D are the good-snapshot results measured on or before D (results accumulate; a
+result describes the day it was measured, so a later import of an older result still counts).
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+if TYPE_CHECKING:
+    from warehouse.store import Warehouse
+
+_SNAPSHOTS_AS_OF = """
+WITH keys AS (
+    SELECT DISTINCT s.source AS provider, q.region
+    FROM price_quotes q JOIN snapshots s USING (snapshot_id)
+    WHERE s.status = 'ok' AND s.kind = 'prices' AND s.as_of <= ?
+),
+ranked AS (
+    SELECT k.provider, k.region, s.snapshot_id, s.as_of,
+           row_number() OVER (
+               PARTITION BY k.provider, k.region
+               ORDER BY s.as_of DESC, s.created_at DESC, s.snapshot_id DESC
+           ) AS rank
+    FROM keys k
+    JOIN snapshots s
+      ON s.kind = 'prices' AND s.status = 'ok' AND s.source = k.provider AND s.as_of <= ?
+     AND (s.scope = '*' OR list_contains(string_split(s.scope, ','), k.region))
+)
+SELECT provider, region, snapshot_id, as_of FROM ranked WHERE rank = 1
+"""
+
+_PRICES_AS_OF = f"""
+WITH snap AS ({_SNAPSHOTS_AS_OF})
+SELECT q.price_id, q.snapshot_id, q.provider, q.region, q.zone, q.instance_type, q.accelerator_id,
+       a.vendor, a.backend, q.accelerator_count, q.pricing_model, q.usd_per_hour, q.price_basis,
+       q.usd_per_hour / greatest(q.accelerator_count, 1) AS usd_per_accelerator_hour,
+       q.source, q.source_url, q.observed_at, q.confidence, snap.as_of AS snapshot_as_of
+FROM price_quotes q
+JOIN snap ON snap.snapshot_id = q.snapshot_id AND snap.region = q.region
+JOIN accelerators a ON a.accelerator_id = q.accelerator_id
+WHERE q.quarantine_reason IS NULL
+ORDER BY q.provider, q.region, q.instance_type, q.pricing_model
+"""  # noqa: S608 - fixed text
+
+_RESULTS_AS_OF = """
+SELECT r.result_id, r.snapshot_id, r.config_key, r.accelerator_id, a.vendor, a.backend,
+       r.accelerators_per_replica, r.runtime, r.runtime_version, r.model, r.precision, r.workload,
+       r.scenario, r.concurrency, r.output_tok_s, r.ttft_ms_p50, r.ttft_ms_p95, r.ttft_ms_p99,
+       r.measured_at, r.source_tool, r.source_title, r.source_url
+FROM benchmark_results r
+JOIN snapshots s USING (snapshot_id)
+JOIN accelerators a ON a.accelerator_id = r.accelerator_id
+WHERE s.status = 'ok' AND r.measured_at <= ?
+ORDER BY r.accelerator_id, r.model, r.measured_at
+"""
+
+#: The cost join of ``queries.py`` over prices and results as of a date (same formulas).
+_COSTS_AS_OF = f"""
+WITH p AS ({_PRICES_AS_OF}), r AS ({_RESULTS_AS_OF})
+SELECT p.provider, p.region, p.instance_type, p.pricing_model, p.price_basis, p.accelerator_id,
+       p.vendor, p.backend, p.usd_per_hour AS quote_usd_per_hour, p.usd_per_accelerator_hour,
+       p.source AS price_source, p.observed_at AS price_observed_at, p.snapshot_id AS price_snapshot_id,
+       r.result_id, r.config_key, r.model, r.precision, r.runtime, r.runtime_version, r.scenario,
+       r.concurrency, r.accelerators_per_replica, r.ttft_ms_p95, r.ttft_ms_p99,
+       r.measured_at AS bench_measured_at, r.source_title AS bench_source_title,
+       r.snapshot_id AS bench_snapshot_id,
+       CASE WHEN p.price_basis = 'per_accelerator' THEN p.usd_per_hour * r.accelerators_per_replica
+            ELSE p.usd_per_hour END AS usd_per_hour,
+       CASE WHEN p.price_basis = 'per_accelerator' THEN 1
+            ELSE p.accelerator_count // r.accelerators_per_replica END AS replicas_per_instance,
+       replicas_per_instance * r.output_tok_s AS instance_output_tok_s,
+       usd_per_hour / (instance_output_tok_s * 3.6) AS usd_per_1k_output_tokens
+FROM p JOIN r
+  ON r.accelerator_id = p.accelerator_id
+ AND (p.price_basis = 'per_accelerator' OR p.accelerator_count >= r.accelerators_per_replica)
+ORDER BY usd_per_1k_output_tokens
+"""  # noqa: S608 - fixed text
+
+
+def _cutoff(as_of: date | datetime | str) -> datetime:
+    """A date means the whole day: everything observed up to 23:59:59.999999 counts."""
+    if isinstance(as_of, str):
+        as_of = pd.Timestamp(as_of).to_pydatetime()
+    if isinstance(as_of, datetime):
+        if as_of.tzinfo is not None:
+            as_of = pd.Timestamp(as_of).tz_convert("UTC").tz_localize(None).to_pydatetime()
+        if (as_of.hour, as_of.minute, as_of.second, as_of.microsecond) != (0, 0, 0, 0):
+            return as_of
+        as_of = as_of.date()
+    return datetime(as_of.year, as_of.month, as_of.day, 23, 59, 59, 999999)
+
+
+def price_snapshots_as_of(warehouse: Warehouse, as_of: date | datetime | str) -> pd.DataFrame:
+    """(provider, region, snapshot_id, as_of) of the price snapshot current on ``as_of``."""
+    cut = _cutoff(as_of)
+    return warehouse.query(_SNAPSHOTS_AS_OF + " ORDER BY provider, region", [cut, cut])
+
+
+def prices_as_of(warehouse: Warehouse, as_of: date | datetime | str) -> pd.DataFrame:
+    cut = _cutoff(as_of)
+    return warehouse.query(_PRICES_AS_OF, [cut, cut])
+
+
+def results_as_of(warehouse: Warehouse, as_of: date | datetime | str) -> pd.DataFrame:
+    return warehouse.query(_RESULTS_AS_OF, [_cutoff(as_of)])
+
+
+def costs_as_of(warehouse: Warehouse, as_of: date | datetime | str) -> pd.DataFrame:
+    cut = _cutoff(as_of)
+    return warehouse.query(_COSTS_AS_OF, [cut, cut, cut])
+
+
+def accelerator_hour_prices(warehouse: Warehouse, as_of: date | datetime | str | None = None) -> pd.DataFrame:
+    """Per accelerator: the median on-demand $/accelerator-hour over the quotes current on
+    ``as_of`` (today when None), with how many quotes it rests on and their newest date."""
+    prices = prices_as_of(warehouse, as_of or datetime.now())
+    prices = prices[prices["pricing_model"] == "on_demand"]
+    if prices.empty:
+        return pd.DataFrame(columns=["accelerator_id", "usd_per_accelerator_hour", "quotes", "newest_observed_at"])
+    grouped = prices.groupby("accelerator_id")
+    return pd.DataFrame({
+        "usd_per_accelerator_hour": grouped["usd_per_accelerator_hour"].median(),
+        "quotes": grouped.size(),
+        "newest_observed_at": grouped["observed_at"].max(),
+    }).reset_index()  # fmt: skip
+
+
+def snapshot_results(warehouse: Warehouse, snapshot_id: str) -> pd.DataFrame:
+    """Every benchmark result of one snapshot (the gate compares two such sets)."""
+    return warehouse.query(
+        "SELECT r.* FROM benchmark_results r JOIN snapshots s USING (snapshot_id)"
+        " WHERE r.snapshot_id = ? AND s.kind = 'benchmarks' ORDER BY r.result_id",
+        [snapshot_id],
+    )

@@ -1,0 +1,450 @@
+"""Named queries over the warehouse. All SQL text is fixed here; user input only ever arrives
+as bound parameters.
+
+The central one is the **cost join**: every current price quote × every current benchmark
+result it can host, with
+
+* replicas per instance = floor(instance accelerators / result accelerators per replica)
+* instance tok/s        = replicas × result tok/s
+* $/1K tokens           = instance $/h / (instance tok/s × 3.6)      (3600 s/h ÷ 1000 tokens)
+
+A quote priced per accelerator-hour (a neocloud that does not publish an instance shape) is
+billed for exactly the accelerators one replica needs, and is labelled as such.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from tokendesk.metrics import PERCENTILES, ftl_column
+
+if TYPE_CHECKING:
+    from warehouse.store import Warehouse
+
+#: Filters the cost join accepts: name -> (side, column). Values may be a scalar or a list.
+COST_FILTERS = {
+    "accelerator": ("p", "accelerator_id"),
+    "vendor": ("a", "vendor"),
+    "backend": ("a", "backend"),
+    "provider": ("p", "provider"),
+    "region": ("p", "region"),
+    "pricing_model": ("p", "pricing_model"),
+    "model": ("r", "model"),
+    "precision": ("r", "precision"),
+    "workload": ("r", "workload"),
+    "scenario": ("r", "scenario"),
+    "runtime": ("r", "runtime"),
+}
+
+#: Sort keys the cost join accepts (column -> SQL expression); anything else is rejected.
+COST_SORTS = {
+    "usd_per_1k_output_tokens": "usd_per_1k_output_tokens",
+    "usd_per_1k_total_tokens": "usd_per_1k_total_tokens",
+    "usd_per_hour": "usd_per_hour",
+    "usd_per_accelerator_hour": "usd_per_accelerator_hour",
+    "ttft_ms_p50": "ttft_ms_p50",
+    "ttft_ms_p95": "ttft_ms_p95",
+    "ttft_ms_p99": "ttft_ms_p99",
+    "instance_output_tok_s": "instance_output_tok_s",
+}
+
+#: The join itself computes only numbers and keys. Descriptive and provenance columns (source
+#: titles, URLs, dates, labels) repeat across thousands of joined rows, so they are fetched once
+#: per price quote and per result and attached as pandas categoricals: materialising them per
+#: joined row made the join six times slower than the arithmetic it carries.
+_COST_CORE = """
+SELECT
+    (p.price_id << 32) + r.result_id                                    AS option_id,
+    p.price_id, r.result_id,
+    CASE WHEN p.price_basis = 'per_accelerator' THEN r.accelerators_per_replica
+         ELSE p.accelerator_count END                                   AS accelerator_count,
+    CASE WHEN p.price_basis = 'per_accelerator' THEN p.usd_per_hour * r.accelerators_per_replica
+         ELSE p.usd_per_hour END                                        AS billed_usd_per_hour,
+    billed_usd_per_hour                                                 AS usd_per_hour,
+    p.usd_per_hour / greatest(p.accelerator_count, 1)                   AS usd_per_accelerator_hour,
+    p.usd_per_hour                                                      AS quote_usd_per_hour,
+    r.accelerators_per_replica,
+    CASE WHEN p.price_basis = 'per_accelerator' THEN 1
+         ELSE p.accelerator_count // r.accelerators_per_replica END     AS replicas_per_instance,
+    replicas_per_instance * r.output_tok_s                              AS instance_output_tok_s,
+    replicas_per_instance * r.total_tok_s                               AS instance_total_tok_s,
+    billed_usd_per_hour / (instance_output_tok_s * 3.6)                 AS usd_per_1k_output_tokens,
+    billed_usd_per_hour / (instance_total_tok_s * 3.6)                  AS usd_per_1k_total_tokens,
+    r.concurrency, r.request_rate_rps, r.input_tokens, r.output_tokens,
+    r.ttft_ms_p50, r.ttft_ms_p90, r.ttft_ms_p95, r.ttft_ms_p99,
+    r.tpot_ms_p50, r.tpot_ms_p95, r.tpot_ms_p99,
+    r.parity_exact_match, r.parity_similarity
+FROM price_quotes p
+JOIN benchmark_results r
+  ON r.accelerator_id = p.accelerator_id
+ AND (p.price_basis = 'per_accelerator' OR p.accelerator_count >= r.accelerators_per_replica)
+JOIN accelerators a ON a.accelerator_id = p.accelerator_id
+-- The same rows as current_prices x current_results, written as semi-joins on the base tables:
+-- DuckDB plans this about twice as fast as the join of the two views.
+WHERE p.quarantine_reason IS NULL
+  AND EXISTS (SELECT 1 FROM current_price_snapshots c WHERE c.snapshot_id = p.snapshot_id AND c.region = p.region)
+  AND r.snapshot_id IN (SELECT snapshot_id FROM snapshots WHERE status = 'ok')
+"""
+
+#: Per price quote: (output column, SQL expression over current_prices p / accelerators a).
+_PRICE_DIMENSIONS = {
+    "provider": "p.provider", "region": "p.region", "zone": "p.zone",
+    "instance_type": "p.instance_type", "pricing_model": "p.pricing_model",
+    "price_basis": "p.price_basis", "accelerator_id": "p.accelerator_id",
+    "accelerator_name": "a.name", "vendor": "a.vendor", "backend": "a.backend",
+    "price_source": "p.source", "price_source_url": "p.source_url",
+    "price_observed_at": "p.observed_at", "price_confidence": "p.confidence",
+    "price_snapshot_id": "p.snapshot_id", "quote_id": "p.quote_id", "expires_on": "p.expires_on",
+    "review_flag": "p.review_flag",
+    "quote_expired": "(p.expires_on IS NOT NULL AND p.expires_on < current_date)",
+}  # fmt: skip
+
+#: Per result: (output column, SQL expression over current_results r).
+_RESULT_DIMENSIONS = {
+    "config_key": "r.config_key", "model": "r.model", "precision": "r.precision",
+    "runtime": "r.runtime", "runtime_version": "r.runtime_version", "system": "r.system",
+    "workload": "r.workload", "scenario": "r.scenario", "ttft_basis": "r.ttft_basis",
+    "bench_source_tool": "r.source_tool", "bench_source_title": "r.source_title",
+    "bench_source_url": "r.source_url", "bench_measured_at": "r.measured_at",
+    "bench_confidence": "r.confidence", "bench_snapshot_id": "r.snapshot_id",
+}  # fmt: skip
+
+#: Column order of the cost-options frame.
+COST_COLUMNS = [
+    "option_id", *list(_PRICE_DIMENSIONS)[:10], "accelerator_count", "usd_per_hour",
+    "usd_per_accelerator_hour", "quote_usd_per_hour", "price_source", "price_source_url",
+    "price_observed_at", "price_confidence", "price_snapshot_id", "price_id", "quote_id",
+    "expires_on", "review_flag", "quote_expired", "result_id", "config_key", "model", "precision",
+    "runtime", "runtime_version", "system", "workload", "input_tokens", "output_tokens", "scenario",
+    "concurrency", "request_rate_rps", "accelerators_per_replica", "replicas_per_instance",
+    "instance_output_tok_s", "instance_total_tok_s", "usd_per_1k_output_tokens",
+    "usd_per_1k_total_tokens", "ttft_ms_p50", "ttft_ms_p90", "ttft_ms_p95", "ttft_ms_p99",
+    "ttft_basis", "tpot_ms_p50", "tpot_ms_p95", "tpot_ms_p99", "parity_exact_match",
+    "parity_similarity", "bench_source_tool", "bench_source_title", "bench_source_url",
+    "bench_measured_at", "bench_confidence", "bench_snapshot_id",
+]  # fmt: skip
+
+
+def _as_list(value: object) -> list[object]:
+    if isinstance(value, str | bytes) or not isinstance(value, Sequence):
+        return [value]
+    return list(value)
+
+
+def _dimension_table(warehouse: Warehouse, columns: dict[str, str], source: str, key: str, ids: np.ndarray) -> pa.Table:
+    select = ", ".join(f"{expression} AS {name}" for name, expression in columns.items())
+    cursor = warehouse.cursor()
+    cursor.register("wanted_ids", pa.table({"id": pa.array(ids, type=pa.int64())}))
+    try:
+        return cursor.sql(
+            f"SELECT {key} AS id, {select} FROM {source} WHERE {key} IN (SELECT id FROM wanted_ids)"  # noqa: S608 - fixed identifiers
+        ).to_arrow_table()
+    finally:
+        cursor.unregister("wanted_ids")
+
+
+def _attach(core: dict[str, object], dims: pa.Table, keys: np.ndarray) -> None:
+    """Add ``dims``' columns for each of ``keys`` (ids into ``dims``): strings as categoricals
+    (Arrow's dictionary encoding, then one integer take), other types by a plain take."""
+    positions = pd.Index(dims.column("id").to_numpy()).get_indexer(keys)
+    for name in dims.column_names[1:]:
+        column = dims.column(name)
+        if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+            encoded = pc.dictionary_encode(column).combine_chunks()
+            codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)
+            core[name] = pd.Categorical.from_codes(codes[positions], categories=encoded.dictionary.to_pandas())
+        else:
+            core[name] = column.to_numpy()[positions]
+
+
+#: Groups ``best_per`` may pick the cheapest option of (column of the joined rows).
+BEST_PER = {"vendor": "a.vendor", "accelerator": "p.accelerator_id", "provider": "p.provider"}
+
+
+def ftl_sql(percentile: str) -> tuple[str, str]:
+    """SQL for (FTL ms, FTL basis) at ``percentile``: the percentile itself or, where a source does
+    not publish it, the next HIGHER published one as an upper bound — the rule of
+    ``tokendesk.metrics.ftl_with_basis``, written once more for DuckDB to filter and sort on."""
+    ftl_column(percentile)  # validates
+    candidates = PERCENTILES[PERCENTILES.index(percentile):]
+    value = f"coalesce({', '.join(f'r.ttft_ms_{c}' for c in candidates)})"
+    cases = " ".join(
+        f"WHEN r.ttft_ms_{c} IS NOT NULL THEN '{c if c == percentile else f'{c} (upper bound for {percentile})'}'"
+        for c in candidates
+    )
+    return value, f"CASE {cases} ELSE 'unknown' END"
+
+
+def _where(filters: dict[str, object], include_expired: bool = False) -> tuple[list[str], list[object]]:
+    where: list[str] = [] if include_expired else ["(p.expires_on IS NULL OR p.expires_on >= current_date)"]
+    params: list[object] = []
+    for name, value in filters.items():
+        if name not in COST_FILTERS:
+            raise ValueError(f"unknown filter {name!r}; known: {', '.join(sorted(COST_FILTERS))}")
+        if value is None or value == [] or value == ():
+            continue
+        side, column = COST_FILTERS[name]
+        values = _as_list(value)
+        where.append(f"{side}.{column} IN ({', '.join('?' for _ in values)})")
+        params.extend(values)
+    return where, params
+
+
+def count_options(warehouse: Warehouse, **filters: object) -> int:
+    """How many options the cost join has under these filters (no rows materialised)."""
+    where, params = _where(filters)
+    sql = f"SELECT count(*) FROM ({_COST_CORE}{''.join(f' AND {c}' for c in where)})"  # noqa: S608 - fixed text
+    row = warehouse.cursor().execute(sql, params).fetchone()
+    return int(row[0]) if row else 0
+
+
+def cost_options(
+    warehouse: Warehouse,
+    *,
+    sort: str | None = "usd_per_1k_output_tokens",
+    descending: bool = False,
+    limit: int | None = None,
+    ftl_percentile: str | None = None,
+    max_ftl_ms: float | None = None,
+    best_per: str | None = None,
+    frontier_only: bool = False,
+    include_expired: bool = False,
+    **filters: object,
+) -> pd.DataFrame:
+    """The cost join, filtered and sorted. Unknown filter or sort names raise ValueError.
+
+    ``ftl_percentile`` adds ``ftl_ms``/``ftl_basis`` (see ``ftl_sql``) and allows sorting on
+    ``ftl_ms``; ``max_ftl_ms`` keeps options whose FTL meets that SLO; ``best_per`` keeps the
+    first option by ``sort`` in each vendor / accelerator / provider; ``frontier_only`` keeps the
+    Pareto frontier of ``sort`` against FTL (no cheaper option is as fast). A negotiated quote
+    past its expiry date cannot be bought at that price, so it is left out unless
+    ``include_expired`` (the Prices page still lists it, labelled expired). All of it runs in
+    DuckDB, so a page that needs ten rows out of millions reads ten rows.
+    """
+    where, params = _where(filters, include_expired)
+    sorts = dict(COST_SORTS)
+    select_extra = ""
+    if ftl_percentile is not None:
+        ftl_value, ftl_basis = ftl_sql(ftl_percentile)
+        select_extra = f", {ftl_value} AS ftl_ms, {ftl_basis} AS ftl_basis"
+        sorts["ftl_ms"] = "ftl_ms"
+        if max_ftl_ms is not None:
+            where.append(f"{ftl_value} <= ?")
+            params.append(float(max_ftl_ms))
+    elif max_ftl_ms is not None:
+        raise ValueError("max_ftl_ms needs ftl_percentile")
+    if sort is None:  # any order will do (e.g. to build the scenario engine): skip the sort
+        if limit is not None or best_per is not None or frontier_only:
+            raise ValueError("limit, best_per and frontier_only need a sort")
+    elif sort not in sorts:
+        raise ValueError(f"unknown sort {sort!r}; known: {', '.join(sorted(sorts))}")
+    order = f"{sorts[sort]} {'DESC' if descending else 'ASC'} NULLS LAST, option_id" if sort else ""
+    core_sql = _COST_CORE.replace("\nFROM price_quotes p", f"{select_extra}\nFROM price_quotes p", 1)
+    sql = core_sql + "".join(f" AND {condition}" for condition in where)
+    if frontier_only:
+        if ftl_percentile is None or best_per is not None:
+            raise ValueError("frontier_only needs ftl_percentile and no best_per")
+        sql += (
+            f" QUALIFY ftl_ms < coalesce(min(ftl_ms) OVER (ORDER BY {order}"
+            " ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 'inf'::DOUBLE)"
+        )
+    if best_per is not None:
+        if best_per not in BEST_PER:
+            raise ValueError(f"unknown best_per {best_per!r}; known: {', '.join(BEST_PER)}")
+        sql += f" QUALIFY row_number() OVER (PARTITION BY {BEST_PER[best_per]} ORDER BY {order}) = 1"
+    if limit is not None or best_per is not None or frontier_only:  # top-N is cheap in SQL; a full sort is cheaper in Arrow
+        sql += f" ORDER BY {order}"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(int(limit))
+    table = warehouse.cursor().sql(sql, params=params).to_arrow_table()
+    if sort is not None and limit is None and best_per is None and not frontier_only:
+        order_index = pc.sort_indices(
+            table,
+            sort_keys=[
+                (sorts[sort], "descending" if descending else "ascending", "at_end"),
+                ("option_id", "ascending", "at_end"),
+            ],
+        )
+        table = table.take(order_index)
+    core: dict[str, object] = {name: table.column(name).to_numpy() for name in table.column_names if name != "ftl_basis"}
+    if "ftl_basis" in table.column_names:
+        core["ftl_basis"] = pd.Categorical(table.column("ftl_basis").to_pandas())
+    price_ids, result_ids = core["price_id"], core["result_id"]
+    prices = _dimension_table(
+        warehouse, _PRICE_DIMENSIONS, "current_prices p JOIN accelerators a USING (accelerator_id)",
+        "p.price_id", price_ids,
+    )  # fmt: skip
+    results = _dimension_table(warehouse, _RESULT_DIMENSIONS, "current_results r", "r.result_id", result_ids)
+    _attach(core, prices, price_ids)
+    _attach(core, results, result_ids)
+    columns = COST_COLUMNS + (["ftl_ms", "ftl_basis"] if ftl_percentile is not None else [])
+    return pd.DataFrame({name: core[name] for name in columns}, copy=False)
+
+
+def distinct_values(warehouse: Warehouse) -> dict[str, list[str]]:
+    """Values each cost filter can take in the current data (for filter widgets)."""
+    out: dict[str, list[str]] = {}
+    for name, sql in {
+        "accelerator": "SELECT DISTINCT accelerator_id FROM current_prices",
+        "vendor": "SELECT DISTINCT a.vendor FROM current_prices p JOIN accelerators a USING (accelerator_id)",
+        "provider": "SELECT DISTINCT provider FROM current_prices",
+        "region": "SELECT DISTINCT region FROM current_prices",
+        "pricing_model": "SELECT DISTINCT pricing_model FROM current_prices",
+        "model": "SELECT DISTINCT model FROM current_results",
+        "precision": "SELECT DISTINCT precision FROM current_results",
+        "workload": "SELECT DISTINCT workload FROM current_results",
+        "scenario": "SELECT DISTINCT scenario FROM current_results",
+    }.items():
+        out[name] = sorted(str(v) for v in warehouse.query(sql).iloc[:, 0].dropna())
+    return out
+
+
+def freshness(warehouse: Warehouse) -> pd.DataFrame:
+    """Per source: the newest good snapshot's data date, its age in days and the last failure."""
+    return warehouse.query(
+        """
+        SELECT kind, source,
+               max(as_of) FILTER (WHERE status = 'ok')                       AS data_as_of,
+               date_diff('day', max(as_of) FILTER (WHERE status = 'ok'), current_timestamp::TIMESTAMP) AS age_days,
+               max(created_at)                                               AS last_attempt,
+               arg_max(status, created_at)                                   AS last_status,
+               arg_max(error, created_at)                                    AS last_error
+        FROM snapshots
+        GROUP BY kind, source
+        ORDER BY kind, source
+        """
+    )
+
+
+#: Filters the price explorer accepts: name -> column (p = price quotes, a = accelerators).
+PRICE_FILTERS = {
+    "provider": "p.provider",
+    "region": "p.region",
+    "accelerator": "p.accelerator_id",
+    "pricing_model": "p.pricing_model",
+    "vendor": "a.vendor",
+}
+
+
+def price_explorer(warehouse: Warehouse, **filters: object) -> pd.DataFrame:
+    """Every quote of the current price snapshots, with its source, date and flags.
+
+    Quarantined quotes of those snapshots are included (``quarantine_reason`` set) so a person
+    can see what integrity kept out; they are never part of ``current_prices``.
+    """
+    where: list[str] = []
+    params: list[object] = []
+    for name, value in filters.items():
+        if name not in PRICE_FILTERS:
+            raise ValueError(f"unknown price filter {name!r}; known: {', '.join(sorted(PRICE_FILTERS))}")
+        if value is None or value == [] or value == ():
+            continue
+        values = _as_list(value)
+        where.append(f"{PRICE_FILTERS[name]} IN ({', '.join('?' for _ in values)})")
+        params.extend(values)
+    sql = """
+        SELECT p.price_id, p.provider, p.region, p.zone, p.instance_type, p.accelerator_id,
+               a.name AS accelerator_name, a.vendor, p.accelerator_count, p.vcpus, p.memory_gib,
+               p.pricing_model, p.price_basis, p.usd_per_hour,
+               p.usd_per_hour / nullif(p.accelerator_count, 0)            AS usd_per_accelerator_hour,
+               p.source, p.source_url, p.observed_at, p.confidence, p.notes, p.quote_id, p.expires_on,
+               coalesce(p.expires_on < current_date, false)               AS quote_expired,
+               p.quarantine_reason, p.review_flag, p.snapshot_id, s.as_of AS snapshot_as_of
+        FROM price_quotes p
+        JOIN current_price_snapshots c ON c.snapshot_id = p.snapshot_id AND c.region = p.region
+        JOIN snapshots s ON s.snapshot_id = p.snapshot_id
+        LEFT JOIN accelerators a ON a.accelerator_id = p.accelerator_id
+        WHERE true
+    """
+    sql += "".join(f" AND {condition}" for condition in where)
+    sql += " ORDER BY p.provider, p.region, p.instance_type, p.pricing_model, p.zone NULLS FIRST, p.price_id"
+    return warehouse.query(sql, params)
+
+
+def price_skus(warehouse: Warehouse) -> pd.DataFrame:
+    """Every SKU (provider, region, instance type, pricing model) priced in any snapshot."""
+    return warehouse.query(
+        """
+        SELECT provider, region, instance_type, pricing_model,
+               count(*) AS quotes, min(observed_at) AS first_observed, max(observed_at) AS last_observed
+        FROM price_quotes
+        GROUP BY ALL
+        ORDER BY instance_type, pricing_model, provider, region
+        """
+    )
+
+
+def price_history(
+    warehouse: Warehouse, provider: str, region: str, instance_type: str, pricing_model: str
+) -> pd.DataFrame:
+    """One SKU's quotes across ALL snapshots (historical, current, partial, quarantined)."""
+    return warehouse.query(
+        """
+        SELECT p.price_id, p.observed_at, p.usd_per_hour, p.price_basis, p.accelerator_count, p.zone,
+               p.source, p.source_url, p.confidence, p.quarantine_reason, p.review_flag, p.expires_on,
+               p.snapshot_id, s.status AS snapshot_status, s.origin AS snapshot_origin,
+               s.created_at AS snapshot_created_at, s.as_of AS snapshot_as_of, s.notes AS snapshot_notes,
+               (c.snapshot_id IS NOT NULL AND p.quarantine_reason IS NULL) AS is_current
+        FROM price_quotes p
+        JOIN snapshots s ON s.snapshot_id = p.snapshot_id
+        LEFT JOIN current_price_snapshots c ON c.snapshot_id = p.snapshot_id AND c.region = p.region
+        WHERE p.provider = ? AND p.region = ? AND p.instance_type = ? AND p.pricing_model = ?
+        ORDER BY p.observed_at, s.created_at, p.price_id
+        """,
+        [provider, region, instance_type, pricing_model],
+    )
+
+
+def current_integrity(warehouse: Warehouse) -> pd.DataFrame:
+    """The integrity reports stored with the snapshots that are current now."""
+    return warehouse.query(
+        """
+        SELECT s.source, i.snapshot_id, s.as_of, s.created_at, i.rule, i.checked, i.failed, i.detail
+        FROM integrity_checks i
+        JOIN snapshots s ON s.snapshot_id = i.snapshot_id
+        WHERE i.snapshot_id IN (SELECT snapshot_id FROM current_price_snapshots)
+        ORDER BY s.source, s.created_at, i.snapshot_id, i.rule
+        """
+    )
+
+
+def current_price_sources(warehouse: Warehouse) -> pd.DataFrame:
+    """Per price source: the snapshot(s) current now, their data date and how many regions each serves."""
+    return warehouse.query(
+        """
+        SELECT s.source, c.snapshot_id, s.origin, s.as_of, s.created_at, count(DISTINCT c.region) AS regions
+        FROM current_price_snapshots c
+        JOIN snapshots s ON s.snapshot_id = c.snapshot_id
+        GROUP BY ALL
+        ORDER BY s.source, s.as_of DESC, c.snapshot_id
+        """
+    )
+
+
+def current_benchmark_results(warehouse: Warehouse) -> pd.DataFrame:
+    """Every current benchmark result with its accelerator, provenance and parity."""
+    return warehouse.query(
+        """
+        SELECT r.result_id, r.config_key, r.accelerator_id, a.name AS accelerator_name, a.vendor,
+               a.backend, r.accelerators_per_replica, r.instance_type, r.system, r.runtime,
+               r.runtime_version, r.model, r.precision, r.workload, r.input_tokens, r.output_tokens,
+               r.scenario, r.concurrency, r.request_rate_rps, r.output_tok_s, r.total_tok_s,
+               r.output_tok_s / r.accelerators_per_replica AS output_tok_s_per_accelerator,
+               r.ttft_ms_p50, r.ttft_ms_p90, r.ttft_ms_p95, r.ttft_ms_p99, r.ttft_basis,
+               r.tpot_ms_p50, r.tpot_ms_p95, r.tpot_ms_p99, r.e2el_ms_p50, r.e2el_ms_p95,
+               r.peak_memory_gib, r.requests_ok, r.requests_failed,
+               r.parity_exact_match, r.parity_similarity, r.measured_at, r.source_tool,
+               r.source_file, r.source_title, r.source_url, r.confidence, r.snapshot_id
+        FROM current_results r
+        LEFT JOIN accelerators a ON a.accelerator_id = r.accelerator_id
+        ORDER BY a.vendor, r.accelerator_id, r.config_key, r.concurrency NULLS FIRST,
+                 r.request_rate_rps NULLS FIRST, r.output_tok_s
+        """
+    )
