@@ -22,9 +22,29 @@ from costmodel.timeline import ScheduledGate
 Hover = Mapping[str, "str | pd.Series"]
 
 #: For groups a colour map does not name; none of them is a vendor colour.
-FALLBACK_COLOURS = ("#636EFA", "#AB63FA", "#19D3F3", "#FF6692", "#B6E880", "#FF97FF", "#8C564B", "#17BECF")
+FALLBACK_COLOURS = (
+    "#636EFA",
+    "#AB63FA",
+    "#19D3F3",
+    "#FF6692",
+    "#B6E880",
+    "#FF97FF",
+    "#8C564B",
+    "#17BECF",
+)
 #: Marker symbols in the order a second grouping (e.g. pricing model) takes them.
-SYMBOLS = ("circle", "diamond", "square", "x", "cross", "triangle-up", "pentagon", "star", "hexagram", "hourglass")
+SYMBOLS = (
+    "circle",
+    "diamond",
+    "square",
+    "x",
+    "cross",
+    "triangle-up",
+    "pentagon",
+    "star",
+    "hexagram",
+    "hourglass",
+)
 MARGIN = {"l": 10, "r": 10, "t": 30, "b": 10}
 MISSING = "—"
 
@@ -45,10 +65,8 @@ def axis(title: str | None, *presets: Mapping[str, Any], **settings: Any) -> dic
 
 def _text(values: pd.Series) -> np.ndarray:
     """Hover text for a column: dates as YYYY-MM-DD, missing values as a dash."""
-    if pd.api.types.is_datetime64_any_dtype(values):
-        shown = values.dt.strftime("%Y-%m-%d")
-    else:
-        shown = values
+    is_date = pd.api.types.is_datetime64_any_dtype(values)
+    shown = values.dt.strftime("%Y-%m-%d") if is_date else values
     return np.where(values.isna().to_numpy(), MISSING, shown.astype(str).to_numpy()).astype(object)
 
 
@@ -58,7 +76,9 @@ def _hover(frame: pd.DataFrame, hover: Hover | None) -> tuple[np.ndarray | None,
     for n, (label, source) in enumerate((hover or {}).items()):
         values = frame[source] if isinstance(source, str) else source
         if len(values) != len(frame):
-            raise ValueError(f"hover field {label!r} has {len(values)} values for {len(frame)} rows")
+            raise ValueError(
+                f"hover field {label!r} has {len(values)} values for {len(frame)} rows"
+            )
         columns.append(_text(values))
         rows.append(f"{label}: %{{customdata[{n}]}}")
     return (np.column_stack(columns) if columns else None), rows
@@ -78,7 +98,9 @@ def _value_line(ax: Mapping[str, Any], letter: str, fmt: str | None) -> str | No
     return None if fmt is None else f"{_title(ax, letter)}: %{{{letter}:{fmt}}}"
 
 
-def _groups(frame: pd.DataFrame, keys: str | list[str], order: Iterable[Any] | None = None) -> list[tuple[Any, np.ndarray]]:
+def _groups(
+    frame: pd.DataFrame, keys: str | list[str], order: Iterable[Any] | None = None
+) -> list[tuple[Any, np.ndarray]]:
     """(group, row positions) in order of first appearance, or in ``order`` where given."""
     positions = frame.groupby(keys, sort=False, dropna=False).indices
     found = list(positions)
@@ -99,11 +121,21 @@ def _colour_for(colours: Mapping[str, str] | None, spare: dict[Any, str]) -> Any
     return pick
 
 
-def _layout(x_axis: Mapping[str, Any], y_axis: Mapping[str, Any], height: int | None, legend_title: str | None,
-            **more: Any) -> dict[str, Any]:  # fmt: skip
+def _layout(
+    x_axis: Mapping[str, Any],
+    y_axis: Mapping[str, Any],
+    height: int | None,
+    legend_title: str | None,
+    **more: Any,
+) -> dict[str, Any]:
     # tracegroupgap 0: each trace is its own legend group, and the default gap spaces the entries out
-    layout: dict[str, Any] = {"xaxis": dict(x_axis), "yaxis": dict(y_axis), "margin": dict(MARGIN),
-                              "legend": {"tracegroupgap": 0}, "hoverlabel": {"align": "left"}}  # fmt: skip
+    layout: dict[str, Any] = {
+        "xaxis": dict(x_axis),
+        "yaxis": dict(y_axis),
+        "margin": dict(MARGIN),
+        "legend": {"tracegroupgap": 0},
+        "hoverlabel": {"align": "left"},
+    }
     if height is not None:
         layout["height"] = height
     if legend_title is not None:
@@ -137,19 +169,27 @@ def scatter_by(
     """
     x_axis, y_axis = x_axis or {}, y_axis or {}
     customdata, fields = _hover(frame, hover)
-    template = _template("<b>%{hovertext}</b><br>" if title else None, _value_line(x_axis, "x", x_hover),
-                         _value_line(y_axis, "y", y_hover), *fields)  # fmt: skip
+    template = _template(
+        "<b>%{hovertext}</b><br>" if title else None,
+        _value_line(x_axis, "x", x_hover),
+        _value_line(y_axis, "y", y_hover),
+        *fields,
+    )
     titles = _text(frame[title]) if title else None
     xs, ys = frame[x].to_numpy(), frame[y].to_numpy()
     shapes = {}
     if symbol is not None:
-        shapes = {value: SYMBOLS[n % len(SYMBOLS)] for n, value in enumerate(pd.unique(frame[symbol]))}
+        shapes = {
+            value: SYMBOLS[n % len(SYMBOLS)] for n, value in enumerate(pd.unique(frame[symbol]))
+        }
     colour_of = _colour_for(colours, {})
     groups = _groups(frame, [group, symbol] if symbol else group)
     if symbol is not None:  # the legend lists each group's shapes together
         first = {value: n for n, value in enumerate(pd.unique(frame[group]))}
         rank = {value: n for n, value in enumerate(shapes)}
-        groups.sort(key=lambda item: (first.get(item[0][0], len(first)), rank.get(item[0][1], len(rank))))
+        groups.sort(
+            key=lambda item: (first.get(item[0][0], len(first)), rank.get(item[0][1], len(rank)))
+        )
     traces = []
     for key, rows in groups:
         name, shape = (key[0], shapes.get(key[1], SYMBOLS[0])) if symbol else (key, None)
@@ -161,11 +201,19 @@ def scatter_by(
         if marker_size is not None:
             marker["size"] = marker_size
         label = f"{name} · {key[1]}" if symbol else str(name)
-        traces.append(go.Scatter(
-            x=xs[rows], y=ys[rows], mode="markers", name=label, legendgroup=label, marker=marker,
-            customdata=None if customdata is None else customdata[rows],
-            hovertext=None if titles is None else titles[rows], hovertemplate=template,
-        ))  # fmt: skip
+        traces.append(
+            go.Scatter(
+                x=xs[rows],
+                y=ys[rows],
+                mode="markers",
+                name=label,
+                legendgroup=label,
+                marker=marker,
+                customdata=None if customdata is None else customdata[rows],
+                hovertext=None if titles is None else titles[rows],
+                hovertemplate=template,
+            )
+        )
     return go.Figure(traces, _layout(x_axis, y_axis, height, legend_title))
 
 
@@ -197,12 +245,17 @@ def lines_by(
     traces = []
     for name, rows in _groups(frame, group):
         colour = colour_of(name)
-        traces.append(go.Scatter(
-            x=xs[rows], y=ys[rows], mode="lines+markers", name=str(name),
-            line={"color": colour} if colour else None,
-            customdata=None if customdata is None else customdata[rows],
-            hovertemplate=_template(f"<b>{_escape(name)}</b>", *values),
-        ))  # fmt: skip
+        traces.append(
+            go.Scatter(
+                x=xs[rows],
+                y=ys[rows],
+                mode="lines+markers",
+                name=str(name),
+                line={"color": colour} if colour else None,
+                customdata=None if customdata is None else customdata[rows],
+                hovertemplate=_template(f"<b>{_escape(name)}</b>", *values),
+            )
+        )
     return go.Figure(traces, _layout(x_axis, y_axis, height, legend_title))
 
 
@@ -245,17 +298,31 @@ def bars(
     traces = []
     for name, rows in groups:
         filled = colour_of(name) if name is not None else None
-        along, across = (categories[rows], values[rows]) if orientation == "v" else (values[rows], categories[rows])
-        traces.append(go.Bar(
-            x=along, y=across, orientation=orientation, name=None if name is None else str(name),
-            marker={"color": filled} if filled else None, text=None if labels is None else labels[rows],
-            customdata=None if customdata is None else customdata[rows],
-            hovertemplate=_template(
-                f"<b>%{{{along_letter}}}</b>",
-                None if name is None else f"{legend_title or colour}: {_escape(name)}", value_line, *fields,
-            ),
-        ))  # fmt: skip
-    x_axis, y_axis = (category_axis, value_axis) if orientation == "v" else (value_axis, category_axis)
+        along, across = (
+            (categories[rows], values[rows])
+            if orientation == "v"
+            else (values[rows], categories[rows])
+        )
+        traces.append(
+            go.Bar(
+                x=along,
+                y=across,
+                orientation=orientation,
+                name=None if name is None else str(name),
+                marker={"color": filled} if filled else None,
+                text=None if labels is None else labels[rows],
+                customdata=None if customdata is None else customdata[rows],
+                hovertemplate=_template(
+                    f"<b>%{{{along_letter}}}</b>",
+                    None if name is None else f"{legend_title or colour}: {_escape(name)}",
+                    value_line,
+                    *fields,
+                ),
+            )
+        )
+    x_axis, y_axis = (
+        (category_axis, value_axis) if orientation == "v" else (value_axis, category_axis)
+    )
     return go.Figure(traces, _layout(x_axis, y_axis, height, legend_title, barmode=barmode))
 
 
@@ -269,16 +336,30 @@ def stacked_bars(
 ) -> go.Figure:
     """Horizontal bars of ``value`` per ``category``, stacked by ``part`` in the order of ``colours``."""
     options.setdefault("orientation", "h")
-    # "relative" stacks like "stack" but keeps the legend in the order of the parts (plotly reverses it for "stack")
-    return bars(frame, category, value, colour=part, colours=colours, colour_order=list(colours), barmode="relative", **options)
+    # "relative" stacks like "stack" but keeps the legend in the order of the parts (plotly reverses
+    # it for "stack")
+    return bars(
+        frame,
+        category,
+        value,
+        colour=part,
+        colours=colours,
+        colour_order=list(colours),
+        barmode="relative",
+        **options,
+    )
 
 
-def gantt_weeks(gates: Sequence[ScheduledGate], colours: Mapping[str, str] | None = None) -> go.Figure:
+def gantt_weeks(
+    gates: Sequence[ScheduledGate], colours: Mapping[str, str] | None = None
+) -> go.Figure:
     """Stage gates as bars on a numeric plan-week axis, red where the gate is on the critical path."""
     colours = colours or {"critical": "#C0392B", "has slack": "#7FB3A8"}
     frame = pd.DataFrame(
         {
-            "gate": [f"{g.gate} ({'all backends' if g.backend == '*' else g.backend})" for g in gates],
+            "gate": [
+                f"{g.gate} ({'all backends' if g.backend == '*' else g.backend})" for g in gates
+            ],
             "start": [g.start_week for g in gates],
             "weeks": [g.end_week - g.start_week for g in gates],
             "end": [g.end_week for g in gates],
@@ -288,34 +369,85 @@ def gantt_weeks(gates: Sequence[ScheduledGate], colours: Mapping[str, str] | Non
     )
     traces = []
     for name, rows in _groups(frame, "path", list(colours)):
-        template = _template("<b>%{y}</b>", f"weeks %{{base:.3~g}}–%{{customdata[0]:.3~g}} (%{{x:.3~g}} w, {name})",
-                             "Basis: %{customdata[1]}")  # fmt: skip
+        template = _template(
+            "<b>%{y}</b>",
+            f"weeks %{{base:.3~g}}–%{{customdata[0]:.3~g}} (%{{x:.3~g}} w, {name})",
+            "Basis: %{customdata[1]}",
+        )
         part = frame.iloc[rows]
-        traces.append(go.Bar(
-            y=part["gate"].to_numpy(), x=part["weeks"].to_numpy(), base=part["start"].to_numpy(), orientation="h",
-            name=name, marker={"color": colours.get(name)},
-            customdata=part[["end", "basis"]].to_numpy(dtype=object), hovertemplate=template,
-        ))  # fmt: skip
-    x_axis = axis("Plan week (week 0 = start of the plan)", rangemode="tozero", tick0=0, zeroline=True)
-    y_axis = axis(None, autorange="reversed", categoryorder="array", categoryarray=list(frame["gate"]))
-    return go.Figure(traces, _layout(x_axis, y_axis, 120 + 34 * len(frame), "Critical path", barmode="overlay",
-                                     margin={"l": 10, "r": 10, "t": 10, "b": 10}))  # fmt: skip
+        traces.append(
+            go.Bar(
+                y=part["gate"].to_numpy(),
+                x=part["weeks"].to_numpy(),
+                base=part["start"].to_numpy(),
+                orientation="h",
+                name=name,
+                marker={"color": colours.get(name)},
+                customdata=part[["end", "basis"]].to_numpy(dtype=object),
+                hovertemplate=template,
+            )
+        )
+    x_axis = axis(
+        "Plan week (week 0 = start of the plan)", rangemode="tozero", tick0=0, zeroline=True
+    )
+    y_axis = axis(
+        None, autorange="reversed", categoryorder="array", categoryarray=list(frame["gate"])
+    )
+    return go.Figure(
+        traces,
+        _layout(
+            x_axis,
+            y_axis,
+            120 + 34 * len(frame),
+            "Critical path",
+            barmode="overlay",
+            margin={"l": 10, "r": 10, "t": 10, "b": 10},
+        ),
+    )
 
 
-def add_step_line(figure: go.Figure, x: Sequence[Any], y: Sequence[Any], name: str, *, colour: str,
-                  dash: str | None = None, width: float | None = None) -> go.Figure:  # fmt: skip
+def add_step_line(
+    figure: go.Figure,
+    x: Sequence[Any],
+    y: Sequence[Any],
+    name: str,
+    *,
+    colour: str,
+    dash: str | None = None,
+    width: float | None = None,
+) -> go.Figure:
     """A step line (each value holds until the next x) without hover: the points carry it."""
     line: dict[str, Any] = {"shape": "hv", "color": colour}
     if dash:
         line["dash"] = dash
     if width:
         line["width"] = width
-    figure.add_trace(go.Scatter(x=list(x), y=list(y), mode="lines", line=line, name=name, hoverinfo="skip"))
+    figure.add_trace(
+        go.Scatter(x=list(x), y=list(y), mode="lines", line=line, name=name, hoverinfo="skip")
+    )
     return figure
 
 
 def add_threshold(figure: go.Figure, y: float, text: str, *, colour: str = "#C0392B") -> go.Figure:
     """A dashed horizontal line across the plot at ``y`` with its label at the right end."""
-    figure.add_shape(type="line", xref="x domain", x0=0, x1=1, yref="y", y0=y, y1=y, line={"color": colour, "dash": "dash"})
-    figure.add_annotation(text=text, xref="x domain", x=1, xanchor="right", yref="y", y=y, yanchor="bottom", showarrow=False)
+    figure.add_shape(
+        type="line",
+        xref="x domain",
+        x0=0,
+        x1=1,
+        yref="y",
+        y0=y,
+        y1=y,
+        line={"color": colour, "dash": "dash"},
+    )
+    figure.add_annotation(
+        text=text,
+        xref="x domain",
+        x=1,
+        xanchor="right",
+        yref="y",
+        y=y,
+        yanchor="bottom",
+        showarrow=False,
+    )
     return figure

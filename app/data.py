@@ -59,14 +59,22 @@ def cost_options(
     frontier_only: bool = False,
 ) -> pd.DataFrame:
     return queries.cost_options(
-        _warehouse(path), sort=sort, limit=limit, ftl_percentile=ftl_percentile, max_ftl_ms=max_ftl_ms,
-        best_per=best_per, frontier_only=frontier_only, **{name: list(values) for name, values in filters},
-    )  # fmt: skip
+        _warehouse(path),
+        sort=sort,
+        limit=limit,
+        ftl_percentile=ftl_percentile,
+        max_ftl_ms=max_ftl_ms,
+        best_per=best_per,
+        frontier_only=frontier_only,
+        **{name: list(values) for name, values in filters},
+    )
 
 
 @st.cache_data(show_spinner=False, ttl=600)
 def count_options(path: str, filters: tuple[tuple[str, tuple[str, ...]], ...]) -> int:
-    return queries.count_options(_warehouse(path), **{name: list(values) for name, values in filters})
+    return queries.count_options(
+        _warehouse(path), **{name: list(values) for name, values in filters}
+    )
 
 
 @st.cache_data(show_spinner=False, ttl=600)
@@ -92,12 +100,16 @@ def compare_scenarios(path: str, inputs):
     """Evaluate the built-in (and custom) scenarios for one set of validated inputs."""
     from tokendesk import scenario_inputs as si
 
-    return _engine(path).evaluate(si.build_scenarios(inputs), si.build_demand(inputs), si.build_policy(inputs))
+    return _engine(path).evaluate(
+        si.build_scenarios(inputs), si.build_demand(inputs), si.build_policy(inputs)
+    )
 
 
 @st.cache_data(show_spinner=False, ttl=600)
 def price_explorer(path: str, filters: tuple[tuple[str, tuple[str, ...]], ...]) -> pd.DataFrame:
-    return queries.price_explorer(_warehouse(path), **{name: list(values) for name, values in filters})
+    return queries.price_explorer(
+        _warehouse(path), **{name: list(values) for name, values in filters}
+    )
 
 
 @st.cache_data(show_spinner=False, ttl=600)
@@ -106,7 +118,9 @@ def price_skus(path: str) -> pd.DataFrame:
 
 
 @st.cache_data(show_spinner=False, ttl=600)
-def price_history(path: str, provider: str, region: str, instance_type: str, pricing_model: str) -> pd.DataFrame:
+def price_history(
+    path: str, provider: str, region: str, instance_type: str, pricing_model: str
+) -> pd.DataFrame:
     return queries.price_history(_warehouse(path), provider, region, instance_type, pricing_model)
 
 
@@ -173,7 +187,11 @@ def brief_bytes(path: str, inputs, fmt: str) -> bytes:
 
     warehouse = _warehouse(path)
     comparison = Comparison(
-        compare_scenarios(path, inputs), queries.cost_options(warehouse), si.build_demand(inputs), si.build_policy(inputs),
-        snapshots=warehouse.snapshots(), warehouse=path,
-    )  # fmt: skip
+        compare_scenarios(path, inputs),
+        queries.cost_options(warehouse),
+        si.build_demand(inputs),
+        si.build_policy(inputs),
+        snapshots=warehouse.snapshots(),
+        warehouse=path,
+    )
     return render_brief(comparison, fmt)

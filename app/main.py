@@ -12,12 +12,33 @@ st.set_page_config(page_title="tokendesk", page_icon=":material/token:", layout=
 
 navigation = st.navigation(
     [
-        st.Page(PAGES / "overview.py", title="Overview", icon=":material/dashboard:", url_path="overview", default=True),
+        st.Page(
+            PAGES / "overview.py",
+            title="Overview",
+            icon=":material/dashboard:",
+            url_path="overview",
+            default=True,
+        ),
         st.Page(PAGES / "costs.py", title="Costs", icon=":material/payments:", url_path="costs"),
-        st.Page(PAGES / "scenarios.py", title="Scenarios", icon=":material/compare_arrows:", url_path="scenarios"),
+        st.Page(
+            PAGES / "scenarios.py",
+            title="Scenarios",
+            icon=":material/compare_arrows:",
+            url_path="scenarios",
+        ),
         st.Page(PAGES / "prices.py", title="Prices", icon=":material/sell:", url_path="prices"),
-        st.Page(PAGES / "benchmarks.py", title="Benchmarks", icon=":material/speed:", url_path="benchmarks"),
-        st.Page(PAGES / "memory_fit.py", title="Memory fit", icon=":material/memory:", url_path="memory-fit"),
+        st.Page(
+            PAGES / "benchmarks.py",
+            title="Benchmarks",
+            icon=":material/speed:",
+            url_path="benchmarks",
+        ),
+        st.Page(
+            PAGES / "memory_fit.py",
+            title="Memory fit",
+            icon=":material/memory:",
+            url_path="memory-fit",
+        ),
     ]
 )
 navigation.run()

@@ -88,18 +88,24 @@ def _check_file(root: Path, entry: dict, where: str, problems: list[str]) -> Pat
         return None
     want = str(entry.get("sha256", "")).lower()
     if len(want) != 64 or not set(want) <= _HEX:
-        problems.append(f"{where}: 'sha256' must be 64 hex digits (got {entry.get('sha256')!r}); "
-                        f"compute it with `sha256sum {entry.get('path')}`")
+        problems.append(
+            f"{where}: 'sha256' must be 64 hex digits (got {entry.get('sha256')!r}); "
+            f"compute it with `sha256sum {entry.get('path')}`"
+        )
     if not path.is_file():
         problems.append(f"{where}: file {entry['path']!r} is missing from the bundle")
         return None
     size = entry.get("bytes")
     if size is not None and path.stat().st_size != int(size):
-        problems.append(f"{where}: {entry['path']!r} is {path.stat().st_size} bytes, manifest says {size}")
+        problems.append(
+            f"{where}: {entry['path']!r} is {path.stat().st_size} bytes, manifest says {size}"
+        )
     if len(want) == 64:
         got = sha256_file(path)
         if got != want:
-            problems.append(f"{where}: checksum mismatch for {entry['path']!r}: manifest {want}, file {got}")
+            problems.append(
+                f"{where}: checksum mismatch for {entry['path']!r}: manifest {want}, file {got}"
+            )
     return path
 
 
@@ -108,11 +114,15 @@ def verify_bundle(root: Path) -> Bundle:
     root = Path(root)
     manifest_path = root / MANIFEST
     if not manifest_path.is_file():
-        raise BundleError(f"{root}: no {MANIFEST}; a bundle directory needs one (see benchmarks/bundle.py)")
+        raise BundleError(
+            f"{root}: no {MANIFEST}; a bundle directory needs one (see benchmarks/bundle.py)"
+        )
     try:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise BundleError(f"{manifest_path}: not valid JSON ({exc.msg} at line {exc.lineno})") from exc
+        raise BundleError(
+            f"{manifest_path}: not valid JSON ({exc.msg} at line {exc.lineno})"
+        ) from exc
     problems: list[str] = []
     if manifest.get("manifest_version") != 1:
         problems.append(f"manifest_version: expected 1, got {manifest.get('manifest_version')!r}")
@@ -122,7 +132,9 @@ def verify_bundle(root: Path) -> Bundle:
     weights = manifest.get("weights") or {}
     if weights:
         if weights.get("format") not in WEIGHT_FORMATS:
-            problems.append(f"weights.format: {weights.get('format')!r} is not one of {sorted(WEIGHT_FORMATS)}")
+            problems.append(
+                f"weights.format: {weights.get('format')!r} is not one of {sorted(WEIGHT_FORMATS)}"
+            )
         files = weights.get("files") or []
         if not files:
             problems.append("weights.files: list the weight files with their sha256")
@@ -142,13 +154,22 @@ def verify_bundle(root: Path) -> Bundle:
     expected: dict[str, str] = {}
     if golden:
         if golden.get("temperature", 0) != 0:
-            problems.append(f"golden.temperature: expected outputs are only comparable at 0, got {golden.get('temperature')!r}")
+            problems.append(
+                "golden.temperature: expected outputs are only comparable at 0, got "
+                f"{golden.get('temperature')!r}"
+            )
         if not isinstance(golden.get("max_tokens"), int) or golden["max_tokens"] < 1:
-            problems.append("golden.max_tokens: required positive integer (the length the outputs were produced with)")
-        exp_path = _check_file(root, golden.get("expected_outputs"), "golden.expected_outputs", problems)
+            problems.append(
+                "golden.max_tokens: required positive integer (the length the outputs were produced with)"
+            )
+        exp_path = _check_file(
+            root, golden.get("expected_outputs"), "golden.expected_outputs", problems
+        )
         if exp_path is not None:
             known = {p.prompt_id for p in load_prompts()}
-            for line_no, line in enumerate(exp_path.read_text(encoding="utf-8").splitlines(), start=1):
+            for line_no, line in enumerate(
+                exp_path.read_text(encoding="utf-8").splitlines(), start=1
+            ):
                 if not line.strip():
                     continue
                 where = f"{golden['expected_outputs']['path']}:{line_no}"
@@ -156,10 +177,12 @@ def verify_bundle(root: Path) -> Bundle:
                     row = json.loads(line)
                     pid, out = row["prompt_id"], row["output"]
                 except (json.JSONDecodeError, KeyError, TypeError):
-                    problems.append(f"{where}: expected {{\"prompt_id\": ..., \"output\": ...}}")
+                    problems.append(f'{where}: expected {{"prompt_id": ..., "output": ...}}')
                     continue
                 if pid not in known:
-                    problems.append(f"{where}: unknown prompt id {pid!r} (not in data/golden_prompts/prompts.jsonl)")
+                    problems.append(
+                        f"{where}: unknown prompt id {pid!r} (not in data/golden_prompts/prompts.jsonl)"
+                    )
                 elif pid in expected:
                     problems.append(f"{where}: duplicate prompt id {pid!r}")
                 else:
@@ -167,6 +190,8 @@ def verify_bundle(root: Path) -> Bundle:
             if not expected and not any("expected_outputs" in p for p in problems):
                 problems.append("golden.expected_outputs: the file holds no outputs")
     if problems:
-        raise BundleError(f"{root}: bundle verification failed ({len(problems)} problem(s)):\n  - "
-                          + "\n  - ".join(problems))
+        raise BundleError(
+            f"{root}: bundle verification failed ({len(problems)} problem(s)):\n  - "
+            + "\n  - ".join(problems)
+        )
     return Bundle(root=root, manifest=manifest, expected=expected)

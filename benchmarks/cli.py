@@ -20,15 +20,22 @@ from rich.table import Table
 from benchmarks.errors import BundleError, ResultFileError
 from tokendesk.records import SnapshotKind, UnknownAcceleratorError, check_accelerator_id
 
-bench_app = typer.Typer(help="Portability harness: run golden prompts against an endpoint, import results "
-                             "from other tools, verify model bundles.", no_args_is_help=True,
-                        pretty_exceptions_enable=False)
+bench_app = typer.Typer(
+    help="Portability harness: run golden prompts against an endpoint, import results "
+    "from other tools, verify model bundles.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
 
 console = Console()
 err = Console(stderr=True, soft_wrap=True)
 
-DbOption = Annotated[Path | None, typer.Option("--db", help="Warehouse file (default: $TOKENDESK_DB or the "
-                                                             "per-user data directory).")]
+DbOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--db", help="Warehouse file (default: $TOKENDESK_DB or the per-user data directory)."
+    ),
+]
 
 
 def _csv_ints(text: str | None, flag: str) -> list[int] | None:
@@ -37,7 +44,9 @@ def _csv_ints(text: str | None, flag: str) -> list[int] | None:
     try:
         values = [int(x) for x in text.split(",") if x.strip()]
     except ValueError as exc:
-        raise typer.BadParameter(f"{flag} takes integers separated by commas, e.g. 1,4,16,64") from exc
+        raise typer.BadParameter(
+            f"{flag} takes integers separated by commas, e.g. 1,4,16,64"
+        ) from exc
     if any(v < 1 for v in values):
         raise typer.BadParameter(f"{flag} values must be at least 1")
     return values
@@ -54,7 +63,9 @@ def _csv_rates(text: str | None) -> list[float] | None:
         try:
             value = math.inf if x in ("inf", "infinity") else float(x)
         except ValueError as exc:
-            raise typer.BadParameter("--request-rate takes numbers or 'inf' separated by commas") from exc
+            raise typer.BadParameter(
+                "--request-rate takes numbers or 'inf' separated by commas"
+            ) from exc
         if value <= 0:
             raise typer.BadParameter("--request-rate values must be positive")
         out.append(value)
@@ -80,31 +91,65 @@ def _local(endpoint: str) -> bool:
 
 @bench_app.command("run")
 def run_cmd(
-    endpoint: Annotated[str, typer.Option(help="Base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000")],
+    endpoint: Annotated[
+        str,
+        typer.Option(help="Base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000"),
+    ],
     model: Annotated[str, typer.Option(help="Model name to send in requests.")],
-    accelerator: Annotated[str, typer.Option("--accelerator", help="Catalog id, e.g. nvidia-h100-sxm-80gb.")],
-    accelerators_per_replica: Annotated[int, typer.Option(min=1, help="Accelerators one replica occupies.")],
+    accelerator: Annotated[
+        str, typer.Option("--accelerator", help="Catalog id, e.g. nvidia-h100-sxm-80gb.")
+    ],
+    accelerators_per_replica: Annotated[
+        int, typer.Option(min=1, help="Accelerators one replica occupies.")
+    ],
     runtime: Annotated[str, typer.Option(help="Server runtime: vllm, sglang, tgi, llama.cpp, ...")],
     precision: Annotated[str, typer.Option(help="bf16, fp8, int4-awq, q4_k_m, ...")],
-    workload: Annotated[str, typer.Option(help="Golden prompt workload: chat-short, long-8k, long-32k, rag, code, "
-                                               "streaming, or golden (all).")] = "chat-short",
+    workload: Annotated[
+        str,
+        typer.Option(
+            help="Golden prompt workload: chat-short, long-8k, long-32k, rag, code, "
+            "streaming, or golden (all)."
+        ),
+    ] = "chat-short",
     runtime_version: Annotated[str, typer.Option()] = "",
     instance_type: Annotated[str | None, typer.Option()] = None,
     provider: Annotated[str | None, typer.Option()] = None,
     region: Annotated[str | None, typer.Option()] = None,
-    concurrency: Annotated[str | None, typer.Option(help="Closed-loop concurrencies, e.g. 1,4,16,64.")] = None,
-    request_rate: Annotated[str | None, typer.Option(help="Open-loop request rates (req/s), e.g. 1,4,inf.")] = None,
-    max_concurrency: Annotated[int | None, typer.Option(help="Cap on in-flight requests with --request-rate.")] = None,
-    num_prompts: Annotated[int, typer.Option(min=1, help="Measured requests per operating point.")] = 100,
-    warmup: Annotated[int | None, typer.Option(min=0, help="Excluded requests per point (default: one per stream).")] = None,
-    max_tokens: Annotated[int | None, typer.Option(min=1, help="Override each prompt's max_tokens.")] = None,
+    concurrency: Annotated[
+        str | None, typer.Option(help="Closed-loop concurrencies, e.g. 1,4,16,64.")
+    ] = None,
+    request_rate: Annotated[
+        str | None, typer.Option(help="Open-loop request rates (req/s), e.g. 1,4,inf.")
+    ] = None,
+    max_concurrency: Annotated[
+        int | None, typer.Option(help="Cap on in-flight requests with --request-rate.")
+    ] = None,
+    num_prompts: Annotated[
+        int, typer.Option(min=1, help="Measured requests per operating point.")
+    ] = 100,
+    warmup: Annotated[
+        int | None,
+        typer.Option(min=0, help="Excluded requests per point (default: one per stream)."),
+    ] = None,
+    max_tokens: Annotated[
+        int | None, typer.Option(min=1, help="Override each prompt's max_tokens.")
+    ] = None,
     api: Annotated[str, typer.Option(help="chat or completions")] = "chat",
     timeout_s: Annotated[float, typer.Option(help="Per-request timeout.")] = 600.0,
-    ignore_eos: Annotated[bool, typer.Option(help="Ask the server to ignore EOS (vLLM extension).")] = False,
-    bundle: Annotated[Path | None, typer.Option(help="Model bundle dir: run its golden prompts and record parity.")] = None,
+    ignore_eos: Annotated[
+        bool, typer.Option(help="Ask the server to ignore EOS (vLLM extension).")
+    ] = False,
+    bundle: Annotated[
+        Path | None,
+        typer.Option(help="Model bundle dir: run its golden prompts and record parity."),
+    ] = None,
     telemetry: Annotated[str, typer.Option(help="auto (local endpoints), on or off.")] = "auto",
-    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write the results JSON here.")] = None,
-    no_ingest: Annotated[bool, typer.Option("--no-ingest", help="Do not write to the warehouse.")] = False,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Write the results JSON here.")
+    ] = None,
+    no_ingest: Annotated[
+        bool, typer.Option("--no-ingest", help="Do not write to the warehouse.")
+    ] = False,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
     db: DbOption = None,
 ) -> None:
@@ -120,7 +165,9 @@ def run_cmd(
     if api not in ("chat", "completions"):
         raise _fail("--api must be chat or completions")
     try:
-        points = operating_points(_csv_ints(concurrency, "--concurrency"), _csv_rates(request_rate), max_concurrency)
+        points = operating_points(
+            _csv_ints(concurrency, "--concurrency"), _csv_rates(request_rate), max_concurrency
+        )
         prompts = load_prompts(workload)
     except (ValueError, PromptBundleError) as exc:
         raise _fail(str(exc)) from exc
@@ -133,12 +180,30 @@ def run_cmd(
         except BundleError as exc:
             raise _fail(str(exc)) from exc
     use_telemetry = telemetry == "on" or (telemetry == "auto" and _local(endpoint))
-    cfg = HarnessConfig(endpoint=endpoint, model=model, prompts=prompts, workload=workload, api=api,
-                        num_prompts=num_prompts, warmup=warmup, max_tokens=max_tokens, timeout_s=timeout_s,
-                        ignore_eos=ignore_eos, telemetry=use_telemetry, keep_text=False)
-    context = RunContext(accelerator_id=accelerator, accelerators_per_replica=accelerators_per_replica,
-                         runtime=runtime, precision=precision, runtime_version=runtime_version,
-                         instance_type=instance_type, provider=provider, region=region)
+    cfg = HarnessConfig(
+        endpoint=endpoint,
+        model=model,
+        prompts=prompts,
+        workload=workload,
+        api=api,
+        num_prompts=num_prompts,
+        warmup=warmup,
+        max_tokens=max_tokens,
+        timeout_s=timeout_s,
+        ignore_eos=ignore_eos,
+        telemetry=use_telemetry,
+        keep_text=False,
+    )
+    context = RunContext(
+        accelerator_id=accelerator,
+        accelerators_per_replica=accelerators_per_replica,
+        runtime=runtime,
+        precision=precision,
+        runtime_version=runtime_version,
+        instance_type=instance_type,
+        provider=provider,
+        region=region,
+    )
     started = datetime.now(UTC)
     blocks = asyncio.run(run_harness(cfg, points, show_progress=progress and sys.stderr.isatty()))
     parity = None
@@ -147,12 +212,32 @@ def run_cmd(
 
         parity = asyncio.run(run_parity(endpoint, model, bundle_obj, timeout_s=timeout_s))
     finished = datetime.now(UTC)
-    config = {"endpoint": endpoint, "api": api, "model": model, "workload": workload, "num_prompts": num_prompts,
-              "warmup": warmup, "max_tokens": max_tokens, "temperature": 0.0, "ignore_eos": ignore_eos,
-              "prompt_set": {"name": "golden_prompts", "prompts": len(prompts), "sha256": prompt_set_digest(prompts)},
-              "timeout_s": timeout_s, "telemetry": use_telemetry}
-    doc = build_document(config=config, context=context, points=blocks, parity=parity, started_at=started,
-                         finished_at=finished)
+    config = {
+        "endpoint": endpoint,
+        "api": api,
+        "model": model,
+        "workload": workload,
+        "num_prompts": num_prompts,
+        "warmup": warmup,
+        "max_tokens": max_tokens,
+        "temperature": 0.0,
+        "ignore_eos": ignore_eos,
+        "prompt_set": {
+            "name": "golden_prompts",
+            "prompts": len(prompts),
+            "sha256": prompt_set_digest(prompts),
+        },
+        "timeout_s": timeout_s,
+        "telemetry": use_telemetry,
+    }
+    doc = build_document(
+        config=config,
+        context=context,
+        points=blocks,
+        parity=parity,
+        started_at=started,
+        finished_at=finished,
+    )
     if output is not None:
         output.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
     _print_points(blocks, parity)
@@ -160,7 +245,9 @@ def run_cmd(
     if output is not None:
         console.print(f"results written to {output}")
     if not results:
-        raise _fail("no operating point completed a request; nothing to record (see failures above)", 1)
+        raise _fail(
+            "no operating point completed a request; nothing to record (see failures above)", 1
+        )
     if not no_ingest:
         snap = _ingest(db, f"harness:{model}@{accelerator}/{runtime}", results, "harness")
         console.print(f"ingested {len(results)} result(s) as snapshot {snap}")
@@ -174,24 +261,52 @@ def _fmt(value, digits: int = 1) -> str:
 
 def _print_points(blocks: list[dict], parity: dict | None) -> None:
     table = Table(title="operating points")
-    for col in ("load", "ok", "failed", "out tok/s", "total tok/s", "TTFT p50", "TTFT p95", "TTFT p99",
-                "TPOT p50", "ITL p99", "E2EL p95"):
+    for col in (
+        "load",
+        "ok",
+        "failed",
+        "out tok/s",
+        "total tok/s",
+        "TTFT p50",
+        "TTFT p95",
+        "TTFT p99",
+        "TPOT p50",
+        "ITL p99",
+        "E2EL p95",
+    ):
         table.add_column(col, justify="right")
     for b in blocks:
         lat = b["latency_ms"]
-        load = f"c={b['concurrency']}" if b.get("request_rate_rps") is None else f"rate={b['request_rate_rps']}"
-        table.add_row(load, str(b["requests"]["ok"]), str(b["requests"]["failed"]),
-                      _fmt(b["throughput"]["output_tok_s"]), _fmt(b["throughput"]["total_tok_s"]),
-                      _fmt(lat["ttft"]["p50"], 2), _fmt(lat["ttft"]["p95"], 2), _fmt(lat["ttft"]["p99"], 2),
-                      _fmt(lat["tpot"]["p50"], 2), _fmt(lat["itl"]["p99"], 2), _fmt(lat["e2el"]["p95"], 1))
+        load = (
+            f"c={b['concurrency']}"
+            if b.get("request_rate_rps") is None
+            else f"rate={b['request_rate_rps']}"
+        )
+        table.add_row(
+            load,
+            str(b["requests"]["ok"]),
+            str(b["requests"]["failed"]),
+            _fmt(b["throughput"]["output_tok_s"]),
+            _fmt(b["throughput"]["total_tok_s"]),
+            _fmt(lat["ttft"]["p50"], 2),
+            _fmt(lat["ttft"]["p95"], 2),
+            _fmt(lat["ttft"]["p99"], 2),
+            _fmt(lat["tpot"]["p50"], 2),
+            _fmt(lat["itl"]["p99"], 2),
+            _fmt(lat["e2el"]["p95"], 1),
+        )
     console.print(table)
     for b in blocks:
         if b["requests"]["failure_reasons"]:
-            console.print(f"failures at {b.get('concurrency') or b.get('request_rate_rps')}: "
-                          f"{b['requests']['failure_reasons']}")
+            console.print(
+                f"failures at {b.get('concurrency') or b.get('request_rate_rps')}: "
+                f"{b['requests']['failure_reasons']}"
+            )
     if parity:
-        console.print(f"parity vs {parity['bundle']}: exact match {parity['exact_match']:.3f}, "
-                      f"token similarity {parity['similarity']:.3f} on {parity['prompts']} prompts")
+        console.print(
+            f"parity vs {parity['bundle']}: exact match {parity['exact_match']:.3f}, "
+            f"token similarity {parity['similarity']:.3f} on {parity['prompts']} prompts"
+        )
 
 
 @bench_app.command("import")
@@ -205,7 +320,9 @@ def import_cmd(
     model: Annotated[str | None, typer.Option()] = None,
     precision: Annotated[str | None, typer.Option()] = None,
     workload: Annotated[str | None, typer.Option()] = None,
-    skip_unknown_hardware: Annotated[bool, typer.Option(help="MLPerf summaries: skip rows on unmapped accelerators.")] = False,
+    skip_unknown_hardware: Annotated[
+        bool, typer.Option(help="MLPerf summaries: skip rows on unmapped accelerators.")
+    ] = False,
     dry_run: Annotated[bool, typer.Option(help="Validate and show, write nothing.")] = False,
     db: DbOption = None,
 ) -> None:
@@ -215,10 +332,17 @@ def import_cmd(
     as a failed snapshot."""
     from benchmarks.importers import ImportOverrides, import_sources
 
-    overrides = ImportOverrides(accelerator_id=accelerator, accelerators_per_replica=accelerators_per_replica,
-                                instance_type=instance_type, runtime=runtime, runtime_version=runtime_version,
-                                model=model, precision=precision, workload=workload,
-                                skip_unknown_accelerators=skip_unknown_hardware)
+    overrides = ImportOverrides(
+        accelerator_id=accelerator,
+        accelerators_per_replica=accelerators_per_replica,
+        instance_type=instance_type,
+        runtime=runtime,
+        runtime_version=runtime_version,
+        model=model,
+        precision=precision,
+        workload=workload,
+        skip_unknown_accelerators=skip_unknown_hardware,
+    )
     parsed = []
     failures: list[ResultFileError] = []
     blobs = []
@@ -236,25 +360,54 @@ def import_cmd(
             failures.append(exc)
     if failures:
         for exc in failures:
-            err.print(f"[red]rejected[/red] {exc.file}: {exc.key + ': ' if exc.key else ''}{exc.reason}")
+            err.print(
+                f"[red]rejected[/red] {exc.file}: {exc.key + ': ' if exc.key else ''}{exc.reason}"
+            )
         if not dry_run:
             from warehouse import Warehouse
 
             with Warehouse.open(db) as wh:
                 for exc in failures:
-                    wh.record_failed_snapshot(SnapshotKind.BENCHMARKS, f"import:{Path(exc.file).name}", str(exc))
+                    wh.record_failed_snapshot(
+                        SnapshotKind.BENCHMARKS, f"import:{Path(exc.file).name}", str(exc)
+                    )
         err.print("nothing was imported: fix or drop the rejected file(s) and run again")
         raise typer.Exit(1)
     table = Table(title="results")
-    for col in ("file", "format", "accelerator", "x", "runtime", "model", "precision", "load", "out tok/s",
-                "TTFT p50", "TTFT basis"):
+    for col in (
+        "file",
+        "format",
+        "accelerator",
+        "x",
+        "runtime",
+        "model",
+        "precision",
+        "load",
+        "out tok/s",
+        "TTFT p50",
+        "TTFT basis",
+    ):
         table.add_column(col)
     for name, fmt, results in parsed:
         for r in results:
-            load = f"c={r.concurrency:g}" if r.concurrency else (f"rate={r.request_rate_rps:g}" if r.request_rate_rps
-                                                                 else r.scenario)
-            table.add_row(Path(name).name, fmt, r.accelerator_id, str(r.accelerators_per_replica), r.runtime, r.model,
-                          r.precision, load, _fmt(r.output_tok_s), _fmt(r.ttft_ms_p50, 2), r.ttft_basis[:40])
+            load = (
+                f"c={r.concurrency:g}"
+                if r.concurrency
+                else (f"rate={r.request_rate_rps:g}" if r.request_rate_rps else r.scenario)
+            )
+            table.add_row(
+                Path(name).name,
+                fmt,
+                r.accelerator_id,
+                str(r.accelerators_per_replica),
+                r.runtime,
+                r.model,
+                r.precision,
+                load,
+                _fmt(r.output_tok_s),
+                _fmt(r.ttft_ms_p50, 2),
+                r.ttft_basis[:40],
+            )
     console.print(table)
     if dry_run:
         console.print("dry run: nothing written")
@@ -268,7 +421,9 @@ def import_cmd(
 
 
 @bench_app.command("verify-bundle")
-def verify_bundle_cmd(directory: Annotated[Path, typer.Argument(help="Model bundle directory.")]) -> None:
+def verify_bundle_cmd(
+    directory: Annotated[Path, typer.Argument(help="Model bundle directory.")],
+) -> None:
     """Check a model bundle's manifest, files, checksums and golden prompt ids."""
     from benchmarks.bundle import verify_bundle
 
@@ -277,8 +432,10 @@ def verify_bundle_cmd(directory: Annotated[Path, typer.Argument(help="Model bund
     except BundleError as exc:
         raise _fail(str(exc), 1) from exc
     files = len(bundle.manifest["weights"]["files"]) + len(bundle.manifest["tokenizer"]["files"])
-    console.print(f"bundle {bundle.name!r} OK: model {bundle.model}, precision {bundle.precision}, "
-                  f"{files} checksummed files, {len(bundle.expected)} expected golden outputs")
+    console.print(
+        f"bundle {bundle.name!r} OK: model {bundle.model}, precision {bundle.precision}, "
+        f"{files} checksummed files, {len(bundle.expected)} expected golden outputs"
+    )
 
 
 @bench_app.command("serve-fake")
@@ -287,20 +444,31 @@ def serve_fake_cmd(
     port: Annotated[int, typer.Option()] = 8000,
     ttft_ms: Annotated[float, typer.Option(help="Delay before the first token.")] = 50.0,
     itl_ms: Annotated[float, typer.Option(help="Interval between tokens.")] = 10.0,
-    output_tokens: Annotated[int | None, typer.Option(help="Fixed output length (default: prompt-dependent).")] = None,
-    drift: Annotated[float, typer.Option(min=0.0, max=1.0, help="Share of output tokens changed (imitates a "
-                                                                   "quantised backend).")] = 0.0,
+    output_tokens: Annotated[
+        int | None, typer.Option(help="Fixed output length (default: prompt-dependent).")
+    ] = None,
+    drift: Annotated[
+        float,
+        typer.Option(
+            min=0.0, max=1.0, help="Share of output tokens changed (imitates a quantised backend)."
+        ),
+    ] = 0.0,
     model: Annotated[str, typer.Option()] = "fake/echo-1",
     duration_s: Annotated[float | None, typer.Option(help="Stop after this many seconds.")] = None,
 ) -> None:
     """Serve the in-repo OpenAI-compatible streaming endpoint with a controlled token schedule."""
     from benchmarks.fake_server import FakeServerConfig, serve
 
-    cfg = FakeServerConfig(ttft_ms=ttft_ms, itl_ms=itl_ms, output_tokens=output_tokens, drift=drift, model=model)
+    cfg = FakeServerConfig(
+        ttft_ms=ttft_ms, itl_ms=itl_ms, output_tokens=output_tokens, drift=drift, model=model
+    )
 
     def ready(bound: int) -> None:
-        console.print(f"fake OpenAI endpoint on http://{host}:{bound} (TTFT {ttft_ms} ms, ITL {itl_ms} ms, "
-                      f"drift {drift}); Ctrl-C to stop", highlight=False)
+        console.print(
+            f"fake OpenAI endpoint on http://{host}:{bound} (TTFT {ttft_ms} ms, ITL {itl_ms} ms, "
+            f"drift {drift}); Ctrl-C to stop",
+            highlight=False,
+        )
 
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(serve(cfg, host, port, duration_s=duration_s, ready=ready))

@@ -68,7 +68,9 @@ class SSEParser:
             if block.startswith(b"data:") and b"\n" not in block:  # the common case: one line
                 out.append(block[5:].lstrip(b" "))
                 continue
-            payload = [line[5:].lstrip(b" ") for line in block.split(b"\n") if line.startswith(b"data:")]
+            payload = [
+                line[5:].lstrip(b" ") for line in block.split(b"\n") if line.startswith(b"data:")
+            ]
             if payload:
                 out.append(b"\n".join(payload))
             # comment lines (":" pings), "event:", "id:", "retry:" carry nothing we time
@@ -106,7 +108,12 @@ class RequestRecord:
 
     @property
     def tpot_s(self) -> float | None:
-        if self.ttft_s is None or self.e2el_s is None or not self.output_tokens or self.output_tokens < 2:
+        if (
+            self.ttft_s is None
+            or self.e2el_s is None
+            or not self.output_tokens
+            or self.output_tokens < 2
+        ):
             return None
         return (self.e2el_s - self.ttft_s) / (self.output_tokens - 1)
 
@@ -118,20 +125,38 @@ class RequestRecord:
         return self.sent_at + (self.e2el_s or 0.0)
 
 
-def chat_payload(model: str, messages: list[dict], max_tokens: int, temperature: float = 0.0,
-                 extra: dict | None = None) -> dict:
-    body = {"model": model, "messages": messages, "max_completion_tokens": max_tokens,
-            "max_tokens": max_tokens, "temperature": temperature, "stream": True,
-            "stream_options": {"include_usage": True}}
+def chat_payload(
+    model: str,
+    messages: list[dict],
+    max_tokens: int,
+    temperature: float = 0.0,
+    extra: dict | None = None,
+) -> dict:
+    body = {
+        "model": model,
+        "messages": messages,
+        "max_completion_tokens": max_tokens,
+        "max_tokens": max_tokens,
+        "temperature": temperature,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
     if extra:
         body.update(extra)
     return body
 
 
-def completions_payload(model: str, prompt: str, max_tokens: int, temperature: float = 0.0,
-                        extra: dict | None = None) -> dict:
-    body = {"model": model, "prompt": prompt, "max_tokens": max_tokens, "temperature": temperature,
-            "stream": True, "stream_options": {"include_usage": True}}
+def completions_payload(
+    model: str, prompt: str, max_tokens: int, temperature: float = 0.0, extra: dict | None = None
+) -> dict:
+    body = {
+        "model": model,
+        "prompt": prompt,
+        "max_tokens": max_tokens,
+        "temperature": temperature,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
     if extra:
         body.update(extra)
     return body
@@ -146,8 +171,15 @@ def _content_of(choice: dict, chat: bool) -> str | None:
     return choice.get("text") or None
 
 
-async def stream_request(client: httpx.AsyncClient, url: str, body: bytes, *, chat: bool,
-                         record: RequestRecord, keep_text: bool = True) -> RequestRecord:
+async def stream_request(
+    client: httpx.AsyncClient,
+    url: str,
+    body: bytes,
+    *,
+    chat: bool,
+    record: RequestRecord,
+    keep_text: bool = True,
+) -> RequestRecord:
     """Send one streaming request and fill ``record``; never raises for server misbehaviour.
 
     The clock starts when the last byte of the request has been written to the socket (the
@@ -172,10 +204,13 @@ async def stream_request(client: httpx.AsyncClient, url: str, body: bytes, *, ch
     done = False
     usage = None
     try:
-        async with client.stream("POST", url, content=body,
-                                 headers={"content-type": "application/json",
-                                          "accept": "text/event-stream"},
-                                 extensions={"trace": trace}) as resp:
+        async with client.stream(
+            "POST",
+            url,
+            content=body,
+            headers={"content-type": "application/json", "accept": "text/event-stream"},
+            extensions={"trace": trace},
+        ) as resp:
             if resp.status_code != 200:
                 detail = (await resp.aread())[:300].decode("utf-8", "replace")
                 record.error = f"http_{resp.status_code}"
@@ -235,7 +270,9 @@ async def stream_request(client: httpx.AsyncClient, url: str, body: bytes, *, ch
                             usage = u
                 if record.error is None and not done:
                     if parser.pending.strip():
-                        raise MalformedSSE(f"stream ended inside an event: {parser.pending[:120]!r}")
+                        raise MalformedSSE(
+                            f"stream ended inside an event: {parser.pending[:120]!r}"
+                        )
                     record.error = "incomplete_stream"
                     record.error_detail = "the response ended without data: [DONE]"
     except MalformedSSE as exc:
@@ -289,8 +326,9 @@ def make_client(connections: int, timeout_s: float, *, lean: bool = True) -> htt
     With ``lean`` (the default) the transport's connection pool runs on
     :class:`~benchmarks.netio.LeanAsyncioBackend` instead of anyio.
     """
-    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections,
-                          keepalive_expiry=60.0)
+    limits = httpx.Limits(
+        max_connections=connections, max_keepalive_connections=connections, keepalive_expiry=60.0
+    )
     timeout = httpx.Timeout(timeout_s, connect=min(timeout_s, 30.0), pool=None)
     ctx = _ssl_context()
     transport = httpx.AsyncHTTPTransport(verify=ctx, http1=True, http2=False, limits=limits)
@@ -300,10 +338,14 @@ def make_client(connections: int, timeout_s: float, *, lean: bool = True) -> htt
         from benchmarks.netio import LeanAsyncioBackend
 
         transport._pool = httpcore.AsyncConnectionPool(
-            ssl_context=ctx, max_connections=limits.max_connections,
+            ssl_context=ctx,
+            max_connections=limits.max_connections,
             max_keepalive_connections=limits.max_keepalive_connections,
-            keepalive_expiry=limits.keepalive_expiry, http1=True, http2=False,
-            network_backend=LeanAsyncioBackend())
+            keepalive_expiry=limits.keepalive_expiry,
+            http1=True,
+            http2=False,
+            network_backend=LeanAsyncioBackend(),
+        )
     return httpx.AsyncClient(transport=transport, limits=limits, timeout=timeout)
 
 

@@ -35,14 +35,97 @@ from benchmarks.netio import enable_rx_timestamps, recv_stamped
 from benchmarks.prompts import approx_tokens
 
 _VOCAB = [
-    "the", "of", "and", "to", "in", "is", "that", "for", "it", "as", "with", "was", "on", "be", "by",
-    "this", "are", "or", "from", "at", "which", "an", "have", "not", "they", "but", "one", "all", "we",
-    "can", "has", "more", "their", "will", "been", "if", "would", "there", "so", "what", "when", "up",
-    "out", "about", "into", "than", "other", "some", "time", "could", "these", "two", "may", "then",
-    "first", "any", "like", "now", "such", "only", "new", "over", "also", "most", "after", "use",
-    "way", "even", "well", "many", "because", "through", "where", "each", "much", "before", "must",
-    "back", "latency", "token", "cache", "memory", "batch", "kernel", "stream", "region", "price",
-    "replica", "queue", "shard", "vendor",
+    "the",
+    "of",
+    "and",
+    "to",
+    "in",
+    "is",
+    "that",
+    "for",
+    "it",
+    "as",
+    "with",
+    "was",
+    "on",
+    "be",
+    "by",
+    "this",
+    "are",
+    "or",
+    "from",
+    "at",
+    "which",
+    "an",
+    "have",
+    "not",
+    "they",
+    "but",
+    "one",
+    "all",
+    "we",
+    "can",
+    "has",
+    "more",
+    "their",
+    "will",
+    "been",
+    "if",
+    "would",
+    "there",
+    "so",
+    "what",
+    "when",
+    "up",
+    "out",
+    "about",
+    "into",
+    "than",
+    "other",
+    "some",
+    "time",
+    "could",
+    "these",
+    "two",
+    "may",
+    "then",
+    "first",
+    "any",
+    "like",
+    "now",
+    "such",
+    "only",
+    "new",
+    "over",
+    "also",
+    "most",
+    "after",
+    "use",
+    "way",
+    "even",
+    "well",
+    "many",
+    "because",
+    "through",
+    "where",
+    "each",
+    "much",
+    "before",
+    "must",
+    "back",
+    "latency",
+    "token",
+    "cache",
+    "memory",
+    "batch",
+    "kernel",
+    "stream",
+    "region",
+    "price",
+    "replica",
+    "queue",
+    "shard",
+    "vendor",
 ]
 
 
@@ -60,15 +143,18 @@ class FakeServerConfig:
 
 
 def _h(*parts: str) -> int:
-    return int.from_bytes(hashlib.blake2b("\x1f".join(parts).encode(), digest_size=8).digest(), "big")
+    return int.from_bytes(
+        hashlib.blake2b("\x1f".join(parts).encode(), digest_size=8).digest(), "big"
+    )
 
 
 def natural_length(prompt: str) -> int:
     return 8 + _h(prompt, "len") % 64
 
 
-def fake_output_tokens(prompt: str, max_tokens: int, *, drift: float = 0.0,
-                       output_tokens: int | None = None) -> list[str]:
+def fake_output_tokens(
+    prompt: str, max_tokens: int, *, drift: float = 0.0, output_tokens: int | None = None
+) -> list[str]:
     """The deterministic output the fake model gives for ``prompt`` (each token a spaced word)."""
     n = output_tokens if output_tokens is not None else natural_length(prompt)
     n = max(1, min(n, max_tokens))
@@ -96,8 +182,10 @@ def prompt_text_of(body: dict, chat: bool) -> str:
     return "\n\n".join(parts)
 
 
-_OK_SSE = (b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream; charset=utf-8\r\n"
-           b"cache-control: no-cache\r\ntransfer-encoding: chunked\r\n\r\n")
+_OK_SSE = (
+    b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream; charset=utf-8\r\n"
+    b"cache-control: no-cache\r\ntransfer-encoding: chunked\r\n\r\n"
+)
 
 
 def _chunk(payload: bytes) -> bytes:
@@ -110,8 +198,10 @@ def _event(obj: dict) -> bytes:
 
 def _plain(status: str, obj: dict) -> bytes:
     body = json.dumps(obj).encode()
-    return (f"HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\n\r\n"
-            .encode() + body)
+    return (
+        f"HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\n\r\n".encode()
+        + body
+    )
 
 
 _IDS = itertools.count(1)
@@ -120,10 +210,32 @@ _IDS = itertools.count(1)
 class _Stream:
     """One streaming response, driven by timer callbacks at absolute deadlines."""
 
-    __slots__ = ("base", "cfg", "chat", "conn", "fault", "handle", "i", "loop", "rid", "t0", "tokens", "usage")
+    __slots__ = (
+        "base",
+        "cfg",
+        "chat",
+        "conn",
+        "fault",
+        "handle",
+        "i",
+        "loop",
+        "rid",
+        "t0",
+        "tokens",
+        "usage",
+    )
 
-    def __init__(self, conn: _Conn, cfg: FakeServerConfig, chat: bool, tokens: list[str], t0: float,
-                 usage: dict | None, fault: str, model: str):
+    def __init__(
+        self,
+        conn: _Conn,
+        cfg: FakeServerConfig,
+        chat: bool,
+        tokens: list[str],
+        t0: float,
+        usage: dict | None,
+        fault: str,
+        model: str,
+    ):
         self.conn, self.cfg, self.chat, self.tokens, self.t0 = conn, cfg, chat, tokens, t0
         self.loop = conn.loop
         self.i = 0
@@ -137,8 +249,19 @@ class _Stream:
     def start(self) -> None:
         out = _OK_SSE
         if self.chat and self.cfg.include_role_chunk:
-            out += _event({**self.base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""},
-                                                      "logprobs": None, "finish_reason": None}]})
+            out += _event(
+                {
+                    **self.base,
+                    "choices": [
+                        {
+                            "index": 0,
+                            "delta": {"role": "assistant", "content": ""},
+                            "logprobs": None,
+                            "finish_reason": None,
+                        }
+                    ],
+                }
+            )
         self.conn.write(out)
         self.handle = self.loop.call_at(self.t0 + self.cfg.ttft_ms / 1000.0, self.tick)
 
@@ -159,10 +282,20 @@ class _Stream:
             conn.write(_chunk(b'data: {"id": "broken", "choices": [\n\n'))
         finish = "length" if last else None
         if self.chat:
-            choice = {"index": 0, "delta": {"content": self.tokens[i]}, "logprobs": None, "finish_reason": finish}
+            choice = {
+                "index": 0,
+                "delta": {"content": self.tokens[i]},
+                "logprobs": None,
+                "finish_reason": finish,
+            }
         else:
-            choice = {"index": 0, "text": self.tokens[i], "logprobs": None, "finish_reason": finish,
-                      "stop_reason": None}
+            choice = {
+                "index": 0,
+                "text": self.tokens[i],
+                "logprobs": None,
+                "finish_reason": finish,
+                "stop_reason": None,
+            }
         out = _event({**self.base, "choices": [choice]})
         if last:
             if self.usage is not None:
@@ -178,7 +311,9 @@ class _Stream:
             conn.stream_done()
             return
         self.i = i + 1
-        self.handle = self.loop.call_at(self.t0 + (self.cfg.ttft_ms + self.i * self.cfg.itl_ms) / 1000.0, self.tick)
+        self.handle = self.loop.call_at(
+            self.t0 + (self.cfg.ttft_ms + self.i * self.cfg.itl_ms) / 1000.0, self.tick
+        )
 
 
 class _Conn:
@@ -285,8 +420,8 @@ class _Conn:
                     length = int(value.strip())
             if len(self.buf) < head_end + 4 + length:
                 return
-            body = self.buf[head_end + 4: head_end + 4 + length]
-            self.buf = self.buf[head_end + 4 + length:]
+            body = self.buf[head_end + 4 : head_end + 4 + length]
+            self.buf = self.buf[head_end + 4 + length :]
             self._handle(method, target.split("?", 1)[0], body, self.buf_time)
 
     def _handle(self, method: str, path: str, raw: bytes, t0: float) -> None:
@@ -295,8 +430,11 @@ class _Conn:
             self.write(_plain("200 OK", self.server.stats()))
             return
         if method == "GET" and path in ("/health", "/v1/models"):
-            payload = ({"object": "list", "data": [{"id": self.cfg.model, "object": "model"}]}
-                       if path == "/v1/models" else {"status": "ok"})
+            payload = (
+                {"object": "list", "data": [{"id": self.cfg.model, "object": "model"}]}
+                if path == "/v1/models"
+                else {"status": "ok"}
+            )
             self.write(_plain("200 OK", payload))
             return
         if method != "POST" or path not in ("/v1/chat/completions", "/v1/completions"):
@@ -314,28 +452,58 @@ class _Conn:
             if f"[[fault:{name}]]" in prompt:
                 fault = name
         if fault == "http500":
-            self.write(_plain("500 Internal Server Error",
-                              {"object": "error", "message": "injected failure", "type": "InternalServerError",
-                               "code": 500}))
+            self.write(
+                _plain(
+                    "500 Internal Server Error",
+                    {
+                        "object": "error",
+                        "message": "injected failure",
+                        "type": "InternalServerError",
+                        "code": 500,
+                    },
+                )
+            )
             return
         max_tokens = int(body.get("max_completion_tokens") or body.get("max_tokens") or 16)
-        tokens = fake_output_tokens(prompt, max_tokens, drift=self.cfg.drift, output_tokens=self.cfg.output_tokens)
+        tokens = fake_output_tokens(
+            prompt, max_tokens, drift=self.cfg.drift, output_tokens=self.cfg.output_tokens
+        )
         model = body.get("model") or self.cfg.model
         n_prompt = approx_tokens(prompt)
-        usage = {"prompt_tokens": n_prompt, "completion_tokens": len(tokens), "total_tokens": n_prompt + len(tokens)}
+        usage = {
+            "prompt_tokens": n_prompt,
+            "completion_tokens": len(tokens),
+            "total_tokens": n_prompt + len(tokens),
+        }
         if not body.get("stream"):
             text = "".join(tokens)
             if chat:
-                choice = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "length"}
+                choice = {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text},
+                    "finish_reason": "length",
+                }
             else:
                 choice = {"index": 0, "text": text, "finish_reason": "length"}
-            self.write(_plain("200 OK", {"id": "fake", "object": "chat.completion" if chat else "text_completion",
-                                         "created": int(time.time()), "model": model, "choices": [choice],
-                                         "usage": usage}))
+            self.write(
+                _plain(
+                    "200 OK",
+                    {
+                        "id": "fake",
+                        "object": "chat.completion" if chat else "text_completion",
+                        "created": int(time.time()),
+                        "model": model,
+                        "choices": [choice],
+                        "usage": usage,
+                    },
+                )
+            )
             return
         opts = body.get("stream_options") or {}
         send_usage = bool(opts.get("include_usage")) and self.cfg.honour_include_usage
-        stream = _Stream(self, self.cfg, chat, tokens, t0, usage if send_usage else None, fault, model)
+        stream = _Stream(
+            self, self.cfg, chat, tokens, t0, usage if send_usage else None, fault, model
+        )
         self.active = stream
         stream.start()
 
@@ -382,13 +550,21 @@ class FakeServer:
         def pct(q: float) -> float | None:
             return late[min(len(late) - 1, int(q / 100 * len(late)))] * 1000 if late else None
 
-        return {"requests": self.requests, "tokens": len(late),
-                "lateness_ms": {"p50": pct(50), "p99": pct(99), "max": late[-1] * 1000 if late else None},
-                "first_token_delay_ms": {k: v * 1000 for k, v in self.first_token_delay_s.items()}}
+        return {
+            "requests": self.requests,
+            "tokens": len(late),
+            "lateness_ms": {
+                "p50": pct(50),
+                "p99": pct(99),
+                "max": late[-1] * 1000 if late else None,
+            },
+            "first_token_delay_ms": {k: v * 1000 for k, v in self.first_token_delay_s.items()},
+        }
 
 
-async def serve(config: FakeServerConfig, host: str, port: int, *, duration_s: float | None = None,
-                ready=None) -> None:
+async def serve(
+    config: FakeServerConfig, host: str, port: int, *, duration_s: float | None = None, ready=None
+) -> None:
     """Serve until cancelled (or for ``duration_s``); ``ready(port)`` is called once listening."""
     server = FakeServer(config)
     bound = await server.start(host, port)
@@ -418,8 +594,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-usage", action="store_true")
     parser.add_argument("--duration-s", type=float, default=None)
     args = parser.parse_args(argv)
-    cfg = FakeServerConfig(ttft_ms=args.ttft_ms, itl_ms=args.itl_ms, output_tokens=args.output_tokens,
-                           drift=args.drift, model=args.model, honour_include_usage=not args.no_usage)
+    cfg = FakeServerConfig(
+        ttft_ms=args.ttft_ms,
+        itl_ms=args.itl_ms,
+        output_tokens=args.output_tokens,
+        drift=args.drift,
+        model=args.model,
+        honour_include_usage=not args.no_usage,
+    )
 
     def ready(port: int) -> None:
         print(f"PORT {port}", flush=True)

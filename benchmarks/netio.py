@@ -108,12 +108,19 @@ class LeanStream(httpcore.AsyncNetworkStream):
         if transport is not None:
             transport.close()
 
-    async def start_tls(self, ssl_context: ssl.SSLContext, server_hostname: str | None = None,
-                        timeout: float | None = None) -> httpcore.AsyncNetworkStream:
+    async def start_tls(
+        self,
+        ssl_context: ssl.SSLContext,
+        server_hostname: str | None = None,
+        timeout: float | None = None,
+    ) -> httpcore.AsyncNetworkStream:
         try:
             new_transport = await asyncio.wait_for(
-                self._loop.start_tls(self._p.transport, self._p, ssl_context, server_hostname=server_hostname),
-                timeout)
+                self._loop.start_tls(
+                    self._p.transport, self._p, ssl_context, server_hostname=server_hostname
+                ),
+                timeout,
+            )
         except TimeoutError as exc:
             raise httpcore.ConnectTimeout("TLS handshake timed out") from exc
         except (OSError, ssl.SSLError) as exc:
@@ -140,9 +147,14 @@ class LeanStream(httpcore.AsyncNetworkStream):
 
 
 class LeanAsyncioBackend(httpcore.AsyncNetworkBackend):
-    async def connect_tcp(self, host: str, port: int, timeout: float | None = None,
-                          local_address: str | None = None,
-                          socket_options: typing.Iterable | None = None) -> httpcore.AsyncNetworkStream:
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: typing.Iterable | None = None,
+    ) -> httpcore.AsyncNetworkStream:
         loop = asyncio.get_running_loop()
         try:
             infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
@@ -171,11 +183,14 @@ class LeanAsyncioBackend(httpcore.AsyncNetworkBackend):
             return TimestampedStream(sock, loop)
         raise httpcore.ConnectError(str(last) if last else f"cannot resolve {host}:{port}")
 
-    async def connect_unix_socket(self, path: str, timeout: float | None = None,
-                                  socket_options: typing.Iterable | None = None) -> httpcore.AsyncNetworkStream:
+    async def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: typing.Iterable | None = None
+    ) -> httpcore.AsyncNetworkStream:
         loop = asyncio.get_running_loop()
         try:
-            _, protocol = await asyncio.wait_for(loop.create_unix_connection(_Protocol, path), timeout)
+            _, protocol = await asyncio.wait_for(
+                loop.create_unix_connection(_Protocol, path), timeout
+            )
         except TimeoutError as exc:
             raise httpcore.ConnectTimeout(f"connecting to {path} timed out") from exc
         except OSError as exc:
@@ -263,11 +278,15 @@ class TimestampedStream(httpcore.AsyncNetworkStream):
                 # of the first complete event: peek, cut, then consume exactly that much.
                 peek = self._sock.recv(max_bytes, socket.MSG_PEEK)
                 cut = peek.find(_EVENT_END)
-                size = cut + len(_EVENT_END) if 0 <= cut < len(peek) - len(_EVENT_END) else max_bytes
+                size = (
+                    cut + len(_EVENT_END) if 0 <= cut < len(peek) - len(_EVENT_END) else max_bytes
+                )
                 data, self.rx_time = recv_stamped(self._sock, size)
                 return data
             except (BlockingIOError, InterruptedError):
-                await self._wait(self._loop.add_reader, self._loop.remove_reader, timeout, httpcore.ReadTimeout)
+                await self._wait(
+                    self._loop.add_reader, self._loop.remove_reader, timeout, httpcore.ReadTimeout
+                )
             except OSError as exc:
                 raise httpcore.ReadError(str(exc)) from exc
 
@@ -285,7 +304,9 @@ class TimestampedStream(httpcore.AsyncNetworkStream):
                 if not view:
                     self.tx_time = stamp
             except (BlockingIOError, InterruptedError):
-                await self._wait(self._loop.add_writer, self._loop.remove_writer, timeout, httpcore.WriteTimeout)
+                await self._wait(
+                    self._loop.add_writer, self._loop.remove_writer, timeout, httpcore.WriteTimeout
+                )
             except OSError as exc:
                 raise httpcore.WriteError(str(exc)) from exc
 
@@ -294,10 +315,16 @@ class TimestampedStream(httpcore.AsyncNetworkStream):
             self._closed = True
             self._sock.close()
 
-    async def start_tls(self, ssl_context: ssl.SSLContext, server_hostname: str | None = None,
-                        timeout: float | None = None) -> httpcore.AsyncNetworkStream:
+    async def start_tls(
+        self,
+        ssl_context: ssl.SSLContext,
+        server_hostname: str | None = None,
+        timeout: float | None = None,
+    ) -> httpcore.AsyncNetworkStream:
         _, protocol = await self._loop.create_connection(_Protocol, sock=self._sock)
-        return await LeanStream(protocol, self._loop).start_tls(ssl_context, server_hostname, timeout)
+        return await LeanStream(protocol, self._loop).start_tls(
+            ssl_context, server_hostname, timeout
+        )
 
     def get_extra_info(self, info: str) -> typing.Any:
         if info == "rx_time":

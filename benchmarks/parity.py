@@ -30,8 +30,13 @@ class ParityReport:
     missing: list[str]
 
     def to_json(self) -> dict:
-        return {"prompts": self.prompts, "exact_match": self.exact_match, "similarity": self.similarity,
-                "missing": self.missing, "per_prompt": self.per_prompt}
+        return {
+            "prompts": self.prompts,
+            "exact_match": self.exact_match,
+            "similarity": self.similarity,
+            "missing": self.missing,
+            "per_prompt": self.per_prompt,
+        }
 
 
 def compare_outputs(expected: dict[str, str], actual: dict[str, str | None]) -> ParityReport:
@@ -53,5 +58,10 @@ def compare_outputs(expected: dict[str, str], actual: dict[str, str | None]) -> 
         sim_total += sim
         rows.append({"prompt_id": pid, "exact": is_exact, "similarity": round(sim, 6)})
     n = len(expected)
-    return ParityReport(prompts=n, exact_match=(exact / n) if n else 0.0, similarity=(sim_total / n) if n else 0.0,
-                        per_prompt=rows, missing=missing)
+    return ParityReport(
+        prompts=n,
+        exact_match=(exact / n) if n else 0.0,
+        similarity=(sim_total / n) if n else 0.0,
+        per_prompt=rows,
+        missing=missing,
+    )

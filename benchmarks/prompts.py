@@ -73,29 +73,91 @@ class PromptBundleError(ValueError):
 
 
 # ---------------------------------------------------------------- synthetic documents
-_SITES = ["Lisbon", "Porto", "Recife", "Hamburg", "Leipzig", "Campinas", "Graz", "Curitiba",
-          "Bremen", "Braga", "Dresden", "Natal", "Kassel", "Faro", "Belem", "Essen"]
-_PARTS = ["valve", "bearing", "gasket", "sensor", "bracket", "relay", "coupling", "filter",
-          "spindle", "rotor", "manifold", "damper", "bushing", "encoder", "nozzle", "clamp"]
-_VERBS = ["shipped", "received", "inspected", "returned", "repaired", "stored", "assembled",
-          "calibrated", "rejected", "packed"]
-_ADJ = ["routine", "delayed", "urgent", "partial", "scheduled", "unplanned", "quarterly",
-        "weekly", "expedited", "standard"]
-_NOTES = ["The night shift logged no incidents.", "Humidity stayed within the target band.",
-          "A forklift was out of service for two hours.", "The audit trail was exported to the archive.",
-          "Two operators completed refresher training.", "The loading dock was repainted.",
-          "Power draw peaked during the afternoon.", "The supplier confirmed the next delivery window."]
+_SITES = [
+    "Lisbon",
+    "Porto",
+    "Recife",
+    "Hamburg",
+    "Leipzig",
+    "Campinas",
+    "Graz",
+    "Curitiba",
+    "Bremen",
+    "Braga",
+    "Dresden",
+    "Natal",
+    "Kassel",
+    "Faro",
+    "Belem",
+    "Essen",
+]
+_PARTS = [
+    "valve",
+    "bearing",
+    "gasket",
+    "sensor",
+    "bracket",
+    "relay",
+    "coupling",
+    "filter",
+    "spindle",
+    "rotor",
+    "manifold",
+    "damper",
+    "bushing",
+    "encoder",
+    "nozzle",
+    "clamp",
+]
+_VERBS = [
+    "shipped",
+    "received",
+    "inspected",
+    "returned",
+    "repaired",
+    "stored",
+    "assembled",
+    "calibrated",
+    "rejected",
+    "packed",
+]
+_ADJ = [
+    "routine",
+    "delayed",
+    "urgent",
+    "partial",
+    "scheduled",
+    "unplanned",
+    "quarterly",
+    "weekly",
+    "expedited",
+    "standard",
+]
+_NOTES = [
+    "The night shift logged no incidents.",
+    "Humidity stayed within the target band.",
+    "A forklift was out of service for two hours.",
+    "The audit trail was exported to the archive.",
+    "Two operators completed refresher training.",
+    "The loading dock was repainted.",
+    "Power draw peaked during the afternoon.",
+    "The supplier confirmed the next delivery window.",
+]
 
 
 def _sentence(rng: random.Random) -> str:
     kind = rng.random()
     if kind < 0.55:
-        return (f"In week {rng.randint(1, 52)}, the {rng.choice(_SITES)} site {rng.choice(_VERBS)} "
-                f"{rng.randint(10, 9999)} units of {rng.choice(_PARTS)} batch "
-                f"{rng.choice('ABCDEFGHJK')}-{rng.randint(100, 999)} in a {rng.choice(_ADJ)} run.")
+        return (
+            f"In week {rng.randint(1, 52)}, the {rng.choice(_SITES)} site {rng.choice(_VERBS)} "
+            f"{rng.randint(10, 9999)} units of {rng.choice(_PARTS)} batch "
+            f"{rng.choice('ABCDEFGHJK')}-{rng.randint(100, 999)} in a {rng.choice(_ADJ)} run."
+        )
     if kind < 0.8:
-        return (f"Line {rng.randint(1, 40)} at {rng.choice(_SITES)} reported a yield of "
-                f"{rng.randint(80, 99)}.{rng.randint(0, 9)} percent for {rng.choice(_PARTS)} parts.")
+        return (
+            f"Line {rng.randint(1, 40)} at {rng.choice(_SITES)} reported a yield of "
+            f"{rng.randint(80, 99)}.{rng.randint(0, 9)} percent for {rng.choice(_PARTS)} parts."
+        )
     return rng.choice(_NOTES)
 
 
@@ -124,8 +186,10 @@ def synthetic_document(seed: int, target_tokens: int) -> tuple[str, str]:
     paragraphs = _paragraphs(rng, target_tokens)
     paragraphs.insert(rng.randint(0, len(paragraphs)), fact)
     doc = "\n\n".join(paragraphs)
-    text = (f"Read the operations report below and answer the question.\n\n<report>\n{doc}\n</report>\n\n"
-            f"Question: {question}")
+    text = (
+        f"Read the operations report below and answer the question.\n\n<report>\n{doc}\n</report>\n\n"
+        f"Question: {question}"
+    )
     return text, answer
 
 
@@ -138,8 +202,10 @@ def synthetic_rag(seed: int, passages: int, target_tokens: int) -> tuple[str, st
     hit = rng.randrange(passages)
     blocks[hit] = f"{blocks[hit]} {fact}"
     body = "\n\n".join(f"[{i + 1}] {b}" for i, b in enumerate(blocks))
-    text = (f"Answer using only the retrieved passages. Cite the passage number.\n\n{body}\n\n"
-            f"Question: {question}")
+    text = (
+        f"Answer using only the retrieved passages. Cite the passage number.\n\n{body}\n\n"
+        f"Question: {question}"
+    )
     return text, answer
 
 
@@ -158,11 +224,15 @@ def _from_row(row: dict, where: str) -> GoldenPrompt:
         ctx = row["context"]
         gen = ctx.get("generator")
         if gen not in _GENERATORS:
-            raise PromptBundleError(f"{where}: unknown context generator {gen!r}; known: {sorted(_GENERATORS)}")
+            raise PromptBundleError(
+                f"{where}: unknown context generator {gen!r}; known: {sorted(_GENERATORS)}"
+            )
         if gen == "synthetic-doc-v1":
             text, needle = synthetic_document(int(ctx["seed"]), int(ctx["target_tokens"]))
         else:
-            text, needle = synthetic_rag(int(ctx["seed"]), int(ctx["passages"]), int(ctx["target_tokens"]))
+            text, needle = synthetic_rag(
+                int(ctx["seed"]), int(ctx["passages"]), int(ctx["target_tokens"])
+            )
         system = str(row.get("system", ""))
     elif "text" in row:
         text = str(row["text"])
@@ -170,9 +240,16 @@ def _from_row(row: dict, where: str) -> GoldenPrompt:
     else:
         raise PromptBundleError(f"{where}: a prompt needs 'text' or 'context'")
     counted = approx_tokens(f"{system}\n{text}".strip())
-    return GoldenPrompt(prompt_id=prompt_id, workload=workload, text=text, max_tokens=max_tokens,
-                        system=system, approx_input_tokens=counted, needle=needle,
-                        meta={k: v for k, v in row.items() if k not in {"text", "system"}})
+    return GoldenPrompt(
+        prompt_id=prompt_id,
+        workload=workload,
+        text=text,
+        max_tokens=max_tokens,
+        system=system,
+        approx_input_tokens=counted,
+        needle=needle,
+        meta={k: v for k, v in row.items() if k not in {"text", "system"}},
+    )
 
 
 def prompts_path() -> Path:
@@ -213,7 +290,9 @@ def load_prompts(workload: str | None = None, path: Path | None = None) -> list[
     chosen = [p for p in prompts if p.workload == workload]
     if not chosen:
         known = sorted({p.workload for p in prompts})
-        raise PromptBundleError(f"no golden prompts for workload {workload!r}; known workloads: {', '.join(known)}")
+        raise PromptBundleError(
+            f"no golden prompts for workload {workload!r}; known workloads: {', '.join(known)}"
+        )
     return chosen
 
 

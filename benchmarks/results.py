@@ -40,8 +40,15 @@ class RunContext:
     region: str | None = None
 
 
-def build_document(*, config: dict, context: RunContext, points: list[dict], parity: dict | None,
-                   started_at: datetime, finished_at: datetime) -> dict:
+def build_document(
+    *,
+    config: dict,
+    context: RunContext,
+    points: list[dict],
+    parity: dict | None,
+    started_at: datetime,
+    finished_at: datetime,
+) -> dict:
     return {
         "schema": SCHEMA,
         "tool": {"name": SOURCE_TOOL, "version": _tool_version()},
@@ -78,9 +85,13 @@ def document_to_results(doc: dict, source_file: str = "") -> list[BenchmarkResul
     parity = doc.get("parity") or {}
     notes_common = []
     if system.get("provider") or system.get("region"):
-        notes_common.append(f"provider={system.get('provider') or '?'} region={system.get('region') or '?'}")
+        notes_common.append(
+            f"provider={system.get('provider') or '?'} region={system.get('region') or '?'}"
+        )
     if parity:
-        notes_common.append(f"parity vs bundle {parity.get('bundle')!r} on {parity.get('prompts')} prompts")
+        notes_common.append(
+            f"parity vs bundle {parity.get('bundle')!r} on {parity.get('prompts')} prompts"
+        )
     out = []
     for point in doc["operating_points"]:
         thr = point["throughput"]
@@ -91,7 +102,9 @@ def document_to_results(doc: dict, source_file: str = "") -> list[BenchmarkResul
         tokens = point["tokens"]
         rate = point.get("request_rate_rps")
         notes = list(notes_common)
-        notes.append(f"steady-state window {point['steady_state']['window_s']:.2f}s ({point['steady_state']['basis']})")
+        notes.append(
+            f"steady-state window {point['steady_state']['window_s']:.2f}s ({point['steady_state']['basis']})"
+        )
         notes.append(f"token counts from {tokens['count_basis']}")
         if rate == "inf":
             notes.append("request_rate=inf (burst)")
@@ -99,39 +112,48 @@ def document_to_results(doc: dict, source_file: str = "") -> list[BenchmarkResul
         if tel.get("host_cpu_util_pct_mean") is not None:
             notes.append(f"host vCPU util mean {tel['host_cpu_util_pct_mean']:.0f}%")
         if tel.get("mean_accelerator_utilization_pct") is not None:
-            notes.append(f"accelerator util mean {tel['mean_accelerator_utilization_pct']:.0f}% ({tel.get('tool')})")
+            notes.append(
+                f"accelerator util mean {tel['mean_accelerator_utilization_pct']:.0f}% ({tel.get('tool')})"
+            )
         failures = point["requests"].get("failure_reasons") or {}
         if failures:
             notes.append("failures: " + ", ".join(f"{k}={v}" for k, v in failures.items()))
-        out.append(BenchmarkResult(
-            accelerator_id=system["accelerator_id"],
-            accelerators_per_replica=int(system["accelerators_per_replica"]),
-            instance_type=system.get("instance_type"),
-            runtime=system["runtime"],
-            runtime_version=system.get("runtime_version") or "",
-            model=config["model"],
-            precision=system["precision"],
-            workload=config["workload"],
-            input_tokens=_round_pos_int(tokens.get("input_mean")),
-            output_tokens=_round_pos_int(tokens.get("output_mean")),
-            scenario="online",
-            concurrency=point.get("concurrency"),
-            request_rate_rps=None if rate in (None, "inf") else float(rate),
-            output_tok_s=thr["output_tok_s"],
-            total_tok_s=_pos(thr.get("total_tok_s")),
-            ttft_ms_p50=_num(ttft.get("p50")), ttft_ms_p90=_num(ttft.get("p90")),
-            ttft_ms_p95=_num(ttft.get("p95")), ttft_ms_p99=_num(ttft.get("p99")),
-            tpot_ms_p50=_num(tpot.get("p50")), tpot_ms_p95=_num(tpot.get("p95")), tpot_ms_p99=_num(tpot.get("p99")),
-            e2el_ms_p50=_num(e2el.get("p50")), e2el_ms_p95=_num(e2el.get("p95")),
-            peak_memory_gib=_num(tel.get("peak_memory_gib")),
-            requests_ok=point["requests"]["ok"],
-            requests_failed=point["requests"]["failed"],
-            parity_exact_match=_num(parity.get("exact_match")) if parity else None,
-            parity_similarity=_num(parity.get("similarity")) if parity else None,
-            measured_at=datetime.fromisoformat(point["started_at"]).astimezone(UTC),
-            source_tool=SOURCE_TOOL,
-            source_file=source_file,
-            confidence="measured",
-            notes="; ".join(notes),
-        ))
+        out.append(
+            BenchmarkResult(
+                accelerator_id=system["accelerator_id"],
+                accelerators_per_replica=int(system["accelerators_per_replica"]),
+                instance_type=system.get("instance_type"),
+                runtime=system["runtime"],
+                runtime_version=system.get("runtime_version") or "",
+                model=config["model"],
+                precision=system["precision"],
+                workload=config["workload"],
+                input_tokens=_round_pos_int(tokens.get("input_mean")),
+                output_tokens=_round_pos_int(tokens.get("output_mean")),
+                scenario="online",
+                concurrency=point.get("concurrency"),
+                request_rate_rps=None if rate in (None, "inf") else float(rate),
+                output_tok_s=thr["output_tok_s"],
+                total_tok_s=_pos(thr.get("total_tok_s")),
+                ttft_ms_p50=_num(ttft.get("p50")),
+                ttft_ms_p90=_num(ttft.get("p90")),
+                ttft_ms_p95=_num(ttft.get("p95")),
+                ttft_ms_p99=_num(ttft.get("p99")),
+                tpot_ms_p50=_num(tpot.get("p50")),
+                tpot_ms_p95=_num(tpot.get("p95")),
+                tpot_ms_p99=_num(tpot.get("p99")),
+                e2el_ms_p50=_num(e2el.get("p50")),
+                e2el_ms_p95=_num(e2el.get("p95")),
+                peak_memory_gib=_num(tel.get("peak_memory_gib")),
+                requests_ok=point["requests"]["ok"],
+                requests_failed=point["requests"]["failed"],
+                parity_exact_match=_num(parity.get("exact_match")) if parity else None,
+                parity_similarity=_num(parity.get("similarity")) if parity else None,
+                measured_at=datetime.fromisoformat(point["started_at"]).astimezone(UTC),
+                source_tool=SOURCE_TOOL,
+                source_file=source_file,
+                confidence="measured",
+                notes="; ".join(notes),
+            )
+        )
     return out

@@ -103,26 +103,45 @@ class HarnessConfig:
         if self.api == "chat":
             body = chat_payload(self.model, prompt.messages(), max_tokens, self.temperature, extra)
         else:
-            body = completions_payload(self.model, prompt.completion_prompt(), max_tokens, self.temperature, extra)
+            body = completions_payload(
+                self.model, prompt.completion_prompt(), max_tokens, self.temperature, extra
+            )
         return json.dumps(body).encode()
 
 
 ProgressCallback = Callable[[RequestRecord], None]
 
 
-async def _closed_loop(cfg: HarnessConfig, url: str, bodies: list[bytes], concurrency: int, total: int,
-                       warmup: int, on_done: ProgressCallback | None) -> tuple[list[RequestRecord], dict]:
+async def _closed_loop(
+    cfg: HarnessConfig,
+    url: str,
+    bodies: list[bytes],
+    concurrency: int,
+    total: int,
+    warmup: int,
+    on_done: ProgressCallback | None,
+) -> tuple[list[RequestRecord], dict]:
     records: list[RequestRecord] = []
     marks: dict[str, float] = {}
     indices = iter(range(total))
     chat = cfg.api == "chat"
     async with ClientPool(concurrency, cfg.timeout_s) as clients:
+
         async def worker(client) -> None:
             for idx in indices:
-                rec = RequestRecord(index=idx, prompt_id=cfg.prompts[idx % len(cfg.prompts)].prompt_id,
-                                    warmup=idx < warmup)
-                await stream_request(client, url, bodies[idx % len(bodies)], chat=chat, record=rec,
-                                     keep_text=cfg.keep_text)
+                rec = RequestRecord(
+                    index=idx,
+                    prompt_id=cfg.prompts[idx % len(cfg.prompts)].prompt_id,
+                    warmup=idx < warmup,
+                )
+                await stream_request(
+                    client,
+                    url,
+                    bodies[idx % len(bodies)],
+                    chat=chat,
+                    record=rec,
+                    keep_text=cfg.keep_text,
+                )
                 records.append(rec)
                 if on_done is not None:
                     on_done(rec)
@@ -133,13 +152,29 @@ async def _closed_loop(cfg: HarnessConfig, url: str, bodies: list[bytes], concur
         marks["end"] = time.perf_counter()
     warm = [r for r in records if r.warmup]
     measured = [r for r in records if not r.warmup]
-    window_start = max((r.done_at() for r in warm), default=min((r.sent_at for r in measured), default=marks["start"]))
-    return records, {**marks, "start": window_start, "end": marks.get("exhausted", marks["end"]),
-                     "run_start": marks["start"], "run_end": marks["end"]}
+    window_start = max(
+        (r.done_at() for r in warm),
+        default=min((r.sent_at for r in measured), default=marks["start"]),
+    )
+    return records, {
+        **marks,
+        "start": window_start,
+        "end": marks.get("exhausted", marks["end"]),
+        "run_start": marks["start"],
+        "run_end": marks["end"],
+    }
 
 
-async def _open_loop(cfg: HarnessConfig, url: str, bodies: list[bytes], rate: float, max_concurrency: int | None,
-                     total: int, warmup: int, on_done: ProgressCallback | None) -> tuple[list[RequestRecord], dict]:
+async def _open_loop(
+    cfg: HarnessConfig,
+    url: str,
+    bodies: list[bytes],
+    rate: float,
+    max_concurrency: int | None,
+    total: int,
+    warmup: int,
+    on_done: ProgressCallback | None,
+) -> tuple[list[RequestRecord], dict]:
     records: list[RequestRecord] = []
     rng = random.Random(cfg.seed)
     chat = cfg.api == "chat"
@@ -148,13 +183,23 @@ async def _open_loop(cfg: HarnessConfig, url: str, bodies: list[bytes], rate: fl
     # The pool's size is the concurrency cap: a request waits for a free connection, like
     # vLLM's --max-concurrency semaphore, and its clock starts when it is actually sent.
     async with ClientPool(pool, cfg.timeout_s) as clients:
+
         async def one(idx: int) -> None:
-            rec = RequestRecord(index=idx, prompt_id=cfg.prompts[idx % len(cfg.prompts)].prompt_id,
-                                warmup=idx < warmup)
+            rec = RequestRecord(
+                index=idx,
+                prompt_id=cfg.prompts[idx % len(cfg.prompts)].prompt_id,
+                warmup=idx < warmup,
+            )
             client = await clients.acquire()
             try:
-                await stream_request(client, url, bodies[idx % len(bodies)], chat=chat, record=rec,
-                                     keep_text=cfg.keep_text)
+                await stream_request(
+                    client,
+                    url,
+                    bodies[idx % len(bodies)],
+                    chat=chat,
+                    record=rec,
+                    keep_text=cfg.keep_text,
+                )
             finally:
                 clients.release(client)
             records.append(rec)
@@ -175,11 +220,18 @@ async def _open_loop(cfg: HarnessConfig, url: str, bodies: list[bytes], rate: fl
         marks["last_send"] = time.perf_counter()
         await asyncio.gather(*tasks)
         marks["end"] = time.perf_counter()
-    return records, {**marks, "start": marks.get("first_measured_send", marks["start"]), "end": marks["last_send"],
-                     "run_start": marks["start"], "run_end": marks["end"]}
+    return records, {
+        **marks,
+        "start": marks.get("first_measured_send", marks["start"]),
+        "end": marks["last_send"],
+        "run_start": marks["start"],
+        "run_end": marks["end"],
+    }
 
 
-def _tokens_in_window(records: list[RequestRecord], start: float, end: float) -> tuple[float, float]:
+def _tokens_in_window(
+    records: list[RequestRecord], start: float, end: float
+) -> tuple[float, float]:
     out_tokens = 0.0
     in_tokens = 0.0
     for r in records:
@@ -192,8 +244,9 @@ def _tokens_in_window(records: list[RequestRecord], start: float, end: float) ->
     return out_tokens, in_tokens
 
 
-def summarise_point(point: OperatingPoint, records: list[RequestRecord], marks: dict,
-                    started_at: datetime) -> dict:
+def summarise_point(
+    point: OperatingPoint, records: list[RequestRecord], marks: dict, started_at: datetime
+) -> dict:
     """The JSON block of one operating point (see README.md for the schema)."""
     measured = [r for r in records if not r.warmup]
     ok = [r for r in measured if r.ok]
@@ -214,21 +267,37 @@ def summarise_point(point: OperatingPoint, records: list[RequestRecord], marks: 
     total_out = sum(r.output_tokens or 0 for r in ok)
     prompt_counts = [r.prompt_tokens for r in ok if r.prompt_tokens]
     out_counts = [r.output_tokens for r in ok if r.output_tokens]
-    basis_tokens = TOKEN_BASIS_CHUNKS if any(r.token_count_basis == TOKEN_BASIS_CHUNKS for r in ok) else "usage"
+    basis_tokens = (
+        TOKEN_BASIS_CHUNKS
+        if any(r.token_count_basis == TOKEN_BASIS_CHUNKS for r in ok)
+        else "usage"
+    )
     itl: list[float] = []
     for r in ok:
         itl.extend(r.inter_chunk_s())
     reasons = Counter(r.error for r in failed)
     return {
         "concurrency": point.concurrency,
-        "request_rate_rps": (None if point.request_rate_rps is None else
-                             ("inf" if math.isinf(point.request_rate_rps) else point.request_rate_rps)),
+        "request_rate_rps": (
+            None
+            if point.request_rate_rps is None
+            else ("inf" if math.isinf(point.request_rate_rps) else point.request_rate_rps)
+        ),
         "started_at": started_at.isoformat(),
         "duration_s": marks["run_end"] - marks["run_start"],
-        "steady_state": {"basis": basis, "start_s": start - marks["run_start"], "end_s": end - marks["run_start"],
-                         "window_s": window},
-        "requests": {"sent": len(records), "warmup": len(records) - len(measured), "ok": len(ok),
-                     "failed": len(failed), "failure_reasons": dict(sorted(reasons.items()))},
+        "steady_state": {
+            "basis": basis,
+            "start_s": start - marks["run_start"],
+            "end_s": end - marks["run_start"],
+            "window_s": window,
+        },
+        "requests": {
+            "sent": len(records),
+            "warmup": len(records) - len(measured),
+            "ok": len(ok),
+            "failed": len(failed),
+            "failure_reasons": dict(sorted(reasons.items())),
+        },
         "throughput": {
             "output_tok_s": out_tok / window if ok else None,
             "total_tok_s": (out_tok + in_tok) / window if ok and prompt_counts else None,
@@ -247,29 +316,48 @@ def summarise_point(point: OperatingPoint, records: list[RequestRecord], marks: 
             "output_mean": (sum(out_counts) / len(out_counts)) if out_counts else None,
             "count_basis": basis_tokens,
         },
-        "failures": [{"index": r.index, "prompt_id": r.prompt_id, "reason": r.error, "detail": r.error_detail}
-                     for r in sorted(failed, key=lambda r: r.index)[:MAX_FAILURES_KEPT]],
+        "failures": [
+            {
+                "index": r.index,
+                "prompt_id": r.prompt_id,
+                "reason": r.error,
+                "detail": r.error_detail,
+            }
+            for r in sorted(failed, key=lambda r: r.index)[:MAX_FAILURES_KEPT]
+        ],
         "telemetry": None,
     }
 
 
-async def run_point(cfg: HarnessConfig, point: OperatingPoint, *, on_done: ProgressCallback | None = None,
-                    return_records: bool = False):
+async def run_point(
+    cfg: HarnessConfig,
+    point: OperatingPoint,
+    *,
+    on_done: ProgressCallback | None = None,
+    return_records: bool = False,
+):
     url = endpoint_url(cfg.endpoint, cfg.api)
     bodies = [cfg.body_for(p) for p in cfg.prompts]
     streams = point.concurrency or 1
     warmup = cfg.warmup if cfg.warmup is not None else streams
     if point.request_rate_rps is not None and cfg.warmup is None:
-        warmup = 0 if math.isinf(point.request_rate_rps) else min(point.concurrency or 4, cfg.num_prompts)
+        warmup = (
+            0
+            if math.isinf(point.request_rate_rps)
+            else min(point.concurrency or 4, cfg.num_prompts)
+        )
     total = warmup + cfg.num_prompts
     sampler = TelemetrySampler().start() if cfg.telemetry else None
     started_at = datetime.now(UTC)
     try:
         if point.request_rate_rps is None:
-            records, marks = await _closed_loop(cfg, url, bodies, point.concurrency, total, warmup, on_done)
+            records, marks = await _closed_loop(
+                cfg, url, bodies, point.concurrency, total, warmup, on_done
+            )
         else:
-            records, marks = await _open_loop(cfg, url, bodies, point.request_rate_rps, point.concurrency, total,
-                                              warmup, on_done)
+            records, marks = await _open_loop(
+                cfg, url, bodies, point.request_rate_rps, point.concurrency, total, warmup, on_done
+            )
     finally:
         telemetry = sampler.stop() if sampler is not None else None
     block = summarise_point(point, records, marks, started_at)
@@ -278,10 +366,13 @@ async def run_point(cfg: HarnessConfig, point: OperatingPoint, *, on_done: Progr
     return (block, records) if return_records else block
 
 
-def operating_points(concurrencies: list[int] | None, rates: list[float] | None,
-                     max_concurrency: int | None = None) -> list[OperatingPoint]:
+def operating_points(
+    concurrencies: list[int] | None, rates: list[float] | None, max_concurrency: int | None = None
+) -> list[OperatingPoint]:
     if concurrencies and rates:
-        raise ValueError("give --concurrency or --request-rate, not both (use --max-concurrency to cap a rate)")
+        raise ValueError(
+            "give --concurrency or --request-rate, not both (use --max-concurrency to cap a rate)"
+        )
     if rates:
         return [OperatingPoint(concurrency=max_concurrency, request_rate_rps=r) for r in rates]
     if not concurrencies:
@@ -289,7 +380,9 @@ def operating_points(concurrencies: list[int] | None, rates: list[float] | None,
     return [OperatingPoint(concurrency=c) for c in concurrencies]
 
 
-async def run_harness(cfg: HarnessConfig, points: list[OperatingPoint], *, show_progress: bool = True) -> list[dict]:
+async def run_harness(
+    cfg: HarnessConfig, points: list[OperatingPoint], *, show_progress: bool = True
+) -> list[dict]:
     """Run every operating point in order; returns their JSON blocks."""
     blocks = []
     progress_cm = _progress(show_progress)
@@ -298,7 +391,9 @@ async def run_harness(cfg: HarnessConfig, points: list[OperatingPoint], *, show_
             warm = cfg.warmup if cfg.warmup is not None else (point.concurrency or 1)
             task = None
             if progress is not None:
-                task = progress.add_task(f"{cfg.workload} · {point.label()}", total=cfg.num_prompts + warm)
+                task = progress.add_task(
+                    f"{cfg.workload} · {point.label()}", total=cfg.num_prompts + warm
+                )
 
             def tick(rec: RequestRecord, _task=task) -> None:
                 if progress is not None:
@@ -313,18 +408,42 @@ def _progress(enabled: bool):
         return contextlib.nullcontext(None)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    transient=False)
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        transient=False,
+    )
 
 
-async def golden_outputs(endpoint: str, model: str, prompts: list[GoldenPrompt], *, max_tokens: int,
-                         api: str = "chat", concurrency: int = 8, timeout_s: float = 600.0) -> dict[str, str | None]:
+async def golden_outputs(
+    endpoint: str,
+    model: str,
+    prompts: list[GoldenPrompt],
+    *,
+    max_tokens: int,
+    api: str = "chat",
+    concurrency: int = 8,
+    timeout_s: float = 600.0,
+) -> dict[str, str | None]:
     """Greedy outputs per prompt id (None where the request failed)."""
-    cfg = HarnessConfig(endpoint=endpoint, model=model, prompts=prompts, workload="golden", api=api,
-                        num_prompts=len(prompts), warmup=0, max_tokens=max_tokens, temperature=0.0,
-                        timeout_s=timeout_s, keep_text=True)
-    _, records = await run_point(cfg, OperatingPoint(concurrency=min(concurrency, len(prompts))),
-                                 return_records=True)
+    cfg = HarnessConfig(
+        endpoint=endpoint,
+        model=model,
+        prompts=prompts,
+        workload="golden",
+        api=api,
+        num_prompts=len(prompts),
+        warmup=0,
+        max_tokens=max_tokens,
+        temperature=0.0,
+        timeout_s=timeout_s,
+        keep_text=True,
+    )
+    _, records = await run_point(
+        cfg, OperatingPoint(concurrency=min(concurrency, len(prompts))), return_records=True
+    )
     return {r.prompt_id: (r.text if r.ok else None) for r in records}
 
 
@@ -336,7 +455,13 @@ async def run_parity(endpoint: str, model: str, bundle, *, timeout_s: float = 60
     by_id = {p.prompt_id: p for p in load_prompts()}
     prompts = [by_id[pid] for pid in sorted(bundle.expected)]
     golden = bundle.golden
-    outputs = await golden_outputs(endpoint, model, prompts, max_tokens=int(golden["max_tokens"]),
-                                   api=golden.get("api", "chat"), timeout_s=timeout_s)
+    outputs = await golden_outputs(
+        endpoint,
+        model,
+        prompts,
+        max_tokens=int(golden["max_tokens"]),
+        api=golden.get("api", "chat"),
+        timeout_s=timeout_s,
+    )
     report = compare_outputs(bundle.expected, outputs)
     return {"bundle": bundle.name, "bundle_precision": bundle.precision, **report.to_json()}

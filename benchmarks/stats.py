@@ -23,7 +23,10 @@ def percentile(values: Sequence[float], q: float) -> float | None:
 def summary(values: Sequence[float], scale: float = 1.0) -> dict[str, float | int | None]:
     """count, mean and p50/p90/p95/p99 of ``values`` times ``scale`` (e.g. 1000 for s -> ms)."""
     vals = [v * scale for v in values]
-    out: dict[str, float | int | None] = {"count": len(vals), "mean": (sum(vals) / len(vals)) if vals else None}
+    out: dict[str, float | int | None] = {
+        "count": len(vals),
+        "mean": (sum(vals) / len(vals)) if vals else None,
+    }
     ordered = sorted(vals)
     for q in PERCENTILES:
         out[f"p{q}"] = percentile(ordered, q)

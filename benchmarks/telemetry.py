@@ -55,7 +55,9 @@ def _num(text: str) -> float | None:
 def _csv_mib_line(line: str, tool: str) -> DeviceSample:
     cols = [c.strip() for c in line.split(",")]
     if len(cols) < 5:
-        raise TelemetryParseError(f"{tool}: expected 5 columns (index,name,memory.used,memory.total,util), got {line!r}")
+        raise TelemetryParseError(
+            f"{tool}: expected 5 columns (index,name,memory.used,memory.total,util), got {line!r}"
+        )
     used, total = _num(cols[2]), _num(cols[3])
     return DeviceSample(
         index=int(cols[0]),
@@ -66,9 +68,18 @@ def _csv_mib_line(line: str, tool: str) -> DeviceSample:
     )
 
 
-NVIDIA_SMI_CMD = ["nvidia-smi", "--query-gpu=index,name,memory.used,memory.total,utilization.gpu",
-                  "--format=csv,noheader,nounits"]
-HL_SMI_CMD = ["hl-smi", "-Q", "index,name,memory.used,memory.total,utilization.aip", "-f", "csv,noheader,nounits"]
+NVIDIA_SMI_CMD = [
+    "nvidia-smi",
+    "--query-gpu=index,name,memory.used,memory.total,utilization.gpu",
+    "--format=csv,noheader,nounits",
+]
+HL_SMI_CMD = [
+    "hl-smi",
+    "-Q",
+    "index,name,memory.used,memory.total,utilization.aip",
+    "-f",
+    "csv,noheader,nounits",
+]
 AMD_SMI_CMD = ["amd-smi", "metric", "--usage", "--mem-usage", "--json"]
 ROCM_SMI_CMD = ["rocm-smi", "--showmeminfo", "vram", "--showuse", "--json"]
 
@@ -95,7 +106,14 @@ def _amd_mem_gib(obj) -> float | None:
         return None
     unit = unit.strip().upper()
     # amd-smi's "MB" is 2^20 bytes: an MI300X reports total_vram 196592 MB for its 192 GiB.
-    factor = {"B": 1 / 1024**3, "KB": 1 / 1024**2, "MB": 1 / 1024, "MIB": 1 / 1024, "GB": 1.0, "GIB": 1.0}.get(unit or "MB")
+    factor = {
+        "B": 1 / 1024**3,
+        "KB": 1 / 1024**2,
+        "MB": 1 / 1024,
+        "MIB": 1 / 1024,
+        "GB": 1.0,
+        "GIB": 1.0,
+    }.get(unit or "MB")
     if factor is None:
         raise TelemetryParseError(f"amd-smi: unknown memory unit {unit!r}")
     return value * factor
@@ -112,10 +130,15 @@ def parse_amd_smi(text: str) -> list[DeviceSample]:
         usage = gpu.get("usage") or {}
         mem = gpu.get("mem_usage") or {}
         util, _ = _value(usage.get("gfx_activity"))
-        out.append(DeviceSample(index=int(gpu.get("gpu", pos)), name=str(gpu.get("name", "AMD GPU")),
-                                memory_used_gib=_amd_mem_gib(mem.get("used_vram")),
-                                memory_total_gib=_amd_mem_gib(mem.get("total_vram")),
-                                utilization_pct=util))
+        out.append(
+            DeviceSample(
+                index=int(gpu.get("gpu", pos)),
+                name=str(gpu.get("name", "AMD GPU")),
+                memory_used_gib=_amd_mem_gib(mem.get("used_vram")),
+                memory_total_gib=_amd_mem_gib(mem.get("total_vram")),
+                utilization_pct=util,
+            )
+        )
     return out
 
 
@@ -126,12 +149,15 @@ def parse_rocm_smi(text: str) -> list[DeviceSample]:
         card = data[key]
         used = card.get("VRAM Total Used Memory (B)")
         total = card.get("VRAM Total Memory (B)")
-        out.append(DeviceSample(
-            index=int(key[4:]), name=str(card.get("Card series", card.get("Card SKU", "AMD GPU"))),
-            memory_used_gib=None if used is None else float(used) / 1024**3,
-            memory_total_gib=None if total is None else float(total) / 1024**3,
-            utilization_pct=_num(card.get("GPU use (%)", "")),
-        ))
+        out.append(
+            DeviceSample(
+                index=int(key[4:]),
+                name=str(card.get("Card series", card.get("Card SKU", "AMD GPU"))),
+                memory_used_gib=None if used is None else float(used) / 1024**3,
+                memory_total_gib=None if total is None else float(total) / 1024**3,
+                utilization_pct=_num(card.get("GPU use (%)", "")),
+            )
+        )
     return out
 
 
@@ -193,8 +219,12 @@ class TelemetrySummary:
 
     def to_json(self) -> dict:
         return {
-            "tool": self.tool, "samples": self.samples, "peak_memory_gib": self.peak_memory_gib,
-            "peak_memory_gib_per_device": {str(k): v for k, v in self.peak_memory_gib_per_device.items()},
+            "tool": self.tool,
+            "samples": self.samples,
+            "peak_memory_gib": self.peak_memory_gib,
+            "peak_memory_gib_per_device": {
+                str(k): v for k, v in self.peak_memory_gib_per_device.items()
+            },
             "mean_accelerator_utilization_pct": self.mean_utilization_pct,
             "peak_accelerator_utilization_pct": self.peak_utilization_pct,
             "host_cpu_util_pct_mean": self.host_cpu_util_pct_mean,
@@ -206,7 +236,9 @@ class TelemetrySummary:
 class TelemetrySampler:
     """Polls the first available vendor tool and /proc/stat on a background thread."""
 
-    def __init__(self, interval_s: float = 0.5, probes=None, run=None, proc_stat: Path = Path("/proc/stat")):
+    def __init__(
+        self, interval_s: float = 0.5, probes=None, run=None, proc_stat: Path = Path("/proc/stat")
+    ):
         self.interval_s = interval_s
         self._probes = PROBES if probes is None else probes
         self._run = run or self._run_cmd
@@ -259,19 +291,26 @@ class TelemetrySampler:
         return summarise(self.tool, self._device_samples, self._cpu, self._errors)
 
 
-def summarise(tool: str | None, device_samples: list[list[DeviceSample]], cpu: list[float],
-              errors: list[str] | None = None) -> TelemetrySummary:
+def summarise(
+    tool: str | None,
+    device_samples: list[list[DeviceSample]],
+    cpu: list[float],
+    errors: list[str] | None = None,
+) -> TelemetrySummary:
     out = TelemetrySummary(tool=tool, samples=len(device_samples), errors=list(errors or []))
     utils: list[float] = []
     for sample in device_samples:
         used = [d.memory_used_gib for d in sample if d.memory_used_gib is not None]
         if used:
             total = sum(used)
-            out.peak_memory_gib = total if out.peak_memory_gib is None else max(out.peak_memory_gib, total)
+            out.peak_memory_gib = (
+                total if out.peak_memory_gib is None else max(out.peak_memory_gib, total)
+            )
         for d in sample:
             if d.memory_used_gib is not None:
-                out.peak_memory_gib_per_device[d.index] = max(out.peak_memory_gib_per_device.get(d.index, 0.0),
-                                                              d.memory_used_gib)
+                out.peak_memory_gib_per_device[d.index] = max(
+                    out.peak_memory_gib_per_device.get(d.index, 0.0), d.memory_used_gib
+                )
             if d.utilization_pct is not None:
                 utils.append(d.utilization_pct)
     if utils:
@@ -281,4 +320,3 @@ def summarise(tool: str | None, device_samples: list[list[DeviceSample]], cpu: l
         out.host_cpu_util_pct_mean = sum(cpu) / len(cpu)
         out.host_cpu_util_pct_peak = max(cpu)
     return out
-

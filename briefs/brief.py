@@ -52,7 +52,10 @@ class Thresholds:
             ("maximum payback", f"{self.max_payback_months:g} months"),
             ("minimum software maturity", f"{self.min_maturity_score:g}/100"),
             ("maximum spend on stale benchmarks", formatting.percent(self.max_stale_share)),
-            ("maximum spend on reservation-only SKUs", formatting.percent(self.max_reservation_only_share)),
+            (
+                "maximum spend on reservation-only SKUs",
+                formatting.percent(self.max_reservation_only_share),
+            ),
         ]
 
 
@@ -99,8 +102,14 @@ class Comparison:
         return self.results[0]
 
 
-def build_comparison(options: pd.DataFrame, scenarios: Sequence[Scenario], demand: Demand,
-                     policy: FleetPolicy | None = None, thresholds: Thresholds | None = None, **kwargs) -> Comparison:
+def build_comparison(
+    options: pd.DataFrame,
+    scenarios: Sequence[Scenario],
+    demand: Demand,
+    policy: FleetPolicy | None = None,
+    thresholds: Thresholds | None = None,
+    **kwargs,
+) -> Comparison:
     """Evaluate ``scenarios`` on a cost-options frame and wrap the results for rendering."""
     from costmodel import evaluate_scenarios
 
@@ -122,45 +131,85 @@ def recommend(result: ScenarioResult, baseline: ScenarioResult, t: Thresholds) -
         return Recommendation(result.name, KEEP, "Baseline: what we buy today.", ())
     checks: list[RuleCheck] = []
     served = not result.unserved
-    checks.append(RuleCheck("serves every segment", "yes" if served else "; ".join(result.unserved),
-                            "every segment served", served, NO_BUY))
+    checks.append(
+        RuleCheck(
+            "serves every segment",
+            "yes" if served else "; ".join(result.unserved),
+            "every segment served",
+            served,
+            NO_BUY,
+        )
+    )
     slo_ok = all(lat.meets for lat in result.latency) and bool(result.latency)
     worst = max(result.latency, key=lambda lat: lat.ftl_ms / lat.slo_ms, default=None)
-    checks.append(RuleCheck(
-        "meets the FTL SLO",
-        f"worst {worst.segment} on {worst.allocation}: {worst.ftl_ms:,.0f} ms vs {worst.slo_ms:,.0f} ms ({worst.percentile})"
-        if worst else "no interactive traffic sized",
-        "FTL ≤ SLO for every segment", slo_ok, NO_BUY,
-    ))  # fmt: skip
+    checks.append(
+        RuleCheck(
+            "meets the FTL SLO",
+            f"worst {worst.segment} on {worst.allocation}: {worst.ftl_ms:,.0f} ms "
+            f"vs {worst.slo_ms:,.0f} ms ({worst.percentile})"
+            if worst
+            else "no interactive traffic sized",
+            "FTL ≤ SLO for every segment",
+            slo_ok,
+            NO_BUY,
+        )
+    )
     pct = result.savings_pct
-    checks.append(RuleCheck(
-        f"saves more than {t.min_savings_pct:.0%} vs {baseline.name}",
-        "—" if pct is None else f"{pct:+.1%} ({_usd0(result.savings_vs_baseline_usd)}/month)",
-        f"> {t.min_savings_pct:.0%}", pct is not None and pct > t.min_savings_pct, NO_BUY,
-    ))  # fmt: skip
+    checks.append(
+        RuleCheck(
+            f"saves more than {t.min_savings_pct:.0%} vs {baseline.name}",
+            "—" if pct is None else f"{pct:+.1%} ({_usd0(result.savings_vs_baseline_usd)}/month)",
+            f"> {t.min_savings_pct:.0%}",
+            pct is not None and pct > t.min_savings_pct,
+            NO_BUY,
+        )
+    )
     pay = result.payback_months
     one_time = result.migration.one_time_usd
-    pay_ok = (one_time == 0 and (result.savings_vs_baseline_usd or 0) > 0) or (pay is not None and pay <= t.max_payback_months)
-    checks.append(RuleCheck(
-        f"pays back within {t.max_payback_months:g} months",
-        "no migration cost" if one_time == 0 else ("never" if pay is None else f"{pay:.1f} months"),
-        f"≤ {t.max_payback_months:g} months", pay_ok, NO_BUY,
-    ))  # fmt: skip
+    pay_ok = (one_time == 0 and (result.savings_vs_baseline_usd or 0) > 0) or (
+        pay is not None and pay <= t.max_payback_months
+    )
+    checks.append(
+        RuleCheck(
+            f"pays back within {t.max_payback_months:g} months",
+            "no migration cost"
+            if one_time == 0
+            else ("never" if pay is None else f"{pay:.1f} months"),
+            f"≤ {t.max_payback_months:g} months",
+            pay_ok,
+            NO_BUY,
+        )
+    )
     maturity = _risk(result, "software_maturity")
-    checks.append(RuleCheck(
-        "software maturity", "—" if maturity is None else f"{maturity:.0f}/100",
-        f"≥ {t.min_maturity_score:g}/100", maturity is not None and maturity >= t.min_maturity_score, DEFER,
-    ))  # fmt: skip
+    checks.append(
+        RuleCheck(
+            "software maturity",
+            "—" if maturity is None else f"{maturity:.0f}/100",
+            f"≥ {t.min_maturity_score:g}/100",
+            maturity is not None and maturity >= t.min_maturity_score,
+            DEFER,
+        )
+    )
     stale = _risk(result, "stale_benchmark_share")
-    checks.append(RuleCheck(
-        "spend on benchmarks older than a quarter", formatting.percent(stale),
-        f"≤ {t.max_stale_share:.0%}", stale is not None and stale <= t.max_stale_share, DEFER,
-    ))  # fmt: skip
+    checks.append(
+        RuleCheck(
+            "spend on benchmarks older than a quarter",
+            formatting.percent(stale),
+            f"≤ {t.max_stale_share:.0%}",
+            stale is not None and stale <= t.max_stale_share,
+            DEFER,
+        )
+    )
     blocked = _risk(result, "reservation_only_share")
-    checks.append(RuleCheck(
-        "spend on reservation-only SKUs", formatting.percent(blocked),
-        f"≤ {t.max_reservation_only_share:.0%}", blocked is not None and blocked <= t.max_reservation_only_share, DEFER,
-    ))  # fmt: skip
+    checks.append(
+        RuleCheck(
+            "spend on reservation-only SKUs",
+            formatting.percent(blocked),
+            f"≤ {t.max_reservation_only_share:.0%}",
+            blocked is not None and blocked <= t.max_reservation_only_share,
+            DEFER,
+        )
+    )
     failed = [c for c in checks if not c.passed]
     hard = [c for c in failed if c.on_fail == NO_BUY]
     if hard:
@@ -186,7 +235,9 @@ def recommendations(comparison: Comparison) -> list[Recommendation]:
     for r in recs:
         if r.verdict == KEEP:
             winners = ", ".join(x.scenario for x in recs if x.verdict == BUY)
-            r = Recommendation(r.scenario, NO_BUY, f"Baseline, but {winners} passes every rule.", r.checks)
+            r = Recommendation(
+                r.scenario, NO_BUY, f"Baseline, but {winners} passes every rule.", r.checks
+            )
         out.append(r)
     return out
 
@@ -214,41 +265,98 @@ def used_rows(comparison: Comparison) -> pd.DataFrame:
             region_zone = rest.split(":", 1)[0]
             zone = region_zone.split("/", 1)[1] if "/" in region_zone else ""
             config = ln.option_id.rsplit(":", 1)[1]
-            wanted.append(dict(option=r.name, segment=ln.segment, allocation=ln.allocation, mode=ln.mode,
-                               provider=provider, region=ln.region, zone=zone, instance_type=ln.instance_type,
-                               config_key=config, line_monthly_usd=ln.monthly_usd, line_pricing=ln.pricing,
-                               units_peak=ln.units_peak))
+            wanted.append(
+                dict(
+                    option=r.name,
+                    segment=ln.segment,
+                    allocation=ln.allocation,
+                    mode=ln.mode,
+                    provider=provider,
+                    region=ln.region,
+                    zone=zone,
+                    instance_type=ln.instance_type,
+                    config_key=config,
+                    line_monthly_usd=ln.monthly_usd,
+                    line_pricing=ln.pricing,
+                    units_peak=ln.units_peak,
+                )
+            )
     if not wanted:
         return pd.DataFrame()
     keys = pd.DataFrame(wanted)
-    return keys.merge(frame, on=["provider", "region", "zone", "instance_type", "config_key"], how="left")
+    return keys.merge(
+        frame, on=["provider", "region", "zone", "instance_type", "config_key"], how="left"
+    )
 
 
-PRICE_SOURCE_COLUMNS = ["provider", "region", "instance_type", "pricing_model", "accelerator_id", "usd_per_hour",
-                        "price_source", "price_source_url", "price_observed_at", "price_snapshot_id"]
-BENCH_SOURCE_COLUMNS = ["accelerator_id", "model", "precision", "runtime", "runtime_version", "scenario",
-                        "bench_source_title", "bench_source_url", "bench_measured_at", "bench_snapshot_id"]
+PRICE_SOURCE_COLUMNS = [
+    "provider",
+    "region",
+    "instance_type",
+    "pricing_model",
+    "accelerator_id",
+    "usd_per_hour",
+    "price_source",
+    "price_source_url",
+    "price_observed_at",
+    "price_snapshot_id",
+]
+BENCH_SOURCE_COLUMNS = [
+    "accelerator_id",
+    "model",
+    "precision",
+    "runtime",
+    "runtime_version",
+    "scenario",
+    "bench_source_title",
+    "bench_source_url",
+    "bench_measured_at",
+    "bench_snapshot_id",
+]
 
 
 def price_sources(comparison: Comparison) -> pd.DataFrame:
     rows = used_rows(comparison)
     if rows.empty:
         return pd.DataFrame(columns=PRICE_SOURCE_COLUMNS)
-    return rows[PRICE_SOURCE_COLUMNS].drop_duplicates().sort_values(["provider", "region", "instance_type", "pricing_model"]).reset_index(drop=True)
+    return (
+        rows[PRICE_SOURCE_COLUMNS]
+        .drop_duplicates()
+        .sort_values(["provider", "region", "instance_type", "pricing_model"])
+        .reset_index(drop=True)
+    )
 
 
 def bench_sources(comparison: Comparison) -> pd.DataFrame:
     rows = used_rows(comparison)
     if rows.empty:
         return pd.DataFrame(columns=BENCH_SOURCE_COLUMNS)
-    return rows[BENCH_SOURCE_COLUMNS].drop_duplicates().sort_values(["accelerator_id", "model", "bench_measured_at"]).reset_index(drop=True)
+    return (
+        rows[BENCH_SOURCE_COLUMNS]
+        .drop_duplicates()
+        .sort_values(["accelerator_id", "model", "bench_measured_at"])
+        .reset_index(drop=True)
+    )
 
 
-_PRICE_HEADERS = {"instance_type": "instance", "pricing_model": "pricing", "accelerator_id": "accelerator",
-                  "usd_per_hour": "$/h", "price_source": "source", "price_source_url": "source URL",
-                  "price_observed_at": "observed", "price_snapshot_id": "snapshot"}
-_BENCH_HEADERS = {"accelerator_id": "accelerator", "runtime_version": "version", "bench_source_title": "source",
-                  "bench_source_url": "source URL", "bench_measured_at": "measured", "bench_snapshot_id": "snapshot"}
+_PRICE_HEADERS = {
+    "instance_type": "instance",
+    "pricing_model": "pricing",
+    "accelerator_id": "accelerator",
+    "usd_per_hour": "$/h",
+    "price_source": "source",
+    "price_source_url": "source URL",
+    "price_observed_at": "observed",
+    "price_snapshot_id": "snapshot",
+}
+_BENCH_HEADERS = {
+    "accelerator_id": "accelerator",
+    "runtime_version": "version",
+    "bench_source_title": "source",
+    "bench_source_url": "source URL",
+    "bench_measured_at": "measured",
+    "bench_snapshot_id": "snapshot",
+}
 
 
 # -- the document -----------------------------------------------------------------------------
@@ -277,34 +385,85 @@ def assumptions_frame(c: Comparison) -> pd.DataFrame:
             rows += [
                 (f"demand: {seg.name}", "models", ", ".join(seg.models)),
                 (f"demand: {seg.name}", "monthly input tokens", f"{seg.monthly_input_tokens:,.0f}"),
-                (f"demand: {seg.name}", "monthly output tokens", f"{seg.monthly_output_tokens:,.0f}"),
-                (f"demand: {seg.name}", "interactive share", formatting.percent(seg.interactive_share)),
+                (
+                    f"demand: {seg.name}",
+                    "monthly output tokens",
+                    f"{seg.monthly_output_tokens:,.0f}",
+                ),
+                (
+                    f"demand: {seg.name}",
+                    "interactive share",
+                    formatting.percent(seg.interactive_share),
+                ),
                 (f"demand: {seg.name}", "SLO", seg.slo.describe()),
                 (f"demand: {seg.name}", "daily peak / mean", f"{seg.profile.peak:.2f}"),
-                (f"demand: {seg.name}", "home regions", ", ".join(seg.home_regions) if seg.home_regions else "any"),
-                (f"demand: {seg.name}", "small model (CPU fallback may serve)", "yes" if seg.small_model else "no"),
+                (
+                    f"demand: {seg.name}",
+                    "home regions",
+                    ", ".join(seg.home_regions) if seg.home_regions else "any",
+                ),
+                (
+                    f"demand: {seg.name}",
+                    "small model (CPU fallback may serve)",
+                    "yes" if seg.small_model else "no",
+                ),
             ]
     p = c.policy
     for f in fields(p):
         value = getattr(p, f.name)
-        rows.append(("fleet policy", f.name.replace("_", " "), ", ".join(value) if isinstance(value, tuple) else str(value)))
+        rows.append(
+            (
+                "fleet policy",
+                f.name.replace("_", " "),
+                ", ".join(value) if isinstance(value, tuple) else str(value),
+            )
+        )
     for r in c.results:
         m = r.scenario.migration
         rows.append((f"scenario: {r.name}", "description", r.scenario.description))
-        rows.append((f"scenario: {r.name}", "allocations", "; ".join(
-            f"{a.label} {a.share:.0%}" + (f" (+{a.standby_share:.0%} standby)" if a.standby_share else "") for a in r.scenario.allocations)))
-        rows.append((f"scenario: {r.name}", "incumbent backends", ", ".join(r.scenario.incumbent_backends)))
-        rows.append((f"scenario: {r.name}", "migration cost basis",
-                     f"${m.loaded_usd_per_engineer_week:,.0f}/engineer-week; "
-                     + ", ".join(f"{b} {w:g} w" for b, w in m.engineer_weeks)
-                     + f"; {m.certification_runs_per_backend} certification runs × ${m.usd_per_certification_run:,.0f}"))
+        rows.append(
+            (
+                f"scenario: {r.name}",
+                "allocations",
+                "; ".join(
+                    f"{a.label} {a.share:.0%}"
+                    + (f" (+{a.standby_share:.0%} standby)" if a.standby_share else "")
+                    for a in r.scenario.allocations
+                ),
+            )
+        )
+        rows.append(
+            (f"scenario: {r.name}", "incumbent backends", ", ".join(r.scenario.incumbent_backends))
+        )
+        rows.append(
+            (
+                f"scenario: {r.name}",
+                "migration cost basis",
+                f"${m.loaded_usd_per_engineer_week:,.0f}/engineer-week; "
+                + ", ".join(f"{b} {w:g} w" for b, w in m.engineer_weeks)
+                + f"; {m.certification_runs_per_backend} certification runs × "
+                f"${m.usd_per_certification_run:,.0f}",
+            )
+        )
     u = c.uncertainty
     rows += [
         ("sensitivity", "price band", f"×{u.price.low:g} / ×{u.price.base:g} / ×{u.price.high:g}"),
-        ("sensitivity", "throughput band", f"×{u.throughput.low:g} / ×{u.throughput.base:g} / ×{u.throughput.high:g}"),
+        (
+            "sensitivity",
+            "throughput band",
+            f"×{u.throughput.low:g} / ×{u.throughput.base:g} / ×{u.throughput.high:g}",
+        ),
         ("sensitivity", "demand band", f"×{u.demand.low:g} / ×{u.demand.high:g}"),
-        ("formula", "$/1K tokens", "instance $/h ÷ (instance tok/s × 3.6); instance tok/s = replicas × result tok/s"),
-        ("formula", "monthly cost", "every paid hour counts (730 h/month), units sized at the SLO under the utilisation cap"),
+        (
+            "formula",
+            "$/1K tokens",
+            "instance $/h ÷ (instance tok/s × 3.6); instance tok/s = replicas × result tok/s",
+        ),
+        (
+            "formula",
+            "monthly cost",
+            "every paid hour counts (730 h/month), units sized at the SLO under the utilisation cap",
+        ),
     ]
     return pd.DataFrame(rows, columns=["area", "assumption", "value"])
 
@@ -319,113 +478,255 @@ def brief_document(c: Comparison) -> Document:
     summary_rows = []
     for r in c.results:
         rec = recs[r.name]
-        summary_rows.append({
-            "option": r.name, "recommendation": rec.verdict, "$/month": r.monthly_usd,
-            "$/1K tokens": r.usd_per_1k_tokens, "$/1K output tokens": r.usd_per_1k_output_tokens,
-            f"savings vs {base.name} $/month": r.savings_vs_baseline_usd, "savings %": r.savings_pct,
-            "one-time $": r.migration.one_time_usd, "payback months": r.payback_months,
-            "weeks to cutover": r.timeline.weeks_to_cutover, "vendor HHI": r.risk.hhi_vendor.value,
-            "maturity /100": r.risk.maturity.value, "SLO met": "yes" if all(x.meets for x in r.latency) and r.latency else "no",
-            "why": rec.reason,
-        })  # fmt: skip
-    summary = table("Recommendation per option", summary_rows, formats={
-        "$/month": _usd0, "$/1K tokens": formatting.usd_per_1k, "$/1K output tokens": formatting.usd_per_1k,
-        f"savings vs {base.name} $/month": _usd0, "savings %": formatting.percent, "one-time $": _usd0,
-        "payback months": lambda v: "—" if v is None or v != v else f"{v:.1f}", "weeks to cutover": _weeks,
-        "vendor HHI": lambda v: f"{v:,.0f}", "maturity /100": lambda v: f"{v:.0f}",
-    }, sheet="Summary")  # fmt: skip
+        summary_rows.append(
+            {
+                "option": r.name,
+                "recommendation": rec.verdict,
+                "$/month": r.monthly_usd,
+                "$/1K tokens": r.usd_per_1k_tokens,
+                "$/1K output tokens": r.usd_per_1k_output_tokens,
+                f"savings vs {base.name} $/month": r.savings_vs_baseline_usd,
+                "savings %": r.savings_pct,
+                "one-time $": r.migration.one_time_usd,
+                "payback months": r.payback_months,
+                "weeks to cutover": r.timeline.weeks_to_cutover,
+                "vendor HHI": r.risk.hhi_vendor.value,
+                "maturity /100": r.risk.maturity.value,
+                "SLO met": "yes" if all(x.meets for x in r.latency) and r.latency else "no",
+                "why": rec.reason,
+            }
+        )
+    summary = table(
+        "Recommendation per option",
+        summary_rows,
+        formats={
+            "$/month": _usd0,
+            "$/1K tokens": formatting.usd_per_1k,
+            "$/1K output tokens": formatting.usd_per_1k,
+            f"savings vs {base.name} $/month": _usd0,
+            "savings %": formatting.percent,
+            "one-time $": _usd0,
+            "payback months": lambda v: "—" if v is None or v != v else f"{v:.1f}",
+            "weeks to cutover": _weeks,
+            "vendor HHI": lambda v: f"{v:,.0f}",
+            "maturity /100": lambda v: f"{v:.0f}",
+        },
+        sheet="Summary",
+    )
 
     rule_rows = [
-        {"option": rec.scenario, "rule": ch.rule, "value": ch.value, "threshold": ch.threshold,
-         "result": "pass" if ch.passed else f"fail → {ch.on_fail}"}
-        for rec in recs.values() for ch in rec.checks
-    ]  # fmt: skip
-    rules = table("Rules checked", rule_rows, columns=["option", "rule", "value", "threshold", "result"], sheet="Rules")
+        {
+            "option": rec.scenario,
+            "rule": ch.rule,
+            "value": ch.value,
+            "threshold": ch.threshold,
+            "result": "pass" if ch.passed else f"fail → {ch.on_fail}",
+        }
+        for rec in recs.values()
+        for ch in rec.checks
+    ]
+    rules = table(
+        "Rules checked",
+        rule_rows,
+        columns=["option", "rule", "value", "threshold", "result"],
+        sheet="Rules",
+    )
 
     cost_rows = []
     for r in c.results:
         for ln in r.lines:
-            cost_rows.append({
-                "option": r.name, "segment · mode": f"{ln.segment} · {ln.mode}", "allocation": ln.allocation,
-                "units (peak)": ln.units_peak, "SKU": f"{ln.instance_type} ({ln.provider} {ln.region})",
-                "accelerator": ln.accelerator_id, "model": ln.model, "pricing": ln.pricing, "$/month": ln.monthly_usd,
-                "FTL ms": ln.ftl_ms, "SLO met": "—" if ln.slo_met is None else ("yes" if ln.slo_met else "no"),
-                "price date": _date(ln.price_observed_at), "benchmark date": _date(ln.bench_measured_at),
-            })  # fmt: skip
-    costs = table("Fleet and monthly cost per option", cost_rows, columns=[
-        "option", "segment · mode", "allocation", "units (peak)", "SKU", "accelerator", "model", "pricing", "$/month",
-        "FTL ms", "SLO met", "price date", "benchmark date"],
-        formats={"$/month": _usd0, "FTL ms": lambda v: "—" if v is None or v != v else formatting.ms(v)}, sheet="Cost",
-        note="FTL is shown for interactive lines (sized at the SLO); batch lines run at the highest measured throughput.")  # fmt: skip
+            cost_rows.append(
+                {
+                    "option": r.name,
+                    "segment · mode": f"{ln.segment} · {ln.mode}",
+                    "allocation": ln.allocation,
+                    "units (peak)": ln.units_peak,
+                    "SKU": f"{ln.instance_type} ({ln.provider} {ln.region})",
+                    "accelerator": ln.accelerator_id,
+                    "model": ln.model,
+                    "pricing": ln.pricing,
+                    "$/month": ln.monthly_usd,
+                    "FTL ms": ln.ftl_ms,
+                    "SLO met": "—" if ln.slo_met is None else ("yes" if ln.slo_met else "no"),
+                    "price date": _date(ln.price_observed_at),
+                    "benchmark date": _date(ln.bench_measured_at),
+                }
+            )
+    costs = table(
+        "Fleet and monthly cost per option",
+        cost_rows,
+        columns=[
+            "option",
+            "segment · mode",
+            "allocation",
+            "units (peak)",
+            "SKU",
+            "accelerator",
+            "model",
+            "pricing",
+            "$/month",
+            "FTL ms",
+            "SLO met",
+            "price date",
+            "benchmark date",
+        ],
+        formats={
+            "$/month": _usd0,
+            "FTL ms": lambda v: "—" if v is None or v != v else formatting.ms(v),
+        },
+        sheet="Cost",
+        note="FTL is shown for interactive lines (sized at the SLO); batch lines "
+        "run at the highest measured throughput.",
+    )
 
     risk_rows = [
-        {"option": r.name, "figure": f.name.replace("_", " "), "value": f.value, "unit": f.unit, "explanation": f.sentence}
-        for r in c.results for f in r.risk.figures()
-    ]  # fmt: skip
-    risk = table("Risk", risk_rows, columns=["option", "figure", "value", "unit", "explanation"],
-                 formats={"value": lambda v: f"{v:,.0f}" if v > 1 else f"{v:.0%}"}, sheet="Risk")
+        {
+            "option": r.name,
+            "figure": f.name.replace("_", " "),
+            "value": f.value,
+            "unit": f.unit,
+            "explanation": f.sentence,
+        }
+        for r in c.results
+        for f in r.risk.figures()
+    ]
+    risk = table(
+        "Risk",
+        risk_rows,
+        columns=["option", "figure", "value", "unit", "explanation"],
+        formats={"value": lambda v: f"{v:,.0f}" if v > 1 else f"{v:.0%}"},
+        sheet="Risk",
+    )
     timeline_rows = [
-        {"option": r.name, "backend": g.backend, "gate": g.gate, "start week": g.start_week, "end week": g.end_week,
-         "critical": "yes" if g.critical else "", "basis": g.basis}
-        for r in c.results for g in r.timeline.gates
-    ]  # fmt: skip
-    timeline = table("Stage-gate timeline", timeline_rows,
-                     columns=["option", "backend", "gate", "start week", "end week", "critical", "basis"],
-                     formats={"start week": lambda v: f"{v:g}", "end week": lambda v: f"{v:g}"}, sheet="Timeline")
+        {
+            "option": r.name,
+            "backend": g.backend,
+            "gate": g.gate,
+            "start week": g.start_week,
+            "end week": g.end_week,
+            "critical": "yes" if g.critical else "",
+            "basis": g.basis,
+        }
+        for r in c.results
+        for g in r.timeline.gates
+    ]
+    timeline = table(
+        "Stage-gate timeline",
+        timeline_rows,
+        columns=["option", "backend", "gate", "start week", "end week", "critical", "basis"],
+        formats={"start week": lambda v: f"{v:g}", "end week": lambda v: f"{v:g}"},
+        sheet="Timeline",
+    )
     sens_rows = []
     for r in c.results:
         if r.name not in ranges:
             continue
         cr = ranges[r.name]
         top = tornado(r, c.uncertainty)[:3]
-        sens_rows.append({"option": r.name, "low $/month": cr.monthly_usd_low, "base $/month": cr.monthly_usd_base,
-                          "high $/month": cr.monthly_usd_high,
-                          "largest drivers": "; ".join(f"{b.input} (swing {formatting.usd(b.swing_usd, 0)})" for b in top)})
-    sensitivity = table("Sensitivity: monthly cost range and largest drivers", sens_rows,
-                        columns=["option", "low $/month", "base $/month", "high $/month", "largest drivers"],
-                        formats={"low $/month": _usd0, "base $/month": _usd0, "high $/month": _usd0}, sheet="Sensitivity")
+        sens_rows.append(
+            {
+                "option": r.name,
+                "low $/month": cr.monthly_usd_low,
+                "base $/month": cr.monthly_usd_base,
+                "high $/month": cr.monthly_usd_high,
+                "largest drivers": "; ".join(
+                    f"{b.input} (swing {formatting.usd(b.swing_usd, 0)})" for b in top
+                ),
+            }
+        )
+    sensitivity = table(
+        "Sensitivity: monthly cost range and largest drivers",
+        sens_rows,
+        columns=["option", "low $/month", "base $/month", "high $/month", "largest drivers"],
+        formats={"low $/month": _usd0, "base $/month": _usd0, "high $/month": _usd0},
+        sheet="Sensitivity",
+    )
 
     price_table = table(
-        "Prices used (source, date, snapshot)", prices.rename(columns=_PRICE_HEADERS),
-        formats={"$/h": lambda v: formatting.usd(v, 3), "observed": _date}, sheet="Price sources",
+        "Prices used (source, date, snapshot)",
+        prices.rename(columns=_PRICE_HEADERS),
+        formats={"$/h": lambda v: formatting.usd(v, 3), "observed": _date},
+        sheet="Price sources",
         note="Every quote of each SKU the fleets use; the sizing picks among their pricing models.",
     )
     bench_table = table(
-        "Benchmarks used (source, date, snapshot)", benches.rename(columns=_BENCH_HEADERS),
-        formats={"measured": _date}, sheet="Benchmark sources",
+        "Benchmarks used (source, date, snapshot)",
+        benches.rename(columns=_BENCH_HEADERS),
+        formats={"measured": _date},
+        sheet="Benchmark sources",
     )
-    snapshot_ids = sorted(set(prices.get("price_snapshot_id", pd.Series(dtype=object)).dropna())
-                          | set(benches.get("bench_snapshot_id", pd.Series(dtype=object)).dropna()))
+    snapshot_ids = sorted(
+        set(prices.get("price_snapshot_id", pd.Series(dtype=object)).dropna())
+        | set(benches.get("bench_snapshot_id", pd.Series(dtype=object)).dropna())
+    )
     snap_frame = pd.DataFrame({"snapshot_id": snapshot_ids})
     if c.snapshots is not None and not c.snapshots.empty and snapshot_ids:
         snap_frame = snap_frame.merge(
-            _plain_frame(c.snapshots)[["snapshot_id", "kind", "source", "origin", "as_of", "created_at", "status", "notes"]],
-            on="snapshot_id", how="left")  # fmt: skip
-    snaps = table("Snapshots to reproduce this brief", snap_frame,
-                  formats={"as_of": _date, "created_at": lambda v: "—" if v is None or v is pd.NaT else f"{pd.Timestamp(v):%Y-%m-%d %H:%M}"},
-                  sheet="Snapshots",
-                  note="Prices and results are append-only snapshots: rebuild this brief from these ids.")
+            _plain_frame(c.snapshots)[
+                [
+                    "snapshot_id",
+                    "kind",
+                    "source",
+                    "origin",
+                    "as_of",
+                    "created_at",
+                    "status",
+                    "notes",
+                ]
+            ],
+            on="snapshot_id",
+            how="left",
+        )
+    snaps = table(
+        "Snapshots to reproduce this brief",
+        snap_frame,
+        formats={
+            "as_of": _date,
+            "created_at": lambda v: (
+                "—" if v is None or v is pd.NaT else f"{pd.Timestamp(v):%Y-%m-%d %H:%M}"
+            ),
+        },
+        sheet="Snapshots",
+        note="Prices and results are append-only snapshots: rebuild this brief from these ids.",
+    )
 
     # headline
-    verdict_text = [f"{rec.scenario}: {rec.verdict.upper()} — {rec.reason}" for rec in recs.values()]
+    verdict_text = [
+        f"{rec.scenario}: {rec.verdict.upper()} — {rec.reason}" for rec in recs.values()
+    ]
     cheapest = min(c.results, key=lambda r: r.monthly_usd)
     headline = (
-        f"{len(c.results)} options compared against {base.name} ({formatting.usd(base.monthly_usd, 0)}/month). "
+        f"{len(c.results)} options compared against {base.name} "
+        f"({formatting.usd(base.monthly_usd, 0)}/month). "
         f"Cheapest: {cheapest.name} at {formatting.usd(cheapest.monthly_usd, 0)}/month."
     )
     chart_cost = BarChart(
-        "Monthly cost per option", tuple(r.name for r in c.results), tuple(r.monthly_usd for r in c.results), "$/month",
-        low=tuple(ranges[r.name].monthly_usd_low if r.name in ranges else float("nan") for r in c.results),
-        high=tuple(ranges[r.name].monthly_usd_high if r.name in ranges else float("nan") for r in c.results),
-        groups=tuple(recs[r.name].verdict for r in c.results), value_format=lambda v: formatting.usd(v, 0),
-        note="Bars: base case; whiskers: best to worst case of the sensitivity bands; colour: recommendation.",
-    )  # fmt: skip
+        "Monthly cost per option",
+        tuple(r.name for r in c.results),
+        tuple(r.monthly_usd for r in c.results),
+        "$/month",
+        low=tuple(
+            ranges[r.name].monthly_usd_low if r.name in ranges else float("nan") for r in c.results
+        ),
+        high=tuple(
+            ranges[r.name].monthly_usd_high if r.name in ranges else float("nan") for r in c.results
+        ),
+        groups=tuple(recs[r.name].verdict for r in c.results),
+        value_format=lambda v: formatting.usd(v, 0),
+        note="Bars: base case; whiskers: best to worst case of the sensitivity "
+        "bands; colour: recommendation.",
+    )
     chart_weeks = BarChart(
-        "Weeks to full cutover", tuple(r.name for r in c.results), tuple(r.timeline.weeks_to_cutover for r in c.results),
-        "weeks (critical path of the stage gates)", value_format=lambda v: f"{v:g} w",
+        "Weeks to full cutover",
+        tuple(r.name for r in c.results),
+        tuple(r.timeline.weeks_to_cutover for r in c.results),
+        "weeks (critical path of the stage gates)",
+        value_format=lambda v: f"{v:g} w",
     )
     chart_hhi = BarChart(
-        "Silicon-vendor concentration (HHI)", tuple(r.name for r in c.results), tuple(r.risk.hhi_vendor.value for r in c.results),
+        "Silicon-vendor concentration (HHI)",
+        tuple(r.name for r in c.results),
+        tuple(r.risk.hhi_vendor.value for r in c.results),
         "HHI 0-10,000 (>1,800 highly concentrated)",
     )
     sentences: list[str] = []
@@ -435,30 +736,65 @@ def brief_document(c: Comparison) -> Document:
         sentences.append(f"{r.name}: {r.migration.sentence} {r.payback_sentence}")
         sentences += [f"{r.name} — warning: {w}" for w in r.warnings]
         sentences += [f"{r.name} — UNSERVED: {u}" for u in r.unserved]
-    price_dates = prices["price_observed_at"].dropna() if "price_observed_at" in prices else pd.Series(dtype=object)
-    bench_dates = benches["bench_measured_at"].dropna() if "bench_measured_at" in benches else pd.Series(dtype=object)
+    price_dates = (
+        prices["price_observed_at"].dropna()
+        if "price_observed_at" in prices
+        else pd.Series(dtype=object)
+    )
+    bench_dates = (
+        benches["bench_measured_at"].dropna()
+        if "bench_measured_at" in benches
+        else pd.Series(dtype=object)
+    )
     meta = [
         ("generated", f"{c.generated_at:%Y-%m-%d %H:%M} UTC"),
         ("baseline", base.name),
-        ("prices dated", f"{_date(price_dates.min())} to {_date(price_dates.max())}" if len(price_dates) else "—"),
-        ("benchmarks dated", f"{_date(bench_dates.min())} to {_date(bench_dates.max())}" if len(bench_dates) else "—"),
+        (
+            "prices dated",
+            f"{_date(price_dates.min())} to {_date(price_dates.max())}"
+            if len(price_dates)
+            else "—",
+        ),
+        (
+            "benchmarks dated",
+            f"{_date(bench_dates.min())} to {_date(bench_dates.max())}"
+            if len(bench_dates)
+            else "—",
+        ),
         ("snapshots", f"{len(snapshot_ids)} (listed under Sources)"),
     ]
     if c.warehouse:
         meta.append(("warehouse", c.warehouse))
     sections = (
-        Section("Recommendation", (Paragraph(headline), Bullets(tuple(verdict_text)), summary, chart_cost)),
-        Section("Decision rules", (
-            Paragraph("Buy needs every rule to pass. A failed economic or SLO rule means no-buy; a failed evidence rule "
-                      "(maturity, stale benchmarks, reservation-only supply) means defer until the evidence is in."),
-            table("Thresholds", [{"rule input": k, "value": v} for k, v in c.thresholds.rows()], sheet="Thresholds"),
-            rules)),
+        Section(
+            "Recommendation",
+            (Paragraph(headline), Bullets(tuple(verdict_text)), summary, chart_cost),
+        ),
+        Section(
+            "Decision rules",
+            (
+                Paragraph(
+                    "Buy needs every rule to pass. A failed economic or SLO rule means "
+                    "no-buy; a failed evidence rule "
+                    "(maturity, stale benchmarks, reservation-only supply) means defer "
+                    "until the evidence is in."
+                ),
+                table(
+                    "Thresholds",
+                    [{"rule input": k, "value": v} for k, v in c.thresholds.rows()],
+                    sheet="Thresholds",
+                ),
+                rules,
+            ),
+        ),
         Section("Cost", (costs,)),
         Section("Risk", (chart_hhi, risk)),
         Section("Timeline", (chart_weeks, timeline)),
         Section("Sensitivity", (sensitivity,)),
         Section("Notes from the model", (Bullets(tuple(sentences)),)),
-        Section("Assumptions", (table("Assumptions", assumptions_frame(c), sheet="Assumption list"),)),
+        Section(
+            "Assumptions", (table("Assumptions", assumptions_frame(c), sheet="Assumption list"),)
+        ),
         Section("Sources", (price_table, bench_table, snaps)),
     )
     return Document(
@@ -476,13 +812,43 @@ def brief_csv_frame(c: Comparison, recs: dict[str, Recommendation]) -> pd.DataFr
     """One row per fleet line × price quote behind it, with the option's recommendation and the
     source, date and snapshot of its price and benchmark."""
     rows = used_rows(c)
-    columns = ["option", "recommendation", "rule", "option_monthly_usd", "segment", "allocation", "mode",
-               "units_peak", "line_pricing", "line_monthly_usd", *PRICE_SOURCE_COLUMNS, "model", "precision",
-               "runtime", "scenario", "concurrency", "usd_per_1k_output_tokens", "ttft_ms_p95", "ttft_ms_p99",
-               "bench_source_title", "bench_source_url", "bench_measured_at", "bench_snapshot_id"]  # fmt: skip
+    columns = [
+        "option",
+        "recommendation",
+        "rule",
+        "option_monthly_usd",
+        "segment",
+        "allocation",
+        "mode",
+        "units_peak",
+        "line_pricing",
+        "line_monthly_usd",
+        *PRICE_SOURCE_COLUMNS,
+        "model",
+        "precision",
+        "runtime",
+        "scenario",
+        "concurrency",
+        "usd_per_1k_output_tokens",
+        "ttft_ms_p95",
+        "ttft_ms_p99",
+        "bench_source_title",
+        "bench_source_url",
+        "bench_measured_at",
+        "bench_snapshot_id",
+    ]
     if rows.empty:
-        frame = pd.DataFrame([{"option": r.name, "recommendation": recs[r.name].verdict, "rule": recs[r.name].reason,
-                               "option_monthly_usd": r.monthly_usd} for r in c.results])
+        frame = pd.DataFrame(
+            [
+                {
+                    "option": r.name,
+                    "recommendation": recs[r.name].verdict,
+                    "rule": recs[r.name].reason,
+                    "option_monthly_usd": r.monthly_usd,
+                }
+                for r in c.results
+            ]
+        )
         return frame.reindex(columns=columns)
     monthly = {r.name: r.monthly_usd for r in c.results}
     rows["recommendation"] = rows["option"].map(lambda s: recs[s].verdict)

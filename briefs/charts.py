@@ -30,7 +30,13 @@ TOP = 22
 
 def _ascii(text: str) -> str:
     # The base-14 Helvetica used inside drawings covers Latin-1 only.
-    return text.replace("→", "->").replace("≤", "<=").replace("≥", ">=").replace("—", "-").replace("–", "-")
+    return (
+        text.replace("→", "->")
+        .replace("≤", "<=")
+        .replace("≥", ">=")
+        .replace("—", "-")
+        .replace("–", "-")
+    )
 
 
 def drawing(chart: BarChart, width: float = 480) -> Drawing:
@@ -54,15 +60,42 @@ def drawing(chart: BarChart, width: float = 480) -> Drawing:
             lo, hi = chart.low[i], chart.high[i]
             if lo == lo and hi == hi:
                 mid = y + BAR_H / 2
-                d.add(Line(LABEL_W + lo * scale, mid, LABEL_W + hi * scale, mid, strokeColor=colors.black, strokeWidth=1))
+                d.add(
+                    Line(
+                        LABEL_W + lo * scale,
+                        mid,
+                        LABEL_W + hi * scale,
+                        mid,
+                        strokeColor=colors.black,
+                        strokeWidth=1,
+                    )
+                )
                 for x in (lo, hi):
-                    d.add(Line(LABEL_W + x * scale, mid - 4, LABEL_W + x * scale, mid + 4, strokeColor=colors.black))
+                    d.add(
+                        Line(
+                            LABEL_W + x * scale,
+                            mid - 4,
+                            LABEL_W + x * scale,
+                            mid + 4,
+                            strokeColor=colors.black,
+                        )
+                    )
         caption = chart.value_format(value) + (f"  [{group}]" if group else "")
         right = max(value, chart.high[i] if chart.high is not None else 0.0)
-        d.add(String(LABEL_W + right * scale + 4, y + 4, _ascii(caption), fontName=FONT, fontSize=8))
+        d.add(
+            String(LABEL_W + right * scale + 4, y + 4, _ascii(caption), fontName=FONT, fontSize=8)
+        )
     d.add(Line(LABEL_W, 14, LABEL_W, height - TOP + 2, strokeColor=colors.grey))
-    d.add(String(LABEL_W, 2, _ascii(chart.unit + ("; whiskers: low-high range" if chart.low is not None else "")),
-                 fontName=FONT, fontSize=7, fillColor=colors.grey))
+    d.add(
+        String(
+            LABEL_W,
+            2,
+            _ascii(chart.unit + ("; whiskers: low-high range" if chart.low is not None else "")),
+            fontName=FONT,
+            fontSize=7,
+            fillColor=colors.grey,
+        )
+    )
     return d
 
 

@@ -19,11 +19,16 @@ from rich.console import Console
 console = Console()
 err = Console(stderr=True, soft_wrap=True)
 
-futures_app = typer.Typer(help="Quarterly futures day: what changed between two dates, and the decision log.",
-                          no_args_is_help=True)
+futures_app = typer.Typer(
+    help="Quarterly futures day: what changed between two dates, and the decision log.",
+    no_args_is_help=True,
+)
 
 DbOption = Annotated[
-    Path | None, typer.Option("--db", help="Warehouse file (default: $TOKENDESK_DB or the per-user data directory).")
+    Path | None,
+    typer.Option(
+        "--db", help="Warehouse file (default: $TOKENDESK_DB or the per-user data directory)."
+    ),
 ]
 SCENARIO_NAMES = ("stay", "shift-amd", "cpu-fallback", "custom")
 
@@ -44,17 +49,38 @@ def _write(data: bytes, output: Path | None) -> None:
 
 
 def brief(
-    scenario: Annotated[str, typer.Option(help=f"Comma list of {', '.join(SCENARIO_NAMES)}.")] = "stay,shift-amd,cpu-fallback",
+    scenario: Annotated[
+        str, typer.Option(help=f"Comma list of {', '.join(SCENARIO_NAMES)}.")
+    ] = "stay,shift-amd,cpu-fallback",
     fmt: Annotated[str, typer.Option("--format", help="md, html, pdf, xlsx or csv")] = "md",
-    output: Annotated[Path | None, typer.Option("-o", "--output", help="Output file (default: stdout).")] = None,
-    link: Annotated[str | None, typer.Option(help="A Scenarios-page link from the dashboard: the brief uses its inputs.")] = None,
-    setting: Annotated[list[str] | None, typer.Option("--set", help="An input as key=value, the dashboard's URL keys "
-                                                      "(out_b, in_b, small_b, inter, peak, slo, pct, amd, cpu, util, spot, "
-                                                      "rate, model, custom); repeatable, wins over --link.")] = None,
-    min_savings: Annotated[str, typer.Option(help="Buy only if saving more than this vs the baseline.")] = "5%",
-    max_payback_months: Annotated[float, typer.Option(help="Buy only if the migration pays back within this.")] = 12.0,
-    min_maturity: Annotated[float, typer.Option(help="Defer below this software-maturity score (0-100).")] = 70.0,
-    max_stale_share: Annotated[str, typer.Option(help="Defer if more spend than this rests on stale benchmarks.")] = "50%",
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Output file (default: stdout).")
+    ] = None,
+    link: Annotated[
+        str | None,
+        typer.Option(help="A Scenarios-page link from the dashboard: the brief uses its inputs."),
+    ] = None,
+    setting: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            help="An input as key=value, the dashboard's URL keys "
+            "(out_b, in_b, small_b, inter, peak, slo, pct, amd, cpu, util, spot, "
+            "rate, model, custom); repeatable, wins over --link.",
+        ),
+    ] = None,
+    min_savings: Annotated[
+        str, typer.Option(help="Buy only if saving more than this vs the baseline.")
+    ] = "5%",
+    max_payback_months: Annotated[
+        float, typer.Option(help="Buy only if the migration pays back within this.")
+    ] = 12.0,
+    min_maturity: Annotated[
+        float, typer.Option(help="Defer below this software-maturity score (0-100).")
+    ] = 70.0,
+    max_stale_share: Annotated[
+        str, typer.Option(help="Defer if more spend than this rests on stale benchmarks.")
+    ] = "50%",
     db: DbOption = None,
 ) -> None:
     """A buy/no-buy brief comparing procurement scenarios, with sources and snapshot ids.
@@ -75,12 +101,20 @@ def brief(
     names = [s.strip().lower() for s in scenario.split(",") if s.strip()]
     unknown = [n for n in names if n not in SCENARIO_NAMES]
     if unknown or not names:
-        raise _fail(f"--scenario {', '.join(unknown) or '(empty)'}: choose from {', '.join(SCENARIO_NAMES)}")
+        raise _fail(
+            f"--scenario {', '.join(unknown) or '(empty)'}: choose from {', '.join(SCENARIO_NAMES)}"
+        )
     params: dict[str, str] = dict(parse_qsl(urlparse(link).query)) if link else {}
     for item in setting or ():
         key, sep, value = item.partition("=")
-        if not sep or key.strip() not in si.BOUNDS and key.strip() not in {"model", "pct", "spot", "custom"}:
-            raise _fail(f"--set {item!r}: expected key=value with a key among the Scenarios page's inputs")
+        if (
+            not sep
+            or key.strip() not in si.BOUNDS
+            and key.strip() not in {"model", "pct", "spot", "custom"}
+        ):
+            raise _fail(
+                f"--set {item!r}: expected key=value with a key among the Scenarios page's inputs"
+            )
         params[key.strip()] = value.strip()
     inputs, notices = si.from_params(params)
     if notices:
@@ -89,12 +123,24 @@ def brief(
         raise _fail("--scenario custom needs --set custom=backend:share,… (shares summing to 1)")
     try:
         built = {s.name: s for s in si.build_scenarios(inputs)}
-        by_name = {"stay": "Stay", "shift-amd": f"Shift {inputs.amd:.0%} to AMD", "cpu-fallback": "Add CPU fallback"}
-        scenarios = [built[by_name[n]] if n in by_name else next(s for s in built.values() if s.name.startswith("Custom"))
-                     for n in dict.fromkeys(names)]  # fmt: skip
+        by_name = {
+            "stay": "Stay",
+            "shift-amd": f"Shift {inputs.amd:.0%} to AMD",
+            "cpu-fallback": "Add CPU fallback",
+        }
+        scenarios = [
+            built[by_name[n]]
+            if n in by_name
+            else next(s for s in built.values() if s.name.startswith("Custom"))
+            for n in dict.fromkeys(names)
+        ]
         demand, policy = si.build_demand(inputs), si.build_policy(inputs)
-        thresholds = Thresholds(min_savings_pct=parse_fraction(min_savings), max_payback_months=max_payback_months,
-                                min_maturity_score=min_maturity, max_stale_share=parse_fraction(max_stale_share))
+        thresholds = Thresholds(
+            min_savings_pct=parse_fraction(min_savings),
+            max_payback_months=max_payback_months,
+            min_maturity_score=min_maturity,
+            max_stale_share=parse_fraction(max_stale_share),
+        )
     except ValueError as exc:
         raise _fail(str(exc)) from None
     with Warehouse.open(db, read_only=True) as warehouse:
@@ -103,20 +149,45 @@ def brief(
         path = str(Path(warehouse.path).resolve())
     from briefs.brief import brief_document
 
-    comparison = build_comparison(options, scenarios, demand, policy, thresholds=thresholds, snapshots=snapshots, warehouse=path)
+    comparison = build_comparison(
+        options,
+        scenarios,
+        demand,
+        policy,
+        thresholds=thresholds,
+        snapshots=snapshots,
+        warehouse=path,
+    )
     _write(render_document(brief_document(comparison), fmt), output)
 
 
 def gate(
-    baseline: Annotated[str, typer.Option(help="Baseline results: harness .json, results .csv, importer file or snapshot:<id>.")],
+    baseline: Annotated[
+        str,
+        typer.Option(
+            help="Baseline results: harness .json, results .csv, importer file or snapshot:<id>."
+        ),
+    ],
     candidate: Annotated[str, typer.Option(help="Candidate results, same forms as --baseline.")],
-    max_cost_regression: Annotated[str, typer.Option(help="Fail above this cost regression.")] = "10%",
-    max_ftl_regression: Annotated[str, typer.Option(help="Fail above this FTL regression.")] = "10%",
-    exceptions: Annotated[Path | None, typer.Option(help="YAML exceptions: match, metric, reason, expires_on.")] = None,
-    markdown: Annotated[Path | None, typer.Option("--markdown", help="Write the PR-comment summary here.")] = None,
+    max_cost_regression: Annotated[
+        str, typer.Option(help="Fail above this cost regression.")
+    ] = "10%",
+    max_ftl_regression: Annotated[
+        str, typer.Option(help="Fail above this FTL regression.")
+    ] = "10%",
+    exceptions: Annotated[
+        Path | None, typer.Option(help="YAML exceptions: match, metric, reason, expires_on.")
+    ] = None,
+    markdown: Annotated[
+        Path | None, typer.Option("--markdown", help="Write the PR-comment summary here.")
+    ] = None,
     junit: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML here.")] = None,
-    today: Annotated[str | None, typer.Option(help="Date exceptions are checked against (default: today).")] = None,
-    no_prices: Annotated[bool, typer.Option("--no-prices", help="Skip the warehouse; cost = inverse throughput.")] = False,
+    today: Annotated[
+        str | None, typer.Option(help="Date exceptions are checked against (default: today).")
+    ] = None,
+    no_prices: Annotated[
+        bool, typer.Option("--no-prices", help="Skip the warehouse; cost = inverse throughput.")
+    ] = False,
     db: DbOption = None,
 ) -> None:
     """Fail (exit 1) if any backend regresses more than the limits in cost or FTL without an
@@ -143,7 +214,9 @@ def gate(
             from warehouse.futures import accelerator_hour_prices
 
             table = accelerator_hour_prices(warehouse)
-            prices = dict(zip(table["accelerator_id"], table["usd_per_accelerator_hour"], strict=True))
+            prices = dict(
+                zip(table["accelerator_id"], table["usd_per_accelerator_hour"], strict=True)
+            )
         loader = None
         if warehouse is not None:
             from warehouse.futures import snapshot_results
@@ -158,9 +231,17 @@ def gate(
     finally:
         if warehouse is not None:
             warehouse.close()
-    report = g.compare_results(base_frame, cand_frame, max_cost_regression=limits[0], max_ftl_regression=limits[1],
-                               prices=prices, exceptions=rules, today=check_day, baseline_label=baseline,
-                               candidate_label=candidate)
+    report = g.compare_results(
+        base_frame,
+        cand_frame,
+        max_cost_regression=limits[0],
+        max_ftl_regression=limits[1],
+        prices=prices,
+        exceptions=rules,
+        today=check_day,
+        baseline_label=baseline,
+        candidate_label=candidate,
+    )
     text = g.markdown(report)
     if markdown is not None:
         markdown.parent.mkdir(parents=True, exist_ok=True)
@@ -174,13 +255,25 @@ def gate(
 
 @futures_app.command("compare")
 def futures_compare(
-    date_from: Annotated[str, typer.Option("--from", help="Earlier date (YYYY-MM-DD), e.g. last quarter's review.")],
-    date_to: Annotated[str, typer.Option("--to", help="Later date (YYYY-MM-DD); default today.")] = "",
+    date_from: Annotated[
+        str, typer.Option("--from", help="Earlier date (YYYY-MM-DD), e.g. last quarter's review.")
+    ],
+    date_to: Annotated[
+        str, typer.Option("--to", help="Later date (YYYY-MM-DD); default today.")
+    ] = "",
     fmt: Annotated[str, typer.Option("--format", help="md, html, pdf, xlsx or csv")] = "md",
-    output: Annotated[Path | None, typer.Option("-o", "--output", help="Output file (default: stdout).")] = None,
-    incumbent: Annotated[list[str] | None, typer.Option(help="Incumbent backend (repeatable); default cuda.")] = None,
-    min_savings: Annotated[str, typer.Option(help="Suggest buy only if cheaper than the incumbent by more than this.")] = "10%",
-    max_ftl_regression: Annotated[str, typer.Option(help="…and FTL no worse than the incumbent by more than this.")] = "10%",
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Output file (default: stdout).")
+    ] = None,
+    incumbent: Annotated[
+        list[str] | None, typer.Option(help="Incumbent backend (repeatable); default cuda.")
+    ] = None,
+    min_savings: Annotated[
+        str, typer.Option(help="Suggest buy only if cheaper than the incumbent by more than this.")
+    ] = "10%",
+    max_ftl_regression: Annotated[
+        str, typer.Option(help="…and FTL no worse than the incumbent by more than this.")
+    ] = "10%",
     db: DbOption = None,
 ) -> None:
     """New and removed SKUs, price changes, perf/$ per accelerator, stale benchmarks and buy/no-buy
@@ -195,7 +288,11 @@ def futures_compare(
     try:
         start = date.fromisoformat(date_from)
         end = date.fromisoformat(date_to) if date_to else date.today()
-        rules = FuturesRules(tuple(incumbent or ("cuda",)), parse_fraction(min_savings), parse_fraction(max_ftl_regression))
+        rules = FuturesRules(
+            tuple(incumbent or ("cuda",)),
+            parse_fraction(min_savings),
+            parse_fraction(max_ftl_regression),
+        )
         with Warehouse.open(db, read_only=True) as warehouse:
             report = compare_warehouse(warehouse, start, end, rules)
     except ValueError as exc:
@@ -209,11 +306,21 @@ def futures_decide(
     decision: Annotated[str, typer.Option(help="buy, no-buy or defer")],
     rationale: Annotated[str, typer.Option(help="Why.")],
     by: Annotated[str, typer.Option("--by", help="Who decided.")],
-    decided_on: Annotated[str, typer.Option("--on", help="Decision date (YYYY-MM-DD); default today.")] = "",
-    review_from: Annotated[str, typer.Option("--from", help="Earlier date of the review; its snapshots are linked.")] = "",
-    review_to: Annotated[str, typer.Option("--to", help="Later date of the review; its snapshots are linked.")] = "",
-    snapshot: Annotated[list[str] | None, typer.Option(help="Extra snapshot id to link (repeatable).")] = None,
-    supersedes: Annotated[int | None, typer.Option(help="Id of an earlier decision this one replaces.")] = None,
+    decided_on: Annotated[
+        str, typer.Option("--on", help="Decision date (YYYY-MM-DD); default today.")
+    ] = "",
+    review_from: Annotated[
+        str, typer.Option("--from", help="Earlier date of the review; its snapshots are linked.")
+    ] = "",
+    review_to: Annotated[
+        str, typer.Option("--to", help="Later date of the review; its snapshots are linked.")
+    ] = "",
+    snapshot: Annotated[
+        list[str] | None, typer.Option(help="Extra snapshot id to link (repeatable).")
+    ] = None,
+    supersedes: Annotated[
+        int | None, typer.Option(help="Id of an earlier decision this one replaces.")
+    ] = None,
     db: DbOption = None,
 ) -> None:
     """Append a decision to the warehouse's decision log (append-only)."""
@@ -229,13 +336,24 @@ def futures_decide(
             for day in (d for d in (start, end) if d is not None):
                 ids += list(price_snapshots_as_of(warehouse, day)["snapshot_id"])
                 ids += list(results_as_of(warehouse, day)["snapshot_id"].unique())
-            record = Decision(subject, decision.lower(), rationale, by,
-                              date.fromisoformat(decided_on) if decided_on else date.today(),
-                              tuple(dict.fromkeys(ids)), start, end, supersedes)
+            record = Decision(
+                subject,
+                decision.lower(),
+                rationale,
+                by,
+                date.fromisoformat(decided_on) if decided_on else date.today(),
+                tuple(dict.fromkeys(ids)),
+                start,
+                end,
+                supersedes,
+            )
             decision_id = record_decision(warehouse, record)
     except (ValueError, DecisionError) as exc:
         raise _fail(str(exc)) from None
-    console.print(f"decision {decision_id} recorded: {subject} → {decision} ({len(record.snapshot_ids)} snapshots linked)")
+    console.print(
+        f"decision {decision_id} recorded: {subject} → {decision} "
+        f"({len(record.snapshot_ids)} snapshots linked)"
+    )
 
 
 @futures_app.command("log")
@@ -266,13 +384,37 @@ def futures_log(
         sys.stdout.write("\n".join(_md_table(doc_table("Decision log", log))) + "\n")
         return
     out = Table(title=f"{len(log)} decisions")
-    for header in ("id", "decided", "subject", "decision", "rationale", "by", "review", "snapshots", "superseded by"):
+    for header in (
+        "id",
+        "decided",
+        "subject",
+        "decision",
+        "rationale",
+        "by",
+        "review",
+        "snapshots",
+        "superseded by",
+    ):
         out.add_column(header, overflow="fold")
     for row in log.itertuples():
-        review = f"{row.review_from or ''} → {row.review_to or ''}" if row.review_from is not None or row.review_to is not None else ""
-        out.add_row(str(row.decision_id), str(row.decided_on)[:10], row.subject, row.decision, row.rationale,
-                    row.decided_by, review.replace("NaT", ""), str(len(row.snapshot_ids.split(", ")) if row.snapshot_ids else 0),
-                    "" if row.superseded_by != row.superseded_by or row.superseded_by is None else str(int(row.superseded_by)))
+        review = (
+            f"{row.review_from or ''} → {row.review_to or ''}"
+            if row.review_from is not None or row.review_to is not None
+            else ""
+        )
+        out.add_row(
+            str(row.decision_id),
+            str(row.decided_on)[:10],
+            row.subject,
+            row.decision,
+            row.rationale,
+            row.decided_by,
+            review.replace("NaT", ""),
+            str(len(row.snapshot_ids.split(", ")) if row.snapshot_ids else 0),
+            ""
+            if row.superseded_by != row.superseded_by or row.superseded_by is None
+            else str(int(row.superseded_by)),
+        )
     console.print(out)
 
 

@@ -115,9 +115,19 @@ class Document:
         return [b for s in self.sections for b in s.blocks if isinstance(b, BarChart)]
 
 
-def table(title: str, rows: Sequence[Mapping[str, object]] | pd.DataFrame, columns: Sequence[str] | None = None,
-          formats: Mapping[str, Formatter] | None = None, note: str = "", sheet: str = "") -> Table:
-    frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows), columns=list(columns) if columns else None)
+def table(
+    title: str,
+    rows: Sequence[Mapping[str, object]] | pd.DataFrame,
+    columns: Sequence[str] | None = None,
+    formats: Mapping[str, Formatter] | None = None,
+    note: str = "",
+    sheet: str = "",
+) -> Table:
+    frame = (
+        rows
+        if isinstance(rows, pd.DataFrame)
+        else pd.DataFrame(list(rows), columns=list(columns) if columns else None)
+    )
     if columns is not None and isinstance(rows, pd.DataFrame):
         frame = frame[list(columns)]
     return Table(title, frame.reset_index(drop=True), dict(formats or {}), note, sheet)

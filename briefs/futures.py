@@ -65,14 +65,20 @@ def _day(value: date | datetime | str) -> date:
 
 def _skus(prices: pd.DataFrame) -> pd.DataFrame:
     if prices.empty:
-        return pd.DataFrame(columns=[*SKU_KEY, "regions", "pricing_models", "price_source", "observed_at"])
+        return pd.DataFrame(
+            columns=[*SKU_KEY, "regions", "pricing_models", "price_source", "observed_at"]
+        )
     grouped = prices.groupby(SKU_KEY, dropna=False)
-    return pd.DataFrame({
-        "regions": grouped["region"].agg(lambda s: ", ".join(sorted(set(map(str, s))))),
-        "pricing_models": grouped["pricing_model"].agg(lambda s: ", ".join(sorted(set(map(str, s))))),
-        "price_source": grouped["source"].agg(lambda s: "; ".join(sorted(set(map(str, s))))),
-        "observed_at": grouped["observed_at"].max(),
-    }).reset_index()  # fmt: skip
+    return pd.DataFrame(
+        {
+            "regions": grouped["region"].agg(lambda s: ", ".join(sorted(set(map(str, s))))),
+            "pricing_models": grouped["pricing_model"].agg(
+                lambda s: ", ".join(sorted(set(map(str, s))))
+            ),
+            "price_source": grouped["source"].agg(lambda s: "; ".join(sorted(set(map(str, s))))),
+            "observed_at": grouped["observed_at"].max(),
+        }
+    ).reset_index()
 
 
 def sku_changes(old: pd.DataFrame, new: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -80,28 +86,49 @@ def sku_changes(old: pd.DataFrame, new: pd.DataFrame) -> tuple[pd.DataFrame, pd.
     keys_a = set(map(tuple, a[SKU_KEY].astype(str).to_numpy())) if len(a) else set()
     keys_b = set(map(tuple, b[SKU_KEY].astype(str).to_numpy())) if len(b) else set()
     added = b[[tuple(k) not in keys_a for k in b[SKU_KEY].astype(str).to_numpy()]] if len(b) else b
-    removed = a[[tuple(k) not in keys_b for k in a[SKU_KEY].astype(str).to_numpy()]] if len(a) else a
+    removed = (
+        a[[tuple(k) not in keys_b for k in a[SKU_KEY].astype(str).to_numpy()]] if len(a) else a
+    )
     return added.reset_index(drop=True), removed.reset_index(drop=True)
 
 
 def price_changes(old: pd.DataFrame, new: pd.DataFrame, min_change: float = 0.005) -> pd.DataFrame:
-    columns = [*PRICE_KEY, "accelerator_id", "usd_per_hour_from", "usd_per_hour_to", "change_pct",
-               "source_from", "observed_from", "snapshot_from", "source_to", "observed_to", "snapshot_to"]
+    columns = [
+        *PRICE_KEY,
+        "accelerator_id",
+        "usd_per_hour_from",
+        "usd_per_hour_to",
+        "change_pct",
+        "source_from",
+        "observed_from",
+        "snapshot_from",
+        "source_to",
+        "observed_to",
+        "snapshot_to",
+    ]
     if old.empty or new.empty:
         return pd.DataFrame(columns=columns)
 
     def one(frame: pd.DataFrame) -> pd.DataFrame:
         # Several quotes of one key (zones, sources): the lowest is what a buyer would pay.
         frame = frame.sort_values("usd_per_hour").drop_duplicates(PRICE_KEY, keep="first")
-        return frame[[*PRICE_KEY, "accelerator_id", "usd_per_hour", "source", "observed_at", "snapshot_id"]]
+        return frame[
+            [*PRICE_KEY, "accelerator_id", "usd_per_hour", "source", "observed_at", "snapshot_id"]
+        ]
 
     merged = one(old).merge(one(new), on=PRICE_KEY, suffixes=("_from", "_to"))
     merged["change_pct"] = merged["usd_per_hour_to"] / merged["usd_per_hour_from"] - 1.0
     merged = merged[merged["change_pct"].abs() >= min_change]
-    merged = merged.rename(columns={
-        "accelerator_id_from": "accelerator_id", "source_from": "source_from", "observed_at_from": "observed_from",
-        "snapshot_id_from": "snapshot_from", "observed_at_to": "observed_to", "snapshot_id_to": "snapshot_to",
-    })  # fmt: skip
+    merged = merged.rename(
+        columns={
+            "accelerator_id_from": "accelerator_id",
+            "source_from": "source_from",
+            "observed_at_from": "observed_from",
+            "snapshot_id_from": "snapshot_from",
+            "observed_at_to": "observed_to",
+            "snapshot_id_to": "snapshot_to",
+        }
+    )
     return merged.sort_values("change_pct")[columns].reset_index(drop=True)
 
 
@@ -115,12 +142,23 @@ def perf_per_dollar(old_costs: pd.DataFrame, new_costs: pd.DataFrame) -> pd.Data
             return pd.DataFrame(columns=[*key, "tokens_per_usd", "best_option"])
         idx = frame.groupby(key)["usd_per_1k_output_tokens"].idxmin()
         rows = frame.loc[idx]
-        return pd.DataFrame({
-            "accelerator_id": rows["accelerator_id"].to_numpy(), "model": rows["model"].to_numpy(),
-            "tokens_per_usd": 1000.0 / rows["usd_per_1k_output_tokens"].to_numpy(),
-            "best_option": (rows["provider"].astype(str) + " " + rows["instance_type"].astype(str) + " ("
-                            + rows["region"].astype(str) + ", " + rows["pricing_model"].astype(str) + ")").to_numpy(),
-        })  # fmt: skip
+        return pd.DataFrame(
+            {
+                "accelerator_id": rows["accelerator_id"].to_numpy(),
+                "model": rows["model"].to_numpy(),
+                "tokens_per_usd": 1000.0 / rows["usd_per_1k_output_tokens"].to_numpy(),
+                "best_option": (
+                    rows["provider"].astype(str)
+                    + " "
+                    + rows["instance_type"].astype(str)
+                    + " ("
+                    + rows["region"].astype(str)
+                    + ", "
+                    + rows["pricing_model"].astype(str)
+                    + ")"
+                ).to_numpy(),
+            }
+        )
 
     merged = best(old_costs).merge(best(new_costs), on=key, how="outer", suffixes=("_from", "_to"))
     if merged.empty:
@@ -131,8 +169,16 @@ def perf_per_dollar(old_costs: pd.DataFrame, new_costs: pd.DataFrame) -> pd.Data
 
 
 def stale_benchmarks(results: pd.DataFrame, as_of: date) -> pd.DataFrame:
-    columns = ["accelerator_id", "model", "precision", "runtime", "runtime_version", "newest_measured_at", "age_days",
-               "source_title"]  # fmt: skip
+    columns = [
+        "accelerator_id",
+        "model",
+        "precision",
+        "runtime",
+        "runtime_version",
+        "newest_measured_at",
+        "age_days",
+        "source_title",
+    ]
     if results.empty:
         return pd.DataFrame(columns=columns)
     cut = pd.Timestamp(as_of) - STALE_AFTER
@@ -149,22 +195,43 @@ def stale_benchmarks(results: pd.DataFrame, as_of: date) -> pd.DataFrame:
 def _ftl(frame: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
     p95 = pd.to_numeric(frame["ttft_ms_p95"], errors="coerce")
     p99 = pd.to_numeric(frame["ttft_ms_p99"], errors="coerce")
-    return p95.fillna(p99), pd.Series(np.where(p95.notna(), "p95", np.where(p99.notna(), "p99", "")), index=frame.index)
+    return p95.fillna(p99), pd.Series(
+        np.where(p95.notna(), "p95", np.where(p99.notna(), "p99", "")), index=frame.index
+    )
 
 
-def suggestions(new_costs: pd.DataFrame, new_skus: pd.DataFrame, rules: FuturesRules) -> pd.DataFrame:
-    columns = ["provider", "instance_type", "accelerator_id", "model", "suggestion", "rule", "usd_per_1k_output",
-               "incumbent", "incumbent_usd_per_1k_output", "cost_change_pct", "ftl_ms", "incumbent_ftl_ms",
-               "ftl_change_pct", "ftl_percentile"]  # fmt: skip
+def suggestions(
+    new_costs: pd.DataFrame, new_skus: pd.DataFrame, rules: FuturesRules
+) -> pd.DataFrame:
+    columns = [
+        "provider",
+        "instance_type",
+        "accelerator_id",
+        "model",
+        "suggestion",
+        "rule",
+        "usd_per_1k_output",
+        "incumbent",
+        "incumbent_usd_per_1k_output",
+        "cost_change_pct",
+        "ftl_ms",
+        "incumbent_ftl_ms",
+        "ftl_change_pct",
+        "ftl_percentile",
+    ]
     if new_costs.empty or new_skus.empty:
         return pd.DataFrame(columns=columns)
     costs = new_costs[new_costs["usd_per_1k_output_tokens"] > 0].copy()
     costs["ftl_ms"], costs["ftl_percentile"] = _ftl(costs)
     new_keys = set(map(tuple, new_skus[SKU_KEY].astype(str).to_numpy()))
     costs["is_new"] = [tuple(k) in new_keys for k in costs[SKU_KEY].astype(str).to_numpy()]
-    incumbents = costs[~costs["is_new"] & costs["backend"].astype(str).isin(rules.incumbent_backends)]
+    incumbents = costs[
+        ~costs["is_new"] & costs["backend"].astype(str).isin(rules.incumbent_backends)
+    ]
     rows = []
-    for (provider, instance, acc, model), group in costs[costs["is_new"]].groupby([*SKU_KEY, "model"]):
+    for (provider, instance, acc, model), group in costs[costs["is_new"]].groupby(
+        [*SKU_KEY, "model"]
+    ):
         inc = incumbents[incumbents["model"] == model]
         # Compare latency-bearing operating points when both sides have one (cost and FTL from the
         # same point); otherwise compare cost alone and defer until the harness measures FTL.
@@ -172,33 +239,63 @@ def suggestions(new_costs: pd.DataFrame, new_skus: pd.DataFrame, rules: FuturesR
         both_online = not cand_online.empty and not inc_online.empty
         pool_c, pool_i = (cand_online, inc_online) if both_online else (group, inc)
         cand = pool_c.sort_values("usd_per_1k_output_tokens").iloc[0]
-        row = dict(provider=provider, instance_type=instance, accelerator_id=acc, model=model,
-                   usd_per_1k_output=cand["usd_per_1k_output_tokens"], ftl_ms=cand["ftl_ms"],
-                   ftl_percentile=cand["ftl_percentile"] or "unknown")
+        row = dict(
+            provider=provider,
+            instance_type=instance,
+            accelerator_id=acc,
+            model=model,
+            usd_per_1k_output=cand["usd_per_1k_output_tokens"],
+            ftl_ms=cand["ftl_ms"],
+            ftl_percentile=cand["ftl_percentile"] or "unknown",
+        )
         if inc.empty:
-            row.update(suggestion="defer", rule=f"no incumbent ({', '.join(rules.incumbent_backends)}) option serves {model}")
+            row.update(
+                suggestion="defer",
+                rule=f"no incumbent ({', '.join(rules.incumbent_backends)}) option serves {model}",
+            )
             rows.append(row)
             continue
         best = pool_i.sort_values("usd_per_1k_output_tokens").iloc[0]
         cost_change = cand["usd_per_1k_output_tokens"] / best["usd_per_1k_output_tokens"] - 1.0
         row.update(
-            incumbent=f"{best['provider']} {best['instance_type']} ({best['region']}, {best['pricing_model']})",
-            incumbent_usd_per_1k_output=best["usd_per_1k_output_tokens"], cost_change_pct=cost_change,
+            incumbent=f"{best['provider']} {best['instance_type']} ({best['region']}, "
+            f"{best['pricing_model']})",
+            incumbent_usd_per_1k_output=best["usd_per_1k_output_tokens"],
+            cost_change_pct=cost_change,
             incumbent_ftl_ms=best["ftl_ms"],
-        )  # fmt: skip
-        ftl_change = cand["ftl_ms"] / best["ftl_ms"] - 1.0 if both_online and best["ftl_ms"] > 0 else None
+        )
+        ftl_change = (
+            cand["ftl_ms"] / best["ftl_ms"] - 1.0 if both_online and best["ftl_ms"] > 0 else None
+        )
         row["ftl_change_pct"] = ftl_change
         cheaper = cost_change < -rules.min_savings_pct
         if not cheaper:
-            row.update(suggestion="no-buy", rule=f"$/1K output {cost_change:+.1%} vs incumbent (needs < -{rules.min_savings_pct:.0%})")
+            row.update(
+                suggestion="no-buy",
+                rule=f"$/1K output {cost_change:+.1%} vs incumbent (needs < -{rules.min_savings_pct:.0%})",
+            )
         elif ftl_change is None:
-            row.update(suggestion="defer", rule=f"$/1K output {cost_change:+.1%} vs incumbent, but no FTL to compare: run the harness")
+            row.update(
+                suggestion="defer",
+                rule=f"$/1K output {cost_change:+.1%} vs incumbent, but no FTL to compare: run the harness",
+            )
         elif ftl_change > rules.max_ftl_regression_pct:
-            row.update(suggestion="no-buy", rule=f"$/1K output {cost_change:+.1%} but FTL {ftl_change:+.1%} vs incumbent (max +{rules.max_ftl_regression_pct:.0%})")
+            row.update(
+                suggestion="no-buy",
+                rule=f"$/1K output {cost_change:+.1%} but FTL {ftl_change:+.1%} vs incumbent "
+                f"(max +{rules.max_ftl_regression_pct:.0%})",
+            )
         else:
-            row.update(suggestion="buy", rule=f"$/1K output {cost_change:+.1%} and FTL {ftl_change:+.1%} vs incumbent")
+            row.update(
+                suggestion="buy",
+                rule=f"$/1K output {cost_change:+.1%} and FTL {ftl_change:+.1%} vs incumbent",
+            )
         rows.append(row)
-    return pd.DataFrame(rows, columns=columns).sort_values(["suggestion", "cost_change_pct"]).reset_index(drop=True)
+    return (
+        pd.DataFrame(rows, columns=columns)
+        .sort_values(["suggestion", "cost_change_pct"])
+        .reset_index(drop=True)
+    )
 
 
 def compare(
@@ -221,31 +318,47 @@ def compare(
         raise ValueError(f"the earlier date ({start}) must come before the later one ({end})")
     added, removed = sku_changes(prices_from, prices_to)
     return FuturesReport(
-        date_from=start, date_to=end, new_skus=added, removed_skus=removed,
+        date_from=start,
+        date_to=end,
+        new_skus=added,
+        removed_skus=removed,
         price_changes=price_changes(prices_from, prices_to, rules.min_price_change_pct),
         perf_per_dollar=perf_per_dollar(costs_from, costs_to),
         stale=stale_benchmarks(results_to, end),
         suggestions=suggestions(costs_to, added, rules),
-        snapshots_from=tuple(sorted(set(snapshots_from))), snapshots_to=tuple(sorted(set(snapshots_to))),
-        rules=rules, decisions=decisions,
-    )  # fmt: skip
+        snapshots_from=tuple(sorted(set(snapshots_from))),
+        snapshots_to=tuple(sorted(set(snapshots_to))),
+        rules=rules,
+        decisions=decisions,
+    )
 
 
-def compare_warehouse(warehouse, date_from, date_to, rules: FuturesRules | None = None) -> FuturesReport:
+def compare_warehouse(
+    warehouse, date_from, date_to, rules: FuturesRules | None = None
+) -> FuturesReport:
     """Load both dates' frames from the warehouse and compare them; attach the decision log."""
     from warehouse import futures as wf
     from warehouse.decisions import decisions as decision_log
 
     snaps_from = wf.price_snapshots_as_of(warehouse, date_from)
     snaps_to = wf.price_snapshots_as_of(warehouse, date_to)
-    results_from, results_to = wf.results_as_of(warehouse, date_from), wf.results_as_of(warehouse, date_to)
+    results_from, results_to = (
+        wf.results_as_of(warehouse, date_from),
+        wf.results_as_of(warehouse, date_to),
+    )
     return compare(
-        date_from, date_to, wf.prices_as_of(warehouse, date_from), wf.prices_as_of(warehouse, date_to),
-        wf.costs_as_of(warehouse, date_from), wf.costs_as_of(warehouse, date_to), results_to,
-        rules=rules, decisions=decision_log(warehouse),
+        date_from,
+        date_to,
+        wf.prices_as_of(warehouse, date_from),
+        wf.prices_as_of(warehouse, date_to),
+        wf.costs_as_of(warehouse, date_from),
+        wf.costs_as_of(warehouse, date_to),
+        results_to,
+        rules=rules,
+        decisions=decision_log(warehouse),
         snapshots_from=[*snaps_from["snapshot_id"], *results_from["snapshot_id"].unique()],
         snapshots_to=[*snaps_to["snapshot_id"], *results_to["snapshot_id"].unique()],
-    )  # fmt: skip
+    )
 
 
 # -- the document -----------------------------------------------------------------------------
@@ -254,7 +367,11 @@ def _pct(v: object) -> str:
 
 
 def _d(v: object) -> str:
-    return "—" if v is None or v is pd.NaT or (isinstance(v, float) and v != v) else f"{pd.Timestamp(v):%Y-%m-%d}"
+    return (
+        "—"
+        if v is None or v is pd.NaT or (isinstance(v, float) and v != v)
+        else f"{pd.Timestamp(v):%Y-%m-%d}"
+    )
 
 
 def _usd3(v: object) -> str:
@@ -266,76 +383,196 @@ def futures_document(report: FuturesReport) -> Document:
     counts = (
         f"{len(r.new_skus)} new SKUs, {len(r.removed_skus)} removed, {len(r.price_changes)} price changes, "
         f"{len(r.stale)} stale benchmark configurations; suggestions: "
-        + (", ".join(f"{n} {k}" for k, n in r.suggestions["suggestion"].value_counts().items()) if len(r.suggestions) else "none")
+        + (
+            ", ".join(f"{n} {k}" for k, n in r.suggestions["suggestion"].value_counts().items())
+            if len(r.suggestions)
+            else "none"
+        )
         + "."
     )
     cuts = r.price_changes.head(12)
-    chart = BarChart(
-        "Largest price moves (% change, negative = cheaper)",
-        tuple(f"{p.provider} {p.instance_type} {p.pricing_model}" for p in cuts.itertuples()),
-        tuple(abs(float(p.change_pct)) * 100 for p in cuts.itertuples()), "% change in $/h",
-        groups=tuple("cut" if p.change_pct < 0 else "rise" for p in cuts.itertuples()),
-        value_format=lambda v: f"{v:.0f}%", note="Green: price cut; red: price rise.",
-    ) if len(cuts) else None  # fmt: skip
+    chart = (
+        BarChart(
+            "Largest price moves (% change, negative = cheaper)",
+            tuple(f"{p.provider} {p.instance_type} {p.pricing_model}" for p in cuts.itertuples()),
+            tuple(abs(float(p.change_pct)) * 100 for p in cuts.itertuples()),
+            "% change in $/h",
+            groups=tuple("cut" if p.change_pct < 0 else "rise" for p in cuts.itertuples()),
+            value_format=lambda v: f"{v:.0f}%",
+            note="Green: price cut; red: price rise.",
+        )
+        if len(cuts)
+        else None
+    )
     blocks_changes = [Paragraph(counts)]
     if chart is not None:
         blocks_changes.append(chart)
-    blocks_changes.append(table("Price changes", r.price_changes, formats={
-        "usd_per_hour_from": _usd3, "usd_per_hour_to": _usd3, "change_pct": _pct, "observed_from": _d, "observed_to": _d},
-        sheet="Price changes"))  # fmt: skip
+    blocks_changes.append(
+        table(
+            "Price changes",
+            r.price_changes,
+            formats={
+                "usd_per_hour_from": _usd3,
+                "usd_per_hour_to": _usd3,
+                "change_pct": _pct,
+                "observed_from": _d,
+                "observed_to": _d,
+            },
+            sheet="Price changes",
+        )
+    )
     decisions_blocks: list = []
     if r.decisions is not None and len(r.decisions):
         log = r.decisions.copy()
-        log["snapshot_ids"] = log["snapshot_ids"].map(lambda v: ", ".join(v) if isinstance(v, list | tuple | np.ndarray) else str(v))
-        decisions_blocks.append(table("Decision log", log[["decision_id", "decided_on", "subject", "decision", "rationale",
-                                                           "decided_by", "review_from", "review_to", "snapshot_ids",
-                                                           "supersedes", "superseded_by"]],
-                                      formats={"decided_on": _d, "review_from": _d, "review_to": _d}, sheet="Decision log"))
+        log["snapshot_ids"] = log["snapshot_ids"].map(
+            lambda v: ", ".join(v) if isinstance(v, list | tuple | np.ndarray) else str(v)
+        )
+        decisions_blocks.append(
+            table(
+                "Decision log",
+                log[
+                    [
+                        "decision_id",
+                        "decided_on",
+                        "subject",
+                        "decision",
+                        "rationale",
+                        "decided_by",
+                        "review_from",
+                        "review_to",
+                        "snapshot_ids",
+                        "supersedes",
+                        "superseded_by",
+                    ]
+                ],
+                formats={"decided_on": _d, "review_from": _d, "review_to": _d},
+                sheet="Decision log",
+            )
+        )
     else:
-        decisions_blocks.append(Paragraph("No decisions recorded yet: `tokendesk futures decide` appends one."))
+        decisions_blocks.append(
+            Paragraph("No decisions recorded yet: `tokendesk futures decide` appends one.")
+        )
     sections = (
         Section("Summary", tuple(blocks_changes)),
-        Section("Buy / no-buy suggestions for new SKUs", (
-            Paragraph(f"Against the incumbent ({', '.join(r.rules.incumbent_backends)}): buy if $/1K output tokens is lower by "
-                      f"more than {r.rules.min_savings_pct:.0%} and FTL is no more than {r.rules.max_ftl_regression_pct:.0%} "
-                      "worse; defer when FTL is unknown or nothing comparable runs on the incumbent; no-buy otherwise."),
-            table("Suggestions", r.suggestions, formats={
-                "usd_per_1k_output": formatting.usd_per_1k, "incumbent_usd_per_1k_output": formatting.usd_per_1k,
-                "cost_change_pct": _pct, "ftl_ms": formatting.ms, "incumbent_ftl_ms": formatting.ms, "ftl_change_pct": _pct},
-                sheet="Suggestions"))),  # fmt: skip
-        Section("SKUs", (
-            table("New SKUs", r.new_skus, formats={"observed_at": _d}, sheet="New SKUs"),
-            table("Removed SKUs", r.removed_skus, formats={"observed_at": _d}, sheet="Removed SKUs"))),
-        Section("Perf per dollar by accelerator", (
-            table("Output tokens per dollar (best option)", r.perf_per_dollar, formats={
-                "tokens_per_usd_from": lambda v: f"{v:,.0f}", "tokens_per_usd_to": lambda v: f"{v:,.0f}", "change_pct": _pct},
-                sheet="Perf per dollar"),)),  # fmt: skip
-        Section("Stale benchmarks", (
-            Paragraph(f"Configurations whose newest result is older than {STALE_AFTER.days} days on {r.date_to}: re-run the harness."),
-            table("Stale benchmarks", r.stale, formats={"newest_measured_at": _d}, sheet="Stale benchmarks"))),
+        Section(
+            "Buy / no-buy suggestions for new SKUs",
+            (
+                Paragraph(
+                    f"Against the incumbent ({', '.join(r.rules.incumbent_backends)}): buy "
+                    "if $/1K output tokens is lower by "
+                    f"more than {r.rules.min_savings_pct:.0%} and FTL is no more than "
+                    f"{r.rules.max_ftl_regression_pct:.0%} "
+                    "worse; defer when FTL is unknown or nothing comparable runs on the "
+                    "incumbent; no-buy otherwise."
+                ),
+                table(
+                    "Suggestions",
+                    r.suggestions,
+                    formats={
+                        "usd_per_1k_output": formatting.usd_per_1k,
+                        "incumbent_usd_per_1k_output": formatting.usd_per_1k,
+                        "cost_change_pct": _pct,
+                        "ftl_ms": formatting.ms,
+                        "incumbent_ftl_ms": formatting.ms,
+                        "ftl_change_pct": _pct,
+                    },
+                    sheet="Suggestions",
+                ),
+            ),
+        ),
+        Section(
+            "SKUs",
+            (
+                table("New SKUs", r.new_skus, formats={"observed_at": _d}, sheet="New SKUs"),
+                table(
+                    "Removed SKUs",
+                    r.removed_skus,
+                    formats={"observed_at": _d},
+                    sheet="Removed SKUs",
+                ),
+            ),
+        ),
+        Section(
+            "Perf per dollar by accelerator",
+            (
+                table(
+                    "Output tokens per dollar (best option)",
+                    r.perf_per_dollar,
+                    formats={
+                        "tokens_per_usd_from": lambda v: f"{v:,.0f}",
+                        "tokens_per_usd_to": lambda v: f"{v:,.0f}",
+                        "change_pct": _pct,
+                    },
+                    sheet="Perf per dollar",
+                ),
+            ),
+        ),
+        Section(
+            "Stale benchmarks",
+            (
+                Paragraph(
+                    f"Configurations whose newest result is older than {STALE_AFTER.days} "
+                    f"days on {r.date_to}: re-run the harness."
+                ),
+                table(
+                    "Stale benchmarks",
+                    r.stale,
+                    formats={"newest_measured_at": _d},
+                    sheet="Stale benchmarks",
+                ),
+            ),
+        ),
         Section("Decisions", tuple(decisions_blocks)),
-        Section("Snapshots", (Bullets((f"{r.date_from}: " + (", ".join(r.snapshots_from) or "none"),
-                                       f"{r.date_to}: " + (", ".join(r.snapshots_to) or "none"))),)),
+        Section(
+            "Snapshots",
+            (
+                Bullets(
+                    (
+                        f"{r.date_from}: " + (", ".join(r.snapshots_from) or "none"),
+                        f"{r.date_to}: " + (", ".join(r.snapshots_to) or "none"),
+                    )
+                ),
+            ),
+        ),
     )
-    assumptions = pd.DataFrame([
-        ("review", "from", str(r.date_from)), ("review", "to", str(r.date_to)),
-        ("rule", "incumbent backends", ", ".join(r.rules.incumbent_backends)),
-        ("rule", "buy if cheaper by more than", f"{r.rules.min_savings_pct:.0%}"),
-        ("rule", "buy only if FTL worse by at most", f"{r.rules.max_ftl_regression_pct:.0%}"),
-        ("rule", "stale after", f"{STALE_AFTER.days} days"),
-        ("rule", "prices as of D", "per (source, region): newest good snapshot with as_of <= D"),
-        ("rule", "results as of D", "good-snapshot results measured on or before D"),
-    ], columns=["area", "assumption", "value"])  # fmt: skip
-    csv_frame = pd.concat([
-        r.new_skus.assign(change="new SKU"), r.removed_skus.assign(change="removed SKU"),
-        r.price_changes.assign(change="price change"), r.suggestions.assign(change="suggestion"),
-        r.stale.assign(change="stale benchmark"),
-    ], ignore_index=True)  # fmt: skip
+    assumptions = pd.DataFrame(
+        [
+            ("review", "from", str(r.date_from)),
+            ("review", "to", str(r.date_to)),
+            ("rule", "incumbent backends", ", ".join(r.rules.incumbent_backends)),
+            ("rule", "buy if cheaper by more than", f"{r.rules.min_savings_pct:.0%}"),
+            ("rule", "buy only if FTL worse by at most", f"{r.rules.max_ftl_regression_pct:.0%}"),
+            ("rule", "stale after", f"{STALE_AFTER.days} days"),
+            (
+                "rule",
+                "prices as of D",
+                "per (source, region): newest good snapshot with as_of <= D",
+            ),
+            ("rule", "results as of D", "good-snapshot results measured on or before D"),
+        ],
+        columns=["area", "assumption", "value"],
+    )
+    csv_frame = pd.concat(
+        [
+            r.new_skus.assign(change="new SKU"),
+            r.removed_skus.assign(change="removed SKU"),
+            r.price_changes.assign(change="price change"),
+            r.suggestions.assign(change="suggestion"),
+            r.stale.assign(change="stale benchmark"),
+        ],
+        ignore_index=True,
+    )
     csv_frame = csv_frame[["change", *[c for c in csv_frame.columns if c != "change"]]]
     return Document(
         title=f"Futures day: {r.date_from} → {r.date_to}",
         subtitle="What changed in prices, SKUs and perf per dollar, with buy/no-buy suggestions for new SKUs",
-        meta=(("compared", f"{r.date_from} and {r.date_to}"),
-              ("snapshots", f"{len(r.snapshots_from)} then, {len(r.snapshots_to)} now")),
-        sections=sections, assumptions=assumptions, csv_frame=csv_frame, file_stem="futures",
+        meta=(
+            ("compared", f"{r.date_from} and {r.date_to}"),
+            ("snapshots", f"{len(r.snapshots_from)} then, {len(r.snapshots_to)} now"),
+        ),
+        sections=sections,
+        assumptions=assumptions,
+        csv_frame=csv_frame,
+        file_stem="futures",
     )

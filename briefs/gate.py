@@ -39,9 +39,17 @@ from tokendesk.records import BenchmarkResult
 
 #: Measured mean token counts vary run to run, so the match uses the workload name, not them.
 MATCH_FIELDS = (
-    "backend", "accelerator_id", "accelerators_per_replica", "runtime", "model", "precision", "workload",
-    "scenario", "concurrency", "request_rate_rps",
-)  # fmt: skip
+    "backend",
+    "accelerator_id",
+    "accelerators_per_replica",
+    "runtime",
+    "model",
+    "precision",
+    "workload",
+    "scenario",
+    "concurrency",
+    "request_rate_rps",
+)
 METRICS = ("cost", "ftl")
 EPSILON = 1e-9  # float noise must not turn exactly 10% into a failure
 
@@ -56,10 +64,14 @@ class GateInputError(ValueError):
 
 # -- loading result sets ----------------------------------------------------------------------
 _HARNESS_KEYS = {
-    "output_tok_s": "throughput.output_tok_s", "total_tok_s": "throughput.total_tok_s",
-    "ttft_ms_p50": "latency_ms.ttft.p50", "ttft_ms_p90": "latency_ms.ttft.p90",
-    "ttft_ms_p95": "latency_ms.ttft.p95", "ttft_ms_p99": "latency_ms.ttft.p99", "measured_at": "started_at",
-}  # fmt: skip
+    "output_tok_s": "throughput.output_tok_s",
+    "total_tok_s": "throughput.total_tok_s",
+    "ttft_ms_p50": "latency_ms.ttft.p50",
+    "ttft_ms_p90": "latency_ms.ttft.p90",
+    "ttft_ms_p95": "latency_ms.ttft.p95",
+    "ttft_ms_p99": "latency_ms.ttft.p99",
+    "measured_at": "started_at",
+}
 _META_KEYS = ("config", "run", "meta", "metadata", "target")
 _POINT_KEYS = ("points", "results", "operating_points")
 
@@ -73,7 +85,9 @@ def _validate(path: Path, where: str, fields: dict, harness: bool) -> BenchmarkR
         key = _HARNESS_KEYS.get(name, name) if harness else name
         raise GateInputError(path, f"{where}.{key}" if where else key, first["msg"]) from None
     except ValueError as exc:
-        raise GateInputError(path, f"{where}.accelerator_id" if where else "accelerator_id", str(exc)) from None
+        raise GateInputError(
+            path, f"{where}.accelerator_id" if where else "accelerator_id", str(exc)
+        ) from None
 
 
 def _harness_point(block: Mapping, meta: Mapping) -> dict:
@@ -82,14 +96,25 @@ def _harness_point(block: Mapping, meta: Mapping) -> dict:
     ttft = (block.get("latency_ms") or {}).get("ttft") or {}
     requests = block.get("requests") or {}
     out = {k: v for k, v in meta.items() if k in BenchmarkResult.model_fields}
-    out.update({
-        "concurrency": block.get("concurrency"),
-        "request_rate_rps": None if block.get("request_rate_rps") in (None, "inf") else block.get("request_rate_rps"),
-        "output_tok_s": throughput.get("output_tok_s"), "total_tok_s": throughput.get("total_tok_s"),
-        "ttft_ms_p50": ttft.get("p50"), "ttft_ms_p90": ttft.get("p90"), "ttft_ms_p95": ttft.get("p95"),
-        "ttft_ms_p99": ttft.get("p99"), "requests_ok": requests.get("ok"), "requests_failed": requests.get("failed"),
-        "measured_at": block.get("started_at") or meta.get("measured_at") or meta.get("started_at"),
-    })  # fmt: skip
+    out.update(
+        {
+            "concurrency": block.get("concurrency"),
+            "request_rate_rps": None
+            if block.get("request_rate_rps") in (None, "inf")
+            else block.get("request_rate_rps"),
+            "output_tok_s": throughput.get("output_tok_s"),
+            "total_tok_s": throughput.get("total_tok_s"),
+            "ttft_ms_p50": ttft.get("p50"),
+            "ttft_ms_p90": ttft.get("p90"),
+            "ttft_ms_p95": ttft.get("p95"),
+            "ttft_ms_p99": ttft.get("p99"),
+            "requests_ok": requests.get("ok"),
+            "requests_failed": requests.get("failed"),
+            "measured_at": block.get("started_at")
+            or meta.get("measured_at")
+            or meta.get("started_at"),
+        }
+    )
     out.setdefault("source_tool", meta.get("source_tool", "tokendesk-harness"))
     out.setdefault("workload", meta.get("workload", "golden-prompts"))
     return {k: v for k, v in out.items() if v is not None}
@@ -103,7 +128,9 @@ def _from_json(path: Path) -> list[BenchmarkResult]:
     if isinstance(doc, list):
         return [_validate(path, f"[{i}]", dict(row), harness=False) for i, row in enumerate(doc)]
     if not isinstance(doc, dict):
-        raise GateInputError(path, "-", "expected a JSON object (harness result) or a list of results")
+        raise GateInputError(
+            path, "-", "expected a JSON object (harness result) or a list of results"
+        )
     meta: dict = {}
     for key in _META_KEYS:
         if isinstance(doc.get(key), dict):
@@ -111,13 +138,21 @@ def _from_json(path: Path) -> list[BenchmarkResult]:
     meta.update({k: v for k, v in doc.items() if not isinstance(v, dict | list)})
     points_key = next((k for k in _POINT_KEYS if isinstance(doc.get(k), list)), None)
     if points_key is None:
-        raise GateInputError(path, "points", f"missing: a result file needs a list under one of {', '.join(_POINT_KEYS)}")
+        raise GateInputError(
+            path,
+            "points",
+            f"missing: a result file needs a list under one of {', '.join(_POINT_KEYS)}",
+        )
     out = []
     for i, block in enumerate(doc[points_key]):
         if not isinstance(block, dict):
             raise GateInputError(path, f"{points_key}[{i}]", "expected an object")
         harness = "throughput" in block or "latency_ms" in block
-        fields = _harness_point(block, meta) if harness else {**{k: v for k, v in meta.items() if k in BenchmarkResult.model_fields}, **block}
+        fields = (
+            _harness_point(block, meta)
+            if harness
+            else {**{k: v for k, v in meta.items() if k in BenchmarkResult.model_fields}, **block}
+        )
         out.append(_validate(path, f"{points_key}[{i}]", fields, harness=harness))
     return out
 
@@ -139,7 +174,9 @@ def _from_importers(path: Path) -> list[BenchmarkResult] | None:
     return list(results)
 
 
-def load_result_set(spec: str, snapshot_loader: Callable[[str], pd.DataFrame] | None = None) -> pd.DataFrame:
+def load_result_set(
+    spec: str, snapshot_loader: Callable[[str], pd.DataFrame] | None = None
+) -> pd.DataFrame:
     """A result set as a frame of BenchmarkResult fields: ``snapshot:<id>`` from the warehouse, a
     seed-format results CSV, the harness's result JSON or any file a benchmark importer reads, or
     a JSON list of BenchmarkResult rows."""
@@ -149,7 +186,11 @@ def load_result_set(spec: str, snapshot_loader: Callable[[str], pd.DataFrame] | 
             raise GateInputError(spec, "snapshot", "no warehouse to read snapshots from; pass --db")
         frame = snapshot_loader(snapshot_id)
         if frame.empty:
-            raise GateInputError(spec, "snapshot_id", f"no benchmark results in snapshot {snapshot_id!r}; see `tokendesk db info`")
+            raise GateInputError(
+                spec,
+                "snapshot_id",
+                f"no benchmark results in snapshot {snapshot_id!r}; see `tokendesk db info`",
+            )
         return frame
     path = Path(spec)
     if not path.exists():
@@ -166,8 +207,12 @@ def load_result_set(spec: str, snapshot_loader: Callable[[str], pd.DataFrame] | 
         if results is None and path.suffix.lower() == ".json":
             results = _from_json(path)  # a JSON list of BenchmarkResult rows, or {config, points}
         if results is None:
-            raise GateInputError(path, "-", "unrecognised result format: use a harness or importer result file, a "
-                                            "seed-format results .csv or snapshot:<id>")
+            raise GateInputError(
+                path,
+                "-",
+                "unrecognised result format: use a harness or importer result file, a "
+                "seed-format results .csv or snapshot:<id>",
+            )
     if not results:
         raise GateInputError(path, "-", "no results in file")
     return pd.DataFrame([r.model_dump(mode="python") for r in results])
@@ -214,13 +259,21 @@ def load_exceptions(path: str | Path) -> list[GateException]:
     for i, item in enumerate(items):
         where = f"exceptions[{i}]"
         if not isinstance(item, dict):
-            raise GateInputError(path, where, "expected a mapping with match, metric, reason, expires_on")
+            raise GateInputError(
+                path, where, "expected a mapping with match, metric, reason, expires_on"
+            )
         match = item.get("match")
         if not isinstance(match, dict) or not match:
-            raise GateInputError(path, f"{where}.match", f"missing: name the configuration with any of {', '.join(MATCH_FIELDS)}")
+            raise GateInputError(
+                path,
+                f"{where}.match",
+                f"missing: name the configuration with any of {', '.join(MATCH_FIELDS)}",
+            )
         unknown = sorted(set(match) - set(MATCH_FIELDS))
         if unknown:
-            raise GateInputError(path, f"{where}.match.{unknown[0]}", f"unknown field; use {', '.join(MATCH_FIELDS)}")
+            raise GateInputError(
+                path, f"{where}.match.{unknown[0]}", f"unknown field; use {', '.join(MATCH_FIELDS)}"
+            )
         metric = str(item.get("metric", "")).lower()
         if metric not in ("cost", "ftl", "any"):
             raise GateInputError(path, f"{where}.metric", "must be cost, ftl or any")
@@ -229,12 +282,30 @@ def load_exceptions(path: str | Path) -> list[GateException]:
             raise GateInputError(path, f"{where}.reason", "missing: every exception needs a reason")
         expires = item.get("expires_on")
         if expires is None or expires == "":
-            raise GateInputError(path, f"{where}.expires_on", "missing: every exception needs an expiry date (YYYY-MM-DD)")
+            raise GateInputError(
+                path,
+                f"{where}.expires_on",
+                "missing: every exception needs an expiry date (YYYY-MM-DD)",
+            )
         try:
-            expires_on = expires if isinstance(expires, date) and not isinstance(expires, datetime) else date.fromisoformat(str(expires)[:10])
+            expires_on = (
+                expires
+                if isinstance(expires, date) and not isinstance(expires, datetime)
+                else date.fromisoformat(str(expires)[:10])
+            )
         except ValueError:
-            raise GateInputError(path, f"{where}.expires_on", f"{expires!r} is not a date (YYYY-MM-DD)") from None
-        out.append(GateException(tuple((k, _norm(v)) for k, v in match.items()), metric, reason.strip(), expires_on, i))
+            raise GateInputError(
+                path, f"{where}.expires_on", f"{expires!r} is not a date (YYYY-MM-DD)"
+            ) from None
+        out.append(
+            GateException(
+                tuple((k, _norm(v)) for k, v in match.items()),
+                metric,
+                reason.strip(),
+                expires_on,
+                i,
+            )
+        )
     return out
 
 
@@ -252,7 +323,9 @@ def _with_backend(frame: pd.DataFrame) -> pd.DataFrame:
 
     catalog = load_catalog()
     out = frame.copy()
-    out["backend"] = [str(catalog[a].backend) if a in catalog else "" for a in out["accelerator_id"]]
+    out["backend"] = [
+        str(catalog[a].backend) if a in catalog else "" for a in out["accelerator_id"]
+    ]
     for column in MATCH_FIELDS:
         if column not in out:
             out[column] = None
@@ -271,10 +344,22 @@ def _aggregate(frame: pd.DataFrame) -> dict[tuple[str, ...], dict]:
         rows = frame.loc[idx]
         out[tuple(key)] = {
             "output_tok_s": float(rows["output_tok_s"].median()),
-            "ttft_ms_p95": float(rows["ttft_ms_p95"].median()) if rows["ttft_ms_p95"].notna().any() else None,
-            "ttft_ms_p99": float(rows["ttft_ms_p99"].median()) if rows["ttft_ms_p99"].notna().any() else None,
+            "ttft_ms_p95": float(rows["ttft_ms_p95"].median())
+            if rows["ttft_ms_p95"].notna().any()
+            else None,
+            "ttft_ms_p99": float(rows["ttft_ms_p99"].median())
+            if rows["ttft_ms_p99"].notna().any()
+            else None,
             "runs": len(rows),
-            "runtime_version": ", ".join(sorted({_norm(v) for v in rows.get("runtime_version", pd.Series(dtype=object)) if _norm(v)})),
+            "runtime_version": ", ".join(
+                sorted(
+                    {
+                        _norm(v)
+                        for v in rows.get("runtime_version", pd.Series(dtype=object))
+                        if _norm(v)
+                    }
+                )
+            ),
         }
     return out
 
@@ -293,9 +378,22 @@ class Check:
     @property
     def label(self) -> str:
         c = self.config
-        load = f"c={c['concurrency']}" if c.get("concurrency") else (f"rps={c['request_rate_rps']}" if c.get("request_rate_rps") else "")
-        parts = [c["backend"] or "?", c["accelerator_id"], f"x{c['accelerators_per_replica']}", c["runtime"], c["model"],
-                 c["precision"], c["workload"], c["scenario"], load]
+        load = (
+            f"c={c['concurrency']}"
+            if c.get("concurrency")
+            else (f"rps={c['request_rate_rps']}" if c.get("request_rate_rps") else "")
+        )
+        parts = [
+            c["backend"] or "?",
+            c["accelerator_id"],
+            f"x{c['accelerators_per_replica']}",
+            c["runtime"],
+            c["model"],
+            c["precision"],
+            c["workload"],
+            c["scenario"],
+            load,
+        ]
         return " · ".join(p for p in parts if p)
 
 
@@ -328,10 +426,14 @@ class GateReport:
 
 def _price_rule(prices: Mapping[str, float]) -> str:
     return (
-        "cost = $/1K output tokens at a reference price: the median current on-demand $/accelerator-hour of the "
-        "accelerator × accelerators per replica ÷ (output tok/s × 3.6); where no price is known for an accelerator, "
-        "cost = accelerator-seconds per 1K output tokens (1000 × accelerators per replica ÷ output tok/s), the inverse "
-        "of throughput per accelerator. Both sides use the same rule, so the change is the change in accelerator time per token."
+        "cost = $/1K output tokens at a reference price: the median current "
+        "on-demand $/accelerator-hour of the "
+        "accelerator × accelerators per replica ÷ (output tok/s × 3.6); where "
+        "no price is known for an accelerator, "
+        "cost = accelerator-seconds per 1K output tokens (1000 × accelerators "
+        "per replica ÷ output tok/s), the inverse "
+        "of throughput per accelerator. Both sides use the same rule, so the "
+        "change is the change in accelerator time per token."
         + ("" if prices else " No reference prices were available for this run.")
     )
 
@@ -350,8 +452,14 @@ def compare_results(
 ) -> GateReport:
     prices = dict(prices or {})
     today = today or date.today()
-    report = GateReport(baseline_label, candidate_label, max_cost_regression, max_ftl_regression,
-                        cost_rule=_price_rule(prices), today=today)
+    report = GateReport(
+        baseline_label,
+        candidate_label,
+        max_cost_regression,
+        max_ftl_regression,
+        cost_rule=_price_rule(prices),
+        today=today,
+    )
     active = [e for e in exceptions if not e.expired(today)]
     report.expired_exceptions = [e for e in exceptions if e.expired(today)]
     a, b = _aggregate(_with_backend(baseline)), _aggregate(_with_backend(candidate))
@@ -361,7 +469,9 @@ def compare_results(
         report.new_in_candidate.append(dict(zip(MATCH_FIELDS, key, strict=True)))
     for key in sorted(set(a) & set(b)):
         config = dict(zip(MATCH_FIELDS, key, strict=True))
-        config["runtime_version"] = f"{a[key]['runtime_version'] or '?'} → {b[key]['runtime_version'] or '?'}"
+        config["runtime_version"] = (
+            f"{a[key]['runtime_version'] or '?'} → {b[key]['runtime_version'] or '?'}"
+        )
         acc, apr = config["accelerator_id"], float(config["accelerators_per_replica"] or 1)
         price = prices.get(acc)
 
@@ -370,33 +480,94 @@ def compare_results(
                 return None
             return price * apr / (tps * 3.6) if price else 1000.0 * apr / tps
 
-        basis = f"$/1K output tokens at ${price:,.2f}/accelerator-hour" if price else "accelerator-seconds per 1K output tokens (no price)"
-        report.checks.append(_check(config, "cost", basis, cost(a[key]["output_tok_s"]), cost(b[key]["output_tok_s"]),
-                                    max_cost_regression, active, report))
+        basis = (
+            f"$/1K output tokens at ${price:,.2f}/accelerator-hour"
+            if price
+            else "accelerator-seconds per 1K output tokens (no price)"
+        )
+        report.checks.append(
+            _check(
+                config,
+                "cost",
+                basis,
+                cost(a[key]["output_tok_s"]),
+                cost(b[key]["output_tok_s"]),
+                max_cost_regression,
+                active,
+                report,
+            )
+        )
         if a[key]["ttft_ms_p95"] is not None and b[key]["ttft_ms_p95"] is not None:
-            report.checks.append(_check(config, "ftl", "TTFT p95 (ms)", a[key]["ttft_ms_p95"], b[key]["ttft_ms_p95"],
-                                        max_ftl_regression, active, report))
+            report.checks.append(
+                _check(
+                    config,
+                    "ftl",
+                    "TTFT p95 (ms)",
+                    a[key]["ttft_ms_p95"],
+                    b[key]["ttft_ms_p95"],
+                    max_ftl_regression,
+                    active,
+                    report,
+                )
+            )
         elif a[key]["ttft_ms_p99"] is not None and b[key]["ttft_ms_p99"] is not None:
-            report.checks.append(_check(config, "ftl", "TTFT p99 (ms) — p95 not published on both sides",
-                                        a[key]["ttft_ms_p99"], b[key]["ttft_ms_p99"], max_ftl_regression, active, report))
+            report.checks.append(
+                _check(
+                    config,
+                    "ftl",
+                    "TTFT p99 (ms) — p95 not published on both sides",
+                    a[key]["ttft_ms_p99"],
+                    b[key]["ttft_ms_p99"],
+                    max_ftl_regression,
+                    active,
+                    report,
+                )
+            )
         else:
-            report.checks.append(Check(config, "ftl", "TTFT", a[key]["ttft_ms_p95"] or a[key]["ttft_ms_p99"],
-                                       b[key]["ttft_ms_p95"] or b[key]["ttft_ms_p99"], None, "not-compared",
-                                       "no TTFT percentile (p95, else p99) published on both sides"))
+            report.checks.append(
+                Check(
+                    config,
+                    "ftl",
+                    "TTFT",
+                    a[key]["ttft_ms_p95"] or a[key]["ttft_ms_p99"],
+                    b[key]["ttft_ms_p95"] or b[key]["ttft_ms_p99"],
+                    None,
+                    "not-compared",
+                    "no TTFT percentile (p95, else p99) published on both sides",
+                )
+            )
     return report
 
 
-def _check(config: dict, metric: str, basis: str, base: float | None, cand: float | None, limit: float,
-           exceptions: Sequence[GateException], report: GateReport) -> Check:
+def _check(
+    config: dict,
+    metric: str,
+    basis: str,
+    base: float | None,
+    cand: float | None,
+    limit: float,
+    exceptions: Sequence[GateException],
+    report: GateReport,
+) -> Check:
     if base is None or cand is None or not base > 0:
-        return Check(config, metric, basis, base, cand, None, "not-compared", "a side has no usable value")
+        return Check(
+            config, metric, basis, base, cand, None, "not-compared", "a side has no usable value"
+        )
     change = cand / base - 1.0
     if change <= limit + EPSILON:
         return Check(config, metric, basis, base, cand, change, "pass")
     for exc in exceptions:
         if exc.applies(config, metric):
-            check = Check(config, metric, basis, base, cand, change, "excepted",
-                          f"exception: {exc.reason} (expires {exc.expires_on})")
+            check = Check(
+                config,
+                metric,
+                basis,
+                base,
+                cand,
+                change,
+                "excepted",
+                f"exception: {exc.reason} (expires {exc.expires_on})",
+            )
             report.applied_exceptions.append((exc, check))
             return check
     expired = [e for e in report.expired_exceptions if e.applies(config, metric)]
@@ -427,55 +598,101 @@ def markdown(report: GateReport) -> str:
     out = [
         "## tokendesk gate",
         "",
-        f"{verdict}: baseline `{_md(r.baseline)}` vs candidate `{_md(r.candidate)}`; limits: cost +{r.max_cost_regression:.1%}, "
+        f"{verdict}: baseline `{_md(r.baseline)}` vs candidate "
+        f"`{_md(r.candidate)}`; limits: cost +{r.max_cost_regression:.1%}, "
         f"FTL +{r.max_ftl_regression:.1%}.",
         "",
         "| status | configuration | metric | baseline | candidate | change | note |",
         "|---|---|---|---:|---:|---:|---|",
     ]
     order = {"regression": 0, "excepted": 1, "not-compared": 2, "pass": 3}
-    icons = {"regression": "❌ regression", "excepted": "⚠️ excepted", "not-compared": "➖ not compared", "pass": "✅ pass"}
+    icons = {
+        "regression": "❌ regression",
+        "excepted": "⚠️ excepted",
+        "not-compared": "➖ not compared",
+        "pass": "✅ pass",
+    }
     for c in sorted(r.checks, key=lambda c: (order[c.status], c.label, c.metric)):
         change = "—" if c.change_pct is None else f"{c.change_pct:+.1%}"
         out.append(
-            f"| {icons[c.status]} | {_md(c.label)} ({_md(c.config['runtime_version'])}) | {c.metric}: {_md(c.basis)} | "
-            f"{_fmt(c.baseline, c.metric, c.basis)} | {_fmt(c.candidate, c.metric, c.basis)} | {change} | {_md(c.note)} |"
+            f"| {icons[c.status]} | {_md(c.label)} "
+            f"({_md(c.config['runtime_version'])}) | {c.metric}: {_md(c.basis)} | "
+            f"{_fmt(c.baseline, c.metric, c.basis)} | "
+            f"{_fmt(c.candidate, c.metric, c.basis)} | {change} | {_md(c.note)} |"
         )
     if r.applied_exceptions:
         out += ["", "**Exceptions applied**", ""]
-        out += [f"- {_md(e.label)}: {_md(e.reason)} (expires {e.expires_on}) → {_md(c.label)} {c.metric} {c.change_pct:+.1%}"
-                for e, c in r.applied_exceptions]
+        out += [
+            f"- {_md(e.label)}: {_md(e.reason)} (expires {e.expires_on}) → "
+            f"{_md(c.label)} {c.metric} {c.change_pct:+.1%}"
+            for e, c in r.applied_exceptions
+        ]
     if r.expired_exceptions:
         out += ["", "**Expired exceptions (no longer applied)**", ""]
-        out += [f"- {_md(e.label)}: {_md(e.reason)} (expired {e.expires_on})" for e in r.expired_exceptions]
+        out += [
+            f"- {_md(e.label)}: {_md(e.reason)} (expired {e.expires_on})"
+            for e in r.expired_exceptions
+        ]
     if r.missing_in_candidate:
         out += ["", "**In the baseline only (not measured by the candidate)**", ""]
-        out += [f"- {_md(' · '.join(_norm(v) for v in k.values() if _norm(v)))}" for k in r.missing_in_candidate]
+        out += [
+            f"- {_md(' · '.join(_norm(v) for v in k.values() if _norm(v)))}"
+            for k in r.missing_in_candidate
+        ]
     if r.new_in_candidate:
         out += ["", "**New in the candidate (nothing to compare with)**", ""]
-        out += [f"- {_md(' · '.join(_norm(v) for v in k.values() if _norm(v)))}" for k in r.new_in_candidate]
-    out += ["", f"<sub>Rule: {_md(r.cost_rule)} FTL = TTFT p95; p99 only when both sides publish it and p95 is missing "
-            "on one. A regression beyond the limit fails unless an unexpired exception with a reason covers it.</sub>", ""]
+        out += [
+            f"- {_md(' · '.join(_norm(v) for v in k.values() if _norm(v)))}"
+            for k in r.new_in_candidate
+        ]
+    out += [
+        "",
+        f"<sub>Rule: {_md(r.cost_rule)} FTL = TTFT p95; p99 only when both "
+        "sides publish it and p95 is missing "
+        "on one. A regression beyond the limit fails unless an unexpired "
+        "exception with a reason covers it.</sub>",
+        "",
+    ]
     return "\n".join(out)
 
 
 def junit_xml(report: GateReport) -> bytes:
     r = report
-    suite = ET.Element("testsuite", {
-        "name": "tokendesk-gate", "tests": str(len(r.checks)), "failures": str(len(r.regressions)),
-        "errors": "0", "skipped": str(sum(c.status == "not-compared" for c in r.checks)),
-        "timestamp": datetime.now().replace(microsecond=0).isoformat(),
-    })  # fmt: skip
+    suite = ET.Element(
+        "testsuite",
+        {
+            "name": "tokendesk-gate",
+            "tests": str(len(r.checks)),
+            "failures": str(len(r.regressions)),
+            "errors": "0",
+            "skipped": str(sum(c.status == "not-compared" for c in r.checks)),
+            "timestamp": datetime.now().replace(microsecond=0).isoformat(),
+        },
+    )
     props = ET.SubElement(suite, "properties")
-    for name, value in (("baseline", r.baseline), ("candidate", r.candidate),
-                        ("max_cost_regression", f"{r.max_cost_regression:g}"),
-                        ("max_ftl_regression", f"{r.max_ftl_regression:g}"), ("cost_rule", r.cost_rule)):
+    for name, value in (
+        ("baseline", r.baseline),
+        ("candidate", r.candidate),
+        ("max_cost_regression", f"{r.max_cost_regression:g}"),
+        ("max_ftl_regression", f"{r.max_ftl_regression:g}"),
+        ("cost_rule", r.cost_rule),
+    ):
         ET.SubElement(props, "property", {"name": name, "value": value})
     for c in r.checks:
-        case = ET.SubElement(suite, "testcase", {"classname": f"gate.{c.config['backend'] or 'unknown'}",
-                                                 "name": f"{c.label} [{c.metric}]", "time": "0"})
-        detail = (f"{c.metric} ({c.basis}): baseline {_fmt(c.baseline, c.metric, c.basis)}, candidate "
-                  f"{_fmt(c.candidate, c.metric, c.basis)}" + ("" if c.change_pct is None else f", change {c.change_pct:+.1%}"))
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            {
+                "classname": f"gate.{c.config['backend'] or 'unknown'}",
+                "name": f"{c.label} [{c.metric}]",
+                "time": "0",
+            },
+        )
+        detail = (
+            f"{c.metric} ({c.basis}): baseline {_fmt(c.baseline, c.metric, c.basis)}, candidate "
+            f"{_fmt(c.candidate, c.metric, c.basis)}"
+            + ("" if c.change_pct is None else f", change {c.change_pct:+.1%}")
+        )
         if c.status == "regression":
             ET.SubElement(case, "failure", {"message": c.note, "type": "regression"}).text = detail
         elif c.status == "not-compared":
@@ -486,7 +703,7 @@ def junit_xml(report: GateReport) -> bytes:
 
 
 def parse_fraction(text: str | float) -> float:
-    """"10%" -> 0.10; "0.1" -> 0.10; a bare number above 1 is read as percent ("10" -> 0.10)."""
+    """ "10%" -> 0.10; "0.1" -> 0.10; a bare number above 1 is read as percent ("10" -> 0.10)."""
     if isinstance(text, int | float):
         value = float(text)
     else:

@@ -88,12 +88,21 @@ def markdown(doc: Document) -> bytes:
 
 # -- HTML -------------------------------------------------------------------------------------
 _CSS = """
-body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:1180px;margin:2em auto;padding:0 1em;color:#222}
-h1{font-size:1.6em;margin-bottom:.2em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:1.6em}
-table{border-collapse:collapse;margin:.4em 0 1.2em;font-size:.82em}th,td{border:1px solid #ccc;padding:3px 6px;vertical-align:top}
-th{background:#f1f4f8;text-align:left}td{overflow-wrap:anywhere}caption{text-align:left;font-weight:bold;padding:.3em 0}
-.meta{color:#555;font-size:.9em}.note{color:#666;font-size:.85em}.rec-buy{color:#2e7d32;font-weight:bold}
-.rec-no-buy{color:#c62828;font-weight:bold}.rec-defer{color:#ef8f00;font-weight:bold}.rec-keep{color:#1565c0;font-weight:bold}
+body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:1180px;
+     margin:2em auto;padding:0 1em;color:#222}
+h1{font-size:1.6em;margin-bottom:.2em}
+h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:1.6em}
+table{border-collapse:collapse;margin:.4em 0 1.2em;font-size:.82em}
+th,td{border:1px solid #ccc;padding:3px 6px;vertical-align:top}
+th{background:#f1f4f8;text-align:left}
+td{overflow-wrap:anywhere}
+caption{text-align:left;font-weight:bold;padding:.3em 0}
+.meta{color:#555;font-size:.9em}
+.note{color:#666;font-size:.85em}
+.rec-buy{color:#2e7d32;font-weight:bold}
+.rec-no-buy{color:#c62828;font-weight:bold}
+.rec-defer{color:#ef8f00;font-weight:bold}
+.rec-keep{color:#1565c0;font-weight:bold}
 figure{margin:1em 0}figcaption{color:#666;font-size:.85em}
 """
 
@@ -116,7 +125,9 @@ def html_page(doc: Document) -> bytes:
         f"<style>{_CSS}</style></head><body>",
         f"<h1>{e(doc.title)}</h1>",
         f"<p>{e(doc.subtitle)}</p>",
-        '<ul class="meta">' + "".join(f"<li><b>{e(k)}:</b> {e(v)}</li>" for k, v in doc.meta) + "</ul>",
+        '<ul class="meta">'
+        + "".join(f"<li><b>{e(k)}:</b> {e(v)}</li>" for k, v in doc.meta)
+        + "</ul>",
     ]
     for section in doc.sections:
         out.append(f"<h2>{e(section.title)}</h2>")
@@ -127,19 +138,28 @@ def html_page(doc: Document) -> bytes:
                 out.append("<ul>" + "".join(f"<li>{e(i)}</li>" for i in block.items) + "</ul>")
             elif isinstance(block, Table):
                 shown = block.display()
-                rows = ["<table>", f"<caption>{e(block.title)}</caption>",
-                        "<thead><tr>" + "".join(f"<th>{e(str(c))}</th>" for c in shown.columns) + "</tr></thead><tbody>"]
+                rows = [
+                    "<table>",
+                    f"<caption>{e(block.title)}</caption>",
+                    "<thead><tr>"
+                    + "".join(f"<th>{e(str(c))}</th>" for c in shown.columns)
+                    + "</tr></thead><tbody>",
+                ]
                 if shown.empty:
                     rows.append(f'<tr><td colspan="{max(len(shown.columns), 1)}">(none)</td></tr>')
                 for row in shown.itertuples(index=False):
-                    rows.append("<tr>" + "".join(f"<td>{_html_cell(str(v))}</td>" for v in row) + "</tr>")
+                    rows.append(
+                        "<tr>" + "".join(f"<td>{_html_cell(str(v))}</td>" for v in row) + "</tr>"
+                    )
                 rows.append("</tbody></table>")
                 if block.note:
                     rows.append(f'<p class="note">{e(block.note)}</p>')
                 out.append("".join(rows))
             elif isinstance(block, BarChart):
                 caption = f"<figcaption>{e(block.note)}</figcaption>" if block.note else ""
-                out.append(f'<figure role="img" aria-label="{e(block.title)}">{svg(block)}{caption}</figure>')
+                out.append(
+                    f'<figure role="img" aria-label="{e(block.title)}">{svg(block)}{caption}</figure>'
+                )
     out.append("</body></html>")
     return "\n".join(out).encode("utf-8")
 
@@ -168,7 +188,9 @@ def _pdf_text(text: str) -> str:
     return html.escape(text, quote=False)
 
 
-def _col_widths(shown: pd.DataFrame, total: float, char_pt: float = 4.4, pad_pt: float = 6.0) -> list[float]:
+def _col_widths(
+    shown: pd.DataFrame, total: float, char_pt: float = 4.4, pad_pt: float = 6.0
+) -> list[float]:
     """Every column first gets room for its longest short value, its longest word and its
     header's longest word; the width left over goes to the columns of long text, in proportion
     to how much more they would need to fit on one line."""
@@ -202,12 +224,26 @@ def pdf(doc: Document) -> bytes:
 
     regular, bold = _pdf_fonts()
     base = getSampleStyleSheet()
-    body = ParagraphStyle("body", parent=base["BodyText"], fontName=regular, fontSize=8.5, leading=11)
+    body = ParagraphStyle(
+        "body", parent=base["BodyText"], fontName=regular, fontSize=8.5, leading=11
+    )
     small = ParagraphStyle("small", parent=body, fontSize=7, leading=8.5)
     head = ParagraphStyle("head", parent=small, fontName=bold)
-    h1 = ParagraphStyle("h1", parent=base["Title"], fontName=bold, fontSize=17, leading=21, alignment=0)
-    h2 = ParagraphStyle("h2", parent=base["Heading2"], fontName=bold, fontSize=12, leading=15, spaceBefore=8, keepWithNext=1)
-    h3 = ParagraphStyle("h3", parent=body, fontName=bold, fontSize=9, spaceBefore=4, spaceAfter=2, keepWithNext=1)
+    h1 = ParagraphStyle(
+        "h1", parent=base["Title"], fontName=bold, fontSize=17, leading=21, alignment=0
+    )
+    h2 = ParagraphStyle(
+        "h2",
+        parent=base["Heading2"],
+        fontName=bold,
+        fontSize=12,
+        leading=15,
+        spaceBefore=8,
+        keepWithNext=1,
+    )
+    h3 = ParagraphStyle(
+        "h3", parent=body, fontName=bold, fontSize=9, spaceBefore=4, spaceAfter=2, keepWithNext=1
+    )
     note = ParagraphStyle("note", parent=small, textColor=colors.HexColor("#555555"))
     buffer = io.BytesIO()
     page = landscape(A4)
@@ -223,9 +259,17 @@ def pdf(doc: Document) -> bytes:
         canvas.restoreState()
 
     template = SimpleDocTemplate(
-        buffer, pagesize=page, leftMargin=margin, rightMargin=margin, topMargin=margin, bottomMargin=14 * mm,
-        title=doc.title, subject=doc.subtitle, author="tokendesk", creator="tokendesk",
-    )  # fmt: skip
+        buffer,
+        pagesize=page,
+        leftMargin=margin,
+        rightMargin=margin,
+        topMargin=margin,
+        bottomMargin=14 * mm,
+        title=doc.title,
+        subject=doc.subtitle,
+        author="tokendesk",
+        creator="tokendesk",
+    )
     story: list = [P(_pdf_text(doc.title), h1), P(_pdf_text(doc.subtitle), body), Spacer(1, 3)]
     for k, v in doc.meta:
         story.append(P(f"<b>{_pdf_text(k)}:</b> {_pdf_text(v)}", small))
@@ -252,17 +296,24 @@ def pdf(doc: Document) -> bytes:
                     story += [title, P("(none)", small)]
                     continue
                 data = [[P(_pdf_text(str(c)), head) for c in shown.columns]]
-                data += [[P(_pdf_text(str(v)), small) for v in row] for row in shown.itertuples(index=False)]
+                data += [
+                    [P(_pdf_text(str(v)), small) for v in row]
+                    for row in shown.itertuples(index=False)
+                ]
                 grid = LongTable(data, colWidths=_col_widths(shown, frame_w), repeatRows=1)
-                grid.setStyle(TableStyle([
-                    ("GRID", (0, 0), (-1, -1), 0.25, colors.HexColor("#b0b0b0")),
-                    ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#e8edf3")),
-                    ("VALIGN", (0, 0), (-1, -1), "TOP"),
-                    ("TOPPADDING", (0, 0), (-1, -1), 1.5),
-                    ("BOTTOMPADDING", (0, 0), (-1, -1), 1.5),
-                    ("LEFTPADDING", (0, 0), (-1, -1), 2.5),
-                    ("RIGHTPADDING", (0, 0), (-1, -1), 2.5),
-                ]))  # fmt: skip
+                grid.setStyle(
+                    TableStyle(
+                        [
+                            ("GRID", (0, 0), (-1, -1), 0.25, colors.HexColor("#b0b0b0")),
+                            ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#e8edf3")),
+                            ("VALIGN", (0, 0), (-1, -1), "TOP"),
+                            ("TOPPADDING", (0, 0), (-1, -1), 1.5),
+                            ("BOTTOMPADDING", (0, 0), (-1, -1), 1.5),
+                            ("LEFTPADDING", (0, 0), (-1, -1), 2.5),
+                            ("RIGHTPADDING", (0, 0), (-1, -1), 2.5),
+                        ]
+                    )
+                )
                 story += [title, grid]
                 if block.note:
                     story.append(P(_pdf_text(block.note), note))
@@ -346,7 +397,9 @@ def xlsx(doc: Document) -> bytes:
                 frame[column] = frame[column].astype(object)
         write(sheet, frame)
         if t.note:
-            sheet.cell(row=len(frame) + 3, column=1, value=_xlsx_value(t.note)).font = Font(italic=True)
+            sheet.cell(row=len(frame) + 3, column=1, value=_xlsx_value(t.note)).font = Font(
+                italic=True
+            )
     buffer = io.BytesIO()
     wb.properties.title = doc.title
     wb.properties.creator = "tokendesk"

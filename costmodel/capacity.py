@@ -19,14 +19,24 @@ from costmodel.options import Option, OptionTable
 OK, OFFLINE_ONLY, NO_POINT_MEETS, NO_TPOT, NO_PERCENTILE = 0, 1, 2, 3, 4
 
 
-def effective_percentile(values: dict[str, np.ndarray], percentile: str) -> tuple[np.ndarray, np.ndarray]:
+def effective_percentile(
+    values: dict[str, np.ndarray], percentile: str
+) -> tuple[np.ndarray, np.ndarray]:
     """The chosen percentile where published, else the next higher one as an upper bound.
 
     Returns (values, stand_in) where ``stand_in`` marks points whose figure is a higher
     percentile used as a conservative upper bound (e.g. p99 standing in for p95).
     """
-    ladder = [q for q in PERCENTILES if q in values and PERCENTILES.index(q) >= PERCENTILES.index(percentile)]
-    out = values[ladder[0]].copy() if ladder and ladder[0] == percentile else np.full_like(next(iter(values.values())), np.nan)
+    ladder = [
+        q
+        for q in PERCENTILES
+        if q in values and PERCENTILES.index(q) >= PERCENTILES.index(percentile)
+    ]
+    out = (
+        values[ladder[0]].copy()
+        if ladder and ladder[0] == percentile
+        else np.full_like(next(iter(values.values())), np.nan)
+    )
     stand_in = np.zeros(out.shape, dtype=bool)
     for q in ladder:
         if q == percentile:
@@ -66,7 +76,9 @@ def _group_running_max(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
     return np.maximum.accumulate(shifted) - groups * span
 
 
-def _segment_reduce(ufunc, values: np.ndarray, groups: np.ndarray, n: int, empty: float) -> np.ndarray:
+def _segment_reduce(
+    ufunc, values: np.ndarray, groups: np.ndarray, n: int, empty: float
+) -> np.ndarray:
     """ufunc.reduceat over contiguous, sorted groups; ``empty`` for groups with no element."""
     out = np.full(n, empty, dtype=float)
     if values.size == 0:
@@ -100,7 +112,9 @@ def capacity_arrays(table: OptionTable, slo: Slo) -> CapacityArrays:
     tok_ok = np.where(ok, tok, -np.inf)
     best = _segment_reduce(np.maximum, tok_ok, grp, n, -np.inf)
     is_best = ok & (tok_ok == best[grp])
-    first_best = _segment_reduce(np.minimum, np.where(is_best, np.arange(idx.size, dtype=float), np.inf), grp, n, np.inf)
+    first_best = _segment_reduce(
+        np.minimum, np.where(is_best, np.arange(idx.size, dtype=float), np.inf), grp, n, np.inf
+    )
     has_ok = np.isfinite(best)
     pick = first_best[has_ok].astype(np.int64)
     out_tok = np.full(n, np.nan)
@@ -124,7 +138,11 @@ def capacity_arrays(table: OptionTable, slo: Slo) -> CapacityArrays:
             t = np.where(over, (slo.ftl_ms - env[a]) / np.maximum(env[b] - env[a], 1e-12), t)
             if slo.tpot_ms is not None:
                 over_t = env_tpot[b] > slo.tpot_ms
-                t_t = np.where(over_t, (slo.tpot_ms - env_tpot[a]) / np.maximum(env_tpot[b] - env_tpot[a], 1e-12), 1.0)
+                t_t = np.where(
+                    over_t,
+                    (slo.tpot_ms - env_tpot[a]) / np.maximum(env_tpot[b] - env_tpot[a], 1e-12),
+                    1.0,
+                )
                 t = np.minimum(t, t_t)
             t = np.clip(t, 0.0, 1.0)
             tok_i = tok[a] + t * (tok[b] - tok[a])
@@ -144,7 +162,9 @@ def capacity_arrays(table: OptionTable, slo: Slo) -> CapacityArrays:
     best_ftl = _segment_reduce(np.minimum, ftl_all[lat_idx], lat_grp, n, np.inf)
     any_latency = np.isfinite(best_ftl)
     at_best = ftl_all[lat_idx] == best_ftl[lat_grp]
-    first_at = _segment_reduce(np.minimum, np.where(at_best, lat_idx.astype(float), np.inf), lat_grp, n, np.inf)
+    first_at = _segment_reduce(
+        np.minimum, np.where(at_best, lat_idx.astype(float), np.inf), lat_grp, n, np.inf
+    )
     best_conc = np.full(n, np.nan)
     best_conc[any_latency] = table.pt_concurrency[first_at[any_latency].astype(np.int64)]
     any_ttft = np.zeros(table.n_points, dtype=bool)
@@ -215,7 +235,9 @@ def explain(arrays: CapacityArrays, i: int, option: Option | None = None) -> str
             f"no point meets FTL {label} ≤ {slo.ftl_ms:,.0f} ms; best is {arrays.best_ftl_ms[i]:,.0f} ms"
             f" at {_fmt_conc(arrays.best_ftl_concurrency[i])}"
         )
-    how = "interpolated between measured points" if arrays.interpolated[i] else "at a measured point"
+    how = (
+        "interpolated between measured points" if arrays.interpolated[i] else "at a measured point"
+    )
     text = (
         f"{arrays.tok_s[i]:,.0f} output tok/s per unit at FTL {arrays.ftl_ms[i]:,.0f} ms"
         f" ({_fmt_conc(arrays.concurrency[i])}, {how})"

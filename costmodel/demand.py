@@ -40,7 +40,11 @@ class Slo:
 
     @property
     def key(self) -> tuple:
-        return (float(self.ftl_ms), self.percentile, None if self.tpot_ms is None else float(self.tpot_ms))
+        return (
+            float(self.ftl_ms),
+            self.percentile,
+            None if self.tpot_ms is None else float(self.tpot_ms),
+        )
 
     def describe(self) -> str:
         text = f"FTL {self.percentile} ≤ {self.ftl_ms:,.0f} ms"

@@ -14,7 +14,15 @@ from costmodel.uncertainty import cost_range, tornado
 #: Any of these 70B-class Llama models may serve the chat segment (same architecture family;
 #: published results mostly use Llama 2 70B as the MLPerf reference model).
 CHAT_MODELS = ("Llama-3.3-70B", "Llama-3.1-70B", "Llama-3-70B", "Llama-2-70B")
-SMALL_MODELS = ("Llama-3.1-8B", "Llama-3-8B", "Llama 3.1 8B", "Llama 3 8B", "GPT-J", "Llama-2-7B", "Mistral-7B")
+SMALL_MODELS = (
+    "Llama-3.1-8B",
+    "Llama-3-8B",
+    "Llama 3.1 8B",
+    "Llama 3 8B",
+    "GPT-J",
+    "Llama-2-7B",
+    "Mistral-7B",
+)
 
 
 def example_demand(home_regions: tuple[str, ...] | None = None) -> Demand:
@@ -45,25 +53,34 @@ def example_demand(home_regions: tuple[str, ...] | None = None) -> Demand:
     )
 
 
-def run_example(df, demand: Demand | None = None, policy: FleetPolicy | None = None) -> tuple[ScenarioResult, ...]:
+def run_example(
+    df, demand: Demand | None = None, policy: FleetPolicy | None = None
+) -> tuple[ScenarioResult, ...]:
     engine = Engine.from_frame(df)
     return engine.evaluate(builtin_scenarios(), demand or example_demand(), policy or FleetPolicy())
 
 
 def render_markdown(results: tuple[ScenarioResult, ...]) -> str:
-    out = ["| scenario | $/month | $/1K tokens | vs Stay | one-time | payback | vendor HHI | cutover |",
-           "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    out = [
+        "| scenario | $/month | $/1K tokens | vs Stay | one-time | payback | vendor HHI | cutover |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for r in results:
         per = f"{r.usd_per_1k_tokens:.5f}" if r.usd_per_1k_tokens else "–"
         pay = f"{r.payback_months:.1f} mo" if r.payback_months is not None else "–"
         out.append(
             f"| {r.name} | {r.monthly_usd:,.0f} | {per} | {r.savings_vs_baseline_usd or 0:,.0f} |"
-            f" {r.migration.one_time_usd:,.0f} | {pay} | {r.risk.hhi_vendor.value:,.0f} | {r.timeline.weeks_to_cutover:g} w |"
+            f" {r.migration.one_time_usd:,.0f} | {pay} | "
+            f"{r.risk.hhi_vendor.value:,.0f} | {r.timeline.weeks_to_cutover:g} w |"
         )
     for r in results:
         out.append(f"\n### {r.name}\n")
         for row in r.fleet_by_sku_region():
-            out.append(f"- {row['units_peak']} × {row['instance_type']} ({row['provider']} {row['region']}, {row['accelerator_id']}): ${row['monthly_usd']:,.0f}/month")
+            out.append(
+                f"- {row['units_peak']} × {row['instance_type']} ({row['provider']} "
+                f"{row['region']}, {row['accelerator_id']}): "
+                f"${row['monthly_usd']:,.0f}/month"
+            )
         out.extend(f"- {s.sentence}" for s in r.latency)
         out.extend(f"- {f.sentence}" for f in r.risk.figures())
         out.append(f"- {r.timeline.sentence}")

@@ -41,7 +41,9 @@ class FleetPolicy:
 
     def __post_init__(self) -> None:
         if not 0 < self.utilisation_cap <= 1:
-            raise ValueError(f"FleetPolicy.utilisation_cap must be in (0, 1], got {self.utilisation_cap}")
+            raise ValueError(
+                f"FleetPolicy.utilisation_cap must be in (0, 1], got {self.utilisation_cap}"
+            )
         if not 0 < self.availability <= 1:
             raise ValueError(f"FleetPolicy.availability must be in (0, 1], got {self.availability}")
         if self.spot_overprovision < 0:
@@ -103,7 +105,9 @@ class Sizing:
     pricing: str
 
 
-def units_needed(tok_s: float, unit_tok_s: float, utilisation_cap: float, availability: float) -> int:
+def units_needed(
+    tok_s: float, unit_tok_s: float, utilisation_cap: float, availability: float
+) -> int:
     """ceil(tok/s ÷ (unit tok/s × utilisation cap) ÷ availability)."""
     if tok_s <= 0:
         return 0
@@ -131,27 +135,66 @@ def size_line(inp: SizingInputs) -> Sizing:
         if pr.on_demand is not None:
             choices.append((units * pr.on_demand * hours, "on_demand", 0, 0, units * hours))
         if pr.committed is not None:
-            choices.append((units * pr.committed * hours, pr.committed_model or "committed", units, 0, 0.0))
+            choices.append(
+                (units * pr.committed * hours, pr.committed_model or "committed", units, 0, 0.0)
+            )
         if pol.batch_spot and pr.spot is not None:
             spot_units = int(math.ceil(units * (1 + pol.spot_overprovision) - _CEIL_EPS))
-            choices.append((spot_units * pr.spot * hours, f"spot (+{pol.spot_overprovision:.0%} for interruptions)", 0, spot_units, 0.0))
+            choices.append(
+                (
+                    spot_units * pr.spot * hours,
+                    f"spot (+{pol.spot_overprovision:.0%} for interruptions)",
+                    0,
+                    spot_units,
+                    0.0,
+                )
+            )
         cost, label, reserved, spot_units, od_hours = min(choices, key=lambda c: c[0])
-        return Sizing(units + (spot_units - units if spot_units else 0), reserved, od_hours, spot_units, cost, label)
+        return Sizing(
+            units + (spot_units - units if spot_units else 0),
+            reserved,
+            od_hours,
+            spot_units,
+            cost,
+            label,
+        )
 
     scale = inp.mean_tok_s / (inp.unit_tok_s * pol.utilisation_cap * pol.availability)
     ceil = math.ceil
-    hourly = [ceil(scale * c - _CEIL_EPS) if c > 0 else 0 for c in inp.curve] if scale > 0 else [0] * len(inp.curve)
+    hourly = (
+        [ceil(scale * c - _CEIL_EPS) if c > 0 else 0 for c in inp.curve]
+        if scale > 0
+        else [0] * len(inp.curve)
+    )
     if inp.mode == "standby":
         # Emergency capacity: held all month, carrying no base traffic.
         units = units_needed(inp.mean_tok_s, inp.unit_tok_s, pol.utilisation_cap, pol.availability)
         price = min(p for p in (pr.committed, pr.on_demand) if p is not None)
-        label = pr.committed_model if pr.committed is not None and price == pr.committed else "on_demand"
-        return Sizing(units, units if label != "on_demand" else 0, 0.0 if label != "on_demand" else units * hours, 0, units * price * hours, f"standby on {label}")
+        label = (
+            pr.committed_model
+            if pr.committed is not None and price == pr.committed
+            else "on_demand"
+        )
+        return Sizing(
+            units,
+            units if label != "on_demand" else 0,
+            0.0 if label != "on_demand" else units * hours,
+            0,
+            units * price * hours,
+            f"standby on {label}",
+        )
 
     peak = max(hourly) if hourly else 0
     if pr.on_demand is None:
         # Reservation- or block-only SKU: the whole peak fleet is committed.
-        return Sizing(peak, peak, 0.0, 0, peak * pr.committed * hours, f"{pr.committed_model} for the whole fleet (no on-demand price)")
+        return Sizing(
+            peak,
+            peak,
+            0.0,
+            0,
+            peak * pr.committed * hours,
+            f"{pr.committed_model} for the whole fleet (no on-demand price)",
+        )
     reserved = reserve_level(hourly, pr.discount) if pr.committed is not None else 0
     if pol.autoscale_on_demand:
         od_hours = sum(max(0, u - reserved) for u in hourly) * hours / HOURS_PER_DAY
@@ -159,9 +202,14 @@ def size_line(inp: SizingInputs) -> Sizing:
         od_hours = max(0, peak - reserved) * hours
     cost = od_hours * pr.on_demand + (reserved * pr.committed * hours if reserved else 0.0)
     if reserved:
-        label = f"{pr.committed_model} base of {reserved} (reserve to the {pr.discount:.0%} demand percentile) + on-demand burst"
+        label = (
+            f"{pr.committed_model} base of {reserved} (reserve to the "
+            f"{pr.discount:.0%} demand percentile) + on-demand burst"
+        )
     else:
-        label = "on_demand" + (" following the hourly curve" if pol.autoscale_on_demand else " held at peak")
+        label = "on_demand" + (
+            " following the hourly curve" if pol.autoscale_on_demand else " held at peak"
+        )
     return Sizing(peak, reserved, od_hours, 0, cost, label)
 
 
@@ -177,7 +225,9 @@ def commitment_factor_table(curve: np.ndarray, autoscale: bool) -> tuple[np.ndar
     return ordered, excess
 
 
-def commitment_factor(discount: np.ndarray, ordered: np.ndarray, excess: np.ndarray, autoscale: bool) -> np.ndarray:
+def commitment_factor(
+    discount: np.ndarray, ordered: np.ndarray, excess: np.ndarray, autoscale: bool
+) -> np.ndarray:
     n = ordered.size
     idx = np.clip(np.ceil(discount * n - _CEIL_EPS).astype(np.int64) - 1, 0, n - 1)
     k = (1.0 - discount) * ordered[idx] + excess[idx]
@@ -185,7 +235,14 @@ def commitment_factor(discount: np.ndarray, ordered: np.ndarray, excess: np.ndar
     return np.where(discount > 0, np.minimum(k, no_reserve), no_reserve)
 
 
-def rescale(inp: SizingInputs, *, price: float = 1.0, throughput: float = 1.0, demand: float = 1.0, **policy_changes) -> SizingInputs:
+def rescale(
+    inp: SizingInputs,
+    *,
+    price: float = 1.0,
+    throughput: float = 1.0,
+    demand: float = 1.0,
+    **policy_changes,
+) -> SizingInputs:
     """The same line with prices, throughput or demand multiplied (for ranges and tornado)."""
     pr = inp.prices
 
@@ -194,4 +251,10 @@ def rescale(inp: SizingInputs, *, price: float = 1.0, throughput: float = 1.0, d
 
     prices = GroupPrices(mul(pr.on_demand), mul(pr.committed), pr.committed_model, mul(pr.spot))
     pol = replace(inp.policy, **policy_changes) if policy_changes else inp.policy
-    return replace(inp, prices=prices, unit_tok_s=inp.unit_tok_s * throughput, mean_tok_s=inp.mean_tok_s * demand, policy=pol)
+    return replace(
+        inp,
+        prices=prices,
+        unit_tok_s=inp.unit_tok_s * throughput,
+        mean_tok_s=inp.mean_tok_s * demand,
+        policy=pol,
+    )

@@ -111,15 +111,29 @@ def memory_fit(
     )
     if context_tokens > arch.max_context:
         return MemoryFit(
-            **base, fits=False, accelerators_per_replica=None, tensor_parallel=None, pipeline_parallel=None,
-            usable_gib_per_device=0.0, kv_tokens_capacity=None, rejected=(),
-            explanation=f"{arch.name} supports at most {arch.max_context:,} tokens of context; {context_tokens:,} were asked for",
+            **base,
+            fits=False,
+            accelerators_per_replica=None,
+            tensor_parallel=None,
+            pipeline_parallel=None,
+            usable_gib_per_device=0.0,
+            kv_tokens_capacity=None,
+            rejected=(),
+            explanation=f"{arch.name} supports at most {arch.max_context:,} tokens of context; "
+            f"{context_tokens:,} were asked for",
         )
     if memory_gib is None:
         return MemoryFit(
-            **base, fits=False, accelerators_per_replica=None, tensor_parallel=None, pipeline_parallel=None,
-            usable_gib_per_device=0.0, kv_tokens_capacity=None, rejected=(),
-            explanation=f"{name} has no device memory in the catalog (a CPU uses host DRAM); pass the host's memory_gib",
+            **base,
+            fits=False,
+            accelerators_per_replica=None,
+            tensor_parallel=None,
+            pipeline_parallel=None,
+            usable_gib_per_device=0.0,
+            kv_tokens_capacity=None,
+            rejected=(),
+            explanation=f"{name} has no device memory in the catalog (a CPU uses host DRAM); "
+            "pass the host's memory_gib",
         )
     usable = memory_gib * usable_fraction * GIB - overhead_gib_per_device * GIB
     need_kv_seq = kv_seq * concurrent_sequences
@@ -140,16 +154,24 @@ def memory_fit(
             if total > 0 and kv_room >= max(floor, need_kv_seq):
                 head = (
                     f"{arch.name} in {precision} needs {w / GIB:,.1f} GiB of weights; {n} × {name} give"
-                    f" {total / GIB:,.1f} GiB usable ({usable_fraction:.2f} × {memory_gib:g} GiB − {overhead_gib_per_device:g} GiB"
-                    f" overhead each), leaving {kv_room / GIB:,.1f} GiB ({kv_room / total:.0%}) for KV cache ≈"
+                    f" {total / GIB:,.1f} GiB usable ({usable_fraction:.2f} × "
+                    f"{memory_gib:g} GiB − {overhead_gib_per_device:g} GiB"
+                    f" overhead each), leaving {kv_room / GIB:,.1f} GiB "
+                    f"({kv_room / total:.0%}) for KV cache ≈"
                     f" {_fmt_tokens(kv_room / kv_tok)} tokens at {kv_tok / 1024:,.0f} KiB/token"
                 )
                 if rejected:
                     head += "; smaller counts fail: " + "; ".join(rejected)
                 return MemoryFit(
-                    **base, fits=True, accelerators_per_replica=n, tensor_parallel=tp, pipeline_parallel=pp,
-                    usable_gib_per_device=usable / GIB, kv_tokens_capacity=kv_room / kv_tok,
-                    rejected=tuple(rejected), explanation=head,
+                    **base,
+                    fits=True,
+                    accelerators_per_replica=n,
+                    tensor_parallel=tp,
+                    pipeline_parallel=pp,
+                    usable_gib_per_device=usable / GIB,
+                    kv_tokens_capacity=kv_room / kv_tok,
+                    rejected=tuple(rejected),
+                    explanation=head,
                 )
             if kv_room < 0:
                 why = f"{n} × {name} = {total / GIB:,.1f} GiB usable < {w / GIB:,.1f} GiB weights"
@@ -157,12 +179,20 @@ def memory_fit(
                 need = max(floor, need_kv_seq)
                 why = (
                     f"{n} × {name} leaves {kv_room / GIB:,.1f} GiB for KV, below the"
-                    f" {need / GIB:,.1f} GiB needed ({min_kv_fraction:.0%} floor or {concurrent_sequences} × {context_tokens:,}-token sequence)"
+                    f" {need / GIB:,.1f} GiB needed ({min_kv_fraction:.0%} floor or "
+                    f"{concurrent_sequences} × {context_tokens:,}-token sequence)"
                 )
         rejected.append(why)
         n *= 2
     return MemoryFit(
-        **base, fits=False, accelerators_per_replica=None, tensor_parallel=None, pipeline_parallel=None,
-        usable_gib_per_device=usable / GIB, kv_tokens_capacity=None, rejected=tuple(rejected),
-        explanation=f"{arch.name} in {precision} does not fit on up to {max_accelerators} × {name}: " + "; ".join(rejected[-2:]),
+        **base,
+        fits=False,
+        accelerators_per_replica=None,
+        tensor_parallel=None,
+        pipeline_parallel=None,
+        usable_gib_per_device=usable / GIB,
+        kv_tokens_capacity=None,
+        rejected=tuple(rejected),
+        explanation=f"{arch.name} in {precision} does not fit on up to {max_accelerators} × {name}: "
+        + "; ".join(rejected[-2:]),
     )

@@ -99,19 +99,27 @@ class Option:
 
     def __post_init__(self) -> None:
         if not self.usd_per_unit_hour > 0:
-            raise ValueError(f"option {self.option_id}: usd_per_unit_hour must be > 0 (a $0 row is never valid)")
+            raise ValueError(
+                f"option {self.option_id}: usd_per_unit_hour must be > 0 (a $0 row is never valid)"
+            )
         if not self.points and not self.n_table_points:
             raise ValueError(f"option {self.option_id}: needs at least one operating point")
 
     @property
     def group_key(self) -> tuple:
         """Sibling quotes (same hardware, region and configuration, different pricing model)."""
-        return (self.provider, self.region, self.zone or "", self.instance_type, self.price_basis, self.config_key)
+        return (
+            self.provider,
+            self.region,
+            self.zone or "",
+            self.instance_type,
+            self.price_basis,
+            self.config_key,
+        )
 
     @property
     def sku_label(self) -> str:
         return f"{self.provider} {self.instance_type} ({self.region})"
-
 
 
 def _ts(value) -> datetime | None:
@@ -154,12 +162,19 @@ def options_from_frame(df) -> list[Option]:
     frame = df.reset_index(drop=True)
     rows = columns["row"]
     result_ids = (
-        frame["result_id"].iloc[rows].astype(object).to_numpy() if "result_id" in frame else np.full(len(rows), None)
+        frame["result_id"].iloc[rows].astype(object).to_numpy()
+        if "result_id" in frame
+        else np.full(len(rows), None)
     )
     request_rate = columns["request_rate"]
     # Within an option, points in load order (concurrency, then request rate, unknown last).
-    order = np.lexsort((np.nan_to_num(request_rate, nan=np.inf), np.nan_to_num(columns["raw_concurrency"], nan=np.inf),
-                        columns["option"]))  # fmt: skip
+    order = np.lexsort(
+        (
+            np.nan_to_num(request_rate, nan=np.inf),
+            np.nan_to_num(columns["raw_concurrency"], nan=np.inf),
+            columns["option"],
+        )
+    )
 
     def value(array: np.ndarray, i: int) -> float | None:
         v = float(array[i])
@@ -184,7 +199,9 @@ def options_from_frame(df) -> list[Option]:
                 result_id=_text(result_ids[i]),
             )
         )
-    return [replace(o, points=tuple(p), n_table_points=0) for o, p in zip(options, points, strict=True)]
+    return [
+        replace(o, points=tuple(p), n_table_points=0) for o, p in zip(options, points, strict=True)
+    ]
 
 
 class _Codes:
@@ -240,7 +257,9 @@ class OptionTable:
                 {
                     "option": np.repeat(np.arange(len(opts), dtype=np.int64), counts),
                     "tok_s": col(lambda p: p.unit_output_tok_s),
-                    "concurrency": col(lambda p: p.concurrency if p.concurrency is not None else p.request_rate_rps),
+                    "concurrency": col(
+                        lambda p: p.concurrency if p.concurrency is not None else p.request_rate_rps
+                    ),
                     "offline": np.array([p.offline for p in pts], dtype=bool),
                     "ttft": {q: col(lambda p, q=q: p.ttft(q)) for q in PERCENTILES},
                     "tpot": {q: col(lambda p, q=q: p.tpot(q)) for q in ("p50", "p95", "p99")},
@@ -300,7 +319,11 @@ class OptionTable:
     def model_mask(self, model_keys: Sequence[str]) -> np.ndarray:
         """Options whose model matches one of the keys (equal, or the key is a prefix)."""
         lookup = np.array(
-            [any(label == k or label.startswith(k) for k in model_keys) for label in self.model.labels] + [False],
+            [
+                any(label == k or label.startswith(k) for k in model_keys)
+                for label in self.model.labels
+            ]
+            + [False],
             dtype=bool,
         )
         return lookup[self.model.codes]
@@ -334,7 +357,11 @@ def _frame_columns(df) -> tuple[tuple[Option, ...], dict]:
     nan = np.full(n, np.nan)
 
     def num(column: str) -> np.ndarray:
-        return pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float) if column in frame else nan.copy()
+        return (
+            pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float)
+            if column in frame
+            else nan.copy()
+        )
 
     def coded(column: str, default: str = "") -> tuple[np.ndarray, np.ndarray]:
         """(per-row codes, sorted labels): codes order like the strings they stand for."""
@@ -346,7 +373,9 @@ def _frame_columns(df) -> tuple[tuple[Option, ...], dict]:
             codes = values.cat.codes.to_numpy().astype(np.int64)
             codes[codes < 0] = len(labels) - 1
         else:
-            codes, uniques = pd.factorize(values.astype(object).where(values.notna(), default).astype(str))
+            codes, uniques = pd.factorize(
+                values.astype(object).where(values.notna(), default).astype(str)
+            )
             labels = np.asarray(uniques, dtype=object)
         unique_labels, inverse = np.unique(labels.astype(str), return_inverse=True)
         return inverse[codes], unique_labels.astype(object)
@@ -357,24 +386,45 @@ def _frame_columns(df) -> tuple[tuple[Option, ...], dict]:
         values = frame[column].iloc[rows].astype(object)
         return values.where(values.notna(), "").astype(str).to_numpy(dtype=object)
 
-    empty = {"option": np.zeros(0, np.int64), "tok_s": np.zeros(0), "concurrency": np.zeros(0),
-             "offline": np.zeros(0, bool), "ttft": {q: np.zeros(0) for q in PERCENTILES},
-             "tpot": {q: np.zeros(0) for q in ("p50", "p95", "p99")}, "row": np.zeros(0, np.int64),
-             "total_tok_s": np.zeros(0), "raw_concurrency": np.zeros(0), "request_rate": np.zeros(0)}  # fmt: skip
+    empty = {
+        "option": np.zeros(0, np.int64),
+        "tok_s": np.zeros(0),
+        "concurrency": np.zeros(0),
+        "offline": np.zeros(0, bool),
+        "ttft": {q: np.zeros(0) for q in PERCENTILES},
+        "tpot": {q: np.zeros(0) for q in ("p50", "p95", "p99")},
+        "row": np.zeros(0, np.int64),
+        "total_tok_s": np.zeros(0),
+        "raw_concurrency": np.zeros(0),
+        "request_rate": np.zeros(0),
+    }
     if n == 0:
         return (), empty
-    key_names = ("provider", "region", "zone", "instance_type", "pricing_model", "price_basis", "usd_per_hour", "config_key")
+    key_names = (
+        "provider",
+        "region",
+        "zone",
+        "instance_type",
+        "pricing_model",
+        "price_basis",
+        "usd_per_hour",
+        "config_key",
+    )
     keys: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for name in key_names:
         if name != "usd_per_hour":
             keys[name] = coded(name, "instance" if name == "price_basis" else "")
     usd_all = num("usd_per_hour")
     usd_code, usd_values = np.unique(np.nan_to_num(usd_all, nan=-1.0), return_inverse=True)[::-1]
-    group_frame = pd.DataFrame({name: (usd_code if name == "usd_per_hour" else keys[name][0]) for name in key_names})
+    group_frame = pd.DataFrame(
+        {name: (usd_code if name == "usd_per_hour" else keys[name][0]) for name in key_names}
+    )
     gid = group_frame.groupby(list(key_names), sort=True).ngroup().to_numpy()
     n_groups = int(gid.max()) + 1
     concurrency, rate = num("concurrency"), num("request_rate_rps")
-    order = np.lexsort((np.nan_to_num(rate, nan=np.inf), np.nan_to_num(concurrency, nan=np.inf), gid))
+    order = np.lexsort(
+        (np.nan_to_num(rate, nan=np.inf), np.nan_to_num(concurrency, nan=np.inf), gid)
+    )
     starts = np.r_[0, np.flatnonzero(np.diff(gid[order])) + 1]
     first = np.empty(n_groups, dtype=np.int64)
     first[gid[order][starts]] = order[starts]
@@ -397,9 +447,10 @@ def _frame_columns(df) -> tuple[tuple[Option, ...], dict]:
     unit_price = np.where(per_acc_group, per_acc_price * apr, usd)
     rpi_first = num("replicas_per_instance")[first]
     replicas = np.where(
-        per_acc_group, 1,
+        per_acc_group,
+        1,
         np.where(np.isnan(rpi_first) | (rpi_first == 0), count // np.maximum(apr, 1), rpi_first),
-    ).astype(np.int64)  # fmt: skip
+    ).astype(np.int64)
     valid_group = (unit_price > 0) & (per_acc_group | (replicas >= 1))
 
     inst_out, inst_tot = num("instance_output_tok_s"), num("instance_total_tok_s")
@@ -416,45 +467,91 @@ def _frame_columns(df) -> tuple[tuple[Option, ...], dict]:
     points_per_group = np.bincount(gid[valid_row], minlength=n_groups)
     heads = first[kept_groups]
     measured_min = (
-        pd.Series(pd.to_datetime(frame["bench_measured_at"]).to_numpy()).groupby(gid).min().to_numpy()
-        if "bench_measured_at" in frame else None
-    )  # fmt: skip
+        pd.Series(pd.to_datetime(frame["bench_measured_at"]).to_numpy())
+        .groupby(gid)
+        .min()
+        .to_numpy()
+        if "bench_measured_at" in frame
+        else None
+    )
     at = {name: key_at(name, heads) for name in keys}
-    text = {name: text_at(name, heads) for name in (
-        "accelerator_id", "accelerator_name", "vendor", "backend", "model", "precision", "runtime",
-        "runtime_version", "workload", "ttft_basis", "price_source_url", "bench_source_url", "bench_source_title",
-    )}  # fmt: skip
+    text = {
+        name: text_at(name, heads)
+        for name in (
+            "accelerator_id",
+            "accelerator_name",
+            "vendor",
+            "backend",
+            "model",
+            "precision",
+            "runtime",
+            "runtime_version",
+            "workload",
+            "ttft_basis",
+            "price_source_url",
+            "bench_source_url",
+            "bench_source_title",
+        )
+    }
     in_tokens, out_tokens = num("input_tokens")[heads], num("output_tokens")[heads]
-    observed = frame["price_observed_at"].iloc[heads].to_numpy(dtype=object) if "price_observed_at" in frame else np.full(len(heads), None)
+    observed = (
+        frame["price_observed_at"].iloc[heads].to_numpy(dtype=object)
+        if "price_observed_at" in frame
+        else np.full(len(heads), None)
+    )
     options = []
     for j, g in enumerate(kept_groups):
         provider, region, zone = at["provider"][j], at["region"][j], at["zone"][j]
-        instance_type, pricing_model, config_key = at["instance_type"][j], at["pricing_model"][j], at["config_key"][j]
+        instance_type, pricing_model, config_key = (
+            at["instance_type"][j],
+            at["pricing_model"][j],
+            at["config_key"][j],
+        )
         zone_part = f"/{zone}" if zone else ""
         options.append(
             Option(
                 option_id=f"{provider}:{region}{zone_part}:{instance_type}:{pricing_model}:{config_key}",
-                provider=provider, region=region, zone=zone or None, instance_type=instance_type,
-                pricing_model=pricing_model, price_basis=at["price_basis"][j],
-                accelerator_id=text["accelerator_id"][j], accelerator_name=text["accelerator_name"][j],
-                vendor=text["vendor"][j], backend=text["backend"][j],
+                provider=provider,
+                region=region,
+                zone=zone or None,
+                instance_type=instance_type,
+                pricing_model=pricing_model,
+                price_basis=at["price_basis"][j],
+                accelerator_id=text["accelerator_id"][j],
+                accelerator_name=text["accelerator_name"][j],
+                vendor=text["vendor"][j],
+                backend=text["backend"][j],
                 usd_per_unit_hour=float(unit_price[g]),
                 accelerators_per_unit=int(apr[g] if per_acc_group[g] else count[g]),
-                accelerators_per_replica=int(apr[g]), replicas_per_unit=int(replicas[g]),
-                config_key=config_key, model=text["model"][j], precision=text["precision"][j],
-                runtime=text["runtime"][j], runtime_version=text["runtime_version"][j], workload=text["workload"][j],
-                input_tokens=int(in_tokens[j]) if in_tokens[j] == in_tokens[j] and in_tokens[j] else None,
-                output_tokens=int(out_tokens[j]) if out_tokens[j] == out_tokens[j] and out_tokens[j] else None,
+                accelerators_per_replica=int(apr[g]),
+                replicas_per_unit=int(replicas[g]),
+                config_key=config_key,
+                model=text["model"][j],
+                precision=text["precision"][j],
+                runtime=text["runtime"][j],
+                runtime_version=text["runtime_version"][j],
+                workload=text["workload"][j],
+                input_tokens=int(in_tokens[j])
+                if in_tokens[j] == in_tokens[j] and in_tokens[j]
+                else None,
+                output_tokens=int(out_tokens[j])
+                if out_tokens[j] == out_tokens[j] and out_tokens[j]
+                else None,
                 ttft_basis=text["ttft_basis"][j] or "measured",
-                price_source_url=text["price_source_url"][j], price_observed_at=_ts(observed[j]),
-                bench_source_url=text["bench_source_url"][j], bench_source_title=text["bench_source_title"][j],
+                price_source_url=text["price_source_url"][j],
+                price_observed_at=_ts(observed[j]),
+                bench_source_url=text["bench_source_url"][j],
+                bench_source_title=text["bench_source_title"][j],
                 bench_measured_at=_ts(measured_min[g]) if measured_min is not None else None,
-                points=(), n_table_points=int(points_per_group[g]),
+                points=(),
+                n_table_points=int(points_per_group[g]),
             )
-        )  # fmt: skip
+        )
     rows = np.flatnonzero(valid_row)
     scenario_codes, scenario_labels = coded("scenario")
-    offline_labels = np.flatnonzero(np.isin(np.char.lower(scenario_labels.astype(str)), list(OFFLINE_SCENARIOS)))
+    offline_labels = np.flatnonzero(
+        np.isin(np.char.lower(scenario_labels.astype(str)), list(OFFLINE_SCENARIOS))
+    )
     point_columns = {
         "option": new_index[gid[rows]],
         "tok_s": inst_out[rows],

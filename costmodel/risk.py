@@ -83,11 +83,15 @@ def maturity_lookup(backend: str, family: str, precision: str, table: Sequence) 
         pick = min(both, key=lambda r: r.score) if both else rows.get(("*", "*"))
     if pick is None:
         return MaturityScore(
-            0.0, f"{backend}/{precision}: no maturity evidence in data/software_maturity.csv; scored 0 until certified", ""
+            0.0,
+            f"{backend}/{precision}: no maturity evidence in "
+            "data/software_maturity.csv; scored 0 until certified",
+            "",
         )
     return MaturityScore(
         pick.score,
-        f"{backend}/{family}/{precision}: {pick.score:.0f}/100 — {pick.known_gaps} ({pick.source_title}, {pick.source_date})",
+        f"{backend}/{family}/{precision}: {pick.score:.0f}/100 — "
+        f"{pick.known_gaps} ({pick.source_title}, {pick.source_date})",
         pick.source_url,
     )
 
@@ -103,7 +107,14 @@ class RiskReport:
     staleness: RiskFigure
 
     def figures(self) -> tuple[RiskFigure, ...]:
-        return (self.hhi_vendor, self.hhi_cloud, self.hhi_region, *self.supply, self.maturity, self.staleness)
+        return (
+            self.hhi_vendor,
+            self.hhi_cloud,
+            self.hhi_region,
+            *self.supply,
+            self.maturity,
+            self.staleness,
+        )
 
 
 def _weights(lines: Iterable[SpendLine], attr: str) -> dict[str, float]:
@@ -113,7 +124,9 @@ def _weights(lines: Iterable[SpendLine], attr: str) -> dict[str, float]:
     return out
 
 
-def assess_risk(lines: Sequence[SpendLine], maturity_table: Sequence, as_of: datetime | None) -> RiskReport:
+def assess_risk(
+    lines: Sequence[SpendLine], maturity_table: Sequence, as_of: datetime | None
+) -> RiskReport:
     lines = [ln for ln in lines if ln.monthly_usd > 0]
     total = sum(ln.monthly_usd for ln in lines) or 1.0
     supply: list[RiskFigure] = []
@@ -124,7 +137,11 @@ def assess_risk(lines: Sequence[SpendLine], maturity_table: Sequence, as_of: dat
             blocked,
             "share of spend",
             f"{blocked:.0%} of spend is on SKUs sold only as reservations or capacity blocks"
-            + (": no on-demand fallback if the block is not renewed." if blocked else "; all have on-demand fallback."),
+            + (
+                ": no on-demand fallback if the block is not renewed."
+                if blocked
+                else "; all have on-demand fallback."
+            ),
         )
     )
     regions_by_sku: dict[str, set[str]] = {}
@@ -138,7 +155,11 @@ def assess_risk(lines: Sequence[SpendLine], maturity_table: Sequence, as_of: dat
             single_spend,
             "share of spend",
             f"{single_spend:.0%} of spend is on accelerators bought in a single region"
-            + (f" ({', '.join(single)}): a regional shortage or outage has no in-plan alternative." if single else "."),
+            + (
+                f" ({', '.join(single)}): a regional shortage or outage has no in-plan alternative."
+                if single
+                else "."
+            ),
         )
     )
     spot = sum(ln.monthly_usd for ln in lines if ln.spot) / total
@@ -148,7 +169,9 @@ def assess_risk(lines: Sequence[SpendLine], maturity_table: Sequence, as_of: dat
             spot,
             "share of spend",
             f"{spot:.0%} of spend is on spot capacity, which can be reclaimed at short notice"
-            " (interruptions correlate within a zone)." if spot else "No spend on spot capacity.",
+            " (interruptions correlate within a zone)."
+            if spot
+            else "No spend on spot capacity.",
         )
     )
     details: list[str] = []

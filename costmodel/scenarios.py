@@ -112,29 +112,51 @@ def shift_to_amd(share: float = 0.25, incumbent: Allocation = INCUMBENT) -> Scen
     )
 
 
-def add_cpu_fallback(share: float = 0.10, standby_share: float = 0.25, incumbent: Allocation = INCUMBENT) -> Scenario:
+def add_cpu_fallback(
+    share: float = 0.10, standby_share: float = 0.25, incumbent: Allocation = INCUMBENT
+) -> Scenario:
     return Scenario(
         "Add CPU fallback",
         (
             Allocation(incumbent.label, 1 - share, **_filters(incumbent)),
-            Allocation("CPU fallback", share, backends=("cpu",), small_models_only=True, standby_share=standby_share),
+            Allocation(
+                "CPU fallback",
+                share,
+                backends=("cpu",),
+                small_models_only=True,
+                standby_share=standby_share,
+            ),
         ),
         f"Serve {share:.0%} of small-model traffic on CPUs and hold CPU emergency capacity for"
         f" {standby_share:.0%} of the small-model peak for days without GPUs.",
     )
 
 
-def builtin_scenarios(amd_share: float = 0.25, cpu_share: float = 0.10, incumbent: Allocation = INCUMBENT) -> tuple[Scenario, ...]:
-    return (stay(incumbent), shift_to_amd(amd_share, incumbent), add_cpu_fallback(cpu_share, incumbent=incumbent))
+def builtin_scenarios(
+    amd_share: float = 0.25, cpu_share: float = 0.10, incumbent: Allocation = INCUMBENT
+) -> tuple[Scenario, ...]:
+    return (
+        stay(incumbent),
+        shift_to_amd(amd_share, incumbent),
+        add_cpu_fallback(cpu_share, incumbent=incumbent),
+    )
 
 
 def _filters(a: Allocation) -> dict:
-    return dict(vendors=a.vendors, backends=a.backends, accelerator_ids=a.accelerator_ids, providers=a.providers, regions=a.regions)
+    return dict(
+        vendors=a.vendors,
+        backends=a.backends,
+        accelerator_ids=a.accelerator_ids,
+        providers=a.providers,
+        regions=a.regions,
+    )
 
 
 def segment_shares(scenario: Scenario, segment: Segment) -> dict[str, float]:
     """Traffic shares of one segment by allocation label, normalised to sum to 1."""
-    applicable = [a for a in scenario.allocations if not (a.small_models_only and not segment.small_model)]
+    applicable = [
+        a for a in scenario.allocations if not (a.small_models_only and not segment.small_model)
+    ]
     total = sum(a.share for a in applicable)
     if total <= 0:
         return {}
@@ -234,8 +256,16 @@ class ScenarioResult:
             key = (ln.provider, ln.region, ln.instance_type, ln.accelerator_id)
             row = out.setdefault(
                 key,
-                dict(provider=ln.provider, region=ln.region, instance_type=ln.instance_type, accelerator_id=ln.accelerator_id,
-                     vendor=ln.vendor, units_peak=0, accelerators_peak=0, monthly_usd=0.0),
+                dict(
+                    provider=ln.provider,
+                    region=ln.region,
+                    instance_type=ln.instance_type,
+                    accelerator_id=ln.accelerator_id,
+                    vendor=ln.vendor,
+                    units_peak=0,
+                    accelerators_peak=0,
+                    monthly_usd=0.0,
+                ),
             )
             row["units_peak"] += ln.units_peak
             row["accelerators_peak"] += ln.accelerators_peak
@@ -294,7 +324,9 @@ class Engine:
         if hit is None:
             t, n = self.table, self.n_groups
             labels = t.pricing_model.labels
-            committed_ok = set(policy.commitments) | (set(BLOCK_OR_CONTRACT) if policy.allow_block_or_contract else set())
+            committed_ok = set(policy.commitments) | (
+                set(BLOCK_OR_CONTRACT) if policy.allow_block_or_contract else set()
+            )
 
             def best(allowed: set[str]) -> tuple[np.ndarray, np.ndarray]:
                 mask = t.pricing_model.mask(allowed)
@@ -322,7 +354,9 @@ class Engine:
             self._curves[key] = hit
         return hit
 
-    def group_mask(self, segment: Segment, alloc: Allocation, mode: str, policy: FleetPolicy) -> np.ndarray:
+    def group_mask(
+        self, segment: Segment, alloc: Allocation, mode: str, policy: FleetPolicy
+    ) -> np.ndarray:
         regions = segment.home_regions if mode != "batch" else policy.batch_regions
         key = (segment.model_keys, segment.precisions, alloc.filter_key, regions)
         hit = self._masks.get(key)
@@ -338,12 +372,16 @@ class Engine:
             self._masks[key] = hit
         return hit
 
-    def ranking(self, segment: Segment, alloc: Allocation, mode: str, policy: FleetPolicy) -> tuple[np.ndarray, str]:
+    def ranking(
+        self, segment: Segment, alloc: Allocation, mode: str, policy: FleetPolicy
+    ) -> tuple[np.ndarray, str]:
         """Cheapest-first feasible groups for a slice (top few), or an empty array and the reason."""
         ranked, reason, _, _ = self._ranking_full(segment, alloc, mode, policy)
         return ranked[:TOP_K], reason
 
-    def shortlist(self, segment: Segment, alloc: Allocation, mode: str, policy: FleetPolicy, mean_tok_s: float) -> np.ndarray:
+    def shortlist(
+        self, segment: Segment, alloc: Allocation, mode: str, policy: FleetPolicy, mean_tok_s: float
+    ) -> np.ndarray:
         """The groups worth sizing exactly for this slice's volume: the TOP_K cheapest per unit of
         capacity, plus the TOP_K cheapest once whole units are counted. A small slice on a big
         instance pays for the idle part of its one unit, so the per-capacity order alone would
@@ -362,7 +400,16 @@ class Engine:
         """All feasible groups cheapest-first per unit of capacity, the reason when there are
         none, and each group's effective $/unit-hour and at-SLO capacity (for the shortlist)."""
         regions = segment.home_regions if mode != "batch" else policy.batch_regions
-        key = (segment.model_keys, segment.precisions, alloc.filter_key, regions, mode, segment.slo.key, segment.profile.key, policy.key)
+        key = (
+            segment.model_keys,
+            segment.precisions,
+            alloc.filter_key,
+            regions,
+            mode,
+            segment.slo.key,
+            segment.profile.key,
+            policy.key,
+        )
         hit = self._ranks.get(key)
         if hit is not None:
             return hit
@@ -371,7 +418,11 @@ class Engine:
         od, com, _, spot, _ = self.prices(policy)
         if mode == "batch":
             cap = cap_b
-            spot_eff = spot * (1 + policy.spot_overprovision) if policy.batch_spot else np.full_like(spot, np.nan)
+            spot_eff = (
+                spot * (1 + policy.spot_overprovision)
+                if policy.batch_spot
+                else np.full_like(spot, np.nan)
+            )
             term = np.fmin(np.fmin(od, com), spot_eff)
         else:
             cap = cap_i
@@ -406,8 +457,15 @@ class Engine:
             return f"no {alloc.label} option{where} for {models} has a usable price and throughput"
         groups = np.flatnonzero(gm)
         reps = self.rep[groups]
-        best = reps[np.nanargmin(np.where(np.isnan(arrays.best_ftl_ms[reps]), np.inf, arrays.best_ftl_ms[reps]))]
-        return f"no {alloc.label} option{where} for {models} meets the SLO: {explain(arrays, int(best), self.table.options[int(best)])}"
+        best = reps[
+            np.nanargmin(
+                np.where(np.isnan(arrays.best_ftl_ms[reps]), np.inf, arrays.best_ftl_ms[reps])
+            )
+        ]
+        return (
+            f"no {alloc.label} option{where} for {models} meets the SLO: "
+            f"{explain(arrays, int(best), self.table.options[int(best)])}"
+        )
 
     def family(self, model: str) -> str:
         fam = self._families.get(model)
@@ -420,8 +478,16 @@ class Engine:
         return fam
 
     # ---- evaluation -----------------------------------------------------------------------
-    def _line(self, scenario: Scenario, segment: Segment, alloc: Allocation, mode: str, share: float,
-              mean_tok_s: float, policy: FleetPolicy) -> tuple[FleetLine | None, str]:
+    def _line(
+        self,
+        scenario: Scenario,
+        segment: Segment,
+        alloc: Allocation,
+        mode: str,
+        share: float,
+        mean_tok_s: float,
+        policy: FleetPolicy,
+    ) -> tuple[FleetLine | None, str]:
         _, reason = self.ranking(segment, alloc, mode, policy)
         ranked = self.shortlist(segment, alloc, mode, policy, mean_tok_s)
         if ranked.size == 0:
@@ -454,24 +520,58 @@ class Engine:
         nkey = (segment.slo.key, i, interactive)
         note = self._notes.get(nkey)
         if note is None:
-            note = explain(arrays, i, o) if interactive else f"batch at the highest measured throughput, {inputs.unit_tok_s:,.0f} output tok/s per unit"
+            note = (
+                explain(arrays, i, o)
+                if interactive
+                else f"batch at the highest measured throughput, {inputs.unit_tok_s:,.0f} "
+                "output tok/s per unit"
+            )
             self._notes[nkey] = note
         line = FleetLine(
-            scenario=scenario.name, segment=segment.name, allocation=alloc.label, mode=mode, option_id=o.option_id,
-            provider=o.provider, region=o.region, instance_type=o.instance_type, accelerator_id=o.accelerator_id,
-            vendor=o.vendor, backend=o.backend, model=o.model, precision=o.precision, runtime=o.runtime, share=share,
-            mean_output_tok_s=mean_tok_s, unit_output_tok_s=inputs.unit_tok_s, units_peak=sized.units_peak,
-            units_reserved=sized.units_reserved, on_demand_unit_hours=sized.on_demand_unit_hours, units_spot=sized.units_spot,
-            accelerators_peak=sized.units_peak * o.accelerators_per_unit, pricing=sized.pricing, monthly_usd=sized.monthly_usd,
-            ftl_ms=ftl, slo_met=(ftl <= segment.slo.ftl_ms) if ftl is not None else None, capacity_note=note,
-            no_on_demand=inputs.prices.on_demand is None, sizing=inputs,
-            price_observed_at=_naive(o.price_observed_at), bench_measured_at=_naive(o.bench_measured_at),
+            scenario=scenario.name,
+            segment=segment.name,
+            allocation=alloc.label,
+            mode=mode,
+            option_id=o.option_id,
+            provider=o.provider,
+            region=o.region,
+            instance_type=o.instance_type,
+            accelerator_id=o.accelerator_id,
+            vendor=o.vendor,
+            backend=o.backend,
+            model=o.model,
+            precision=o.precision,
+            runtime=o.runtime,
+            share=share,
+            mean_output_tok_s=mean_tok_s,
+            unit_output_tok_s=inputs.unit_tok_s,
+            units_peak=sized.units_peak,
+            units_reserved=sized.units_reserved,
+            on_demand_unit_hours=sized.on_demand_unit_hours,
+            units_spot=sized.units_spot,
+            accelerators_peak=sized.units_peak * o.accelerators_per_unit,
+            pricing=sized.pricing,
+            monthly_usd=sized.monthly_usd,
+            ftl_ms=ftl,
+            slo_met=(ftl <= segment.slo.ftl_ms) if ftl is not None else None,
+            capacity_note=note,
+            no_on_demand=inputs.prices.on_demand is None,
+            sizing=inputs,
+            price_observed_at=_naive(o.price_observed_at),
+            bench_measured_at=_naive(o.bench_measured_at),
         )
         return line, ""
 
-    def evaluate_one(self, scenario: Scenario, demand: Demand, policy: FleetPolicy = DEFAULT_POLICY, *,
-                     gates: Mapping[str, Sequence[StageGate]] | None = None, maturity: Sequence | None = None,
-                     as_of: datetime | None = None) -> ScenarioResult:
+    def evaluate_one(
+        self,
+        scenario: Scenario,
+        demand: Demand,
+        policy: FleetPolicy = DEFAULT_POLICY,
+        *,
+        gates: Mapping[str, Sequence[StageGate]] | None = None,
+        maturity: Sequence | None = None,
+        as_of: datetime | None = None,
+    ) -> ScenarioResult:
         lines: list[FleetLine] = []
         warnings: list[str] = []
         unserved: list[str] = []
@@ -479,7 +579,10 @@ class Engine:
         for seg in demand.segments:
             shares = segment_shares(scenario, seg)
             allocs = {a.label: a for a in scenario.allocations}
-            for mode, volume in (("interactive", seg.interactive_share), ("batch", 1.0 - seg.interactive_share)):
+            for mode, volume in (
+                ("interactive", seg.interactive_share),
+                ("batch", 1.0 - seg.interactive_share),
+            ):
                 if volume <= 0 or seg.monthly_output_tokens <= 0:
                     continue
                 built: list[tuple[Allocation, float]] = []
@@ -488,13 +591,18 @@ class Engine:
                     if share <= 0:
                         continue
                     ranked, reason = self.ranking(seg, allocs[label], mode, policy)
-                    (built if ranked.size else missing).append((allocs[label], share) if ranked.size else (label, share, reason))
+                    (built if ranked.size else missing).append(
+                        (allocs[label], share) if ranked.size else (label, share, reason)
+                    )
                 if not built:
                     unserved.append(f"{seg.name} ({mode}): " + "; ".join(m[2] for m in missing))
                     continue
                 served = sum(s for _, s in built)
                 for label, share, reason in missing:
-                    warnings.append(f"{seg.name} ({mode}): {share:.0%} meant for {label} moved to the other allocations — {reason}")
+                    warnings.append(
+                        f"{seg.name} ({mode}): {share:.0%} meant for {label} moved to the other "
+                        f"allocations — {reason}"
+                    )
                 for alloc, share in built:
                     eff = share / served
                     mean = seg.mean_output_tok_s * volume * eff
@@ -502,25 +610,47 @@ class Engine:
                     lines.append(line)
                     if mode == "interactive":
                         met = bool(line.slo_met)
-                        latency.append(SegmentLatency(
-                            seg.name, alloc.label, line.ftl_ms, seg.slo.ftl_ms, seg.slo.percentile, met,
-                            f"{seg.name} on {alloc.label}: FTL {seg.slo.percentile} ≤ {line.ftl_ms:,.0f} ms at the planned load"
-                            f" against an SLO of {seg.slo.ftl_ms:,.0f} ms ({line.capacity_note}).",
-                        ))
+                        latency.append(
+                            SegmentLatency(
+                                seg.name,
+                                alloc.label,
+                                line.ftl_ms,
+                                seg.slo.ftl_ms,
+                                seg.slo.percentile,
+                                met,
+                                f"{seg.name} on {alloc.label}: FTL {seg.slo.percentile} ≤ "
+                                f"{line.ftl_ms:,.0f} ms at the planned load"
+                                f" against an SLO of {seg.slo.ftl_ms:,.0f} ms ({line.capacity_note}).",
+                            )
+                        )
                         if "conservative upper bound" in line.capacity_note:
-                            warnings.append(f"{seg.name} on {alloc.label}: FTL is a p99 upper bound standing in for {seg.slo.percentile}.")
+                            warnings.append(
+                                f"{seg.name} on {alloc.label}: FTL is a p99 upper bound standing in for "
+                                f"{seg.slo.percentile}."
+                            )
             for alloc in scenario.allocations:
                 if alloc.standby_share > 0 and alloc.label in shares and seg.interactive_share > 0:
-                    peak = seg.mean_output_tok_s * seg.interactive_share * seg.profile.peak * alloc.standby_share
-                    line, reason = self._line(scenario, seg, alloc, "standby", alloc.standby_share, peak, policy)
+                    peak = (
+                        seg.mean_output_tok_s
+                        * seg.interactive_share
+                        * seg.profile.peak
+                        * alloc.standby_share
+                    )
+                    line, reason = self._line(
+                        scenario, seg, alloc, "standby", alloc.standby_share, peak, policy
+                    )
                     if line is None:
-                        warnings.append(f"{seg.name}: no standby capacity for {alloc.label} — {reason}")
+                        warnings.append(
+                            f"{seg.name}: no standby capacity for {alloc.label} — {reason}"
+                        )
                     else:
                         lines.append(line)
         cost = sum(ln.monthly_usd for ln in lines)
         served_segments = {ln.segment for ln in lines}
         tokens = sum(s.monthly_tokens for s in demand.segments if s.name in served_segments)
-        out_tokens = sum(s.monthly_output_tokens for s in demand.segments if s.name in served_segments)
+        out_tokens = sum(
+            s.monthly_output_tokens for s in demand.segments if s.name in served_segments
+        )
         migration = migration_cost(scenario, lines)
         if gates is None:
             from costmodel.tables import stage_gates
@@ -529,7 +659,9 @@ class Engine:
         tkey = (migration.new_backends, scenario.gate_overrides, id(gates))
         timeline = self._timelines.get(tkey)
         if timeline is None:
-            timeline = plan_timeline(migration.new_backends, {**gates, **dict(scenario.gate_overrides)})
+            timeline = plan_timeline(
+                migration.new_backends, {**gates, **dict(scenario.gate_overrides)}
+            )
             self._timelines[tkey] = timeline
         if maturity is None:
             from costmodel.tables import software_maturity
@@ -538,21 +670,48 @@ class Engine:
         from costmodel.options import canonical_precision
 
         spend = [
-            SpendLine(ln.monthly_usd, ln.vendor, ln.provider, ln.region, ln.accelerator_id, ln.backend, self.family(ln.model),
-                      canonical_precision(ln.precision), ln.pricing, ln.units_spot > 0, ln.no_on_demand, ln.bench_measured_at)
+            SpendLine(
+                ln.monthly_usd,
+                ln.vendor,
+                ln.provider,
+                ln.region,
+                ln.accelerator_id,
+                ln.backend,
+                self.family(ln.model),
+                canonical_precision(ln.precision),
+                ln.pricing,
+                ln.units_spot > 0,
+                ln.no_on_demand,
+                ln.bench_measured_at,
+            )
             for ln in lines
         ]
         risk = assess_risk(spend, maturity, _naive(as_of) or self.as_of)
         return ScenarioResult(
-            scenario=scenario, lines=tuple(lines), monthly_usd=cost, monthly_tokens=tokens, monthly_output_tokens=out_tokens,
+            scenario=scenario,
+            lines=tuple(lines),
+            monthly_usd=cost,
+            monthly_tokens=tokens,
+            monthly_output_tokens=out_tokens,
             usd_per_1k_tokens=cost / (tokens / 1000) if tokens else None,
             usd_per_1k_output_tokens=cost / (out_tokens / 1000) if out_tokens else None,
-            latency=tuple(latency), migration=migration, risk=risk, timeline=timeline,
-            warnings=tuple(warnings), unserved=tuple(unserved),
+            latency=tuple(latency),
+            migration=migration,
+            risk=risk,
+            timeline=timeline,
+            warnings=tuple(warnings),
+            unserved=tuple(unserved),
         )
 
-    def evaluate(self, scenarios: Sequence[Scenario], demand: Demand, policy: FleetPolicy = DEFAULT_POLICY, *,
-                 baseline: str | None = None, **kwargs) -> tuple[ScenarioResult, ...]:
+    def evaluate(
+        self,
+        scenarios: Sequence[Scenario],
+        demand: Demand,
+        policy: FleetPolicy = DEFAULT_POLICY,
+        *,
+        baseline: str | None = None,
+        **kwargs,
+    ) -> tuple[ScenarioResult, ...]:
         """Evaluate scenarios and compare each with the baseline (``Stay`` if present, else the first)."""
         results = [self.evaluate_one(s, demand, policy, **kwargs) for s in scenarios]
         names = [r.name for r in results]
@@ -569,8 +728,11 @@ def migration_cost(scenario: Scenario, lines: Sequence[FleetLine]) -> MigrationC
     cert = len(new) * m.certification_runs_per_backend * m.usd_per_certification_run
     if new:
         sentence = (
-            f"One-time ${eng + cert:,.0f}: {sum(weeks.get(b, max(weeks.values())) for b in new):g} engineer-weeks at"
-            f" ${m.loaded_usd_per_engineer_week:,.0f} to bring up {', '.join(new)}, plus {len(new) * m.certification_runs_per_backend}"
+            f"One-time ${eng + cert:,.0f}: "
+            f"{sum(weeks.get(b, max(weeks.values())) for b in new):g} "
+            "engineer-weeks at"
+            f" ${m.loaded_usd_per_engineer_week:,.0f} to bring up {', '.join(new)}, "
+            f"plus {len(new) * m.certification_runs_per_backend}"
             f" certification runs at ${m.usd_per_certification_run:,.0f}."
         )
     else:
@@ -582,23 +744,46 @@ def compare_to_baseline(result: ScenarioResult, base: ScenarioResult) -> Scenari
     from dataclasses import replace
 
     if result is base:
-        return replace(result, savings_vs_baseline_usd=0.0, savings_pct=0.0, payback_months=None,
-                       payback_sentence="Baseline scenario.")
+        return replace(
+            result,
+            savings_vs_baseline_usd=0.0,
+            savings_pct=0.0,
+            payback_months=None,
+            payback_sentence="Baseline scenario.",
+        )
     savings = base.monthly_usd - result.monthly_usd
     pct = savings / base.monthly_usd if base.monthly_usd else None
     one_time = result.migration.one_time_usd
     if savings > 0:
         payback = one_time / savings
-        sentence = (f"Saves ${savings:,.0f}/month vs {base.name}; the ${one_time:,.0f} migration pays back in {payback:.1f} months."
-                    if one_time else f"Saves ${savings:,.0f}/month vs {base.name} with no migration cost.")
+        sentence = (
+            f"Saves ${savings:,.0f}/month vs {base.name}; the ${one_time:,.0f} "
+            f"migration pays back in {payback:.1f} months."
+            if one_time
+            else f"Saves ${savings:,.0f}/month vs {base.name} with no migration cost."
+        )
     else:
         payback = None
-        sentence = f"Costs ${-savings:,.0f}/month more than {base.name}; the migration never pays back at these prices."
-    return replace(result, savings_vs_baseline_usd=savings, savings_pct=pct, payback_months=payback, payback_sentence=sentence)
+        sentence = (
+            f"Costs ${-savings:,.0f}/month more than {base.name}; the migration "
+            "never pays back at these prices."
+        )
+    return replace(
+        result,
+        savings_vs_baseline_usd=savings,
+        savings_pct=pct,
+        payback_months=payback,
+        payback_sentence=sentence,
+    )
 
 
-def evaluate_scenarios(df_or_options, demand: Demand, scenarios: Sequence[Scenario] | None = None,
-                       policy: FleetPolicy = DEFAULT_POLICY, **kwargs) -> tuple[ScenarioResult, ...]:
+def evaluate_scenarios(
+    df_or_options,
+    demand: Demand,
+    scenarios: Sequence[Scenario] | None = None,
+    policy: FleetPolicy = DEFAULT_POLICY,
+    **kwargs,
+) -> tuple[ScenarioResult, ...]:
     """One-shot convenience: frame / options in, results out (builds a fresh engine)."""
     if isinstance(df_or_options, Engine):
         engine = df_or_options

@@ -46,7 +46,9 @@ def model_architectures() -> dict[str, ModelArchitecture]:
                 notes=row.get("notes", ""),
             )
         except (KeyError, ValueError) as exc:
-            raise ValueError(f"{path}:{line}: {exc}; every column must be filled with a number where numeric") from exc
+            raise ValueError(
+                f"{path}:{line}: {exc}; every column must be filled with a number where numeric"
+            ) from exc
         out[arch.model_id] = arch
     return out
 

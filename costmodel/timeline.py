@@ -54,7 +54,9 @@ def plan_timeline(
     deps: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
     for b in backends:
         if b not in durations:
-            raise ValueError(f"no stage-gate durations for backend {b!r}; add rows to data/stage_gates.csv or pass them")
+            raise ValueError(
+                f"no stage-gate durations for backend {b!r}; add rows to data/stage_gates.csv or pass them"
+            )
         for g in durations[b]:
             node = ("*", g.gate) if g.gate in SHARED_GATES else (b, g.gate)
             if node in nodes and node[0] == "*":
@@ -95,7 +97,9 @@ def plan_timeline(
         cur = prev[cur]
     path.reverse()
     critical = set(path)
-    order = sorted(nodes, key=lambda k: (start[k], GATES.index(k[1]) if k[1] in GATES else 99, k[0]))
+    order = sorted(
+        nodes, key=lambda k: (start[k], GATES.index(k[1]) if k[1] in GATES else 99, k[0])
+    )
     scheduled = tuple(
         ScheduledGate(k[0], k[1], start[k], end[k], k in critical, nodes[k].basis) for k in order
     )

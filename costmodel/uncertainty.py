@@ -20,7 +20,9 @@ class Band:
 
     def __post_init__(self) -> None:
         if not 0 < self.low <= self.base <= self.high:
-            raise ValueError(f"Band needs 0 < low <= base <= high, got {self.low}, {self.base}, {self.high}")
+            raise ValueError(
+                f"Band needs 0 < low <= base <= high, got {self.low}, {self.base}, {self.high}"
+            )
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,9 @@ def recost(lines: tuple[FleetLine, ...], change: Callable[[FleetLine], SizingInp
     return sum(size_line(change(ln)).monthly_usd for ln in lines)
 
 
-def cost_range(result: ScenarioResult, inputs: UncertaintyInputs = UncertaintyInputs()) -> CostRange:
+def cost_range(
+    result: ScenarioResult, inputs: UncertaintyInputs = UncertaintyInputs()
+) -> CostRange:
     """Best case: low prices and high throughput; worst case: high prices and low throughput."""
     p, t = inputs.price, inputs.throughput
     low = recost(result.lines, lambda ln: rescale(ln.sizing, price=p.low, throughput=t.high))
@@ -73,7 +77,8 @@ def cost_range(result: ScenarioResult, inputs: UncertaintyInputs = UncertaintyIn
         return v / tokens_k if tokens_k else None
 
     sentence = (
-        f"{result.name}: ${low:,.0f}–${high:,.0f}/month (base ${base:,.0f}) with prices ×{p.low:g}–×{p.high:g}"
+        f"{result.name}: ${low:,.0f}–${high:,.0f}/month (base ${base:,.0f}) "
+        f"with prices ×{p.low:g}–×{p.high:g}"
         f" and throughput ×{t.low:g}–×{t.high:g}"
         + (f"; ${per(low):.4f}–${per(high):.4f} per 1K tokens." if tokens_k else ".")
     )
@@ -91,46 +96,98 @@ def _commit_price(inp: SizingInputs, factor: float) -> SizingInputs:
     pr = inp.prices
     if pr.committed is None:
         return inp
-    return replace(inp, prices=GroupPrices(pr.on_demand, pr.committed * factor, pr.committed_model, pr.spot))
+    return replace(
+        inp, prices=GroupPrices(pr.on_demand, pr.committed * factor, pr.committed_model, pr.spot)
+    )
 
 
-def tornado(result: ScenarioResult, inputs: UncertaintyInputs = UncertaintyInputs()) -> tuple[TornadoBar, ...]:
+def tornado(
+    result: ScenarioResult, inputs: UncertaintyInputs = UncertaintyInputs()
+) -> tuple[TornadoBar, ...]:
     """One input at a time from its low to its high value; bars sorted by the monthly-cost swing."""
     lines = result.lines
     changes: list[tuple[str, Callable, Callable]] = []
     for vendor in sorted({ln.vendor for ln in lines}):
-        changes.append((
-            f"{vendor} prices ×{inputs.price.low:g}/×{inputs.price.high:g}",
-            lambda ln, v=vendor: rescale(ln.sizing, price=inputs.price.low) if ln.vendor == v else ln.sizing,
-            lambda ln, v=vendor: rescale(ln.sizing, price=inputs.price.high) if ln.vendor == v else ln.sizing,
-        ))
-        changes.append((
-            f"{vendor} throughput ×{inputs.throughput.low:g}/×{inputs.throughput.high:g}",
-            lambda ln, v=vendor: rescale(ln.sizing, throughput=inputs.throughput.low) if ln.vendor == v else ln.sizing,
-            lambda ln, v=vendor: rescale(ln.sizing, throughput=inputs.throughput.high) if ln.vendor == v else ln.sizing,
-        ))
+        changes.append(
+            (
+                f"{vendor} prices ×{inputs.price.low:g}/×{inputs.price.high:g}",
+                lambda ln, v=vendor: (
+                    rescale(ln.sizing, price=inputs.price.low) if ln.vendor == v else ln.sizing
+                ),
+                lambda ln, v=vendor: (
+                    rescale(ln.sizing, price=inputs.price.high) if ln.vendor == v else ln.sizing
+                ),
+            )
+        )
+        changes.append(
+            (
+                f"{vendor} throughput ×{inputs.throughput.low:g}/×{inputs.throughput.high:g}",
+                lambda ln, v=vendor: (
+                    rescale(ln.sizing, throughput=inputs.throughput.low)
+                    if ln.vendor == v
+                    else ln.sizing
+                ),
+                lambda ln, v=vendor: (
+                    rescale(ln.sizing, throughput=inputs.throughput.high)
+                    if ln.vendor == v
+                    else ln.sizing
+                ),
+            )
+        )
     d = inputs.demand
-    changes.append((f"demand volume ×{d.low:g}/×{d.high:g}",
-                    lambda ln: rescale(ln.sizing, demand=d.low), lambda ln: rescale(ln.sizing, demand=d.high)))
+    changes.append(
+        (
+            f"demand volume ×{d.low:g}/×{d.high:g}",
+            lambda ln: rescale(ln.sizing, demand=d.low),
+            lambda ln: rescale(ln.sizing, demand=d.high),
+        )
+    )
     u = inputs.utilisation_cap
-    changes.append((f"utilisation cap {u[0]:g}/{u[1]:g}",
-                    lambda ln: rescale(ln.sizing, utilisation_cap=u[0]), lambda ln: rescale(ln.sizing, utilisation_cap=u[1])))
+    changes.append(
+        (
+            f"utilisation cap {u[0]:g}/{u[1]:g}",
+            lambda ln: rescale(ln.sizing, utilisation_cap=u[0]),
+            lambda ln: rescale(ln.sizing, utilisation_cap=u[1]),
+        )
+    )
     a = inputs.availability
-    changes.append((f"availability {a[0]:g}/{a[1]:g}",
-                    lambda ln: rescale(ln.sizing, availability=a[0]), lambda ln: rescale(ln.sizing, availability=a[1])))
+    changes.append(
+        (
+            f"availability {a[0]:g}/{a[1]:g}",
+            lambda ln: rescale(ln.sizing, availability=a[0]),
+            lambda ln: rescale(ln.sizing, availability=a[1]),
+        )
+    )
     s = inputs.daily_swing
-    changes.append((f"daily peak swing ×{s[0]:g}/×{s[1]:g}",
-                    lambda ln: _swing_curve(ln.sizing, s[0]), lambda ln: _swing_curve(ln.sizing, s[1])))
+    changes.append(
+        (
+            f"daily peak swing ×{s[0]:g}/×{s[1]:g}",
+            lambda ln: _swing_curve(ln.sizing, s[0]),
+            lambda ln: _swing_curve(ln.sizing, s[1]),
+        )
+    )
     c = inputs.commitment_price
-    changes.append((f"committed price ×{c.low:g}/×{c.high:g}",
-                    lambda ln: _commit_price(ln.sizing, c.low), lambda ln: _commit_price(ln.sizing, c.high)))
+    changes.append(
+        (
+            f"committed price ×{c.low:g}/×{c.high:g}",
+            lambda ln: _commit_price(ln.sizing, c.low),
+            lambda ln: _commit_price(ln.sizing, c.high),
+        )
+    )
     bars = []
     for name, lo_fn, hi_fn in changes:
         lo, hi = recost(lines, lo_fn), recost(lines, hi_fn)
         swing = abs(hi - lo)
-        bars.append(TornadoBar(
-            name, lo, hi, swing,
-            f"{name}: monthly cost ${lo:,.0f} → ${hi:,.0f} (swing ${swing:,.0f}, {swing / result.monthly_usd:.0%} of base)"
-            if result.monthly_usd else f"{name}: no cost",
-        ))
+        bars.append(
+            TornadoBar(
+                name,
+                lo,
+                hi,
+                swing,
+                f"{name}: monthly cost ${lo:,.0f} → ${hi:,.0f} (swing ${swing:,.0f}, "
+                f"{swing / result.monthly_usd:.0%} of base)"
+                if result.monthly_usd
+                else f"{name}: no cost",
+            )
+        )
     return tuple(sorted(bars, key=lambda b: -b.swing_usd))

@@ -41,12 +41,33 @@ TARGET_SPEEDUP = 5.0
 TARGET_RSS_GIB = 1.5
 NOW = datetime(2026, 9, 1, tzinfo=UTC)
 
-PRICED = ["p5en.48xlarge", "p5.48xlarge", "p4d.24xlarge", "g6e.12xlarge", "g6e.xlarge", "inf2.48xlarge",
-          "trn1.32xlarge", "c7i.48xlarge", "c7i.24xlarge", "m7i.16xlarge", "c8g.48xlarge"]  # fmt: skip
-OTHER = [f"{fam}.{size}" for fam in ("m5", "c5", "r5", "m6i", "c6i", "r6i", "t3", "m6g", "c6g", "x2idn", "i4i", "z1d")
-         for size in ("large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "16xlarge")]  # fmt: skip
+PRICED = [
+    "p5en.48xlarge",
+    "p5.48xlarge",
+    "p4d.24xlarge",
+    "g6e.12xlarge",
+    "g6e.xlarge",
+    "inf2.48xlarge",
+    "trn1.32xlarge",
+    "c7i.48xlarge",
+    "c7i.24xlarge",
+    "m7i.16xlarge",
+    "c8g.48xlarge",
+]
+OTHER = [
+    f"{fam}.{size}"
+    for fam in ("m5", "c5", "r5", "m6i", "c6i", "r6i", "t3", "m6g", "c6g", "x2idn", "i4i", "z1d")
+    for size in ("large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "16xlarge")
+]
 OS = ["Linux", "Windows", "RHEL", "SUSE", "Red Hat Enterprise Linux with HA", "Ubuntu Pro"]
-VCPU = {"48xlarge": "192", "24xlarge": "96", "16xlarge": "64", "12xlarge": "48", "32xlarge": "128", "xlarge": "4"}
+VCPU = {
+    "48xlarge": "192",
+    "24xlarge": "96",
+    "16xlarge": "64",
+    "12xlarge": "48",
+    "32xlarge": "128",
+    "xlarge": "4",
+}
 
 
 def _line(values: dict[str, str]) -> str:
@@ -60,32 +81,65 @@ def _row(rng: random.Random, n: int, priced: bool) -> str:
     os_ = "Linux" if priced else rng.choice(OS)
     sku = f"SKU{n:013d}"
     values = {
-        "SKU": sku, "OfferTermCode": "JRTCKXETXF" if term_type == "OnDemand" else "6QCMYABX3D",
-        "RateCode": f"{sku}.JRTCKXETXF.6YS6EN2CT7", "TermType": term_type,
+        "SKU": sku,
+        "OfferTermCode": "JRTCKXETXF" if term_type == "OnDemand" else "6QCMYABX3D",
+        "RateCode": f"{sku}.JRTCKXETXF.6YS6EN2CT7",
+        "TermType": term_type,
         "PriceDescription": f"${rng.random() * 90:.4f} per {os_} {instance} Instance Hour",
-        "EffectiveDate": "2026-08-01", "StartingRange": "0", "EndingRange": "Inf", "Unit": "Hrs",
-        "PricePerUnit": f"{rng.random() * 90 + 0.01:.10f}", "Currency": "USD",
+        "EffectiveDate": "2026-08-01",
+        "StartingRange": "0",
+        "EndingRange": "Inf",
+        "Unit": "Hrs",
+        "PricePerUnit": f"{rng.random() * 90 + 0.01:.10f}",
+        "Currency": "USD",
         "LeaseContractLength": "" if term_type == "OnDemand" else rng.choice(["1yr", "3yr"]),
-        "PurchaseOption": "" if term_type == "OnDemand" else rng.choice(["No Upfront", "Partial Upfront", "All Upfront"]),
+        "PurchaseOption": ""
+        if term_type == "OnDemand"
+        else rng.choice(["No Upfront", "Partial Upfront", "All Upfront"]),
         "OfferingClass": "" if term_type == "OnDemand" else rng.choice(["standard", "convertible"]),
-        "Product Family": "Compute Instance", "serviceCode": "AmazonEC2",
-        "Location": "US East (N. Virginia)", "Location Type": "AWS Region", "Instance Type": instance,
-        "Current Generation": "Yes", "Instance Family": "General purpose",
-        "vCPU": VCPU.get(size, "8"), "Physical Processor": "Intel Xeon Platinum 8488C", "Clock Speed": "3.2 GHz",
-        "Memory": "384 GiB", "Storage": "EBS only", "Network Performance": "Up to 12500 Megabit",
+        "Product Family": "Compute Instance",
+        "serviceCode": "AmazonEC2",
+        "Location": "US East (N. Virginia)",
+        "Location Type": "AWS Region",
+        "Instance Type": instance,
+        "Current Generation": "Yes",
+        "Instance Family": "General purpose",
+        "vCPU": VCPU.get(size, "8"),
+        "Physical Processor": "Intel Xeon Platinum 8488C",
+        "Clock Speed": "3.2 GHz",
+        "Memory": "384 GiB",
+        "Storage": "EBS only",
+        "Network Performance": "Up to 12500 Megabit",
         "Processor Architecture": "64-bit",
-        "Tenancy": "Shared" if priced else rng.choice(["Shared", "Dedicated", "Host"]), "EBS Optimized": "Yes",
-        "Operating System": os_, "License Model": "No License required",
-        "usageType": f"BoxUsage:{instance}", "operation": "RunInstances", "AvailabilityZone": "NA",
-        "CapacityStatus": "Used" if priced else rng.choice(["Used", "UnusedCapacityReservation", "AllocatedCapacityReservation"]),
-        "ClassicNetworkingSupport": "false", "Dedicated EBS Throughput": "Up to 10000 Mbps", "ECU": "NA",
-        "Enhanced Networking Supported": "Yes", "GPU": "8" if instance.startswith("p") else "",
-        "Intel AVX2 Available": "Yes", "Intel AVX Available": "Yes", "Intel Turbo Available": "Yes",
-        "MarketOption": "OnDemand", "Normalization Size Factor": "64", "Physical Cores": "48",
-        "Pre Installed S/W": "NA" if priced else rng.choice(["NA", "SQL Web", "SQL Std", "SQL Ent"]),
+        "Tenancy": "Shared" if priced else rng.choice(["Shared", "Dedicated", "Host"]),
+        "EBS Optimized": "Yes",
+        "Operating System": os_,
+        "License Model": "No License required",
+        "usageType": f"BoxUsage:{instance}",
+        "operation": "RunInstances",
+        "AvailabilityZone": "NA",
+        "CapacityStatus": "Used"
+        if priced
+        else rng.choice(["Used", "UnusedCapacityReservation", "AllocatedCapacityReservation"]),
+        "ClassicNetworkingSupport": "false",
+        "Dedicated EBS Throughput": "Up to 10000 Mbps",
+        "ECU": "NA",
+        "Enhanced Networking Supported": "Yes",
+        "GPU": "8" if instance.startswith("p") else "",
+        "Intel AVX2 Available": "Yes",
+        "Intel AVX Available": "Yes",
+        "Intel Turbo Available": "Yes",
+        "MarketOption": "OnDemand",
+        "Normalization Size Factor": "64",
+        "Physical Cores": "48",
+        "Pre Installed S/W": "NA"
+        if priced
+        else rng.choice(["NA", "SQL Web", "SQL Std", "SQL Ent"]),
         "Processor Features": "Intel AMX; Intel AVX; Intel AVX2; Intel AVX512; Intel Turbo",
-        "Region Code": "us-east-1", "serviceName": "Amazon Elastic Compute Cloud", "VPCNetworkingSupport": "true",
-    }  # fmt: skip
+        "Region Code": "us-east-1",
+        "serviceName": "Amazon Elastic Compute Cloud",
+        "VPCNetworkingSupport": "true",
+    }
     return _line(values)
 
 
@@ -96,8 +150,12 @@ def generate(path: Path, rows: int, seed: int = 7) -> tuple[int, int]:
     # A pool of distinct unpriced rows, re-emitted with fresh SKUs: generation stays fast.
     pool = [_row(rng, i, priced=False) for i in range(4000)]
     with path.open("w", encoding="utf-8", newline="") as handle:
-        handle.write('"FormatVersion","v1.0"\n"Disclaimer","This pricing list is for informational purposes only."\n')
-        handle.write('"Publication Date","2026-08-28T19:07:23Z"\n"Version","20260828190723"\n"OfferCode","AmazonEC2"\n')
+        handle.write(
+            '"FormatVersion","v1.0"\n"Disclaimer","This pricing list is for informational purposes only."\n'
+        )
+        handle.write(
+            '"Publication Date","2026-08-28T19:07:23Z"\n"Version","20260828190723"\n"OfferCode","AmazonEC2"\n'
+        )
         handle.write(",".join(f'"{c}"' for c in BULK_HEADER) + "\n")
         batch: list[str] = []
         for n in range(rows):
@@ -105,7 +163,7 @@ def generate(path: Path, rows: int, seed: int = 7) -> tuple[int, int]:
                 batch.append(_row(rng, n, priced=True))
             else:
                 line = pool[n % len(pool)]
-                batch.append(f'"SKU{n:013d}"' + line[line.index(","):])
+                batch.append(f'"SKU{n:013d}"' + line[line.index(",") :])
             if len(batch) >= 20000:
                 handle.write("\n".join(batch) + "\n")
                 batch.clear()
@@ -116,7 +174,12 @@ def generate(path: Path, rows: int, seed: int = 7) -> tuple[int, int]:
 
 def run_duckdb(path: Path) -> dict:
     result = parse_bulk_csv(path, NOW, families=ALL_FAMILIES)
-    return {"quotes": sorted((q.instance_type, q.region, q.pricing_model.value, q.usd_per_hour) for q in result.quotes)}
+    return {
+        "quotes": sorted(
+            (q.instance_type, q.region, q.pricing_model.value, q.usd_per_hour)
+            for q in result.quotes
+        )
+    }
 
 
 def run_dictreader(path: Path) -> dict:
@@ -138,38 +201,71 @@ def run_dictreader(path: Path) -> dict:
                 and row["Instance Type"].startswith(families)
             ):
                 continue
-            key = (row["Instance Type"], row["Region Code"], row["TermType"], row["MarketOption"] or "OnDemand",
-                   row["LeaseContractLength"], row["PurchaseOption"], row["OfferingClass"] or "standard",
-                   row["SKU"], row["OfferTermCode"])  # fmt: skip
+            key = (
+                row["Instance Type"],
+                row["Region Code"],
+                row["TermType"],
+                row["MarketOption"] or "OnDemand",
+                row["LeaseContractLength"],
+                row["PurchaseOption"],
+                row["OfferingClass"] or "standard",
+                row["SKU"],
+                row["OfferTermCode"],
+            )
             agg = groups[key]
             price = float(row["PricePerUnit"])
-            slot = "hourly" if row["Unit"] == "Hrs" else "upfront" if row["Unit"] == "Quantity" else None
+            slot = (
+                "hourly"
+                if row["Unit"] == "Hrs"
+                else "upfront"
+                if row["Unit"] == "Quantity"
+                else None
+            )
             if slot:
                 agg[slot] = (agg[slot] or 0.0) + price
             agg.update(vcpu=row["vCPU"], memory=row["Memory"], gpu=row["GPU"])
-    names = ("instance_type", "region", "term_type", "market_option", "lease", "purchase_option", "offering_class")
+    names = (
+        "instance_type",
+        "region",
+        "term_type",
+        "market_option",
+        "lease",
+        "purchase_option",
+        "offering_class",
+    )
     rows = [{**dict(zip(names, key[:7], strict=True)), **agg} for key, agg in groups.items()]
     result = parse_bulk_rows(rows, NOW, str(path))
-    return {"quotes": sorted((q.instance_type, q.region, q.pricing_model.value, q.usd_per_hour) for q in result.quotes)}
+    return {
+        "quotes": sorted(
+            (q.instance_type, q.region, q.pricing_model.value, q.usd_per_hour)
+            for q in result.quotes
+        )
+    }
 
 
 def measure(method: str, path: Path) -> dict:
     """Run one method in a fresh interpreter; wall time and that child's own peak RSS."""
     out = path.with_suffix(f".{method}.json")
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, __file__, "--worker", method, "--path", str(path), "--out", str(out)])
+    proc = subprocess.Popen(
+        [sys.executable, __file__, "--worker", method, "--path", str(path), "--out", str(out)]
+    )
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{method} worker failed with status {status}")
     payload = json.loads(out.read_text())
     out.unlink()
-    payload.update(wall_seconds=seconds, peak_rss_gib=usage.ru_maxrss * 1024 / 2**30)  # ru_maxrss is KiB on Linux
+    payload.update(
+        wall_seconds=seconds, peak_rss_gib=usage.ru_maxrss * 1024 / 2**30
+    )  # ru_maxrss is KiB on Linux
     return payload
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--rows", type=int, default=2_200_000)
     parser.add_argument("--path", type=Path, default=DEFAULT_PATH)
     parser.add_argument("--keep", action="store_true", help="keep the generated file")
@@ -180,13 +276,17 @@ def main() -> None:
         runner = run_duckdb if args.worker == "duckdb" else run_dictreader
         start = time.perf_counter()
         payload = runner(args.path)
-        payload["work_seconds"] = time.perf_counter() - start  # excludes interpreter start and imports
+        payload["work_seconds"] = (
+            time.perf_counter() - start
+        )  # excludes interpreter start and imports
         args.out.write_text(json.dumps(payload))
         return
 
     t0 = time.perf_counter()
     rows, size = generate(args.path, args.rows)
-    print(f"generated {rows:,} rows, {size / 1e6:,.0f} MB in {time.perf_counter() - t0:.1f} s -> {args.path}")
+    print(
+        f"generated {rows:,} rows, {size / 1e6:,.0f} MB in {time.perf_counter() - t0:.1f} s -> {args.path}"
+    )
     if size < MIN_BYTES and args.rows >= 2_000_000:
         print(f"warning: file is under 1 GiB ({size / 2**30:.2f} GiB)")
     # Flush the freshly written file and read it once, so both methods read from the page cache
@@ -202,15 +302,22 @@ def main() -> None:
         if not args.keep:
             args.path.unlink(missing_ok=True)
     if duck["quotes"] != base["quotes"]:
-        raise SystemExit("the two methods disagree: DuckDB and DictReader produced different quotes")
+        raise SystemExit(
+            "the two methods disagree: DuckDB and DictReader produced different quotes"
+        )
     mb = size / 1e6
     for name, r in (("duckdb (streamed, SQL filter)", duck), ("csv.DictReader loop", base)):
-        print(f"{name:<30} {r['work_seconds']:7.2f} s  {mb / r['work_seconds']:8.1f} MB/s"
-              f"  peak RSS {r['peak_rss_gib']:.2f} GiB  (process wall {r['wall_seconds']:.2f} s)")
+        print(
+            f"{name:<30} {r['work_seconds']:7.2f} s  {mb / r['work_seconds']:8.1f} MB/s"
+            f"  peak RSS {r['peak_rss_gib']:.2f} GiB  (process wall {r['wall_seconds']:.2f} s)"
+        )
     ratio = base["work_seconds"] / duck["work_seconds"]
     print(f"quotes: {len(duck['quotes'])} (identical)")
-    print(f"speedup: {ratio:.1f}x (target >= {TARGET_SPEEDUP:g}x); DuckDB peak RSS {duck['peak_rss_gib']:.2f} GiB"
-          f" (target <= {TARGET_RSS_GIB} GiB)")  # fmt: skip
+    print(
+        f"speedup: {ratio:.1f}x (target >= {TARGET_SPEEDUP:g}x); DuckDB peak "
+        f"RSS {duck['peak_rss_gib']:.2f} GiB"
+        f" (target <= {TARGET_RSS_GIB} GiB)"
+    )
     ok = ratio >= TARGET_SPEEDUP and duck["peak_rss_gib"] <= TARGET_RSS_GIB
     print("PASS" if ok else "FAIL")
     sys.exit(0 if ok else 1)

@@ -48,12 +48,15 @@ WHERE r.model = ? AND p.pricing_model = ?
 FULL_REFERENCE_SQL = """
 SELECT (p.price_id << 32) + r.result_id AS option_id, p.provider, p.region, p.zone, p.instance_type,
        p.pricing_model, p.price_basis, p.accelerator_id, a.name AS accelerator_name, a.vendor, a.backend,
-       p.accelerator_count, p.usd_per_hour, p.usd_per_hour / p.accelerator_count AS usd_per_accelerator_hour,
+       p.accelerator_count, p.usd_per_hour,
+       p.usd_per_hour / p.accelerator_count AS usd_per_accelerator_hour,
        p.usd_per_hour AS quote_usd_per_hour, p.source AS price_source, p.source_url AS price_source_url,
-       p.observed_at AS price_observed_at, p.confidence AS price_confidence, p.snapshot_id AS price_snapshot_id,
+       p.observed_at AS price_observed_at, p.confidence AS price_confidence,
+       p.snapshot_id AS price_snapshot_id,
        p.price_id, p.quote_id, p.expires_on, p.review_flag, p.expires_on < current_date AS quote_expired,
        r.result_id, r.config_key, r.model, r.precision, r.runtime, r.runtime_version, r.system, r.workload,
-       r.input_tokens, r.output_tokens, r.scenario, r.concurrency, r.request_rate_rps, r.accelerators_per_replica,
+       r.input_tokens, r.output_tokens, r.scenario, r.concurrency, r.request_rate_rps,
+       r.accelerators_per_replica,
        p.accelerator_count // r.accelerators_per_replica AS replicas_per_instance,
        replicas_per_instance * r.output_tok_s AS instance_output_tok_s,
        replicas_per_instance * r.total_tok_s AS instance_total_tok_s,
@@ -61,11 +64,13 @@ SELECT (p.price_id << 32) + r.result_id AS option_id, p.provider, p.region, p.zo
        p.usd_per_hour / (instance_total_tok_s * 3.6) AS usd_per_1k_total_tokens,
        r.ttft_ms_p50, r.ttft_ms_p90, r.ttft_ms_p95, r.ttft_ms_p99, r.ttft_basis, r.tpot_ms_p50, r.tpot_ms_p95,
        r.tpot_ms_p99, r.parity_exact_match, r.parity_similarity, r.source_tool AS bench_source_tool,
-       r.source_title AS bench_source_title, r.source_url AS bench_source_url, r.measured_at AS bench_measured_at,
+       r.source_title AS bench_source_title, r.source_url AS bench_source_url,
+       r.measured_at AS bench_measured_at,
        r.confidence AS bench_confidence, r.snapshot_id AS bench_snapshot_id
 FROM price_quotes p
 JOIN current_price_snapshots c ON c.snapshot_id = p.snapshot_id AND c.region = p.region
-JOIN benchmark_results r ON r.accelerator_id = p.accelerator_id AND p.accelerator_count >= r.accelerators_per_replica
+JOIN benchmark_results r ON r.accelerator_id = p.accelerator_id
+                        AND p.accelerator_count >= r.accelerators_per_replica
 JOIN snapshots rs ON rs.snapshot_id = r.snapshot_id AND rs.status = 'ok'
 JOIN accelerators a ON a.accelerator_id = p.accelerator_id
 WHERE p.quarantine_reason IS NULL AND r.model = ? AND p.pricing_model = ?
@@ -90,10 +95,16 @@ def build(path: Path, quotes: int, results: int) -> None:
             provider = f"cloud-{i % 40:02d}"
             per_provider.setdefault(provider, []).append(
                 PriceQuote(
-                    provider=provider, region=f"region-{(i // 40) % 25:02d}", instance_type=f"{acc.accelerator_id}-x8-{i}",
-                    accelerator_id=acc.accelerator_id, accelerator_count=8, pricing_model=pricing[(i // 1000) % 4],
-                    usd_per_hour=round(rng.uniform(5, 120), 4), source="synthetic", observed_at=now,
-                )  # fmt: skip
+                    provider=provider,
+                    region=f"region-{(i // 40) % 25:02d}",
+                    instance_type=f"{acc.accelerator_id}-x8-{i}",
+                    accelerator_id=acc.accelerator_id,
+                    accelerator_count=8,
+                    pricing_model=pricing[(i // 1000) % 4],
+                    usd_per_hour=round(rng.uniform(5, 120), 4),
+                    source="synthetic",
+                    observed_at=now,
+                )
             )
         for provider, rows in per_provider.items():
             wh.ingest_prices(provider, rows, origin="synthetic")
@@ -103,12 +114,20 @@ def build(path: Path, quotes: int, results: int) -> None:
             p50 = rng.uniform(50, 2000)
             batch.append(
                 BenchmarkResult(
-                    accelerator_id=acc.accelerator_id, accelerators_per_replica=rng.choice([1, 2, 4, 8]),
-                    runtime="vllm", model=models[(i // len(accelerators)) % len(models)], precision="bf16",
-                    workload="chat-short", concurrency=float(rng.choice([1, 4, 16, 64])),
-                    output_tok_s=rng.uniform(50, 20000), ttft_ms_p50=p50, ttft_ms_p95=p50 * 1.6,
-                    ttft_ms_p99=p50 * 2.0, measured_at=now, source_tool="synthetic",
-                )  # fmt: skip
+                    accelerator_id=acc.accelerator_id,
+                    accelerators_per_replica=rng.choice([1, 2, 4, 8]),
+                    runtime="vllm",
+                    model=models[(i // len(accelerators)) % len(models)],
+                    precision="bf16",
+                    workload="chat-short",
+                    concurrency=float(rng.choice([1, 4, 16, 64])),
+                    output_tok_s=rng.uniform(50, 20000),
+                    ttft_ms_p50=p50,
+                    ttft_ms_p95=p50 * 1.6,
+                    ttft_ms_p99=p50 * 2.0,
+                    measured_at=now,
+                    source_tool="synthetic",
+                )
             )
         wh.ingest_results("synthetic", batch, origin="synthetic")
 
@@ -125,15 +144,24 @@ def measure(path: str, side: str, repeat: int) -> dict:
             frame = cost_options(wh, model="model-07", pricing_model="on_demand")
         else:
             sql = FULL_REFERENCE_SQL if side == "full-reference" else REFERENCE_SQL
-            frame = wh.cursor().sql(sql, params=["model-07", "on_demand"]).to_arrow_table().to_pandas()
+            frame = (
+                wh.cursor().sql(sql, params=["model-07", "on_demand"]).to_arrow_table().to_pandas()
+            )
         times.append(time.perf_counter() - start)
         rows = len(frame)
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"side": side, "median_s": statistics.median(times), "rows": rows, "peak_rss_mib": peak_mib}
+    return {
+        "side": side,
+        "median_s": statistics.median(times),
+        "rows": rows,
+        "peak_rss_mib": peak_mib,
+    }
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--quotes", type=int, default=100_000)
     parser.add_argument("--results", type=int, default=20_000)
     parser.add_argument("--repeat", type=int, default=5)
@@ -146,23 +174,55 @@ def main() -> None:
         path = Path(folder) / "perf.duckdb"
         start = time.perf_counter()
         build(path, args.quotes, args.results)
-        print(f"built synthetic warehouse: {args.quotes:,} quotes x {args.results:,} results in {time.perf_counter() - start:.1f} s")
+        print(
+            f"built synthetic warehouse: {args.quotes:,} quotes x {args.results:,} "
+            f"results in {time.perf_counter() - start:.1f} s"
+        )
         out = {}
         for side in ("reference", "full-reference", "ours"):
             done = subprocess.run(
-                [sys.executable, __file__, "--repeat", str(args.repeat), "--_measure", str(path), side],
-                check=True, capture_output=True, text=True,
-            )  # fmt: skip
+                [
+                    sys.executable,
+                    __file__,
+                    "--repeat",
+                    str(args.repeat),
+                    "--_measure",
+                    str(path),
+                    side,
+                ],
+                check=True,
+                capture_output=True,
+                text=True,
+            )
             out[side] = json.loads(done.stdout.strip().splitlines()[-1])
     ours, ref, full = out["ours"], out["reference"], out["full-reference"]
     if not ours["rows"] == ref["rows"] == full["rows"]:
-        raise SystemExit(f"row counts differ: ours {ours['rows']}, bare {ref['rows']}, full {full['rows']}")
+        raise SystemExit(
+            f"row counts differ: ours {ours['rows']}, bare {ref['rows']}, full {full['rows']}"
+        )
     print(f"rows per query: {ours['rows']:,}")
-    print(f"bare join SQL (8 columns, unsorted)   : {ref['median_s'] * 1000:8.1f} ms  peak RSS {ref['peak_rss_mib']:.0f} MiB")
-    print(f"same-output SQL (60 columns, sorted)  : {full['median_s'] * 1000:8.1f} ms  peak RSS {full['peak_rss_mib']:.0f} MiB")
-    print(f"costs path (tokendesk cost_options)   : {ours['median_s'] * 1000:8.1f} ms  peak RSS {ours['peak_rss_mib']:.0f} MiB")
-    print(f"ratio ours / same-output SQL: {ours['median_s'] / full['median_s']:.2f} (target <= 1.5)")
-    print(f"ratio ours / bare join SQL  : {ours['median_s'] / ref['median_s']:.2f} (the price of provenance and order)")
+    print(
+        f"bare join SQL (8 columns, unsorted)   : {ref['median_s'] * 1000:8.1f} "
+        f"ms  peak RSS {ref['peak_rss_mib']:.0f} MiB"
+    )
+    print(
+        "same-output SQL (60 columns, sorted)  : "
+        f"{full['median_s'] * 1000:8.1f} ms  peak RSS "
+        f"{full['peak_rss_mib']:.0f} MiB"
+    )
+    print(
+        "costs path (tokendesk cost_options)   : "
+        f"{ours['median_s'] * 1000:8.1f} ms  peak RSS "
+        f"{ours['peak_rss_mib']:.0f} MiB"
+    )
+    print(
+        f"ratio ours / same-output SQL: {ours['median_s'] / full['median_s']:.2f} (target <= 1.5)"
+    )
+    print(
+        "ratio ours / bare join SQL  : "
+        f"{ours['median_s'] / ref['median_s']:.2f} (the price of provenance and "
+        "order)"
+    )
 
 
 if __name__ == "__main__":

@@ -51,22 +51,37 @@ def build_large(path: Path, scale: int) -> None:
         for i in range(scale):
             for q in quotes:
                 by_provider.setdefault(q.provider, []).append(
-                    q.model_copy(update={"region": f"{q.region}-x{i:03d}", "usd_per_hour": q.usd_per_hour * (0.9 + 0.002 * i)})
+                    q.model_copy(
+                        update={
+                            "region": f"{q.region}-x{i:03d}",
+                            "usd_per_hour": q.usd_per_hour * (0.9 + 0.002 * i),
+                        }
+                    )
                 )
         for provider, rows in by_provider.items():
-            wh.ingest_prices(provider, rows, origin="synthetic", as_of=max(r.observed_at for r in rows) + timedelta(days=1),
-                             scope=sorted({r.region for r in rows}))  # fmt: skip
+            wh.ingest_prices(
+                provider,
+                rows,
+                origin="synthetic",
+                as_of=max(r.observed_at for r in rows) + timedelta(days=1),
+                scope=sorted({r.region for r in rows}),
+            )
         grown = []
         for i in range(scale):
             factor = 0.5 + i / scale  # a denser sweep around each published point
             for r in results:
-                grown.append(r.model_copy(update={
-                    "concurrency": float(i + 1), "output_tok_s": r.output_tok_s * factor,
-                    "ttft_ms_p99": r.ttft_ms_p99 * factor if r.ttft_ms_p99 else None,
-                    "ttft_ms_p50": r.ttft_ms_p50 * factor if r.ttft_ms_p50 else None,
-                    "tpot_ms_p50": r.tpot_ms_p50 * factor if r.tpot_ms_p50 else None,
-                    "tpot_ms_p99": r.tpot_ms_p99 * factor if r.tpot_ms_p99 else None,
-                }))  # fmt: skip
+                grown.append(
+                    r.model_copy(
+                        update={
+                            "concurrency": float(i + 1),
+                            "output_tok_s": r.output_tok_s * factor,
+                            "ttft_ms_p99": r.ttft_ms_p99 * factor if r.ttft_ms_p99 else None,
+                            "ttft_ms_p50": r.ttft_ms_p50 * factor if r.ttft_ms_p50 else None,
+                            "tpot_ms_p50": r.tpot_ms_p50 * factor if r.tpot_ms_p50 else None,
+                            "tpot_ms_p99": r.tpot_ms_p99 * factor if r.tpot_ms_p99 else None,
+                        }
+                    )
+                )
         wh.ingest_results("synthetic-sweep", grown, origin="synthetic")
 
 
@@ -116,7 +131,9 @@ def join_floor(db: Path) -> tuple[int, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--scale", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
@@ -131,12 +148,17 @@ def main() -> None:
         print(f"built the {args.scale}x warehouse in {time.perf_counter() - start:.1f} s")
         for label, db in (("seed", seed), (f"{args.scale}x", large)):
             rows, floor = join_floor(db)
-            print(f"\n{label} warehouse: cost join {rows:,} rows; raw DuckDB count of the join {floor * 1000:.0f} ms")
+            print(
+                f"\n{label} warehouse: cost join {rows:,} rows; raw DuckDB count of the "
+                f"join {floor * 1000:.0f} ms"
+            )
             print(f"{'page':<14}{'first load':>12}{'interaction':>14}{'vs join count':>15}")
             for page in pages:
                 first, interaction = time_page(db, page, args.repeat)
                 ratio = f"{interaction / floor:.1f}x" if interaction and floor else "-"
-                print(f"{page:<14}{first * 1000:>10.0f} ms{(interaction or 0) * 1000:>11.0f} ms{ratio:>15}")
+                print(
+                    f"{page:<14}{first * 1000:>10.0f} ms{(interaction or 0) * 1000:>11.0f} ms{ratio:>15}"
+                )
                 sys.stdout.flush()
 
 

@@ -36,7 +36,12 @@ from costmodel import (
 N_OPTIONS = 10_000
 POINTS_PER_OPTION = 5
 SEC = 730 * 3600
-BACKENDS = (("cuda", "NVIDIA", 0.5), ("rocm", "AMD", 0.3), ("cpu", "Intel", 0.1), ("hpu", "Intel", 0.1))
+BACKENDS = (
+    ("cuda", "NVIDIA", 0.5),
+    ("rocm", "AMD", 0.3),
+    ("cpu", "Intel", 0.1),
+    ("hpu", "Intel", 0.1),
+)
 PRICING = ("on_demand", "reserved_1y", "spot", "capacity_block")
 MODELS = ("Llama-3.1-70B", "Llama-3.1-8B")
 REGIONS = tuple(f"region-{i}" for i in range(8))
@@ -44,7 +49,9 @@ REGIONS = tuple(f"region-{i}" for i in range(8))
 
 def synthetic_options(seed: int = 7) -> list[Option]:
     rng = np.random.default_rng(seed)
-    backend_idx = rng.choice(len(BACKENDS), size=N_OPTIONS // len(PRICING), p=[b[2] for b in BACKENDS])
+    backend_idx = rng.choice(
+        len(BACKENDS), size=N_OPTIONS // len(PRICING), p=[b[2] for b in BACKENDS]
+    )
     options = []
     for g, b in enumerate(backend_idx):
         backend, vendor, _ = BACKENDS[b]
@@ -56,27 +63,64 @@ def synthetic_options(seed: int = 7) -> list[Option]:
         tok = base_tok * np.sqrt(conc / 256)
         ftl = float(rng.uniform(50, 400)) * (1 + conc / rng.uniform(8, 64))
         points = tuple(
-            OperatingPoint(unit_output_tok_s=float(t), concurrency=float(c), ttft_ms_p95=None if g % 3 == 0 else float(f),
-                           ttft_ms_p99=float(f) * 1.2)
+            OperatingPoint(
+                unit_output_tok_s=float(t),
+                concurrency=float(c),
+                ttft_ms_p95=None if g % 3 == 0 else float(f),
+                ttft_ms_p99=float(f) * 1.2,
+            )
             for c, t, f in zip(conc, tok, ftl, strict=True)
         )
         for pm, factor in zip(PRICING, (1.0, 0.6, 0.35, 0.7), strict=True):
-            options.append(Option(
-                option_id=f"o{g}-{pm}", provider=("aws", "gcp", "azure", "oci")[g % 4], region=region,
-                instance_type=f"inst-{g}", pricing_model=pm, accelerator_id=f"acc-{backend}", vendor=vendor,
-                backend=backend, usd_per_unit_hour=od * factor, accelerators_per_unit=8, accelerators_per_replica=8,
-                replicas_per_unit=1, config_key=f"cfg-{g}", model=model, precision="fp8", runtime="vllm", points=points,
-            ))
+            options.append(
+                Option(
+                    option_id=f"o{g}-{pm}",
+                    provider=("aws", "gcp", "azure", "oci")[g % 4],
+                    region=region,
+                    instance_type=f"inst-{g}",
+                    pricing_model=pm,
+                    accelerator_id=f"acc-{backend}",
+                    vendor=vendor,
+                    backend=backend,
+                    usd_per_unit_hour=od * factor,
+                    accelerators_per_unit=8,
+                    accelerators_per_replica=8,
+                    replicas_per_unit=1,
+                    config_key=f"cfg-{g}",
+                    model=model,
+                    precision="fp8",
+                    runtime="vllm",
+                    points=points,
+                )
+            )
     return options
 
 
 def demand(scale: float) -> Demand:
-    return Demand((
-        Segment("chat-70b", ("Llama-3.1-70B",), 6e9 * scale, 3e9 * scale, interactive_share=0.9,
-                slo=Slo(ftl_ms=800), profile=HourlyProfile(peak_factor=1.8), home_regions=("region-0", "region-1")),
-        Segment("router-8b", ("Llama-3.1-8B",), 2e9 * scale, 1e9 * scale, interactive_share=0.8,
-                slo=Slo(ftl_ms=800), profile=HourlyProfile(peak_factor=1.5), small_model=True),
-    ))
+    return Demand(
+        (
+            Segment(
+                "chat-70b",
+                ("Llama-3.1-70B",),
+                6e9 * scale,
+                3e9 * scale,
+                interactive_share=0.9,
+                slo=Slo(ftl_ms=800),
+                profile=HourlyProfile(peak_factor=1.8),
+                home_regions=("region-0", "region-1"),
+            ),
+            Segment(
+                "router-8b",
+                ("Llama-3.1-8B",),
+                2e9 * scale,
+                1e9 * scale,
+                interactive_share=0.8,
+                slo=Slo(ftl_ms=800),
+                profile=HourlyProfile(peak_factor=1.5),
+                small_model=True,
+            ),
+        )
+    )
 
 
 def median_seconds(fn, repeats: int) -> float:
@@ -102,9 +146,17 @@ def main() -> int:
     def bare(_i):
         return usd / (np.floor(count / apr) * tok * 3.6)
 
-    scenarios = (*builtin_scenarios(), Scenario("Custom 40% AMD + 10% Gaudi", (
-        Allocation("NVIDIA", 0.5, backends=("cuda",)), Allocation("AMD", 0.4, backends=("rocm",)),
-        Allocation("Gaudi", 0.1, backends=("hpu",)))))
+    scenarios = (
+        *builtin_scenarios(),
+        Scenario(
+            "Custom 40% AMD + 10% Gaudi",
+            (
+                Allocation("NVIDIA", 0.5, backends=("cuda",)),
+                Allocation("AMD", 0.4, backends=("rocm",)),
+                Allocation("Gaudi", 0.1, backends=("hpu",)),
+            ),
+        ),
+    )
     t0 = time.perf_counter()
     engine.evaluate(scenarios, demand(1.0))
     cold_s = time.perf_counter() - t0
@@ -119,13 +171,25 @@ def main() -> int:
     results = recompute(0)
     ratio = full_s / bare_s
     print(f"options={len(table):,} points={table.n_points:,} groups={table.n_groups:,}")
-    print(f"table build (one-time): {build_s * 1000:.0f} ms; first evaluation incl. capacity at SLO: {cold_s * 1000:.1f} ms")
+    print(
+        f"table build (one-time): {build_s * 1000:.0f} ms; first evaluation "
+        f"incl. capacity at SLO: {cold_s * 1000:.1f} ms"
+    )
     print(f"bare $/1K formula (numpy, all points): {bare_s * 1000:.3f} ms (median of {repeats})")
-    print(f"full recompute, 4 scenarios after a demand change: {full_s * 1000:.3f} ms (median of {repeats})")
-    print(f"capacity at SLO over all points (what an SLO change recomputes): {slo_change_s * 1000:.2f} ms")
-    print(f"ratio full/bare = {ratio:.2f}x (target <= 3x); absolute target <= 200 ms: {'ok' if full_s <= 0.2 else 'MISSED'}")
+    print(
+        f"full recompute, 4 scenarios after a demand change: {full_s * 1000:.3f} ms (median of {repeats})"
+    )
+    print(
+        f"capacity at SLO over all points (what an SLO change recomputes): {slo_change_s * 1000:.2f} ms"
+    )
+    print(
+        f"ratio full/bare = {ratio:.2f}x (target <= 3x); absolute target <= 200 "
+        f"ms: {'ok' if full_s <= 0.2 else 'MISSED'}"
+    )
     for r in results:
-        print(f"  {r.name:28s} ${r.monthly_usd:>12,.0f}/month  lines={len(r.lines)}  unserved={len(r.unserved)}")
+        print(
+            f"  {r.name:28s} ${r.monthly_usd:>12,.0f}/month  lines={len(r.lines)}  unserved={len(r.unserved)}"
+        )
     return 0
 
 

@@ -39,10 +39,19 @@ PROVIDER = "aws"
 SOURCE_API = "aws-pricing-api"
 SOURCE_SPOT = "aws-ec2-spot-price-history"
 PRICING_API_URL = "https://api.pricing.us-east-1.amazonaws.com"
-SPOT_DOC_URL = "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_DescribeSpotPriceHistory.html"
+SPOT_DOC_URL = (
+    "https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_DescribeSpotPriceHistory.html"
+)
 #: The Pricing API has endpoints only in us-east-1 and ap-south-1, whatever region is priced.
 PRICING_ENDPOINT_REGION = "us-east-1"
-DEFAULT_REGIONS = ("us-east-1", "us-east-2", "us-west-2", "eu-west-1", "eu-north-1", "ap-northeast-1")
+DEFAULT_REGIONS = (
+    "us-east-1",
+    "us-east-2",
+    "us-west-2",
+    "eu-west-1",
+    "eu-north-1",
+    "ap-northeast-1",
+)
 REGION_PATTERN = re.compile(r"[a-z]{2}(-gov)?-[a-z]+-\d+")
 
 #: Instance family -> accelerator id. The Price List ``GPU`` column is empty for Neuron, Gaudi
@@ -107,7 +116,9 @@ CPU_FAMILIES: dict[str, CpuFamily] = {
 }
 ALL_FAMILIES: tuple[str, ...] = tuple(ACCELERATOR_FAMILIES) + tuple(CPU_FAMILIES)
 
-_PERMISSION_FIX = "add it to the IAM policy of the identity boto3 resolves, or use --provider aws-bulk"
+_PERMISSION_FIX = (
+    "add it to the IAM policy of the identity boto3 resolves, or use --provider aws-bulk"
+)
 _DENIED_CODES = {"AccessDenied", "AccessDeniedException", "UnauthorizedOperation"}
 #: EC2 answers these in regions the account has not opted into: skip the region, report it.
 _NOT_OPTED_IN_CODES = {"AuthFailure", "OptInRequired"}
@@ -197,7 +208,9 @@ def parse_price_list(
             continue
         if attrs.get("marketoption", "OnDemand") != "OnDemand":
             result.skipped.append(
-                SkippedItem(what, f"market option {attrs.get('marketoption')}: not an on-demand SKU")
+                SkippedItem(
+                    what, f"market option {attrs.get('marketoption')}: not an on-demand SKU"
+                )
             )
             continue
         vcpus = _int_or_none(attrs.get("vcpu"))
@@ -205,33 +218,56 @@ def parse_price_list(
         if accel is None:
             if family_of(instance_type) in ALL_FAMILIES:
                 result.skipped.append(
-                    SkippedItem(what, "accelerator count unknown (no GPU column and no static count)")
+                    SkippedItem(
+                        what, "accelerator count unknown (no GPU column and no static count)"
+                    )
                 )
             continue
-        shape = InstanceShape(instance_type, accel[0], accel[1], vcpus, parse_memory_gib(attrs.get("memory")))
+        shape = InstanceShape(
+            instance_type, accel[0], accel[1], vcpus, parse_memory_gib(attrs.get("memory"))
+        )
         shapes[(region, instance_type)] = shape
         terms = item.get("terms", {})
 
-        def emit(model: PricingModel, usd: float, notes: str, shape: InstanceShape = shape,
-                 region: str = region) -> None:
+        def emit(
+            model: PricingModel,
+            usd: float,
+            notes: str,
+            shape: InstanceShape = shape,
+            region: str = region,
+        ) -> None:
             key = (region, shape.instance_type, model)
             if key in seen:
-                result.skipped.append(SkippedItem(f"{shape.instance_type} {region} {model}", "duplicate SKU"))
+                result.skipped.append(
+                    SkippedItem(f"{shape.instance_type} {region} {model}", "duplicate SKU")
+                )
                 return
             seen.add(key)
             result.quotes.append(
-                shape.quote(provider=PROVIDER, region=region, pricing_model=model, usd_per_hour=usd,
-                            source=SOURCE_API, source_url=PRICING_API_URL, observed_at=observed_at, notes=notes)
-            )  # fmt: skip
+                shape.quote(
+                    provider=PROVIDER,
+                    region=region,
+                    pricing_model=model,
+                    usd_per_hour=usd,
+                    source=SOURCE_API,
+                    source_url=PRICING_API_URL,
+                    observed_at=observed_at,
+                    notes=notes,
+                )
+            )
 
         for offer in terms.get("OnDemand", {}).values():
-            hourly = [d for d in offer.get("priceDimensions", {}).values() if d.get("unit") == "Hrs"]
+            hourly = [
+                d for d in offer.get("priceDimensions", {}).values() if d.get("unit") == "Hrs"
+            ]
             if not hourly:
                 continue
             usd = _usd(hourly[0])
             if not usd > 0:
                 result.skipped.append(
-                    SkippedItem(what, "$0 on-demand price: sold only as capacity blocks or reservations")
+                    SkippedItem(
+                        what, "$0 on-demand price: sold only as capacity blocks or reservations"
+                    )
                 )
                 continue
             emit(PricingModel.ON_DEMAND, usd, "")
@@ -395,7 +431,9 @@ def default_botocore_config() -> Any:
     from botocore.config import Config
 
     # A dead regional endpoint must not stall a refresh: short connect timeout, few attempts.
-    return Config(connect_timeout=5, read_timeout=30, retries={"max_attempts": 3, "mode": "standard"})
+    return Config(
+        connect_timeout=5, read_timeout=30, retries={"max_attempts": 3, "mode": "standard"}
+    )
 
 
 def fetch_aws(
@@ -438,6 +476,7 @@ def fetch_aws(
                 "pricing", region_name=PRICING_ENDPOINT_REGION, config=config
             )
         if ec2_client_for is None:
+
             def ec2_client_for(region: str) -> Any:
                 return session.client("ec2", region_name=region, config=config)
 
@@ -457,13 +496,17 @@ def fetch_aws(
         if types:
             try:
                 entries = fetch_spot_history(ec2_client_for(region), types, now)
-                spot = parse_spot_history(entries, region, {t: s for (r, t), s in shapes.items() if r == region})
+                spot = parse_spot_history(
+                    entries, region, {t: s for (r, t), s in shapes.items() if r == region}
+                )
             except PermissionDeniedError as exc:
                 result.region_errors[region] = str(exc)
             except ClientError as exc:
                 if _error_code(exc) in _NOT_OPTED_IN_CODES:
                     result.skipped.append(
-                        SkippedItem(region, f"{_error_code(exc)}: region not enabled for this account")
+                        SkippedItem(
+                            region, f"{_error_code(exc)}: region not enabled for this account"
+                        )
                     )
                     progress(region, index, len(wanted), "skipped (not opted in)")
                     continue

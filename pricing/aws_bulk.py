@@ -42,7 +42,9 @@ from pricing.base import (
 from tokendesk.records import PricingModel
 
 SOURCE_BULK = "aws-bulk-price-list"
-BULK_URL = "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2/current/{region}/index.csv"
+BULK_URL = (
+    "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2/current/{region}/index.csv"
+)
 #: FormatVersion, Disclaimer, Publication Date, Version, OfferCode precede the header.
 DISCLAIMER_LINES = 5
 #: The header as AWS published it (AmazonEC2 offer, 2025-09). The query reads columns by name, so
@@ -142,10 +144,27 @@ BULK_HEADER: tuple[str, ...] = (
 )
 #: Columns the query reads; a file without one of them is rejected with its name.
 REQUIRED_COLUMNS = (
-    "SKU", "OfferTermCode", "TermType", "Unit", "PricePerUnit", "Currency", "LeaseContractLength",
-    "PurchaseOption", "OfferingClass", "Product Family", "Instance Type", "vCPU", "Memory",
-    "Tenancy", "Operating System", "usageType", "CapacityStatus", "GPU", "MarketOption",
-    "Pre Installed S/W", "Region Code",
+    "SKU",
+    "OfferTermCode",
+    "TermType",
+    "Unit",
+    "PricePerUnit",
+    "Currency",
+    "LeaseContractLength",
+    "PurchaseOption",
+    "OfferingClass",
+    "Product Family",
+    "Instance Type",
+    "vCPU",
+    "Memory",
+    "Tenancy",
+    "Operating System",
+    "usageType",
+    "CapacityStatus",
+    "GPU",
+    "MarketOption",
+    "Pre Installed S/W",
+    "Region Code",
 )
 #: DuckDB memory cap for the parse: the scan streams, so this bounds peak RSS, not file size.
 DUCKDB_MEMORY_LIMIT = "1GB"
@@ -188,7 +207,10 @@ def query_bulk_csv(
     path: Path, families: Sequence[str] = ALL_FAMILIES, *, threads: int | None = None
 ) -> list[dict[str, Any]]:
     """Stream ``path`` through DuckDB; return one aggregate row per (SKU, term) that survives."""
-    config: dict[str, Any] = {"memory_limit": DUCKDB_MEMORY_LIMIT, "preserve_insertion_order": False}
+    config: dict[str, Any] = {
+        "memory_limit": DUCKDB_MEMORY_LIMIT,
+        "preserve_insertion_order": False,
+    }
     if threads:
         config["threads"] = threads
     con = duckdb.connect(":memory:", config=config)
@@ -212,7 +234,9 @@ def query_bulk_csv(
         con.close()
 
 
-def parse_bulk_rows(rows: Sequence[dict[str, Any]], observed_at: datetime, source_url: str) -> ProviderResult:
+def parse_bulk_rows(
+    rows: Sequence[dict[str, Any]], observed_at: datetime, source_url: str
+) -> ProviderResult:
     """Aggregated bulk rows -> on-demand and reserved (effective hourly) quotes."""
     result = ProviderResult()
     best: dict[tuple[str, str, PricingModel], tuple[float, str, InstanceShape]] = {}
@@ -225,7 +249,9 @@ def parse_bulk_rows(rows: Sequence[dict[str, Any]], observed_at: datetime, sourc
             if family_of(instance_type) in ALL_FAMILIES:
                 result.skipped.append(SkippedItem(what, "accelerator count unknown"))
             continue
-        shape = InstanceShape(instance_type, accel[0], accel[1], vcpus, parse_memory_gib(row.get("memory")))
+        shape = InstanceShape(
+            instance_type, accel[0], accel[1], vcpus, parse_memory_gib(row.get("memory"))
+        )
         hourly = row.get("hourly") or 0.0
         upfront = row.get("upfront") or 0.0
         if row["term_type"] == "OnDemand":
@@ -234,14 +260,18 @@ def parse_bulk_rows(rows: Sequence[dict[str, Any]], observed_at: datetime, sourc
                 continue
             if not hourly > 0:
                 result.skipped.append(
-                    SkippedItem(what, "$0 on-demand price: sold only as capacity blocks or reservations")
+                    SkippedItem(
+                        what, "$0 on-demand price: sold only as capacity blocks or reservations"
+                    )
                 )
                 continue
             key = (region, instance_type, PricingModel.ON_DEMAND)
             if key in best:
                 # Not expected after the filters; keep the lower price so the result does not
                 # depend on row order, and say so.
-                result.skipped.append(SkippedItem(what, "duplicate on-demand SKU (lower price kept)"))
+                result.skipped.append(
+                    SkippedItem(what, "duplicate on-demand SKU (lower price kept)")
+                )
                 if hourly >= best[key][0]:
                     continue
             best[key] = (hourly, "", shape)
@@ -264,9 +294,17 @@ def parse_bulk_rows(rows: Sequence[dict[str, Any]], observed_at: datetime, sourc
                 best[key] = (effective, note, shape)
     for (region, _, model), (usd, note, shape) in sorted(best.items()):
         result.quotes.append(
-            shape.quote(provider=PROVIDER, region=region, pricing_model=model, usd_per_hour=usd,
-                        source=SOURCE_BULK, source_url=source_url, observed_at=observed_at, notes=note)
-        )  # fmt: skip
+            shape.quote(
+                provider=PROVIDER,
+                region=region,
+                pricing_model=model,
+                usd_per_hour=usd,
+                source=SOURCE_BULK,
+                source_url=source_url,
+                observed_at=observed_at,
+                notes=note,
+            )
+        )
     return result
 
 
@@ -289,7 +327,9 @@ def fetch_bulk_csv(region: str, dest: Path, *, client: Any = None, timeout_s: fl
 
     url = BULK_URL.format(region=region)
     owns = client is None
-    client = client or httpx.Client(timeout=httpx.Timeout(timeout_s, connect=10.0), follow_redirects=True)
+    client = client or httpx.Client(
+        timeout=httpx.Timeout(timeout_s, connect=10.0), follow_redirects=True
+    )
     try:
         with client.stream("GET", url) as response:
             response.raise_for_status()
@@ -327,7 +367,9 @@ def fetch_aws_bulk(
                 )
             except httpx.HTTPStatusError as exc:
                 if exc.response.status_code in (403, 404):
-                    result.skipped.append(SkippedItem(region, f"no bulk price file (HTTP {exc.response.status_code})"))
+                    result.skipped.append(
+                        SkippedItem(region, f"no bulk price file (HTTP {exc.response.status_code})")
+                    )
                 else:
                     result.region_errors[region] = f"bulk file download failed: {exc}"
                 progress(region, index, len(wanted), "failed")

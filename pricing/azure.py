@@ -41,7 +41,15 @@ PROVIDER = "azure"
 SOURCE = "azure-retail-prices-api"
 API_URL = "https://prices.azure.com/api/retail/prices"
 API_VERSION = "2023-01-01-preview"
-DEFAULT_REGIONS = ("eastus", "eastus2", "southcentralus", "westus3", "northcentralus", "swedencentral", "westeurope")
+DEFAULT_REGIONS = (
+    "eastus",
+    "eastus2",
+    "southcentralus",
+    "westus3",
+    "northcentralus",
+    "swedencentral",
+    "westeurope",
+)
 REGION_PATTERN = re.compile(r"[a-z][a-z0-9]+")
 MAX_RETRIES = 5
 #: Used when a 429 carries no Retry-After: 1, 2, 4, 8, 16 s.
@@ -73,7 +81,10 @@ SIZES: dict[str, AzureSize] = {
     "Standard_NC40ads_H100_v5": AzureSize("nvidia-h100-nvl-94gb", 1, 40, 320),
     "Standard_NC80adis_H100_v5": AzureSize("nvidia-h100-nvl-94gb", 2, 80, 640),
 }
-_RESERVATION_HOURS = {"1 Year": (PricingModel.RESERVED_1Y, HOURS_1Y), "3 Years": (PricingModel.RESERVED_3Y, HOURS_3Y)}
+_RESERVATION_HOURS = {
+    "1 Year": (PricingModel.RESERVED_1Y, HOURS_1Y),
+    "3 Years": (PricingModel.RESERVED_3Y, HOURS_3Y),
+}
 _SAVINGS_PLAN = {"1 Year": PricingModel.SAVINGS_PLAN_1Y, "3 Years": PricingModel.SAVINGS_PLAN_3Y}
 
 
@@ -95,17 +106,31 @@ def parse_items(items: Iterable[dict[str, Any]], observed_at: datetime) -> Provi
     result = ProviderResult()
     seen: set[tuple[str, str, PricingModel]] = set()
 
-    def emit(item: dict[str, Any], size: AzureSize, model: PricingModel, usd: float, notes: str) -> None:
+    def emit(
+        item: dict[str, Any], size: AzureSize, model: PricingModel, usd: float, notes: str
+    ) -> None:
         region = str(item.get("armRegionName", "")).lower()
         key = (region, item["armSkuName"], model)
         if key in seen:
             return
         seen.add(key)
         result.quotes.append(
-            InstanceShape(item["armSkuName"], size.accelerator_id, size.accelerator_count, size.vcpus, size.memory_gib).quote(
-                provider=PROVIDER, region=region, pricing_model=model, usd_per_hour=usd,
-                source=SOURCE, source_url=API_URL, observed_at=observed_at, notes=notes,
-            )  # fmt: skip
+            InstanceShape(
+                item["armSkuName"],
+                size.accelerator_id,
+                size.accelerator_count,
+                size.vcpus,
+                size.memory_gib,
+            ).quote(
+                provider=PROVIDER,
+                region=region,
+                pricing_model=model,
+                usd_per_hour=usd,
+                source=SOURCE,
+                source_url=API_URL,
+                observed_at=observed_at,
+                notes=notes,
+            )
         )
 
     for item in items:
@@ -132,9 +157,18 @@ def parse_items(items: Iterable[dict[str, Any]], observed_at: datetime) -> Provi
                 result.skipped.append(SkippedItem(what, "reservation without a price"))
                 continue
             model, hours = _RESERVATION_HOURS[term]
-            emit(item, size, model, price / hours, f"reservation {term}: ${price:g} total / {hours} h")
+            emit(
+                item,
+                size,
+                model,
+                price / hours,
+                f"reservation {term}: ${price:g} total / {hours} h",
+            )
             continue
-        if item.get("type", "Consumption") != "Consumption" or item.get("unitOfMeasure", "1 Hour") != "1 Hour":
+        if (
+            item.get("type", "Consumption") != "Consumption"
+            or item.get("unitOfMeasure", "1 Hour") != "1 Hour"
+        ):
             continue
         if price <= 0:
             result.skipped.append(SkippedItem(what, "no price (preview size or $0 meter)"))
@@ -229,7 +263,10 @@ def fetch_azure(
                         fetch_pages(
                             client,
                             API_URL,
-                            {"api-version": API_VERSION, "$filter": region_filter(region, price_type, sizes)},
+                            {
+                                "api-version": API_VERSION,
+                                "$filter": region_filter(region, price_type, sizes),
+                            },
                             sleep=sleep,
                         )
                     )

@@ -135,10 +135,18 @@ class InstanceShape:
     ) -> PriceQuote:
         """This shape's price as a validated record (to the micro-dollar, as price lists state it)."""
         return PriceQuote(
-            provider=provider, region=region, instance_type=self.instance_type,
-            accelerator_id=self.accelerator_id, accelerator_count=self.accelerator_count,
-            vcpus=self.vcpus, memory_gib=self.memory_gib, pricing_model=pricing_model,
-            usd_per_hour=round(usd_per_hour, 6), source=source, source_url=source_url,
-            observed_at=observed_at, confidence=confidence, notes=notes,
-        )  # fmt: skip
-
+            provider=provider,
+            region=region,
+            instance_type=self.instance_type,
+            accelerator_id=self.accelerator_id,
+            accelerator_count=self.accelerator_count,
+            vcpus=self.vcpus,
+            memory_gib=self.memory_gib,
+            pricing_model=pricing_model,
+            usd_per_hour=round(usd_per_hour, 6),
+            source=source,
+            source_url=source_url,
+            observed_at=observed_at,
+            confidence=confidence,
+            notes=notes,
+        )

@@ -31,7 +31,9 @@ err = Console(stderr=True)
 
 DbOption = Annotated[
     Path | None,
-    typer.Option("--db", help="Warehouse file (default: $TOKENDESK_DB or the per-user data directory)."),
+    typer.Option(
+        "--db", help="Warehouse file (default: $TOKENDESK_DB or the per-user data directory)."
+    ),
 ]
 
 
@@ -44,16 +46,22 @@ class _Bars:
 
     def __call__(self, event: ProgressEvent) -> None:
         if event.provider not in self.tasks:
-            self.tasks[event.provider] = self.progress.add_task(event.provider, total=None, status="")
+            self.tasks[event.provider] = self.progress.add_task(
+                event.provider, total=None, status=""
+            )
         task = self.tasks[event.provider]
         if event.stage == "region":
             self.progress.update(
-                task, total=event.total or None, completed=event.completed,
+                task,
+                total=event.total or None,
+                completed=event.completed,
                 status=f"{event.region}: {event.message}",
-            )  # fmt: skip
+            )
         elif event.stage in ("done", "failed", "skipped"):
             total = self.progress.tasks[task].total or 1
-            self.progress.update(task, total=total, completed=total, status=f"{event.stage}: {event.message}"[:90])
+            self.progress.update(
+                task, total=total, completed=total, status=f"{event.stage}: {event.message}"[:90]
+            )
         else:
             self.progress.update(task, status=event.message[:60])
 
@@ -62,11 +70,17 @@ class _Bars:
 def refresh_command(
     provider: Annotated[
         list[str] | None,
-        typer.Option("--provider", "-p", help=f"Provider to refresh (repeatable): {', '.join(PROVIDERS)}."),
+        typer.Option(
+            "--provider", "-p", help=f"Provider to refresh (repeatable): {', '.join(PROVIDERS)}."
+        ),
     ] = None,
     region: Annotated[
         list[str] | None,
-        typer.Option("--region", "-r", help="Region to refresh (repeatable; provider naming, e.g. us-east-1, eastus)."),
+        typer.Option(
+            "--region",
+            "-r",
+            help="Region to refresh (repeatable; provider naming, e.g. us-east-1, eastus).",
+        ),
     ] = None,
     db: DbOption = None,
 ) -> None:
@@ -78,44 +92,76 @@ def refresh_command(
     if unknown:
         err.print(f"[red]Unknown provider {', '.join(unknown)}[/]; known: {', '.join(PROVIDERS)}")
         raise typer.Exit(2)
-    with Warehouse.open(db) as warehouse, Progress(
-        TextColumn("{task.description:<9}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        TextColumn("{task.fields[status]}"), console=console, transient=False,
-    ) as bar:  # fmt: skip
+    with (
+        Warehouse.open(db) as warehouse,
+        Progress(
+            TextColumn("{task.description:<9}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("{task.fields[status]}"),
+            console=console,
+            transient=False,
+        ) as bar,
+    ):
         report = refresh(provider, region, warehouse, _Bars(bar))
-    table = Table("provider", "snapshot source", "status", "rows", "quarantined", "review", "snapshot / error")
+    table = Table(
+        "provider", "snapshot source", "status", "rows", "quarantined", "review", "snapshot / error"
+    )
     for o in report.outcomes:
         colour = {"ok": "green", "partial": "yellow", "failed": "red"}[o.status.value]
         detail = o.snapshot_id if not o.error else f"{o.snapshot_id}\n{o.error}"
-        table.add_row(o.provider, o.source, f"[{colour}]{o.status.value}[/]", str(o.rows),
-                      str(o.quarantined), str(o.review_flagged), detail)  # fmt: skip
+        table.add_row(
+            o.provider,
+            o.source,
+            f"[{colour}]{o.status.value}[/]",
+            str(o.rows),
+            str(o.quarantined),
+            str(o.review_flagged),
+            detail,
+        )
     console.print(table)
     for name in report.not_applicable:
         console.print(f"{name}: none of the requested regions applies; not refreshed")
     if any(o.status is SnapshotStatus.FAILED for o in report.outcomes):
-        console.print("Failed providers keep their last good snapshot current. `tokendesk prices providers` lists what each needs.")
+        console.print(
+            "Failed providers keep their last good snapshot current. `tokendesk "
+            "prices providers` lists what each needs."
+        )
         raise typer.Exit(1)
 
 
 def print_integrity(report: IntegrityReport, quotes: list[PriceQuote], title: str) -> None:
     table = Table("rule", "checked", "failed", "detail", title=title)
     for rule in report.rules:
-        colour = "red" if rule.failed and rule.rule not in ("moved_over_50pct", "negotiated_quote_expired") else (
-            "yellow" if rule.failed else "green"
+        colour = (
+            "red"
+            if rule.failed and rule.rule not in ("moved_over_50pct", "negotiated_quote_expired")
+            else ("yellow" if rule.failed else "green")
         )
         table.add_row(rule.rule, str(rule.checked), f"[{colour}]{rule.failed}[/]", rule.detail)
     console.print(table)
     for label, flags in (("quarantined", report.quarantine), ("review", report.review_flags)):
         for index, reason in sorted(flags.items())[:50]:
             q = quotes[index]
-            console.print(f"{label}: {q.provider} {q.region} {q.instance_type} {q.pricing_model} ${q.usd_per_hour:g} - {reason}")
+            console.print(
+                f"{label}: {q.provider} {q.region} {q.instance_type} {q.pricing_model} "
+                f"${q.usd_per_hour:g} - {reason}"
+            )
 
 
 @prices_app.command("integrity")
 def integrity_command(
-    snapshot: Annotated[str | None, typer.Option("--snapshot", help="Show the stored report of this snapshot id.")] = None,
-    provider: Annotated[str | None, typer.Option("--provider", "-p", help="Check current prices of one provider only.")] = None,
-    sheet: Annotated[Path | None, typer.Option("--sheet", help="Validate and check a price sheet file instead.")] = None,
+    snapshot: Annotated[
+        str | None, typer.Option("--snapshot", help="Show the stored report of this snapshot id.")
+    ] = None,
+    provider: Annotated[
+        str | None,
+        typer.Option("--provider", "-p", help="Check current prices of one provider only."),
+    ] = None,
+    sheet: Annotated[
+        Path | None, typer.Option("--sheet", help="Validate and check a price sheet file instead.")
+    ] = None,
     db: DbOption = None,
 ) -> None:
     """Print the integrity report: of a stored snapshot, of the current prices (after a fresh
@@ -136,7 +182,10 @@ def integrity_command(
         if snapshot:
             frame = warehouse.integrity_report(snapshot)
             if frame.empty:
-                err.print(f"No integrity report stored for snapshot {snapshot!r}; `tokendesk db info` lists snapshots.")
+                err.print(
+                    f"No integrity report stored for snapshot {snapshot!r}; `tokendesk db "
+                    "info` lists snapshots."
+                )
                 raise typer.Exit(1)
             table = Table("rule", "checked", "failed", "detail", title=f"integrity of {snapshot}")
             for row in frame.itertuples(index=False):
@@ -156,5 +205,11 @@ def providers_command() -> None:
     defaults = set(provider_names(defaults_only=True))
     table = Table("provider", "default", "origin", "what it reads", "needs")
     for spec in PROVIDERS.values():
-        table.add_row(spec.name, "yes" if spec.name in defaults else "no", spec.origin, spec.description, spec.needs)
+        table.add_row(
+            spec.name,
+            "yes" if spec.name in defaults else "no",
+            spec.origin,
+            spec.description,
+            spec.needs,
+        )
     console.print(table)

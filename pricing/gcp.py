@@ -70,14 +70,31 @@ LOCAL_SSD_GIB: dict[str, int] = {
     "a2-ultragpu-8g": 8 * 375,
 }
 TPU_ACCELERATORS = {"v5e": "google-tpu-v5e", "v5p": "google-tpu-v5p", "v6e": "google-tpu-v6e"}
-_SERIES_ALIASES = {"a3plus": "a3-megagpu", "a3mega": "a3-megagpu", "a3ultra": "a3-ultragpu", "a3edge": "a3-edgegpu"}
-_SKIP_WORDS = ("sole tenancy", "reserved", "premium", "custom", "suspended", "dws", "calendar", "flex")
+_SERIES_ALIASES = {
+    "a3plus": "a3-megagpu",
+    "a3mega": "a3-megagpu",
+    "a3ultra": "a3-ultragpu",
+    "a3edge": "a3-edgegpu",
+}
+_SKIP_WORDS = (
+    "sole tenancy",
+    "reserved",
+    "premium",
+    "custom",
+    "suspended",
+    "dws",
+    "calendar",
+    "flex",
+)
 _COMPONENT = re.compile(
     r"^(?:commitment(?: v\d+)?:\s*)?(?:spot preemptible |preemptible )?(?P<name>.+?)\s+"
     r"(?P<res>core|cpu|ram|gpu)\b",
     re.IGNORECASE,
 )
-_SLICE = re.compile(r"^(?:commitment(?: v\d+)?:\s*)?(?:spot preemptible |preemptible )?(?P<name>.+?)\s*\(1 gpu slice\)", re.IGNORECASE)
+_SLICE = re.compile(
+    r"^(?:commitment(?: v\d+)?:\s*)?(?:spot preemptible |preemptible )?(?P<name>.+?)\s*\(1 gpu slice\)",
+    re.IGNORECASE,
+)
 _TPU = re.compile(r"\btpu[-\s]?(?:v)?(?P<ver>5e|5p|6e|5\s?lite(?:pod)?)\b", re.IGNORECASE)
 
 
@@ -245,20 +262,28 @@ def parse_gcp(
                 continue
             acc_type = accelerators[0].get("guest_accelerator_type", "")
             if acc_type not in ACCELERATOR_TYPES:
-                result.skipped.append(SkippedItem(f"{name} {region}", f"unknown accelerator {acc_type!r}"))
+                result.skipped.append(
+                    SkippedItem(f"{name} {region}", f"unknown accelerator {acc_type!r}")
+                )
                 continue
             accelerator_id, gpu_key = ACCELERATOR_TYPES[acc_type]
             count = int(accelerators[0].get("guest_accelerator_count") or 0)
         for model in models:
             if model is PricingModel.ON_DEMAND and not_sold_on_demand(name):
                 result.skipped.append(
-                    SkippedItem(f"{name} {region}", "not sold on demand (spot, DWS or reservation only)")
+                    SkippedItem(
+                        f"{name} {region}", "not sold on demand (spot, DWS or reservation only)"
+                    )
                 )
                 continue
-            usd, missing, notes = _compose(prices, name, series, region, model, vcpus, memory_gib, gpu_key, count)
+            usd, missing, notes = _compose(
+                prices, name, series, region, model, vcpus, memory_gib, gpu_key, count
+            )
             if usd is None:
                 if model in (PricingModel.ON_DEMAND, PricingModel.SPOT):
-                    result.skipped.append(SkippedItem(f"{name} {region} {model}", f"no SKU for {missing}"))
+                    result.skipped.append(
+                        SkippedItem(f"{name} {region} {model}", f"no SKU for {missing}")
+                    )
                 continue
             result.quotes.append(
                 PriceQuote(
@@ -319,7 +344,11 @@ def _compose(
         slice_price = prices.get("slice", gpu_key or "", region, model)
         if slice_price is None:
             return None, f"{gpu_key} GPU slice", ""
-        return slice_price * gpu_count, "", f"{gpu_count} x per-GPU slice (includes host CPU and RAM)"
+        return (
+            slice_price * gpu_count,
+            "",
+            f"{gpu_count} x per-GPU slice (includes host CPU and RAM)",
+        )
     core = prices.get("core", series, region, model)
     ram = prices.get("ram", series, region, model)
     if core is None or ram is None or not vcpus or not memory_gib:
@@ -336,7 +365,9 @@ def _compose(
     if ssd_gib:
         # Committed-use discounts do not cover local SSD; spot has its own SSD rate.
         ssd_model = PricingModel.SPOT if model is PricingModel.SPOT else PricingModel.ON_DEMAND
-        ssd = prices.get("ssd", "local", region, ssd_model) or prices.get("ssd", "local", region, PricingModel.ON_DEMAND)
+        ssd = prices.get("ssd", "local", region, ssd_model) or prices.get(
+            "ssd", "local", region, PricingModel.ON_DEMAND
+        )
         if ssd is None:
             return None, "local SSD", ""
         total += ssd_gib * ssd
@@ -365,7 +396,9 @@ def fetch_skus(client: Any = None) -> list[dict[str, Any]]:
     try:
         return [billing_v1.Sku.to_dict(sku) for sku in client.list_skus(parent=COMPUTE_SERVICE)]
     except (gexc.PermissionDenied, gexc.Forbidden, gexc.Unauthenticated) as exc:
-        raise _permission("cloudbilling.services.list / billing.skus (Cloud Billing API)", exc) from exc
+        raise _permission(
+            "cloudbilling.services.list / billing.skus (Cloud Billing API)", exc
+        ) from exc
 
 
 def fetch_machine_types(project: str, client: Any = None) -> list[dict[str, Any]]:
@@ -398,7 +431,9 @@ def default_project() -> str:
             " compute.machineTypes.list"
         ) from exc
     if not project:
-        raise MissingCredentialsError("gcp: no project in the default credentials; set GOOGLE_CLOUD_PROJECT")
+        raise MissingCredentialsError(
+            "gcp: no project in the default credentials; set GOOGLE_CLOUD_PROJECT"
+        )
     return project
 
 

@@ -132,7 +132,11 @@ def check_snapshot(
     report = IntegrityReport()
 
     # price > 0 (and finite): the record forbids <= 0, but NaN/inf slip through a float field.
-    bad = [i for i, q in enumerate(quotes) if not (math.isfinite(q.usd_per_hour) and q.usd_per_hour > 0)]
+    bad = [
+        i
+        for i, q in enumerate(quotes)
+        if not (math.isfinite(q.usd_per_hour) and q.usd_per_hour > 0)
+    ]
     for i in bad:
         _add(report.quarantine, i, f"price {quotes[i].usd_per_hour!r} is not a positive number")
     report.rules.append(RuleResult(RULE_POSITIVE, len(quotes), len(bad)))
@@ -173,7 +177,9 @@ def check_snapshot(
             reason = f"unknown accelerator id {q.accelerator_id!r}"
         elif q.accelerator_count < 1 and catalog[q.accelerator_id].backend is not Backend.CPU:
             reason = f"accelerator count {q.accelerator_count} for {q.accelerator_id}"
-        elif (q.provider, q.instance_type) in expected and q.accelerator_count != expected[(q.provider, q.instance_type)]:
+        elif (q.provider, q.instance_type) in expected and q.accelerator_count != expected[
+            (q.provider, q.instance_type)
+        ]:
             reason = (
                 f"{q.instance_type} has {expected[(q.provider, q.instance_type)]} accelerators,"
                 f" row says {q.accelerator_count}"
@@ -221,7 +227,9 @@ def check_snapshot(
         move = q.usd_per_hour / old - 1
         if abs(move) > MAX_MOVE_FRACTION:
             failed += 1
-            reason = f"moved {move:+.0%} since the previous snapshot (${old:g} -> ${q.usd_per_hour:g})"
+            reason = (
+                f"moved {move:+.0%} since the previous snapshot (${old:g} -> ${q.usd_per_hour:g})"
+            )
             _add(report.review_flags, i, reason)
             if len(examples) < 3:
                 examples.append(f"{q.instance_type} {q.region} {q.pricing_model}: {reason}")
@@ -236,7 +244,11 @@ def check_snapshot(
         if q.expires_on < today:
             failed += 1
             per_vendor[q.provider] += 1
-            _add(report.review_flags, i, f"expired on {q.expires_on.isoformat()} (quote {q.quote_id or '?'})")
+            _add(
+                report.review_flags,
+                i,
+                f"expired on {q.expires_on.isoformat()} (quote {q.quote_id or '?'})",
+            )
     detail = ", ".join(f"{vendor}: {n}" for vendor, n in sorted(per_vendor.items()))
     report.rules.append(RuleResult(RULE_EXPIRED, checked, failed, detail))
     return report

@@ -34,7 +34,9 @@ class PriceWarehouse(Protocol):
 
     def ingest_prices(self, source: str, quotes: Sequence[PriceQuote], **kwargs: object) -> str: ...
 
-    def record_failed_snapshot(self, kind: SnapshotKind, source: str, error: str, *, origin: str = "api") -> str: ...
+    def record_failed_snapshot(
+        self, kind: SnapshotKind, source: str, error: str, *, origin: str = "api"
+    ) -> str: ...
 
     def current_price_quotes(self, provider: str | None = None) -> list[PriceQuote]: ...
 
@@ -98,14 +100,20 @@ def refresh(
     if warehouse is None:
         raise ValueError("refresh needs a warehouse (warehouse.Warehouse.open(...))")
     table = registry if registry is not None else PROVIDERS
-    names = list(providers) if providers else [n for n in provider_names(defaults_only=True) if n in table]
+    names = (
+        list(providers)
+        if providers
+        else [n for n in provider_names(defaults_only=True) if n in table]
+    )
     specs = [table[n] if n in table else get_provider(n) for n in names]
     emit = progress or (lambda event: None)
     report = RefreshReport()
     for spec in specs:
         emit(ProgressEvent(spec.name, "start", message=spec.description))
 
-        def region_progress(region: str, completed: int, total: int, message: str = "", _name: str = spec.name) -> None:
+        def region_progress(
+            region: str, completed: int, total: int, message: str = "", _name: str = spec.name
+        ) -> None:
             emit(ProgressEvent(_name, "region", region, completed, total, message))
 
         now = utcnow()
@@ -114,8 +122,12 @@ def refresh(
         except Exception as exc:  # one provider's failure must not stop the others
             error = f"{type(exc).__name__}: {exc}"
             source = spec.source or spec.name
-            snapshot_id = warehouse.record_failed_snapshot(SnapshotKind.PRICES, source, error, origin=spec.origin)
-            report.outcomes.append(SnapshotOutcome(spec.name, source, SnapshotStatus.FAILED, snapshot_id, error=error))
+            snapshot_id = warehouse.record_failed_snapshot(
+                SnapshotKind.PRICES, source, error, origin=spec.origin
+            )
+            report.outcomes.append(
+                SnapshotOutcome(spec.name, source, SnapshotStatus.FAILED, snapshot_id, error=error)
+            )
             emit(ProgressEvent(spec.name, "failed", message=error))
             continue
         if not result.quotes and not result.region_errors and regions and not result.skipped:
@@ -123,20 +135,36 @@ def refresh(
             emit(ProgressEvent(spec.name, "skipped", message="no requested region applies"))
             continue
         report.outcomes.extend(_write(spec, result, warehouse, now, today))
-        worst = "failed" if any(o.status is SnapshotStatus.FAILED for o in report.outcomes if o.provider == spec.name) else "done"
+        worst = (
+            "failed"
+            if any(
+                o.status is SnapshotStatus.FAILED
+                for o in report.outcomes
+                if o.provider == spec.name
+            )
+            else "done"
+        )
         emit(ProgressEvent(spec.name, worst, message=f"{len(result.quotes)} prices"))
     return report
 
 
 def _write(
-    spec: ProviderSpec, result: ProviderResult, warehouse: PriceWarehouse, now: datetime, today: date | None
+    spec: ProviderSpec,
+    result: ProviderResult,
+    warehouse: PriceWarehouse,
+    now: datetime,
+    today: date | None,
 ) -> list[SnapshotOutcome]:
     outcomes: list[SnapshotOutcome] = []
     if spec.independent_parts:
         for part, error in sorted(result.region_errors.items()):
             source = f"sheet:{part}"
-            snapshot_id = warehouse.record_failed_snapshot(SnapshotKind.PRICES, source, error, origin=spec.origin)
-            outcomes.append(SnapshotOutcome(spec.name, source, SnapshotStatus.FAILED, snapshot_id, error=error))
+            snapshot_id = warehouse.record_failed_snapshot(
+                SnapshotKind.PRICES, source, error, origin=spec.origin
+            )
+            outcomes.append(
+                SnapshotOutcome(spec.name, source, SnapshotStatus.FAILED, snapshot_id, error=error)
+            )
         status, error = SnapshotStatus.OK, ""
     else:
         status = SnapshotStatus.PARTIAL if result.partial else SnapshotStatus.OK
@@ -145,9 +173,18 @@ def _write(
         if not outcomes:
             source = spec.source or spec.name
             message = error or "the source returned no prices"
-            snapshot_id = warehouse.record_failed_snapshot(SnapshotKind.PRICES, source, message, origin=spec.origin)
+            snapshot_id = warehouse.record_failed_snapshot(
+                SnapshotKind.PRICES, source, message, origin=spec.origin
+            )
             outcomes.append(
-                SnapshotOutcome(spec.name, source, SnapshotStatus.FAILED, snapshot_id, error=message, skipped=result.skipped)
+                SnapshotOutcome(
+                    spec.name,
+                    source,
+                    SnapshotStatus.FAILED,
+                    snapshot_id,
+                    error=message,
+                    skipped=result.skipped,
+                )
             )
         return outcomes
     groups: dict[str, list[PriceQuote]] = defaultdict(list)

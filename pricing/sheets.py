@@ -50,9 +50,25 @@ PROVIDER = "sheets"
 SHEETS_DIR_ENV = "TOKENDESK_PRICE_SHEETS"
 SUFFIXES = (".yaml", ".yml", ".csv")
 FIELDS = (
-    "provider", "region", "zone", "instance_type", "accelerator_id", "accelerator_count", "vcpus",
-    "memory_gib", "pricing_model", "usd_per_hour", "usd_per_accelerator_hour", "price_basis",
-    "source", "source_url", "observed_at", "confidence", "notes", "quote_id", "vendor_contact",
+    "provider",
+    "region",
+    "zone",
+    "instance_type",
+    "accelerator_id",
+    "accelerator_count",
+    "vcpus",
+    "memory_gib",
+    "pricing_model",
+    "usd_per_hour",
+    "usd_per_accelerator_hour",
+    "price_basis",
+    "source",
+    "source_url",
+    "observed_at",
+    "confidence",
+    "notes",
+    "quote_id",
+    "vendor_contact",
     "expires_on",
 )
 
@@ -90,18 +106,35 @@ def _read_rows(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], dict[str, 
             unknown = [c for c in (reader.fieldnames or []) if c not in FIELDS]
             if unknown:
                 raise SheetValidationError(
-                    [SheetIssue(str(path), 1, c, f"unknown column; expected some of {', '.join(FIELDS)}") for c in unknown]
+                    [
+                        SheetIssue(
+                            str(path), 1, c, f"unknown column; expected some of {', '.join(FIELDS)}"
+                        )
+                        for c in unknown
+                    ]
                 )
-            return [(n, {k: v for k, v in row.items() if v not in ("", None)}) for n, row in enumerate(reader, start=2)], {}
+            return [
+                (n, {k: v for k, v in row.items() if v not in ("", None)})
+                for n, row in enumerate(reader, start=2)
+            ], {}
     try:
         doc = yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         raise SheetValidationError([SheetIssue(str(path), 0, "(yaml)", str(exc))]) from exc
     if not isinstance(doc, dict) or not isinstance(doc.get("quotes"), list):
-        raise SheetValidationError([SheetIssue(str(path), 0, "quotes", "a YAML sheet needs a top-level 'quotes' list")])
+        raise SheetValidationError(
+            [SheetIssue(str(path), 0, "quotes", "a YAML sheet needs a top-level 'quotes' list")]
+        )
     if doc.get("format_version", 1) != 1:
         raise SheetValidationError(
-            [SheetIssue(str(path), 0, "format_version", f"unsupported {doc.get('format_version')!r}; expected 1")]
+            [
+                SheetIssue(
+                    str(path),
+                    0,
+                    "format_version",
+                    f"unsupported {doc.get('format_version')!r}; expected 1",
+                )
+            ]
         )
     defaults = doc.get("defaults") or {}
     rows = []
@@ -110,39 +143,73 @@ def _read_rows(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], dict[str, 
     return rows, defaults
 
 
-def _coerce(raw: dict[str, Any], path: Path, row_no: int) -> tuple[dict[str, Any], list[SheetIssue]]:
+def _coerce(
+    raw: dict[str, Any], path: Path, row_no: int
+) -> tuple[dict[str, Any], list[SheetIssue]]:
     issues: list[SheetIssue] = []
     data = dict(raw)
     for key in list(data):
         if key not in FIELDS:
             issues.append(SheetIssue(str(path), row_no, key, "unknown field"))
             data.pop(key)
-    for field in ("provider", "region", "instance_type", "accelerator_id", "accelerator_count", "pricing_model", "source", "observed_at"):
+    for field in (
+        "provider",
+        "region",
+        "instance_type",
+        "accelerator_id",
+        "accelerator_count",
+        "pricing_model",
+        "source",
+        "observed_at",
+    ):
         if data.get(field) in (None, ""):
             issues.append(SheetIssue(str(path), row_no, field, "required"))
     per_acc = data.pop("usd_per_accelerator_hour", None)
     if per_acc is not None:
         if data.get("usd_per_hour") is not None:
-            issues.append(SheetIssue(str(path), row_no, "usd_per_hour", "give usd_per_hour or usd_per_accelerator_hour, not both"))
+            issues.append(
+                SheetIssue(
+                    str(path),
+                    row_no,
+                    "usd_per_hour",
+                    "give usd_per_hour or usd_per_accelerator_hour, not both",
+                )
+            )
         data["usd_per_hour"] = per_acc
         data["price_basis"] = PriceBasis.PER_ACCELERATOR.value
         if str(data.get("accelerator_count")) not in ("1", "None"):
-            issues.append(SheetIssue(str(path), row_no, "accelerator_count", "a per-accelerator-hour price has accelerator_count 1"))
+            issues.append(
+                SheetIssue(
+                    str(path),
+                    row_no,
+                    "accelerator_count",
+                    "a per-accelerator-hour price has accelerator_count 1",
+                )
+            )
         data["accelerator_count"] = 1
     elif data.get("usd_per_hour") in (None, ""):
-        issues.append(SheetIssue(str(path), row_no, "usd_per_hour", "required (or usd_per_accelerator_hour)"))
+        issues.append(
+            SheetIssue(str(path), row_no, "usd_per_hour", "required (or usd_per_accelerator_hour)")
+        )
     observed = data.get("observed_at")
     if isinstance(observed, date) and not isinstance(observed, datetime):
         data["observed_at"] = datetime.combine(observed, time(0, 0))
     model = data.get("pricing_model")
     if model is not None and model not in {m.value for m in PricingModel}:
         issues.append(
-            SheetIssue(str(path), row_no, "pricing_model", f"{model!r} is not one of {', '.join(m.value for m in PricingModel)}")
+            SheetIssue(
+                str(path),
+                row_no,
+                "pricing_model",
+                f"{model!r} is not one of {', '.join(m.value for m in PricingModel)}",
+            )
         )
     if model == PricingModel.NEGOTIATED.value:
         for field in ("quote_id", "vendor_contact", "expires_on"):
             if data.get(field) in (None, ""):
-                issues.append(SheetIssue(str(path), row_no, field, "required for a negotiated quote"))
+                issues.append(
+                    SheetIssue(str(path), row_no, field, "required for a negotiated quote")
+                )
     return data, issues
 
 
@@ -185,7 +252,8 @@ def sheet_files(dirs: Iterable[Path]) -> list[Path]:
     for folder in dirs:
         if folder.is_dir():
             files.extend(
-                p for p in sorted(folder.iterdir())
+                p
+                for p in sorted(folder.iterdir())
                 if p.suffix.lower() in SUFFIXES and not p.name.lower().startswith("example")
             )
     return files
@@ -199,7 +267,11 @@ def fetch_sheets(
     progress: RegionProgress = no_progress,
 ) -> ProviderResult:
     """Load every sheet; a sheet with errors is left out whole and its issues reported."""
-    paths = list(files) if files is not None else sheet_files(dirs if dirs is not None else sheet_dirs())
+    paths = (
+        list(files)
+        if files is not None
+        else sheet_files(dirs if dirs is not None else sheet_dirs())
+    )
     result = ProviderResult()
     for index, path in enumerate(paths, start=1):
         try:
@@ -211,7 +283,12 @@ def fetch_sheets(
         if regions:
             kept = [q for q in quotes if q.region in regions or q.region == "any"]
             if len(kept) < len(quotes):
-                result.skipped.append(SkippedItem(path.name, f"{len(quotes) - len(kept)} quote(s) outside the requested regions"))
+                result.skipped.append(
+                    SkippedItem(
+                        path.name,
+                        f"{len(quotes) - len(kept)} quote(s) outside the requested regions",
+                    )
+                )
             quotes = kept
         result.quotes.extend(quotes)
         progress(path.name, index, len(paths), f"{len(quotes)} prices")

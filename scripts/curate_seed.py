@@ -83,7 +83,12 @@ PRICE_ACCELERATORS = {
 # 16xlarge (32 physical cores) is less than one socket and so cannot host a socket-measured replica.
 CPU_SOCKETS = {"c7i.16xlarge": 0, "c7i.48xlarge": 2, "m7i-flex.16xlarge": 0, "m7i.16xlarge": 0}
 CPU_VCPUS = {"c7i.16xlarge": 64, "c7i.48xlarge": 192, "m7i-flex.16xlarge": 64, "m7i.16xlarge": 64}
-CPU_MEMORY_GIB = {"c7i.16xlarge": 128, "c7i.48xlarge": 384, "m7i-flex.16xlarge": 256, "m7i.16xlarge": 256}
+CPU_MEMORY_GIB = {
+    "c7i.16xlarge": 128,
+    "c7i.48xlarge": 384,
+    "m7i-flex.16xlarge": 256,
+    "m7i.16xlarge": 256,
+}
 
 REGIONS = {
     "all regions (uniform)": "global",
@@ -113,7 +118,10 @@ def curate_prices() -> tuple[list[dict], list[str]]:
         for line_no, row in enumerate(csv.DictReader(handle), start=2):
             key = (row["provider"], row["instance_type"])
             if key in SKIPPED_PRICE_ROWS:
-                skipped.append(f"prices line {line_no} ({key[0]} {key[1]} {row['pricing_model']}): {SKIPPED_PRICE_ROWS[key]}")
+                skipped.append(
+                    f"prices line {line_no} ({key[0]} {key[1]} {row['pricing_model']}): "
+                    f"{SKIPPED_PRICE_ROWS[key]}"
+                )
                 continue
             instance = row["instance_type"]
             if instance in CPU_SOCKETS:
@@ -178,12 +186,21 @@ RESULT_ACCELERATORS = {
 # Count corrections, each with its reason (the published figure is a system total, so the
 # count must be the system's).
 COUNT_OVERRIDES = {
-    "XE8640_4xH100_vLLM": (4, "system name and MLPerf system description say 4x H100; the research row says 1"),
+    "XE8640_4xH100_vLLM": (
+        4,
+        "system name and MLPerf system description say 4x H100; the research row says 1",
+    ),
     "1-node-2S-GNR_128C": (2, "two-socket Granite Rapids node; CPU results count sockets"),
     "X210M8-1-node-2S-GNR_86C": (2, "two-socket Granite Rapids node; CPU results count sockets"),
-    "1-node-2S-GNR_86C_ESXi_172VCPU-VM": (2, "two-socket Granite Rapids node (VM); CPU results count sockets"),
+    "1-node-2S-GNR_86C_ESXi_172VCPU-VM": (
+        2,
+        "two-socket Granite Rapids node (VM); CPU results count sockets",
+    ),
     "Xeon w9-3475X capped 2.2 GHz": (1, "one Sapphire Rapids workstation socket"),
-    "GCP c3-highcpu-44 (22 threads)": (1, "22 threads of one Sapphire Rapids socket (a fraction of a socket, counted as one: conservative)"),
+    "GCP c3-highcpu-44 (22 threads)": (
+        1,
+        "22 threads of one Sapphire Rapids socket (a fraction of a socket, counted as one: conservative)",
+    ),
 }
 
 THROUGHPUT_METRICS = {
@@ -260,7 +277,13 @@ def _model(text: str) -> str:
 
 def _scenario_and_load(scenario: str, notes: str) -> dict:
     lowered = scenario.lower()
-    fields: dict = {"scenario": "online", "workload": "", "input_tokens": "", "output_tokens": "", "concurrency": ""}
+    fields: dict = {
+        "scenario": "online",
+        "workload": "",
+        "input_tokens": "",
+        "output_tokens": "",
+        "concurrency": "",
+    }
     if lowered.startswith("mlperf"):
         fields["scenario"] = lowered.split()[1]
     elif "offline" in lowered or "batch (throughput" in lowered or "llama-bench" in lowered:
@@ -268,7 +291,9 @@ def _scenario_and_load(scenario: str, notes: str) -> dict:
     io = re.search(r"ISL/OSL=(\d+)/(\d+)", scenario) or re.search(r"in/out (\d+)/(\d+)", notes)
     if io:
         fields["input_tokens"], fields["output_tokens"] = io.group(1), io.group(2)
-    conc = re.search(r"concurrency=(\d+)", scenario) or re.search(r"batch[= ](\d+)", scenario + " " + notes)
+    conc = re.search(r"concurrency=(\d+)", scenario) or re.search(
+        r"batch[= ](\d+)", scenario + " " + notes
+    )
     if conc:
         fields["concurrency"] = conc.group(1)
     return fields
@@ -288,7 +313,14 @@ def curate_results() -> tuple[list[dict], list[str]]:
     groups: dict[tuple, list[tuple[int, dict]]] = defaultdict(list)
     with (SOURCES / "reference_published_results.csv").open(newline="", encoding="utf-8") as handle:
         for line_no, row in enumerate(csv.DictReader(handle), start=2):
-            key = (row["source_url"], row["system"], row["model"], row["precision"], row["runtime"], row["scenario"])
+            key = (
+                row["source_url"],
+                row["system"],
+                row["model"],
+                row["precision"],
+                row["runtime"],
+                row["scenario"],
+            )
             groups[key].append((line_no, row))
 
     out: list[dict] = []
@@ -297,14 +329,19 @@ def curate_results() -> tuple[list[dict], list[str]]:
         first_line, first = members[0]
         lines = ", ".join(str(line) for line, _ in members)
         metrics = {row["metric"]: row for _, row in members}
-        throughput = [row for name, row in metrics.items() if name in THROUGHPUT_METRICS and row["unit"] == "tokens/s"]
+        throughput = [
+            row
+            for name, row in metrics.items()
+            if name in THROUGHPUT_METRICS and row["unit"] == "tokens/s"
+        ]
         model = _model(model_text)
         accelerator_id = RESULT_ACCELERATORS.get(first["accelerator"])
         if not throughput or not model or not accelerator_id:
             why = (
                 "not an LLM token-throughput figure (cost input, samples/s, ratio or latency only)"
                 if not throughput
-                else "model is not an identifiable LLM" if not model
+                else "model is not an identifiable LLM"
+                if not model
                 else f"accelerator {first['accelerator']!r} is not in the catalog (no price to join it to)"
             )
             skipped.append(f"results lines {lines} ({system}, {scenario}): {why}")
@@ -347,7 +384,10 @@ def curate_results() -> tuple[list[dict], list[str]]:
                     raise SystemExit(f"line {first_line}: {name} in {row['unit']!r}, expected ms")
                 record[PERCENTILE_METRICS[name]] = row["value"]
             elif name in MEAN_METRICS:
-                notes.append(f"published {MEAN_METRICS[name]} {row['value']} {row['unit']} (a mean, not a percentile; not used as FTL)")
+                notes.append(
+                    f"published {MEAN_METRICS[name]} {row['value']} {row['unit']} (a mean, "
+                    "not a percentile; not used as FTL)"
+                )
         record["notes"] = " | ".join(note for note in notes if note)
         out.append(record)
     return out, skipped
@@ -374,7 +414,10 @@ def main() -> None:
         "",
     ]
     (DATA / "seed_curation.md").write_text("\n".join(notes), encoding="utf-8")
-    print(f"{len(prices)} price rows, {len(results)} results; {len(skipped_prices) + len(skipped_results)} source groups skipped")
+    print(
+        f"{len(prices)} price rows, {len(results)} results; "
+        f"{len(skipped_prices) + len(skipped_results)} source groups skipped"
+    )
 
 
 if __name__ == "__main__":

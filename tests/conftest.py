@@ -26,7 +26,14 @@ def empty_warehouse() -> Warehouse:
 def content_digest(warehouse: Warehouse) -> str:
     """A digest of every row of every table, in a fixed order: equal digests = equal content."""
     digest = hashlib.sha256()
-    for table in ("snapshots", "price_quotes", "benchmark_results", "integrity_checks", "accelerators", "schema_migrations"):
+    for table in (
+        "snapshots",
+        "price_quotes",
+        "benchmark_results",
+        "integrity_checks",
+        "accelerators",
+        "schema_migrations",
+    ):
         frame = warehouse.query(f"SELECT * FROM {table} ORDER BY ALL")
         digest.update(table.encode())
         digest.update(frame.to_csv(index=False).encode())

@@ -18,17 +18,41 @@ def db(tmp_path):
 
 
 def test_costs_csv_carries_provenance(db):
-    out = runner.invoke(app, ["costs", "--db", str(db), "--format", "csv", "--accelerator", "nvidia-h200-141gb",
-                              "--provider", "aws", "--pricing-model", "on_demand"])  # fmt: skip
+    out = runner.invoke(
+        app,
+        [
+            "costs",
+            "--db",
+            str(db),
+            "--format",
+            "csv",
+            "--accelerator",
+            "nvidia-h200-141gb",
+            "--provider",
+            "aws",
+            "--pricing-model",
+            "on_demand",
+        ],
+    )
     assert out.exit_code == 0, out.output
     rows = list(csv.DictReader(io.StringIO(out.stdout)))
-    assert rows and all(row["price_source"] and row["price_observed_at"] and row["bench_source_title"] for row in rows)
-    example = [r for r in rows if r["instance_type"] == "p5en.48xlarge" and r["instance_output_tok_s"] == "34029.38"]
+    assert rows and all(
+        row["price_source"] and row["price_observed_at"] and row["bench_source_title"]
+        for row in rows
+    )
+    example = [
+        r
+        for r in rows
+        if r["instance_type"] == "p5en.48xlarge" and r["instance_output_tok_s"] == "34029.38"
+    ]
     assert round(float(example[0]["usd_per_1k_output_tokens"]), 7) == 0.0005167
 
 
 def test_costs_json_sorted_and_limited(db):
-    out = runner.invoke(app, ["costs", "--db", str(db), "--format", "json", "--limit", "5", "--sort", "usd_per_hour"])
+    out = runner.invoke(
+        app,
+        ["costs", "--db", str(db), "--format", "json", "--limit", "5", "--sort", "usd_per_hour"],
+    )
     rows = json.loads(out.stdout)
     assert len(rows) == 5
     assert [r["usd_per_hour"] for r in rows] == sorted(r["usd_per_hour"] for r in rows)

@@ -11,20 +11,32 @@ NOW = datetime(2026, 8, 6, tzinfo=UTC)
 
 def quote(**overrides):
     fields = dict(
-        provider="aws", region="us-east-1", instance_type="p5en.48xlarge",
-        accelerator_id="nvidia-h200-141gb", accelerator_count=8, pricing_model="on_demand",
-        usd_per_hour=63.296, source="test", observed_at=NOW,
-    )  # fmt: skip
+        provider="aws",
+        region="us-east-1",
+        instance_type="p5en.48xlarge",
+        accelerator_id="nvidia-h200-141gb",
+        accelerator_count=8,
+        pricing_model="on_demand",
+        usd_per_hour=63.296,
+        source="test",
+        observed_at=NOW,
+    )
     fields.update(overrides)
     return PriceQuote(**fields)
 
 
 def result(**overrides):
     fields = dict(
-        accelerator_id="nvidia-h200-141gb", accelerators_per_replica=8, runtime="trt-llm",
-        model="llama-2-70b-chat", precision="fp8", workload="mlperf-open-orca",
-        output_tok_s=34029.38, measured_at=NOW, source_tool="mlperf",
-    )  # fmt: skip
+        accelerator_id="nvidia-h200-141gb",
+        accelerators_per_replica=8,
+        runtime="trt-llm",
+        model="llama-2-70b-chat",
+        precision="fp8",
+        workload="mlperf-open-orca",
+        output_tok_s=34029.38,
+        measured_at=NOW,
+        source_tool="mlperf",
+    )
     fields.update(overrides)
     return BenchmarkResult(**fields)
 
@@ -71,7 +83,12 @@ def test_total_throughput_below_output_is_rejected():
 def test_accelerator_count_zero_only_for_cpu():
     with pytest.raises(ValidationError, match="at least 1"):
         quote(accelerator_count=0)
-    cpu = quote(instance_type="c7i.16xlarge", accelerator_id="cpu-intel-spr-amx", accelerator_count=0, usd_per_hour=2.856)
+    cpu = quote(
+        instance_type="c7i.16xlarge",
+        accelerator_id="cpu-intel-spr-amx",
+        accelerator_count=0,
+        usd_per_hour=2.856,
+    )
     assert cpu.usd_per_accelerator_hour is None
 
 

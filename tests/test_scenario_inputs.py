@@ -10,9 +10,21 @@ def test_defaults_round_trip_to_an_empty_url():
 
 
 def test_non_default_values_round_trip():
-    inputs = si.ScenarioInputs(model="8b", out_b=12.5, slo=800.0, pct="p99", amd=0.4, spot=False, custom="cuda:0.6,rocm:0.4")
+    inputs = si.ScenarioInputs(
+        model="8b",
+        out_b=12.5,
+        slo=800.0,
+        pct="p99",
+        amd=0.4,
+        spot=False,
+        custom="cuda:0.6,rocm:0.4",
+    )
     params = si.to_params(inputs)
-    assert params["slo"] == "800" and params["spot"] == "false" and params["custom"] == "cuda:0.6,rocm:0.4"
+    assert (
+        params["slo"] == "800"
+        and params["spot"] == "false"
+        and params["custom"] == "cuda:0.6,rocm:0.4"
+    )
     assert si.from_params(params) == (inputs, [])
 
 
@@ -36,7 +48,12 @@ def test_bad_values_fall_back_with_a_notice(key, value, fragment):
     assert getattr(inputs, key) == getattr(si.DEFAULTS, key)
     if key != "amd":
         assert inputs.amd == 0.3  # the good key next to the bad one still applies
-    assert len(notices) == 1 and key in notices[0] and fragment in notices[0] and "Using the default" in notices[0]
+    assert (
+        len(notices) == 1
+        and key in notices[0]
+        and fragment in notices[0]
+        and "Using the default" in notices[0]
+    )
 
 
 def test_unrelated_keys_are_ignored():

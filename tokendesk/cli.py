@@ -25,7 +25,9 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-db_app = typer.Typer(help="Create, rebuild and inspect the embedded DuckDB warehouse.", no_args_is_help=True)
+db_app = typer.Typer(
+    help="Create, rebuild and inspect the embedded DuckDB warehouse.", no_args_is_help=True
+)
 app.add_typer(db_app, name="db")
 
 console = Console()
@@ -33,7 +35,9 @@ err = Console(stderr=True, soft_wrap=True)
 
 DbOption = Annotated[
     Path | None,
-    typer.Option("--db", help="Warehouse file (default: $TOKENDESK_DB or the per-user data directory)."),
+    typer.Option(
+        "--db", help="Warehouse file (default: $TOKENDESK_DB or the per-user data directory)."
+    ),
 ]
 
 
@@ -62,36 +66,71 @@ def _register_subcommands() -> None:
 
 
 COSTS_COLUMNS = [
-    "provider", "region", "instance_type", "pricing_model", "accelerator_id", "model", "precision",
-    "scenario", "concurrency", "replicas_per_instance", "instance_output_tok_s", "usd_per_hour",
-    "usd_per_1k_output_tokens", "usd_per_1k_total_tokens", "ttft_ms_p50", "ttft_ms_p95",
-    "ttft_ms_p99", "price_source", "price_observed_at", "bench_source_title", "bench_measured_at",
-]  # fmt: skip
+    "provider",
+    "region",
+    "instance_type",
+    "pricing_model",
+    "accelerator_id",
+    "model",
+    "precision",
+    "scenario",
+    "concurrency",
+    "replicas_per_instance",
+    "instance_output_tok_s",
+    "usd_per_hour",
+    "usd_per_1k_output_tokens",
+    "usd_per_1k_total_tokens",
+    "ttft_ms_p50",
+    "ttft_ms_p95",
+    "ttft_ms_p99",
+    "price_source",
+    "price_observed_at",
+    "bench_source_title",
+    "bench_measured_at",
+]
 
 
 @app.command()
 def costs(
-    accelerator: Annotated[list[str] | None, typer.Option(help="Accelerator id (repeatable).")] = None,
-    vendor: Annotated[list[str] | None, typer.Option(help="NVIDIA, AMD, Intel, Google, AWS, …")] = None,
+    accelerator: Annotated[
+        list[str] | None, typer.Option(help="Accelerator id (repeatable).")
+    ] = None,
+    vendor: Annotated[
+        list[str] | None, typer.Option(help="NVIDIA, AMD, Intel, Google, AWS, …")
+    ] = None,
     provider: Annotated[list[str] | None, typer.Option(help="aws, gcp, azure, lambda, …")] = None,
     region: Annotated[list[str] | None, typer.Option()] = None,
-    pricing_model: Annotated[list[str] | None, typer.Option("--pricing-model", help="on_demand, spot, reserved_1y, …")] = None,
+    pricing_model: Annotated[
+        list[str] | None, typer.Option("--pricing-model", help="on_demand, spot, reserved_1y, …")
+    ] = None,
     model: Annotated[list[str] | None, typer.Option()] = None,
     precision: Annotated[list[str] | None, typer.Option()] = None,
     workload: Annotated[list[str] | None, typer.Option()] = None,
-    sort: Annotated[str, typer.Option(help=f"One of: {', '.join(COST_SORTS)}")] = "usd_per_1k_output_tokens",
+    sort: Annotated[
+        str, typer.Option(help=f"One of: {', '.join(COST_SORTS)}")
+    ] = "usd_per_1k_output_tokens",
     limit: Annotated[int | None, typer.Option(help="Show at most this many rows.")] = None,
-    output: Annotated[OutputFormat, typer.Option("--format", help="table, csv or json")] = OutputFormat.TABLE,
+    output: Annotated[
+        OutputFormat, typer.Option("--format", help="table, csv or json")
+    ] = OutputFormat.TABLE,
     db: DbOption = None,
 ) -> None:
     """$/1K tokens and first-token latency per accelerator × cloud × region × pricing model."""
     with Warehouse.open(db, read_only=True) as warehouse:
         try:
             frame = cost_options(
-                warehouse, sort=sort, limit=limit, accelerator=accelerator, vendor=vendor,
-                provider=provider, region=region, pricing_model=pricing_model, model=model,
-                precision=precision, workload=workload,
-            )  # fmt: skip
+                warehouse,
+                sort=sort,
+                limit=limit,
+                accelerator=accelerator,
+                vendor=vendor,
+                provider=provider,
+                region=region,
+                pricing_model=pricing_model,
+                model=model,
+                precision=precision,
+                workload=workload,
+            )
         except ValueError as exc:
             err.print(f"[red]error:[/red] {exc}")
             raise typer.Exit(2) from None
@@ -106,8 +145,18 @@ def costs(
         console.print("No option matches these filters. Try fewer filters, or `tokendesk db info`.")
         return
     table = Table(title=f"{len(frame)} options, sorted by {sort}")
-    for header in ("Provider · region · instance · pricing", "Accelerator", "Model · precision · scenario",
-                   "Instance tok/s", "$/h", "$/1K out", "FTL p95", "FTL p99", "Price date", "Result date"):  # fmt: skip
+    for header in (
+        "Provider · region · instance · pricing",
+        "Accelerator",
+        "Model · precision · scenario",
+        "Instance tok/s",
+        "$/h",
+        "$/1K out",
+        "FTL p95",
+        "FTL p99",
+        "Price date",
+        "Result date",
+    ):
         table.add_column(header, overflow="fold")
     for row in frame.itertuples():
         table.add_row(
@@ -123,7 +172,9 @@ def costs(
             f"{row.bench_measured_at:%Y-%m-%d}",
         )
     console.print(table)
-    console.print("Sources of every price and result: --format csv or json (price_source, bench_source_title).")
+    console.print(
+        "Sources of every price and result: --format csv or json (price_source, bench_source_title)."
+    )
 
 
 @db_app.command("init")
@@ -134,8 +185,10 @@ def db_init(db: DbOption = None) -> None:
     with Warehouse.open(target) as warehouse:
         counts = warehouse.table_counts()
     verb = "up to date" if existed else "built"
-    console.print(f"Warehouse {verb} at {target}: {counts['price_quotes']} price quotes, "
-                  f"{counts['benchmark_results']} benchmark results, {counts['snapshots']} snapshots.")  # fmt: skip
+    console.print(
+        f"Warehouse {verb} at {target}: {counts['price_quotes']} price quotes, "
+        f"{counts['benchmark_results']} benchmark results, {counts['snapshots']} snapshots."
+    )
 
 
 @db_app.command("rebuild")
@@ -143,7 +196,9 @@ def db_rebuild(db: DbOption = None) -> None:
     """Build a fresh warehouse from data/. The old file is kept beside it as a dated backup."""
     target = Path(db or default_db_path())
     if target.exists():
-        backup = target.with_name(f"{target.stem}.{datetime.now(UTC):%Y%m%dT%H%M%S}.bak{target.suffix}")
+        backup = target.with_name(
+            f"{target.stem}.{datetime.now(UTC):%Y%m%dT%H%M%S}.bak{target.suffix}"
+        )
         shutil.move(target, backup)
         wal = target.with_name(target.name + ".wal")
         if wal.exists():
@@ -161,13 +216,30 @@ def db_info(db: DbOption = None) -> None:
         path = warehouse.path
     console.print(f"Warehouse {path} (schema version {version})")
     table = Table(title=f"{len(snapshots)} snapshots")
-    for header in ("Snapshot", "Kind", "Source", "Origin", "Data as of", "Written", "Status", "Rows", "Error / notes"):
+    for header in (
+        "Snapshot",
+        "Kind",
+        "Source",
+        "Origin",
+        "Data as of",
+        "Written",
+        "Status",
+        "Rows",
+        "Error / notes",
+    ):
         table.add_column(header, overflow="fold")
     for row in snapshots.itertuples():
         table.add_row(
-            row.snapshot_id, row.kind, row.source, row.origin, f"{row.as_of:%Y-%m-%d}",
-            f"{row.created_at:%Y-%m-%d %H:%M}", row.status, str(row.row_count), row.error or row.notes,
-        )  # fmt: skip
+            row.snapshot_id,
+            row.kind,
+            row.source,
+            row.origin,
+            f"{row.as_of:%Y-%m-%d}",
+            f"{row.created_at:%Y-%m-%d %H:%M}",
+            row.status,
+            str(row.row_count),
+            row.error or row.notes,
+        )
     console.print(table)
 
 
@@ -189,7 +261,12 @@ def db_ingest(
                 elif "output_tok_s" in header:
                     ids = [ingest_result_file(warehouse, path, origin="import")]
                 else:
-                    raise SeedFileError(path, 1, "-", "neither a price file (usd_per_hour) nor a result file (output_tok_s)")
+                    raise SeedFileError(
+                        path,
+                        1,
+                        "-",
+                        "neither a price file (usd_per_hour) nor a result file (output_tok_s)",
+                    )
             except (SeedFileError, OSError) as exc:
                 err.print(f"[red]rejected:[/red] {exc}")
                 raise typer.Exit(1) from None
@@ -207,10 +284,21 @@ def run_app(
     Warehouse.open(target).close()  # build or migrate before the read-only app opens it
     entry = REPO_ROOT / "app" / "main.py"
     command = [
-        sys.executable, "-m", "streamlit", "run", str(entry),
-        "--server.port", str(port), "--server.headless", str(headless).lower(),
-        "--browser.gatherUsageStats", "false", "--", "--db", str(target),
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(entry),
+        "--server.port",
+        str(port),
+        "--server.headless",
+        str(headless).lower(),
+        "--browser.gatherUsageStats",
+        "false",
+        "--",
+        "--db",
+        str(target),
+    ]
     console.print(f"Serving tokendesk on http://localhost:{port}")
     raise typer.Exit(subprocess.call(command, cwd=REPO_ROOT))
 
@@ -219,10 +307,11 @@ def main() -> None:
     _register_subcommands()
     try:
         app()
-    except WarehouseError as exc:  # e.g. the file is held by a running dashboard: advice, not a traceback
+    except (
+        WarehouseError
+    ) as exc:  # e.g. the file is held by a running dashboard: advice, not a traceback
         err.print(f"[red]error:[/red] {exc}")
         raise SystemExit(1) from None
-
 
 
 if __name__ == "__main__":

@@ -16,7 +16,9 @@ PERCENTILES = ("p50", "p90", "p95", "p99")
 
 def ftl_column(percentile: str) -> str:
     if percentile not in PERCENTILES:
-        raise ValueError(f"unknown percentile {percentile!r}; choose one of {', '.join(PERCENTILES)}")
+        raise ValueError(
+            f"unknown percentile {percentile!r}; choose one of {', '.join(PERCENTILES)}"
+        )
     return f"ttft_ms_{percentile}"
 
 
@@ -25,13 +27,15 @@ def ftl_with_basis(frame: pd.DataFrame, percentile: str = "p95") -> tuple[pd.Ser
     ftl_column(percentile)
     ftl = pd.Series(np.nan, index=frame.index, dtype="float64")
     basis = pd.Series("unknown", index=frame.index, dtype="object")
-    for candidate in PERCENTILES[PERCENTILES.index(percentile):]:
+    for candidate in PERCENTILES[PERCENTILES.index(percentile) :]:
         column = f"ttft_ms_{candidate}"
         if column not in frame:
             continue
         values = pd.to_numeric(frame[column], errors="coerce")
         fill = ftl.isna() & values.notna()
         ftl[fill] = values[fill]
-        label = candidate if candidate == percentile else f"{candidate} (upper bound for {percentile})"
+        label = (
+            candidate if candidate == percentile else f"{candidate} (upper bound for {percentile})"
+        )
         basis[fill] = label
     return ftl, basis

@@ -97,7 +97,9 @@ class Accelerator(BaseModel):
     @model_validator(mode="after")
     def _memory_known_for_accelerators(self) -> Accelerator:
         if self.backend is not Backend.CPU and self.memory_gib is None:
-            raise ValueError(f"{self.accelerator_id}: memory_gib is required for a non-CPU accelerator")
+            raise ValueError(
+                f"{self.accelerator_id}: memory_gib is required for a non-CPU accelerator"
+            )
         return self
 
 
@@ -114,7 +116,11 @@ def check_accelerator_id(accelerator_id: str, known: frozenset[str] | None = Non
     if accelerator_id in known:
         return accelerator_id
     close = difflib.get_close_matches(accelerator_id, sorted(known), n=3, cutoff=0.5)
-    hint = f"; did you mean {', '.join(close)}?" if close else f"; known ids: {', '.join(sorted(known))}"
+    hint = (
+        f"; did you mean {', '.join(close)}?"
+        if close
+        else f"; known ids: {', '.join(sorted(known))}"
+    )
     raise UnknownAcceleratorError(f"unknown accelerator id {accelerator_id!r}{hint}")
 
 
@@ -155,7 +161,10 @@ class PriceQuote(BaseModel):
     def _consistent(self) -> PriceQuote:
         from tokendesk.catalog import accelerator
 
-        if self.accelerator_count == 0 and accelerator(self.accelerator_id).backend is not Backend.CPU:
+        if (
+            self.accelerator_count == 0
+            and accelerator(self.accelerator_id).backend is not Backend.CPU
+        ):
             raise ValueError(
                 f"{self.instance_type}: accelerator_count must be at least 1 for {self.accelerator_id}"
             )
@@ -231,7 +240,8 @@ class BenchmarkResult(BaseModel):
             present = [
                 (name, getattr(self, f"{family}_{name}"))
                 for name in ("p50", "p90", "p95", "p99")
-                if hasattr(self, f"{family}_{name}") and getattr(self, f"{family}_{name}") is not None
+                if hasattr(self, f"{family}_{name}")
+                and getattr(self, f"{family}_{name}") is not None
             ]
             for (lo_name, lo), (hi_name, hi) in zip(present, present[1:], strict=False):
                 if lo > hi:

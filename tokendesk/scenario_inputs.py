@@ -43,7 +43,9 @@ class ScenarioInputs:
     model: str = "70b"  # the main (chat) segment's model family
     out_b: float = 30.0  # main segment: billions of output tokens per month
     in_b: float = 60.0  # main segment: billions of input tokens per month
-    small_b: float = 10.0  # small-model segment (routing, classification): billions of output tokens/month
+    small_b: float = (
+        10.0  # small-model segment (routing, classification): billions of output tokens/month
+    )
     inter: float = 0.9  # interactive share of traffic (the rest is batch)
     peak: float = 1.8  # peak hour / mean hour
     slo: float = 2000.0  # FTL SLO, ms
@@ -58,10 +60,17 @@ class ScenarioInputs:
 
 #: (low, high) inclusive bounds for numeric keys.
 BOUNDS: dict[str, tuple[float, float]] = {
-    "out_b": (0.001, 100_000), "in_b": (0, 1_000_000), "small_b": (0, 100_000), "inter": (0, 1),
-    "peak": (1, 24), "slo": (10, 120_000), "amd": (0.01, 0.99), "cpu": (0.01, 0.99),
-    "util": (0.1, 1), "rate": (0, 100_000),
-}  # fmt: skip
+    "out_b": (0.001, 100_000),
+    "in_b": (0, 1_000_000),
+    "small_b": (0, 100_000),
+    "inter": (0, 1),
+    "peak": (1, 24),
+    "slo": (10, 120_000),
+    "amd": (0.01, 0.99),
+    "cpu": (0.01, 0.99),
+    "util": (0.1, 1),
+    "rate": (0, 100_000),
+}
 
 DEFAULTS = ScenarioInputs()
 
@@ -75,7 +84,9 @@ def parse_custom(text: str) -> tuple[tuple[str, float], ...]:
         backend, sep, share = part.partition(":")
         backend = backend.strip().lower()
         if not sep or backend not in BACKENDS:
-            raise ValueError(f"{part.strip()!r} is not backend:share with a backend among {', '.join(BACKENDS)}")
+            raise ValueError(
+                f"{part.strip()!r} is not backend:share with a backend among {', '.join(BACKENDS)}"
+            )
         value = float(share)
         if not 0 < value <= 1:
             raise ValueError(f"share of {backend} must be in (0, 1], got {share}")
@@ -139,7 +150,13 @@ def to_params(inputs: ScenarioInputs) -> dict[str, str]:
     out = {}
     for key, value in asdict(inputs).items():
         if value != getattr(DEFAULTS, key):
-            out[key] = ("true" if value else "false") if isinstance(value, bool) else f"{value:g}" if isinstance(value, float) else str(value)
+            out[key] = (
+                ("true" if value else "false")
+                if isinstance(value, bool)
+                else f"{value:g}"
+                if isinstance(value, float)
+                else str(value)
+            )
     return out
 
 
@@ -162,7 +179,8 @@ def build_demand(inputs: ScenarioInputs) -> Demand:
             Segment(
                 "small model (8b)",
                 MODEL_FAMILIES["8b"],
-                monthly_input_tokens=inputs.small_b * 2e9,  # routing prompts run about twice their outputs
+                monthly_input_tokens=inputs.small_b
+                * 2e9,  # routing prompts run about twice their outputs
                 monthly_output_tokens=inputs.small_b * 1e9,
                 interactive_share=inputs.inter,
                 slo=slo,
@@ -183,11 +201,15 @@ def build_scenarios(inputs: ScenarioInputs) -> tuple[Scenario, ...]:
     custom = parse_custom(inputs.custom)
     if custom:
         allocations = tuple(
-            Allocation(f"{backend} share", share, backends=(backend,), small_models_only=backend == "cpu")
+            Allocation(
+                f"{backend} share", share, backends=(backend,), small_models_only=backend == "cpu"
+            )
             for backend, share in custom
         )
         label = " / ".join(f"{backend} {share:.0%}" for backend, share in custom)
-        scenarios.append(Scenario(f"Custom: {label}", allocations, "User-defined traffic shares by backend."))
+        scenarios.append(
+            Scenario(f"Custom: {label}", allocations, "User-defined traffic shares by backend.")
+        )
     return tuple(_with_migration(s, migration) for s in scenarios)
 
 

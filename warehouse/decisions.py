@@ -18,9 +18,18 @@ if TYPE_CHECKING:
 
 DECISIONS = ("buy", "no-buy", "defer")
 DECISION_COLUMNS = [
-    "decision_id", "recorded_at", "decided_on", "subject", "decision", "rationale", "decided_by",
-    "review_from", "review_to", "snapshot_ids", "supersedes",
-]  # fmt: skip
+    "decision_id",
+    "recorded_at",
+    "decided_on",
+    "subject",
+    "decision",
+    "rationale",
+    "decided_by",
+    "review_from",
+    "review_to",
+    "snapshot_ids",
+    "supersedes",
+]
 
 
 class DecisionError(ValueError):
@@ -50,33 +59,54 @@ class Decision:
 def record_decision(warehouse: Warehouse, decision: Decision) -> int:
     """Append one decision; return its id. Unknown snapshot ids or superseded ids are rejected."""
     cur = warehouse.cursor()
-    known = set(cur.execute("SELECT snapshot_id FROM snapshots").df()["snapshot_id"]) if decision.snapshot_ids else set()
+    known = (
+        set(cur.execute("SELECT snapshot_id FROM snapshots").df()["snapshot_id"])
+        if decision.snapshot_ids
+        else set()
+    )
     missing = sorted(set(decision.snapshot_ids) - known)
     if missing:
         raise DecisionError(f"unknown snapshot id(s) {', '.join(missing)}; see `tokendesk db info`")
     if decision.supersedes is not None:
-        row = cur.execute("SELECT count(*) FROM decisions WHERE decision_id = ?", [decision.supersedes]).fetchone()
+        row = cur.execute(
+            "SELECT count(*) FROM decisions WHERE decision_id = ?", [decision.supersedes]
+        ).fetchone()
         if not row or not row[0]:
-            raise DecisionError(f"decision {decision.supersedes} does not exist, so it cannot be superseded")
+            raise DecisionError(
+                f"decision {decision.supersedes} does not exist, so it cannot be superseded"
+            )
     with warehouse._transaction() as tx:
         row = tx.execute(
             "INSERT INTO decisions (recorded_at, decided_on, subject, decision, rationale, decided_by,"
             " review_from, review_to, snapshot_ids, supersedes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
             " RETURNING decision_id",
             [
-                datetime.now(UTC).replace(tzinfo=None), decision.decided_on, decision.subject.strip(),
-                decision.decision, decision.rationale.strip(), decision.decided_by.strip(), decision.review_from,
-                decision.review_to, list(decision.snapshot_ids), decision.supersedes,
+                datetime.now(UTC).replace(tzinfo=None),
+                decision.decided_on,
+                decision.subject.strip(),
+                decision.decision,
+                decision.rationale.strip(),
+                decision.decided_by.strip(),
+                decision.review_from,
+                decision.review_to,
+                list(decision.snapshot_ids),
+                decision.supersedes,
             ],
-        ).fetchone()  # fmt: skip
+        ).fetchone()
     return int(row[0])
 
 
-def decisions(warehouse: Warehouse, *, since: date | None = None, until: date | None = None,
-              subjects: Sequence[str] | None = None) -> pd.DataFrame:
+def decisions(
+    warehouse: Warehouse,
+    *,
+    since: date | None = None,
+    until: date | None = None,
+    subjects: Sequence[str] | None = None,
+) -> pd.DataFrame:
     """The log, oldest first, with ``superseded_by`` filled where a later decision replaced one."""
     sql = (
-        "SELECT d.*, (SELECT min(n.decision_id) FROM decisions n WHERE n.supersedes = d.decision_id) AS superseded_by"
+        "SELECT d.*, (SELECT min(n.decision_id) FROM decisions n WHERE "
+        "n.supersedes = d.decision_id) AS superseded_by"
         " FROM decisions d WHERE 1 = 1"
     )
     params: list[object] = []

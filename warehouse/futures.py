@@ -119,19 +119,25 @@ def costs_as_of(warehouse: Warehouse, as_of: date | datetime | str) -> pd.DataFr
     return warehouse.query(_COSTS_AS_OF, [cut, cut, cut])
 
 
-def accelerator_hour_prices(warehouse: Warehouse, as_of: date | datetime | str | None = None) -> pd.DataFrame:
+def accelerator_hour_prices(
+    warehouse: Warehouse, as_of: date | datetime | str | None = None
+) -> pd.DataFrame:
     """Per accelerator: the median on-demand $/accelerator-hour over the quotes current on
     ``as_of`` (today when None), with how many quotes it rests on and their newest date."""
     prices = prices_as_of(warehouse, as_of or datetime.now())
     prices = prices[prices["pricing_model"] == "on_demand"]
     if prices.empty:
-        return pd.DataFrame(columns=["accelerator_id", "usd_per_accelerator_hour", "quotes", "newest_observed_at"])
+        return pd.DataFrame(
+            columns=["accelerator_id", "usd_per_accelerator_hour", "quotes", "newest_observed_at"]
+        )
     grouped = prices.groupby("accelerator_id")
-    return pd.DataFrame({
-        "usd_per_accelerator_hour": grouped["usd_per_accelerator_hour"].median(),
-        "quotes": grouped.size(),
-        "newest_observed_at": grouped["observed_at"].max(),
-    }).reset_index()  # fmt: skip
+    return pd.DataFrame(
+        {
+            "usd_per_accelerator_hour": grouped["usd_per_accelerator_hour"].median(),
+            "quotes": grouped.size(),
+            "newest_observed_at": grouped["observed_at"].max(),
+        }
+    ).reset_index()
 
 
 def snapshot_results(warehouse: Warehouse, snapshot_id: str) -> pd.DataFrame:

@@ -88,47 +88,107 @@ JOIN accelerators a ON a.accelerator_id = p.accelerator_id
 -- The same rows as current_prices x current_results, written as semi-joins on the base tables:
 -- DuckDB plans this about twice as fast as the join of the two views.
 WHERE p.quarantine_reason IS NULL
-  AND EXISTS (SELECT 1 FROM current_price_snapshots c WHERE c.snapshot_id = p.snapshot_id AND c.region = p.region)
+  AND EXISTS (SELECT 1 FROM current_price_snapshots c
+              WHERE c.snapshot_id = p.snapshot_id AND c.region = p.region)
   AND r.snapshot_id IN (SELECT snapshot_id FROM snapshots WHERE status = 'ok')
 """
 
 #: Per price quote: (output column, SQL expression over current_prices p / accelerators a).
 _PRICE_DIMENSIONS = {
-    "provider": "p.provider", "region": "p.region", "zone": "p.zone",
-    "instance_type": "p.instance_type", "pricing_model": "p.pricing_model",
-    "price_basis": "p.price_basis", "accelerator_id": "p.accelerator_id",
-    "accelerator_name": "a.name", "vendor": "a.vendor", "backend": "a.backend",
-    "price_source": "p.source", "price_source_url": "p.source_url",
-    "price_observed_at": "p.observed_at", "price_confidence": "p.confidence",
-    "price_snapshot_id": "p.snapshot_id", "quote_id": "p.quote_id", "expires_on": "p.expires_on",
+    "provider": "p.provider",
+    "region": "p.region",
+    "zone": "p.zone",
+    "instance_type": "p.instance_type",
+    "pricing_model": "p.pricing_model",
+    "price_basis": "p.price_basis",
+    "accelerator_id": "p.accelerator_id",
+    "accelerator_name": "a.name",
+    "vendor": "a.vendor",
+    "backend": "a.backend",
+    "price_source": "p.source",
+    "price_source_url": "p.source_url",
+    "price_observed_at": "p.observed_at",
+    "price_confidence": "p.confidence",
+    "price_snapshot_id": "p.snapshot_id",
+    "quote_id": "p.quote_id",
+    "expires_on": "p.expires_on",
     "review_flag": "p.review_flag",
     "quote_expired": "(p.expires_on IS NOT NULL AND p.expires_on < current_date)",
-}  # fmt: skip
+}
 
 #: Per result: (output column, SQL expression over current_results r).
 _RESULT_DIMENSIONS = {
-    "config_key": "r.config_key", "model": "r.model", "precision": "r.precision",
-    "runtime": "r.runtime", "runtime_version": "r.runtime_version", "system": "r.system",
-    "workload": "r.workload", "scenario": "r.scenario", "ttft_basis": "r.ttft_basis",
-    "bench_source_tool": "r.source_tool", "bench_source_title": "r.source_title",
-    "bench_source_url": "r.source_url", "bench_measured_at": "r.measured_at",
-    "bench_confidence": "r.confidence", "bench_snapshot_id": "r.snapshot_id",
-}  # fmt: skip
+    "config_key": "r.config_key",
+    "model": "r.model",
+    "precision": "r.precision",
+    "runtime": "r.runtime",
+    "runtime_version": "r.runtime_version",
+    "system": "r.system",
+    "workload": "r.workload",
+    "scenario": "r.scenario",
+    "ttft_basis": "r.ttft_basis",
+    "bench_source_tool": "r.source_tool",
+    "bench_source_title": "r.source_title",
+    "bench_source_url": "r.source_url",
+    "bench_measured_at": "r.measured_at",
+    "bench_confidence": "r.confidence",
+    "bench_snapshot_id": "r.snapshot_id",
+}
 
 #: Column order of the cost-options frame.
 COST_COLUMNS = [
-    "option_id", *list(_PRICE_DIMENSIONS)[:10], "accelerator_count", "usd_per_hour",
-    "usd_per_accelerator_hour", "quote_usd_per_hour", "price_source", "price_source_url",
-    "price_observed_at", "price_confidence", "price_snapshot_id", "price_id", "quote_id",
-    "expires_on", "review_flag", "quote_expired", "result_id", "config_key", "model", "precision",
-    "runtime", "runtime_version", "system", "workload", "input_tokens", "output_tokens", "scenario",
-    "concurrency", "request_rate_rps", "accelerators_per_replica", "replicas_per_instance",
-    "instance_output_tok_s", "instance_total_tok_s", "usd_per_1k_output_tokens",
-    "usd_per_1k_total_tokens", "ttft_ms_p50", "ttft_ms_p90", "ttft_ms_p95", "ttft_ms_p99",
-    "ttft_basis", "tpot_ms_p50", "tpot_ms_p95", "tpot_ms_p99", "parity_exact_match",
-    "parity_similarity", "bench_source_tool", "bench_source_title", "bench_source_url",
-    "bench_measured_at", "bench_confidence", "bench_snapshot_id",
-]  # fmt: skip
+    "option_id",
+    *list(_PRICE_DIMENSIONS)[:10],
+    "accelerator_count",
+    "usd_per_hour",
+    "usd_per_accelerator_hour",
+    "quote_usd_per_hour",
+    "price_source",
+    "price_source_url",
+    "price_observed_at",
+    "price_confidence",
+    "price_snapshot_id",
+    "price_id",
+    "quote_id",
+    "expires_on",
+    "review_flag",
+    "quote_expired",
+    "result_id",
+    "config_key",
+    "model",
+    "precision",
+    "runtime",
+    "runtime_version",
+    "system",
+    "workload",
+    "input_tokens",
+    "output_tokens",
+    "scenario",
+    "concurrency",
+    "request_rate_rps",
+    "accelerators_per_replica",
+    "replicas_per_instance",
+    "instance_output_tok_s",
+    "instance_total_tok_s",
+    "usd_per_1k_output_tokens",
+    "usd_per_1k_total_tokens",
+    "ttft_ms_p50",
+    "ttft_ms_p90",
+    "ttft_ms_p95",
+    "ttft_ms_p99",
+    "ttft_basis",
+    "tpot_ms_p50",
+    "tpot_ms_p95",
+    "tpot_ms_p99",
+    "parity_exact_match",
+    "parity_similarity",
+    "bench_source_tool",
+    "bench_source_title",
+    "bench_source_url",
+    "bench_measured_at",
+    "bench_confidence",
+    "bench_snapshot_id",
+]
 
 
 def _as_list(value: object) -> list[object]:
@@ -137,7 +197,9 @@ def _as_list(value: object) -> list[object]:
     return list(value)
 
 
-def _dimension_table(warehouse: Warehouse, columns: dict[str, str], source: str, key: str, ids: np.ndarray) -> pa.Table:
+def _dimension_table(
+    warehouse: Warehouse, columns: dict[str, str], source: str, key: str, ids: np.ndarray
+) -> pa.Table:
     select = ", ".join(f"{expression} AS {name}" for name, expression in columns.items())
     cursor = warehouse.cursor()
     cursor.register("wanted_ids", pa.table({"id": pa.array(ids, type=pa.int64())}))
@@ -158,7 +220,9 @@ def _attach(core: dict[str, object], dims: pa.Table, keys: np.ndarray) -> None:
         if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
             encoded = pc.dictionary_encode(column).combine_chunks()
             codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)
-            core[name] = pd.Categorical.from_codes(codes[positions], categories=encoded.dictionary.to_pandas())
+            core[name] = pd.Categorical.from_codes(
+                codes[positions], categories=encoded.dictionary.to_pandas()
+            )
         else:
             core[name] = column.to_numpy()[positions]
 
@@ -172,17 +236,22 @@ def ftl_sql(percentile: str) -> tuple[str, str]:
     not publish it, the next HIGHER published one as an upper bound — the rule of
     ``tokendesk.metrics.ftl_with_basis``, written once more for DuckDB to filter and sort on."""
     ftl_column(percentile)  # validates
-    candidates = PERCENTILES[PERCENTILES.index(percentile):]
+    candidates = PERCENTILES[PERCENTILES.index(percentile) :]
     value = f"coalesce({', '.join(f'r.ttft_ms_{c}' for c in candidates)})"
     cases = " ".join(
-        f"WHEN r.ttft_ms_{c} IS NOT NULL THEN '{c if c == percentile else f'{c} (upper bound for {percentile})'}'"
+        f"WHEN r.ttft_ms_{c} IS NOT NULL THEN "
+        f"'{c if c == percentile else f'{c} (upper bound for {percentile})'}'"
         for c in candidates
     )
     return value, f"CASE {cases} ELSE 'unknown' END"
 
 
-def _where(filters: dict[str, object], include_expired: bool = False) -> tuple[list[str], list[object]]:
-    where: list[str] = [] if include_expired else ["(p.expires_on IS NULL OR p.expires_on >= current_date)"]
+def _where(
+    filters: dict[str, object], include_expired: bool = False
+) -> tuple[list[str], list[object]]:
+    where: list[str] = (
+        [] if include_expired else ["(p.expires_on IS NULL OR p.expires_on >= current_date)"]
+    )
     params: list[object] = []
     for name, value in filters.items():
         if name not in COST_FILTERS:
@@ -245,7 +314,9 @@ def cost_options(
     elif sort not in sorts:
         raise ValueError(f"unknown sort {sort!r}; known: {', '.join(sorted(sorts))}")
     order = f"{sorts[sort]} {'DESC' if descending else 'ASC'} NULLS LAST, option_id" if sort else ""
-    core_sql = _COST_CORE.replace("\nFROM price_quotes p", f"{select_extra}\nFROM price_quotes p", 1)
+    core_sql = _COST_CORE.replace(
+        "\nFROM price_quotes p", f"{select_extra}\nFROM price_quotes p", 1
+    )
     sql = core_sql + "".join(f" AND {condition}" for condition in where)
     if frontier_only:
         if ftl_percentile is None or best_per is not None:
@@ -257,8 +328,12 @@ def cost_options(
     if best_per is not None:
         if best_per not in BEST_PER:
             raise ValueError(f"unknown best_per {best_per!r}; known: {', '.join(BEST_PER)}")
-        sql += f" QUALIFY row_number() OVER (PARTITION BY {BEST_PER[best_per]} ORDER BY {order}) = 1"
-    if limit is not None or best_per is not None or frontier_only:  # top-N is cheap in SQL; a full sort is cheaper in Arrow
+        sql += (
+            f" QUALIFY row_number() OVER (PARTITION BY {BEST_PER[best_per]} ORDER BY {order}) = 1"
+        )
+    if (
+        limit is not None or best_per is not None or frontier_only
+    ):  # top-N is cheap in SQL; a full sort is cheaper in Arrow
         sql += f" ORDER BY {order}"
         if limit is not None:
             sql += " LIMIT ?"
@@ -273,15 +348,22 @@ def cost_options(
             ],
         )
         table = table.take(order_index)
-    core: dict[str, object] = {name: table.column(name).to_numpy() for name in table.column_names if name != "ftl_basis"}
+    core: dict[str, object] = {
+        name: table.column(name).to_numpy() for name in table.column_names if name != "ftl_basis"
+    }
     if "ftl_basis" in table.column_names:
         core["ftl_basis"] = pd.Categorical(table.column("ftl_basis").to_pandas())
     price_ids, result_ids = core["price_id"], core["result_id"]
     prices = _dimension_table(
-        warehouse, _PRICE_DIMENSIONS, "current_prices p JOIN accelerators a USING (accelerator_id)",
-        "p.price_id", price_ids,
-    )  # fmt: skip
-    results = _dimension_table(warehouse, _RESULT_DIMENSIONS, "current_results r", "r.result_id", result_ids)
+        warehouse,
+        _PRICE_DIMENSIONS,
+        "current_prices p JOIN accelerators a USING (accelerator_id)",
+        "p.price_id",
+        price_ids,
+    )
+    results = _dimension_table(
+        warehouse, _RESULT_DIMENSIONS, "current_results r", "r.result_id", result_ids
+    )
     _attach(core, prices, price_ids)
     _attach(core, results, result_ids)
     columns = COST_COLUMNS + (["ftl_ms", "ftl_basis"] if ftl_percentile is not None else [])
@@ -312,7 +394,8 @@ def freshness(warehouse: Warehouse) -> pd.DataFrame:
         """
         SELECT kind, source,
                max(as_of) FILTER (WHERE status = 'ok')                       AS data_as_of,
-               date_diff('day', max(as_of) FILTER (WHERE status = 'ok'), current_timestamp::TIMESTAMP) AS age_days,
+               date_diff('day', max(as_of) FILTER (WHERE status = 'ok'),
+                         current_timestamp::TIMESTAMP)                        AS age_days,
                max(created_at)                                               AS last_attempt,
                arg_max(status, created_at)                                   AS last_status,
                arg_max(error, created_at)                                    AS last_error
@@ -343,7 +426,9 @@ def price_explorer(warehouse: Warehouse, **filters: object) -> pd.DataFrame:
     params: list[object] = []
     for name, value in filters.items():
         if name not in PRICE_FILTERS:
-            raise ValueError(f"unknown price filter {name!r}; known: {', '.join(sorted(PRICE_FILTERS))}")
+            raise ValueError(
+                f"unknown price filter {name!r}; known: {', '.join(sorted(PRICE_FILTERS))}"
+            )
         if value is None or value == [] or value == ():
             continue
         values = _as_list(value)

@@ -38,7 +38,9 @@ class SeedFileError(ValueError):
         super().__init__(f"{path}: row {row}: field {field!r}: {message}")
 
 
-def _read_rows(path: Path, model: type[Record], meta: set[str]) -> list[tuple[dict[str, str], Record]]:
+def _read_rows(
+    path: Path, model: type[Record], meta: set[str]
+) -> list[tuple[dict[str, str], Record]]:
     if not path.exists():
         raise SeedFileError(path, 0, "-", "file not found")
     out: list[tuple[dict[str, str], Record]] = []
@@ -49,8 +51,14 @@ def _read_rows(path: Path, model: type[Record], meta: set[str]) -> list[tuple[di
             raise SeedFileError(path, 1, sorted(unknown)[0], f"unknown column(s) {sorted(unknown)}")
         for row_no, row in enumerate(reader, start=2):
             if None in row:
-                raise SeedFileError(path, row_no, "-", "row has more values than the header has columns")
-            fields = {key: value for key, value in row.items() if key not in meta and value not in ("", None)}
+                raise SeedFileError(
+                    path, row_no, "-", "row has more values than the header has columns"
+                )
+            fields = {
+                key: value
+                for key, value in row.items()
+                if key not in meta and value not in ("", None)
+            }
             try:
                 record = model.model_validate(fields)
             except ValidationError as exc:
@@ -65,7 +73,10 @@ def _read_rows(path: Path, model: type[Record], meta: set[str]) -> list[tuple[di
 
 def read_price_file(path: Path) -> list[tuple[str, PriceQuote]]:
     """(seed snapshot name, quote) for each row of a seed-format price CSV."""
-    return [(row.get("seed_snapshot") or "current", quote) for row, quote in _read_rows(path, PriceQuote, PRICE_META)]
+    return [
+        (row.get("seed_snapshot") or "current", quote)
+        for row, quote in _read_rows(path, PriceQuote, PRICE_META)
+    ]
 
 
 def read_result_file(path: Path) -> list[BenchmarkResult]:

@@ -28,10 +28,26 @@ from tokendesk.records import (
 from warehouse.migrations import MIGRATIONS
 
 PRICE_COLUMNS = (
-    "provider", "region", "zone", "instance_type", "accelerator_id", "accelerator_count", "vcpus",
-    "memory_gib", "pricing_model", "usd_per_hour", "price_basis", "source", "source_url",
-    "observed_at", "confidence", "notes", "quote_id", "vendor_contact", "expires_on",
-)  # fmt: skip
+    "provider",
+    "region",
+    "zone",
+    "instance_type",
+    "accelerator_id",
+    "accelerator_count",
+    "vcpus",
+    "memory_gib",
+    "pricing_model",
+    "usd_per_hour",
+    "price_basis",
+    "source",
+    "source_url",
+    "observed_at",
+    "confidence",
+    "notes",
+    "quote_id",
+    "vendor_contact",
+    "expires_on",
+)
 
 RESULT_COLUMNS = tuple(
     name for name in BenchmarkResult.model_fields if name not in {"ttft_basis"}
@@ -39,14 +55,33 @@ RESULT_COLUMNS = tuple(
 
 #: Fields that identify one configuration; its operating points differ only in load.
 CONFIG_FIELDS = (
-    "accelerator_id", "accelerators_per_replica", "system", "runtime", "runtime_version", "model",
-    "precision", "workload", "input_tokens", "output_tokens", "source_tool", "source_url",
-)  # fmt: skip
+    "accelerator_id",
+    "accelerators_per_replica",
+    "system",
+    "runtime",
+    "runtime_version",
+    "model",
+    "precision",
+    "workload",
+    "input_tokens",
+    "output_tokens",
+    "source_tool",
+    "source_url",
+)
 
 ACCELERATOR_COLUMNS = (
-    "accelerator_id", "name", "vendor", "backend", "memory_gib", "memory_bandwidth_tb_s",
-    "peak_dense_bf16_tflops", "source_title", "source_url", "source_date", "notes",
-)  # fmt: skip
+    "accelerator_id",
+    "name",
+    "vendor",
+    "backend",
+    "memory_gib",
+    "memory_bandwidth_tb_s",
+    "peak_dense_bf16_tflops",
+    "source_title",
+    "source_url",
+    "source_date",
+    "notes",
+)
 
 
 class WarehouseError(RuntimeError):
@@ -81,7 +116,9 @@ class Warehouse:
 
     # -- opening ------------------------------------------------------------------------------
     @classmethod
-    def open(cls, path: Path | str | None = None, *, read_only: bool = False, build: bool = True) -> Warehouse:
+    def open(
+        cls, path: Path | str | None = None, *, read_only: bool = False, build: bool = True
+    ) -> Warehouse:
         """Open (and, on first use, build from the bundled ``data/``) the warehouse at ``path``.
 
         A read-only open of a missing file first builds it with a short-lived writer, so the
@@ -148,7 +185,11 @@ class Warehouse:
         return fresh
 
     def schema_version(self) -> int:
-        row = self.cursor().execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()
+        row = (
+            self.cursor()
+            .execute("SELECT coalesce(max(version), 0) FROM schema_migrations")
+            .fetchone()
+        )
         return int(row[0]) if row else 0
 
     def sync_catalog(self) -> None:
@@ -224,9 +265,19 @@ class Warehouse:
         data_as_of = as_of or (max(q.observed_at for q in quotes) if quotes else now)
         with self._transaction() as tx:
             self._insert_snapshot(
-                tx, snapshot_id, SnapshotKind.PRICES, source, origin, scope, now, data_as_of,
-                status, error, len(quotes), notes,
-            )  # fmt: skip
+                tx,
+                snapshot_id,
+                SnapshotKind.PRICES,
+                source,
+                origin,
+                scope,
+                now,
+                data_as_of,
+                status,
+                error,
+                len(quotes),
+                notes,
+            )
             if rows:
                 _insert_frame(tx, "price_quotes", frame, columns, snapshot_id)
             for rule, checked, failed, detail in integrity or ():
@@ -262,20 +313,43 @@ class Warehouse:
         data_as_of = as_of or (max(r.measured_at for r in results) if results else now)
         with self._transaction() as tx:
             self._insert_snapshot(
-                tx, snapshot_id, SnapshotKind.BENCHMARKS, source, origin, None, now, data_as_of,
-                status, error, len(results), notes,
-            )  # fmt: skip
+                tx,
+                snapshot_id,
+                SnapshotKind.BENCHMARKS,
+                source,
+                origin,
+                None,
+                now,
+                data_as_of,
+                status,
+                error,
+                len(results),
+                notes,
+            )
             if rows:
                 _insert_frame(tx, "benchmark_results", frame, columns, snapshot_id)
         return snapshot_id
 
-    def record_failed_snapshot(self, kind: SnapshotKind, source: str, error: str, *, origin: str = "api") -> str:
+    def record_failed_snapshot(
+        self, kind: SnapshotKind, source: str, error: str, *, origin: str = "api"
+    ) -> str:
         """Record that a refresh or import failed; the previous good snapshot stays current."""
         now = datetime.now(UTC)
         snapshot_id = new_snapshot_id(kind, source, now)
         with self._transaction() as tx:
             self._insert_snapshot(
-                tx, snapshot_id, kind, source, origin, None, now, now, SnapshotStatus.FAILED, error, 0, ""
+                tx,
+                snapshot_id,
+                kind,
+                source,
+                origin,
+                None,
+                now,
+                now,
+                SnapshotStatus.FAILED,
+                error,
+                0,
+                "",
             )
         return snapshot_id
 
@@ -299,10 +373,19 @@ class Warehouse:
             "INSERT INTO snapshots (snapshot_id, kind, source, origin, scope, created_at, as_of,"
             " status, error, row_count, notes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                snapshot_id, kind.value, source, origin, scope_text, _utc_naive(created_at),
-                _utc_naive(as_of), SnapshotStatus(status).value, error, row_count, notes,
+                snapshot_id,
+                kind.value,
+                source,
+                origin,
+                scope_text,
+                _utc_naive(created_at),
+                _utc_naive(as_of),
+                SnapshotStatus(status).value,
+                error,
+                row_count,
+                notes,
             ],
-        )  # fmt: skip
+        )
 
     # -- reads --------------------------------------------------------------------------------
     def snapshots(self, kind: SnapshotKind | None = None) -> pd.DataFrame:
@@ -326,7 +409,11 @@ class Warehouse:
     def integrity_report(self, snapshot_id: str) -> pd.DataFrame:
         return (
             self.cursor()
-            .execute("SELECT rule, checked, failed, detail FROM integrity_checks WHERE snapshot_id = ? ORDER BY rule", [snapshot_id])
+            .execute(
+                "SELECT rule, checked, failed, detail FROM integrity_checks WHERE "
+                "snapshot_id = ? ORDER BY rule",
+                [snapshot_id],
+            )
             .df()
         )
 
@@ -336,7 +423,13 @@ class Warehouse:
 
     def table_counts(self) -> dict[str, int]:
         counts = {}
-        for table in ("snapshots", "price_quotes", "benchmark_results", "integrity_checks", "accelerators"):
+        for table in (
+            "snapshots",
+            "price_quotes",
+            "benchmark_results",
+            "integrity_checks",
+            "accelerators",
+        ):
             row = self.cursor().execute(f"SELECT count(*) FROM {table}").fetchone()  # noqa: S608 - fixed names
             counts[table] = int(row[0]) if row else 0
         return counts
@@ -368,12 +461,18 @@ def _pending_migrations(con: duckdb.DuckDBPyConnection) -> list:
     ).fetchone()
     applied: set[int] = set()
     if exists and exists[0]:
-        applied = {row[0] for row in con.execute("SELECT version FROM schema_migrations").fetchall()}
+        applied = {
+            row[0] for row in con.execute("SELECT version FROM schema_migrations").fetchall()
+        }
     return [m for m in MIGRATIONS if m.version not in applied]
 
 
 def _insert_frame(
-    tx: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame, columns: Sequence[str], snapshot_id: str
+    tx: duckdb.DuckDBPyConnection,
+    table: str,
+    frame: pd.DataFrame,
+    columns: Sequence[str],
+    snapshot_id: str,
 ) -> None:
     name = f"incoming_{table}"
     tx.register(name, frame)
@@ -389,4 +488,11 @@ def _insert_frame(
 
 
 def _none_for_nan(row: dict) -> dict:
-    return {key: (None if value is None or (isinstance(value, float) and value != value) or value is pd.NaT else value) for key, value in row.items()}
+    return {
+        key: (
+            None
+            if value is None or (isinstance(value, float) and value != value) or value is pd.NaT
+            else value
+        )
+        for key, value in row.items()
+    }

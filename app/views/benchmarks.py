@@ -43,7 +43,8 @@ def _load(results: pd.DataFrame) -> pd.Series:
     """The load each point was measured at: a request rate (with its concurrency cap) or a concurrency."""
     has_rate, has_concurrency = results["request_rate_rps"].notna(), results["concurrency"].notna()
     rate, concurrency = (
-        results[c].map(lambda v: f"{v:g}", na_action="ignore").astype(object).fillna("") for c in ("request_rate_rps", "concurrency")
+        results[c].map(lambda v: f"{v:g}", na_action="ignore").astype(object).fillna("")
+        for c in ("request_rate_rps", "concurrency")
     )
     cap = np.where(has_concurrency, ", ≤ " + concurrency + " concurrent", "")
     load = pd.Series("unstated", index=results.index, dtype=object)
@@ -55,7 +56,13 @@ def _load(results: pd.DataFrame) -> pd.Series:
 def _labels(frame: pd.DataFrame) -> pd.Series:
     """accelerator · runtime · precision, with just enough more to tell configurations apart."""
     configs = frame.drop_duplicates("config_key").set_index("config_key")
-    label = configs["accelerator_name"].fillna(configs["accelerator_id"]) + " · " + configs["runtime"] + " · " + configs["precision"]
+    label = (
+        configs["accelerator_name"].fillna(configs["accelerator_id"])
+        + " · "
+        + configs["runtime"]
+        + " · "
+        + configs["precision"]
+    )
     extras = (
         configs["model"],
         configs["scenario"],
@@ -74,8 +81,10 @@ def _labels(frame: pd.DataFrame) -> pd.Series:
 
 st.title("Benchmark results")
 st.caption(
-    "Every current operating point: one configuration (accelerator × runtime × precision × model × workload) at "
-    "one load. Throughput per accelerator = replica output tok/s ÷ accelerators per replica. First-token latency "
+    "Every current operating point: one configuration (accelerator × "
+    "runtime × precision × model × workload) at "
+    "one load. Throughput per accelerator = replica output tok/s ÷ "
+    "accelerators per replica. First-token latency "
     "(FTL) is the result's TTFT at the chosen percentile, or the next higher published one as an upper bound."
 )
 
@@ -88,24 +97,37 @@ tab_results, tab_curves, tab_parity, tab_import = st.tabs(
 with tab_import:
     st.subheader("Import a result file")
     st.caption(
-        "Result files from vLLM/SGLang bench serving, llama-bench, genai-perf/AIPerf, GuideLLM, LLMPerf, MLPerf "
-        "summaries and tokendesk's own harness. The file is validated whole: if any key is wrong, the error names "
+        "Result files from vLLM/SGLang bench serving, llama-bench, "
+        "genai-perf/AIPerf, GuideLLM, LLMPerf, MLPerf "
+        "summaries and tokendesk's own harness. The file is validated whole: "
+        "if any key is wrong, the error names "
         "the file, the key and the reason, and nothing is written. A valid file becomes one new snapshot. "
         f"At most {MAX_UPLOAD_MB} MB."
     )
-    uploaded = st.file_uploader("Result file", type=UPLOAD_TYPES, max_upload_size=MAX_UPLOAD_MB, key="u_file")
+    uploaded = st.file_uploader(
+        "Result file", type=UPLOAD_TYPES, max_upload_size=MAX_UPLOAD_MB, key="u_file"
+    )
     catalog = load_catalog()
     col1, col2, col3 = st.columns(3)
     override_acc = col1.selectbox(
-        "Accelerator", [FROM_FILE, *sorted(catalog)], key="u_accelerator",
+        "Accelerator",
+        [FROM_FILE, *sorted(catalog)],
+        key="u_accelerator",
         format_func=lambda i: i if i == FROM_FILE else f"{catalog[i].name} ({i})",
         help="Fill in (or correct) the accelerator when the file does not name one the catalog knows",
-    )  # fmt: skip
+    )
     override_per_replica = col2.number_input(
-        "Accelerators per replica", min_value=0, max_value=512, value=0, step=1, key="u_per_replica",
+        "Accelerators per replica",
+        min_value=0,
+        max_value=512,
+        value=0,
+        step=1,
+        key="u_per_replica",
         help="Tensor × pipeline parallel size of one replica; 0 = as the file says",
-    )  # fmt: skip
-    override_instance = col3.text_input("Instance type", key="u_instance", placeholder="e.g. p5.48xlarge (optional)")
+    )
+    override_instance = col3.text_input(
+        "Instance type", key="u_instance", placeholder="e.g. p5.48xlarge (optional)"
+    )
     if st.button("Validate and import", type="primary", key="u_import", disabled=uploaded is None):
         st.session_state.pop(IMPORT_STATE, None)
         payload = uploaded.getvalue()
@@ -123,7 +145,8 @@ with tab_import:
                 f"- key: `{exc.key or '(whole file)'}`\n- reason: {exc.reason}"
             )
             st.caption(
-                "What a file does not say (or says wrongly) can be filled in with the Accelerator, Accelerators "
+                "What a file does not say (or says wrongly) can be filled in with the "
+                "Accelerator, Accelerators "
                 "per replica and Instance type fields above; on the command line they are `--accelerator`, "
                 "`--accelerators-per-replica` and `--instance-type`."
             )
@@ -136,20 +159,28 @@ with tab_import:
             try:
                 with data.writer() as warehouse:
                     snapshot_id = warehouse.ingest_results(
-                        f"import:{tool}", results, origin="import",
+                        f"import:{tool}",
+                        results,
+                        origin="import",
                         notes=f"uploaded {uploaded.name} in the dashboard",
-                    )  # fmt: skip
+                    )
             except Exception as exc:  # shown to the person, never as a traceback
-                st.error(f"**{uploaded.name}** is valid but could not be written to the warehouse {path}: {exc}")
+                st.error(
+                    f"**{uploaded.name}** is valid but could not be written to the warehouse {path}: {exc}"
+                )
             else:
                 st.session_state[IMPORT_STATE] = {
-                    "file": uploaded.name, "snapshot_id": snapshot_id, "points": len(results), "tool": tool,
+                    "file": uploaded.name,
+                    "snapshot_id": snapshot_id,
+                    "points": len(results),
+                    "tool": tool,
                     "notes": sorted({r.notes for r in results if r.notes}),
-                }  # fmt: skip
+                }
     last = st.session_state.get(IMPORT_STATE)
     if last:
         st.success(
-            f"Imported {last['points']} operating point(s) from **{last['file']}** ({last['tool']}) as snapshot "
+            f"Imported {last['points']} operating point(s) from **{last['file']}** "
+            f"({last['tool']}) as snapshot "
             f"`{last['snapshot_id']}`."
         )
         for note in last["notes"]:
@@ -159,23 +190,38 @@ results = data.benchmark_results(path).copy()
 if results.empty:
     for tab in (tab_results, tab_curves, tab_parity):
         with tab:
-            st.info("No benchmark results yet. Import a result file in the “Import result file” tab.")
+            st.info(
+                "No benchmark results yet. Import a result file in the “Import result file” tab."
+            )
     st.stop()
 
-results["source"] = results["source_title"].where(results["source_title"].fillna("") != "", results["source_tool"])
+results["source"] = results["source_title"].where(
+    results["source_title"].fillna("") != "", results["source_tool"]
+)
 results["load"] = _load(results)
-results["parity"] = [_parity(e, s) for e, s in zip(results["parity_exact_match"], results["parity_similarity"], strict=True)]
+results["parity"] = [
+    _parity(e, s)
+    for e, s in zip(results["parity_exact_match"], results["parity_similarity"], strict=True)
+]
 
 with st.sidebar:
     st.header("Result filters")
     chosen = {
         "model": st.multiselect("Model", sorted(results["model"].unique()), key="b_model"),
-        "accelerator_id": st.multiselect("Accelerator", sorted(results["accelerator_id"].unique()), key="b_accelerator"),
+        "accelerator_id": st.multiselect(
+            "Accelerator", sorted(results["accelerator_id"].unique()), key="b_accelerator"
+        ),
         "runtime": st.multiselect("Runtime", sorted(results["runtime"].unique()), key="b_runtime"),
-        "precision": st.multiselect("Precision", sorted(results["precision"].unique()), key="b_precision"),
-        "scenario": st.multiselect("Scenario", sorted(results["scenario"].unique()), key="b_scenario"),
+        "precision": st.multiselect(
+            "Precision", sorted(results["precision"].unique()), key="b_precision"
+        ),
+        "scenario": st.multiselect(
+            "Scenario", sorted(results["scenario"].unique()), key="b_scenario"
+        ),
     }
-    percentile = st.selectbox("FTL percentile", PERCENTILES, index=PERCENTILES.index("p95"), key="b_percentile")
+    percentile = st.selectbox(
+        "FTL percentile", PERCENTILES, index=PERCENTILES.index("p95"), key="b_percentile"
+    )
 for column, selection in chosen.items():
     if selection:
         results = results[results[column].isin(selection)]
@@ -183,24 +229,49 @@ results["ftl_ms"], results["ftl_basis"] = ftl_with_basis(results, percentile)
 
 with tab_results:
     if results.empty:
-        st.info("No result matches these filters. Remove a filter in the sidebar to see more results.")
+        st.info(
+            "No result matches these filters. Remove a filter in the sidebar to see more results."
+        )
     else:
         col1, col2, col3 = st.columns(3)
         col1.metric("Operating points", f"{len(results):,}")
         col2.metric("Configurations", f"{results['config_key'].nunique():,}")
         newest = results.loc[results["measured_at"].idxmax()]
         col3.metric(
-            "Newest result", f"{newest['measured_at']:%Y-%m-%d}",
-            help=f"{newest['accelerator_name']} · {newest['runtime']} · {newest['model']}: {newest['source']}",
-        )  # fmt: skip
+            "Newest result",
+            f"{newest['measured_at']:%Y-%m-%d}",
+            help=f"{newest['accelerator_name']} · {newest['runtime']} · "
+            f"{newest['model']}: {newest['source']}",
+        )
         table = results[
             [
-                "accelerator_name", "accelerators_per_replica", "runtime", "runtime_version", "precision", "model",
-                "workload", "scenario", "load", "output_tok_s", "output_tok_s_per_accelerator", "total_tok_s",
-                "ttft_ms_p50", "ttft_ms_p95", "ttft_ms_p99", "ttft_basis", "tpot_ms_p50", "tpot_ms_p95", "parity",
-                "source", "measured_at", "source_file", "config_key", "snapshot_id", "source_url",
+                "accelerator_name",
+                "accelerators_per_replica",
+                "runtime",
+                "runtime_version",
+                "precision",
+                "model",
+                "workload",
+                "scenario",
+                "load",
+                "output_tok_s",
+                "output_tok_s_per_accelerator",
+                "total_tok_s",
+                "ttft_ms_p50",
+                "ttft_ms_p95",
+                "ttft_ms_p99",
+                "ttft_basis",
+                "tpot_ms_p50",
+                "tpot_ms_p95",
+                "parity",
+                "source",
+                "measured_at",
+                "source_file",
+                "config_key",
+                "snapshot_id",
+                "source_url",
             ]
-        ]  # fmt: skip
+        ]
         st.dataframe(
             table,
             hide_index=True,
@@ -208,7 +279,9 @@ with tab_results:
             key="results_table",
             column_config={
                 "accelerator_name": "Accelerator",
-                "accelerators_per_replica": st.column_config.NumberColumn("Accelerators / replica", format="%d"),
+                "accelerators_per_replica": st.column_config.NumberColumn(
+                    "Accelerators / replica", format="%d"
+                ),
                 "runtime": "Runtime",
                 "runtime_version": "Version",
                 "precision": "Precision",
@@ -216,8 +289,12 @@ with tab_results:
                 "workload": "Workload",
                 "scenario": "Scenario",
                 "load": "Load",
-                "output_tok_s": st.column_config.NumberColumn("Output tok/s (replica)", format="%.0f"),
-                "output_tok_s_per_accelerator": st.column_config.NumberColumn("Output tok/s per accelerator", format="%.0f"),
+                "output_tok_s": st.column_config.NumberColumn(
+                    "Output tok/s (replica)", format="%.0f"
+                ),
+                "output_tok_s_per_accelerator": st.column_config.NumberColumn(
+                    "Output tok/s per accelerator", format="%.0f"
+                ),
                 "total_tok_s": st.column_config.NumberColumn("Total tok/s", format="%.0f"),
                 "ttft_ms_p50": st.column_config.NumberColumn("TTFT p50", format="%.0f ms"),
                 "ttft_ms_p95": st.column_config.NumberColumn("TTFT p95", format="%.0f ms"),
@@ -225,7 +302,10 @@ with tab_results:
                 "ttft_basis": "TTFT basis",
                 "tpot_ms_p50": st.column_config.NumberColumn("TPOT p50", format="%.1f ms"),
                 "tpot_ms_p95": st.column_config.NumberColumn("TPOT p95", format="%.1f ms"),
-                "parity": st.column_config.TextColumn("Output parity", help="Exact-match share and token similarity against the golden outputs"),
+                "parity": st.column_config.TextColumn(
+                    "Output parity",
+                    help="Exact-match share and token similarity against the golden outputs",
+                ),
                 "source": "Source",
                 "measured_at": st.column_config.DateColumn("Result date"),
                 "source_file": "File",
@@ -235,22 +315,35 @@ with tab_results:
             },
         )
         st.caption(
-            "Empty latency cells were not published by the source (MLPerf Offline has no latency bound; MLPerf "
+            "Empty latency cells were not published by the source (MLPerf Offline "
+            "has no latency bound; MLPerf "
             "Server publishes p99 only). Result date is the source's own date."
         )
         # The CSV is written when the button is clicked, not on every rerun.
-        st.download_button("Download these results (CSV)", partial(safe_csv, table), file_name="tokendesk-results.csv", mime="text/csv")
+        st.download_button(
+            "Download these results (CSV)",
+            partial(safe_csv, table),
+            file_name="tokendesk-results.csv",
+            mime="text/csv",
+        )
 
 with tab_curves:
     st.subheader(f"Throughput against first-token latency ({percentile})")
-    x_basis = st.radio("Throughput", ["per replica", "per accelerator"], horizontal=True, key="b_x_basis")
+    x_basis = st.radio(
+        "Throughput", ["per replica", "per accelerator"], horizontal=True, key="b_x_basis"
+    )
     x_column = "output_tok_s" if x_basis == "per replica" else "output_tok_s_per_accelerator"
     plotted = results[results["ftl_ms"].notna()].copy()
-    sweeps_only = st.toggle("Only configurations measured at more than one load", key="b_sweeps_only")
+    sweeps_only = st.toggle(
+        "Only configurations measured at more than one load", key="b_sweeps_only"
+    )
     if sweeps_only:
         plotted = plotted[plotted.groupby("config_key")["result_id"].transform("size") > 1]
     if plotted.empty and sweeps_only:
-        st.info("No configuration with a latency has been measured at more than one load; import a concurrency sweep.")
+        st.info(
+            "No configuration with a latency has been measured at more than one "
+            "load; import a concurrency sweep."
+        )
     elif plotted.empty:
         st.info(
             f"None of these results publishes a TTFT at {percentile} or above, so there is nothing to plot. "
@@ -258,15 +351,33 @@ with tab_curves:
         )
     else:
         plotted["configuration"] = _labels(plotted)
-        plotted = plotted.sort_values(["configuration", "concurrency", "request_rate_rps", "output_tok_s"], na_position="first")
+        plotted = plotted.sort_values(
+            ["configuration", "concurrency", "request_rate_rps", "output_tok_s"],
+            na_position="first",
+        )
         figure = charts.lines_by(
-            plotted, x_column, "ftl_ms", "configuration",
-            hover={"load": "load", "model": "model", "workload": "workload", "scenario": "scenario",
-                   "FTL basis": "ftl_basis", "source": "source", "result date": "measured_at"},
-            x_axis=charts.axis(f"Output tokens/s {x_basis}", ticksuffix=" tok/s", rangemode="tozero", tickformat=",.0f"),
+            plotted,
+            x_column,
+            "ftl_ms",
+            "configuration",
+            hover={
+                "load": "load",
+                "model": "model",
+                "workload": "workload",
+                "scenario": "scenario",
+                "FTL basis": "ftl_basis",
+                "source": "source",
+                "result date": "measured_at",
+            },
+            x_axis=charts.axis(
+                f"Output tokens/s {x_basis}",
+                ticksuffix=" tok/s",
+                rangemode="tozero",
+                tickformat=",.0f",
+            ),
             y_axis=charts.axis(f"First-token latency {percentile} (ms)", charts.MS_AXIS),
             legend_title="Accelerator · runtime · precision",
-        )  # fmt: skip
+        )
         # The labels are long, so the legend goes under the plot, one entry per line, in a bottom
         # margin sized for it: the axes keep their size however many configurations are shown.
         plot_px, axis_px, entry_px = 460, 70, 20
@@ -274,50 +385,90 @@ with tab_curves:
         figure.update_layout(
             height=30 + plot_px + axis_px + legend_px,
             margin={"l": 10, "r": 10, "t": 30, "b": axis_px + legend_px},
-            legend={"orientation": "v", "yanchor": "top", "y": -axis_px / plot_px, "xanchor": "left", "x": 0},
+            legend={
+                "orientation": "v",
+                "yanchor": "top",
+                "y": -axis_px / plot_px,
+                "xanchor": "left",
+                "x": 0,
+            },
         )
         st.plotly_chart(figure, width="stretch", key="curve_chart")
         sweeps = plotted.groupby("config_key").size()
         st.caption(
-            f"{len(sweeps)} configuration(s), {int((sweeps > 1).sum())} with a sweep of more than one load. Each line "
-            "joins one configuration's operating points in order of load; points further right serve more tokens, "
+            f"{len(sweeps)} configuration(s), {int((sweeps > 1).sum())} with a "
+            "sweep of more than one load. Each line "
+            "joins one configuration's operating points in order of load; points "
+            "further right serve more tokens, "
             "points lower answer sooner."
         )
         upper = (plotted["ftl_basis"] != percentile).sum()
         if upper:
             st.caption(
-                f"{upper} of {len(plotted)} points publish no {percentile}; they are drawn at their next higher "
+                f"{upper} of {len(plotted)} points publish no {percentile}; they are "
+                "drawn at their next higher "
                 "published percentile (an upper bound, labelled in the hover)."
             )
     missing = results[results["ftl_ms"].isna()]
     if not missing.empty:
-        st.caption(f"{len(missing)} operating points have no first-token latency and are listed in Results only.")
+        st.caption(
+            f"{len(missing)} operating points have no first-token latency and are listed in Results only."
+        )
 
 with tab_parity:
     st.subheader("Output parity by backend")
     st.caption(
-        "How closely each backend reproduces the golden outputs: exact match = share of prompts whose output is "
-        "identical; similarity = mean token similarity (1.0 = identical). “not measured” means the result's source "
+        "How closely each backend reproduces the golden outputs: exact match = "
+        "share of prompts whose output is "
+        "identical; similarity = mean token similarity (1.0 = identical). “not "
+        "measured” means the result's source "
         "ran no parity check — not that parity is poor."
     )
     if results.empty:
         st.info("No result matches these filters.")
     else:
         grouped = (
-            results.assign(backend=results["accelerator_name"].fillna(results["accelerator_id"]) + " · " + results["runtime"]
-                           + results["runtime_version"].map(lambda v: f" {v}" if v else ""))
+            results.assign(
+                backend=results["accelerator_name"].fillna(results["accelerator_id"])
+                + " · "
+                + results["runtime"]
+                + results["runtime_version"].map(lambda v: f" {v}" if v else "")
+            )
             .groupby(["backend", "model", "precision", "source"], dropna=False)
-            .agg(parity_exact_match=("parity_exact_match", "mean"), parity_similarity=("parity_similarity", "mean"),
-                 points=("result_id", "size"), measured_at=("measured_at", "max"))
+            .agg(
+                parity_exact_match=("parity_exact_match", "mean"),
+                parity_similarity=("parity_similarity", "mean"),
+                points=("result_id", "size"),
+                measured_at=("measured_at", "max"),
+            )
             .reset_index()
-        )  # fmt: skip
-        grouped["exact_match"] = grouped["parity_exact_match"].map(lambda v: "not measured" if pd.isna(v) else formatting.percent(v))
-        grouped["similarity"] = grouped["parity_similarity"].map(lambda v: "not measured" if pd.isna(v) else f"{v:.3f}")
-        grouped = grouped.sort_values(["parity_exact_match", "backend"], ascending=[False, True], na_position="last")
+        )
+        grouped["exact_match"] = grouped["parity_exact_match"].map(
+            lambda v: "not measured" if pd.isna(v) else formatting.percent(v)
+        )
+        grouped["similarity"] = grouped["parity_similarity"].map(
+            lambda v: "not measured" if pd.isna(v) else f"{v:.3f}"
+        )
+        grouped = grouped.sort_values(
+            ["parity_exact_match", "backend"], ascending=[False, True], na_position="last"
+        )
         measured = int(grouped["parity_exact_match"].notna().sum() + 0)
-        st.markdown(f"{measured} of {len(grouped)} backend configurations have a parity measurement.")
+        st.markdown(
+            f"{measured} of {len(grouped)} backend configurations have a parity measurement."
+        )
         st.dataframe(
-            grouped[["backend", "model", "precision", "exact_match", "similarity", "points", "source", "measured_at"]],
+            grouped[
+                [
+                    "backend",
+                    "model",
+                    "precision",
+                    "exact_match",
+                    "similarity",
+                    "points",
+                    "source",
+                    "measured_at",
+                ]
+            ],
             hide_index=True,
             width="stretch",
             key="parity_table",

@@ -20,11 +20,23 @@ from tokendesk.exports import safe_csv
 
 #: One colour per pricing model, so bars read the same in every chart of this page.
 PRICING_COLOURS = {
-    "on_demand": "#1f77b4", "spot": "#ff7f0e", "reserved_1y": "#2ca02c", "reserved_3y": "#98df8a",
-    "savings_plan_1y": "#9467bd", "savings_plan_3y": "#c5b0d5", "committed_use_1y": "#8c564b",
-    "committed_use_3y": "#c49c94", "capacity_block": "#e377c2", "negotiated": "#7f7f7f",
-}  # fmt: skip
-HISTORY_COLOURS = {"current": "#2ca02c", "historical": "#7f7f7f", "quarantined": "#d62728", "partial snapshot": "#ff7f0e"}
+    "on_demand": "#1f77b4",
+    "spot": "#ff7f0e",
+    "reserved_1y": "#2ca02c",
+    "reserved_3y": "#98df8a",
+    "savings_plan_1y": "#9467bd",
+    "savings_plan_3y": "#c5b0d5",
+    "committed_use_1y": "#8c564b",
+    "committed_use_3y": "#c49c94",
+    "capacity_block": "#e377c2",
+    "negotiated": "#7f7f7f",
+}
+HISTORY_COLOURS = {
+    "current": "#2ca02c",
+    "historical": "#7f7f7f",
+    "quarantined": "#d62728",
+    "partial snapshot": "#ff7f0e",
+}
 #: Integrity rules that flag a row for review instead of quarantining it.
 REVIEW_RULES = {RULE_MOVED, RULE_EXPIRED}
 REFRESH_STATE = "prices_last_refresh"
@@ -44,7 +56,9 @@ def _status(prices: pd.DataFrame) -> pd.Series:
     quarantined = _present(prices["quarantine_reason"])
     expired = prices["quote_expired"].fillna(False).astype(bool)
     review = _present(prices["review_flag"]) & ~expired
-    labels = pd.DataFrame({"quarantined": quarantined, "expired": expired, "review": review}, index=prices.index)
+    labels = pd.DataFrame(
+        {"quarantined": quarantined, "expired": expired, "review": review}, index=prices.index
+    )
     # Columns, not rows: one pass per label instead of a Python call per quote.
     joined = pd.Series("", index=prices.index)
     for name in labels.columns:
@@ -53,15 +67,21 @@ def _status(prices: pd.DataFrame) -> pd.Series:
 
 
 def _flag_detail(prices: pd.DataFrame) -> pd.Series:
-    reason, flag = prices["quarantine_reason"].fillna("").astype(str), prices["review_flag"].fillna("").astype(str)
+    reason, flag = (
+        prices["quarantine_reason"].fillna("").astype(str),
+        prices["review_flag"].fillna("").astype(str),
+    )
     return reason + np.where((reason != "") & (flag != ""), "; ", "") + flag
 
 
 st.title("Cloud prices")
 st.caption(
-    "The current prices are the newest good snapshot of each source, region by region; older snapshots are kept "
-    "and shown in the price history. $/accelerator-hour = instance $/h ÷ accelerators on the instance (a quote "
-    "priced per accelerator-hour is already per accelerator). Every price shows its source and the source's date."
+    "The current prices are the newest good snapshot of each source, "
+    "region by region; older snapshots are kept "
+    "and shown in the price history. $/accelerator-hour = instance $/h ÷ "
+    "accelerators on the instance (a quote "
+    "priced per accelerator-hour is already per accelerator). Every price "
+    "shows its source and the source's date."
 )
 
 path = data.db_path()
@@ -74,7 +94,8 @@ tab_list, tab_region, tab_accel, tab_history, tab_integrity, tab_refresh = st.ta
 with tab_refresh:
     st.subheader("Refresh prices from the providers")
     st.caption(
-        "Each provider's prices are fetched, checked by the integrity rules and written as one new, immutable "
+        "Each provider's prices are fetched, checked by the integrity rules "
+        "and written as one new, immutable "
         "snapshot. A provider that fails is recorded as a failed snapshot with its error, and its last good "
         "snapshot stays current; nothing is overwritten or deleted."
     )
@@ -82,13 +103,17 @@ with tab_refresh:
         "Providers", provider_names(), default=provider_names(defaults_only=True), key="r_providers"
     )
     regions_text = st.text_input(
-        "Regions (optional, comma separated, in each provider's naming)", key="r_regions",
+        "Regions (optional, comma separated, in each provider's naming)",
+        key="r_regions",
         placeholder="us-east-1, eastus — empty: each provider's default regions",
-    )  # fmt: skip
+    )
     with st.expander("What each provider needs"):
         st.dataframe(
             pd.DataFrame(
-                [{"provider": s.name, "reads": s.description, "needs": s.needs} for s in PROVIDERS.values()]
+                [
+                    {"provider": s.name, "reads": s.description, "needs": s.needs}
+                    for s in PROVIDERS.values()
+                ]
             ),
             hide_index=True,
             width="stretch",
@@ -106,7 +131,9 @@ with tab_refresh:
                     box.write(f"**{event.provider}** — {event.message}")
                 elif event.stage == "region":
                     count = f" ({event.completed}/{event.total})" if event.total else ""
-                    box.write(f"{event.provider} · {event.region or '—'}{count} {event.message}".rstrip())
+                    box.write(
+                        f"{event.provider} · {event.region or '—'}{count} {event.message}".rstrip()
+                    )
                 elif event.stage == "done":
                     box.write(f":green[:material/check_circle:] {event.provider}: {event.message}")
                 elif event.stage == "failed":
@@ -137,15 +164,25 @@ with tab_refresh:
                 stays = (
                     f"{', '.join(old['snapshot_id'])} (data as of {_day(old['as_of'].max())}) stays current"
                     if not old.empty and set(old["snapshot_id"]) == set(new["snapshot_id"])
-                    else ("no earlier snapshot; this source has no current prices" if new.empty else f"current: {current_ids}")
+                    else (
+                        "no earlier snapshot; this source has no current prices"
+                        if new.empty
+                        else f"current: {current_ids}"
+                    )
                 )
                 rows.append(
                     {
-                        "provider": outcome.provider, "source": outcome.source, "status": outcome.status.value,
-                        "rows": outcome.rows, "quarantined": outcome.quarantined, "review": outcome.review_flagged,
-                        "snapshot_id": outcome.snapshot_id, "error": outcome.error, "current_after": stays,
+                        "provider": outcome.provider,
+                        "source": outcome.source,
+                        "status": outcome.status.value,
+                        "rows": outcome.rows,
+                        "quarantined": outcome.quarantined,
+                        "review": outcome.review_flagged,
+                        "snapshot_id": outcome.snapshot_id,
+                        "error": outcome.error,
+                        "current_after": stays,
                     }
-                )  # fmt: skip
+                )
             st.session_state[REFRESH_STATE] = {
                 "at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
                 "rows": rows,
@@ -170,7 +207,8 @@ with tab_refresh:
                 )
             else:
                 st.success(
-                    f"**{row['provider']}** ({row['source']}): {row['rows']} prices in snapshot `{row['snapshot_id']}`"
+                    f"**{row['provider']}** ({row['source']}): {row['rows']} prices in "
+                    f"snapshot `{row['snapshot_id']}`"
                     f" ({row['quarantined']} quarantined, {row['review']} flagged for review)."
                 )
         for name in last["not_applicable"]:
@@ -184,7 +222,9 @@ with st.sidebar:
         "provider": st.multiselect("Cloud / provider", values["provider"], key="p_provider"),
         "region": st.multiselect("Region", values["region"], key="p_region"),
         "accelerator": st.multiselect("Accelerator", values["accelerator"], key="p_accelerator"),
-        "pricing_model": st.multiselect("Pricing model", values["pricing_model"], key="p_pricing_model"),
+        "pricing_model": st.multiselect(
+            "Pricing model", values["pricing_model"], key="p_pricing_model"
+        ),
     }
 filters = tuple((name, tuple(selection)) for name, selection in chosen.items() if selection)
 prices = data.price_explorer(path, filters).copy()
@@ -196,28 +236,59 @@ if not prices.empty:
 with header:
     live = prices[prices["quarantine_reason"].isna()] if not prices.empty else prices
     col1, col2, col3, col4 = st.columns(4)
-    col1.metric("Current quotes", f"{len(live):,}", help="Quarantined rows are kept in their snapshot but are not current")
-    col2.metric("Providers · regions", f"{live['provider'].nunique() if len(live) else 0} · {live['region'].nunique() if len(live) else 0}")
+    col1.metric(
+        "Current quotes",
+        f"{len(live):,}",
+        help="Quarantined rows are kept in their snapshot but are not current",
+    )
+    col2.metric(
+        "Providers · regions",
+        f"{live['provider'].nunique() if len(live) else 0} · {live['region'].nunique() if len(live) else 0}",
+    )
     flagged = int((prices["status"] != "current").sum()) if not prices.empty else 0
-    col3.metric("Flagged", f"{flagged:,}", help="Quarantined, expired negotiated quotes, or moved > 50% since the last snapshot")
+    col3.metric(
+        "Flagged",
+        f"{flagged:,}",
+        help="Quarantined, expired negotiated quotes, or moved > 50% since the last snapshot",
+    )
     if len(live):
         newest = live.loc[live["observed_at"].idxmax()]
         col4.metric(
-            "Newest price date", _day(newest["observed_at"]),
-            help=f"{newest['provider']} {newest['instance_type']} ({newest['pricing_model']}): {newest['source']}",
-        )  # fmt: skip
+            "Newest price date",
+            _day(newest["observed_at"]),
+            help=f"{newest['provider']} {newest['instance_type']} "
+            f"({newest['pricing_model']}): {newest['source']}",
+        )
 
 with tab_list:
     if prices.empty:
-        st.info("No current price matches these filters. Remove a filter in the sidebar to see more quotes.")
+        st.info(
+            "No current price matches these filters. Remove a filter in the sidebar to see more quotes."
+        )
     else:
         table = prices[
             [
-                "status", "provider", "region", "zone", "instance_type", "accelerator_name", "accelerator_count",
-                "pricing_model", "price_basis", "usd_per_hour", "usd_per_accelerator_hour", "source", "observed_at",
-                "confidence", "flag_detail", "quote_id", "expires_on", "snapshot_id", "source_url",
+                "status",
+                "provider",
+                "region",
+                "zone",
+                "instance_type",
+                "accelerator_name",
+                "accelerator_count",
+                "pricing_model",
+                "price_basis",
+                "usd_per_hour",
+                "usd_per_accelerator_hour",
+                "source",
+                "observed_at",
+                "confidence",
+                "flag_detail",
+                "quote_id",
+                "expires_on",
+                "snapshot_id",
+                "source_url",
             ]
-        ]  # fmt: skip
+        ]
         if table["zone"].isna().all():  # most sources price per region; an empty column is noise
             table = table.drop(columns="zone")
         st.dataframe(
@@ -226,7 +297,11 @@ with tab_list:
             width="stretch",
             key="price_table",
             column_config={
-                "status": st.column_config.TextColumn("Status", help="current, review (flagged), expired (negotiated quote past its date) or quarantined (failed an integrity rule, not current)"),
+                "status": st.column_config.TextColumn(
+                    "Status",
+                    help="current, review (flagged), expired (negotiated quote past its date) "
+                    "or quarantined (failed an integrity rule, not current)",
+                ),
                 "provider": "Provider",
                 "region": "Region",
                 "zone": "Zone",
@@ -234,9 +309,13 @@ with tab_list:
                 "accelerator_name": "Accelerator",
                 "accelerator_count": st.column_config.NumberColumn("Accelerators", format="%d"),
                 "pricing_model": "Pricing",
-                "price_basis": st.column_config.TextColumn("Priced per", help="instance, or one accelerator-hour (per_accelerator)"),
+                "price_basis": st.column_config.TextColumn(
+                    "Priced per", help="instance, or one accelerator-hour (per_accelerator)"
+                ),
                 "usd_per_hour": st.column_config.NumberColumn("$/hour", format="$%.4f"),
-                "usd_per_accelerator_hour": st.column_config.NumberColumn("$/accelerator-hour", format="$%.4f"),
+                "usd_per_accelerator_hour": st.column_config.NumberColumn(
+                    "$/accelerator-hour", format="$%.4f"
+                ),
                 "source": "Source",
                 "observed_at": st.column_config.DateColumn("Price date"),
                 "confidence": "Confidence",
@@ -248,11 +327,17 @@ with tab_list:
             },
         )
         st.caption(
-            "Price date is the source's own date (for undated sources, the earliest plausible date, so staleness is "
+            "Price date is the source's own date (for undated sources, the "
+            "earliest plausible date, so staleness is "
             "never understated). A CPU instance sold with less than one socket has no $/accelerator-hour."
         )
         # The CSV is written when the button is clicked, not on every rerun.
-        st.download_button("Download these prices (CSV)", partial(safe_csv, table), file_name="tokendesk-prices.csv", mime="text/csv")
+        st.download_button(
+            "Download these prices (CSV)",
+            partial(safe_csv, table),
+            file_name="tokendesk-prices.csv",
+            mime="text/csv",
+        )
 
 current = everything[everything["quarantine_reason"].isna()] if not everything.empty else everything
 
@@ -263,27 +348,56 @@ with tab_region:
     else:
         instances = sorted(current["instance_type"].unique())
         # Start on the SKU sold in the most regions (after a live refresh, a real comparison).
-        spread = current.groupby(["instance_type", "pricing_model"])["region"].nunique().reset_index()
-        spread["preferred"] = (spread["instance_type"] == "p5.48xlarge") & (spread["pricing_model"] == "on_demand")
-        widest = spread.sort_values(["region", "preferred", "instance_type"], ascending=[False, False, True]).iloc[0]
+        spread = (
+            current.groupby(["instance_type", "pricing_model"])["region"].nunique().reset_index()
+        )
+        spread["preferred"] = (spread["instance_type"] == "p5.48xlarge") & (
+            spread["pricing_model"] == "on_demand"
+        )
+        widest = spread.sort_values(
+            ["region", "preferred", "instance_type"], ascending=[False, False, True]
+        ).iloc[0]
         col1, col2 = st.columns(2)
         instance = col1.selectbox(
-            "Instance type", instances, index=instances.index(widest["instance_type"]), key="g_instance"
+            "Instance type",
+            instances,
+            index=instances.index(widest["instance_type"]),
+            key="g_instance",
         )
         models = sorted(current.loc[current["instance_type"] == instance, "pricing_model"].unique())
         default_model = widest["pricing_model"] if widest["pricing_model"] in models else models[0]
-        model = col2.selectbox("Pricing model", models, index=models.index(default_model), key="g_pricing")
-        sku = current[(current["instance_type"] == instance) & (current["pricing_model"] == model)].copy()
-        sku["label"] = sku["provider"] + " · " + sku["region"] + sku["zone"].fillna("").map(lambda z: f" ({z})" if z else "")
+        model = col2.selectbox(
+            "Pricing model", models, index=models.index(default_model), key="g_pricing"
+        )
+        sku = current[
+            (current["instance_type"] == instance) & (current["pricing_model"] == model)
+        ].copy()
+        sku["label"] = (
+            sku["provider"]
+            + " · "
+            + sku["region"]
+            + sku["zone"].fillna("").map(lambda z: f" ({z})" if z else "")
+        )
         sku = sku.sort_values("usd_per_hour")
-        basis = "accelerator-hour" if (sku["price_basis"] == "per_accelerator").all() else "instance-hour"
+        basis = (
+            "accelerator-hour"
+            if (sku["price_basis"] == "per_accelerator").all()
+            else "instance-hour"
+        )
         figure = charts.bars(
-            sku, "label", "usd_per_hour", colour="vendor", colours=VENDOR_COLOURS, legend_title="vendor",
-            text=sku["usd_per_hour"].map(formatting.usd), value_hover="$,.2f",
+            sku,
+            "label",
+            "usd_per_hour",
+            colour="vendor",
+            colours=VENDOR_COLOURS,
+            legend_title="vendor",
+            text=sku["usd_per_hour"].map(formatting.usd),
+            value_hover="$,.2f",
             hover={"source": "source", "price date": "observed_at", "confidence": "confidence"},
-            category_axis=charts.axis("Provider · region"), value_axis=charts.axis(f"$ per {basis}", charts.USD_AXIS),
+            category_axis=charts.axis("Provider · region"),
+            value_axis=charts.axis(f"$ per {basis}", charts.USD_AXIS),
             height=380,
-        )  # fmt: skip
+        )
         # A handful of regions should not stretch into slabs as wide as the page.
         figure.update_layout(showlegend=False, bargap=max(0.2, 1 - 0.12 * len(sku)))
         figure.update_traces(textposition="outside", cliponaxis=False)
@@ -299,38 +413,73 @@ with tab_accel:
     if priced.empty:
         st.info("There are no current prices with a known accelerator count.")
     else:
-        names = priced.drop_duplicates("accelerator_id").set_index("accelerator_id")["accelerator_name"].to_dict()
+        names = (
+            priced.drop_duplicates("accelerator_id")
+            .set_index("accelerator_id")["accelerator_name"]
+            .to_dict()
+        )
         ids = sorted(names, key=lambda i: names[i] or i)
         default_acc = "nvidia-h100-sxm-80gb" if "nvidia-h100-sxm-80gb" in ids else ids[0]
         col1, col2 = st.columns(2)
-        acc = col1.selectbox("Accelerator", ids, index=ids.index(default_acc), format_func=lambda i: names[i] or i, key="a_accelerator")
+        acc = col1.selectbox(
+            "Accelerator",
+            ids,
+            index=ids.index(default_acc),
+            format_func=lambda i: names[i] or i,
+            key="a_accelerator",
+        )
         available = sorted(priced.loc[priced["accelerator_id"] == acc, "pricing_model"].unique())
-        shown_models = col2.multiselect("Pricing models", available, default=available, key="a_pricing")
-        subset = priced[(priced["accelerator_id"] == acc) & priced["pricing_model"].isin(shown_models)].copy()
+        shown_models = col2.multiselect(
+            "Pricing models", available, default=available, key="a_pricing"
+        )
+        subset = priced[
+            (priced["accelerator_id"] == acc) & priced["pricing_model"].isin(shown_models)
+        ].copy()
         if subset.empty:
             st.info("Choose at least one pricing model.")
         else:
             subset["label"] = (
-                subset["provider"] + " · " + subset["instance_type"] + " · " + subset["region"] + " · "
-                + subset["pricing_model"] + subset["zone"].fillna("").map(lambda z: f" ({z})" if z else "")
-            )  # fmt: skip
+                subset["provider"]
+                + " · "
+                + subset["instance_type"]
+                + " · "
+                + subset["region"]
+                + " · "
+                + subset["pricing_model"]
+                + subset["zone"].fillna("").map(lambda z: f" ({z})" if z else "")
+            )
             subset = subset.sort_values("usd_per_accelerator_hour")  # the cheapest at the top
             figure = charts.bars(
-                subset, "label", "usd_per_accelerator_hour", orientation="h", colour="pricing_model",
-                colours=PRICING_COLOURS, colour_order=list(PRICING_COLOURS), legend_title="Pricing", value_hover="$,.2f",
+                subset,
+                "label",
+                "usd_per_accelerator_hour",
+                orientation="h",
+                colour="pricing_model",
+                colours=PRICING_COLOURS,
+                colour_order=list(PRICING_COLOURS),
+                legend_title="Pricing",
+                value_hover="$,.2f",
                 text=subset["usd_per_accelerator_hour"].map(formatting.usd),
-                hover={"$/hour (quote)": subset["usd_per_hour"].map(formatting.usd), "accelerators": "accelerator_count",
-                       "priced per": "price_basis", "source": "source", "price date": "observed_at"},
-                category_axis=charts.axis("Provider · instance · region"), category_order=list(subset["label"]),
+                hover={
+                    "$/hour (quote)": subset["usd_per_hour"].map(formatting.usd),
+                    "accelerators": "accelerator_count",
+                    "priced per": "price_basis",
+                    "source": "source",
+                    "price date": "observed_at",
+                },
+                category_axis=charts.axis("Provider · instance · region"),
+                category_order=list(subset["label"]),
                 value_axis=charts.axis("$ per accelerator-hour", charts.USD_AXIS),
                 height=max(320, 34 * len(subset) + 120),
-            )  # fmt: skip
+            )
             st.plotly_chart(figure, width="stretch", key="accel_bars")
             cheapest = subset.loc[subset["usd_per_accelerator_hour"].idxmin()]
             st.caption(
                 f"Cheapest: {formatting.usd(cheapest['usd_per_accelerator_hour'])} per accelerator-hour on "
-                f"{cheapest['provider']} {cheapest['instance_type']} ({cheapest['pricing_model']}, {cheapest['region']}); "
-                f"source: {cheapest['source']} ({_day(cheapest['observed_at'])}). Prices that differ in date or confidence "
+                f"{cheapest['provider']} {cheapest['instance_type']} "
+                f"({cheapest['pricing_model']}, {cheapest['region']}); "
+                f"source: {cheapest['source']} ({_day(cheapest['observed_at'])}). "
+                "Prices that differ in date or confidence "
                 "are not equally reliable: check both in the hover."
             )
 
@@ -341,50 +490,83 @@ with tab_history:
         st.info("No price has been stored yet.")
     else:
         # Start on the SKU with the longest history (the AWS P5 price cut, where it is stored).
-        ranked = skus.assign(preferred=(skus["instance_type"] == "p5.48xlarge") & (skus["pricing_model"] == "on_demand"))
-        top = ranked.sort_values(["quotes", "preferred", "instance_type"], ascending=[False, False, True]).iloc[0]
+        ranked = skus.assign(
+            preferred=(skus["instance_type"] == "p5.48xlarge")
+            & (skus["pricing_model"] == "on_demand")
+        )
+        top = ranked.sort_values(
+            ["quotes", "preferred", "instance_type"], ascending=[False, False, True]
+        ).iloc[0]
         col1, col2, col3, col4 = st.columns(4)
         instances = sorted(skus["instance_type"].unique())
-        h_instance = col1.selectbox("Instance type", instances, index=instances.index(top["instance_type"]), key="h_instance")
+        h_instance = col1.selectbox(
+            "Instance type",
+            instances,
+            index=instances.index(top["instance_type"]),
+            key="h_instance",
+        )
         rows = skus[skus["instance_type"] == h_instance]
         h_models = sorted(rows["pricing_model"].unique())
         h_model = col2.selectbox(
-            "Pricing model", h_models,
-            index=h_models.index(top["pricing_model"]) if top["pricing_model"] in h_models else 0, key="h_pricing",
-        )  # fmt: skip
+            "Pricing model",
+            h_models,
+            index=h_models.index(top["pricing_model"]) if top["pricing_model"] in h_models else 0,
+            key="h_pricing",
+        )
         rows = rows[rows["pricing_model"] == h_model]
         h_providers = sorted(rows["provider"].unique())
         h_provider = col3.selectbox("Provider", h_providers, key="h_provider")
         rows = rows[rows["provider"] == h_provider]
         h_regions = sorted(rows["region"].unique())
         h_region = col4.selectbox(
-            "Region", h_regions, index=h_regions.index(top["region"]) if top["region"] in h_regions else 0, key="h_region"
+            "Region",
+            h_regions,
+            index=h_regions.index(top["region"]) if top["region"] in h_regions else 0,
+            key="h_region",
         )
         history = data.price_history(path, h_provider, h_region, h_instance, h_model).copy()
         if history.empty:
             st.info("This SKU has no stored price.")
         else:
             history["status"] = [
-                "quarantined" if isinstance(q, str) and q else
-                "current" if cur else
-                ("partial snapshot" if s == "partial" else "historical")
-                for q, cur, s in zip(history["quarantine_reason"], history["is_current"], history["snapshot_status"], strict=True)
-            ]  # fmt: skip
+                "quarantined"
+                if isinstance(q, str) and q
+                else "current"
+                if cur
+                else ("partial snapshot" if s == "partial" else "historical")
+                for q, cur, s in zip(
+                    history["quarantine_reason"],
+                    history["is_current"],
+                    history["snapshot_status"],
+                    strict=True,
+                )
+            ]
             history["price_date"] = history["observed_at"].dt.strftime("%Y-%m-%d")
             st.markdown(
                 " → ".join(
-                    f"**{formatting.usd(r.usd_per_hour)}** ({r.status}, {r.price_date})" for r in history.itertuples()
+                    f"**{formatting.usd(r.usd_per_hour)}** ({r.status}, {r.price_date})"
+                    for r in history.itertuples()
                 )
             )
             figure = charts.scatter_by(
-                history, "observed_at", "usd_per_hour", "status", colours=HISTORY_COLOURS, marker_size=11,
-                title="price_date", y_hover="$,.2f",
+                history,
+                "observed_at",
+                "usd_per_hour",
+                "status",
+                colours=HISTORY_COLOURS,
+                marker_size=11,
+                title="price_date",
+                y_hover="$,.2f",
                 hover={"source": "source", "snapshot": "snapshot_id", "confidence": "confidence"},
                 x_axis=charts.axis("Price date", tickformat="%Y-%m-%d"),
-                y_axis=charts.axis("$ per instance-hour", charts.USD_AXIS), legend_title="Status", height=380,
-            )  # fmt: skip
+                y_axis=charts.axis("$ per instance-hour", charts.USD_AXIS),
+                legend_title="Status",
+                height=380,
+            )
             # The step line joins the prices that were (or are) in force: quarantined rows never were.
-            line = history[history["status"] != "quarantined"].sort_values(["observed_at", "snapshot_created_at"])
+            line = history[history["status"] != "quarantined"].sort_values(
+                ["observed_at", "snapshot_created_at"]
+            )
             if not line.empty:
                 xs, ys = list(line["observed_at"]), list(line["usd_per_hour"])
                 if line["status"].iloc[-1] == "current":
@@ -392,8 +574,20 @@ with tab_history:
                     ys.append(ys[-1])
                 charts.add_step_line(figure, xs, ys, "price in force", colour="#555", width=2)
             st.plotly_chart(figure, width="stretch", key="history_chart")
-            columns = ["price_date", "usd_per_hour", "status", "price_basis", "zone", "source", "confidence",
-                       "snapshot_id", "snapshot_created_at", "quarantine_reason", "review_flag", "source_url"]  # fmt: skip
+            columns = [
+                "price_date",
+                "usd_per_hour",
+                "status",
+                "price_basis",
+                "zone",
+                "source",
+                "confidence",
+                "snapshot_id",
+                "snapshot_created_at",
+                "quarantine_reason",
+                "review_flag",
+                "source_url",
+            ]
             st.dataframe(
                 history[[c for c in columns if c != "zone" or history["zone"].notna().any()]],
                 hide_index=True,
@@ -408,22 +602,27 @@ with tab_history:
                     "source": "Source",
                     "confidence": "Confidence",
                     "snapshot_id": "Snapshot",
-                    "snapshot_created_at": st.column_config.DatetimeColumn("Stored at (UTC)", format="YYYY-MM-DD HH:mm"),
+                    "snapshot_created_at": st.column_config.DatetimeColumn(
+                        "Stored at (UTC)", format="YYYY-MM-DD HH:mm"
+                    ),
                     "quarantine_reason": "Quarantined because",
                     "review_flag": "Review flag",
                     "source_url": st.column_config.LinkColumn("Source link"),
                 },
             )
             st.caption(
-                "Every snapshot is kept: a superseded price stays here as historical, dated by its source. The step "
+                "Every snapshot is kept: a superseded price stays here as historical, "
+                "dated by its source. The step "
                 "line shows the price in force from each date until the next one."
             )
 
 with tab_integrity:
     st.subheader("Integrity of the current price snapshots")
     st.caption(
-        "Hard rules (price > 0, spot and committed prices at or below on-demand, known accelerator and count, "
-        "within tolerance of a sourced anchor price) quarantine a row; a move of more than 50% since the previous "
+        "Hard rules (price > 0, spot and committed prices at or below "
+        "on-demand, known accelerator and count, "
+        "within tolerance of a sourced anchor price) quarantine a row; a move "
+        "of more than 50% since the previous "
         "snapshot or an expired negotiated quote only flags it for review."
     )
     stored = data.current_integrity(path)
@@ -431,29 +630,55 @@ with tab_integrity:
     unchecked = sorted(set(sources["source"]) - set(stored["source"])) if not sources.empty else []
     frames = []
     if not stored.empty:
-        frames.append(stored.assign(basis="stored with " + stored["snapshot_id"] + " (" + stored["as_of"].dt.strftime("%Y-%m-%d") + ")"))
+        frames.append(
+            stored.assign(
+                basis="stored with "
+                + stored["snapshot_id"]
+                + " ("
+                + stored["as_of"].dt.strftime("%Y-%m-%d")
+                + ")"
+            )
+        )
     flagged_rows: list[dict[str, object]] = []
     if unchecked:
         quotes = [
-            q for q in data.current_price_quotes(path)
-            if q.provider in unchecked or (q.quote_id and f"sheet:{q.provider}:negotiated" in unchecked)
-        ]  # fmt: skip
+            q
+            for q in data.current_price_quotes(path)
+            if q.provider in unchecked
+            or (q.quote_id and f"sheet:{q.provider}:negotiated" in unchecked)
+        ]
         if quotes:
             report = check_snapshot(quotes, [])
             frames.append(
                 pd.DataFrame(
-                    [(", ".join(unchecked), r.rule, r.checked, r.failed, r.detail) for r in report.rules],
+                    [
+                        (", ".join(unchecked), r.rule, r.checked, r.failed, r.detail)
+                        for r in report.rules
+                    ],
                     columns=["source", "rule", "checked", "failed", "detail"],
-                ).assign(basis="checked now (snapshot stored without a report, e.g. the bundled seed)")
+                ).assign(
+                    basis="checked now (snapshot stored without a report, e.g. the bundled seed)"
+                )
             )
-            for label, flags in (("would be quarantined", report.quarantine), ("review", report.review_flags)):
+            for label, flags in (
+                ("would be quarantined", report.quarantine),
+                ("review", report.review_flags),
+            ):
                 for index, reason in sorted(flags.items()):
                     q = quotes[index]
                     flagged_rows.append(
-                        {"flag": label, "provider": q.provider, "region": q.region, "instance_type": q.instance_type,
-                         "pricing_model": str(q.pricing_model), "usd_per_hour": q.usd_per_hour, "reason": reason,
-                         "source": q.source, "price_date": f"{q.observed_at:%Y-%m-%d}"}
-                    )  # fmt: skip
+                        {
+                            "flag": label,
+                            "provider": q.provider,
+                            "region": q.region,
+                            "instance_type": q.instance_type,
+                            "pricing_model": str(q.pricing_model),
+                            "usd_per_hour": q.usd_per_hour,
+                            "reason": reason,
+                            "source": q.source,
+                            "price_date": f"{q.observed_at:%Y-%m-%d}",
+                        }
+                    )
     if not frames:
         st.info("There are no current price snapshots to check yet.")
     else:
@@ -463,7 +688,8 @@ with tab_integrity:
             for rule, failed in zip(integrity["rule"], integrity["failed"], strict=True)
         ]
         integrity = integrity.sort_values(
-            ["result", "source", "rule"], key=lambda c: c.map({"fail": 0, "review": 1, "pass": 2}) if c.name == "result" else c
+            ["result", "source", "rule"],
+            key=lambda c: c.map({"fail": 0, "review": 1, "pass": 2}) if c.name == "result" else c,
         )
         failing = int((integrity["result"] == "fail").sum())
         reviews = int((integrity["result"] == "review").sum())
@@ -488,6 +714,11 @@ with tab_integrity:
         if flagged_rows:
             st.markdown("**Rows the rules flag**")
             st.dataframe(
-                pd.DataFrame(flagged_rows), hide_index=True, width="stretch", key="integrity_flags",
-                column_config={"usd_per_hour": st.column_config.NumberColumn("$/hour", format="$%.4f")},
-            )  # fmt: skip
+                pd.DataFrame(flagged_rows),
+                hide_index=True,
+                width="stretch",
+                key="integrity_flags",
+                column_config={
+                    "usd_per_hour": st.column_config.NumberColumn("$/hour", format="$%.4f")
+                },
+            )

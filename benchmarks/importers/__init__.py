@@ -45,12 +45,18 @@ def importer_names() -> list[str]:
 
 def _decode(name: str, data: bytes) -> str:
     if len(data) > MAX_IMPORT_BYTES:
-        raise ResultFileError(name, "", f"the file is {len(data) / 1e6:.1f} MB; the limit is "
-                                        f"{MAX_IMPORT_BYTES / 1e6:.0f} MB (import the summary, not per-request detail)")
+        raise ResultFileError(
+            name,
+            "",
+            f"the file is {len(data) / 1e6:.1f} MB; the limit is "
+            f"{MAX_IMPORT_BYTES / 1e6:.0f} MB (import the summary, not per-request detail)",
+        )
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise ResultFileError(name, "", f"not UTF-8 text (byte {exc.start}); is this a result file?") from exc
+        raise ResultFileError(
+            name, "", f"not UTF-8 text (byte {exc.start}); is this a result file?"
+        ) from exc
 
 
 def _source(name: str, data: bytes, overrides: ImportOverrides) -> Source:
@@ -76,14 +82,17 @@ def _parse(src: Source, imp: Importer) -> list[BenchmarkResult]:
     except ResultFileError:
         raise
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-        raise ResultFileError(src.name, getattr(exc, "key", ""), f"{type(exc).__name__}: {exc}") from exc
+        raise ResultFileError(
+            src.name, getattr(exc, "key", ""), f"{type(exc).__name__}: {exc}"
+        ) from exc
     if not results:
         raise ResultFileError(src.name, "", "the file holds no results")
     return results
 
 
-def import_sources(items: Iterable[tuple[str, bytes]], overrides: ImportOverrides | None = None
-                   ) -> list[tuple[str, str, list[BenchmarkResult]]]:
+def import_sources(
+    items: Iterable[tuple[str, bytes]], overrides: ImportOverrides | None = None
+) -> list[tuple[str, str, list[BenchmarkResult]]]:
     """Parse named byte blobs; context-only files (MLPerf system JSON) are attached to the rest.
 
     Returns ``(name, importer name, results)`` per result file; raises on the first bad file.
@@ -100,13 +109,18 @@ def import_sources(items: Iterable[tuple[str, bytes]], overrides: ImportOverride
         out.append((src.name, imp.name, _parse(src, imp)))
     if not out:
         names = ", ".join(src.name for src in sources)
-        raise ResultFileError(names, "", "only context files were given (e.g. an MLPerf system JSON); "
-                                         "add the result file they describe")
+        raise ResultFileError(
+            names,
+            "",
+            "only context files were given (e.g. an MLPerf system JSON); "
+            "add the result file they describe",
+        )
     return out
 
 
-def import_files(paths: Iterable[Path | str], overrides: ImportOverrides | None = None
-                 ) -> list[tuple[Path, list[BenchmarkResult]]]:
+def import_files(
+    paths: Iterable[Path | str], overrides: ImportOverrides | None = None
+) -> list[tuple[Path, list[BenchmarkResult]]]:
     """Parse result files (format auto-detected). All files are validated before anything is
     returned; the first failing file raises :class:`ResultFileError`."""
     items = []
@@ -116,16 +130,31 @@ def import_files(paths: Iterable[Path | str], overrides: ImportOverrides | None 
             raise ResultFileError(str(path), "", "no such file")
         size = path.stat().st_size
         if size > MAX_IMPORT_BYTES:
-            raise ResultFileError(str(path), "", f"the file is {size / 1e6:.1f} MB; the limit is "
-                                                 f"{MAX_IMPORT_BYTES / 1e6:.0f} MB")
+            raise ResultFileError(
+                str(path),
+                "",
+                f"the file is {size / 1e6:.1f} MB; the limit is {MAX_IMPORT_BYTES / 1e6:.0f} MB",
+            )
         items.append((str(path), path.read_bytes()))
     return [(Path(name), results) for name, _imp, results in import_sources(items, overrides)]
 
 
-def import_bytes(name: str, data: bytes, overrides: ImportOverrides | None = None) -> list[BenchmarkResult]:
+def import_bytes(
+    name: str, data: bytes, overrides: ImportOverrides | None = None
+) -> list[BenchmarkResult]:
     """Parse one uploaded file (the dashboard's upload path); size-limited to MAX_IMPORT_BYTES."""
     return import_sources([(name, data)], overrides)[0][2]
 
 
-__all__ = ["MAX_IMPORT_BYTES", "REGISTRY", "ImportOverrides", "Importer", "ResultFileError", "detect",
-           "import_bytes", "import_files", "import_sources", "importer_names"]
+__all__ = [
+    "MAX_IMPORT_BYTES",
+    "REGISTRY",
+    "ImportOverrides",
+    "Importer",
+    "ResultFileError",
+    "detect",
+    "import_bytes",
+    "import_files",
+    "import_sources",
+    "importer_names",
+]

@@ -98,10 +98,16 @@ class Source:
             acc = accelerator_for(str(found_name))
             if acc:
                 return acc
-            raise self.fail(key, f"accelerator {found_name!r} is not in the alias table; "
-                                 "pass --accelerator ID (a catalog id from data/accelerators.csv)")
-        raise self.fail(key or "accelerator", "the file does not say which accelerator ran it; "
-                                              "pass --accelerator ID and --accelerators-per-replica N")
+            raise self.fail(
+                key,
+                f"accelerator {found_name!r} is not in the alias table; "
+                "pass --accelerator ID (a catalog id from data/accelerators.csv)",
+            )
+        raise self.fail(
+            key or "accelerator",
+            "the file does not say which accelerator ran it; "
+            "pass --accelerator ID and --accelerators-per-replica N",
+        )
 
     def per_replica(self, found: float | None) -> int:
         if self.overrides.accelerators_per_replica:
@@ -163,9 +169,12 @@ def parse_structure(name: str, text: str) -> tuple[str, Any]:
                     rows.append(json.loads(line))
                 except json.JSONDecodeError as exc:
                     if line_no == 1:
-                        raise ResultFileError(name, f"line {whole_err.lineno}",
-                                              f"not valid JSON ({whole_err.msg})") from whole_err
-                    raise ResultFileError(name, f"line {line_no}", f"not valid JSON ({exc.msg})") from exc
+                        raise ResultFileError(
+                            name, f"line {whole_err.lineno}", f"not valid JSON ({whole_err.msg})"
+                        ) from whole_err
+                    raise ResultFileError(
+                        name, f"line {line_no}", f"not valid JSON ({exc.msg})"
+                    ) from exc
             return "jsonl", rows
     first = stripped.splitlines()[0]
     if "," in first and ":" not in first.split(",")[0]:

@@ -24,4 +24,8 @@ def parse(src: Source) -> list[BenchmarkResult]:
     return results
 
 
-IMPORTERS = [Importer("tokendesk-harness", "tokendesk-harness", "tokendesk bench run results JSON", sniff, parse)]
+IMPORTERS = [
+    Importer(
+        "tokendesk-harness", "tokendesk-harness", "tokendesk bench run results JSON", sniff, parse
+    )
+]

@@ -22,8 +22,18 @@ from pathlib import PurePath
 from benchmarks.importers.base import Importer, Source
 from tokendesk.records import BenchmarkResult
 
-_TEST_FIELDS = {"n_prompt", "n_gen", "n_depth", "test_time", "avg_ns", "stddev_ns", "avg_ts", "stddev_ts",
-                "samples_ns", "samples_ts"}
+_TEST_FIELDS = {
+    "n_prompt",
+    "n_gen",
+    "n_depth",
+    "test_time",
+    "avg_ns",
+    "stddev_ns",
+    "avg_ts",
+    "stddev_ts",
+    "samples_ns",
+    "samples_ts",
+}
 _REQUIRED = ("build_commit", "model_type", "n_prompt", "n_gen", "avg_ts")
 
 
@@ -40,7 +50,11 @@ def _records(src: Source) -> list[dict]:
 
 def sniff(src: Source) -> bool:
     rows = _records(src)
-    return bool(rows) and isinstance(rows[0], dict) and all(k in rows[0] for k in ("avg_ts", "n_prompt", "n_gen"))
+    return (
+        bool(rows)
+        and isinstance(rows[0], dict)
+        and all(k in rows[0] for k in ("avg_ts", "n_prompt", "n_gen"))
+    )
 
 
 def precision_of(model_type: str) -> str:
@@ -79,7 +93,9 @@ def parse(src: Source) -> list[BenchmarkResult]:
     for rec in rows:
         n_prompt = int(src.number(rec, "n_prompt") or 0)
         n_gen = int(src.number(rec, "n_gen") or 0)
-        kind = "pp" if n_gen == 0 and n_prompt > 0 else "tg" if n_prompt == 0 and n_gen > 0 else "pg"
+        kind = (
+            "pp" if n_gen == 0 and n_prompt > 0 else "tg" if n_prompt == 0 and n_gen > 0 else "pg"
+        )
         groups.setdefault(_config_key(rec), {"pp": [], "tg": [], "pg": []})[kind].append(rec)
     out = []
     for tests in groups.values():
@@ -100,11 +116,16 @@ def parse(src: Source) -> list[BenchmarkResult]:
                     if pp_ts <= 0:
                         raise src.fail("avg_ts", f"prefill speed must be positive, got {pp_ts}")
                     ttft = 1000.0 * n_prompt / pp_ts
-                    basis = f"derived: n_prompt / prefill tok/s (llama-bench pp{n_prompt}, no HTTP or sampling)"
+                    basis = (
+                        f"derived: n_prompt / prefill tok/s (llama-bench pp{n_prompt}, no HTTP "
+                        "or sampling)"
+                    )
                 accelerator, n_gpus = _device(src, tg)
                 n_gen = int(src.number(tg, "n_gen"))
                 model_file = PurePath(str(tg.get("model_filename") or "")).stem
-                build = f"b{tg.get('build_number')}" if tg.get("build_number") not in (None, "") else ""
+                build = (
+                    f"b{tg.get('build_number')}" if tg.get("build_number") not in (None, "") else ""
+                )
                 commit = str(tg.get("build_commit") or "")
                 test_time = tg.get("test_time")
                 measured = None
@@ -114,27 +135,42 @@ def parse(src: Source) -> list[BenchmarkResult]:
                     except ValueError:
                         measured = None
                 threads = tg.get("n_threads")
-                out.append(src.result(
-                    accelerator_id=accelerator,
-                    accelerators_per_replica=src.per_replica(n_gpus),
-                    runtime=src.overrides.runtime or "llama.cpp",
-                    runtime_version=" ".join(x for x in (build, f"({commit})" if commit else "") if x),
-                    model=src.required_text(model_file or str(tg.get("model_type")), "--model", "model"),
-                    precision=src.overrides.precision or precision_of(str(tg.get("model_type"))),
-                    workload=f"pp{n_prompt}+tg{n_gen}" if n_prompt else f"tg{n_gen}",
-                    input_tokens=n_prompt or None, output_tokens=n_gen,
-                    scenario="offline", concurrency=1,
-                    output_tok_s=tg_ts,
-                    ttft_ms_p50=ttft, ttft_basis=basis,
-                    tpot_ms_p50=1000.0 / tg_ts,
-                    measured_at=src.when(measured),
-                    source_tool="llama-bench",
-                    notes=f"single stream, batch 1; backends={tg.get('backends')}; threads={threads}",
-                ))
+                out.append(
+                    src.result(
+                        accelerator_id=accelerator,
+                        accelerators_per_replica=src.per_replica(n_gpus),
+                        runtime=src.overrides.runtime or "llama.cpp",
+                        runtime_version=" ".join(
+                            x for x in (build, f"({commit})" if commit else "") if x
+                        ),
+                        model=src.required_text(
+                            model_file or str(tg.get("model_type")), "--model", "model"
+                        ),
+                        precision=src.overrides.precision
+                        or precision_of(str(tg.get("model_type"))),
+                        workload=f"pp{n_prompt}+tg{n_gen}" if n_prompt else f"tg{n_gen}",
+                        input_tokens=n_prompt or None,
+                        output_tokens=n_gen,
+                        scenario="offline",
+                        concurrency=1,
+                        output_tok_s=tg_ts,
+                        ttft_ms_p50=ttft,
+                        ttft_basis=basis,
+                        tpot_ms_p50=1000.0 / tg_ts,
+                        measured_at=src.when(measured),
+                        source_tool="llama-bench",
+                        notes=f"single stream, batch 1; backends={tg.get('backends')}; threads={threads}",
+                    )
+                )
     if not out:
-        raise src.fail("n_gen", "no generation (tg) test in the file, so output tok/s is unknown; "
-                                "run llama-bench with -n N (e.g. -p 512 -n 128)")
+        raise src.fail(
+            "n_gen",
+            "no generation (tg) test in the file, so output tok/s is unknown; "
+            "run llama-bench with -n N (e.g. -p 512 -n 128)",
+        )
     return out
 
 
-IMPORTERS = [Importer("llama-bench", "llama-bench", "llama.cpp llama-bench JSON / JSONL / CSV", sniff, parse)]
+IMPORTERS = [
+    Importer("llama-bench", "llama-bench", "llama.cpp llama-bench JSON / JSONL / CSV", sniff, parse)
+]

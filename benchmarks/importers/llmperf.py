@@ -16,8 +16,14 @@ from tokendesk.records import BenchmarkResult
 
 
 def sniff(src: Source) -> bool:
-    return src.kind == "json" and isinstance(src.data, dict) and (
-        "results_ttft_s_quantiles_p50" in src.data or "results_mean_output_throughput_token_per_s" in src.data)
+    return (
+        src.kind == "json"
+        and isinstance(src.data, dict)
+        and (
+            "results_ttft_s_quantiles_p50" in src.data
+            or "results_mean_output_throughput_token_per_s" in src.data
+        )
+    )
 
 
 def _q(src: Source, metric: str, q: str) -> float | None:
@@ -27,16 +33,25 @@ def _q(src: Source, metric: str, q: str) -> float | None:
 def parse(src: Source) -> list[BenchmarkResult]:
     d = src.data
     out_tok_s = src.number(d, "results_mean_output_throughput_token_per_s", required=True)
-    ttft = {q: src.ms(_q(src, "ttft_s", q), "s", f"results_ttft_s_quantiles_{q}") for q in ("p50", "p90", "p95", "p99")}
-    e2el = {q: src.ms(_q(src, "end_to_end_latency_s", q), "s", f"results_end_to_end_latency_s_quantiles_{q}")
-            for q in ("p50", "p95")}
+    ttft = {
+        q: src.ms(_q(src, "ttft_s", q), "s", f"results_ttft_s_quantiles_{q}")
+        for q in ("p50", "p90", "p95", "p99")
+    }
+    e2el = {
+        q: src.ms(
+            _q(src, "end_to_end_latency_s", q), "s", f"results_end_to_end_latency_s_quantiles_{q}"
+        )
+        for q in ("p50", "p95")
+    }
     n_p50 = _q(src, "number_output_tokens", "p50") or src.number(d, "mean_output_tokens")
     tpot = None
     notes = ["tokens re-counted by LLMPerf with a fixed Llama tokenizer"]
     if e2el["p50"] is not None and ttft["p50"] is not None and n_p50 and n_p50 > 1:
         tpot = max(0.0, (e2el["p50"] - ttft["p50"]) / (n_p50 - 1))
-        notes.append("tpot p50 converted from end_to_end_latency and ttft medians "
-                     "(LLMPerf inter_token_latency includes the first token)")
+        notes.append(
+            "tpot p50 converted from end_to_end_latency and ttft medians "
+            "(LLMPerf inter_token_latency includes the first token)"
+        )
     completed = src.number(d, "results_num_completed_requests")
     errors = src.number(d, "results_number_errors")
     ts = src.number(d, "timestamp")
@@ -44,25 +59,32 @@ def parse(src: Source) -> list[BenchmarkResult]:
     isl = src.number(d, "mean_input_tokens")
     osl = src.number(d, "mean_output_tokens")
     conc = src.number(d, "num_concurrent_requests")
-    return [src.result(
-        accelerator_id=src.accelerator(None, "accelerator"),
-        accelerators_per_replica=src.per_replica(None),
-        runtime=src.required_text(None, "--runtime", "server runtime"),
-        model=src.required_text(d.get("model"), "--model", "model"),
-        precision=src.required_text(None, "--precision", "precision"),
-        workload=f"isl{round(isl)}-osl{round(osl)}" if isl and osl else "llmperf",
-        input_tokens=round(isl) if isl else None, output_tokens=round(osl) if osl else None,
-        concurrency=conc if conc and conc > 0 else None,
-        output_tok_s=out_tok_s,
-        ttft_ms_p50=ttft["p50"], ttft_ms_p90=ttft["p90"], ttft_ms_p95=ttft["p95"], ttft_ms_p99=ttft["p99"],
-        tpot_ms_p50=tpot,
-        e2el_ms_p50=e2el["p50"], e2el_ms_p95=e2el["p95"],
-        requests_ok=int(completed) if completed is not None else None,
-        requests_failed=int(errors) if errors is not None else None,
-        measured_at=src.when(measured),
-        source_tool="llmperf",
-        notes="; ".join(notes),
-    )]
+    return [
+        src.result(
+            accelerator_id=src.accelerator(None, "accelerator"),
+            accelerators_per_replica=src.per_replica(None),
+            runtime=src.required_text(None, "--runtime", "server runtime"),
+            model=src.required_text(d.get("model"), "--model", "model"),
+            precision=src.required_text(None, "--precision", "precision"),
+            workload=f"isl{round(isl)}-osl{round(osl)}" if isl and osl else "llmperf",
+            input_tokens=round(isl) if isl else None,
+            output_tokens=round(osl) if osl else None,
+            concurrency=conc if conc and conc > 0 else None,
+            output_tok_s=out_tok_s,
+            ttft_ms_p50=ttft["p50"],
+            ttft_ms_p90=ttft["p90"],
+            ttft_ms_p95=ttft["p95"],
+            ttft_ms_p99=ttft["p99"],
+            tpot_ms_p50=tpot,
+            e2el_ms_p50=e2el["p50"],
+            e2el_ms_p95=e2el["p95"],
+            requests_ok=int(completed) if completed is not None else None,
+            requests_failed=int(errors) if errors is not None else None,
+            measured_at=src.when(measured),
+            source_tool="llmperf",
+            notes="; ".join(notes),
+        )
+    ]
 
 
 IMPORTERS = [Importer("llmperf", "llmperf", "Ray LLMPerf *_summary.json", sniff, parse)]

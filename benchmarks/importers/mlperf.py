@@ -21,16 +21,28 @@ from benchmarks.importers.hardware import accelerator_for
 from tokendesk.records import BenchmarkResult
 
 #: Publication dates of the rounds (results carry no run date).
-ROUND_DATES = {"v4.0": datetime(2024, 3, 27, tzinfo=UTC), "v4.1": datetime(2024, 8, 28, tzinfo=UTC),
-               "v5.0": datetime(2025, 4, 2, tzinfo=UTC), "v5.1": datetime(2025, 9, 9, tzinfo=UTC)}
+ROUND_DATES = {
+    "v4.0": datetime(2024, 3, 27, tzinfo=UTC),
+    "v4.1": datetime(2024, 8, 28, tzinfo=UTC),
+    "v5.0": datetime(2025, 4, 2, tzinfo=UTC),
+    "v5.1": datetime(2025, 9, 9, tzinfo=UTC),
+}
 _LLM = re.compile(r"llama|mixtral|deepseek|gpt-oss|gptj|gpt-j", re.IGNORECASE)
 
 
 def _runtime(software: str) -> str:
     s = software.lower()
-    for needle, name in (("vllm", "vllm"), ("sglang", "sglang"), ("tensorrt", "trt-llm"), ("neuron", "neuron"),
-                         ("jetstream", "jetstream"), ("ipex", "pytorch-ipex"), ("pytorch", "pytorch"),
-                         ("optimum-habana", "optimum-habana"), ("synapse", "synapseai")):
+    for needle, name in (
+        ("vllm", "vllm"),
+        ("sglang", "sglang"),
+        ("tensorrt", "trt-llm"),
+        ("neuron", "neuron"),
+        ("jetstream", "jetstream"),
+        ("ipex", "pytorch-ipex"),
+        ("pytorch", "pytorch"),
+        ("optimum-habana", "optimum-habana"),
+        ("synapse", "synapseai"),
+    ):
         if needle in s:
             return name
     return (s.split()[0] if s.split() else "") or "unknown"
@@ -39,8 +51,14 @@ def _runtime(software: str) -> str:
 # ------------------------------------------------------------------ summary_results.json
 def sniff_summary(src: Source) -> bool:
     data = src.data
-    return (src.kind == "json" and isinstance(data, list) and bool(data) and isinstance(data[0], dict)
-            and "Performance_Result" in data[0] and "Scenario" in data[0])
+    return (
+        src.kind == "json"
+        and isinstance(data, list)
+        and bool(data)
+        and isinstance(data[0], dict)
+        and "Performance_Result" in data[0]
+        and "Scenario" in data[0]
+    )
 
 
 def parse_summary(src: Source) -> list[BenchmarkResult]:
@@ -55,8 +73,10 @@ def parse_summary(src: Source) -> list[BenchmarkResult]:
         row_notes = ["MLPerf system total output tokens/s"]
         if units != "Tokens/s":
             if units == "Queries/s" and scenario == "interactive":
-                row_notes.append("Performance_Units says Queries/s (a known mislabel on LLM Interactive rows); "
-                                 "value taken as tokens/s")
+                row_notes.append(
+                    "Performance_Units says Queries/s (a known mislabel on LLM Interactive rows); "
+                    "value taken as tokens/s"
+                )
             else:
                 continue
         acc_name = str(row.get("Accelerator") or "").strip()
@@ -75,26 +95,35 @@ def parse_summary(src: Source) -> list[BenchmarkResult]:
         if acc is None:
             if src.overrides.skip_unknown_accelerators:
                 continue
-            raise src.fail(f"{where}{key}", f"accelerator {acc_name!r} is not in the alias table; add it to "
-                                            "benchmarks/importers/hardware.py or pass --skip-unknown-hardware")
+            raise src.fail(
+                f"{where}{key}",
+                f"accelerator {acc_name!r} is not in the alias table; add it to "
+                "benchmarks/importers/hardware.py or pass --skip-unknown-hardware",
+            )
         value = src.number(row, "Performance_Result", where, required=True)
         version = str(row.get("version") or "")
         system = str(row.get("System") or "")
-        out.append(src.result(
-            accelerator_id=acc, accelerators_per_replica=int(count),
-            system=system,
-            runtime=src.overrides.runtime or _runtime(str(row.get("Software") or "")),
-            model=src.overrides.model or model,
-            precision=src.overrides.precision or str(row.get("weight_data_types") or "unknown").lower(),
-            workload=f"mlperf-{model}-{scenario}",
-            scenario=scenario or "offline",
-            output_tok_s=value,
-            measured_at=src.when(ROUND_DATES.get(version)),
-            source_tool="mlperf",
-            source_title=f"MLPerf Inference {version} {row.get('Submitter', '')} {system}".strip(),
-            confidence=f"peer-reviewed (MLPerf {row.get('Availability', '')})".replace(" ()", ""),
-            notes="; ".join(row_notes),
-        ))
+        out.append(
+            src.result(
+                accelerator_id=acc,
+                accelerators_per_replica=int(count),
+                system=system,
+                runtime=src.overrides.runtime or _runtime(str(row.get("Software") or "")),
+                model=src.overrides.model or model,
+                precision=src.overrides.precision
+                or str(row.get("weight_data_types") or "unknown").lower(),
+                workload=f"mlperf-{model}-{scenario}",
+                scenario=scenario or "offline",
+                output_tok_s=value,
+                measured_at=src.when(ROUND_DATES.get(version)),
+                source_tool="mlperf",
+                source_title=f"MLPerf Inference {version} {row.get('Submitter', '')} {system}".strip(),
+                confidence=f"peer-reviewed (MLPerf {row.get('Availability', '')})".replace(
+                    " ()", ""
+                ),
+                notes="; ".join(row_notes),
+            )
+        )
     if not out:
         raise src.fail("Performance_Units", "no LLM rows reported in Tokens/s in this summary")
     return out
@@ -102,19 +131,29 @@ def parse_summary(src: Source) -> list[BenchmarkResult]:
 
 # ------------------------------------------------------------------ system description JSON
 def sniff_system(src: Source) -> bool:
-    return src.kind == "json" and isinstance(src.data, dict) and "accelerator_model_name" in src.data \
+    return (
+        src.kind == "json"
+        and isinstance(src.data, dict)
+        and "accelerator_model_name" in src.data
         and "system_name" in src.data
+    )
 
 
 def parse_system(src: Source) -> list[BenchmarkResult]:
-    raise src.fail("", "an MLPerf system description holds no results; import it together with the "
-                       "run's mlperf_log_summary.txt")
+    raise src.fail(
+        "",
+        "an MLPerf system description holds no results; import it together with the "
+        "run's mlperf_log_summary.txt",
+    )
 
 
 # ------------------------------------------------------------------ mlperf_log_summary.txt
 def sniff_log_summary(src: Source) -> bool:
-    return src.kind == "text" and "MLPerf Results Summary" in src.text[:2000] or (
-        src.kind == "text" and "Result is :" in src.text and "Scenario :" in src.text)
+    return (
+        src.kind == "text"
+        and "MLPerf Results Summary" in src.text[:2000]
+        or (src.kind == "text" and "Result is :" in src.text and "Scenario :" in src.text)
+    )
 
 
 def parse_log_fields(text: str) -> dict[str, str]:
@@ -137,7 +176,9 @@ def _path_parts(name: str) -> tuple[str | None, str | None]:
 
 
 def _system_json(src: Source, system: str | None) -> dict | None:
-    systems = [v for v in src.companions.values() if isinstance(v, dict) and "accelerator_model_name" in v]
+    systems = [
+        v for v in src.companions.values() if isinstance(v, dict) and "accelerator_model_name" in v
+    ]
     if system:
         for name, v in src.companions.items():
             if isinstance(v, dict) and Path(name).stem == system:
@@ -153,7 +194,9 @@ def _system_json(src: Source, system: str | None) -> dict | None:
                 try:
                     return json.loads(candidate.read_text(encoding="utf-8"))
                 except json.JSONDecodeError as exc:
-                    raise src.fail(str(candidate), f"system JSON is not valid JSON ({exc.msg})") from exc
+                    raise src.fail(
+                        str(candidate), f"system JSON is not valid JSON ({exc.msg})"
+                    ) from exc
     return None
 
 
@@ -168,21 +211,38 @@ def _precision(src: Source, system: dict) -> str:
         i = len(parts) - 1 - parts[::-1].index("results")
         if len(parts) > i + 3:
             sys_name, bench, scen = parts[i + 1], parts[i + 2], parts[i + 3]
-            candidate = Path(*parts[:i]) / "measurements" / sys_name / bench / scen / f"{sys_name}_{scen}.json"
+            candidate = (
+                Path(*parts[:i])
+                / "measurements"
+                / sys_name
+                / bench
+                / scen
+                / f"{sys_name}_{scen}.json"
+            )
             if candidate.is_file():
                 try:
-                    types = json.loads(candidate.read_text(encoding="utf-8")).get("weight_data_types")
+                    types = json.loads(candidate.read_text(encoding="utf-8")).get(
+                        "weight_data_types"
+                    )
                 except json.JSONDecodeError as exc:
                     raise src.fail(str(candidate), f"not valid JSON ({exc.msg})") from exc
                 if types:
                     return str(types).lower()
-    raise src.fail("weight_data_types", "precision unknown: pass the run's measurements/<system>_<Scenario>.json "
-                                        "with the summary, or --precision")
+    raise src.fail(
+        "weight_data_types",
+        "precision unknown: pass the run's measurements/<system>_<Scenario>.json "
+        "with the summary, or --precision",
+    )
 
 
 def sniff_measurements(src: Source) -> bool:
-    return src.kind == "json" and isinstance(src.data, dict) and "weight_data_types" in src.data \
-        and "accelerator_model_name" not in src.data and "Performance_Result" not in src.data
+    return (
+        src.kind == "json"
+        and isinstance(src.data, dict)
+        and "weight_data_types" in src.data
+        and "accelerator_model_name" not in src.data
+        and "Performance_Result" not in src.data
+    )
 
 
 def parse_log_summary(src: Source) -> list[BenchmarkResult]:
@@ -193,58 +253,113 @@ def parse_log_summary(src: Source) -> list[BenchmarkResult]:
         raise src.fail("Result is", f"the run is {validity}; MLPerf results only count when VALID")
     tok = src.number(f, "Tokens per second") or src.number(f, "Completed tokens per second")
     if tok is None:
-        raise src.fail("Tokens per second", "the summary reports samples/s only (not an LLM token benchmark)")
-    ttft = {q: src.ms(src.number(f, f"{q}.00 percentile first token latency (ns)"), "ns",
-                      f"{q}.00 percentile first token latency (ns)") for q in ("50", "90", "95", "99")}
-    tpot = {q: src.ms(src.number(f, f"{q}.00 percentile time to output token (ns)"), "ns",
-                      f"{q}.00 percentile time to output token (ns)") for q in ("50", "95", "99")}
+        raise src.fail(
+            "Tokens per second", "the summary reports samples/s only (not an LLM token benchmark)"
+        )
+    ttft = {
+        q: src.ms(
+            src.number(f, f"{q}.00 percentile first token latency (ns)"),
+            "ns",
+            f"{q}.00 percentile first token latency (ns)",
+        )
+        for q in ("50", "90", "95", "99")
+    }
+    tpot = {
+        q: src.ms(
+            src.number(f, f"{q}.00 percentile time to output token (ns)"),
+            "ns",
+            f"{q}.00 percentile time to output token (ns)",
+        )
+        for q in ("50", "95", "99")
+    }
     system_name, benchmark = _path_parts(src.name)
     system = _system_json(src, system_name)
     if system is None and not src.overrides.accelerator_id:
-        raise src.fail("system", "no system description: pass the submission's systems/<system>.json with the "
-                                 "summary, or --accelerator ID --accelerators-per-replica N")
+        raise src.fail(
+            "system",
+            "no system description: pass the submission's systems/<system>.json with the "
+            "summary, or --accelerator ID --accelerators-per-replica N",
+        )
     system = system or {}
     if src.overrides.accelerator_id:
         acc = src.accelerator(None, "accelerator_model_name")
     else:
         acc_name = str(system.get("accelerator_model_name") or "")
         if not acc_name or acc_name.upper() in ("N/A", "NONE"):
-            acc = src.accelerator(system.get("host_processor_model_name"), "host_processor_model_name")
+            acc = src.accelerator(
+                system.get("host_processor_model_name"), "host_processor_model_name"
+            )
             per_node = src.number(system, "host_processors_per_node") or 1
         else:
             acc = src.accelerator(acc_name, "accelerator_model_name")
             per_node = src.number(system, "accelerators_per_node") or 1
     nodes = src.number(system, "number_of_nodes") or 1
-    count = src.overrides.accelerators_per_replica or int((per_node if not src.overrides.accelerator_id else 1) * nodes)
+    count = src.overrides.accelerators_per_replica or int(
+        (per_node if not src.overrides.accelerator_id else 1) * nodes
+    )
     model = src.required_text(benchmark, "--model", "benchmark (model)")
     qps = src.number(f, "target_qps")
-    return [src.result(
-        accelerator_id=acc, accelerators_per_replica=int(count),
-        system=str(system.get("system_name") or system_name or ""),
-        runtime=src.overrides.runtime or _runtime(str(system.get("framework") or "")),
-        model=model,
-        precision=_precision(src, system),
-        workload=f"mlperf-{model}-{scenario}",
-        scenario=scenario,
-        request_rate_rps=qps if scenario != "offline" and qps and qps > 0 else None,
-        output_tok_s=tok,
-        ttft_ms_p50=ttft["50"], ttft_ms_p90=ttft["90"], ttft_ms_p95=ttft["95"], ttft_ms_p99=ttft["99"],
-        tpot_ms_p50=tpot["50"], tpot_ms_p95=tpot["95"], tpot_ms_p99=tpot["99"],
-        measured_at=src.when(None),
-        source_tool="mlperf",
-        source_title=f"MLPerf Inference {system.get('system_name') or system_name or ''} {scenario}".strip(),
-        confidence="MLPerf VALID run" + (f" ({system['status']})" if system.get("status") else ""),
-        notes="MLPerf system total output tokens/s; target_qps is samples/s" if qps else "MLPerf system total output tokens/s",
-    )]
+    return [
+        src.result(
+            accelerator_id=acc,
+            accelerators_per_replica=int(count),
+            system=str(system.get("system_name") or system_name or ""),
+            runtime=src.overrides.runtime or _runtime(str(system.get("framework") or "")),
+            model=model,
+            precision=_precision(src, system),
+            workload=f"mlperf-{model}-{scenario}",
+            scenario=scenario,
+            request_rate_rps=qps if scenario != "offline" and qps and qps > 0 else None,
+            output_tok_s=tok,
+            ttft_ms_p50=ttft["50"],
+            ttft_ms_p90=ttft["90"],
+            ttft_ms_p95=ttft["95"],
+            ttft_ms_p99=ttft["99"],
+            tpot_ms_p50=tpot["50"],
+            tpot_ms_p95=tpot["95"],
+            tpot_ms_p99=tpot["99"],
+            measured_at=src.when(None),
+            source_tool="mlperf",
+            source_title=f"MLPerf Inference {system.get('system_name') or system_name or ''} "
+            f"{scenario}".strip(),
+            confidence="MLPerf VALID run"
+            + (f" ({system['status']})" if system.get("status") else ""),
+            notes="MLPerf system total output tokens/s; target_qps is samples/s"
+            if qps
+            else "MLPerf system total output tokens/s",
+        )
+    ]
 
 
 IMPORTERS = [
-    Importer("mlperf-summary-results", "mlperf", "MLPerf Inference round summary_results.json", sniff_summary,
-             parse_summary),
-    Importer("mlperf-log-summary", "mlperf", "MLPerf mlperf_log_summary.txt (+ systems/<system>.json)",
-             sniff_log_summary, parse_log_summary),
-    Importer("mlperf-system", "mlperf", "MLPerf systems/<system>.json (context for a log summary)", sniff_system,
-             parse_system, context_only=True),
-    Importer("mlperf-measurements", "mlperf", "MLPerf measurements/<system>_<Scenario>.json (precision context)",
-             sniff_measurements, parse_system, context_only=True),
+    Importer(
+        "mlperf-summary-results",
+        "mlperf",
+        "MLPerf Inference round summary_results.json",
+        sniff_summary,
+        parse_summary,
+    ),
+    Importer(
+        "mlperf-log-summary",
+        "mlperf",
+        "MLPerf mlperf_log_summary.txt (+ systems/<system>.json)",
+        sniff_log_summary,
+        parse_log_summary,
+    ),
+    Importer(
+        "mlperf-system",
+        "mlperf",
+        "MLPerf systems/<system>.json (context for a log summary)",
+        sniff_system,
+        parse_system,
+        context_only=True,
+    ),
+    Importer(
+        "mlperf-measurements",
+        "mlperf",
+        "MLPerf measurements/<system>_<Scenario>.json (precision context)",
+        sniff_measurements,
+        parse_system,
+        context_only=True,
+    ),
 ]

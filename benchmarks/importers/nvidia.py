@@ -20,10 +20,23 @@ from benchmarks.importers.base import Importer, Source, find_key
 from tokendesk.records import BenchmarkResult
 from tokendesk.units import UnitError, to_tok_s
 
-_AIPERF_ONLY = ("was_cancelled", "error_summary", "benchmark_duration", "inter_chunk_latency", "total_osl",
-                "error_request_count", "good_request_count")
-_RUNTIME_ALIASES = {"tensorrtllm": "trt-llm", "trtllm": "trt-llm", "vllm": "vllm", "sglang": "sglang",
-                    "tgi": "tgi", "dynamo": "dynamo"}
+_AIPERF_ONLY = (
+    "was_cancelled",
+    "error_summary",
+    "benchmark_duration",
+    "inter_chunk_latency",
+    "total_osl",
+    "error_request_count",
+    "good_request_count",
+)
+_RUNTIME_ALIASES = {
+    "tensorrtllm": "trt-llm",
+    "trtllm": "trt-llm",
+    "vllm": "vllm",
+    "sglang": "sglang",
+    "tgi": "tgi",
+    "dynamo": "dynamo",
+}
 
 # CSV row names (lower case, unit removed) -> JSON metric keys
 _CSV_NAMES = {
@@ -47,10 +60,17 @@ _CSV_NAMES = {
 
 def _is_summary_json(src: Source) -> bool:
     data = src.data
-    return (src.kind == "json" and isinstance(data, dict) and isinstance(data.get("time_to_first_token"), dict)
-            and "unit" in data["time_to_first_token"]) or (
-        src.kind == "json" and isinstance(data, dict) and isinstance(data.get("output_token_throughput"), dict)
-        and "unit" in data["output_token_throughput"])
+    return (
+        src.kind == "json"
+        and isinstance(data, dict)
+        and isinstance(data.get("time_to_first_token"), dict)
+        and "unit" in data["time_to_first_token"]
+    ) or (
+        src.kind == "json"
+        and isinstance(data, dict)
+        and isinstance(data.get("output_token_throughput"), dict)
+        and "unit" in data["output_token_throughput"]
+    )
 
 
 def sniff_genai_perf_json(src: Source) -> bool:
@@ -95,9 +115,19 @@ def _csv_metrics(src: Source) -> tuple[dict[str, dict], list[str]]:
 
 
 def _is_csv(src: Source) -> bool:
-    return (src.kind == "csv" and bool(src.data) and src.data[0] and src.data[0][0].strip() == "Metric"
-            and any(r and r[0].lower().startswith(("time to first token", "output token throughput",
-                                                   "request latency")) for r in src.data))
+    return (
+        src.kind == "csv"
+        and bool(src.data)
+        and src.data[0]
+        and src.data[0][0].strip() == "Metric"
+        and any(
+            r
+            and r[0]
+            .lower()
+            .startswith(("time to first token", "output token throughput", "request latency"))
+            for r in src.data
+        )
+    )
 
 
 def sniff_genai_perf_csv(src: Source) -> bool:
@@ -120,7 +150,10 @@ def _latency(src: Source, metrics: dict, key: str) -> dict[str, float | None]:
     if not isinstance(entry, dict):
         return {}
     unit = entry.get("unit")
-    return {q: src.ms(_stat(src, metrics, key, q), unit, f"{key}.unit") for q in ("p50", "p90", "p95", "p99")}
+    return {
+        q: src.ms(_stat(src, metrics, key, q), unit, f"{key}.unit")
+        for q in ("p50", "p90", "p95", "p99")
+    }
 
 
 def _build(src: Source, metrics: dict, config: dict, tool: str) -> list[BenchmarkResult]:
@@ -142,8 +175,11 @@ def _build(src: Source, metrics: dict, config: dict, tool: str) -> list[Benchmar
     t_isl, t_osl = _stat(src, metrics, "total_isl", "avg"), _stat(src, metrics, "total_osl", "avg")
     duration = metrics.get("benchmark_duration")
     if t_isl is not None and t_osl is not None and isinstance(duration, dict):
-        seconds = src.ms(src.number(duration, "avg", "benchmark_duration."), duration.get("unit"),
-                         "benchmark_duration.unit")
+        seconds = src.ms(
+            src.number(duration, "avg", "benchmark_duration."),
+            duration.get("unit"),
+            "benchmark_duration.unit",
+        )
         if seconds:
             total = (t_isl + t_osl) / (seconds / 1000.0)
     model = find_key(config, "model_names", "model", "model_name")
@@ -157,8 +193,11 @@ def _build(src: Source, metrics: dict, config: dict, tool: str) -> list[Benchmar
     backend = find_key(config, "backend", "service_kind")
     runtime = src.overrides.runtime or _RUNTIME_ALIASES.get(str(backend or "").lower())
     if not runtime:
-        raise src.fail("input_config.backend", f"the file does not say which server runtime was measured "
-                                               f"(backend={backend!r}); pass --runtime")
+        raise src.fail(
+            "input_config.backend",
+            f"the file does not say which server runtime was measured "
+            f"(backend={backend!r}); pass --runtime",
+        )
     ok = _stat(src, metrics, "request_count", "avg")
     failed = _stat(src, metrics, "error_request_count", "avg")
     measured = None
@@ -170,31 +209,44 @@ def _build(src: Source, metrics: dict, config: dict, tool: str) -> list[Benchmar
             measured = None
     elif isinstance(start, int | float):
         measured = datetime.fromtimestamp(start / 1e9 if start > 1e12 else start, UTC)
-    return [src.result(
-        accelerator_id=src.accelerator(None, "accelerator"),
-        accelerators_per_replica=src.per_replica(None),
-        runtime=runtime,
-        model=src.required_text(model, "--model", "model"),
-        precision=src.required_text(None, "--precision", "precision"),
-        workload=f"isl{round(isl)}-osl{round(osl)}" if isl and osl else "genai-perf",
-        input_tokens=round(isl) if isl else None, output_tokens=round(osl) if osl else None,
-        concurrency=float(concurrency) if isinstance(concurrency, int | float) and concurrency > 0 else None,
-        request_rate_rps=float(rate) if isinstance(rate, int | float) and rate > 0 else None,
-        output_tok_s=out_tok_s, total_tok_s=total,
-        ttft_ms_p50=ttft.get("p50"), ttft_ms_p90=ttft.get("p90"), ttft_ms_p95=ttft.get("p95"), ttft_ms_p99=ttft.get("p99"),
-        tpot_ms_p50=tpot.get("p50"), tpot_ms_p95=tpot.get("p95"), tpot_ms_p99=tpot.get("p99"),
-        e2el_ms_p50=e2el.get("p50"), e2el_ms_p95=e2el.get("p95"),
-        requests_ok=int(ok) if ok is not None else None,
-        requests_failed=int(failed) if failed is not None else None,
-        measured_at=src.when(measured),
-        source_tool=tool,
-        notes="tokens counted client-side by re-tokenising the text",
-    )]
+    return [
+        src.result(
+            accelerator_id=src.accelerator(None, "accelerator"),
+            accelerators_per_replica=src.per_replica(None),
+            runtime=runtime,
+            model=src.required_text(model, "--model", "model"),
+            precision=src.required_text(None, "--precision", "precision"),
+            workload=f"isl{round(isl)}-osl{round(osl)}" if isl and osl else "genai-perf",
+            input_tokens=round(isl) if isl else None,
+            output_tokens=round(osl) if osl else None,
+            concurrency=float(concurrency)
+            if isinstance(concurrency, int | float) and concurrency > 0
+            else None,
+            request_rate_rps=float(rate) if isinstance(rate, int | float) and rate > 0 else None,
+            output_tok_s=out_tok_s,
+            total_tok_s=total,
+            ttft_ms_p50=ttft.get("p50"),
+            ttft_ms_p90=ttft.get("p90"),
+            ttft_ms_p95=ttft.get("p95"),
+            ttft_ms_p99=ttft.get("p99"),
+            tpot_ms_p50=tpot.get("p50"),
+            tpot_ms_p95=tpot.get("p95"),
+            tpot_ms_p99=tpot.get("p99"),
+            e2el_ms_p50=e2el.get("p50"),
+            e2el_ms_p95=e2el.get("p95"),
+            requests_ok=int(ok) if ok is not None else None,
+            requests_failed=int(failed) if failed is not None else None,
+            measured_at=src.when(measured),
+            source_tool=tool,
+            notes="tokens counted client-side by re-tokenising the text",
+        )
+    ]
 
 
 def parse_json(tool: str):
     def parse(src: Source) -> list[BenchmarkResult]:
         return _build(src, src.data, src.data.get("input_config") or {}, tool)
+
     return parse
 
 
@@ -202,14 +254,37 @@ def parse_csv(tool: str):
     def parse(src: Source) -> list[BenchmarkResult]:
         metrics, _ = _csv_metrics(src)
         return _build(src, metrics, {}, tool)
+
     return parse
 
 
 IMPORTERS = [
-    Importer("genai-perf-json", "genai-perf", "genai-perf profile_export_genai_perf.json", sniff_genai_perf_json,
-             parse_json("genai-perf")),
-    Importer("genai-perf-csv", "genai-perf", "genai-perf profile_export_genai_perf.csv", sniff_genai_perf_csv,
-             parse_csv("genai-perf")),
-    Importer("aiperf-json", "aiperf", "AIPerf profile_export_aiperf.json", sniff_aiperf_json, parse_json("aiperf")),
-    Importer("aiperf-csv", "aiperf", "AIPerf profile_export_aiperf.csv", sniff_aiperf_csv, parse_csv("aiperf")),
+    Importer(
+        "genai-perf-json",
+        "genai-perf",
+        "genai-perf profile_export_genai_perf.json",
+        sniff_genai_perf_json,
+        parse_json("genai-perf"),
+    ),
+    Importer(
+        "genai-perf-csv",
+        "genai-perf",
+        "genai-perf profile_export_genai_perf.csv",
+        sniff_genai_perf_csv,
+        parse_csv("genai-perf"),
+    ),
+    Importer(
+        "aiperf-json",
+        "aiperf",
+        "AIPerf profile_export_aiperf.json",
+        sniff_aiperf_json,
+        parse_json("aiperf"),
+    ),
+    Importer(
+        "aiperf-csv",
+        "aiperf",
+        "AIPerf profile_export_aiperf.csv",
+        sniff_aiperf_csv,
+        parse_csv("aiperf"),
+    ),
 ]

@@ -15,13 +15,31 @@ from datetime import UTC, datetime
 from benchmarks.importers.base import Importer, Source, first_present
 from tokendesk.records import BenchmarkResult
 
-KNOWN_RUNTIMES = {"vllm", "sglang", "tgi", "lmdeploy", "trt-llm", "tensorrt-llm", "llama.cpp", "deepspeed-mii",
-                  "scalellm", "mistral-rs", "neuron", "tgi-gaudi"}
+KNOWN_RUNTIMES = {
+    "vllm",
+    "sglang",
+    "tgi",
+    "lmdeploy",
+    "trt-llm",
+    "tensorrt-llm",
+    "llama.cpp",
+    "deepspeed-mii",
+    "scalellm",
+    "mistral-rs",
+    "neuron",
+    "tgi-gaudi",
+}
 _HW_KEYS = ("accelerator", "gpu", "gpu_type", "gpu_name", "hardware", "hw", "device")
 _COUNT_KEYS = ("accelerators_per_replica", "num_gpus", "tp", "tensor_parallel_size", "tp_size")
 _PRECISION_KEYS = ("precision", "dtype", "quantization", "quant")
 #: torch dtype names (vLLM --dtype) -> the precision names used across tokendesk
-_DTYPES = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": "fp32", "float": "fp32"}
+_DTYPES = {
+    "bfloat16": "bf16",
+    "float16": "fp16",
+    "half": "fp16",
+    "float32": "fp32",
+    "float": "fp32",
+}
 
 
 def _rows(src: Source) -> list[dict]:
@@ -34,16 +52,34 @@ def _rows(src: Source) -> list[dict]:
 
 def _is_sglang(row: dict) -> bool:
     return isinstance(row, dict) and any(
-        k in row for k in ("mean_e2e_latency_ms", "median_e2e_latency_ms", "total_output_tokens_retokenized",
-                           "random_range_ratio", "accept_length"))
+        k in row
+        for k in (
+            "mean_e2e_latency_ms",
+            "median_e2e_latency_ms",
+            "total_output_tokens_retokenized",
+            "random_range_ratio",
+            "accept_length",
+        )
+    )
 
 
 def _is_vllm(row: dict) -> bool:
     # Claimed by its identity keys, not by output_throughput, so a vLLM file that lacks a required
     # figure is rejected by this importer with the key named, not as an unknown format.
-    return isinstance(row, dict) and not _is_sglang(row) and (
-        "request_goodput:" in row or ("model_id" in row and any(
-            k in row for k in ("mean_ttft_ms", "median_ttft_ms", "completed", "output_throughput"))))
+    return (
+        isinstance(row, dict)
+        and not _is_sglang(row)
+        and (
+            "request_goodput:" in row
+            or (
+                "model_id" in row
+                and any(
+                    k in row
+                    for k in ("mean_ttft_ms", "median_ttft_ms", "completed", "output_throughput")
+                )
+            )
+        )
+    )
 
 
 def sniff_vllm(src: Source) -> bool:
@@ -76,15 +112,20 @@ def _runtime(src: Source, row: dict, where: str) -> str:
                 found = name
                 break
     if not src.overrides.runtime and not found:
-        raise src.fail(f"{where}backend", f"backend {backend or None!r} does not say which server runtime was "
-                                          "measured; pass --runtime (e.g. vllm, sglang, tgi)")
+        raise src.fail(
+            f"{where}backend",
+            f"backend {backend or None!r} does not say which server runtime was "
+            "measured; pass --runtime (e.g. vllm, sglang, tgi)",
+        )
     return src.overrides.runtime or str(found)
 
 
 def _common(src: Source, row: dict, where: str, tool: str, e2el_metric: str) -> dict:
     hw_name = first_present(row, *_HW_KEYS)
     accelerator = src.accelerator(hw_name, f"{where}{_HW_KEYS[0]}")
-    per_replica = src.per_replica(src.number(row, next((k for k in _COUNT_KEYS if k in row), "num_gpus"), where))
+    per_replica = src.per_replica(
+        src.number(row, next((k for k in _COUNT_KEYS if k in row), "num_gpus"), where)
+    )
     model = src.required_text(first_present(row, "model_id", "model"), "--model", "model")
     precision = src.required_text(first_present(row, *_PRECISION_KEYS), "--precision", "precision")
     precision = _DTYPES.get(str(precision).lower(), str(precision).lower())
@@ -105,7 +146,9 @@ def _common(src: Source, row: dict, where: str, tool: str, e2el_metric: str) -> 
     concurrency = max_conc if max_conc else None
     request_rate = None if rate is None or math.isinf(rate) else rate
     if rate is not None and math.isinf(rate):
-        notes.append("request_rate=inf" + ("" if max_conc else " (burst: every prompt sent at once)"))
+        notes.append(
+            "request_rate=inf" + ("" if max_conc else " (burst: every prompt sent at once)")
+        )
         if not max_conc and num_prompts:
             concurrency = num_prompts
     goodput = first_present(row, "request_goodput", "request_goodput:")
@@ -118,15 +161,32 @@ def _common(src: Source, row: dict, where: str, tool: str, e2el_metric: str) -> 
     e2el = _percentiles(src, row, e2el_metric, where)
     dataset = row.get("dataset_name") or "serving"
     return dict(
-        accelerator_id=accelerator, accelerators_per_replica=per_replica, model=str(model), precision=str(precision),
+        accelerator_id=accelerator,
+        accelerators_per_replica=per_replica,
+        model=str(model),
+        precision=str(precision),
         workload=f"{dataset}-isl{isl}-osl{osl}" if isl and osl else str(dataset),
-        input_tokens=isl or None, output_tokens=osl or None, concurrency=concurrency, request_rate_rps=request_rate,
-        output_tok_s=out_tok_s, duration=duration, tin=tin, tout=tout,
-        ttft_ms_p50=ttft["50"], ttft_ms_p90=ttft["90"], ttft_ms_p95=ttft["95"], ttft_ms_p99=ttft["99"],
-        tpot_ms_p50=tpot["50"], tpot_ms_p95=tpot["95"], tpot_ms_p99=tpot["99"],
-        e2el_ms_p50=e2el["50"], e2el_ms_p95=e2el["95"],
-        requests_ok=int(completed), requests_failed=None if failed is None else int(failed),
-        source_tool=tool, notes="; ".join(notes),
+        input_tokens=isl or None,
+        output_tokens=osl or None,
+        concurrency=concurrency,
+        request_rate_rps=request_rate,
+        output_tok_s=out_tok_s,
+        duration=duration,
+        tin=tin,
+        tout=tout,
+        ttft_ms_p50=ttft["50"],
+        ttft_ms_p90=ttft["90"],
+        ttft_ms_p95=ttft["95"],
+        ttft_ms_p99=ttft["99"],
+        tpot_ms_p50=tpot["50"],
+        tpot_ms_p95=tpot["95"],
+        tpot_ms_p99=tpot["99"],
+        e2el_ms_p50=e2el["50"],
+        e2el_ms_p95=e2el["95"],
+        requests_ok=int(completed),
+        requests_failed=None if failed is None else int(failed),
+        source_tool=tool,
+        notes="; ".join(notes),
     )
 
 
@@ -145,15 +205,20 @@ def _date(row: dict) -> datetime | None:
 
 def _finish(src: Source, fields: dict, row: dict, where: str) -> BenchmarkResult:
     duration, tin, tout = fields.pop("duration"), fields.pop("tin"), fields.pop("tout")
-    total = src.number(row, "total_token_throughput", where) or src.number(row, "total_throughput", where)
+    total = src.number(row, "total_token_throughput", where) or src.number(
+        row, "total_throughput", where
+    )
     if total is None and src.number(row, "input_throughput", where) is not None:
         total = src.number(row, "input_throughput", where) + fields["output_tok_s"]
     if total is None and duration and tin is not None and tout is not None:
         total = (tin + tout) / duration
     fields["total_tok_s"] = total
-    return src.result(measured_at=src.when(_date(row)), runtime=_runtime(src, row, where),
-                      runtime_version=str(first_present(row, "runtime_version", "vllm_version", "version") or ""),
-                      **fields)
+    return src.result(
+        measured_at=src.when(_date(row)),
+        runtime=_runtime(src, row, where),
+        runtime_version=str(first_present(row, "runtime_version", "vllm_version", "version") or ""),
+        **fields,
+    )
 
 
 def parse_vllm(src: Source) -> list[BenchmarkResult]:
@@ -161,8 +226,13 @@ def parse_vllm(src: Source) -> list[BenchmarkResult]:
     out = []
     for i, row in enumerate(rows):
         where = f"line {i + 1}: " if src.kind == "jsonl" else ""
-        fields = _common(src, row, where, "vllm-bench-serve" if "endpoint_type" in row else "vllm-benchmark-serving",
-                         "e2el")
+        fields = _common(
+            src,
+            row,
+            where,
+            "vllm-bench-serve" if "endpoint_type" in row else "vllm-benchmark-serving",
+            "e2el",
+        )
         out.append(_finish(src, fields, row, where))
     return out
 
@@ -178,8 +248,18 @@ def parse_sglang(src: Source) -> list[BenchmarkResult]:
 
 
 IMPORTERS = [
-    Importer("vllm", "vllm-bench-serve", "vLLM benchmark_serving.py / `vllm bench serve` JSON or JSONL",
-             sniff_vllm, parse_vllm),
-    Importer("sglang", "sglang-bench-serving", "SGLang `python -m sglang.bench_serving` JSONL", sniff_sglang,
-             parse_sglang),
+    Importer(
+        "vllm",
+        "vllm-bench-serve",
+        "vLLM benchmark_serving.py / `vllm bench serve` JSON or JSONL",
+        sniff_vllm,
+        parse_vllm,
+    ),
+    Importer(
+        "sglang",
+        "sglang-bench-serving",
+        "SGLang `python -m sglang.bench_serving` JSONL",
+        sniff_sglang,
+        parse_sglang,
+    ),
 ]

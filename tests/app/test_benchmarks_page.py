@@ -12,8 +12,6 @@ RESULTS, CURVES, PARITY, IMPORT = range(4)
 SWEEP_LABEL = "AMD Instinct MI300X 192GB · vllm · bf16"
 
 
-
-
 def run_page(at=None):
     at = at or AppTest.from_file(str(VIEWS / "benchmarks.py"), default_timeout=60)
     at.run()
@@ -21,29 +19,54 @@ def run_page(at=None):
     return at
 
 
-
-
-
-
 def _sweep_point(concurrency, tok_s, ttft_p95):
     return BenchmarkResult(
-        accelerator_id="amd-mi300x-192gb", accelerators_per_replica=2, runtime="vllm", runtime_version="0.9.1",
-        model="llama-3.1-70b-instruct", precision="bf16", workload="isl1024-osl256", input_tokens=1024,
-        output_tokens=256, concurrency=concurrency, output_tok_s=tok_s, ttft_ms_p50=ttft_p95 * 0.6,
-        ttft_ms_p95=ttft_p95, ttft_ms_p99=ttft_p95 * 1.2, tpot_ms_p50=20.0, parity_exact_match=0.92,
-        parity_similarity=0.981, measured_at=datetime(2026, 10, 2, tzinfo=UTC), source_tool="tokendesk-harness",
-        source_title="tokendesk harness run", source_file="sweep.json",
-    )  # fmt: skip
+        accelerator_id="amd-mi300x-192gb",
+        accelerators_per_replica=2,
+        runtime="vllm",
+        runtime_version="0.9.1",
+        model="llama-3.1-70b-instruct",
+        precision="bf16",
+        workload="isl1024-osl256",
+        input_tokens=1024,
+        output_tokens=256,
+        concurrency=concurrency,
+        output_tok_s=tok_s,
+        ttft_ms_p50=ttft_p95 * 0.6,
+        ttft_ms_p95=ttft_p95,
+        ttft_ms_p99=ttft_p95 * 1.2,
+        tpot_ms_p50=20.0,
+        parity_exact_match=0.92,
+        parity_similarity=0.981,
+        measured_at=datetime(2026, 10, 2, tzinfo=UTC),
+        source_tool="tokendesk-harness",
+        source_title="tokendesk harness run",
+        source_file="sweep.json",
+    )
 
 
 def vllm_row(**changes):
     row = {
-        "backend": "vllm", "model_id": "meta-llama/Llama-3.1-8B-Instruct", "dtype": "bf16", "gpu": "H100 SXM",
-        "num_gpus": 1, "completed": 100, "num_prompts": 100, "duration": 20.0, "total_input_tokens": 102400,
-        "total_output_tokens": 12800, "request_rate": "inf", "max_concurrency": 8, "output_throughput": 640.0,
-        "median_ttft_ms": 45, "p95_ttft_ms": 80, "p99_ttft_ms": 95, "median_tpot_ms": 12, "p99_tpot_ms": 15,
+        "backend": "vllm",
+        "model_id": "meta-llama/Llama-3.1-8B-Instruct",
+        "dtype": "bf16",
+        "gpu": "H100 SXM",
+        "num_gpus": 1,
+        "completed": 100,
+        "num_prompts": 100,
+        "duration": 20.0,
+        "total_input_tokens": 102400,
+        "total_output_tokens": 12800,
+        "request_rate": "inf",
+        "max_concurrency": 8,
+        "output_throughput": 640.0,
+        "median_ttft_ms": 45,
+        "p95_ttft_ms": 80,
+        "p99_ttft_ms": 95,
+        "median_tpot_ms": 12,
+        "p99_tpot_ms": 15,
         "date": "20250301-101500",
-    }  # fmt: skip
+    }
     row.update(changes)
     return {k: v for k, v in row.items() if v is not None}
 
@@ -58,7 +81,11 @@ def test_results_table_shows_latency_source_date_and_parity(app_env):
     table = at.tabs[RESULTS].dataframe[0].value
     h200 = table[table["output_tok_s"] == 34029.38].iloc[0]
     assert h200["accelerator_name"] == "NVIDIA H200 SXM 141GB" and h200["runtime"] == "trt-llm"
-    assert h200["precision"] == "fp8" and h200["scenario"] == "server" and h200["ttft_ms_p99"] == 1717.3
+    assert (
+        h200["precision"] == "fp8"
+        and h200["scenario"] == "server"
+        and h200["ttft_ms_p99"] == 1717.3
+    )
     assert h200["output_tok_s_per_accelerator"] == pytest.approx(34029.38 / 8)
     assert str(h200["measured_at"]).startswith("2025-09-09") and h200["source"]
     assert h200["parity"] == "not measured"
@@ -68,7 +95,12 @@ def test_results_table_shows_latency_source_date_and_parity(app_env):
 def test_curves_follow_each_configuration_across_its_sweep(writable_env):
     with Warehouse.open(writable_env) as warehouse:
         warehouse.ingest_results(
-            "harness", [_sweep_point(32, 2400.0, 900.0), _sweep_point(1, 110.0, 60.0), _sweep_point(8, 800.0, 210.0)]
+            "harness",
+            [
+                _sweep_point(32, 2400.0, 900.0),
+                _sweep_point(1, 110.0, 60.0),
+                _sweep_point(8, 800.0, 210.0),
+            ],
         )
     at = run_page()
     spec = chart(at, "curve_chart")
@@ -90,26 +122,43 @@ def test_curves_follow_each_configuration_across_its_sweep(writable_env):
     others = parity[parity["backend"] != "AMD Instinct MI300X 192GB · vllm 0.9.1"]
     assert len(others) > 0 and (others["exact_match"] == "not measured").all()
     table = at.tabs[RESULTS].dataframe[0].value
-    assert set(table.loc[table["source_file"] == "sweep.json", "parity"]) == {"92.0% exact match · similarity 0.981"}
+    assert set(table.loc[table["source_file"] == "sweep.json", "parity"]) == {
+        "92.0% exact match · similarity 0.981"
+    }
 
 
 def test_bad_upload_names_the_file_and_key_and_writes_nothing(writable_env):
     before = count_results(writable_env)
     at = run_page()
-    at.file_uploader(key="u_file").set_value(("bad.json", json.dumps(vllm_row(completed=None)).encode(), "application/json"))
+    at.file_uploader(key="u_file").set_value(
+        ("bad.json", json.dumps(vllm_row(completed=None)).encode(), "application/json")
+    )
     at.run()
     at.button(key="u_import").click()
     at = run_page(at)
     errors = [e.value for e in at.tabs[IMPORT].error]
-    assert errors == ["**bad.json** was rejected; nothing was written.\n\n- key: `completed`\n- reason: required number is missing"]
+    assert errors == [
+        "**bad.json** was rejected; nothing was written.\n\n- key: "
+        "`completed`\n- reason: required number is missing"
+    ]
     assert not at.tabs[IMPORT].success
     assert count_results(writable_env) == before
 
 
 def test_unknown_accelerator_is_rejected_then_fixed_with_an_override(writable_env):
-    sweep = "\n".join(json.dumps(vllm_row(gpu="Mystery 9000", max_concurrency=c, output_throughput=t, median_ttft_ms=f / 2,
-                                         p95_ttft_ms=f, p99_ttft_ms=f * 1.3))
-                      for c, t, f in ((1, 90.0, 40), (16, 1100.0, 160), (64, 2600.0, 700)))  # fmt: skip
+    sweep = "\n".join(
+        json.dumps(
+            vllm_row(
+                gpu="Mystery 9000",
+                max_concurrency=c,
+                output_throughput=t,
+                median_ttft_ms=f / 2,
+                p95_ttft_ms=f,
+                p99_ttft_ms=f * 1.3,
+            )
+        )
+        for c, t, f in ((1, 90.0, 40), (16, 1100.0, 160), (64, 2600.0, 700))
+    )
     before = count_results(writable_env)
     at = run_page()
     at.file_uploader(key="u_file").set_value(("sweep.jsonl", sweep.encode(), "application/json"))
@@ -117,7 +166,9 @@ def test_unknown_accelerator_is_rejected_then_fixed_with_an_override(writable_en
     at.button(key="u_import").click()
     at = run_page(at)
     [error] = [e.value for e in at.tabs[IMPORT].error]
-    assert error.startswith("**sweep.jsonl** was rejected") and "key: `line 1: accelerator`" in error
+    assert (
+        error.startswith("**sweep.jsonl** was rejected") and "key: `line 1: accelerator`" in error
+    )
     assert "'Mystery 9000' is not in the alias table" in error
     assert count_results(writable_env) == before
 
@@ -128,10 +179,16 @@ def test_unknown_accelerator_is_rejected_then_fixed_with_an_override(writable_en
     at = run_page(at)
     assert not at.tabs[IMPORT].error
     [success] = [s.value for s in at.tabs[IMPORT].success]
-    assert success.startswith("Imported 3 operating point(s) from **sweep.jsonl** (vllm-benchmark-serving) as snapshot `benchmarks-import-")
+    assert success.startswith(
+        "Imported 3 operating point(s) from **sweep.jsonl** "
+        "(vllm-benchmark-serving) as snapshot `benchmarks-import-"
+    )
     snapshot_id = success.split("`")[1]
     with Warehouse.open(writable_env, read_only=True) as warehouse:
-        stored = warehouse.query("SELECT * FROM benchmark_results WHERE snapshot_id = ? ORDER BY concurrency", [snapshot_id])
+        stored = warehouse.query(
+            "SELECT * FROM benchmark_results WHERE snapshot_id = ? ORDER BY concurrency",
+            [snapshot_id],
+        )
     assert list(stored["concurrency"]) == [1, 16, 64]
     assert set(stored["accelerator_id"]) == {"amd-mi300x-192gb"}
     assert set(stored["instance_type"]) == {"Standard_ND96isr_MI300X_v5"}

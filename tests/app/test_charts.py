@@ -17,18 +17,31 @@ def options() -> pd.DataFrame:
             "provider": ["aws", "azure", "gcp", "oci", None],
             "cost": [0.0002, 0.0001, 0.0003, 0.0004, 0.0005],
             "ftl_ms": [400.0, 900.0, 300.0, 1200.0, 50.0],
-            "price_observed_at": pd.to_datetime(["2025-09-10", "2025-08-01", "2025-07-01", "2025-06-01", "2025-05-01"]),
+            "price_observed_at": pd.to_datetime(
+                ["2025-09-10", "2025-08-01", "2025-07-01", "2025-06-01", "2025-05-01"]
+            ),
         }
     )
 
 
 def test_scatter_by_draws_one_trace_per_group_with_labelled_hover(options):
     figure = charts.scatter_by(
-        options, "cost", "ftl_ms", "vendor", title="accelerator_name",
-        hover={"provider": "provider", "price date": "price_observed_at", "pricing": options["pricing_model"].str.upper()},
+        options,
+        "cost",
+        "ftl_ms",
+        "vendor",
+        title="accelerator_name",
+        hover={
+            "provider": "provider",
+            "price date": "price_observed_at",
+            "pricing": options["pricing_model"].str.upper(),
+        },
         x_axis=charts.axis("$ per 1K output tokens (log scale)", charts.LOG_USD_AXIS),
-        y_axis=charts.axis("FTL p95 (ms)", charts.MS_AXIS), x_hover="$.3g", y_hover=",.0f", legend_title="Vendor",
-    )  # fmt: skip
+        y_axis=charts.axis("FTL p95 (ms)", charts.MS_AXIS),
+        x_hover="$.3g",
+        y_hover=",.0f",
+        legend_title="Vendor",
+    )
     traces = {t.name: t for t in figure.data}
     assert list(traces) == ["NVIDIA", "AMD", "Acme"]  # order of first appearance
     nvidia = traces["NVIDIA"]
@@ -36,19 +49,34 @@ def test_scatter_by_draws_one_trace_per_group_with_labelled_hover(options):
     assert nvidia.marker.color == VENDOR_COLOURS["NVIDIA"] and nvidia.mode == "markers"
     assert list(nvidia.hovertext) == ["H100", "H200"]
     # customdata columns follow the hover dict; dates are days, missing values a dash
-    assert [list(row) for row in nvidia.customdata] == [["aws", "2025-09-10", "SPOT"], ["gcp", "2025-07-01", "ON_DEMAND"]]
+    assert [list(row) for row in nvidia.customdata] == [
+        ["aws", "2025-09-10", "SPOT"],
+        ["gcp", "2025-07-01", "ON_DEMAND"],
+    ]
     assert traces["Acme"].customdata[0][0] == charts.MISSING
     assert traces["Acme"].marker.color in charts.FALLBACK_COLOURS
     template = nvidia.hovertemplate
     assert template.startswith("<b>%{hovertext}</b>")
-    for line in ("$ per 1K output tokens (log scale): %{x:$.3g}", "FTL p95 (ms): %{y:,.0f}", "provider: %{customdata[0]}",
-                 "price date: %{customdata[1]}", "pricing: %{customdata[2]}"):  # fmt: skip
+    for line in (
+        "$ per 1K output tokens (log scale): %{x:$.3g}",
+        "FTL p95 (ms): %{y:,.0f}",
+        "provider: %{customdata[0]}",
+        "price date: %{customdata[1]}",
+        "pricing: %{customdata[2]}",
+    ):
         assert line in template
     assert template.endswith("<extra></extra>")
     layout = figure.layout
-    assert layout.xaxis.type == "log" and layout.xaxis.tickformat == "$.2~g" and layout.xaxis.dtick == "D2"
+    assert (
+        layout.xaxis.type == "log"
+        and layout.xaxis.tickformat == "$.2~g"
+        and layout.xaxis.dtick == "D2"
+    )
     assert layout.yaxis.ticksuffix == " ms" and layout.yaxis.rangemode == "tozero"
-    assert layout.xaxis.title.text == "$ per 1K output tokens (log scale)" and layout.legend.title.text == "Vendor"
+    assert (
+        layout.xaxis.title.text == "$ per 1K output tokens (log scale)"
+        and layout.legend.title.text == "Vendor"
+    )
 
 
 def test_scatter_by_symbol_splits_groups_and_keeps_each_vendor_together(options):
@@ -68,17 +96,35 @@ def test_hover_series_must_match_the_frame(options):
 
 def test_lines_by_draws_one_line_with_markers_per_configuration():
     sweep = pd.DataFrame(
-        {"config": ["a", "a", "a", "b", "b"], "tok_s": [10.0, 80.0, 240.0, 50.0, 90.0],
-         "ftl_ms": [60.0, 210.0, 900.0, 100.0, 150.0], "load": ["c1", "c8", "c32", "c1", "c4"]}
-    )  # fmt: skip
-    figure = charts.lines_by(sweep, "tok_s", "ftl_ms", "config", hover={"load": "load"},
-                             x_axis=charts.axis("Output tokens/s per replica"), y_axis=charts.axis("FTL (ms)", charts.MS_AXIS))  # fmt: skip
+        {
+            "config": ["a", "a", "a", "b", "b"],
+            "tok_s": [10.0, 80.0, 240.0, 50.0, 90.0],
+            "ftl_ms": [60.0, 210.0, 900.0, 100.0, 150.0],
+            "load": ["c1", "c8", "c32", "c1", "c4"],
+        }
+    )
+    figure = charts.lines_by(
+        sweep,
+        "tok_s",
+        "ftl_ms",
+        "config",
+        hover={"load": "load"},
+        x_axis=charts.axis("Output tokens/s per replica"),
+        y_axis=charts.axis("FTL (ms)", charts.MS_AXIS),
+    )
     assert [t.name for t in figure.data] == ["a", "b"]
     first = figure.data[0]
-    assert first.mode == "lines+markers" and list(first.x) == [10.0, 80.0, 240.0] and list(first.y) == [60.0, 210.0, 900.0]
+    assert (
+        first.mode == "lines+markers"
+        and list(first.x) == [10.0, 80.0, 240.0]
+        and list(first.y) == [60.0, 210.0, 900.0]
+    )
     assert [row[0] for row in first.customdata] == ["c1", "c8", "c32"]
     assert first.hovertemplate.startswith("<b>a</b>")
-    assert "Output tokens/s per replica: %{x:,.0f}" in first.hovertemplate and "load: %{customdata[0]}" in first.hovertemplate
+    assert (
+        "Output tokens/s per replica: %{x:,.0f}" in first.hovertemplate
+        and "load: %{customdata[0]}" in first.hovertemplate
+    )
     assert first.line.color is None  # no colour map: the theme's palette
 
 
@@ -90,21 +136,41 @@ def test_hover_template_escapes_a_name_that_looks_like_a_variable():
 
 def test_bars_horizontal_grouped_by_colour_with_text_and_reading_order():
     prices = pd.DataFrame(
-        {"label": ["gcp spot", "aws spot", "aws on demand"], "usd": [1.98, 2.62, 6.88],
-         "pricing": ["spot", "spot", "on_demand"], "source": ["sheet", "api", "blog"]}
-    )  # fmt: skip
+        {
+            "label": ["gcp spot", "aws spot", "aws on demand"],
+            "usd": [1.98, 2.62, 6.88],
+            "pricing": ["spot", "spot", "on_demand"],
+            "source": ["sheet", "api", "blog"],
+        }
+    )
     figure = charts.bars(
-        prices, "label", "usd", orientation="h", colour="pricing", colours={"on_demand": "#1f77b4", "spot": "#ff7f0e"},
-        colour_order=["on_demand", "spot"], text=prices["usd"].map("${:.2f}".format), hover={"source": "source"},
-        value_hover="$,.2f", category_axis=charts.axis("Provider"), value_axis=charts.axis("$ per hour", charts.USD_AXIS),
-        category_order=list(prices["label"]), legend_title="Pricing",
-    )  # fmt: skip
+        prices,
+        "label",
+        "usd",
+        orientation="h",
+        colour="pricing",
+        colours={"on_demand": "#1f77b4", "spot": "#ff7f0e"},
+        colour_order=["on_demand", "spot"],
+        text=prices["usd"].map("${:.2f}".format),
+        hover={"source": "source"},
+        value_hover="$,.2f",
+        category_axis=charts.axis("Provider"),
+        value_axis=charts.axis("$ per hour", charts.USD_AXIS),
+        category_order=list(prices["label"]),
+        legend_title="Pricing",
+    )
     assert [t.name for t in figure.data] == ["on_demand", "spot"]
     spot = figure.data[1]
-    assert spot.orientation == "h" and list(spot.y) == ["gcp spot", "aws spot"] and list(spot.x) == [1.98, 2.62]
+    assert (
+        spot.orientation == "h"
+        and list(spot.y) == ["gcp spot", "aws spot"]
+        and list(spot.x) == [1.98, 2.62]
+    )
     assert list(spot.text) == ["$1.98", "$2.62"] and spot.marker.color == "#ff7f0e"
     assert "Pricing: spot" in spot.hovertemplate and "$ per hour: %{x:$,.2f}" in spot.hovertemplate
-    assert "source: %{customdata[0]}" in spot.hovertemplate and spot.hovertemplate.startswith("<b>%{y}</b>")
+    assert "source: %{customdata[0]}" in spot.hovertemplate and spot.hovertemplate.startswith(
+        "<b>%{y}</b>"
+    )
     # the first category reads at the top: plotly draws a category axis upwards
     assert list(figure.layout.yaxis.categoryarray) == ["aws on demand", "aws spot", "gcp spot"]
     assert figure.layout.xaxis.tickprefix == "$" and figure.layout.xaxis.title.text == "$ per hour"
@@ -115,15 +181,23 @@ def test_bars_vertical_single_trace():
     frame = pd.DataFrame({"region": ["us-east-1", "eu-west-1"], "usd": [55.04, 60.0]})
     figure = charts.bars(frame, "region", "usd", category_order=["eu-west-1", "us-east-1"])
     assert len(figure.data) == 1 and list(figure.data[0].x) == ["us-east-1", "eu-west-1"]
-    assert list(figure.layout.xaxis.categoryarray) == ["eu-west-1", "us-east-1"]  # left to right as given
+    assert list(figure.layout.xaxis.categoryarray) == [
+        "eu-west-1",
+        "us-east-1",
+    ]  # left to right as given
 
 
 def test_stacked_bars_stack_parts_in_colour_order():
     parts = pd.DataFrame(
-        {"replica": ["1 × MI300X"] * 2 + ["4 × H100"] * 2, "part": ["KV", "Weights", "KV", "Weights"],
-         "gib": [2.5, 131.4, 2.5, 131.4]}
-    )  # fmt: skip
-    figure = charts.stacked_bars(parts, "replica", "gib", "part", {"Weights": "#4C78A8", "KV": "#F58518"})
+        {
+            "replica": ["1 × MI300X"] * 2 + ["4 × H100"] * 2,
+            "part": ["KV", "Weights", "KV", "Weights"],
+            "gib": [2.5, 131.4, 2.5, 131.4],
+        }
+    )
+    figure = charts.stacked_bars(
+        parts, "replica", "gib", "part", {"Weights": "#4C78A8", "KV": "#F58518"}
+    )
     assert [t.name for t in figure.data] == ["Weights", "KV"]
     assert figure.layout.barmode == "relative" and all(t.orientation == "h" for t in figure.data)
     assert sum(np.sum(t.x) for t in figure.data) == pytest.approx(2 * 133.9)
@@ -147,13 +221,18 @@ def test_gantt_weeks_on_a_numeric_axis():
     layout = figure.layout
     assert layout.xaxis.type is None and layout.xaxis.rangemode == "tozero"
     assert layout.xaxis.title.text.startswith("Plan week")
-    assert layout.yaxis.autorange == "reversed" and list(layout.yaxis.categoryarray)[0] == "audit (all backends)"
+    assert (
+        layout.yaxis.autorange == "reversed"
+        and list(layout.yaxis.categoryarray)[0] == "audit (all backends)"
+    )
     assert layout.height == 120 + 34 * 3 and layout.legend.title.text == "Critical path"
 
 
 def test_step_line_and_threshold(options):
     figure = charts.scatter_by(options, "cost", "ftl_ms", "vendor")
-    charts.add_step_line(figure, [0.0001, 0.0002], [900.0, 400.0], "Pareto frontier", colour="#1B2421", dash="dot")
+    charts.add_step_line(
+        figure, [0.0001, 0.0002], [900.0, 400.0], "Pareto frontier", colour="#1B2421", dash="dot"
+    )
     charts.add_threshold(figure, 2000.0, "SLO 2,000 ms")
     line = figure.data[-1]
     assert line.name == "Pareto frontier" and line.line.shape == "hv" and line.line.dash == "dot"
@@ -165,6 +244,8 @@ def test_step_line_and_threshold(options):
 
 def test_axis_merges_presets_then_settings():
     assert charts.axis("Price date", charts.USD_AXIS, rangemode="normal") == {
-        "title": {"text": "Price date"}, "tickprefix": "$", "rangemode": "normal",
-    }  # fmt: skip
+        "title": {"text": "Price date"},
+        "tickprefix": "$",
+        "rangemode": "normal",
+    }
     assert charts.axis(None, charts.MS_AXIS) == {"ticksuffix": " ms", "rangemode": "tozero"}

@@ -10,7 +10,9 @@ def run_costs(**widgets):
     at = AppTest.from_file(str(VIEWS / "costs.py"), default_timeout=30)
     at.run()
     for key, value in widgets.items():
-        at.multiselect(key=key).set_value(value) if key.startswith("f_") and isinstance(value, list) else at.selectbox(key=key).set_value(value)
+        at.multiselect(key=key).set_value(value) if key.startswith("f_") and isinstance(
+            value, list
+        ) else at.selectbox(key=key).set_value(value)
     if widgets:
         at.run()
     assert not at.exception, at.exception
@@ -18,12 +20,18 @@ def run_costs(**widgets):
 
 
 def test_costs_page_shows_the_cheapest_option_and_its_sources(app_env):
-    at = run_costs(f_accelerator=["nvidia-h200-141gb"], f_provider=["aws"], f_pricing_model=["on_demand"])
+    at = run_costs(
+        f_accelerator=["nvidia-h200-141gb"], f_provider=["aws"], f_pricing_model=["on_demand"]
+    )
     metrics = {m.label: m.value for m in at.metric}
     # One on-demand p5en.48xlarge quote x every seed H200 result that fits on 8 GPUs.
     with (data_dir() / "seed_results.csv").open() as handle:
-        fitting = [r for r in csv.DictReader(handle)
-                   if r["accelerator_id"] == "nvidia-h200-141gb" and int(r["accelerators_per_replica"]) <= 8]  # fmt: skip
+        fitting = [
+            r
+            for r in csv.DictReader(handle)
+            if r["accelerator_id"] == "nvidia-h200-141gb"
+            and int(r["accelerators_per_replica"]) <= 8
+        ]
     assert metrics["Options"] == str(len(fitting))
     assert metrics["Cheapest $/1K output tokens"].startswith("$0.0000")
     table = at.dataframe[0].value

@@ -26,15 +26,19 @@ def fit_table(at):
     return at.dataframe[0].value.set_index("accelerator")
 
 
-
-
 def test_70b_bf16_fits_one_mi300x_but_needs_four_h100(app_env):
     at = run_fit()
-    assert at.selectbox(key="m_model").value == "llama-3.1-70b" and at.selectbox(key="m_precision").value == "bf16"
+    assert (
+        at.selectbox(key="m_model").value == "llama-3.1-70b"
+        and at.selectbox(key="m_precision").value == "bf16"
+    )
     table = fit_table(at)
     assert table.loc["AMD Instinct MI300X 192GB", "per_replica"] == 1
     assert table.loc["NVIDIA H100 SXM 80GB", "per_replica"] == 4
-    assert table.loc["NVIDIA H100 SXM 80GB", "tp"] == 4 and table.loc["NVIDIA H100 SXM 80GB", "pp"] == 1
+    assert (
+        table.loc["NVIDIA H100 SXM 80GB", "tp"] == 4
+        and table.loc["NVIDIA H100 SXM 80GB", "pp"] == 1
+    )
     assert table.loc["NVIDIA H200 SXM 141GB", "per_replica"] == 2
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Weights"] == "131.4 GiB" and metrics["KV cache per sequence"] == "2.50 GiB"
@@ -44,13 +48,19 @@ def test_70b_bf16_fits_one_mi300x_but_needs_four_h100(app_env):
     nvidia = next(w for w in why if w.startswith("**NVIDIA H100 SXM 80GB: 4 per replica**"))
     assert "1 × NVIDIA H100 SXM 80GB = 68.0 GiB usable < 131.4 GiB weights" in nvidia
     assert "2 × NVIDIA H100 SXM 80GB leaves 4.6 GiB for KV, below the 13.6 GiB needed" in nvidia
-    assert any("https://huggingface.co/meta-llama/Llama-3.1-70B" in c.value and "retrieved 2025-01-15" in c.value for c in at.caption)
+    assert any(
+        "https://huggingface.co/meta-llama/Llama-3.1-70B" in c.value
+        and "retrieved 2025-01-15" in c.value
+        for c in at.caption
+    )
 
 
 def test_breakdown_chart_is_in_gib_and_adds_up_to_the_replica_memory(app_env):
     at = run_fit()
     spec = plain(json.loads(at.get("plotly_chart")[0].proto.spec))
-    parts = {trace["name"]: dict(zip(trace["y"], trace["x"], strict=True)) for trace in spec["data"]}
+    parts = {
+        trace["name"]: dict(zip(trace["y"], trace["x"], strict=True)) for trace in spec["data"]
+    }
     mi300x = "1 × AMD Instinct MI300X 192GB"
     assert parts["Weights"][mi300x] == pytest.approx(131.4, abs=0.05)
     assert parts["KV cache (requested sequences)"][mi300x] == pytest.approx(2.5)
@@ -75,7 +85,9 @@ def test_precision_changes_the_count(app_env, model, precision, accelerator, wan
 def test_tensor_parallel_must_divide_the_heads(app_env):
     at = run_fit(m_model="qwen2.5-7b", m_context=32768, m_sequences=40)
     l4 = fit_table(at).loc["NVIDIA L4 24GB"]
-    assert l4["fits"] == "no" and "TP=8 does not divide 28 attention / 4 KV heads" in l4["explanation"]
+    assert (
+        l4["fits"] == "no" and "TP=8 does not divide 28 attention / 4 KV heads" in l4["explanation"]
+    )
 
 
 def test_context_beyond_the_model_is_explained(app_env):
@@ -84,5 +96,6 @@ def test_context_beyond_the_model_is_explained(app_env):
     at.number_input(key="m_context").set_value(8192)
     at.run()
     assert [e.value for e in at.error] == [
-        "Llama 2 70B supports at most 4,096 tokens of context; 8,192 were asked for. Lower the context length in the sidebar."
+        "Llama 2 70B supports at most 4,096 tokens of context; 8,192 were "
+        "asked for. Lower the context length in the sidebar."
     ]

@@ -49,7 +49,9 @@ def test_scenarios_page_shows_the_engine_figures(app_env):
 def test_scenarios_read_their_state_from_the_url(app_env):
     at = page("scenarios.py", amd="0.4", slo="900", custom="cuda:0.5,rocm:0.5")
     table = at.dataframe[0].value
-    assert "Shift 40% to AMD" in list(table["Scenario"]) and "Custom: cuda 50% / rocm 50%" in list(table["Scenario"])
+    assert "Shift 40% to AMD" in list(table["Scenario"]) and "Custom: cuda 50% / rocm 50%" in list(
+        table["Scenario"]
+    )
     assert at.number_input(key="s_slo").value == 900
     want = expected(app_env, ScenarioInputs(amd=0.4, slo=900.0, custom="cuda:0.5,rocm:0.5"))
     assert list(table["Monthly cost"].round(2)) == [round(r.monthly_usd, 2) for r in want]

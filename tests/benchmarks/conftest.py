@@ -10,8 +10,20 @@ import pytest
 class ServerProc:
     def __init__(self, *args: str):
         # A separate process, as a real server is: the client's event loop and GIL stay its own.
-        self.proc = subprocess.Popen([sys.executable, "-m", "benchmarks.fake_server", "--port", "0",
-                                      "--duration-s", "120", *args], stdout=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "benchmarks.fake_server",
+                "--port",
+                "0",
+                "--duration-s",
+                "120",
+                *args,
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         line = self.proc.stdout.readline()
         assert line.startswith("PORT "), f"fake server did not start: {line!r}"
         self.port = int(line.split()[1])

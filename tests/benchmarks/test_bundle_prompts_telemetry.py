@@ -47,7 +47,9 @@ def test_golden_prompt_bundle_covers_the_workloads():
     # stored counts are what the documented rule gives
     for row in read_prompt_rows():
         if "text" in row:
-            assert row["approx_input_tokens"] == approx_tokens(f"{row.get('system', '')}\n{row['text']}".strip())
+            assert row["approx_input_tokens"] == approx_tokens(
+                f"{row.get('system', '')}\n{row['text']}".strip()
+            )
     assert (ROOT / "data" / "golden_prompts" / "prompts.jsonl").stat().st_size < 100_000
 
 
@@ -81,7 +83,11 @@ def test_bundle_errors_are_all_reported(tmp_path):
         verify_bundle(b)
     msg = str(info.value)
     assert "tokenizer/tokenizer.json' is missing" in msg
-    assert "weights/model.safetensors" in msg and "bytes, manifest says" in msg and "checksum mismatch" in msg
+    assert (
+        "weights/model.safetensors" in msg
+        and "bytes, manifest says" in msg
+        and "checksum mismatch" in msg
+    )
     assert "checksum mismatch for 'expected_outputs.jsonl'" in msg
     assert "unknown prompt id 'no-such-prompt'" in msg
     res = CliRunner().invoke(bench_app, ["verify-bundle", str(b)])
@@ -94,7 +100,9 @@ def test_bundle_manifest_problems(tmp_path):
     manifest["golden"]["temperature"] = 0.7
     manifest["weights"]["files"][0]["path"] = "../outside.bin"
     (b / "manifest.json").write_text(json.dumps(manifest))
-    with pytest.raises(BundleError, match=r"(?s)must be relative and inside the bundle.*only comparable at 0"):
+    with pytest.raises(
+        BundleError, match=r"(?s)must be relative and inside the bundle.*only comparable at 0"
+    ):
         verify_bundle(b)
     with pytest.raises(BundleError, match="no manifest.json"):
         verify_bundle(tmp_path)
@@ -103,7 +111,9 @@ def test_bundle_manifest_problems(tmp_path):
 def test_parity_scores():
     assert token_similarity("a b c d", "a b c d") == 1.0
     assert token_similarity("a b c d", "a x c d") == pytest.approx(0.75)
-    report = compare_outputs({"p1": " a b", "p2": "c d", "p3": "e"}, {"p1": "a b ", "p2": "c x", "p3": None})
+    report = compare_outputs(
+        {"p1": " a b", "p2": "c d", "p3": "e"}, {"p1": "a b ", "p2": "c x", "p3": None}
+    )
     assert report.exact_match == pytest.approx(1 / 3)
     assert report.similarity == pytest.approx((1 + 0.5 + 0) / 3)
     assert report.missing == ["p3"]
@@ -123,7 +133,10 @@ def test_amd_tools():
     wrapped = json.dumps({"gpu_data": json.loads((TEL / "amd-smi.json").read_text())})
     assert parse_amd_smi(wrapped)[0].memory_total_gib == pytest.approx(196592 / 1024)
     cards = parse_rocm_smi((TEL / "rocm-smi.json").read_text())
-    assert cards[0].memory_used_gib == pytest.approx(188978561024 / 1024**3) and cards[1].utilization_pct == 0
+    assert (
+        cards[0].memory_used_gib == pytest.approx(188978561024 / 1024**3)
+        and cards[1].utilization_pct == 0
+    )
 
 
 def test_proc_stat_cpu_utilisation():
@@ -135,10 +148,17 @@ def test_proc_stat_cpu_utilisation():
 
 
 def test_sampler_peak_memory_with_a_recorded_tool():
-    outputs = iter([(TEL / "nvidia-smi.csv").read_text(),
-                    "0, NVIDIA H100 80GB HBM3, 70000, 81559, 99\n1, NVIDIA H100 80GB HBM3, 100, 81559, 0\n"])
-    sampler = TelemetrySampler(probes=[("nvidia-smi", ["nvidia-smi"], parse_nvidia_smi)], run=lambda cmd: next(outputs),
-                               proc_stat=TEL / "proc_stat_1.txt")
+    outputs = iter(
+        [
+            (TEL / "nvidia-smi.csv").read_text(),
+            "0, NVIDIA H100 80GB HBM3, 70000, 81559, 99\n1, NVIDIA H100 80GB HBM3, 100, 81559, 0\n",
+        ]
+    )
+    sampler = TelemetrySampler(
+        probes=[("nvidia-smi", ["nvidia-smi"], parse_nvidia_smi)],
+        run=lambda cmd: next(outputs),
+        proc_stat=TEL / "proc_stat_1.txt",
+    )
     sampler.sample_once()
     sampler.sample_once()
     summary = sampler.stop()

@@ -30,11 +30,13 @@ def _cfg(url: str, prompts, **kw) -> HarnessConfig:
 def test_endpoint_url_forms():
     assert endpoint_url("http://h:1", "chat") == "http://h:1/v1/chat/completions"
     assert endpoint_url("http://h:1/v1/", "completions") == "http://h:1/v1/completions"
-    assert endpoint_url("http://h:1/v1/chat/completions", "chat") == "http://h:1/v1/chat/completions"
+    assert (
+        endpoint_url("http://h:1/v1/chat/completions", "chat") == "http://h:1/v1/chat/completions"
+    )
 
 
 def test_sse_parser_any_split_and_comments():
-    wire = (b": ping\n\ndata: {\"a\":1}\n\ndata: {\"b\":\r\n\r\nevent: x\ndata: [DONE]\n\n")
+    wire = b': ping\n\ndata: {"a":1}\n\ndata: {"b":\r\n\r\nevent: x\ndata: [DONE]\n\n'
     for cut in range(len(wire) + 1):
         p = SSEParser()
         out = p.feed(wire[:cut]) + p.feed(wire[cut:])
@@ -60,25 +62,46 @@ def test_ttft_accuracy_at_64_streams(make_server):
     for _ in range(3):
         httpx.get(f"{server.url}/fake/stats")  # (stats accumulate; ids are unique per response)
         cfg = _cfg(server.url, prompts, num_prompts=5 * STREAMS, max_tokens=40, keep_text=False)
-        block, records = asyncio.run(run_point(cfg, OperatingPoint(concurrency=STREAMS), return_records=True))
+        block, records = asyncio.run(
+            run_point(cfg, OperatingPoint(concurrency=STREAMS), return_records=True)
+        )
         actual = httpx.get(f"{server.url}/fake/stats").json()["first_token_delay_ms"]
         measured = [r for r in records if not r.warmup]
         assert all(r.ok for r in measured), block["requests"]
         err = [r.ttft_s * 1000 - actual[r.response_id] for r in measured]
         stats = summary(err)
-        nominal = {k: round(v - TTFT_MS, 3) for k, v in block["latency_ms"]["ttft"].items() if k.startswith("p")}
-        attempts.append({"p50": round(stats["p50"], 3), "p99": round(stats["p99"], 3), "min": round(min(err), 3),
-                         "nominal_error_ms": nominal})
+        nominal = {
+            k: round(v - TTFT_MS, 3)
+            for k, v in block["latency_ms"]["ttft"].items()
+            if k.startswith("p")
+        }
+        attempts.append(
+            {
+                "p50": round(stats["p50"], 3),
+                "p99": round(stats["p99"], 3),
+                "min": round(min(err), 3),
+                "nominal_error_ms": nominal,
+            }
+        )
         assert min(err) > -0.5, f"measured TTFT earlier than the server sent it: {attempts[-1]}"
         if stats["p99"] <= 2.0:
             break
-    assert attempts[-1]["p99"] <= 2.0, f"TTFT measurement error p99 > 2 ms in every attempt: {attempts}"
+    assert attempts[-1]["p99"] <= 2.0, (
+        f"TTFT measurement error p99 > 2 ms in every attempt: {attempts}"
+    )
 
 
 def test_failures_are_counted_with_reasons(fake_server):
     base = load_prompts("chat-short")[:3]
-    faults = [GoldenPrompt(prompt_id=f"fault-{k}", workload="test", text=f"please fail [[fault:{k}]]", max_tokens=16)
-              for k in ("http500", "drop", "malformed")]
+    faults = [
+        GoldenPrompt(
+            prompt_id=f"fault-{k}",
+            workload="test",
+            text=f"please fail [[fault:{k}]]",
+            max_tokens=16,
+        )
+        for k in ("http500", "drop", "malformed")
+    ]
     cfg = _cfg(fake_server.url, base + faults, num_prompts=12, warmup=0)
     block = asyncio.run(run_point(cfg, OperatingPoint(concurrency=4)))
     reasons = block["requests"]["failure_reasons"]
@@ -90,7 +113,9 @@ def test_failures_are_counted_with_reasons(fake_server):
 
 
 def test_unreachable_endpoint_is_a_failure_not_a_crash():
-    cfg = _cfg("http://127.0.0.1:9", load_prompts("chat-short")[:2], num_prompts=2, warmup=0, timeout_s=5)
+    cfg = _cfg(
+        "http://127.0.0.1:9", load_prompts("chat-short")[:2], num_prompts=2, warmup=0, timeout_s=5
+    )
     block = asyncio.run(run_point(cfg, OperatingPoint(concurrency=1)))
     assert block["requests"]["failure_reasons"] == {"connection_error": 2}
     assert block["throughput"]["output_tok_s"] is None
@@ -104,10 +129,16 @@ def test_both_apis_stream_usage_and_text(fake_server, api):
     assert block["requests"]["ok"] == 4 and block["tokens"]["count_basis"] == "usage"
     for r in records:
         p = next(p for p in prompts if p.prompt_id == r.prompt_id)
-        source = "\n\n".join(m["content"] for m in p.messages()) if api == "chat" else p.completion_prompt()
+        source = (
+            "\n\n".join(m["content"] for m in p.messages())
+            if api == "chat"
+            else p.completion_prompt()
+        )
         assert r.text == "".join(fake_output_tokens(source, 12))
         assert r.output_tokens == len(r.chunk_times)
-        assert r.ttfc_s <= r.ttft_s  # chat: the role-only chunk arrives first and is not the first token
+        assert (
+            r.ttfc_s <= r.ttft_s
+        )  # chat: the role-only chunk arrives first and is not the first token
         assert r.tpot_s == pytest.approx(0.005, abs=0.004)
     lat = block["latency_ms"]
     assert lat["ttft"]["p50"] == pytest.approx(30, abs=5)
@@ -125,14 +156,23 @@ def test_request_rate_mode_and_conversion(fake_server):
     cfg = _cfg(fake_server.url, load_prompts("chat-short"), num_prompts=20, max_tokens=8)
     block = asyncio.run(run_point(cfg, OperatingPoint(concurrency=8, request_rate_rps=200.0)))
     assert block["requests"]["ok"] == 20 and block["request_rate_rps"] == 200.0
-    ctx = RunContext(accelerator_id="cpu-intel-spr-amx", accelerators_per_replica=1, runtime="llama.cpp",
-                     precision="q4_k_m")
+    ctx = RunContext(
+        accelerator_id="cpu-intel-spr-amx",
+        accelerators_per_replica=1,
+        runtime="llama.cpp",
+        precision="q4_k_m",
+    )
     from datetime import UTC, datetime
 
     now = datetime.now(UTC)
-    doc = build_document(config={"model": "fake/echo-1", "workload": "chat-short"}, context=ctx, points=[block],
-                         parity={"bundle": "b", "prompts": 2, "exact_match": 0.5, "similarity": 0.9},
-                         started_at=now, finished_at=now)
+    doc = build_document(
+        config={"model": "fake/echo-1", "workload": "chat-short"},
+        context=ctx,
+        points=[block],
+        parity={"bundle": "b", "prompts": 2, "exact_match": 0.5, "similarity": 0.9},
+        started_at=now,
+        finished_at=now,
+    )
     [r] = document_to_results(json.loads(json.dumps(doc)))
     assert (r.request_rate_rps, r.concurrency, r.source_tool) == (200.0, 8, "tokendesk-harness")
     assert (r.parity_exact_match, r.parity_similarity) == (0.5, 0.9)
@@ -145,12 +185,39 @@ def test_cli_run_with_bundle_parity_and_drift(make_server, tmp_path):
     for drift in ("0", "0.2"):
         server = make_server("--ttft-ms", "5", "--itl-ms", "1", "--drift", drift)
         out = tmp_path / f"r{drift}.json"
-        res = runner.invoke(bench_app, [
-            "run", "--endpoint", server.url, "--model", "fake/echo-1", "--accelerator", "amd-mi300x-192gb",
-            "--accelerators-per-replica", "1", "--runtime", "vllm", "--runtime-version", "0.11.0",
-            "--precision", "bf16" if drift == "0" else "int4-awq", "--workload", "chat-short", "--concurrency", "1,4",
-            "--num-prompts", "8", "--bundle", str(BUNDLE), "-o", str(out), "--db", str(tmp_path / "w.duckdb"),
-            "--no-progress"])
+        res = runner.invoke(
+            bench_app,
+            [
+                "run",
+                "--endpoint",
+                server.url,
+                "--model",
+                "fake/echo-1",
+                "--accelerator",
+                "amd-mi300x-192gb",
+                "--accelerators-per-replica",
+                "1",
+                "--runtime",
+                "vllm",
+                "--runtime-version",
+                "0.11.0",
+                "--precision",
+                "bf16" if drift == "0" else "int4-awq",
+                "--workload",
+                "chat-short",
+                "--concurrency",
+                "1,4",
+                "--num-prompts",
+                "8",
+                "--bundle",
+                str(BUNDLE),
+                "-o",
+                str(out),
+                "--db",
+                str(tmp_path / "w.duckdb"),
+                "--no-progress",
+            ],
+        )
         assert res.exit_code == 0, res.output
         results[drift] = json.loads(out.read_text())
     exact = results["0"]["parity"]
@@ -158,14 +225,33 @@ def test_cli_run_with_bundle_parity_and_drift(make_server, tmp_path):
     assert (exact["exact_match"], exact["similarity"]) == (1.0, 1.0)
     assert drifted["exact_match"] < 0.5 and 0.5 < drifted["similarity"] < 0.95
     with Warehouse.open(tmp_path / "w.duckdb") as wh:
-        rows = wh.query("SELECT precision, concurrency, parity_exact_match, parity_similarity FROM benchmark_results "
-                        "WHERE source_tool = 'tokendesk-harness' ORDER BY precision, concurrency")
+        rows = wh.query(
+            "SELECT precision, concurrency, parity_exact_match, parity_similarity FROM benchmark_results "
+            "WHERE source_tool = 'tokendesk-harness' ORDER BY precision, concurrency"
+        )
     assert len(rows) == 4
     assert rows["parity_exact_match"].tolist()[:2] == [1.0, 1.0]
 
 
 def test_cli_rejects_unknown_accelerator():
-    res = CliRunner().invoke(bench_app, ["run", "--endpoint", "http://127.0.0.1:9", "--model", "m", "--accelerator",
-                                         "nvidia-h100", "--accelerators-per-replica", "1", "--runtime", "vllm",
-                                         "--precision", "bf16", "--concurrency", "1"])
+    res = CliRunner().invoke(
+        bench_app,
+        [
+            "run",
+            "--endpoint",
+            "http://127.0.0.1:9",
+            "--model",
+            "m",
+            "--accelerator",
+            "nvidia-h100",
+            "--accelerators-per-replica",
+            "1",
+            "--runtime",
+            "vllm",
+            "--precision",
+            "bf16",
+            "--concurrency",
+            "1",
+        ],
+    )
     assert res.exit_code == 2 and "did you mean" in res.output

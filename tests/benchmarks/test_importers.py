@@ -24,28 +24,49 @@ from benchmarks.importers.llamabench import precision_of
 from warehouse import Warehouse
 
 FIX = Path(__file__).parent / "fixtures"
-MLPERF_RUN = ("mlperf_v4.1/closed/NVIDIA/results/H200-SXM-141GBx8_TRT/llama2-70b-99/Server/performance/run_1/"
-              "mlperf_log_summary.txt")
-H100 = ImportOverrides(accelerator_id="nvidia-h100-sxm-80gb", accelerators_per_replica=1, runtime="vllm",
-                       precision="bf16")
+MLPERF_RUN = (
+    "mlperf_v4.1/closed/NVIDIA/results/H200-SXM-141GBx8_TRT/llama2-70b-99/Server/performance/run_1/"
+    "mlperf_log_summary.txt"
+)
+H100 = ImportOverrides(
+    accelerator_id="nvidia-h100-sxm-80gb",
+    accelerators_per_replica=1,
+    runtime="vllm",
+    precision="bf16",
+)
 
 #: importer name -> (fixture, overrides) proving it on a real-shaped file
 CASES = {
     "tokendesk-harness": ("harness_results.json", ImportOverrides()),
     "vllm": ("vllm_bench_serve.json", ImportOverrides()),
-    "sglang": ("sglang_bench_serving.jsonl", ImportOverrides(accelerator_id="amd-mi300x-192gb", model="m", precision="bf16")),
+    "sglang": (
+        "sglang_bench_serving.jsonl",
+        ImportOverrides(accelerator_id="amd-mi300x-192gb", model="m", precision="bf16"),
+    ),
     "llama-bench": ("llama_bench_cpu.json", ImportOverrides()),
-    "genai-perf-json": ("profile_export_genai_perf.json", ImportOverrides(accelerator_id="nvidia-h100-sxm-80gb", precision="fp8")),
-    "genai-perf-csv": ("profile_export_genai_perf.csv", replace(H100, model="m", runtime="trt-llm")),
+    "genai-perf-json": (
+        "profile_export_genai_perf.json",
+        ImportOverrides(accelerator_id="nvidia-h100-sxm-80gb", precision="fp8"),
+    ),
+    "genai-perf-csv": (
+        "profile_export_genai_perf.csv",
+        replace(H100, model="m", runtime="trt-llm"),
+    ),
     "aiperf-json": ("profile_export_aiperf.json", H100),
     "aiperf-csv": ("profile_export_aiperf.csv", replace(H100, model="m")),
     "guidellm": ("guidellm_benchmarks.json", H100),
     "llmperf": ("meta-llama-Llama-2-7b-chat-hf_550_150_summary.json", H100),
     "mlperf-summary-results": ("mlperf_summary_results.json", ImportOverrides()),
     "mlperf-log-summary": (MLPERF_RUN, ImportOverrides()),
-    "mlperf-system": ("mlperf_v4.1/closed/NVIDIA/systems/H200-SXM-141GBx8_TRT.json", ImportOverrides()),
-    "mlperf-measurements": ("mlperf_v4.1/closed/NVIDIA/measurements/H200-SXM-141GBx8_TRT/llama2-70b-99/Server/"
-                            "H200-SXM-141GBx8_TRT_Server.json", ImportOverrides()),
+    "mlperf-system": (
+        "mlperf_v4.1/closed/NVIDIA/systems/H200-SXM-141GBx8_TRT.json",
+        ImportOverrides(),
+    ),
+    "mlperf-measurements": (
+        "mlperf_v4.1/closed/NVIDIA/measurements/H200-SXM-141GBx8_TRT/llama2-70b-99/Server/"
+        "H200-SXM-141GBx8_TRT_Server.json",
+        ImportOverrides(),
+    ),
 }
 
 
@@ -70,12 +91,16 @@ def test_every_importer_detects_its_fixture(name):
     imp = next(i for i in REGISTRY if i.name == name)
     if imp.context_only:
         run = (FIX / MLPERF_RUN).read_bytes()
-        out = import_sources([(str(FIX / fixture), (FIX / fixture).read_bytes()), (str(FIX / MLPERF_RUN), run)])
+        out = import_sources(
+            [(str(FIX / fixture), (FIX / fixture).read_bytes()), (str(FIX / MLPERF_RUN), run)]
+        )
         assert [fmt for _, fmt, _ in out] == ["mlperf-log-summary"]
         with pytest.raises(ResultFileError, match="only context files"):
             import_sources([(str(FIX / fixture), (FIX / fixture).read_bytes())])
         return
-    [(_, fmt, results)] = import_sources([(str(FIX / fixture), (FIX / fixture).read_bytes())], overrides)
+    [(_, fmt, results)] = import_sources(
+        [(str(FIX / fixture), (FIX / fixture).read_bytes())], overrides
+    )
     assert fmt == name
     assert results and all(r.output_tok_s > 0 for r in results)
 
@@ -84,8 +109,15 @@ def test_vllm_bench_serve_maps_keys_units_and_metadata():
     [r] = one("vllm_bench_serve.json")
     assert r.accelerator_id == "nvidia-h100-sxm-80gb"  # from --metadata gpu=...
     assert (r.runtime, r.precision, r.model) == ("vllm", "bf16", "meta-llama/Llama-3.1-8B-Instruct")
-    assert r.concurrency == 64 and r.request_rate_rps is None  # request_rate "inf" + max_concurrency
-    assert (r.ttft_ms_p50, r.ttft_ms_p90, r.ttft_ms_p95, r.ttft_ms_p99) == (188.1, 291.7, 333.0, 421.9)
+    assert (
+        r.concurrency == 64 and r.request_rate_rps is None
+    )  # request_rate "inf" + max_concurrency
+    assert (r.ttft_ms_p50, r.ttft_ms_p90, r.ttft_ms_p95, r.ttft_ms_p99) == (
+        188.1,
+        291.7,
+        333.0,
+        421.9,
+    )
     assert (r.tpot_ms_p50, r.e2el_ms_p50, r.e2el_ms_p95) == (29.1, 3901.0, 4702.9)
     assert (r.output_tok_s, r.total_tok_s) == (1952.3, 17571.2)
     assert (r.requests_ok, r.requests_failed) == (638, 2)
@@ -95,8 +127,12 @@ def test_vllm_bench_serve_maps_keys_units_and_metadata():
 
 
 def test_vllm_legacy_goodput_colon_inf_rate_and_missing_percentiles():
-    [r] = one("vllm_legacy_benchmark_serving.json",
-              ImportOverrides(accelerator_id="nvidia-h100-sxm-80gb", accelerators_per_replica=4, precision="bf16"))
+    [r] = one(
+        "vllm_legacy_benchmark_serving.json",
+        ImportOverrides(
+            accelerator_id="nvidia-h100-sxm-80gb", accelerators_per_replica=4, precision="bf16"
+        ),
+    )
     assert r.source_tool == "vllm-benchmark-serving" and r.runtime == "vllm"
     # request_rate "inf" with no max_concurrency: a burst of all 1000 prompts
     assert r.concurrency == 1000 and r.request_rate_rps is None and "burst" in r.notes
@@ -122,7 +158,11 @@ def test_sglang_total_from_input_plus_output_and_rate():
 @pytest.mark.parametrize("name", ["llama_bench_cpu.json", "llama_bench_cpu.csv"])
 def test_llama_bench_derives_ttft_from_prefill(name):
     [r] = one(name)
-    assert r.accelerator_id == "cpu-intel-spr-amx" and r.runtime == "llama.cpp" and r.precision == "q4_0"
+    assert (
+        r.accelerator_id == "cpu-intel-spr-amx"
+        and r.runtime == "llama.cpp"
+        and r.precision == "q4_0"
+    )
     assert r.output_tok_s == 12.32
     assert r.ttft_ms_p50 == pytest.approx(1000 * 512 / 84.09)
     assert r.ttft_basis.startswith("derived: n_prompt / prefill tok/s")
@@ -132,7 +172,11 @@ def test_llama_bench_derives_ttft_from_prefill(name):
 
 def test_llama_bench_jsonl_on_gpu():
     [r] = one("llama_bench_cuda.jsonl")
-    assert (r.accelerator_id, r.precision, r.runtime_version) == ("nvidia-l40s-48gb", "q4_k_m", "b6715 (3f4fc97f)")
+    assert (r.accelerator_id, r.precision, r.runtime_version) == (
+        "nvidia-l40s-48gb",
+        "q4_k_m",
+        "b6715 (3f4fc97f)",
+    )
 
 
 def test_genai_perf_itl_is_tpot_and_units_read_from_file():
@@ -140,7 +184,11 @@ def test_genai_perf_itl_is_tpot_and_units_read_from_file():
     data = json.loads((FIX / "profile_export_genai_perf.json").read_text())
     assert r.tpot_ms_p50 == data["inter_token_latency"]["p50"]
     assert r.ttft_ms_p99 == data["time_to_first_token"]["p99"]
-    assert (r.runtime, r.concurrency, r.model) == ("trt-llm", 16, "meta-llama/Meta-Llama-3-8B-Instruct")
+    assert (r.runtime, r.concurrency, r.model) == (
+        "trt-llm",
+        16,
+        "meta-llama/Meta-Llama-3-8B-Instruct",
+    )
     [c] = one("profile_export_genai_perf.csv", CASES["genai-perf-csv"][1])
     assert c.ttft_ms_p99 == pytest.approx(r.ttft_ms_p99, abs=0.01)
     assert c.output_tok_s == pytest.approx(2024.6)
@@ -173,7 +221,11 @@ def test_mlperf_summary_results_rows():
     results = one("mlperf_summary_results.json")
     by_acc = {(r.accelerator_id, r.scenario, r.model): r for r in results}
     h200 = by_acc[("nvidia-h200-141gb", "server", "llama2-70b-99")]
-    assert (h200.accelerators_per_replica, h200.output_tok_s, h200.precision) == (8, 34029.38, "fp8")
+    assert (h200.accelerators_per_replica, h200.output_tok_s, h200.precision) == (
+        8,
+        34029.38,
+        "fp8",
+    )
     assert h200.runtime == "trt-llm" and h200.measured_at.date().isoformat() == "2025-09-09"
     cpu = by_acc[("cpu-intel-gnr-amx", "offline", "llama3.1-8b")]
     assert (cpu.accelerators_per_replica, cpu.precision) == (2, "int4")
@@ -182,19 +234,26 @@ def test_mlperf_summary_results_rows():
 
 def test_mlperf_log_summary_with_system_json_from_layout():
     [r] = one(MLPERF_RUN)
-    assert (r.accelerator_id, r.accelerators_per_replica, r.precision) == ("nvidia-h200-141gb", 8, "fp8")
+    assert (r.accelerator_id, r.accelerators_per_replica, r.precision) == (
+        "nvidia-h200-141gb",
+        8,
+        "fp8",
+    )
     assert r.output_tok_s == 29228.22 and r.scenario == "server"
     assert r.ttft_ms_p99 == pytest.approx(452.709234)  # ns -> ms
     assert r.tpot_ms_p99 == pytest.approx(146.012345)
 
 
-@pytest.mark.parametrize(("name", "key", "reason"), [
-    ("bad_vllm_missing_output_throughput.json", "output_throughput", "missing"),
-    ("bad_genai_perf_unit.json", "time_to_first_token.unit", "furlongs"),
-    ("bad_llama_bench_pp_only.json", "n_gen", "no generation"),
-    ("bad_mlperf_invalid_log_summary.txt", "Result is", "INVALID"),
-    ("bad_mlperf_unknown_accelerator.json", "[6].Accelerator", "Quantum Widget 9000"),
-])
+@pytest.mark.parametrize(
+    ("name", "key", "reason"),
+    [
+        ("bad_vllm_missing_output_throughput.json", "output_throughput", "missing"),
+        ("bad_genai_perf_unit.json", "time_to_first_token.unit", "furlongs"),
+        ("bad_llama_bench_pp_only.json", "n_gen", "no generation"),
+        ("bad_mlperf_invalid_log_summary.txt", "Result is", "INVALID"),
+        ("bad_mlperf_unknown_accelerator.json", "[6].Accelerator", "Quantum Widget 9000"),
+    ],
+)
 def test_bad_file_rejected_whole_with_file_key_reason(name, key, reason):
     overrides = H100 if "mlperf" not in name else ImportOverrides()
     with pytest.raises(ResultFileError) as info:
@@ -222,15 +281,33 @@ def test_import_bytes_size_limit_and_garbage():
 def test_cli_import_all_or_nothing(tmp_path):
     db = tmp_path / "w.duckdb"
     runner = CliRunner()
-    bad = runner.invoke(bench_app, ["import", str(FIX / "vllm_bench_serve.json"),
-                                    str(FIX / "bad_vllm_missing_output_throughput.json"), "--db", str(db)])
+    bad = runner.invoke(
+        bench_app,
+        [
+            "import",
+            str(FIX / "vllm_bench_serve.json"),
+            str(FIX / "bad_vllm_missing_output_throughput.json"),
+            "--db",
+            str(db),
+        ],
+    )
     assert bad.exit_code == 1
     with Warehouse.open(db) as wh:
         snaps = wh.snapshots()
-        assert wh.query("SELECT count(*) AS n FROM benchmark_results WHERE source_tool = 'vllm-bench-serve'")["n"][0] == 0
+        assert (
+            wh.query(
+                "SELECT count(*) AS n FROM benchmark_results WHERE source_tool = 'vllm-bench-serve'"
+            )["n"][0]
+            == 0
+        )
         assert (snaps["status"] == "failed").sum() == 1
     ok = runner.invoke(bench_app, ["import", str(FIX / MLPERF_RUN), "--db", str(db)])
     assert ok.exit_code == 0, ok.output
     with Warehouse.open(db) as wh:
-        assert wh.query("SELECT count(*) AS n FROM benchmark_results WHERE source_tool = 'mlperf' "
-                        "AND source_file LIKE '%mlperf_log_summary.txt'")["n"][0] == 1
+        assert (
+            wh.query(
+                "SELECT count(*) AS n FROM benchmark_results WHERE source_tool = 'mlperf' "
+                "AND source_file LIKE '%mlperf_log_summary.txt'"
+            )["n"][0]
+            == 1
+        )

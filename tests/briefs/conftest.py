@@ -29,4 +29,6 @@ def comparison(seed_options, seed_db):
     from costmodel.example import example_demand
 
     options, snapshots = seed_options
-    return build_comparison(options, builtin_scenarios(), example_demand(), snapshots=snapshots, warehouse=str(seed_db))
+    return build_comparison(
+        options, builtin_scenarios(), example_demand(), snapshots=snapshots, warehouse=str(seed_db)
+    )

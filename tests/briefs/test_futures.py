@@ -22,46 +22,128 @@ register(app)
 runner = CliRunner()
 
 
-def _price(provider, region, instance, model, usd, acc="nvidia-h100-sxm-80gb", snap="s1", observed="2025-01-01"):
-    return dict(provider=provider, region=region, instance_type=instance, pricing_model=model, accelerator_id=acc,
-                usd_per_hour=usd, source=f"{provider} list", observed_at=pd.Timestamp(observed), snapshot_id=snap)
+def _price(
+    provider,
+    region,
+    instance,
+    model,
+    usd,
+    acc="nvidia-h100-sxm-80gb",
+    snap="s1",
+    observed="2025-01-01",
+):
+    return dict(
+        provider=provider,
+        region=region,
+        instance_type=instance,
+        pricing_model=model,
+        accelerator_id=acc,
+        usd_per_hour=usd,
+        source=f"{provider} list",
+        observed_at=pd.Timestamp(observed),
+        snapshot_id=snap,
+    )
 
 
-def _cost(provider, instance, acc, backend, model, usd_1k, p95=None, p99=None, region="r1", pricing="on_demand"):
-    return dict(provider=provider, region=region, instance_type=instance, pricing_model=pricing, accelerator_id=acc,
-                backend=backend, model=model, usd_per_1k_output_tokens=usd_1k, ttft_ms_p95=p95, ttft_ms_p99=p99)
+def _cost(
+    provider,
+    instance,
+    acc,
+    backend,
+    model,
+    usd_1k,
+    p95=None,
+    p99=None,
+    region="r1",
+    pricing="on_demand",
+):
+    return dict(
+        provider=provider,
+        region=region,
+        instance_type=instance,
+        pricing_model=pricing,
+        accelerator_id=acc,
+        backend=backend,
+        model=model,
+        usd_per_1k_output_tokens=usd_1k,
+        ttft_ms_p95=p95,
+        ttft_ms_p99=p99,
+    )
 
 
 def test_compare_on_hand_built_frames():
-    old = pd.DataFrame([_price("aws", "us-east-1", "p5", "on_demand", 100.0), _price("aws", "us-east-1", "old1", "on_demand", 10.0),
-                        _price("gcp", "us-c1", "a3", "spot", 20.0)])
-    new = pd.DataFrame([_price("aws", "us-east-1", "p5", "on_demand", 56.0, snap="s2"),
-                        _price("gcp", "us-c1", "a3", "spot", 20.05, snap="s2"),  # below the 0.5% noise floor
-                        _price("neo", "x", "mi300x", "on_demand", 2.0, acc="amd-mi300x-192gb", snap="s2"),
-                        _price("neo", "x", "slow", "on_demand", 2.0, acc="amd-mi325x-256gb", snap="s2"),
-                        _price("neo", "x", "blind", "on_demand", 2.0, acc="intel-gaudi3-128gb", snap="s2")])
-    costs_old = pd.DataFrame([_cost("aws", "p5", "nvidia-h100-sxm-80gb", "cuda", "m", 0.010, p95=200)])
-    costs_new = pd.DataFrame([
-        _cost("aws", "p5", "nvidia-h100-sxm-80gb", "cuda", "m", 0.0056, p95=200),
-        _cost("neo", "mi300x", "amd-mi300x-192gb", "rocm", "m", 0.0040, p95=210),   # -29% cost, +5% FTL -> buy
-        _cost("neo", "slow", "amd-mi325x-256gb", "rocm", "m", 0.0030, p95=300),     # cheaper but FTL +50% -> no-buy
-        _cost("neo", "blind", "intel-gaudi3-128gb", "hpu", "m", 0.0030),            # no FTL -> defer
-        _cost("neo", "blind", "intel-gaudi3-128gb", "hpu", "other", 0.0030),        # no incumbent -> defer
-    ])  # fmt: skip
-    results = pd.DataFrame([
-        dict(accelerator_id="amd-mi300x-192gb", model="m", precision="fp8", runtime="vllm", runtime_version="0.6",
-             measured_at=pd.Timestamp("2026-01-01"), source_title="old run"),
-        dict(accelerator_id="nvidia-h100-sxm-80gb", model="m", precision="fp8", runtime="vllm", runtime_version="0.9",
-             measured_at=pd.Timestamp("2026-11-01"), source_title="fresh run"),
-    ])  # fmt: skip
+    old = pd.DataFrame(
+        [
+            _price("aws", "us-east-1", "p5", "on_demand", 100.0),
+            _price("aws", "us-east-1", "old1", "on_demand", 10.0),
+            _price("gcp", "us-c1", "a3", "spot", 20.0),
+        ]
+    )
+    new = pd.DataFrame(
+        [
+            _price("aws", "us-east-1", "p5", "on_demand", 56.0, snap="s2"),
+            _price("gcp", "us-c1", "a3", "spot", 20.05, snap="s2"),  # below the 0.5% noise floor
+            _price("neo", "x", "mi300x", "on_demand", 2.0, acc="amd-mi300x-192gb", snap="s2"),
+            _price("neo", "x", "slow", "on_demand", 2.0, acc="amd-mi325x-256gb", snap="s2"),
+            _price("neo", "x", "blind", "on_demand", 2.0, acc="intel-gaudi3-128gb", snap="s2"),
+        ]
+    )
+    costs_old = pd.DataFrame(
+        [_cost("aws", "p5", "nvidia-h100-sxm-80gb", "cuda", "m", 0.010, p95=200)]
+    )
+    costs_new = pd.DataFrame(
+        [
+            _cost("aws", "p5", "nvidia-h100-sxm-80gb", "cuda", "m", 0.0056, p95=200),
+            _cost(
+                "neo", "mi300x", "amd-mi300x-192gb", "rocm", "m", 0.0040, p95=210
+            ),  # -29% cost, +5% FTL -> buy
+            _cost(
+                "neo", "slow", "amd-mi325x-256gb", "rocm", "m", 0.0030, p95=300
+            ),  # cheaper but FTL +50% -> no-buy
+            _cost("neo", "blind", "intel-gaudi3-128gb", "hpu", "m", 0.0030),  # no FTL -> defer
+            _cost(
+                "neo", "blind", "intel-gaudi3-128gb", "hpu", "other", 0.0030
+            ),  # no incumbent -> defer
+        ]
+    )
+    results = pd.DataFrame(
+        [
+            dict(
+                accelerator_id="amd-mi300x-192gb",
+                model="m",
+                precision="fp8",
+                runtime="vllm",
+                runtime_version="0.6",
+                measured_at=pd.Timestamp("2026-01-01"),
+                source_title="old run",
+            ),
+            dict(
+                accelerator_id="nvidia-h100-sxm-80gb",
+                model="m",
+                precision="fp8",
+                runtime="vllm",
+                runtime_version="0.9",
+                measured_at=pd.Timestamp("2026-11-01"),
+                source_title="fresh run",
+            ),
+        ]
+    )
     report = compare("2025-03-31", "2026-11-30", old, new, costs_old, costs_new, results)
     assert list(report.price_changes["instance_type"]) == ["p5"]
     assert report.price_changes["change_pct"].iloc[0] == pytest.approx(-0.44)
     assert set(report.new_skus["instance_type"]) == {"mi300x", "slow", "blind"}
     assert list(report.removed_skus["instance_type"]) == ["old1"]
     verdicts = {(r.instance_type, r.model): r.suggestion for r in report.suggestions.itertuples()}
-    assert verdicts == {("mi300x", "m"): "buy", ("slow", "m"): "no-buy", ("blind", "m"): "defer", ("blind", "other"): "defer"}
-    assert list(report.stale["source_title"]) == ["old run"] and report.stale["age_days"].iloc[0] == 333
+    assert verdicts == {
+        ("mi300x", "m"): "buy",
+        ("slow", "m"): "no-buy",
+        ("blind", "m"): "defer",
+        ("blind", "other"): "defer",
+    }
+    assert (
+        list(report.stale["source_title"]) == ["old run"]
+        and report.stale["age_days"].iloc[0] == 333
+    )
     h100 = report.perf_per_dollar.set_index("accelerator_id").loc["nvidia-h100-sxm-80gb"]
     assert h100["change_pct"] == pytest.approx(0.010 / 0.0056 - 1)
     with pytest.raises(ValueError, match="must come before"):
@@ -72,10 +154,19 @@ def test_prices_as_of_mirror_the_current_view_with_a_cutoff(seed_db):
     with Warehouse.open(seed_db, read_only=True) as warehouse:
         then = prices_as_of(warehouse, "2025-03-31")
         now = prices_as_of(warehouse, "2026-11-30")
-        current = warehouse.query("SELECT provider, region, snapshot_id FROM current_price_snapshots ORDER BY 1, 2")
-        as_of_now = price_snapshots_as_of(warehouse, "2026-11-30")[["provider", "region", "snapshot_id"]]
+        current = warehouse.query(
+            "SELECT provider, region, snapshot_id FROM current_price_snapshots ORDER BY 1, 2"
+        )
+        as_of_now = price_snapshots_as_of(warehouse, "2026-11-30")[
+            ["provider", "region", "snapshot_id"]
+        ]
     pd.testing.assert_frame_equal(current.reset_index(drop=True), as_of_now.reset_index(drop=True))
-    p5 = lambda f: f[(f.instance_type == "p5.48xlarge") & (f.pricing_model == "on_demand")]["usd_per_hour"].tolist()  # noqa: E731
+
+    def p5(f):
+        return f[(f.instance_type == "p5.48xlarge") & (f.pricing_model == "on_demand")][
+            "usd_per_hour"
+        ].tolist()
+
     assert p5(then) == [98.32] and p5(now) == [55.04]
     assert (pd.to_datetime(then["snapshot_as_of"]) <= pd.Timestamp("2025-03-31 23:59:59")).all()
 
@@ -87,7 +178,11 @@ def test_futures_day_on_the_seed_warehouse(seed_db):
     p5 = changes.loc[("p5.48xlarge", "on_demand")]
     assert (p5["usd_per_hour_from"], p5["usd_per_hour_to"]) == (98.32, 55.04)
     assert round(p5["change_pct"] * 100) == -44
-    assert len(report.new_skus) > 0 and set(report.suggestions["suggestion"]) <= {"buy", "no-buy", "defer"}
+    assert len(report.new_skus) > 0 and set(report.suggestions["suggestion"]) <= {
+        "buy",
+        "no-buy",
+        "defer",
+    }
     assert report.snapshots_from and report.snapshots_to
     md = render_document(futures_document(report), "md").decode()
     assert "p5.48xlarge" in md and "-44.0%" in md and "$98.320" in md and "$55.040" in md
@@ -98,10 +193,30 @@ def test_decision_log_is_append_only_and_shown_at_the_next_review(seed_db, tmp_p
     shutil.copy(seed_db, db)
     with Warehouse.open(db) as warehouse:
         snaps = list(price_snapshots_as_of(warehouse, "2026-11-30")["snapshot_id"])[:2]
-        first = record_decision(warehouse, Decision("aws p5.48xlarge", "buy", "44% cheaper after the June cut", "cto",
-                                                    date(2026, 11, 30), tuple(snaps), date(2025, 3, 31), date(2026, 11, 30)))
-        second = record_decision(warehouse, Decision("aws p5.48xlarge", "defer", "capacity not available", "procurement",
-                                                     date(2026, 12, 2), supersedes=first))
+        first = record_decision(
+            warehouse,
+            Decision(
+                "aws p5.48xlarge",
+                "buy",
+                "44% cheaper after the June cut",
+                "cto",
+                date(2026, 11, 30),
+                tuple(snaps),
+                date(2025, 3, 31),
+                date(2026, 11, 30),
+            ),
+        )
+        second = record_decision(
+            warehouse,
+            Decision(
+                "aws p5.48xlarge",
+                "defer",
+                "capacity not available",
+                "procurement",
+                date(2026, 12, 2),
+                supersedes=first,
+            ),
+        )
         with pytest.raises(DecisionError, match="unknown snapshot"):
             record_decision(warehouse, Decision("x", "buy", "r", "me", date(2026, 1, 1), ("nope",)))
         with pytest.raises(DecisionError, match="no-buy"):
@@ -124,22 +239,74 @@ def test_decision_log_is_append_only_and_shown_at_the_next_review(seed_db, tmp_p
 def test_futures_cli_compare_decide_log(seed_db, tmp_path):
     db = tmp_path / "w.duckdb"
     shutil.copy(seed_db, db)
-    out = runner.invoke(app, ["futures", "compare", "--from", "2025-03-31", "--to", "2026-11-30", "--db", str(db)])
+    out = runner.invoke(
+        app, ["futures", "compare", "--from", "2025-03-31", "--to", "2026-11-30", "--db", str(db)]
+    )
     assert out.exit_code == 0, out.output
     assert "p5.48xlarge" in out.output and "-44.0%" in out.output
-    decided = runner.invoke(app, ["futures", "decide", "--subject", "tensorwave MI300X", "--decision", "defer",
-                                  "--rationale", "needs an FTL run", "--by", "platform", "--on", "2026-11-30",
-                                  "--from", "2025-03-31", "--to", "2026-11-30", "--db", str(db)])
+    decided = runner.invoke(
+        app,
+        [
+            "futures",
+            "decide",
+            "--subject",
+            "tensorwave MI300X",
+            "--decision",
+            "defer",
+            "--rationale",
+            "needs an FTL run",
+            "--by",
+            "platform",
+            "--on",
+            "2026-11-30",
+            "--from",
+            "2025-03-31",
+            "--to",
+            "2026-11-30",
+            "--db",
+            str(db),
+        ],
+    )
     assert decided.exit_code == 0, decided.output
     assert "snapshots linked" in decided.output
     log = runner.invoke(app, ["futures", "log", "--format", "csv", "--db", str(db)])
     assert log.exit_code == 0 and "tensorwave MI300X" in log.output and "prices-aws-" in log.output
-    bad = runner.invoke(app, ["futures", "decide", "--subject", "x", "--decision", "maybe", "--rationale", "r",
-                              "--by", "me", "--db", str(db)])
+    bad = runner.invoke(
+        app,
+        [
+            "futures",
+            "decide",
+            "--subject",
+            "x",
+            "--decision",
+            "maybe",
+            "--rationale",
+            "r",
+            "--by",
+            "me",
+            "--db",
+            str(db),
+        ],
+    )
     assert bad.exit_code == 2
     pdf = tmp_path / "futures.pdf"
-    exported = runner.invoke(app, ["futures", "compare", "--from", "2025-03-31", "--to", "2026-11-30", "--format", "pdf",
-                                   "-o", str(pdf), "--db", str(db)])
+    exported = runner.invoke(
+        app,
+        [
+            "futures",
+            "compare",
+            "--from",
+            "2025-03-31",
+            "--to",
+            "2026-11-30",
+            "--format",
+            "pdf",
+            "-o",
+            str(pdf),
+            "--db",
+            str(db),
+        ],
+    )
     assert exported.exit_code == 0 and pdf.read_bytes().startswith(b"%PDF")
 
 

@@ -4,10 +4,67 @@ from __future__ import annotations
 
 import pandas as pd
 
-COLUMNS = ["option_id", "provider", "region", "zone", "instance_type", "pricing_model", "price_basis", "accelerator_id", "accelerator_name", "vendor", "backend", "accelerator_count", "usd_per_hour", "usd_per_accelerator_hour", "price_source", "price_source_url", "price_observed_at", "price_confidence", "price_snapshot_id", "result_id", "config_key", "model", "precision", "runtime", "runtime_version", "workload", "input_tokens", "output_tokens", "scenario", "concurrency", "request_rate_rps", "accelerators_per_replica", "replicas_per_instance", "instance_output_tok_s", "instance_total_tok_s", "usd_per_1k_output_tokens", "usd_per_1k_total_tokens", "ttft_ms_p50", "ttft_ms_p90", "ttft_ms_p95", "ttft_ms_p99", "ttft_basis", "tpot_ms_p50", "tpot_ms_p95", "tpot_ms_p99", "bench_source_tool", "bench_source_title", "bench_source_url", "bench_measured_at", "bench_confidence", "bench_snapshot_id"]
+COLUMNS = [
+    "option_id",
+    "provider",
+    "region",
+    "zone",
+    "instance_type",
+    "pricing_model",
+    "price_basis",
+    "accelerator_id",
+    "accelerator_name",
+    "vendor",
+    "backend",
+    "accelerator_count",
+    "usd_per_hour",
+    "usd_per_accelerator_hour",
+    "price_source",
+    "price_source_url",
+    "price_observed_at",
+    "price_confidence",
+    "price_snapshot_id",
+    "result_id",
+    "config_key",
+    "model",
+    "precision",
+    "runtime",
+    "runtime_version",
+    "workload",
+    "input_tokens",
+    "output_tokens",
+    "scenario",
+    "concurrency",
+    "request_rate_rps",
+    "accelerators_per_replica",
+    "replicas_per_instance",
+    "instance_output_tok_s",
+    "instance_total_tok_s",
+    "usd_per_1k_output_tokens",
+    "usd_per_1k_total_tokens",
+    "ttft_ms_p50",
+    "ttft_ms_p90",
+    "ttft_ms_p95",
+    "ttft_ms_p99",
+    "ttft_basis",
+    "tpot_ms_p50",
+    "tpot_ms_p95",
+    "tpot_ms_p99",
+    "bench_source_tool",
+    "bench_source_title",
+    "bench_source_url",
+    "bench_measured_at",
+    "bench_confidence",
+    "bench_snapshot_id",
+]
 
 VENDOR = {"cuda": "NVIDIA", "rocm": "AMD", "cpu": "Intel", "hpu": "Intel"}
-ACCEL = {"cuda": "nvidia-h100-sxm-80gb", "rocm": "amd-mi300x-192gb", "cpu": "cpu-intel-spr-amx", "hpu": "intel-gaudi2-96gb"}
+ACCEL = {
+    "cuda": "nvidia-h100-sxm-80gb",
+    "rocm": "amd-mi300x-192gb",
+    "cpu": "cpu-intel-spr-amx",
+    "hpu": "intel-gaudi2-96gb",
+}
 
 
 def sweep(
@@ -23,7 +80,11 @@ def sweep(
     model: str = "Llama-3.1-70B-Instruct",
     precision: str = "fp8",
     config_key: str | None = None,
-    points: tuple[tuple[float, float, float | None], ...] = ((1, 500, 150), (8, 3000, 300), (32, 8000, 900)),
+    points: tuple[tuple[float, float, float | None], ...] = (
+        (1, 500, 150),
+        (8, 3000, 300),
+        (32, 8000, 900),
+    ),
     percentile_col: str = "ttft_ms_p95",
     scenario: str = "server",
     measured_at: str = "2026-01-10",

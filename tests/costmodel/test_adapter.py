@@ -6,7 +6,11 @@ from tests.costmodel.helpers import frame, sweep
 
 
 def test_groups_by_quote_and_config():
-    df = frame(sweep(), sweep(pricing_model="spot", usd_per_hour=30.0), sweep(precision="bf16", config_key="other"))
+    df = frame(
+        sweep(),
+        sweep(pricing_model="spot", usd_per_hour=30.0),
+        sweep(precision="bf16", config_key="other"),
+    )
     opts = options_from_frame(df)
     assert len(opts) == 3
     assert all(len(o.points) == 3 for o in opts)
@@ -21,8 +25,13 @@ def test_instance_basis_units():
 def test_per_accelerator_basis_buys_one_replica():
     # $2/accelerator-hour, 4 accelerators per replica -> a unit costs $8/h; the frame pro-rated
     # a quarter replica (1 of 4 accelerators): 250 tok/s -> 1,000 tok/s per replica
-    rows = sweep(price_basis="per_accelerator", accelerator_count=1, accelerators_per_replica=4, usd_per_hour=2.0,
-                 points=((4, 250, 300),))
+    rows = sweep(
+        price_basis="per_accelerator",
+        accelerator_count=1,
+        accelerators_per_replica=4,
+        usd_per_hour=2.0,
+        points=((4, 250, 300),),
+    )
     o = options_from_frame(frame(rows))[0]
     assert o.usd_per_unit_hour == pytest.approx(8.0)
     assert o.accelerators_per_unit == 4
@@ -48,8 +57,16 @@ def test_empty_frame():
 
 @pytest.mark.parametrize(
     ("text", "want"),
-    [("weights fp8", "fp8"), ("FP16 model, weights int8", "int8"), ("GGUF Q4_0", "int4"), ("UINT4", "int4"),
-     ("bf16", "bf16"), ("fp4", "fp4"), ("not stated", "unknown"), ("int4-awq", "int4")],
+    [
+        ("weights fp8", "fp8"),
+        ("FP16 model, weights int8", "int8"),
+        ("GGUF Q4_0", "int4"),
+        ("UINT4", "int4"),
+        ("bf16", "bf16"),
+        ("fp4", "fp4"),
+        ("not stated", "unknown"),
+        ("int4-awq", "int4"),
+    ],
 )
 def test_canonical_precision(text, want):
     assert canonical_precision(text) == want

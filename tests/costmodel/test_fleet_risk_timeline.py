@@ -49,14 +49,24 @@ def test_reserve_plus_burst_hand_computed():
     # reserved 1 x 6 x 730 = 4,380; burst 12 h x 2 units x 730/24 x $10 = 7,300
     assert s.on_demand_unit_hours == pytest.approx(12 * 2 * 730 / 24)
     assert s.monthly_usd == pytest.approx(4380 + 7300)
-    held = size_line(SizingInputs("interactive", 2000, curve, 1000, GroupPrices(10.0, 6.0, "reserved_1y"),
-                                  FleetPolicy(utilisation_cap=1.0, availability=1.0, autoscale_on_demand=False)))
+    held = size_line(
+        SizingInputs(
+            "interactive",
+            2000,
+            curve,
+            1000,
+            GroupPrices(10.0, 6.0, "reserved_1y"),
+            FleetPolicy(utilisation_cap=1.0, availability=1.0, autoscale_on_demand=False),
+        )
+    )
     assert held.monthly_usd == pytest.approx(4380 + 2 * 730 * 10)
 
 
 def test_block_only_sku_commits_whole_peak():
     pol = FleetPolicy(utilisation_cap=1.0, availability=1.0)
-    s = size_line(SizingInputs("interactive", 2000, FLAT, 1000, GroupPrices(None, 5.0, "capacity_block"), pol))
+    s = size_line(
+        SizingInputs("interactive", 2000, FLAT, 1000, GroupPrices(None, 5.0, "capacity_block"), pol)
+    )
     assert s.units_reserved == 2 and s.monthly_usd == pytest.approx(2 * 5 * 730)
 
 
@@ -87,15 +97,45 @@ def test_risk_report_sentences_and_staleness():
     from datetime import datetime
 
     lines = [
-        SpendLine(750, "NVIDIA", "aws", "us-east-1", "h100", "cuda", "llama", "fp8", "on_demand", False, False, datetime(2025, 1, 1)),
-        SpendLine(250, "AMD", "azure", "eastus", "mi300x", "rocm", "llama", "fp8", "spot", True, True, datetime(2026, 1, 1)),
+        SpendLine(
+            750,
+            "NVIDIA",
+            "aws",
+            "us-east-1",
+            "h100",
+            "cuda",
+            "llama",
+            "fp8",
+            "on_demand",
+            False,
+            False,
+            datetime(2025, 1, 1),
+        ),
+        SpendLine(
+            250,
+            "AMD",
+            "azure",
+            "eastus",
+            "mi300x",
+            "rocm",
+            "llama",
+            "fp8",
+            "spot",
+            True,
+            True,
+            datetime(2026, 1, 1),
+        ),
     ]
     r = assess_risk(lines, software_maturity(), datetime(2026, 2, 1))
     assert r.hhi_vendor.value == pytest.approx(6250)
     assert r.staleness.value == pytest.approx(0.75)
     assert r.maturity.value == pytest.approx(0.75 * 90 + 0.25 * 70)
     assert all(f.sentence for f in r.figures())
-    assert {f.name: f.value for f in r.supply} == {"reservation_only_share": 0.25, "single_region_share": 1.0, "spot_share": 0.25}
+    assert {f.name: f.value for f in r.supply} == {
+        "reservation_only_share": 0.25,
+        "single_region_share": 1.0,
+        "spot_share": 0.25,
+    }
 
 
 def test_timeline_defaults_and_critical_path():
@@ -110,8 +150,15 @@ def test_timeline_defaults_and_critical_path():
 
 
 def test_timeline_durations_are_editable():
-    gates = {"rocm": (StageGate("audit", 2), StageGate("harness", 1, ("audit",)), StageGate("certify", 6, ("harness",)),
-                      StageGate("canary", 4, ("certify",)), StageGate("contract", 1, ("certify",)))}
+    gates = {
+        "rocm": (
+            StageGate("audit", 2),
+            StageGate("harness", 1, ("audit",)),
+            StageGate("certify", 6, ("harness",)),
+            StageGate("canary", 4, ("certify",)),
+            StageGate("contract", 1, ("certify",)),
+        )
+    }
     t = plan_timeline(["rocm"], gates)
     assert t.weeks_to_cutover == 13 and t.critical_path[-1] == "canary (rocm)"
     with pytest.raises(ValueError, match="cycle"):
@@ -122,4 +169,6 @@ def test_timeline_durations_are_editable():
 
 def test_every_backend_has_all_five_gates():
     for backend, gates in stage_gates().items():
-        assert [g.gate for g in gates] == ["audit", "harness", "certify", "canary", "contract"], backend
+        assert [g.gate for g in gates] == ["audit", "harness", "certify", "canary", "contract"], (
+            backend
+        )

@@ -8,8 +8,15 @@ from tokendesk.catalog import accelerator
 
 def fit(model, precision, acc_id, context=8192, **kw):
     acc = accelerator(acc_id)
-    return memory_fit(model_architectures()[model], precision, context, accelerator_id=acc_id,
-                      accelerator_name=acc.name, memory_gib=acc.memory_gib, **kw)
+    return memory_fit(
+        model_architectures()[model],
+        precision,
+        context,
+        accelerator_id=acc_id,
+        accelerator_name=acc.name,
+        memory_gib=acc.memory_gib,
+        **kw,
+    )
 
 
 def test_kv_and_weights_hand_computed():
@@ -57,16 +64,31 @@ def test_405b_on_h100_uses_pipeline_stages():
 
 def test_tp_must_divide_heads():
     # Qwen2.5-7B has 28 attention heads and 4 KV heads: TP 8 is impossible
-    f = fit("qwen2.5-7b", "bf16", "nvidia-l4-24gb", context=32768, concurrent_sequences=40, max_accelerators=8)
+    f = fit(
+        "qwen2.5-7b",
+        "bf16",
+        "nvidia-l4-24gb",
+        context=32768,
+        concurrent_sequences=40,
+        max_accelerators=8,
+    )
     assert not f.fits
     assert any("TP=8 does not divide 28 attention / 4 KV heads" in r for r in f.rejected)
 
 
 def test_context_and_cpu_rejections():
-    assert "at most 4,096" in fit("llama-2-70b", "bf16", "amd-mi300x-192gb", context=8192).explanation
+    assert (
+        "at most 4,096" in fit("llama-2-70b", "bf16", "amd-mi300x-192gb", context=8192).explanation
+    )
     cpu = fit("llama-3.1-8b", "int8", "cpu-intel-spr-amx")
     assert not cpu.fits and "host" in cpu.explanation
-    ok = memory_fit(model_architectures()["llama-3.1-8b"], "int8", 8192, accelerator_id="cpu-intel-spr-amx", memory_gib=256)
+    ok = memory_fit(
+        model_architectures()["llama-3.1-8b"],
+        "int8",
+        8192,
+        accelerator_id="cpu-intel-spr-amx",
+        memory_gib=256,
+    )
     assert ok.fits
 
 
@@ -77,18 +99,34 @@ def test_moe_counts_all_experts():
 
 def test_architecture_table_is_consistent():
     archs = model_architectures()
-    for needed in ("llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "llama-3.3-70b", "llama-2-70b", "mixtral-8x7b", "qwen2.5-72b", "mistral-7b"):
+    for needed in (
+        "llama-3.1-8b",
+        "llama-3.1-70b",
+        "llama-3.1-405b",
+        "llama-3.3-70b",
+        "llama-2-70b",
+        "mixtral-8x7b",
+        "qwen2.5-72b",
+        "mistral-7b",
+    ):
         assert needed in archs
     for a in archs.values():
-        assert a.source_url.startswith("https://huggingface.co/") and a.source_url.endswith("config.json")
+        assert a.source_url.startswith("https://huggingface.co/") and a.source_url.endswith(
+            "config.json"
+        )
         assert a.attention_heads * a.head_dim == a.hidden_size
         assert a.attention_heads % a.kv_heads == 0
 
 
 @pytest.mark.parametrize(
     ("name", "want"),
-    [("Llama-2-70B-Chat (99% acc target)", "llama-2-70b"), ("Llama-3.1-8B-Instruct (CNN-DM)", "llama-3.1-8b"),
-     ("Llama-3.3-70B-Instruct", "llama-3.3-70b"), ("LLaMA 3.1 70B", "llama-3.1-70b"), ("unknown model", None)],
+    [
+        ("Llama-2-70B-Chat (99% acc target)", "llama-2-70b"),
+        ("Llama-3.1-8B-Instruct (CNN-DM)", "llama-3.1-8b"),
+        ("Llama-3.3-70B-Instruct", "llama-3.3-70b"),
+        ("LLaMA 3.1 70B", "llama-3.1-70b"),
+        ("unknown model", None),
+    ],
 )
 def test_resolve_architecture(name, want):
     got = resolve_architecture(name)

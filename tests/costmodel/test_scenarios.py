@@ -33,18 +33,45 @@ def seed_frame():
         sweep(),  # H100 8x, $80 od us-east-1: 8,000 tok/s at 900 ms
         sweep(pricing_model="reserved_1y", usd_per_hour=50.0),
         sweep(region="eu-north-1", pricing_model="spot", usd_per_hour=20.0),
-        sweep(backend="rocm", provider="azure", instance_type="ND96isr_MI300X_v5", usd_per_hour=48.0,
-              accelerators_per_replica=1, points=((1, 400, 200), (16, 2500, 600), (64, 6000, 1500))),
-        sweep(backend="cpu", instance_type="c7i.48xlarge", usd_per_hour=8.5, accelerator_count=2,
-              accelerators_per_replica=2, model="Llama-3.1-8B-Instruct", precision="int8", points=((1, 50, 400), (4, 150, 1200))),
-        sweep(model="Llama-3.1-8B-Instruct", instance_type="g6e.xlarge", accelerator_count=1,
-              accelerators_per_replica=1, usd_per_hour=1.86, points=((1, 300, 50), (16, 2500, 200))),
+        sweep(
+            backend="rocm",
+            provider="azure",
+            instance_type="ND96isr_MI300X_v5",
+            usd_per_hour=48.0,
+            accelerators_per_replica=1,
+            points=((1, 400, 200), (16, 2500, 600), (64, 6000, 1500)),
+        ),
+        sweep(
+            backend="cpu",
+            instance_type="c7i.48xlarge",
+            usd_per_hour=8.5,
+            accelerator_count=2,
+            accelerators_per_replica=2,
+            model="Llama-3.1-8B-Instruct",
+            precision="int8",
+            points=((1, 50, 400), (4, 150, 1200)),
+        ),
+        sweep(
+            model="Llama-3.1-8B-Instruct",
+            instance_type="g6e.xlarge",
+            accelerator_count=1,
+            accelerators_per_replica=1,
+            usd_per_hour=1.86,
+            points=((1, 300, 50), (16, 2500, 200)),
+        ),
     )
 
 
 def chat(tok_s=8000.0, **kw):
-    return Segment("chat", ("Llama-3.1-70B",), monthly_input_tokens=0, monthly_output_tokens=tok_s * SEC,
-                   profile=FLAT, slo=Slo(ftl_ms=1000), **kw)
+    return Segment(
+        "chat",
+        ("Llama-3.1-70B",),
+        monthly_input_tokens=0,
+        monthly_output_tokens=tok_s * SEC,
+        profile=FLAT,
+        slo=Slo(ftl_ms=1000),
+        **kw,
+    )
 
 
 def test_stay_hand_computed():
@@ -77,20 +104,32 @@ def test_shift_to_amd_shares_migration_and_payback():
 
 def test_cpu_fallback_only_takes_small_model_traffic():
     eng = Engine(options_from_frame(seed_frame()))
-    small = Segment("router", ("Llama-3.1-8B",), 0, 1000 * SEC, profile=FLAT, slo=Slo(ftl_ms=1500), small_model=True)
+    small = Segment(
+        "router",
+        ("Llama-3.1-8B",),
+        0,
+        1000 * SEC,
+        profile=FLAT,
+        slo=Slo(ftl_ms=1500),
+        small_model=True,
+    )
     demand = Demand((chat(8000), small))
     (r,) = eng.evaluate([add_cpu_fallback(0.10, standby_share=0.2)], demand, POLICY)
     cpu = [ln for ln in r.lines if ln.backend == "cpu"]
     assert {ln.segment for ln in cpu} == {"router"}
     assert {ln.mode for ln in cpu} == {"interactive", "standby"}
     assert segment_shares(add_cpu_fallback(0.1), demand.segments[0]) == {"NVIDIA (incumbent)": 1.0}
-    assert segment_shares(add_cpu_fallback(0.1), small) == pytest.approx({"NVIDIA (incumbent)": 0.9, "CPU fallback": 0.1})
+    assert segment_shares(add_cpu_fallback(0.1), small) == pytest.approx(
+        {"NVIDIA (incumbent)": 0.9, "CPU fallback": 0.1}
+    )
 
 
 def test_infeasible_option_is_never_chosen():
     # a much cheaper SKU whose FTL is 3 s everywhere must lose to the feasible one
-    df = frame(seed_frame().to_dict("records"),
-               sweep(instance_type="cheap", usd_per_hour=1.0, points=((1, 9000, 3000), (8, 20000, 5000))))
+    df = frame(
+        seed_frame().to_dict("records"),
+        sweep(instance_type="cheap", usd_per_hour=1.0, points=((1, 9000, 3000), (8, 20000, 5000))),
+    )
     eng = Engine(options_from_frame(df))
     (r,) = eng.evaluate([stay()], Demand((chat(8000),)), POLICY)
     assert all(ln.instance_type != "cheap" for ln in r.lines)
@@ -102,7 +141,14 @@ def test_infeasible_option_is_never_chosen():
 def test_unserved_slice_is_reported_or_reassigned():
     eng = Engine(options_from_frame(seed_frame()))
     strict = chat(8000)
-    strict = Segment(strict.name, strict.models, 0, strict.monthly_output_tokens, profile=FLAT, slo=Slo(ftl_ms=100))
+    strict = Segment(
+        strict.name,
+        strict.models,
+        0,
+        strict.monthly_output_tokens,
+        profile=FLAT,
+        slo=Slo(ftl_ms=100),
+    )
     (r,) = eng.evaluate([stay()], Demand((strict,)), POLICY)
     assert not r.feasible
     assert "no point meets FTL p95 ≤ 100 ms; best is 150 ms at concurrency 1" in r.unserved[0]
@@ -113,8 +159,16 @@ def test_unserved_slice_is_reported_or_reassigned():
 
 def test_batch_goes_to_cheapest_region_interactive_stays_home():
     eng = Engine(options_from_frame(seed_frame()))
-    seg = Segment("chat", ("Llama-3.1-70B",), 0, 8000 * SEC, interactive_share=0.5, profile=FLAT,
-                  slo=Slo(ftl_ms=1000), home_regions=("us-east-1",))
+    seg = Segment(
+        "chat",
+        ("Llama-3.1-70B",),
+        0,
+        8000 * SEC,
+        interactive_share=0.5,
+        profile=FLAT,
+        slo=Slo(ftl_ms=1000),
+        home_regions=("us-east-1",),
+    )
     (r,) = eng.evaluate([stay()], Demand((seg,)), POLICY)
     modes = {ln.mode: ln for ln in r.lines}
     assert modes["interactive"].region == "us-east-1"
@@ -122,8 +176,16 @@ def test_batch_goes_to_cheapest_region_interactive_stays_home():
 
 
 def test_custom_scenario_and_evaluate_scenarios_from_frame():
-    custom = Scenario("Half AMD", (Allocation("NVIDIA", 0.5, backends=("cuda",)), Allocation("AMD", 0.5, vendors=("AMD",), backends=("rocm",))))
-    results = evaluate_scenarios(seed_frame(), Demand((chat(16000),)), [*builtin_scenarios(), custom], POLICY)
+    custom = Scenario(
+        "Half AMD",
+        (
+            Allocation("NVIDIA", 0.5, backends=("cuda",)),
+            Allocation("AMD", 0.5, vendors=("AMD",), backends=("rocm",)),
+        ),
+    )
+    results = evaluate_scenarios(
+        seed_frame(), Demand((chat(16000),)), [*builtin_scenarios(), custom], POLICY
+    )
     assert [r.name for r in results] == ["Stay", "Shift 25% to AMD", "Add CPU fallback", "Half AMD"]
     assert results[0].savings_vs_baseline_usd == 0
 

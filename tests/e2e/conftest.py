@@ -18,8 +18,16 @@ from tokendesk.paths import REPO_ROOT
 
 ARTIFACTS = REPO_ROOT / "test-artifacts"
 CHROMIUM = os.environ.get("TOKENDESK_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]  # fmt: skip
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 
 
 def _free_port() -> int:
@@ -35,8 +43,10 @@ def app_url(tmp_path_factory) -> str:
     log = (tmp_path_factory.mktemp("e2e-log") / "app.log").open("w")
     process = subprocess.Popen(
         [sys.executable, "-m", "tokendesk.cli", "app", "--port", str(port), "--db", str(db)],
-        stdout=log, stderr=subprocess.STDOUT, cwd=REPO_ROOT,
-    )  # fmt: skip
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        cwd=REPO_ROOT,
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
@@ -56,7 +66,10 @@ def app_url(tmp_path_factory) -> str:
 @pytest.fixture(scope="session")
 def browser():
     if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
-        pytest.fail(f"Chromium not found at {CHROMIUM}; install Debian's chromium package (the README's test command does)")
+        pytest.fail(
+            f"Chromium not found at {CHROMIUM}; install Debian's chromium package "
+            "(the README's test command does)"
+        )
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

@@ -7,9 +7,16 @@ from tests.e2e.conftest import screenshot
 pytestmark = pytest.mark.e2e
 
 BAD_RESULT = {
-    "backend": "vllm", "model_id": "meta-llama/Llama-3.1-8B-Instruct", "dtype": "bf16", "gpu": "H100 SXM",
-    "num_gpus": 1, "num_prompts": 100, "output_throughput": 640.0, "median_ttft_ms": 45, "p99_ttft_ms": 95,
-}  # fmt: skip  # no "completed": the importer must name that key
+    "backend": "vllm",
+    "model_id": "meta-llama/Llama-3.1-8B-Instruct",
+    "dtype": "bf16",
+    "gpu": "H100 SXM",
+    "num_gpus": 1,
+    "num_prompts": 100,
+    "output_throughput": 640.0,
+    "median_ttft_ms": 45,
+    "p99_ttft_ms": 95,
+}  # no "completed": the importer must name that key
 
 
 def no_exception(page):
@@ -45,7 +52,13 @@ def test_benchmarks_page_rejects_a_bad_upload(app_url, page):
     screenshot(page, "benchmarks")
     page.get_by_role("tab", name="Import result file").click()
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(
-        files=[{"name": "bad.json", "mimeType": "application/json", "buffer": json.dumps(BAD_RESULT).encode()}]
+        files=[
+            {
+                "name": "bad.json",
+                "mimeType": "application/json",
+                "buffer": json.dumps(BAD_RESULT).encode(),
+            }
+        ]
     )
     page.get_by_text("bad.json").first.wait_for(timeout=30_000)
     page.get_by_role("button", name="Validate and import").click()

@@ -40,7 +40,10 @@ def test_scenario_input_changes_the_comparison_and_the_link_reproduces_it(app_ur
     fresh.goto(shared)
     fresh.get_by_text("Side by side").wait_for(timeout=60_000)
     fresh.wait_for_timeout(1500)
-    assert fresh.get_by_label("Output tokens per month (billions)", exact=True).input_value() == "90.00"
+    assert (
+        fresh.get_by_label("Output tokens per month (billions)", exact=True).input_value()
+        == "90.00"
+    )
     assert first_cost(fresh) == after
 
 

@@ -98,7 +98,11 @@ def test_accelerator_mapping(instance_type, gpu, vcpus, expected):
 
 def test_cpu_counts_from_fixture(fixture_json):
     result, _ = parse_price_list(_items(fixture_json), NOW)
-    counts = {q.instance_type: q.accelerator_count for q in result.quotes if q.instance_type.startswith("c7i")}
+    counts = {
+        q.instance_type: q.accelerator_count
+        for q in result.quotes
+        if q.instance_type.startswith("c7i")
+    }
     assert counts == {"c7i.48xlarge": 2, "c7i.24xlarge": 1, "c7i.16xlarge": 0}
 
 
@@ -120,21 +124,30 @@ def test_spot_min_median_and_reading_time(fixture_json):
 
 def _session():
     # Explicit dummy keys for an offline session; nothing is read from or written to disk.
-    return boto3.session.Session(aws_access_key_id="testing", aws_secret_access_key="testing", region_name="us-east-1")
+    return boto3.session.Session(
+        aws_access_key_id="testing", aws_secret_access_key="testing", region_name="us-east-1"
+    )
 
 
 def _clients():
     session = _session()
     config = Config(retries={"max_attempts": 1})
     pricing = session.client("pricing", region_name="us-east-1", config=config)
-    ec2 = {r: session.client("ec2", region_name=r, config=config) for r in ("us-east-1", "ap-east-1", "us-west-2")}
+    ec2 = {
+        r: session.client("ec2", region_name=r, config=config)
+        for r in ("us-east-1", "ap-east-1", "us-west-2")
+    }
     return pricing, ec2
 
 
 def _expect_pages(stubber: Stubber, pages, region: str, family: str) -> None:
     token = None
     for page in pages:
-        params = {"ServiceCode": "AmazonEC2", "Filters": price_list_filters(region, family), "FormatVersion": "aws_v1"}
+        params = {
+            "ServiceCode": "AmazonEC2",
+            "Filters": price_list_filters(region, family),
+            "FormatVersion": "aws_v1",
+        }
         if token:
             params["NextToken"] = token
         stubber.add_response("get_products", page, params)
@@ -160,9 +173,13 @@ def test_fetch_pages_through_next_token_and_adds_spot(fixture_json):
         )
         events = []
         result = fetch_aws(
-            ["us-east-1"], families=["p5en"], pricing_client=pricing, ec2_client_for=ec2.__getitem__,
-            now=NOW, progress=lambda region, done, total, msg="": events.append((region, done, total)),
-        )  # fmt: skip
+            ["us-east-1"],
+            families=["p5en"],
+            pricing_client=pricing,
+            ec2_client_for=ec2.__getitem__,
+            now=NOW,
+            progress=lambda region, done, total, msg="": events.append((region, done, total)),
+        )
         ps.assert_no_pending_responses()
     models = {(q.instance_type, q.pricing_model) for q in result.quotes}
     assert ("p5en.48xlarge", PricingModel.SPOT) in models
@@ -173,11 +190,23 @@ def test_fetch_pages_through_next_token_and_adds_spot(fixture_json):
 
 def test_region_not_opted_in_is_skipped_and_reported(fixture_json):
     pricing, ec2 = _clients()
-    pages = json.loads(json.dumps(fixture_json("aws_get_products_pages.json")).replace('\\"us-east-1\\"', '\\"ap-east-1\\"'))
+    pages = json.loads(
+        json.dumps(fixture_json("aws_get_products_pages.json")).replace(
+            '\\"us-east-1\\"', '\\"ap-east-1\\"'
+        )
+    )
     with Stubber(pricing) as ps, Stubber(ec2["ap-east-1"]) as es:
         _expect_pages(ps, pages, "ap-east-1", "p5en")
-        es.add_client_error("describe_spot_price_history", service_error_code="OptInRequired", http_status_code=401)
-        result = fetch_aws(["ap-east-1"], families=["p5en"], pricing_client=pricing, ec2_client_for=ec2.__getitem__, now=NOW)
+        es.add_client_error(
+            "describe_spot_price_history", service_error_code="OptInRequired", http_status_code=401
+        )
+        result = fetch_aws(
+            ["ap-east-1"],
+            families=["p5en"],
+            pricing_client=pricing,
+            ec2_client_for=ec2.__getitem__,
+            now=NOW,
+        )
     assert result.quotes == [] and not result.partial
     es.assert_no_pending_responses()
     assert any(s.what == "ap-east-1" and "OptInRequired" in s.reason for s in result.skipped)
@@ -186,17 +215,35 @@ def test_region_not_opted_in_is_skipped_and_reported(fixture_json):
 def test_denied_pricing_call_names_the_permission():
     pricing, ec2 = _clients()
     with Stubber(pricing) as ps:
-        ps.add_client_error("get_products", service_error_code="AccessDeniedException", http_status_code=400)
+        ps.add_client_error(
+            "get_products", service_error_code="AccessDeniedException", http_status_code=400
+        )
         with pytest.raises(PermissionDeniedError, match="pricing:GetProducts"):
-            fetch_aws(["us-east-1"], families=["p5en"], pricing_client=pricing, ec2_client_for=ec2.__getitem__, now=NOW)
+            fetch_aws(
+                ["us-east-1"],
+                families=["p5en"],
+                pricing_client=pricing,
+                ec2_client_for=ec2.__getitem__,
+                now=NOW,
+            )
 
 
 def test_denied_spot_call_names_the_permission_and_marks_partial(fixture_json):
     pricing, ec2 = _clients()
     with Stubber(pricing) as ps, Stubber(ec2["us-east-1"]) as es:
         _expect_pages(ps, fixture_json("aws_get_products_pages.json"), "us-east-1", "p5en")
-        es.add_client_error("describe_spot_price_history", service_error_code="UnauthorizedOperation", http_status_code=403)
-        result = fetch_aws(["us-east-1"], families=["p5en"], pricing_client=pricing, ec2_client_for=ec2.__getitem__, now=NOW)
+        es.add_client_error(
+            "describe_spot_price_history",
+            service_error_code="UnauthorizedOperation",
+            http_status_code=403,
+        )
+        result = fetch_aws(
+            ["us-east-1"],
+            families=["p5en"],
+            pricing_client=pricing,
+            ec2_client_for=ec2.__getitem__,
+            now=NOW,
+        )
     assert result.partial
     assert "ec2:DescribeSpotPriceHistory" in result.region_errors["us-east-1"]
 
@@ -223,18 +270,33 @@ def test_timeout_mid_walk_keeps_finished_regions(fixture_json):
     with Stubber(ec2["us-east-1"]) as es:
         es.add_response("describe_spot_price_history", {"SpotPriceHistory": []}, None)
         result = fetch_aws(
-            ["us-east-1", "us-west-2"], families=["p5en"], pricing_client=pricing,
-            ec2_client_for=ec2.__getitem__, now=NOW,
-        )  # fmt: skip
-    assert result.partial and "us-west-2" in result.region_errors and "timeout" in result.region_errors["us-west-2"].lower()
+            ["us-east-1", "us-west-2"],
+            families=["p5en"],
+            pricing_client=pricing,
+            ec2_client_for=ec2.__getitem__,
+            now=NOW,
+        )
+    assert (
+        result.partial
+        and "us-west-2" in result.region_errors
+        and "timeout" in result.region_errors["us-west-2"].lower()
+    )
     assert {q.region for q in result.quotes} == {"us-east-1"}
 
 
 def test_invalid_json_price_list_entry_is_a_region_error():
     pricing, ec2 = _clients()
     with Stubber(pricing) as ps:
-        ps.add_response("get_products", {"FormatVersion": "aws_v1", "PriceList": ["{not json"]}, None)
-        result = fetch_aws(["us-east-1"], families=["p5en"], pricing_client=pricing, ec2_client_for=ec2.__getitem__, now=NOW)
+        ps.add_response(
+            "get_products", {"FormatVersion": "aws_v1", "PriceList": ["{not json"]}, None
+        )
+        result = fetch_aws(
+            ["us-east-1"],
+            families=["p5en"],
+            pricing_client=pricing,
+            ec2_client_for=ec2.__getitem__,
+            now=NOW,
+        )
     assert result.partial and "us-east-1" in result.region_errors
 
 

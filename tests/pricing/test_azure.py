@@ -39,7 +39,9 @@ def test_reservations_are_term_totals_converted_to_hourly(fixture_json):
     # 1 Year $525,600 / 8760 h = $60/h; 3 Years $1,051,200 / 26280 h = $40/h
     assert _get(result.quotes, H100, PricingModel.RESERVED_1Y).usd_per_hour == pytest.approx(60.0)
     assert _get(result.quotes, H100, PricingModel.RESERVED_3Y).usd_per_hour == pytest.approx(40.0)
-    assert _get(result.quotes, H100, PricingModel.SAVINGS_PLAN_1Y).usd_per_hour == pytest.approx(68.8)
+    assert _get(result.quotes, H100, PricingModel.SAVINGS_PLAN_1Y).usd_per_hour == pytest.approx(
+        68.8
+    )
 
 
 def test_mi300x_count_supplied_and_unpriced_preview_reported(fixture_json):
@@ -55,7 +57,9 @@ def _mock_region(router: respx.Router, pages, region="eastus"):
     consumption, reservation = pages["consumption"], pages["reservation"]
     first = router.get(API_URL, params={"$filter": region_filter(region, "Consumption", _sizes())})
     first.mock(return_value=httpx.Response(200, json=consumption[0]))
-    router.get(consumption[0]["NextPageLink"]).mock(return_value=httpx.Response(200, json=consumption[1]))
+    router.get(consumption[0]["NextPageLink"]).mock(
+        return_value=httpx.Response(200, json=consumption[1])
+    )
     router.get(API_URL, params={"$filter": region_filter(region, "Reservation", _sizes())}).mock(
         return_value=httpx.Response(200, json=reservation[0])
     )
@@ -99,10 +103,16 @@ def test_timeout_mid_walk_marks_region_partial_and_keeps_others(fixture_json):
     pages = fixture_json("azure_retail_pages.json")
     with respx.mock() as router:
         _mock_region(router, pages, "eastus")
-        router.get(API_URL, params={"$filter": region_filter("westus3", "Consumption", _sizes())}).mock(
-            return_value=httpx.Response(200, json={**pages["consumption"][0], "NextPageLink": f"{API_URL}?page=westus3-2"})
+        router.get(
+            API_URL, params={"$filter": region_filter("westus3", "Consumption", _sizes())}
+        ).mock(
+            return_value=httpx.Response(
+                200, json={**pages["consumption"][0], "NextPageLink": f"{API_URL}?page=westus3-2"}
+            )
         )
-        router.get(f"{API_URL}?page=westus3-2").mock(side_effect=httpx.ReadTimeout("read timed out"))
+        router.get(f"{API_URL}?page=westus3-2").mock(
+            side_effect=httpx.ReadTimeout("read timed out")
+        )
         result = fetch_azure(["eastus", "westus3"], now=NOW, sleep=lambda s: None)
     assert result.partial and "ReadTimeout" in result.region_errors["westus3"]
     assert {q.region for q in result.quotes} == {"eastus"}
@@ -110,7 +120,9 @@ def test_timeout_mid_walk_marks_region_partial_and_keeps_others(fixture_json):
 
 def test_invalid_json_page_is_a_region_error():
     with respx.mock() as router:
-        router.get(API_URL).mock(return_value=httpx.Response(200, content=b"<html>gateway error</html>"))
+        router.get(API_URL).mock(
+            return_value=httpx.Response(200, content=b"<html>gateway error</html>")
+        )
         result = fetch_azure(["eastus"], now=NOW, sleep=lambda s: None)
     assert result.partial and "not valid JSON" in result.region_errors["eastus"]
 
@@ -124,4 +136,6 @@ def test_forbidden_region_is_reported():
 
 def test_region_filter_is_lower_case_and_names_sizes():
     text = region_filter("WestUS3", "Consumption", ["Standard_ND96isr_H100_v5"])
-    assert "armRegionName eq 'westus3'" in text and "armSkuName eq 'Standard_ND96isr_H100_v5'" in text
+    assert (
+        "armRegionName eq 'westus3'" in text and "armSkuName eq 'Standard_ND96isr_H100_v5'" in text
+    )

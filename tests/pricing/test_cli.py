@@ -31,7 +31,8 @@ def test_refresh_sheets_then_integrity_of_current(tmp_path: Path):
     sheets.mkdir()
     (sheets / "lambda.yaml").write_text(
         "defaults: {provider: lambda, source: Lambda pricing page, observed_at: 2026-09-01}\n"
-        "quotes:\n  - {instance_type: gpu_8x_h100_sxm5, region: us-east-1, accelerator_id: nvidia-h100-sxm-80gb,"
+        "quotes:\n  - {instance_type: gpu_8x_h100_sxm5, region: us-east-1,"
+        " accelerator_id: nvidia-h100-sxm-80gb,"
         " accelerator_count: 8, pricing_model: on_demand, usd_per_hour: 23.92}\n"
     )
     env = {"TOKENDESK_PRICE_SHEETS": str(sheets), "COLUMNS": "200"}
@@ -45,5 +46,7 @@ def test_refresh_sheets_then_integrity_of_current(tmp_path: Path):
 
 
 def test_unknown_provider_is_rejected(tmp_path: Path):
-    result = runner.invoke(prices_app, ["refresh", "--provider", "ibm", "--db", str(tmp_path / "x.duckdb")])
+    result = runner.invoke(
+        prices_app, ["refresh", "--provider", "ibm", "--db", str(tmp_path / "x.duckdb")]
+    )
     assert result.exit_code == 2

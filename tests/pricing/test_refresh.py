@@ -17,15 +17,36 @@ from warehouse import Warehouse
 T = datetime(2026, 9, 1, tzinfo=UTC)
 
 
-def quote(instance="p5en.48xlarge", usd=63.296, model=PricingModel.ON_DEMAND, region="us-east-1", provider="aws"):
+def quote(
+    instance="p5en.48xlarge",
+    usd=63.296,
+    model=PricingModel.ON_DEMAND,
+    region="us-east-1",
+    provider="aws",
+):
     return PriceQuote(
-        provider=provider, region=region, instance_type=instance, accelerator_id="nvidia-h200-141gb",
-        accelerator_count=8, pricing_model=model, usd_per_hour=usd, source="test", observed_at=T,
-    )  # fmt: skip
+        provider=provider,
+        region=region,
+        instance_type=instance,
+        accelerator_id="nvidia-h200-141gb",
+        accelerator_count=8,
+        pricing_model=model,
+        usd_per_hour=usd,
+        source="test",
+        observed_at=T,
+    )
 
 
 def spec(name, fetch, source=None, **kw):
-    return ProviderSpec(name, f"{name} test source", "nothing", "api", source if source is not None else name, fetch, **kw)
+    return ProviderSpec(
+        name,
+        f"{name} test source",
+        "nothing",
+        "api",
+        source if source is not None else name,
+        fetch,
+        **kw,
+    )
 
 
 @pytest.fixture
@@ -46,7 +67,9 @@ def test_ok_snapshot_with_integrity_and_progress(wh):
     assert outcome.status is SnapshotStatus.OK and outcome.rows == 2 and outcome.quarantined == 1
     assert [e.stage for e in events] == ["start", "region", "done"]
     current = wh.current_price_quotes("aws")
-    assert [(q.pricing_model, q.usd_per_hour) for q in current] == [(PricingModel.ON_DEMAND, 63.296)]
+    assert [(q.pricing_model, q.usd_per_hour) for q in current] == [
+        (PricingModel.ON_DEMAND, 63.296)
+    ]
     stored = wh.integrity_report(outcome.snapshot_id)
     assert set(stored["rule"]) >= {"spot_le_on_demand", "anchor_within_tolerance"}
 
@@ -78,7 +101,19 @@ def test_one_failing_provider_does_not_stop_the_others(wh):
 
     registry = {
         "gcp": spec("gcp", boom),
-        "azure": spec("azure", lambda r, p: ProviderResult(quotes=[quote(provider="azure", region="eastus", instance="Standard_ND96isr_H200_v5", usd=80.0)])),
+        "azure": spec(
+            "azure",
+            lambda r, p: ProviderResult(
+                quotes=[
+                    quote(
+                        provider="azure",
+                        region="eastus",
+                        instance="Standard_ND96isr_H200_v5",
+                        usd=80.0,
+                    )
+                ]
+            ),
+        ),
     }
     report = refresh(["gcp", "azure"], None, wh, registry=registry)
     assert [o.status for o in report.outcomes] == [SnapshotStatus.FAILED, SnapshotStatus.OK]
@@ -95,7 +130,9 @@ def test_regions_scope_leaves_other_regions_current(wh):
 
 
 def test_provider_without_applicable_region_is_not_run(wh):
-    report = refresh(["aws"], ["eastus"], wh, registry={"aws": spec("aws", lambda r, p: ProviderResult())})
+    report = refresh(
+        ["aws"], ["eastus"], wh, registry={"aws": spec("aws", lambda r, p: ProviderResult())}
+    )
     assert report.outcomes == [] and report.not_applicable == ["aws"]
 
 
@@ -104,8 +141,10 @@ def test_sheets_split_list_and_negotiated_sources(wh, tmp_path: Path, monkeypatc
         """
 defaults: {provider: tensorwave, source: TensorWave quote, observed_at: 2026-09-01, region: any}
 quotes:
-  - {instance_type: mi325x-node, accelerator_id: amd-mi325x-256gb, accelerator_count: 8, pricing_model: on_demand, usd_per_hour: 15.6}
-  - {instance_type: mi325x-node, accelerator_id: amd-mi325x-256gb, accelerator_count: 8, pricing_model: negotiated,
+  - {instance_type: mi325x-node, accelerator_id: amd-mi325x-256gb, accelerator_count: 8,
+     pricing_model: on_demand, usd_per_hour: 15.6}
+  - {instance_type: mi325x-node, accelerator_id: amd-mi325x-256gb, accelerator_count: 8,
+     pricing_model: negotiated,
      usd_per_hour: 12.0, quote_id: Q-1, vendor_contact: sales@example.com, expires_on: 2026-06-30}
 """
     )

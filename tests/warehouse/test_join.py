@@ -24,7 +24,9 @@ def test_eight_gpu_instance_with_eight_gpu_result(empty_warehouse):
 
 def test_one_gpu_result_on_eight_gpu_instance_has_eight_replicas(empty_warehouse):
     empty_warehouse.ingest_prices("aws", [quote()])
-    empty_warehouse.ingest_results("bench", [result(accelerators_per_replica=1, output_tok_s=1000.0, total_tok_s=3000.0)])
+    empty_warehouse.ingest_results(
+        "bench", [result(accelerators_per_replica=1, output_tok_s=1000.0, total_tok_s=3000.0)]
+    )
     [row] = cost_options(empty_warehouse).to_dict("records")
     assert row["replicas_per_instance"] == 8
     assert row["instance_output_tok_s"] == pytest.approx(8000.0)
@@ -34,7 +36,9 @@ def test_one_gpu_result_on_eight_gpu_instance_has_eight_replicas(empty_warehouse
 
 
 def test_instance_too_small_for_a_replica_gets_no_row(empty_warehouse):
-    empty_warehouse.ingest_prices("aws", [quote(instance_type="p5en.2gpu", accelerator_count=2, usd_per_hour=16.0)])
+    empty_warehouse.ingest_prices(
+        "aws", [quote(instance_type="p5en.2gpu", accelerator_count=2, usd_per_hour=16.0)]
+    )
     empty_warehouse.ingest_results("mlperf", [result(accelerators_per_replica=8)])
     assert cost_options(empty_warehouse).empty
 
@@ -46,10 +50,19 @@ def test_other_accelerators_do_not_join(empty_warehouse):
 
 
 def test_per_accelerator_quote_is_billed_for_one_replica(empty_warehouse):
-    per_gpu = quote(provider="crusoe", region="global", instance_type="MI300X (per GPU)", accelerator_id="amd-mi300x-192gb",
-                    accelerator_count=1, usd_per_hour=3.45, price_basis="per_accelerator")  # fmt: skip
+    per_gpu = quote(
+        provider="crusoe",
+        region="global",
+        instance_type="MI300X (per GPU)",
+        accelerator_id="amd-mi300x-192gb",
+        accelerator_count=1,
+        usd_per_hour=3.45,
+        price_basis="per_accelerator",
+    )
     empty_warehouse.ingest_prices("crusoe", [per_gpu])
-    empty_warehouse.ingest_results("mlperf", [result(accelerator_id="amd-mi300x-192gb", output_tok_s=24593.77)])
+    empty_warehouse.ingest_results(
+        "mlperf", [result(accelerator_id="amd-mi300x-192gb", output_tok_s=24593.77)]
+    )
     [row] = cost_options(empty_warehouse).to_dict("records")
     assert row["usd_per_hour"] == pytest.approx(3.45 * 8)
     assert row["accelerator_count"] == 8 and row["replicas_per_instance"] == 1
@@ -68,11 +81,17 @@ def test_filters_are_parameters_not_sql(empty_warehouse):
 
 
 def test_seed_reproduces_the_published_h200_example(seeded):
-    frame = cost_options(seeded, accelerator="nvidia-h200-141gb", provider="aws", pricing_model="on_demand")
-    row = frame[(frame.instance_type == "p5en.48xlarge") & (frame.instance_output_tok_s == 34029.38)].iloc[0]
+    frame = cost_options(
+        seeded, accelerator="nvidia-h200-141gb", provider="aws", pricing_model="on_demand"
+    )
+    row = frame[
+        (frame.instance_type == "p5en.48xlarge") & (frame.instance_output_tok_s == 34029.38)
+    ].iloc[0]
     assert row.usd_per_hour == 63.296
     assert round(row.usd_per_1k_output_tokens, 7) == 0.0005167
-    assert row.ttft_ms_p99 == 1717.3 and row.ttft_ms_p95 != row.ttft_ms_p95  # p95 unpublished: NaN, not invented
+    assert (
+        row.ttft_ms_p99 == 1717.3 and row.ttft_ms_p95 != row.ttft_ms_p95
+    )  # p95 unpublished: NaN, not invented
     assert "dstack" in row.price_source and row.price_observed_at.year == 2026
     assert "MLPerf Inference v5.1" in row.bench_source_title
 
@@ -82,7 +101,10 @@ def test_ftl_rules_in_sql_match_the_pandas_rule(seeded):
 
     frame = cost_options(seeded, ftl_percentile="p95")
     ftl, basis = ftl_with_basis(frame, "p95")
-    assert frame["ftl_ms"].equals(ftl.rename("ftl_ms")) or (frame["ftl_ms"].fillna(-1) == ftl.fillna(-1)).all()
+    assert (
+        frame["ftl_ms"].equals(ftl.rename("ftl_ms"))
+        or (frame["ftl_ms"].fillna(-1) == ftl.fillna(-1)).all()
+    )
     assert (frame["ftl_basis"].astype(str) == basis.astype(str)).all()
     assert {"p99 (upper bound for p95)", "unknown"} <= set(frame["ftl_basis"].astype(str))
 
@@ -93,16 +115,26 @@ def test_best_per_vendor_meeting_an_slo(seeded):
     meeting = everything[everything["ftl_ms"] <= 500]
     assert len(best) == meeting["vendor"].nunique()
     for row in best.itertuples():
-        assert row.usd_per_1k_output_tokens == meeting[meeting["vendor"] == row.vendor]["usd_per_1k_output_tokens"].min()
+        assert (
+            row.usd_per_1k_output_tokens
+            == meeting[meeting["vendor"] == row.vendor]["usd_per_1k_output_tokens"].min()
+        )
         assert row.ftl_ms <= 500
 
 
 def test_pareto_frontier_in_sql(seeded):
-    frontier = cost_options(seeded, ftl_percentile="p99", max_ftl_ms=float("inf"), frontier_only=True)
-    every = cost_options(seeded, ftl_percentile="p99", max_ftl_ms=float("inf")).sort_values(["usd_per_1k_output_tokens", "option_id"])
+    frontier = cost_options(
+        seeded, ftl_percentile="p99", max_ftl_ms=float("inf"), frontier_only=True
+    )
+    every = cost_options(seeded, ftl_percentile="p99", max_ftl_ms=float("inf")).sort_values(
+        ["usd_per_1k_output_tokens", "option_id"]
+    )
     expected = every[every["ftl_ms"] < every["ftl_ms"].cummin().shift(fill_value=float("inf"))]
     assert sorted(frontier["option_id"]) == sorted(expected["option_id"])
-    assert frontier["ftl_ms"].is_monotonic_decreasing and frontier["usd_per_1k_output_tokens"].is_monotonic_increasing
+    assert (
+        frontier["ftl_ms"].is_monotonic_decreasing
+        and frontier["usd_per_1k_output_tokens"].is_monotonic_increasing
+    )
 
 
 def test_count_matches_rows(seeded):
@@ -117,12 +149,27 @@ def test_an_expired_negotiated_quote_is_not_an_option(empty_warehouse):
 
     from warehouse.queries import count_options
 
-    live = quote(provider="acme", pricing_model="negotiated", quote_id="Q-1", usd_per_hour=40.0, expires_on=date(2099, 1, 1))
-    lapsed = quote(provider="acme", instance_type="x8-old", pricing_model="negotiated", quote_id="Q-0",
-                   usd_per_hour=30.0, expires_on=date(2020, 1, 1))  # fmt: skip
+    live = quote(
+        provider="acme",
+        pricing_model="negotiated",
+        quote_id="Q-1",
+        usd_per_hour=40.0,
+        expires_on=date(2099, 1, 1),
+    )
+    lapsed = quote(
+        provider="acme",
+        instance_type="x8-old",
+        pricing_model="negotiated",
+        quote_id="Q-0",
+        usd_per_hour=30.0,
+        expires_on=date(2020, 1, 1),
+    )
     empty_warehouse.ingest_prices("sheet:acme:negotiated", [live, lapsed], origin="sheet")
     empty_warehouse.ingest_results("mlperf", [result()])
     assert list(cost_options(empty_warehouse)["quote_id"]) == ["Q-1"]
     assert count_options(empty_warehouse) == 1
     both = cost_options(empty_warehouse, include_expired=True)
-    assert dict(zip(both["quote_id"], both["quote_expired"], strict=True)) == {"Q-1": False, "Q-0": True}
+    assert dict(zip(both["quote_id"], both["quote_expired"], strict=True)) == {
+        "Q-1": False,
+        "Q-0": True,
+    }

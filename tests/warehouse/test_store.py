@@ -19,26 +19,50 @@ def test_first_open_builds_from_data_with_provenance(seeded):
     counts = seeded.table_counts()
     assert counts["price_quotes"] > 50 and counts["benchmark_results"] > 50
     assert seeded.schema_version() == MIGRATIONS[-1].version
-    missing = seeded.query("SELECT count(*) AS n FROM price_quotes WHERE source = '' OR observed_at IS NULL")
+    missing = seeded.query(
+        "SELECT count(*) AS n FROM price_quotes WHERE source = '' OR observed_at IS NULL"
+    )
     assert missing.n[0] == 0
-    missing = seeded.query("SELECT count(*) AS n FROM benchmark_results WHERE source_url = '' OR measured_at IS NULL")
+    missing = seeded.query(
+        "SELECT count(*) AS n FROM benchmark_results WHERE source_url = '' OR measured_at IS NULL"
+    )
     assert missing.n[0] == 0
 
 
 def test_historical_seed_rows_are_kept_but_not_current(seeded):
-    old = seeded.query("SELECT usd_per_hour FROM price_quotes WHERE instance_type = 'p5.48xlarge' AND pricing_model = 'on_demand'")
+    old = seeded.query(
+        "SELECT usd_per_hour FROM price_quotes WHERE instance_type = "
+        "'p5.48xlarge' AND pricing_model = 'on_demand'"
+    )
     assert sorted(old.usd_per_hour) == [55.04, 98.32]
-    current = seeded.query("SELECT usd_per_hour FROM current_prices WHERE instance_type = 'p5.48xlarge' AND pricing_model = 'on_demand'")
+    current = seeded.query(
+        "SELECT usd_per_hour FROM current_prices WHERE instance_type = "
+        "'p5.48xlarge' AND pricing_model = 'on_demand'"
+    )
     assert list(current.usd_per_hour) == [55.04]
     # Azure's 2023 ND H100 v5 list prices are superseded by the newer Azure snapshot, which no
     # longer lists northcentralus, so they are not current either.
-    assert seeded.query("SELECT count(*) AS n FROM current_prices WHERE region = 'northcentralus'").n[0] == 0
+    assert (
+        seeded.query("SELECT count(*) AS n FROM current_prices WHERE region = 'northcentralus'").n[
+            0
+        ]
+        == 0
+    )
 
 
 def test_a_newer_snapshot_supersedes_only_the_regions_it_covers(empty_warehouse):
     wh = empty_warehouse
-    wh.ingest_prices("aws", [quote(region="us-east-1"), quote(region="us-west-2", usd_per_hour=70.0)], as_of=datetime(2026, 1, 1))
-    wh.ingest_prices("aws", [quote(region="us-east-1", usd_per_hour=60.0)], scope=["us-east-1"], as_of=datetime(2026, 6, 1))
+    wh.ingest_prices(
+        "aws",
+        [quote(region="us-east-1"), quote(region="us-west-2", usd_per_hour=70.0)],
+        as_of=datetime(2026, 1, 1),
+    )
+    wh.ingest_prices(
+        "aws",
+        [quote(region="us-east-1", usd_per_hour=60.0)],
+        scope=["us-east-1"],
+        as_of=datetime(2026, 6, 1),
+    )
     current = {q.region: q.usd_per_hour for q in wh.current_price_quotes("aws")}
     assert current == {"us-east-1": 60.0, "us-west-2": 70.0}
     assert len(wh.query("SELECT * FROM price_quotes")) == 3  # nothing deleted
@@ -48,7 +72,12 @@ def test_failed_and_partial_snapshots_leave_the_last_good_one_current(empty_ware
     wh = empty_warehouse
     wh.ingest_prices("aws", [quote()], as_of=datetime(2026, 1, 1))
     wh.record_failed_snapshot(SnapshotKind.PRICES, "aws", "ThrottlingException after 3 retries")
-    wh.ingest_prices("aws", [quote(usd_per_hour=1.0)], status=SnapshotStatus.PARTIAL, error="timeout in eu-west-1")
+    wh.ingest_prices(
+        "aws",
+        [quote(usd_per_hour=1.0)],
+        status=SnapshotStatus.PARTIAL,
+        error="timeout in eu-west-1",
+    )
     assert [q.usd_per_hour for q in wh.current_price_quotes()] == [63.296]
     assert list(wh.snapshots().status) == ["ok", "failed", "partial"]
 
@@ -56,9 +85,11 @@ def test_failed_and_partial_snapshots_leave_the_last_good_one_current(empty_ware
 def test_quarantined_rows_are_kept_but_not_current(empty_warehouse):
     wh = empty_warehouse
     snapshot = wh.ingest_prices(
-        "aws", [quote(), quote(pricing_model="spot", usd_per_hour=99.0)],
-        quarantine={1: "spot above on-demand"}, integrity=[("spot <= on-demand", 1, 1, "p5en.48xlarge")],
-    )  # fmt: skip
+        "aws",
+        [quote(), quote(pricing_model="spot", usd_per_hour=99.0)],
+        quarantine={1: "spot above on-demand"},
+        integrity=[("spot <= on-demand", 1, 1, "p5en.48xlarge")],
+    )
     assert [q.pricing_model for q in wh.current_price_quotes()] == ["on_demand"]
     assert wh.integrity_report(snapshot).failed.tolist() == [1]
     with pytest.raises(Exception, match="outside"):
@@ -88,7 +119,9 @@ def _copy_with_bad_row(tmp_path: Path, name: str, row_no: int, column: str, valu
         ("seed_results.csv", 5, "output_tok_s", "fast", "output_tok_s"),
     ],
 )
-def test_malformed_file_leaves_the_warehouse_unchanged(seeded, tmp_path, name, row_no, column, value, expected_field):
+def test_malformed_file_leaves_the_warehouse_unchanged(
+    seeded, tmp_path, name, row_no, column, value, expected_field
+):
     bad = _copy_with_bad_row(tmp_path, name, row_no, column, value)
     before = content_digest(seeded)
     ingest = ingest_price_file if name.startswith("seed_prices") else ingest_result_file
@@ -149,16 +182,32 @@ def test_a_file_held_by_another_process_gives_advice_not_a_lock_trace(tmp_path):
     path = tmp_path / "held.duckdb"
     Warehouse.open(path).close()
     holder = subprocess.Popen(
-        [sys.executable, "-c", f"import duckdb, time; c = duckdb.connect({str(path)!r}); print('held', flush=True); time.sleep(30)"],
-        stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-c",
+            f"import duckdb, time; c = duckdb.connect({str(path)!r}); print('held', "
+            "flush=True); time.sleep(30)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "held"
-        with pytest.raises(WarehouseError, match="in use by another process.*Prices and Benchmarks pages"):
+        with pytest.raises(
+            WarehouseError, match="in use by another process.*Prices and Benchmarks pages"
+        ):
             Warehouse.open(path)
-        done = subprocess.run([sys.executable, "-m", "tokendesk.cli", "db", "info", "--db", str(path)],
-                              capture_output=True, text=True, timeout=60)  # fmt: skip
-        assert done.returncode == 1 and "in use by another process" in done.stderr and "Traceback" not in done.stderr
+        done = subprocess.run(
+            [sys.executable, "-m", "tokendesk.cli", "db", "info", "--db", str(path)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert (
+            done.returncode == 1
+            and "in use by another process" in done.stderr
+            and "Traceback" not in done.stderr
+        )
     finally:
         holder.kill()
         holder.wait()
