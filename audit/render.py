@@ -47,7 +47,7 @@ def summary_rows(report: AuditReport) -> list[list[str]]:
         rows.append(
             [
                 BACKEND_NAMES[b],
-                str(s.blocking_findings),
+                str(s.blocking_findings) + (f" (+{len(s.guarded)} guarded)" if s.guarded else ""),
                 str(s.files),
                 _weeks(s.weeks_low, s.weeks_base, s.weeks_high),
                 s.confidence,
@@ -65,6 +65,41 @@ SUMMARY_HEADER = [
     "Confidence",
     "Why this confidence",
 ]
+MATRIX_HEADER = ["Rule", "Findings", "Where", *(b for b in ("rocm", "cpu", "neuron", "xla", "hpu"))]
+
+
+def matrix_rows(report: AuditReport) -> list[list[str]]:
+    """One row per rule that fired: where, and its engineer-weeks (base) per backend ("—" when
+    the rule does not block that backend). The page-one view of the gap list."""
+    gaps = {b: {g.rule.id: g for g in s.gaps} for b, s in report.backends.items()}
+    rows = []
+    for rule in report.scan.rules.rules:
+        any_gap = next((gaps[b][rule.id] for b in gaps if rule.id in gaps[b]), None)
+        if any_gap is None:
+            continue
+        cells = [f"{g.weeks_base:g}" if (g := gaps[b].get(rule.id)) else "—" for b in gaps]
+        rows.append(
+            [f"{rule.id}: {rule.title}", str(len(any_gap.findings)), _where(any_gap), *cells]
+        )
+    rows.append(
+        [
+            "baseline (assumption)",
+            "—",
+            "work a text scan cannot see",
+            *(f"{s.baseline.weeks_base:g}" for s in report.backends.values()),
+        ]
+    )
+    rows.append(
+        [
+            "total, base (low–high)",
+            "",
+            "",
+            *(_weeks(s.weeks_low, s.weeks_base, s.weeks_high) for s in report.backends.values()),
+        ]
+    )
+    return rows
+
+
 GAP_HEADER = [
     "Rule",
     "Where",
@@ -88,6 +123,22 @@ def gap_rows(report: AuditReport, backend: str) -> list[list[str]]:
         ]
         for g in s.gaps
     ]
+    if s.guarded:
+        rows.append(
+            [
+                "guarded (not counted)",
+                ", ".join(location(f) for f in s.guarded[:LOCATIONS_SHOWN])
+                + (
+                    f" +{len(s.guarded) - LOCATIONS_SHOWN} more"
+                    if len(s.guarded) > LOCATIONS_SHOWN
+                    else ""
+                ),
+                "these lines sit in a preprocessor branch that is never compiled for this backend",
+                "a HIP path already exists beside them; verify it in the harness",
+                "0",
+                "the file's own preprocessor guard",
+            ]
+        )
     rows.append(
         [
             "baseline",
@@ -133,6 +184,8 @@ def markdown(report: AuditReport) -> bytes:
         "",
     ]
     out += _md_table(SUMMARY_HEADER, summary_rows(report))
+    out += ["## Gaps: engineer-weeks (base) per rule and backend", ""]
+    out += _md_table(MATRIX_HEADER, matrix_rows(report))
     out += [f"_{EFFORT_NOTE}_", ""]
     for backend in report.backends:
         out += [f"## {BACKEND_NAMES[backend]}", ""]
@@ -187,7 +240,14 @@ def pdf(report: AuditReport) -> bytes:
     from reportlab.lib.pagesizes import A4, landscape
     from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
     from reportlab.lib.units import mm
-    from reportlab.platypus import LongTable, Paragraph, SimpleDocTemplate, Spacer, TableStyle
+    from reportlab.platypus import (
+        LongTable,
+        PageBreak,
+        Paragraph,
+        SimpleDocTemplate,
+        Spacer,
+        TableStyle,
+    )
 
     regular, bold = _pdf_fonts()
     base = getSampleStyleSheet()
@@ -249,7 +309,12 @@ def pdf(report: AuditReport) -> bytes:
         Spacer(1, 3),
         Paragraph("Summary per backend", h2),
         table(SUMMARY_HEADER, summary_rows(report), [0.17, 0.08, 0.05, 0.14, 0.08, 0.48]),
-        Paragraph(_p(EFFORT_NOTE), small),
+        Paragraph("Gaps: engineer-weeks (base) per rule and backend", h2),
+        table(MATRIX_HEADER, matrix_rows(report), [0.25, 0.06, 0.29, 0.08, 0.08, 0.08, 0.08, 0.08]),
+        Paragraph(
+            _p(EFFORT_NOTE + " Why each gap blocks, its equivalent and sources: next pages."), small
+        ),
+        PageBreak(),
     ]
     for backend, s in report.backends.items():
         if not s.gaps:

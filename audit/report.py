@@ -46,6 +46,9 @@ class BackendSummary:
     weeks_high: float
     confidence: str
     confidence_reasons: tuple[str, ...]
+    #: Findings in a preprocessor branch never compiled for this backend (a HIP path exists
+    #: beside them): listed, not counted.
+    guarded: tuple[Finding, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -99,10 +102,14 @@ def summarise(scan: ScanResult) -> AuditReport:
     backends: dict[str, BackendSummary] = {}
     for backend in BACKENDS:
         gaps = []
+        guarded: list[Finding] = []
         for rule in scan.rules.rules:
-            found = by_rule.get(rule.id)
             block = rule.blocks.get(backend)
-            if not found or block is None:
+            if block is None:
+                continue
+            found = [f for f in by_rule.get(rule.id, ()) if backend not in f.guarded]
+            guarded += [f for f in by_rule.get(rule.id, ()) if backend in f.guarded]
+            if not found:
                 continue
             units = _units(rule, found)
             gaps.append(
@@ -125,7 +132,7 @@ def summarise(scan: ScanResult) -> AuditReport:
         backends[backend] = BackendSummary(
             backend,
             sum(len(g.findings) for g in gaps),
-            len({p for g in gaps for p in g.files}),
+            len({f.path for g in gaps for f in g.findings if f.line}),
             tuple(gaps),
             base,
             round(low, 2),
@@ -133,6 +140,7 @@ def summarise(scan: ScanResult) -> AuditReport:
             round(high, 2),
             level,
             reasons,
+            tuple(guarded),
         )
     return AuditReport(scan, backends)
 
@@ -163,6 +171,7 @@ def to_json(report: AuditReport) -> dict:
                 "cell": f.cell,
                 "kind": f.kind,
                 "text": f.text,
+                "guarded_for": list(f.guarded),
                 "blocks": sorted(next(r for r in scan.rules.rules if r.id == f.rule_id).blocks),
             }
             for f in scan.findings
@@ -171,6 +180,7 @@ def to_json(report: AuditReport) -> dict:
             b: {
                 "blocking_findings": s.blocking_findings,
                 "files": s.files,
+                "guarded_findings": [location(f) for f in s.guarded],
                 "engineer_weeks": {"low": s.weeks_low, "base": s.weeks_base, "high": s.weeks_high},
                 "confidence": s.confidence,
                 "confidence_reasons": list(s.confidence_reasons),

@@ -83,6 +83,7 @@ class RuleSet:
     sources: dict[str, Source]
     baseline: dict[str, Baseline]
     max_confidence: dict[str, tuple[str, str]]  # backend -> (level, reason)
+    rocm_guard_macros: tuple[str, ...] = ()
 
     def for_kind(self, kind: str) -> tuple[Rule, ...]:
         return tuple(r for r in self.rules if kind in r.kinds and not r.absent)
@@ -202,6 +203,16 @@ def load_rules(path: Path | None = None) -> RuleSet:
                 tuple(entry.get("clean") or ()),
             )
         )
+    guards = raw.get("rocm_guard_macros") or {}
+    macros = tuple(guards.get("macros") or ())
+    if not all(isinstance(m, str) and re.fullmatch(r"\w+", m) for m in macros):
+        raise RuleTableError(f"{path}: rocm_guard_macros.macros must be a list of macro names")
     return RuleSet(
-        str(raw.get("version", "")), path, tuple(rules), sources, baseline, max_confidence
+        str(raw.get("version", "")),
+        path,
+        tuple(rules),
+        sources,
+        baseline,
+        max_confidence,
+        macros,
     )

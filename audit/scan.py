@@ -15,7 +15,7 @@ import os
 import re
 import tokenize
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 
@@ -66,6 +66,8 @@ class Finding:
     kind: str
     text: str  # the matched line, trimmed
     cell: int | None = None  # notebook cell (1-based) when the file is a notebook
+    #: Backends this line is never compiled for (a CUDA-only preprocessor branch beside a HIP one).
+    guarded: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -226,6 +228,50 @@ def _notebook_code_lines(lines: list[str]) -> list[str]:
     ]
 
 
+_DIRECTIVE = re.compile(r"^\s*#\s*(ifdef|ifndef|if|elif|else|endif)\b(.*)$")
+
+
+def cuda_only_lines(lines: list[str], macros: Sequence[str]) -> set[int]:
+    """1-based numbers of the lines inside a preprocessor branch that is not compiled for ROCm:
+    ``#ifndef USE_ROCM`` / ``#if !defined(USE_ROCM)`` and the ``#else``/``#elif`` of
+    ``#ifdef USE_ROCM`` (for any of the guard macros). Other conditions are neutral."""
+    if not macros:
+        return set()
+    names = "|".join(re.escape(m) for m in macros)
+    positive = re.compile(rf"^(\s*defined\s*\(?\s*({names})\s*\)?\s*|\s*({names})\s*)$")
+    negative = re.compile(rf"^\s*!\s*defined\s*\(?\s*({names})\s*\)?\s*$")
+    stack: list[tuple[str, bool]] = []  # (kind of condition, this branch excludes ROCm)
+    out: set[int] = set()
+    for number, line in enumerate(lines, start=1):
+        m = _DIRECTIVE.match(line)
+        if m:
+            word, rest = m.group(1), m.group(2).strip()
+            if word in ("ifdef", "ifndef", "if"):
+                cond = rest if word != "if" else rest
+                if word == "ifdef" and re.fullmatch(names, cond):
+                    stack.append(("hip", False))
+                elif word == "ifndef" and re.fullmatch(names, cond):
+                    stack.append(("nothip", True))
+                elif word == "if" and positive.match(cond):
+                    stack.append(("hip", False))
+                elif word == "if" and negative.match(cond):
+                    stack.append(("nothip", True))
+                else:
+                    stack.append(("other", False))
+            elif word in ("else", "elif") and stack:
+                kind, _ = stack[-1]
+                if kind == "hip":
+                    stack[-1] = (kind, True)  # the branch after #ifdef USE_ROCM is not ROCm
+                elif kind == "nothip":
+                    stack[-1] = (kind, False)
+            elif word == "endif" and stack:
+                stack.pop()
+            continue
+        if any(excluded for _, excluded in stack):
+            out.add(number)
+    return out
+
+
 def code_lines(kind: str, text: str) -> list[str]:
     if kind == "python":
         return _python_code_lines(text)
@@ -346,7 +392,11 @@ def scan(
                 )
             continue
         lines = code_lines(kind, text)
-        result.findings += _match(applicable, rel, kind, lines, None)
+        found = _match(applicable, rel, kind, lines, None)
+        if kind == "cpp" and found:
+            cuda_only = cuda_only_lines(lines, rules.rocm_guard_macros)
+            found = [replace(f, guarded=("rocm",)) if f.line in cuda_only else f for f in found]
+        result.findings += found
         if kind == "ci":
             ci_files.append((rel, lines))
     result.findings += _absence_findings(rules, result.findings, ci_files)

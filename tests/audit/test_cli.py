@@ -2,6 +2,7 @@
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from tokendesk.cli import _register_subcommands, app
@@ -55,3 +56,18 @@ def test_the_projects_own_code_is_portable():
     ]
     assert outside_tests == []
     assert any(f["file"].startswith("tests/fixtures/real/audit/llm.c/") for f in data["findings"])
+
+
+def test_gap_matrix_totals_match_the_summary():
+    from audit.render import matrix_rows
+    from audit.report import summarise
+    from audit.scan import scan
+
+    report = summarise(scan(LLM_C))
+    rows = matrix_rows(report)
+    totals = rows[-1][3:]
+    for cell, s in zip(totals, report.backends.values(), strict=True):
+        assert cell.startswith(f"{s.weeks_base:g} (")
+    for column, s in enumerate(report.backends.values(), start=3):
+        parts = [float(r[column]) for r in rows[:-1] if r[column] != "—"]
+        assert sum(parts) == pytest.approx(s.weeks_base)

@@ -45,3 +45,14 @@ def test_micrograd_is_portable():
     result = scan(REAL / "micrograd", RULES)
     assert result.files_by_kind == {"notebook": 1, "python": 4}
     assert result.findings == []
+
+
+def test_vllm_cuda_compat_lines_behind_use_rocm_do_not_count_against_rocm():
+    result = scan(REAL / "vllm", RULES)
+    warp = [f for f in result.findings if f.rule_id == "cpp-warp-size-32"]
+    # WARP_SIZE 32 and the __shfl_*_sync(uint32_t(-1), ...) macros, each in an #ifndef USE_ROCM branch
+    assert [f.line for f in warp] == [8, 21, 23, 31, 38]
+    assert all(f.guarded == ("rocm",) for f in warp)
+    rocm = summarise(result).backends["rocm"]
+    assert "cpp-warp-size-32" not in {g.rule.id for g in rocm.gaps}
+    assert len(rocm.guarded) == 5

@@ -177,3 +177,25 @@ def test_classify(path, kind):
     from pathlib import PurePosixPath
 
     assert classify(PurePosixPath(path)) == kind
+
+
+def test_cuda_only_preprocessor_branches():
+    from audit.scan import cuda_only_lines
+
+    lines = [
+        "#ifdef USE_ROCM",  # 1
+        "  hip_path();",  # 2
+        "#else",  # 3
+        "  cuda_path();",  # 4  not compiled for ROCm
+        "#endif",  # 5
+        "#if !defined(__HIP_PLATFORM_AMD__)",  # 6
+        "#if __CUDA_ARCH__ >= 800",  # 7
+        "  sm80_path();",  # 8  not compiled for ROCm (outer branch)
+        "#endif",  # 9
+        "#endif",  # 10
+        "#if defined(USE_ROCM) && FOO",  # 11 compound: neutral
+        "  either();",  # 12
+        "#endif",  # 13
+        "shared();",  # 14
+    ]
+    assert cuda_only_lines(lines, RULES.rocm_guard_macros) == {4, 8}
