@@ -311,13 +311,22 @@ def pdf(report: AuditReport) -> bytes:
         table(SUMMARY_HEADER, summary_rows(report), [0.17, 0.08, 0.05, 0.14, 0.08, 0.48]),
         Paragraph("Gaps: engineer-weeks (base) per rule and backend", h2),
         table(MATRIX_HEADER, matrix_rows(report), [0.25, 0.06, 0.29, 0.08, 0.08, 0.08, 0.08, 0.08]),
+    ]
+    details = any(s.gaps or s.guarded for s in report.backends.values()) or report.scan.skipped
+    if not details:
+        story.append(
+            Paragraph(_p(EFFORT_NOTE + " No rule fired: only the baselines remain."), small)
+        )
+        doc.build(story)
+        return buffer.getvalue()
+    story += [
         Paragraph(
             _p(EFFORT_NOTE + " Why each gap blocks, its equivalent and sources: next pages."), small
         ),
         PageBreak(),
     ]
     for backend, s in report.backends.items():
-        if not s.gaps:
+        if not s.gaps and not s.guarded:
             story.append(Paragraph(_p(f"{BACKEND_NAMES[backend]}: nothing found by the scan"), h2))
             continue
         story.append(Paragraph(_p(f"{BACKEND_NAMES[backend]}"), h2))
