@@ -247,7 +247,7 @@ def cuda_only_lines(lines: list[str], macros: Sequence[str]) -> set[int]:
         if m:
             word, rest = m.group(1), m.group(2).strip()
             if word in ("ifdef", "ifndef", "if"):
-                cond = rest if word != "if" else rest
+                cond = rest
                 if word == "ifdef" and re.fullmatch(names, cond):
                     stack.append(("hip", False))
                 elif word == "ifndef" and re.fullmatch(names, cond):
@@ -290,7 +290,15 @@ def iter_files(
 ) -> Iterator[tuple[Path, str]]:
     """Every regular file under root (as a path inside root and a relative posix name). Symbolic
     links are resolved and refused when they lead outside root; linked folders are not followed."""
-    for current, dirs, files in os.walk(root, followlinks=False):
+
+    def unreadable(exc: OSError) -> None:
+        where = Path(exc.filename or root)
+        rel = where.relative_to(root).as_posix() if where.is_relative_to(root) else str(where)
+        skipped.append(
+            Skipped(rel + "/", f"skipped: cannot list the folder ({exc.strerror or exc})")
+        )
+
+    for current, dirs, files in os.walk(root, followlinks=False, onerror=unreadable):
         here = Path(current)
         kept = []
         for d in sorted(dirs):

@@ -199,3 +199,19 @@ def test_cuda_only_preprocessor_branches():
         "shared();",  # 14
     ]
     assert cuda_only_lines(lines, RULES.rocm_guard_macros) == {4, 8}
+
+
+def test_a_folder_that_cannot_be_listed_is_noted(tmp_path, monkeypatch):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    real_walk = os.walk
+
+    def walk(top, **kwargs):
+        kwargs["onerror"](PermissionError(13, "Permission denied", str(locked)))
+        yield from real_walk(top, **kwargs)
+
+    monkeypatch.setattr(scan_module.os, "walk", walk)
+    result = scan(tmp_path, RULES)
+    assert [(s.path, s.reason) for s in result.skipped] == [
+        ("locked/", "skipped: cannot list the folder (Permission denied)")
+    ]
