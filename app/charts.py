@@ -451,3 +451,70 @@ def add_threshold(figure: go.Figure, y: float, text: str, *, colour: str = "#C03
         showarrow=False,
     )
     return figure
+
+
+#: Hover fields of a cost option: label -> column.
+OPTION_HOVER = {
+    "provider": "provider",
+    "instance": "instance_type",
+    "region": "region",
+    "pricing": "pricing_model",
+    "model": "model",
+    "precision": "precision",
+    "scenario": "scenario",
+    "FTL basis": "ftl_basis",
+    "price source": "price_source",
+    "price date": "price_observed_at",
+    "result source": "bench_source_title",
+    "result date": "bench_measured_at",
+}
+
+
+def cost_against_ftl(options: pd.DataFrame, basis: str, percentile: str) -> go.Figure:
+    """The Costs page's scatter: each option's ``cost`` ($/1K ``basis`` tokens) against its FTL."""
+    return scatter_by(
+        options,
+        "cost",
+        "ftl_ms",
+        "vendor",
+        symbol="pricing_model",
+        title="accelerator_name",
+        hover=OPTION_HOVER,
+        x_axis=axis(f"$ per 1K {basis} tokens (log scale)", LOG_USD_AXIS),
+        y_axis=axis(f"First-token latency {percentile} (ms)", MS_AXIS),
+        x_hover="$.3g",
+        y_hover=",.0f",
+        legend_title="Vendor · pricing",
+        height=520,
+    )
+
+
+def pareto(
+    plotted: pd.DataFrame, frontier: pd.DataFrame, percentile: str, slo_ms: float
+) -> go.Figure:
+    """The Overview's $/1K-output-tokens-vs-FTL scatter with its frontier and the SLO line."""
+    figure = scatter_by(
+        plotted,
+        "usd_per_1k_output_tokens",
+        "ftl_ms",
+        "vendor",
+        title="accelerator_name",
+        hover=OPTION_HOVER,
+        x_axis=axis("$ per 1K output tokens (log scale)", LOG_USD_AXIS),
+        y_axis=axis(f"FTL {percentile} (ms)", MS_AXIS),
+        x_hover="$.3g",
+        y_hover=",.0f",
+        legend_title="Vendor",
+        height=460,
+    )
+    frontier = frontier.sort_values("usd_per_1k_output_tokens")
+    add_step_line(
+        figure,
+        frontier["usd_per_1k_output_tokens"],
+        frontier["ftl_ms"],
+        "Pareto frontier",
+        colour="#1B2421",
+        dash="dot",
+    )
+    add_threshold(figure, slo_ms, f"SLO {slo_ms:,.0f} ms")
+    return figure

@@ -1,0 +1,91 @@
+import math
+
+import pandas as pd
+
+from app.models import costs
+from app.models.tables import MISSING, has_no_literals, readable
+
+
+def options(**columns) -> pd.DataFrame:
+    base = {
+        "usd_per_1k_output_tokens": [0.001, 0.0001, 0.002],
+        "usd_per_1k_total_tokens": [None, None, 0.0005],
+        "input_tokens": [1000.0, None, 100.0],
+        "output_tokens": [1000.0, None, 100.0],
+        "ftl_ms": [300.0, None, 120.0],
+        "ftl_basis": ["p95", "unknown", "p99 (upper bound for p95)"],
+        "accelerator_name": ["MI300X", "H200", "H100"],
+        "provider": ["azure", "aws", "gcp"],
+        "instance_type": ["ND96isr", "p5en", "a3"],
+        "pricing_model": ["on_demand", "spot", "on_demand"],
+        "region": ["eastus", "us-east-1", "us-central1"],
+        "model": ["llama"] * 3,
+        "vendor": ["AMD", "NVIDIA", "NVIDIA"],
+        "precision": ["bf16"] * 3,
+        "scenario": ["server", "offline", "server"],
+        "replicas_per_instance": [8, 8, 8],
+        "instance_output_tok_s": [1000.0, 2000.0, 3000.0],
+        "usd_per_hour": [10.0, 20.0, 30.0],
+        "price_basis": ["instance"] * 3,
+        "price_source": ["sheet"] * 3,
+        "price_observed_at": pd.to_datetime(["2026-08-01", "2026-08-02", None]),
+        "bench_source_title": ["run"] * 3,
+        "bench_measured_at": pd.to_datetime(["2026-07-01"] * 3),
+    }
+    return pd.DataFrame(base | columns)
+
+
+def test_output_cost_is_the_published_output_figure():
+    frame = costs.with_cost(options(), "output")
+    assert list(frame["cost"]) == [0.001, 0.0001, 0.002]
+
+
+def test_total_cost_is_published_or_derived_from_the_token_mix_or_missing():
+    frame = costs.with_cost(options(), "total")
+    assert frame.loc[0, "cost"] == 0.0005  # half the tokens are output: half the price per token
+    assert math.isnan(frame.loc[1, "cost"])  # no total throughput, no lengths: unpriced, kept
+    assert frame.loc[2, "cost"] == 0.0005  # published total wins
+    assert frame.loc[1, "cost_note"] == "no total throughput and no token lengths"
+    assert "input:output lengths" in frame.loc[0, "cost_note"]
+
+
+def test_the_cheapest_headline_skips_options_without_latency():
+    frame = costs.with_cost(options(), "output")
+    best = costs.cheapest(frame, "output", "p95")
+    assert best.value == "$0.00100" and "MI300X" in best.help  # not the cheaper H200 (no FTL)
+
+
+def test_no_known_latency_says_so_instead_of_headlining():
+    frame = costs.with_cost(options(ftl_ms=[None, None, None]), "output")
+    best = costs.cheapest(frame, "output", "p95")
+    assert best.value == "none" and "None of the 3 priced options" in best.help
+    assert costs.fastest(frame, "p95") is None
+
+
+def test_the_option_table_puts_decisions_first_and_shows_no_literals():
+    frame = costs.with_cost(options(), "output")
+    table = costs.option_table(frame, "output", "p95")
+    assert list(table.frame.columns[:6]) == [
+        "$/1K output tokens",
+        "FTL p95 (ms)",
+        "Provider",
+        "Instance",
+        "Region",
+        "Pricing model",
+    ]
+    assert list(table.frame["Accelerator"]) == ["H200", "MI300X", "H100"]  # cheapest first
+    assert list(table.frame["FTL p95 (ms)"]) == [MISSING, "300 ms", "120 ms"]
+    assert list(table.frame["Price date"]) == ["2026-08-02", "2026-08-01", MISSING]
+    assert table.numbers["$/1K output tokens"] == "$%.6f"  # complete: stays numeric
+    assert "FTL p95 (ms)" not in table.numbers  # has gaps: text with "—"
+    assert has_no_literals(table.frame)
+
+
+def test_readable_turns_flags_and_gaps_into_words():
+    frame = pd.DataFrame({"a": [True, False, None], "b": ["x", None, " "], "n": [1.5, 2.0, 3.0]})
+    table = readable(frame, {"a": "A", "b": "B", "n": "N"}, numbers={"n": "%.1f GiB"})
+    assert list(table.frame["A"]) == ["yes", "no", MISSING]
+    assert list(table.frame["B"]) == ["x", MISSING, MISSING]
+    assert table.numbers == {"N": "%.1f GiB"} and table.frame["N"].dtype.kind == "f"
+    assert has_no_literals(table.frame)
+    assert not has_no_literals(pd.DataFrame({"x": ["None"]}))
