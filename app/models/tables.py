@@ -90,6 +90,7 @@ def has_no_literals(frame: pd.DataFrame) -> bool:
         values = frame[column]
         if values.isna().any():
             return False
-        if values.dtype == object and values.map(lambda v: str(v) in literals).any():
+        is_text = not pd.api.types.is_numeric_dtype(values) and values.dtype.kind != "M"
+        if is_text and values.map(lambda v: str(v) in literals).any():
             return False
     return True

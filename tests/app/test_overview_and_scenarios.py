@@ -1,5 +1,6 @@
 from streamlit.testing.v1 import AppTest
 
+from app.models.tables import has_no_literals
 from costmodel import Engine
 from tests.app.conftest import VIEWS
 from tokendesk.scenario_inputs import ScenarioInputs, build_demand, build_policy, build_scenarios
@@ -28,8 +29,25 @@ def test_overview_headlines_meet_the_slo(app_env):
     assert all(m.value.startswith("$0.000") for m in at.metric)
     assert any("Incumbent against the best alternative" in md.value for md in at.markdown)
     fresh = at.dataframe[0].value
-    assert set(fresh["kind"]) == {"prices", "benchmarks"}
-    assert fresh.loc[fresh["source"] == "aws", "state"].iloc[0].startswith("🟠 stale")
+    assert set(fresh["Kind"]) == {"prices", "benchmarks"}
+    assert fresh.loc[fresh["Source"] == "aws", "State"].iloc[0].startswith("🟠 stale")
+    assert has_no_literals(fresh)
+
+
+def test_overview_inputs_live_in_the_url(app_env):
+    at = page("overview.py", slo="900", pct="p99", model="8b")
+    assert at.number_input(key="slo").value == 900
+    assert at.selectbox(key="pct").value == "p99" and at.selectbox(key="model").value == "8b"
+    at.number_input(key="slo").set_value(1500.0).run()
+    assert not at.exception
+    assert at.query_params["slo"] in (["1500"], "1500")
+
+
+def test_overview_bad_url_value_falls_back_with_a_notice(app_env):
+    at = page("overview.py", slo="5", pct="p42")
+    notices = " ".join(w.value for w in at.warning)
+    assert "Ignored slo='5'" in notices and "Ignored pct='p42'" in notices
+    assert at.number_input(key="slo").value == 2000 and at.selectbox(key="pct").value == "p95"
 
 
 def test_overview_with_an_impossible_slo_explains_itself(app_env):

@@ -2,7 +2,7 @@ import math
 
 import pandas as pd
 
-from app.models import costs
+from app.models import costs, overview
 from app.models.tables import MISSING, has_no_literals, readable
 
 
@@ -89,3 +89,32 @@ def test_readable_turns_flags_and_gaps_into_words():
     assert table.numbers == {"N": "%.1f GiB"} and table.frame["N"].dtype.kind == "f"
     assert has_no_literals(table.frame)
     assert not has_no_literals(pd.DataFrame({"x": ["None"]}))
+
+
+def test_freshness_states_follow_each_kinds_limit():
+    assert overview.freshness_state("prices", 91) == "🟠 stale (> 90 days)"
+    assert overview.freshness_state("benchmarks", 91) == "🟢 fresh"
+    assert overview.freshness_state("prices", None) == "🔴 no good snapshot"
+    fresh = pd.DataFrame(
+        {
+            "kind": ["prices", "benchmarks"],
+            "source": ["aws", "mlperf"],
+            "data_as_of": pd.to_datetime(["2026-01-01", None]),
+            "age_days": [300.0, None],
+            "last_attempt": pd.to_datetime(["2026-11-01 10:00", None]),
+            "last_status": ["ok", None],
+            "last_error": [None, None],
+        }
+    )
+    table, stale = overview.freshness_table(fresh)
+    assert stale == 1
+    assert list(table.frame["State"]) == ["🟠 stale (> 90 days)", "🔴 no good snapshot"]
+    assert has_no_literals(table.frame)
+
+
+def test_the_incumbent_sentence_compares_the_best_alternative():
+    best = options().assign(vendor=["AMD", "NVIDIA", "Intel"]).iloc[[1, 0]]
+    best["usd_per_1k_output_tokens"] = [0.002, 0.001]
+    sentence = overview.incumbent_sentence(best, "p95", 2000)
+    assert "MI300X on azure is **50% cheaper**" in sentence
+    assert overview.incumbent_sentence(best.iloc[[1]], "p95", 2000) is None
