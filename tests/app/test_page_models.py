@@ -2,7 +2,7 @@ import math
 
 import pandas as pd
 
-from app.models import costs, overview
+from app.models import costs, overview, scenarios
 from app.models.tables import MISSING, has_no_literals, readable
 
 
@@ -118,3 +118,21 @@ def test_the_incumbent_sentence_compares_the_best_alternative():
     sentence = overview.incumbent_sentence(best, "p95", 2000)
     assert "MI300X on azure is **50% cheaper**" in sentence
     assert overview.incumbent_sentence(best.iloc[[1]], "p95", 2000) is None
+
+
+def test_risk_lines_use_readable_names_and_units():
+    from costmodel.risk import RiskFigure
+
+    class Report:
+        def figures(self):
+            return (
+                RiskFigure("spot_share", 0.0, "share of spend", "0% of spend is on spot capacity"),
+                RiskFigure("software_maturity", 82.4, "score (0-100, spend-weighted)", "why"),
+                RiskFigure("hhi_vendor", 10000.0, "HHI (0-10,000)", "one vendor"),
+            )
+
+    lines = scenarios.risk_lines(Report())
+    assert lines[0].startswith("**Spend on spot capacity: 0% of spend** — ")
+    assert lines[1].startswith("**Software maturity: 82/100**")
+    assert lines[2].startswith("**Silicon-vendor concentration: HHI 10,000 of 10,000**")
+    assert not any("_" in line.split("**")[1] for line in lines)
