@@ -568,3 +568,34 @@ def tornado(frame: pd.DataFrame) -> go.Figure:
     figure.update_xaxes(title="Change in monthly cost (USD)", tickprefix="$", tickformat=",.0f")
     figure.update_yaxes(autorange="reversed")
     return figure
+
+
+#: The Memory-fit breakdown's parts, in stacking order, with their colours.
+MEMORY_PART_COLOURS = {
+    "Weights": "#4C78A8",
+    "KV cache (requested sequences)": "#F58518",
+    "Spare (more KV cache)": "#BAB0AC",
+    "Reserved (runtime overhead, headroom)": "#E4E4E4",
+}
+
+
+def memory_breakdown(frame: pd.DataFrame) -> go.Figure:
+    """Memory per fitting replica, stacked by part, smallest replica first."""
+    order = list(frame.drop_duplicates("replica").sort_values("total")["replica"])
+    figure = stacked_bars(
+        frame,
+        "replica",
+        "gib",
+        "part",
+        MEMORY_PART_COLOURS,
+        value_hover=",.1f",
+        hover={"replica memory (GiB)": frame["total"].map("{:,.0f}".format)},
+        category_axis=axis("Accelerators per replica"),
+        category_order=order,
+        value_axis=axis("Memory per replica (GiB)", ticksuffix=" GiB", rangemode="tozero"),
+        legend_title="",
+        height=max(320, 36 * len(order) + 160),
+    )
+    # Above the plot, so it never overlaps the axis title below it.
+    figure.update_layout(legend={"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0})
+    return figure
