@@ -94,3 +94,19 @@ def has_no_literals(frame: pd.DataFrame) -> bool:
         if is_text and values.map(lambda v: str(v) in literals).any():
             return False
     return True
+
+
+def text_gaps_as_dash(frame: pd.DataFrame, dates: Sequence[str] = ()) -> pd.DataFrame:
+    """The same columns, with missing text (and the listed dates, when any is missing) as "—".
+
+    Complete numeric and date columns stay as they are, so they keep sorting and formatting.
+    """
+    out = frame.copy()
+    for column in out.columns:
+        values = out[column]
+        if column in dates:
+            if values.isna().any():
+                out[column] = [_text(pd.Timestamp(v)) if pd.notna(v) else MISSING for v in values]
+        elif not pd.api.types.is_numeric_dtype(values) and values.dtype.kind != "M":
+            out[column] = [_text(v) for v in values]
+    return out
