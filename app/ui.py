@@ -8,7 +8,7 @@ from typing import Any
 import streamlit as st
 
 from app import url_state
-from app.models.tables import Table
+from app.models.tables import Table, text_gaps_as_dash
 from app.url_state import UrlInput
 
 
@@ -52,3 +52,23 @@ def show_table(table: Table, *, key: str, **config: Any) -> None:
     st.dataframe(
         table.frame, hide_index=True, width="stretch", key=key, column_config=column_config
     )
+
+
+def show_frame(frame, *, key: str, column_config: dict[str, Any], dates: tuple = ()) -> None:
+    """A raw frame with its column config, every gap shown as "—" (never None or nan).
+
+    A numeric column with a gap turns to text in its configured format, so its number config
+    becomes a text column with the same label and help.
+    """
+    formats = {}
+    for column, config in column_config.items():
+        if isinstance(config, dict) and (config.get("type_config") or {}).get("format"):
+            formats[column] = config["type_config"]["format"]
+    shown = text_gaps_as_dash(frame, dates=dates, numbers=formats)
+    config = dict(column_config)
+    for column in shown.columns:
+        became_text = shown[column].dtype != frame[column].dtype
+        if became_text and isinstance(config.get(column), dict):
+            old = config[column]
+            config[column] = st.column_config.TextColumn(old.get("label"), help=old.get("help"))
+    st.dataframe(shown, hide_index=True, width="stretch", key=key, column_config=config)

@@ -96,15 +96,22 @@ def has_no_literals(frame: pd.DataFrame) -> bool:
     return True
 
 
-def text_gaps_as_dash(frame: pd.DataFrame, dates: Sequence[str] = ()) -> pd.DataFrame:
+def text_gaps_as_dash(
+    frame: pd.DataFrame, dates: Sequence[str] = (), numbers: Mapping[str, str] | None = None
+) -> pd.DataFrame:
     """The same columns, with missing text (and the listed dates, when any is missing) as "—".
 
-    Complete numeric and date columns stay as they are, so they keep sorting and formatting.
+    A numeric column with a gap becomes text in its printf format from ``numbers`` ("%g" if
+    none is given). Complete numeric and date columns stay as they are, so they keep sorting.
     """
+    numbers = numbers or {}
     out = frame.copy()
     for column in out.columns:
         values = out[column]
-        if column in dates:
+        if pd.api.types.is_numeric_dtype(values) and values.dtype != bool and values.isna().any():
+            show = _printf(numbers.get(column, "%g"))
+            out[column] = [MISSING if pd.isna(v) else show(v) for v in values]
+        elif column in dates:
             if values.isna().any():
                 out[column] = [_text(pd.Timestamp(v)) if pd.notna(v) else MISSING for v in values]
         elif not pd.api.types.is_numeric_dtype(values) and values.dtype.kind != "M":

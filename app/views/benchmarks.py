@@ -291,10 +291,8 @@ with tab_results:
                 "source_url",
             ]
         ]
-        st.dataframe(
+        ui.show_frame(
             table,
-            hide_index=True,
-            width="stretch",
             key="results_table",
             column_config={
                 "accelerator_name": "Accelerator",
@@ -486,7 +484,7 @@ with tab_parity:
         st.markdown(
             f"{measured} of {len(grouped)} backend configurations have a parity measurement."
         )
-        st.dataframe(
+        ui.show_frame(
             grouped[
                 [
                     "backend",
@@ -499,8 +497,6 @@ with tab_parity:
                     "measured_at",
                 ]
             ],
-            hide_index=True,
-            width="stretch",
             key="parity_table",
             column_config={
                 "backend": "Backend (accelerator · runtime)",

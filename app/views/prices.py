@@ -11,7 +11,6 @@ import pandas as pd
 import streamlit as st
 
 from app import charts, data, ui
-from app.models.tables import text_gaps_as_dash
 from app.style import VENDOR_COLOURS
 from app.url_state import UrlInput
 from pricing.base import ProgressEvent
@@ -304,11 +303,10 @@ with tab_list:
         ]
         if table["zone"].isna().all():  # most sources price per region; an empty column is noise
             table = table.drop(columns="zone")
-        st.dataframe(
-            text_gaps_as_dash(table, dates=("observed_at", "expires_on")),
-            hide_index=True,
-            width="stretch",
+        ui.show_frame(
+            table,
             key="price_table",
+            dates=("observed_at", "expires_on"),
             column_config={
                 "status": st.column_config.TextColumn(
                     "Status",
@@ -601,10 +599,8 @@ with tab_history:
                 "review_flag",
                 "source_url",
             ]
-            st.dataframe(
+            ui.show_frame(
                 history[[c for c in columns if c != "zone" or history["zone"].notna().any()]],
-                hide_index=True,
-                width="stretch",
                 key="history_table",
                 column_config={
                     "price_date": "Price date",
@@ -709,10 +705,8 @@ with tab_integrity:
         (st.warning if failing else st.success)(
             f"{len(integrity)} rule checks: {failing} failing, {reviews} needing review."
         )
-        st.dataframe(
+        ui.show_frame(
             integrity[["result", "rule", "checked", "failed", "detail", "source", "basis"]],
-            hide_index=True,
-            width="stretch",
             key="integrity_table",
             column_config={
                 "result": "Result",
@@ -726,10 +720,8 @@ with tab_integrity:
         )
         if flagged_rows:
             st.markdown("**Rows the rules flag**")
-            st.dataframe(
+            ui.show_frame(
                 pd.DataFrame(flagged_rows),
-                hide_index=True,
-                width="stretch",
                 key="integrity_flags",
                 column_config={
                     "usd_per_hour": st.column_config.NumberColumn("$/hour", format="$%.4f")

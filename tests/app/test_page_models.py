@@ -3,7 +3,7 @@ import math
 import pandas as pd
 
 from app.models import costs, overview, scenarios
-from app.models.tables import MISSING, has_no_literals, readable
+from app.models.tables import MISSING, has_no_literals, readable, text_gaps_as_dash
 
 
 def options(**columns) -> pd.DataFrame:
@@ -136,3 +136,20 @@ def test_risk_lines_use_readable_names_and_units():
     assert lines[1].startswith("**Software maturity: 82/100**")
     assert lines[2].startswith("**Silicon-vendor concentration: HHI 10,000 of 10,000**")
     assert not any("_" in line.split("**")[1] for line in lines)
+
+
+def test_raw_tables_show_gaps_as_dashes_in_their_formats():
+    frame = pd.DataFrame(
+        {
+            "ttft": [1717.3, None],
+            "tok_s": [10.0, 20.0],
+            "zone": ["a", None],
+            "expires": pd.to_datetime(["2026-01-02", None]),
+        }
+    )
+    shown = text_gaps_as_dash(frame, dates=("expires",), numbers={"ttft": "%.0f ms"})
+    assert list(shown["ttft"]) == ["1717 ms", MISSING]
+    assert shown["tok_s"].dtype.kind == "f"  # complete numbers stay numbers
+    assert list(shown["zone"]) == ["a", MISSING]
+    assert list(shown["expires"]) == ["2026-01-02", MISSING]
+    assert has_no_literals(shown)
