@@ -32,6 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
 from benchmarks.client import (
     TOKEN_BASIS_CHUNKS,
     ClientPool,
@@ -40,7 +42,8 @@ from benchmarks.client import (
     completions_payload,
     stream_request,
 )
-from benchmarks.prompts import GoldenPrompt
+from benchmarks.parity import compare_outputs
+from benchmarks.prompts import GoldenPrompt, load_prompts
 from benchmarks.stats import summary
 from benchmarks.telemetry import TelemetrySampler
 
@@ -406,7 +409,6 @@ async def run_harness(
 def _progress(enabled: bool):
     if not enabled:
         return contextlib.nullcontext(None)
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     return Progress(
         TextColumn("{task.description}"),
@@ -449,8 +451,6 @@ async def golden_outputs(
 
 async def run_parity(endpoint: str, model: str, bundle, *, timeout_s: float = 600.0) -> dict:
     """Run a bundle's golden prompts at temperature 0 and compare with its expected outputs."""
-    from benchmarks.parity import compare_outputs
-    from benchmarks.prompts import load_prompts
 
     by_id = {p.prompt_id: p for p in load_prompts()}
     prompts = [by_id[pid] for pid in sorted(bundle.expected)]

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 import pandas as pd
 
 from briefs.document import BarChart, Bullets, Document, Paragraph, Section, table
+from briefs.render import render_document
 from costmodel import (
     Demand,
     FleetPolicy,
@@ -24,6 +25,7 @@ from costmodel import (
     ScenarioResult,
     UncertaintyInputs,
     cost_range,
+    evaluate_scenarios,
     tornado,
 )
 from tokendesk import formatting
@@ -111,7 +113,6 @@ def build_comparison(
     **kwargs,
 ) -> Comparison:
     """Evaluate ``scenarios`` on a cost-options frame and wrap the results for rendering."""
-    from costmodel import evaluate_scenarios
 
     policy = policy or FleetPolicy()
     results = evaluate_scenarios(options, demand, list(scenarios), policy)
@@ -859,7 +860,6 @@ def brief_csv_frame(c: Comparison, recs: dict[str, Recommendation]) -> pd.DataFr
 
 def render_brief(comparison: Comparison | Sequence[ScenarioResult], fmt: str) -> bytes:
     """The brief as bytes in ``fmt`` (md, html, pdf, xlsx or csv): what a download button serves."""
-    from briefs.render import render_document
 
     if not isinstance(comparison, Comparison):
         comparison = Comparison(tuple(comparison))

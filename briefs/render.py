@@ -12,6 +12,7 @@ from datetime import date, datetime
 
 import pandas as pd
 
+from briefs.charts import drawing, svg
 from briefs.document import BarChart, Bullets, Document, Paragraph, Table
 from tokendesk.exports import neutralise, safe_csv
 
@@ -115,7 +116,6 @@ def _html_cell(text: str) -> str:
 
 
 def html_page(doc: Document) -> bytes:
-    from briefs.charts import svg
 
     e = html.escape
     out = [
@@ -219,8 +219,6 @@ def pdf(doc: Document) -> bytes:
     from reportlab.lib.units import mm
     from reportlab.platypus import KeepTogether, LongTable, SimpleDocTemplate, Spacer, TableStyle
     from reportlab.platypus import Paragraph as P
-
-    from briefs.charts import drawing
 
     regular, bold = _pdf_fonts()
     base = getSampleStyleSheet()

@@ -6,8 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from app import charts, data
+from costmodel import scenario_inputs as si
 from tokendesk import formatting
-from tokendesk import scenario_inputs as si
 from tokendesk.metrics import PERCENTILES
 
 #: Points the Pareto chart draws at most (the cheapest first).

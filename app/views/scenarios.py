@@ -11,8 +11,8 @@ import streamlit as st
 
 from app import charts, data
 from costmodel import cost_range, tornado
+from costmodel import scenario_inputs as si
 from tokendesk import formatting
-from tokendesk import scenario_inputs as si
 from tokendesk.metrics import PERCENTILES
 
 st.title("Scenarios")
