@@ -39,6 +39,7 @@ from pydantic import ValidationError
 from benchmarks.errors import ResultFileError
 from benchmarks.importers import import_files
 from tokendesk.catalog import load_catalog
+from tokendesk.metrics import usd_per_1k_tokens
 from tokendesk.records import BenchmarkResult
 from warehouse.seed import SeedFileError, read_result_file
 
@@ -475,7 +476,7 @@ def compare_results(
         def cost(tps: float, price: float | None = price, apr: float = apr) -> float | None:
             if not tps or not tps > 0:
                 return None
-            return price * apr / (tps * 3.6) if price else 1000.0 * apr / tps
+            return usd_per_1k_tokens(price * apr, tps) if price else 1000.0 * apr / tps
 
         basis = (
             f"$/1K output tokens at ${price:,.2f}/accelerator-hour"

@@ -227,3 +227,25 @@ def test_only_the_dashboard_imports_streamlit() -> None:
 def test_no_other_distribution_provides_our_names(top_level: str) -> None:
     providers = set(importlib.metadata.packages_distributions().get(top_level, []))
     assert providers <= {"tokendesk"}, f"{top_level!r} is also provided by {sorted(providers)}"
+
+
+def test_the_cost_formula_has_one_home() -> None:
+    # $/1K tokens = $/h ÷ (tok/s × 3.6) is written in tokendesk.metrics only; everything else uses
+    # it (the SQL of the cost joins is generated from it). Prose may quote the figure.
+    wrong = []
+    for name, path in MODULES.items():
+        if name == "tokendesk.metrics":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and node.value == 3.6 and type(node.value) is float:
+                wrong.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+            # Text pieces of strings and f-strings: "(tok/s * 3.6)" in SQL, "(upper bound for p95)".
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and ("* 3.6)" in node.value or "(upper bound for " in node.value)
+            ):
+                wrong.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not wrong, (
+        "the cost formula or FTL label written outside tokendesk.metrics: " + ", ".join(wrong)
+    )
