@@ -1,46 +1,10 @@
-from datetime import UTC, datetime
-
 import pytest
 from pydantic import ValidationError
 
+from tests.factories import quote, result
 from tokendesk.catalog import check_accelerator_id, check_in_catalog
-from tokendesk.records import BenchmarkResult, PriceQuote
 from tokendesk.units import UnitError, to_ms, to_tok_s, to_usd_per_hour
 from warehouse import Warehouse, WarehouseError
-
-NOW = datetime(2026, 8, 6, tzinfo=UTC)
-
-
-def quote(**overrides):
-    fields = dict(
-        provider="aws",
-        region="us-east-1",
-        instance_type="p5en.48xlarge",
-        accelerator_id="nvidia-h200-141gb",
-        accelerator_count=8,
-        pricing_model="on_demand",
-        usd_per_hour=63.296,
-        source="test",
-        observed_at=NOW,
-    )
-    fields.update(overrides)
-    return PriceQuote(**fields)
-
-
-def result(**overrides):
-    fields = dict(
-        accelerator_id="nvidia-h200-141gb",
-        accelerators_per_replica=8,
-        runtime="trt-llm",
-        model="llama-2-70b-chat",
-        precision="fp8",
-        workload="mlperf-open-orca",
-        output_tok_s=34029.38,
-        measured_at=NOW,
-        source_tool="mlperf",
-    )
-    fields.update(overrides)
-    return BenchmarkResult(**fields)
 
 
 def test_valid_records_are_frozen():
