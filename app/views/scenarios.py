@@ -12,6 +12,7 @@ import streamlit as st
 from app import charts, data
 from costmodel import cost_range, tornado
 from costmodel import scenario_inputs as si
+from costmodel.summary import summary_row
 from tokendesk import formatting
 from tokendesk.metrics import PERCENTILES
 
@@ -121,41 +122,11 @@ if {k: v for k, v in st.query_params.to_dict().items() if k in asdict(si.DEFAULT
             del st.query_params[key]
 
 
-def _payback(result) -> str:
-    if result is base:
-        return "baseline"
-    if result.payback_months is not None:
-        return f"{result.payback_months:.1f} months"
-    if not result.migration.one_time_usd:
-        return "nothing to pay back"
-    return "never (costs more per month)" if (result.savings_vs_baseline_usd or 0) <= 0 else "—"
-
-
 results = data.compare_scenarios(data.db_path(), chosen)
 base = results[0]
 
 st.subheader("Side by side")
-summary = pd.DataFrame(
-    [
-        {
-            "Scenario": r.name,
-            "Monthly cost": r.monthly_usd,
-            "$/1K tokens": r.usd_per_1k_tokens,
-            "Savings vs Stay ($/month)": r.savings_vs_baseline_usd or 0.0,
-            "One-time migration": r.migration.one_time_usd,
-            "Payback": _payback(r),
-            "Meets FTL SLO": "yes"
-            if r.latency and all(seg.meets for seg in r.latency)
-            else "no"
-            if r.latency
-            else "—",
-            "Vendor HHI": r.risk.hhi_vendor.value,
-            "Weeks to cutover": r.timeline.weeks_to_cutover,
-            "Unserved": "; ".join(r.unserved) or "—",
-        }
-        for r in results
-    ]
-)
+summary = pd.DataFrame([summary_row(r, base) for r in results])
 st.dataframe(
     summary,
     hide_index=True,
