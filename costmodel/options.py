@@ -12,7 +12,8 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from costmodel.demand import PERCENTILES, model_key
+from costmodel.demand import model_key
+from tokendesk.metrics import PERCENTILES
 
 #: Pricing models that are committed (paid for every hour of the term).
 COMMITTED = frozenset(

@@ -249,3 +249,16 @@ def test_the_cost_formula_has_one_home() -> None:
     assert not wrong, (
         "the cost formula or FTL label written outside tokendesk.metrics: " + ", ".join(wrong)
     )
+
+
+def test_the_percentile_list_has_one_home() -> None:
+    # ("p50", "p90", "p95", "p99") is tokendesk.metrics.PERCENTILES; others import it.
+    wrong = [
+        f"{path.relative_to(ROOT)}:{node.lineno}"
+        for name, path in MODULES.items()
+        if name != "tokendesk.metrics"
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Tuple | ast.List)
+        and [getattr(e, "value", None) for e in node.elts] == ["p50", "p90", "p95", "p99"]
+    ]
+    assert not wrong, "percentile list written outside tokendesk.metrics: " + ", ".join(wrong)

@@ -13,6 +13,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from tokendesk.metrics import PERCENTILES
+
 
 class Backend(StrEnum):
     """Software backend family an accelerator is programmed through."""
@@ -200,7 +202,7 @@ class BenchmarkResult(BaseModel):
         for family in ("ttft_ms", "tpot_ms", "e2el_ms"):
             present = [
                 (name, getattr(self, f"{family}_{name}"))
-                for name in ("p50", "p90", "p95", "p99")
+                for name in PERCENTILES
                 if hasattr(self, f"{family}_{name}")
                 and getattr(self, f"{family}_{name}") is not None
             ]
