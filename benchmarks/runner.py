@@ -262,8 +262,15 @@ def summarise_point(
         basis = "full"
         start = min((r.sent_at for r in measured), default=marks["run_start"])
         end = max((r.done_at() for r in measured), default=marks["run_end"])
-    window = max(end - start, 1e-9)
     out_tok, in_tok = _tokens_in_window(ok, start, end)
+    if basis == "steady" and out_tok == 0:
+        # A busy host can stretch the ramp so far that no token lands in the steady window:
+        # measure over the full span rather than report no throughput at all.
+        basis = "full"
+        start = min((r.sent_at for r in measured), default=marks["run_start"])
+        end = max((r.done_at() for r in measured), default=marks["run_end"])
+        out_tok, in_tok = _tokens_in_window(ok, start, end)
+    window = max(end - start, 1e-9)
     span_start = min((r.sent_at for r in measured), default=marks["run_start"])
     span_end = max((r.done_at() for r in measured), default=marks["run_end"])
     span = max(span_end - span_start, 1e-9)

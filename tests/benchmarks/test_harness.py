@@ -119,9 +119,10 @@ def test_both_apis_stream_usage_and_text(fake_server, api):
         assert (
             r.ttfc_s <= r.ttft_s
         )  # chat: the role-only chunk arrives first and is not the first token
-        assert r.tpot_s == pytest.approx(0.005, abs=0.004)
-    lat = block["latency_ms"]
-    assert lat["ttft"]["p50"] == pytest.approx(30, abs=5)
+        # Causal bounds only (how close to the schedule depends on load; perf/ measures that):
+        # the server waits 30 ms before the first token, so no TTFT can be shorter.
+        assert r.ttft_s * 1000 >= 30 - 0.5 and r.tpot_s >= 0
+    assert block["latency_ms"]["ttft"]["p50"] >= 30 - 0.5
 
 
 def test_missing_usage_falls_back_to_chunk_count(make_server):
