@@ -262,3 +262,18 @@ def test_the_percentile_list_has_one_home() -> None:
         and [getattr(e, "value", None) for e in node.elts] == ["p50", "p90", "p95", "p99"]
     ]
     assert not wrong, "percentile list written outside tokendesk.metrics: " + ", ".join(wrong)
+
+
+def test_tests_take_shared_data_from_helpers_not_from_other_tests() -> None:
+    # Shared builders live in tests/factories.py (and small helper modules); a test module or a
+    # conftest is never imported by another module.
+    wrong = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                leaf = node.module.rsplit(".", 1)[-1]
+                if node.module.startswith("tests") and (
+                    leaf.startswith("test_") or leaf == "conftest"
+                ):
+                    wrong.append(f"{path.relative_to(ROOT)}:{node.lineno} imports {node.module}")
+    assert not wrong, "\n".join(wrong)

@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.conftest import VIEWS, chart
+from tests.app.pages import VIEWS, chart
 from tokendesk.records import BenchmarkResult
 from warehouse import Warehouse
 

@@ -2,7 +2,7 @@ import csv
 
 from streamlit.testing.v1 import AppTest
 
-from tests.app.conftest import VIEWS
+from tests.app.pages import VIEWS
 from tokendesk.paths import data_dir
 
 

@@ -3,7 +3,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.conftest import VIEWS, plain
+from tests.app.pages import VIEWS, plain
 
 
 def run_fit(**widgets):

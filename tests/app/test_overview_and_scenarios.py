@@ -2,7 +2,7 @@ from streamlit.testing.v1 import AppTest
 
 from costmodel import Engine
 from costmodel.scenario_inputs import ScenarioInputs, build_demand, build_policy, build_scenarios
-from tests.app.conftest import VIEWS
+from tests.app.pages import VIEWS
 from warehouse import Warehouse
 
 
