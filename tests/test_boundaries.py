@@ -199,10 +199,10 @@ def test_dependencies_point_one_way() -> None:
                 continue
             if source in ALLOWED_ONLY:
                 ok = dest in ALLOWED_ONLY[source]
-            elif dest in ALLOWED_ONLY:
-                ok = False
             elif name in COMMAND_MODULES:
                 ok = dest != "app"
+            elif dest in ALLOWED_ONLY:
+                ok = False
             else:
                 ok = LAYERS[dest] < LAYERS[source]
             if source == "warehouse" and dest in WAREHOUSE_MUST_NOT_IMPORT:

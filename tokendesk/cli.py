@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from audit.cli import register as register_audit
 from benchmarks.cli import bench_app
 from briefs.cli import register
 from pricing.cli import prices_app
@@ -56,6 +57,7 @@ def _register_subcommands() -> None:
     app.add_typer(prices_app, name="prices")
     app.add_typer(bench_app, name="bench")
     register(app)
+    register_audit(app)
 
 
 COSTS_COLUMNS = [
