@@ -18,6 +18,7 @@ from tokendesk import formatting
 from tokendesk.exports import safe_csv
 from tokendesk.paths import REPO_ROOT, default_db_path
 from warehouse import Warehouse, WarehouseError
+from warehouse.engine import Wait, report_waits_to
 from warehouse.queries import COST_SORTS, cost_options
 
 app = typer.Typer(
@@ -276,6 +277,13 @@ def db_ingest(
 @app.command("app")
 def run_app(
     port: Annotated[int, typer.Option(help="Port to serve on.")] = 8501,
+    host: Annotated[
+        str,
+        typer.Option(
+            help="Address to listen on. The default serves this machine only; 0.0.0.0 serves "
+            "every interface (put sign-in or a proxy in front first)."
+        ),
+    ] = "127.0.0.1",
     headless: Annotated[bool, typer.Option(help="Do not open a browser.")] = True,
     db: DbOption = None,
 ) -> None:
@@ -289,6 +297,8 @@ def run_app(
         "streamlit",
         "run",
         str(entry),
+        "--server.address",
+        host,
         "--server.port",
         str(port),
         "--server.headless",
@@ -299,17 +309,23 @@ def run_app(
         "--db",
         str(target),
     ]
-    console.print(f"Serving tokendesk on http://localhost:{port}")
+    shown = "localhost" if host in {"127.0.0.1", "localhost"} else host
+    console.print(f"Serving tokendesk on http://{shown}:{port}")
     raise typer.Exit(subprocess.call(command, cwd=REPO_ROOT))
+
+
+def _say_waiting(wait: Wait) -> None:
+    err.print(f"[yellow]{wait.message()}[/yellow]")
 
 
 def main() -> None:
     _register_subcommands()
+    report_waits_to(_say_waiting)  # a write that waits for another process says so
     try:
         app()
     except (
         WarehouseError
-    ) as exc:  # e.g. the file is held by a running dashboard: advice, not a traceback
+    ) as exc:  # e.g. another process held the file too long: advice, not a traceback
         err.print(f"[red]error:[/red] {exc}")
         raise SystemExit(1) from None
 
