@@ -293,21 +293,23 @@ class FileEngine:
             finally:
                 self._mine.reads -= 1
             return
+        waiter = _Waiter(
+            "read",
+            self.path,
+            _wait_limit(READ_WAIT_ENV, DEFAULT_READ_WAIT_S),
+            report or _default_reporter,
+        )
+        # Even when this process has the file attached already, a new read waits while a writer
+        # elsewhere holds the gate: else overlapping sessions could keep the file forever.
+        self._gate.pass_through(waiter)
         with self._state:
             while self._writing or self._writers_waiting:
                 self._state.wait()
             self._readers += 1
         self._mine.reads = 1
         try:
-            waiter = _Waiter(
-                "read",
-                self.path,
-                _wait_limit(READ_WAIT_ENV, DEFAULT_READ_WAIT_S),
-                report or _default_reporter,
-            )
             with self._attach_lock:
                 if self._attached is None:
-                    self._gate.pass_through(waiter)
                     self._attach("read", waiter)
             waiter.finished()
             yield
