@@ -37,16 +37,21 @@ def db_path() -> str:
     return path
 
 
-_seen_versions: dict[str, tuple[int, int]] = {}
+_seen_versions: dict[str, tuple[int, ...]] = {}
 
 
-def _file_version(path: str) -> tuple[int, int]:
-    """Changes whenever a write commits: writers checkpoint into the file before letting go."""
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return (0, 0)
-    return (stat.st_mtime_ns, stat.st_size)
+def _file_version(path: str) -> tuple[int, ...]:
+    """Changes whenever a write commits: writers checkpoint into the file before letting go (and
+    a writer killed before that left its commit in the ``.wal`` beside it)."""
+    version: list[int] = []
+    for name in (path, path + ".wal"):
+        try:
+            stat = os.stat(name)
+        except OSError:
+            version += [0, 0]
+        else:
+            version += [stat.st_mtime_ns, stat.st_size]
+    return tuple(version)
 
 
 def _forget_if_changed(path: str) -> None:
