@@ -253,6 +253,7 @@ class FileEngine:
         self._writers_waiting = 0
         self._attach_lock = threading.Lock()
         self._attached: str | None = None  # None, "read" or "write"
+        self._cursors: list[duckdb.DuckDBPyConnection] = []
         self._mine = threading.local()
         self._closed = False
 
@@ -272,11 +273,17 @@ class FileEngine:
     def _detach(self) -> None:
         if self._attached is not None:
             self._attached = None
+            # A cursor still alive pins the file open (DuckDB keeps the attached database while a
+            # connection uses it), so the next ATTACH would fail: close every cursor handed out.
+            cursors, self._cursors = self._cursors, []
+            for cursor in cursors:
+                cursor.close()
             self._db.execute(f"DETACH {ALIAS}")
 
     def _cursor(self) -> duckdb.DuckDBPyConnection:
         cursor = self._db.cursor()
         cursor.execute(f"USE {ALIAS}")
+        self._cursors.append(cursor)
         return cursor
 
     def _my_reads(self) -> int:

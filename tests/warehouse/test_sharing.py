@@ -283,3 +283,16 @@ def test_a_writer_killed_mid_transaction_leaves_the_last_snapshot_current(seeded
     with Warehouse.open(path, read_only=True) as wh:
         ids = set(wh.snapshots()["snapshot_id"])
     assert snapshot in ids and "prices-killed" not in ids
+
+
+def test_a_cursor_kept_after_its_read_does_not_keep_the_file(seeded):
+    """DuckDB keeps a file attached while any cursor uses it; letting go closes them all, so a
+    cursor someone kept cannot make the next write (or read) fail."""
+    kept = seeded.cursor()
+    assert kept.execute("SELECT count(*) FROM snapshots").fetchone()[0] > 0
+    first = seeded.ingest_prices("test:kept-1", [quote()], origin="test")
+    with seeded.reading():
+        inside = seeded.cursor()
+        inside.execute("SELECT 1")
+    second = seeded.ingest_prices("test:kept-2", [quote()], origin="test")
+    assert {first, second} <= set(seeded.snapshots()["snapshot_id"])
