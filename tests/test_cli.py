@@ -85,15 +85,3 @@ def test_db_rebuild_keeps_a_backup(db):
     out = runner.invoke(app, ["db", "rebuild", "--db", str(db)])
     assert out.exit_code == 0, out.output
     assert list(db.parent.glob("cli.*.bak.duckdb"))
-
-
-def test_app_serves_this_machine_only_unless_told(db, monkeypatch):
-    import tokendesk.cli as cli
-
-    started = []
-    monkeypatch.setattr(cli.subprocess, "call", lambda command, cwd: started.append(command) or 0)
-    assert runner.invoke(app, ["app", "--db", str(db)]).exit_code == 0
-    assert runner.invoke(app, ["app", "--db", str(db), "--host", "0.0.0.0"]).exit_code == 0
-    local, every = started
-    assert local[local.index("--server.address") + 1] == "127.0.0.1"
-    assert every[every.index("--server.address") + 1] == "0.0.0.0"
