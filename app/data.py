@@ -1,7 +1,9 @@
 """Every cached read the dashboard makes. Caching lives here and nowhere else.
 
-One read-only DuckDB connection per warehouse file (``st.cache_resource``), a cursor per call;
-query results are cached by their arguments and cleared when the warehouse changes.
+One read-only ``Warehouse`` per file (``st.cache_resource``); it holds no lock on the file: each
+read below attaches it for the duration of the read only (``Warehouse.reading``), so the command
+line and other dashboard processes can write meanwhile. Query results are cached by their
+arguments and cleared when the file changes, whoever changed it.
 """
 
 from __future__ import annotations
@@ -21,15 +23,49 @@ from costmodel import Engine
 from costmodel import scenario_inputs as si
 from costmodel.tables import ARCHITECTURES_FILE
 from tokendesk.paths import DB_PATH_ENV, data_dir, default_db_path
-from warehouse import Warehouse, WarehouseError, queries
+from warehouse import Warehouse, queries
+from warehouse.engine import WaitReporter
 
 
 def db_path() -> str:
-    """The warehouse file: ``--db`` after ``--`` on the streamlit command line, else the default."""
+    """The warehouse file: ``--db`` after ``--`` on the streamlit command line, else the default.
+
+    Every page asks for it first, so this is where a write made elsewhere (the command line,
+    another dashboard process) is noticed: the file changed, so the cached results are dropped.
+    """
     argv = sys.argv[1:]
     if "--db" in argv and argv.index("--db") + 1 < len(argv):
-        return argv[argv.index("--db") + 1]
-    return os.environ.get(DB_PATH_ENV) or str(default_db_path())
+        path = argv[argv.index("--db") + 1]
+    else:
+        path = os.environ.get(DB_PATH_ENV) or str(default_db_path())
+    _forget_if_changed(path)
+    return path
+
+
+_seen_versions: dict[str, tuple[int, ...]] = {}
+
+
+def _file_version(path: str) -> tuple[int, ...]:
+    """Changes whenever a write commits: writers checkpoint into the file before letting go (and
+    a writer killed before that left its commit in the ``.wal`` beside it)."""
+    version: list[int] = []
+    for name in (path, path + ".wal"):
+        try:
+            stat = os.stat(name)
+        except OSError:
+            version += [0, 0]
+        else:
+            version += [stat.st_mtime_ns, stat.st_size]
+    return tuple(version)
+
+
+def _forget_if_changed(path: str) -> None:
+    version = _file_version(path)
+    seen = _seen_versions.setdefault(path, version)
+    if version != seen:
+        _seen_versions[path] = version
+        _engine.clear()
+        st.cache_data.clear()
 
 
 @st.cache_resource(show_spinner=False)
@@ -41,14 +77,18 @@ def warehouse() -> Warehouse:
     return _warehouse(db_path())
 
 
-def release_warehouse() -> None:
-    """Close the read-only connection so a writer (a price refresh, an upload) can open the file."""
-    try:
-        _warehouse(db_path()).close()
-    finally:
-        _warehouse.clear()
-        _engine.clear()
-        st.cache_data.clear()
+def forget_results() -> None:
+    """Drop every cached result, so the next read sees the newest snapshot."""
+    _seen_versions.clear()
+    _engine.clear()
+    st.cache_data.clear()
+
+
+@contextmanager
+def _reading(path: str) -> Iterator[Warehouse]:
+    warehouse = _warehouse(path)
+    with warehouse.reading():
+        yield warehouse
 
 
 @st.cache_data(show_spinner=False, ttl=600)
@@ -63,40 +103,43 @@ def cost_options(
     best_per: str | None = None,
     frontier_only: bool = False,
 ) -> pd.DataFrame:
-    return queries.cost_options(
-        _warehouse(path),
-        sort=sort,
-        limit=limit,
-        ftl_percentile=ftl_percentile,
-        max_ftl_ms=max_ftl_ms,
-        best_per=best_per,
-        frontier_only=frontier_only,
-        **{name: list(values) for name, values in filters},
-    )
+    with _reading(path) as warehouse:
+        return queries.cost_options(
+            warehouse,
+            sort=sort,
+            limit=limit,
+            ftl_percentile=ftl_percentile,
+            max_ftl_ms=max_ftl_ms,
+            best_per=best_per,
+            frontier_only=frontier_only,
+            **{name: list(values) for name, values in filters},
+        )
 
 
 @st.cache_data(show_spinner=False, ttl=600)
 def count_options(path: str, filters: tuple[tuple[str, tuple[str, ...]], ...]) -> int:
-    return queries.count_options(
-        _warehouse(path), **{name: list(values) for name, values in filters}
-    )
+    with _reading(path) as warehouse:
+        return queries.count_options(warehouse, **{name: list(values) for name, values in filters})
 
 
 @st.cache_data(show_spinner=False, ttl=600)
 def filter_values(path: str) -> dict[str, list[str]]:
-    return queries.distinct_values(_warehouse(path))
+    with _reading(path) as warehouse:
+        return queries.distinct_values(warehouse)
 
 
 @st.cache_data(show_spinner=False, ttl=600)
 def freshness(path: str) -> pd.DataFrame:
-    return queries.freshness(_warehouse(path))
+    with _reading(path) as warehouse:
+        return queries.freshness(warehouse)
 
 
 # -- scenarios ---------------------------------------------------------------------------------
 @st.cache_resource(show_spinner=False)
 def _engine(path: str):
 
-    return Engine.from_frame(queries.cost_options(_warehouse(path), sort=None))
+    with _reading(path) as warehouse:
+        return Engine.from_frame(queries.cost_options(warehouse, sort=None))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -110,41 +153,46 @@ def compare_scenarios(path: str, inputs):
 
 @st.cache_data(show_spinner=False, ttl=600)
 def price_explorer(path: str, filters: tuple[tuple[str, tuple[str, ...]], ...]) -> pd.DataFrame:
-    return queries.price_explorer(
-        _warehouse(path), **{name: list(values) for name, values in filters}
-    )
+    with _reading(path) as warehouse:
+        return queries.price_explorer(warehouse, **{name: list(values) for name, values in filters})
 
 
 @st.cache_data(show_spinner=False, ttl=600)
 def price_skus(path: str) -> pd.DataFrame:
-    return queries.price_skus(_warehouse(path))
+    with _reading(path) as warehouse:
+        return queries.price_skus(warehouse)
 
 
 @st.cache_data(show_spinner=False, ttl=600)
 def price_history(
     path: str, provider: str, region: str, instance_type: str, pricing_model: str
 ) -> pd.DataFrame:
-    return queries.price_history(_warehouse(path), provider, region, instance_type, pricing_model)
+    with _reading(path) as warehouse:
+        return queries.price_history(warehouse, provider, region, instance_type, pricing_model)
 
 
 @st.cache_data(show_spinner=False, ttl=600)
 def current_integrity(path: str) -> pd.DataFrame:
-    return queries.current_integrity(_warehouse(path))
+    with _reading(path) as warehouse:
+        return queries.current_integrity(warehouse)
 
 
 @st.cache_data(show_spinner=False, ttl=600)
 def current_price_sources(path: str) -> pd.DataFrame:
-    return queries.current_price_sources(_warehouse(path))
+    with _reading(path) as warehouse:
+        return queries.current_price_sources(warehouse)
 
 
 @st.cache_data(show_spinner=False, ttl=600)
 def current_price_quotes(path: str) -> list:
-    return _warehouse(path).current_price_quotes()
+    with _reading(path) as warehouse:
+        return warehouse.current_price_quotes()
 
 
 @st.cache_data(show_spinner=False, ttl=600)
 def benchmark_results(path: str) -> pd.DataFrame:
-    return queries.current_benchmark_results(_warehouse(path))
+    with _reading(path) as warehouse:
+        return queries.current_benchmark_results(warehouse)
 
 
 @st.cache_data(show_spinner=False)
@@ -156,39 +204,36 @@ def architecture_retrieved() -> dict[str, str]:
 
 
 @contextmanager
-def writer() -> Iterator[Warehouse]:
+def writer(on_wait: WaitReporter | None = None) -> Iterator[Warehouse]:
     """A read-write warehouse for a price refresh or an upload.
 
-    DuckDB will not open one file read-only and read-write in the same process, so the shared
-    read-only connection is released first; afterwards every cache is cleared so the next read
-    reopens the file and sees the new snapshot.
+    Other sessions keep reading meanwhile: the write takes the file for its transaction only,
+    after this process's reads in flight, and waits (bounded, telling ``on_wait``) for writers
+    in other processes. Afterwards every cached result is dropped, so the next read sees the
+    new snapshot.
     """
     path = db_path()
-    release_warehouse()
-    try:
-        warehouse = Warehouse.open(Path(path))
-    except Exception as exc:  # a lock held by another process (a CLI refresh, a second server)
-        raise WarehouseError(
-            f"could not open {path} for writing ({exc}); is another tokendesk process writing to it?"
-        ) from exc
+    warehouse = Warehouse.open(Path(path), on_wait=on_wait)
     try:
         yield warehouse
     finally:
         warehouse.close()
-        release_warehouse()
+        forget_results()
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def brief_bytes(path: str, inputs, fmt: str) -> bytes:
     """The buy/no-buy brief of the scenarios on screen, in ``fmt``."""
 
-    warehouse = _warehouse(path)
+    with _reading(path) as warehouse:
+        options = queries.cost_options(warehouse)
+        snapshots = warehouse.snapshots()
     comparison = Comparison(
         compare_scenarios(path, inputs),
-        queries.cost_options(warehouse),
+        options,
         si.build_demand(inputs),
         si.build_policy(inputs),
-        snapshots=warehouse.snapshots(),
+        snapshots=snapshots,
         warehouse=path,
     )
     return render_brief(comparison, fmt)

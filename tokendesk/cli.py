@@ -22,6 +22,7 @@ from tokendesk import formatting
 from tokendesk.exports import safe_csv
 from tokendesk.paths import REPO_ROOT, default_db_path
 from warehouse import Warehouse, WarehouseError
+from warehouse.engine import Wait, report_waits_to
 from warehouse.queries import COST_SORTS, cost_options
 from warehouse.seed import SeedFileError, ingest_price_file, ingest_result_file
 
@@ -312,13 +313,18 @@ def run_app(
     os.execv(sys.executable, command)
 
 
+def _say_waiting(wait: Wait) -> None:
+    err.print(f"[yellow]{wait.message()}[/yellow]")
+
+
 def main() -> None:
     _register_subcommands()
+    report_waits_to(_say_waiting)  # a write that waits for another process says so
     try:
         app()
     except (
         WarehouseError
-    ) as exc:  # e.g. the file is held by a running dashboard: advice, not a traceback
+    ) as exc:  # e.g. another process held the file too long: advice, not a traceback
         err.print(f"[red]error:[/red] {exc}")
         raise SystemExit(1) from None
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -25,6 +25,7 @@ from tokendesk.records import (
     SnapshotKind,
     SnapshotStatus,
 )
+from warehouse.engine import FileEngine, MemoryEngine, WaitReporter, WarehouseError
 from warehouse.migrations import MIGRATIONS
 from warehouse.queries import cost_options
 from warehouse.seed import load_seed
@@ -86,10 +87,6 @@ ACCELERATOR_COLUMNS = (
 )
 
 
-class WarehouseError(RuntimeError):
-    pass
-
-
 def config_key(result: BenchmarkResult) -> str:
     """A short stable id for the configuration a result belongs to."""
     parts = "|".join(str(getattr(result, name)) for name in CONFIG_FIELDS)
@@ -109,49 +106,75 @@ def _utc_naive(moment: datetime) -> datetime:
 
 
 class Warehouse:
-    """A DuckDB warehouse file (or ``:memory:``) with tokendesk's schema."""
+    """A DuckDB warehouse file (or ``:memory:``) with tokendesk's schema.
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, path: str, read_only: bool) -> None:
-        self._con = con
+    A file is not held open: reads attach it read-only for the call, writes attach it
+    read-write for the transaction only (see ``engine.py``), so several processes can share it.
+    """
+
+    def __init__(
+        self,
+        engine: FileEngine | MemoryEngine,
+        path: str,
+        read_only: bool,
+        on_wait: WaitReporter | None = None,
+    ) -> None:
+        self._engine = engine
         self.path = path
         self.read_only = read_only
+        self.on_wait = on_wait
+        self._closed = False
 
     # -- opening ------------------------------------------------------------------------------
     @classmethod
     def open(
-        cls, path: Path | str | None = None, *, read_only: bool = False, build: bool = True
+        cls,
+        path: Path | str | None = None,
+        *,
+        read_only: bool = False,
+        build: bool = True,
+        on_wait: WaitReporter | None = None,
     ) -> Warehouse:
         """Open (and, on first use, build from the bundled ``data/``) the warehouse at ``path``.
 
-        A read-only open of a missing file first builds it with a short-lived writer, so the
-        dashboard's first start needs no separate setup step.
+        Opening holds no lock. A missing file is built, and pending migrations are applied, in
+        one short write (also for a read-only open, so the dashboard's first start needs no
+        separate setup step). ``on_wait`` hears when a write waits for another process.
         """
         target = str(path if path is not None else default_db_path())
-        in_memory = target == ":memory:"
-        exists = in_memory or Path(target).exists()
-        if not in_memory:
-            Path(target).parent.mkdir(parents=True, exist_ok=True)
-        if read_only and not in_memory:
-            if not exists:
-                if not build:
-                    raise WarehouseError(f"no warehouse at {target}; run `tokendesk db init`")
-                cls.open(target, read_only=False).close()
-            else:
-                writer_needed = False
-                with _connect(target, read_only=True) as probe:
-                    writer_needed = _pending_migrations(probe) != []
-                if writer_needed:
-                    cls.open(target, read_only=False).close()
-            return cls(_connect(target, read_only=True), target, read_only=True)
-        con = _connect(target, read_only=False)
-        warehouse = cls(con, target, read_only=False)
-        fresh = warehouse.migrate()
-        if fresh and build:
-            load_seed(warehouse)
+        if target == ":memory:":
+            warehouse = cls(MemoryEngine(), target, read_only=False)
+            fresh = warehouse.migrate()
+            if fresh and build:
+                load_seed(warehouse)
+            warehouse.read_only = read_only
+            return warehouse
+        exists = Path(target).exists()
+        if not exists and read_only and not build:
+            raise WarehouseError(f"no warehouse at {target}; run `tokendesk db init`")
+        Path(target).parent.mkdir(parents=True, exist_ok=True)
+        engine = FileEngine.shared(target)
+        warehouse = cls(engine, target, read_only=False, on_wait=on_wait)
+        try:
+            needs_write = not exists
+            if exists:
+                with engine.reading(on_wait):
+                    needs_write = _pending_migrations(engine.cursor()) != []
+            if needs_write:
+                with engine.writing(on_wait):
+                    fresh = warehouse.migrate()
+                    if fresh and build:
+                        load_seed(warehouse)
+        except BaseException:
+            engine.close()
+            raise
+        warehouse.read_only = read_only
         return warehouse
 
     def close(self) -> None:
-        self._con.close()
+        if not self._closed:
+            self._closed = True
+            self._engine.close()
 
     def __enter__(self) -> Warehouse:
         return self
@@ -159,37 +182,46 @@ class Warehouse:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def reading(self) -> AbstractContextManager[None]:
+        """Keep one consistent view of the warehouse for a block of reads; on leaving it the
+        file is let go, so other processes can write and the next block sees their snapshots."""
+        return self._engine.reading(self.on_wait)
+
     def cursor(self) -> duckdb.DuckDBPyConnection:
-        """A cursor of the shared connection: safe to use from one thread per call."""
-        return self._con.cursor()
+        """A cursor on the warehouse: safe to use from one thread per call. Use it inside
+        ``reading()`` in long-lived processes, so the file is let go afterwards."""
+        return self._engine.cursor()
 
     # -- schema -------------------------------------------------------------------------------
     def migrate(self) -> bool:
         """Apply pending migrations; return True if the warehouse was empty before."""
-        con = self._con
-        con.execute(
-            "CREATE TABLE IF NOT EXISTS schema_migrations ("
-            " version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)"
-        )
-        pending = _pending_migrations(con)
-        fresh = len(pending) == len(MIGRATIONS)
-        for migration in pending:
-            with self._transaction() as tx:
-                tx.execute(migration.sql)
-                tx.execute(
-                    "INSERT INTO schema_migrations VALUES (?, ?, ?)",
-                    [migration.version, migration.name, _utc_naive(datetime.now(UTC))],
-                )
-        if pending:
-            self.sync_catalog()
+        with (
+            self._engine.writing() as con
+        ):  # one write: a concurrent opener waits, then sees it done
+            con.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                " version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)"
+            )
+            pending = _pending_migrations(con)
+            fresh = len(pending) == len(MIGRATIONS)
+            for migration in pending:
+                with self._transaction() as tx:
+                    tx.execute(migration.sql)
+                    tx.execute(
+                        "INSERT INTO schema_migrations VALUES (?, ?, ?)",
+                        [migration.version, migration.name, _utc_naive(datetime.now(UTC))],
+                    )
+            if pending:
+                self.sync_catalog()
         return fresh
 
     def schema_version(self) -> int:
-        row = (
-            self.cursor()
-            .execute("SELECT coalesce(max(version), 0) FROM schema_migrations")
-            .fetchone()
-        )
+        with self.reading():
+            row = (
+                self.cursor()
+                .execute("SELECT coalesce(max(version), 0) FROM schema_migrations")
+                .fetchone()
+            )
         return int(row[0]) if row else 0
 
     def sync_catalog(self) -> None:
@@ -212,15 +244,15 @@ class Warehouse:
     def _transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
         if self.read_only:
             raise WarehouseError("this warehouse connection is read-only")
-        tx = self._con.cursor()
-        tx.execute("BEGIN TRANSACTION")
-        try:
-            yield tx
-        except BaseException:
-            tx.execute("ROLLBACK")
-            raise
-        else:
-            tx.execute("COMMIT")
+        with self._engine.writing(self.on_wait) as tx:
+            tx.execute("BEGIN TRANSACTION")
+            try:
+                yield tx
+            except BaseException:
+                tx.execute("ROLLBACK")
+                raise
+            else:
+                tx.execute("COMMIT")
 
     # -- ingest -------------------------------------------------------------------------------
     def ingest_prices(
@@ -397,7 +429,8 @@ class Warehouse:
             sql += " WHERE kind = ?"
             params.append(SnapshotKind(kind).value)
         sql += " ORDER BY created_at, as_of, snapshot_id"
-        return self.cursor().execute(sql, params).df()
+        with self.reading():
+            return self.cursor().execute(sql, params).df()
 
     def current_price_quotes(self, provider: str | None = None) -> list[PriceQuote]:
         sql = f"SELECT {', '.join(PRICE_COLUMNS)} FROM current_prices"  # noqa: S608 - fixed columns
@@ -405,25 +438,34 @@ class Warehouse:
         if provider is not None:
             sql += " WHERE provider = ?"
             params.append(provider)
-        frame = self.cursor().execute(sql, params).df()
+        with self.reading():
+            frame = self.cursor().execute(sql, params).df()
         return [PriceQuote.model_validate(_none_for_nan(row)) for row in frame.to_dict("records")]
 
     def integrity_report(self, snapshot_id: str) -> pd.DataFrame:
-        return (
-            self.cursor()
-            .execute(
-                "SELECT rule, checked, failed, detail FROM integrity_checks WHERE "
-                "snapshot_id = ? ORDER BY rule",
-                [snapshot_id],
+        with self.reading():
+            return (
+                self.cursor()
+                .execute(
+                    "SELECT rule, checked, failed, detail FROM integrity_checks WHERE "
+                    "snapshot_id = ? ORDER BY rule",
+                    [snapshot_id],
+                )
+                .df()
             )
-            .df()
-        )
 
     def query(self, sql: str, params: Sequence[object] = ()) -> pd.DataFrame:
         """Run a named query from ``queries.py`` (never user-built SQL text)."""
-        return self.cursor().execute(sql, list(params)).df()
+        with self.reading():
+            return self.cursor().execute(sql, list(params)).df()
 
     def table_counts(self) -> dict[str, int]:
+        counts = {}
+        with self.reading():
+            counts.update(self._counts())
+        return counts
+
+    def _counts(self) -> dict[str, int]:
         counts = {}
         for table in (
             "snapshots",
@@ -437,7 +479,9 @@ class Warehouse:
         return counts
 
     def cost_options(self, **filters: object) -> pd.DataFrame:
-        return cost_options(self, **filters)
+
+        with self.reading():
+            return cost_options(self, **filters)
 
 
 def _check_catalog(rows: Sequence[PriceQuote] | Sequence[BenchmarkResult]) -> None:
@@ -447,21 +491,6 @@ def _check_catalog(rows: Sequence[PriceQuote] | Sequence[BenchmarkResult]) -> No
             check_in_catalog(row)
         except ValueError as exc:
             raise WarehouseError(f"row {index} ({type(row).__name__}): {exc}") from exc
-
-
-def _connect(target: str, *, read_only: bool) -> duckdb.DuckDBPyConnection:
-    """Open the file, turning DuckDB's lock conflict into advice: one process may write a DuckDB
-    file, and none may while another holds it open (the dashboard holds it read-only)."""
-    try:
-        return duckdb.connect(target, read_only=read_only)
-    except duckdb.IOException as exc:
-        if "lock" not in str(exc).lower():
-            raise
-        raise WarehouseError(
-            f"the warehouse {target} is in use by another process ({str(exc).splitlines()[0]}). "
-            "While the dashboard is running, refresh prices and upload results from its Prices and "
-            "Benchmarks pages, or stop it (or point --db at another file) to use the command line."
-        ) from None
 
 
 def _pending_migrations(con: duckdb.DuckDBPyConnection) -> list:

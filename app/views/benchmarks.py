@@ -182,7 +182,7 @@ with tab_import:
         elif results:
             tool = results[0].source_tool
             try:
-                with data.writer() as warehouse:
+                with data.writer(lambda wait: st.info(wait.message(with_path=False))) as warehouse:
                     snapshot_id = warehouse.ingest_results(
                         f"import:{tool}",
                         results,

@@ -157,7 +157,9 @@ with tab_refresh:
                 box.update(label=f"Refreshing prices… {event.provider}")
 
             try:
-                with data.writer() as warehouse:
+                with data.writer(
+                    lambda wait: box.write(wait.message(with_path=False))
+                ) as warehouse:
                     report = refresh(chosen_providers, regions, warehouse, show)
             except Exception as exc:  # shown to the person, never as a traceback
                 box.update(label="Refresh could not run", state="error")

@@ -230,6 +230,53 @@ def test_refresh_without_credentials_keeps_the_last_good_snapshot(writable_env, 
     assert set(failed["source"]) == {"aws", "gcp"}
 
 
+def test_a_write_from_the_command_line_while_the_page_is_open_shows_on_the_next_run(
+    writable_env, tmp_path
+):
+    """The open page holds no lock: the command line writes meanwhile, and the page's next run
+    drops its cached results because the file changed, so the new snapshot shows."""
+    import csv
+    import subprocess
+    import sys
+
+    from tokendesk.paths import REPO_ROOT
+
+    at = run_prices()
+    before = int({m.label: m.value for m in at.metric}["Current quotes"])
+    with (REPO_ROOT / "data" / "seed_prices.csv").open(newline="", encoding="utf-8") as handle:
+        row = next(csv.DictReader(handle))
+    # a newer aws snapshot that also lists a size the seed does not have
+    row.update(seed_snapshot="current", instance_type="p5.4xlarge", observed_at="2026-11-30")
+    sheet = tmp_path / "extra.csv"
+    with sheet.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(row))
+        writer.writeheader()
+        writer.writerow(row)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tokendesk.cli",
+            "db",
+            "ingest",
+            str(sheet),
+            "--db",
+            str(writable_env),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO_ROOT,
+    )
+    assert done.returncode == 0 and "ingested as" in done.stdout, done.stderr
+    at.run()
+    assert not at.exception, at.exception
+    table = at.tabs[EXPLORER].dataframe[0].value
+    assert "p5.4xlarge" in set(table["instance_type"])
+    assert set(table.loc[table["provider"] == "aws", "instance_type"]) == {"p5.4xlarge"}
+    assert int({m.label: m.value for m in at.metric}["Current quotes"]) < before
+
+
 def open_prices(**params) -> AppTest:
     at = AppTest.from_file(str(VIEWS / "prices.py"), default_timeout=60)
     for key, value in params.items():
