@@ -63,6 +63,10 @@ def _register_subcommands() -> None:
         from briefs.cli import register
 
         register(app)
+    if importlib.util.find_spec("briefs.workspace_cli"):
+        from briefs.workspace_cli import register as register_workspace
+
+        register_workspace(app)
 
 
 COSTS_COLUMNS = [

@@ -182,6 +182,10 @@ class Warehouse:
                 )
         if pending:
             self.sync_catalog()
+        if any(m.version == 6 for m in pending):
+            from warehouse.workspaces import seed_workspace
+
+            seed_workspace(self)
         return fresh
 
     def schema_version(self) -> int:

@@ -1,0 +1,177 @@
+"""The one path from a workspace to its scenario comparison, shared by the command line, the
+dashboard's Scenarios and Overview pages, the futures day and the gate: read the workspace (a
+YAML file, or the warehouse's current version, or the bundled example), build the cost engine from
+the current prices and results, evaluate the built-in scenarios, and render them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from costmodel import Engine
+from costmodel.plan import (
+    PlanContext,
+    PlanResult,
+    PlanScenario,
+    WorkspaceEngine,
+    builtin_plans,
+    cheapest,
+    custom_plan,
+)
+from costmodel.scenarios import MigrationInputs
+from costmodel.workspace import Workspace, WorkspaceError, workspace_from_dict, workspace_to_dict
+from warehouse import Warehouse, queries
+from warehouse.workspaces import current_workspace, example_workspace_body, save_workspace
+
+
+class WorkspaceFileError(ValueError):
+    """A workspace file could not be read; the message names the file and the field."""
+
+
+def parse_workspace_text(text: str, source: str) -> tuple[Workspace, dict]:
+    try:
+        body = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise WorkspaceFileError(f"{source}: not valid YAML ({exc})") from None
+    try:
+        return workspace_from_dict(body), body
+    except WorkspaceError as exc:
+        raise WorkspaceFileError(f"{source}: {exc.where}: {exc.message}") from None
+
+
+def read_workspace_file(path: Path) -> tuple[Workspace, dict]:
+    if not path.exists():
+        raise WorkspaceFileError(f"{path}: file not found")
+    return parse_workspace_text(path.read_text(encoding="utf-8"), str(path.name))
+
+
+def example_workspace() -> Workspace:
+    return workspace_from_dict(example_workspace_body())
+
+
+def stored_workspace(warehouse: Warehouse) -> tuple[int | None, Workspace]:
+    """The warehouse's current workspace (version, workspace); the bundled example if none."""
+    hit = current_workspace(warehouse)
+    if hit is None:
+        return None, example_workspace()
+    version, body = hit
+    return version, workspace_from_dict(body)
+
+
+def engine_for(warehouse: Warehouse) -> Engine:
+    return Engine.from_frame(queries.cost_options(warehouse, sort=None))
+
+
+@dataclass(frozen=True)
+class Knobs:
+    """The scenario inputs beyond the workspace (URL keys on the Scenarios page)."""
+
+    amd_share: float = 0.25
+    cpu_share: float = 0.10
+    custom: tuple[tuple[str, float], ...] = ()
+    loaded_usd_per_engineer_week: float = 5000.0
+    #: One-time cost per new backend (e.g. from a portability audit), overriding the estimate.
+    one_time_usd_by_backend: tuple[tuple[str, float], ...] = ()
+
+
+def check_workspace(engine: Engine, ws: Workspace) -> WorkspaceEngine:
+    """Raises WorkspaceError when a fleet line has neither a rate nor a current list price."""
+    return WorkspaceEngine(engine, PlanContext(ws))
+
+
+def compare(engine: Engine, ws: Workspace, knobs: Knobs = Knobs()) -> tuple[PlanResult, ...]:
+    ctx = PlanContext(
+        ws,
+        migration=MigrationInputs(loaded_usd_per_engineer_week=knobs.loaded_usd_per_engineer_week),
+        one_time_usd_by_backend=dict(knobs.one_time_usd_by_backend),
+    )
+    planner = WorkspaceEngine(engine, ctx)
+    plans: list[PlanScenario] = list(builtin_plans(knobs.amd_share, knobs.cpu_share))
+    if knobs.custom:
+        plans.append(custom_plan(knobs.custom, planner.incumbent_backends))
+    return planner.evaluate(plans)
+
+
+def import_workspace(warehouse: Warehouse, path: Path) -> int:
+    """Validate a YAML file whole (fields, then rates against current prices) and append it."""
+    ws, body = read_workspace_file(path)
+    try:
+        check_workspace(engine_for(warehouse), ws)
+    except WorkspaceError as exc:
+        raise WorkspaceFileError(f"{path.name}: {exc.where}: {exc.message}") from None
+    return save_workspace(warehouse, workspace_to_dict(ws), origin="import", source=path.name)
+
+
+def export_yaml(ws: Workspace) -> str:
+    return yaml.safe_dump(workspace_to_dict(ws), sort_keys=False, allow_unicode=True)
+
+
+# ---- rendering ---------------------------------------------------------------------------------
+def results_json(results: Sequence[PlanResult]) -> str:
+    best = cheapest(results)
+    rows = [dict(r.as_dict(), cheapest=r is best) for r in results]
+    return json.dumps(rows, indent=2, ensure_ascii=False)
+
+
+def _shares(shares: Mapping[str, float]) -> str:
+    return ", ".join(f"{k} {v:.2%}".replace(".00%", "%") for k, v in shares.items() if v > 0)
+
+
+def _payback(r: PlanResult) -> str:
+    if r.is_baseline:
+        return "baseline"
+    return f"month {r.payback_month}" if r.payback_month else "never (36 months)"
+
+
+def results_rows(results: Sequence[PlanResult]) -> list[dict[str, str]]:
+    """One row per scenario, the same text on the command line, in markdown and on the page."""
+    best = cheapest(results)
+    rows = []
+    for r in results:
+        rows.append(
+            {
+                "Scenario": r.name
+                + (" — INFEASIBLE" if not r.feasible else "")
+                + (" (cheapest)" if r is best and len(results) > 1 else ""),
+                "Requested": _shares(r.requested_allocation),
+                "Achieved": _shares(r.achieved_allocation),
+                "Feasible": "yes" if r.feasible else "NO",
+                "Unserved tok/month": f"{r.unserved_tokens_per_month:,.0f}",
+                "Monthly (month 1)": f"${r.monthly_usd:,.2f}",
+                "Month 36": f"${r.monthly_usd_by_month[-1]:,.0f}",
+                "One-time": f"${r.one_time_usd:,.0f}",
+                "Payback": _payback(r),
+                "Cut-over": f"month {r.cutover_month}",
+            }
+        )
+    return rows
+
+
+def results_markdown(results: Sequence[PlanResult], ws: Workspace) -> str:
+    rows = results_rows(results)
+    head = list(rows[0])
+    lines = [f"# Scenarios for {ws.name}", ""]
+    lines.append("| " + " | ".join(head) + " |")
+    lines.append("|" + "---|" * len(head))
+    for row in rows:
+        lines.append("| " + " | ".join(row[h].replace("|", "/") for h in head) + " |")
+    for r in results:
+        lines += ["", f"## {r.name}", "", f"**{r.headline}**", "", r.description, ""]
+        for note in (*r.allocation_notes, *r.unserved_reasons, *r.constraint_violations):
+            lines.append(f"- {note}")
+        lines.append(f"- {r.payback_sentence}")
+        for note in r.one_time_notes:
+            lines.append(f"- {note}")
+        lines += ["", "| role | provider | region | instance | pricing | count | $/h | $/month |"]
+        lines.append("|---|---|---|---|---|---|---|---|")
+        for ln in r.fleet:
+            lines.append(
+                f"| {ln.role} | {ln.provider} | {ln.region} | {ln.instance_type} |"
+                f" {ln.pricing_model} | {ln.count} | {ln.usd_per_hour:,.4f} |"
+                f" {ln.monthly_usd:,.2f} |"
+            )
+    return "\n".join(lines) + "\n"
