@@ -201,6 +201,7 @@ def gate(
         raise _fail(str(exc)) from None
     warehouse = None
     prices: dict[str, float] = {}
+    fleet_prices: dict[str, float] = {}
     needs_db = baseline.startswith("snapshot:") or candidate.startswith("snapshot:")
     try:
         if needs_db or not no_prices:
@@ -211,12 +212,17 @@ def gate(
             if needs_db or Path(target).exists():
                 warehouse = Warehouse.open(target, read_only=True, build=needs_db)
         if warehouse is not None and not no_prices:
+            from briefs import workspace_plans as wp
             from warehouse.futures import accelerator_hour_prices
 
             table = accelerator_hour_prices(warehouse)
             prices = dict(
                 zip(table["accelerator_id"], table["usd_per_accelerator_hour"], strict=True)
             )
+            # Accelerators the company runs are priced at what it pays (the workspace's fleet).
+            _, ws = wp.stored_workspace(warehouse)
+            fleet_prices = wp.fleet_accelerator_hour_prices(wp.engine_for(warehouse), ws)
+            prices.update(fleet_prices)
         loader = None
         if warehouse is not None:
             from warehouse.futures import snapshot_results
@@ -241,6 +247,13 @@ def gate(
         today=check_day,
         baseline_label=baseline,
         candidate_label=candidate,
+        price_note=(
+            "Accelerators your fleet runs are priced at the rate you pay: "
+            + ", ".join(f"{acc} ${usd:,.4f}/accelerator-hour" for acc, usd in fleet_prices.items())
+            + " (the workspace)."
+            if fleet_prices
+            else ""
+        ),
     )
     text = g.markdown(report)
     if markdown is not None:
@@ -294,6 +307,14 @@ def futures_compare(
             parse_fraction(max_ftl_regression),
         )
         with Warehouse.open(db, read_only=True) as warehouse:
+            if not incumbent:
+                # The incumbent is the company's own fleet at its own rates (the workspace).
+                from dataclasses import replace
+
+                from briefs import workspace_plans as wp
+
+                _, ws = wp.stored_workspace(warehouse)
+                rules = replace(rules, fleet=wp.fleet_rates(wp.engine_for(warehouse), ws))
             report = compare_warehouse(warehouse, start, end, rules)
     except ValueError as exc:
         raise _fail(str(exc)) from None
