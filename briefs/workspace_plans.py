@@ -12,7 +12,7 @@ from pathlib import Path
 
 import yaml
 
-from costmodel import Engine
+from costmodel import Engine, FleetPolicy
 from costmodel.plan import (
     PlanContext,
     PlanResult,
@@ -74,6 +74,7 @@ class Knobs:
     cpu_share: float = 0.10
     custom: tuple[tuple[str, float], ...] = ()
     loaded_usd_per_engineer_week: float = 5000.0
+    utilisation_cap: float = 0.8
     #: One-time cost per new backend (e.g. from a portability audit), overriding the estimate.
     one_time_usd_by_backend: tuple[tuple[str, float], ...] = ()
 
@@ -83,9 +84,11 @@ def check_workspace(engine: Engine, ws: Workspace) -> WorkspaceEngine:
     return WorkspaceEngine(engine, PlanContext(ws))
 
 
-def compare(engine: Engine, ws: Workspace, knobs: Knobs = Knobs()) -> tuple[PlanResult, ...]:
+def compare(engine: Engine, ws: Workspace, knobs: Knobs | None = None) -> tuple[PlanResult, ...]:
+    knobs = knobs or Knobs()
     ctx = PlanContext(
         ws,
+        policy=FleetPolicy(utilisation_cap=knobs.utilisation_cap),
         migration=MigrationInputs(loaded_usd_per_engineer_week=knobs.loaded_usd_per_engineer_week),
         one_time_usd_by_backend=dict(knobs.one_time_usd_by_backend),
     )
@@ -134,9 +137,12 @@ def results_rows(results: Sequence[PlanResult]) -> list[dict[str, str]]:
     for r in results:
         rows.append(
             {
-                "Scenario": r.name
-                + (" — INFEASIBLE" if not r.feasible else "")
-                + (" (cheapest)" if r is best and len(results) > 1 else ""),
+                "Scenario": r.name,
+                "Verdict": "INFEASIBLE: demand unserved"
+                if not r.feasible
+                else "cheapest"
+                if r is best and len(results) > 1
+                else "",
                 "Requested": _shares(r.requested_allocation),
                 "Achieved": _shares(r.achieved_allocation),
                 "Feasible": "yes" if r.feasible else "NO",
@@ -213,3 +219,98 @@ def fleet_accelerator_hour_prices(engine: Engine, ws: Workspace) -> dict[str, fl
         paid[option.accelerator_id] = paid.get(option.accelerator_id, 0.0) + per_acc * accelerators
         hours[option.accelerator_id] = hours.get(option.accelerator_id, 0.0) + accelerators
     return {acc: paid[acc] / hours[acc] for acc in paid if hours[acc] > 0}
+
+
+def headline(results: Sequence[PlanResult]) -> str:
+    """The Overview's sentence: the fleet as it runs against the cheapest feasible move, both
+    from the same comparison the Scenarios page shows (same workspace, same rules)."""
+    stay = next(r for r in results if r.is_baseline)
+    moves = [r for r in results if not r.is_baseline and r.feasible]
+    text = f"Your fleet as it runs (Stay) costs ${stay.monthly_usd:,.0f}/month"
+    if not stay.feasible:
+        text += f" and leaves {stay.unserved_tokens_per_month:,.0f} output tokens/month unserved"
+    if not moves:
+        return text + "; no alternative plan serves the whole demand."
+    best = min(moves, key=lambda r: r.monthly_usd)
+    change = best.monthly_usd / stay.monthly_usd - 1 if stay.monthly_usd else 0.0
+    verdict = "less" if change < 0 else "more"
+    payback = (
+        f", paying back its ${best.one_time_usd:,.0f} one-time cost in month {best.payback_month}"
+        if best.payback_month
+        else ", and never pays back within 36 months"
+        if change >= 0 or best.one_time_usd
+        else ""
+    )
+    return (
+        f"{text}; the best alternative, {best.headline}, costs ${best.monthly_usd:,.0f}/month"
+        f" ({abs(change):.1%} {verdict}){payback}."
+    )
+
+
+def workspace_document(results: Sequence[PlanResult], ws: Workspace):
+    """The scenario brief of a workspace comparison, in every export format (same figures as the
+    page and ``tokendesk scenarios``)."""
+    import pandas as pd
+
+    from briefs.document import BarChart, Bullets, Document, Paragraph, Section, table
+
+    rows = results_rows(results)
+    sections = [
+        Section(
+            "Recommendation",
+            (
+                Paragraph(headline(results)),
+                table("Scenarios side by side", rows, sheet="Scenarios"),
+                BarChart(
+                    "Monthly cost at month 1 (feasible plans only)",
+                    tuple(r.name for r in results if r.feasible),
+                    tuple(r.monthly_usd for r in results if r.feasible),
+                    "USD per month",
+                    value_format=lambda v: f"${v:,.0f}",
+                ),
+            ),
+        )
+    ]
+    for r in results:
+        notes = (
+            *r.allocation_notes,
+            *r.unserved_reasons,
+            *r.constraint_violations,
+            r.payback_sentence,
+            *r.one_time_notes,
+            r.timeline.sentence,
+        )
+        fleet = [ln.as_dict() for ln in r.fleet]
+        sections.append(
+            Section(
+                r.name,
+                (
+                    Paragraph(f"{r.headline}. {r.description}"),
+                    Bullets(tuple(n for n in notes if n)),
+                    table(f"{r.name}: fleet at month 1", fleet, sheet=f"Fleet {len(sections)}"),
+                ),
+            )
+        )
+    curves = pd.DataFrame(
+        {"month": range(1, len(results[0].monthly_usd_by_month) + 1)}
+        | {r.name: [round(v, 2) for v in r.monthly_usd_by_month] for r in results}
+    )
+    sections.append(Section("36 months", (table("Monthly cost by month", curves, sheet="Months"),)))
+    assumptions = pd.DataFrame(
+        [
+            ("workspace", ws.name),
+            ("month 1 starts", ws.start.isoformat()),
+            ("hours per month", "730"),
+            ("growth", "applied once a quarter"),
+        ],
+        columns=["item", "value"],
+    )
+    return Document(
+        f"Scenarios for {ws.name}",
+        "Stay, moves and their payback from the company's own fleet, contracts and demand",
+        (("workspace", ws.name),),
+        tuple(sections),
+        assumptions,
+        curves,
+        file_stem="scenarios",
+    )

@@ -170,7 +170,7 @@ class PlanResult:
         if not self.is_baseline and not _same(self.requested_allocation, self.achieved_allocation):
             text += f" — {self.achieved_share:.2%} achieved".replace(".00%", "%")
             if self.allocation_notes:
-                text += f": {self.allocation_notes[0]}"
+                text += f": {self.allocation_notes[0].split(' — ')[0]}"
         if not self.feasible:
             text += " — INFEASIBLE: demand unserved"
         return text
@@ -599,7 +599,7 @@ class WorkspaceEngine:
                 else:
                     vendor = VENDOR_OF_BACKEND.get(s.key, s.key)
                     why = self._why(w, s)
-                    notes.append(f"no {vendor} result for {w.model} ({w.workload}): {why}")
+                    notes.append(f"no {vendor} result for {w.model} ({w.workload}) — {why}")
             served = sum(s.share for s in ok)
             if not ok:
                 unserved.append(f"{w.workload}: nothing approved can serve {w.model}")

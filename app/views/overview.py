@@ -6,6 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from app import charts, data
+from briefs.workspace_plans import Knobs, headline
+from costmodel import domain
 from tokendesk import formatting
 from tokendesk import scenario_inputs as si
 from tokendesk.metrics import PERCENTILES
@@ -27,7 +29,7 @@ path = data.db_path()
 inputs, notices = si.from_params(st.query_params.to_dict())
 for notice in notices:
     st.warning(notice, icon="⚠️")
-left, middle, right = st.columns(3)
+left, middle, right, far = st.columns(4)
 family = left.selectbox(
     "Model class",
     list(si.MODEL_FAMILIES),
@@ -35,16 +37,51 @@ family = left.selectbox(
     format_func=lambda f: f"{f.upper()} ({', '.join(si.MODEL_FAMILIES[f][:2])}, …)",
     key="o_model",
 )
-slo = middle.number_input("FTL SLO (ms)", 10.0, 120_000.0, inputs.slo, step=100.0, key="o_slo")
+slo = middle.number_input(
+    domain.SLO_MS.label,
+    domain.SLO_MS.low,
+    domain.SLO_MS.high,
+    inputs.slo,
+    step=domain.SLO_MS.step,
+    key="o_slo",
+)
 percentile = right.selectbox(
     "Percentile", PERCENTILES, index=PERCENTILES.index(inputs.pct), key="o_pct"
 )
+#: Compare like with like: one pricing-model family at a time (spot is interruptible, so it is
+#: never set against on-demand capacity for interactive traffic).
+FAMILIES = {
+    "on-demand": ("on_demand",),
+    "committed (1-3 years, blocks, contracts)": (
+        "reserved_1y",
+        "reserved_3y",
+        "savings_plan_1y",
+        "savings_plan_3y",
+        "committed_use_1y",
+        "committed_use_3y",
+        "capacity_block",
+        "negotiated",
+    ),
+    "spot (batch only)": ("spot",),
+}
+pricing = far.selectbox("Pricing", list(FAMILIES), key="o_pricing")
 
 models = tuple(si.models_in_family(family, data.filter_values(path)["model"]))
 scope = (("model", models),)
-best = data.cost_options(path, scope, ftl_percentile=percentile, max_ftl_ms=slo, best_per="vendor")
+priced = (*scope, ("pricing_model", FAMILIES[pricing]))
+best = data.cost_options(path, priced, ftl_percentile=percentile, max_ftl_ms=slo, best_per="vendor")
 
-st.subheader(f"Cheapest per vendor meeting FTL {percentile} ≤ {slo:,.0f} ms")
+_, workspace = data.workspace(path)
+comparison = data.workspace_comparison(path, workspace, Knobs())
+st.markdown(
+    f"**Incumbent against the best alternative** ({workspace.name}): {headline(comparison)}"
+)
+st.caption(
+    "From the same comparison as the Scenarios page: your fleet at your rates against the cheapest "
+    "plan that serves the whole demand. Edit the fleet on the Workspace page."
+)
+
+st.subheader(f"Cheapest {pricing} per vendor meeting FTL {percentile} ≤ {slo:,.0f} ms")
 if best.empty:
     st.info(
         "No measured operating point of this model class meets the SLO. Relax "
@@ -66,20 +103,6 @@ else:
         column.caption(
             f"{row.provider} · {row.instance_type} · {row.pricing_model} · FTL "
             f"{bound}{formatting.ms(row.ftl_ms)}"
-        )
-    incumbent = best[best["vendor"] == "NVIDIA"]
-    others = best[best["vendor"] != "NVIDIA"]
-    if not incumbent.empty and not others.empty:
-        inc, alt = incumbent.iloc[0], others.iloc[0]
-        change = alt.usd_per_1k_output_tokens / inc.usd_per_1k_output_tokens - 1
-        verdict = "cheaper" if change < 0 else "dearer"
-        st.markdown(
-            f"**Incumbent against the best alternative:** {alt.accelerator_name} on {alt.provider} is "
-            f"**{abs(change):.0%} {verdict}** per 1K output tokens than "
-            f"{inc.accelerator_name} on {inc.provider} "
-            f"({formatting.usd_per_1k(alt.usd_per_1k_output_tokens)} vs "
-            f"{formatting.usd_per_1k(inc.usd_per_1k_output_tokens)}), "
-            f"both meeting FTL {percentile} ≤ {slo:,.0f} ms."
         )
 
 st.subheader("Pareto frontier: $/1K output tokens against FTL")

@@ -1,79 +1,64 @@
-"""Scenarios: stay / shift to AMD / add CPU fallback / custom, side by side, with cost, FTL against
-the SLO, fleet, risk, timeline and uncertainty. The whole state lives in the URL."""
+"""Scenarios: Stay (the company's fleet as it runs) against moves, from the stored workspace, with
+36 months of cost, payback, the allocation achieved beside the one asked for, risk and the
+stage-gate timeline. What-ifs live in the URL, so a shared link reproduces the view."""
 
 from __future__ import annotations
-
-from dataclasses import asdict, replace
 
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
 from app import charts, data
-from costmodel import cost_range, tornado
-from tokendesk import formatting
+from app import workspace_model as model
+from briefs.workspace_plans import headline, results_rows
+from costmodel import domain
 from tokendesk import scenario_inputs as si
-from tokendesk.metrics import PERCENTILES
 
 st.title("Scenarios")
 st.caption(
-    "What the workload costs per month on each plan, whether first-token latency still meets the SLO, "
-    "how concentrated the fleet is, and how long the move takes. Change any input: the link in your "
-    "address bar reproduces this exact view."
+    "What your workload costs per month if you keep the fleet you run (Stay) or move part of it, "
+    "month by month for 36 months with demand growth, commitments paid until they end. Edit the "
+    "fleet and demand on the Workspace page; change the what-ifs here — the link in your address "
+    "bar reproduces this exact view."
 )
 
-inputs, notices = si.from_params(st.query_params.to_dict())
-for notice in notices:
+path = data.db_path()
+version, stored = data.workspace(path)
+params = st.query_params.to_dict()
+view = model.scenario_view(params, stored)
+for notice in view.notices:
     st.warning(notice, icon="⚠️")
+inputs, _ = si.from_params(params)
+first = stored.demand[0]
+
+
+def _number(bound: domain.Bound, value: float, key: str, **extra) -> float:
+    return st.number_input(
+        bound.label, bound.low, bound.high, float(value), step=bound.step, key=key, **extra
+    )
+
+
+def _slider(bound: domain.Bound, value: float, key: str, **extra) -> float:
+    return st.slider(bound.label, bound.low, bound.high, float(value), bound.step, key=key, **extra)
+
 
 with st.sidebar:
-    st.header("Demand and SLO")
-    model = st.selectbox(
-        "Main workload model",
-        list(si.MODEL_FAMILIES),
-        index=list(si.MODEL_FAMILIES).index(inputs.model),
-        format_func=lambda f: f"{f.upper()} class ({', '.join(si.MODEL_FAMILIES[f][:2])}, …)",
-        key="s_model",
+    st.header("What if (every workload)")
+    peak = _number(
+        domain.PEAK_TO_MEAN,
+        view.overrides.get("peak", first.peak_to_mean),
+        "s_peak",
+        help=domain.PEAK_TO_MEAN.why,
     )
-    out_b = st.number_input(
-        "Output tokens per month (billions)",
-        0.001,
-        100_000.0,
-        inputs.out_b,
-        step=5.0,
-        key="s_out_b",
-    )
-    in_b = st.number_input(
-        "Input tokens per month (billions)", 0.0, 1_000_000.0, inputs.in_b, step=10.0, key="s_in_b"
-    )
-    small_b = st.number_input(
-        "Small-model output tokens per month (billions)",
-        0.0,
-        100_000.0,
-        inputs.small_b,
-        step=1.0,
-        key="s_small_b",
-        help="Routing / classification traffic an 8B model serves; CPU fallback can take a share.",
-    )
-    inter = st.slider(
-        "Interactive share",
-        0.0,
-        1.0,
-        inputs.inter,
-        0.05,
-        key="s_inter",
-        help="The rest is batch, routed to the cheapest allowed region.",
-    )
-    peak = st.number_input("Peak hour ÷ mean hour", 1.0, 24.0, inputs.peak, step=0.1, key="s_peak")
-    slo = st.number_input("FTL SLO (ms)", 10.0, 120_000.0, inputs.slo, step=100.0, key="s_slo")
-    pct = st.selectbox(
-        "SLO percentile", PERCENTILES, index=PERCENTILES.index(inputs.pct), key="s_pct"
+    slo = _number(domain.SLO_MS, view.overrides.get("slo", first.ttft_ms), "s_slo")
+    inter = _slider(
+        domain.INTERACTIVE_SHARE,
+        view.overrides.get("inter", first.interactive_share),
+        "s_inter",
     )
     st.header("Scenarios")
-    amd = st.slider("Shift to AMD: share", 0.01, 0.99, inputs.amd, 0.01, key="s_amd")
-    cpu = st.slider(
-        "CPU fallback: share of small-model traffic", 0.01, 0.99, inputs.cpu, 0.01, key="s_cpu"
-    )
+    amd = _slider(domain.AMD_SHARE, inputs.amd, "s_amd")
+    cpu = _slider(domain.CPU_SHARE, inputs.cpu, "s_cpu")
     custom = st.text_input(
         "Custom scenario (backend:share, …)",
         inputs.custom,
@@ -82,251 +67,122 @@ with st.sidebar:
         help=f"Backends: {', '.join(si.BACKENDS)}. Shares must sum to 1.",
     )
     st.header("Fleet and migration")
-    util = st.slider("Utilisation cap", 0.1, 1.0, inputs.util, 0.05, key="s_util")
-    spot = st.checkbox("Batch may run on spot", inputs.spot, key="s_spot")
-    rate = st.number_input(
-        "Loaded cost per engineer-week ($)", 0.0, 100_000.0, inputs.rate, step=500.0, key="s_rate"
-    )
+    util = _slider(domain.UTILISATION_CAP, inputs.util, "s_util")
+    rate = _number(domain.ENGINEER_WEEK_USD, inputs.rate, "s_rate")
 
-chosen = replace(
-    inputs,
-    model=model,
-    out_b=out_b,
-    in_b=in_b,
-    small_b=small_b,
-    inter=inter,
-    peak=peak,
-    slo=slo,
-    pct=pct,
-    amd=amd,
-    cpu=cpu,
-    util=util,
-    spot=spot,
-    rate=rate,
-)
 try:
     si.parse_custom(custom)
-    chosen = replace(chosen, custom=custom)
 except ValueError as exc:
     st.warning(f"Custom scenario ignored: {exc}.", icon="⚠️")
-    chosen = replace(chosen, custom="")
+    custom = ""
 
-# Keep the URL in step with the inputs (only non-default keys), so the link reproduces the view.
-wanted = si.to_params(chosen)
-if {k: v for k, v in st.query_params.to_dict().items() if k in asdict(si.DEFAULTS)} != wanted:
-    for key in asdict(si.DEFAULTS):
+# Keep the URL in step: what-ifs only where they differ from the workspace, knobs where they
+# differ from the defaults.
+wanted = si.to_params(si.ScenarioInputs(amd=amd, cpu=cpu, util=util, rate=rate, custom=custom))
+for key, value, own in (
+    ("peak", peak, first.peak_to_mean),
+    ("slo", slo, first.ttft_ms),
+    ("inter", inter, first.interactive_share),
+):
+    if key in view.overrides or abs(value - own) > 1e-9:
+        wanted[key] = f"{value:g}"
+managed = {"peak", "slo", "inter", "amd", "cpu", "util", "rate", "custom"}
+if {k: v for k, v in params.items() if k in managed} != wanted:
+    for key in managed:
         if key in wanted:
             st.query_params[key] = wanted[key]
         elif key in st.query_params:
             del st.query_params[key]
 
+view = model.scenario_view(wanted, stored)
+results = data.workspace_comparison(path, view.workspace, view.knobs)
 
-def _payback(result) -> str:
-    if result is base:
-        return "baseline"
-    if result.payback_months is not None:
-        return f"{result.payback_months:.1f} months"
-    if not result.migration.one_time_usd:
-        return "nothing to pay back"
-    return "never (costs more per month)" if (result.savings_vs_baseline_usd or 0) <= 0 else "—"
-
-
-results = data.compare_scenarios(data.db_path(), chosen)
-base = results[0]
+st.caption(
+    f"Workspace: **{stored.name}**"
+    + (f" (version {version})" if version else " (the bundled example)")
+    + (
+        " · what-ifs: " + ", ".join(f"{k}={v:g}" for k, v in view.overrides.items())
+        if view.overrides
+        else ""
+    )
+)
+st.info(headline(results))
 
 st.subheader("Side by side")
-summary = pd.DataFrame(
-    [
-        {
-            "Scenario": r.name,
-            "Monthly cost": r.monthly_usd,
-            "$/1K tokens": r.usd_per_1k_tokens,
-            "Savings vs Stay ($/month)": r.savings_vs_baseline_usd or 0.0,
-            "One-time migration": r.migration.one_time_usd,
-            "Payback": _payback(r),
-            "Meets FTL SLO": "yes"
-            if r.latency and all(seg.meets for seg in r.latency)
-            else "no"
-            if r.latency
-            else "—",
-            "Vendor HHI": r.risk.hhi_vendor.value,
-            "Weeks to cutover": r.timeline.weeks_to_cutover,
-            "Unserved": "; ".join(r.unserved) or "—",
-        }
-        for r in results
-    ]
-)
-st.dataframe(
-    summary,
-    hide_index=True,
-    width="stretch",
-    key="scenario_summary",
-    column_config={
-        "Monthly cost": st.column_config.NumberColumn(format="$%,.0f"),
-        "$/1K tokens": st.column_config.NumberColumn(
-            format="$%.5f", help="Blended over input and output tokens"
-        ),
-        "Savings vs Stay ($/month)": st.column_config.NumberColumn(
-            format="%+,.0f", help="Negative means it costs more than Stay"
-        ),
-        "One-time migration": st.column_config.NumberColumn(format="$%,.0f"),
-        "Vendor HHI": st.column_config.NumberColumn(
-            format="%,.0f", help="0-10,000; above 1,800 is highly concentrated"
-        ),
-        "Weeks to cutover": st.column_config.NumberColumn(format="%g w"),
-    },
+st.dataframe(pd.DataFrame(results_rows(results)), hide_index=True, width="stretch", key="summary")
+for r in results:
+    if r.headline != r.name:
+        (st.warning if r.feasible else st.error)(r.headline)
+    for reason in r.unserved_reasons:
+        st.error(f"{r.name}: {reason}")
+
+st.subheader("Monthly cost over 36 months")
+curve = go.Figure()
+for r in results:
+    curve.add_scatter(
+        x=list(range(1, len(r.monthly_usd_by_month) + 1)),
+        y=list(r.monthly_usd_by_month),
+        name=r.name + ("" if r.feasible else " (infeasible)"),
+        mode="lines",
+        line={"dash": "solid" if r.feasible else "dot"},
+        hovertemplate="month %{x}<br>$%{y:,.0f}<extra>" + r.name + "</extra>",
+    )
+curve.update_layout(height=360, margin={"l": 10, "r": 10, "t": 10, "b": 10})
+curve.update_xaxes(title="Month")
+curve.update_yaxes(title="USD per month", tickprefix="$", tickformat=",.0f")
+st.plotly_chart(curve, width="stretch", key="curve")
+st.caption(
+    "Before a move's cut-over month the fleet runs as it is; committed capacity a move releases is "
+    "paid until its commitment ends (or ended early when that is cheaper); demand grows once a "
+    "quarter and the cheapest approved top-up carries what the fleet cannot."
 )
 
-ranges = [cost_range(r) for r in results if r.lines]
-if ranges:
-    chart = go.Figure(
-        go.Bar(
-            x=[c.scenario for c in ranges],
-            y=[c.monthly_usd_base for c in ranges],
-            error_y={
-                "type": "data",
-                "symmetric": False,
-                "array": [c.monthly_usd_high - c.monthly_usd_base for c in ranges],
-                "arrayminus": [c.monthly_usd_base - c.monthly_usd_low for c in ranges],
-            },
-            marker_color="#0F6E5A",
-            hovertemplate="%{x}<br>base $%{y:,.0f}/month<extra></extra>",
-        )
-    )
-    chart.update_layout(
-        height=340,
-        margin={"l": 10, "r": 10, "t": 30, "b": 10},
-        title="Monthly cost with low/high uncertainty band",
-    )
-    chart.update_yaxes(title="USD per month", tickprefix="$", tickformat=",.0f")
-    st.plotly_chart(chart, width="stretch", key="cost_bands")
-    st.caption(" ".join(c.sentence for c in ranges))
-
-for result in results:
-    with st.expander(
-        f"{result.name} — {formatting.usd(result.monthly_usd, 0)}/month", expanded=result is base
-    ):
-        if result.scenario.description:
-            st.write(result.scenario.description)
-        for problem in result.unserved:
-            st.error(problem)
-        fleet_tab, latency_tab, risk_tab, timeline_tab, sensitivity_tab = st.tabs(
-            ["Fleet", "FTL vs SLO", "Risk", "Timeline", "Sensitivity"]
+for r in results:
+    title = f"{r.name} — ${r.monthly_usd:,.0f}/month" + ("" if r.feasible else " — INFEASIBLE")
+    with st.expander(title, expanded=r.is_baseline):
+        st.write(r.description)
+        fleet_tab, notes_tab, risk_tab, timeline_tab = st.tabs(
+            ["Fleet", "Allocation and notes", "Risk", "Timeline and payback"]
         )
         with fleet_tab:
-            if not result.lines:
-                st.info("No fleet: nothing in the current data can serve this scenario.")
-            else:
-                fleet = pd.DataFrame(
-                    [
-                        {
-                            "Segment": ln.segment,
-                            "Mode": ln.mode,
-                            "Allocation": ln.allocation,
-                            "Provider": ln.provider,
-                            "Region": ln.region,
-                            "Instance": ln.instance_type,
-                            "Accelerator": ln.accelerator_id,
-                            "Model": ln.model,
-                            "Precision": ln.precision,
-                            "Units at peak": ln.units_peak,
-                            "Reserved units": ln.units_reserved,
-                            "Spot units": ln.units_spot,
-                            "Pricing": ln.pricing,
-                            "Monthly cost": ln.monthly_usd,
-                            "FTL (ms)": ln.ftl_ms,
-                            "Meets SLO": {True: "yes", False: "no", None: "n/a (batch)"}[
-                                ln.slo_met
-                            ],
-                            "Price date": ln.price_observed_at,
-                            "Result date": ln.bench_measured_at,
-                            "Capacity basis": ln.capacity_note,
-                        }
-                        for ln in result.lines
-                    ]
-                )
+            if r.fleet:
                 st.dataframe(
-                    fleet,
+                    pd.DataFrame([ln.as_dict() for ln in r.fleet]),
                     hide_index=True,
                     width="stretch",
                     column_config={
-                        "Monthly cost": st.column_config.NumberColumn(format="$%,.0f"),
-                        "FTL (ms)": st.column_config.NumberColumn(format="%.0f ms"),
-                        "Price date": st.column_config.DateColumn(),
-                        "Result date": st.column_config.DateColumn(),
+                        "monthly_usd": st.column_config.NumberColumn("$/month", format="$%,.2f"),
+                        "usd_per_hour": st.column_config.NumberColumn("$/hour", format="$%.4f"),
                     },
                 )
-            for warning in result.warnings:
-                st.caption(f"⚠️ {warning}")
-        with latency_tab:
-            for segment in result.latency:
-                (st.success if segment.meets else st.error)(segment.sentence)
-            if not result.latency:
-                st.info("No interactive segment is served, so there is no FTL to check.")
-        with risk_tab:
-            for figure in result.risk.figures():
-                st.markdown(
-                    f"**{figure.name}: {figure.value:,.0f} {figure.unit}** — {figure.sentence}"
-                )
-            if result.risk.maturity_details:
-                st.caption(" · ".join(result.risk.maturity_details))
-        with timeline_tab:
-            st.write(result.timeline.sentence)
-            if result.timeline.gates:
-                figure = charts.gantt_weeks(result.timeline.gates)
-                st.plotly_chart(figure, width="stretch", key=f"gantt_{result.name}")
-            st.caption(f"{result.migration.sentence} {result.payback_sentence}")
-        with sensitivity_tab:
-            bars = tornado(result) if result.lines else ()
-            if not bars:
-                st.info("No fleet, so nothing to vary.")
             else:
-                frame = pd.DataFrame(
-                    [
-                        {
-                            "Input": b.input,
-                            "Low": b.monthly_usd_low_input - result.monthly_usd,
-                            "High": b.monthly_usd_high_input - result.monthly_usd,
-                        }
-                        for b in bars
-                    ]
+                st.info("No fleet: nothing approved can serve this plan.")
+        with notes_tab:
+            st.write(
+                "Requested: "
+                + ", ".join(f"{k} {v:.2%}" for k, v in r.requested_allocation.items())
+                + " · achieved: "
+                + ", ".join(f"{k} {v:.2%}" for k, v in r.achieved_allocation.items())
+            )
+            for note in (*r.allocation_notes, *r.constraint_violations, *r.notes):
+                st.caption(f"⚠️ {note}")
+        with risk_tab:
+            for figure in r.risk.figures():
+                st.markdown(
+                    f"**{figure.name}: {figure.value:,.2f} {figure.unit}** — {figure.sentence}"
                 )
-                figure = go.Figure()
-                figure.add_bar(
-                    y=frame["Input"],
-                    x=frame["Low"],
-                    orientation="h",
-                    name="input at low",
-                    marker_color="#7FB3A8",
+        with timeline_tab:
+            st.write(r.timeline.sentence)
+            if r.timeline.gates:
+                st.plotly_chart(
+                    charts.gantt_weeks(r.timeline.gates), width="stretch", key=f"gantt_{r.name}"
                 )
-                figure.add_bar(
-                    y=frame["Input"],
-                    x=frame["High"],
-                    orientation="h",
-                    name="input at high",
-                    marker_color="#C0392B",
-                )
-                figure.update_layout(
-                    barmode="overlay",
-                    height=120 + 40 * len(frame),
-                    margin={"l": 10, "r": 10, "t": 10, "b": 10},
-                )
-                figure.update_xaxes(
-                    title="Change in monthly cost (USD)", tickprefix="$", tickformat=",.0f"
-                )
-                figure.update_yaxes(autorange="reversed")
-                st.plotly_chart(figure, width="stretch", key=f"tornado_{result.name}")
-                for bar in bars:
-                    st.caption(bar.sentence)
+            st.caption(" ".join((r.payback_sentence, *r.one_time_notes)))
 
-st.subheader("Buy / no-buy brief")
+st.subheader("Brief")
 st.caption(
-    "A document procurement can forward: a recommendation per scenario "
-    "with the rule behind it, cost, risk and "
-    "timeline tables, assumptions, sensitivity, and the source, date and "
-    "snapshot id of every price and benchmark used. "
-    "The same brief from the command line: `tokendesk brief --link '<this "
-    "page's address>' --format pdf -o brief.pdf`."
+    "The same comparison as a document to forward: `tokendesk scenarios --format md` prints it "
+    "from the command line."
 )
 MIME = {
     "pdf": "application/pdf",
@@ -339,11 +195,11 @@ left, right = st.columns([1, 3])
 brief_format = left.selectbox("Format", list(MIME), key="brief_format")
 if right.button("Prepare the brief", key="brief_prepare"):
     with st.spinner("Rendering the brief…"):
-        payload = data.brief_bytes(data.db_path(), chosen, brief_format)
+        payload = data.workspace_brief(path, view.workspace, view.knobs, brief_format)
     right.download_button(
         f"Download brief ({brief_format.upper()}, {len(payload) / 1024:,.0f} KiB)",
         payload,
-        file_name=f"tokendesk-brief.{brief_format}",
+        file_name=f"tokendesk-scenarios.{brief_format}",
         mime=MIME[brief_format],
         key="brief_download",
     )

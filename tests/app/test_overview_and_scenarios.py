@@ -1,8 +1,7 @@
 from streamlit.testing.v1 import AppTest
 
-from costmodel import Engine
+from briefs.workspace_plans import Knobs, compare, engine_for, headline, stored_workspace
 from tests.app.conftest import VIEWS
-from tokendesk.scenario_inputs import ScenarioInputs, build_demand, build_policy, build_scenarios
 from warehouse import Warehouse
 
 
@@ -15,18 +14,25 @@ def page(name: str, **params) -> AppTest:
     return at
 
 
-def expected(app_db, inputs: ScenarioInputs):
+def expected(app_db, knobs: Knobs | None = None, **what_if):
+    from dataclasses import replace
+
     with Warehouse.open(app_db, read_only=True) as wh:
-        engine = Engine.from_frame(wh.cost_options())
-    return engine.evaluate(build_scenarios(inputs), build_demand(inputs), build_policy(inputs))
+        _, ws = stored_workspace(wh)
+        engine = engine_for(wh)
+    if what_if:
+        ws = replace(ws, demand=tuple(replace(w, **what_if) for w in ws.demand))
+    return compare(engine, ws, knobs or Knobs())
 
 
-def test_overview_headlines_meet_the_slo(app_env):
+def test_overview_cards_compare_one_pricing_family_and_the_headline_is_the_engines(app_env):
     at = page("overview.py")
-    labels = [m.label for m in at.metric]
-    assert "AMD Instinct MI300X 192GB" in labels and "NVIDIA H100 SXM 80GB" in labels
-    assert all(m.value.startswith("$0.000") for m in at.metric)
-    assert any("Incumbent against the best alternative" in md.value for md in at.markdown)
+    assert at.metric and all(m.value.startswith("$0.000") for m in at.metric)
+    # On-demand by default: no card may rest on a spot price.
+    assert all("spot" not in c.value for c in at.caption if "·" in c.value)
+    sentence = headline(expected(app_env))
+    assert any(sentence in md.value for md in at.markdown)
+    assert "Your fleet as it runs (Stay) costs $215,565/month" in sentence
     fresh = at.dataframe[0].value
     assert set(fresh["kind"]) == {"prices", "benchmarks"}
     assert fresh.loc[fresh["source"] == "aws", "state"].iloc[0].startswith("🟠 stale")
@@ -40,21 +46,26 @@ def test_overview_with_an_impossible_slo_explains_itself(app_env):
 def test_scenarios_page_shows_the_engine_figures(app_env):
     at = page("scenarios.py")
     table = at.dataframe[0].value
-    want = expected(app_env, ScenarioInputs())
+    want = expected(app_env)
     assert list(table["Scenario"]) == [r.name for r in want]
-    assert list(table["Monthly cost"].round(2)) == [round(r.monthly_usd, 2) for r in want]
-    assert table.loc[0, "Payback"] == "baseline" and table.loc[0, "One-time migration"] == 0
+    assert list(table["Monthly (month 1)"]) == [f"${r.monthly_usd:,.2f}" for r in want]
+    assert table.loc[0, "Monthly (month 1)"] == "$215,565.35"
+    assert table.loc[0, "Payback"] == "baseline"
+    # Overview and Scenarios say the same thing about the same workspace.
+    assert any(headline(want) == i.value for i in at.info)
+    # Achieved differs from requested and the page says why.
+    assert any("achieved: no AMD result" in w.value for w in at.warning)
 
 
 def test_scenarios_read_their_state_from_the_url(app_env):
     at = page("scenarios.py", amd="0.4", slo="900", custom="cuda:0.5,rocm:0.5")
     table = at.dataframe[0].value
-    assert "Shift 40% to AMD" in list(table["Scenario"]) and "Custom: cuda 50% / rocm 50%" in list(
-        table["Scenario"]
-    )
+    assert "Shift 40% to AMD" in list(table["Scenario"])
+    assert "Custom: cuda 50% / rocm 50%" in list(table["Scenario"])
     assert at.number_input(key="s_slo").value == 900
-    want = expected(app_env, ScenarioInputs(amd=0.4, slo=900.0, custom="cuda:0.5,rocm:0.5"))
-    assert list(table["Monthly cost"].round(2)) == [round(r.monthly_usd, 2) for r in want]
+    knobs = Knobs(amd_share=0.4, custom=(("cuda", 0.5), ("rocm", 0.5)))
+    want = expected(app_env, knobs, ttft_ms=900.0)
+    assert list(table["Monthly (month 1)"]) == [f"${r.monthly_usd:,.2f}" for r in want]
 
 
 def test_a_bad_url_parameter_falls_back_with_a_visible_notice(app_env):
@@ -64,13 +75,29 @@ def test_a_bad_url_parameter_falls_back_with_a_visible_notice(app_env):
     assert "Shift 30% to AMD" in list(at.dataframe[0].value["Scenario"])
 
 
+def test_a_peak_outside_the_input_domain_falls_back_with_a_notice(app_env):
+    for value in ("2.1", "24"):
+        at = page("scenarios.py", peak=value)
+        assert any(f"Ignored peak='{value}'" in w.value for w in at.warning), value
+        assert any("between 1 and 2" in w.value for w in at.warning)
+        assert at.number_input(key="s_peak").value == 1.8
+
+
+def test_the_widget_takes_its_bounds_from_the_input_domain(app_env):
+    from costmodel import domain
+
+    at = page("scenarios.py")
+    peak = at.number_input(key="s_peak")
+    assert (peak.min, peak.max) == (domain.PEAK_TO_MEAN.low, domain.PEAK_TO_MEAN.high)
+
+
 def test_changing_an_input_changes_the_comparison_and_the_url(app_env):
     at = page("scenarios.py")
-    before = at.dataframe[0].value["Monthly cost"].tolist()
-    at.number_input(key="s_out_b").set_value(90.0).run()
-    after = at.dataframe[0].value["Monthly cost"].tolist()
-    assert after[0] > before[0]
-    assert at.query_params["out_b"] == ["90"] or at.query_params["out_b"] == "90"
+    before = at.dataframe[0].value["Monthly (month 1)"].tolist()
+    at.number_input(key="s_slo").set_value(500.0).run()
+    after = at.dataframe[0].value["Monthly (month 1)"].tolist()
+    assert after != before
+    assert at.query_params["slo"] in (["500"], "500")
 
 
 def test_the_brief_of_the_scenarios_on_screen(app_env):
@@ -78,9 +105,4 @@ def test_the_brief_of_the_scenarios_on_screen(app_env):
     at.selectbox(key="brief_format").set_value("md")
     at.button(key="brief_prepare").click().run()
     assert not at.exception
-    from app import data
-    from tokendesk.scenario_inputs import ScenarioInputs
-
-    markdown = data.brief_bytes(str(app_env), ScenarioInputs(amd=0.4), "md").decode()
-    assert "Shift 40% to AMD" in markdown and "Stay" in markdown
     assert any(b.label.startswith("Download brief (MD") for b in at.get("download_button"))
