@@ -47,6 +47,21 @@ DEMAND_COLUMNS = (
     "accept_results_from",
     "small_model",
 )
+#: How the fleet table shows its columns (the count first: it is what changes most often).
+FLEET_ORDER = (
+    "count",
+    "instance_type",
+    "provider",
+    "region",
+    "pricing_model",
+    "usd_per_hour",
+    "commitment_end",
+    "early_termination_usd",
+    "serves",
+)
+#: Optional numbers are edited as text so an unset one shows empty; the validator parses them.
+_OPTIONAL_NUMBERS = {"usd_per_hour", "early_termination_usd"}
+
 #: URL keys that change the workspace's demand for a what-if (every workload alike).
 DEMAND_OVERRIDES = {"peak": "peak_to_mean", "inter": "interactive_share", "slo": "ttft_ms"}
 
@@ -72,9 +87,18 @@ def _clean(row: Mapping) -> dict:
     return out
 
 
+def _cell(column: str, value: object) -> object:
+    if value is None:
+        return ""
+    if column in _OPTIONAL_NUMBERS:
+        return f"{value:g}"
+    return value
+
+
 def fleet_rows(ws: Workspace) -> list[dict]:
+    """One row per fleet line; an unset value is an empty cell (never "None")."""
     body = workspace_to_dict(ws)
-    return [{c: line.get(c) for c in FLEET_COLUMNS} for line in body["fleet"]]
+    return [{c: _cell(c, line.get(c)) for c in FLEET_COLUMNS} for line in body["fleet"]]
 
 
 def demand_rows(ws: Workspace) -> list[dict]:

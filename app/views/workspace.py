@@ -46,7 +46,7 @@ fleet = st.data_editor(
     hide_index=True,
     key="ws_fleet",
     width="stretch",
-    column_order=model.FLEET_COLUMNS,
+    column_order=model.FLEET_ORDER,
     column_config={
         "count": _number(domain.FLEET_COUNT, "Count", width="small", format="%d"),
         "provider": st.column_config.TextColumn("Provider", help="aws, azure, gcp, … or owned"),
@@ -55,17 +55,17 @@ fleet = st.data_editor(
         "pricing_model": st.column_config.SelectboxColumn(
             "Pricing model", options=list(FLEET_PRICING_MODELS)
         ),
-        "usd_per_hour": _number(
-            domain.USD_PER_HOUR,
+        "usd_per_hour": st.column_config.TextColumn(
             "$/hour (effective)",
-            format="%.4f",
-            help="Leave empty to use the current list price of this pricing model.",
+            help="Leave empty to use the current list price of this pricing model"
+            f" ({domain.USD_PER_HOUR.low:g} to {domain.USD_PER_HOUR.high:,.0f}).",
         ),
         "commitment_end": st.column_config.TextColumn(
             "Commitment ends", help="YYYY-MM-DD; committed capacity is paid until then."
         ),
-        "early_termination_usd": _number(
-            domain.EARLY_TERMINATION_USD, "Early-termination cost ($)", format="%.0f"
+        "early_termination_usd": st.column_config.TextColumn(
+            "Early-termination cost ($)",
+            help="To end the whole line's commitment now; empty = unknown (paid to the end).",
         ),
         "serves": st.column_config.SelectboxColumn("Serves", options=workloads),
     },
