@@ -3,25 +3,22 @@
 * The Workspace page edits the fleet and the demand as tables; ``fleet_from_rows`` /
   ``demand_from_rows`` turn the edited rows back into a workspace, or a list of problems that
   name the table, the row and the column.
-* The Scenarios page keeps its what-ifs in the URL (``tokendesk.scenario_inputs`` parses them with
-  the one input domain); ``scenario_view`` applies the ones the link carries on top of the stored
-  workspace.
+* The Scenarios page keeps its what-ifs in the URL; ``scenario_view`` (shared with the command
+  line's ``--link``) applies the ones the link carries on top of the stored workspace.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
 
-from briefs.workspace_plans import Knobs
+from briefs.workspace_plans import DEMAND_OVERRIDES, ScenarioView, scenario_view
 from costmodel.workspace import (
     Workspace,
     WorkspaceError,
     workspace_from_dict,
     workspace_to_dict,
 )
-from tokendesk import scenario_inputs as si
 
 FLEET_COLUMNS = (
     "provider",
@@ -61,9 +58,6 @@ FLEET_ORDER = (
 )
 #: Optional numbers are edited as text so an unset one shows empty; the validator parses them.
 _OPTIONAL_NUMBERS = {"usd_per_hour", "early_termination_usd"}
-
-#: URL keys that change the workspace's demand for a what-if (every workload alike).
-DEMAND_OVERRIDES = {"peak": "peak_to_mean", "inter": "interactive_share", "slo": "ttft_ms"}
 
 
 def _blank(value: object) -> bool:
@@ -165,31 +159,11 @@ def _where(exc: WorkspaceError) -> str:
     return f"{where}: {exc.message}"
 
 
-@dataclass(frozen=True)
-class ScenarioView:
-    workspace: Workspace
-    knobs: Knobs
-    notices: tuple[str, ...]
-    #: What-ifs applied on top of the stored workspace, as URL key -> value.
-    overrides: dict
-
-
-def scenario_view(params: Mapping, ws: Workspace) -> ScenarioView:
-    """Validated URL what-ifs on top of the workspace; a bad value falls back with a notice."""
-    inputs, notices = si.from_params(params)
-    present = {k for k in params if k in DEMAND_OVERRIDES}
-    good = {k for k in present if not any(n.startswith(f"Ignored {k}=") for n in notices)}
-    overrides = {k: getattr(inputs, k) for k in sorted(good)}
-    demand = tuple(
-        replace(w, **{DEMAND_OVERRIDES[k]: float(v) for k, v in overrides.items()})
-        for w in ws.demand
-    )
-    custom = si.parse_custom(inputs.custom) if inputs.custom else ()
-    knobs = Knobs(
-        amd_share=inputs.amd,
-        cpu_share=inputs.cpu,
-        custom=custom,
-        loaded_usd_per_engineer_week=inputs.rate,
-        utilisation_cap=inputs.util,
-    )
-    return ScenarioView(replace(ws, demand=demand), knobs, tuple(notices), overrides)
+__all__ = [
+    "DEMAND_OVERRIDES",
+    "ScenarioView",
+    "demand_rows",
+    "edited_workspace",
+    "fleet_rows",
+    "scenario_view",
+]

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
+from urllib.parse import parse_qsl, urlparse
 
 import typer
 from rich.console import Console
@@ -38,6 +40,19 @@ class ScenarioFormat(StrEnum):
     JSON = "json"
     TABLE = "table"
     MD = "md"
+    HTML = "html"
+    PDF = "pdf"
+    XLSX = "xlsx"
+    CSV = "csv"
+
+
+def _write(data: bytes, output: Path | None) -> None:
+    if output is None or str(output) == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    else:
+        output.write_bytes(data)
+        err.print(f"wrote {output} ({len(data):,} bytes)")
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:
@@ -135,10 +150,21 @@ def scenarios(
             "--one-time", help="One-time cost of a new backend, BACKEND=USD (repeatable)."
         ),
     ] = None,
+    link: Annotated[
+        str | None,
+        typer.Option(help="A Scenarios-page link: its what-ifs and shares are used."),
+    ] = None,
     fmt: Annotated[ScenarioFormat, typer.Option("--format")] = ScenarioFormat.TABLE,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Output file (default: stdout).")
+    ] = None,
     db: DbOption = None,
 ) -> None:
-    """Stay / Shift to AMD / Add CPU fallback (/ custom) from the company's own workspace."""
+    """Stay / Shift to AMD / Add CPU fallback (/ custom) from the company's own workspace.
+
+    json, table and md print the comparison; md, html, pdf, xlsx and csv are the brief the
+    Scenarios page downloads (same figures).
+    """
     for bound, value in ((domain.AMD_SHARE, amd_share), (domain.CPU_SHARE, cpu_share)):
         try:
             bound.check(value)
@@ -156,13 +182,23 @@ def scenarios(
             else:
                 _, ws = wp.stored_workspace(warehouse)
             engine = wp.engine_for(warehouse)
+        if link:
+            view = wp.scenario_view(dict(parse_qsl(urlparse(link).query)), ws)
+            if view.notices:
+                raise _fail(" ".join(view.notices))
+            ws, knobs = (
+                view.workspace,
+                replace(view.knobs, one_time_usd_by_backend=knobs.one_time_usd_by_backend),
+            )
         results = wp.compare(engine, ws, knobs)
     except (wp.WorkspaceFileError, WarehouseError, ValueError) as exc:
         raise _fail(str(exc)) from None
     if fmt == ScenarioFormat.JSON:
-        sys.stdout.write(wp.results_json(results) + "\n")
-    elif fmt == ScenarioFormat.MD:
-        sys.stdout.write(wp.results_markdown(results, ws))
+        _write((wp.results_json(results) + "\n").encode(), output)
+    elif fmt != ScenarioFormat.TABLE:
+        from briefs.render import render_document
+
+        _write(render_document(wp.workspace_document(results, ws), fmt.value), output)
     else:
         rows = wp.results_rows(results)
         table = Table(title=f"Scenarios for {ws.name}")

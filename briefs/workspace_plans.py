@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import yaml
@@ -24,6 +24,7 @@ from costmodel.plan import (
 )
 from costmodel.scenarios import MigrationInputs
 from costmodel.workspace import Workspace, WorkspaceError, workspace_from_dict, workspace_to_dict
+from tokendesk import scenario_inputs as si
 from warehouse import Warehouse, queries
 from warehouse.workspaces import current_workspace, example_workspace_body, save_workspace
 
@@ -77,6 +78,40 @@ class Knobs:
     utilisation_cap: float = 0.8
     #: One-time cost per new backend (e.g. from a portability audit), overriding the estimate.
     one_time_usd_by_backend: tuple[tuple[str, float], ...] = ()
+
+
+#: URL keys that change the workspace's demand for a what-if (every workload alike).
+DEMAND_OVERRIDES = {"peak": "peak_to_mean", "inter": "interactive_share", "slo": "ttft_ms"}
+
+
+@dataclass(frozen=True)
+class ScenarioView:
+    workspace: Workspace
+    knobs: Knobs
+    notices: tuple[str, ...]
+    #: What-ifs applied on top of the stored workspace, as URL key -> value.
+    overrides: dict
+
+
+def scenario_view(params: Mapping, ws: Workspace) -> ScenarioView:
+    """Validated URL what-ifs on top of the workspace; a bad value falls back with a notice."""
+    inputs, notices = si.from_params(params)
+    present = {k for k in params if k in DEMAND_OVERRIDES}
+    good = {k for k in present if not any(n.startswith(f"Ignored {k}=") for n in notices)}
+    overrides = {k: getattr(inputs, k) for k in sorted(good)}
+    demand = tuple(
+        replace(w, **{DEMAND_OVERRIDES[k]: float(v) for k, v in overrides.items()})
+        for w in ws.demand
+    )
+    custom = si.parse_custom(inputs.custom) if inputs.custom else ()
+    knobs = Knobs(
+        amd_share=inputs.amd,
+        cpu_share=inputs.cpu,
+        custom=custom,
+        loaded_usd_per_engineer_week=inputs.rate,
+        utilisation_cap=inputs.util,
+    )
+    return ScenarioView(replace(ws, demand=demand), knobs, tuple(notices), overrides)
 
 
 def check_workspace(engine: Engine, ws: Workspace) -> WorkspaceEngine:
@@ -155,32 +190,6 @@ def results_rows(results: Sequence[PlanResult]) -> list[dict[str, str]]:
             }
         )
     return rows
-
-
-def results_markdown(results: Sequence[PlanResult], ws: Workspace) -> str:
-    rows = results_rows(results)
-    head = list(rows[0])
-    lines = [f"# Scenarios for {ws.name}", ""]
-    lines.append("| " + " | ".join(head) + " |")
-    lines.append("|" + "---|" * len(head))
-    for row in rows:
-        lines.append("| " + " | ".join(row[h].replace("|", "/") for h in head) + " |")
-    for r in results:
-        lines += ["", f"## {r.name}", "", f"**{r.headline}**", "", r.description, ""]
-        for note in (*r.allocation_notes, *r.unserved_reasons, *r.constraint_violations):
-            lines.append(f"- {note}")
-        lines.append(f"- {r.payback_sentence}")
-        for note in r.one_time_notes:
-            lines.append(f"- {note}")
-        lines += ["", "| role | provider | region | instance | pricing | count | $/h | $/month |"]
-        lines.append("|---|---|---|---|---|---|---|---|")
-        for ln in r.fleet:
-            lines.append(
-                f"| {ln.role} | {ln.provider} | {ln.region} | {ln.instance_type} |"
-                f" {ln.pricing_model} | {ln.count} | {ln.usd_per_hour:,.4f} |"
-                f" {ln.monthly_usd:,.2f} |"
-            )
-    return "\n".join(lines) + "\n"
 
 
 # ---- the fleet as the incumbent elsewhere -----------------------------------------------------

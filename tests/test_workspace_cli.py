@@ -141,3 +141,19 @@ def test_a_bad_file_is_rejected_naming_the_field_and_the_warehouse_is_unchanged(
     assert "unchanged" in out.output
     with Warehouse.open(db, read_only=True) as wh:
         assert content_digest(wh) == before
+
+
+def test_a_scenarios_link_gives_the_page_figures_and_every_brief_format(db, tmp_path):
+    link = "http://localhost:8501/scenarios?amd=0.4&slo=900"
+    out = runner.invoke(app, ["scenarios", "--db", str(db), "--link", link, "--format", "json"])
+    assert out.exit_code == 0, out.output
+    assert [r["name"] for r in json.loads(out.stdout)][1] == "Shift 40% to AMD"
+    for fmt in ("md", "html", "pdf", "xlsx", "csv"):
+        target = tmp_path / f"brief.{fmt}"
+        done = runner.invoke(
+            app, ["scenarios", "--db", str(db), "--link", link, "--format", fmt, "-o", str(target)]
+        )
+        assert done.exit_code == 0, done.output
+        assert target.stat().st_size > 200
+    bad = runner.invoke(app, ["scenarios", "--db", str(db), "--link", "http://x/scenarios?peak=24"])
+    assert bad.exit_code == 2 and "Ignored peak='24'" in bad.output

@@ -181,8 +181,8 @@ for r in results:
 
 st.subheader("Brief")
 st.caption(
-    "The same comparison as a document to forward: `tokendesk scenarios --format md` prints it "
-    "from the command line."
+    "The same comparison as a document to forward. From the command line: "
+    "`tokendesk scenarios --link '<this page's address>' --format pdf -o brief.pdf`."
 )
 MIME = {
     "pdf": "application/pdf",
