@@ -50,6 +50,24 @@ def db(tmp_path_factory):
     return path
 
 
+def list_price(db, instance_type: str) -> float:
+    with Warehouse.open(db, read_only=True) as wh:
+        frame = wh.query(
+            "SELECT usd_per_hour FROM current_prices WHERE provider = 'aws'"
+            " AND region = 'us-east-1' AND instance_type = ? AND pricing_model = 'on_demand'",
+            [instance_type],
+        )
+    return float(frame["usd_per_hour"].iloc[0])
+
+
+def example_stay(db) -> float:
+    """5 × $31.46 (the example's reserved rate) + 2 p5 and 15 g6e.xlarge at list, 730 h each."""
+    return round(
+        (5 * 31.46 + 2 * list_price(db, "p5.48xlarge") + 15 * list_price(db, "g6e.xlarge")) * 730,
+        2,
+    )
+
+
 def test_the_example_workspace_is_stored_when_the_warehouse_is_built(db):
     with Warehouse.open(db, read_only=True) as wh:
         version, body = current_workspace(wh)
@@ -69,19 +87,48 @@ def test_scenarios_json_has_the_contract_fields_and_the_stay_sum(db):
         assert len(row["monthly_usd_by_month"]) == 36
         assert all(set(line) >= LINE_FIELDS for line in row["fleet"])
     stay = rows[0]
-    # 5 × $31.46 (given) + 2 × $55.04 (p5 list) + 15 × $1.861 (g6e list), 730 h each.
-    assert stay["monthly_usd"] == round((5 * 31.46 + 2 * 55.04 + 15 * 1.861) * 730, 2)
-    assert stay["monthly_usd"] == 215_565.35
+    assert stay["monthly_usd"] == example_stay(db)
+    assert stay["feasible"] and stay["payback_month"] is None
+
+
+def test_the_example_shift_checked_by_hand(db):
+    out = runner.invoke(app, ["scenarios", "--db", str(db), "--format", "json"])
+    stay, shift = json.loads(out.stdout)[:2]
+    # 25% of chat-70b (150 of 170 billion output tokens) moves; routing-8b has no AMD result.
+    assert shift["requested_allocation"] == {"incumbent": 0.75, "rocm": 0.25}
+    assert shift["achieved_allocation"]["rocm"] == pytest.approx(0.25 * 150 / 170, abs=1e-6)
+    # The moved share frees whole p5s only: floor(25% of 7 units) = 1, an on-demand one.
+    fleet = {(ln["role"], ln["instance_type"], ln["pricing_model"]): ln for ln in shift["fleet"]}
+    assert fleet[("fleet", "p5.48xlarge", "on_demand")]["count"] == 1
+    assert fleet[("fleet", "p5.48xlarge", "reserved_1y")]["count"] == 5
+    new = next(ln for ln in shift["fleet"] if ln["role"] == "new")
+    assert shift["monthly_usd"] == pytest.approx(
+        stay["monthly_usd"] - list_price(db, "p5.48xlarge") * 730 + new["monthly_usd"], abs=0.01
+    )
+    # rocm bring-up: 12 engineer-weeks × $5,000 + 2 certification runs × $2,500.
+    assert shift["one_time_usd"] == 65_000
+    # Nothing changes before the cut-over month; payback is read from the two curves.
+    cut = shift["timeline"]["cutover_month"]
+    assert shift["monthly_usd_by_month"][: cut - 1] == stay["monthly_usd_by_month"][: cut - 1]
+    cumulative, payback = -shift["one_time_usd"], None
+    for m, (a, b) in enumerate(
+        zip(stay["monthly_usd_by_month"], shift["monthly_usd_by_month"], strict=True), start=1
+    ):
+        cumulative += a - b
+        if payback is None and cumulative >= 0:
+            payback = m
+    assert shift["payback_month"] == payback
 
 
 def test_scenarios_table_and_markdown_show_the_same_figures(db):
     md = runner.invoke(app, ["scenarios", "--db", str(db), "--format", "md"])
     assert md.exit_code == 0, md.output
-    assert "$215,565.35" in md.stdout and "achieved" in md.stdout
+    stay = f"${example_stay(db):,.2f}"
+    assert stay in md.stdout and "achieved" in md.stdout
     table = runner.invoke(
         app, ["scenarios", "--db", str(db), "--format", "table"], env={"COLUMNS": "250"}
     )
-    assert table.exit_code == 0 and "$215,565.35" in table.stdout
+    assert table.exit_code == 0 and stay in table.stdout
 
 
 def test_a_custom_plan_that_serves_nothing_is_infeasible_and_not_cheapest(db):

