@@ -24,7 +24,6 @@ def test_a_link_with_a_peak_outside_the_domain_shows_a_notice(app_url, page):
         assert page.get_by_text("between 1 and 2").first.is_visible()
         page.get_by_text(STAY).first.wait_for(timeout=60_000)
         assert page.locator('[data-testid="stException"]').count() == 0
-    screenshot(page, "scenarios-bad-peak")
 
 
 def test_overview_headline_and_scenarios_agree(app_url, page):
