@@ -15,8 +15,8 @@ from rich.table import Table
 
 from briefs import workspace_plans as wp
 from costmodel import domain
+from costmodel.scenario_inputs import parse_custom
 from costmodel.workspace import workspace_from_dict
-from tokendesk.scenario_inputs import parse_custom
 from warehouse import Warehouse, WarehouseError
 from warehouse.workspaces import workspace_version, workspace_versions
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import yaml
 
 from costmodel import Engine, FleetPolicy
+from costmodel import scenario_inputs as si
 from costmodel.plan import (
     PlanContext,
     PlanResult,
@@ -24,7 +25,6 @@ from costmodel.plan import (
 )
 from costmodel.scenarios import MigrationInputs
 from costmodel.workspace import Workspace, WorkspaceError, workspace_from_dict, workspace_to_dict
-from tokendesk import scenario_inputs as si
 from warehouse import Warehouse, queries
 from warehouse.workspaces import current_workspace, example_workspace_body, save_workspace
 

@@ -9,7 +9,7 @@ import yaml
 from typer.testing import CliRunner
 
 from briefs.workspace_cli import register
-from tests.conftest import content_digest
+from tests.factories import content_digest
 from tokendesk.cli import app
 from tokendesk.paths import data_dir
 from warehouse import Warehouse

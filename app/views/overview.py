@@ -9,7 +9,7 @@ from app.models import overview as model
 from app.url_state import UrlInput
 from briefs.workspace_plans import Knobs, headline
 from costmodel import domain
-from tokendesk import scenario_inputs as si
+from costmodel import scenario_inputs as si
 from tokendesk.metrics import PERCENTILES
 
 #: Compare like with like: one pricing-model family at a time (spot is interruptible, so it is

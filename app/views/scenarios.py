@@ -13,7 +13,7 @@ from app.models import workspace as model
 from app.models.scenarios import risk_lines
 from briefs.workspace_plans import headline, results_rows
 from costmodel import domain
-from tokendesk import scenario_inputs as si
+from costmodel import scenario_inputs as si
 
 st.title("Scenarios")
 st.caption(

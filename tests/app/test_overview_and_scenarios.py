@@ -2,7 +2,7 @@ from streamlit.testing.v1 import AppTest
 
 from app.models.tables import has_no_literals
 from briefs.workspace_plans import Knobs, compare, engine_for, headline, stored_workspace
-from tests.app.conftest import VIEWS
+from tests.app.pages import VIEWS
 from warehouse import Warehouse
 
 

@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from app.models import workspace as model
 from briefs.workspace_plans import example_workspace
-from tests.app.conftest import VIEWS
+from tests.app.pages import VIEWS
 from warehouse import Warehouse
 from warehouse.workspaces import workspace_versions
 

@@ -23,7 +23,7 @@ from costmodel.workspace import (
     workspace_from_dict,
     workspace_to_dict,
 )
-from tests.costmodel.helpers import frame, sweep
+from tests.factories import frame, sweep
 
 # At FTL p95 <= 900 ms one p5 carries 8,000 output tok/s (its 32-concurrency point), one MI300X
 # node 6,000; with the default 0.8 utilisation cap and 0.95 availability that is 6,080 and 4,560.
