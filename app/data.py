@@ -237,3 +237,56 @@ def brief_bytes(path: str, inputs, fmt: str) -> bytes:
         warehouse=path,
     )
     return render_brief(comparison, fmt)
+
+
+# -- workspace ---------------------------------------------------------------------------------
+@st.cache_data(show_spinner=False, ttl=600)
+def workspace(path: str):
+    """(version, workspace) stored in the warehouse (the bundled example if none was saved)."""
+    from briefs.workspace_plans import stored_workspace
+
+    return stored_workspace(_warehouse(path))
+
+
+@st.cache_data(show_spinner=False, ttl=600)
+def workspace_versions(path: str) -> pd.DataFrame:
+    from warehouse.workspaces import workspace_versions as versions
+
+    return versions(_warehouse(path))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def workspace_comparison(path: str, ws, knobs):
+    """The workspace's scenarios: the same call the command line and the Overview make."""
+    from briefs.workspace_plans import compare
+
+    return compare(_engine(path), ws, knobs)
+
+
+def save_workspace(ws) -> int:
+    """Append the edited workspace as a new version (it was validated by the caller)."""
+    from costmodel.workspace import workspace_to_dict
+    from warehouse.workspaces import save_workspace as save
+
+    with writer() as warehouse:
+        return save(warehouse, workspace_to_dict(ws), origin="dashboard", source="Workspace page")
+
+
+def check_workspace(path: str, ws) -> list[str]:
+    """Problems with rates the warehouse cannot supply (a fleet line with no list price)."""
+    from briefs.workspace_plans import check_workspace as check
+    from costmodel.workspace import WorkspaceError
+
+    try:
+        check(_engine(path), ws)
+    except WorkspaceError as exc:
+        return [f"{exc.where}: {exc.message}"]
+    return []
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def workspace_brief(path: str, ws, knobs, fmt: str) -> bytes:
+    from briefs.render import render_document
+    from briefs.workspace_plans import workspace_document
+
+    return render_document(workspace_document(workspace_comparison(path, ws, knobs), ws), fmt)

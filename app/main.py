@@ -31,6 +31,12 @@ navigation = st.navigation(
         st.Page(_overview_by_name, title="Overview", url_path="overview", visibility="hidden"),
         st.Page(PAGES / "costs.py", title="Costs", icon=":material/payments:", url_path="costs"),
         st.Page(
+            PAGES / "workspace.py",
+            title="Workspace",
+            icon=":material/business:",
+            url_path="workspace",
+        ),
+        st.Page(
             PAGES / "scenarios.py",
             title="Scenarios",
             icon=":material/compare_arrows:",

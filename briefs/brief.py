@@ -687,11 +687,18 @@ def brief_document(c: Comparison) -> Document:
     verdict_text = [
         f"{rec.scenario}: {rec.verdict.upper()} — {rec.reason}" for rec in recs.values()
     ]
-    cheapest = min(c.results, key=lambda r: r.monthly_usd)
+    # A plan that leaves demand unserved is never called the cheapest.
+    served = [r for r in c.results if not r.unserved]
+    cheapest = min(served, key=lambda r: r.monthly_usd) if served else None
     headline = (
         f"{len(c.results)} options compared against {base.name} "
         f"({formatting.usd(base.monthly_usd, 0)}/month). "
-        f"Cheapest: {cheapest.name} at {formatting.usd(cheapest.monthly_usd, 0)}/month."
+        + (
+            f"Cheapest that serves the whole demand: {cheapest.name} at "
+            f"{formatting.usd(cheapest.monthly_usd, 0)}/month."
+            if cheapest is not None
+            else "No option serves the whole demand."
+        )
     )
     chart_cost = BarChart(
         "Monthly cost per option",

@@ -9,6 +9,7 @@ Mount at top level from ``tokendesk.cli._register_subcommands``::
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 from typing import Annotated
@@ -19,6 +20,7 @@ from rich.console import Console
 from rich.table import Table
 
 from briefs import gate as g
+from briefs import workspace_plans as wp
 from briefs.brief import Thresholds, brief_document, build_comparison
 from briefs.document import table as doc_table
 from briefs.futures import FuturesRules, compare_warehouse, futures_document
@@ -212,6 +214,7 @@ def gate(
         raise _fail(str(exc)) from None
     warehouse = None
     prices: dict[str, float] = {}
+    fleet_prices: dict[str, float] = {}
     needs_db = baseline.startswith("snapshot:") or candidate.startswith("snapshot:")
     try:
         if needs_db or not no_prices:
@@ -223,6 +226,10 @@ def gate(
             prices = dict(
                 zip(table["accelerator_id"], table["usd_per_accelerator_hour"], strict=True)
             )
+            # Accelerators the company runs are priced at what it pays (the workspace's fleet).
+            _, ws = wp.stored_workspace(warehouse)
+            fleet_prices = wp.fleet_accelerator_hour_prices(wp.engine_for(warehouse), ws)
+            prices.update(fleet_prices)
         loader = None
         if warehouse is not None:
             loader = lambda sid: snapshot_results(warehouse, sid)  # noqa: E731
@@ -245,6 +252,13 @@ def gate(
         today=check_day,
         baseline_label=baseline,
         candidate_label=candidate,
+        price_note=(
+            "Accelerators your fleet runs are priced at the rate you pay: "
+            + ", ".join(f"{acc} ${usd:,.4f}/accelerator-hour" for acc, usd in fleet_prices.items())
+            + " (the workspace)."
+            if fleet_prices
+            else ""
+        ),
     )
     text = g.markdown(report)
     if markdown is not None:
@@ -294,6 +308,10 @@ def futures_compare(
             parse_fraction(max_ftl_regression),
         )
         with Warehouse.open(db, read_only=True) as warehouse:
+            if not incumbent:
+                # The incumbent is the company's own fleet at its own rates (the workspace).
+                _, ws = wp.stored_workspace(warehouse)
+                rules = replace(rules, fleet=wp.fleet_rates(wp.engine_for(warehouse), ws))
             report = compare_warehouse(warehouse, start, end, rules)
     except ValueError as exc:
         raise _fail(str(exc)) from None

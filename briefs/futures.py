@@ -37,12 +37,25 @@ PRICE_KEY = ["provider", "region", "instance_type", "pricing_model"]
 
 
 @dataclass(frozen=True)
+class FleetRate:
+    """A SKU the company runs and the rate it pays (same basis as the SKU's list price)."""
+
+    provider: str
+    instance_type: str
+    usd_per_hour: float
+    label: str
+
+
+@dataclass(frozen=True)
 class FuturesRules:
     incumbent_backends: tuple[str, ...] = ("cuda",)
     min_savings_pct: float = 0.10
     max_ftl_regression_pct: float = 0.10
     #: A price move smaller than this is not listed as a change (rounding in sources).
     min_price_change_pct: float = 0.005
+    #: The company's own fleet: when given, the incumbent is what it runs, at its own rates,
+    #: not the cheapest option on the incumbent backends.
+    fleet: tuple[FleetRate, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -227,9 +240,16 @@ def suggestions(
     costs["ftl_ms"], costs["ftl_percentile"] = _ftl(costs)
     new_keys = set(map(tuple, new_skus[SKU_KEY].astype(str).to_numpy()))
     costs["is_new"] = [tuple(k) in new_keys for k in costs[SKU_KEY].astype(str).to_numpy()]
-    incumbents = costs[
-        ~costs["is_new"] & costs["backend"].astype(str).isin(rules.incumbent_backends)
-    ]
+    if rules.fleet:
+        incumbents = _fleet_incumbents(costs[~costs["is_new"]], rules.fleet)
+        no_incumbent = "no line of your fleet has a result for {model}"
+    else:
+        incumbents = costs[
+            ~costs["is_new"] & costs["backend"].astype(str).isin(rules.incumbent_backends)
+        ]
+        no_incumbent = (
+            f"no incumbent ({', '.join(rules.incumbent_backends)}) option serves " + "{model}"
+        )
     rows = []
     for (provider, instance, acc, model), group in costs[costs["is_new"]].groupby(
         [*SKU_KEY, "model"]
@@ -253,14 +273,16 @@ def suggestions(
         if inc.empty:
             row.update(
                 suggestion="defer",
-                rule=f"no incumbent ({', '.join(rules.incumbent_backends)}) option serves {model}",
+                rule=no_incumbent.format(model=model),
             )
             rows.append(row)
             continue
         best = pool_i.sort_values("usd_per_1k_output_tokens").iloc[0]
         cost_change = cand["usd_per_1k_output_tokens"] / best["usd_per_1k_output_tokens"] - 1.0
         row.update(
-            incumbent=f"{best['provider']} {best['instance_type']} ({best['region']}, "
+            incumbent=best["fleet_label"]
+            if "fleet_label" in best.index
+            else f"{best['provider']} {best['instance_type']} ({best['region']}, "
             f"{best['pricing_model']})",
             incumbent_usd_per_1k_output=best["usd_per_1k_output_tokens"],
             cost_change_pct=cost_change,
@@ -298,6 +320,26 @@ def suggestions(
         .sort_values(["suggestion", "cost_change_pct"])
         .reset_index(drop=True)
     )
+
+
+def _fleet_incumbents(costs: pd.DataFrame, fleet: Sequence[FleetRate]) -> pd.DataFrame:
+    """The cost rows of the SKUs the company runs, re-priced at the rate it pays: the same
+    operating points, so candidate and incumbent are compared like with like."""
+    parts = []
+    for line in fleet:
+        rows = costs[
+            (costs["provider"].astype(str) == line.provider)
+            & (costs["instance_type"].astype(str) == line.instance_type)
+        ].copy()
+        if rows.empty:
+            continue
+        factor = line.usd_per_hour / pd.to_numeric(rows["usd_per_hour"], errors="coerce")
+        rows["usd_per_1k_output_tokens"] = rows["usd_per_1k_output_tokens"] * factor
+        rows["fleet_label"] = line.label
+        parts.append(rows)
+    if not parts:
+        return costs.iloc[0:0].assign(fleet_label=pd.Series(dtype=str))
+    return pd.concat(parts, ignore_index=True)
 
 
 def compare(
@@ -393,7 +435,7 @@ def futures_document(report: FuturesReport) -> Document:
     cuts = r.price_changes.head(12)
     chart = (
         BarChart(
-            "Largest price moves (% change, negative = cheaper)",
+            "Largest price moves (size of the change in $/h; green = cut, red = rise)",
             tuple(f"{p.provider} {p.instance_type} {p.pricing_model}" for p in cuts.itertuples()),
             tuple(abs(float(p.change_pct)) * 100 for p in cuts.itertuples()),
             "% change in $/h",
@@ -459,8 +501,14 @@ def futures_document(report: FuturesReport) -> Document:
             "Buy / no-buy suggestions for new SKUs",
             (
                 Paragraph(
-                    f"Against the incumbent ({', '.join(r.rules.incumbent_backends)}): buy "
-                    "if $/1K output tokens is lower by "
+                    (
+                        "Against your own fleet at the rates you pay ("
+                        + "; ".join(f.label for f in r.rules.fleet)
+                        + "): buy "
+                        if r.rules.fleet
+                        else f"Against the incumbent ({', '.join(r.rules.incumbent_backends)}): buy "
+                    )
+                    + "if $/1K output tokens is lower by "
                     f"more than {r.rules.min_savings_pct:.0%} and FTL is no more than "
                     f"{r.rules.max_ftl_regression_pct:.0%} "
                     "worse; defer when FTL is unknown or nothing comparable runs on the "

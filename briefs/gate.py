@@ -447,6 +447,7 @@ def compare_results(
     today: date | None = None,
     baseline_label: str = "baseline",
     candidate_label: str = "candidate",
+    price_note: str = "",
 ) -> GateReport:
     prices = dict(prices or {})
     today = today or date.today()
@@ -455,7 +456,7 @@ def compare_results(
         candidate_label,
         max_cost_regression,
         max_ftl_regression,
-        cost_rule=_price_rule(prices),
+        cost_rule=_price_rule(prices) + (f" {price_note}" if price_note else ""),
         today=today,
     )
     active = [e for e in exceptions if not e.expired(today)]

@@ -9,6 +9,7 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
+from costmodel.domain import PEAK_TO_MEAN
 from tokendesk.metrics import PERCENTILES
 
 #: Cloud billing convention: 730 hours per month (8,760 h / 12).
@@ -81,10 +82,11 @@ class HourlyProfile:
                 raise ValueError(f"HourlyProfile.curve needs 24 values, got {len(self.curve)}")
             if any((not math.isfinite(v)) or v < 0 for v in self.curve) or sum(self.curve) <= 0:
                 raise ValueError("HourlyProfile.curve values must be finite, >= 0 and not all zero")
-        elif self.peak_factor is None or not 1.0 <= self.peak_factor <= 2.0:
+        elif self.peak_factor is None or not PEAK_TO_MEAN.contains(self.peak_factor):
             raise ValueError(
-                f"HourlyProfile.peak_factor {self.peak_factor!r} must be within [1, 2];"
-                " give a 24-value curve for a spikier day"
+                f"HourlyProfile.peak_factor {self.peak_factor!r} must be within"
+                f" [{PEAK_TO_MEAN.low:g}, {PEAK_TO_MEAN.high:g}]; give a 24-value curve for a"
+                " spikier day"
             )
 
     def normalised(self) -> np.ndarray:

@@ -21,6 +21,7 @@ from costmodel import (
     Segment,
     Slo,
     add_cpu_fallback,
+    domain,
     shift_to_amd,
     stay,
 )
@@ -59,18 +60,11 @@ class ScenarioInputs:
     custom: str = ""  # custom scenario: "cuda:0.5,rocm:0.3,hpu:0.2"
 
 
-#: (low, high) inclusive bounds for numeric keys.
+#: (low, high) inclusive bounds for numeric keys, from the one input domain the widgets and the
+#: model use too (so a value a link carries is one the model accepts).
 BOUNDS: dict[str, tuple[float, float]] = {
-    "out_b": (0.001, 100_000),
-    "in_b": (0, 1_000_000),
-    "small_b": (0, 100_000),
-    "inter": (0, 1),
-    "peak": (1, 24),
-    "slo": (10, 120_000),
-    "amd": (0.01, 0.99),
-    "cpu": (0.01, 0.99),
-    "util": (0.1, 1),
-    "rate": (0, 100_000),
+    key: (domain.BOUNDS[key].low, domain.BOUNDS[key].high)
+    for key in ("out_b", "in_b", "small_b", "inter", "peak", "slo", "amd", "cpu", "util", "rate")
 }
 
 DEFAULTS = ScenarioInputs()

@@ -150,6 +150,7 @@ def content_digest(warehouse: Warehouse) -> str:
         "integrity_checks",
         "accelerators",
         "schema_migrations",
+        "workspaces",
     ):
         frame = warehouse.query(f"SELECT * FROM {table} ORDER BY ALL")
         digest.update(table.encode())

@@ -17,6 +17,7 @@ from rich.table import Table
 from audit.cli import register as register_audit
 from benchmarks.cli import bench_app
 from briefs.cli import register
+from briefs.workspace_cli import register as register_workspace
 from pricing.cli import prices_app
 from tokendesk import formatting
 from tokendesk.exports import safe_csv
@@ -59,6 +60,7 @@ def _register_subcommands() -> None:
     app.add_typer(bench_app, name="bench")
     register(app)
     register_audit(app)
+    register_workspace(app)
 
 
 COSTS_COLUMNS = [

@@ -188,4 +188,22 @@ MIGRATIONS: tuple[Migration, ...] = (
         );
         """,
     ),
+    Migration(
+        6,
+        "workspaces",
+        """
+        -- The company's own fleet, contracts, demand and constraints. Append-only like snapshots:
+        -- every save is a new version (the body is the whole workspace as JSON); the current
+        -- workspace is the newest version.
+        CREATE SEQUENCE workspace_version_seq;
+        CREATE TABLE workspaces (
+            version   BIGINT PRIMARY KEY DEFAULT nextval('workspace_version_seq'),
+            name      VARCHAR NOT NULL,
+            saved_at  TIMESTAMP NOT NULL,
+            origin    VARCHAR NOT NULL,       -- seed | import | dashboard
+            source    VARCHAR NOT NULL,       -- the file imported, or who saved it
+            body      VARCHAR NOT NULL CHECK (json_valid(body))
+        );
+        """,
+    ),
 )

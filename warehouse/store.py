@@ -29,6 +29,7 @@ from warehouse.engine import FileEngine, MemoryEngine, WaitReporter, WarehouseEr
 from warehouse.migrations import MIGRATIONS
 from warehouse.queries import cost_options
 from warehouse.seed import load_seed
+from warehouse.workspaces import seed_workspace
 
 PRICE_COLUMNS = (
     "provider",
@@ -213,6 +214,8 @@ class Warehouse:
                     )
             if pending:
                 self.sync_catalog()
+            if any(m.version == 6 for m in pending):
+                seed_workspace(self)
         return fresh
 
     def schema_version(self) -> int:

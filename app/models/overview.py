@@ -49,24 +49,6 @@ def vendor_cards(best: pd.DataFrame, percentile: str) -> list[Card]:
     return cards
 
 
-def incumbent_sentence(best: pd.DataFrame, percentile: str, slo_ms: float) -> str | None:
-    """The best alternative against the incumbent's best, or None when either is missing."""
-    incumbent = best[best["vendor"] == INCUMBENT]
-    others = best[best["vendor"] != INCUMBENT]
-    if incumbent.empty or others.empty:
-        return None
-    inc, alt = incumbent.iloc[0], others.iloc[0]
-    change = alt.usd_per_1k_output_tokens / inc.usd_per_1k_output_tokens - 1
-    verdict = "cheaper" if change < 0 else "dearer"
-    return (
-        f"**Incumbent against the best alternative:** {alt.accelerator_name} on {alt.provider} is "
-        f"**{abs(change):.0%} {verdict}** per 1K output tokens than {inc.accelerator_name} on "
-        f"{inc.provider} ({formatting.usd_per_1k(alt.usd_per_1k_output_tokens)} vs "
-        f"{formatting.usd_per_1k(inc.usd_per_1k_output_tokens)}), both meeting FTL {percentile} "
-        f"≤ {slo_ms:,.0f} ms."
-    )
-
-
 def plotted_options(nearby: pd.DataFrame, frontier: pd.DataFrame) -> pd.DataFrame:
     """The cheapest options plus every frontier point not among them (each option once)."""
     extra = frontier[~frontier["option_id"].isin(nearby["option_id"])]

@@ -7,9 +7,27 @@ import streamlit as st
 from app import charts, data, ui
 from app.models import overview as model
 from app.url_state import UrlInput
+from briefs.workspace_plans import Knobs, headline
+from costmodel import domain
 from costmodel import scenario_inputs as si
 from tokendesk.metrics import PERCENTILES
 
+#: Compare like with like: one pricing-model family at a time (spot is interruptible, so it is
+#: never set against on-demand capacity for interactive traffic).
+PRICING_FAMILIES = {
+    "on-demand": ("on_demand",),
+    "committed": (
+        "reserved_1y",
+        "reserved_3y",
+        "savings_plan_1y",
+        "savings_plan_3y",
+        "committed_use_1y",
+        "committed_use_3y",
+        "capacity_block",
+        "negotiated",
+    ),
+    "spot": ("spot",),
+}
 #: Points the Pareto chart draws at most (the cheapest first).
 MAX_POINTS = 3000
 #: The same keys (and bounds) as the Scenarios page, so a link carries them from page to page.
@@ -17,15 +35,29 @@ INPUTS = (
     UrlInput("model", "choice", si.DEFAULTS.model, choices=tuple(si.MODEL_FAMILIES)),
     UrlInput("slo", "number", si.DEFAULTS.slo, *map(float, si.BOUNDS["slo"])),
     UrlInput("pct", "choice", si.DEFAULTS.pct, choices=PERCENTILES),
+    UrlInput("pricing", "choice", "on-demand", choices=tuple(PRICING_FAMILIES)),
 )
 
 SLO = INPUTS[1]
 
 
+def workspace_headline() -> None:
+    """Your fleet against the best alternative, from the comparison the Scenarios page shows."""
+    _, workspace = data.workspace(path)
+    comparison = data.workspace_comparison(path, workspace, Knobs())
+    st.markdown(
+        f"**Incumbent against the best alternative** ({workspace.name}): {headline(comparison)}"
+    )
+    st.caption(
+        "From the same comparison as the Scenarios page: your fleet at your rates against the "
+        "cheapest plan that serves the whole demand. Edit the fleet on the Workspace page."
+    )
+
+
 def inputs() -> dict:
     start = ui.url_inputs(INPUTS)
     families = list(si.MODEL_FAMILIES)
-    left, middle, right = st.columns(3)
+    left, middle, right, far = st.columns(4)
     chosen = {
         "model": left.selectbox(
             "Model class",
@@ -35,21 +67,28 @@ def inputs() -> dict:
             key="model",
         ),
         "slo": middle.number_input(
-            "FTL SLO (ms)", SLO.low, SLO.high, start["slo"], step=100.0, key="slo"
+            domain.SLO_MS.label, SLO.low, SLO.high, start["slo"], step=domain.SLO_MS.step, key="slo"
         ),
         "pct": right.selectbox(
             "Percentile", PERCENTILES, PERCENTILES.index(start["pct"]), key="pct"
+        ),
+        "pricing": far.selectbox(
+            "Pricing",
+            list(PRICING_FAMILIES),
+            list(PRICING_FAMILIES).index(start["pricing"]),
+            key="pricing",
         ),
     }
     ui.keep_in_url(chosen, INPUTS)
     return chosen
 
 
-def cheapest_per_vendor(scope, percentile: str, slo: float) -> None:
+def cheapest_per_vendor(scope, percentile: str, slo: float, pricing: str) -> None:
+    priced = (*scope, ("pricing_model", PRICING_FAMILIES[pricing]))
     best = data.cost_options(
-        path, scope, ftl_percentile=percentile, max_ftl_ms=slo, best_per="vendor"
+        path, priced, ftl_percentile=percentile, max_ftl_ms=slo, best_per="vendor"
     )
-    st.subheader(f"Cheapest per vendor meeting FTL {percentile} ≤ {slo:,.0f} ms")
+    st.subheader(f"Cheapest {pricing} per vendor meeting FTL {percentile} ≤ {slo:,.0f} ms")
     if best.empty:
         st.info(
             "No measured operating point of this model class meets the SLO. Relax the SLO or add "
@@ -60,9 +99,6 @@ def cheapest_per_vendor(scope, percentile: str, slo: float) -> None:
     for column, card in zip(st.columns(min(len(cards), 4)), cards, strict=False):
         column.metric(card.title, card.value, help=card.help)
         column.caption(card.caption)
-    sentence = model.incumbent_sentence(best, percentile, slo)
-    if sentence:
-        st.markdown(sentence)
 
 
 def pareto(scope, percentile: str, slo: float) -> None:
@@ -105,6 +141,7 @@ st.caption(
 path = data.db_path()
 chosen = inputs()
 models = tuple(si.models_in_family(chosen["model"], data.filter_values(path)["model"]))
-cheapest_per_vendor((("model", models),), chosen["pct"], chosen["slo"])
+workspace_headline()
+cheapest_per_vendor((("model", models),), chosen["pct"], chosen["slo"], chosen["pricing"])
 pareto((("model", models),), chosen["pct"], chosen["slo"])
 freshness()

@@ -1,8 +1,7 @@
 from streamlit.testing.v1 import AppTest
 
 from app.models.tables import has_no_literals
-from costmodel import Engine
-from costmodel.scenario_inputs import ScenarioInputs, build_demand, build_policy, build_scenarios
+from briefs.workspace_plans import Knobs, compare, engine_for, headline, stored_workspace
 from tests.app.pages import VIEWS
 from warehouse import Warehouse
 
@@ -16,18 +15,26 @@ def page(name: str, **params) -> AppTest:
     return at
 
 
-def expected(app_db, inputs: ScenarioInputs):
+def expected(app_db, knobs: Knobs | None = None, **what_if):
+    from dataclasses import replace
+
     with Warehouse.open(app_db, read_only=True) as wh:
-        engine = Engine.from_frame(wh.cost_options())
-    return engine.evaluate(build_scenarios(inputs), build_demand(inputs), build_policy(inputs))
+        _, ws = stored_workspace(wh)
+        engine = engine_for(wh)
+    if what_if:
+        ws = replace(ws, demand=tuple(replace(w, **what_if) for w in ws.demand))
+    return compare(engine, ws, knobs or Knobs())
 
 
-def test_overview_headlines_meet_the_slo(app_env):
+def test_overview_cards_compare_one_pricing_family_and_the_headline_is_the_engines(app_env):
     at = page("overview.py")
-    labels = [m.label for m in at.metric]
-    assert "AMD Instinct MI300X 192GB" in labels and "NVIDIA H100 SXM 80GB" in labels
-    assert all(m.value.startswith("$0.000") for m in at.metric)
-    assert any("Incumbent against the best alternative" in md.value for md in at.markdown)
+    assert at.metric and all(m.value.startswith("$0.000") for m in at.metric)
+    # On-demand by default: no card may rest on a spot price.
+    assert all("spot" not in c.value for c in at.caption if "·" in c.value)
+    want = expected(app_env)
+    sentence = headline(want)
+    assert any(sentence in md.value for md in at.markdown)
+    assert f"Your fleet as it runs (Stay) costs ${want[0].monthly_usd:,.0f}/month" in sentence
     fresh = at.dataframe[0].value
     assert set(fresh["Kind"]) == {"prices", "benchmarks"}
     assert fresh.loc[fresh["Source"] == "aws", "State"].iloc[0].startswith("🟠 stale")
@@ -35,9 +42,10 @@ def test_overview_headlines_meet_the_slo(app_env):
 
 
 def test_overview_inputs_live_in_the_url(app_env):
-    at = page("overview.py", slo="900", pct="p99", model="8b")
+    at = page("overview.py", slo="900", pct="p99", model="8b", pricing="committed")
     assert at.number_input(key="slo").value == 900
     assert at.selectbox(key="pct").value == "p99" and at.selectbox(key="model").value == "8b"
+    assert at.selectbox(key="pricing").value == "committed"
     at.number_input(key="slo").set_value(1500.0).run()
     assert not at.exception
     assert at.query_params["slo"] in (["1500"], "1500")
@@ -58,21 +66,27 @@ def test_overview_with_an_impossible_slo_explains_itself(app_env):
 def test_scenarios_page_shows_the_engine_figures(app_env):
     at = page("scenarios.py")
     table = at.dataframe[0].value
-    want = expected(app_env, ScenarioInputs())
+    want = expected(app_env)
     assert list(table["Scenario"]) == [r.name for r in want]
-    assert list(table["Monthly cost"].round(2)) == [round(r.monthly_usd, 2) for r in want]
-    assert table.loc[0, "Payback"] == "baseline" and table.loc[0, "One-time migration"] == 0
+    assert list(table["Monthly (month 1)"]) == [f"${r.monthly_usd:,.2f}" for r in want]
+    fleet = sum(ln.count * ln.usd_per_hour * 730 for ln in want[0].fleet)
+    assert table.loc[0, "Monthly (month 1)"] == f"${fleet:,.2f}"
+    assert table.loc[0, "Payback"] == "baseline"
+    # Overview and Scenarios say the same thing about the same workspace.
+    assert any(headline(want) == i.value for i in at.info)
+    # Achieved differs from requested and the page says why.
+    assert any("achieved: no AMD result" in w.value for w in at.warning)
 
 
 def test_scenarios_read_their_state_from_the_url(app_env):
     at = page("scenarios.py", amd="0.4", slo="900", custom="cuda:0.5,rocm:0.5")
     table = at.dataframe[0].value
-    assert "Shift 40% to AMD" in list(table["Scenario"]) and "Custom: cuda 50% / rocm 50%" in list(
-        table["Scenario"]
-    )
+    assert "Shift 40% to AMD" in list(table["Scenario"])
+    assert "Custom: cuda 50% / rocm 50%" in list(table["Scenario"])
     assert at.number_input(key="slo").value == 900
-    want = expected(app_env, ScenarioInputs(amd=0.4, slo=900.0, custom="cuda:0.5,rocm:0.5"))
-    assert list(table["Monthly cost"].round(2)) == [round(r.monthly_usd, 2) for r in want]
+    knobs = Knobs(amd_share=0.4, custom=(("cuda", 0.5), ("rocm", 0.5)))
+    want = expected(app_env, knobs, ttft_ms=900.0)
+    assert list(table["Monthly (month 1)"]) == [f"${r.monthly_usd:,.2f}" for r in want]
 
 
 def test_a_bad_url_parameter_falls_back_with_a_visible_notice(app_env):
@@ -82,13 +96,29 @@ def test_a_bad_url_parameter_falls_back_with_a_visible_notice(app_env):
     assert "Shift 30% to AMD" in list(at.dataframe[0].value["Scenario"])
 
 
+def test_a_peak_outside_the_input_domain_falls_back_with_a_notice(app_env):
+    for value in ("2.1", "24"):
+        at = page("scenarios.py", peak=value)
+        assert any(f"Ignored peak='{value}'" in w.value for w in at.warning), value
+        assert any("between 1 and 2" in w.value for w in at.warning)
+        assert at.number_input(key="peak").value == 1.8
+
+
+def test_the_widget_takes_its_bounds_from_the_input_domain(app_env):
+    from costmodel import domain
+
+    at = page("scenarios.py")
+    peak = at.number_input(key="peak")
+    assert (peak.min, peak.max) == (domain.PEAK_TO_MEAN.low, domain.PEAK_TO_MEAN.high)
+
+
 def test_changing_an_input_changes_the_comparison_and_the_url(app_env):
     at = page("scenarios.py")
-    before = at.dataframe[0].value["Monthly cost"].tolist()
-    at.number_input(key="out_b").set_value(90.0).run()
-    after = at.dataframe[0].value["Monthly cost"].tolist()
-    assert after[0] > before[0]
-    assert at.query_params["out_b"] == ["90"] or at.query_params["out_b"] == "90"
+    before = at.dataframe[0].value["Monthly (month 1)"].tolist()
+    at.number_input(key="slo").set_value(500.0).run()
+    after = at.dataframe[0].value["Monthly (month 1)"].tolist()
+    assert after != before
+    assert at.query_params["slo"] in (["500"], "500")
 
 
 def test_the_brief_of_the_scenarios_on_screen(app_env):
@@ -96,18 +126,9 @@ def test_the_brief_of_the_scenarios_on_screen(app_env):
     at.selectbox(key="brief_format").set_value("md")
     at.button(key="brief_prepare").click().run()
     assert not at.exception
-    from app import data
-    from costmodel.scenario_inputs import ScenarioInputs
-
-    markdown = data.brief_bytes(str(app_env), ScenarioInputs(amd=0.4), "md").decode()
-    assert "Shift 40% to AMD" in markdown and "Stay" in markdown
     assert any(b.label.startswith("Download brief (MD") for b in at.get("download_button"))
 
 
 def test_scenario_tables_and_risks_read_as_words(app_env):
     at = page("scenarios.py")
     assert has_no_literals(at.dataframe[0].value) and has_no_literals(at.dataframe[1].value)
-    fleet = at.dataframe[1].value
-    assert list(fleet.columns[:4]) == ["Monthly cost", "FTL (ms)", "Meets SLO", "Provider"]
-    risks = [md.value for md in at.markdown if "of spend**" in md.value or "HHI" in md.value]
-    assert risks and not any("spot_share" in r or "hhi_vendor" in r for r in risks)

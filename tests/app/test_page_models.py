@@ -112,14 +112,6 @@ def test_freshness_states_follow_each_kinds_limit():
     assert has_no_literals(table.frame)
 
 
-def test_the_incumbent_sentence_compares_the_best_alternative():
-    best = options().assign(vendor=["AMD", "NVIDIA", "Intel"]).iloc[[1, 0]]
-    best["usd_per_1k_output_tokens"] = [0.002, 0.001]
-    sentence = overview.incumbent_sentence(best, "p95", 2000)
-    assert "MI300X on azure is **50% cheaper**" in sentence
-    assert overview.incumbent_sentence(best.iloc[[1]], "p95", 2000) is None
-
-
 def test_risk_lines_use_readable_names_and_units():
     from costmodel.risk import RiskFigure
 

@@ -312,3 +312,28 @@ def test_futures_cli_compare_decide_log(seed_db, tmp_path):
 
 def test_rules_are_inputs():
     assert FuturesRules(min_savings_pct=0.2).min_savings_pct == 0.2
+
+
+def test_the_incumbent_is_the_company_fleet_at_its_own_rate():
+    from briefs.futures import FleetRate, suggestions
+
+    costs = pd.DataFrame(
+        [
+            dict(_cost("aws", "p5", "nvidia-h100-sxm-80gb", "cuda", "m", 0.0056, p95=200)),
+            dict(_cost("gcp", "a3", "nvidia-h100-sxm-80gb", "cuda", "m", 0.0020, p95=200)),
+            dict(_cost("neo", "mi300x", "amd-mi300x-192gb", "rocm", "m", 0.0040, p95=210)),
+        ]
+    ).assign(usd_per_hour=[56.0, 20.0, 2.0])
+    added = pd.DataFrame(
+        [dict(provider="neo", instance_type="mi300x", accelerator_id="amd-mi300x-192gb")]
+    )
+    # Market rule: the cheapest NVIDIA option anywhere (gcp a3 at 0.0020) is the incumbent.
+    market = suggestions(costs, added, FuturesRules())
+    assert market["incumbent"].iloc[0].startswith("gcp a3")
+    # Fleet rule: the p5 the company runs, at the $28/h it pays: 0.0056 × 28/56 = 0.0028 per 1K.
+    fleet = FuturesRules(fleet=(FleetRate("aws", "p5", 28.0, "your fleet: 6 × aws p5"),))
+    mine = suggestions(costs, added, fleet).iloc[0]
+    assert mine["incumbent"] == "your fleet: 6 × aws p5"
+    assert mine["incumbent_usd_per_1k_output"] == pytest.approx(0.0028)
+    assert mine["cost_change_pct"] == pytest.approx(0.0040 / 0.0028 - 1)
+    assert mine["suggestion"] == "no-buy"

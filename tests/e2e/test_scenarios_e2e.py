@@ -7,16 +7,20 @@ from tests.e2e.artifacts import screenshot
 pytestmark = pytest.mark.e2e
 
 
+SHIFT = re.compile(r"^Shift 25% to AMD — \$[\d,]+/month")
+
+
 def first_cost(page) -> str:
-    """The Stay row's monthly cost as the page renders it in the expander title."""
-    return page.get_by_text(re.compile(r"^Stay — \$[\d,]+/month$")).first.inner_text()
+    """The AMD shift's monthly cost as the page renders it in the expander title (a tighter SLO
+    leaves the fleet as it is but changes what the AMD share needs)."""
+    return page.get_by_text(SHIFT).first.inner_text()
 
 
 def test_overview_loads(app_url, page):
     page.goto(app_url)
     page.get_by_text("Data freshness").wait_for(timeout=60_000)
     page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
-    assert page.get_by_text("Incumbent against the best alternative").is_visible()
+    assert page.get_by_text("Incumbent against the best alternative").first.is_visible()
     screenshot(page, "overview")
 
 
@@ -24,26 +28,26 @@ def test_scenario_input_changes_the_comparison_and_the_link_reproduces_it(app_ur
     page.goto(f"{app_url}/scenarios")
     page.get_by_text("Side by side").wait_for(timeout=60_000)
     before = first_cost(page)
-    box = page.get_by_label("Output tokens per month (billions)", exact=True)
-    box.fill("90")
+    box = page.get_by_label("FTL SLO (ms)", exact=True)
+    box.wait_for(timeout=90_000)
+    box.fill("500")
     box.press("Enter")
-    page.wait_for_function("() => window.location.search.includes('out_b=90')", timeout=30_000)
-    page.get_by_text(re.compile(r"^Stay — \$[\d,]+/month$")).first.wait_for()
+    page.wait_for_function("() => window.location.search.includes('slo=500')", timeout=30_000)
+    page.get_by_text(SHIFT).first.wait_for()
     page.wait_for_timeout(1500)
     after = first_cost(page)
     assert after != before
     shared = page.url
-    assert "out_b=90" in shared
+    assert "slo=500" in shared
     screenshot(page, "scenarios")
 
     fresh = page.context.new_page()
     fresh.goto(shared)
     fresh.get_by_text("Side by side").wait_for(timeout=60_000)
+    fresh.get_by_label("FTL SLO (ms)", exact=True).wait_for(timeout=90_000)
+    fresh.get_by_text(SHIFT).first.wait_for(timeout=90_000)
     fresh.wait_for_timeout(1500)
-    assert (
-        fresh.get_by_label("Output tokens per month (billions)", exact=True).input_value()
-        == "90.00"
-    )
+    assert fresh.get_by_label("FTL SLO (ms)", exact=True).input_value() == "500.00"
     assert first_cost(fresh) == after
 
 

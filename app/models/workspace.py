@@ -1,0 +1,169 @@
+"""Page model for the Workspace and Scenarios pages: no Streamlit here, so every rule is testable.
+
+* The Workspace page edits the fleet and the demand as tables; ``fleet_from_rows`` /
+  ``demand_from_rows`` turn the edited rows back into a workspace, or a list of problems that
+  name the table, the row and the column.
+* The Scenarios page keeps its what-ifs in the URL; ``scenario_view`` (shared with the command
+  line's ``--link``) applies the ones the link carries on top of the stored workspace.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+from briefs.workspace_plans import DEMAND_OVERRIDES, ScenarioView, scenario_view
+from costmodel.workspace import (
+    Workspace,
+    WorkspaceError,
+    workspace_from_dict,
+    workspace_to_dict,
+)
+
+FLEET_COLUMNS = (
+    "provider",
+    "region",
+    "instance_type",
+    "count",
+    "pricing_model",
+    "usd_per_hour",
+    "commitment_end",
+    "early_termination_usd",
+    "serves",
+)
+DEMAND_COLUMNS = (
+    "workload",
+    "model",
+    "output_tokens_per_month",
+    "input_tokens_per_month",
+    "interactive_share",
+    "peak_to_mean",
+    "ttft_ms",
+    "percentile",
+    "growth_per_quarter",
+    "accept_results_from",
+    "small_model",
+)
+#: How the fleet table shows its columns (the count first: it is what changes most often).
+FLEET_ORDER = (
+    "count",
+    "instance_type",
+    "provider",
+    "region",
+    "pricing_model",
+    "usd_per_hour",
+    "commitment_end",
+    "early_termination_usd",
+    "serves",
+)
+#: Optional numbers are edited as text so an unset one shows empty; the validator parses them.
+_OPTIONAL_NUMBERS = {"usd_per_hour", "early_termination_usd"}
+
+
+def _blank(value: object) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, float) and math.isnan(value):
+        return True
+    return isinstance(value, str) and not value.strip()
+
+
+def _clean(row: Mapping) -> dict:
+    out = {}
+    for key, value in row.items():
+        if _blank(value):
+            continue
+        if hasattr(value, "isoformat") and not isinstance(value, str):
+            value = value.isoformat()[:10]
+        if hasattr(value, "item"):  # numpy scalars from an edited frame
+            value = value.item()
+        out[key] = value
+    return out
+
+
+def _cell(column: str, value: object) -> object:
+    if value is None:
+        return ""
+    if column in _OPTIONAL_NUMBERS:
+        return f"{value:g}"
+    return value
+
+
+def fleet_rows(ws: Workspace) -> list[dict]:
+    """One row per fleet line; an unset value is an empty cell (never "None")."""
+    body = workspace_to_dict(ws)
+    return [{c: _cell(c, line.get(c)) for c in FLEET_COLUMNS} for line in body["fleet"]]
+
+
+def demand_rows(ws: Workspace) -> list[dict]:
+    rows = []
+    for w in ws.demand:
+        rows.append(
+            {
+                "workload": w.workload,
+                "model": w.model,
+                "output_tokens_per_month": w.output_tokens_per_month,
+                "input_tokens_per_month": w.input_tokens_per_month,
+                "interactive_share": w.interactive_share,
+                "peak_to_mean": w.peak_to_mean,
+                "ttft_ms": w.ttft_ms,
+                "percentile": w.percentile,
+                "growth_per_quarter": w.growth_per_quarter,
+                "accept_results_from": ", ".join(w.accept_results_from),
+                "small_model": w.small_model,
+            }
+        )
+    return rows
+
+
+def _demand_body(row: Mapping) -> dict:
+    row = _clean(row)
+    slo = {}
+    if "ttft_ms" in row:
+        slo["ttft_ms"] = row.pop("ttft_ms")
+    if "percentile" in row:
+        slo["percentile"] = row.pop("percentile")
+    if slo:
+        row["slo"] = slo
+    if isinstance(row.get("accept_results_from"), str):
+        row["accept_results_from"] = [
+            m.strip() for m in row["accept_results_from"].split(",") if m.strip()
+        ]
+    return row
+
+
+def edited_workspace(
+    ws: Workspace, fleet: Sequence[Mapping], demand: Sequence[Mapping]
+) -> tuple[Workspace | None, list[str]]:
+    """The workspace with the edited tables, or None and a problem per bad cell."""
+    body = workspace_to_dict(ws)
+    body["fleet"] = [_clean(r) for r in fleet if any(not _blank(v) for v in r.values())]
+    body["demand"] = [_demand_body(r) for r in demand if any(not _blank(v) for v in r.values())]
+    try:
+        return workspace_from_dict(body), []
+    except WorkspaceError as exc:
+        return None, [_where(exc)]
+
+
+def _where(exc: WorkspaceError) -> str:
+    """``fleet[2].count`` -> ``Fleet, row 3, column count``."""
+    where = exc.where
+    for table in ("fleet", "demand"):
+        if where.startswith(f"{table}["):
+            index, _, column = where[len(table) + 1 :].partition("]")
+            column = column.lstrip(".").replace("slo.", "")
+            label = f"{table.capitalize()}, row {int(index) + 1}"
+            return (
+                f"{label}, column {column}: {exc.message}" if column else f"{label}: {exc.message}"
+            )
+    return f"{where}: {exc.message}"
+
+
+__all__ = [
+    "DEMAND_OVERRIDES",
+    "ScenarioView",
+    "demand_rows",
+    "edited_workspace",
+    "fleet_rows",
+    "scenario_view",
+]

@@ -1,0 +1,114 @@
+"""One input domain: the bounds of every number a person can enter, defined once.
+
+The dashboard's widgets take their min/max/step from here, the URL validator rejects a shared link's
+value outside them (falling back with a notice), the workspace validator names the field that is out
+of range, and the model checks the same bounds — so no value the UI accepts can crash the model.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Bound:
+    """Inclusive [low, high] for one input, with the widget step and why the limit is there."""
+
+    key: str
+    label: str
+    low: float
+    high: float
+    step: float
+    why: str = ""
+
+    def check(self, value: object) -> float:
+        """The value as a float, or a ValueError that says what is allowed."""
+        if isinstance(value, bool):
+            raise ValueError(f"{self.label}: expected a number, got {value!r}")
+        try:
+            number = float(value)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            raise ValueError(f"{self.label}: {value!r} is not a number") from None
+        if not math.isfinite(number) or not self.low <= number <= self.high:
+            reason = f" ({self.why})" if self.why else ""
+            raise ValueError(
+                f"{self.label} must be a number between {self.low:g} and {self.high:g}{reason},"
+                f" got {value!r}"
+            )
+        return number
+
+    def contains(self, value: float) -> bool:
+        try:
+            self.check(value)
+        except ValueError:
+            return False
+        return True
+
+
+def _b(key: str, label: str, low: float, high: float, step: float, why: str = "") -> Bound:
+    return Bound(key, label, low, high, step, why)
+
+
+#: The peak-to-mean factor drives a sinusoidal day that stays non-negative only up to 2.
+PEAK_TO_MEAN = _b(
+    "peak",
+    "Peak hour ÷ mean hour",
+    1.0,
+    2.0,
+    0.1,
+    "a smooth day peaking above twice its mean would need negative hours",
+)
+INTERACTIVE_SHARE = _b("inter", "Interactive share", 0.0, 1.0, 0.05)
+SLO_MS = _b("slo", "FTL SLO (ms)", 10.0, 120_000.0, 100.0)
+UTILISATION_CAP = _b("util", "Utilisation cap", 0.1, 1.0, 0.05)
+AMD_SHARE = _b("amd", "Shift to AMD: share", 0.01, 0.99, 0.01)
+CPU_SHARE = _b("cpu", "CPU fallback: share of small-model traffic", 0.01, 0.99, 0.01)
+ENGINEER_WEEK_USD = _b("rate", "Loaded cost per engineer-week ($)", 0.0, 100_000.0, 500.0)
+OUTPUT_BILLIONS = _b("out_b", "Output tokens per month (billions)", 0.001, 100_000.0, 5.0)
+INPUT_BILLIONS = _b("in_b", "Input tokens per month (billions)", 0.0, 1_000_000.0, 10.0)
+SMALL_BILLIONS = _b(
+    "small_b", "Small-model output tokens per month (billions)", 0.0, 100_000.0, 1.0
+)
+
+# Workspace fields.
+FLEET_COUNT = _b("count", "Instance count", 0.0, 100_000.0, 1.0)
+USD_PER_HOUR = _b(
+    "usd_per_hour",
+    "Effective $ per instance-hour",
+    0.0001,
+    10_000.0,
+    0.01,
+    "a $0 instance is never a valid price",
+)
+EARLY_TERMINATION_USD = _b("early_termination_usd", "Early-termination cost ($)", 0.0, 1e10, 1000.0)
+TOKENS_PER_MONTH = _b("tokens_per_month", "Tokens per month", 0.0, 1e16, 1e9)
+GROWTH_PER_QUARTER = _b(
+    "growth_per_quarter", "Demand growth per quarter", -0.5, 2.0, 0.01, "-50% to +200% a quarter"
+)
+MAX_VENDOR_SHARE = _b("max_vendor_share", "Largest share of traffic on one vendor", 0.01, 1.0, 0.05)
+ONE_TIME_USD = _b("one_time_usd", "One-time migration cost ($)", 0.0, 1e10, 1000.0)
+
+#: Every bound by its key (URL keys and workspace field names).
+BOUNDS: dict[str, Bound] = {
+    b.key: b
+    for b in (
+        PEAK_TO_MEAN,
+        INTERACTIVE_SHARE,
+        SLO_MS,
+        UTILISATION_CAP,
+        AMD_SHARE,
+        CPU_SHARE,
+        ENGINEER_WEEK_USD,
+        OUTPUT_BILLIONS,
+        INPUT_BILLIONS,
+        SMALL_BILLIONS,
+        FLEET_COUNT,
+        USD_PER_HOUR,
+        EARLY_TERMINATION_USD,
+        TOKENS_PER_MONTH,
+        GROWTH_PER_QUARTER,
+        MAX_VENDOR_SHARE,
+        ONE_TIME_USD,
+    )
+}

@@ -1,0 +1,366 @@
+"""The company's own situation: the fleet it runs, the contracts it is under, the demand it serves
+and the constraints it buys within. Scenarios start from here.
+
+Plain records plus one validator (``workspace_from_dict``) that names the field at fault, and the
+inverse (``workspace_to_dict``) so a workspace round-trips through YAML and the warehouse unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import date
+
+from costmodel import domain
+from costmodel.demand import PERCENTILES
+
+#: Pricing models a fleet line may be bought under; the committed ones are paid for every hour of
+#: the term whether used or not.
+FLEET_PRICING_MODELS = (
+    "on_demand",
+    "spot",
+    "reserved_1y",
+    "reserved_3y",
+    "savings_plan_1y",
+    "savings_plan_3y",
+    "committed_use_1y",
+    "committed_use_3y",
+    "capacity_block",
+    "negotiated",
+    "owned",
+)
+
+
+class WorkspaceError(ValueError):
+    """A workspace field failed validation; ``where`` names it (``fleet[2].count``)."""
+
+    def __init__(self, where: str, message: str) -> None:
+        self.where, self.message = where, message
+        super().__init__(f"{where}: {message}")
+
+
+@dataclass(frozen=True)
+class FleetEntry:
+    """One line of what runs today."""
+
+    provider: str
+    region: str
+    instance_type: str
+    count: int
+    pricing_model: str
+    serves: str
+    #: Effective rate per instance-hour; None = the current list price for the pricing model.
+    usd_per_hour: float | None = None
+    #: Committed capacity is paid until this date (None = no commitment).
+    commitment_end: date | None = None
+    #: Cost to end the whole line's commitment now (pro-rata for part of the line); None = unknown,
+    #: so released committed units are paid until ``commitment_end``.
+    early_termination_usd: float | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.count} × {self.instance_type} ({self.provider} {self.region}, {self.pricing_model})"
+
+
+@dataclass(frozen=True)
+class Workload:
+    """One workload's demand and SLO."""
+
+    workload: str
+    model: str
+    output_tokens_per_month: float
+    input_tokens_per_month: float = 0.0
+    interactive_share: float = 1.0
+    peak_to_mean: float = 1.5
+    ttft_ms: float = 2000.0
+    percentile: str = "p95"
+    growth_per_quarter: float = 0.0
+    #: Published results for these models may stand in for ``model`` (same size and architecture).
+    accept_results_from: tuple[str, ...] = ()
+    #: A small model (3B-13B) that a CPU fallback may serve.
+    small_model: bool = False
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        return (self.model, *[m for m in self.accept_results_from if m != self.model])
+
+
+@dataclass(frozen=True)
+class Constraints:
+    providers: tuple[str, ...] | None = None  # approved; None = any
+    regions: tuple[str, ...] | None = None  # approved for new capacity; None = any
+    max_vendor_share: float = 1.0
+
+
+@dataclass(frozen=True)
+class Workspace:
+    name: str
+    fleet: tuple[FleetEntry, ...]
+    demand: tuple[Workload, ...]
+    constraints: Constraints = field(default_factory=Constraints)
+    #: Month 1 of every 36-month curve starts on this date.
+    start: date = date(2026, 12, 1)
+    #: Explicit one-time migration cost per new backend (overrides the engineering estimate).
+    one_time_usd_by_backend: tuple[tuple[str, float], ...] = ()
+
+    def workload(self, name: str) -> Workload:
+        for w in self.demand:
+            if w.workload == name:
+                return w
+        raise KeyError(name)
+
+
+# ---- validation ------------------------------------------------------------------------------
+def _text(data: Mapping, key: str, where: str, *, required: bool = True) -> str:
+    value = data.get(key)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        if required:
+            raise WorkspaceError(f"{where}.{key}", "is required")
+        return ""
+    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+        raise WorkspaceError(f"{where}.{key}", f"expected text, got {value!r}")
+    return str(value).strip()
+
+
+def _number(data: Mapping, key: str, where: str, bound: domain.Bound, default=None):
+    value = data.get(key, default)
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            raise WorkspaceError(f"{where}.{key}", f"{value!r} is not a number") from None
+    try:
+        return bound.check(value)
+    except ValueError as exc:
+        raise WorkspaceError(f"{where}.{key}", str(exc)) from None
+
+
+def _date(data: Mapping, key: str, where: str) -> date | None:
+    value = data.get(key)
+    if value in (None, ""):
+        return None
+    if isinstance(value, date):
+        return value
+    try:
+        return date.fromisoformat(str(value))
+    except ValueError:
+        raise WorkspaceError(f"{where}.{key}", f"{value!r} is not a date (YYYY-MM-DD)") from None
+
+
+def _names(value: object, where: str) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = [v for v in value.split(",") if v.strip()]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise WorkspaceError(where, f"expected a list of names, got {value!r}")
+    names = tuple(v.strip() for v in value if v.strip())
+    return names or None
+
+
+def _unknown(data: Mapping, allowed: set[str], where: str) -> None:
+    extra = sorted(set(data) - allowed)
+    if extra:
+        raise WorkspaceError(
+            where, f"unknown field(s) {', '.join(extra)}; allowed: {', '.join(sorted(allowed))}"
+        )
+
+
+FLEET_FIELDS = {
+    "provider",
+    "region",
+    "instance_type",
+    "count",
+    "pricing_model",
+    "usd_per_hour",
+    "commitment_end",
+    "early_termination_usd",
+    "serves",
+}
+WORKLOAD_FIELDS = {
+    "workload",
+    "model",
+    "output_tokens_per_month",
+    "input_tokens_per_month",
+    "interactive_share",
+    "peak_to_mean",
+    "slo",
+    "growth_per_quarter",
+    "accept_results_from",
+    "small_model",
+}
+
+
+def fleet_entry_from_dict(row: Mapping, where: str) -> FleetEntry:
+    if not isinstance(row, Mapping):
+        raise WorkspaceError(where, f"expected a mapping, got {row!r}")
+    _unknown(row, FLEET_FIELDS, where)
+    count = _number(row, "count", where, domain.FLEET_COUNT)
+    if count is None:
+        raise WorkspaceError(f"{where}.count", "is required")
+    if count != int(count):
+        raise WorkspaceError(f"{where}.count", f"must be a whole number of instances, got {count}")
+    pricing = _text(row, "pricing_model", where)
+    if pricing not in FLEET_PRICING_MODELS:
+        raise WorkspaceError(
+            f"{where}.pricing_model", f"{pricing!r}: use one of {', '.join(FLEET_PRICING_MODELS)}"
+        )
+    end = _date(row, "commitment_end", where)
+    if end is not None and pricing in ("on_demand", "spot"):
+        raise WorkspaceError(
+            f"{where}.commitment_end", f"{pricing} capacity has no commitment; remove the date"
+        )
+    return FleetEntry(
+        provider=_text(row, "provider", where).lower(),
+        region=_text(row, "region", where),
+        instance_type=_text(row, "instance_type", where),
+        count=int(count),
+        pricing_model=pricing,
+        serves=_text(row, "serves", where),
+        usd_per_hour=_number(row, "usd_per_hour", where, domain.USD_PER_HOUR),
+        commitment_end=end,
+        early_termination_usd=_number(
+            row, "early_termination_usd", where, domain.EARLY_TERMINATION_USD
+        ),
+    )
+
+
+def workload_from_dict(row: Mapping, where: str) -> Workload:
+    if not isinstance(row, Mapping):
+        raise WorkspaceError(where, f"expected a mapping, got {row!r}")
+    _unknown(row, WORKLOAD_FIELDS, where)
+    slo = row.get("slo") or {}
+    if not isinstance(slo, Mapping):
+        raise WorkspaceError(f"{where}.slo", "expected {ttft_ms: N, percentile: p95}")
+    _unknown(slo, {"ttft_ms", "percentile"}, f"{where}.slo")
+    percentile = str(slo.get("percentile", "p95"))
+    if percentile not in PERCENTILES:
+        raise WorkspaceError(
+            f"{where}.slo.percentile", f"{percentile!r}: use one of {', '.join(PERCENTILES)}"
+        )
+    out = _number(row, "output_tokens_per_month", where, domain.TOKENS_PER_MONTH)
+    if out is None:
+        raise WorkspaceError(f"{where}.output_tokens_per_month", "is required")
+    small = row.get("small_model", False)
+    if not isinstance(small, bool):
+        raise WorkspaceError(f"{where}.small_model", f"expected true or false, got {small!r}")
+    return Workload(
+        workload=_text(row, "workload", where),
+        model=_text(row, "model", where),
+        output_tokens_per_month=out,
+        input_tokens_per_month=_number(
+            row, "input_tokens_per_month", where, domain.TOKENS_PER_MONTH, 0.0
+        ),
+        interactive_share=_number(row, "interactive_share", where, domain.INTERACTIVE_SHARE, 1.0),
+        peak_to_mean=_number(row, "peak_to_mean", where, domain.PEAK_TO_MEAN, 1.5),
+        ttft_ms=_number(slo, "ttft_ms", f"{where}.slo", domain.SLO_MS, 2000.0),
+        percentile=percentile,
+        growth_per_quarter=_number(
+            row, "growth_per_quarter", where, domain.GROWTH_PER_QUARTER, 0.0
+        ),
+        accept_results_from=_names(row.get("accept_results_from"), f"{where}.accept_results_from")
+        or (),
+        small_model=small,
+    )
+
+
+def workspace_from_dict(data: object) -> Workspace:
+    """A validated workspace, or a WorkspaceError naming the field and what to do."""
+    if not isinstance(data, Mapping):
+        raise WorkspaceError("workspace", "expected a mapping with name, fleet, demand")
+    _unknown(data, {"name", "start", "fleet", "demand", "constraints", "one_time_usd"}, "workspace")
+    name = _text(data, "name", "workspace")
+    fleet_rows = data.get("fleet") or []
+    demand_rows = data.get("demand") or []
+    if not isinstance(fleet_rows, list):
+        raise WorkspaceError("fleet", "expected a list of fleet lines")
+    if not isinstance(demand_rows, list) or not demand_rows:
+        raise WorkspaceError("demand", "expected at least one workload")
+    demand = tuple(workload_from_dict(row, f"demand[{i}]") for i, row in enumerate(demand_rows))
+    names = [w.workload for w in demand]
+    for i, n in enumerate(names):
+        if names.index(n) != i:
+            raise WorkspaceError(f"demand[{i}].workload", f"{n!r} is listed twice")
+    fleet = tuple(fleet_entry_from_dict(row, f"fleet[{i}]") for i, row in enumerate(fleet_rows))
+    for i, line in enumerate(fleet):
+        if line.serves not in names:
+            raise WorkspaceError(
+                f"fleet[{i}].serves",
+                f"{line.serves!r} is not a workload in demand ({', '.join(names)})",
+            )
+    raw = data.get("constraints") or {}
+    if not isinstance(raw, Mapping):
+        raise WorkspaceError("constraints", "expected a mapping")
+    _unknown(raw, {"providers", "regions", "max_vendor_share"}, "constraints")
+    providers = _names(raw.get("providers"), "constraints.providers")
+    constraints = Constraints(
+        providers=tuple(p.lower() for p in providers) if providers else None,
+        regions=_names(raw.get("regions"), "constraints.regions"),
+        max_vendor_share=_number(
+            raw, "max_vendor_share", "constraints", domain.MAX_VENDOR_SHARE, 1.0
+        ),
+    )
+    start = _date(data, "start", "workspace") or Workspace.__dataclass_fields__["start"].default
+    one_time = data.get("one_time_usd") or {}
+    if not isinstance(one_time, Mapping):
+        raise WorkspaceError("one_time_usd", "expected backend: USD pairs, e.g. {rocm: 90000}")
+    one_time_pairs = tuple(
+        (str(k), _number(one_time, k, "one_time_usd", domain.ONE_TIME_USD))
+        for k in sorted(one_time)
+    )
+    return Workspace(name, fleet, demand, constraints, start, one_time_pairs)
+
+
+def workspace_to_dict(ws: Workspace) -> dict:
+    """The YAML shape of a workspace (optional fields left out when unset)."""
+    fleet = []
+    for line in ws.fleet:
+        row: dict = {
+            "provider": line.provider,
+            "region": line.region,
+            "instance_type": line.instance_type,
+            "count": line.count,
+            "pricing_model": line.pricing_model,
+        }
+        if line.usd_per_hour is not None:
+            row["usd_per_hour"] = line.usd_per_hour
+        if line.commitment_end is not None:
+            row["commitment_end"] = line.commitment_end.isoformat()
+        if line.early_termination_usd is not None:
+            row["early_termination_usd"] = line.early_termination_usd
+        row["serves"] = line.serves
+        fleet.append(row)
+    demand = []
+    for w in ws.demand:
+        row = {
+            "workload": w.workload,
+            "model": w.model,
+            "output_tokens_per_month": w.output_tokens_per_month,
+            "input_tokens_per_month": w.input_tokens_per_month,
+            "interactive_share": w.interactive_share,
+            "peak_to_mean": w.peak_to_mean,
+            "slo": {"ttft_ms": w.ttft_ms, "percentile": w.percentile},
+            "growth_per_quarter": w.growth_per_quarter,
+        }
+        if w.accept_results_from:
+            row["accept_results_from"] = list(w.accept_results_from)
+        if w.small_model:
+            row["small_model"] = True
+        demand.append(row)
+    constraints: dict = {"max_vendor_share": ws.constraints.max_vendor_share}
+    if ws.constraints.providers:
+        constraints["providers"] = list(ws.constraints.providers)
+    if ws.constraints.regions:
+        constraints["regions"] = list(ws.constraints.regions)
+    out: dict = {
+        "name": ws.name,
+        "start": ws.start.isoformat(),
+        "fleet": fleet,
+        "demand": demand,
+        "constraints": constraints,
+    }
+    if ws.one_time_usd_by_backend:
+        out["one_time_usd"] = dict(ws.one_time_usd_by_backend)
+    return out

@@ -1,0 +1,245 @@
+"""Scenarios from a hand-computed workspace: Stay is the fleet as it is, moves respect
+commitments, an unserved plan is infeasible and never the cheapest, achieved vs requested."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from costmodel import Engine
+from costmodel.plan import (
+    INCUMBENT_KEY,
+    PlanContext,
+    WorkspaceEngine,
+    builtin_plans,
+    cheapest,
+    custom_plan,
+    growth_factor,
+    month_start,
+)
+from costmodel.workspace import (
+    WorkspaceError,
+    workspace_from_dict,
+    workspace_to_dict,
+)
+from tests.factories import frame, sweep
+
+# At FTL p95 <= 900 ms one p5 carries 8,000 output tok/s (its 32-concurrency point), one MI300X
+# node 6,000; with the default 0.8 utilisation cap and 0.95 availability that is 6,080 and 4,560.
+OPTIONS = frame(
+    sweep(backend="cuda", usd_per_hour=80.0, model="Llama-3.1-70B-Instruct"),
+    sweep(
+        backend="cuda",
+        instance_type="p5.48xlarge",
+        usd_per_hour=80.0,
+        model="Llama-3.1-8B-Instruct",
+        accelerators_per_replica=1,
+        config_key="cuda-8b",
+        points=((1, 4000, 100), (64, 40000, 800)),
+    ),
+    sweep(
+        backend="rocm",
+        provider="oci",
+        region="global",
+        instance_type="BM.GPU.MI300X.8",
+        usd_per_hour=48.0,
+        points=((1, 400, 160), (8, 2500, 320), (32, 6000, 880)),
+    ),
+)
+
+HOURS = 730
+
+
+def workspace(**changes) -> dict:
+    data = {
+        "name": "Hand Co",
+        "start": "2026-12-01",
+        "fleet": [
+            {
+                "provider": "aws",
+                "region": "us-east-1",
+                "instance_type": "p5.48xlarge",
+                "count": 4,
+                "pricing_model": "reserved_1y",
+                "usd_per_hour": 50.0,
+                "commitment_end": "2027-06-30",
+                "serves": "chat",
+            },
+            {
+                "provider": "aws",
+                "region": "us-east-1",
+                "instance_type": "p5.48xlarge",
+                "count": 2,
+                "pricing_model": "on_demand",
+                "serves": "chat",
+            },
+            {
+                "provider": "aws",
+                "region": "us-east-1",
+                "instance_type": "p5.48xlarge",
+                "count": 1,
+                "pricing_model": "on_demand",
+                "usd_per_hour": 79.99,
+                "serves": "small",
+            },
+        ],
+        "demand": [
+            {
+                "workload": "chat",
+                "model": "Llama-3.1-70B-Instruct",
+                "output_tokens_per_month": 50e9,
+                "input_tokens_per_month": 100e9,
+                "interactive_share": 0.9,
+                "peak_to_mean": 1.5,
+                "slo": {"ttft_ms": 900, "percentile": "p95"},
+                "growth_per_quarter": 0.0,
+            },
+            {
+                "workload": "small",
+                "model": "Llama-3.1-8B-Instruct",
+                "output_tokens_per_month": 10e9,
+                "interactive_share": 1.0,
+                "peak_to_mean": 1.5,
+                "slo": {"ttft_ms": 900, "percentile": "p95"},
+                "small_model": True,
+            },
+        ],
+        "constraints": {"max_vendor_share": 0.8},
+    }
+    data.update(changes)
+    return data
+
+
+def engine(data: dict | None = None) -> WorkspaceEngine:
+    ws = workspace_from_dict(data or workspace())
+    return WorkspaceEngine(Engine.from_frame(OPTIONS), PlanContext(ws))
+
+
+def test_stay_month_one_is_count_times_rate_times_730_to_the_cent():
+    results = engine().evaluate(builtin_plans())
+    stay = results[0]
+    # 4 reserved at $50 (given), 2 on-demand at the $80 list price, 1 at $79.99 (given).
+    expected = (4 * 50.0 + 2 * 80.0 + 1 * 79.99) * HOURS
+    assert expected == pytest.approx(321_192.70)
+    assert round(stay.monthly_usd, 2) == round(expected, 2)
+    assert round(stay.monthly_usd_by_month[0], 2) == round(expected, 2)
+    assert len(stay.monthly_usd_by_month) == 36
+    assert stay.feasible and stay.fleet_shortfall_tokens_per_month == 0
+    assert [ln.role for ln in stay.fleet] == ["fleet"] * 3
+    assert sum(ln.monthly_usd for ln in stay.fleet) == pytest.approx(expected)
+    assert stay.requested_allocation == {INCUMBENT_KEY: 1.0}
+    assert stay.payback_month is None
+
+
+def test_capacity_comes_from_the_benchmark_at_the_slo():
+    eng = engine()
+    assert eng.fleet_capacity("chat") == pytest.approx(6 * 8000 * 0.8 * 0.95)
+
+
+def test_a_shift_of_committed_capacity_saves_nothing_before_commitment_end():
+    data = workspace()
+    data["fleet"] = [dict(data["fleet"][0], count=6), data["fleet"][2]]
+    results = engine(data).evaluate(builtin_plans(amd_share=0.5))
+    stay, shift = results[0], results[1]
+    end = date(2027, 6, 30)
+    months_in_term = [m for m in range(1, 37) if month_start(date(2026, 12, 1), m) < end]
+    assert months_in_term == list(range(1, 8))
+    for m in months_in_term:
+        assert shift.monthly_usd_by_month[m - 1] >= stay.monthly_usd_by_month[m - 1] - 0.005
+    # Half the chat capacity (3 of 6 units) is released; after the term they are no longer paid.
+    released = 3 * 50.0 * HOURS
+    after = stay.monthly_usd_by_month[7] - shift.monthly_usd_by_month[7]
+    amd = sum(ln.monthly_usd for ln in shift.fleet if ln.role == "new")
+    assert after == pytest.approx(released - amd)
+    assert shift.savings_vs_stay_usd == pytest.approx(released - amd)
+    # Payback is read from the curve: never before the commitment ends.
+    assert shift.payback_month is None or shift.payback_month >= 8
+
+
+def test_early_termination_is_used_when_cheaper_than_paying_out_the_term():
+    data = workspace()
+    data["fleet"] = [
+        dict(data["fleet"][0], count=6, early_termination_usd=6000.0),
+        data["fleet"][2],
+    ]
+    shift = engine(data).evaluate(builtin_plans(amd_share=0.5))[1]
+    assert any("early for $3,000" in note for note in shift.one_time_notes)
+    assert shift.one_time_usd >= 3000.0
+
+
+def test_an_unserved_plan_is_infeasible_and_never_the_cheapest():
+    eng = engine()
+    results = eng.evaluate((*builtin_plans(), custom_plan((("hpu", 1.0),), eng.incumbent_backends)))
+    hpu = results[-1]
+    assert not hpu.feasible
+    assert hpu.unserved_tokens_per_month == pytest.approx(60e9)
+    assert hpu.unserved_reasons
+    assert hpu.payback_month is None
+    assert cheapest(results) is not hpu
+    assert cheapest(results).feasible
+    assert "INFEASIBLE" in hpu.headline
+
+
+def test_achieved_allocation_differs_from_requested_with_the_reason():
+    shift = engine().evaluate(builtin_plans(amd_share=0.25))[1]
+    # chat is 50 of 60 billion output tokens; the small workload has no AMD result.
+    assert shift.requested_allocation["rocm"] == pytest.approx(0.25)
+    assert shift.achieved_allocation["rocm"] == pytest.approx(0.25 * 50 / 60)
+    assert "20.83% achieved" in shift.headline
+    assert "no AMD result for Llama-3.1-8B-Instruct" in shift.headline
+
+
+def test_a_plan_that_achieves_no_move_costs_what_stay_costs():
+    results = engine().evaluate(builtin_plans())
+    stay, cpu = results[0], results[2]
+    assert cpu.achieved_allocation == {INCUMBENT_KEY: 1.0}
+    assert cpu.monthly_usd_by_month == pytest.approx(stay.monthly_usd_by_month)
+    assert cpu.payback_month is None
+
+
+def test_growth_adds_a_labelled_top_up_once_the_fleet_is_short():
+    data = workspace()
+    data["demand"][0]["growth_per_quarter"] = 0.5
+    stay = engine(data).evaluate(builtin_plans())[0]
+    assert growth_factor(workspace_from_dict(data).demand[0], 4) == 1.5
+    # Month 1 fits in the fleet (peak 27,588 tok/s); month 4 (50% more) exceeds its 36,480.
+    assert stay.monthly_usd_by_month[3] > stay.monthly_usd_by_month[0]
+    assert stay.monthly_usd_by_month[2] == stay.monthly_usd_by_month[0]
+    fixed = (4 * 50.0 + 2 * 80.0 + 79.99) * HOURS
+    assert stay.monthly_usd_by_month[0] == pytest.approx(fixed)
+
+
+def test_stay_short_at_month_one_shows_the_shortfall_and_a_separate_top_up_line():
+    data = workspace()
+    data["demand"][0]["output_tokens_per_month"] = 80e9
+    stay = engine(data).evaluate(builtin_plans())[0]
+    assert stay.fleet_shortfall_tokens_per_month > 0
+    top = [ln for ln in stay.fleet if ln.role == "top-up"]
+    assert top and top[0].allocation.startswith("Top-up")
+    fleet_cost = sum(ln.monthly_usd for ln in stay.fleet if ln.role == "fleet")
+    assert fleet_cost == pytest.approx((4 * 50.0 + 2 * 80.0 + 79.99) * HOURS)
+
+
+def test_workspace_round_trips_and_bad_fields_are_named():
+    ws = workspace_from_dict(workspace())
+    assert workspace_from_dict(workspace_to_dict(ws)) == ws
+    bad = workspace()
+    bad["fleet"][1]["count"] = -1
+    with pytest.raises(WorkspaceError, match=r"fleet\[1\]\.count"):
+        workspace_from_dict(bad)
+    bad = workspace()
+    bad["demand"][0]["peak_to_mean"] = 2.1
+    with pytest.raises(WorkspaceError, match=r"demand\[0\]\.peak_to_mean.*between 1 and 2"):
+        workspace_from_dict(bad)
+    bad = workspace()
+    bad["fleet"][0]["serves"] = "nope"
+    with pytest.raises(WorkspaceError, match=r"fleet\[0\]\.serves"):
+        workspace_from_dict(bad)
+
+
+def test_a_fleet_line_without_a_rate_or_list_price_names_the_field():
+    data = workspace()
+    data["fleet"][0].pop("usd_per_hour")
+    with pytest.raises(WorkspaceError, match=r"fleet\[0\]\.usd_per_hour"):
+        engine(data)

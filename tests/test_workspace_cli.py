@@ -1,0 +1,206 @@
+"""``tokendesk workspace import | export | versions`` and ``tokendesk scenarios``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from briefs.workspace_cli import register
+from tests.factories import content_digest
+from tokendesk.cli import app
+from tokendesk.paths import data_dir
+from warehouse import Warehouse
+from warehouse.workspaces import current_workspace, workspace_versions
+
+register(app)
+runner = CliRunner()
+EXAMPLE = data_dir() / "workspace_example.yaml"
+FIELDS = {
+    "name",
+    "requested_allocation",
+    "achieved_allocation",
+    "feasible",
+    "unserved_tokens_per_month",
+    "monthly_usd",
+    "monthly_usd_by_month",
+    "one_time_usd",
+    "payback_month",
+    "fleet",
+    "risk",
+    "timeline",
+}
+LINE_FIELDS = {
+    "provider",
+    "region",
+    "instance_type",
+    "pricing_model",
+    "count",
+    "usd_per_hour",
+    "commitment_end",
+}
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("ws") / "cli.duckdb"
+    assert runner.invoke(app, ["db", "init", "--db", str(path)]).exit_code == 0
+    return path
+
+
+def list_price(db, instance_type: str) -> float:
+    with Warehouse.open(db, read_only=True) as wh:
+        frame = wh.query(
+            "SELECT usd_per_hour FROM current_prices WHERE provider = 'aws'"
+            " AND region = 'us-east-1' AND instance_type = ? AND pricing_model = 'on_demand'",
+            [instance_type],
+        )
+    return float(frame["usd_per_hour"].iloc[0])
+
+
+def example_stay(db) -> float:
+    """5 × $31.46 (the example's reserved rate) + 2 p5 and 15 g6e.xlarge at list, 730 h each."""
+    return round(
+        (5 * 31.46 + 2 * list_price(db, "p5.48xlarge") + 15 * list_price(db, "g6e.xlarge")) * 730,
+        2,
+    )
+
+
+def test_the_example_workspace_is_stored_when_the_warehouse_is_built(db):
+    with Warehouse.open(db, read_only=True) as wh:
+        version, body = current_workspace(wh)
+    assert version == 1
+    assert body == json.loads(json.dumps(yaml.safe_load(EXAMPLE.read_text()), default=str))
+
+
+def test_scenarios_json_has_the_contract_fields_and_the_stay_sum(db):
+    out = runner.invoke(
+        app, ["scenarios", "--db", str(db), "--workspace", str(EXAMPLE), "--format", "json"]
+    )
+    assert out.exit_code == 0, out.output
+    rows = json.loads(out.stdout)
+    assert [r["name"] for r in rows] == ["Stay", "Shift 25% to AMD", "Add CPU fallback"]
+    for row in rows:
+        assert set(row) >= FIELDS
+        assert len(row["monthly_usd_by_month"]) == 36
+        assert all(set(line) >= LINE_FIELDS for line in row["fleet"])
+    stay = rows[0]
+    assert stay["monthly_usd"] == example_stay(db)
+    assert stay["feasible"] and stay["payback_month"] is None
+
+
+def test_the_example_shift_checked_by_hand(db):
+    out = runner.invoke(app, ["scenarios", "--db", str(db), "--format", "json"])
+    stay, shift = json.loads(out.stdout)[:2]
+    # 25% of chat-70b (150 of 170 billion output tokens) moves; routing-8b has no AMD result.
+    assert shift["requested_allocation"] == {"incumbent": 0.75, "rocm": 0.25}
+    assert shift["achieved_allocation"]["rocm"] == pytest.approx(0.25 * 150 / 170, abs=1e-6)
+    # The moved share frees whole p5s only: floor(25% of 7 units) = 1, an on-demand one.
+    fleet = {(ln["role"], ln["instance_type"], ln["pricing_model"]): ln for ln in shift["fleet"]}
+    assert fleet[("fleet", "p5.48xlarge", "on_demand")]["count"] == 1
+    assert fleet[("fleet", "p5.48xlarge", "reserved_1y")]["count"] == 5
+    new = next(ln for ln in shift["fleet"] if ln["role"] == "new")
+    assert shift["monthly_usd"] == pytest.approx(
+        stay["monthly_usd"] - list_price(db, "p5.48xlarge") * 730 + new["monthly_usd"], abs=0.01
+    )
+    # rocm bring-up: 12 engineer-weeks × $5,000 + 2 certification runs × $2,500.
+    assert shift["one_time_usd"] == 65_000
+    # Nothing changes before the cut-over month; payback is read from the two curves.
+    cut = shift["timeline"]["cutover_month"]
+    assert shift["monthly_usd_by_month"][: cut - 1] == stay["monthly_usd_by_month"][: cut - 1]
+    cumulative, payback = -shift["one_time_usd"], None
+    for m, (a, b) in enumerate(
+        zip(stay["monthly_usd_by_month"], shift["monthly_usd_by_month"], strict=True), start=1
+    ):
+        cumulative += a - b
+        if payback is None and cumulative >= 0:
+            payback = m
+    assert shift["payback_month"] == payback
+
+
+def test_scenarios_table_and_markdown_show_the_same_figures(db):
+    md = runner.invoke(app, ["scenarios", "--db", str(db), "--format", "md"])
+    assert md.exit_code == 0, md.output
+    stay = f"${example_stay(db):,.2f}"
+    assert stay in md.stdout and "achieved" in md.stdout
+    table = runner.invoke(
+        app, ["scenarios", "--db", str(db), "--format", "table"], env={"COLUMNS": "250"}
+    )
+    assert table.exit_code == 0 and stay in table.stdout
+
+
+def test_a_custom_plan_that_serves_nothing_is_infeasible_and_not_cheapest(db):
+    out = runner.invoke(
+        app, ["scenarios", "--db", str(db), "--custom", "hpu:1", "--format", "json"]
+    )
+    rows = json.loads(out.stdout)
+    hpu = rows[-1]
+    assert hpu["name"] == "Custom: hpu 100%"
+    assert hpu["feasible"] is False and hpu["unserved_tokens_per_month"] > 0
+    assert hpu["cheapest"] is False and hpu["payback_month"] is None
+
+
+def test_one_time_cost_is_an_explicit_input(db):
+    out = runner.invoke(
+        app, ["scenarios", "--db", str(db), "--one-time", "rocm=1000000", "--format", "json"]
+    )
+    shift = json.loads(out.stdout)[1]
+    assert shift["one_time_usd"] == 1_000_000
+
+
+def test_import_export_round_trip_appends_a_version(db, tmp_path):
+    body = yaml.safe_load(EXAMPLE.read_text())
+    body["fleet"][2]["count"] = 20
+    path = tmp_path / "mine.yaml"
+    path.write_text(yaml.safe_dump(body))
+    out = runner.invoke(app, ["workspace", "import", str(path), "--db", str(db)])
+    assert out.exit_code == 0, out.output
+    exported = runner.invoke(app, ["workspace", "export", "--db", str(db)])
+    assert yaml.safe_load(exported.stdout)["fleet"][2]["count"] == 20
+    old = runner.invoke(app, ["workspace", "export", "--version", "1", "--db", str(db)])
+    assert yaml.safe_load(old.stdout)["fleet"][2]["count"] == 15
+    with Warehouse.open(db, read_only=True) as wh:
+        assert list(workspace_versions(wh).version)[:2] == [2, 1]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda b: b["fleet"][0].update(count="six"), "fleet[0].count"),
+        (lambda b: b["demand"][0].update(peak_to_mean=24), "demand[0].peak_to_mean"),
+        (lambda b: b["fleet"][1].update(instance_type="p9.huge"), "fleet[1].usd_per_hour"),
+    ],
+)
+def test_a_bad_file_is_rejected_naming_the_field_and_the_warehouse_is_unchanged(
+    db, tmp_path, change, message
+):
+    body = yaml.safe_load(EXAMPLE.read_text())
+    change(body)
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(body))
+    with Warehouse.open(db, read_only=True) as wh:
+        before = content_digest(wh)
+    out = runner.invoke(app, ["workspace", "import", str(path), "--db", str(db)])
+    assert out.exit_code == 2
+    assert "bad.yaml" in out.output and message in out.output
+    assert "unchanged" in out.output
+    with Warehouse.open(db, read_only=True) as wh:
+        assert content_digest(wh) == before
+
+
+def test_a_scenarios_link_gives_the_page_figures_and_every_brief_format(db, tmp_path):
+    link = "http://localhost:8501/scenarios?amd=0.4&slo=900"
+    out = runner.invoke(app, ["scenarios", "--db", str(db), "--link", link, "--format", "json"])
+    assert out.exit_code == 0, out.output
+    assert [r["name"] for r in json.loads(out.stdout)][1] == "Shift 40% to AMD"
+    for fmt in ("md", "html", "pdf", "xlsx", "csv"):
+        target = tmp_path / f"brief.{fmt}"
+        done = runner.invoke(
+            app, ["scenarios", "--db", str(db), "--link", link, "--format", fmt, "-o", str(target)]
+        )
+        assert done.exit_code == 0, done.output
+        assert target.stat().st_size > 200
+    bad = runner.invoke(app, ["scenarios", "--db", str(db), "--link", "http://x/scenarios?peak=24"])
+    assert bad.exit_code == 2 and "Ignored peak='24'" in bad.output

@@ -1,0 +1,90 @@
+"""Workspace versions: append-only storage of the company's own situation.
+
+The warehouse stores what it is given as JSON; validating it is the cost model's job
+(``costmodel.workspace.workspace_from_dict``), done by every caller before saving, so a bad
+workspace never reaches the table.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, date, datetime
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+if TYPE_CHECKING:
+    from warehouse.store import Warehouse
+
+#: The bundled example, stored as version 1 when the warehouse is built.
+EXAMPLE_WORKSPACE = "workspace_example.yaml"
+
+
+def _json_default(value: object) -> str:
+    if isinstance(value, (date, datetime)):
+        return value.isoformat()
+    raise TypeError(f"cannot store {type(value).__name__} in a workspace")
+
+
+def save_workspace(warehouse: Warehouse, body: dict, *, origin: str, source: str) -> int:
+    """Append a version; return its number. ``body`` must already be validated."""
+    name = str(body.get("name") or "").strip()
+    if not name:
+        raise ValueError("a workspace needs a name")
+    text = json.dumps(body, default=_json_default, sort_keys=False)
+    now = datetime.now(UTC).replace(tzinfo=None)
+    with warehouse._transaction() as tx:
+        row = tx.execute(
+            "INSERT INTO workspaces (name, saved_at, origin, source, body) "
+            "VALUES (?, ?, ?, ?, ?) RETURNING version",
+            [name, now, origin, source, text],
+        ).fetchone()
+    return int(row[0])
+
+
+def current_workspace(warehouse: Warehouse) -> tuple[int, dict] | None:
+    """(version, body) of the newest workspace, or None if none was ever saved."""
+    row = (
+        warehouse.cursor()
+        .execute("SELECT version, body FROM workspaces ORDER BY version DESC LIMIT 1")
+        .fetchone()
+    )
+    if row is None:
+        return None
+    return int(row[0]), json.loads(row[1])
+
+
+def workspace_version(warehouse: Warehouse, version: int) -> dict | None:
+    row = (
+        warehouse.cursor()
+        .execute("SELECT body FROM workspaces WHERE version = ?", [version])
+        .fetchone()
+    )
+    return json.loads(row[0]) if row else None
+
+
+def workspace_versions(warehouse: Warehouse) -> pd.DataFrame:
+    return (
+        warehouse.cursor()
+        .execute(
+            "SELECT version, name, saved_at, origin, source FROM workspaces ORDER BY version DESC"
+        )
+        .df()
+    )
+
+
+def example_workspace_body() -> dict:
+    """The bundled example workspace as parsed YAML."""
+    import yaml
+
+    from tokendesk.paths import data_dir
+
+    return yaml.safe_load((data_dir() / EXAMPLE_WORKSPACE).read_text(encoding="utf-8"))
+
+
+def seed_workspace(warehouse: Warehouse) -> None:
+    """Store the bundled example as the first version, if the table is still empty."""
+    row = warehouse.cursor().execute("SELECT count(*) FROM workspaces").fetchone()
+    if row and row[0]:
+        return
+    save_workspace(warehouse, example_workspace_body(), origin="seed", source=EXAMPLE_WORKSPACE)
