@@ -67,6 +67,10 @@ def _register_subcommands() -> None:
         from briefs.workspace_cli import register as register_workspace
 
         register_workspace(app)
+    if importlib.util.find_spec("briefs.optimize_cli"):
+        from briefs.optimize_cli import register as register_optimize
+
+        register_optimize(app)
 
 
 COSTS_COLUMNS = [
