@@ -441,6 +441,7 @@ def assumptions_frame(c: Comparison) -> pd.DataFrame:
                 "migration cost basis",
                 f"${m.loaded_usd_per_engineer_week:,.0f}/engineer-week; "
                 + ", ".join(f"{b} {w:g} w" for b, w in m.engineer_weeks)
+                + f" ({m.engineer_weeks_basis})"
                 + f"; {m.certification_runs_per_backend} certification runs × "
                 f"${m.usd_per_certification_run:,.0f}",
             )
@@ -694,11 +695,18 @@ def brief_document(c: Comparison) -> Document:
     verdict_text = [
         f"{rec.scenario}: {rec.verdict.upper()} — {rec.reason}" for rec in recs.values()
     ]
-    cheapest = min(c.results, key=lambda r: r.monthly_usd)
+    # A plan that leaves demand unserved is never called the cheapest.
+    served = [r for r in c.results if not r.unserved]
+    cheapest = min(served, key=lambda r: r.monthly_usd) if served else None
     headline = (
         f"{len(c.results)} options compared against {base.name} "
         f"({formatting.usd(base.monthly_usd, 0)}/month). "
-        f"Cheapest: {cheapest.name} at {formatting.usd(cheapest.monthly_usd, 0)}/month."
+        + (
+            f"Cheapest that serves the whole demand: {cheapest.name} at "
+            f"{formatting.usd(cheapest.monthly_usd, 0)}/month."
+            if cheapest is not None
+            else "No option serves the whole demand."
+        )
     )
     chart_cost = BarChart(
         "Monthly cost per option",

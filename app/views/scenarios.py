@@ -9,7 +9,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app import charts, data
-from app import workspace_model as model
+from app.models import workspace as model
+from app.models.scenarios import risk_lines
 from briefs.workspace_plans import headline, results_rows
 from costmodel import domain
 from tokendesk import scenario_inputs as si
@@ -47,28 +48,28 @@ with st.sidebar:
     peak = _number(
         domain.PEAK_TO_MEAN,
         view.overrides.get("peak", first.peak_to_mean),
-        "s_peak",
+        "peak",
         help=domain.PEAK_TO_MEAN.why,
     )
-    slo = _number(domain.SLO_MS, view.overrides.get("slo", first.ttft_ms), "s_slo")
+    slo = _number(domain.SLO_MS, view.overrides.get("slo", first.ttft_ms), "slo")
     inter = _slider(
         domain.INTERACTIVE_SHARE,
         view.overrides.get("inter", first.interactive_share),
-        "s_inter",
+        "inter",
     )
     st.header("Scenarios")
-    amd = _slider(domain.AMD_SHARE, inputs.amd, "s_amd")
-    cpu = _slider(domain.CPU_SHARE, inputs.cpu, "s_cpu")
+    amd = _slider(domain.AMD_SHARE, inputs.amd, "amd")
+    cpu = _slider(domain.CPU_SHARE, inputs.cpu, "cpu")
     custom = st.text_input(
         "Custom scenario (backend:share, …)",
         inputs.custom,
-        key="s_custom",
+        key="custom",
         placeholder="cuda:0.5,rocm:0.3,hpu:0.2",
         help=f"Backends: {', '.join(si.BACKENDS)}. Shares must sum to 1.",
     )
     st.header("Fleet and migration")
-    util = _slider(domain.UTILISATION_CAP, inputs.util, "s_util")
-    rate = _number(domain.ENGINEER_WEEK_USD, inputs.rate, "s_rate")
+    util = _slider(domain.UTILISATION_CAP, inputs.util, "util")
+    rate = _number(domain.ENGINEER_WEEK_USD, inputs.rate, "rate")
 
 try:
     si.parse_custom(custom)
@@ -147,7 +148,7 @@ for r in results:
         with fleet_tab:
             if r.fleet:
                 st.dataframe(
-                    pd.DataFrame([ln.as_dict() for ln in r.fleet]),
+                    pd.DataFrame([ln.as_dict() for ln in r.fleet]).fillna("—"),
                     hide_index=True,
                     width="stretch",
                     column_config={
@@ -167,10 +168,8 @@ for r in results:
             for note in (*r.allocation_notes, *r.constraint_violations, *r.notes):
                 st.caption(f"⚠️ {note}")
         with risk_tab:
-            for figure in r.risk.figures():
-                st.markdown(
-                    f"**{figure.name}: {figure.value:,.2f} {figure.unit}** — {figure.sentence}"
-                )
+            for line in risk_lines(r.risk):
+                st.markdown(line)
         with timeline_tab:
             st.write(r.timeline.sentence)
             if r.timeline.gates:

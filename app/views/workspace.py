@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from app import data
-from app import workspace_model as model
+from app.models import workspace as model
 from briefs.workspace_plans import WorkspaceFileError, export_yaml, parse_workspace_text
 from costmodel import domain
 from costmodel.demand import PERCENTILES

@@ -1,5 +1,6 @@
 from streamlit.testing.v1 import AppTest
 
+from app.models.tables import has_no_literals
 from briefs.workspace_plans import Knobs, compare, engine_for, headline, stored_workspace
 from tests.app.conftest import VIEWS
 from warehouse import Warehouse
@@ -35,8 +36,26 @@ def test_overview_cards_compare_one_pricing_family_and_the_headline_is_the_engin
     assert any(sentence in md.value for md in at.markdown)
     assert f"Your fleet as it runs (Stay) costs ${want[0].monthly_usd:,.0f}/month" in sentence
     fresh = at.dataframe[0].value
-    assert set(fresh["kind"]) == {"prices", "benchmarks"}
-    assert fresh.loc[fresh["source"] == "aws", "state"].iloc[0].startswith("🟠 stale")
+    assert set(fresh["Kind"]) == {"prices", "benchmarks"}
+    assert fresh.loc[fresh["Source"] == "aws", "State"].iloc[0].startswith("🟠 stale")
+    assert has_no_literals(fresh)
+
+
+def test_overview_inputs_live_in_the_url(app_env):
+    at = page("overview.py", slo="900", pct="p99", model="8b", pricing="committed")
+    assert at.number_input(key="slo").value == 900
+    assert at.selectbox(key="pct").value == "p99" and at.selectbox(key="model").value == "8b"
+    assert at.selectbox(key="pricing").value == "committed"
+    at.number_input(key="slo").set_value(1500.0).run()
+    assert not at.exception
+    assert at.query_params["slo"] in (["1500"], "1500")
+
+
+def test_overview_bad_url_value_falls_back_with_a_notice(app_env):
+    at = page("overview.py", slo="5", pct="p42")
+    notices = " ".join(w.value for w in at.warning)
+    assert "Ignored slo='5'" in notices and "Ignored pct='p42'" in notices
+    assert at.number_input(key="slo").value == 2000 and at.selectbox(key="pct").value == "p95"
 
 
 def test_overview_with_an_impossible_slo_explains_itself(app_env):
@@ -64,7 +83,7 @@ def test_scenarios_read_their_state_from_the_url(app_env):
     table = at.dataframe[0].value
     assert "Shift 40% to AMD" in list(table["Scenario"])
     assert "Custom: cuda 50% / rocm 50%" in list(table["Scenario"])
-    assert at.number_input(key="s_slo").value == 900
+    assert at.number_input(key="slo").value == 900
     knobs = Knobs(amd_share=0.4, custom=(("cuda", 0.5), ("rocm", 0.5)))
     want = expected(app_env, knobs, ttft_ms=900.0)
     assert list(table["Monthly (month 1)"]) == [f"${r.monthly_usd:,.2f}" for r in want]
@@ -73,7 +92,7 @@ def test_scenarios_read_their_state_from_the_url(app_env):
 def test_a_bad_url_parameter_falls_back_with_a_visible_notice(app_env):
     at = page("scenarios.py", slo="fast", amd="0.3")
     assert any("Ignored slo='fast': not a number" in w.value for w in at.warning)
-    assert at.number_input(key="s_slo").value == 2000
+    assert at.number_input(key="slo").value == 2000
     assert "Shift 30% to AMD" in list(at.dataframe[0].value["Scenario"])
 
 
@@ -82,21 +101,21 @@ def test_a_peak_outside_the_input_domain_falls_back_with_a_notice(app_env):
         at = page("scenarios.py", peak=value)
         assert any(f"Ignored peak='{value}'" in w.value for w in at.warning), value
         assert any("between 1 and 2" in w.value for w in at.warning)
-        assert at.number_input(key="s_peak").value == 1.8
+        assert at.number_input(key="peak").value == 1.8
 
 
 def test_the_widget_takes_its_bounds_from_the_input_domain(app_env):
     from costmodel import domain
 
     at = page("scenarios.py")
-    peak = at.number_input(key="s_peak")
+    peak = at.number_input(key="peak")
     assert (peak.min, peak.max) == (domain.PEAK_TO_MEAN.low, domain.PEAK_TO_MEAN.high)
 
 
 def test_changing_an_input_changes_the_comparison_and_the_url(app_env):
     at = page("scenarios.py")
     before = at.dataframe[0].value["Monthly (month 1)"].tolist()
-    at.number_input(key="s_slo").set_value(500.0).run()
+    at.number_input(key="slo").set_value(500.0).run()
     after = at.dataframe[0].value["Monthly (month 1)"].tolist()
     assert after != before
     assert at.query_params["slo"] in (["500"], "500")
@@ -108,3 +127,8 @@ def test_the_brief_of_the_scenarios_on_screen(app_env):
     at.button(key="brief_prepare").click().run()
     assert not at.exception
     assert any(b.label.startswith("Download brief (MD") for b in at.get("download_button"))
+
+
+def test_scenario_tables_and_risks_read_as_words(app_env):
+    at = page("scenarios.py")
+    assert has_no_literals(at.dataframe[0].value) and has_no_literals(at.dataframe[1].value)

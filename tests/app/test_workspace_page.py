@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from app import workspace_model as model
+from app.models import workspace as model
 from briefs.workspace_plans import example_workspace
 from tests.app.conftest import VIEWS
 from warehouse import Warehouse

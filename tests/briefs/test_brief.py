@@ -264,3 +264,20 @@ def test_brief_from_a_dashboard_link_uses_its_inputs(seed_db):
     assert bad.exit_code == 2 and "Ignored slo='fast': not a number" in bad.output.replace("\n", "")
     unknown = runner.invoke(app, ["brief", "--set", "colour=red", "--db", str(seed_db)])
     assert unknown.exit_code == 2 and "colour=red" in unknown.output
+
+
+def test_a_plan_that_serves_nothing_is_never_called_the_cheapest(seed_db):
+    from typer.testing import CliRunner
+
+    from briefs.cli import register
+    from tokendesk.cli import app
+
+    register(app)
+    out = CliRunner().invoke(
+        app,
+        ["brief", "--scenario", "stay,custom", "--set", "custom=hpu:1", "--db", str(seed_db)],
+    )
+    assert out.exit_code == 0, out.output
+    text = out.output.replace("\n", " ")
+    assert "Custom: hpu 100% — UNSERVED" in text
+    assert "Cheapest that serves the whole demand: Stay" in text

@@ -29,6 +29,7 @@ def test_scenario_input_changes_the_comparison_and_the_link_reproduces_it(app_ur
     page.get_by_text("Side by side").wait_for(timeout=60_000)
     before = first_cost(page)
     box = page.get_by_label("FTL SLO (ms)", exact=True)
+    box.wait_for(timeout=90_000)
     box.fill("500")
     box.press("Enter")
     page.wait_for_function("() => window.location.search.includes('slo=500')", timeout=30_000)
@@ -43,6 +44,8 @@ def test_scenario_input_changes_the_comparison_and_the_link_reproduces_it(app_ur
     fresh = page.context.new_page()
     fresh.goto(shared)
     fresh.get_by_text("Side by side").wait_for(timeout=60_000)
+    fresh.get_by_label("FTL SLO (ms)", exact=True).wait_for(timeout=90_000)
+    fresh.get_by_text(SHIFT).first.wait_for(timeout=90_000)
     fresh.wait_for_timeout(1500)
     assert fresh.get_by_label("FTL SLO (ms)", exact=True).input_value() == "500.00"
     assert first_cost(fresh) == after
