@@ -10,14 +10,13 @@ from typer.testing import CliRunner
 
 from briefs.workspace_cli import register
 from tests.factories import content_digest
+from tests.workspace_data import EXAMPLE, LINE_FIELDS, example_stay, list_price
 from tokendesk.cli import app
-from tokendesk.paths import data_dir
 from warehouse import Warehouse
 from warehouse.workspaces import current_workspace, workspace_versions
 
 register(app)
 runner = CliRunner()
-EXAMPLE = data_dir() / "workspace_example.yaml"
 FIELDS = {
     "name",
     "requested_allocation",
@@ -32,15 +31,6 @@ FIELDS = {
     "risk",
     "timeline",
 }
-LINE_FIELDS = {
-    "provider",
-    "region",
-    "instance_type",
-    "pricing_model",
-    "count",
-    "usd_per_hour",
-    "commitment_end",
-}
 
 
 @pytest.fixture(scope="module")
@@ -48,24 +38,6 @@ def db(tmp_path_factory):
     path = tmp_path_factory.mktemp("ws") / "cli.duckdb"
     assert runner.invoke(app, ["db", "init", "--db", str(path)]).exit_code == 0
     return path
-
-
-def list_price(db, instance_type: str) -> float:
-    with Warehouse.open(db, read_only=True) as wh:
-        frame = wh.query(
-            "SELECT usd_per_hour FROM current_prices WHERE provider = 'aws'"
-            " AND region = 'us-east-1' AND instance_type = ? AND pricing_model = 'on_demand'",
-            [instance_type],
-        )
-    return float(frame["usd_per_hour"].iloc[0])
-
-
-def example_stay(db) -> float:
-    """5 × $31.46 (the example's reserved rate) + 2 p5 and 15 g6e.xlarge at list, 730 h each."""
-    return round(
-        (5 * 31.46 + 2 * list_price(db, "p5.48xlarge") + 15 * list_price(db, "g6e.xlarge")) * 730,
-        2,
-    )
 
 
 def test_the_example_workspace_is_stored_when_the_warehouse_is_built(db):

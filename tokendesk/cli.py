@@ -17,6 +17,7 @@ from rich.table import Table
 from audit.cli import register as register_audit
 from benchmarks.cli import bench_app
 from briefs.cli import register
+from briefs.optimize_cli import register as register_optimize
 from briefs.workspace_cli import register as register_workspace
 from pricing.cli import prices_app
 from tokendesk import formatting
@@ -61,6 +62,7 @@ def _register_subcommands() -> None:
     register(app)
     register_audit(app)
     register_workspace(app)
+    register_optimize(app)
 
 
 COSTS_COLUMNS = [

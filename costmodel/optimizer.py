@@ -1,0 +1,623 @@
+"""The fleet optimizer: the cheapest fleet that carries the workspace's demand at its SLOs.
+
+A mixed-integer programme solved with HiGHS (``scipy.optimize.milp``). It chooses, per workload,
+how many units of each option (SKU × region × pricing model) to hold, and how many of the existing
+fleet's lines to keep, so that every hour of the average day is carried:
+
+* **capacity**: for every workload and hour, Σ units × unit capacity ≥ the hour's output tok/s. A
+  unit's capacity is the one the scenario engine uses (the benchmark's tok/s at the workload's
+  SLO × utilisation cap × availability), and the load is the engine's ``hourly_load``.
+* **pricing**: committed and contract capacity is held all month (rate × 730 h); on-demand units
+  follow the hourly curve (rate × 730 / 24 per unit per hour of the day), like the engine's
+  autoscaled burst.
+* **the fleet**: each line may be kept whole or in part. A released on-demand unit stops being
+  paid; a released committed unit whose term covers month 1 is still paid (or ended early for its
+  termination fee spread over the horizon, whichever is cheaper) — so committed capacity is free to
+  use.
+* **one-time costs**: a backend the fleet does not run yet costs its one-time migration figure,
+  spread over ``horizon_months`` (a fixed charge, binary per backend).
+* **constraints**: approved providers and regions (options outside are never candidates), a
+  vendor-share cap on traffic (tokens served by each vendor ÷ all tokens), optionally N+1 (every
+  hour still carried after losing the largest unit in use).
+
+``objective_usd_per_month`` = month-1 run rate (what is held, plus committed units paid whether
+used or not) + one-time costs ÷ horizon. ``comparable_cost`` prices a built-in scenario the same
+way, so the optimum can be checked against every scenario the engine builds.
+
+Options dominated within the same vendor, backend and pricing kind (another costs no more and
+carries at least as much per unit) are dropped before solving; this never changes the optimum
+(swap every dominated unit for its dominator) and keeps the programme small.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+from scipy.optimize import Bounds, LinearConstraint, milp
+from scipy.sparse import coo_array
+
+from costmodel.demand import HOURS_PER_MONTH
+from costmodel.options import BLOCK_OR_CONTRACT
+from costmodel.plan import (
+    MONTHS,
+    PAID_WHETHER_USED,
+    VENDOR_OF_BACKEND,
+    PlanLine,
+    PlanResult,
+    WorkspaceEngine,
+    hourly_load,
+)
+
+HELD = "held"  # paid every hour of the month (committed, contract, a kept fleet line)
+HOURLY = "hourly"  # on-demand, paid for the hours of the day it is up
+_EPS = 1e-9
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One way to buy capacity for one workload."""
+
+    workload: str
+    kind: str  # held | hourly
+    role: str  # fleet | new
+    provider: str
+    region: str
+    instance_type: str
+    pricing_model: str
+    backend: str
+    #: Peak output tok/s one unit carries at the SLO (after utilisation cap and availability).
+    unit_capacity: float
+    #: held: $ per unit per month; hourly: $ per unit-hour.
+    usd_per_unit: float
+    #: A fleet line: how many units it has (the most that can be kept).
+    max_units: int | None = None
+    #: A fleet line: $ per month a released unit still costs (committed, in term at month 1).
+    release_usd_per_unit_month: float = 0.0
+    accelerator_id: str = ""
+    option_id: str = ""
+    fleet_index: int | None = None
+    #: Accelerators one unit stands for where the price is per accelerator (reported counts).
+    count_per_unit: int = 1
+    commitment_end: object = None
+    note: str = ""
+
+    @property
+    def vendor(self) -> str:
+        return VENDOR_OF_BACKEND.get(self.backend, self.backend)
+
+    @property
+    def usd_per_unit_month(self) -> float:
+        return self.usd_per_unit if self.kind == HELD else self.usd_per_unit * HOURS_PER_MONTH
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Everything the solver needs; pure data, so small cases can be checked by brute force."""
+
+    #: Output tok/s to carry per workload, one value per hour of the average day.
+    loads: Mapping[str, tuple[float, ...]]
+    candidates: tuple[Candidate, ...]
+    max_vendor_share: float = 1.0
+    n_plus_one: bool = False
+    #: Backends not yet in production and their one-time cost.
+    one_time_usd_by_backend: Mapping[str, float] = field(default_factory=dict)
+    horizon_months: int = MONTHS
+
+    @property
+    def hours(self) -> int:
+        return len(next(iter(self.loads.values())))
+
+    @property
+    def total_load(self) -> float:
+        return float(sum(sum(v) for v in self.loads.values()))
+
+
+@dataclass(frozen=True)
+class Choice:
+    candidate: Candidate
+    #: held: units; hourly: units in each hour.
+    units: tuple[int, ...]
+
+    @property
+    def peak_units(self) -> int:
+        return max(self.units) if self.units else 0
+
+    @property
+    def monthly_usd(self) -> float:
+        c = self.candidate
+        if c.kind == HELD:
+            return self.units[0] * c.usd_per_unit
+        return sum(self.units) * c.usd_per_unit * HOURS_PER_MONTH / len(self.units)
+
+
+@dataclass(frozen=True)
+class Solution:
+    status: str  # optimal | feasible (time limit, gap > 0) | infeasible | error
+    objective_usd_per_month: float | None
+    gap: float | None
+    choices: tuple[Choice, ...]
+    vendor_shares: Mapping[str, float]
+    one_time_usd: float
+    released_paid_usd_per_month: float
+    message: str = ""
+
+    @property
+    def feasible(self) -> bool:
+        return self.status in ("optimal", "feasible")
+
+    @property
+    def hhi(self) -> float:
+        return float(sum(s * s for s in self.vendor_shares.values()))
+
+    @property
+    def run_rate_usd_per_month(self) -> float:
+        return sum(c.monthly_usd for c in self.choices) + self.released_paid_usd_per_month
+
+
+# ---- dominance ---------------------------------------------------------------------------------
+def prune(candidates: Sequence[Candidate], n_plus_one: bool = False) -> tuple[Candidate, ...]:
+    """Drop market options another option of the same workload, vendor, backend and kind beats:
+    no dearer and carrying at least as much per unit (with N+1 only an equal unit counts, since a
+    larger unit raises the headroom needed). Fleet lines are always kept."""
+    out = [c for c in candidates if c.role == "fleet"]
+    groups: dict[tuple, list[Candidate]] = {}
+    for c in candidates:
+        if c.role != "fleet" and c.unit_capacity > 0:
+            key = (c.workload, c.backend, c.kind) + ((c.unit_capacity,) if n_plus_one else ())
+            groups.setdefault(key, []).append(c)
+    for group in groups.values():
+        best_cap = -1.0
+        for c in sorted(group, key=lambda c: (c.usd_per_unit, -c.unit_capacity)):
+            if c.unit_capacity > best_cap + _EPS:
+                out.append(c)
+                best_cap = c.unit_capacity
+    return tuple(out)
+
+
+# ---- the programme -----------------------------------------------------------------------------
+def solve(
+    problem: Problem,
+    *,
+    mip_rel_gap: float = 1e-4,
+    time_limit_s: float = 60.0,
+    dominance: bool = True,
+) -> Solution:
+    """Solve the programme (see the module docstring); ``mip_rel_gap=0`` proves optimality."""
+    cands = prune(problem.candidates, problem.n_plus_one) if dominance else problem.candidates
+    cands = tuple(c for c in cands if c.workload in problem.loads)
+    workloads = list(problem.loads)
+    # Hours with the same load in every workload are one constraint with a weight (a day that is
+    # symmetric around its peak has 13 distinct hours, not 24).
+    classes: dict[tuple[float, ...], int] = {}
+    for h in range(problem.hours):
+        key = tuple(round(float(problem.loads[w][h]), 9) for w in workloads)
+        classes[key] = classes.get(key, 0) + 1
+    weight = np.array(list(classes.values()), dtype=float)
+    order = {key: j for j, key in enumerate(classes)}
+    hour_class = [
+        order[tuple(round(float(problem.loads[w][h]), 9) for w in workloads)]
+        for h in range(problem.hours)
+    ]
+    H = len(classes)
+    loads = {w: np.array([k[j] for k in classes], dtype=float) for j, w in enumerate(workloads)}
+    total = problem.total_load
+
+    cost: list[float] = []
+    lo: list[float] = []
+    hi: list[float] = []
+    integ: list[int] = []
+
+    def var(c_: float, lb: float, ub: float, integer: bool) -> int:
+        cost.append(c_)
+        lo.append(lb)
+        hi.append(ub)
+        integ.append(1 if integer else 0)
+        return len(cost) - 1
+
+    constant = 0.0
+    # Unit variables: held candidates get one, hourly ones one per hour.
+    unit_vars: list[list[int]] = []
+    bounds_ub: list[int] = []
+    for c in cands:
+        peak = float(loads[c.workload].max())
+        need = math.ceil(peak / c.unit_capacity - _EPS) + (1 if problem.n_plus_one else 0)
+        ub = c.max_units if c.max_units is not None else max(need, 0)
+        if c.unit_capacity <= 0:
+            ub = c.max_units or 0
+        bounds_ub.append(ub)
+        if c.kind == HELD:
+            per = c.usd_per_unit
+            if c.role == "fleet":
+                # kept × rate + (count − kept) × release = count × release + kept × (rate − release)
+                constant += (c.max_units or 0) * c.release_usd_per_unit_month
+                per = c.usd_per_unit - c.release_usd_per_unit_month
+            unit_vars.append([var(per, 0, ub, True)])
+        else:
+            per_hour = c.usd_per_unit * HOURS_PER_MONTH / problem.hours
+            unit_vars.append([var(per_hour * weight[h], 0, ub, True) for h in range(H)])
+
+    def at(i: int, h: int) -> int:
+        v = unit_vars[i]
+        return v[0] if len(v) == 1 else v[h]
+
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[float] = []
+    rlo: list[float] = []
+    rhi: list[float] = []
+
+    def row(entries: Sequence[tuple[int, float]], lb: float, ub: float) -> None:
+        r = len(rlo)
+        for col, val in entries:
+            rows.append(r)
+            cols.append(col)
+            vals.append(val)
+        rlo.append(lb)
+        rhi.append(ub)
+
+    # One-time cost per new backend: a binary that every unit of that backend needs.
+    backend_var: dict[str, int] = {}
+    for b, usd in problem.one_time_usd_by_backend.items():
+        if any(c.backend == b for c in cands):
+            backend_var[b] = var(usd / problem.horizon_months, 0, 1, True)
+    for i, c in enumerate(cands):
+        z = backend_var.get(c.backend)
+        if z is not None:
+            for v in set(unit_vars[i]):
+                row([(v, 1.0), (z, -float(bounds_ub[i]))], -np.inf, 0.0)
+
+    # N+1: M_w ≥ the largest unit in use; every hour carries its load plus M_w.
+    headroom: dict[str, int] = {}
+    if problem.n_plus_one:
+        for w in workloads:
+            headroom[w] = var(0.0, 0, np.inf, False)
+        for i, c in enumerate(cands):
+            if c.unit_capacity <= 0 or bounds_ub[i] == 0:
+                continue
+            u = var(0.0, 0, 1, True)
+            for v in set(unit_vars[i]):
+                row([(v, 1.0), (u, -float(bounds_ub[i]))], -np.inf, 0.0)
+            row([(headroom[c.workload], 1.0), (u, -c.unit_capacity)], 0.0, np.inf)
+
+    by_w = {w: [i for i, c in enumerate(cands) if c.workload == w] for w in workloads}
+    for w in workloads:
+        for h in range(H):
+            entries = [(at(i, h), cands[i].unit_capacity) for i in by_w[w]]
+            if w in headroom:
+                entries.append((headroom[w], -1.0))
+            row(entries, float(loads[w][h]), np.inf)
+
+    # Traffic by vendor: s[w, v, h] ≤ the vendor's capacity, Σ_v s = load, Σ_{w,h} s ≤ cap × all.
+    vendors = sorted({c.vendor for c in cands})
+    share_vars: dict[tuple[str, str, int], int] = {}
+    for w in workloads:
+        for v in vendors:
+            members = [i for i in by_w[w] if cands[i].vendor == v]
+            if not members:
+                continue
+            for h in range(H):
+                s = var(0.0, 0, float(loads[w][h]), False)
+                share_vars[(w, v, h)] = s
+                row(
+                    [(s, 1.0)] + [(at(i, h), -cands[i].unit_capacity) for i in members],
+                    -np.inf,
+                    0.0,
+                )
+        for h in range(H):
+            entries = [(share_vars[(w, v, h)], 1.0) for v in vendors if (w, v, h) in share_vars]
+            row(entries, float(loads[w][h]), float(loads[w][h]))
+    if problem.max_vendor_share < 1.0 - _EPS:
+        for v in vendors:
+            entries = [(s, weight[h]) for (_, vv, h), s in share_vars.items() if vv == v]
+            row(entries, -np.inf, problem.max_vendor_share * total)
+
+    n = len(cost)
+    constraints = []
+    if rlo:
+        A = coo_array((vals, (rows, cols)), shape=(len(rlo), n)).tocsr()
+        constraints = [LinearConstraint(A, np.array(rlo), np.array(rhi))]
+    res = milp(
+        np.array(cost),
+        integrality=np.array(integ),
+        bounds=Bounds(np.array(lo), np.array(hi)),
+        constraints=constraints,
+        options={"mip_rel_gap": mip_rel_gap, "time_limit": time_limit_s, "disp": False},
+    )
+    if res.x is None:
+        status = "infeasible" if res.status == 2 else "error"
+        return Solution(status, None, None, (), {}, 0.0, 0.0, res.message)
+    x = np.round(res.x[: len(cost)], 6)
+    choices = []
+    released_paid = 0.0
+    for i, c in enumerate(cands):
+        units = tuple(int(round(x[v])) for v in unit_vars[i])
+        if c.kind == HOURLY:
+            units = tuple(units[hour_class[h]] for h in range(problem.hours))
+        if c.role == "fleet":
+            released_paid += ((c.max_units or 0) - units[0]) * c.release_usd_per_unit_month
+        if any(units) or c.role == "fleet":
+            choices.append(Choice(c, units))
+    one_time = sum(problem.one_time_usd_by_backend[b] for b, z in backend_var.items() if x[z] > 0.5)
+    served = {v: 0.0 for v in vendors}
+    for (_, v, h), s in share_vars.items():
+        served[v] += float(res.x[s]) * weight[h]
+    shares = {v: served[v] / total for v in vendors if total > 0 and served[v] > _EPS}
+    status = "optimal" if res.status == 0 else "feasible"
+    gap = float(getattr(res, "mip_gap", 0.0) or 0.0)
+    objective = float(res.fun) + constant
+    return Solution(
+        status, objective, gap, tuple(choices), shares, one_time, released_paid, res.message
+    )
+
+
+def objective_of(problem: Problem, choices: Sequence[Choice], backends_used: set[str]) -> float:
+    """The objective of a given plan (for brute force and for checking a solution by hand)."""
+    run = sum(ch.monthly_usd for ch in choices)
+    run += sum(
+        ((ch.candidate.max_units or 0) - ch.units[0]) * ch.candidate.release_usd_per_unit_month
+        for ch in choices
+        if ch.candidate.role == "fleet"
+    )
+    one_time = sum(problem.one_time_usd_by_backend.get(b, 0.0) for b in backends_used)
+    return run + one_time / problem.horizon_months
+
+
+# ---- from a workspace --------------------------------------------------------------------------
+def workspace_problem(
+    planner: WorkspaceEngine,
+    *,
+    max_vendor_share: float | None = None,
+    n_plus_one: bool = False,
+    horizon_months: int = MONTHS,
+) -> Problem:
+    """Candidates for every workload from the planner's option table and fleet, with the same
+    at-SLO capacities, approved providers / regions and one-time costs the scenarios use."""
+    ws, engine, policy = planner.ws, planner.engine, planner.policy
+    t = engine.table
+    allowed = set(policy.commitments) | (
+        set(BLOCK_OR_CONTRACT) if policy.allow_block_or_contract else set()
+    )
+    labels = t.pricing_model.labels
+    codes = t.pricing_model.codes
+    cands: list[Candidate] = []
+    loads: dict[str, tuple[float, ...]] = {}
+    for w in ws.demand:
+        loads[w.workload] = tuple(float(v) for v in hourly_load(w))
+        seg = planner.segments[w.workload]
+        alloc = planner._allocation("optimal", "Optimal", None)
+        alloc = replace(alloc, backends=None)
+        gm = engine.group_mask(seg, alloc, "interactive", policy)
+        _, cap_i, _ = engine.capacity(seg.slo)
+        ok_group = gm & np.isfinite(cap_i) & (cap_i > 0)
+        best: dict[tuple[int, str], int] = {}
+        for i in np.flatnonzero(ok_group[t.group]).tolist():
+            model = labels[codes[i]]
+            if model != "on_demand" and model not in allowed:
+                continue
+            key = (int(t.group[i]), model)
+            j = best.get(key)
+            if j is None or t.price[i] < t.price[j]:
+                best[key] = i
+        for (g, model), i in best.items():
+            o = t.options[i]
+            if o.backend == "cpu" and not w.small_model:
+                continue  # a CPU fallback serves small models only (as in the scenarios)
+            unit_cap = float(cap_i[g]) * policy.utilisation_cap * policy.availability
+            per = o.accelerators_per_unit if o.price_basis == "per_accelerator" else 1
+            rate = float(t.price[i])
+            cands.append(
+                Candidate(
+                    workload=w.workload,
+                    kind=HOURLY if model == "on_demand" else HELD,
+                    role="new",
+                    provider=o.provider,
+                    region=o.region,
+                    instance_type=o.instance_type,
+                    pricing_model=model,
+                    backend=o.backend,
+                    unit_capacity=unit_cap,
+                    usd_per_unit=rate if model == "on_demand" else rate * HOURS_PER_MONTH,
+                    accelerator_id=o.accelerator_id,
+                    option_id=o.option_id,
+                    count_per_unit=per,
+                    note=f"{float(cap_i[g]):,.0f} output tok/s per unit at {seg.slo.describe()}"
+                    f" ({o.model}, {o.precision}, {o.runtime})",
+                )
+            )
+    for c in planner.fleet:
+        e = c.entry
+        per_count_cap = (
+            planner._unit_capacity(c) * c.units / e.count if e.count and c.option else 0.0
+        )
+        month_rate = c.rate * HOURS_PER_MONTH
+        release = 0.0
+        if e.pricing_model in PAID_WHETHER_USED and planner._in_term(c, 1):
+            release = month_rate
+            if e.early_termination_usd is not None:
+                release = min(release, e.early_termination_usd / e.count / horizon_months)
+        cands.append(
+            Candidate(
+                workload=e.serves,
+                kind=HELD,
+                role="fleet",
+                provider=e.provider,
+                region=e.region,
+                instance_type=e.instance_type,
+                pricing_model=e.pricing_model,
+                backend=c.option.backend if c.option else planner.incumbent_backends[0],
+                unit_capacity=per_count_cap,
+                usd_per_unit=month_rate,
+                max_units=e.count,
+                release_usd_per_unit_month=release,
+                accelerator_id=c.option.accelerator_id if c.option else "",
+                option_id=c.option.option_id if c.option else "",
+                fleet_index=c.index,
+                commitment_end=e.commitment_end,
+                note=c.note,
+            )
+        )
+    new_backends = {c.backend for c in cands} - set(planner.incumbent_backends)
+    per_backend = {b: planner._one_time([b])[0] for b in sorted(new_backends)}
+    return Problem(
+        loads=loads,
+        candidates=tuple(cands),
+        max_vendor_share=(
+            ws.constraints.max_vendor_share if max_vendor_share is None else max_vendor_share
+        ),
+        n_plus_one=n_plus_one,
+        one_time_usd_by_backend=per_backend,
+        horizon_months=horizon_months,
+    )
+
+
+def comparable_cost(planner: WorkspaceEngine, result: PlanResult, horizon: int = MONTHS) -> float:
+    """A built-in scenario priced as the optimizer prices a plan: its month-1 run rate, plus the
+    committed fleet units it releases that are still paid in month 1 (unless ended early, whose
+    fee is in its one-time cost), plus its one-time cost ÷ the horizon."""
+    paid_anyway = 0.0
+    ended = {ln for ln in result.one_time_notes if ln.startswith("End ")}
+    for c in planner.fleet:
+        e = c.entry
+        if e.pricing_model not in PAID_WHETHER_USED or not planner._in_term(c, 1):
+            continue
+        kept = sum(
+            ln.count
+            for ln in result.fleet
+            if ln.role == "fleet"
+            and ln.workload == e.serves
+            and ln.instance_type == e.instance_type
+            and ln.region == e.region
+            and ln.pricing_model == e.pricing_model
+            and ln.provider == e.provider
+        )
+        same = [
+            x
+            for x in planner.fleet
+            if x.entry.serves == e.serves
+            and x.entry.instance_type == e.instance_type
+            and x.entry.region == e.region
+            and x.entry.pricing_model == e.pricing_model
+            and x.entry.provider == e.provider
+        ]
+        if len(same) != 1:
+            raise ValueError(f"fleet lines for {e.label} are not unique; cannot match them")
+        released = e.count - kept
+        if released > 0 and not any(e.instance_type in note for note in ended):
+            paid_anyway += released * c.rate * HOURS_PER_MONTH
+    return result.monthly_usd + paid_anyway + result.one_time_usd / horizon
+
+
+# ---- the price of diversification -------------------------------------------------------------
+@dataclass(frozen=True)
+class FrontierPoint:
+    max_vendor_share: float
+    status: str
+    objective_usd_per_month: float | None
+    vendor_shares: Mapping[str, float]
+    hhi: float
+    #: Extra $ per month against the loosest cap solved.
+    premium_usd_per_month: float | None
+
+    @property
+    def feasible(self) -> bool:
+        return self.status in ("optimal", "feasible")
+
+
+DEFAULT_CAPS = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4)
+
+
+def diversification_frontier(
+    problem: Problem, caps: Sequence[float] = DEFAULT_CAPS, **solve_kw
+) -> list[FrontierPoint]:
+    """Cost against concentration: the programme solved with each vendor-share cap in turn. The
+    HHI shown is Σ share² of the traffic assignment the solver returned (within the cap)."""
+    points: list[FrontierPoint] = []
+    base: float | None = None
+    for cap in sorted(caps, reverse=True):
+        sol = solve(replace(problem, max_vendor_share=cap), **solve_kw)
+        if sol.feasible and base is None:
+            base = sol.objective_usd_per_month
+        premium = sol.objective_usd_per_month - base if sol.feasible and base is not None else None
+        points.append(
+            FrontierPoint(
+                cap,
+                sol.status,
+                sol.objective_usd_per_month,
+                dict(sol.vendor_shares),
+                sol.hhi if sol.feasible else math.nan,
+                premium,
+            )
+        )
+    return points
+
+
+# ---- reporting ---------------------------------------------------------------------------------
+def plan_lines(solution: Solution) -> tuple[PlanLine, ...]:
+    """The solution as the scenarios' fleet lines (same fields as ``tokendesk scenarios``)."""
+    out: list[PlanLine] = []
+    for ch in solution.choices:
+        c = ch.candidate
+        per = c.count_per_unit
+        if c.role == "fleet":
+            kept = ch.units[0]
+            released = (c.max_units or 0) - kept
+            note = c.note
+            if released:
+                paid = released * c.release_usd_per_unit_month
+                note += f"; {released} of {c.max_units} released" + (
+                    f" (still ${paid:,.0f}/month while the commitment runs)" if paid else ""
+                )
+            out.append(
+                PlanLine(
+                    c.workload,
+                    "fleet",
+                    "Optimal: fleet kept",
+                    c.provider,
+                    c.region,
+                    c.instance_type,
+                    c.pricing_model,
+                    kept,
+                    c.usd_per_unit / HOURS_PER_MONTH,
+                    c.commitment_end,
+                    ch.monthly_usd,
+                    c.accelerator_id,
+                    c.vendor,
+                    c.backend,
+                    None,
+                    note,
+                )
+            )
+            continue
+        if c.kind == HELD:
+            rate = c.usd_per_unit / HOURS_PER_MONTH / per
+            how = f"{ch.units[0]} units held all month ({c.pricing_model})"
+            model = c.pricing_model
+        else:
+            rate = c.usd_per_unit / per
+            low, high = min(ch.units), max(ch.units)
+            how = f"on-demand following the hourly curve, {low}–{high} units"
+            model = "on_demand"
+        out.append(
+            PlanLine(
+                c.workload,
+                "new",
+                "Optimal: bought",
+                c.provider,
+                c.region,
+                c.instance_type,
+                model,
+                ch.peak_units * per,
+                rate,
+                None,
+                ch.monthly_usd,
+                c.accelerator_id,
+                c.vendor,
+                c.backend,
+                None,
+                f"{how}; {c.note}",
+            )
+        )
+    return tuple(out)

@@ -1,0 +1,130 @@
+"""The fleet optimizer: equals brute force on small cases, never breaks a constraint, never costs
+more than a built-in scenario priced the same way, and the diversification frontier only rises."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from costmodel import Engine
+from costmodel.optimizer import (
+    HELD,
+    HOURLY,
+    Candidate,
+    Problem,
+    comparable_cost,
+    diversification_frontier,
+    objective_of,
+    solve,
+    workspace_problem,
+)
+from costmodel.plan import PlanContext, WorkspaceEngine, builtin_plans, custom_plan
+from costmodel.workspace import workspace_from_dict
+from tests.optimizer_reference import brute_force, feasible, random_problem
+from tests.workspace_data import OPTIONS, workspace
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_milp_equals_brute_force_on_small_cases(seed):
+    problem = random_problem(seed)
+    expected = brute_force(problem)
+    got = solve(problem, mip_rel_gap=0.0)
+    if math.isinf(expected):
+        assert not got.feasible
+        return
+    assert got.status == "optimal"
+    assert got.objective_usd_per_month == pytest.approx(expected, rel=1e-7)
+    assert feasible(problem, got.choices)
+    # The objective is the cost of the plan it returns, not a figure of its own.
+    used = {ch.candidate.backend for ch in got.choices if any(ch.units)}
+    assert objective_of(problem, got.choices, used) == pytest.approx(expected, rel=1e-7)
+
+
+def test_dominance_pruning_never_changes_the_optimum():
+    for seed in range(12):
+        problem = random_problem(seed)
+        a = solve(problem, mip_rel_gap=0.0)
+        b = solve(problem, mip_rel_gap=0.0, dominance=False)
+        assert a.status == b.status
+        if a.feasible:
+            assert a.objective_usd_per_month == pytest.approx(b.objective_usd_per_month)
+
+
+def test_committed_capacity_in_term_is_used_before_buying_more():
+    fleet = Candidate(
+        "a",
+        HELD,
+        "fleet",
+        "aws",
+        "r",
+        "p5",
+        "reserved_1y",
+        "cuda",
+        1000.0,
+        50.0 * 730,
+        max_units=3,
+        release_usd_per_unit_month=50.0 * 730,
+    )
+    cheap = Candidate("a", HOURLY, "new", "aws", "r", "x", "on_demand", "cuda", 1000.0, 10.0)
+    problem = Problem({"a": (2500.0, 2500.0)}, (fleet, cheap))
+    got = solve(problem, mip_rel_gap=0.0)
+    kept = next(ch for ch in got.choices if ch.candidate.role == "fleet")
+    # Released units would be paid anyway, so all three are kept and nothing is bought.
+    assert kept.units == (3,)
+    assert got.objective_usd_per_month == pytest.approx(3 * 50.0 * 730)
+    # Once the commitment is over (release costs nothing) the cheaper option wins.
+    free = Problem(
+        {"a": (2500.0, 2500.0)},
+        (Candidate(**{**fleet.__dict__, "release_usd_per_unit_month": 0.0}), cheap),
+    )
+    assert solve(free, mip_rel_gap=0.0).objective_usd_per_month == pytest.approx(3 * 10.0 * 730)
+
+
+def _planner(data=None) -> WorkspaceEngine:
+    ws = workspace_from_dict(data or workspace())
+    return WorkspaceEngine(Engine.from_frame(OPTIONS), PlanContext(ws))
+
+
+@pytest.mark.parametrize("cap", [1.0, 0.8])
+def test_the_optimum_never_costs_more_than_a_built_in_scenario(cap):
+    data = workspace(constraints={"max_vendor_share": cap})
+    planner = _planner(data)
+    plans = (
+        *builtin_plans(amd_share=0.25),
+        *builtin_plans(amd_share=0.5)[1:2],
+        custom_plan((("cuda", 0.6), ("rocm", 0.4)), planner.incumbent_backends),
+    )
+    results = planner.evaluate(plans)
+    problem = workspace_problem(planner)
+    got = solve(problem, mip_rel_gap=0.0)
+    assert got.status == "optimal"
+    assert feasible(problem, got.choices)
+    compared = [r for r in results if r.feasible and not r.constraint_violations]
+    assert compared, "at least one built-in scenario should meet the constraints"
+    for r in compared:
+        assert got.objective_usd_per_month <= comparable_cost(planner, r) + 0.01, r.name
+    # Stay prices the same way on both sides: the fleet as it is, at its rates.
+    stay = results[0]
+    assert comparable_cost(planner, stay) == pytest.approx(stay.monthly_usd)
+    assert max(got.vendor_shares.values()) <= cap + 1e-6
+
+
+def test_unapproved_providers_are_never_chosen():
+    data = workspace(constraints={"providers": ["aws"], "max_vendor_share": 1.0})
+    problem = workspace_problem(_planner(data))
+    assert {c.provider for c in problem.candidates} == {"aws"}
+    got = solve(problem)
+    assert {ch.candidate.provider for ch in got.choices if any(ch.units)} == {"aws"}
+
+
+def test_the_frontier_only_rises_as_the_cap_tightens():
+    problem = workspace_problem(_planner(workspace(constraints={"max_vendor_share": 1.0})))
+    points = diversification_frontier(problem, caps=(1.0, 0.9, 0.8))
+    costs = [p.objective_usd_per_month for p in points if p.feasible]
+    assert len(costs) == 3
+    assert all(b >= a - 0.01 for a, b in zip(costs, costs[1:], strict=False))
+    for p in points:
+        if p.feasible:
+            assert max(p.vendor_shares.values()) <= p.max_vendor_share + 1e-6
+            assert 0 < p.hhi <= 1.0 + 1e-9

@@ -1,0 +1,72 @@
+"""``tokendesk optimize`` on the bundled example workspace and warehouse."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from briefs.optimize_cli import register
+from tests.workspace_data import EXAMPLE, LINE_FIELDS, example_stay
+from tokendesk.cli import app
+
+register(app)
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("opt") / "cli.duckdb"
+    assert runner.invoke(app, ["db", "init", "--db", str(path)]).exit_code == 0
+    return path
+
+
+def test_optimize_json_beats_every_built_in_that_meets_the_constraints(db):
+    out = runner.invoke(
+        app, ["optimize", "--db", str(db), "--workspace", str(EXAMPLE), "--format", "json"]
+    )
+    assert out.exit_code == 0, out.output
+    body = json.loads(out.stdout)
+    assert body["solver_status"] == "optimal"
+    assert 0 <= body["gap"] <= 1e-4
+    assert all(set(line) >= LINE_FIELDS for line in body["fleet"])
+    # The objective is the sum of its lines plus one-time cost over 36 months.
+    lines = sum(line["monthly_usd"] for line in body["fleet"])
+    paid = body["released_commitments_paid_usd_per_month"]
+    assert body["objective_usd_per_month"] == pytest.approx(
+        lines + paid + body["one_time_usd"] / 36, abs=0.05
+    )
+    # Stay is priced the same way by both commands: count × rate × 730.
+    assert body["stay_usd_per_month"] == pytest.approx(example_stay(db), abs=0.01)
+    for s in body["builtin_scenarios"]:
+        if s["feasible"] and not s["constraint_violations"]:
+            assert body["objective_usd_per_month"] <= s["comparable_usd_per_month"] + 0.01
+    # The workspace caps any vendor at 80% of traffic; approved providers only.
+    assert max(body["vendor_shares"].values()) <= 0.8 + 1e-6
+    approved = {"aws", "azure", "gcp", "oci", "crusoe"}
+    assert {line["provider"] for line in body["fleet"]} <= approved
+    # The 5 reserved p5s are paid until mid-2027 whatever happens, so all are kept.
+    reserved = [ln for ln in body["fleet"] if ln["pricing_model"] == "reserved_1y"]
+    assert [ln["count"] for ln in reserved] == [5]
+    frontier = [p for p in body["diversification_frontier"] if p["objective_usd_per_month"]]
+    costs = [p["objective_usd_per_month"] for p in frontier]
+    assert costs == sorted(costs)
+
+
+def test_optimize_md(db):
+    out = runner.invoke(
+        app, ["optimize", "--db", str(db), "--workspace", str(EXAMPLE), "--format", "md"]
+    )
+    assert out.exit_code == 0, out.output
+    assert "Price of diversification" in out.stdout
+    assert "| chat-70b | fleet | aws us-east-1 | p5.48xlarge | reserved_1y | 5 |" in out.stdout
+    assert "None" not in out.stdout
+
+
+def test_a_bad_workspace_file_is_a_clear_error(db, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\ndemand: []\n")
+    out = runner.invoke(app, ["optimize", "--db", str(db), "--workspace", str(bad)])
+    assert out.exit_code == 2
+    assert "demand" in out.output
