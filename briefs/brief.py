@@ -295,7 +295,10 @@ PRICE_SOURCE_COLUMNS = [
     "instance_type",
     "pricing_model",
     "accelerator_id",
-    "usd_per_hour",
+    # The price as the source quotes it, with its basis: a per-accelerator quote is listed per
+    # accelerator everywhere (what a replica is billed is in the fleet lines).
+    "quote_usd_per_hour",
+    "price_basis",
     "price_source",
     "price_source_url",
     "price_observed_at",
@@ -343,7 +346,8 @@ _PRICE_HEADERS = {
     "instance_type": "instance",
     "pricing_model": "pricing",
     "accelerator_id": "accelerator",
-    "usd_per_hour": "$/h",
+    "quote_usd_per_hour": "$/h as quoted",
+    "price_basis": "basis",
     "price_source": "source",
     "price_source_url": "source URL",
     "price_observed_at": "observed",
@@ -361,9 +365,7 @@ _BENCH_HEADERS = {
 
 # -- the document -----------------------------------------------------------------------------
 def _date(value: object) -> str:
-    if value is None or value is pd.NaT or (isinstance(value, float) and value != value):
-        return "—"
-    return pd.Timestamp(value).strftime("%Y-%m-%d")
+    return formatting.day(None if value is pd.NaT else value)
 
 
 def _usd0(v: object) -> str:
@@ -854,6 +856,8 @@ def brief_csv_frame(c: Comparison, recs: dict[str, Recommendation]) -> pd.DataFr
     rows["recommendation"] = rows["option"].map(lambda s: recs[s].verdict)
     rows["rule"] = rows["option"].map(lambda s: recs[s].reason)
     rows["option_monthly_usd"] = rows["option"].map(monthly)
+    for column in ("price_observed_at", "bench_measured_at"):
+        rows[column] = rows[column].map(_date)
     return rows.reindex(columns=columns)
 
 

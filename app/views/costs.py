@@ -75,9 +75,9 @@ if not best.empty:
         formatting.usd_per_1k(top["cost"]),
         help=f"{top['accelerator_id']} on {top['provider']} {top['instance_type']} "
         f"({top['pricing_model']}, {top['region']}); "
-        f"price: {top['price_source']} ({top['price_observed_at']:%Y-%m-%d}); "
+        f"price: {top['price_source']} ({formatting.day(top['price_observed_at'])}); "
         f"result: {top['bench_source_title']} "
-        f"({top['bench_measured_at']:%Y-%m-%d})",
+        f"({formatting.day(top['bench_measured_at'])})",
     )
 with_ftl = priced[priced["ftl_ms"].notna()]
 if not with_ftl.empty:
@@ -88,7 +88,7 @@ if not with_ftl.empty:
         ("≤ " if bound else "") + formatting.ms(fastest["ftl_ms"]),
         help=f"{fastest['accelerator_id']} · {fastest['model']} · "
         f"{fastest['bench_source_title']} "
-        f"({fastest['bench_measured_at']:%Y-%m-%d}); basis "
+        f"({formatting.day(fastest['bench_measured_at'])}); basis "
         f"{fastest['ftl_basis']}",
     )
 if token_basis != "output" and priced.empty:
@@ -197,7 +197,8 @@ st.dataframe(
         "instance_output_tok_s": st.column_config.NumberColumn(
             "Instance output tok/s", format="%.0f"
         ),
-        "usd_per_hour": st.column_config.NumberColumn("$/hour", format="$%.3f"),
+        # Billed per instance, or per accelerator x accelerators one replica needs.
+        "usd_per_hour": st.column_config.NumberColumn("$/hour billed", format="$%.3f"),
         "cost": st.column_config.NumberColumn(
             f"$/1K {token_basis.split()[0]} tokens", format="$%.6f"
         ),

@@ -60,8 +60,8 @@ else:
             help=f"{row.provider} {row.instance_type} ({row.pricing_model}, "
             f"{row.region}) · {row.model} {row.precision} · "
             f"FTL {bound}{formatting.ms(row.ftl_ms)} ({row.ftl_basis}) · price: "
-            f"{row.price_source} ({row.price_observed_at:%Y-%m-%d}) · "
-            f"result: {row.bench_source_title} ({row.bench_measured_at:%Y-%m-%d})",
+            f"{row.price_source} ({formatting.day(row.price_observed_at)}) · "
+            f"result: {row.bench_source_title} ({formatting.day(row.bench_measured_at)})",
         )
         column.caption(
             f"{row.provider} · {row.instance_type} · {row.pricing_model} · FTL "

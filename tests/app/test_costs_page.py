@@ -42,11 +42,12 @@ def test_costs_page_shows_the_cheapest_option_and_its_sources(app_env):
     assert str(example["price_observed_at"]).startswith("2026-08-06")
 
 
-def test_unpublished_p95_is_an_upper_bound_never_invented(app_env):
+def test_published_p95_is_used_and_offline_ftl_is_never_invented(app_env):
     at = run_costs(f_model=["llama-2-70b-chat"], f_accelerator=["nvidia-h200-141gb"])
     table = at.dataframe[0].value
     server = table[table["scenario"] == "server"]
-    assert (server["ftl_basis"] == "p99 (upper bound for p95)").all()
+    # MLPerf's log summaries print p95 TTFT: it is used as published, not bounded by p99.
+    assert len(server) and (server["ftl_basis"] == "p95").all()
     offline = table[table["scenario"] == "offline"]
     assert offline["ftl_ms"].isna().all() and (offline["ftl_basis"] == "unknown").all()
     assert any("not plotted at a made-up latency" in c.value for c in at.caption)

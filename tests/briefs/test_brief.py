@@ -21,6 +21,7 @@ from briefs import (
     render_brief,
 )
 from briefs.brief import bench_sources, price_sources
+from tokendesk import formatting
 
 HOSTILE = '=HYPERLINK("http://x","y")'
 
@@ -29,7 +30,7 @@ def _sources(comparison):
     prices, benches = price_sources(comparison), bench_sources(comparison)
     titles = set(prices["price_source"]) | set(benches["bench_source_title"])
     dates = {
-        f"{pd.Timestamp(d):%Y-%m-%d}"
+        formatting.day(None if d is pd.NaT else d)
         for d in [*prices["price_observed_at"], *benches["bench_measured_at"]]
     }
     snapshots = set(prices["price_snapshot_id"]) | set(benches["bench_snapshot_id"])
