@@ -237,8 +237,26 @@ COUNT_OVERRIDES = {
     ),
 }
 
+_QUANTIZED = (
+    "the submission's measurements JSON says weight_data_types fp16 with weight_transformations "
+    "'quantization, affine fusion': fp16 is the starting checkpoint, not the precision run"
+)
+_NVIDIA_FP8 = (
+    "FP8: closed/NVIDIA/documentation/calibration.md (MLPerf v4.1) says LLM submissions use FP8 "
+    "(or FP4) where the accelerator supports it, and Hopper/Ada do; " + _QUANTIZED
+)
+
 #: Precision corrections: the research row's label against what the submitter ran.
 PRECISION_OVERRIDES = {
+    ("H200-SXM-141GBx8_TRT", "weights fp16"): ("fp8", _NVIDIA_FP8),
+    ("DGX-H100_H100-SXM-80GBx8_TRT", "weights fp16"): ("fp8", _NVIDIA_FP8),
+    ("ESC8000A_E12_H100x8_TRT", "weights fp16"): ("fp8", _NVIDIA_FP8),
+    ("CDI_L40Sx8_TRT", "weights fp16"): ("fp8", _NVIDIA_FP8),
+    ("XE9680_MI300X_192GBx8", "weights fp16"): (
+        "fp8",
+        "FP8: the same vLLM 0.4.3+rocm614 stack as AMD's own v4.1 MI300X submission, which "
+        "states fp8; " + _QUANTIZED,
+    ),
     ("B200-SXM-180GBx1_TRT", "weights fp16"): (
         "fp4",
         "NVIDIA ran its MLPerf v4.1 B200 preview in FP4 (NVIDIA technical blog on its v4.1 "

@@ -240,6 +240,9 @@ class BenchmarkResult(BaseModel):
     source_date_text: str = ""
     #: Hosts one replica spans (an MLPerf multi-node system); priced as that many instances.
     nodes: int = Field(default=1, ge=1)
+    #: Set only when a result beyond the physical bounds was kept on purpose
+    #: (``--accept-implausible``): the bound it breaks, shown wherever the result is.
+    plausibility_flag: str = ""
     source_tool: str = Field(min_length=1)
     source_file: str = ""
     source_title: str = ""

@@ -200,6 +200,8 @@ MIGRATIONS: tuple[Migration, ...] = (
         ALTER TABLE benchmark_results ADD COLUMN source_date_text VARCHAR NOT NULL DEFAULT '';
         -- Hosts one replica spans (a multi-node MLPerf system).
         ALTER TABLE benchmark_results ADD COLUMN nodes INTEGER NOT NULL DEFAULT 1;
+        -- A result kept past the physical plausibility gate on purpose, and the bound it breaks.
+        ALTER TABLE benchmark_results ADD COLUMN plausibility_flag VARCHAR NOT NULL DEFAULT '';
         """,
     ),
 )
