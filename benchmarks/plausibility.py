@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -263,3 +264,17 @@ def check_result(result: object, catalog: dict[str, Accelerator]) -> Plausibilit
         input_tokens=int(inputs) if inputs else None,
         ttft_ms={k: _num(f"ttft_ms_{k}") for k in ("p50", "p90", "p95", "p99")},
     )
+
+
+def roofline_pct(rows: Iterable[Mapping], catalog: dict[str, Accelerator]) -> list[float | None]:
+    """ "% of roofline" for each cost-option row (instance tok/s / replicas = per replica)."""
+    out: list[float | None] = []
+    for row in rows:
+        replicas = row.get("replicas_per_instance") or 1
+        per_replica = dict(row, output_tok_s=float(row["instance_output_tok_s"]) / replicas)
+        out.append(check_result(per_replica, catalog).roofline_pct)
+    return out
+
+
+def roofline_label(pct: float | None) -> str:
+    return "unchecked" if pct is None or pct != pct else f"{pct:.0f}%"

@@ -537,6 +537,12 @@ CORRECTIONS = [
     "`closed/NVIDIA/documentation/calibration.md` says Llama2-70B layers are quantized to FP4 on "
     "accelerators that support it; the measurements JSON's `weight_data_types: fp16` names the "
     "source checkpoint. Trade press at the time (Tom's Hardware) reports the same caveat.",
+    "**MLPerf v4.1 'weights fp16' rows that ran quantized**: NVIDIA 8xH200 and DGX 8xH100, "
+    "ASUS 8xH100-PCIe and Fujitsu 8xL40S (TensorRT) are FP8 per NVIDIA's calibration.md (FP8 on "
+    "accelerators that support it); Dell 8xMI300X is FP8 (the stack of AMD's own fp8 "
+    "submission). Every one of their measurements JSONs says weight_transformations "
+    "'quantization, affine fusion' from fp16 weights. Labelled fp16, the 8xH200 result sat at "
+    "55% of the FP16 compute bound; as FP8 it is 30%.",
     "**MLPerf TTFT/TPOT percentiles**: p50, p90, p95 and p99 first-token latency and p50/p95/p99 "
     "time-per-output-token exactly as LoadGen printed them in each Server/Interactive run's "
     "`mlperf_log_summary.txt` (ns / 1e6, one decimal), e.g. v5.1 RedHat 1xL40S p95 257.9 ms, "

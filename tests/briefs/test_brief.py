@@ -265,3 +265,22 @@ def test_brief_from_a_dashboard_link_uses_its_inputs(seed_db):
     assert bad.exit_code == 2 and "Ignored slo='fast': not a number" in bad.output.replace("\n", "")
     unknown = runner.invoke(app, ["brief", "--set", "colour=red", "--db", str(seed_db)])
     assert unknown.exit_code == 2 and "colour=red" in unknown.output
+
+
+def test_a_recommendation_resting_on_a_low_confidence_figure_says_so(comparison):
+    from briefs.brief import low_confidence_figures
+
+    low = low_confidence_figures(comparison)
+    assert low, "the seed's low-confidence quotes (third-party aggregations) reach the brief"
+    for rec in recommendations(comparison):
+        said = "rests on low-confidence figures" in rec.reason
+        assert said == bool(low.get(rec.scenario)), rec
+        for figure in low.get(rec.scenario, []):
+            assert figure in rec.reason
+
+
+def test_evidence_table_shows_each_results_confidence_and_percent_of_roofline(comparison):
+    benches = bench_sources(comparison)
+    assert {"bench_confidence", "roofline_pct"} <= set(benches.columns)
+    gpu = benches[~benches["accelerator_id"].str.startswith("cpu-")]
+    assert gpu["roofline_pct"].notna().all() and (gpu["roofline_pct"] < 100).all()
