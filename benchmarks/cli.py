@@ -367,6 +367,13 @@ def import_cmd(
         bool, typer.Option(help="MLPerf summaries: skip rows on unmapped accelerators.")
     ] = False,
     dry_run: Annotated[bool, typer.Option(help="Validate and show, write nothing.")] = False,
+    measured_at: Annotated[
+        datetime | None,
+        typer.Option(
+            formats=["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S"],
+            help="When the results were measured, for files that carry no date.",
+        ),
+    ] = None,
     accept_implausible: Annotated[
         bool,
         typer.Option(
@@ -398,6 +405,7 @@ def import_cmd(
         model=model,
         precision=precision,
         workload=workload,
+        measured_at=measured_at.replace(tzinfo=UTC) if measured_at else None,
         skip_unknown_accelerators=skip_unknown_hardware,
     )
     parsed = []

@@ -157,12 +157,17 @@ def sniff_log_summary(src: Source) -> bool:
 
 
 def parse_log_fields(text: str) -> dict[str, str]:
+    # LoadGen pads some separators (Server: "Completed tokens per second    : 5103.99") and not
+    # others (Offline: "Tokens per second: 8034.85"); any spacing around the first colon is one.
     fields: dict[str, str] = {}
     for line in text.splitlines():
-        if " : " in line:
-            key, _, value = line.partition(" : ")
-            fields.setdefault(key.strip(), value.strip())
+        match = _FIELD_LINE.match(line)
+        if match:
+            fields.setdefault(match.group(1).strip(), match.group(2).strip())
     return fields
+
+
+_FIELD_LINE = re.compile(r"^\s*([^:]+?)\s*:\s*(.*)$")
 
 
 def _path_parts(name: str) -> tuple[str | None, str | None]:
