@@ -252,6 +252,11 @@ PRECISION_OVERRIDES = {
     ("DGX-H100_H100-SXM-80GBx8_TRT", "weights fp16"): ("fp8", _NVIDIA_FP8),
     ("ESC8000A_E12_H100x8_TRT", "weights fp16"): ("fp8", _NVIDIA_FP8),
     ("CDI_L40Sx8_TRT", "weights fp16"): ("fp8", _NVIDIA_FP8),
+    ("HLS-Gaudi2-PT", "not stated in files read"): (
+        "fp8",
+        "FP8 (E4M3): closed/Intel-HabanaLabs/measurements/HLS-Gaudi2-PT/llama2-70b-99.9/Server/"
+        "HLS-Gaudi2-PT_PyTorch_Server.json (MLPerf v4.0) says weight_data_types fp8-E4M3",
+    ),
     ("XE9680_MI300X_192GBx8", "weights fp16"): (
         "fp8",
         "FP8: the same vLLM 0.4.3+rocm614 stack as AMD's own v4.1 MI300X submission, which "

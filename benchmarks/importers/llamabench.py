@@ -116,7 +116,8 @@ def _records(src: Source) -> list[dict]:
 
 def sniff(src: Source) -> bool:
     if src.kind == "text":
-        return src.text.lstrip().startswith("|") and "| t/s" in src.text.replace("  ", " ")
+        head = src.text.lstrip().splitlines()[0]
+        return head.startswith("|") and bool(re.search(r"\|\s*t/s\s*\|", head))
     rows = _records(src)
     return (
         bool(rows)
@@ -186,7 +187,9 @@ def parse(src: Source) -> list[BenchmarkResult]:
             tg_ts = src.number(tg, "avg_ts", required=True)
             if tg_ts <= 0:
                 raise src.fail("avg_ts", f"generation speed must be positive, got {tg_ts}")
-            pps = tests["pp"] or [None]
+            # A prompt test pairs with the generation test at the same context depth (-d).
+            depth = str(tg.get("n_depth") or 0)
+            pps = [pp for pp in tests["pp"] if str(pp.get("n_depth") or 0) == depth] or [None]
             for pp in pps:
                 ttft = None
                 basis = "measured"
