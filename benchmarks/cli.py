@@ -321,34 +321,14 @@ def _rejection(exc: ResultFileError) -> dict:
 
 
 def _plausibility(parsed, accept: bool):
-    """Check every result; (results with their checks, one rejection per implausible result).
+    """Check every result; (results with their checks, one rejection per implausible result)."""
+    from benchmarks.plausibility import gate
 
-    With ``accept`` an implausible result is kept with ``plausibility_flag`` set instead."""
-    from benchmarks.plausibility import check_result
-    from tokendesk.catalog import load_catalog
-
-    catalog = load_catalog()
     checked, rejected = [], []
     for name, fmt, results in parsed:
-        kept, checks = [], []
-        for index, result in enumerate(results):
-            check = check_result(result, catalog)
-            if check.verdict == "implausible":
-                reason = "; ".join(check.reasons)
-                if not accept:
-                    rejected.append(
-                        ResultFileError(
-                            name,
-                            f"result {index + 1}",
-                            f"physically implausible: {reason}; if the file is right, check "
-                            "--accelerator, --accelerators-per-replica and --precision, or keep "
-                            "it flagged with --accept-implausible",
-                        )
-                    )
-                result = result.model_copy(update={"plausibility_flag": reason})
-            kept.append(result)
-            checks.append(check)
+        kept, checks, errors = gate(name, results, accept=accept)
         checked.append((name, fmt, kept, checks))
+        rejected.extend(errors)
     return checked, rejected
 
 

@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import csv
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
+from benchmarks.errors import ResultFileError
 from tokendesk.paths import data_dir
 from tokendesk.records import Accelerator
 
@@ -278,3 +279,39 @@ def roofline_pct(rows: Iterable[Mapping], catalog: dict[str, Accelerator]) -> li
 
 def roofline_label(pct: float | None) -> str:
     return "unchecked" if pct is None or pct != pct else f"{pct:.0f}%"
+
+
+def gate(
+    name: str,
+    results: Sequence,
+    catalog: dict[str, Accelerator] | None = None,
+    *,
+    accept: bool = False,
+) -> tuple[list, list[Plausibility], list[ResultFileError]]:
+    """Check every result of one file: (results, their checks, one rejection per implausible one).
+
+    With ``accept`` an implausible result is kept with ``plausibility_flag`` set instead."""
+    if catalog is None:
+        from tokendesk.catalog import load_catalog
+
+        catalog = load_catalog()
+    kept, checks, rejected = [], [], []
+    for index, result in enumerate(results):
+        check_ = check_result(result, catalog)
+        if check_.verdict == "implausible":
+            reason = "; ".join(check_.reasons)
+            if not accept:
+                rejected.append(
+                    ResultFileError(
+                        name,
+                        f"result {index + 1}",
+                        f"physically implausible: {reason}; if the file is right, check the "
+                        "accelerator, accelerators per replica and precision (--accelerator, "
+                        "--accelerators-per-replica, --precision), or keep it flagged with "
+                        "--accept-implausible",
+                    )
+                )
+            result = result.model_copy(update={"plausibility_flag": reason})
+        kept.append(result)
+        checks.append(check_)
+    return kept, checks, rejected

@@ -548,6 +548,8 @@ CORRECTIONS = [
     "submission). Every one of their measurements JSONs says weight_transformations "
     "'quantization, affine fusion' from fp16 weights. Labelled fp16, the 8xH200 result sat at "
     "55% of the FP16 compute bound; as FP8 it is 30%.",
+    "**Intel Gaudi2 MLPerf v4.0 precision**: FP8 (E4M3), from the run's measurements JSON "
+    "(`weight_data_types: fp8-E4M3`); the research row had 'not stated in files read'.",
     "**MLPerf TTFT/TPOT percentiles**: p50, p90, p95 and p99 first-token latency and p50/p95/p99 "
     "time-per-output-token exactly as LoadGen printed them in each Server/Interactive run's "
     "`mlperf_log_summary.txt` (ns / 1e6, one decimal), e.g. v5.1 RedHat 1xL40S p95 257.9 ms, "

@@ -16,6 +16,7 @@ from benchmarks.importers import (
     ResultFileError,
     import_bytes,
 )
+from benchmarks.plausibility import gate
 from tokendesk import formatting
 from tokendesk.catalog import load_catalog
 from tokendesk.exports import safe_csv
@@ -139,6 +140,10 @@ with tab_import:
         results = None
         try:
             results = import_bytes(uploaded.name, payload, overrides)
+            # A result beyond its accelerator's physical bounds is refused, with the arithmetic.
+            results, _, implausible = gate(uploaded.name, results)
+            if implausible:
+                raise implausible[0]
         except ResultFileError as exc:
             st.error(
                 f"**{exc.file}** was rejected; nothing was written.\n\n"
