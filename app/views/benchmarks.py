@@ -296,7 +296,9 @@ with tab_results:
                 "snapshot_id",
                 "source_url",
             ]
-        ]
+        ].copy()
+        # An undated source reads "date unknown", never a blank or a made-up date.
+        table["measured_at"] = table["measured_at"].map(formatting.day)
         ui.show_frame(
             table,
             key="results_table",
@@ -330,7 +332,7 @@ with tab_results:
                     help="Exact-match share and token similarity against the golden outputs",
                 ),
                 "source": "Source",
-                "measured_at": st.column_config.DateColumn("Result date"),
+                "measured_at": st.column_config.TextColumn("Result date"),
                 "source_file": "File",
                 "config_key": "Configuration",
                 "snapshot_id": "Snapshot",
