@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from benchmarks.errors import ResultFileError
+from tokendesk.metrics import PERCENTILES
 from tokendesk.paths import data_dir
 from tokendesk.records import Accelerator
 
@@ -263,7 +264,7 @@ def check_result(result: object, catalog: dict[str, Accelerator]) -> Plausibilit
         model=model,
         concurrency=_num("concurrency"),
         input_tokens=int(inputs) if inputs else None,
-        ttft_ms={k: _num(f"ttft_ms_{k}") for k in ("p50", "p90", "p95", "p99")},
+        ttft_ms={k: _num(f"ttft_ms_{k}") for k in PERCENTILES},
     )
 
 

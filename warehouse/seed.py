@@ -12,8 +12,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
+from pricing.integrity import check_snapshot
+from tokendesk.catalog import check_in_catalog
 from tokendesk.paths import data_dir
 from tokendesk.records import BenchmarkResult, PriceQuote
 
@@ -29,7 +31,7 @@ RESULT_META = {"source_rows"}
 #: Date columns an empty cell leaves as None: the source states no date ("date unknown").
 UNDATED_OK = {"observed_at", "measured_at"}
 
-Record = TypeVar("Record", bound=BaseModel)
+Record = TypeVar("Record", PriceQuote, BenchmarkResult)
 
 
 class SeedFileError(ValueError):
@@ -64,12 +66,12 @@ def _read_rows(
             for key in UNDATED_OK & fields.keys():
                 fields[key] = fields[key] or None
             try:
-                record = model.model_validate(fields)
+                record = check_in_catalog(model.model_validate(fields))
             except ValidationError as exc:
                 first = exc.errors()[0]
                 field = ".".join(str(part) for part in first["loc"]) or "-"
                 raise SeedFileError(path, row_no, field, first["msg"]) from None
-            except ValueError as exc:  # raised by validators outside pydantic's field errors
+            except ValueError as exc:  # the catalog check: the row names an unknown accelerator
                 raise SeedFileError(path, row_no, "accelerator_id", str(exc)) from None
             out.append((row, record))
     return out
@@ -95,7 +97,6 @@ def ingest_price_file(warehouse: Warehouse, path: Path, *, origin: str = "seed")
         groups[(snapshot_name, quote.provider)].append(quote)
     # Historical first so that, if dates tie, the current snapshot is the newer write.
     ordered = sorted(groups.items(), key=lambda item: (item[0][0] != "historical", item[0][1]))
-    from pricing.integrity import check_snapshot
 
     # Snapshot dates only order snapshots. An undated historical group sorts before everything
     # dated in the file, so it can never outrank the current one; the rows keep no date.
