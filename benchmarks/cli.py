@@ -309,6 +309,29 @@ def _print_points(blocks: list[dict], parity: dict | None) -> None:
         )
 
 
+def roofline_text(check) -> str:
+    """ "23% of 10,435 tok/s" or why no bound applies."""
+    if check.roofline_pct is None:
+        return "unchecked"
+    return f"{check.roofline_pct:.0f}% of {check.decode_tok_s_max:,.0f} tok/s"
+
+
+def _rejection(exc: ResultFileError) -> dict:
+    return {"file": exc.file, "key": exc.key, "reason": exc.reason}
+
+
+def _plausibility(parsed, accept: bool):
+    """Check every result; (results with their checks, one rejection per implausible result)."""
+    from benchmarks.plausibility import gate
+
+    checked, rejected = [], []
+    for name, fmt, results in parsed:
+        kept, checks, errors = gate(name, results, accept=accept)
+        checked.append((name, fmt, kept, checks))
+        rejected.extend(errors)
+    return checked, rejected
+
+
 @bench_app.command("import")
 def import_cmd(
     files: Annotated[list[Path], typer.Argument(help="Result files (format auto-detected).")],
@@ -324,12 +347,33 @@ def import_cmd(
         bool, typer.Option(help="MLPerf summaries: skip rows on unmapped accelerators.")
     ] = False,
     dry_run: Annotated[bool, typer.Option(help="Validate and show, write nothing.")] = False,
+    measured_at: Annotated[
+        datetime | None,
+        typer.Option(
+            formats=["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S"],
+            help="When the results were measured, for files that carry no date.",
+        ),
+    ] = None,
+    accept_implausible: Annotated[
+        bool,
+        typer.Option(
+            help="Keep results beyond the physical bounds, flagged (default: reject the file)."
+        ),
+    ] = False,
+    output_format: Annotated[
+        str, typer.Option("--format", help="table, or json: every record with its bounds.")
+    ] = "table",
     db: DbOption = None,
 ) -> None:
     """Import result files from vLLM, SGLang, llama-bench, genai-perf/AIPerf, GuideLLM, LLMPerf, MLPerf.
 
     All files are validated first; if any fails, nothing is written and each failure is recorded
-    as a failed snapshot."""
+    as a failed snapshot. Every result is checked against the physical bounds of its accelerator
+    and model (benchmarks/plausibility.py); one beyond them rejects its file unless
+    --accept-implausible keeps it, flagged."""
+
+    if output_format not in ("table", "json"):
+        raise _fail("--format is table or json")
 
     overrides = ImportOverrides(
         accelerator_id=accelerator,
@@ -340,6 +384,7 @@ def import_cmd(
         model=model,
         precision=precision,
         workload=workload,
+        measured_at=measured_at.replace(tzinfo=UTC) if measured_at else None,
         skip_unknown_accelerators=skip_unknown_hardware,
     )
     parsed = []
@@ -357,7 +402,13 @@ def import_cmd(
             parsed = import_sources(blobs, overrides)
         except ResultFileError as exc:
             failures.append(exc)
+    checked: list[tuple[str, str, list, list]] = []
+    if not failures:
+        checked, implausible = _plausibility(parsed, accept_implausible)
+        failures.extend(implausible)
     if failures:
+        if output_format == "json":
+            print(json.dumps({"records": [], "rejected": [_rejection(e) for e in failures]}))
         for exc in failures:
             err.print(
                 f"[red]rejected[/red] {exc.file}: {exc.key + ': ' if exc.key else ''}{exc.reason}"
@@ -370,6 +421,19 @@ def import_cmd(
                     )
         err.print("nothing was imported: fix or drop the rejected file(s) and run again")
         raise typer.Exit(1)
+    parsed = [(name, fmt, results) for name, fmt, results, _ in checked]
+    if output_format == "json":
+        records = [
+            {
+                **r.model_dump(mode="json"),
+                "file": name,
+                "format": fmt,
+                "plausibility": check.as_dict(),
+            }
+            for name, fmt, results, checks in checked
+            for r, check in zip(results, checks, strict=True)
+        ]
+        print(json.dumps({"records": records, "rejected": [], "dry_run": dry_run}))
     table = Table(title="results")
     for col in (
         "file",
@@ -383,10 +447,11 @@ def import_cmd(
         "out tok/s",
         "TTFT p50",
         "TTFT basis",
+        "% of roofline",
     ):
         table.add_column(col)
-    for name, fmt, results in parsed:
-        for r in results:
+    for name, fmt, results, checks in checked:
+        for r, check in zip(results, checks, strict=True):
             load = (
                 f"c={r.concurrency:g}"
                 if r.concurrency
@@ -404,16 +469,21 @@ def import_cmd(
                 _fmt(r.output_tok_s),
                 _fmt(r.ttft_ms_p50, 2),
                 r.ttft_basis[:40],
+                roofline_text(check) + (" IMPLAUSIBLE (kept)" if r.plausibility_flag else ""),
             )
-    console.print(table)
+    if output_format == "table":
+        console.print(table)
     if dry_run:
-        console.print("dry run: nothing written")
+        if output_format == "table":
+            console.print("dry run: nothing written")
         return
 
     with Warehouse.open(db) as wh:
         for name, fmt, results in parsed:
             snap = wh.ingest_results(f"{fmt}:{Path(name).name}", results, origin="import")
-            console.print(f"{Path(name).name}: {len(results)} result(s) -> snapshot {snap}")
+            (console if output_format == "table" else err).print(
+                f"{Path(name).name}: {len(results)} result(s) -> snapshot {snap}"
+            )
 
 
 @bench_app.command("verify-bundle")

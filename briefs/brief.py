@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 
 import pandas as pd
 
+from benchmarks.plausibility import roofline_pct
 from briefs.document import BarChart, Bullets, Document, Paragraph, Section, table
 from briefs.render import render_document
 from costmodel import (
@@ -30,6 +31,7 @@ from costmodel import (
 )
 from costmodel.summary import summary_row
 from tokendesk import formatting
+from tokendesk.catalog import load_catalog
 
 BUY, NO_BUY, DEFER, KEEP = "buy", "no-buy", "defer", "keep"
 
@@ -232,7 +234,7 @@ def recommendations(comparison: Comparison) -> list[Recommendation]:
     base = comparison.baseline
     recs = [recommend(r, base, comparison.thresholds) for r in comparison.results]
     if not any(r.verdict == BUY for r in recs):
-        return recs
+        return _with_confidence(comparison, recs)
     out = []
     for r in recs:
         if r.verdict == KEEP:
@@ -241,7 +243,42 @@ def recommendations(comparison: Comparison) -> list[Recommendation]:
                 r.scenario, NO_BUY, f"Baseline, but {winners} passes every rule.", r.checks
             )
         out.append(r)
-    return out
+    return _with_confidence(comparison, out)
+
+
+def low_confidence_figures(comparison: Comparison) -> dict[str, list[str]]:
+    """Per option: the low-confidence prices and results its fleet lines rest on (named by SKU
+    and configuration; their sources are in the provenance tables)."""
+    rows = used_rows(comparison)
+    out: dict[str, list[str]] = {}
+    if rows.empty:
+        return out
+    priced = rows[
+        [str(m) in str(p) for m, p in zip(rows["pricing_model"], rows["line_pricing"], strict=True)]
+    ]
+    for row in priced.itertuples():
+        found = out.setdefault(row.option, [])
+        if str(row.price_confidence or "").lower().startswith("low"):
+            found.append(f"the {row.provider} {row.instance_type} {row.pricing_model} price")
+        if str(row.bench_confidence or "").lower().startswith("low"):
+            found.append(f"the {row.model} result on {row.accelerator_id}")
+    return {option: list(dict.fromkeys(found)) for option, found in out.items() if found}
+
+
+def _with_confidence(comparison: Comparison, recs: list[Recommendation]) -> list[Recommendation]:
+    """A recommendation resting on a low-confidence figure says so."""
+    low = low_confidence_figures(comparison)
+    return [
+        Recommendation(
+            r.scenario,
+            r.verdict,
+            f"{r.reason.rstrip('.')}; rests on low-confidence figures: {'; '.join(low[r.scenario])}",
+            r.checks,
+        )
+        if low.get(r.scenario)
+        else r
+        for r in recs
+    ]
 
 
 # -- provenance -------------------------------------------------------------------------------
@@ -297,7 +334,10 @@ PRICE_SOURCE_COLUMNS = [
     "instance_type",
     "pricing_model",
     "accelerator_id",
-    "usd_per_hour",
+    # The price as the source quotes it, with its basis: a per-accelerator quote is listed per
+    # accelerator everywhere (what a replica is billed is in the fleet lines).
+    "quote_usd_per_hour",
+    "price_basis",
     "price_source",
     "price_source_url",
     "price_observed_at",
@@ -313,6 +353,8 @@ BENCH_SOURCE_COLUMNS = [
     "bench_source_title",
     "bench_source_url",
     "bench_measured_at",
+    "bench_confidence",
+    "roofline_pct",
     "bench_snapshot_id",
 ]
 
@@ -333,6 +375,11 @@ def bench_sources(comparison: Comparison) -> pd.DataFrame:
     rows = used_rows(comparison)
     if rows.empty:
         return pd.DataFrame(columns=BENCH_SOURCE_COLUMNS)
+    # How close each result sits to the physical bound of its accelerator ("% of roofline").
+    rows["roofline_pct"] = [
+        None if pct is None else round(pct, 1)
+        for pct in roofline_pct(rows.to_dict("records"), load_catalog())
+    ]
     return (
         rows[BENCH_SOURCE_COLUMNS]
         .drop_duplicates()
@@ -345,7 +392,8 @@ _PRICE_HEADERS = {
     "instance_type": "instance",
     "pricing_model": "pricing",
     "accelerator_id": "accelerator",
-    "usd_per_hour": "$/h",
+    "quote_usd_per_hour": "$/h as quoted",
+    "price_basis": "basis",
     "price_source": "source",
     "price_source_url": "source URL",
     "price_observed_at": "observed",
@@ -357,15 +405,15 @@ _BENCH_HEADERS = {
     "bench_source_title": "source",
     "bench_source_url": "source URL",
     "bench_measured_at": "measured",
+    "bench_confidence": "confidence",
+    "roofline_pct": "% of roofline",
     "bench_snapshot_id": "snapshot",
 }
 
 
 # -- the document -----------------------------------------------------------------------------
 def _date(value: object) -> str:
-    if value is None or value is pd.NaT or (isinstance(value, float) and value != value):
-        return "—"
-    return pd.Timestamp(value).strftime("%Y-%m-%d")
+    return formatting.day(None if value is pd.NaT else value)
 
 
 def _usd0(v: object) -> str:
@@ -854,6 +902,8 @@ def brief_csv_frame(c: Comparison, recs: dict[str, Recommendation]) -> pd.DataFr
     rows["recommendation"] = rows["option"].map(lambda s: recs[s].verdict)
     rows["rule"] = rows["option"].map(lambda s: recs[s].reason)
     rows["option_monthly_usd"] = rows["option"].map(monthly)
+    for column in ("price_observed_at", "bench_measured_at"):
+        rows[column] = rows[column].map(_date)
     return rows.reindex(columns=columns)
 
 

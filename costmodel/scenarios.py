@@ -304,8 +304,8 @@ class Engine:
         self._group_prices: dict[tuple, GroupPrices] = {}
         self._notes: dict[tuple, str] = {}
         self._timelines: dict[tuple, Timeline] = {}
-        dates = [_naive(o.price_observed_at) for o in t.options if o.price_observed_at is not None]
-        self.as_of: datetime | None = max(dates) if dates else None
+        # Staleness is measured from today, not from the newest price (which may itself be old).
+        self.as_of: datetime | None = datetime.now(UTC).replace(tzinfo=None)
 
     @classmethod
     def from_frame(cls, df) -> Engine:

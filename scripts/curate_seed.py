@@ -20,38 +20,55 @@ from __future__ import annotations
 import csv
 import re
 from collections import defaultdict
+from datetime import date
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 SOURCES = DATA / "sources"
 
 # ---------------------------------------------------------------------------------------------
-# Dates. Free-text source dates become an ISO date plus the verbatim text. Where only a range is
-# known we take its EARLIEST day, so the dashboard never understates how stale a figure is.
-DATE_OVERRIDES = {
-    "2025-H1 snapshot (inferred: pre-June-2025 P5 cut; exact commit date unknown)": "2025-01-01",
-    "page says rates valid until scheduled update on 2025-01-01": "2024-10-01",
-    "valid until 2025-01-01 update": "2024-10-01",
-    "snapshot date unknown": "2024-01-01",
-    "snapshot date unknown (2024-2025)": "2024-01-01",
-    "snapshot date unknown (2025-2026)": "2025-01-01",
-    "2024 (Neuron 2.18.x data; file last committed 2025-10-17)": "2024-01-01",
-    "unknown (docs v1.0.0)": "2025-01-01",
-    "unknown (file at commit 00f37686)": "2025-01-01",
-    "~2024-Q4 (SW 1.18.0)": "2024-10-01",
-    "~2024-Q4 (SynapseAI/Gaudi SW 1.18.0)": "2024-10-01",
-    "2025-06 (effective date)": "2025-06-01",
-    "2026-03": "2026-03-01",
-    "2026-03 (page states March 2026)": "2026-03-01",
+# Dates. A source's own date is kept verbatim (``source_date_text``) and, where it states one, as
+# an ISO date. A source that states no date gets NONE: the record says "date unknown" and no date
+# is made up. A stated month counts from its first day (never later than the source says).
+UNDATED = {
+    # SkyPilot catalog v7 rows: the date is an inference from the price level, not a stated date.
+    "2025-H1 snapshot (inferred: pre-June-2025 P5 cut; exact commit date unknown)",
+    # Capacity Block pages state when their rates END (kept as valid_until), not when seen.
+    "page says rates valid until scheduled update on 2025-01-01",
+    "valid until 2025-01-01 update",
+    "snapshot date unknown",
+    "snapshot date unknown (2024-2025)",
+    "snapshot date unknown (2025-2026)",
+    "unknown (docs v1.0.0)",
+    "unknown (file at commit 00f37686)",
+    # An estimate derived from an announced cut: its effective date is valid_from, not a sighting.
+    "2025-06 (effective date)",
+    # Neuron data "2024" with only the file's commit date known: the measurement date is unstated.
+    "2024 (Neuron 2.18.x data; file last committed 2025-10-17)",
+    # "~2024-Q4": an approximate quarter inferred from a software version.
+    "~2024-Q4 (SW 1.18.0)",
+    "~2024-Q4 (SynapseAI/Gaudi SW 1.18.0)",
 }
+MONTHS = {"2026-03": "2026-03-01", "2026-03 (page states March 2026)": "2026-03-01"}
+
+#: valid_from / valid_until stated by the source, by the verbatim date text.
+VALID_UNTIL = {
+    # "rates valid until scheduled update on 2025-01-01": the last day they applied is 2024-12-31.
+    "page says rates valid until scheduled update on 2025-01-01": "2024-12-31",
+    "valid until 2025-01-01 update": "2024-12-31",
+}
+VALID_FROM = {"2025-06 (effective date)": "2025-06-01"}
 
 
 def iso_date(text: str) -> str:
-    if text in DATE_OVERRIDES:
-        return DATE_OVERRIDES[text]
+    """The ISO date the source states, or "" when it states none (date unknown)."""
+    if text in UNDATED:
+        return ""
+    if text in MONTHS:
+        return MONTHS[text]
     match = re.match(r"(\d{4}-\d{2}-\d{2})", text)
     if not match:
-        raise SystemExit(f"no date rule for source date {text!r}; add one to DATE_OVERRIDES")
+        raise SystemExit(f"no date rule for source date {text!r}; add it to UNDATED or MONTHS")
     return match.group(1)
 
 
@@ -102,6 +119,11 @@ REGIONS = {
 
 PRICING_MODELS = {"on-demand": "on_demand", "spot": "spot", "capacity-block": "capacity_block"}
 
+#: The June 2025 AWS cut covered these families; a figure read from the catalog snapshot taken
+#: before it (spot included: the same snapshot) is history, never the current price.
+PRE_CUT_FAMILIES = ("p5.", "p5en.", "p4d.", "p4de.")
+PRE_CUT_TEXT = "2025-H1 snapshot (inferred: pre-June-2025 P5 cut; exact commit date unknown)"
+
 SKIPPED_PRICE_ROWS = {
     # GCP does not sell A3 Ultra on demand, and this figure is only the GPU part of the bill.
     ("gcp", "a3-ultragpu-8g (GPU component only)"): (
@@ -109,6 +131,17 @@ SKIPPED_PRICE_ROWS = {
         "an instance price cannot be stated"
     ),
 }
+
+
+def _historical_reason(row: dict, valid_until: str) -> str:
+    """Why a source row belongs to the historical snapshot ("" = it is current)."""
+    if valid_until and valid_until < date.today().isoformat():
+        return f"historical: the source's rates applied until {valid_until}"
+    if "(historical)" in row["confidence"]:
+        return "historical: superseded by a newer source"
+    if row["source_date"] == PRE_CUT_TEXT and row["instance_type"].startswith(PRE_CUT_FAMILIES):
+        return "historical: read before the June 2025 AWS price cut on this family"
+    return ""
 
 
 def curate_prices() -> tuple[list[dict], list[str]]:
@@ -131,10 +164,12 @@ def curate_prices() -> tuple[list[dict], list[str]]:
                 accelerator_id = PRICE_ACCELERATORS[row["accelerator"]]
                 count = int(row["accelerator_count"])
             per_accelerator = "(per GPU)" in instance or "per chip" in instance
-            historical = "(historical)" in row["confidence"]
+            date_text = row["source_date"]
+            valid_until = VALID_UNTIL.get(date_text, "")
+            why_historical = _historical_reason(row, valid_until)
             out.append(
                 {
-                    "seed_snapshot": "historical" if historical else "current",
+                    "seed_snapshot": "historical" if why_historical else "current",
                     "provider": row["provider"],
                     "region": REGIONS.get(row["region"], row["region"]),
                     "instance_type": instance,
@@ -147,10 +182,12 @@ def curate_prices() -> tuple[list[dict], list[str]]:
                     "price_basis": "per_accelerator" if per_accelerator else "instance",
                     "source": row["source_title"],
                     "source_url": row["source_url"],
-                    "observed_at": iso_date(row["source_date"]),
-                    "source_date_text": row["source_date"],
+                    "observed_at": iso_date(date_text),
+                    "source_date_text": date_text,
                     "confidence": row["confidence"],
-                    "notes": row["notes"],
+                    "notes": " | ".join(n for n in (row["notes"], why_historical) if n),
+                    "valid_from": VALID_FROM.get(date_text, ""),
+                    "expires_on": valid_until,
                 }
             )
     return out, skipped
@@ -183,13 +220,10 @@ RESULT_ACCELERATORS = {
     "Intel Xeon (Sapphire Rapids, GCP C3) CPU only": "cpu-intel-spr-amx",
 }
 
-# Count corrections, each with its reason (the published figure is a system total, so the
-# count must be the system's).
+# Count corrections for CPU systems, each with its reason (MLPerf system descriptions list 0
+# accelerators for a CPU-only node; CPU results count sockets). GPU systems take their count from
+# the MLPerf system description (accelerators_per_node x number_of_nodes), see MLPERF_LOGS.
 COUNT_OVERRIDES = {
-    "XE8640_4xH100_vLLM": (
-        4,
-        "system name and MLPerf system description say 4x H100; the research row says 1",
-    ),
     "1-node-2S-GNR_128C": (2, "two-socket Granite Rapids node; CPU results count sockets"),
     "X210M8-1-node-2S-GNR_86C": (2, "two-socket Granite Rapids node; CPU results count sockets"),
     "1-node-2S-GNR_86C_ESXi_172VCPU-VM": (
@@ -202,6 +236,54 @@ COUNT_OVERRIDES = {
         "22 threads of one Sapphire Rapids socket (a fraction of a socket, counted as one: conservative)",
     ),
 }
+
+_QUANTIZED = (
+    "the submission's measurements JSON says weight_data_types fp16 with weight_transformations "
+    "'quantization, affine fusion': fp16 is the starting checkpoint, not the precision run"
+)
+_NVIDIA_FP8 = (
+    "FP8: closed/NVIDIA/documentation/calibration.md (MLPerf v4.1) says LLM submissions use FP8 "
+    "(or FP4) where the accelerator supports it, and Hopper/Ada do; " + _QUANTIZED
+)
+
+#: Precision corrections: the research row's label against what the submitter ran.
+PRECISION_OVERRIDES = {
+    ("H200-SXM-141GBx8_TRT", "weights fp16"): ("fp8", _NVIDIA_FP8),
+    ("DGX-H100_H100-SXM-80GBx8_TRT", "weights fp16"): ("fp8", _NVIDIA_FP8),
+    ("ESC8000A_E12_H100x8_TRT", "weights fp16"): ("fp8", _NVIDIA_FP8),
+    ("CDI_L40Sx8_TRT", "weights fp16"): ("fp8", _NVIDIA_FP8),
+    ("HLS-Gaudi2-PT", "not stated in files read"): (
+        "fp8",
+        "FP8 (E4M3): closed/Intel-HabanaLabs/measurements/HLS-Gaudi2-PT/llama2-70b-99.9/Server/"
+        "HLS-Gaudi2-PT_PyTorch_Server.json (MLPerf v4.0) says weight_data_types fp8-E4M3",
+    ),
+    ("XE9680_MI300X_192GBx8", "weights fp16"): (
+        "fp8",
+        "FP8: the same vLLM 0.4.3+rocm614 stack as AMD's own v4.1 MI300X submission, which "
+        "states fp8; " + _QUANTIZED,
+    ),
+    ("B200-SXM-180GBx1_TRT", "weights fp16"): (
+        "fp4",
+        "NVIDIA ran its MLPerf v4.1 B200 preview in FP4 (NVIDIA technical blog on its v4.1 "
+        "results; closed/NVIDIA/documentation/calibration.md: Llama2-70B layers quantized to FP4 "
+        "on accelerators that support it); the measurements JSON's 'fp16' names the source "
+        "checkpoint",
+    ),
+}
+
+#: What MLPerf LoadGen printed for each cited run (scripts/mlperf_log_figures.py).
+MLPERF_LOGS = SOURCES / "mlperf_log_figures.csv"
+
+
+def _mlperf_logs() -> dict[str, dict]:
+    with MLPERF_LOGS.open(newline="", encoding="utf-8") as handle:
+        return {row["path"]: row for row in csv.DictReader(handle)}
+
+
+def _mlperf_path(source_title: str) -> str:
+    match = re.match(r"MLPerf Inference v[\d.]+ results repo: (\S+)", source_title)
+    return match.group(1) if match else ""
+
 
 THROUGHPUT_METRICS = {
     "output tokens per second (system total)",
@@ -323,6 +405,7 @@ def curate_results() -> tuple[list[dict], list[str]]:
             )
             groups[key].append((line_no, row))
 
+    logs = _mlperf_logs()
     out: list[dict] = []
     skipped: list[str] = []
     for (_, system, model_text, precision_text, runtime_text, scenario), members in groups.items():
@@ -347,19 +430,42 @@ def curate_results() -> tuple[list[dict], list[str]]:
             skipped.append(f"results lines {lines} ({system}, {scenario}): {why}")
             continue
         count, count_note = COUNT_OVERRIDES.get(system, (int(first["accelerator_count"]), ""))
+        log = logs.get(_mlperf_path(first["source_title"]))
+        nodes = 1
+        if log and int(log["accelerators_per_node"] or 0) > 0:
+            nodes = int(log["number_of_nodes"])
+            described = int(log["accelerators_per_node"]) * nodes
+            count_note = (
+                f"{described} per the MLPerf system description ({log['system_name']}"
+                f"{'; ' + log['hw_notes'] if log['hw_notes'] else ''})"
+            )
+            if described != count:
+                count_note += f"; the research row said {count}"
+            count = described
         fields = _scenario_and_load(scenario, first["notes"])
         runtime, runtime_version = _runtime(runtime_text)
+        precision = _precision(precision_text)
+        precision_fix = PRECISION_OVERRIDES.get((system, precision_text))
         notes = [first["notes"]]
         if count_note:
             notes.append(f"accelerator count: {count_note}")
+        if precision_fix:
+            notes.append(f"precision: {precision_fix[1]}; the research row said {precision}")
+            precision = precision_fix[0]
+        if nodes > 1:
+            notes.append(
+                f"one replica spans {nodes} nodes ({count} accelerators): priced as {nodes} "
+                "instances or that many rented accelerators"
+            )
         record = {
             "accelerator_id": accelerator_id,
             "accelerators_per_replica": count,
-            "system": system,
+            "nodes": nodes,
+            "system": f"{system} ({nodes} nodes)" if nodes > 1 else system,
             "runtime": runtime,
             "runtime_version": runtime_version,
             "model": model,
-            "precision": _precision(precision_text),
+            "precision": precision,
             "workload": _workload(model_text, fields),
             "input_tokens": fields["input_tokens"],
             "output_tokens": fields["output_tokens"],
@@ -367,8 +473,11 @@ def curate_results() -> tuple[list[dict], list[str]]:
             "concurrency": fields["concurrency"],
             "output_tok_s": throughput[0]["value"],
             "ttft_ms_p50": "",
+            "ttft_ms_p90": "",
+            "ttft_ms_p95": "",
             "ttft_ms_p99": "",
             "tpot_ms_p50": "",
+            "tpot_ms_p95": "",
             "tpot_ms_p99": "",
             "measured_at": iso_date(first["source_date"]),
             "source_date_text": first["source_date"],
@@ -388,9 +497,81 @@ def curate_results() -> tuple[list[dict], list[str]]:
                     f"published {MEAN_METRICS[name]} {row['value']} {row['unit']} (a mean, "
                     "not a percentile; not used as FTL)"
                 )
+        if log:
+            _apply_mlperf_log(record, log, first_line)
+            notes.append(
+                f"percentiles as LoadGen printed them in {log['path']} "
+                f"(mlcommons/inference_results_{log['version']} at {log['commit'][:12]})"
+            )
         record["notes"] = " | ".join(note for note in notes if note)
         out.append(record)
     return out, skipped
+
+
+def _apply_mlperf_log(record: dict, log: dict, line: int) -> None:
+    """Fill every TTFT/TPOT percentile LoadGen printed; the throughput must agree with it."""
+    if log["result"] != "VALID":
+        raise SystemExit(f"results line {line}: {log['path']} is {log['result']}, not VALID")
+    if log["tokens_per_s"] and float(log["tokens_per_s"]) != float(record["output_tok_s"]):
+        raise SystemExit(
+            f"results line {line}: {record['output_tok_s']} tok/s but the log summary says "
+            f"{log['tokens_per_s']}"
+        )
+    if record["scenario"] == "offline":
+        return  # Offline runs have no latency bound; LoadGen's latencies there are not FTL
+    for key in ("ttft_ms_p50", "ttft_ms_p90", "ttft_ms_p95", "ttft_ms_p99"):
+        record[key] = log[key]
+    for key in ("tpot_ms_p50", "tpot_ms_p95", "tpot_ms_p99"):
+        record[key] = log[key]
+
+
+#: What each correction of the research tables rests on (written into data/seed_curation.md).
+CORRECTIONS = [
+    "**MLPerf accelerator counts** come from each system's description JSON "
+    "(`accelerators_per_node` x `number_of_nodes`), read by `scripts/mlperf_log_figures.py` into "
+    "`data/sources/mlperf_log_figures.csv` with the commit read. RedHat `XE8640_4xH100_vLLM` "
+    '(v5.1, Llama-3.1-8B) is `1xH100-SXM-80GB`, hw_notes "(1 GPU used)": 1 accelerator per '
+    "replica (an earlier curation forced 4 from the system *name*; every H100 8B cost row was 4x "
+    "too dear).",
+    "**Multi-node systems**: Cisco `HGX-H100_H100-SXM-80GBx16_TRT` (v5.1) is 2 nodes x 8 H100 "
+    '(`number_of_nodes: 2`); its records say `nodes=2`, the system name carries "(2 nodes)" '
+    "and the notes say a replica is priced as 2 instances or 16 rented accelerators.",
+    "**B200 MLPerf v4.1 precision**: FP4, not fp16. NVIDIA's v4.1 results post "
+    "(developer.nvidia.com/blog/nvidia-blackwell-platform-sets-new-llm-inference-records-in-"
+    "mlperf-inference-v4-1/) describes the B200 debut as FP4 inference, and the submission's "
+    "`closed/NVIDIA/documentation/calibration.md` says Llama2-70B layers are quantized to FP4 on "
+    "accelerators that support it; the measurements JSON's `weight_data_types: fp16` names the "
+    "source checkpoint. Trade press at the time (Tom's Hardware) reports the same caveat.",
+    "**MLPerf v4.1 'weights fp16' rows that ran quantized**: NVIDIA 8xH200 and DGX 8xH100, "
+    "ASUS 8xH100-PCIe and Fujitsu 8xL40S (TensorRT) are FP8 per NVIDIA's calibration.md (FP8 on "
+    "accelerators that support it); Dell 8xMI300X is FP8 (the stack of AMD's own fp8 "
+    "submission). Every one of their measurements JSONs says weight_transformations "
+    "'quantization, affine fusion' from fp16 weights. Labelled fp16, the 8xH200 result sat at "
+    "55% of the FP16 compute bound; as FP8 it is 30%.",
+    "**Intel Gaudi2 MLPerf v4.0 precision**: FP8 (E4M3), from the run's measurements JSON "
+    "(`weight_data_types: fp8-E4M3`); the research row had 'not stated in files read'.",
+    "**MLPerf TTFT/TPOT percentiles**: p50, p90, p95 and p99 first-token latency and p50/p95/p99 "
+    "time-per-output-token exactly as LoadGen printed them in each Server/Interactive run's "
+    "`mlperf_log_summary.txt` (ns / 1e6, one decimal), e.g. v5.1 RedHat 1xL40S p95 257.9 ms, "
+    "v4.1 NVIDIA 8xH200 p95 354.8 ms, v4.1 AMD 8xMI300X p95 1,411.8 ms. The research table kept "
+    "only p99. The throughput in every cited summary was checked equal to the research value.",
+    "**AWS Capacity Block prices** (p5 $39.33, 8xH200 $43.26, p4d $14.75, trn1 $15.49): the page "
+    "says its rates were valid until the scheduled update on 2025-01-01, so `expires_on` "
+    "(valid until) is 2024-12-31, they are in the historical snapshot and they are never a "
+    "current price or a cost option. No observation date is stated: `observed_at` is empty.",
+    "**Pre-cut AWS figures**: the SkyPilot catalog rows for P5/P5en/P4d/P4de (on-demand *and* "
+    "spot, including p5 spot $20.99) were read before the June 2025 AWS price cut; they are "
+    "history. The derived post-cut p4d estimate keeps `valid_from` 2025-06-01 (the cut's "
+    "effective month).",
+    '**Undated sources** keep "date unknown" (empty `observed_at` / `measured_at`, the '
+    "source's words in `source_date_text`) instead of an invented date: SkyPilot/gpuhunt catalog "
+    'snapshots (e.g. RunPod B200, formerly "2024-01-01"), the TensorRT-LLM perf overview at '
+    'commit 00f37686 (formerly "2025-01-01"), the NIM 1.0.0 guide, approximate quarters. A '
+    "stated month counts from its first day. Staleness is measured from today.",
+    "**Per-accelerator quotes** are listed at their quoted $/accelerator-hour with their basis "
+    "in the brief's price table (what a replica is billed, quote x accelerators per replica, is "
+    'the fleet line and the Costs page\'s "$/hour billed").',
+]
 
 
 def write_csv(path: Path, rows: list[dict]) -> None:
@@ -408,7 +589,13 @@ def main() -> None:
     notes = [
         "# Seed curation log",
         "",
-        "Written by `scripts/curate_seed.py` from `data/sources/`. Source rows not turned into records:",
+        "Written by `scripts/curate_seed.py` from `data/sources/`.",
+        "",
+        "## Corrections and what each rests on",
+        "",
+        *[f"- {line}" for line in CORRECTIONS],
+        "",
+        "## Source rows not turned into records",
         "",
         *[f"- {line}" for line in skipped_prices + skipped_results],
         "",

@@ -85,3 +85,14 @@ def test_db_rebuild_keeps_a_backup(db):
     out = runner.invoke(app, ["db", "rebuild", "--db", str(db)])
     assert out.exit_code == 0, out.output
     assert list(db.parent.glob("cli.*.bak.duckdb"))
+
+
+def test_costs_json_carries_confidence_and_percent_of_roofline(db):
+    out = runner.invoke(app, ["costs", "--db", str(db), "--format", "json", "--limit", "20"])
+    assert out.exit_code == 0, out.output
+    rows = json.loads(out.stdout)
+    assert rows and all(
+        {"price_confidence", "bench_confidence", "roofline_pct"} <= set(r) for r in rows
+    )
+    gpu = [r for r in rows if not r["accelerator_id"].startswith("cpu-")]
+    assert gpu and all(0 < r["roofline_pct"] < 100 for r in gpu)

@@ -16,11 +16,13 @@ from rich.table import Table
 
 from audit.cli import register as register_audit
 from benchmarks.cli import bench_app
+from benchmarks.plausibility import roofline_label, roofline_pct
 from briefs.cli import register
 from briefs.optimize_cli import register as register_optimize
 from briefs.workspace_cli import register as register_workspace
 from pricing.cli import prices_app
 from tokendesk import formatting
+from tokendesk.catalog import load_catalog
 from tokendesk.exports import safe_csv
 from tokendesk.paths import REPO_ROOT, default_db_path
 from warehouse import Warehouse, WarehouseError
@@ -87,6 +89,9 @@ COSTS_COLUMNS = [
     "price_observed_at",
     "bench_source_title",
     "bench_measured_at",
+    "price_confidence",
+    "bench_confidence",
+    "roofline_pct",
 ]
 
 
@@ -134,6 +139,8 @@ def costs(
         except ValueError as exc:
             err.print(f"[red]error:[/red] {exc}")
             raise typer.Exit(2) from None
+    # How close each result sits to the physical bound of its accelerator ("% of roofline").
+    frame["roofline_pct"] = roofline_pct(frame.to_dict("records"), load_catalog())
     frame = frame[COSTS_COLUMNS]
     if output is OutputFormat.CSV:
         sys.stdout.write(safe_csv(frame).decode("utf-8"))
@@ -156,6 +163,7 @@ def costs(
         "FTL p99",
         "Price date",
         "Result date",
+        "% of roofline",
     ):
         table.add_column(header, overflow="fold")
     for row in frame.itertuples():
@@ -168,8 +176,9 @@ def costs(
             formatting.usd_per_1k(row.usd_per_1k_output_tokens),
             formatting.ms(row.ttft_ms_p95),
             formatting.ms(row.ttft_ms_p99),
-            f"{row.price_observed_at:%Y-%m-%d}",
-            f"{row.bench_measured_at:%Y-%m-%d}",
+            formatting.day(row.price_observed_at),
+            formatting.day(row.bench_measured_at),
+            roofline_label(row.roofline_pct),
         )
     console.print(table)
     console.print(

@@ -10,6 +10,19 @@ def _missing(value: object) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
+#: What a figure whose source states no date shows in place of one (never a made-up date).
+DATE_UNKNOWN = "date unknown"
+
+
+def day(value: object) -> str:
+    """YYYY-MM-DD, or "date unknown" when the source states no date."""
+    if value is None or _missing(value) or str(value) in ("NaT", "", "nan", "None"):
+        return DATE_UNKNOWN
+    if hasattr(value, "strftime"):
+        return value.strftime("%Y-%m-%d")
+    return str(value)[:10]
+
+
 def usd_per_1k(value: float | None) -> str:
     """$0.000517 — three significant digits, because these figures span five orders of magnitude."""
     if _missing(value):

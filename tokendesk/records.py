@@ -126,12 +126,20 @@ class PriceQuote(BaseModel):
     price_basis: PriceBasis = PriceBasis.INSTANCE
     source: str = Field(min_length=1)
     source_url: str = ""
-    observed_at: datetime
+    #: When the source saw this price. None = the source states no date ("date unknown"): an
+    #: undated price is shown as such, never given a made-up date.
+    observed_at: datetime | None
+    #: The source's own words for its date, kept verbatim (e.g. "snapshot date unknown").
+    source_date_text: str = ""
     confidence: str = ""
     notes: str = ""
     #: Negotiated quotes: the quote's id, the vendor contact and when it lapses.
     quote_id: str | None = None
     vendor_contact: str | None = None
+    #: First day the price applies (e.g. the effective date of a price cut), where stated.
+    valid_from: date | None = None
+    #: Last day the price applies (valid_until in the source; a negotiated quote's expiry).
+    #: A price past this day is never current and never a cost option.
     expires_on: date | None = None
 
     @model_validator(mode="after")
@@ -142,6 +150,11 @@ class PriceQuote(BaseModel):
             )
         if self.pricing_model is PricingModel.NEGOTIATED and not self.quote_id:
             raise ValueError(f"{self.instance_type}: a negotiated quote needs a quote_id")
+        if self.valid_from and self.expires_on and self.valid_from > self.expires_on:
+            raise ValueError(
+                f"{self.instance_type}: valid_from {self.valid_from} is after the last valid day "
+                f"{self.expires_on}"
+            )
         return self
 
     @property
@@ -189,7 +202,15 @@ class BenchmarkResult(BaseModel):
     requests_failed: int | None = Field(default=None, ge=0)
     parity_exact_match: float | None = Field(default=None, ge=0, le=1)
     parity_similarity: float | None = Field(default=None, ge=0, le=1)
-    measured_at: datetime
+    #: When it was measured; None = the source states no date ("date unknown").
+    measured_at: datetime | None
+    #: The source's own words for its date, kept verbatim.
+    source_date_text: str = ""
+    #: Hosts one replica spans (an MLPerf multi-node system); priced as that many instances.
+    nodes: int = Field(default=1, ge=1)
+    #: Set only when a result beyond the physical bounds was kept on purpose
+    #: (``--accept-implausible``): the bound it breaks, shown wherever the result is.
+    plausibility_flag: str = ""
     source_tool: str = Field(min_length=1)
     source_file: str = ""
     source_title: str = ""

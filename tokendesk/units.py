@@ -8,6 +8,7 @@ rejected instead of guessed, because a latency off by 1000x looks perfectly plau
 from __future__ import annotations
 
 import math
+import re
 
 
 class UnitError(ValueError):
@@ -29,6 +30,9 @@ _TO_MS = {
 
 _TO_TOK_S = {
     "tokens/s": 1.0,
+    # A token-throughput metric labelled only "(per sec)" (genai-perf/AIPerf CSV rows): the
+    # quantity is tokens, the label gives the time unit.
+    "/s": 1.0,
     "tok/s": 1.0,
     "tokens/sec": 1.0,
     "tokens per second": 1.0,
@@ -47,10 +51,19 @@ _TO_USD_PER_HOUR = {
 }
 
 
+def _spelling(unit: str) -> str:
+    """One spelling per unit: "Tokens per sec", "tokens / second", "tok/sec" -> "tokens/s"."""
+    key = re.sub(r"\s+", " ", unit.strip().lower())
+    key = re.sub(r"\s*(?:/|\bper\b)\s*", "/", key)
+    key = re.sub(r"/(?:secs?|seconds?)\b", "/s", key)
+    key = re.sub(r"^(?:toks?|tokens?)/", "tokens/", key)
+    return key
+
+
 def _convert(value: float, unit: str | None, table: dict[str, float], quantity: str) -> float:
     if unit is None or not str(unit).strip():
         raise UnitError(f"{quantity} {value!r} has no unit; expected one of {sorted(table)}")
-    key = str(unit).strip().lower()
+    key = _spelling(str(unit))
     if key not in table:
         raise UnitError(f"{quantity} unit {unit!r} is not known; expected one of {sorted(table)}")
     number = float(value)

@@ -189,6 +189,22 @@ MIGRATIONS: tuple[Migration, ...] = (
         """,
     ),
     Migration(
+        4,
+        "true dates, validity windows, multi-node results, plausibility",
+        """
+        -- An undated source keeps no date (NULL = "date unknown") and its own words for it.
+        ALTER TABLE price_quotes ALTER COLUMN observed_at DROP NOT NULL;
+        ALTER TABLE price_quotes ADD COLUMN source_date_text VARCHAR NOT NULL DEFAULT '';
+        ALTER TABLE price_quotes ADD COLUMN valid_from DATE;
+        ALTER TABLE benchmark_results ALTER COLUMN measured_at DROP NOT NULL;
+        ALTER TABLE benchmark_results ADD COLUMN source_date_text VARCHAR NOT NULL DEFAULT '';
+        -- Hosts one replica spans (a multi-node MLPerf system).
+        ALTER TABLE benchmark_results ADD COLUMN nodes INTEGER NOT NULL DEFAULT 1;
+        -- A result kept past the physical plausibility gate on purpose, and the bound it breaks.
+        ALTER TABLE benchmark_results ADD COLUMN plausibility_flag VARCHAR NOT NULL DEFAULT '';
+        """,
+    ),
+    Migration(
         6,
         "workspaces",
         """

@@ -480,7 +480,7 @@ def price_history(
         JOIN snapshots s ON s.snapshot_id = p.snapshot_id
         LEFT JOIN current_price_snapshots c ON c.snapshot_id = p.snapshot_id AND c.region = p.region
         WHERE p.provider = ? AND p.region = ? AND p.instance_type = ? AND p.pricing_model = ?
-        ORDER BY p.observed_at, s.created_at, p.price_id
+        ORDER BY s.as_of, p.observed_at, s.created_at, p.price_id
         """,
         [provider, region, instance_type, pricing_model],
     )

@@ -26,8 +26,10 @@ SEED_PRICES = "seed_prices.csv"
 SEED_RESULTS = "seed_results.csv"
 
 #: Columns of a seed file that are curation metadata, not record fields.
-PRICE_META = {"seed_snapshot", "source_date_text"}
-RESULT_META = {"source_date_text", "source_rows"}
+PRICE_META = {"seed_snapshot"}
+RESULT_META = {"source_rows"}
+#: Date columns an empty cell leaves as None: the source states no date ("date unknown").
+UNDATED_OK = {"observed_at", "measured_at"}
 
 Record = TypeVar("Record", PriceQuote, BenchmarkResult)
 
@@ -59,8 +61,10 @@ def _read_rows(
             fields = {
                 key: value
                 for key, value in row.items()
-                if key not in meta and value not in ("", None)
+                if key not in meta and (value not in ("", None) or key in UNDATED_OK)
             }
+            for key in UNDATED_OK & fields.keys():
+                fields[key] = fields[key] or None
             try:
                 record = check_in_catalog(model.model_validate(fields))
             except ValidationError as exc:
@@ -94,9 +98,14 @@ def ingest_price_file(warehouse: Warehouse, path: Path, *, origin: str = "seed")
     # Historical first so that, if dates tie, the current snapshot is the newer write.
     ordered = sorted(groups.items(), key=lambda item: (item[0][0] != "historical", item[0][1]))
 
+    # Snapshot dates only order snapshots. An undated historical group sorts before everything
+    # dated in the file, so it can never outrank the current one; the rows keep no date.
+    known = [q.observed_at for group in groups.values() for q in group if q.observed_at]
+    oldest = min(known) if known else datetime(1970, 1, 1)
     ids = []
     for (snapshot_name, provider), quotes in ordered:
         historical = snapshot_name == "historical"
+        dated = [q.observed_at for q in quotes if q.observed_at]
         # Today's anchors describe today's prices, so they do not judge a historical snapshot;
         # a current snapshot is compared with the historical one for the >50% move rule.
         report = check_snapshot(
@@ -109,7 +118,7 @@ def ingest_price_file(warehouse: Warehouse, path: Path, *, origin: str = "seed")
                 provider,
                 quotes,
                 origin=origin,
-                as_of=max(q.observed_at for q in quotes),
+                as_of=max(dated) if dated else (oldest if historical else None),
                 notes=f"{snapshot_name} seed snapshot from {path.name}",
                 quarantine=report.quarantine,
                 review_flags=report.review_flags,
@@ -125,7 +134,7 @@ def ingest_result_file(warehouse: Warehouse, path: Path, *, origin: str = "seed"
         f"seed:{path.stem}",
         results,
         origin=origin,
-        as_of=max((r.measured_at for r in results), default=datetime.now()),
+        as_of=max((r.measured_at for r in results if r.measured_at), default=None),
         notes=f"published results from {path.name}",
     )
 

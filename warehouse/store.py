@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -46,10 +46,12 @@ PRICE_COLUMNS = (
     "source",
     "source_url",
     "observed_at",
+    "source_date_text",
     "confidence",
     "notes",
     "quote_id",
     "vendor_contact",
+    "valid_from",
     "expires_on",
 )
 
@@ -99,11 +101,17 @@ def new_snapshot_id(kind: SnapshotKind, source: str, now: datetime) -> str:
     return f"{kind.value}-{slug}-{now:%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
 
 
-def _utc_naive(moment: datetime) -> datetime:
-    """DuckDB TIMESTAMP has no zone; we store UTC."""
-    if moment.tzinfo is not None:
+def _utc_naive(moment: datetime | None) -> datetime | None:
+    """DuckDB TIMESTAMP has no zone; we store UTC. None (date unknown) stays None."""
+    if moment is not None and moment.tzinfo is not None:
         moment = moment.astimezone(UTC).replace(tzinfo=None)
     return moment
+
+
+def _newest(moments: Iterable[datetime | None], fallback: datetime) -> datetime:
+    """The newest known date; ``fallback`` (the write time) when no row carries a date."""
+    known = [_utc_naive(m) for m in moments if m is not None]
+    return max(known) if known else fallback
 
 
 class Warehouse:
@@ -298,7 +306,7 @@ class Warehouse:
             rows.append(row)
         columns = [*PRICE_COLUMNS, "quarantine_reason", "review_flag"]
         frame = pd.DataFrame(rows, columns=columns)
-        data_as_of = as_of or (max(q.observed_at for q in quotes) if quotes else now)
+        data_as_of = as_of or _newest((q.observed_at for q in quotes), now)
         with self._transaction() as tx:
             self._insert_snapshot(
                 tx,
@@ -347,7 +355,7 @@ class Warehouse:
             rows.append(row)
         columns = [*RESULT_COLUMNS, "config_key"]
         frame = pd.DataFrame(rows, columns=columns)
-        data_as_of = as_of or (max(r.measured_at for r in results) if results else now)
+        data_as_of = as_of or _newest((r.measured_at for r in results), now)
         with self._transaction() as tx:
             self._insert_snapshot(
                 tx,

@@ -108,7 +108,8 @@ def option_table(options: pd.DataFrame, basis: str, percentile: str) -> Table:
         "ftl_basis": "FTL basis",
         "replicas_per_instance": "Replicas",
         "instance_output_tok_s": "Instance output tok/s",
-        "usd_per_hour": "$/hour",
+        # Billed per instance, or per accelerator x the accelerators one replica needs.
+        "usd_per_hour": "$/hour billed",
         "price_basis": "Priced per",
         "cost_note": "Cost basis",
         "price_source": "Price source",

@@ -17,6 +17,7 @@ from benchmarks.importers import (
     ResultFileError,
     import_bytes,
 )
+from benchmarks.plausibility import gate
 from tokendesk import formatting
 from tokendesk.catalog import load_catalog
 from tokendesk.exports import safe_csv
@@ -91,7 +92,7 @@ def _labels(frame: pd.DataFrame) -> pd.Series:
         configs["scenario"],
         configs["workload"],
         configs["runtime_version"].map(lambda v: f"v{v}" if v else "version unstated"),
-        configs["measured_at"].dt.strftime("%Y-%m-%d"),
+        configs["measured_at"].map(formatting.day),
         pd.Series(configs.index, index=configs.index),
     )
     for extra in extras:
@@ -164,6 +165,10 @@ with tab_import:
         results = None
         try:
             results = import_bytes(uploaded.name, payload, overrides)
+            # A result beyond its accelerator's physical bounds is refused, with the arithmetic.
+            results, _, implausible = gate(uploaded.name, results)
+            if implausible:
+                raise implausible[0]
         except ResultFileError as exc:
             st.error(
                 f"**{exc.file}** was rejected; nothing was written.\n\n"
@@ -255,10 +260,11 @@ with tab_results:
         col1, col2, col3 = st.columns(3)
         col1.metric("Operating points", f"{len(results):,}")
         col2.metric("Configurations", f"{results['config_key'].nunique():,}")
-        newest = results.loc[results["measured_at"].idxmax()]
+        dated = results[results["measured_at"].notna()]
+        newest = dated.loc[dated["measured_at"].idxmax()] if len(dated) else results.iloc[0]
         col3.metric(
             "Newest result",
-            f"{newest['measured_at']:%Y-%m-%d}",
+            formatting.day(newest["measured_at"]),
             help=f"{newest['accelerator_name']} · {newest['runtime']} · "
             f"{newest['model']}: {newest['source']}",
         )
@@ -290,7 +296,9 @@ with tab_results:
                 "snapshot_id",
                 "source_url",
             ]
-        ]
+        ].copy()
+        # An undated source reads "date unknown", never a blank or a made-up date.
+        table["measured_at"] = table["measured_at"].map(formatting.day)
         ui.show_frame(
             table,
             key="results_table",
@@ -324,7 +332,7 @@ with tab_results:
                     help="Exact-match share and token similarity against the golden outputs",
                 ),
                 "source": "Source",
-                "measured_at": st.column_config.DateColumn("Result date"),
+                "measured_at": st.column_config.TextColumn("Result date"),
                 "source_file": "File",
                 "config_key": "Configuration",
                 "snapshot_id": "Snapshot",

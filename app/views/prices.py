@@ -52,7 +52,7 @@ INPUTS = tuple(UrlInput(name, "choices", []) for name in FILTERS)
 
 
 def _day(value: object) -> str:
-    return "unknown date" if value is None or pd.isna(value) else f"{pd.Timestamp(value):%Y-%m-%d}"
+    return formatting.day(None if value is None or pd.isna(value) else pd.Timestamp(value))
 
 
 def _present(column: pd.Series) -> pd.Series:
@@ -265,7 +265,7 @@ with header:
         f"{flagged:,}",
         help="Quarantined, expired negotiated quotes, or moved > 50% since the last snapshot",
     )
-    if len(live):
+    if live["observed_at"].notna().any():
         newest = live.loc[live["observed_at"].idxmax()]
         col4.metric(
             "Newest price date",
@@ -554,7 +554,7 @@ with tab_history:
                     strict=True,
                 )
             ]
-            history["price_date"] = history["observed_at"].dt.strftime("%Y-%m-%d")
+            history["price_date"] = history["observed_at"].map(_day)
             st.markdown(
                 " → ".join(
                     f"**{formatting.usd(r.usd_per_hour)}** ({r.status}, {r.price_date})"
@@ -577,9 +577,10 @@ with tab_history:
                 height=380,
             )
             # The step line joins the prices that were (or are) in force: quarantined rows never were.
-            line = history[history["status"] != "quarantined"].sort_values(
-                ["observed_at", "snapshot_created_at"]
-            )
+            # An undated price is listed but not placed on the time axis.
+            line = history[
+                (history["status"] != "quarantined") & history["observed_at"].notna()
+            ].sort_values(["observed_at", "snapshot_created_at"])
             if not line.empty:
                 xs, ys = list(line["observed_at"]), list(line["usd_per_hour"])
                 if line["status"].iloc[-1] == "current":
@@ -687,7 +688,7 @@ with tab_integrity:
                             "usd_per_hour": q.usd_per_hour,
                             "reason": reason,
                             "source": q.source,
-                            "price_date": f"{q.observed_at:%Y-%m-%d}",
+                            "price_date": _day(q.observed_at),
                         }
                     )
     if not frames:

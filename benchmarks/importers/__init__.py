@@ -8,6 +8,8 @@ the reason, and contributes nothing: callers store a file's rows all together or
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -76,10 +78,55 @@ def detect(src: Source) -> Importer:
     raise ResultFileError(src.name, "", f"unrecognised result format; supported: {known}")
 
 
+#: A stand-in per flag, used only to find every flag a file needs before reporting any.
+_STAND_INS = {
+    "--accelerator": {"accelerator_id": "nvidia-h100-sxm-80gb"},
+    "--accelerators-per-replica": {"accelerators_per_replica": 1},
+    "--model": {"model": "stand-in"},
+    "--precision": {"precision": "stand-in"},
+    "--runtime": {"runtime": "stand-in"},
+}
+_PASS_FLAG = re.compile(r"pass (--[a-z-]+)")
+
+
+def _missing_flags(src: Source, imp: Importer, first: ResultFileError) -> list[str]:
+    """Every flag the file needs, found by re-parsing with a stand-in for each one reported."""
+    flags: list[str] = []
+    error: ResultFileError | None = first
+    while error is not None:
+        new = [f for f in _PASS_FLAG.findall(error.reason) if f in _STAND_INS and f not in flags]
+        if not new:
+            break
+        flags += new
+        stand_ins: dict = {}
+        for flag in flags:
+            stand_ins.update(_STAND_INS[flag])
+        trial = dataclasses.replace(
+            src, overrides=dataclasses.replace(src.overrides, **stand_ins), notes=[]
+        )
+        try:
+            imp.parse(trial)
+            error = None
+        except ResultFileError as exc:
+            error = exc
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+            error = None
+    return flags
+
+
 def _parse(src: Source, imp: Importer) -> list[BenchmarkResult]:
     try:
         results = imp.parse(src)
-    except ResultFileError:
+    except ResultFileError as exc:
+        flags = _missing_flags(src, imp, exc) if _PASS_FLAG.search(exc.reason) else []
+        if len(flags) > 1:
+            raise ResultFileError(
+                src.name,
+                ", ".join(f.lstrip("-") for f in flags),
+                "the file does not say everything a result needs; pass "
+                + " ".join(f"{f} …" for f in flags)
+                + f" (first: {exc.reason})",
+            ) from exc
         raise
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
         raise ResultFileError(

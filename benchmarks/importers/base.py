@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -19,6 +20,34 @@ from benchmarks.importers.hardware import accelerator_for
 from tokendesk.catalog import UnknownAcceleratorError, check_accelerator_id, check_in_catalog
 from tokendesk.records import BenchmarkResult
 from tokendesk.units import UnitError, to_ms
+
+_HUB_CACHE = re.compile(r"models--([^/\\]+?)--([^/\\]+)")
+_COUNT_PREFIX = re.compile(r"^\s*(\d+)\s*[xX×*]\s*(.+)$")
+
+
+def model_id(text: str) -> str:
+    """A model id as people write it, from what tools record.
+
+    ``/models/models--meta-llama--Llama-3.1-8B/snapshots/<sha>/`` -> ``meta-llama/Llama-3.1-8B``
+    (a Hugging Face hub-cache path); ``/data/llama-3.1-8b-instruct/`` -> ``llama-3.1-8b-instruct``
+    (a local folder); ``meta-llama/Llama-3.1-8B`` stays as it is.
+    """
+    text = str(text).strip()
+    cached = _HUB_CACHE.search(text)
+    if cached:
+        return f"{cached.group(1)}/{cached.group(2)}"
+    if text.startswith(("/", "./", "../", "~")) or "\\" in text:
+        parts = [p for p in re.split(r"[/\\]+", text) if p and p not in (".", "..", "~")]
+        return parts[-1] if parts else text
+    return text
+
+
+def count_and_name(text: str) -> tuple[int | None, str]:
+    """``"4xNVIDIA_L40S"`` -> ``(4, "NVIDIA_L40S")``; a plain name -> ``(None, name)``."""
+    match = _COUNT_PREFIX.match(str(text))
+    if match:
+        return int(match.group(1)), match.group(2)
+    return None, str(text)
 
 
 @dataclass(frozen=True)
@@ -51,6 +80,8 @@ class Source:
     #: Companion files given alongside (e.g. an MLPerf system description), by file name.
     companions: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: Accelerator count a file states with its accelerator name ("4xNVIDIA_L40S").
+    found_count: int | None = None
 
     # -- errors and values ----------------------------------------------------------------------
     def fail(self, key: str, reason: str) -> ResultFileError:
@@ -96,7 +127,10 @@ class Source:
             except UnknownAcceleratorError as exc:
                 raise self.fail("--accelerator", str(exc)) from exc
         if found_name:
-            acc = accelerator_for(str(found_name))
+            count, found_name = count_and_name(str(found_name))
+            if count:
+                self.found_count = count
+            acc = accelerator_for(found_name.replace("_", " "))
             if acc:
                 return acc
             raise self.fail(
@@ -113,6 +147,7 @@ class Source:
     def per_replica(self, found: float | None) -> int:
         if self.overrides.accelerators_per_replica:
             return int(self.overrides.accelerators_per_replica)
+        found = found or self.found_count
         if found and found >= 1:
             return int(found)
         self.notes.append("accelerators_per_replica=1 assumed (pass --accelerators-per-replica)")
@@ -124,13 +159,14 @@ class Source:
             raise self.fail(flag.lstrip("-"), f"the file does not say the {what}; pass {flag}")
         return str(value)
 
-    def when(self, found: datetime | None) -> datetime:
+    def when(self, found: datetime | None) -> datetime | None:
         if self.overrides.measured_at:
             return self.overrides.measured_at
         if found is not None:
             return found if found.tzinfo else found.replace(tzinfo=UTC)
-        self.notes.append("measured_at = import time (the file carries no date)")
-        return datetime.now(UTC)
+        # Never the import time: a result dated today would look fresh whatever its age.
+        self.notes.append("date unknown: the file carries no date (pass --measured-at)")
+        return None
 
     def result(self, **fields: Any) -> BenchmarkResult:
         ov = self.overrides
@@ -143,6 +179,8 @@ class Source:
         if ov.concurrency and fields.get("concurrency") is None:
             fields["concurrency"] = ov.concurrency
         fields.setdefault("source_file", self.name)
+        if fields.get("model") and not ov.model:
+            fields["model"] = model_id(fields["model"])
         notes = [n for n in (fields.pop("notes", ""), *dict.fromkeys(self.notes)) if n]
         fields["notes"] = "; ".join(notes)
         try:

@@ -22,8 +22,8 @@ ALIASES: list[tuple[str, str]] = [
     (r"mi300x", "amd-mi300x-192gb"),
     (r"mi325x", "amd-mi325x-256gb"),
     (r"mi355x", "amd-mi355x-288gb"),
-    (r"gaudi\s*-?3|hl-325", "intel-gaudi3-128gb"),
-    (r"gaudi\s*-?2|hl-225", "intel-gaudi2-96gb"),
+    (r"gaudi\W*3|hl-325", "intel-gaudi3-128gb"),  # "Intel® Gaudi® 3", "Gaudi-3"
+    (r"gaudi\W*2|hl-225", "intel-gaudi2-96gb"),
     (r"tpu.*v5e|tpu.*v5\s*lite|v5litepod", "google-tpu-v5e"),
     (r"tpu.*v5p", "google-tpu-v5p"),
     (r"tpu.*v6e|trillium", "google-tpu-v6e"),

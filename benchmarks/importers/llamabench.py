@@ -34,7 +34,63 @@ _TEST_FIELDS = {
     "samples_ns",
     "samples_ts",
 }
-_REQUIRED = ("build_commit", "model_type", "n_prompt", "n_gen", "avg_ts")
+_REQUIRED = ("model_type", "n_prompt", "n_gen", "avg_ts")
+
+
+#: Markdown column headers (``-o md``, the default printer) -> JSON field names.
+_MD_COLUMNS = {
+    "model": "model_type",
+    "backend": "backends",
+    "ngl": "n_gpu_layers",
+    "threads": "n_threads",
+    "n_batch": "n_batch",
+    "n_ubatch": "n_ubatch",
+    "type_k": "type_k",
+    "type_v": "type_v",
+    "fa": "flash_attn",
+    "mmap": "use_mmap",
+    "sm": "split_mode",
+    "dev": "devices",
+}
+#: "pp 512" (older builds), "pp512", "tg128 @ d512", "pp512+tg128"
+_MD_TEST = re.compile(r"^(pp|tg|pg)\s*(\d+)(?:\s*\+\s*tg\s*(\d+))?(?:\s*@\s*d\s*(\d+))?$")
+_MD_TS = re.compile(r"^([\d.]+)(?:\s*±\s*([\d.]+))?$")
+
+
+def _markdown_records(src: Source) -> list[dict]:
+    """Rows of a pasted ``llama-bench -o md`` table as JSON-schema records."""
+    lines = [ln.strip() for ln in src.text.splitlines() if ln.strip().startswith("|")]
+    if len(lines) < 3 or not re.match(r"^\|[\s:|-]+\|$", lines[1]):
+        return []
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    if "test" not in header or "t/s" not in header:
+        return []
+    out = []
+    for line_no, line in enumerate(lines[2:], start=3):
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) != len(header):
+            raise src.fail(
+                f"table row {line_no}",
+                f"has {len(cells)} cells but the header has {len(header)} columns",
+            )
+        row = dict(zip(header, cells, strict=True))
+        test = _MD_TEST.match(row["test"])
+        speed = _MD_TS.match(row["t/s"])
+        if not test or not speed:
+            raise src.fail(
+                f"table row {line_no}", f"test {row['test']!r} / t/s {row['t/s']!r} not understood"
+            )
+        kind, first, gen, depth = test.groups()
+        rec = {_MD_COLUMNS[k]: v for k, v in row.items() if k in _MD_COLUMNS}
+        rec.update(
+            n_prompt=int(first) if kind in ("pp", "pg") else 0,
+            n_gen=int(first) if kind == "tg" else int(gen or 0),
+            n_depth=int(depth or 0),
+            avg_ts=float(speed.group(1)),
+            stddev_ts=float(speed.group(2) or 0),
+        )
+        out.append(rec)
+    return out
 
 
 def _records(src: Source) -> list[dict]:
@@ -44,11 +100,24 @@ def _records(src: Source) -> list[dict]:
         return src.data
     if src.kind == "csv" and src.data:
         header = src.data[0]
-        return [dict(zip(header, row, strict=False)) for row in src.data[1:] if row]
+        for row_no, row in enumerate(src.data[1:], start=2):
+            if row and len(row) != len(header):
+                # One value too many shifts every later column: reject, never guess.
+                raise src.fail(
+                    f"row {row_no}",
+                    f"has {len(row)} values but the header has {len(header)} columns; the "
+                    "values cannot be matched to their columns",
+                )
+        return [dict(zip(header, row, strict=True)) for row in src.data[1:] if row]
+    if src.kind == "text":
+        return _markdown_records(src)
     return []
 
 
 def sniff(src: Source) -> bool:
+    if src.kind == "text":
+        head = src.text.lstrip().splitlines()[0]
+        return head.startswith("|") and bool(re.search(r"\|\s*t/s\s*\|", head))
     rows = _records(src)
     return (
         bool(rows)
@@ -61,7 +130,7 @@ def precision_of(model_type: str) -> str:
     """``"llama 7B Q4_K - Medium"`` -> ``q4_k_m``; ``"... F16"`` -> ``f16``."""
     match = re.search(r"\b\d+(?:\.\d+)?[BMK]\b\s+(.+)$|\?B\s+(.+)$", model_type)
     quant = (match.group(1) or match.group(2)) if match else model_type.split()[-1]
-    quant = quant.strip()
+    quant = re.sub(r"^mostly\s+", "", quant.strip(), flags=re.IGNORECASE)  # older GGML builds
     size = {"medium": "m", "small": "s", "large": "l", "extra small": "xs"}
     parts = [p.strip() for p in quant.split(" - ")]
     if len(parts) == 2 and parts[1].lower() in size:
@@ -69,11 +138,24 @@ def precision_of(model_type: str) -> str:
     return re.sub(r"[^a-z0-9_.-]+", "_", quant.lower()).strip("_") or "unknown"
 
 
+#: Older builds (before the ``backends`` field) flag each compiled GPU backend as a boolean.
+_OLD_GPU_FLAGS = ("cuda", "vulkan", "metal", "sycl", "kompute", "opencl", "gpu_blas")
+
+
+def _truthy(value: object) -> bool:
+    return str(value).strip().lower() in ("1", "true", "yes")
+
+
 def _device(src: Source, rec: dict) -> tuple[str, int | None]:
     backends = str(rec.get("backends") or rec.get("backend") or "")
+    if not backends:
+        backends = ",".join(f for f in _OLD_GPU_FLAGS if _truthy(rec.get(f))) or "CPU"
     gpu_info = str(rec.get("gpu_info") or "")
-    n_gpu_layers = src.number(rec, "n_gpu_layers") or 0
-    on_gpu = gpu_info and n_gpu_layers > 0 and backends.upper() not in ("CPU", "")
+    # n_gpu_layers -1 (or 99) means every layer on the GPU; only 0 keeps the model on the CPU.
+    n_gpu_layers = src.number(rec, "n_gpu_layers")
+    on_gpu = n_gpu_layers != 0 and backends.upper() not in ("CPU", "BLAS", "")
+    if on_gpu and not gpu_info:
+        return src.accelerator(None, "gpu_info"), None
     if on_gpu:
         gpus = [g for g in gpu_info.split(",") if g.strip()]
         return src.accelerator(gpus[0], "gpu_info"), len(gpus)
@@ -105,7 +187,9 @@ def parse(src: Source) -> list[BenchmarkResult]:
             tg_ts = src.number(tg, "avg_ts", required=True)
             if tg_ts <= 0:
                 raise src.fail("avg_ts", f"generation speed must be positive, got {tg_ts}")
-            pps = tests["pp"] or [None]
+            # A prompt test pairs with the generation test at the same context depth (-d).
+            depth = str(tg.get("n_depth") or 0)
+            pps = [pp for pp in tests["pp"] if str(pp.get("n_depth") or 0) == depth] or [None]
             for pp in pps:
                 ttft = None
                 basis = "measured"
@@ -123,6 +207,9 @@ def parse(src: Source) -> list[BenchmarkResult]:
                 accelerator, n_gpus = _device(src, tg)
                 n_gen = int(src.number(tg, "n_gen"))
                 model_file = PurePath(str(tg.get("model_filename") or "")).stem
+                model_file = re.sub(
+                    r"[-.](?:Q\d\w*|IQ\d\w*|F16|BF16|F32)$", "", model_file, flags=re.I
+                )
                 build = (
                     f"b{tg.get('build_number')}" if tg.get("build_number") not in (None, "") else ""
                 )

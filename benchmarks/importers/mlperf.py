@@ -107,6 +107,7 @@ def parse_summary(src: Source) -> list[BenchmarkResult]:
             src.result(
                 accelerator_id=acc,
                 accelerators_per_replica=int(count),
+                nodes=int(nodes),
                 system=system,
                 runtime=src.overrides.runtime or _runtime(str(row.get("Software") or "")),
                 model=src.overrides.model or model,
@@ -157,12 +158,17 @@ def sniff_log_summary(src: Source) -> bool:
 
 
 def parse_log_fields(text: str) -> dict[str, str]:
+    # LoadGen pads some separators (Server: "Completed tokens per second    : 5103.99") and not
+    # others (Offline: "Tokens per second: 8034.85"); any spacing around the first colon is one.
     fields: dict[str, str] = {}
     for line in text.splitlines():
-        if " : " in line:
-            key, _, value = line.partition(" : ")
-            fields.setdefault(key.strip(), value.strip())
+        match = _FIELD_LINE.match(line)
+        if match:
+            fields.setdefault(match.group(1).strip(), match.group(2).strip())
     return fields
+
+
+_FIELD_LINE = re.compile(r"^\s*([^:]+?)\s*:\s*(.*)$")
 
 
 def _path_parts(name: str) -> tuple[str | None, str | None]:
@@ -200,34 +206,42 @@ def _system_json(src: Source, system: str | None) -> dict | None:
     return None
 
 
+def _declared_precision(src: Source, described: dict) -> str:
+    """weight_data_types as declared; flagged when the weights were quantized from it."""
+    types = str(described["weight_data_types"]).lower()
+    if "quantiz" in str(described.get("weight_transformations", "")).lower() and types in (
+        "fp16",
+        "bf16",
+        "fp32",
+    ):
+        src.notes.append(
+            f"weight_data_types {types} with weight_transformations 'quantization': the run's "
+            "precision is likely lower (pass --precision if the submitter states it)"
+        )
+    return types
+
+
 def _precision(src: Source, system: dict) -> str:
     if src.overrides.precision:
         return src.overrides.precision
     for v in (*src.companions.values(), system):
         if isinstance(v, dict) and v.get("weight_data_types"):
-            return str(v["weight_data_types"]).lower()
+            return _declared_precision(src, v)
     parts = Path(src.name).parts
     if "results" in parts and len(parts) >= 4:  # <root>/results/<system>/<benchmark>/<Scenario>/...
         i = len(parts) - 1 - parts[::-1].index("results")
         if len(parts) > i + 3:
             sys_name, bench, scen = parts[i + 1], parts[i + 2], parts[i + 3]
-            candidate = (
-                Path(*parts[:i])
-                / "measurements"
-                / sys_name
-                / bench
-                / scen
-                / f"{sys_name}_{scen}.json"
-            )
-            if candidate.is_file():
+            folder = Path(*parts[:i]) / "measurements" / sys_name / bench / scen
+            # Submitters name this file freely (<system>_<Scenario>.json, <system>.json,
+            # <system>_PyTorch_<Scenario>.json): any JSON in the folder that states the types.
+            for candidate in sorted(folder.glob("*.json")) if folder.is_dir() else ():
                 try:
-                    types = json.loads(candidate.read_text(encoding="utf-8")).get(
-                        "weight_data_types"
-                    )
+                    described = json.loads(candidate.read_text(encoding="utf-8"))
                 except json.JSONDecodeError as exc:
                     raise src.fail(str(candidate), f"not valid JSON ({exc.msg})") from exc
-                if types:
-                    return str(types).lower()
+                if isinstance(described, dict) and described.get("weight_data_types"):
+                    return _declared_precision(src, described)
     raise src.fail(
         "weight_data_types",
         "precision unknown: pass the run's measurements/<system>_<Scenario>.json "
@@ -248,6 +262,10 @@ def sniff_measurements(src: Source) -> bool:
 def parse_log_summary(src: Source) -> list[BenchmarkResult]:
     f = parse_log_fields(src.text)
     scenario = src.need(f, "Scenario").lower()
+    # LoadGen prints "Server" for an Interactive run (a Server run under tighter latency
+    # bounds); the submission's folder says which it was.
+    if scenario == "server" and "Interactive" in Path(src.name).parts:
+        scenario = "interactive"
     validity = src.need(f, "Result is")
     if validity.upper() != "VALID":
         raise src.fail("Result is", f"the run is {validity}; MLPerf results only count when VALID")
@@ -303,6 +321,7 @@ def parse_log_summary(src: Source) -> list[BenchmarkResult]:
         src.result(
             accelerator_id=acc,
             accelerators_per_replica=int(count),
+            nodes=int(nodes),
             system=str(system.get("system_name") or system_name or ""),
             runtime=src.overrides.runtime or _runtime(str(system.get("framework") or "")),
             model=model,

@@ -103,6 +103,12 @@ def _csv_metrics(src: Source) -> tuple[dict[str, dict], list[str]]:
         if key is None:
             continue  # telemetry and other blocks
         entry: dict = {"unit": unit}
+        if len(row) > len(header):
+            raise src.fail(
+                f"row {name!r}",
+                f"has {len(row)} values but the header has {len(header)} columns; the values "
+                "cannot be matched to their columns (was the file edited or concatenated?)",
+            )
         for col, cell in zip(header[1:], row[1:], strict=False):
             cell = cell.strip().replace(",", "")
             if cell in ("", "N/A"):

@@ -87,7 +87,8 @@ def test_results_table_shows_latency_source_date_and_parity(app_env):
         and h200["scenario"] == "server"
         and h200["ttft_ms_p99"] == "1717 ms"  # a column with gaps reads as text, "—" for a gap
     )
-    assert h200["ttft_ms_p95"] == "—" and has_no_literals(table)
+    # p95 as LoadGen printed it in the run's mlperf_log_summary.txt (1227.3 ms).
+    assert h200["ttft_ms_p95"] == "1227 ms" and has_no_literals(table)
     assert h200["output_tok_s_per_accelerator"] == pytest.approx(34029.38 / 8)
     assert str(h200["measured_at"]).startswith("2025-09-09") and h200["source"]
     assert h200["parity"] == "not measured"

@@ -63,11 +63,12 @@ def test_the_headline_comes_from_an_option_with_a_known_latency(app_env):
     assert first["FTL p95 (ms)"] == "—" and usd_per_1k(first["$/1K output tokens"]) != headline
 
 
-def test_unpublished_p95_is_an_upper_bound_never_invented(app_env):
+def test_published_p95_is_used_and_offline_ftl_is_never_invented(app_env):
     at = open_costs(model="llama-2-70b-chat", accelerator="nvidia-h200-141gb")
     table = at.dataframe[0].value
     server = table[table["Scenario"] == "server"]
-    assert (server["FTL basis"] == "p99 (upper bound for p95)").all()
+    # MLPerf's log summaries print p95 TTFT: it is used as published, not bounded by p99.
+    assert len(server) and (server["FTL basis"] == "p95").all()
     offline = table[table["Scenario"] == "offline"]
     assert (offline["FTL p95 (ms)"] == "—").all() and (offline["FTL basis"] == "unknown").all()
     assert any("not plotted at a made-up latency" in c.value for c in at.caption)

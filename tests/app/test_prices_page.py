@@ -51,13 +51,14 @@ def test_history_of_p5_spans_every_snapshot(app_env):
     assert history_tab.selectbox(key="history_pricing_model").value == "on_demand"
     table = history_tab.dataframe[0].value
     assert list(table["usd_per_hour"]) == [98.32, 55.04]
-    assert list(table["price_date"]) == ["2025-01-01", "2025-09-10"]
+    # The pre-cut catalog row states no date of its own: listed as "date unknown", not plotted.
+    assert list(table["price_date"]) == ["date unknown", "2025-09-10"]
     assert list(table["status"]) == ["historical", "current"]
     summary = history_tab.markdown[0].value
-    assert summary == "**$98.32** (historical, 2025-01-01) → **$55.04** (current, 2025-09-10)"
+    assert summary == "**$98.32** (historical, date unknown) → **$55.04** (current, 2025-09-10)"
     spec = chart(at, "history_chart")
     line = next(trace for trace in spec["data"] if trace.get("name") == "price in force")
-    assert line["line"]["shape"] == "hv" and line["y"][:2] == [98.32, 55.04]
+    assert line["line"]["shape"] == "hv" and line["y"][:2] == [55.04, 55.04]
     assert spec["layout"]["yaxis"]["title"]["text"] == "$ per instance-hour"
 
 
@@ -95,9 +96,10 @@ def test_integrity_report_of_the_current_snapshots(app_env):
         "anchor_within_tolerance",
         "negotiated_quote_expired",
     } <= set(aws.index)
-    assert aws.loc["price_positive", "checked"] == 26 and aws.loc["price_positive", "failed"] == 0
+    # 26 AWS quotes less 4 expired Capacity Block rates and 2 pre-cut spot prices (history).
+    assert aws.loc["price_positive", "checked"] == 20 and aws.loc["price_positive", "failed"] == 0
     assert (
-        aws.loc["spot_le_on_demand", "checked"] == 5
+        aws.loc["spot_le_on_demand", "checked"] == 3
         and aws.loc["price_positive", "result"] == "pass"
     )
     assert aws["basis"].str.match(r"stored with prices-aws-\S+ \(2026-08-06\)").all()
@@ -218,11 +220,8 @@ def test_refresh_without_credentials_keeps_the_last_good_snapshot(writable_env, 
     assert "azure · eastus (1/1) 1 price" in progress_lines
     # The page re-read the warehouse: AWS is still the seed snapshot, Azure is the new one.
     table = at.tabs[EXPLORER].dataframe[0].value
-    assert table.loc[table["instance_type"] == "p5.48xlarge", "usd_per_hour"].tolist() == [
-        39.33,
-        55.04,
-        20.9934,
-    ]
+    # Capacity Block rates that ended in 2024 and the pre-cut spot price are history.
+    assert table.loc[table["instance_type"] == "p5.48xlarge", "usd_per_hour"].tolist() == [55.04]
     report = at.tabs[INTEGRITY].dataframe[0].value
     assert report["basis"].str.startswith("stored with prices-azure-").any()
     with Warehouse.open(writable_env, read_only=True) as warehouse:

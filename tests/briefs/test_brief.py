@@ -21,6 +21,7 @@ from briefs import (
     render_brief,
 )
 from briefs.brief import bench_sources, price_sources
+from tokendesk import formatting
 
 HOSTILE = '=HYPERLINK("http://x","y")'
 
@@ -29,7 +30,7 @@ def _sources(comparison):
     prices, benches = price_sources(comparison), bench_sources(comparison)
     titles = set(prices["price_source"]) | set(benches["bench_source_title"])
     dates = {
-        f"{pd.Timestamp(d):%Y-%m-%d}"
+        formatting.day(None if d is pd.NaT else d)
         for d in [*prices["price_observed_at"], *benches["bench_measured_at"]]
     }
     snapshots = set(prices["price_snapshot_id"]) | set(benches["bench_snapshot_id"])
@@ -281,3 +282,22 @@ def test_a_plan_that_serves_nothing_is_never_called_the_cheapest(seed_db):
     text = out.output.replace("\n", " ")
     assert "Custom: hpu 100% — UNSERVED" in text
     assert "Cheapest that serves the whole demand: Stay" in text
+
+
+def test_a_recommendation_resting_on_a_low_confidence_figure_says_so(comparison):
+    from briefs.brief import low_confidence_figures
+
+    low = low_confidence_figures(comparison)
+    assert low, "the seed's low-confidence quotes (third-party aggregations) reach the brief"
+    for rec in recommendations(comparison):
+        said = "rests on low-confidence figures" in rec.reason
+        assert said == bool(low.get(rec.scenario)), rec
+        for figure in low.get(rec.scenario, []):
+            assert figure in rec.reason
+
+
+def test_evidence_table_shows_each_results_confidence_and_percent_of_roofline(comparison):
+    benches = bench_sources(comparison)
+    assert {"bench_confidence", "roofline_pct"} <= set(benches.columns)
+    gpu = benches[~benches["accelerator_id"].str.startswith("cpu-")]
+    assert gpu["roofline_pct"].notna().all() and (gpu["roofline_pct"] < 100).all()

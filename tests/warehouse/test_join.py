@@ -89,9 +89,8 @@ def test_seed_reproduces_the_published_h200_example(seeded):
     ].iloc[0]
     assert row.usd_per_hour == 63.296
     assert round(row.usd_per_1k_output_tokens, 7) == 0.0005167
-    assert (
-        row.ttft_ms_p99 == 1717.3 and row.ttft_ms_p95 != row.ttft_ms_p95
-    )  # p95 unpublished: NaN, not invented
+    # Both percentiles as LoadGen printed them in the run's mlperf_log_summary.txt.
+    assert row.ttft_ms_p99 == 1717.3 and row.ttft_ms_p95 == 1227.3
     assert "dstack" in row.price_source and row.price_observed_at.year == 2026
     assert "MLPerf Inference v5.1" in row.bench_source_title
 
@@ -106,7 +105,7 @@ def test_ftl_rules_in_sql_match_the_pandas_rule(seeded):
         or (frame["ftl_ms"].fillna(-1) == ftl.fillna(-1)).all()
     )
     assert (frame["ftl_basis"].astype(str) == basis.astype(str)).all()
-    assert {"p99 (upper bound for p95)", "unknown"} <= set(frame["ftl_basis"].astype(str))
+    assert {"p95", "unknown"} <= set(frame["ftl_basis"].astype(str))
 
 
 def test_best_per_vendor_meeting_an_slo(seeded):

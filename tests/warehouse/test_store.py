@@ -18,12 +18,15 @@ def test_first_open_builds_from_data_with_provenance(seeded):
     counts = seeded.table_counts()
     assert counts["price_quotes"] > 50 and counts["benchmark_results"] > 50
     assert seeded.schema_version() == MIGRATIONS[-1].version
+    # Every row has a source and either a stated date or the source's own words for its date.
     missing = seeded.query(
-        "SELECT count(*) AS n FROM price_quotes WHERE source = '' OR observed_at IS NULL"
+        "SELECT count(*) AS n FROM price_quotes WHERE source = ''"
+        " OR (observed_at IS NULL AND source_date_text = '')"
     )
     assert missing.n[0] == 0
     missing = seeded.query(
-        "SELECT count(*) AS n FROM benchmark_results WHERE source_url = '' OR measured_at IS NULL"
+        "SELECT count(*) AS n FROM benchmark_results WHERE source_url = ''"
+        " OR (measured_at IS NULL AND source_date_text = '')"
     )
     assert missing.n[0] == 0
 
