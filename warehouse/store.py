@@ -25,6 +25,7 @@ from tokendesk.records import (
     SnapshotKind,
     SnapshotStatus,
 )
+from tokendesk.textsafety import clean_text, safe_message
 from warehouse.migrations import MIGRATIONS
 
 PRICE_COLUMNS = (
@@ -113,6 +114,8 @@ class Warehouse:
         self._con = con
         self.path = path
         self.read_only = read_only
+        #: The open command-wide transaction, if any (see ``atomic``).
+        self._batch: duckdb.DuckDBPyConnection | None = None
 
     # -- opening ------------------------------------------------------------------------------
     @classmethod
@@ -209,7 +212,33 @@ class Warehouse:
             tx.unregister("incoming_accelerators")
 
     @contextmanager
+    def atomic(self) -> Iterator[Warehouse]:
+        """One transaction around everything written inside: a command that ingests several
+        files or providers commits all of them or none (a kill -9 before COMMIT leaves the
+        previous state, which DuckDB restores from its write-ahead log on the next open)."""
+        if self._batch is not None:
+            yield self
+            return
+        if self.read_only:
+            raise WarehouseError("this warehouse connection is read-only")
+        tx = self._con.cursor()
+        tx.execute("BEGIN TRANSACTION")
+        self._batch = tx
+        try:
+            yield self
+        except BaseException:
+            self._batch = None
+            tx.execute("ROLLBACK")
+            raise
+        else:
+            self._batch = None
+            tx.execute("COMMIT")
+
+    @contextmanager
     def _transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        if self._batch is not None:  # part of a command-wide transaction: it commits
+            yield self._batch
+            return
         if self.read_only:
             raise WarehouseError("this warehouse connection is read-only")
         tx = self._con.cursor()
@@ -233,6 +262,7 @@ class Warehouse:
         error: str = "",
         as_of: datetime | None = None,
         scope: Sequence[str] | None = None,
+        complete: bool = False,
         quarantine: Mapping[int, str] | None = None,
         review_flags: Mapping[int, str] | None = None,
         integrity: Sequence[tuple[str, int, int, str]] | None = None,
@@ -241,9 +271,16 @@ class Warehouse:
         """Write one price snapshot in one transaction; return its id.
 
         ``source`` names what the snapshot speaks for (a provider such as ``aws``, or a sheet
-        such as ``sheet:negotiated``); the newest good snapshot of a source is current for each
-        region in its ``scope`` (None = every region of that source).
+        such as ``sheet:negotiated``). Each item it lists (region x zone x instance type x
+        pricing model x basis x quote) is current until a newer good observation of the same
+        item; ``scope`` records the regions it covered (default: those its quotes name).
+        ``complete`` declares the snapshot the whole catalog of its source (the bundled seed):
+        older items it no longer lists are then withdrawn.
         """
+        if complete:
+            scope = None
+        elif scope is None:
+            scope = sorted({quote.region for quote in quotes}) or ["-"]
         now = datetime.now(UTC)
         snapshot_id = new_snapshot_id(SnapshotKind.PRICES, source, now)
         quarantine = quarantine or {}
@@ -333,8 +370,14 @@ class Warehouse:
     def record_failed_snapshot(
         self, kind: SnapshotKind, source: str, error: str, *, origin: str = "api"
     ) -> str:
-        """Record that a refresh or import failed; the previous good snapshot stays current."""
+        """Record that a refresh or import failed; the previous good snapshot stays current.
+
+        The error text is stored with secrets redacted and control characters removed: an
+        endpoint that echoes request headers must not get a key into the append-only table.
+        """
         now = datetime.now(UTC)
+        source = clean_text(source)[:200]
+        error = safe_message(error)
         snapshot_id = new_snapshot_id(kind, source, now)
         with self._transaction() as tx:
             self._insert_snapshot(
@@ -369,6 +412,8 @@ class Warehouse:
         notes: str,
     ) -> None:
         scope_text = "*" if not scope else ",".join(scope)
+        error = safe_message(error)
+        notes = safe_message(notes)
         tx.execute(
             "INSERT INTO snapshots (snapshot_id, kind, source, origin, scope, created_at, as_of,"
             " status, error, row_count, notes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -50,6 +50,8 @@ class Source:
     #: Companion files given alongside (e.g. an MLPerf system description), by file name.
     companions: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: Set when the file's encoding was a guess (Latin-1); added to every result's notes.
+    encoding_note: str = ""
 
     # -- errors and values ----------------------------------------------------------------------
     def fail(self, key: str, reason: str) -> ResultFileError:
