@@ -449,7 +449,10 @@ class Warehouse:
             sql += " WHERE provider = ?"
             params.append(provider)
         frame = self.cursor().execute(sql, params).df()
-        return [PriceQuote.model_validate(_none_for_nan(row)) for row in frame.to_dict("records")]
+        return [
+            PriceQuote.model_validate(_none_for_nan(row), context={"stored": True})
+            for row in frame.to_dict("records")
+        ]
 
     def integrity_report(self, snapshot_id: str) -> pd.DataFrame:
         return (
