@@ -167,33 +167,56 @@ def decode_text(data: bytes, name: str = "input") -> DecodedText:
     for bom, encoding in boms:
         if data.startswith(bom):
             try:
-                return DecodedText(data.decode(encoding), encoding)
+                text = data.decode(encoding)
             except UnicodeDecodeError:
                 raise InputFileError(
                     name, f"starts with a {encoding} byte-order mark but is not {encoding} text"
                 ) from None
+            if _looks_binary(text):
+                raise InputFileError(name, "is binary (control bytes), not a text file")
+            return DecodedText(text, encoding)
     if b"\x00" in data[:65536]:
-        # UTF-16 without a BOM has a NUL in every other byte of ASCII text.
+        # UTF-16-LE without a BOM: ASCII text has a NUL in every odd byte and none in the even.
         sample = data[:4096]
-        if len(sample) >= 4 and sample[1::2].count(0) > len(sample) // 4:
+        half = len(sample) // 2
+        if (
+            len(sample) >= 4
+            and sample[1::2].count(0) > half * 0.9
+            and sample[0::2].count(0) < half * 0.1
+        ):
             try:
-                return DecodedText(
-                    data.decode("utf-16-le"), "utf-16-le", "read as UTF-16-LE (no byte-order mark)"
-                )
+                text = data.decode("utf-16-le")
             except UnicodeDecodeError:
-                pass
+                text = ""
+            if text and not _looks_binary(text):
+                return DecodedText(text, "utf-16-le", "read as UTF-16-LE (no byte-order mark)")
         raise InputFileError(
             name, "is binary (contains NUL bytes), not a text file; export it as CSV or JSON text"
         )
     try:
-        return DecodedText(data.decode("utf-8"), "utf-8")
+        decoded = DecodedText(data.decode("utf-8"), "utf-8")
     except UnicodeDecodeError as exc:
-        text = data.decode("latin-1")
-        return DecodedText(
-            text,
+        decoded = DecodedText(
+            data.decode("latin-1"),
             "latin-1",
             f"not valid UTF-8 (byte {exc.start}); read as Latin-1 — save it as UTF-8 to be sure",
         )
+    if _looks_binary(decoded.text):
+        raise InputFileError(
+            name, "is binary (control bytes), not a text file; export it as CSV or JSON text"
+        )
+    return decoded
+
+
+def _looks_binary(text: str) -> bool:
+    """Many control characters in the first 64K: more than 3% (and more than 4) that text never
+    holds. Escape sequences, bell and backspace are left to ``clean_text``: a text file with a
+    coloured name in it is text, and is read and cleaned."""
+    sample = text[:65536]
+    controls = sum(
+        1 for ch in sample if (ord(ch) < 32 and ch not in "\t\n\r\f\x1b\x07\x08") or ch == "\x7f"
+    )
+    return controls > max(4, len(sample) * 3 // 100)
 
 
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')

@@ -32,6 +32,10 @@ RESULT_META = {"source_date_text", "source_rows"}
 
 Record = TypeVar("Record", bound=BaseModel)
 
+#: Cells are read whole up to this size so that an over-long one is refused by the record's
+#: length limit, with its field named, rather than by the csv module's 128 KiB guard.
+CSV_FIELD_LIMIT = 16 * 1024 * 1024
+
 
 class SeedFileError(ValueError):
     """A row of a data file failed validation."""
@@ -72,15 +76,21 @@ def _read_rows(
     out: list[tuple[dict[str, str], Record]] = []
     seen: dict[str, int] = {}
     reader = csv.DictReader(io.StringIO(text, newline=""))
+    csv.field_size_limit(max(csv.field_size_limit(), CSV_FIELD_LIMIT))
     try:
         header = [clean_text(name or "").strip() for name in (reader.fieldnames or ())]
         reader.fieldnames = header
         if not header or header == [""]:
             raise SeedFileError(path, 1, "-", "the file is empty; expected a header row")
-        unknown = set(header) - set(model.model_fields) - meta
+        unknown = sorted(set(header) - set(model.model_fields) - meta)
         if unknown:
+            shown = [name if len(name) <= 40 else name[:40] + "…" for name in unknown[:5]]
             raise SeedFileError(
-                path, 1, sorted(unknown)[0], f"unknown column(s) {sorted(unknown)[:5]}"
+                path,
+                1,
+                shown[0],
+                f"unknown column(s) {', '.join(shown)}; the columns are those of"
+                f" data/{SEED_PRICES if model is PriceQuote else SEED_RESULTS}",
             )
         for row_no, row in enumerate(reader, start=2):
             if None in row:
@@ -113,7 +123,10 @@ def _read_rows(
             out.append((row, record))
     except csv.Error as exc:
         raise SeedFileError(
-            path, reader.line_num, "-", f"not a readable CSV ({exc}); check quoting and cell sizes"
+            path,
+            reader.line_num + 1,
+            "-",
+            f"not a readable CSV ({exc}); check quoting and cell sizes",
         ) from None
     if not out:
         raise SeedFileError(path, 2, "-", "the file has a header but no data rows; add rows")

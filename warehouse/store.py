@@ -25,7 +25,7 @@ from tokendesk.records import (
     SnapshotKind,
     SnapshotStatus,
 )
-from tokendesk.textsafety import clean_text, safe_message
+from tokendesk.textsafety import safe_message
 from warehouse.migrations import MIGRATIONS
 
 PRICE_COLUMNS = (
@@ -376,8 +376,6 @@ class Warehouse:
         endpoint that echoes request headers must not get a key into the append-only table.
         """
         now = datetime.now(UTC)
-        source = clean_text(source)[:200]
-        error = safe_message(error)
         snapshot_id = new_snapshot_id(kind, source, now)
         with self._transaction() as tx:
             self._insert_snapshot(
@@ -412,6 +410,7 @@ class Warehouse:
         notes: str,
     ) -> None:
         scope_text = "*" if not scope else ",".join(scope)
+        source = safe_message(source, limit=200)
         error = safe_message(error)
         notes = safe_message(notes)
         tx.execute(
