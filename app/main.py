@@ -6,6 +6,9 @@ from pathlib import Path
 
 import streamlit as st
 
+from app.safe import plain
+from warehouse import WarehouseError
+
 PAGES = Path(__file__).parent / "views"
 
 st.set_page_config(page_title="tokendesk", page_icon=":material/token:", layout="wide")
@@ -41,4 +44,19 @@ navigation = st.navigation(
         ),
     ]
 )
-navigation.run()
+try:
+    navigation.run()
+except WarehouseError:
+    # A command-line ingest or refresh holds the file: DuckDB lets one process write it and none
+    # read it meanwhile. Say so, instead of Streamlit's redacted error.
+    st.info(
+        "The warehouse is being written by another tokendesk process (a command-line ingest,"
+        " import or refresh). This page shows again when it finishes: reload in a moment.",
+        icon=":material/hourglass_top:",
+    )
+except Exception as exc:  # the last line of defence: a plain message, never a traceback
+    st.error(
+        f"This page could not be drawn ({plain(type(exc).__name__)}: {plain(exc)}). The warehouse"
+        " is unchanged. Reload the page; if this persists, run `tokendesk db info` to check the"
+        " warehouse."
+    )

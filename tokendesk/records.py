@@ -119,6 +119,16 @@ def _clean_strings(data: Any) -> Any:
     return cleaned
 
 
+def check_url(value: str) -> str:
+    """A source link is shown as a clickable link: only http(s), never javascript: or data:."""
+    if value and not value.lower().startswith(("https://", "http://")):
+        raise ValueError(
+            f"source_url {value[:60]!r} is not an http(s) address; give the page's https:// link"
+            " or leave it empty"
+        )
+    return value
+
+
 def check_moment(name: str, moment: datetime, now: datetime | None = None) -> None:
     """Reject a timestamp in the future (beyond ``CLOCK_SKEW``) or before ``EARLIEST_OBSERVATION``."""
     naive = moment.astimezone(UTC).replace(tzinfo=None) if moment.tzinfo else moment
@@ -221,6 +231,11 @@ class PriceQuote(BaseModel):
     def _known_accelerator(cls, value: str) -> str:
         return check_accelerator_id(value)
 
+    @field_validator("source_url")
+    @classmethod
+    def _web_link(cls, value: str) -> str:
+        return check_url(value)
+
     @field_validator("observed_at")
     @classmethod
     def _plausible_moment(cls, value: datetime, info: ValidationInfo) -> datetime:
@@ -317,6 +332,11 @@ class BenchmarkResult(BaseModel):
     @classmethod
     def _known_accelerator(cls, value: str) -> str:
         return check_accelerator_id(value)
+
+    @field_validator("source_url")
+    @classmethod
+    def _web_link(cls, value: str) -> str:
+        return check_url(value)
 
     @field_validator("measured_at")
     @classmethod

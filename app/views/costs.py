@@ -7,6 +7,7 @@ from functools import partial
 import streamlit as st
 
 from app import charts, data
+from app.safe import plain
 from tokendesk import formatting
 from tokendesk.exports import safe_csv
 from tokendesk.metrics import PERCENTILES
@@ -73,10 +74,10 @@ if not best.empty:
     col2.metric(
         f"Cheapest $/1K {token_basis.split()[0]} tokens",
         formatting.usd_per_1k(top["cost"]),
-        help=f"{top['accelerator_id']} on {top['provider']} {top['instance_type']} "
-        f"({top['pricing_model']}, {top['region']}); "
-        f"price: {top['price_source']} ({top['price_observed_at']:%Y-%m-%d}); "
-        f"result: {top['bench_source_title']} "
+        help=f"{plain(top['accelerator_id'])} on {plain(top['provider'])} "
+        f"{plain(top['instance_type'])} ({top['pricing_model']}, {plain(top['region'])}); "
+        f"price: {plain(top['price_source'])} ({top['price_observed_at']:%Y-%m-%d}); "
+        f"result: {plain(top['bench_source_title'])} "
         f"({top['bench_measured_at']:%Y-%m-%d})",
     )
 with_ftl = priced[priced["ftl_ms"].notna()]
@@ -86,8 +87,8 @@ if not with_ftl.empty:
     col3.metric(
         f"Lowest FTL {percentile}" + (" (upper bound)" if bound else ""),
         ("≤ " if bound else "") + formatting.ms(fastest["ftl_ms"]),
-        help=f"{fastest['accelerator_id']} · {fastest['model']} · "
-        f"{fastest['bench_source_title']} "
+        help=f"{plain(fastest['accelerator_id'])} · {plain(fastest['model'])} · "
+        f"{plain(fastest['bench_source_title'])} "
         f"({fastest['bench_measured_at']:%Y-%m-%d}); basis "
         f"{fastest['ftl_basis']}",
     )

@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from app import charts, data
+from app.safe import plain
 from tokendesk import formatting
 from tokendesk import scenario_inputs as si
 from tokendesk.metrics import PERCENTILES
@@ -55,16 +56,16 @@ else:
     for column, row in zip(columns, best.itertuples(), strict=False):
         bound = "≤ " if row.ftl_basis != percentile else ""
         column.metric(
-            row.accelerator_name,
+            plain(row.accelerator_name),
             formatting.usd_per_1k(row.usd_per_1k_output_tokens) + " /1K",
-            help=f"{row.provider} {row.instance_type} ({row.pricing_model}, "
-            f"{row.region}) · {row.model} {row.precision} · "
+            help=f"{plain(row.provider)} {plain(row.instance_type)} ({row.pricing_model}, "
+            f"{plain(row.region)}) · {plain(row.model)} {plain(row.precision)} · "
             f"FTL {bound}{formatting.ms(row.ftl_ms)} ({row.ftl_basis}) · price: "
-            f"{row.price_source} ({row.price_observed_at:%Y-%m-%d}) · "
-            f"result: {row.bench_source_title} ({row.bench_measured_at:%Y-%m-%d})",
+            f"{plain(row.price_source)} ({row.price_observed_at:%Y-%m-%d}) · "
+            f"result: {plain(row.bench_source_title)} ({row.bench_measured_at:%Y-%m-%d})",
         )
         column.caption(
-            f"{row.provider} · {row.instance_type} · {row.pricing_model} · FTL "
+            f"{plain(row.provider)} · {plain(row.instance_type)} · {row.pricing_model} · FTL "
             f"{bound}{formatting.ms(row.ftl_ms)}"
         )
     incumbent = best[best["vendor"] == "NVIDIA"]
@@ -74,9 +75,9 @@ else:
         change = alt.usd_per_1k_output_tokens / inc.usd_per_1k_output_tokens - 1
         verdict = "cheaper" if change < 0 else "dearer"
         st.markdown(
-            f"**Incumbent against the best alternative:** {alt.accelerator_name} on {alt.provider} is "
-            f"**{abs(change):.0%} {verdict}** per 1K output tokens than "
-            f"{inc.accelerator_name} on {inc.provider} "
+            f"**Incumbent against the best alternative:** {plain(alt.accelerator_name)} on "
+            f"{plain(alt.provider)} is **{abs(change):.0%} {verdict}** per 1K output tokens than "
+            f"{plain(inc.accelerator_name)} on {plain(inc.provider)} "
             f"({formatting.usd_per_1k(alt.usd_per_1k_output_tokens)} vs "
             f"{formatting.usd_per_1k(inc.usd_per_1k_output_tokens)}), "
             f"both meeting FTL {percentile} ≤ {slo:,.0f} ms."

@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app import charts, data
+from app.safe import plain
 from costmodel import cost_range, tornado
 from tokendesk import formatting
 from tokendesk import scenario_inputs as si
@@ -108,7 +109,7 @@ try:
     si.parse_custom(custom)
     chosen = replace(chosen, custom=custom)
 except ValueError as exc:
-    st.warning(f"Custom scenario ignored: {exc}.", icon="⚠️")
+    st.warning(f"Custom scenario ignored: {plain(exc)}.", icon="⚠️")
     chosen = replace(chosen, custom="")
 
 # Keep the URL in step with the inputs (only non-default keys), so the link reproduces the view.
@@ -257,25 +258,29 @@ for result in results:
                     },
                 )
             for warning in result.warnings:
-                st.caption(f"⚠️ {warning}")
+                st.caption(f"⚠️ {plain(warning)}")
         with latency_tab:
             for segment in result.latency:
-                (st.success if segment.meets else st.error)(segment.sentence)
+                (st.success if segment.meets else st.error)(plain(segment.sentence, limit=2000))
             if not result.latency:
                 st.info("No interactive segment is served, so there is no FTL to check.")
         with risk_tab:
             for figure in result.risk.figures():
                 st.markdown(
-                    f"**{figure.name}: {figure.value:,.0f} {figure.unit}** — {figure.sentence}"
+                    f"**{plain(figure.name)}: {figure.value:,.0f} {plain(figure.unit)}** —"
+                    f" {plain(figure.sentence, limit=2000)}"
                 )
             if result.risk.maturity_details:
-                st.caption(" · ".join(result.risk.maturity_details))
+                st.caption(" · ".join(plain(d) for d in result.risk.maturity_details))
         with timeline_tab:
-            st.write(result.timeline.sentence)
+            st.markdown(plain(result.timeline.sentence, limit=2000))
             if result.timeline.gates:
                 figure = charts.gantt_weeks(result.timeline.gates)
                 st.plotly_chart(figure, width="stretch", key=f"gantt_{result.name}")
-            st.caption(f"{result.migration.sentence} {result.payback_sentence}")
+            st.caption(
+                f"{plain(result.migration.sentence, limit=2000)}"
+                f" {plain(result.payback_sentence, limit=2000)}"
+            )
         with sensitivity_tab:
             bars = tornado(result) if result.lines else ()
             if not bars:

@@ -36,11 +36,10 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def app_url(tmp_path_factory) -> str:
-    db = tmp_path_factory.mktemp("e2e") / "e2e.duckdb"
+def start_dashboard(db: Path, log_path: Path) -> tuple[subprocess.Popen, str]:
+    """Serve ``tokendesk app`` on ``db`` on a free port; (process, url) once it answers."""
     port = _free_port()
-    log = (tmp_path_factory.mktemp("e2e-log") / "app.log").open("w")
+    log = log_path.open("w")
     process = subprocess.Popen(
         [sys.executable, "-m", "tokendesk.cli", "app", "--port", str(port), "--db", str(db)],
         stdout=log,
@@ -57,7 +56,14 @@ def app_url(tmp_path_factory) -> str:
             time.sleep(0.5)
     else:
         process.terminate()
-        pytest.fail(f"dashboard did not start; log: {Path(log.name).read_text()}")
+        pytest.fail(f"dashboard did not start; log: {log_path.read_text()}")
+    return process, url
+
+
+@pytest.fixture(scope="session")
+def app_url(tmp_path_factory) -> str:
+    db = tmp_path_factory.mktemp("e2e") / "e2e.duckdb"
+    process, url = start_dashboard(db, tmp_path_factory.mktemp("e2e-log") / "app.log")
     yield url
     process.terminate()
     process.wait(timeout=20)
