@@ -48,7 +48,7 @@ _SECRET_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (
         re.compile(
             r"(?i)\b((?:proxy-)?authorization|x-amz-security-token|x-api-key|api-key|"
-            r"ocp-apim-subscription-key|x-goog-api-key)(\s*[:=]\s*)[^\r\n,;}\]]+"
+            r"ocp-apim-subscription-key|x-goog-api-key)(\"?\s*[:=]\s*\"?)[^\r\n,;}\]\"]+"
         ),
         r"\1\2[redacted]",
     ),
@@ -69,7 +69,7 @@ _SECRET_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # (IQoJb3JpZ2luX2Vj... is how STS tokens begin) are caught by their prefix.
     (re.compile(r"\bIQoJb3JpZ2lu[A-Za-z0-9/+=]{20,}"), "[redacted-aws-session-token]"),
     # GCP: API keys, OAuth access tokens, service-account private keys.
-    (re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b"), "[redacted-gcp-api-key]"),
+    (re.compile(r"\bAIza[0-9A-Za-z_-]{30,}"), "[redacted-gcp-api-key]"),
     (re.compile(r"\bya29\.[0-9A-Za-z_.-]{20,}"), "[redacted-gcp-token]"),
     (
         re.compile(
