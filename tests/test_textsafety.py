@@ -33,7 +33,10 @@ PRICE_CSV = (
         ("key=AIzaSyA1234567890abcdefghijklmnopqrstu", "AIzaSyA1234567890"),
         ("token ya29.a0AfH6SMBexampleexampleexampleexample", "ya29.a0AfH6"),
         ("DefaultEndpointsProtocol=https;AccountKey=Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6==;", "Zm9vYmFy"),
-        ("https://acct.blob.core.windows.net/c?sv=2024&sig=abcdEFGH1234abcdEFGH1234%3D", "abcdEFGH"),
+        (
+            "https://acct.blob.core.windows.net/c?sv=2024&sig=abcdEFGH1234abcdEFGH1234%3D",
+            "abcdEFGH",
+        ),
         ("id eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4eXoifQ.c2lnbmF0dXJlLXZhbHVl", "eyJhbGciOi"),
         ("-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBg\n-----END PRIVATE KEY-----", "MIIEvQ"),
     ],
