@@ -70,6 +70,10 @@ def _register_subcommands() -> None:
         from briefs.cli import register
 
         register(app)
+    if importlib.util.find_spec("audit") and importlib.util.find_spec("audit.cli"):
+        from audit.cli import register as register_audit
+
+        register_audit(app)
 
 
 COSTS_COLUMNS = [
