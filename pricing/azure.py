@@ -338,6 +338,10 @@ def fetch_azure(
                 result.region_errors[region] = f"{type(exc).__name__}: {exc}"
                 progress(region, index, len(wanted), "failed")
                 continue
+            if not items:  # an unknown or empty region: say so, never a silent "nothing to do"
+                result.skipped.append(
+                    SkippedItem(region, "the price API returned no items; check the region name")
+                )
             parsed = parse_items(items, now)
             result.quotes.extend(parsed.quotes)
             result.skipped.extend(parsed.skipped)

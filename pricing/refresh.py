@@ -178,7 +178,7 @@ def _write(
     if not result.quotes:
         if not outcomes:
             source = spec.source or spec.name
-            message = error or "the source returned no prices"
+            message = error or _summarise_skips(result.skipped) or "the source returned no prices"
             snapshot_id = warehouse.record_failed_snapshot(
                 SnapshotKind.PRICES, source, message, origin=spec.origin
             )

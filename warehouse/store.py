@@ -495,6 +495,11 @@ def _connect(target: str, *, read_only: bool) -> duckdb.DuckDBPyConnection:
     except duckdb.IOException as exc:
         if "lock" not in str(exc).lower():
             raise
+        if read_only:  # a reader (the dashboard) blocked by a writer (a command-line ingest)
+            raise WarehouseError(
+                f"the warehouse {target} is being written by another process (a command-line"
+                " ingest, import or refresh); read it again when that command finishes"
+            ) from None
         raise WarehouseError(
             f"the warehouse {target} is in use by another process ({str(exc).splitlines()[0]}). "
             "While the dashboard is running, refresh prices and upload results from its Prices and "

@@ -185,3 +185,15 @@ def test_retry_after_as_an_http_date():
     when = format_datetime(datetime.now(UTC) + timedelta(seconds=30), usegmt=True)
     seconds = _retry_after_s(httpx.Response(429, headers={"Retry-After": when}), 0)
     assert 25 <= seconds <= 31
+
+
+def test_an_empty_region_is_reported_not_passed_over():
+    with respx.mock() as router:
+        router.get(API_URL).mock(
+            return_value=httpx.Response(200, json={"Items": [], "NextPageLink": None})
+        )
+        result = fetch_azure(["eastus"], now=NOW, sleep=lambda s: None)
+    assert not result.quotes
+    assert [(s.what, s.reason) for s in result.skipped] == [
+        ("eastus", "the price API returned no items; check the region name")
+    ]
