@@ -1,5 +1,6 @@
 import base64
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -32,6 +33,12 @@ def writable_env(app_db, tmp_path, monkeypatch):
     shutil.copy(app_db, path)
     monkeypatch.setenv("TOKENDESK_DB", str(path))
     return path
+
+
+def shown(markdown: str) -> str:
+    """What a reader sees of a Markdown string that carries escaped outside text (``app.safe``):
+    backslash escapes resolved, word joiners dropped."""
+    return re.sub(r"\\(.)", r"\1", markdown).replace("\u2060", "")
 
 
 def plain(value):
