@@ -497,8 +497,8 @@ def _connect(target: str, *, read_only: bool) -> duckdb.DuckDBPyConnection:
             raise
         if read_only:  # a reader (the dashboard) blocked by a writer (a command-line ingest)
             raise WarehouseError(
-                f"the warehouse {target} is being written by another process (a command-line"
-                " ingest, import or refresh); read it again when that command finishes"
+                f"the warehouse {target} is in use by another process that is writing to it (a"
+                " command-line ingest, import or refresh); read it again when that command finishes"
             ) from None
         raise WarehouseError(
             f"the warehouse {target} is in use by another process ({str(exc).splitlines()[0]}). "
