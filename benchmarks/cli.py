@@ -17,9 +17,17 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from benchmarks.bundle import verify_bundle
 from benchmarks.errors import BundleError, ResultFileError
-from tokendesk.records import SnapshotKind, UnknownAcceleratorError, check_accelerator_id
+from benchmarks.fake_server import FakeServerConfig, serve
+from benchmarks.importers import MAX_IMPORT_BYTES, ImportOverrides, import_sources
+from benchmarks.prompts import PromptBundleError, load_prompts, prompt_set_digest
+from benchmarks.results import RunContext, build_document, document_to_results
+from benchmarks.runner import HarnessConfig, operating_points, run_harness, run_parity
+from tokendesk.catalog import UnknownAcceleratorError, check_accelerator_id
+from tokendesk.records import SnapshotKind
 from tokendesk.textsafety import InputFileError, clean_text, read_limited, terminal_text
+from warehouse import Warehouse
 
 bench_app = typer.Typer(
     help="Portability harness: run golden prompts against an endpoint, import results "
@@ -74,7 +82,6 @@ def _csv_rates(text: str | None) -> list[float] | None:
 
 
 def _ingest(db: Path | None, source: str, results, origin: str) -> str:
-    from warehouse import Warehouse
 
     with Warehouse.open(db) as wh:
         return wh.ingest_results(source, results, origin=origin)
@@ -155,9 +162,6 @@ def run_cmd(
     db: DbOption = None,
 ) -> None:
     """Run golden prompts at each operating point and record tokens/s, TTFT, TPOT and failures."""
-    from benchmarks.prompts import PromptBundleError, load_prompts, prompt_set_digest
-    from benchmarks.results import RunContext, build_document, document_to_results
-    from benchmarks.runner import HarnessConfig, operating_points, run_harness
 
     try:
         check_accelerator_id(accelerator)
@@ -174,8 +178,6 @@ def run_cmd(
         raise _fail(str(exc)) from exc
     bundle_obj = None
     if bundle is not None:
-        from benchmarks.bundle import verify_bundle
-
         try:
             bundle_obj = verify_bundle(bundle)
         except BundleError as exc:
@@ -209,8 +211,6 @@ def run_cmd(
     blocks = asyncio.run(run_harness(cfg, points, show_progress=progress and sys.stderr.isatty()))
     parity = None
     if bundle_obj is not None:
-        from benchmarks.runner import run_parity
-
         parity = asyncio.run(run_parity(endpoint, model, bundle_obj, timeout_s=timeout_s))
     finished = datetime.now(UTC)
     config = {
@@ -331,7 +331,6 @@ def import_cmd(
 
     All files are validated first; if any fails, nothing is written and each failure is recorded
     as a failed snapshot."""
-    from benchmarks.importers import MAX_IMPORT_BYTES, ImportOverrides, import_sources
 
     overrides = ImportOverrides(
         accelerator_id=accelerator,
@@ -413,7 +412,6 @@ def import_cmd(
     if dry_run:
         console.print("dry run: nothing written")
         return
-    from warehouse import Warehouse
 
     written = []
     # One transaction for the whole command: every file's snapshot is written, or none.
@@ -432,7 +430,6 @@ def import_cmd(
 
 def _record_failures(db: Path | None, failures: list[ResultFileError]) -> None:
     """Each rejected file is recorded as a failed snapshot (its error text redacted)."""
-    from warehouse import Warehouse
 
     with Warehouse.open(db) as wh:
         for exc in failures:
@@ -449,7 +446,6 @@ def verify_bundle_cmd(
     directory: Annotated[Path, typer.Argument(help="Model bundle directory.")],
 ) -> None:
     """Check a model bundle's manifest, files, checksums and golden prompt ids."""
-    from benchmarks.bundle import verify_bundle
 
     try:
         bundle = verify_bundle(directory)
@@ -481,7 +477,6 @@ def serve_fake_cmd(
     duration_s: Annotated[float | None, typer.Option(help="Stop after this many seconds.")] = None,
 ) -> None:
     """Serve the in-repo OpenAI-compatible streaming endpoint with a controlled token schedule."""
-    from benchmarks.fake_server import FakeServerConfig, serve
 
     cfg = FakeServerConfig(
         ttft_ms=ttft_ms, itl_ms=itl_ms, output_tokens=output_tokens, drift=drift, model=model

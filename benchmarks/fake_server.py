@@ -22,6 +22,7 @@ connection is cut mid-stream) or ``[[fault:malformed]]`` (a broken SSE line) tri
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import hashlib
@@ -581,7 +582,6 @@ async def serve(
 
 def main(argv: list[str] | None = None) -> None:
     """``python -m benchmarks.fake_server``: prints ``PORT <n>`` once listening."""
-    import argparse
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")

@@ -32,6 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
 from benchmarks.client import (
     TOKEN_BASIS_CHUNKS,
     ClientPool,
@@ -40,7 +42,8 @@ from benchmarks.client import (
     completions_payload,
     stream_request,
 )
-from benchmarks.prompts import GoldenPrompt
+from benchmarks.parity import compare_outputs
+from benchmarks.prompts import GoldenPrompt, load_prompts
 from benchmarks.stats import summary
 from benchmarks.telemetry import TelemetrySampler
 
@@ -259,8 +262,15 @@ def summarise_point(
         basis = "full"
         start = min((r.sent_at for r in measured), default=marks["run_start"])
         end = max((r.done_at() for r in measured), default=marks["run_end"])
-    window = max(end - start, 1e-9)
     out_tok, in_tok = _tokens_in_window(ok, start, end)
+    if basis == "steady" and out_tok == 0:
+        # A busy host can stretch the ramp so far that no token lands in the steady window:
+        # measure over the full span rather than report no throughput at all.
+        basis = "full"
+        start = min((r.sent_at for r in measured), default=marks["run_start"])
+        end = max((r.done_at() for r in measured), default=marks["run_end"])
+        out_tok, in_tok = _tokens_in_window(ok, start, end)
+    window = max(end - start, 1e-9)
     span_start = min((r.sent_at for r in measured), default=marks["run_start"])
     span_end = max((r.done_at() for r in measured), default=marks["run_end"])
     span = max(span_end - span_start, 1e-9)
@@ -406,7 +416,6 @@ async def run_harness(
 def _progress(enabled: bool):
     if not enabled:
         return contextlib.nullcontext(None)
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     return Progress(
         TextColumn("{task.description}"),
@@ -449,8 +458,6 @@ async def golden_outputs(
 
 async def run_parity(endpoint: str, model: str, bundle, *, timeout_s: float = 600.0) -> dict:
     """Run a bundle's golden prompts at temperature 0 and compare with its expected outputs."""
-    from benchmarks.parity import compare_outputs
-    from benchmarks.prompts import load_prompts
 
     by_id = {p.prompt_id: p for p in load_prompts()}
     prompts = [by_id[pid] for pid in sorted(bundle.expected)]

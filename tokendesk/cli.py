@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import os
 import shutil
-import subprocess
 import sys
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -14,6 +14,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from audit.cli import register as register_audit
+from benchmarks.cli import bench_app
+from briefs.cli import register
+from pricing.cli import prices_app
 from tokendesk import formatting
 from tokendesk.exports import safe_csv
 from tokendesk.paths import REPO_ROOT, default_db_path
@@ -26,6 +30,7 @@ from tokendesk.textsafety import (
 )
 from warehouse import Warehouse, WarehouseError
 from warehouse.queries import COST_SORTS, cost_options
+from warehouse.seed import SeedFileError, ingest_price_file, ingest_result_file
 
 app = typer.Typer(
     help="What a thousand tokens cost, and how fast the first one arrives, on every accelerator.",
@@ -55,25 +60,11 @@ class OutputFormat(StrEnum):
 
 
 def _register_subcommands() -> None:
-    import importlib.util
 
-    # Mounted only once their packages are present (they land separately).
-    if importlib.util.find_spec("pricing.cli"):
-        from pricing.cli import prices_app
-
-        app.add_typer(prices_app, name="prices")
-    if importlib.util.find_spec("benchmarks.cli"):
-        from benchmarks.cli import bench_app
-
-        app.add_typer(bench_app, name="bench")
-    if importlib.util.find_spec("briefs.cli"):
-        from briefs.cli import register
-
-        register(app)
-    if importlib.util.find_spec("audit") and importlib.util.find_spec("audit.cli"):
-        from audit.cli import register as register_audit
-
-        register_audit(app)
+    app.add_typer(prices_app, name="prices")
+    app.add_typer(bench_app, name="bench")
+    register(app)
+    register_audit(app)
 
 
 COSTS_COLUMNS = [
@@ -285,7 +276,6 @@ def db_ingest(
     file is reported with file, row and field, nothing is written, and the attempt is recorded as
     a failed snapshot. Exit 0 when everything was written, 2 when an input was rejected."""
     from tokendesk.records import SnapshotKind
-    from warehouse.seed import SeedFileError, ingest_price_file, ingest_result_file
 
     written: list[tuple[Path, list[str]]] = []
     with Warehouse.open(db) as warehouse:
@@ -319,6 +309,13 @@ def db_ingest(
 @app.command("app")
 def run_app(
     port: Annotated[int, typer.Option(help="Port to serve on.")] = 8501,
+    host: Annotated[
+        str,
+        typer.Option(
+            help="Address to bind. The default serves this machine only; the warehouse can hold "
+            "negotiated quotes, so bind a wider address only behind your own access control."
+        ),
+    ] = "127.0.0.1",
     headless: Annotated[bool, typer.Option(help="Do not open a browser.")] = True,
     db: DbOption = None,
 ) -> None:
@@ -332,6 +329,8 @@ def run_app(
         "streamlit",
         "run",
         str(entry),
+        "--server.address",
+        host,
         "--server.port",
         str(port),
         "--server.headless",
@@ -342,8 +341,14 @@ def run_app(
         "--db",
         str(target),
     ]
-    console.print(f"Serving tokendesk on http://localhost:{port}")
-    raise typer.Exit(subprocess.call(command, cwd=REPO_ROOT))
+    shown = "localhost" if host in ("127.0.0.1", "localhost") else host
+    console.print(f"Serving tokendesk on http://{shown}:{port}")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Become the Streamlit server rather than its parent: a SIGTERM to `tokendesk app` then
+    # stops the server itself, and nothing is left listening behind a stopped parent.
+    os.chdir(REPO_ROOT)
+    os.execv(sys.executable, command)
 
 
 _registered = False

@@ -14,8 +14,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
+from pricing.integrity import check_snapshot
+from tokendesk.catalog import check_in_catalog
 from tokendesk.paths import data_dir
 from tokendesk.records import BenchmarkResult, PriceQuote
 from tokendesk.textsafety import InputFileError, clean_text, decode_text, read_limited
@@ -30,7 +32,7 @@ SEED_RESULTS = "seed_results.csv"
 PRICE_META = {"seed_snapshot", "source_date_text"}
 RESULT_META = {"source_date_text", "source_rows"}
 
-Record = TypeVar("Record", bound=BaseModel)
+Record = TypeVar("Record", PriceQuote, BenchmarkResult)
 
 #: Cells are read whole up to this size so that an over-long one is refused by the record's
 #: length limit, with its field named, rather than by the csv module's 128 KiB guard.
@@ -103,13 +105,13 @@ def _read_rows(
                 if key not in meta and value not in ("", None)
             }
             try:
-                record = model.model_validate(fields)
+                record = check_in_catalog(model.model_validate(fields))
             except ValidationError as exc:
                 first = exc.errors()[0]
                 field_name = ".".join(str(part) for part in first["loc"]) or "-"
                 message = str(first["msg"]).removeprefix("Value error, ")
                 raise SeedFileError(path, row_no, field_name, clean_text(message)) from None
-            except ValueError as exc:  # raised by validators outside pydantic's field errors
+            except ValueError as exc:  # the catalog check: the row names an unknown accelerator
                 raise SeedFileError(path, row_no, "accelerator_id", clean_text(str(exc))) from None
             key = _duplicate_key(row, record, meta)
             if key in seen:
@@ -133,7 +135,9 @@ def _read_rows(
     return out
 
 
-def _duplicate_key(row: dict[str, str], record: BaseModel, meta: set[str]) -> str:
+def _duplicate_key(
+    row: dict[str, str], record: PriceQuote | BenchmarkResult, meta: set[str]
+) -> str:
     """Two rows are duplicates if they carry the same record (and the same seed snapshot)."""
     extra = "|".join(str(row.get(name) or "") for name in sorted(meta) if name == "seed_snapshot")
     return extra + "|" + record.model_dump_json(exclude={"notes", "confidence", "source_title"})
@@ -163,7 +167,6 @@ def ingest_price_file(warehouse: Warehouse, path: Path, *, origin: str = "seed")
         groups[(snapshot_name, quote.provider)].append(quote)
     # Historical first so that, if dates tie, the current snapshot is the newer write.
     ordered = sorted(groups.items(), key=lambda item: (item[0][0] != "historical", item[0][1]))
-    from pricing.integrity import check_snapshot
 
     ids: list[str] = []
     with warehouse.atomic():

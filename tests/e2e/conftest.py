@@ -5,18 +5,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
-import httpx
 import pytest
 
-from tokendesk.paths import REPO_ROOT
+from tests.e2e.artifacts import ARTIFACTS
+from tests.e2e.server import start_dashboard
 
-ARTIFACTS = REPO_ROOT / "test-artifacts"
 CHROMIUM = os.environ.get("TOKENDESK_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
@@ -28,36 +23,6 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--disable-quic",
 ]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start_dashboard(db: Path, log_path: Path) -> tuple[subprocess.Popen, str]:
-    """Serve ``tokendesk app`` on ``db`` on a free port; (process, url) once it answers."""
-    port = _free_port()
-    log = log_path.open("w")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tokendesk.cli", "app", "--port", str(port), "--db", str(db)],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        cwd=REPO_ROOT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{url}/_stcore/health", timeout=1).text == "ok":
-                break
-        except httpx.HTTPError:
-            time.sleep(0.5)
-    else:
-        process.terminate()
-        pytest.fail(f"dashboard did not start; log: {log_path.read_text()}")
-    return process, url
 
 
 @pytest.fixture(scope="session")
@@ -90,9 +55,3 @@ def page(browser):
     context = browser.new_context(viewport={"width": 1500, "height": 1100})
     yield context.new_page()
     context.close()
-
-
-def screenshot(page, name: str) -> Path:
-    path = ARTIFACTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
-    return path

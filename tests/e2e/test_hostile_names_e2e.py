@@ -9,7 +9,8 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.e2e.conftest import screenshot, start_dashboard
+from tests.e2e.artifacts import screenshot
+from tests.e2e.server import start_dashboard
 from tokendesk.cli import main
 
 pytestmark = pytest.mark.e2e

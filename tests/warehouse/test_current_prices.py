@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from tests.test_records import quote
+from tests.factories import quote
 from tokendesk.cli import main
 from tokendesk.records import PriceQuote
 
