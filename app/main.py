@@ -5,10 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import streamlit as st
+from PIL import Image
+
+from app.safe import plain
+from warehouse import WarehouseError
 
 PAGES = Path(__file__).parent / "views"
 
-st.set_page_config(page_title="tokendesk", page_icon=":material/token:", layout="wide")
+# The favicon is an image the server itself serves: a ":material/…" icon (ours or a page's) is
+# fetched from a third-party font host, and the dashboard makes no request beyond its own server.
+FAVICON = Image.new("RGB", (32, 32), "#2f6fd0")
+st.set_page_config(page_title="tokendesk", page_icon=FAVICON, layout="wide")
 
 #: The default page is served at the app root; its own url_path only reserves a name.
 OVERVIEW = st.Page(
@@ -57,4 +64,19 @@ navigation = st.navigation(
         ),
     ]
 )
-navigation.run()
+try:
+    navigation.run()
+except WarehouseError:
+    # A command-line ingest or refresh holds the file: DuckDB lets one process write it and none
+    # read it meanwhile. Say so, instead of Streamlit's redacted error.
+    st.info(
+        "The warehouse is being written by another tokendesk process (a command-line ingest,"
+        " import or refresh). This page shows again when it finishes: reload in a moment.",
+        icon=":material/hourglass_top:",
+    )
+except Exception as exc:  # the last line of defence: a plain message, never a traceback
+    st.error(
+        f"This page could not be drawn ({plain(type(exc).__name__)}: {plain(exc)}). The warehouse"
+        " is unchanged. Reload the page; if this persists, run `tokendesk db info` to check the"
+        " warehouse."
+    )

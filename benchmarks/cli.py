@@ -20,12 +20,13 @@ from rich.table import Table
 from benchmarks.bundle import verify_bundle
 from benchmarks.errors import BundleError, ResultFileError
 from benchmarks.fake_server import FakeServerConfig, serve
-from benchmarks.importers import ImportOverrides, import_sources
+from benchmarks.importers import MAX_IMPORT_BYTES, ImportOverrides, import_sources
 from benchmarks.prompts import PromptBundleError, load_prompts, prompt_set_digest
 from benchmarks.results import RunContext, build_document, document_to_results
 from benchmarks.runner import HarnessConfig, operating_points, run_harness, run_parity
 from tokendesk.catalog import UnknownAcceleratorError, check_accelerator_id
 from tokendesk.records import SnapshotKind
+from tokendesk.textsafety import InputFileError, clean_text, read_limited, terminal_text
 from warehouse import Warehouse
 
 bench_app = typer.Typer(
@@ -87,7 +88,7 @@ def _ingest(db: Path | None, source: str, results, origin: str) -> str:
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:
-    err.print(f"[red]error:[/red] {message}")
+    err.print(f"[red]error:[/red] {terminal_text(message)}", highlight=False)
     return typer.Exit(code)
 
 
@@ -391,10 +392,10 @@ def import_cmd(
     failures: list[ResultFileError] = []
     blobs = []
     for path in files:
-        if not path.is_file():
-            failures.append(ResultFileError(str(path), "", "no such file"))
-        else:
-            blobs.append((str(path), path.read_bytes()))
+        try:
+            blobs.append((str(path), read_limited(path, MAX_IMPORT_BYTES)))
+        except InputFileError as exc:
+            failures.append(ResultFileError(str(path), "", exc.message))
     # Context files (MLPerf system JSON) must travel with their summaries, so files are parsed
     # together; a failure is then attributed by re-parsing each with the same companions.
     if not failures:
@@ -411,16 +412,13 @@ def import_cmd(
             print(json.dumps({"records": [], "rejected": [_rejection(e) for e in failures]}))
         for exc in failures:
             err.print(
-                f"[red]rejected[/red] {exc.file}: {exc.key + ': ' if exc.key else ''}{exc.reason}"
+                f"[red]rejected[/red] {terminal_text(str(exc))}",
+                highlight=False,
             )
         if not dry_run:
-            with Warehouse.open(db) as wh:
-                for exc in failures:
-                    wh.record_failed_snapshot(
-                        SnapshotKind.BENCHMARKS, f"import:{Path(exc.file).name}", str(exc)
-                    )
+            _record_failures(db, failures)
         err.print("nothing was imported: fix or drop the rejected file(s) and run again")
-        raise typer.Exit(1)
+        raise typer.Exit(2)
     parsed = [(name, fmt, results) for name, fmt, results, _ in checked]
     if output_format == "json":
         records = [
@@ -458,18 +456,24 @@ def import_cmd(
                 else (f"rate={r.request_rate_rps:g}" if r.request_rate_rps else r.scenario)
             )
             table.add_row(
-                Path(name).name,
-                fmt,
-                r.accelerator_id,
-                str(r.accelerators_per_replica),
-                r.runtime,
-                r.model,
-                r.precision,
-                load,
-                _fmt(r.output_tok_s),
-                _fmt(r.ttft_ms_p50, 2),
-                r.ttft_basis[:40],
-                roofline_text(check) + (" IMPLAUSIBLE (kept)" if r.plausibility_flag else ""),
+                *(
+                    terminal_text(cell)
+                    for cell in (
+                        Path(name).name,
+                        fmt,
+                        r.accelerator_id,
+                        str(r.accelerators_per_replica),
+                        r.runtime,
+                        r.model,
+                        r.precision,
+                        load,
+                        _fmt(r.output_tok_s),
+                        _fmt(r.ttft_ms_p50, 2),
+                        r.ttft_basis[:40],
+                        roofline_text(check)
+                        + (" IMPLAUSIBLE (kept)" if r.plausibility_flag else ""),
+                    )
+                )
             )
     if output_format == "table":
         console.print(table)
@@ -478,11 +482,31 @@ def import_cmd(
             console.print("dry run: nothing written")
         return
 
-    with Warehouse.open(db) as wh:
+    written = []
+    # One transaction for the whole command: every file's snapshot is written, or none.
+    with Warehouse.open(db) as wh, wh.atomic():
         for name, fmt, results in parsed:
-            snap = wh.ingest_results(f"{fmt}:{Path(name).name}", results, origin="import")
-            (console if output_format == "table" else err).print(
-                f"{Path(name).name}: {len(results)} result(s) -> snapshot {snap}"
+            source = f"{fmt}:{clean_text(Path(name).name)}"
+            written.append(
+                (name, len(results), wh.ingest_results(source, results, origin="import"))
+            )
+    for name, count, snap in written:
+        (console if output_format == "table" else err).print(
+            f"{terminal_text(Path(name).name)}: {count} result(s) -> snapshot {snap}",
+            highlight=False,
+        )
+
+
+def _record_failures(db: Path | None, failures: list[ResultFileError]) -> None:
+    """Each rejected file is recorded as a failed snapshot (its error text redacted)."""
+
+    with Warehouse.open(db) as wh:
+        for exc in failures:
+            wh.record_failed_snapshot(
+                SnapshotKind.BENCHMARKS,
+                f"import:{clean_text(Path(exc.file).name)}",
+                str(exc),
+                origin="import",
             )
 
 

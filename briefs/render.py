@@ -15,6 +15,7 @@ import pandas as pd
 from briefs.charts import drawing, svg
 from briefs.document import BarChart, Bullets, Document, Paragraph, Table
 from tokendesk.exports import neutralise, safe_csv
+from tokendesk.textsafety import clean_text, safe_message
 
 # reportlab and openpyxl are imported inside the PDF and XLSX writers, a measured start-up cost:
 # about 0.3 s and 0.4 s on the dev box, paid only when a PDF or a workbook is written.
@@ -40,13 +41,24 @@ def render_document(doc: Document, fmt: str) -> bytes:
 
 
 # -- Markdown ---------------------------------------------------------------------------------
+#: Characters that make links, images, HTML, code, tables or math out of text: a provider named
+#: ``![x](https://...)`` or ``<script>`` must print as those characters. (Emphasis characters
+#: are left alone: at worst they italicise, and escaping them would garble every snake_case id.)
+_MD_SPECIAL = re.compile(r"([\\`\[\]<>!|&$])")
+
+
+def _md_text(text: object) -> str:
+    """Any text of the document, escaped for Markdown, control characters and secrets removed."""
+    return _MD_SPECIAL.sub(r"\\\1", safe_message(str(text), limit=10_000))
+
+
 def _md_cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    return _md_text(text).replace("\n", " ")
 
 
 def _md_table(t: Table) -> list[str]:
     shown = t.display()
-    out = [f"**{t.title}**", ""]
+    out = [f"**{_md_text(t.title)}**", ""]
     if shown.empty:
         return [*out, "_(none)_", ""]
     out.append("| " + " | ".join(_md_cell(str(c)) for c in shown.columns) + " |")
@@ -54,14 +66,14 @@ def _md_table(t: Table) -> list[str]:
     for row in shown.itertuples(index=False):
         out.append("| " + " | ".join(_md_cell(str(v)) for v in row) + " |")
     if t.note:
-        out += ["", f"_{t.note}_"]
+        out += ["", f"_{_md_text(t.note)}_"]
     return [*out, ""]
 
 
 def _md_chart(c: BarChart) -> list[str]:
     width = 30
     top = max([*(v for v in c.values if v == v), *(c.high or ()), 0.0]) or 1.0
-    out = [f"**{c.title}** ({c.unit})", "", "```"]
+    out = [f"**{_md_text(c.title)}** ({_md_text(c.unit)})", "", "```"]
     label_w = max((len(lbl) for lbl in c.labels), default=0)
     for i, (label, value) in enumerate(zip(c.labels, c.values, strict=True)):
         bar = "█" * max(int(round(value / top * width)), 0) if value == value else ""
@@ -69,20 +81,22 @@ def _md_chart(c: BarChart) -> list[str]:
         if c.low is not None and c.high is not None:
             extra = f"  (range {c.value_format(c.low[i])} – {c.value_format(c.high[i])})"
         group = f"  [{c.groups[i]}]" if c.groups else ""
-        out.append(f"{label.ljust(label_w)}  {bar} {c.value_format(value)}{extra}{group}")
+        # Inside a code fence nothing renders; only a run of backticks could end it early.
+        line = f"{label.ljust(label_w)}  {bar} {c.value_format(value)}{extra}{group}"
+        out.append(clean_text(line).replace("`", "'"))
     return [*out, "```", ""]
 
 
 def markdown(doc: Document) -> bytes:
-    out = [f"# {doc.title}", "", doc.subtitle, ""]
-    out += [f"- **{k}:** {v}" for k, v in doc.meta] + [""]
+    out = [f"# {_md_text(doc.title)}", "", _md_text(doc.subtitle), ""]
+    out += [f"- **{_md_text(k)}:** {_md_text(v)}" for k, v in doc.meta] + [""]
     for section in doc.sections:
-        out += [f"## {section.title}", ""]
+        out += [f"## {_md_text(section.title)}", ""]
         for block in section.blocks:
             if isinstance(block, Paragraph):
-                out += [block.text, ""]
+                out += [_md_text(block.text), ""]
             elif isinstance(block, Bullets):
-                out += [f"- {item}" for item in block.items] + [""]
+                out += [f"- {_md_text(item)}" for item in block.items] + [""]
             elif isinstance(block, Table):
                 out += _md_table(block)
             elif isinstance(block, BarChart):
@@ -111,8 +125,13 @@ figure{margin:1em 0}figcaption{color:#666;font-size:.85em}
 """
 
 
+def _html_text(text: object) -> str:
+    """Any text of the document, HTML-escaped, control characters and secrets removed."""
+    return html.escape(safe_message(str(text), limit=10_000))
+
+
 def _html_cell(text: str) -> str:
-    escaped = html.escape(text)
+    escaped = _html_text(text)
     if text in ("buy", "no-buy", "defer", "keep"):
         return f'<span class="rec-{text}">{escaped}</span>'
     return escaped
@@ -120,7 +139,7 @@ def _html_cell(text: str) -> str:
 
 def html_page(doc: Document) -> bytes:
 
-    e = html.escape
+    e = _html_text
     out = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',

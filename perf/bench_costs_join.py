@@ -68,7 +68,7 @@ SELECT (p.price_id << 32) + r.result_id AS option_id, p.provider, p.region, p.zo
        r.measured_at AS bench_measured_at,
        r.confidence AS bench_confidence, r.snapshot_id AS bench_snapshot_id
 FROM price_quotes p
-JOIN current_price_snapshots c ON c.snapshot_id = p.snapshot_id AND c.region = p.region
+JOIN current_price_ids c ON c.price_id = p.price_id
 JOIN benchmark_results r ON r.accelerator_id = p.accelerator_id
                         AND p.accelerator_count >= r.accelerators_per_replica
 JOIN snapshots rs ON rs.snapshot_id = r.snapshot_id AND rs.status = 'ok'

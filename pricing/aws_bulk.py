@@ -11,6 +11,7 @@ surviving aggregates. (DuckDB here is a throwaway parser, not the warehouse conn
 from __future__ import annotations
 
 import re
+import shutil
 import tempfile
 from collections.abc import Sequence
 from datetime import datetime
@@ -40,6 +41,7 @@ from pricing.base import (
     no_progress,
     utcnow,
 )
+from tokendesk.paths import user_data_dir
 from tokendesk.records import PricingModel
 
 SOURCE_BULK = "aws-bulk-price-list"
@@ -319,7 +321,7 @@ def parse_bulk_csv(
 ) -> ProviderResult:
     """A downloaded bulk ``index.csv`` -> quotes (pure apart from reading the file)."""
     rows = query_bulk_csv(path, families, threads=threads)
-    return parse_bulk_rows(rows, observed_at, source_url or str(path))
+    return parse_bulk_rows(rows, observed_at, source_url)
 
 
 def fetch_bulk_csv(region: str, dest: Path, *, client: Any = None, timeout_s: float = 60.0) -> Path:
@@ -342,6 +344,16 @@ def fetch_bulk_csv(region: str, dest: Path, *, client: Any = None, timeout_s: fl
     return dest
 
 
+def bulk_scratch_dir(work_dir: Path | None = None) -> Path:
+    """The one folder bulk downloads go to, emptied at the start of every refresh: a refresh that
+    was killed (and so never ran its clean-up) leaves nothing behind for longer than that."""
+    folder = (work_dir or user_data_dir()) / "tmp" / "aws-bulk"
+    if folder.exists():
+        shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 def fetch_aws_bulk(
     regions: Sequence[str] | None = None,
     *,
@@ -356,7 +368,8 @@ def fetch_aws_bulk(
     now = now or utcnow()
     wanted = filter_regions(regions, DEFAULT_REGIONS, REGION_PATTERN)
     result = ProviderResult()
-    with tempfile.TemporaryDirectory(dir=work_dir, prefix="tokendesk-aws-bulk-") as tmp:
+    scratch = bulk_scratch_dir(work_dir)
+    with tempfile.TemporaryDirectory(dir=scratch, prefix="refresh-") as tmp:
         for index, region in enumerate(wanted, start=1):
             target = Path(tmp) / f"{region}.csv"
             try:

@@ -15,11 +15,13 @@ counts below are supplied here.
 
 from __future__ import annotations
 
+import email.utils
+import math
 import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -55,6 +57,45 @@ MAX_RETRIES = 5
 #: Used when a 429 carries no Retry-After: 1, 2, 4, 8, 16 s.
 BACKOFF_BASE_S = 1.0
 MAX_PAGES = 200
+#: The longest Retry-After honoured; a longer one skips the region (reported), it never hangs.
+MAX_RETRY_AFTER_S = 60.0
+#: All waiting (Retry-After and backoff) one refresh may do, and its wall-clock deadline.
+MAX_TOTAL_WAIT_S = 180.0
+REFRESH_DEADLINE_S = 900.0
+
+
+@dataclass
+class WaitBudget:
+    """How long one refresh may wait on the service: per wait, in total, and by the clock."""
+
+    deadline_s: float = REFRESH_DEADLINE_S
+    max_total_wait_s: float = MAX_TOTAL_WAIT_S
+    clock: Callable[[], float] = time.monotonic
+    waited_s: float = 0.0
+    started: float | None = None
+
+    def check_deadline(self) -> None:
+        if self.started is None:
+            self.started = self.clock()
+        if self.clock() - self.started > self.deadline_s:
+            raise AzurePageError(
+                f"the refresh deadline ({self.deadline_s:.0f} s) passed; region skipped,"
+                " run the refresh again later"
+            )
+
+    def wait(self, seconds: float, sleep: Callable[[float], None], why: str) -> None:
+        if seconds > MAX_RETRY_AFTER_S:
+            raise AzurePageError(
+                f"{why}: the service asked to wait {seconds:.0f} s, over the"
+                f" {MAX_RETRY_AFTER_S:.0f} s cap; region skipped, run the refresh again later"
+            )
+        if self.waited_s + seconds > self.max_total_wait_s:
+            raise AzurePageError(
+                f"{why}: waiting {seconds:.0f} s more would pass this refresh's"
+                f" {self.max_total_wait_s:.0f} s waiting budget; region skipped"
+            )
+        self.waited_s += seconds
+        sleep(seconds)
 
 
 @dataclass(frozen=True)
@@ -193,8 +234,11 @@ def fetch_pages(
     params: dict[str, str] | None,
     *,
     sleep: Callable[[float], None] = time.sleep,
+    budget: WaitBudget | None = None,
 ) -> list[dict[str, Any]]:
-    """All items from ``url``, following NextPageLink; retries 429 honouring Retry-After."""
+    """All items from ``url``, following NextPageLink; retries 429 honouring Retry-After up to
+    ``MAX_RETRY_AFTER_S`` and within the refresh's ``budget``."""
+    budget = budget or WaitBudget()
     items: list[dict[str, Any]] = []
     next_url: str | None = url
     pages = 0
@@ -202,7 +246,7 @@ def fetch_pages(
         pages += 1
         if pages > MAX_PAGES:
             raise AzurePageError(f"more than {MAX_PAGES} pages; refusing to walk further")
-        response = _get_with_retry(client, next_url, params, sleep)
+        response = _get_with_retry(client, next_url, params, sleep, budget)
         params = None  # NextPageLink already carries the query
         try:
             payload = response.json()
@@ -216,23 +260,40 @@ def fetch_pages(
 
 
 def _retry_after_s(response: httpx.Response, attempt: int) -> float:
-    header = response.headers.get("Retry-After", "")
+    """Seconds the service asks us to wait: delta-seconds or an HTTP date; backoff otherwise."""
+    header = response.headers.get("Retry-After", "").strip()
     try:
-        return max(0.0, float(header))
+        value = float(header)
+        if math.isfinite(value):
+            return max(0.0, value)
     except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(header)
+    except (TypeError, ValueError, IndexError):
         return BACKOFF_BASE_S * (2**attempt)
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
 def _get_with_retry(
-    client: httpx.Client, url: str, params: dict[str, str] | None, sleep: Callable[[float], None]
+    client: httpx.Client,
+    url: str,
+    params: dict[str, str] | None,
+    sleep: Callable[[float], None],
+    budget: WaitBudget,
 ) -> httpx.Response:
     for attempt in range(MAX_RETRIES + 1):
+        budget.check_deadline()
         response = client.get(url, params=params)
         if response.status_code == 429 and attempt < MAX_RETRIES:
-            sleep(_retry_after_s(response, attempt))
+            budget.wait(_retry_after_s(response, attempt), sleep, "rate limited (HTTP 429)")
             continue
         if response.status_code >= 500 and attempt < MAX_RETRIES:
-            sleep(BACKOFF_BASE_S * (2**attempt))
+            budget.wait(
+                BACKOFF_BASE_S * (2**attempt), sleep, f"server error (HTTP {response.status_code})"
+            )
             continue
         response.raise_for_status()
         return response
@@ -247,8 +308,10 @@ def fetch_azure(
     progress: RegionProgress = no_progress,
     now: datetime | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    budget: WaitBudget | None = None,
 ) -> ProviderResult:
     now = now or utcnow()
+    budget = budget or WaitBudget()
     wanted = filter_regions(regions, DEFAULT_REGIONS, REGION_PATTERN)
     sizes = tuple(sizes)
     owns = client is None
@@ -268,12 +331,17 @@ def fetch_azure(
                                 "$filter": region_filter(region, price_type, sizes),
                             },
                             sleep=sleep,
+                            budget=budget,
                         )
                     )
             except (httpx.HTTPError, AzurePageError) as exc:
                 result.region_errors[region] = f"{type(exc).__name__}: {exc}"
                 progress(region, index, len(wanted), "failed")
                 continue
+            if not items:  # an unknown or empty region: say so, never a silent "nothing to do"
+                result.skipped.append(
+                    SkippedItem(region, "the price API returned no items; check the region name")
+                )
             parsed = parse_items(items, now)
             result.quotes.extend(parsed.quotes)
             result.skipped.extend(parsed.skipped)

@@ -23,6 +23,7 @@ from pricing.refresh import refresh
 from pricing.registry import PROVIDERS, provider_names
 from pricing.sheets import SheetValidationError, load_sheet
 from tokendesk.records import PriceQuote, SnapshotStatus
+from tokendesk.textsafety import terminal_text
 from warehouse import Warehouse
 
 prices_app = typer.Typer(
@@ -113,21 +114,23 @@ def refresh_command(
         colour = {"ok": "green", "partial": "yellow", "failed": "red"}[o.status.value]
         detail = o.snapshot_id if not o.error else f"{o.snapshot_id}\n{o.error}"
         table.add_row(
-            o.provider,
-            o.source,
+            terminal_text(o.provider),
+            terminal_text(o.source),
             f"[{colour}]{o.status.value}[/]",
             str(o.rows),
             str(o.quarantined),
             str(o.review_flagged),
-            detail,
+            terminal_text(detail),
         )
     console.print(table)
     for name in report.not_applicable:
-        console.print(f"{name}: none of the requested regions applies; not refreshed")
-    if any(o.status is SnapshotStatus.FAILED for o in report.outcomes):
         console.print(
-            "Failed providers keep their last good snapshot current. `tokendesk "
-            "prices providers` lists what each needs."
+            f"{name}: nothing to refresh (no requested region applies, or no price sheet exists)"
+        )
+    if any(o.status is not SnapshotStatus.OK for o in report.outcomes):
+        console.print(
+            "Failed or partial refreshes keep the last good prices current (the errors above say"
+            " what was skipped). `tokendesk prices providers` lists what each provider needs."
         )
         raise typer.Exit(1)
 
@@ -140,14 +143,19 @@ def print_integrity(report: IntegrityReport, quotes: list[PriceQuote], title: st
             if rule.failed and rule.rule not in ("moved_over_50pct", "negotiated_quote_expired")
             else ("yellow" if rule.failed else "green")
         )
-        table.add_row(rule.rule, str(rule.checked), f"[{colour}]{rule.failed}[/]", rule.detail)
+        table.add_row(
+            rule.rule, str(rule.checked), f"[{colour}]{rule.failed}[/]", terminal_text(rule.detail)
+        )
     console.print(table)
     for label, flags in (("quarantined", report.quarantine), ("review", report.review_flags)):
         for index, reason in sorted(flags.items())[:50]:
             q = quotes[index]
             console.print(
-                f"{label}: {q.provider} {q.region} {q.instance_type} {q.pricing_model} "
-                f"${q.usd_per_hour:g} - {reason}"
+                terminal_text(
+                    f"{label}: {q.provider} {q.region} {q.instance_type} {q.pricing_model} "
+                    f"${q.usd_per_hour:g} - {reason}"
+                ),
+                highlight=False,
             )
 
 
@@ -171,8 +179,8 @@ def integrity_command(
         try:
             quotes = load_sheet(sheet)
         except SheetValidationError as exc:
-            err.print(str(exc))
-            raise typer.Exit(1) from None
+            err.print(terminal_text(str(exc)), highlight=False)
+            raise typer.Exit(2) from None
         print_integrity(check_snapshot(quotes, []), quotes, f"integrity of {sheet}")
         return
 

@@ -27,6 +27,7 @@ from pricing.base import (
 from pricing.integrity import RuleResult, check_snapshot
 from pricing.registry import PROVIDERS, ProviderSpec, get_provider, provider_names
 from tokendesk.records import PriceQuote, PricingModel, SnapshotKind, SnapshotStatus
+from tokendesk.textsafety import safe_message
 
 
 class PriceWarehouse(Protocol):
@@ -120,7 +121,7 @@ def refresh(
         try:
             result = spec.fetch(regions, region_progress)
         except Exception as exc:  # one provider's failure must not stop the others
-            error = f"{type(exc).__name__}: {exc}"
+            error = safe_message(f"{type(exc).__name__}: {exc}")
             source = spec.source or spec.name
             snapshot_id = warehouse.record_failed_snapshot(
                 SnapshotKind.PRICES, source, error, origin=spec.origin
@@ -129,6 +130,11 @@ def refresh(
                 SnapshotOutcome(spec.name, source, SnapshotStatus.FAILED, snapshot_id, error=error)
             )
             emit(ProgressEvent(spec.name, "failed", message=error))
+            continue
+        if not result.quotes and not result.region_errors and spec.independent_parts:
+            # No price sheet exists: nothing to refresh is not a failure.
+            report.not_applicable.append(spec.name)
+            emit(ProgressEvent(spec.name, "skipped", message="no price sheets found"))
             continue
         if not result.quotes and not result.region_errors and regions and not result.skipped:
             report.not_applicable.append(spec.name)
@@ -172,7 +178,7 @@ def _write(
     if not result.quotes:
         if not outcomes:
             source = spec.source or spec.name
-            message = error or "the source returned no prices"
+            message = error or _summarise_skips(result.skipped) or "the source returned no prices"
             snapshot_id = warehouse.record_failed_snapshot(
                 SnapshotKind.PRICES, source, message, origin=spec.origin
             )

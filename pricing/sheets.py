@@ -33,6 +33,7 @@ half-valid sheet never becomes a half-current price list. Files whose name start
 from __future__ import annotations
 
 import csv
+import io
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -47,6 +48,7 @@ from pricing.base import ProviderResult, RegionProgress, SkippedItem, no_progres
 from tokendesk.catalog import check_in_catalog
 from tokendesk.paths import data_dir, user_data_dir
 from tokendesk.records import PriceBasis, PriceQuote, PricingModel
+from tokendesk.textsafety import InputFileError, clean_text, decode_text, read_limited
 
 PROVIDER = "sheets"
 SHEETS_DIR_ENV = "TOKENDESK_PRICE_SHEETS"
@@ -83,7 +85,7 @@ class SheetIssue:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.row}: {self.field}: {self.message}"
+        return clean_text(f"{self.file}:{self.row}: {self.field}: {self.message}")
 
 
 class SheetValidationError(ValueError):
@@ -102,27 +104,47 @@ def is_expired(quote: PriceQuote, today: date) -> bool:
 def _read_rows(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], dict[str, Any]]:
     """(row number, raw mapping) pairs and sheet defaults. Row numbers are the file's line for
     CSV (header = 1) and the 1-based position in ``quotes`` for YAML."""
-    if path.suffix.lower() == ".csv":
-        with path.open(newline="", encoding="utf-8") as handle:
-            reader = csv.DictReader(handle)
-            unknown = [c for c in (reader.fieldnames or []) if c not in FIELDS]
-            if unknown:
-                raise SheetValidationError(
-                    [
-                        SheetIssue(
-                            str(path), 1, c, f"unknown column; expected some of {', '.join(FIELDS)}"
-                        )
-                        for c in unknown
-                    ]
-                )
-            return [
-                (n, {k: v for k, v in row.items() if v not in ("", None)})
-                for n, row in enumerate(reader, start=2)
-            ], {}
     try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise SheetValidationError([SheetIssue(str(path), 0, "(yaml)", str(exc))]) from exc
+        text = decode_text(read_limited(path), clean_text(path.name)).text
+    except InputFileError as exc:
+        raise SheetValidationError([SheetIssue(str(path), 0, "(file)", exc.message)]) from None
+    if path.suffix.lower() == ".csv":
+        try:
+            return _read_csv_rows(path, text), {}
+        except csv.Error as exc:
+            raise SheetValidationError(
+                [SheetIssue(str(path), 0, "(csv)", f"not a readable CSV ({exc})")]
+            ) from None
+    try:
+        doc = yaml.safe_load(text)
+    except (yaml.YAMLError, RecursionError, ValueError) as exc:
+        message = clean_text(str(exc))[:300]
+        raise SheetValidationError([SheetIssue(str(path), 0, "(yaml)", message)]) from None
+    return _yaml_rows(path, doc)
+
+
+def _read_csv_rows(path: Path, text: str) -> list[tuple[int, dict[str, Any]]]:
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    unknown = [c for c in (reader.fieldnames or []) if c not in FIELDS]
+    if unknown:
+        raise SheetValidationError(
+            [
+                SheetIssue(
+                    str(path),
+                    1,
+                    clean_text(c),
+                    f"unknown column; expected some of {', '.join(FIELDS)}",
+                )
+                for c in unknown
+            ]
+        )
+    return [
+        (n, {k: v for k, v in row.items() if v not in ("", None)})
+        for n, row in enumerate(reader, start=2)
+    ]
+
+
+def _yaml_rows(path: Path, doc: Any) -> tuple[list[tuple[int, dict[str, Any]]], dict[str, Any]]:
     if not isinstance(doc, dict) or not isinstance(doc.get("quotes"), list):
         raise SheetValidationError(
             [SheetIssue(str(path), 0, "quotes", "a YAML sheet needs a top-level 'quotes' list")]
@@ -139,6 +161,10 @@ def _read_rows(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], dict[str, 
             ]
         )
     defaults = doc.get("defaults") or {}
+    if not isinstance(defaults, dict):
+        raise SheetValidationError(
+            [SheetIssue(str(path), 0, "defaults", "'defaults' must be a mapping of field: value")]
+        )
     rows = []
     for n, row in enumerate(doc["quotes"], start=1):
         rows.append((n, row if isinstance(row, dict) else {"(row)": row}))
@@ -223,6 +249,12 @@ def load_sheet(path: Path) -> list[PriceQuote]:
     issues: list[SheetIssue] = []
     for row_no, raw in rows:
         merged = {**defaults, **raw}
+        listed = [k for k, v in merged.items() if isinstance(v, list | dict | set)]
+        if listed:
+            issues.append(
+                SheetIssue(str(path), row_no, str(listed[0]), "must be a single value, not a list")
+            )
+            continue
         data, row_issues = _coerce(merged, path, row_no)
         if row_issues:
             issues.extend(row_issues)
@@ -283,7 +315,7 @@ def fetch_sheets(
         try:
             quotes = load_sheet(path)
         except (SheetValidationError, OSError) as exc:
-            result.region_errors[path.name] = str(exc)
+            result.region_errors[clean_text(path.name)] = str(exc)
             progress(path.name, index, len(paths), "invalid")
             continue
         if regions:

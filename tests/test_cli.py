@@ -77,7 +77,7 @@ def test_db_ingest_reports_file_row_and_field(db, tmp_path):
         "acme,eu-1,x8,nvidia-h100-sxm-80gb,8,on_demand,0,sheet,2026-11-01\n"
     )
     out = runner.invoke(app, ["db", "ingest", "--db", str(db), str(bad)])
-    assert out.exit_code == 1
+    assert out.exit_code == 2
     assert f"{bad}: row 2: field 'usd_per_hour'" in out.output.replace("\n", "")
 
 

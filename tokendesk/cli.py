@@ -25,6 +25,13 @@ from tokendesk import formatting
 from tokendesk.catalog import load_catalog
 from tokendesk.exports import safe_csv
 from tokendesk.paths import REPO_ROOT, default_db_path
+from tokendesk.textsafety import (
+    InputFileError,
+    clean_text,
+    decode_text,
+    read_limited,
+    terminal_text,
+)
 from warehouse import Warehouse, WarehouseError
 from warehouse.engine import Wait, report_waits_to
 from warehouse.queries import COST_SORTS, cost_options
@@ -252,33 +259,65 @@ def db_info(db: DbOption = None) -> None:
     console.print(table)
 
 
+def _ingest_kind(path: Path) -> str:
+    """ "prices" or "results", from the header row of a seed-format CSV (any encoding)."""
+    from warehouse.seed import SeedFileError
+
+    try:
+        text = decode_text(read_limited(path), clean_text(path.name)).text
+    except InputFileError as exc:
+        raise SeedFileError(path, 0, "-", exc.message) from None
+    header = text.split("\n", 1)[0]
+    if "usd_per_hour" in header:
+        return "prices"
+    if "output_tok_s" in header:
+        return "results"
+    raise SeedFileError(
+        path,
+        1,
+        "-",
+        "neither a price file (a usd_per_hour column) nor a result file (an output_tok_s"
+        " column); see data/seed_prices.csv and data/seed_results.csv for the formats",
+    )
+
+
 @db_app.command("ingest")
 def db_ingest(
     files: Annotated[list[Path], typer.Argument(help="Seed-format CSV files (prices or results).")],
     db: DbOption = None,
 ) -> None:
-    """Ingest seed-format price or result CSVs. Each file is validated whole first: a bad row
-    is reported with file, row and field, and nothing is written."""
+    """Ingest seed-format price or result CSVs, all of them in one transaction: a bad row in any
+    file is reported with file, row and field, nothing is written, and the attempt is recorded as
+    a failed snapshot. Exit 0 when everything was written, 2 when an input was rejected."""
+    from tokendesk.records import SnapshotKind
 
+    written: list[tuple[Path, list[str]]] = []
     with Warehouse.open(db) as warehouse:
-        for path in files:
-            try:
-                header = path.open(encoding="utf-8").readline()
-                if "usd_per_hour" in header:
-                    ids = ingest_price_file(warehouse, path, origin="sheet")
-                elif "output_tok_s" in header:
-                    ids = [ingest_result_file(warehouse, path, origin="import")]
-                else:
-                    raise SeedFileError(
-                        path,
-                        1,
-                        "-",
-                        "neither a price file (usd_per_hour) nor a result file (output_tok_s)",
-                    )
-            except (SeedFileError, OSError) as exc:
-                err.print(f"[red]rejected:[/red] {exc}")
-                raise typer.Exit(1) from None
-            console.print(f"{path}: ingested as {', '.join(ids)}")
+        kind = "prices"
+        current: Path | None = None
+        try:
+            with warehouse.atomic():
+                for path in files:
+                    current = path
+                    kind = _ingest_kind(path)
+                    if kind == "prices":
+                        ids = ingest_price_file(warehouse, path, origin="sheet")
+                    else:
+                        ids = [ingest_result_file(warehouse, path, origin="import")]
+                    written.append((path, ids))
+        except SeedFileError as exc:
+            # The transaction is rolled back; the failure is recorded in a transaction of its own.
+            warehouse.record_failed_snapshot(
+                SnapshotKind.PRICES if kind == "prices" else SnapshotKind.BENCHMARKS,
+                f"ingest:{clean_text(current.name if current else '-')}",
+                str(exc),
+                origin="import",
+            )
+            err.print(f"[red]rejected:[/red] {terminal_text(str(exc))}", highlight=False)
+            err.print("nothing was written (no file of this command): fix the row and run it again")
+            raise typer.Exit(2) from None
+    for path, ids in written:
+        console.print(f"{terminal_text(str(path))}: ingested as {', '.join(ids)}", highlight=False)
 
 
 @app.command("app")
@@ -327,18 +366,35 @@ def run_app(
 
 
 def _say_waiting(wait: Wait) -> None:
-    err.print(f"[yellow]{wait.message()}[/yellow]")
+    err.print(f"[yellow]{terminal_text(wait.message())}[/yellow]", highlight=False)
 
 
-def main() -> None:
-    _register_subcommands()
+_registered = False
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Exit codes: 0 done; 1 failed or partial (the reason is printed); 2 bad input or usage."""
+    global _registered
+    if not _registered:
+        _register_subcommands()
+        _registered = True
     report_waits_to(_say_waiting)  # a write that waits for another process says so
     try:
-        app()
-    except (
-        WarehouseError
-    ) as exc:  # e.g. another process held the file too long: advice, not a traceback
-        err.print(f"[red]error:[/red] {exc}")
+        # Standalone mode: usage errors exit 2 with click's message, typer.Exit keeps its code.
+        app(args=argv, prog_name="tokendesk")
+    except WarehouseError as exc:  # e.g. another process held the file too long: advice
+        err.print(f"[red]error:[/red] {terminal_text(str(exc))}", highlight=False)
+        raise SystemExit(1) from None
+    except KeyboardInterrupt:
+        err.print("interrupted; nothing more was written")
+        raise SystemExit(130) from None
+    except Exception as exc:  # the last line of defence: a message, never a traceback
+        err.print(
+            f"[red]error:[/red] {terminal_text(type(exc).__name__ + ': ' + str(exc))}\n"
+            "This is a fault in tokendesk; anything the command was writing was rolled back."
+            " Please report it with the command you ran.",
+            highlight=False,
+        )
         raise SystemExit(1) from None
 
 

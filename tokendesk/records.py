@@ -7,13 +7,22 @@ the fix. Whether an id is in the accelerator catalog is checked where data comes
 
 from __future__ import annotations
 
-from datetime import date, datetime
+import math
+from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from tokendesk.metrics import PERCENTILES
+from tokendesk.textsafety import MAX_FIELD_CHARS, clean_text
 
 
 class Backend(StrEnum):
@@ -72,10 +81,69 @@ class SnapshotKind(StrEnum):
     BENCHMARKS = "benchmarks"
 
 
-_FROZEN = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
+_FROZEN = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True, allow_inf_nan=False)
 
-PositiveFloat = Annotated[float, Field(gt=0)]
-NonNegativeFloat = Annotated[float, Field(ge=0)]
+#: Ceilings that no real measurement reaches; a value beyond one is a unit slip or an attack
+#: (1e308 tokens/s made an option cost $0.00). Physical roofline bounds live with the results'
+#: plausibility checks; these only keep absurd magnitudes and integer overflow out.
+MAX_MAGNITUDE = 1e9
+MAX_COUNT = 1_000_000
+PositiveFloat = Annotated[float, Field(gt=0, le=MAX_MAGNITUDE)]
+NonNegativeFloat = Annotated[float, Field(ge=0, le=MAX_MAGNITUDE)]
+
+#: Commercial bounds of one accelerator-hour (or one CPU-instance hour). The dearest list price
+#: in the seed is about $15 per H100-hour; $0.01 is below any spot price of a real accelerator.
+MIN_USD_PER_ACCELERATOR_HOUR = 0.01
+MAX_USD_PER_ACCELERATOR_HOUR = 200.0
+#: A timestamp may lead our clock by this much (provider clocks, time zones written as local).
+CLOCK_SKEW = timedelta(days=1)
+#: Nothing tokendesk prices or measures existed before this (the oldest catalog parts are 2020).
+EARLIEST_OBSERVATION = datetime(2015, 1, 1)
+
+
+def _clean_strings(data: Any) -> Any:
+    """Strip control characters (ANSI escapes included) from every string field of a raw record
+    and reject one longer than ``MAX_FIELD_CHARS``, naming the field."""
+    if not isinstance(data, dict):
+        return data
+    cleaned = {}
+    for key, value in data.items():
+        if isinstance(value, str):
+            value = clean_text(value)
+            if len(value) > MAX_FIELD_CHARS:
+                raise ValueError(
+                    f"field {key!r} is {len(value):,} characters long (the limit is"
+                    f" {MAX_FIELD_CHARS:,}); shorten it"
+                )
+        elif isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"field {key!r} is {value}; give a finite number")
+        cleaned[key] = value
+    return cleaned
+
+
+def check_url(value: str) -> str:
+    """A source link is shown as a clickable link: only http(s), never javascript: or data:."""
+    if value and not value.lower().startswith(("https://", "http://")):
+        raise ValueError(
+            f"source_url {value[:60]!r} is not an http(s) address; give the page's https:// link"
+            " or leave it empty"
+        )
+    return value
+
+
+def check_moment(name: str, moment: datetime, now: datetime | None = None) -> None:
+    """Reject a timestamp in the future (beyond ``CLOCK_SKEW``) or before ``EARLIEST_OBSERVATION``."""
+    naive = moment.astimezone(UTC).replace(tzinfo=None) if moment.tzinfo else moment
+    now = now or datetime.now(UTC).replace(tzinfo=None)
+    if naive > now + CLOCK_SKEW:
+        raise ValueError(
+            f"{name} {moment:%Y-%m-%d %H:%M} is in the future; give the date the figure was"
+            " observed (UTC)"
+        )
+    if naive < EARLIEST_OBSERVATION:
+        raise ValueError(
+            f"{name} {moment:%Y-%m-%d} is before {EARLIEST_OBSERVATION:%Y}; check the date"
+        )
 
 
 class Accelerator(BaseModel):
@@ -117,8 +185,8 @@ class PriceQuote(BaseModel):
     instance_type: str = Field(min_length=1)
     accelerator_id: str
     #: Accelerators on the instance (sockets for CPU instances; 0 = less than one socket).
-    accelerator_count: int = Field(ge=0)
-    vcpus: int | None = Field(default=None, gt=0)
+    accelerator_count: int = Field(ge=0, le=1024)
+    vcpus: int | None = Field(default=None, gt=0, le=MAX_COUNT)
     memory_gib: PositiveFloat | None = None
     pricing_model: PricingModel
     #: A capacity-block-only or reservation-only SKU never gets an on-demand row, so 0 is invalid.
@@ -142,6 +210,24 @@ class PriceQuote(BaseModel):
     #: A price past this day is never current and never a cost option.
     expires_on: date | None = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _clean(cls, data: Any) -> Any:
+        return _clean_strings(data)
+
+    @field_validator("source_url")
+    @classmethod
+    def _web_link(cls, value: str) -> str:
+        return check_url(value)
+
+    @field_validator("observed_at")
+    @classmethod
+    def _plausible_moment(cls, value: datetime | None, info: ValidationInfo) -> datetime | None:
+        stored = (info.context or {}).get("stored")  # rows read back were checked on the way in
+        if value is not None and not stored:  # None: the source states no date
+            check_moment("observed_at", value)
+        return value
+
     @model_validator(mode="after")
     def _consistent(self) -> PriceQuote:
         if self.price_basis is PriceBasis.PER_ACCELERATOR and self.accelerator_count != 1:
@@ -154,6 +240,14 @@ class PriceQuote(BaseModel):
             raise ValueError(
                 f"{self.instance_type}: valid_from {self.valid_from} is after the last valid day "
                 f"{self.expires_on}"
+            )
+        per_unit = self.usd_per_hour / max(self.accelerator_count, 1)
+        if not MIN_USD_PER_ACCELERATOR_HOUR <= per_unit <= MAX_USD_PER_ACCELERATOR_HOUR:
+            raise ValueError(
+                f"{self.instance_type}: usd_per_hour {self.usd_per_hour:g} is"
+                f" ${per_unit:,.4g} per accelerator-hour, outside the plausible"
+                f" ${MIN_USD_PER_ACCELERATOR_HOUR}–${MAX_USD_PER_ACCELERATOR_HOUR:g}; check the"
+                " unit (per hour, US dollars) and accelerator_count"
             )
         return self
 
@@ -169,7 +263,7 @@ class BenchmarkResult(BaseModel):
 
     accelerator_id: str
     #: Accelerators one model replica occupies (tensor x pipeline parallel); sockets for CPU.
-    accelerators_per_replica: int = Field(ge=1)
+    accelerators_per_replica: int = Field(ge=1, le=4096)
     instance_type: str | None = None
     system: str = ""
     runtime: str = Field(min_length=1)
@@ -177,13 +271,13 @@ class BenchmarkResult(BaseModel):
     model: str = Field(min_length=1)
     precision: str = Field(min_length=1)
     workload: str = Field(min_length=1)
-    input_tokens: int | None = Field(default=None, gt=0)
-    output_tokens: int | None = Field(default=None, gt=0)
+    input_tokens: int | None = Field(default=None, gt=0, le=100_000_000)
+    output_tokens: int | None = Field(default=None, gt=0, le=100_000_000)
     #: "offline" has no latency bound; "server"/"interactive"/"online" do.
     scenario: str = "online"
-    concurrency: float | None = Field(default=None, gt=0)
+    concurrency: float | None = Field(default=None, gt=0, le=MAX_COUNT)
     #: Requests per second offered; None with ``concurrency`` set means a closed loop, "inf" is a burst.
-    request_rate_rps: float | None = Field(default=None, gt=0)
+    request_rate_rps: float | None = Field(default=None, gt=0, le=MAX_MAGNITUDE)
     output_tok_s: PositiveFloat
     total_tok_s: PositiveFloat | None = None
     ttft_ms_p50: NonNegativeFloat | None = None
@@ -198,8 +292,8 @@ class BenchmarkResult(BaseModel):
     e2el_ms_p50: NonNegativeFloat | None = None
     e2el_ms_p95: NonNegativeFloat | None = None
     peak_memory_gib: NonNegativeFloat | None = None
-    requests_ok: int | None = Field(default=None, ge=0)
-    requests_failed: int | None = Field(default=None, ge=0)
+    requests_ok: int | None = Field(default=None, ge=0, le=2**31 - 1)
+    requests_failed: int | None = Field(default=None, ge=0, le=2**31 - 1)
     parity_exact_match: float | None = Field(default=None, ge=0, le=1)
     parity_similarity: float | None = Field(default=None, ge=0, le=1)
     #: When it was measured; None = the source states no date ("date unknown").
@@ -217,6 +311,24 @@ class BenchmarkResult(BaseModel):
     source_url: str = ""
     confidence: str = ""
     notes: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _clean(cls, data: Any) -> Any:
+        return _clean_strings(data)
+
+    @field_validator("source_url")
+    @classmethod
+    def _web_link(cls, value: str) -> str:
+        return check_url(value)
+
+    @field_validator("measured_at")
+    @classmethod
+    def _plausible_moment(cls, value: datetime | None, info: ValidationInfo) -> datetime | None:
+        stored = (info.context or {}).get("stored")  # rows read back were checked on the way in
+        if value is not None and not stored:  # None: the source states no date
+            check_moment("measured_at", value)
+        return value
 
     @model_validator(mode="after")
     def _ordered_percentiles(self) -> BenchmarkResult:

@@ -2,8 +2,10 @@
 known then, and the cost join over them. Used by the futures-day review and by the gate's
 reference prices.
 
-Prices as of D mirror the ``current_price_snapshots`` view with a cutoff: for each (source,
-region), the newest good price snapshot with ``as_of <= D`` whose scope covers the region.
+Prices as of D mirror the current-price views with a cutoff: for each priced item (source x
+region x zone x instance type x pricing model x basis x quote), its newest good observation seen
+by D (an observation's time is capped at its snapshot's write time; an undated one counts from
+its snapshot's date).
 Results as of D are the good-snapshot results measured on or before D (results accumulate; a
 result describes the day it was measured, so a later import of an older result still counts).
 """
@@ -20,36 +22,61 @@ from tokendesk.metrics import usd_per_1k_sql
 if TYPE_CHECKING:
     from warehouse.store import Warehouse
 
-_SNAPSHOTS_AS_OF = """
-WITH keys AS (
-    SELECT DISTINCT s.source AS provider, q.region
-    FROM price_quotes q JOIN snapshots s USING (snapshot_id)
-    WHERE s.status = 'ok' AND s.kind = 'prices' AND s.as_of <= ?
-),
-ranked AS (
-    SELECT k.provider, k.region, s.snapshot_id, s.as_of,
-           row_number() OVER (
-               PARTITION BY k.provider, k.region
-               ORDER BY s.as_of DESC, s.created_at DESC, s.snapshot_id DESC
-           ) AS rank
-    FROM keys k
-    JOIN snapshots s
-      ON s.kind = 'prices' AND s.status = 'ok' AND s.source = k.provider AND s.as_of <= ?
-     AND (s.scope = '*' OR list_contains(string_split(s.scope, ','), k.region))
-)
-SELECT provider, region, snapshot_id, as_of FROM ranked WHERE rank = 1
+#: Every good price observation with the item it prices and its time (capped at its write time).
+_OBSERVATIONS = """
+SELECT q.price_id, q.snapshot_id, s.source, q.region, q.quarantine_reason,
+       concat_ws('|', q.region, coalesce(q.zone, ''), q.instance_type, q.pricing_model,
+                 q.price_basis, coalesce(q.quote_id, '')) AS item,
+       least(coalesce(q.observed_at, s.as_of), s.created_at) AS seen_at, s.created_at
+FROM price_quotes q JOIN snapshots s USING (snapshot_id)
+WHERE s.kind = 'prices' AND s.status = 'ok'
 """
 
+
+def _latest_as_of(good_only: bool) -> str:
+    """The newest observation of each item seen by the cutoff (parameters: cutoff, cutoff),
+    as the ``latest_price_ids`` / ``current_price_ids`` views define it with no cutoff."""
+    quarantine = "AND o.quarantine_reason IS NULL" if good_only else ""
+    return f"""
+WITH obs AS ({_OBSERVATIONS}),
+withdrawn AS (
+    SELECT o.price_id FROM obs o
+    WHERE EXISTS (
+        SELECT 1 FROM snapshots w
+        WHERE w.kind = 'prices' AND w.status = 'ok' AND w.scope = '*'
+          AND w.source = o.source AND w.snapshot_id <> o.snapshot_id
+          AND least(w.as_of, w.created_at) > o.seen_at
+          AND least(w.as_of, w.created_at) <= ?
+          AND NOT EXISTS (SELECT 1 FROM obs l WHERE l.snapshot_id = w.snapshot_id AND l.item = o.item)
+    )
+),
+ranked AS (
+    SELECT o.*, row_number() OVER (
+               PARTITION BY o.source, o.item
+               ORDER BY o.seen_at DESC, o.created_at DESC, o.snapshot_id DESC, o.price_id DESC
+           ) AS rank
+    FROM obs o
+    WHERE o.seen_at <= ? {quarantine} AND o.price_id NOT IN (SELECT price_id FROM withdrawn)
+)
+SELECT price_id, snapshot_id, source, region FROM ranked WHERE rank = 1
+"""  # noqa: S608 - fixed text
+
+
+_SNAPSHOTS_AS_OF = f"""
+SELECT DISTINCT l.source AS provider, l.region, l.snapshot_id, s.as_of
+FROM ({_latest_as_of(good_only=False)}) l JOIN snapshots s ON s.snapshot_id = l.snapshot_id
+"""  # noqa: S608 - fixed text
+
 _PRICES_AS_OF = f"""
-WITH snap AS ({_SNAPSHOTS_AS_OF})
+WITH current_ids AS ({_latest_as_of(good_only=True)})
 SELECT q.price_id, q.snapshot_id, q.provider, q.region, q.zone, q.instance_type, q.accelerator_id,
        a.vendor, a.backend, q.accelerator_count, q.pricing_model, q.usd_per_hour, q.price_basis,
        q.usd_per_hour / greatest(q.accelerator_count, 1) AS usd_per_accelerator_hour,
-       q.source, q.source_url, q.observed_at, q.confidence, snap.as_of AS snapshot_as_of
+       q.source, q.source_url, q.observed_at, q.confidence, s.as_of AS snapshot_as_of
 FROM price_quotes q
-JOIN snap ON snap.snapshot_id = q.snapshot_id AND snap.region = q.region
+JOIN current_ids c ON c.price_id = q.price_id
+JOIN snapshots s ON s.snapshot_id = q.snapshot_id
 JOIN accelerators a ON a.accelerator_id = q.accelerator_id
-WHERE q.quarantine_reason IS NULL
 ORDER BY q.provider, q.region, q.instance_type, q.pricing_model
 """  # noqa: S608 - fixed text
 

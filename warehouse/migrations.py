@@ -205,6 +205,76 @@ MIGRATIONS: tuple[Migration, ...] = (
         """,
     ),
     Migration(
+        5,
+        "current prices per priced item",
+        """
+        -- "Current" is the latest good observation of each priced item: source x region x zone x
+        -- instance type x pricing model x basis x quote. A snapshot supersedes exactly the items
+        -- it lists, so a one-row file never hides a provider's other prices. An observation's
+        -- time is capped at the time its snapshot was written, so a row dated in the future
+        -- cannot stay current after a later refresh. An undated row ("date unknown") counts
+        -- from its snapshot's date, so an undated historical price never outranks a dated one.
+        -- Only a snapshot that declares itself complete for its source (scope '*', written by
+        -- the bundled seed) also withdraws the older items it no longer lists.
+        CREATE OR REPLACE VIEW price_observations AS
+        SELECT q.price_id, q.snapshot_id, s.source, q.region, q.quarantine_reason,
+               concat_ws('|', q.region, coalesce(q.zone, ''), q.instance_type, q.pricing_model,
+                         q.price_basis, coalesce(q.quote_id, '')) AS item,
+               least(coalesce(q.observed_at, s.as_of), s.created_at) AS seen_at,
+               s.created_at
+        FROM price_quotes q JOIN snapshots s USING (snapshot_id)
+        WHERE s.kind = 'prices' AND s.status = 'ok';
+
+        CREATE OR REPLACE VIEW price_withdrawn AS
+        SELECT o.price_id
+        FROM price_observations o
+        WHERE EXISTS (
+            SELECT 1 FROM snapshots w
+            WHERE w.kind = 'prices' AND w.status = 'ok' AND w.scope = '*'
+              AND w.source = o.source AND w.snapshot_id <> o.snapshot_id
+              AND least(w.as_of, w.created_at) > o.seen_at
+              AND NOT EXISTS (
+                  SELECT 1 FROM price_observations l
+                  WHERE l.snapshot_id = w.snapshot_id AND l.item = o.item
+              )
+        );
+
+        -- The newest observation of each item, quarantined or not.
+        CREATE OR REPLACE VIEW latest_price_ids AS
+        WITH ranked AS (
+            SELECT o.*, row_number() OVER (
+                       PARTITION BY o.source, o.item
+                       ORDER BY o.seen_at DESC, o.created_at DESC, o.snapshot_id DESC,
+                                o.price_id DESC) AS rank
+            FROM price_observations o
+            WHERE o.price_id NOT IN (SELECT price_id FROM price_withdrawn)
+        )
+        SELECT price_id, snapshot_id, source, region FROM ranked WHERE rank = 1;
+
+        -- Which snapshots speak for some item now (their integrity reports are current).
+        CREATE OR REPLACE VIEW current_price_snapshots AS
+        SELECT DISTINCT source AS provider, region, snapshot_id FROM latest_price_ids;
+
+        -- The newest good (not quarantined) observation of each item.
+        CREATE OR REPLACE VIEW current_price_ids AS
+        WITH ranked AS (
+            SELECT o.*, row_number() OVER (
+                       PARTITION BY o.source, o.item
+                       ORDER BY o.seen_at DESC, o.created_at DESC, o.snapshot_id DESC,
+                                o.price_id DESC) AS rank
+            FROM price_observations o
+            WHERE o.quarantine_reason IS NULL
+              AND o.price_id NOT IN (SELECT price_id FROM price_withdrawn)
+        )
+        SELECT price_id, snapshot_id, region FROM ranked WHERE rank = 1;
+
+        CREATE OR REPLACE VIEW current_prices AS
+        SELECT q.*
+        FROM price_quotes q
+        WHERE q.price_id IN (SELECT price_id FROM current_price_ids);
+        """,
+    ),
+    Migration(
         6,
         "workspaces",
         """

@@ -88,8 +88,7 @@ JOIN accelerators a ON a.accelerator_id = p.accelerator_id
 -- The same rows as current_prices x current_results, written as semi-joins on the base tables:
 -- DuckDB plans this about twice as fast as the join of the two views.
 WHERE p.quarantine_reason IS NULL
-  AND EXISTS (SELECT 1 FROM current_price_snapshots c
-              WHERE c.snapshot_id = p.snapshot_id AND c.region = p.region)
+  AND p.price_id IN (SELECT price_id FROM current_price_ids)
   AND r.snapshot_id IN (SELECT snapshot_id FROM snapshots WHERE status = 'ok')
 """  # noqa: S608 - fixed text: the formula comes from tokendesk.metrics
 
@@ -442,10 +441,11 @@ def price_explorer(warehouse: Warehouse, **filters: object) -> pd.DataFrame:
                coalesce(p.expires_on < current_date, false)               AS quote_expired,
                p.quarantine_reason, p.review_flag, p.snapshot_id, s.as_of AS snapshot_as_of
         FROM price_quotes p
-        JOIN current_price_snapshots c ON c.snapshot_id = p.snapshot_id AND c.region = p.region
         JOIN snapshots s ON s.snapshot_id = p.snapshot_id
         LEFT JOIN accelerators a ON a.accelerator_id = p.accelerator_id
-        WHERE true
+        WHERE (p.price_id IN (SELECT price_id FROM current_price_ids)
+               OR (p.quarantine_reason IS NOT NULL
+                   AND p.price_id IN (SELECT price_id FROM latest_price_ids)))
     """
     sql += "".join(f" AND {condition}" for condition in where)
     sql += " ORDER BY p.provider, p.region, p.instance_type, p.pricing_model, p.zone NULLS FIRST, p.price_id"
@@ -475,10 +475,9 @@ def price_history(
                p.source, p.source_url, p.confidence, p.quarantine_reason, p.review_flag, p.expires_on,
                p.snapshot_id, s.status AS snapshot_status, s.origin AS snapshot_origin,
                s.created_at AS snapshot_created_at, s.as_of AS snapshot_as_of, s.notes AS snapshot_notes,
-               (c.snapshot_id IS NOT NULL AND p.quarantine_reason IS NULL) AS is_current
+               (p.price_id IN (SELECT price_id FROM current_price_ids)) AS is_current
         FROM price_quotes p
         JOIN snapshots s ON s.snapshot_id = p.snapshot_id
-        LEFT JOIN current_price_snapshots c ON c.snapshot_id = p.snapshot_id AND c.region = p.region
         WHERE p.provider = ? AND p.region = ? AND p.instance_type = ? AND p.pricing_model = ?
         ORDER BY s.as_of, p.observed_at, s.created_at, p.price_id
         """,

@@ -7,7 +7,9 @@ warehouse exactly as it was and the error names the file, the row and the field.
 from __future__ import annotations
 
 import csv
+import io
 from collections import defaultdict
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -18,6 +20,7 @@ from pricing.integrity import check_snapshot
 from tokendesk.catalog import check_in_catalog
 from tokendesk.paths import data_dir
 from tokendesk.records import BenchmarkResult, PriceQuote
+from tokendesk.textsafety import InputFileError, clean_text, decode_text, read_limited
 
 if TYPE_CHECKING:
     from warehouse.store import Warehouse
@@ -33,26 +36,66 @@ UNDATED_OK = {"observed_at", "measured_at"}
 
 Record = TypeVar("Record", PriceQuote, BenchmarkResult)
 
+#: Cells are read whole up to this size so that an over-long one is refused by the record's
+#: length limit, with its field named, rather than by the csv module's 128 KiB guard.
+CSV_FIELD_LIMIT = 16 * 1024 * 1024
+
 
 class SeedFileError(ValueError):
     """A row of a data file failed validation."""
 
     def __init__(self, path: Path, row: int, field: str, message: str) -> None:
         self.path, self.row, self.field, self.message = path, row, field, message
-        super().__init__(f"{path}: row {row}: field {field!r}: {message}")
+        where = f"row {row}: " if row else ""
+        column = f"field {clean_text(field)!r}: " if field and field != "-" else ""
+        super().__init__(f"{clean_text(str(path))}: {where}{column}{message}")
+
+
+@dataclass
+class ReadNotes:
+    """What a reader had to decide about a file that it did not reject (shown with the snapshot)."""
+
+    lines: list[str] = field(default_factory=list)
+
+    def text(self) -> str:
+        return "; ".join(self.lines)
+
+
+def _decoded_lines(path: Path) -> tuple[str, str]:
+    try:
+        decoded = decode_text(read_limited(path), clean_text(path.name))
+    except InputFileError as exc:
+        raise SeedFileError(path, 0, "-", exc.message) from None
+    return decoded.text, decoded.note
 
 
 def _read_rows(
-    path: Path, model: type[Record], meta: set[str]
+    path: Path, model: type[Record], meta: set[str], notes: ReadNotes | None = None
 ) -> list[tuple[dict[str, str], Record]]:
     if not path.exists():
         raise SeedFileError(path, 0, "-", "file not found")
+    text, encoding_note = _decoded_lines(path)
+    if encoding_note and notes is not None:
+        notes.lines.append(f"{clean_text(path.name)}: {encoding_note}")
     out: list[tuple[dict[str, str], Record]] = []
-    with path.open(newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
-        unknown = set(reader.fieldnames or ()) - set(model.model_fields) - meta
+    seen: dict[str, int] = {}
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    csv.field_size_limit(max(csv.field_size_limit(), CSV_FIELD_LIMIT))
+    try:
+        header = [clean_text(name or "").strip() for name in (reader.fieldnames or ())]
+        reader.fieldnames = header
+        if not header or header == [""]:
+            raise SeedFileError(path, 1, "-", "the file is empty; expected a header row")
+        unknown = sorted(set(header) - set(model.model_fields) - meta)
         if unknown:
-            raise SeedFileError(path, 1, sorted(unknown)[0], f"unknown column(s) {sorted(unknown)}")
+            shown = [name if len(name) <= 40 else name[:40] + "…" for name in unknown[:5]]
+            raise SeedFileError(
+                path,
+                1,
+                shown[0],
+                f"unknown column(s) {', '.join(shown)}; the columns are those of"
+                f" data/{SEED_PRICES if model is PriceQuote else SEED_RESULTS}",
+            )
         for row_no, row in enumerate(reader, start=2):
             if None in row:
                 raise SeedFileError(
@@ -69,31 +112,62 @@ def _read_rows(
                 record = check_in_catalog(model.model_validate(fields))
             except ValidationError as exc:
                 first = exc.errors()[0]
-                field = ".".join(str(part) for part in first["loc"]) or "-"
-                raise SeedFileError(path, row_no, field, first["msg"]) from None
+                field_name = ".".join(str(part) for part in first["loc"]) or "-"
+                message = str(first["msg"]).removeprefix("Value error, ")
+                raise SeedFileError(path, row_no, field_name, clean_text(message)) from None
             except ValueError as exc:  # the catalog check: the row names an unknown accelerator
-                raise SeedFileError(path, row_no, "accelerator_id", str(exc)) from None
+                raise SeedFileError(path, row_no, "accelerator_id", clean_text(str(exc))) from None
+            key = _duplicate_key(row, record, meta)
+            if key in seen:
+                raise SeedFileError(
+                    path,
+                    row_no,
+                    "-",
+                    f"duplicates row {seen[key]} (same item and figures); remove one of them",
+                )
+            seen[key] = row_no
             out.append((row, record))
+    except csv.Error as exc:
+        raise SeedFileError(
+            path,
+            reader.line_num + 1,
+            "-",
+            f"not a readable CSV ({exc}); check quoting and cell sizes",
+        ) from None
+    if not out:
+        raise SeedFileError(path, 2, "-", "the file has a header but no data rows; add rows")
     return out
 
 
-def read_price_file(path: Path) -> list[tuple[str, PriceQuote]]:
+def _duplicate_key(
+    row: dict[str, str], record: PriceQuote | BenchmarkResult, meta: set[str]
+) -> str:
+    """Two rows are duplicates if they carry the same record (and the same seed snapshot)."""
+    extra = "|".join(str(row.get(name) or "") for name in sorted(meta) if name == "seed_snapshot")
+    return extra + "|" + record.model_dump_json(exclude={"notes", "confidence", "source_title"})
+
+
+def read_price_file(path: Path, notes: ReadNotes | None = None) -> list[tuple[str, PriceQuote]]:
     """(seed snapshot name, quote) for each row of a seed-format price CSV."""
     return [
         (row.get("seed_snapshot") or "current", quote)
-        for row, quote in _read_rows(path, PriceQuote, PRICE_META)
+        for row, quote in _read_rows(path, PriceQuote, PRICE_META, notes)
     ]
 
 
-def read_result_file(path: Path) -> list[BenchmarkResult]:
-    return [result for _, result in _read_rows(path, BenchmarkResult, RESULT_META)]
+def read_result_file(path: Path, notes: ReadNotes | None = None) -> list[BenchmarkResult]:
+    return [result for _, result in _read_rows(path, BenchmarkResult, RESULT_META, notes)]
 
 
 def ingest_price_file(warehouse: Warehouse, path: Path, *, origin: str = "seed") -> list[str]:
     """Validate a seed-format price CSV whole, then write one snapshot per provider (and per
-    seed snapshot: historical rows go to an older snapshot of their own)."""
+    seed snapshot: historical rows go to an older snapshot of their own), all in one transaction.
+
+    The bundled seed's current snapshot is its provider's whole catalog (older items it does not
+    list are withdrawn); any other file speaks only for the items it lists."""
     groups: dict[tuple[str, str], list[PriceQuote]] = defaultdict(list)
-    for snapshot_name, quote in read_price_file(path):
+    read_notes = ReadNotes()
+    for snapshot_name, quote in read_price_file(path, read_notes):
         groups[(snapshot_name, quote.provider)].append(quote)
     # Historical first so that, if dates tie, the current snapshot is the newer write.
     ordered = sorted(groups.items(), key=lambda item: (item[0][0] != "historical", item[0][1]))
@@ -102,40 +176,54 @@ def ingest_price_file(warehouse: Warehouse, path: Path, *, origin: str = "seed")
     # dated in the file, so it can never outrank the current one; the rows keep no date.
     known = [q.observed_at for group in groups.values() for q in group if q.observed_at]
     oldest = min(known) if known else datetime(1970, 1, 1)
-    ids = []
-    for (snapshot_name, provider), quotes in ordered:
-        historical = snapshot_name == "historical"
-        dated = [q.observed_at for q in quotes if q.observed_at]
-        # Today's anchors describe today's prices, so they do not judge a historical snapshot;
-        # a current snapshot is compared with the historical one for the >50% move rule.
-        report = check_snapshot(
-            quotes,
-            () if historical else groups.get(("historical", provider), ()),
-            anchors=() if historical else None,
-        )
-        ids.append(
-            warehouse.ingest_prices(
-                provider,
+    ids: list[str] = []
+    with warehouse.atomic():
+        for (snapshot_name, provider), quotes in ordered:
+            historical = snapshot_name == "historical"
+            # Today's anchors describe today's prices, so they do not judge a historical
+            # snapshot; a current snapshot is compared with the historical one for the >50%
+            # move rule.
+            dated = [q.observed_at for q in quotes if q.observed_at]
+            report = check_snapshot(
                 quotes,
-                origin=origin,
-                as_of=max(dated) if dated else (oldest if historical else None),
-                notes=f"{snapshot_name} seed snapshot from {path.name}",
-                quarantine=report.quarantine,
-                review_flags=report.review_flags,
-                integrity=report.as_tuples(),
+                () if historical else groups.get(("historical", provider), ()),
+                anchors=() if historical else None,
             )
-        )
+            ids.append(
+                warehouse.ingest_prices(
+                    provider,
+                    quotes,
+                    origin=origin,
+                    as_of=max(dated) if dated else (oldest if historical else None),
+                    notes="; ".join(
+                        filter(
+                            None,
+                            [
+                                f"{snapshot_name} seed snapshot from {clean_text(path.name)}",
+                                read_notes.text(),
+                            ],
+                        )
+                    ),
+                    quarantine=report.quarantine,
+                    review_flags=report.review_flags,
+                    integrity=report.as_tuples(),
+                    complete=origin == "seed" and not historical,
+                )
+            )
     return ids
 
 
 def ingest_result_file(warehouse: Warehouse, path: Path, *, origin: str = "seed") -> str:
-    results = read_result_file(path)
+    read_notes = ReadNotes()
+    results = read_result_file(path, read_notes)
     return warehouse.ingest_results(
         f"seed:{path.stem}",
         results,
         origin=origin,
         as_of=max((r.measured_at for r in results if r.measured_at), default=None),
-        notes=f"published results from {path.name}",
+        notes="; ".join(
+            filter(None, [f"published results from {clean_text(path.name)}", read_notes.text()])
+        ),
     )
 
 
@@ -144,5 +232,6 @@ def load_seed(warehouse: Warehouse, folder: Path | None = None) -> None:
     # Validate both files before writing either, so a bad seed leaves an empty warehouse empty.
     read_price_file(folder / SEED_PRICES)
     read_result_file(folder / SEED_RESULTS)
-    ingest_price_file(warehouse, folder / SEED_PRICES)
-    ingest_result_file(warehouse, folder / SEED_RESULTS)
+    with warehouse.atomic():
+        ingest_price_file(warehouse, folder / SEED_PRICES)
+        ingest_result_file(warehouse, folder / SEED_RESULTS)

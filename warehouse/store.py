@@ -25,6 +25,7 @@ from tokendesk.records import (
     SnapshotKind,
     SnapshotStatus,
 )
+from tokendesk.textsafety import safe_message
 from warehouse.engine import FileEngine, MemoryEngine, WaitReporter, WarehouseError
 from warehouse.migrations import MIGRATIONS
 from warehouse.queries import cost_options
@@ -133,6 +134,8 @@ class Warehouse:
         self.read_only = read_only
         self.on_wait = on_wait
         self._closed = False
+        #: The open command-wide transaction, if any (see ``atomic``).
+        self._batch: duckdb.DuckDBPyConnection | None = None
 
     # -- opening ------------------------------------------------------------------------------
     @classmethod
@@ -252,7 +255,33 @@ class Warehouse:
             tx.unregister("incoming_accelerators")
 
     @contextmanager
+    def atomic(self) -> Iterator[Warehouse]:
+        """One transaction around everything written inside: a command that ingests several
+        files or providers commits all of them or none (a kill -9 before COMMIT leaves the
+        previous state, which DuckDB restores from its write-ahead log on the next open)."""
+        if self._batch is not None:
+            yield self
+            return
+        if self.read_only:
+            raise WarehouseError("this warehouse connection is read-only")
+        with self._engine.writing(self.on_wait) as tx:
+            tx.execute("BEGIN TRANSACTION")
+            self._batch = tx
+            try:
+                yield self
+            except BaseException:
+                self._batch = None
+                tx.execute("ROLLBACK")
+                raise
+            else:
+                self._batch = None
+                tx.execute("COMMIT")
+
+    @contextmanager
     def _transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        if self._batch is not None:  # part of a command-wide transaction: it commits
+            yield self._batch
+            return
         if self.read_only:
             raise WarehouseError("this warehouse connection is read-only")
         with self._engine.writing(self.on_wait) as tx:
@@ -276,6 +305,7 @@ class Warehouse:
         error: str = "",
         as_of: datetime | None = None,
         scope: Sequence[str] | None = None,
+        complete: bool = False,
         quarantine: Mapping[int, str] | None = None,
         review_flags: Mapping[int, str] | None = None,
         integrity: Sequence[tuple[str, int, int, str]] | None = None,
@@ -284,9 +314,16 @@ class Warehouse:
         """Write one price snapshot in one transaction; return its id.
 
         ``source`` names what the snapshot speaks for (a provider such as ``aws``, or a sheet
-        such as ``sheet:negotiated``); the newest good snapshot of a source is current for each
-        region in its ``scope`` (None = every region of that source).
+        such as ``sheet:negotiated``). Each item it lists (region x zone x instance type x
+        pricing model x basis x quote) is current until a newer good observation of the same
+        item; ``scope`` records the regions it covered (default: those its quotes name).
+        ``complete`` declares the snapshot the whole catalog of its source (the bundled seed):
+        older items it no longer lists are then withdrawn.
         """
+        if complete:
+            scope = None
+        elif scope is None:
+            scope = sorted({quote.region for quote in quotes}) or ["-"]
         now = datetime.now(UTC)
         snapshot_id = new_snapshot_id(SnapshotKind.PRICES, source, now)
         quarantine = quarantine or {}
@@ -378,7 +415,11 @@ class Warehouse:
     def record_failed_snapshot(
         self, kind: SnapshotKind, source: str, error: str, *, origin: str = "api"
     ) -> str:
-        """Record that a refresh or import failed; the previous good snapshot stays current."""
+        """Record that a refresh or import failed; the previous good snapshot stays current.
+
+        The error text is stored with secrets redacted and control characters removed: an
+        endpoint that echoes request headers must not get a key into the append-only table.
+        """
         now = datetime.now(UTC)
         snapshot_id = new_snapshot_id(kind, source, now)
         with self._transaction() as tx:
@@ -414,6 +455,9 @@ class Warehouse:
         notes: str,
     ) -> None:
         scope_text = "*" if not scope else ",".join(scope)
+        source = safe_message(source, limit=200)
+        error = safe_message(error)
+        notes = safe_message(notes)
         tx.execute(
             "INSERT INTO snapshots (snapshot_id, kind, source, origin, scope, created_at, as_of,"
             " status, error, row_count, notes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -451,7 +495,10 @@ class Warehouse:
             params.append(provider)
         with self.reading():
             frame = self.cursor().execute(sql, params).df()
-        return [PriceQuote.model_validate(_none_for_nan(row)) for row in frame.to_dict("records")]
+        return [
+            PriceQuote.model_validate(_none_for_nan(row), context={"stored": True})
+            for row in frame.to_dict("records")
+        ]
 
     def integrity_report(self, snapshot_id: str) -> pd.DataFrame:
         with self.reading():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from app.models.tables import Table, readable
+from app.safe import plain
 from costmodel.summary import summary_row
 
 #: Risk figures as people name them (the cost model keys them for machines).
@@ -38,7 +39,7 @@ def risk_value(value: float, unit: str) -> str:
 def risk_lines(report) -> list[str]:
     """One markdown line per risk figure: readable name, value in its unit, and its reason."""
     return [
-        f"**{risk_name(f.name)}: {risk_value(f.value, f.unit)}** — {f.sentence}"
+        f"**{risk_name(f.name)}: {risk_value(f.value, f.unit)}** — {plain(f.sentence, limit=2000)}"
         for f in report.figures()
     ]
 

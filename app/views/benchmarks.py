@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from app import charts, data, ui
+from app.safe import plain
 from app.url_state import UrlInput
 from benchmarks.importers import (
     MAX_IMPORT_BYTES,
@@ -171,8 +172,8 @@ with tab_import:
                 raise implausible[0]
         except ResultFileError as exc:
             st.error(
-                f"**{exc.file}** was rejected; nothing was written.\n\n"
-                f"- key: `{exc.key or '(whole file)'}`\n- reason: {exc.reason}"
+                f"**{plain(exc.file)}** was rejected; nothing was written.\n\n"
+                f"- key: {plain(exc.key or '(whole file)')}\n- reason: {plain(exc.reason)}"
             )
             st.caption(
                 "What a file does not say (or says wrongly) can be filled in with the "
@@ -181,9 +182,12 @@ with tab_import:
                 "`--accelerators-per-replica` and `--instance-type`."
             )
         except (ValueError, UnicodeDecodeError) as exc:
-            st.error(f"**{uploaded.name}** was rejected; nothing was written.\n\n- reason: {exc}")
+            st.error(
+                f"**{plain(uploaded.name)}** was rejected; nothing was written.\n\n"
+                f"- reason: {plain(exc)}"
+            )
         if results is not None and not results:
-            st.error(f"**{uploaded.name}** holds no operating point; nothing was written.")
+            st.error(f"**{plain(uploaded.name)}** holds no operating point; nothing was written.")
         elif results:
             tool = results[0].source_tool
             try:
@@ -192,11 +196,12 @@ with tab_import:
                         f"import:{tool}",
                         results,
                         origin="import",
-                        notes=f"uploaded {uploaded.name} in the dashboard",
+                        notes=f"uploaded {plain(uploaded.name)} in the dashboard",
                     )
             except Exception as exc:  # shown to the person, never as a traceback
                 st.error(
-                    f"**{uploaded.name}** is valid but could not be written to the warehouse {path}: {exc}"
+                    f"**{plain(uploaded.name)}** is valid but could not be written to the"
+                    f" warehouse: {plain(exc)}"
                 )
             else:
                 st.session_state[IMPORT_STATE] = {
@@ -209,12 +214,12 @@ with tab_import:
     last = st.session_state.get(IMPORT_STATE)
     if last:
         st.success(
-            f"Imported {last['points']} operating point(s) from **{last['file']}** "
-            f"({last['tool']}) as snapshot "
+            f"Imported {last['points']} operating point(s) from **{plain(last['file'])}** "
+            f"({plain(last['tool'])}) as snapshot "
             f"`{last['snapshot_id']}`."
         )
         for note in last["notes"]:
-            st.caption(f"Note: {note}")
+            st.caption(f"Note: {plain(note)}")
 
 results = data.benchmark_results(path).copy()
 if results.empty:
@@ -265,8 +270,8 @@ with tab_results:
         col3.metric(
             "Newest result",
             formatting.day(newest["measured_at"]),
-            help=f"{newest['accelerator_name']} · {newest['runtime']} · "
-            f"{newest['model']}: {newest['source']}",
+            help=f"{plain(newest['accelerator_name'])} · {plain(newest['runtime'])} · "
+            f"{plain(newest['model'])}: {plain(newest['source'])}",
         )
         table = results[
             [

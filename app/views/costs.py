@@ -8,6 +8,7 @@ import streamlit as st
 
 from app import charts, data, ui
 from app.models import costs as model
+from app.safe import plain
 from app.url_state import UrlInput
 from tokendesk.exports import safe_csv
 from tokendesk.metrics import PERCENTILES
@@ -57,10 +58,10 @@ def headline(options, total: int, basis: str, percentile: str) -> None:
     left, middle, right = st.columns(3)
     left.metric("Options", f"{total:,}", help="Price quote × compatible benchmark result pairs")
     best = model.cheapest(options, basis, percentile)
-    middle.metric(best.label, best.value, help=best.help)
+    middle.metric(best.label, best.value, help=plain(best.help, limit=2000))
     fastest = model.fastest(options, percentile)
     if fastest:
-        right.metric(fastest.label, fastest.value, help=fastest.help)
+        right.metric(fastest.label, fastest.value, help=plain(fastest.help, limit=2000))
     if total > len(options):
         st.caption(
             f"Showing the {len(options):,} cheapest of {total:,} options. Narrow the filters, or "

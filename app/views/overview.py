@@ -6,6 +6,7 @@ import streamlit as st
 
 from app import charts, data, ui
 from app.models import overview as model
+from app.safe import plain
 from app.url_state import UrlInput
 from briefs.workspace_plans import Knobs, headline
 from costmodel import domain
@@ -46,7 +47,8 @@ def workspace_headline() -> None:
     _, workspace = data.workspace(path)
     comparison = data.workspace_comparison(path, workspace, Knobs())
     st.markdown(
-        f"**Incumbent against the best alternative** ({workspace.name}): {headline(comparison)}"
+        f"**Incumbent against the best alternative** ({plain(workspace.name)}): "
+        f"{plain(headline(comparison), limit=2000)}"
     )
     st.caption(
         "From the same comparison as the Scenarios page: your fleet at your rates against the "
@@ -97,8 +99,8 @@ def cheapest_per_vendor(scope, percentile: str, slo: float, pricing: str) -> Non
         return
     cards = model.vendor_cards(best, percentile)
     for column, card in zip(st.columns(min(len(cards), 4)), cards, strict=False):
-        column.metric(card.title, card.value, help=card.help)
-        column.caption(card.caption)
+        column.metric(plain(card.title), card.value, help=plain(card.help, limit=2000))
+        column.caption(plain(card.caption, limit=2000))
 
 
 def pareto(scope, percentile: str, slo: float) -> None:

@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from app import charts, data, ui
+from app.safe import plain
 from app.style import VENDOR_COLOURS
 from app.url_state import UrlInput
 from pricing.base import ProgressEvent
@@ -142,18 +143,26 @@ with tab_refresh:
 
             def show(event: ProgressEvent) -> None:
                 if event.stage == "start":
-                    box.write(f"**{event.provider}** — {event.message}")
+                    box.write(f"**{plain(event.provider)}** — {plain(event.message)}")
                 elif event.stage == "region":
                     count = f" ({event.completed}/{event.total})" if event.total else ""
                     box.write(
                         f"{event.provider} · {event.region or '—'}{count} {event.message}".rstrip()
                     )
                 elif event.stage == "done":
-                    box.write(f":green[:material/check_circle:] {event.provider}: {event.message}")
+                    box.write(
+                        f":green[:material/check_circle:] {plain(event.provider)}:"
+                        f" {plain(event.message)}"
+                    )
                 elif event.stage == "failed":
-                    box.write(f":red[:material/error:] {event.provider}: {event.message}")
+                    box.write(
+                        f":red[:material/error:] {plain(event.provider)}: {plain(event.message)}"
+                    )
                 else:
-                    box.write(f":material/remove_circle_outline: {event.provider}: {event.message}")
+                    box.write(
+                        f":material/remove_circle_outline: {plain(event.provider)}:"
+                        f" {plain(event.message)}"
+                    )
                 box.update(label=f"Refreshing prices… {event.provider}")
 
             try:
@@ -163,7 +172,7 @@ with tab_refresh:
                     report = refresh(chosen_providers, regions, warehouse, show)
             except Exception as exc:  # shown to the person, never as a traceback
                 box.update(label="Refresh could not run", state="error")
-                st.error(f"The refresh could not write to the warehouse {path}: {exc}")
+                st.error(f"The refresh could not write to the warehouse: {plain(exc)}")
             else:
                 box.update(
                     label="Refresh finished" if report.ok else "Refresh finished with failures",
@@ -211,24 +220,28 @@ with tab_refresh:
         for row in last["rows"]:
             if row["status"] == "failed":
                 st.error(
-                    f"**{row['provider']}** failed: {row['error'] or 'no detail'}\n\n"
+                    f"**{plain(row['provider'])}** failed: {plain(row['error'] or 'no detail')}\n\n"
                     f"Recorded as failed snapshot `{row['snapshot_id']}`. The previous good snapshot "
                     f"{row['current_after']}."
                 )
             elif row["status"] == "partial":
                 st.warning(
-                    f"**{row['provider']}** ({row['source']}) was read only in part: {row['error']}\n\n"
+                    f"**{plain(row['provider'])}** ({plain(row['source'])}) was read only in part:"
+                    f" {plain(row['error'])}\n\n"
                     f"Kept for inspection as partial snapshot `{row['snapshot_id']}` ({row['rows']} prices); "
                     f"it is not current: {row['current_after']}."
                 )
             else:
                 st.success(
-                    f"**{row['provider']}** ({row['source']}): {row['rows']} prices in "
+                    f"**{plain(row['provider'])}** ({plain(row['source'])}): {row['rows']} prices in "
                     f"snapshot `{row['snapshot_id']}`"
                     f" ({row['quarantined']} quarantined, {row['review']} flagged for review)."
                 )
         for name in last["not_applicable"]:
-            st.info(f"{name}: none of the requested regions applies to it; not refreshed.")
+            st.info(
+                f"{plain(name)}: nothing to refresh (no requested region applies, or no price"
+                " sheet exists)."
+            )
 
 values = data.filter_values(path)
 start = ui.url_inputs(INPUTS, choices=values)
@@ -270,8 +283,8 @@ with header:
         col4.metric(
             "Newest price date",
             _day(newest["observed_at"]),
-            help=f"{newest['provider']} {newest['instance_type']} "
-            f"({newest['pricing_model']}): {newest['source']}",
+            help=f"{plain(newest['provider'])} {plain(newest['instance_type'])} "
+            f"({newest['pricing_model']}): {plain(newest['source'])}",
         )
 
 with tab_list:
@@ -416,8 +429,11 @@ with tab_region:
         figure.update_traces(textposition="outside", cliponaxis=False)
         st.plotly_chart(figure, width="stretch", key="region_bars")
         st.caption(
-            f"{instance} · {model}: {len(sku)} current region price(s). Sources: "
-            + "; ".join(f"{r.region}: {r.source} ({_day(r.observed_at)})" for r in sku.itertuples())
+            f"{plain(instance)} · {plain(model)}: {len(sku)} current region price(s). Sources: "
+            + "; ".join(
+                f"{plain(r.region)}: {plain(r.source)} ({_day(r.observed_at)})"
+                for r in sku.itertuples()
+            )
         )
 
 with tab_accel:
@@ -489,9 +505,9 @@ with tab_accel:
             cheapest = subset.loc[subset["usd_per_accelerator_hour"].idxmin()]
             st.caption(
                 f"Cheapest: {formatting.usd(cheapest['usd_per_accelerator_hour'])} per accelerator-hour on "
-                f"{cheapest['provider']} {cheapest['instance_type']} "
-                f"({cheapest['pricing_model']}, {cheapest['region']}); "
-                f"source: {cheapest['source']} ({_day(cheapest['observed_at'])}). "
+                f"{plain(cheapest['provider'])} {plain(cheapest['instance_type'])} "
+                f"({cheapest['pricing_model']}, {plain(cheapest['region'])}); "
+                f"source: {plain(cheapest['source'])} ({_day(cheapest['observed_at'])}). "
                 "Prices that differ in date or confidence "
                 "are not equally reliable: check both in the hover."
             )

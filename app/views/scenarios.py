@@ -11,6 +11,7 @@ import streamlit as st
 from app import charts, data
 from app.models import workspace as model
 from app.models.scenarios import risk_lines
+from app.safe import plain
 from briefs.workspace_plans import headline, results_rows
 from costmodel import domain
 from costmodel import scenario_inputs as si
@@ -28,7 +29,7 @@ version, stored = data.workspace(path)
 params = st.query_params.to_dict()
 view = model.scenario_view(params, stored)
 for notice in view.notices:
-    st.warning(notice, icon="⚠️")
+    st.warning(plain(notice, limit=2000), icon="⚠️")
 inputs, _ = si.from_params(params)
 first = stored.demand[0]
 
@@ -74,7 +75,7 @@ with st.sidebar:
 try:
     si.parse_custom(custom)
 except ValueError as exc:
-    st.warning(f"Custom scenario ignored: {exc}.", icon="⚠️")
+    st.warning(f"Custom scenario ignored: {plain(exc)}.", icon="⚠️")
     custom = ""
 
 # Keep the URL in step: what-ifs only where they differ from the workspace, knobs where they
@@ -99,7 +100,7 @@ view = model.scenario_view(wanted, stored)
 results = data.workspace_comparison(path, view.workspace, view.knobs)
 
 st.caption(
-    f"Workspace: **{stored.name}**"
+    f"Workspace: **{plain(stored.name)}**"
     + (f" (version {version})" if version else " (the bundled example)")
     + (
         " · what-ifs: " + ", ".join(f"{k}={v:g}" for k, v in view.overrides.items())
@@ -107,15 +108,15 @@ st.caption(
         else ""
     )
 )
-st.info(headline(results))
+st.info(plain(headline(results), limit=2000))
 
 st.subheader("Side by side")
 st.dataframe(pd.DataFrame(results_rows(results)), hide_index=True, width="stretch", key="summary")
 for r in results:
     if r.headline != r.name:
-        (st.warning if r.feasible else st.error)(r.headline)
+        (st.warning if r.feasible else st.error)(plain(r.headline, limit=2000))
     for reason in r.unserved_reasons:
-        st.error(f"{r.name}: {reason}")
+        st.error(f"{plain(r.name)}: {plain(reason, limit=2000)}")
 
 st.subheader("Monthly cost over 36 months")
 curve = go.Figure()
@@ -139,9 +140,11 @@ st.caption(
 )
 
 for r in results:
-    title = f"{r.name} — ${r.monthly_usd:,.0f}/month" + ("" if r.feasible else " — INFEASIBLE")
+    title = f"{plain(r.name)} — \\${r.monthly_usd:,.0f}/month" + (
+        "" if r.feasible else " — INFEASIBLE"
+    )
     with st.expander(title, expanded=r.is_baseline):
-        st.write(r.description)
+        st.markdown(plain(r.description, limit=2000))
         fleet_tab, notes_tab, risk_tab, timeline_tab = st.tabs(
             ["Fleet", "Allocation and notes", "Risk", "Timeline and payback"]
         )
@@ -166,17 +169,17 @@ for r in results:
                 + ", ".join(f"{k} {v:.2%}" for k, v in r.achieved_allocation.items())
             )
             for note in (*r.allocation_notes, *r.constraint_violations, *r.notes):
-                st.caption(f"⚠️ {note}")
+                st.caption(f"⚠️ {plain(note, limit=2000)}")
         with risk_tab:
             for line in risk_lines(r.risk):
                 st.markdown(line)
         with timeline_tab:
-            st.write(r.timeline.sentence)
+            st.markdown(plain(r.timeline.sentence, limit=2000))
             if r.timeline.gates:
                 st.plotly_chart(
                     charts.gantt_weeks(r.timeline.gates), width="stretch", key=f"gantt_{r.name}"
                 )
-            st.caption(" ".join((r.payback_sentence, *r.one_time_notes)))
+            st.caption(plain(" ".join((r.payback_sentence, *r.one_time_notes)), limit=4000))
 
 st.subheader("Brief")
 st.caption(

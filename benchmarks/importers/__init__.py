@@ -8,6 +8,7 @@ the reason, and contributes nothing: callers store a file's rows all together or
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import re
 from collections.abc import Iterable
@@ -25,6 +26,7 @@ from benchmarks.importers import (
 )
 from benchmarks.importers.base import Importer, ImportOverrides, Source, parse_structure
 from tokendesk.records import BenchmarkResult
+from tokendesk.textsafety import MAX_JSON_DEPTH, InputFileError, decode_text, json_depth_ok
 
 #: Upload limit: result summaries are kilobytes; 20 MB leaves room for vLLM --save-detailed files.
 MAX_IMPORT_BYTES = 20 * 1024 * 1024
@@ -45,7 +47,8 @@ def importer_names() -> list[str]:
     return [imp.name for imp in REGISTRY]
 
 
-def _decode(name: str, data: bytes) -> str:
+def _decode(name: str, data: bytes) -> tuple[str, str]:
+    """The file's text and, when the encoding was a guess, a note saying so."""
     if len(data) > MAX_IMPORT_BYTES:
         raise ResultFileError(
             name,
@@ -54,17 +57,32 @@ def _decode(name: str, data: bytes) -> str:
             f"{MAX_IMPORT_BYTES / 1e6:.0f} MB (import the summary, not per-request detail)",
         )
     try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ResultFileError(
-            name, "", f"not UTF-8 text (byte {exc.start}); is this a result file?"
-        ) from exc
+        decoded = decode_text(data, name)
+    except InputFileError as exc:
+        raise ResultFileError(name, "", exc.message) from None
+    return decoded.text, decoded.note
 
 
 def _source(name: str, data: bytes, overrides: ImportOverrides) -> Source:
-    text = _decode(name, data)
-    kind, parsed = parse_structure(name, text)
-    return Source(name=name, text=text, kind=kind, data=parsed, overrides=overrides)
+    text, note = _decode(name, data)
+    if text.lstrip()[:1] in ("[", "{") and not json_depth_ok(text):
+        raise ResultFileError(
+            name,
+            "",
+            f"JSON nested deeper than {MAX_JSON_DEPTH} levels; no result format nests like"
+            " this — check that this is the tool's result file",
+        )
+    try:
+        kind, parsed = parse_structure(name, text)
+    except ResultFileError:
+        raise
+    except (ValueError, RecursionError, OverflowError, csv.Error) as exc:
+        raise ResultFileError(
+            name, "", f"cannot be read as JSON or CSV ({type(exc).__name__}: {exc})"
+        ) from None
+    return Source(
+        name=name, text=text, kind=kind, data=parsed, overrides=overrides, encoding_note=note
+    )
 
 
 def detect(src: Source) -> Importer:
@@ -72,7 +90,7 @@ def detect(src: Source) -> Importer:
         try:
             if imp.sniff(src):
                 return imp
-        except (KeyError, TypeError, AttributeError, IndexError):
+        except Exception:  # a sniffer that trips on a hostile file says "not mine"
             continue
     known = ", ".join(i.description for i in REGISTRY if not i.context_only)
     raise ResultFileError(src.name, "", f"unrecognised result format; supported: {known}")
@@ -128,12 +146,20 @@ def _parse(src: Source, imp: Importer) -> list[BenchmarkResult]:
                 + f" (first: {exc.reason})",
             ) from exc
         raise
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+    except Exception as exc:  # any parser fault is this file's plain rejection
         raise ResultFileError(
-            src.name, getattr(exc, "key", ""), f"{type(exc).__name__}: {exc}"
-        ) from exc
+            src.name,
+            str(getattr(exc, "key", "") or ""),
+            f"could not be read ({type(exc).__name__}: {exc}); check the file is the tool's"
+            " unmodified output",
+        ) from None
     if not results:
         raise ResultFileError(src.name, "", "the file holds no results")
+    if src.encoding_note:
+        results = [
+            r.model_copy(update={"notes": "; ".join(filter(None, [r.notes, src.encoding_note]))})
+            for r in results
+        ]
     return results
 
 

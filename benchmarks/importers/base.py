@@ -82,6 +82,8 @@ class Source:
     notes: list[str] = field(default_factory=list)
     #: Accelerator count a file states with its accelerator name ("4xNVIDIA_L40S").
     found_count: int | None = None
+    #: Set when the file's encoding was a guess (Latin-1); added to every result's notes.
+    encoding_note: str = ""
 
     # -- errors and values ----------------------------------------------------------------------
     def fail(self, key: str, reason: str) -> ResultFileError:

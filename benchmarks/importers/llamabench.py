@@ -118,6 +118,8 @@ def sniff(src: Source) -> bool:
     if src.kind == "text":
         head = src.text.lstrip().splitlines()[0]
         return head.startswith("|") and bool(re.search(r"\|\s*t/s\s*\|", head))
+    if src.kind == "csv":  # the header says whose file it is; a bad row is parse's to report
+        return bool(src.data) and all(k in src.data[0] for k in ("avg_ts", "n_prompt", "n_gen"))
     rows = _records(src)
     return (
         bool(rows)

@@ -2,12 +2,19 @@
 
 import base64
 import json
+import re
 
 import numpy as np
 
 from tokendesk.paths import REPO_ROOT
 
 VIEWS = REPO_ROOT / "app" / "views"
+
+
+def shown(markdown: str) -> str:
+    """What a reader sees of a Markdown string that carries escaped outside text (``app.safe``):
+    backslash escapes resolved, word joiners dropped."""
+    return re.sub(r"\\(.)", r"\1", markdown).replace("\u2060", "")
 
 
 def plain(value):

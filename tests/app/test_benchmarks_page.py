@@ -5,7 +5,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app.models.tables import has_no_literals
-from tests.app.pages import VIEWS, chart
+from tests.app.pages import VIEWS, chart, shown
 from tokendesk.records import BenchmarkResult
 from warehouse import Warehouse
 
@@ -139,10 +139,10 @@ def test_bad_upload_names_the_file_and_key_and_writes_nothing(writable_env):
     at.run()
     at.button(key="upload_import").click()
     at = run_page(at)
-    errors = [e.value for e in at.tabs[IMPORT].error]
+    errors = [shown(e.value) for e in at.tabs[IMPORT].error]
     assert errors == [
         "**bad.json** was rejected; nothing was written.\n\n- key: "
-        "`completed`\n- reason: required number is missing"
+        "completed\n- reason: required number is missing"
     ]
     assert not at.tabs[IMPORT].success
     assert count_results(writable_env) == before
@@ -170,10 +170,8 @@ def test_unknown_accelerator_is_rejected_then_fixed_with_an_override(writable_en
     at.run()
     at.button(key="upload_import").click()
     at = run_page(at)
-    [error] = [e.value for e in at.tabs[IMPORT].error]
-    assert (
-        error.startswith("**sweep.jsonl** was rejected") and "key: `line 1: accelerator`" in error
-    )
+    [error] = [shown(e.value) for e in at.tabs[IMPORT].error]
+    assert error.startswith("**sweep.jsonl** was rejected") and "key: line 1: accelerator" in error
     assert "'Mystery 9000' is not in the alias table" in error
     assert count_results(writable_env) == before
 
@@ -183,7 +181,7 @@ def test_unknown_accelerator_is_rejected_then_fixed_with_an_override(writable_en
     at.button(key="upload_import").click()
     at = run_page(at)
     assert not at.tabs[IMPORT].error
-    [success] = [s.value for s in at.tabs[IMPORT].success]
+    [success] = [shown(s.value) for s in at.tabs[IMPORT].success]
     assert success.startswith(
         "Imported 3 operating point(s) from **sweep.jsonl** "
         "(vllm-benchmark-serving) as snapshot `benchmarks-import-"

@@ -2,7 +2,7 @@ from streamlit.testing.v1 import AppTest
 
 from app.models.tables import has_no_literals
 from briefs.workspace_plans import Knobs, compare, engine_for, headline, stored_workspace
-from tests.app.pages import VIEWS
+from tests.app.pages import VIEWS, shown
 from warehouse import Warehouse
 
 
@@ -33,7 +33,7 @@ def test_overview_cards_compare_one_pricing_family_and_the_headline_is_the_engin
     assert all("spot" not in c.value for c in at.caption if "·" in c.value)
     want = expected(app_env)
     sentence = headline(want)
-    assert any(sentence in md.value for md in at.markdown)
+    assert any(sentence in shown(md.value) for md in at.markdown)
     assert f"Your fleet as it runs (Stay) costs ${want[0].monthly_usd:,.0f}/month" in sentence
     fresh = at.dataframe[0].value
     assert set(fresh["Kind"]) == {"prices", "benchmarks"}
@@ -73,9 +73,9 @@ def test_scenarios_page_shows_the_engine_figures(app_env):
     assert table.loc[0, "Monthly (month 1)"] == f"${fleet:,.2f}"
     assert table.loc[0, "Payback"] == "baseline"
     # Overview and Scenarios say the same thing about the same workspace.
-    assert any(headline(want) == i.value for i in at.info)
+    assert any(headline(want) == shown(i.value) for i in at.info)
     # Achieved differs from requested and the page says why.
-    assert any("achieved: no AMD result" in w.value for w in at.warning)
+    assert any("achieved: no AMD result" in shown(w.value) for w in at.warning)
 
 
 def test_scenarios_read_their_state_from_the_url(app_env):
@@ -91,7 +91,7 @@ def test_scenarios_read_their_state_from_the_url(app_env):
 
 def test_a_bad_url_parameter_falls_back_with_a_visible_notice(app_env):
     at = page("scenarios.py", slo="fast", amd="0.3")
-    assert any("Ignored slo='fast': not a number" in w.value for w in at.warning)
+    assert any("Ignored slo='fast': not a number" in shown(w.value) for w in at.warning)
     assert at.number_input(key="slo").value == 2000
     assert "Shift 30% to AMD" in list(at.dataframe[0].value["Scenario"])
 
@@ -99,8 +99,8 @@ def test_a_bad_url_parameter_falls_back_with_a_visible_notice(app_env):
 def test_a_peak_outside_the_input_domain_falls_back_with_a_notice(app_env):
     for value in ("2.1", "24"):
         at = page("scenarios.py", peak=value)
-        assert any(f"Ignored peak='{value}'" in w.value for w in at.warning), value
-        assert any("between 1 and 2" in w.value for w in at.warning)
+        assert any(f"Ignored peak='{value}'" in shown(w.value) for w in at.warning), value
+        assert any("between 1 and 2" in shown(w.value) for w in at.warning)
         assert at.number_input(key="peak").value == 1.8
 
 

@@ -291,7 +291,7 @@ def test_cli_import_all_or_nothing(tmp_path):
             str(db),
         ],
     )
-    assert bad.exit_code == 1
+    assert bad.exit_code == 2
     with Warehouse.open(db) as wh:
         snaps = wh.snapshots()
         assert (

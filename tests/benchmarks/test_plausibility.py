@@ -118,7 +118,7 @@ def test_import_dry_run_json_prints_records_with_bounds_and_rejects_the_impossib
     l4 = ["--accelerator", "nvidia-l4-24gb", "--accelerators-per-replica", "1", "--model"]
     l4 += ["llama-2-70b-chat", "--precision", "fp16", "--dry-run", "--format", "json"]
     result = runner.invoke(app, ["bench", "import", str(bad), *l4, "--db", str(tmp_path / "w")])
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # bad input
     (rejected,) = json.loads(result.stdout.splitlines()[0])["rejected"]
     # 64 streams x 0.3 TB/s / 138 GB of fp16 weights = 139 tok/s, under the compute bound.
     assert "exceeds the physical upper bound of 139 tok/s" in rejected["reason"]

@@ -21,6 +21,7 @@ from briefs import (
     render_brief,
 )
 from briefs.brief import bench_sources, price_sources
+from briefs.render import _md_text
 from tokendesk import formatting
 
 HOSTILE = '=HYPERLINK("http://x","y")'
@@ -88,7 +89,7 @@ def test_markdown_and_html_carry_every_source_date_and_snapshot(comparison, rend
 
     text = html.unescape(page)
     for needle in (*titles, *dates, *snapshots):
-        assert needle.replace("|", "\\|") in md, needle
+        assert _md_text(needle) in md, needle
         assert needle in text, needle
     for heading in (
         "Recommendation",
@@ -301,3 +302,39 @@ def test_evidence_table_shows_each_results_confidence_and_percent_of_roofline(co
     assert {"bench_confidence", "roofline_pct"} <= set(benches.columns)
     gpu = benches[~benches["accelerator_id"].str.startswith("cpu-")]
     assert gpu["roofline_pct"].notna().all() and (gpu["roofline_pct"] < 100).all()
+
+
+def test_markdown_and_html_briefs_escape_hostile_strings():
+    from briefs.document import Bullets, Document, Paragraph, Section, Table
+    from briefs.render import render_document
+
+    hostile = (
+        "![x](https://attacker.invalid/p.png) <script>alert(1)</script> "
+        '<img src=x onerror="alert(1)"> [click](javascript:alert(1)) \x1b[31mred '
+        "AKIAIOSFODNN7EXAMPLE"
+    )
+    doc = Document(
+        title=f"Brief {hostile}",
+        subtitle=hostile,
+        meta=(("provider", hostile),),
+        sections=(
+            Section(
+                hostile,
+                (
+                    Paragraph(hostile),
+                    Bullets((hostile,)),
+                    Table(hostile, pd.DataFrame({"provider": [hostile]}), note=hostile),
+                ),
+            ),
+        ),
+        assumptions=pd.DataFrame(),
+        csv_frame=pd.DataFrame(),
+    )
+    md = render_document(doc, "md").decode()
+    page = render_document(doc, "html").decode()
+    for text in (md, page):
+        assert "\x1b" not in text and "AKIAIOSFODNN7EXAMPLE" not in text
+    assert "<script>" not in page and "<img" not in page
+    assert not re.search(r"(?<!\\)<(script|img)", md)  # only escaped: \<script\>
+    assert "![x](" not in md and "[click](" not in md
+    assert "\\!\\[x\\](https://attacker.invalid/p.png)" in md  # shown as the characters

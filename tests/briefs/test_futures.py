@@ -169,7 +169,12 @@ def test_prices_as_of_mirror_the_current_view_with_a_cutoff(seed_db):
         ].tolist()
 
     assert p5(then) == [98.32] and p5(now) == [55.04]
-    assert (pd.to_datetime(then["snapshot_as_of"]) <= pd.Timestamp("2025-03-31 23:59:59")).all()
+    # Currency is per observation: every price known on the day was observed by then.
+    # (An undated price counts from its snapshot's date.)
+    dated = pd.to_datetime(then["observed_at"]).dropna()
+    assert not dated.empty and (dated <= pd.Timestamp("2025-03-31 23:59:59")).all()
+    undated = then[then["observed_at"].isna()]
+    assert (pd.to_datetime(undated["snapshot_as_of"]) <= pd.Timestamp("2025-03-31 23:59:59")).all()
 
 
 def test_futures_day_on_the_seed_warehouse(seed_db):

@@ -5,17 +5,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
-import httpx
 import pytest
 
 from tests.e2e.artifacts import ARTIFACTS
-from tokendesk.paths import REPO_ROOT
+from tests.e2e.server import start_dashboard
 
 CHROMIUM = os.environ.get("TOKENDESK_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -30,34 +25,10 @@ CHROMIUM_ARGS = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="session")
 def app_url(tmp_path_factory) -> str:
     db = tmp_path_factory.mktemp("e2e") / "e2e.duckdb"
-    port = _free_port()
-    log = (tmp_path_factory.mktemp("e2e-log") / "app.log").open("w")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tokendesk.cli", "app", "--port", str(port), "--db", str(db)],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        cwd=REPO_ROOT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{url}/_stcore/health", timeout=1).text == "ok":
-                break
-        except httpx.HTTPError:
-            time.sleep(0.5)
-    else:
-        process.terminate()
-        pytest.fail(f"dashboard did not start; log: {Path(log.name).read_text()}")
+    process, url = start_dashboard(db, tmp_path_factory.mktemp("e2e-log") / "app.log")
     yield url
     process.terminate()
     process.wait(timeout=20)

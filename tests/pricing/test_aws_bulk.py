@@ -277,4 +277,14 @@ def test_fetch_bulk_streams_each_region_and_reports_missing_files(bulk_file: Pat
     assert {q.region for q in result.quotes} == {"us-east-1"}
     assert any(s.what == "eu-south-9" for s in result.skipped)
     assert result.partial and "us-west-2" in result.region_errors
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("tokendesk-aws-bulk-")] == []
+    assert list((tmp_path / "tmp" / "aws-bulk").iterdir()) == []
+
+
+@respx.mock
+def test_a_killed_refresh_leaves_no_temp_file_past_the_next_start(tmp_path: Path):
+    left = tmp_path / "tmp" / "aws-bulk" / "refresh-killed"
+    left.mkdir(parents=True)
+    (left / "us-east-1.csv").write_bytes(b"x" * 4096)  # what a kill -9 mid-download leaves
+    respx.get(BULK_URL.format(region="us-east-1")).mock(return_value=httpx.Response(404))
+    fetch_aws_bulk(["us-east-1"], now=NOW, work_dir=tmp_path)
+    assert list((tmp_path / "tmp" / "aws-bulk").iterdir()) == []

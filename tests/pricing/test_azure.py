@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
 import respx
 
-from pricing.azure import API_URL, fetch_azure, fetch_pages, parse_items, region_filter
+from pricing.azure import (
+    API_URL,
+    WaitBudget,
+    _retry_after_s,
+    fetch_azure,
+    fetch_pages,
+    parse_items,
+    region_filter,
+)
 from tokendesk.records import PricingModel
 
 NOW = datetime(2026, 9, 1, tzinfo=UTC)
@@ -139,3 +147,53 @@ def test_region_filter_is_lower_case_and_names_sizes():
     assert (
         "armRegionName eq 'westus3'" in text and "armSkuName eq 'Standard_ND96isr_H100_v5'" in text
     )
+
+
+def test_retry_after_over_the_cap_skips_the_region_without_sleeping():
+    slept: list[float] = []
+    with respx.mock() as router:
+        router.get(API_URL).mock(return_value=httpx.Response(429, headers={"Retry-After": "3600"}))
+        result = fetch_azure(["eastus"], now=NOW, sleep=slept.append)
+    assert slept == []
+    assert result.partial
+    assert "3600 s, over the 60 s cap" in result.region_errors["eastus"]
+
+
+def test_waiting_stops_at_the_refresh_budget_and_names_what_was_skipped():
+    slept: list[float] = []
+    budget = WaitBudget(max_total_wait_s=100.0)
+    with respx.mock() as router:
+        router.get(API_URL).mock(return_value=httpx.Response(429, headers={"Retry-After": "45"}))
+        result = fetch_azure(["eastus", "westus3"], now=NOW, sleep=slept.append, budget=budget)
+    assert slept == [45.0, 45.0]  # a third wait would pass the 100 s budget
+    assert set(result.region_errors) == {"eastus", "westus3"}
+    assert "waiting budget" in result.region_errors["westus3"]
+
+
+def test_refresh_deadline_is_checked_before_each_request():
+    ticks = iter([0.0, 0.0, 1000.0, 1000.0, 1000.0])
+    budget = WaitBudget(deadline_s=900.0, clock=lambda: next(ticks))
+    with respx.mock() as router:
+        router.get(API_URL).mock(return_value=httpx.Response(503))
+        result = fetch_azure(["eastus"], now=NOW, sleep=lambda s: None, budget=budget)
+    assert "deadline (900 s) passed" in result.region_errors["eastus"]
+
+
+def test_retry_after_as_an_http_date():
+    from email.utils import format_datetime
+
+    when = format_datetime(datetime.now(UTC) + timedelta(seconds=30), usegmt=True)
+    seconds = _retry_after_s(httpx.Response(429, headers={"Retry-After": when}), 0)
+    assert 25 <= seconds <= 31
+
+
+def test_an_empty_region_is_reported_not_passed_over():
+    with respx.mock() as router:
+        router.get(API_URL).mock(
+            return_value=httpx.Response(200, json={"Items": [], "NextPageLink": None})
+        )
+        result = fetch_azure(["eastus"], now=NOW, sleep=lambda s: None)
+    assert not result.quotes
+    assert [(s.what, s.reason) for s in result.skipped] == [
+        ("eastus", "the price API returned no items; check the region name")
+    ]

@@ -95,3 +95,36 @@ def test_fetch_sheets_keeps_good_files_and_reports_bad_ones(tmp_path: Path):
     result = fetch_sheets(dirs=[tmp_path])
     assert len(result.quotes) == 2
     assert "broken.yaml" in result.region_errors
+
+
+def test_a_bad_sheet_is_named_and_the_others_still_load(tmp_path: Path, capsys):
+    from pricing.sheets import fetch_sheets
+    from tokendesk.cli import main
+
+    good = tmp_path / "good.csv"
+    good.write_text(
+        "provider,region,instance_type,accelerator_id,accelerator_count,pricing_model,"
+        "usd_per_hour,source,observed_at\n"
+        "acme,eu-1,x8,nvidia-h100-sxm-80gb,8,on_demand,20.0,acme sheet,2026-11-01\n",
+        encoding="utf-8",
+    )
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes(good.read_text().replace("acme sheet", "Preisliste Müller").encode("latin-1"))
+    listed = tmp_path / "listed.yaml"
+    listed.write_text(
+        "format_version: 1\nquotes:\n  - provider: acme\n    region: [eu-1, eu-2]\n"
+        "    instance_type: x8\n    accelerator_id: nvidia-h100-sxm-80gb\n"
+        "    accelerator_count: 8\n    pricing_model: on_demand\n    usd_per_hour: 20\n"
+        "    source: s\n    observed_at: 2026-11-01\n",
+        encoding="utf-8",
+    )
+    result = fetch_sheets(files=[good, latin, listed])
+    assert {q.source for q in result.quotes} == {"acme sheet", "Preisliste Müller"}
+    assert list(result.region_errors) == ["listed.yaml"]
+    assert "region: must be a single value" in result.region_errors["listed.yaml"]
+    with pytest.raises(SystemExit) as done:
+        main(["prices", "integrity", "--sheet", str(listed)])
+    output = capsys.readouterr()
+    assert done.value.code == 2
+    assert "listed.yaml:1: region: must be a single value" in " ".join(output.err.split())
+    assert "Traceback" not in output.out + output.err

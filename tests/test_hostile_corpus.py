@@ -1,0 +1,117 @@
+"""The hostile-input corpus (tests/fixtures/hostile/, written by its generate.py): every
+malformed or hostile file is rejected by ``db ingest`` or ``bench import`` with a plain error
+that names the file (and row and field where there is one), exit code 2, no traceback, no escape
+sequence, no secret in the output or in the stored failure, and the warehouse's data unchanged;
+the attempt is recorded as a failed snapshot."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tokendesk.cli import main
+from tokendesk.textsafety import MAX_FILE_BYTES, clean_text
+from warehouse import Warehouse
+
+CORPUS = Path(__file__).parent / "fixtures" / "hostile"
+MANIFEST = json.loads((CORPUS / "cases.json").read_text(encoding="utf-8"))
+SECRETS: list[str] = MANIFEST["secrets"]
+CASES: list[dict] = MANIFEST["cases"]
+
+
+def data_digest(warehouse: Warehouse) -> str:
+    """A digest of every stored figure: all tables, snapshots other than failed attempts."""
+    digest = hashlib.sha256()
+    for sql in (
+        "SELECT * FROM snapshots WHERE status <> 'failed' ORDER BY ALL",
+        "SELECT * FROM price_quotes ORDER BY ALL",
+        "SELECT * FROM benchmark_results ORDER BY ALL",
+        "SELECT * FROM integrity_checks ORDER BY ALL",
+        "SELECT * FROM accelerators ORDER BY ALL",
+    ):
+        digest.update(warehouse.query(sql).to_csv(index=False).encode())
+    return digest.hexdigest()
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory) -> tuple[Path, str]:
+    """A warehouse built from data/ and its digest (each case starts from a copy of it)."""
+    path = tmp_path_factory.mktemp("hostile") / "template.duckdb"
+    with Warehouse.open(path) as warehouse:
+        return path, data_digest(warehouse)
+
+
+def _materialise(name: str, tmp_path: Path) -> tuple[str, str]:
+    """(argument to pass, the name the error must show) for one corpus file or marker."""
+    if name == "@devzero":
+        return "/dev/zero", "/dev/zero"
+    if name == "@directory":
+        return str(tmp_path), tmp_path.name
+    if name == "@missing":
+        return str(tmp_path / "no_such_file.csv"), "no_such_file.csv"
+    if name == "@oversized":
+        big = tmp_path / "oversized.csv"
+        with big.open("wb") as handle:  # sparse: costs no disk
+            handle.truncate(MAX_FILE_BYTES + 1)
+        return str(big), "oversized.csv"
+    if name == "@ansi_name":
+        hostile = tmp_path / "evil\x1b[2J\x1b[31mname.csv"
+        hostile.write_bytes((CORPUS / "name_ansi_red_provider.csv").read_bytes())
+        return str(hostile), "evil"
+    return str(CORPUS / name), name
+
+
+@pytest.mark.parametrize("entry", CASES, ids=[c["id"] for c in CASES])
+def test_hostile_input_is_rejected_plainly_and_changes_nothing(entry, template, tmp_path, capsys):
+    db = tmp_path / "w.duckdb"
+    shutil.copy(template[0], db)
+    args, shown = zip(*(_materialise(name, tmp_path) for name in entry["files"]), strict=True)
+    command = ["db", "ingest"] if entry["command"] == "ingest" else ["bench", "import"]
+    with pytest.raises(SystemExit) as exit_info:
+        main([*command, *args, "--db", str(db)])
+    out = capsys.readouterr()
+    output = out.out + out.err
+
+    assert exit_info.value.code == 2, output
+    assert "Traceback" not in output and 'File "' not in output
+    assert "\x1b" not in output and "\x9b" not in output
+    for secret in SECRETS:
+        assert secret not in output
+    lowered = " ".join(output.lower().split())
+    for fragment in entry["expect"]:
+        assert fragment.lower() in lowered, output
+    # The file at fault is named (a name that is itself a secret is shown redacted).
+    culprit = clean_text(Path(shown[-1]).name)
+    assert culprit in output or "[redacted" in output, output
+
+    with Warehouse.open(db, read_only=True) as warehouse:
+        assert data_digest(warehouse) == template[1], "a rejected input changed the warehouse"
+        errors = warehouse.query("SELECT source, error FROM snapshots WHERE status = 'failed'")
+    assert len(errors) >= 1, "the failed attempt was not recorded"
+    stored = " ".join(errors.source) + " ".join(errors.error)
+    assert "\x1b" not in stored
+    for secret in SECRETS:
+        assert secret not in stored
+
+
+def test_the_corpus_covers_every_class_with_at_least_80_inputs():
+    classes = {c["class"] for c in CASES}
+    assert len(CASES) >= 80
+    assert {
+        "non-finite",
+        "bounds",
+        "integer-overflow",
+        "dates",
+        "encoding",
+        "binary",
+        "size-depth",
+        "structure",
+        "hostile-names",
+        "secrets",
+        "multi-file",
+    } <= classes
+    assert {c["command"] for c in CASES} == {"ingest", "import"}

@@ -1,0 +1,237 @@
+"""Safe handling of text that comes from outside: files, provider responses, error messages.
+
+Three jobs, each needed wherever such text is stored, printed or shown:
+
+- ``clean_text`` removes control characters (ANSI escape sequences included) so a file name or a
+  provider string cannot move a terminal's cursor, recolour it or hide text, and caps its length;
+- ``redact_secrets`` replaces cloud keys, tokens and ``Authorization`` headers with a marker, so
+  an endpoint that echoes request headers in its error text cannot get a secret stored or printed;
+- ``read_limited`` / ``decode_text`` read a file with a size cap and decode it by its byte-order
+  mark or as UTF-8, falling back to Latin-1 with a note (never a ``UnicodeDecodeError``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+#: Longest string a record field keeps; a longer cell is rejected, not truncated silently.
+MAX_FIELD_CHARS = 2_000
+#: Largest input file read whole (prices, results, sheets). /dev/zero stops here too.
+MAX_FILE_BYTES = 64 * 1024 * 1024
+#: Deepest JSON nesting an importer accepts (real result files nest fewer than 10 levels).
+MAX_JSON_DEPTH = 64
+
+# CSI (ESC [ ... final), OSC (ESC ] ... BEL or ESC \), and two-character escapes.
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]|\x9b")
+# C0 and C1 controls except tab/newline, plus bidi overrides and zero-width joiners that can
+# disguise text.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+
+
+def clean_text(value: str, *, keep_newlines: bool = False) -> str:
+    """``value`` without escape sequences and control characters (newlines kept on request)."""
+    value = _ANSI.sub("", value)
+    value = _CONTROL.sub("", value)
+    if not keep_newlines:
+        value = value.replace("\t", " ").replace("\r", " ").replace("\n", " ")
+    return value
+
+
+def has_control(value: str) -> bool:
+    return clean_text(value, keep_newlines=True) != value
+
+
+_SECRET_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    # Authorization / proxy-authorization / api-key style headers, whatever follows on the line.
+    (
+        re.compile(
+            r"(?i)\b((?:proxy-)?authorization|x-amz-security-token|x-api-key|api-key|"
+            r"ocp-apim-subscription-key|x-goog-api-key)(\"?\s*[:=]\s*\"?)[^\r\n,;}\]\"]+"
+        ),
+        r"\1\2[redacted]",
+    ),
+    (re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{8,}"), "Bearer [redacted]"),
+    # AWS access key ids and secrets (the secret only where it is labelled).
+    (
+        re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b"),
+        "[redacted-aws-key-id]",
+    ),
+    (
+        re.compile(
+            r"(?i)(aws_secret_access_key|secretaccesskey|aws_session_token|sessiontoken|"
+            r"x-amz-security-token)(\"?\s*[:=]\s*\"?)[A-Za-z0-9/+=]{16,}"
+        ),
+        r"\1\2[redacted]",
+    ),
+    # A long base64 blob after a session-token-like key is covered above; bare session tokens
+    # (IQoJb3JpZ2luX2Vj... is how STS tokens begin) are caught by their prefix.
+    (re.compile(r"\bIQoJb3JpZ2lu[A-Za-z0-9/+=]{20,}"), "[redacted-aws-session-token]"),
+    # GCP: API keys, OAuth access tokens, service-account private keys.
+    (re.compile(r"\bAIza[0-9A-Za-z_-]{30,}"), "[redacted-gcp-api-key]"),
+    (re.compile(r"\bya29\.[0-9A-Za-z_.-]{20,}"), "[redacted-gcp-token]"),
+    (
+        re.compile(
+            r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)", re.S
+        ),
+        "[redacted-private-key]",
+    ),
+    # Azure: storage account keys, SAS signatures, connection strings' AccountKey.
+    (re.compile(r"(?i)(accountkey|sharedaccesskey)=[A-Za-z0-9/+=]{20,}"), r"\1=[redacted]"),
+    (re.compile(r"(?i)([?&]sig=)[A-Za-z0-9%/+=]{16,}"), r"\1[redacted]"),
+    # JSON Web Tokens (Azure AD, GCP identity tokens).
+    (
+        re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
+        "[redacted-jwt]",
+    ),
+    # Generic labelled secrets: password=..., client_secret: ...
+    (
+        re.compile(
+            r"(?i)\b(password|passwd|client_secret|secret_key|private_key|token)(\"?\s*[:=]\s*\"?)[^\s\"',;&}]{6,}"
+        ),
+        r"\1\2[redacted]",
+    ),
+)
+
+
+def redact_secrets(text: str) -> str:
+    """``text`` with credentials (cloud keys, tokens, Authorization headers) replaced."""
+    for pattern, replacement in _SECRET_PATTERNS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def safe_message(text: str, limit: int = 4_000) -> str:
+    """An error text fit to store or print: secrets redacted, controls removed, length capped."""
+    cleaned = clean_text(redact_secrets(str(text)), keep_newlines=True)
+    if len(cleaned) > limit:
+        cleaned = cleaned[:limit] + f" … ({len(cleaned) - limit} more characters)"
+    return cleaned
+
+
+def terminal_text(text: str) -> str:
+    """``text`` fit to print on a terminal through rich: secrets redacted, escape sequences and
+    control characters removed, and rich's ``[markup]`` neutralised."""
+    from rich.markup import escape
+
+    return escape(safe_message(text))
+
+
+class InputFileError(ValueError):
+    """A file could not be read as text: too large, not a regular file, binary."""
+
+    def __init__(self, path: str, message: str) -> None:
+        self.path, self.message = path, message
+        super().__init__(f"{clean_text(path)}: {message}")
+
+
+@dataclass(frozen=True)
+class DecodedText:
+    text: str
+    encoding: str
+    #: Set when the encoding was a guess the user should know about.
+    note: str = ""
+
+
+def read_limited(path: Path | str, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file, refusing devices, pipes and anything over ``limit``."""
+    path = Path(path)
+    shown = clean_text(str(path))
+    if not path.exists():
+        raise InputFileError(shown, "no such file; check the path")
+    if not path.is_file():
+        raise InputFileError(shown, "not a regular file (a directory, device or pipe); pass a file")
+    with path.open("rb") as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise InputFileError(
+            shown,
+            f"larger than {limit // (1024 * 1024)} MiB; split it into smaller files",
+        )
+    return data
+
+
+def decode_text(data: bytes, name: str = "input") -> DecodedText:
+    """Decode by byte-order mark (UTF-8, UTF-16, UTF-32), else UTF-8, else Latin-1 with a note.
+
+    Binary content (NUL bytes outside a UTF-16/32 file) is refused with a plain message.
+    """
+    boms = (
+        (b"\xef\xbb\xbf", "utf-8-sig"),
+        (b"\xff\xfe\x00\x00", "utf-32"),
+        (b"\x00\x00\xfe\xff", "utf-32"),
+        (b"\xff\xfe", "utf-16"),
+        (b"\xfe\xff", "utf-16"),
+    )
+    for bom, encoding in boms:
+        if data.startswith(bom):
+            try:
+                text = data.decode(encoding)
+            except UnicodeDecodeError:
+                raise InputFileError(
+                    name, f"starts with a {encoding} byte-order mark but is not {encoding} text"
+                ) from None
+            if _looks_binary(text):
+                raise InputFileError(name, "is binary (control bytes), not a text file")
+            return DecodedText(text, encoding)
+    if b"\x00" in data[:65536]:
+        # UTF-16-LE without a BOM: ASCII text has a NUL in every odd byte and none in the even.
+        sample = data[:4096]
+        half = len(sample) // 2
+        if (
+            len(sample) >= 4
+            and sample[1::2].count(0) > half * 0.9
+            and sample[0::2].count(0) < half * 0.1
+        ):
+            try:
+                text = data.decode("utf-16-le")
+            except UnicodeDecodeError:
+                text = ""
+            if text and not _looks_binary(text):
+                return DecodedText(text, "utf-16-le", "read as UTF-16-LE (no byte-order mark)")
+        raise InputFileError(
+            name, "is binary (contains NUL bytes), not a text file; export it as CSV or JSON text"
+        )
+    try:
+        decoded = DecodedText(data.decode("utf-8"), "utf-8")
+    except UnicodeDecodeError as exc:
+        decoded = DecodedText(
+            data.decode("latin-1"),
+            "latin-1",
+            f"not valid UTF-8 (byte {exc.start}); read as Latin-1 — save it as UTF-8 to be sure",
+        )
+    if _looks_binary(decoded.text):
+        raise InputFileError(
+            name, "is binary (control bytes), not a text file; export it as CSV or JSON text"
+        )
+    return decoded
+
+
+def _looks_binary(text: str) -> bool:
+    """Many control characters in the first 64K: more than 3% (and more than 4) that text never
+    holds. Escape sequences, bell and backspace are left to ``clean_text``: a text file with a
+    coloured name in it is text, and is read and cleaned."""
+    sample = text[:65536]
+    controls = sum(
+        1 for ch in sample if (ord(ch) < 32 and ch not in "\t\n\r\f\x1b\x07\x08") or ch == "\x7f"
+    )
+    return controls > max(4, len(sample) * 3 // 100)
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_BRACKETS = re.compile(r"[\[\]{}]")
+
+
+def json_depth_ok(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
+    """True if ``text`` (JSON) nests no deeper than ``limit``; checked before parsing, so a file
+    nested 100k deep never reaches the recursive parser."""
+    depth = 0
+    for match in _BRACKETS.finditer(_JSON_STRING.sub("", text)):
+        if match.group() in "[{":
+            depth += 1
+            if depth > limit:
+                return False
+        else:
+            depth -= 1
+    return True
