@@ -16,6 +16,7 @@ from urllib.parse import urlparse
 import typer
 from rich.console import Console
 from rich.table import Table
+from typer.core import TyperCommand
 
 from benchmarks.errors import BundleError, ResultFileError
 from tokendesk.records import SnapshotKind, UnknownAcceleratorError, check_accelerator_id
@@ -89,7 +90,30 @@ def _local(endpoint: str) -> bool:
     return host in ("localhost", "127.0.0.1", "::1", "0.0.0.0")
 
 
-@bench_app.command("run")
+def _headers(api_key: str | None, header: list[str] | None) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if api_key:
+        out["Authorization"] = f"Bearer {api_key}"
+    for item in header or []:
+        name, sep, value = item.partition(":")
+        if not sep or not name.strip():
+            raise typer.BadParameter(
+                f"--header {item!r}: write it as 'Name: value', e.g. 'X-Route: pool-a'"
+            )
+        out[name.strip()] = value.strip()
+    return out
+
+
+class _PlainHelp(TyperCommand):
+    """Click's plain help: it wraps long option names instead of cutting them with '…' at 80
+    columns, as the boxed help does for a command with this many options."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.rich_markup_mode = None
+
+
+@bench_app.command("run", cls=_PlainHelp)
 def run_cmd(
     endpoint: Annotated[
         str,
@@ -100,7 +124,8 @@ def run_cmd(
         str, typer.Option("--accelerator", help="Catalog id, e.g. nvidia-h100-sxm-80gb.")
     ],
     accelerators_per_replica: Annotated[
-        int, typer.Option(min=1, help="Accelerators one replica occupies.")
+        int,
+        typer.Option(min=1, help="Accelerators one replica occupies."),
     ],
     runtime: Annotated[str, typer.Option(help="Server runtime: vllm, sglang, tgi, llama.cpp, ...")],
     precision: Annotated[str, typer.Option(help="bf16, fp8, int4-awq, q4_k_m, ...")],
@@ -125,8 +150,25 @@ def run_cmd(
         int | None, typer.Option(help="Cap on in-flight requests with --request-rate.")
     ] = None,
     num_prompts: Annotated[
-        int, typer.Option(min=1, help="Measured requests per operating point.")
-    ] = 100,
+        int | None,
+        typer.Option(
+            min=1, help="Measured requests per point (default 100; no cap with --duration-s)."
+        ),
+    ] = None,
+    duration_s: Annotated[
+        float | None,
+        typer.Option(min=0.1, help="Time-bounded points: no new request after this many seconds."),
+    ] = None,
+    ramp_up_s: Annotated[
+        float,
+        typer.Option(min=0.0, help="Start streams one by one (or raise the rate) over this time."),
+    ] = 0.0,
+    burstiness: Annotated[
+        float,
+        typer.Option(
+            min=0.01, help="Gamma shape of request-rate arrivals: 1 Poisson, <1 burstier."
+        ),
+    ] = 1.0,
     warmup: Annotated[
         int | None,
         typer.Option(min=0, help="Excluded requests per point (default: one per stream)."),
@@ -139,10 +181,51 @@ def run_cmd(
     ignore_eos: Annotated[
         bool, typer.Option(help="Ask the server to ignore EOS (vLLM extension).")
     ] = False,
+    api_key: Annotated[
+        str | None,
+        typer.Option(
+            envvar="OPENAI_API_KEY",
+            show_envvar=True,
+            help="Sent as 'Authorization: Bearer KEY'.",
+        ),
+    ] = None,
+    header: Annotated[
+        list[str] | None,
+        typer.Option(help="Extra request header 'Name: value' (repeatable)."),
+    ] = None,
+    insecure: Annotated[
+        bool,
+        typer.Option(help="HTTPS without certificate verification (self-signed test servers)."),
+    ] = False,
+    ca_bundle: Annotated[
+        Path | None, typer.Option(help="CA certificate file for an HTTPS endpoint's private CA.")
+    ] = None,
+    tokenizer: Annotated[
+        Path | None,
+        typer.Option(
+            help="tokenizer.json to count output tokens when the server sends no usage "
+            "(default: the bundle's)."
+        ),
+    ] = None,
+    max_failure_rate: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="Record a point only if at most this share of its requests failed.",
+        ),
+    ] = 0.0,
     bundle: Annotated[
         Path | None,
         typer.Option(help="Model bundle dir: run its golden prompts and record parity."),
     ] = None,
+    parity_concurrency: Annotated[
+        int, typer.Option(min=1, help="Requests in flight during the parity pass.")
+    ] = 1,
+    ready_timeout_s: Annotated[
+        float,
+        typer.Option(min=0.0, help="Wait this long for /v1/models to answer before starting."),
+    ] = 0.0,
     telemetry: Annotated[str, typer.Option(help="auto (local endpoints), on or off.")] = "auto",
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Write the results JSON here.")
@@ -150,13 +233,25 @@ def run_cmd(
     no_ingest: Annotated[
         bool, typer.Option("--no-ingest", help="Do not write to the warehouse.")
     ] = False,
+    ingest_partial: Annotated[
+        bool,
+        typer.Option(
+            help="After Ctrl-C, still ingest the points that finished (default: -o only)."
+        ),
+    ] = False,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
     db: DbOption = None,
 ) -> None:
-    """Run golden prompts at each operating point and record tokens/s, TTFT, TPOT and failures."""
+    """Run golden prompts at each operating point and record tokens/s, TTFT, TPOT and failures.
+
+    A point is recorded only when its failure rate is within --max-failure-rate (default 0);
+    the others are reported with their reasons and kept in the -o file only."""
+    from benchmarks.client import TOKEN_BASIS_WORDS, tls_context
     from benchmarks.prompts import PromptBundleError, load_prompts, prompt_set_digest
-    from benchmarks.results import RunContext, build_document, document_to_results
-    from benchmarks.runner import HarnessConfig, operating_points, run_harness
+    from benchmarks.readiness import ReadinessError, check_ready
+    from benchmarks.results import RunContext, build_document, document_to_results, judge_point
+    from benchmarks.runner import HarnessConfig, check_bundle_matches, operating_points, run_harness
+    from benchmarks.tokens import TokenizerError, bundle_token_counter, load_token_counter
 
     try:
         check_accelerator_id(accelerator)
@@ -169,16 +264,42 @@ def run_cmd(
             _csv_ints(concurrency, "--concurrency"), _csv_rates(request_rate), max_concurrency
         )
         prompts = load_prompts(workload)
+        headers = _headers(api_key, header)
     except (ValueError, PromptBundleError) as exc:
         raise _fail(str(exc)) from exc
     bundle_obj = None
-    if bundle is not None:
-        from benchmarks.bundle import verify_bundle
+    counter = None
+    try:
+        if bundle is not None:
+            from benchmarks.bundle import verify_bundle
 
-        try:
             bundle_obj = verify_bundle(bundle)
-        except BundleError as exc:
-            raise _fail(str(exc)) from exc
+            check_bundle_matches(bundle_obj, model, precision)
+            counter = bundle_token_counter(bundle_obj)
+        if tokenizer is not None:
+            counter = load_token_counter(tokenizer)
+    except (BundleError, TokenizerError) as exc:
+        raise _fail(str(exc)) from exc
+    if ca_bundle is not None and not ca_bundle.is_file():
+        raise _fail(f"--ca-bundle {ca_bundle}: no such file")
+    ssl_context = (
+        tls_context(verify=not insecure, ca_bundle=str(ca_bundle) if ca_bundle else None)
+        if urlparse(endpoint).scheme == "https"
+        else None
+    )
+    try:
+        served = check_ready(
+            endpoint, headers=headers, ssl_context=ssl_context, wait_s=ready_timeout_s
+        )
+    except ReadinessError as exc:
+        raise _fail(str(exc)) from exc
+    if served and model not in served:
+        err.print(
+            f"[yellow]warning:[/yellow] the server lists {', '.join(served[:5])}, not {model!r}; "
+            "requests may fail"
+        )
+    if num_prompts is None:
+        num_prompts = 10**9 if duration_s is not None else 100
     use_telemetry = telemetry == "on" or (telemetry == "auto" and _local(endpoint))
     cfg = HarnessConfig(
         endpoint=endpoint,
@@ -193,6 +314,12 @@ def run_cmd(
         ignore_eos=ignore_eos,
         telemetry=use_telemetry,
         keep_text=False,
+        headers=headers,
+        ssl_context=ssl_context,
+        tokenizer=counter,
+        duration_s=duration_s,
+        ramp_up_s=ramp_up_s,
+        burstiness=burstiness,
     )
     context = RunContext(
         accelerator_id=accelerator,
@@ -205,19 +332,42 @@ def run_cmd(
         region=region,
     )
     started = datetime.now(UTC)
-    blocks = asyncio.run(run_harness(cfg, points, show_progress=progress and sys.stderr.isatty()))
+    blocks: list[dict] = []
+    interrupted = False
     parity = None
-    if bundle_obj is not None:
-        from benchmarks.runner import run_parity
+    try:
+        asyncio.run(
+            run_harness(cfg, points, show_progress=progress and sys.stderr.isatty(), into=blocks)
+        )
+        if bundle_obj is not None:
+            from benchmarks.runner import run_parity
 
-        parity = asyncio.run(run_parity(endpoint, model, bundle_obj, timeout_s=timeout_s))
+            parity = asyncio.run(
+                run_parity(
+                    endpoint,
+                    model,
+                    bundle_obj,
+                    timeout_s=timeout_s,
+                    concurrency=parity_concurrency,
+                    headers=headers,
+                    ssl_context=ssl_context,
+                )
+            )
+    except KeyboardInterrupt:
+        interrupted = True
+        err.print(f"[yellow]interrupted[/yellow]: {len(blocks)} point(s) had finished")
     finished = datetime.now(UTC)
+    for block in blocks:
+        block["validity"] = judge_point(block, max_failure_rate)
     config = {
         "endpoint": endpoint,
         "api": api,
         "model": model,
         "workload": workload,
-        "num_prompts": num_prompts,
+        "num_prompts": None if num_prompts >= 10**9 else num_prompts,
+        "duration_s": duration_s,
+        "ramp_up_s": ramp_up_s,
+        "burstiness": burstiness,
         "warmup": warmup,
         "max_tokens": max_tokens,
         "temperature": 0.0,
@@ -229,6 +379,10 @@ def run_cmd(
         },
         "timeout_s": timeout_s,
         "telemetry": use_telemetry,
+        "max_failure_rate": max_failure_rate,
+        "tokenizer": counter.source if counter else None,
+        # Header names only: values can be secrets.
+        "headers": sorted(headers),
     }
     doc = build_document(
         config=config,
@@ -238,28 +392,38 @@ def run_cmd(
         started_at=started,
         finished_at=finished,
     )
+    if interrupted:
+        doc["interrupted"] = True
     if output is not None:
         output.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-    _print_points(blocks, parity)
-    results = document_to_results(doc, source_file=str(output) if output else "")
+    _print_points(blocks, parity, TOKEN_BASIS_WORDS)
+    results = document_to_results(doc, source_file=str(output.resolve()) if output else "")
     if output is not None:
         console.print(f"results written to {output}")
-    if not results:
-        raise _fail(
-            "no operating point completed a request; nothing to record (see failures above)", 1
+    invalid = [b for b in blocks if not b["validity"]["valid"]]
+    if interrupted and not ingest_partial:
+        console.print(
+            "nothing ingested after an interrupt (--ingest-partial records the finished points)"
         )
+        raise typer.Exit(130)
+    if not results:
+        raise _fail("no operating point is valid; nothing recorded (see the failures above)", 1)
     if not no_ingest:
         snap = _ingest(db, f"harness:{model}@{accelerator}/{runtime}", results, "harness")
         console.print(f"ingested {len(results)} result(s) as snapshot {snap}")
-    if any(b["requests"]["failed"] for b in blocks):
+    if invalid or (parity and parity.get("failed")):
         raise typer.Exit(1)
 
 
 def _fmt(value, digits: int = 1) -> str:
-    return "-" if value is None else f"{value:,.{digits}f}"
+    if value is None:
+        return "-"
+    if 0 < abs(value) < 10 ** (-digits) * 5:
+        return f"{value:.2g}"  # a small rate is not zero: 0.04 tok/s must not print as 0.0
+    return f"{value:,.{digits}f}"
 
 
-def _print_points(blocks: list[dict], parity: dict | None) -> None:
+def _print_points(blocks: list[dict], parity: dict | None, basis_words: dict) -> None:
     table = Table(title="operating points")
     for col in (
         "load",
@@ -267,46 +431,77 @@ def _print_points(blocks: list[dict], parity: dict | None) -> None:
         "failed",
         "out tok/s",
         "total tok/s",
+        "tok/s/user",
         "TTFT p50",
         "TTFT p95",
         "TTFT p99",
         "TPOT p50",
         "ITL p99",
         "E2EL p95",
+        "recorded",
     ):
         table.add_column(col, justify="right")
     for b in blocks:
         lat = b["latency_ms"]
-        load = (
-            f"c={b['concurrency']}"
-            if b.get("request_rate_rps") is None
-            else f"rate={b['request_rate_rps']}"
-        )
+        validity = b.get("validity") or {"valid": True}
         table.add_row(
-            load,
+            _load_label(b),
             str(b["requests"]["ok"]),
             str(b["requests"]["failed"]),
             _fmt(b["throughput"]["output_tok_s"]),
             _fmt(b["throughput"]["total_tok_s"]),
+            _fmt((b.get("interactivity_tok_s_user") or {}).get("p50")),
             _fmt(lat["ttft"]["p50"], 2),
             _fmt(lat["ttft"]["p95"], 2),
             _fmt(lat["ttft"]["p99"], 2),
             _fmt(lat["tpot"]["p50"], 2),
             _fmt(lat["itl"]["p99"], 2),
             _fmt(lat["e2el"]["p95"], 1),
+            "yes" if validity["valid"] else "[red]no[/red]",
         )
     console.print(table)
+    bases = {
+        basis_words.get(b["tokens"]["count_basis"], b["tokens"]["count_basis"]) for b in blocks
+    }
+    if bases:
+        console.print(f"output tokens counted from: {', '.join(sorted(bases))}", highlight=False)
     for b in blocks:
-        if b["requests"]["failure_reasons"]:
+        validity = b.get("validity") or {}
+        if not validity.get("valid", True):
             console.print(
-                f"failures at {b.get('concurrency') or b.get('request_rate_rps')}: "
-                f"{b['requests']['failure_reasons']}"
+                f"[red]not recorded[/red] {_load_label(b)}: {validity['reason']}", soft_wrap=True
+            )
+        if b["requests"]["failure_reasons"]:
+            console.print(f"failures at {_load_label(b)}: {b['requests']['failure_reasons']}")
+            for f in b["failures"][:3]:
+                console.print(
+                    f"  request {f['index']} ({f['prompt_id']}): {f['reason']}: {f['detail'][:200]}",
+                    highlight=False,
+                    soft_wrap=True,
+                )
+        if b["tokens"].get("empty_completions"):
+            console.print(
+                f"{_load_label(b)}: {b['tokens']['empty_completions']} empty completion(s), "
+                "counted as valid with 0 tokens"
             )
     if parity:
-        console.print(
-            f"parity vs {parity['bundle']}: exact match {parity['exact_match']:.3f}, "
-            f"token similarity {parity['similarity']:.3f} on {parity['prompts']} prompts"
+        line = (
+            f"parity vs {parity['bundle']} at concurrency {parity.get('concurrency', '?')}: "
+            f"exact match {parity['exact_match']:.3f}, token similarity "
+            f"{parity['similarity']:.3f} on {parity['prompts']} prompts"
         )
+        if parity.get("failed"):
+            line += (
+                f" — [red]{parity['failed']} request(s) failed[/red] "
+                f"{parity.get('failure_reasons')}; the score is not recorded"
+            )
+        console.print(line, soft_wrap=True)
+
+
+def _load_label(b: dict) -> str:
+    if b.get("request_rate_rps") is None:
+        return f"c={b['concurrency']}"
+    return f"rate={b['request_rate_rps']}"
 
 
 @bench_app.command("import")

@@ -78,11 +78,53 @@ def _round_pos_int(value) -> int | None:
     return round(value) if value is not None and value >= 0.5 else None
 
 
+def judge_point(block: dict, max_failure_rate: float = 0.0) -> dict:
+    """Whether a point may be recorded: a completed request, and few enough failures.
+
+    A point with failed requests measured a server that was not serving (dropped connections
+    finish early and make latency look good); below the threshold it is kept, above it the
+    point stays in the result file only.
+    """
+    req = block["requests"]
+    ok, failed = req["ok"], req["failed"]
+    attempted = ok + failed
+    rate = failed / attempted if attempted else 1.0
+    reason = ""
+    if not ok:
+        reason = "no request completed"
+    elif rate > max_failure_rate + 1e-12:
+        reasons = ", ".join(f"{k}={v}" for k, v in (req.get("failure_reasons") or {}).items())
+        reason = (
+            f"{failed} of {attempted} requests failed ({rate:.1%} > the allowed "
+            f"{max_failure_rate:.1%}): {reasons}"
+        )
+    return {
+        "valid": not reason,
+        "failure_rate": rate,
+        "max_failure_rate": max_failure_rate,
+        "reason": reason,
+    }
+
+
+_BASIS_WORDS = {"usage": "server usage", "tokenizer": "tokenizer", "chunks": "1 per streamed event"}
+
+
 def document_to_results(doc: dict, source_file: str = "") -> list[BenchmarkResult]:
-    """One BenchmarkResult per operating point that completed at least one request."""
+    """One BenchmarkResult per valid operating point (see :func:`judge_point`).
+
+    The threshold is the run's ``config.max_failure_rate`` (0 when absent): a point with failed
+    requests is never recorded unless the run allowed it.
+    """
     system = doc["system"]
     config = doc["config"]
+    max_failure_rate = float(config.get("max_failure_rate") or 0.0)
     parity = doc.get("parity") or {}
+    if parity.get("failed"):
+        parity = {}  # a parity pass with failed requests scored what it could not see
+    title = (
+        f"tokendesk harness: {config['model']} on {system['accelerator_id']} "
+        f"({system['runtime']}) via {config.get('api', 'chat')} API"
+    )
     notes_common = []
     if system.get("provider") or system.get("region"):
         notes_common.append(
@@ -95,8 +137,8 @@ def document_to_results(doc: dict, source_file: str = "") -> list[BenchmarkResul
     out = []
     for point in doc["operating_points"]:
         thr = point["throughput"]
-        if not thr.get("output_tok_s"):
-            continue  # nothing completed: no throughput to record (the failures stay in the file)
+        if not judge_point(point, max_failure_rate)["valid"] or not thr.get("output_tok_s"):
+            continue  # the point and its failures stay in the result file only
         lat = point["latency_ms"]
         ttft, tpot, e2el = lat["ttft"], lat["tpot"], lat["e2el"]
         tokens = point["tokens"]
@@ -105,7 +147,8 @@ def document_to_results(doc: dict, source_file: str = "") -> list[BenchmarkResul
         notes.append(
             f"steady-state window {point['steady_state']['window_s']:.2f}s ({point['steady_state']['basis']})"
         )
-        notes.append(f"token counts from {tokens['count_basis']}")
+        basis = _BASIS_WORDS.get(tokens["count_basis"], tokens["count_basis"])
+        notes.append(f"token counts from {basis}")
         if rate == "inf":
             notes.append("request_rate=inf (burst)")
         tel = point.get("telemetry") or {}
@@ -152,6 +195,7 @@ def document_to_results(doc: dict, source_file: str = "") -> list[BenchmarkResul
                 measured_at=datetime.fromisoformat(point["started_at"]).astimezone(UTC),
                 source_tool=SOURCE_TOOL,
                 source_file=source_file,
+                source_title=f"{title}; tokens: {basis}",
                 confidence="measured",
                 notes="; ".join(notes),
             )

@@ -149,6 +149,7 @@ def costs(
         "Provider · region · instance · pricing",
         "Accelerator",
         "Model · precision · scenario",
+        "Load",
         "Instance tok/s",
         "$/h",
         "$/1K out",
@@ -156,6 +157,7 @@ def costs(
         "FTL p99",
         "Price date",
         "Result date",
+        "Result source",
     ):
         table.add_column(header, overflow="fold")
     for row in frame.itertuples():
@@ -163,6 +165,7 @@ def costs(
             f"{row.provider} · {row.region} · {row.instance_type} · {row.pricing_model}",
             row.accelerator_id,
             f"{row.model} · {row.precision} · {row.scenario}",
+            _load(row.concurrency),
             formatting.tok_s(row.instance_output_tok_s),
             formatting.usd(row.usd_per_hour, 3),
             formatting.usd_per_1k(row.usd_per_1k_output_tokens),
@@ -170,11 +173,19 @@ def costs(
             formatting.ms(row.ttft_ms_p99),
             f"{row.price_observed_at:%Y-%m-%d}",
             f"{row.bench_measured_at:%Y-%m-%d}",
+            row.bench_source_title or "-",
         )
     console.print(table)
     console.print(
         "Sources of every price and result: --format csv or json (price_source, bench_source_title)."
     )
+
+
+def _load(concurrency) -> str:
+    """Concurrency of the operating point, '-' when the result did not say (offline runs)."""
+    if concurrency is None or concurrency != concurrency:  # None or NaN
+        return "-"
+    return f"c={concurrency:g}"
 
 
 @db_app.command("init")
