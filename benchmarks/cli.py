@@ -169,6 +169,28 @@ def run_cmd(
             min=0.01, help="Gamma shape of request-rate arrivals: 1 Poisson, <1 burstier."
         ),
     ] = 1.0,
+    sweep: Annotated[
+        bool,
+        typer.Option(
+            help="Double the concurrency from 1 (or the first --concurrency) until output tok/s "
+            "stops rising, a point fails or misses the SLO."
+        ),
+    ] = False,
+    sweep_max: Annotated[int, typer.Option(min=1, help="Highest concurrency of --sweep.")] = 256,
+    sweep_min_gain: Annotated[
+        float, typer.Option(min=0.0, help="Saturated when doubling adds less than this share.")
+    ] = 0.05,
+    slo: Annotated[
+        str | None,
+        typer.Option(
+            help="Latency SLO in ms, e.g. 'ttft_p95<=500,tpot_p95<=50': only the highest load "
+            "that meets it (the goodput point) is recorded."
+        ),
+    ] = None,
+    repeats: Annotated[
+        int,
+        typer.Option(min=1, help="Run each point N times; records the median run and a 95% CI."),
+    ] = 1,
     warmup: Annotated[
         int | None,
         typer.Option(min=0, help="Excluded requests per point (default: one per stream)."),
@@ -250,7 +272,15 @@ def run_cmd(
     from benchmarks.prompts import PromptBundleError, load_prompts, prompt_set_digest
     from benchmarks.readiness import ReadinessError, check_ready
     from benchmarks.results import RunContext, build_document, document_to_results, judge_point
-    from benchmarks.runner import HarnessConfig, check_bundle_matches, operating_points, run_harness
+    from benchmarks.runner import (
+        HarnessConfig,
+        OperatingPoint,
+        check_bundle_matches,
+        operating_points,
+        run_harness,
+        sweep_concurrencies,
+    )
+    from benchmarks.slo import SLOError, parse_slo, pick_goodput_point
     from benchmarks.tokens import TokenizerError, bundle_token_counter, load_token_counter
 
     try:
@@ -260,12 +290,19 @@ def run_cmd(
     if api not in ("chat", "completions"):
         raise _fail("--api must be chat or completions")
     try:
-        points = operating_points(
-            _csv_ints(concurrency, "--concurrency"), _csv_rates(request_rate), max_concurrency
-        )
+        if sweep:
+            if request_rate:
+                raise ValueError("--sweep doubles the concurrency; leave out --request-rate")
+            first = (_csv_ints(concurrency, "--concurrency") or [1])[0]
+            points = [OperatingPoint(concurrency=c) for c in sweep_concurrencies(first, sweep_max)]
+        else:
+            points = operating_points(
+                _csv_ints(concurrency, "--concurrency"), _csv_rates(request_rate), max_concurrency
+            )
         prompts = load_prompts(workload)
         headers = _headers(api_key, header)
-    except (ValueError, PromptBundleError) as exc:
+        slo_bounds = parse_slo(slo) if slo else None
+    except (ValueError, PromptBundleError, SLOError) as exc:
         raise _fail(str(exc)) from exc
     bundle_obj = None
     counter = None
@@ -320,6 +357,8 @@ def run_cmd(
         duration_s=duration_s,
         ramp_up_s=ramp_up_s,
         burstiness=burstiness,
+        slo=slo_bounds,
+        repeats=repeats,
     )
     context = RunContext(
         accelerator_id=accelerator,
@@ -359,6 +398,7 @@ def run_cmd(
     finished = datetime.now(UTC)
     for block in blocks:
         block["validity"] = judge_point(block, max_failure_rate)
+    goodput = pick_goodput_point(blocks) if slo_bounds else None
     config = {
         "endpoint": endpoint,
         "api": api,
@@ -380,6 +420,9 @@ def run_cmd(
         "timeout_s": timeout_s,
         "telemetry": use_telemetry,
         "max_failure_rate": max_failure_rate,
+        "slo_ms": slo_bounds,
+        "repeats": repeats,
+        "sweep": sweep,
         "tokenizer": counter.source if counter else None,
         # Header names only: values can be secrets.
         "headers": sorted(headers),
@@ -406,6 +449,8 @@ def run_cmd(
             "nothing ingested after an interrupt (--ingest-partial records the finished points)"
         )
         raise typer.Exit(130)
+    if slo_bounds and goodput is None:
+        raise _fail(f"no valid point meets the SLO {slo}; nothing recorded", 1)
     if not results:
         raise _fail("no operating point is valid; nothing recorded (see the failures above)", 1)
     if not no_ingest:
@@ -479,6 +524,33 @@ def _print_points(blocks: list[dict], parity: dict | None, basis_words: dict) ->
                     highlight=False,
                     soft_wrap=True,
                 )
+        if b.get("slo"):
+            verdict = b["slo"]
+            text = (
+                "meets" if verdict["met"] else "misses (" + "; ".join(verdict["violations"]) + ")"
+            )
+            mark = (
+                " [green]<- goodput point (recorded)[/green]"
+                if verdict.get("goodput_point")
+                else ""
+            )
+            console.print(
+                f"SLO at {_load_label(b)}: {text}, attainment {verdict['attainment']:.1%}, "
+                f"goodput {verdict['goodput_req_s']:.2f} req/s{mark}",
+                soft_wrap=True,
+            )
+        rep = b.get("repeats")
+        if rep:
+            ci = rep["output_tok_s"]["ci95"]
+            cv = rep["output_tok_s"]["cv"]
+            console.print(
+                f"{_load_label(b)}: {rep['n']} repeats, out tok/s mean "
+                f"{rep['output_tok_s']['mean']:.1f}, 95% CI {ci[0]:.1f}–{ci[1]:.1f}, "
+                f"run-to-run CV {cv:.1%}",
+                soft_wrap=True,
+            )
+        if b.get("sweep_stop"):
+            console.print(f"sweep stopped at {_load_label(b)}: {b['sweep_stop']}", soft_wrap=True)
         if b["tokens"].get("empty_completions"):
             console.print(
                 f"{_load_label(b)}: {b['tokens']['empty_completions']} empty completion(s), "

@@ -115,6 +115,11 @@ def document_to_results(doc: dict, source_file: str = "") -> list[BenchmarkResul
     The threshold is the run's ``config.max_failure_rate`` (0 when absent): a point with failed
     requests is never recorded unless the run allowed it.
     """
+    return [result for _, result in document_points(doc, source_file)]
+
+
+def document_points(doc: dict, source_file: str = "") -> list[tuple[dict, BenchmarkResult]]:
+    """The recorded points with the block each came from (its repeats, SLO verdict, ...)."""
     system = doc["system"]
     config = doc["config"]
     max_failure_rate = float(config.get("max_failure_rate") or 0.0)
@@ -135,10 +140,13 @@ def document_to_results(doc: dict, source_file: str = "") -> list[BenchmarkResul
             f"parity vs bundle {parity.get('bundle')!r} on {parity.get('prompts')} prompts"
         )
     out = []
+    with_slo = any(p.get("slo") for p in doc["operating_points"])
     for point in doc["operating_points"]:
         thr = point["throughput"]
         if not judge_point(point, max_failure_rate)["valid"] or not thr.get("output_tok_s"):
             continue  # the point and its failures stay in the result file only
+        if with_slo and not (point.get("slo") or {}).get("goodput_point"):
+            continue  # with an SLO, the cost model gets the goodput point only
         lat = point["latency_ms"]
         ttft, tpot, e2el = lat["ttft"], lat["tpot"], lat["e2el"]
         tokens = point["tokens"]
@@ -151,6 +159,22 @@ def document_to_results(doc: dict, source_file: str = "") -> list[BenchmarkResul
         notes.append(f"token counts from {basis}")
         if rate == "inf":
             notes.append("request_rate=inf (burst)")
+        if point.get("slo"):
+            targets = ",".join(f"{k}<={v:g}" for k, v in point["slo"]["targets_ms"].items())
+            notes.append(
+                f"goodput point for SLO {targets} ms: attainment {point['slo']['attainment']:.1%}, "
+                f"{point['slo']['goodput_req_s']:.2f} good req/s"
+            )
+        rep = point.get("repeats")
+        if rep and rep["output_tok_s"].get("ci95"):
+            lo, hi = rep["output_tok_s"]["ci95"]
+            notes.append(
+                f"median of {rep['n']} repeats; output tok/s 95% CI {lo:.1f}-{hi:.1f}, "
+                f"CV {rep['output_tok_s']['cv']:.1%}"
+            )
+        inter = (point.get("interactivity_tok_s_user") or {}).get("p50")
+        if inter:
+            notes.append(f"interactivity {inter:.1f} tok/s/user (1000/TPOT p50)")
         tel = point.get("telemetry") or {}
         if tel.get("host_cpu_util_pct_mean") is not None:
             notes.append(f"host vCPU util mean {tel['host_cpu_util_pct_mean']:.0f}%")
@@ -162,42 +186,45 @@ def document_to_results(doc: dict, source_file: str = "") -> list[BenchmarkResul
         if failures:
             notes.append("failures: " + ", ".join(f"{k}={v}" for k, v in failures.items()))
         out.append(
-            BenchmarkResult(
-                accelerator_id=system["accelerator_id"],
-                accelerators_per_replica=int(system["accelerators_per_replica"]),
-                instance_type=system.get("instance_type"),
-                runtime=system["runtime"],
-                runtime_version=system.get("runtime_version") or "",
-                model=config["model"],
-                precision=system["precision"],
-                workload=config["workload"],
-                input_tokens=_round_pos_int(tokens.get("input_mean")),
-                output_tokens=_round_pos_int(tokens.get("output_mean")),
-                scenario="online",
-                concurrency=point.get("concurrency"),
-                request_rate_rps=None if rate in (None, "inf") else float(rate),
-                output_tok_s=thr["output_tok_s"],
-                total_tok_s=_pos(thr.get("total_tok_s")),
-                ttft_ms_p50=_num(ttft.get("p50")),
-                ttft_ms_p90=_num(ttft.get("p90")),
-                ttft_ms_p95=_num(ttft.get("p95")),
-                ttft_ms_p99=_num(ttft.get("p99")),
-                tpot_ms_p50=_num(tpot.get("p50")),
-                tpot_ms_p95=_num(tpot.get("p95")),
-                tpot_ms_p99=_num(tpot.get("p99")),
-                e2el_ms_p50=_num(e2el.get("p50")),
-                e2el_ms_p95=_num(e2el.get("p95")),
-                peak_memory_gib=_num(tel.get("peak_memory_gib")),
-                requests_ok=point["requests"]["ok"],
-                requests_failed=point["requests"]["failed"],
-                parity_exact_match=_num(parity.get("exact_match")) if parity else None,
-                parity_similarity=_num(parity.get("similarity")) if parity else None,
-                measured_at=datetime.fromisoformat(point["started_at"]).astimezone(UTC),
-                source_tool=SOURCE_TOOL,
-                source_file=source_file,
-                source_title=f"{title}; tokens: {basis}",
-                confidence="measured",
-                notes="; ".join(notes),
+            (
+                point,
+                BenchmarkResult(
+                    accelerator_id=system["accelerator_id"],
+                    accelerators_per_replica=int(system["accelerators_per_replica"]),
+                    instance_type=system.get("instance_type"),
+                    runtime=system["runtime"],
+                    runtime_version=system.get("runtime_version") or "",
+                    model=config["model"],
+                    precision=system["precision"],
+                    workload=config["workload"],
+                    input_tokens=_round_pos_int(tokens.get("input_mean")),
+                    output_tokens=_round_pos_int(tokens.get("output_mean")),
+                    scenario="online",
+                    concurrency=point.get("concurrency"),
+                    request_rate_rps=None if rate in (None, "inf") else float(rate),
+                    output_tok_s=thr["output_tok_s"],
+                    total_tok_s=_pos(thr.get("total_tok_s")),
+                    ttft_ms_p50=_num(ttft.get("p50")),
+                    ttft_ms_p90=_num(ttft.get("p90")),
+                    ttft_ms_p95=_num(ttft.get("p95")),
+                    ttft_ms_p99=_num(ttft.get("p99")),
+                    tpot_ms_p50=_num(tpot.get("p50")),
+                    tpot_ms_p95=_num(tpot.get("p95")),
+                    tpot_ms_p99=_num(tpot.get("p99")),
+                    e2el_ms_p50=_num(e2el.get("p50")),
+                    e2el_ms_p95=_num(e2el.get("p95")),
+                    peak_memory_gib=_num(tel.get("peak_memory_gib")),
+                    requests_ok=point["requests"]["ok"],
+                    requests_failed=point["requests"]["failed"],
+                    parity_exact_match=_num(parity.get("exact_match")) if parity else None,
+                    parity_similarity=_num(parity.get("similarity")) if parity else None,
+                    measured_at=datetime.fromisoformat(point["started_at"]).astimezone(UTC),
+                    source_tool=SOURCE_TOOL,
+                    source_file=source_file,
+                    source_title=f"{title}; tokens: {basis}",
+                    confidence="measured",
+                    notes="; ".join(notes),
+                ),
             )
         )
     return out

@@ -105,6 +105,10 @@ class HarnessConfig:
     ramp_up_s: float = 0.0
     #: Gamma shape of the open loop's gaps (1 = Poisson).
     burstiness: float = 1.0
+    #: Latency bounds in ms, e.g. {"ttft_p95": 500}; each point gets an ``slo`` verdict.
+    slo: dict[str, float] | None = None
+    #: Runs of every point; the block records the median run and the spread of all.
+    repeats: int = 1
 
     def __post_init__(self) -> None:
         if self.api not in ("chat", "completions"):
@@ -457,17 +461,66 @@ def operating_points(
     return [OperatingPoint(concurrency=c) for c in concurrencies]
 
 
+async def measure_point(
+    cfg: HarnessConfig, point: OperatingPoint, on_done: ProgressCallback | None = None
+) -> dict:
+    """One point, ``cfg.repeats`` times, with its SLO verdict (see :mod:`benchmarks.slo`)."""
+    from benchmarks.slo import evaluate_point, merge_repeats
+
+    runs = []
+    for _ in range(max(1, cfg.repeats)):
+        block, records = await run_point(cfg, point, on_done=on_done, return_records=True)
+        if cfg.slo:
+            per_request = [
+                (
+                    None if r.ttft_s is None else r.ttft_s * 1000.0,
+                    None if r.tpot_s is None else r.tpot_s * 1000.0,
+                )
+                for r in records
+                if r.ok and not r.warmup
+            ]
+            block["slo"] = evaluate_point(block, cfg.slo, per_request)
+        runs.append(block)
+    return merge_repeats(runs)
+
+
+def sweep_concurrencies(start: int = 1, limit: int = 256) -> list[int]:
+    out, c = [], max(1, start)
+    while c <= limit:
+        out.append(c)
+        c *= 2
+    return out
+
+
+def saturated(blocks: list[dict], min_gain: float) -> str:
+    """Why a doubling sweep should stop after its latest point ('' = go on)."""
+    last = blocks[-1]
+    if last["requests"]["failed"] or not last["requests"]["ok"]:
+        return "the last point had failed requests"
+    if last.get("slo") and not last["slo"]["met"]:
+        return "the last point missed the SLO"
+    if len(blocks) >= 2:
+        best = max((b["throughput"]["output_tok_s"] or 0.0) for b in blocks[:-1])
+        now = last["throughput"]["output_tok_s"] or 0.0
+        if best > 0 and now < best * (1.0 + min_gain):
+            return f"output tok/s rose less than {min_gain:.0%} on doubling the load (saturated)"
+    return ""
+
+
 async def run_harness(
     cfg: HarnessConfig,
     points: list[OperatingPoint],
     *,
     show_progress: bool = True,
     into: list[dict] | None = None,
+    sweep_min_gain: float | None = None,
 ) -> list[dict]:
     """Run every operating point in order; returns their JSON blocks.
 
     Each block is appended to ``into`` as soon as its point finishes, so a caller interrupted
-    mid-run (Ctrl-C) still holds every finished point.
+    mid-run (Ctrl-C) still holds every finished point. With ``sweep_min_gain`` the points are a
+    rising sweep that stops at saturation (see :func:`saturated`); the stopping reason is kept
+    on the last block as ``sweep_stop``.
     """
     blocks = into if into is not None else []
     progress_cm = _progress(show_progress)
@@ -476,14 +529,23 @@ async def run_harness(
             warm = cfg.warmup if cfg.warmup is not None else (point.concurrency or 1)
             task = None
             if progress is not None:
-                total = None if cfg.duration_s is not None else cfg.num_prompts + warm
+                total = (
+                    None
+                    if cfg.duration_s is not None
+                    else (cfg.num_prompts + warm) * max(1, cfg.repeats)
+                )
                 task = progress.add_task(f"{cfg.workload} · {point.label()}", total=total)
 
             def tick(rec: RequestRecord, _task=task) -> None:
                 if progress is not None:
                     progress.advance(_task)
 
-            blocks.append(await run_point(cfg, point, on_done=tick))
+            blocks.append(await measure_point(cfg, point, on_done=tick))
+            if sweep_min_gain is not None:
+                reason = saturated(blocks, sweep_min_gain)
+                if reason:
+                    blocks[-1]["sweep_stop"] = reason
+                    break
     return blocks
 
 

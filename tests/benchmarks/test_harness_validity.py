@@ -19,7 +19,15 @@ from benchmarks.client import RequestRecord
 from benchmarks.prompts import GoldenPrompt, load_prompts
 from benchmarks.readiness import ReadinessError, check_ready
 from benchmarks.results import document_to_results, judge_point
-from benchmarks.runner import HarnessConfig, OperatingPoint, run_point, summarise_point
+from benchmarks.runner import (
+    HarnessConfig,
+    OperatingPoint,
+    run_point,
+    saturated,
+    summarise_point,
+    sweep_concurrencies,
+)
+from benchmarks.slo import SLOError, parse_slo, pick_goodput_point
 from benchmarks.tokens import load_token_counter
 from tokendesk.cli import app as tokendesk_app
 from warehouse import Warehouse
@@ -294,3 +302,73 @@ def test_interactivity_is_recorded_per_point(fake_server):
     block = asyncio.run(run_point(cfg, OperatingPoint(concurrency=1)))
     tpot = block["latency_ms"]["tpot"]["p50"]
     assert block["interactivity_tok_s_user"]["p50"] == pytest.approx(1000.0 / tpot)
+
+
+def _block(load: int, met: bool, valid: bool = True, tps: float = 100.0) -> dict:
+    return {
+        "concurrency": load,
+        "request_rate_rps": None,
+        "requests": {"ok": 10, "failed": 0 if valid else 1},
+        "throughput": {"output_tok_s": tps},
+        "validity": {"valid": valid},
+        "slo": {"met": met},
+    }
+
+
+def test_goodput_point_is_the_highest_valid_load_that_meets_the_slo():
+    blocks = [_block(1, True), _block(2, True), _block(4, True, valid=False), _block(8, False)]
+    assert pick_goodput_point(blocks) is blocks[1]
+    assert [b["slo"]["goodput_point"] for b in blocks] == [False, True, False, False]
+    assert pick_goodput_point([_block(1, False)]) is None
+    assert parse_slo("ttft_p95<=500, tpot_p99<=40ms") == {"ttft_p95": 500.0, "tpot_p99": 40.0}
+    with pytest.raises(SLOError, match="METRIC_pNN<=MS"):
+        parse_slo("ttft<=5")
+
+
+def test_sweep_stops_at_saturation_failures_or_slo():
+    assert sweep_concurrencies(1, 16) == [1, 2, 4, 8, 16]
+    rising = [_block(1, True, tps=100), _block(2, True, tps=190)]
+    assert saturated(rising, 0.05) == ""
+    flat = [*rising, _block(4, True, tps=195)]
+    assert "saturated" in saturated(flat, 0.05)
+    assert "failed" in saturated([*rising, _block(4, True, valid=False, tps=300)], 0.05)
+    assert "SLO" in saturated([*rising, _block(4, False, tps=300)], 0.05)
+
+
+def test_slo_records_only_the_goodput_point(fake_server, tmp_path):
+    args = _run_args(fake_server.url, tmp_path, "--concurrency", "1,2", "--num-prompts", "4")
+    out = tmp_path / "r.json"
+    res = CliRunner().invoke(bench_app, [*args, "--slo", "ttft_p95<=5000", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "goodput point (recorded)" in res.output
+    [row] = _harness_rows(tmp_path)
+    assert row["concurrency"] == 2 and "goodput point for SLO ttft_p95<=5000" in row["notes"]
+    # the fake server's TTFT is 30 ms: a 1 ms bound is missed everywhere, nothing is recorded
+    res = CliRunner().invoke(
+        bench_app,
+        _run_args(fake_server.url, tmp_path / "x", "--concurrency", "1", "--num-prompts", "2")
+        + ["--slo", "ttft_p50<=1"],
+    )
+    assert res.exit_code == 1 and "no valid point meets the SLO" in res.output
+    assert _harness_rows(tmp_path / "x") == []
+
+
+def test_repeats_record_the_median_run_with_a_confidence_interval(fake_server, tmp_path):
+    out = tmp_path / "r.json"
+    args = _run_args(fake_server.url, tmp_path, "--concurrency", "2", "--num-prompts", "4")
+    res = CliRunner().invoke(bench_app, [*args, "--repeats", "3", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    [point] = json.loads(out.read_text())["operating_points"]
+    rep = point["repeats"]["output_tok_s"]
+    assert rep["n"] == 3 and len(rep["values"]) == 3
+    assert rep["ci95"][0] <= rep["mean"] <= rep["ci95"][1]
+    assert point["throughput"]["output_tok_s"] == sorted(rep["values"])[1]
+    [row] = _harness_rows(tmp_path)
+    assert "median of 3 repeats" in row["notes"]
+
+
+def test_time_bounded_point_stops_sending(fake_server):
+    cfg = _cfg(fake_server.url, load_prompts("chat-short")[:4], num_prompts=10**9, duration_s=0.5)
+    block = asyncio.run(run_point(cfg, OperatingPoint(concurrency=2)))
+    # each request takes >= 30 ms (the server's TTFT), so half a second holds a bounded number
+    assert 0 < block["requests"]["sent"] < 100
