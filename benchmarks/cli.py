@@ -136,6 +136,12 @@ def run_cmd(
             "streaming, or golden (all)."
         ),
     ] = "chat-short",
+    dataset: Annotated[
+        str,
+        typer.Option(
+            help="golden (the --workload prompts), random:IN:OUT, sharegpt:PATH or jsonl:PATH."
+        ),
+    ] = "golden",
     runtime_version: Annotated[str, typer.Option()] = "",
     instance_type: Annotated[str | None, typer.Option()] = None,
     provider: Annotated[str | None, typer.Option()] = None,
@@ -269,7 +275,8 @@ def run_cmd(
     A point is recorded only when its failure rate is within --max-failure-rate (default 0);
     the others are reported with their reasons and kept in the -o file only."""
     from benchmarks.client import TOKEN_BASIS_WORDS, tls_context
-    from benchmarks.prompts import PromptBundleError, load_prompts, prompt_set_digest
+    from benchmarks.datasets import DatasetError, load_dataset
+    from benchmarks.prompts import PromptBundleError, prompt_set_digest
     from benchmarks.readiness import ReadinessError, check_ready
     from benchmarks.results import RunContext, build_document, document_to_results, judge_point
     from benchmarks.runner import (
@@ -299,7 +306,6 @@ def run_cmd(
             points = operating_points(
                 _csv_ints(concurrency, "--concurrency"), _csv_rates(request_rate), max_concurrency
             )
-        prompts = load_prompts(workload)
         headers = _headers(api_key, header)
         slo_bounds = parse_slo(slo) if slo else None
     except (ValueError, PromptBundleError, SLOError) as exc:
@@ -317,6 +323,13 @@ def run_cmd(
             counter = load_token_counter(tokenizer)
     except (BundleError, TokenizerError) as exc:
         raise _fail(str(exc)) from exc
+    try:
+        prompts, prompt_set_name = load_dataset(dataset, workload, tokenizer=counter)
+    except (DatasetError, PromptBundleError) as exc:
+        raise _fail(str(exc)) from exc
+    if dataset != "golden":
+        # the recorded workload names the data set, so results of other prompts never mix
+        workload = prompt_set_name.split(" ")[0].replace(":", "-")
     if ca_bundle is not None and not ca_bundle.is_file():
         raise _fail(f"--ca-bundle {ca_bundle}: no such file")
     ssl_context = (
@@ -413,7 +426,7 @@ def run_cmd(
         "temperature": 0.0,
         "ignore_eos": ignore_eos,
         "prompt_set": {
-            "name": "golden_prompts",
+            "name": prompt_set_name,
             "prompts": len(prompts),
             "sha256": prompt_set_digest(prompts),
         },

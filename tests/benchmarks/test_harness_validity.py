@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 import benchmarks.runner as runner_mod
 from benchmarks.cli import _fmt, bench_app
 from benchmarks.client import RequestRecord
+from benchmarks.datasets import DatasetError, load_dataset
 from benchmarks.prompts import GoldenPrompt, load_prompts
 from benchmarks.readiness import ReadinessError, check_ready
 from benchmarks.results import document_to_results, judge_point
@@ -372,3 +373,58 @@ def test_time_bounded_point_stops_sending(fake_server):
     block = asyncio.run(run_point(cfg, OperatingPoint(concurrency=2)))
     # each request takes >= 30 ms (the server's TTFT), so half a second holds a bounded number
     assert 0 < block["requests"]["sent"] < 100
+
+
+def test_datasets_random_sharegpt_and_jsonl(tmp_path):
+    counter = load_token_counter(BUNDLE / "tokenizer")
+    prompts, name = load_dataset("random:40:16", "chat-short", tokenizer=counter)
+    assert name == "random:40:16" and len(prompts) == 64
+    assert {counter.count(p.text) for p in prompts} == {40}
+    assert {p.max_tokens for p in prompts} == {16}
+    share = tmp_path / "sg.json"
+    share.write_text(
+        json.dumps(
+            [
+                {
+                    "id": "c1",
+                    "conversations": [
+                        {"from": "human", "value": "what is the price"},
+                        {"from": "gpt", "value": "the token latency"},
+                    ],
+                },
+                {"id": "c2", "conversations": [{"from": "human", "value": "alone"}]},
+            ]
+        )
+    )
+    [p], _ = load_dataset(f"sharegpt:{share}", "x", tokenizer=counter)
+    assert (p.prompt_id, p.text, p.max_tokens) == ("c1", "what is the price", 3)
+    own = tmp_path / "own.jsonl"
+    own.write_text(
+        '{"prompt": "hello", "max_tokens": 5}\n'
+        '{"id": "m", "messages": [{"role": "system", "content": "be brief"}, '
+        '{"role": "user", "content": "hi"}]}\n'
+    )
+    a, b = load_dataset(f"jsonl:{own}", "x")[0]
+    assert (a.text, a.max_tokens, b.prompt_id, b.system, b.text) == (
+        "hello",
+        5,
+        "m",
+        "be brief",
+        "hi",
+    )
+    own.write_text('{"prompt": "ok"}\n{"max_tokens": 3}\n')
+    with pytest.raises(DatasetError, match="line 2: give 'prompt'"):
+        load_dataset(f"jsonl:{own}", "x")
+
+
+def test_cli_runs_an_own_jsonl_dataset(fake_server, tmp_path):
+    own = tmp_path / "own.jsonl"
+    own.write_text("".join(json.dumps({"prompt": f"question {i}"}) + "\n" for i in range(3)))
+    args = _run_args(fake_server.url, tmp_path, "--concurrency", "1", "--num-prompts", "3")
+    res = CliRunner().invoke(bench_app, [*args, "--dataset", f"jsonl:{own}"])
+    assert res.exit_code == 0, res.output
+    with Warehouse.open(tmp_path / "w.duckdb") as wh:
+        frame = wh.query(
+            "SELECT workload FROM benchmark_results WHERE source_tool = 'tokendesk-harness'"
+        )
+    assert frame["workload"].tolist() == ["jsonl-own.jsonl"]
