@@ -180,6 +180,13 @@ def test_token_basis_reaches_console_file_and_costs(make_server, tmp_path):
     assert options, "the recorded point must be a cost option"
     assert {o["bench_source_title"] for o in options} == {row["source_title"]}
     assert {o["concurrency"] for o in options} == {1}
+    table = CliRunner().invoke(
+        tokendesk_app,
+        ["costs", "--db", str(tmp_path / "w.duckdb"), "--model", "fake/echo-1"],
+        env={"COLUMNS": "250"},
+    )
+    assert table.exit_code == 0, table.output
+    assert "c=1" in table.output and "tokens: 1 per streamed event" in table.output
 
 
 def test_api_key_header_and_readiness(make_server, tmp_path, monkeypatch):
