@@ -106,8 +106,8 @@ class RequestRecord:
     #: perf_counter stamps of each content event (for the steady-state window and ITL).
     chunk_times: list[float] = field(default_factory=list)
     #: Events that carried a choice, the role-only first chunk and text-less finish excepted;
-    #: servers that stream one event per token but send some with empty text (a token that
-    #: decodes to part of a character) are counted right by this, not by ``chunk_times``.
+    #: servers that stream one event per token but send some with empty text (a control token
+    #: that decodes to no text) are counted right by this, not by ``chunk_times``.
     token_events: int = 0
     prompt_tokens: int | None = None
     output_tokens: int | None = None
@@ -339,9 +339,10 @@ async def stream_request(
 def _is_token_event(choice: dict, chat: bool) -> bool:
     """An event that stands for one generated token although its text is empty.
 
-    llama.cpp's server streams one event per token and sends ``""`` for a token that decodes to
-    part of a multi-byte character; the role-only first chunk (``delta.role``) and a final chunk
-    that only carries ``finish_reason`` are not tokens.
+    llama.cpp's server (llama-cpp-python) streams one event per token and sends ``""`` for a
+    token that decodes to no text (a control token); the role-only first chunk (``delta.role``)
+    and a final chunk that only carries ``finish_reason`` are not tokens. (It merges the tokens of
+    one multi-byte character into one event, so text of such characters counts low here.)
     """
     if choice.get("finish_reason"):
         return False
