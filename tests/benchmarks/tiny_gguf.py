@@ -1,10 +1,12 @@
 """A tiny random-weight llama model in GGUF, written by the tests for llama.cpp's server.
 
-Two layers, 64-wide, a sentencepiece-style vocabulary of ASCII pieces plus a few control tokens.
-The weights are random (seeded), so the greedy output is nonsense but deterministic; the control
-tokens decode to no text, so the server streams some events with empty text, as real models do
-for special tokens. No piece holds a multi-byte character, so every generated token is streamed
-as its own event (llama-cpp-python merges the tokens of one character into one event).
+Two layers, 64-wide, a sentencepiece-style vocabulary: control tokens, the 256 byte tokens
+llama.cpp's tokenizer falls back to (it aborts on a character it cannot map without them), and
+ASCII pieces. The weights are random (seeded), so the greedy output is nonsense but
+deterministic; the control tokens decode to no text, so the server streams some events with
+empty text, as real models do for special tokens. The byte tokens' output rows are zero, so
+greedy decoding never picks one over the random-logit pieces: no output holds a multi-byte
+character, whose tokens llama-cpp-python would merge into one event.
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ N_FF = 128
 N_CTX = 1024
 
 # token types of llama.cpp's vocabulary (gguf.TokenType)
-NORMAL, UNKNOWN, CONTROL = 1, 2, 3
+NORMAL, UNKNOWN, CONTROL, BYTE = 1, 2, 3, 6
+N_SPECIAL = 3 + 24  # <unk>, <s>, </s> and the control tokens
+N_BYTES = 256
 
 
 def vocabulary() -> tuple[list[str], list[float], list[int]]:
@@ -29,6 +33,8 @@ def vocabulary() -> tuple[list[str], list[float], list[int]]:
     types = [UNKNOWN, CONTROL, CONTROL]
     tokens += [f"<ctrl_{i}>" for i in range(24)]
     types += [CONTROL] * 24
+    tokens += [f"<0x{b:02X}>" for b in range(N_BYTES)]
+    types += [BYTE] * N_BYTES
     words = [
         "the",
         "of",
@@ -69,7 +75,7 @@ def vocabulary() -> tuple[list[str], list[float], list[int]]:
     pieces += ["\u2581" + c for c in string.ascii_lowercase]
     tokens += pieces
     types += [NORMAL] * len(pieces)
-    scores = [0.0] * 27 + [-float(i) for i in range(len(pieces))]
+    scores = [0.0] * (N_SPECIAL + N_BYTES) + [-float(i) for i in range(len(pieces))]
     return tokens, scores, types
 
 
@@ -116,7 +122,9 @@ def write_tiny_llama(path: Path, *, seed: int = 0, name: str = "tiny-random-llam
         writer.add_tensor(f"{blk}.ffn_up.weight", weight(N_FF, N_EMBD, scale=0.2))
         writer.add_tensor(f"{blk}.ffn_down.weight", weight(N_EMBD, N_FF, scale=0.2))
     writer.add_tensor("output_norm.weight", np.ones(N_EMBD, dtype=np.float32))
-    writer.add_tensor("output.weight", weight(n_vocab, N_EMBD))
+    output = weight(n_vocab, N_EMBD)
+    output[N_SPECIAL : N_SPECIAL + N_BYTES] = 0.0  # logit 0: never the greedy choice
+    writer.add_tensor("output.weight", output)
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()
