@@ -451,3 +451,151 @@ def add_threshold(figure: go.Figure, y: float, text: str, *, colour: str = "#C03
         showarrow=False,
     )
     return figure
+
+
+#: Hover fields of a cost option: label -> column.
+OPTION_HOVER = {
+    "provider": "provider",
+    "instance": "instance_type",
+    "region": "region",
+    "pricing": "pricing_model",
+    "model": "model",
+    "precision": "precision",
+    "scenario": "scenario",
+    "FTL basis": "ftl_basis",
+    "price source": "price_source",
+    "price date": "price_observed_at",
+    "result source": "bench_source_title",
+    "result date": "bench_measured_at",
+}
+
+
+def cost_against_ftl(options: pd.DataFrame, basis: str, percentile: str) -> go.Figure:
+    """The Costs page's scatter: each option's ``cost`` ($/1K ``basis`` tokens) against its FTL."""
+    return scatter_by(
+        options,
+        "cost",
+        "ftl_ms",
+        "vendor",
+        symbol="pricing_model",
+        title="accelerator_name",
+        hover=OPTION_HOVER,
+        x_axis=axis(f"$ per 1K {basis} tokens (log scale)", LOG_USD_AXIS),
+        y_axis=axis(f"First-token latency {percentile} (ms)", MS_AXIS),
+        x_hover="$.3g",
+        y_hover=",.0f",
+        legend_title="Vendor · pricing",
+        height=520,
+    )
+
+
+def pareto(
+    plotted: pd.DataFrame, frontier: pd.DataFrame, percentile: str, slo_ms: float
+) -> go.Figure:
+    """The Overview's $/1K-output-tokens-vs-FTL scatter with its frontier and the SLO line."""
+    figure = scatter_by(
+        plotted,
+        "usd_per_1k_output_tokens",
+        "ftl_ms",
+        "vendor",
+        title="accelerator_name",
+        hover=OPTION_HOVER,
+        x_axis=axis("$ per 1K output tokens (log scale)", LOG_USD_AXIS),
+        y_axis=axis(f"FTL {percentile} (ms)", MS_AXIS),
+        x_hover="$.3g",
+        y_hover=",.0f",
+        legend_title="Vendor",
+        height=460,
+    )
+    frontier = frontier.sort_values("usd_per_1k_output_tokens")
+    add_step_line(
+        figure,
+        frontier["usd_per_1k_output_tokens"],
+        frontier["ftl_ms"],
+        "Pareto frontier",
+        colour="#1B2421",
+        dash="dot",
+    )
+    add_threshold(figure, slo_ms, f"SLO {slo_ms:,.0f} ms")
+    return figure
+
+
+def cost_bands(ranges) -> go.Figure:
+    """Monthly cost per scenario with its low/high uncertainty band."""
+    figure = go.Figure(
+        go.Bar(
+            x=[c.scenario for c in ranges],
+            y=[c.monthly_usd_base for c in ranges],
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": [c.monthly_usd_high - c.monthly_usd_base for c in ranges],
+                "arrayminus": [c.monthly_usd_base - c.monthly_usd_low for c in ranges],
+            },
+            marker_color="#0F6E5A",
+            hovertemplate="%{x}<br>base $%{y:,.0f}/month<extra></extra>",
+        )
+    )
+    figure.update_layout(
+        height=340,
+        margin={"l": 10, "r": 10, "t": 30, "b": 10},
+        title="Monthly cost with low/high uncertainty band",
+    )
+    figure.update_yaxes(title="USD per month", tickprefix="$", tickformat=",.0f")
+    return figure
+
+
+def tornado(frame: pd.DataFrame) -> go.Figure:
+    """Sensitivity bars: the change in monthly cost with each input at its low and high value."""
+    figure = go.Figure()
+    figure.add_bar(
+        y=frame["Input"],
+        x=frame["Low"],
+        orientation="h",
+        name="input at low",
+        marker_color="#7FB3A8",
+    )
+    figure.add_bar(
+        y=frame["Input"],
+        x=frame["High"],
+        orientation="h",
+        name="input at high",
+        marker_color="#C0392B",
+    )
+    figure.update_layout(
+        barmode="overlay", height=120 + 40 * len(frame), margin={"l": 10, "r": 10, "t": 10, "b": 10}
+    )
+    figure.update_xaxes(title="Change in monthly cost (USD)", tickprefix="$", tickformat=",.0f")
+    figure.update_yaxes(autorange="reversed")
+    return figure
+
+
+#: The Memory-fit breakdown's parts, in stacking order, with their colours.
+MEMORY_PART_COLOURS = {
+    "Weights": "#4C78A8",
+    "KV cache (requested sequences)": "#F58518",
+    "Spare (more KV cache)": "#BAB0AC",
+    "Reserved (runtime overhead, headroom)": "#E4E4E4",
+}
+
+
+def memory_breakdown(frame: pd.DataFrame) -> go.Figure:
+    """Memory per fitting replica, stacked by part, smallest replica first."""
+    order = list(frame.drop_duplicates("replica").sort_values("total")["replica"])
+    figure = stacked_bars(
+        frame,
+        "replica",
+        "gib",
+        "part",
+        MEMORY_PART_COLOURS,
+        value_hover=",.1f",
+        hover={"replica memory (GiB)": frame["total"].map("{:,.0f}".format)},
+        category_axis=axis("Accelerators per replica"),
+        category_order=order,
+        value_axis=axis("Memory per replica (GiB)", ticksuffix=" GiB", rangemode="tozero"),
+        legend_title="",
+        height=max(320, 36 * len(order) + 160),
+    )
+    # Above the plot, so it never overlaps the axis title below it.
+    figure.update_layout(legend={"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0})
+    return figure

@@ -10,15 +10,25 @@ PAGES = Path(__file__).parent / "views"
 
 st.set_page_config(page_title="tokendesk", page_icon=":material/token:", layout="wide")
 
+#: The default page is served at the app root; its own url_path only reserves a name.
+OVERVIEW = st.Page(
+    PAGES / "overview.py",
+    title="Overview",
+    icon=":material/dashboard:",
+    url_path="home",
+    default=True,
+)
+
+
+def _overview_by_name() -> None:
+    """``/overview`` (a link typed or shared by name) opens the Overview, keeping its inputs."""
+    st.switch_page(OVERVIEW, query_params=st.query_params.to_dict())
+
+
 navigation = st.navigation(
     [
-        st.Page(
-            PAGES / "overview.py",
-            title="Overview",
-            icon=":material/dashboard:",
-            url_path="overview",
-            default=True,
-        ),
+        OVERVIEW,
+        st.Page(_overview_by_name, title="Overview", url_path="overview", visibility="hidden"),
         st.Page(PAGES / "costs.py", title="Costs", icon=":material/payments:", url_path="costs"),
         st.Page(
             PAGES / "scenarios.py",

@@ -441,6 +441,7 @@ def assumptions_frame(c: Comparison) -> pd.DataFrame:
                 "migration cost basis",
                 f"${m.loaded_usd_per_engineer_week:,.0f}/engineer-week; "
                 + ", ".join(f"{b} {w:g} w" for b, w in m.engineer_weeks)
+                + f" ({m.engineer_weeks_basis})"
                 + f"; {m.certification_runs_per_backend} certification runs × "
                 f"${m.usd_per_certification_run:,.0f}",
             )

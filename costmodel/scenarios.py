@@ -74,6 +74,10 @@ class MigrationInputs:
     )
     certification_runs_per_backend: int = 2  # "certify two runtimes"
     usd_per_certification_run: float = 2500.0
+    #: Where ``engineer_weeks`` came from: "default" (the fixed figures above) or, when a
+    #: portability audit of the company's code supplied them, "from the audit of <path> on <date>"
+    #: (see audit.effort.migration_engineer_weeks).
+    engineer_weeks_basis: str = "default"
 
 
 @dataclass(frozen=True)
@@ -730,7 +734,7 @@ def migration_cost(scenario: Scenario, lines: Sequence[FleetLine]) -> MigrationC
         sentence = (
             f"One-time ${eng + cert:,.0f}: "
             f"{sum(weeks.get(b, max(weeks.values())) for b in new):g} "
-            "engineer-weeks at"
+            f"engineer-weeks ({m.engineer_weeks_basis}) at"
             f" ${m.loaded_usd_per_engineer_week:,.0f} to bring up {', '.join(new)}, "
             f"plus {len(new) * m.certification_runs_per_backend}"
             f" certification runs at ${m.usd_per_certification_run:,.0f}."

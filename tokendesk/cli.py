@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import os
 import shutil
-import subprocess
 import sys
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -63,6 +63,10 @@ def _register_subcommands() -> None:
         from briefs.cli import register
 
         register(app)
+    if importlib.util.find_spec("audit") and importlib.util.find_spec("audit.cli"):
+        from audit.cli import register as register_audit
+
+        register_audit(app)
 
 
 COSTS_COLUMNS = [
@@ -287,6 +291,13 @@ def db_ingest(
 @app.command("app")
 def run_app(
     port: Annotated[int, typer.Option(help="Port to serve on.")] = 8501,
+    host: Annotated[
+        str,
+        typer.Option(
+            help="Address to bind. The default serves this machine only; the warehouse can hold "
+            "negotiated quotes, so bind a wider address only behind your own access control."
+        ),
+    ] = "127.0.0.1",
     headless: Annotated[bool, typer.Option(help="Do not open a browser.")] = True,
     db: DbOption = None,
 ) -> None:
@@ -300,6 +311,8 @@ def run_app(
         "streamlit",
         "run",
         str(entry),
+        "--server.address",
+        host,
         "--server.port",
         str(port),
         "--server.headless",
@@ -310,8 +323,14 @@ def run_app(
         "--db",
         str(target),
     ]
-    console.print(f"Serving tokendesk on http://localhost:{port}")
-    raise typer.Exit(subprocess.call(command, cwd=REPO_ROOT))
+    shown = "localhost" if host in ("127.0.0.1", "localhost") else host
+    console.print(f"Serving tokendesk on http://{shown}:{port}")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Become the Streamlit server rather than its parent: a SIGTERM to `tokendesk app` then
+    # stops the server itself, and nothing is left listening behind a stopped parent.
+    os.chdir(REPO_ROOT)
+    os.execv(sys.executable, command)
 
 
 def main() -> None:

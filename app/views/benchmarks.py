@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app import charts, data
+from app import charts, data, ui
+from app.url_state import UrlInput
 from benchmarks.importers import (
     MAX_IMPORT_BYTES,
     ImportOverrides,
@@ -26,6 +27,28 @@ MAX_UPLOAD_MB = MAX_IMPORT_BYTES // (1024 * 1024)
 UPLOAD_TYPES = ["json", "jsonl", "csv", "txt", "log", "md"]
 FROM_FILE = "(as the file says)"
 IMPORT_STATE = "benchmarks_last_import"
+#: Result filters: URL key = widget key -> results column.
+FILTERS = {
+    "model": "model",
+    "accelerator": "accelerator_id",
+    "runtime": "runtime",
+    "precision": "precision",
+    "scenario": "scenario",
+}
+LABELS = {
+    "model": "Model",
+    "accelerator": "Accelerator",
+    "runtime": "Runtime",
+    "precision": "Precision",
+    "scenario": "Scenario",
+}
+THROUGHPUT = {"replica": "per replica", "accelerator": "per accelerator"}
+INPUTS = (
+    *(UrlInput(name, "choices", []) for name in FILTERS),
+    UrlInput("percentile", "choice", "p95", choices=PERCENTILES),
+    UrlInput("throughput", "choice", "replica", choices=tuple(THROUGHPUT)),
+    UrlInput("sweeps_only", "flag", False),
+)
 
 
 def _parity(exact: float | None, similarity: float | None) -> str:
@@ -105,14 +128,14 @@ with tab_import:
         f"At most {MAX_UPLOAD_MB} MB."
     )
     uploaded = st.file_uploader(
-        "Result file", type=UPLOAD_TYPES, max_upload_size=MAX_UPLOAD_MB, key="u_file"
+        "Result file", type=UPLOAD_TYPES, max_upload_size=MAX_UPLOAD_MB, key="upload_file"
     )
     catalog = load_catalog()
     col1, col2, col3 = st.columns(3)
     override_acc = col1.selectbox(
         "Accelerator",
         [FROM_FILE, *sorted(catalog)],
-        key="u_accelerator",
+        key="upload_accelerator",
         format_func=lambda i: i if i == FROM_FILE else f"{catalog[i].name} ({i})",
         help="Fill in (or correct) the accelerator when the file does not name one the catalog knows",
     )
@@ -122,13 +145,15 @@ with tab_import:
         max_value=512,
         value=0,
         step=1,
-        key="u_per_replica",
+        key="upload_accelerators_per_replica",
         help="Tensor × pipeline parallel size of one replica; 0 = as the file says",
     )
     override_instance = col3.text_input(
-        "Instance type", key="u_instance", placeholder="e.g. p5.48xlarge (optional)"
+        "Instance type", key="upload_instance_type", placeholder="e.g. p5.48xlarge (optional)"
     )
-    if st.button("Validate and import", type="primary", key="u_import", disabled=uploaded is None):
+    if st.button(
+        "Validate and import", type="primary", key="upload_import", disabled=uploaded is None
+    ):
         st.session_state.pop(IMPORT_STATE, None)
         payload = uploaded.getvalue()
         overrides = ImportOverrides(
@@ -204,24 +229,18 @@ results["parity"] = [
     for e, s in zip(results["parity_exact_match"], results["parity_similarity"], strict=True)
 ]
 
+filter_choices = {name: sorted(results[column].unique()) for name, column in FILTERS.items()}
+start = ui.url_inputs(INPUTS, choices=filter_choices)
 with st.sidebar:
     st.header("Result filters")
-    chosen = {
-        "model": st.multiselect("Model", sorted(results["model"].unique()), key="b_model"),
-        "accelerator_id": st.multiselect(
-            "Accelerator", sorted(results["accelerator_id"].unique()), key="b_accelerator"
-        ),
-        "runtime": st.multiselect("Runtime", sorted(results["runtime"].unique()), key="b_runtime"),
-        "precision": st.multiselect(
-            "Precision", sorted(results["precision"].unique()), key="b_precision"
-        ),
-        "scenario": st.multiselect(
-            "Scenario", sorted(results["scenario"].unique()), key="b_scenario"
-        ),
+    picked = {
+        name: st.multiselect(LABELS[name], filter_choices[name], default=start[name], key=name)
+        for name in FILTERS
     }
     percentile = st.selectbox(
-        "FTL percentile", PERCENTILES, index=PERCENTILES.index("p95"), key="b_percentile"
+        "FTL percentile", PERCENTILES, PERCENTILES.index(start["percentile"]), key="percentile"
     )
+chosen = {FILTERS[name]: selection for name, selection in picked.items()}
 for column, selection in chosen.items():
     if selection:
         results = results[results[column].isin(selection)]
@@ -272,10 +291,8 @@ with tab_results:
                 "source_url",
             ]
         ]
-        st.dataframe(
+        ui.show_frame(
             table,
-            hide_index=True,
-            width="stretch",
             key="results_table",
             column_config={
                 "accelerator_name": "Accelerator",
@@ -330,12 +347,23 @@ with tab_results:
 with tab_curves:
     st.subheader(f"Throughput against first-token latency ({percentile})")
     x_basis = st.radio(
-        "Throughput", ["per replica", "per accelerator"], horizontal=True, key="b_x_basis"
+        "Throughput",
+        list(THROUGHPUT),
+        list(THROUGHPUT).index(start["throughput"]),
+        format_func=THROUGHPUT.get,
+        horizontal=True,
+        key="throughput",
     )
-    x_column = "output_tok_s" if x_basis == "per replica" else "output_tok_s_per_accelerator"
+    x_column = "output_tok_s" if x_basis == "replica" else "output_tok_s_per_accelerator"
     plotted = results[results["ftl_ms"].notna()].copy()
     sweeps_only = st.toggle(
-        "Only configurations measured at more than one load", key="b_sweeps_only"
+        "Only configurations measured at more than one load",
+        start["sweeps_only"],
+        key="sweeps_only",
+    )
+    ui.keep_in_url(
+        picked | {"percentile": percentile, "throughput": x_basis, "sweeps_only": sweeps_only},
+        INPUTS,
     )
     if sweeps_only:
         plotted = plotted[plotted.groupby("config_key")["result_id"].transform("size") > 1]
@@ -370,7 +398,7 @@ with tab_curves:
                 "result date": "measured_at",
             },
             x_axis=charts.axis(
-                f"Output tokens/s {x_basis}",
+                f"Output tokens/s {THROUGHPUT[x_basis]}",
                 ticksuffix=" tok/s",
                 rangemode="tozero",
                 tickformat=",.0f",
@@ -456,7 +484,7 @@ with tab_parity:
         st.markdown(
             f"{measured} of {len(grouped)} backend configurations have a parity measurement."
         )
-        st.dataframe(
+        ui.show_frame(
             grouped[
                 [
                     "backend",
@@ -469,8 +497,6 @@ with tab_parity:
                     "measured_at",
                 ]
             ],
-            hide_index=True,
-            width="stretch",
             key="parity_table",
             column_config={
                 "backend": "Backend (accelerator · runtime)",

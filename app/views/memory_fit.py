@@ -3,276 +3,175 @@ one replica needs."""
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
-from app import charts, data
-from costmodel import memory_fit
+from app import charts, data, ui
+from app.models import memory_fit as model
+from app.url_state import UrlInput
 from costmodel.memory import kv_bytes_per_token
 from costmodel.tables import model_architectures
 from tokendesk.catalog import load_catalog
-from tokendesk.records import Backend
 
-PRECISIONS = ["bf16", "fp8", "int8", "int4"]
-#: The cost model's defaults, shown so the explanation can be checked by hand.
-USABLE_FRACTION = 0.9
-OVERHEAD_GIB = 4.0
-MIN_KV_FRACTION = 0.1
-PART_COLOURS = {
-    "Weights": "#4C78A8",
-    "KV cache (requested sequences)": "#F58518",
-    "Spare (more KV cache)": "#BAB0AC",
-    "Reserved (runtime overhead, headroom)": "#E4E4E4",
-}
-
-st.title("Memory fit")
-st.caption(
-    "weights = parameters × bytes per parameter (INT4 adds 3% for scales); "
-    "KV cache per token = 2 × layers × KV heads × "
-    "head dim × bytes (BF16 KV for 16-bit weights, FP8 KV otherwise). "
-    f"Usable per device = {USABLE_FRACTION:g} × memory − "
-    f"{OVERHEAD_GIB:g} GiB runtime overhead, and at least "
-    f"{MIN_KV_FRACTION:.0%} of it must stay free for KV cache. Tensor "
-    "parallel is a power of two that divides the attention and KV heads, "
-    "at most 8 per node; beyond that, pipeline "
-    "stages must divide the layers."
+INPUTS = (
+    UrlInput("model", "choice", "llama-3.1-70b"),
+    UrlInput("precision", "choice", "bf16", choices=model.PRECISIONS),
+    UrlInput("context", "integer", model.DEFAULT_CONTEXT, low=128, high=1_048_576),
+    UrlInput("sequences", "integer", 1, low=1, high=4096),
+    UrlInput("cpus", "flag", False),
+    UrlInput("explain", "choices", list(model.DEFAULT_EXPLAINED)),
 )
-
-architectures = model_architectures()
-ids = list(architectures)
 
 
 def _clamp_context() -> None:
     """Choosing a model with a shorter context window brings the context length within it."""
-    limit = architectures[st.session_state["m_model"]].max_context
-    if st.session_state.get("m_context", 0) > limit:
-        st.session_state["m_context"] = limit
+    limit = architectures[st.session_state["model"]].max_context
+    if st.session_state.get("context", 0) > limit:
+        st.session_state["context"] = limit
 
 
-with st.sidebar:
-    st.header("Workload")
-    model_id = st.selectbox(
-        "Model",
-        ids,
-        index=ids.index("llama-3.1-70b") if "llama-3.1-70b" in ids else 0,
-        format_func=lambda i: architectures[i].name,
-        key="m_model",
-        on_change=_clamp_context,
-    )
-    precision = st.selectbox("Weight precision", PRECISIONS, key="m_precision")
-    arch = architectures[model_id]
-    context = int(
-        st.number_input(
+def sidebar(start: dict) -> dict:
+    ids = list(architectures)
+    with st.sidebar:
+        st.header("Workload")
+        chosen = {
+            "model": st.selectbox(
+                "Model",
+                ids,
+                ids.index(start["model"]),
+                format_func=lambda i: architectures[i].name,
+                key="model",
+                on_change=_clamp_context,
+            ),
+            "precision": st.selectbox(
+                "Weight precision",
+                model.PRECISIONS,
+                model.PRECISIONS.index(start["precision"]),
+                key="precision",
+            ),
+        }
+        arch = architectures[chosen["model"]]
+        context = start["context"]
+        if "context" not in st.query_params:  # the default never exceeds the model
+            context = min(model.DEFAULT_CONTEXT, arch.max_context)
+        chosen["context"] = st.number_input(
             "Context length (tokens per sequence)",
-            min_value=128,
-            max_value=1_048_576,
-            value=min(8192, arch.max_context),
+            128,
+            1_048_576,
+            context,
             step=1024,
-            key="m_context",
+            key="context",
             help=f"{arch.name} supports up to {arch.max_context:,} tokens",
         )
-    )
-    sequences = int(
-        st.number_input(
+        chosen["sequences"] = st.number_input(
             "Concurrent sequences",
-            min_value=1,
-            max_value=4096,
-            value=1,
+            1,
+            4096,
+            start["sequences"],
             step=1,
-            key="m_sequences",
+            key="sequences",
             help="Sequences whose full-context KV cache must fit at once",
         )
-    )
-    include_cpus = st.toggle("Include CPUs (host memory)", value=False, key="m_cpus")
+        chosen["cpus"] = st.toggle("Include CPUs (host memory)", start["cpus"], key="cpus")
+    return chosen
 
-retrieved = data.architecture_retrieved().get(model_id, "")
+
+def headline(arch, fitted: dict, table, precision: str, context: int, sequences: int) -> None:
+    sample = next(iter(fitted.values()))
+    kv_kib = kv_bytes_per_token(arch, "bf16" if precision == "bf16" else "fp8") / 1024
+    col1, col2, col3, col4 = st.columns(4)
+    col1.metric(
+        "Weights", f"{sample.weights_gib:,.1f} GiB", help=f"{arch.params_b:g}B in {precision}"
+    )
+    col2.metric(
+        "KV cache per sequence",
+        f"{sample.kv_gib_per_sequence:,.2f} GiB",
+        help=f"{kv_kib:,.0f} KiB per token × {context:,} tokens",
+    )
+    col3.metric(
+        "KV cache needed",
+        f"{sample.kv_gib_per_sequence * sequences:,.1f} GiB",
+        help=f"{sequences} concurrent sequence(s)",
+    )
+    col4.metric(
+        "Accelerators that fit",
+        f"{int(table['fits'].sum())} of {len(table)}",
+        help="Within 64 accelerators per replica",
+    )
+
+
+def explain(table, fitted: dict, start: list[str]) -> list[str]:
+    st.subheader("Why")
+    ids = list(table["accelerator_id"])
+    default = [i for i in start if i in ids] or ids[:2]
+    chosen = st.multiselect(
+        "Explain", ids, default=default, format_func=lambda i: catalog[i].name, key="explain"
+    )
+    for acc_id in chosen:
+        st.markdown(model.verdict(catalog[acc_id].name, fitted[acc_id]))
+    return chosen
+
+
+def breakdown(table, fitted: dict, arch, precision: str, context: int, sequences: int) -> None:
+    st.subheader("Weights and KV cache per replica")
+    parts = model.breakdown(table, fitted, sequences)
+    if parts.empty:
+        st.info(
+            f"No accelerator in the catalog holds {arch.name} in {precision} with {sequences} × "
+            f"{context:,}-token sequences within 64 per replica. Try a lower precision, a shorter "
+            "context or fewer sequences."
+        )
+        return
+    st.plotly_chart(charts.memory_breakdown(parts), width="stretch", key="fit_chart")
+    st.caption(
+        "Memory figures are the vendors' datasheet capacities (source per accelerator in the "
+        "table above). GiB = 2³⁰ bytes. The spare memory holds more KV cache: more concurrent "
+        "sequences or longer contexts."
+    )
+
+
+st.title("Memory fit")
 st.caption(
-    f"{arch.name}: {arch.params_b:g}B parameters ({arch.active_params_b:g}B active), {arch.layers} layers, "
-    f"{arch.attention_heads} attention / {arch.kv_heads} KV heads × "
+    "weights = parameters × bytes per parameter (INT4 adds 3% for scales); KV cache per token = "
+    "2 × layers × KV heads × head dim × bytes (BF16 KV for 16-bit weights, FP8 KV otherwise). "
+    f"Usable per device = {model.USABLE_FRACTION:g} × memory − {model.OVERHEAD_GIB:g} GiB runtime "
+    f"overhead, and at least {model.MIN_KV_FRACTION:.0%} of it must stay free for KV cache. Tensor "
+    "parallel is a power of two that divides the attention and KV heads, at most 8 per node; "
+    "beyond that, pipeline stages must divide the layers."
+)
+architectures = model_architectures()
+catalog = load_catalog()
+start = ui.url_inputs(INPUTS, choices={"model": list(architectures), "explain": list(catalog)})
+chosen = sidebar(start)
+arch = architectures[chosen["model"]]
+retrieved = data.architecture_retrieved().get(chosen["model"], "")
+st.caption(
+    f"{arch.name}: {arch.params_b:g}B parameters ({arch.active_params_b:g}B active), "
+    f"{arch.layers} layers, {arch.attention_heads} attention / {arch.kv_heads} KV heads × "
     f"{arch.head_dim}, {arch.max_context:,}-token context. "
     f"Source: [{arch.source_url}]({arch.source_url})"
     + (f", retrieved {retrieved}." if retrieved else ".")
     + (f" {arch.notes}." if arch.notes else "")
 )
-
+precision, context, sequences = chosen["precision"], chosen["context"], chosen["sequences"]
 if context > arch.max_context:
+    ui.keep_in_url(chosen | {"explain": start["explain"]}, INPUTS)
     st.error(
-        f"{arch.name} supports at most {arch.max_context:,} tokens of context; {context:,} were asked for. "
-        "Lower the context length in the sidebar."
+        f"{arch.name} supports at most {arch.max_context:,} tokens of context; {context:,} were "
+        "asked for. Lower the context length in the sidebar."
     )
     st.stop()
-
-catalog = load_catalog()
-rows = []
-fits = {}
-for acc in catalog.values():
-    if acc.backend is Backend.CPU and not include_cpus:
-        continue
-    fit = memory_fit(
-        arch,
-        precision,
-        context,
-        accelerator_id=acc.accelerator_id,
-        accelerator_name=acc.name,
-        memory_gib=acc.memory_gib,
-        usable_fraction=USABLE_FRACTION,
-        overhead_gib_per_device=OVERHEAD_GIB,
-        concurrent_sequences=sequences,
-        min_kv_fraction=MIN_KV_FRACTION,
-    )
-    fits[acc.accelerator_id] = fit
-    rows.append(
-        {
-            "accelerator_id": acc.accelerator_id,
-            "accelerator": acc.name,
-            "vendor": acc.vendor,
-            "memory_gib": acc.memory_gib,
-            "fits": "yes" if fit.fits else "no",
-            "per_replica": fit.accelerators_per_replica,
-            "tp": fit.tensor_parallel,
-            "pp": fit.pipeline_parallel,
-            "kv_tokens": fit.kv_tokens_capacity,
-            "explanation": fit.explanation,
-            "memory_source": f"{acc.source_title} ({acc.source_date:%Y-%m-%d})",
-        }
-    )
-table = pd.DataFrame(rows)
+fitted = model.fits(catalog, arch, precision, context, sequences, chosen["cpus"])
+table = model.fit_frame(catalog, fitted)
 if table.empty:
     st.info("The accelerator catalog is empty; nothing to check.")
     st.stop()
-table = table.sort_values(
-    ["fits", "per_replica", "memory_gib"], ascending=[False, True, False], na_position="last"
-)
-
-any_fit = next(iter(fits.values()))
-weights_gib = any_fit.weights_gib
-kv_seq_gib = any_fit.kv_gib_per_sequence
-kv_per_token_kib = kv_bytes_per_token(arch, "bf16" if precision == "bf16" else "fp8") / 1024
-col1, col2, col3, col4 = st.columns(4)
-col1.metric(
-    "Weights", f"{weights_gib:,.1f} GiB", help=f"{arch.params_b:g}B parameters in {precision}"
-)
-col2.metric(
-    "KV cache per sequence",
-    f"{kv_seq_gib:,.2f} GiB",
-    help=f"{kv_per_token_kib:,.0f} KiB per token × {context:,} tokens",
-)
-col3.metric(
-    "KV cache needed",
-    f"{kv_seq_gib * sequences:,.1f} GiB",
-    help=f"{sequences} concurrent sequence(s)",
-)
-fitting = table[table["fits"] == "yes"]
-col4.metric(
-    "Accelerators that fit",
-    f"{len(fitting)} of {len(table)}",
-    help="Within 64 accelerators per replica",
-)
-
+headline(arch, fitted, table, precision, context, sequences)
 st.subheader("Which accelerators fit, and how many per replica")
-st.dataframe(
-    table[
-        [
-            "accelerator",
-            "vendor",
-            "memory_gib",
-            "fits",
-            "per_replica",
-            "tp",
-            "pp",
-            "kv_tokens",
-            "explanation",
-            "memory_source",
-        ]
-    ],
-    hide_index=True,
-    width="stretch",
+ui.show_table(
+    model.fit_table(table),
     key="fit_table",
-    column_config={
-        "accelerator": "Accelerator",
-        "vendor": "Vendor",
-        "memory_gib": st.column_config.NumberColumn("Memory", format="%.0f GiB"),
-        "fits": "Fits",
-        "per_replica": st.column_config.NumberColumn("Accelerators / replica", format="%d"),
-        "tp": st.column_config.NumberColumn("TP", format="%d", help="Tensor parallel size"),
-        "pp": st.column_config.NumberColumn("PP", format="%d", help="Pipeline stages"),
-        "kv_tokens": st.column_config.NumberColumn(
-            "KV cache room (tokens)",
-            format="%,.0f",
-            help="Tokens of KV cache the replica can hold after the weights",
-        ),
-        "explanation": st.column_config.TextColumn("Why", width="large"),
-        "memory_source": "Memory source",
-    },
+    Why=st.column_config.TextColumn("Why", width="large"),
 )
-
-st.subheader("Why")
-explain_ids = list(table["accelerator_id"])
-default_pair = [
-    i for i in ("amd-mi300x-192gb", "nvidia-h100-sxm-80gb") if i in explain_ids
-] or explain_ids[:2]
-chosen = st.multiselect(
-    "Explain",
-    explain_ids,
-    default=default_pair,
-    format_func=lambda i: catalog[i].name,
-    key="m_explain",
-)
-for acc_id in chosen:
-    fit = fits[acc_id]
-    name = catalog[acc_id].name
-    if fit.fits:
-        verdict = (
-            f"**{name}: {fit.accelerators_per_replica} per replica** (TP "
-            f"{fit.tensor_parallel} × PP {fit.pipeline_parallel})."
-        )
-    else:
-        verdict = f"**{name}: does not fit.**"
-    st.markdown(f"{verdict} {fit.explanation}.")
-
-st.subheader("Weights and KV cache per replica")
-if fitting.empty:
-    st.info(
-        f"No accelerator in the catalog holds {arch.name} in {precision} with "
-        f"{sequences} × {context:,}-token "
-        "sequences within 64 per replica. Try a lower precision, a shorter context or fewer sequences."
-    )
-else:
-    parts = []
-    for row in fitting.itertuples():
-        fit = fits[row.accelerator_id]
-        n = fit.accelerators_per_replica
-        total = n * row.memory_gib
-        usable = n * fit.usable_gib_per_device
-        kv_need = fit.kv_gib_per_sequence * sequences
-        label = f"{n} × {row.accelerator}"
-        for part, gib in (
-            ("Weights", fit.weights_gib),
-            ("KV cache (requested sequences)", kv_need),
-            ("Spare (more KV cache)", max(usable - fit.weights_gib - kv_need, 0.0)),
-            ("Reserved (runtime overhead, headroom)", total - usable),
-        ):
-            parts.append({"replica": label, "part": part, "gib": gib, "total": total})
-    frame = pd.DataFrame(parts)
-    order = list(frame.drop_duplicates("replica").sort_values("total")["replica"])
-    figure = charts.stacked_bars(
-        frame,
-        "replica",
-        "gib",
-        "part",
-        PART_COLOURS,
-        value_hover=",.1f",
-        hover={"replica memory (GiB)": frame["total"].map("{:,.0f}".format)},
-        category_axis=charts.axis("Accelerators per replica"),
-        category_order=order,
-        value_axis=charts.axis("Memory per replica (GiB)", ticksuffix=" GiB", rangemode="tozero"),
-        legend_title="",
-        height=max(320, 36 * len(order) + 140),
-    )
-    figure.update_layout(legend={"orientation": "h", "y": -0.15})
-    st.plotly_chart(figure, width="stretch", key="fit_chart")
-    st.caption(
-        "Memory figures are the vendors' datasheet capacities (source per "
-        "accelerator in the table above). GiB = 2³⁰ "
-        "bytes. The spare memory holds more KV cache: more concurrent sequences or longer contexts."
-    )
+chosen["explain"] = explain(table, fitted, start["explain"])
+ui.keep_in_url(chosen, INPUTS)
+breakdown(table, fitted, arch, precision, context, sequences)

@@ -10,8 +10,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app import charts, data
+from app import charts, data, ui
 from app.style import VENDOR_COLOURS
+from app.url_state import UrlInput
 from pricing.base import ProgressEvent
 from pricing.integrity import RULE_EXPIRED, RULE_MOVED, check_snapshot
 from pricing.registry import PROVIDERS, provider_names
@@ -40,6 +41,14 @@ HISTORY_COLOURS = {
 #: Integrity rules that flag a row for review instead of quarantining it.
 REVIEW_RULES = {RULE_MOVED, RULE_EXPIRED}
 REFRESH_STATE = "prices_last_refresh"
+#: Explorer filters: URL key = widget key = warehouse column, with its label.
+FILTERS = {
+    "provider": "Cloud / provider",
+    "region": "Region",
+    "accelerator": "Accelerator",
+    "pricing_model": "Pricing model",
+}
+INPUTS = tuple(UrlInput(name, "choices", []) for name in FILTERS)
 
 
 def _day(value: object) -> str:
@@ -100,11 +109,14 @@ with tab_refresh:
         "snapshot stays current; nothing is overwritten or deleted."
     )
     chosen_providers = st.multiselect(
-        "Providers", provider_names(), default=provider_names(defaults_only=True), key="r_providers"
+        "Providers",
+        provider_names(),
+        default=provider_names(defaults_only=True),
+        key="refresh_providers",
     )
     regions_text = st.text_input(
         "Regions (optional, comma separated, in each provider's naming)",
-        key="r_regions",
+        key="refresh_regions",
         placeholder="us-east-1, eastus — empty: each provider's default regions",
     )
     with st.expander("What each provider needs"):
@@ -118,7 +130,9 @@ with tab_refresh:
             hide_index=True,
             width="stretch",
         )
-    if st.button("Refresh prices", type="primary", key="r_refresh", disabled=not chosen_providers):
+    if st.button(
+        "Refresh prices", type="primary", key="refresh_run", disabled=not chosen_providers
+    ):
         from pricing.refresh import refresh
 
         regions = [r.strip() for r in regions_text.split(",") if r.strip()] or None
@@ -215,17 +229,15 @@ with tab_refresh:
             st.info(f"{name}: none of the requested regions applies to it; not refreshed.")
 
 values = data.filter_values(path)
+start = ui.url_inputs(INPUTS, choices=values)
 with st.sidebar:
     st.header("Explorer filters")
     st.caption("The other tabs compare across every provider and region.")
     chosen = {
-        "provider": st.multiselect("Cloud / provider", values["provider"], key="p_provider"),
-        "region": st.multiselect("Region", values["region"], key="p_region"),
-        "accelerator": st.multiselect("Accelerator", values["accelerator"], key="p_accelerator"),
-        "pricing_model": st.multiselect(
-            "Pricing model", values["pricing_model"], key="p_pricing_model"
-        ),
+        name: st.multiselect(label, values[name], default=start[name], key=name)
+        for name, label in FILTERS.items()
     }
+ui.keep_in_url(chosen, INPUTS)
 filters = tuple((name, tuple(selection)) for name, selection in chosen.items() if selection)
 prices = data.price_explorer(path, filters).copy()
 everything = data.price_explorer(path, ()) if filters else prices
@@ -291,11 +303,10 @@ with tab_list:
         ]
         if table["zone"].isna().all():  # most sources price per region; an empty column is noise
             table = table.drop(columns="zone")
-        st.dataframe(
+        ui.show_frame(
             table,
-            hide_index=True,
-            width="stretch",
             key="price_table",
+            dates=("observed_at", "expires_on"),
             column_config={
                 "status": st.column_config.TextColumn(
                     "Status",
@@ -362,12 +373,12 @@ with tab_region:
             "Instance type",
             instances,
             index=instances.index(widest["instance_type"]),
-            key="g_instance",
+            key="region_instance",
         )
         models = sorted(current.loc[current["instance_type"] == instance, "pricing_model"].unique())
         default_model = widest["pricing_model"] if widest["pricing_model"] in models else models[0]
         model = col2.selectbox(
-            "Pricing model", models, index=models.index(default_model), key="g_pricing"
+            "Pricing model", models, index=models.index(default_model), key="region_pricing_model"
         )
         sku = current[
             (current["instance_type"] == instance) & (current["pricing_model"] == model)
@@ -426,11 +437,11 @@ with tab_accel:
             ids,
             index=ids.index(default_acc),
             format_func=lambda i: names[i] or i,
-            key="a_accelerator",
+            key="accelerator_hour_accelerator",
         )
         available = sorted(priced.loc[priced["accelerator_id"] == acc, "pricing_model"].unique())
         shown_models = col2.multiselect(
-            "Pricing models", available, default=available, key="a_pricing"
+            "Pricing models", available, default=available, key="accelerator_hour_pricing_models"
         )
         subset = priced[
             (priced["accelerator_id"] == acc) & priced["pricing_model"].isin(shown_models)
@@ -503,7 +514,7 @@ with tab_history:
             "Instance type",
             instances,
             index=instances.index(top["instance_type"]),
-            key="h_instance",
+            key="history_instance",
         )
         rows = skus[skus["instance_type"] == h_instance]
         h_models = sorted(rows["pricing_model"].unique())
@@ -511,18 +522,18 @@ with tab_history:
             "Pricing model",
             h_models,
             index=h_models.index(top["pricing_model"]) if top["pricing_model"] in h_models else 0,
-            key="h_pricing",
+            key="history_pricing_model",
         )
         rows = rows[rows["pricing_model"] == h_model]
         h_providers = sorted(rows["provider"].unique())
-        h_provider = col3.selectbox("Provider", h_providers, key="h_provider")
+        h_provider = col3.selectbox("Provider", h_providers, key="history_provider")
         rows = rows[rows["provider"] == h_provider]
         h_regions = sorted(rows["region"].unique())
         h_region = col4.selectbox(
             "Region",
             h_regions,
             index=h_regions.index(top["region"]) if top["region"] in h_regions else 0,
-            key="h_region",
+            key="history_region",
         )
         history = data.price_history(path, h_provider, h_region, h_instance, h_model).copy()
         if history.empty:
@@ -588,10 +599,8 @@ with tab_history:
                 "review_flag",
                 "source_url",
             ]
-            st.dataframe(
+            ui.show_frame(
                 history[[c for c in columns if c != "zone" or history["zone"].notna().any()]],
-                hide_index=True,
-                width="stretch",
                 key="history_table",
                 column_config={
                     "price_date": "Price date",
@@ -696,10 +705,8 @@ with tab_integrity:
         (st.warning if failing else st.success)(
             f"{len(integrity)} rule checks: {failing} failing, {reviews} needing review."
         )
-        st.dataframe(
+        ui.show_frame(
             integrity[["result", "rule", "checked", "failed", "detail", "source", "basis"]],
-            hide_index=True,
-            width="stretch",
             key="integrity_table",
             column_config={
                 "result": "Result",
@@ -713,10 +720,8 @@ with tab_integrity:
         )
         if flagged_rows:
             st.markdown("**Rows the rules flag**")
-            st.dataframe(
+            ui.show_frame(
                 pd.DataFrame(flagged_rows),
-                hide_index=True,
-                width="stretch",
                 key="integrity_flags",
                 column_config={
                     "usd_per_hour": st.column_config.NumberColumn("$/hour", format="$%.4f")

@@ -6,6 +6,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+# AppTest puts a page's folder (app/views) first on sys.path, where benchmarks.py would shadow the
+# benchmarks package for a page that imports it before anything else has; load the package first.
+import benchmarks.importers  # noqa: F401
 from tokendesk.paths import REPO_ROOT
 from warehouse import Warehouse
 

@@ -4,6 +4,7 @@ from datetime import UTC, datetime
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from app.models.tables import has_no_literals
 from tests.app.conftest import VIEWS, chart
 from tokendesk.records import BenchmarkResult
 from warehouse import Warehouse
@@ -84,8 +85,9 @@ def test_results_table_shows_latency_source_date_and_parity(app_env):
     assert (
         h200["precision"] == "fp8"
         and h200["scenario"] == "server"
-        and h200["ttft_ms_p99"] == 1717.3
+        and h200["ttft_ms_p99"] == "1717 ms"  # a column with gaps reads as text, "—" for a gap
     )
+    assert h200["ttft_ms_p95"] == "—" and has_no_literals(table)
     assert h200["output_tok_s_per_accelerator"] == pytest.approx(34029.38 / 8)
     assert str(h200["measured_at"]).startswith("2025-09-09") and h200["source"]
     assert h200["parity"] == "not measured"
@@ -109,8 +111,8 @@ def test_curves_follow_each_configuration_across_its_sweep(writable_env):
     assert line["mode"] == "lines+markers"
     assert spec["layout"]["xaxis"]["title"]["text"] == "Output tokens/s per replica"
     assert spec["layout"]["yaxis"]["title"]["text"] == "First-token latency p95 (ms)"
-    at.radio(key="b_x_basis").set_value("per accelerator")
-    at.selectbox(key="b_percentile").set_value("p99")
+    at.radio(key="throughput").set_value("accelerator")
+    at.selectbox(key="percentile").set_value("p99")
     at = run_page(at)
     spec = chart(at, "curve_chart")
     line = next(t for t in spec["data"] if t["name"] == SWEEP_LABEL)
@@ -130,11 +132,11 @@ def test_curves_follow_each_configuration_across_its_sweep(writable_env):
 def test_bad_upload_names_the_file_and_key_and_writes_nothing(writable_env):
     before = count_results(writable_env)
     at = run_page()
-    at.file_uploader(key="u_file").set_value(
+    at.file_uploader(key="upload_file").set_value(
         ("bad.json", json.dumps(vllm_row(completed=None)).encode(), "application/json")
     )
     at.run()
-    at.button(key="u_import").click()
+    at.button(key="upload_import").click()
     at = run_page(at)
     errors = [e.value for e in at.tabs[IMPORT].error]
     assert errors == [
@@ -161,9 +163,11 @@ def test_unknown_accelerator_is_rejected_then_fixed_with_an_override(writable_en
     )
     before = count_results(writable_env)
     at = run_page()
-    at.file_uploader(key="u_file").set_value(("sweep.jsonl", sweep.encode(), "application/json"))
+    at.file_uploader(key="upload_file").set_value(
+        ("sweep.jsonl", sweep.encode(), "application/json")
+    )
     at.run()
-    at.button(key="u_import").click()
+    at.button(key="upload_import").click()
     at = run_page(at)
     [error] = [e.value for e in at.tabs[IMPORT].error]
     assert (
@@ -172,10 +176,10 @@ def test_unknown_accelerator_is_rejected_then_fixed_with_an_override(writable_en
     assert "'Mystery 9000' is not in the alias table" in error
     assert count_results(writable_env) == before
 
-    at.selectbox(key="u_accelerator").set_value("amd-mi300x-192gb")
-    at.number_input(key="u_per_replica").set_value(1)
-    at.text_input(key="u_instance").set_value("Standard_ND96isr_MI300X_v5")
-    at.button(key="u_import").click()
+    at.selectbox(key="upload_accelerator").set_value("amd-mi300x-192gb")
+    at.number_input(key="upload_accelerators_per_replica").set_value(1)
+    at.text_input(key="upload_instance_type").set_value("Standard_ND96isr_MI300X_v5")
+    at.button(key="upload_import").click()
     at = run_page(at)
     assert not at.tabs[IMPORT].error
     [success] = [s.value for s in at.tabs[IMPORT].success]
@@ -195,3 +199,32 @@ def test_unknown_accelerator_is_rejected_then_fixed_with_an_override(writable_en
     # The rest of the page already shows the new snapshot: one line across the three loads.
     line = next(t for t in chart(at, "curve_chart")["data"] if t["name"].startswith(SWEEP_LABEL))
     assert line["x"] == [90.0, 1100.0, 2600.0] and line["y"] == [40.0, 160.0, 700.0]
+
+
+def open_benchmarks(**params) -> AppTest:
+    at = AppTest.from_file(str(VIEWS / "benchmarks.py"), default_timeout=60)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_benchmark_inputs_live_in_the_url(app_env):
+    at = open_benchmarks(runtime="vllm", percentile="p99", throughput="accelerator")
+    assert at.multiselect(key="runtime").value == ["vllm"]
+    assert at.selectbox(key="percentile").value == "p99"
+    assert at.radio(key="throughput").value == "accelerator"
+    at.toggle(key="sweeps_only").set_value(True).run()
+    assert not at.exception
+    assert at.query_params["sweeps_only"] in (["true"], "true")
+    assert at.query_params["runtime"] in (["vllm"], "vllm")
+
+
+def test_benchmark_bad_url_values_fall_back_with_a_notice(app_env):
+    at = open_benchmarks(runtime="nothing", throughput="sideways")
+    notices = " ".join(w.value for w in at.warning)
+    assert "Ignored runtime='nothing'" in notices and "Ignored throughput='sideways'" in notices
+    assert (
+        at.multiselect(key="runtime").value == [] and at.radio(key="throughput").value == "replica"
+    )

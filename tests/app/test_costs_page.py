@@ -2,27 +2,28 @@ import csv
 
 from streamlit.testing.v1 import AppTest
 
+from app.models.tables import has_no_literals
 from tests.app.conftest import VIEWS
+from tokendesk.formatting import usd_per_1k
 from tokendesk.paths import data_dir
 
 
-def run_costs(**widgets):
+def open_costs(**params) -> AppTest:
     at = AppTest.from_file(str(VIEWS / "costs.py"), default_timeout=30)
+    for key, value in params.items():
+        at.query_params[key] = value
     at.run()
-    for key, value in widgets.items():
-        at.multiselect(key=key).set_value(value) if key.startswith("f_") and isinstance(
-            value, list
-        ) else at.selectbox(key=key).set_value(value)
-    if widgets:
-        at.run()
     assert not at.exception, at.exception
     return at
 
 
+def url(at: AppTest, key: str) -> str | None:
+    value = at.query_params.get(key)
+    return value[-1] if isinstance(value, list) else value
+
+
 def test_costs_page_shows_the_cheapest_option_and_its_sources(app_env):
-    at = run_costs(
-        f_accelerator=["nvidia-h200-141gb"], f_provider=["aws"], f_pricing_model=["on_demand"]
-    )
+    at = open_costs(accelerator="nvidia-h200-141gb", provider="aws", pricing_model="on_demand")
     metrics = {m.label: m.value for m in at.metric}
     # One on-demand p5en.48xlarge quote x every seed H200 result that fits on 8 GPUs.
     with (data_dir() / "seed_results.csv").open() as handle:
@@ -33,25 +34,74 @@ def test_costs_page_shows_the_cheapest_option_and_its_sources(app_env):
             and int(r["accelerators_per_replica"]) <= 8
         ]
     assert metrics["Options"] == str(len(fitting))
-    assert metrics["Cheapest $/1K output tokens"].startswith("$0.0000")
     table = at.dataframe[0].value
-    assert set(table["accelerator_name"]) == {"NVIDIA H200 SXM 141GB"}
-    example = table[table["instance_output_tok_s"] == 34029.38].iloc[0]
-    assert round(example["cost"], 7) == 0.0005167
-    assert example["price_source"].startswith("dstack PR")
-    assert str(example["price_observed_at"]).startswith("2026-08-06")
+    assert list(table.columns[:6]) == [
+        "$/1K output tokens",
+        "FTL p95 (ms)",
+        "Provider",
+        "Instance",
+        "Region",
+        "Pricing model",
+    ]
+    assert set(table["Accelerator"]) == {"NVIDIA H200 SXM 141GB"}
+    example = table[table["Instance output tok/s"] == 34029.38].iloc[0]
+    assert round(example["$/1K output tokens"], 7) == 0.0005167
+    assert example["Price source"].startswith("dstack PR")
+    assert str(example["Price date"]).startswith("2026-08-06")
+    assert has_no_literals(table)
+
+
+def test_the_headline_comes_from_an_option_with_a_known_latency(app_env):
+    at = open_costs(accelerator="nvidia-h200-141gb")
+    table = at.dataframe[0].value
+    known = table[table["FTL p95 (ms)"] != "—"]
+    metrics = {m.label: m.value for m in at.metric}
+    headline = metrics["Cheapest $/1K output tokens with a known FTL"]
+    assert headline == usd_per_1k(known.iloc[0]["$/1K output tokens"])
+    # The overall cheapest H200 option has no latency, so it must not be the headline.
+    first = table.iloc[0]
+    assert first["FTL p95 (ms)"] == "—" and usd_per_1k(first["$/1K output tokens"]) != headline
 
 
 def test_unpublished_p95_is_an_upper_bound_never_invented(app_env):
-    at = run_costs(f_model=["llama-2-70b-chat"], f_accelerator=["nvidia-h200-141gb"])
+    at = open_costs(model="llama-2-70b-chat", accelerator="nvidia-h200-141gb")
     table = at.dataframe[0].value
-    server = table[table["scenario"] == "server"]
-    assert (server["ftl_basis"] == "p99 (upper bound for p95)").all()
-    offline = table[table["scenario"] == "offline"]
-    assert offline["ftl_ms"].isna().all() and (offline["ftl_basis"] == "unknown").all()
+    server = table[table["Scenario"] == "server"]
+    assert (server["FTL basis"] == "p99 (upper bound for p95)").all()
+    offline = table[table["Scenario"] == "offline"]
+    assert (offline["FTL p95 (ms)"] == "—").all() and (offline["FTL basis"] == "unknown").all()
     assert any("not plotted at a made-up latency" in c.value for c in at.caption)
 
 
+def test_total_tokens_keeps_the_page_populated(app_env):
+    at = open_costs(tokens="total", accelerator="nvidia-h200-141gb")
+    table = at.dataframe[0].value
+    assert "$/1K total tokens" in table.columns
+    priced = table[table["$/1K total tokens"] != "—"]
+    assert len(priced) > 0 and not at.warning
+    assert at.radio(key="tokens").value == "total"
+
+
 def test_empty_filter_result_explains_itself(app_env):
-    at = run_costs(f_accelerator=["google-tpu-v6e"], f_model=["llama-2-70b-chat"])
+    at = open_costs(accelerator="google-tpu-v6e", model="llama-2-70b-chat")
     assert any("No priced option matches" in i.value for i in at.info)
+
+
+def test_the_url_sets_the_widgets_and_the_widgets_set_the_url(app_env):
+    at = open_costs(vendor="AMD", percentile="p99")
+    assert at.multiselect(key="vendor").value == ["AMD"]
+    assert at.selectbox(key="percentile").value == "p99"
+    at.multiselect(key="vendor").set_value(["AMD", "NVIDIA"]).run()
+    at.selectbox(key="percentile").set_value("p50").run()
+    assert not at.exception
+    assert url(at, "vendor") == "AMD,NVIDIA" and url(at, "percentile") == "p50"
+    at.selectbox(key="percentile").set_value("p95").run()
+    assert url(at, "percentile") is None  # the default leaves the link
+
+
+def test_a_bad_url_value_falls_back_with_a_notice(app_env):
+    at = open_costs(percentile="p42", vendor="Nobody")
+    notices = " ".join(w.value for w in at.warning)
+    assert "Ignored percentile='p42'" in notices and "Ignored vendor='Nobody'" in notices
+    assert at.selectbox(key="percentile").value == "p95"
+    assert at.multiselect(key="vendor").value == []

@@ -3,6 +3,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from app.models.tables import has_no_literals
 from tests.app.conftest import VIEWS, plain
 
 
@@ -10,9 +11,9 @@ def run_fit(**widgets):
     at = AppTest.from_file(str(VIEWS / "memory_fit.py"), default_timeout=60)
     at.run()
     for key, value in widgets.items():
-        if key in ("m_context", "m_sequences"):
+        if key in ("context", "sequences"):
             at.number_input(key=key).set_value(value)
-        elif key == "m_explain":
+        elif key == "explain":
             at.multiselect(key=key).set_value(value)
         else:
             at.selectbox(key=key).set_value(value)
@@ -23,23 +24,23 @@ def run_fit(**widgets):
 
 
 def fit_table(at):
-    return at.dataframe[0].value.set_index("accelerator")
+    return at.dataframe[0].value.set_index("Accelerator")
 
 
 def test_70b_bf16_fits_one_mi300x_but_needs_four_h100(app_env):
     at = run_fit()
     assert (
-        at.selectbox(key="m_model").value == "llama-3.1-70b"
-        and at.selectbox(key="m_precision").value == "bf16"
+        at.selectbox(key="model").value == "llama-3.1-70b"
+        and at.selectbox(key="precision").value == "bf16"
     )
     table = fit_table(at)
-    assert table.loc["AMD Instinct MI300X 192GB", "per_replica"] == 1
-    assert table.loc["NVIDIA H100 SXM 80GB", "per_replica"] == 4
+    assert int(table.loc["AMD Instinct MI300X 192GB", "Accelerators / replica"]) == 1
+    assert int(table.loc["NVIDIA H100 SXM 80GB", "Accelerators / replica"]) == 4
     assert (
-        table.loc["NVIDIA H100 SXM 80GB", "tp"] == 4
-        and table.loc["NVIDIA H100 SXM 80GB", "pp"] == 1
+        int(table.loc["NVIDIA H100 SXM 80GB", "TP"]) == 4
+        and int(table.loc["NVIDIA H100 SXM 80GB", "PP"]) == 1
     )
-    assert table.loc["NVIDIA H200 SXM 141GB", "per_replica"] == 2
+    assert int(table.loc["NVIDIA H200 SXM 141GB", "Accelerators / replica"]) == 2
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Weights"] == "131.4 GiB" and metrics["KV cache per sequence"] == "2.50 GiB"
     why = [m.value for m in at.markdown]
@@ -78,24 +79,52 @@ def test_breakdown_chart_is_in_gib_and_adds_up_to_the_replica_memory(app_env):
     ],
 )
 def test_precision_changes_the_count(app_env, model, precision, accelerator, want):
-    table = fit_table(run_fit(m_model=model, m_precision=precision))
-    assert table.loc[accelerator, "per_replica"] == want
+    table = fit_table(run_fit(model=model, precision=precision))
+    assert int(table.loc[accelerator, "Accelerators / replica"]) == want
 
 
 def test_tensor_parallel_must_divide_the_heads(app_env):
-    at = run_fit(m_model="qwen2.5-7b", m_context=32768, m_sequences=40)
+    at = run_fit(model="qwen2.5-7b", context=32768, sequences=40)
     l4 = fit_table(at).loc["NVIDIA L4 24GB"]
-    assert (
-        l4["fits"] == "no" and "TP=8 does not divide 28 attention / 4 KV heads" in l4["explanation"]
-    )
+    assert l4["Fits"] == "no" and "TP=8 does not divide 28 attention / 4 KV heads" in l4["Why"]
 
 
 def test_context_beyond_the_model_is_explained(app_env):
-    at = run_fit(m_model="llama-2-70b")
-    assert at.number_input(key="m_context").value == 4096  # the default never exceeds the model
-    at.number_input(key="m_context").set_value(8192)
+    at = run_fit(model="llama-2-70b")
+    assert at.number_input(key="context").value == 4096  # the default never exceeds the model
+    at.number_input(key="context").set_value(8192)
     at.run()
     assert [e.value for e in at.error] == [
         "Llama 2 70B supports at most 4,096 tokens of context; 8,192 were "
         "asked for. Lower the context length in the sidebar."
     ]
+
+
+def open_fit(**params) -> AppTest:
+    at = AppTest.from_file(str(VIEWS / "memory_fit.py"), default_timeout=60)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_memory_fit_inputs_live_in_the_url(app_env):
+    at = open_fit(model="llama-3.1-405b", precision="fp8", sequences="4", cpus="true")
+    assert at.selectbox(key="model").value == "llama-3.1-405b"
+    assert at.selectbox(key="precision").value == "fp8"
+    assert at.number_input(key="sequences").value == 4 and at.toggle(key="cpus").value
+    at.selectbox(key="precision").set_value("int4").run()
+    assert not at.exception
+    assert at.query_params["precision"] in (["int4"], "int4")
+    assert at.query_params["sequences"] in (["4"], "4")
+
+
+def test_memory_fit_bad_url_values_fall_back_with_a_notice(app_env):
+    at = open_fit(model="gpt-9", sequences="0", explain="nvidia-h100-sxm-80gb,nothing")
+    notices = " ".join(w.value for w in at.warning)
+    assert "Ignored model='gpt-9'" in notices and "Ignored sequences='0'" in notices
+    assert "Ignored explain=" in notices
+    assert at.selectbox(key="model").value == "llama-3.1-70b"
+    assert at.number_input(key="sequences").value == 1
+    assert has_no_literals(at.dataframe[0].value)

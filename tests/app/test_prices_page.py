@@ -3,6 +3,7 @@ from datetime import UTC, date, datetime
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from app.models.tables import has_no_literals
 from pricing.base import MissingCredentialsError, PermissionDeniedError, ProviderResult
 from pricing.registry import PROVIDERS, ProviderSpec
 from tests.app.conftest import VIEWS, chart
@@ -24,20 +25,21 @@ def run_prices(**multiselects):
 
 
 def test_explorer_shows_price_basis_source_and_date(app_env):
-    at = run_prices(p_provider=["aws", "coreweave"], p_pricing_model=["on_demand"])
+    at = run_prices(provider=["aws", "coreweave"], pricing_model=["on_demand"])
     table = at.tabs[EXPLORER].dataframe[0].value
     assert set(table["provider"]) == {"aws", "coreweave"} and set(table["pricing_model"]) == {
         "on_demand"
     }
     p5 = table[table["instance_type"] == "p5.48xlarge"].iloc[0]
-    assert p5["usd_per_hour"] == 55.04 and p5["usd_per_accelerator_hour"] == pytest.approx(6.88)
+    assert p5["usd_per_hour"] == 55.04 and p5["usd_per_accelerator_hour"] == "$6.8800"
     assert p5["price_basis"] == "instance" and p5["status"] == "current"
     assert p5["source"].startswith("dstack blog") and str(p5["observed_at"]).startswith(
         "2025-09-10"
     )
     per_gpu = table[table["provider"] == "coreweave"].iloc[0]
     assert (
-        per_gpu["price_basis"] == "per_accelerator" and per_gpu["usd_per_accelerator_hour"] == 6.16
+        per_gpu["price_basis"] == "per_accelerator"
+        and per_gpu["usd_per_accelerator_hour"] == "$6.1600"
     )
     assert {m.label: m.value for m in at.metric}["Current quotes"] == str(len(table))
 
@@ -45,8 +47,8 @@ def test_explorer_shows_price_basis_source_and_date(app_env):
 def test_history_of_p5_spans_every_snapshot(app_env):
     at = run_prices()
     history_tab = at.tabs[HISTORY]
-    assert history_tab.selectbox(key="h_instance").value == "p5.48xlarge"
-    assert history_tab.selectbox(key="h_pricing").value == "on_demand"
+    assert history_tab.selectbox(key="history_instance").value == "p5.48xlarge"
+    assert history_tab.selectbox(key="history_pricing_model").value == "on_demand"
     table = history_tab.dataframe[0].value
     assert list(table["usd_per_hour"]) == [98.32, 55.04]
     assert list(table["price_date"]) == ["2025-01-01", "2025-09-10"]
@@ -61,9 +63,9 @@ def test_history_of_p5_spans_every_snapshot(app_env):
 
 def test_region_bars_and_accelerator_hour_comparison(app_env):
     at = run_prices()
-    at.selectbox(key="g_instance").set_value("p5.48xlarge")
+    at.selectbox(key="region_instance").set_value("p5.48xlarge")
     at.run()
-    at.selectbox(key="g_pricing").set_value("on_demand")
+    at.selectbox(key="region_pricing_model").set_value("on_demand")
     at.run()
     regions = chart(at, "region_bars")
     assert regions["data"][0]["y"] == [55.04] and regions["data"][0]["x"] == ["aws · us-east-1"]
@@ -140,7 +142,7 @@ def test_expired_and_quarantined_quotes_are_labelled(writable_env):
             origin="sheet",
             quarantine={1: "spot $19 above on-demand $16"},
         )
-    at = run_prices(p_provider=["acme"])
+    at = run_prices(provider=["acme"])
     table = at.tabs[EXPLORER].dataframe[0].value.set_index("pricing_model")
     assert table.loc["negotiated", "status"] == "expired"
     assert str(table.loc["negotiated", "expires_on"]).startswith("2026-02-01")
@@ -195,8 +197,8 @@ def test_refresh_without_credentials_keeps_the_last_good_snapshot(writable_env, 
             "SELECT snapshot_id FROM current_price_snapshots WHERE provider = 'aws' LIMIT 1"
         ).iloc[0, 0]
     at = run_prices()
-    at.multiselect(key="r_providers").set_value(["aws", "gcp", "azure"])
-    at.button(key="r_refresh").click()
+    at.multiselect(key="refresh_providers").set_value(["aws", "gcp", "azure"])
+    at.button(key="refresh_run").click()
     at.run()
     assert not at.exception, at.exception
     errors = [e.value for e in at.tabs[REFRESH].error]
@@ -226,3 +228,29 @@ def test_refresh_without_credentials_keeps_the_last_good_snapshot(writable_env, 
     with Warehouse.open(writable_env, read_only=True) as warehouse:
         failed = warehouse.snapshots(SnapshotKind.PRICES).query("status == 'failed'")
     assert set(failed["source"]) == {"aws", "gcp"}
+
+
+def open_prices(**params) -> AppTest:
+    at = AppTest.from_file(str(VIEWS / "prices.py"), default_timeout=60)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_explorer_filters_live_in_the_url(app_env):
+    at = open_prices(provider="aws,coreweave")
+    assert at.multiselect(key="provider").value == ["aws", "coreweave"]
+    assert set(at.tabs[EXPLORER].dataframe[0].value["provider"]) == {"aws", "coreweave"}
+    at.multiselect(key="pricing_model").set_value(["on_demand"]).run()
+    assert not at.exception
+    assert at.query_params["pricing_model"] in (["on_demand"], "on_demand")
+    table = at.tabs[EXPLORER].dataframe[0].value
+    assert has_no_literals(table)
+
+
+def test_explorer_bad_url_value_falls_back_with_a_notice(app_env):
+    at = open_prices(provider="nowhere-cloud")
+    assert any("Ignored provider='nowhere-cloud'" in w.value for w in at.warning)
+    assert at.multiselect(key="provider").value == []

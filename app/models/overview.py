@@ -1,0 +1,105 @@
+"""The Overview's model: headline cards per vendor, the incumbent sentence, the freshness table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from app.models.tables import Table, readable
+from tokendesk import formatting
+
+#: A price older than this many days gets a "stale" badge (prices move every quarter).
+STALE_PRICE_DAYS = 90
+#: A benchmark older than one quarter is stale: runtimes improve faster than that.
+STALE_RESULT_DAYS = 91
+#: The vendor whose fleet the alternatives are compared against.
+INCUMBENT = "NVIDIA"
+
+
+@dataclass(frozen=True)
+class Card:
+    title: str
+    value: str
+    caption: str
+    help: str
+
+
+def _day(value: object) -> str:
+    return "date unknown" if value is None or pd.isna(value) else f"{pd.Timestamp(value):%Y-%m-%d}"
+
+
+def vendor_cards(best: pd.DataFrame, percentile: str) -> list[Card]:
+    """One card per vendor's cheapest option meeting the SLO, with its evidence in the help."""
+    cards = []
+    for row in best.itertuples():
+        bound = "≤ " if row.ftl_basis != percentile else ""
+        ftl = f"FTL {bound}{formatting.ms(row.ftl_ms)}"
+        cards.append(
+            Card(
+                row.accelerator_name,
+                formatting.usd_per_1k(row.usd_per_1k_output_tokens) + " /1K",
+                f"{row.provider} · {row.instance_type} · {row.pricing_model} · {ftl}",
+                f"{row.provider} {row.instance_type} ({row.pricing_model}, {row.region}) · "
+                f"{row.model} {row.precision} · {ftl} ({row.ftl_basis}) · price: "
+                f"{row.price_source} ({_day(row.price_observed_at)}) · result: "
+                f"{row.bench_source_title} ({_day(row.bench_measured_at)})",
+            )
+        )
+    return cards
+
+
+def incumbent_sentence(best: pd.DataFrame, percentile: str, slo_ms: float) -> str | None:
+    """The best alternative against the incumbent's best, or None when either is missing."""
+    incumbent = best[best["vendor"] == INCUMBENT]
+    others = best[best["vendor"] != INCUMBENT]
+    if incumbent.empty or others.empty:
+        return None
+    inc, alt = incumbent.iloc[0], others.iloc[0]
+    change = alt.usd_per_1k_output_tokens / inc.usd_per_1k_output_tokens - 1
+    verdict = "cheaper" if change < 0 else "dearer"
+    return (
+        f"**Incumbent against the best alternative:** {alt.accelerator_name} on {alt.provider} is "
+        f"**{abs(change):.0%} {verdict}** per 1K output tokens than {inc.accelerator_name} on "
+        f"{inc.provider} ({formatting.usd_per_1k(alt.usd_per_1k_output_tokens)} vs "
+        f"{formatting.usd_per_1k(inc.usd_per_1k_output_tokens)}), both meeting FTL {percentile} "
+        f"≤ {slo_ms:,.0f} ms."
+    )
+
+
+def plotted_options(nearby: pd.DataFrame, frontier: pd.DataFrame) -> pd.DataFrame:
+    """The cheapest options plus every frontier point not among them (each option once)."""
+    extra = frontier[~frontier["option_id"].isin(nearby["option_id"])]
+    return pd.concat([nearby, extra], ignore_index=True)
+
+
+def freshness_state(kind: str, age_days: float | None) -> str:
+    """🟢 fresh, 🟠 stale (past the kind's limit) or 🔴 no good snapshot."""
+    if age_days is None or pd.isna(age_days):
+        return "🔴 no good snapshot"
+    limit = STALE_PRICE_DAYS if kind == "prices" else STALE_RESULT_DAYS
+    return f"🟠 stale (> {limit} days)" if age_days > limit else "🟢 fresh"
+
+
+def freshness_table(fresh: pd.DataFrame) -> tuple[Table, int]:
+    """The freshness table and how many sources are stale."""
+    frame = fresh.assign(
+        state=[freshness_state(k, a) for k, a in zip(fresh["kind"], fresh["age_days"], strict=True)]
+    )
+    stale = int(frame["state"].str.contains("stale").sum())
+    table = readable(
+        frame,
+        {
+            "kind": "Kind",
+            "source": "Source",
+            "state": "State",
+            "data_as_of": "Data as of",
+            "age_days": "Age",
+            "last_attempt": "Last refresh attempt",
+            "last_status": "Last status",
+            "last_error": "Last error",
+        },
+        numbers={"age_days": "%d days"},
+        dates=("data_as_of", "last_attempt"),
+    )
+    return table, stale

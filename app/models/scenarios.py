@@ -1,0 +1,153 @@
+"""The Scenarios page's model: the side-by-side table, each fleet, the risk lines, sensitivity."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from app.models.tables import Table, readable
+
+#: Risk figures as people name them (the cost model keys them for machines).
+RISK_NAMES = {
+    "hhi_vendor": "Silicon-vendor concentration",
+    "hhi_cloud": "Cloud-provider concentration",
+    "hhi_region": "Region concentration",
+    "reservation_only_share": "Spend on reservation-only SKUs",
+    "single_region_share": "Spend in a single region",
+    "spot_share": "Spend on spot capacity",
+    "software_maturity": "Software maturity",
+    "stale_benchmark_share": "Spend resting on stale benchmarks",
+}
+
+
+def risk_name(key: str) -> str:
+    return RISK_NAMES.get(key, key.replace("_", " ").capitalize())
+
+
+def risk_value(value: float, unit: str) -> str:
+    """A risk figure in its unit: shares as percentages, HHI and scores as numbers."""
+    if unit == "share of spend":
+        return f"{value:.0%} of spend"
+    if unit.startswith("score"):
+        return f"{value:.0f}/100"
+    if unit.startswith("HHI"):
+        return f"HHI {value:,.0f} of 10,000"
+    return f"{value:,.0f} {unit}"
+
+
+def risk_lines(report) -> list[str]:
+    """One markdown line per risk figure: readable name, value in its unit, and its reason."""
+    return [
+        f"**{risk_name(f.name)}: {risk_value(f.value, f.unit)}** — {f.sentence}"
+        for f in report.figures()
+    ]
+
+
+def payback(result, baseline) -> str:
+    if result is baseline:
+        return "baseline"
+    if result.payback_months is not None:
+        return f"{result.payback_months:.1f} months"
+    if not result.migration.one_time_usd:
+        return "nothing to pay back"
+    if (result.savings_vs_baseline_usd or 0) <= 0:
+        return "never (costs more per month)"
+    return "no payback figure"
+
+
+def meets_slo(result) -> str:
+    if not result.latency:
+        return "no interactive segment"
+    return "yes" if all(seg.meets for seg in result.latency) else "no"
+
+
+def summary_table(results) -> Table:
+    """The scenarios side by side, decision columns first."""
+    baseline = results[0]
+    frame = pd.DataFrame(
+        [
+            {
+                "Scenario": r.name,
+                "Monthly cost": r.monthly_usd,
+                "$/1K tokens": r.usd_per_1k_tokens,
+                "Meets FTL SLO": meets_slo(r),
+                "Savings vs Stay ($/month)": r.savings_vs_baseline_usd or 0.0,
+                "One-time migration": r.migration.one_time_usd,
+                "Payback": payback(r, baseline),
+                "Vendor HHI": r.risk.hhi_vendor.value,
+                "Weeks to cutover": r.timeline.weeks_to_cutover,
+                "Unserved": "; ".join(r.unserved),
+            }
+            for r in results
+        ]
+    )
+    return readable(
+        frame,
+        {column: column for column in frame.columns},
+        numbers={
+            "Monthly cost": "$%,.0f",
+            "$/1K tokens": "$%.5f",
+            "Savings vs Stay ($/month)": "%+,.0f",
+            "One-time migration": "$%,.0f",
+            "Vendor HHI": "%,.0f",
+            "Weeks to cutover": "%g w",
+        },
+    )
+
+
+SLO_MET = {True: "yes", False: "no", None: "n/a (batch)"}
+
+
+def fleet_table(lines) -> Table:
+    """A scenario's fleet, one row per line: cost, FTL, provider, instance, region, pricing first."""
+    frame = pd.DataFrame(
+        [
+            {
+                "Monthly cost": ln.monthly_usd,
+                "FTL (ms)": ln.ftl_ms,
+                "Meets SLO": SLO_MET[ln.slo_met],
+                "Provider": ln.provider,
+                "Instance": ln.instance_type,
+                "Region": ln.region,
+                "Pricing": ln.pricing,
+                "Accelerator": ln.accelerator_id,
+                "Segment": ln.segment,
+                "Mode": ln.mode,
+                "Allocation": ln.allocation,
+                "Model": ln.model,
+                "Precision": ln.precision,
+                "Units at peak": ln.units_peak,
+                "Reserved units": ln.units_reserved,
+                "Spot units": ln.units_spot,
+                "Price date": ln.price_observed_at,
+                "Result date": ln.bench_measured_at,
+                "Capacity basis": ln.capacity_note,
+            }
+            for ln in lines
+        ]
+    )
+    return readable(
+        frame,
+        {column: column for column in frame.columns},
+        numbers={
+            "Monthly cost": "$%,.0f",
+            "FTL (ms)": "%,.0f ms",
+            "Units at peak": "%d",
+            "Reserved units": "%d",
+            "Spot units": "%d",
+        },
+        dates=("Price date", "Result date"),
+    )
+
+
+def sensitivity_frame(bars, monthly_usd: float) -> pd.DataFrame:
+    """Each input's swing: the change in monthly cost at its low and at its high value."""
+    return pd.DataFrame(
+        [
+            {
+                "Input": b.input,
+                "Low": b.monthly_usd_low_input - monthly_usd,
+                "High": b.monthly_usd_high_input - monthly_usd,
+            }
+            for b in bars
+        ]
+    )

@@ -1,0 +1,155 @@
+import math
+
+import pandas as pd
+
+from app.models import costs, overview, scenarios
+from app.models.tables import MISSING, has_no_literals, readable, text_gaps_as_dash
+
+
+def options(**columns) -> pd.DataFrame:
+    base = {
+        "usd_per_1k_output_tokens": [0.001, 0.0001, 0.002],
+        "usd_per_1k_total_tokens": [None, None, 0.0005],
+        "input_tokens": [1000.0, None, 100.0],
+        "output_tokens": [1000.0, None, 100.0],
+        "ftl_ms": [300.0, None, 120.0],
+        "ftl_basis": ["p95", "unknown", "p99 (upper bound for p95)"],
+        "accelerator_name": ["MI300X", "H200", "H100"],
+        "provider": ["azure", "aws", "gcp"],
+        "instance_type": ["ND96isr", "p5en", "a3"],
+        "pricing_model": ["on_demand", "spot", "on_demand"],
+        "region": ["eastus", "us-east-1", "us-central1"],
+        "model": ["llama"] * 3,
+        "vendor": ["AMD", "NVIDIA", "NVIDIA"],
+        "precision": ["bf16"] * 3,
+        "scenario": ["server", "offline", "server"],
+        "replicas_per_instance": [8, 8, 8],
+        "instance_output_tok_s": [1000.0, 2000.0, 3000.0],
+        "usd_per_hour": [10.0, 20.0, 30.0],
+        "price_basis": ["instance"] * 3,
+        "price_source": ["sheet"] * 3,
+        "price_observed_at": pd.to_datetime(["2026-08-01", "2026-08-02", None]),
+        "bench_source_title": ["run"] * 3,
+        "bench_measured_at": pd.to_datetime(["2026-07-01"] * 3),
+    }
+    return pd.DataFrame(base | columns)
+
+
+def test_output_cost_is_the_published_output_figure():
+    frame = costs.with_cost(options(), "output")
+    assert list(frame["cost"]) == [0.001, 0.0001, 0.002]
+
+
+def test_total_cost_is_published_or_derived_from_the_token_mix_or_missing():
+    frame = costs.with_cost(options(), "total")
+    assert frame.loc[0, "cost"] == 0.0005  # half the tokens are output: half the price per token
+    assert math.isnan(frame.loc[1, "cost"])  # no total throughput, no lengths: unpriced, kept
+    assert frame.loc[2, "cost"] == 0.0005  # published total wins
+    assert frame.loc[1, "cost_note"] == "no total throughput and no token lengths"
+    assert "input:output lengths" in frame.loc[0, "cost_note"]
+
+
+def test_the_cheapest_headline_skips_options_without_latency():
+    frame = costs.with_cost(options(), "output")
+    best = costs.cheapest(frame, "output", "p95")
+    assert best.value == "$0.00100" and "MI300X" in best.help  # not the cheaper H200 (no FTL)
+
+
+def test_no_known_latency_says_so_instead_of_headlining():
+    frame = costs.with_cost(options(ftl_ms=[None, None, None]), "output")
+    best = costs.cheapest(frame, "output", "p95")
+    assert best.value == "none" and "None of the 3 priced options" in best.help
+    assert costs.fastest(frame, "p95") is None
+
+
+def test_the_option_table_puts_decisions_first_and_shows_no_literals():
+    frame = costs.with_cost(options(), "output")
+    table = costs.option_table(frame, "output", "p95")
+    assert list(table.frame.columns[:6]) == [
+        "$/1K output tokens",
+        "FTL p95 (ms)",
+        "Provider",
+        "Instance",
+        "Region",
+        "Pricing model",
+    ]
+    assert list(table.frame["Accelerator"]) == ["H200", "MI300X", "H100"]  # cheapest first
+    assert list(table.frame["FTL p95 (ms)"]) == [MISSING, "300 ms", "120 ms"]
+    assert list(table.frame["Price date"]) == ["2026-08-02", "2026-08-01", MISSING]
+    assert table.numbers["$/1K output tokens"] == "$%.6f"  # complete: stays numeric
+    assert "FTL p95 (ms)" not in table.numbers  # has gaps: text with "—"
+    assert has_no_literals(table.frame)
+
+
+def test_readable_turns_flags_and_gaps_into_words():
+    frame = pd.DataFrame({"a": [True, False, None], "b": ["x", None, " "], "n": [1.5, 2.0, 3.0]})
+    table = readable(frame, {"a": "A", "b": "B", "n": "N"}, numbers={"n": "%.1f GiB"})
+    assert list(table.frame["A"]) == ["yes", "no", MISSING]
+    assert list(table.frame["B"]) == ["x", MISSING, MISSING]
+    assert table.numbers == {"N": "%.1f GiB"} and table.frame["N"].dtype.kind == "f"
+    assert has_no_literals(table.frame)
+    assert not has_no_literals(pd.DataFrame({"x": ["None"]}))
+
+
+def test_freshness_states_follow_each_kinds_limit():
+    assert overview.freshness_state("prices", 91) == "🟠 stale (> 90 days)"
+    assert overview.freshness_state("benchmarks", 91) == "🟢 fresh"
+    assert overview.freshness_state("prices", None) == "🔴 no good snapshot"
+    fresh = pd.DataFrame(
+        {
+            "kind": ["prices", "benchmarks"],
+            "source": ["aws", "mlperf"],
+            "data_as_of": pd.to_datetime(["2026-01-01", None]),
+            "age_days": [300.0, None],
+            "last_attempt": pd.to_datetime(["2026-11-01 10:00", None]),
+            "last_status": ["ok", None],
+            "last_error": [None, None],
+        }
+    )
+    table, stale = overview.freshness_table(fresh)
+    assert stale == 1
+    assert list(table.frame["State"]) == ["🟠 stale (> 90 days)", "🔴 no good snapshot"]
+    assert has_no_literals(table.frame)
+
+
+def test_the_incumbent_sentence_compares_the_best_alternative():
+    best = options().assign(vendor=["AMD", "NVIDIA", "Intel"]).iloc[[1, 0]]
+    best["usd_per_1k_output_tokens"] = [0.002, 0.001]
+    sentence = overview.incumbent_sentence(best, "p95", 2000)
+    assert "MI300X on azure is **50% cheaper**" in sentence
+    assert overview.incumbent_sentence(best.iloc[[1]], "p95", 2000) is None
+
+
+def test_risk_lines_use_readable_names_and_units():
+    from costmodel.risk import RiskFigure
+
+    class Report:
+        def figures(self):
+            return (
+                RiskFigure("spot_share", 0.0, "share of spend", "0% of spend is on spot capacity"),
+                RiskFigure("software_maturity", 82.4, "score (0-100, spend-weighted)", "why"),
+                RiskFigure("hhi_vendor", 10000.0, "HHI (0-10,000)", "one vendor"),
+            )
+
+    lines = scenarios.risk_lines(Report())
+    assert lines[0].startswith("**Spend on spot capacity: 0% of spend** — ")
+    assert lines[1].startswith("**Software maturity: 82/100**")
+    assert lines[2].startswith("**Silicon-vendor concentration: HHI 10,000 of 10,000**")
+    assert not any("_" in line.split("**")[1] for line in lines)
+
+
+def test_raw_tables_show_gaps_as_dashes_in_their_formats():
+    frame = pd.DataFrame(
+        {
+            "ttft": [1717.3, None],
+            "tok_s": [10.0, 20.0],
+            "zone": ["a", None],
+            "expires": pd.to_datetime(["2026-01-02", None]),
+        }
+    )
+    shown = text_gaps_as_dash(frame, dates=("expires",), numbers={"ttft": "%.0f ms"})
+    assert list(shown["ttft"]) == ["1717 ms", MISSING]
+    assert shown["tok_s"].dtype.kind == "f"  # complete numbers stay numbers
+    assert list(shown["zone"]) == ["a", MISSING]
+    assert list(shown["expires"]) == ["2026-01-02", MISSING]
+    assert has_no_literals(shown)
