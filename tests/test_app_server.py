@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import httpx
 
@@ -23,7 +24,7 @@ def _free_port() -> int:
 def _listening_addresses(port: int) -> set[str]:
     """Local IPv4 addresses with a socket listening on ``port``, read from /proc/net/tcp."""
     found = set()
-    for line in open("/proc/net/tcp").read().splitlines()[1:]:
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
         local, state = line.split()[1], line.split()[3]
         address, hex_port = local.split(":")
         if state == "0A" and int(hex_port, 16) == port:  # 0A = LISTEN
