@@ -498,7 +498,7 @@ def _print_points(blocks: list[dict], parity: dict | None, basis_words: dict) ->
         "E2EL p95",
         "recorded",
     ):
-        table.add_column(col, justify="right")
+        table.add_column(col, justify="right", overflow="fold")
     for b in blocks:
         lat = b["latency_ms"]
         validity = b.get("validity") or {"valid": True}
