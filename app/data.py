@@ -6,6 +6,7 @@ query results are cached by their arguments and cleared when the warehouse chang
 
 from __future__ import annotations
 
+import csv
 import os
 import sys
 from collections.abc import Iterator
@@ -15,7 +16,11 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from tokendesk.paths import DB_PATH_ENV, default_db_path
+from briefs.brief import Comparison, render_brief
+from costmodel import Engine
+from costmodel import scenario_inputs as si
+from costmodel.tables import ARCHITECTURES_FILE
+from tokendesk.paths import DB_PATH_ENV, data_dir, default_db_path
 from warehouse import Warehouse, WarehouseError, queries
 
 
@@ -90,7 +95,6 @@ def freshness(path: str) -> pd.DataFrame:
 # -- scenarios ---------------------------------------------------------------------------------
 @st.cache_resource(show_spinner=False)
 def _engine(path: str):
-    from costmodel import Engine
 
     return Engine.from_frame(queries.cost_options(_warehouse(path), sort=None))
 
@@ -98,7 +102,6 @@ def _engine(path: str):
 @st.cache_data(show_spinner=False, max_entries=64)
 def compare_scenarios(path: str, inputs):
     """Evaluate the built-in (and custom) scenarios for one set of validated inputs."""
-    from tokendesk import scenario_inputs as si
 
     return _engine(path).evaluate(
         si.build_scenarios(inputs), si.build_demand(inputs), si.build_policy(inputs)
@@ -147,10 +150,6 @@ def benchmark_results(path: str) -> pd.DataFrame:
 @st.cache_data(show_spinner=False)
 def architecture_retrieved() -> dict[str, str]:
     """Model id -> the date its bundled architecture row was retrieved from its source."""
-    import csv
-
-    from costmodel.tables import ARCHITECTURES_FILE
-    from tokendesk.paths import data_dir
 
     with (data_dir() / ARCHITECTURES_FILE).open(newline="", encoding="utf-8") as handle:
         return {row["model_id"]: row.get("retrieved", "") for row in csv.DictReader(handle)}
@@ -182,8 +181,6 @@ def writer() -> Iterator[Warehouse]:
 @st.cache_data(show_spinner=False, max_entries=16)
 def brief_bytes(path: str, inputs, fmt: str) -> bytes:
     """The buy/no-buy brief of the scenarios on screen, in ``fmt``."""
-    from briefs.brief import Comparison, render_brief
-    from tokendesk import scenario_inputs as si
 
     warehouse = _warehouse(path)
     comparison = Comparison(

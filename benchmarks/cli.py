@@ -18,8 +18,29 @@ from rich.console import Console
 from rich.table import Table
 from typer.core import TyperCommand
 
+from benchmarks.bundle import verify_bundle
+from benchmarks.client import TOKEN_BASIS_WORDS, tls_context
+from benchmarks.datasets import DatasetError, load_dataset
 from benchmarks.errors import BundleError, ResultFileError
-from tokendesk.records import SnapshotKind, UnknownAcceleratorError, check_accelerator_id
+from benchmarks.fake_server import FakeServerConfig, serve
+from benchmarks.importers import ImportOverrides, import_sources
+from benchmarks.prompts import PromptBundleError, prompt_set_digest
+from benchmarks.readiness import ReadinessError, check_ready
+from benchmarks.results import RunContext, build_document, document_to_results, judge_point
+from benchmarks.runner import (
+    HarnessConfig,
+    OperatingPoint,
+    check_bundle_matches,
+    operating_points,
+    run_harness,
+    run_parity,
+    sweep_concurrencies,
+)
+from benchmarks.slo import SLOError, parse_slo, pick_goodput_point
+from benchmarks.tokens import TokenizerError, bundle_token_counter, load_token_counter
+from tokendesk.catalog import UnknownAcceleratorError, check_accelerator_id
+from tokendesk.records import SnapshotKind
+from warehouse import Warehouse
 
 bench_app = typer.Typer(
     help="Portability harness: run golden prompts against an endpoint, import results "
@@ -74,7 +95,6 @@ def _csv_rates(text: str | None) -> list[float] | None:
 
 
 def _ingest(db: Path | None, source: str, results, origin: str) -> str:
-    from warehouse import Warehouse
 
     with Warehouse.open(db) as wh:
         return wh.ingest_results(source, results, origin=origin)
@@ -274,21 +294,6 @@ def run_cmd(
 
     A point is recorded only when its failure rate is within --max-failure-rate (default 0);
     the others are reported with their reasons and kept in the -o file only."""
-    from benchmarks.client import TOKEN_BASIS_WORDS, tls_context
-    from benchmarks.datasets import DatasetError, load_dataset
-    from benchmarks.prompts import PromptBundleError, prompt_set_digest
-    from benchmarks.readiness import ReadinessError, check_ready
-    from benchmarks.results import RunContext, build_document, document_to_results, judge_point
-    from benchmarks.runner import (
-        HarnessConfig,
-        OperatingPoint,
-        check_bundle_matches,
-        operating_points,
-        run_harness,
-        sweep_concurrencies,
-    )
-    from benchmarks.slo import SLOError, parse_slo, pick_goodput_point
-    from benchmarks.tokens import TokenizerError, bundle_token_counter, load_token_counter
 
     try:
         check_accelerator_id(accelerator)
@@ -314,8 +319,6 @@ def run_cmd(
     counter = None
     try:
         if bundle is not None:
-            from benchmarks.bundle import verify_bundle
-
             bundle_obj = verify_bundle(bundle)
             check_bundle_matches(bundle_obj, model, precision)
             counter = bundle_token_counter(bundle_obj)
@@ -392,8 +395,6 @@ def run_cmd(
             run_harness(cfg, points, show_progress=progress and sys.stderr.isatty(), into=blocks)
         )
         if bundle_obj is not None:
-            from benchmarks.runner import run_parity
-
             parity = asyncio.run(
                 run_parity(
                     endpoint,
@@ -610,7 +611,6 @@ def import_cmd(
 
     All files are validated first; if any fails, nothing is written and each failure is recorded
     as a failed snapshot."""
-    from benchmarks.importers import ImportOverrides, import_sources
 
     overrides = ImportOverrides(
         accelerator_id=accelerator,
@@ -644,8 +644,6 @@ def import_cmd(
                 f"[red]rejected[/red] {exc.file}: {exc.key + ': ' if exc.key else ''}{exc.reason}"
             )
         if not dry_run:
-            from warehouse import Warehouse
-
             with Warehouse.open(db) as wh:
                 for exc in failures:
                     wh.record_failed_snapshot(
@@ -692,7 +690,6 @@ def import_cmd(
     if dry_run:
         console.print("dry run: nothing written")
         return
-    from warehouse import Warehouse
 
     with Warehouse.open(db) as wh:
         for name, fmt, results in parsed:
@@ -705,7 +702,6 @@ def verify_bundle_cmd(
     directory: Annotated[Path, typer.Argument(help="Model bundle directory.")],
 ) -> None:
     """Check a model bundle's manifest, files, checksums and golden prompt ids."""
-    from benchmarks.bundle import verify_bundle
 
     try:
         bundle = verify_bundle(directory)
@@ -737,7 +733,6 @@ def serve_fake_cmd(
     duration_s: Annotated[float | None, typer.Option(help="Stop after this many seconds.")] = None,
 ) -> None:
     """Serve the in-repo OpenAI-compatible streaming endpoint with a controlled token schedule."""
-    from benchmarks.fake_server import FakeServerConfig, serve
 
     cfg = FakeServerConfig(
         ttft_ms=ttft_ms, itl_ms=itl_ms, output_tokens=output_tokens, drift=drift, model=model

@@ -27,13 +27,17 @@ raises for a bad server.
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import sys
 import time
 from dataclasses import dataclass, field
 
+import httpcore
 import httpx
+
+from benchmarks.netio import LeanAsyncioBackend
 
 # httpcore runs ``import sniffio`` on every pool and lock operation and falls back to asyncio when
 # the import fails. A failed import is not cached, so without sniffio installed every request paid
@@ -398,10 +402,6 @@ def make_client(
     ctx = ssl_context if ssl_context is not None else _ssl_context()
     transport = httpx.AsyncHTTPTransport(verify=ctx, http1=True, http2=False, limits=limits)
     if lean and hasattr(transport, "_pool"):
-        import httpcore
-
-        from benchmarks.netio import LeanAsyncioBackend
-
         transport._pool = httpcore.AsyncConnectionPool(
             ssl_context=ctx,
             max_connections=limits.max_connections,
@@ -445,7 +445,6 @@ class ClientPool:
         return self._clients[i]
 
     async def acquire(self) -> httpx.AsyncClient:
-        import asyncio
 
         while not self._free:
             fut = asyncio.get_running_loop().create_future()

@@ -25,6 +25,7 @@ route but ``/health`` answers 401 unless the request carries ``Authorization: Be
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import hashlib
@@ -617,7 +618,6 @@ async def serve(
 
 def main(argv: list[str] | None = None) -> None:
     """``python -m benchmarks.fake_server``: prints ``PORT <n>`` once listening."""
-    import argparse
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")

@@ -36,6 +36,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
 from benchmarks.client import (
     TOKEN_BASIS_CHUNKS,
     TOKEN_BASIS_TOKENIZER,
@@ -46,7 +48,10 @@ from benchmarks.client import (
     completions_payload,
     stream_request,
 )
-from benchmarks.prompts import GoldenPrompt
+from benchmarks.errors import BundleError
+from benchmarks.parity import compare_outputs
+from benchmarks.prompts import GoldenPrompt, load_prompts
+from benchmarks.slo import evaluate_point, merge_repeats
 from benchmarks.stats import summary
 from benchmarks.telemetry import TelemetrySampler
 from benchmarks.tokens import TokenCounter
@@ -329,16 +334,15 @@ def summarise_point(
         basis = "full"
         start = min((r.sent_at for r in measured), default=marks["run_start"])
         end = max((r.done_at() for r in measured), default=marks["run_end"])
-    window = max(end - start, 1e-9)
     out_tok, in_tok = _tokens_in_window(ok, start, end)
-    if basis == "steady" and out_tok == 0 and any(r.output_tokens for r in ok):
-        # No token arrived inside the steady window (a server that runs one request at a time
-        # can leave it empty): the whole measured span is the honest window then, never 0 tok/s.
+    if basis == "steady" and out_tok == 0:
+        # A busy host can stretch the ramp so far that no token lands in the steady window:
+        # measure over the full span rather than report no throughput at all.
         basis = "full"
-        start = min(r.sent_at for r in measured)
-        end = max(r.done_at() for r in measured)
-        window = max(end - start, 1e-9)
+        start = min((r.sent_at for r in measured), default=marks["run_start"])
+        end = max((r.done_at() for r in measured), default=marks["run_end"])
         out_tok, in_tok = _tokens_in_window(ok, start, end)
+    window = max(end - start, 1e-9)
     span_start = min((r.sent_at for r in measured), default=marks["run_start"])
     span_end = max((r.done_at() for r in measured), default=marks["run_end"])
     span = max(span_end - span_start, 1e-9)
@@ -465,8 +469,6 @@ async def measure_point(
     cfg: HarnessConfig, point: OperatingPoint, on_done: ProgressCallback | None = None
 ) -> dict:
     """One point, ``cfg.repeats`` times, with its SLO verdict (see :mod:`benchmarks.slo`)."""
-    from benchmarks.slo import evaluate_point, merge_repeats
-
     runs = []
     for _ in range(max(1, cfg.repeats)):
         block, records = await run_point(cfg, point, on_done=on_done, return_records=True)
@@ -552,7 +554,6 @@ async def run_harness(
 def _progress(enabled: bool):
     if not enabled:
         return contextlib.nullcontext(None)
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     return Progress(
         TextColumn("{task.description}"),
@@ -603,8 +604,6 @@ def check_bundle_matches(bundle, model: str, precision: str) -> None:
     Its expected outputs say nothing about this deployment, and a score against them would
     read as a quality loss that never happened.
     """
-    from benchmarks.errors import BundleError
-
     problems = []
     if bundle.model and bundle.model != model:
         problems.append(f"it is for model {bundle.model!r}, this run serves {model!r}")
@@ -636,9 +635,6 @@ async def run_parity(
     ``concurrency`` defaults to 1: batched greedy decoding is not bit-stable on every backend,
     so a parity figure is comparable only at the concurrency it names.
     """
-    from benchmarks.parity import compare_outputs
-    from benchmarks.prompts import load_prompts
-
     by_id = {p.prompt_id: p for p in load_prompts()}
     prompts = [by_id[pid] for pid in sorted(bundle.expected)]
     golden = bundle.golden

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 import pandas as pd
 
 from briefs.document import BarChart, Bullets, Document, Paragraph, Section, table
+from briefs.render import render_document
 from costmodel import (
     Demand,
     FleetPolicy,
@@ -24,8 +25,10 @@ from costmodel import (
     ScenarioResult,
     UncertaintyInputs,
     cost_range,
+    evaluate_scenarios,
     tornado,
 )
+from costmodel.summary import summary_row
 from tokendesk import formatting
 
 BUY, NO_BUY, DEFER, KEEP = "buy", "no-buy", "defer", "keep"
@@ -111,7 +114,6 @@ def build_comparison(
     **kwargs,
 ) -> Comparison:
     """Evaluate ``scenarios`` on a cost-options frame and wrap the results for rendering."""
-    from costmodel import evaluate_scenarios
 
     policy = policy or FleetPolicy()
     results = evaluate_scenarios(options, demand, list(scenarios), policy)
@@ -479,21 +481,12 @@ def brief_document(c: Comparison) -> Document:
     summary_rows = []
     for r in c.results:
         rec = recs[r.name]
+        row = summary_row(r, base)
         summary_rows.append(
             {
-                "option": r.name,
+                "option": row.pop("Scenario"),
                 "recommendation": rec.verdict,
-                "$/month": r.monthly_usd,
-                "$/1K tokens": r.usd_per_1k_tokens,
-                "$/1K output tokens": r.usd_per_1k_output_tokens,
-                f"savings vs {base.name} $/month": r.savings_vs_baseline_usd,
-                "savings %": r.savings_pct,
-                "one-time $": r.migration.one_time_usd,
-                "payback months": r.payback_months,
-                "weeks to cutover": r.timeline.weeks_to_cutover,
-                "vendor HHI": r.risk.hhi_vendor.value,
-                "maturity /100": r.risk.maturity.value,
-                "SLO met": "yes" if all(x.meets for x in r.latency) and r.latency else "no",
+                **row,
                 "why": rec.reason,
             }
         )
@@ -501,16 +494,15 @@ def brief_document(c: Comparison) -> Document:
         "Recommendation per option",
         summary_rows,
         formats={
-            "$/month": _usd0,
+            "Monthly cost": _usd0,
             "$/1K tokens": formatting.usd_per_1k,
             "$/1K output tokens": formatting.usd_per_1k,
-            f"savings vs {base.name} $/month": _usd0,
-            "savings %": formatting.percent,
-            "one-time $": _usd0,
-            "payback months": lambda v: "—" if v is None or v != v else f"{v:.1f}",
-            "weeks to cutover": _weeks,
-            "vendor HHI": lambda v: f"{v:,.0f}",
-            "maturity /100": lambda v: f"{v:.0f}",
+            f"Savings vs {base.name} ($/month)": _usd0,
+            "Savings %": formatting.percent,
+            "One-time migration": _usd0,
+            "Weeks to cutover": _weeks,
+            "Vendor HHI": lambda v: f"{v:,.0f}",
+            "Maturity /100": lambda v: f"{v:.0f}",
         },
         sheet="Summary",
     )
@@ -860,7 +852,6 @@ def brief_csv_frame(c: Comparison, recs: dict[str, Recommendation]) -> pd.DataFr
 
 def render_brief(comparison: Comparison | Sequence[ScenarioResult], fmt: str) -> bytes:
     """The brief as bytes in ``fmt`` (md, html, pdf, xlsx or csv): what a download button serves."""
-    from briefs.render import render_document
 
     if not isinstance(comparison, Comparison):
         comparison = Comparison(tuple(comparison))

@@ -10,6 +10,8 @@ from reportlab.lib import colors
 
 from briefs.document import BarChart
 
+# reportlab is imported where a chart is drawn (about 0.3 s on the dev box; see briefs/render.py).
+
 #: Colour per recommendation; anything else gets the neutral blue.
 GROUP_COLOURS = {
     "buy": colors.HexColor("#2e7d32"),

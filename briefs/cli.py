@@ -12,9 +12,29 @@ import sys
 from datetime import date
 from pathlib import Path
 from typing import Annotated
+from urllib.parse import parse_qsl, urlparse
 
 import typer
 from rich.console import Console
+from rich.table import Table
+
+from briefs import gate as g
+from briefs.brief import Thresholds, brief_document, build_comparison
+from briefs.document import table as doc_table
+from briefs.futures import FuturesRules, compare_warehouse, futures_document
+from briefs.gate import parse_fraction
+from briefs.render import FORMATS, _md_table, render_document
+from costmodel import scenario_inputs as si
+from tokendesk.exports import safe_csv
+from tokendesk.paths import default_db_path
+from warehouse import Warehouse
+from warehouse.decisions import Decision, DecisionError, decisions, record_decision
+from warehouse.futures import (
+    accelerator_hour_prices,
+    price_snapshots_as_of,
+    results_as_of,
+    snapshot_results,
+)
 
 console = Console()
 err = Console(stderr=True, soft_wrap=True)
@@ -87,13 +107,6 @@ def brief(
 
     Inputs are the Scenarios page's: pass its link (--link) to brief exactly what is on screen.
     """
-    from urllib.parse import parse_qsl, urlparse
-
-    from briefs.brief import Thresholds, build_comparison
-    from briefs.gate import parse_fraction
-    from briefs.render import FORMATS, render_document
-    from tokendesk import scenario_inputs as si
-    from warehouse import Warehouse
 
     fmt = fmt.lower()
     if fmt not in FORMATS:
@@ -147,7 +160,6 @@ def brief(
         options = warehouse.cost_options()
         snapshots = warehouse.snapshots()
         path = str(Path(warehouse.path).resolve())
-    from briefs.brief import brief_document
 
     comparison = build_comparison(
         options,
@@ -192,7 +204,6 @@ def gate(
 ) -> None:
     """Fail (exit 1) if any backend regresses more than the limits in cost or FTL without an
     exception; exit 2 on bad input."""
-    from briefs import gate as g
 
     try:
         limits = (g.parse_fraction(max_cost_regression), g.parse_fraction(max_ftl_regression))
@@ -204,23 +215,16 @@ def gate(
     needs_db = baseline.startswith("snapshot:") or candidate.startswith("snapshot:")
     try:
         if needs_db or not no_prices:
-            from tokendesk.paths import default_db_path
-            from warehouse import Warehouse
-
             target = db or default_db_path()
             if needs_db or Path(target).exists():
                 warehouse = Warehouse.open(target, read_only=True, build=needs_db)
         if warehouse is not None and not no_prices:
-            from warehouse.futures import accelerator_hour_prices
-
             table = accelerator_hour_prices(warehouse)
             prices = dict(
                 zip(table["accelerator_id"], table["usd_per_accelerator_hour"], strict=True)
             )
         loader = None
         if warehouse is not None:
-            from warehouse.futures import snapshot_results
-
             loader = lambda sid: snapshot_results(warehouse, sid)  # noqa: E731
         base_frame = g.load_result_set(baseline, loader)
         cand_frame = g.load_result_set(candidate, loader)
@@ -278,10 +282,6 @@ def futures_compare(
 ) -> None:
     """New and removed SKUs, price changes, perf/$ per accelerator, stale benchmarks and buy/no-buy
     suggestions for new SKUs between two dates, with the decision log."""
-    from briefs.futures import FuturesRules, compare_warehouse, futures_document
-    from briefs.gate import parse_fraction
-    from briefs.render import FORMATS, render_document
-    from warehouse import Warehouse
 
     if fmt.lower() not in FORMATS:
         raise _fail(f"--format {fmt!r}: choose one of {', '.join(FORMATS)}")
@@ -324,9 +324,6 @@ def futures_decide(
     db: DbOption = None,
 ) -> None:
     """Append a decision to the warehouse's decision log (append-only)."""
-    from warehouse import Warehouse
-    from warehouse.decisions import Decision, DecisionError, record_decision
-    from warehouse.futures import price_snapshots_as_of, results_as_of
 
     try:
         start = date.fromisoformat(review_from) if review_from else None
@@ -362,11 +359,6 @@ def futures_log(
     db: DbOption = None,
 ) -> None:
     """Show the decision log, oldest first."""
-    from rich.table import Table
-
-    from tokendesk.exports import safe_csv
-    from warehouse import Warehouse
-    from warehouse.decisions import decisions
 
     with Warehouse.open(db, read_only=True) as warehouse:
         log = decisions(warehouse)
@@ -378,9 +370,6 @@ def futures_log(
         console.print("No decisions recorded yet: `tokendesk futures decide` appends one.")
         return
     if fmt == "md":
-        from briefs.document import table as doc_table
-        from briefs.render import _md_table
-
         sys.stdout.write("\n".join(_md_table(doc_table("Decision log", log))) + "\n")
         return
     out = Table(title=f"{len(log)} decisions")

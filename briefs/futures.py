@@ -29,6 +29,8 @@ import pandas as pd
 from briefs.document import BarChart, Bullets, Document, Paragraph, Section, table
 from costmodel.risk import STALE_AFTER
 from tokendesk import formatting
+from warehouse import futures as wf
+from warehouse.decisions import decisions as decision_log
 
 SKU_KEY = ["provider", "instance_type", "accelerator_id"]
 PRICE_KEY = ["provider", "region", "instance_type", "pricing_model"]
@@ -337,8 +339,6 @@ def compare_warehouse(
     warehouse, date_from, date_to, rules: FuturesRules | None = None
 ) -> FuturesReport:
     """Load both dates' frames from the warehouse and compare them; attach the decision log."""
-    from warehouse import futures as wf
-    from warehouse.decisions import decisions as decision_log
 
     snaps_from = wf.price_snapshots_as_of(warehouse, date_from)
     snaps_to = wf.price_snapshots_as_of(warehouse, date_to)

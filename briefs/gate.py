@@ -40,9 +40,15 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 import pandas as pd
+import yaml
 from pydantic import ValidationError
 
+from benchmarks.errors import ResultFileError
+from benchmarks.importers import import_files
+from tokendesk.catalog import load_catalog
+from tokendesk.metrics import usd_per_1k_tokens
 from tokendesk.records import BenchmarkResult
+from warehouse.seed import SeedFileError, read_result_file
 
 #: Measured mean token counts vary run to run, so the match uses the workload name, not them.
 MATCH_FIELDS = (
@@ -167,11 +173,7 @@ def _from_json(path: Path) -> list[BenchmarkResult]:
 def _from_importers(path: Path) -> list[BenchmarkResult] | None:
     """Harness result JSON and other tools' result files, through the benchmark importers (format
     detected from the content). None when no importer recognises the file."""
-    try:
-        from benchmarks.errors import ResultFileError
-        from benchmarks.importers import import_files
-    except ImportError:
-        return None
+
     try:
         [(_, results)] = import_files([path])
     except ResultFileError as exc:
@@ -233,8 +235,6 @@ def load_result_set(
     if not path.exists():
         raise GateInputError(path, "-", "file not found")
     if path.suffix.lower() == ".csv":
-        from warehouse.seed import SeedFileError, read_result_file
-
         try:
             results = read_result_file(path)
         except SeedFileError as exc:
@@ -281,7 +281,6 @@ class GateException:
 
 
 def load_exceptions(path: str | Path) -> list[GateException]:
-    import yaml
 
     path = Path(path)
     if not path.exists():
@@ -359,7 +358,6 @@ def _norm(value: object) -> str:
 
 
 def _with_backend(frame: pd.DataFrame) -> pd.DataFrame:
-    from tokendesk.catalog import load_catalog
 
     catalog = load_catalog()
     out = frame.copy()
@@ -545,7 +543,7 @@ def compare_results(
         def cost(tps: float, price: float | None = price, apr: float = apr) -> float | None:
             if not tps or not tps > 0:
                 return None
-            return price * apr / (tps * 3.6) if price else 1000.0 * apr / tps
+            return usd_per_1k_tokens(price * apr, tps) if price else 1000.0 * apr / tps
 
         basis = (
             f"$/1K output tokens at ${price:,.2f}/accelerator-hour"

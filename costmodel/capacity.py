@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from costmodel.demand import PERCENTILES, Slo
+from costmodel.demand import Slo
 from costmodel.options import Option, OptionTable
+from tokendesk.metrics import PERCENTILES
 
 #: Reason codes for an option that cannot carry interactive traffic.
 OK, OFFLINE_ONLY, NO_POINT_MEETS, NO_TPOT, NO_PERCENTILE = 0, 1, 2, 3, 4

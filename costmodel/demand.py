@@ -9,12 +9,11 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
+from tokendesk.metrics import PERCENTILES
+
 #: Cloud billing convention: 730 hours per month (8,760 h / 12).
 HOURS_PER_MONTH = 730.0
 SECONDS_PER_MONTH = HOURS_PER_MONTH * 3600.0
-#: Percentiles a benchmark may publish, lowest first; a missing one may only be replaced by a
-#: higher one (a conservative upper bound), never by a lower one.
-PERCENTILES: tuple[str, ...] = ("p50", "p90", "p95", "p99")
 
 
 def model_key(name: str) -> str:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import sys
 
+import pandas as pd
+
 from costmodel.demand import Demand, HourlyProfile, Segment, Slo
 from costmodel.fleet import FleetPolicy
 from costmodel.scenarios import Engine, ScenarioResult, builtin_scenarios
@@ -94,7 +96,6 @@ def render_markdown(results: tuple[ScenarioResult, ...]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    import pandas as pd
 
     args = sys.argv[1:] if argv is None else argv
     if not args:

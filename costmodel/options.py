@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import cached_property
 
 import numpy as np
+import pandas as pd
 
-from costmodel.demand import PERCENTILES, model_key
+from costmodel.demand import model_key
+from tokendesk.metrics import PERCENTILES
 
 #: Pricing models that are committed (paid for every hour of the term).
 COMMITTED = frozenset(
@@ -126,8 +128,6 @@ def _ts(value) -> datetime | None:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
     try:
-        import pandas as pd
-
         if pd.isna(value):
             return None
         return pd.Timestamp(value).to_pydatetime()
@@ -154,7 +154,6 @@ def options_from_frame(df) -> list[Option]:
     The rules live once, in ``_frame_columns``; this wraps its point columns into
     ``OperatingPoint`` objects, for callers that want one Option at a time.
     """
-    from dataclasses import replace
 
     options, columns = _frame_columns(df)
     if not options:
@@ -350,7 +349,6 @@ def _frame_columns(df) -> tuple[tuple[Option, ...], dict]:
     points returned as numpy columns instead of one Python object each. Text is only ever turned
     into Python strings once per option, never per row (a large cost frame has millions of rows
     of categorical provenance)."""
-    import pandas as pd
 
     frame = df.reset_index(drop=True) if df is not None else pd.DataFrame()
     n = len(frame)

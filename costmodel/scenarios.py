@@ -8,8 +8,8 @@ profile × policy, so a change in demand volume only re-sizes the few chosen lin
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 
 import numpy as np
 
@@ -23,8 +23,9 @@ from costmodel.fleet import (
     commitment_factor_table,
     size_line,
 )
-from costmodel.options import BLOCK_OR_CONTRACT, Option, OptionTable
+from costmodel.options import BLOCK_OR_CONTRACT, Option, OptionTable, canonical_precision
 from costmodel.risk import RiskReport, SpendLine, assess_risk
+from costmodel.tables import resolve_architecture, software_maturity, stage_gates
 from costmodel.timeline import StageGate, Timeline, plan_timeline
 
 #: Exact sizing is run on this many cheapest-by-proxy SKUs per slice (integer units and the
@@ -281,8 +282,6 @@ def _naive(ts: datetime | None) -> datetime | None:
     if ts is None:
         return None
     if ts.tzinfo is not None:
-        from datetime import UTC
-
         ts = ts.astimezone(UTC).replace(tzinfo=None)
     return ts
 
@@ -474,8 +473,6 @@ class Engine:
     def family(self, model: str) -> str:
         fam = self._families.get(model)
         if fam is None:
-            from costmodel.tables import resolve_architecture
-
             arch = resolve_architecture(model)
             fam = arch.family if arch else "*"
             self._families[model] = fam
@@ -657,8 +654,6 @@ class Engine:
         )
         migration = migration_cost(scenario, lines)
         if gates is None:
-            from costmodel.tables import stage_gates
-
             gates = stage_gates()
         tkey = (migration.new_backends, scenario.gate_overrides, id(gates))
         timeline = self._timelines.get(tkey)
@@ -668,10 +663,7 @@ class Engine:
             )
             self._timelines[tkey] = timeline
         if maturity is None:
-            from costmodel.tables import software_maturity
-
             maturity = software_maturity()
-        from costmodel.options import canonical_precision
 
         spend = [
             SpendLine(
@@ -745,7 +737,6 @@ def migration_cost(scenario: Scenario, lines: Sequence[FleetLine]) -> MigrationC
 
 
 def compare_to_baseline(result: ScenarioResult, base: ScenarioResult) -> ScenarioResult:
-    from dataclasses import replace
 
     if result is base:
         return replace(

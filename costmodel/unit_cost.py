@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
-#: 3600 s/h ÷ 1000 tokens: $/1K tokens = usd_per_hour / (tok/s × 3.6).
-TOKENS_PER_HOUR_PER_1K = 3.6
+from tokendesk.metrics import TOKENS_K_PER_HOUR_PER_TOK_S
 
 
 def usd_per_1k_tokens(usd_per_hour, tok_s):
-    """$/1K tokens; NaN where throughput is not positive (never a division by zero)."""
+    """$/1K tokens (the formula of ``tokendesk.metrics``) over arrays; NaN where throughput is
+    not positive (never a division by zero)."""
     price = np.asarray(usd_per_hour, dtype=float)
     tput = np.asarray(tok_s, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.where(tput > 0, price / (tput * TOKENS_PER_HOUR_PER_1K), np.nan)
+        out = np.where(tput > 0, price / (tput * TOKENS_K_PER_HOUR_PER_TOK_S), np.nan)
     return float(out) if out.ndim == 0 else out
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import httpx
 
 from pricing.aws import (
     ALL_FAMILIES,
@@ -323,7 +324,6 @@ def parse_bulk_csv(
 
 def fetch_bulk_csv(region: str, dest: Path, *, client: Any = None, timeout_s: float = 60.0) -> Path:
     """Stream one region's bulk file to ``dest`` (never held in memory)."""
-    import httpx
 
     url = BULK_URL.format(region=region)
     owns = client is None
@@ -352,7 +352,6 @@ def fetch_aws_bulk(
     work_dir: Path | None = None,
 ) -> ProviderResult:
     """On-demand and reserved quotes for ``regions`` from the public bulk files."""
-    import httpx
 
     now = now or utcnow()
     wanted = filter_regions(regions, DEFAULT_REGIONS, REGION_PATTERN)

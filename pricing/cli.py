@@ -19,8 +19,11 @@ from rich.table import Table
 
 from pricing.base import ProgressEvent
 from pricing.integrity import IntegrityReport, check_snapshot
+from pricing.refresh import refresh
 from pricing.registry import PROVIDERS, provider_names
+from pricing.sheets import SheetValidationError, load_sheet
 from tokendesk.records import PriceQuote, SnapshotStatus
+from warehouse import Warehouse
 
 prices_app = typer.Typer(
     help="Refresh live cloud prices, check their integrity, list price providers.",
@@ -85,8 +88,6 @@ def refresh_command(
     db: DbOption = None,
 ) -> None:
     """Fetch prices, check integrity and write one snapshot per provider."""
-    from pricing.refresh import refresh
-    from warehouse import Warehouse
 
     unknown = [p for p in provider or [] if p not in PROVIDERS]
     if unknown:
@@ -167,8 +168,6 @@ def integrity_command(
     """Print the integrity report: of a stored snapshot, of the current prices (after a fresh
     start these are the bundled seed), or of a price sheet before it is loaded."""
     if sheet is not None:
-        from pricing.sheets import SheetValidationError, load_sheet
-
         try:
             quotes = load_sheet(sheet)
         except SheetValidationError as exc:
@@ -176,7 +175,6 @@ def integrity_command(
             raise typer.Exit(1) from None
         print_integrity(check_snapshot(quotes, []), quotes, f"integrity of {sheet}")
         return
-    from warehouse import Warehouse
 
     with Warehouse.open(db, read_only=True) as warehouse:
         if snapshot:

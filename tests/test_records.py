@@ -1,44 +1,10 @@
-from datetime import UTC, datetime
-
 import pytest
 from pydantic import ValidationError
 
-from tokendesk.records import BenchmarkResult, PriceQuote, check_accelerator_id
+from tests.factories import quote, result
+from tokendesk.catalog import check_accelerator_id, check_in_catalog
 from tokendesk.units import UnitError, to_ms, to_tok_s, to_usd_per_hour
-
-NOW = datetime(2026, 8, 6, tzinfo=UTC)
-
-
-def quote(**overrides):
-    fields = dict(
-        provider="aws",
-        region="us-east-1",
-        instance_type="p5en.48xlarge",
-        accelerator_id="nvidia-h200-141gb",
-        accelerator_count=8,
-        pricing_model="on_demand",
-        usd_per_hour=63.296,
-        source="test",
-        observed_at=NOW,
-    )
-    fields.update(overrides)
-    return PriceQuote(**fields)
-
-
-def result(**overrides):
-    fields = dict(
-        accelerator_id="nvidia-h200-141gb",
-        accelerators_per_replica=8,
-        runtime="trt-llm",
-        model="llama-2-70b-chat",
-        precision="fp8",
-        workload="mlperf-open-orca",
-        output_tok_s=34029.38,
-        measured_at=NOW,
-        source_tool="mlperf",
-    )
-    fields.update(overrides)
-    return BenchmarkResult(**fields)
+from warehouse import Warehouse, WarehouseError
 
 
 def test_valid_records_are_frozen():
@@ -55,8 +21,10 @@ def test_non_positive_price_is_rejected(price):
 
 
 def test_unknown_accelerator_lists_close_matches():
-    with pytest.raises(ValidationError) as caught:
-        quote(accelerator_id="nvidia-h100-80gb")
+    # A record checks its own fields only; the catalog check runs where rows come in.
+    row = quote(accelerator_id="nvidia-h100-80gb")
+    with pytest.raises(ValueError) as caught:
+        check_in_catalog(row)
     message = str(caught.value)
     assert "unknown accelerator id 'nvidia-h100-80gb'" in message
     assert "nvidia-h100-sxm-80gb" in message
@@ -81,15 +49,22 @@ def test_total_throughput_below_output_is_rejected():
 
 
 def test_accelerator_count_zero_only_for_cpu():
-    with pytest.raises(ValidationError, match="at least 1"):
-        quote(accelerator_count=0)
+    with pytest.raises(ValueError, match="at least 1"):
+        check_in_catalog(quote(accelerator_count=0))
     cpu = quote(
         instance_type="c7i.16xlarge",
         accelerator_id="cpu-intel-spr-amx",
         accelerator_count=0,
         usd_per_hour=2.856,
     )
-    assert cpu.usd_per_accelerator_hour is None
+    assert check_in_catalog(cpu).usd_per_accelerator_hour is None
+
+
+def test_the_warehouse_refuses_a_row_outside_the_catalog():
+    store = Warehouse.open(":memory:", build=False)
+    with pytest.raises(WarehouseError, match="unknown accelerator id 'nvidia-h100-80gb'"):
+        store.ingest_prices("aws", [quote(), quote(accelerator_id="nvidia-h100-80gb")])
+    assert store.table_counts()["price_quotes"] == 0
 
 
 def test_negotiated_quote_needs_an_id():

@@ -14,11 +14,16 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from audit.cli import register as register_audit
+from benchmarks.cli import bench_app
+from briefs.cli import register
+from pricing.cli import prices_app
 from tokendesk import formatting
 from tokendesk.exports import safe_csv
 from tokendesk.paths import REPO_ROOT, default_db_path
 from warehouse import Warehouse, WarehouseError
 from warehouse.queries import COST_SORTS, cost_options
+from warehouse.seed import SeedFileError, ingest_price_file, ingest_result_file
 
 app = typer.Typer(
     help="What a thousand tokens cost, and how fast the first one arrives, on every accelerator.",
@@ -48,25 +53,11 @@ class OutputFormat(StrEnum):
 
 
 def _register_subcommands() -> None:
-    import importlib.util
 
-    # Mounted only once their packages are present (they land separately).
-    if importlib.util.find_spec("pricing.cli"):
-        from pricing.cli import prices_app
-
-        app.add_typer(prices_app, name="prices")
-    if importlib.util.find_spec("benchmarks.cli"):
-        from benchmarks.cli import bench_app
-
-        app.add_typer(bench_app, name="bench")
-    if importlib.util.find_spec("briefs.cli"):
-        from briefs.cli import register
-
-        register(app)
-    if importlib.util.find_spec("audit") and importlib.util.find_spec("audit.cli"):
-        from audit.cli import register as register_audit
-
-        register_audit(app)
+    app.add_typer(prices_app, name="prices")
+    app.add_typer(bench_app, name="bench")
+    register(app)
+    register_audit(app)
 
 
 COSTS_COLUMNS = [
@@ -265,7 +256,6 @@ def db_ingest(
 ) -> None:
     """Ingest seed-format price or result CSVs. Each file is validated whole first: a bad row
     is reported with file, row and field, and nothing is written."""
-    from warehouse.seed import SeedFileError, ingest_price_file, ingest_result_file
 
     with Warehouse.open(db) as warehouse:
         for path in files:

@@ -13,6 +13,25 @@ import pandas as pd
 
 PERCENTILES = ("p50", "p90", "p95", "p99")
 
+#: Thousands of tokens one token/second yields in an hour (3600 s/h ÷ 1000 tokens), so that
+#: $/1K tokens = $/h ÷ (tok/s × TOKENS_K_PER_HOUR_PER_TOK_S).
+TOKENS_K_PER_HOUR_PER_TOK_S = 3600 / 1000
+
+
+def usd_per_1k_tokens(usd_per_hour: float, tok_s: float) -> float:
+    """The $/1K tokens of capacity billed at ``usd_per_hour`` that serves ``tok_s`` tokens/s."""
+    return usd_per_hour / (tok_s * TOKENS_K_PER_HOUR_PER_TOK_S)
+
+
+def usd_per_1k_sql(usd_per_hour: str, tok_s: str) -> str:
+    """The same formula as a SQL expression over two column expressions (fixed text, no input)."""
+    return f"{usd_per_hour} / ({tok_s} * {TOKENS_K_PER_HOUR_PER_TOK_S!r})"
+
+
+def ftl_basis_label(published: str, chosen: str) -> str:
+    """How an FTL figure was obtained: the chosen percentile, or a higher one standing in for it."""
+    return published if published == chosen else f"{published} (upper bound for {chosen})"
+
 
 def ftl_column(percentile: str) -> str:
     if percentile not in PERCENTILES:
@@ -34,8 +53,5 @@ def ftl_with_basis(frame: pd.DataFrame, percentile: str = "p95") -> tuple[pd.Ser
         values = pd.to_numeric(frame[column], errors="coerce")
         fill = ftl.isna() & values.notna()
         ftl[fill] = values[fill]
-        label = (
-            candidate if candidate == percentile else f"{candidate} (upper bound for {percentile})"
-        )
-        basis[fill] = label
+        basis[fill] = ftl_basis_label(candidate, percentile)
     return ftl, basis

@@ -1,16 +1,19 @@
-"""The core records every part of tokendesk speaks: Accelerator, PriceQuote, BenchmarkResult and
-Snapshot. Each is a frozen pydantic model whose field names carry their unit, validated at
-construction so that a bad row is rejected where it enters, with a message that names the fix.
+"""The core records every part of tokendesk speaks: Accelerator, PriceQuote and BenchmarkResult.
+Each is a frozen pydantic model whose field names carry their unit, validated at construction
+against its own fields, so that a bad row is rejected where it enters with a message that names
+the fix. Whether an id is in the accelerator catalog is checked where data comes in
+(``tokendesk.catalog.check_in_catalog``), not here: a record does not read files.
 """
 
 from __future__ import annotations
 
-import difflib
 from datetime import date, datetime
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from tokendesk.metrics import PERCENTILES
 
 
 class Backend(StrEnum):
@@ -103,27 +106,6 @@ class Accelerator(BaseModel):
         return self
 
 
-class UnknownAcceleratorError(ValueError):
-    pass
-
-
-def check_accelerator_id(accelerator_id: str, known: frozenset[str] | None = None) -> str:
-    """Return ``accelerator_id`` if the catalog knows it; otherwise raise naming close matches."""
-    if known is None:
-        from tokendesk.catalog import accelerator_ids
-
-        known = accelerator_ids()
-    if accelerator_id in known:
-        return accelerator_id
-    close = difflib.get_close_matches(accelerator_id, sorted(known), n=3, cutoff=0.5)
-    hint = (
-        f"; did you mean {', '.join(close)}?"
-        if close
-        else f"; known ids: {', '.join(sorted(known))}"
-    )
-    raise UnknownAcceleratorError(f"unknown accelerator id {accelerator_id!r}{hint}")
-
-
 class PriceQuote(BaseModel):
     """The price of one instance type (or one accelerator-hour) in one region, under one pricing model."""
 
@@ -152,22 +134,8 @@ class PriceQuote(BaseModel):
     vendor_contact: str | None = None
     expires_on: date | None = None
 
-    @field_validator("accelerator_id")
-    @classmethod
-    def _known_accelerator(cls, value: str) -> str:
-        return check_accelerator_id(value)
-
     @model_validator(mode="after")
     def _consistent(self) -> PriceQuote:
-        from tokendesk.catalog import accelerator
-
-        if (
-            self.accelerator_count == 0
-            and accelerator(self.accelerator_id).backend is not Backend.CPU
-        ):
-            raise ValueError(
-                f"{self.instance_type}: accelerator_count must be at least 1 for {self.accelerator_id}"
-            )
         if self.price_basis is PriceBasis.PER_ACCELERATOR and self.accelerator_count != 1:
             raise ValueError(
                 f"{self.instance_type}: a per-accelerator-hour quote covers exactly one accelerator"
@@ -229,17 +197,12 @@ class BenchmarkResult(BaseModel):
     confidence: str = ""
     notes: str = ""
 
-    @field_validator("accelerator_id")
-    @classmethod
-    def _known_accelerator(cls, value: str) -> str:
-        return check_accelerator_id(value)
-
     @model_validator(mode="after")
     def _ordered_percentiles(self) -> BenchmarkResult:
         for family in ("ttft_ms", "tpot_ms", "e2el_ms"):
             present = [
                 (name, getattr(self, f"{family}_{name}"))
-                for name in ("p50", "p90", "p95", "p99")
+                for name in PERCENTILES
                 if hasattr(self, f"{family}_{name}")
                 and getattr(self, f"{family}_{name}") is not None
             ]
@@ -255,20 +218,3 @@ class BenchmarkResult(BaseModel):
                 " total throughput counts input and output tokens"
             )
         return self
-
-
-class Snapshot(BaseModel):
-    """One append-only batch of rows from one source: a price refresh or a benchmark import."""
-
-    model_config = _FROZEN
-
-    snapshot_id: str
-    kind: SnapshotKind
-    source: str
-    created_at: datetime
-    #: The date the data describes (a seed's source date); defaults to ``created_at``.
-    as_of: datetime | None = None
-    status: SnapshotStatus
-    error: str = ""
-    row_count: int = Field(ge=0)
-    notes: str = ""

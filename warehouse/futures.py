@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from tokendesk.metrics import usd_per_1k_sql
+
 if TYPE_CHECKING:
     from warehouse.store import Warehouse
 
@@ -78,7 +80,7 @@ SELECT p.provider, p.region, p.instance_type, p.pricing_model, p.price_basis, p.
        CASE WHEN p.price_basis = 'per_accelerator' THEN 1
             ELSE p.accelerator_count // r.accelerators_per_replica END AS replicas_per_instance,
        replicas_per_instance * r.output_tok_s AS instance_output_tok_s,
-       usd_per_hour / (instance_output_tok_s * 3.6) AS usd_per_1k_output_tokens
+       {usd_per_1k_sql("usd_per_hour", "instance_output_tok_s")} AS usd_per_1k_output_tokens
 FROM p JOIN r
   ON r.accelerator_id = p.accelerator_id
  AND (p.price_basis = 'per_accelerator' OR p.accelerator_count >= r.accelerators_per_replica)

@@ -6,7 +6,7 @@ result it can host, with
 
 * replicas per instance = floor(instance accelerators / result accelerators per replica)
 * instance tok/s        = replicas × result tok/s
-* $/1K tokens           = instance $/h / (instance tok/s × 3.6)      (3600 s/h ÷ 1000 tokens)
+* $/1K tokens           = instance $/h / (instance tok/s × 3.6)      (tokendesk.metrics)
 
 A quote priced per accelerator-hour (a neocloud that does not publish an instance shape) is
 billed for exactly the accelerators one replica needs, and is labelled as such.
@@ -22,7 +22,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from tokendesk.metrics import PERCENTILES, ftl_column
+from tokendesk.metrics import PERCENTILES, ftl_basis_label, ftl_column, usd_per_1k_sql
 
 if TYPE_CHECKING:
     from warehouse.store import Warehouse
@@ -58,7 +58,7 @@ COST_SORTS = {
 #: titles, URLs, dates, labels) repeat across thousands of joined rows, so they are fetched once
 #: per price quote and per result and attached as pandas categoricals: materialising them per
 #: joined row made the join six times slower than the arithmetic it carries.
-_COST_CORE = """
+_COST_CORE = f"""
 SELECT
     (p.price_id << 32) + r.result_id                                    AS option_id,
     p.price_id, r.result_id,
@@ -74,8 +74,8 @@ SELECT
          ELSE p.accelerator_count // r.accelerators_per_replica END     AS replicas_per_instance,
     replicas_per_instance * r.output_tok_s                              AS instance_output_tok_s,
     replicas_per_instance * r.total_tok_s                               AS instance_total_tok_s,
-    billed_usd_per_hour / (instance_output_tok_s * 3.6)                 AS usd_per_1k_output_tokens,
-    billed_usd_per_hour / (instance_total_tok_s * 3.6)                  AS usd_per_1k_total_tokens,
+    {usd_per_1k_sql("billed_usd_per_hour", "instance_output_tok_s")} AS usd_per_1k_output_tokens,
+    {usd_per_1k_sql("billed_usd_per_hour", "instance_total_tok_s")} AS usd_per_1k_total_tokens,
     r.concurrency, r.request_rate_rps, r.input_tokens, r.output_tokens,
     r.ttft_ms_p50, r.ttft_ms_p90, r.ttft_ms_p95, r.ttft_ms_p99,
     r.tpot_ms_p50, r.tpot_ms_p95, r.tpot_ms_p99,
@@ -91,7 +91,7 @@ WHERE p.quarantine_reason IS NULL
   AND EXISTS (SELECT 1 FROM current_price_snapshots c
               WHERE c.snapshot_id = p.snapshot_id AND c.region = p.region)
   AND r.snapshot_id IN (SELECT snapshot_id FROM snapshots WHERE status = 'ok')
-"""
+"""  # noqa: S608 - fixed text: the formula comes from tokendesk.metrics
 
 #: Per price quote: (output column, SQL expression over current_prices p / accelerators a).
 _PRICE_DIMENSIONS = {
@@ -239,8 +239,7 @@ def ftl_sql(percentile: str) -> tuple[str, str]:
     candidates = PERCENTILES[PERCENTILES.index(percentile) :]
     value = f"coalesce({', '.join(f'r.ttft_ms_{c}' for c in candidates)})"
     cases = " ".join(
-        f"WHEN r.ttft_ms_{c} IS NOT NULL THEN "
-        f"'{c if c == percentile else f'{c} (upper bound for {percentile})'}'"
+        f"WHEN r.ttft_ms_{c} IS NOT NULL THEN '{ftl_basis_label(c, percentile)}'"
         for c in candidates
     )
     return value, f"CASE {cases} ELSE 'unknown' END"

@@ -12,8 +12,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
+from pricing.integrity import check_snapshot
+from tokendesk.catalog import check_in_catalog
 from tokendesk.paths import data_dir
 from tokendesk.records import BenchmarkResult, PriceQuote
 
@@ -27,7 +29,7 @@ SEED_RESULTS = "seed_results.csv"
 PRICE_META = {"seed_snapshot", "source_date_text"}
 RESULT_META = {"source_date_text", "source_rows"}
 
-Record = TypeVar("Record", bound=BaseModel)
+Record = TypeVar("Record", PriceQuote, BenchmarkResult)
 
 
 class SeedFileError(ValueError):
@@ -60,12 +62,12 @@ def _read_rows(
                 if key not in meta and value not in ("", None)
             }
             try:
-                record = model.model_validate(fields)
+                record = check_in_catalog(model.model_validate(fields))
             except ValidationError as exc:
                 first = exc.errors()[0]
                 field = ".".join(str(part) for part in first["loc"]) or "-"
                 raise SeedFileError(path, row_no, field, first["msg"]) from None
-            except ValueError as exc:  # raised by validators outside pydantic's field errors
+            except ValueError as exc:  # the catalog check: the row names an unknown accelerator
                 raise SeedFileError(path, row_no, "accelerator_id", str(exc)) from None
             out.append((row, record))
     return out
@@ -91,7 +93,6 @@ def ingest_price_file(warehouse: Warehouse, path: Path, *, origin: str = "seed")
         groups[(snapshot_name, quote.provider)].append(quote)
     # Historical first so that, if dates tie, the current snapshot is the newer write.
     ordered = sorted(groups.items(), key=lambda item: (item[0][0] != "historical", item[0][1]))
-    from pricing.integrity import check_snapshot
 
     ids = []
     for (snapshot_name, provider), quotes in ordered:

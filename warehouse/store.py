@@ -17,7 +17,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
-from tokendesk.catalog import load_catalog
+from tokendesk.catalog import check_in_catalog, load_catalog
 from tokendesk.paths import default_db_path
 from tokendesk.records import (
     BenchmarkResult,
@@ -26,6 +26,8 @@ from tokendesk.records import (
     SnapshotStatus,
 )
 from warehouse.migrations import MIGRATIONS
+from warehouse.queries import cost_options
+from warehouse.seed import load_seed
 
 PRICE_COLUMNS = (
     "provider",
@@ -145,8 +147,6 @@ class Warehouse:
         warehouse = cls(con, target, read_only=False)
         fresh = warehouse.migrate()
         if fresh and build:
-            from warehouse.seed import load_seed
-
             load_seed(warehouse)
         return warehouse
 
@@ -251,6 +251,7 @@ class Warehouse:
         for index in (*quarantine, *review_flags):
             if not 0 <= index < len(quotes):
                 raise WarehouseError(f"flag index {index} is outside the {len(quotes)} quotes")
+        _check_catalog(quotes)
         rows = []
         for index, quote in enumerate(quotes):
             row = quote.model_dump(mode="python", include=set(PRICE_COLUMNS))
@@ -301,6 +302,7 @@ class Warehouse:
         """Write one benchmark snapshot in one transaction; return its id."""
         now = datetime.now(UTC)
         snapshot_id = new_snapshot_id(SnapshotKind.BENCHMARKS, source, now)
+        _check_catalog(results)
         rows = []
         for result in results:
             row = result.model_dump(mode="python")
@@ -435,9 +437,16 @@ class Warehouse:
         return counts
 
     def cost_options(self, **filters: object) -> pd.DataFrame:
-        from warehouse.queries import cost_options
-
         return cost_options(self, **filters)
+
+
+def _check_catalog(rows: Sequence[PriceQuote] | Sequence[BenchmarkResult]) -> None:
+    """Refuse the whole batch if any row names an accelerator the catalog does not know."""
+    for index, row in enumerate(rows):
+        try:
+            check_in_catalog(row)
+        except ValueError as exc:
+            raise WarehouseError(f"row {index} ({type(row).__name__}): {exc}") from exc
 
 
 def _connect(target: str, *, read_only: bool) -> duckdb.DuckDBPyConnection:

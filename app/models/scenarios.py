@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from app.models.tables import Table, readable
+from costmodel.summary import summary_row
 
 #: Risk figures as people name them (the cost model keys them for machines).
 RISK_NAMES = {
@@ -42,44 +43,29 @@ def risk_lines(report) -> list[str]:
     ]
 
 
-def payback(result, baseline) -> str:
-    if result is baseline:
-        return "baseline"
-    if result.payback_months is not None:
-        return f"{result.payback_months:.1f} months"
-    if not result.migration.one_time_usd:
-        return "nothing to pay back"
-    if (result.savings_vs_baseline_usd or 0) <= 0:
-        return "never (costs more per month)"
-    return "no payback figure"
-
-
-def meets_slo(result) -> str:
-    if not result.latency:
-        return "no interactive segment"
-    return "yes" if all(seg.meets for seg in result.latency) else "no"
+#: The side-by-side columns, decision first; the row itself is built once in costmodel.summary.
+SUMMARY_COLUMNS = (
+    "Scenario",
+    "Monthly cost",
+    "$/1K tokens",
+    "Meets FTL SLO",
+    "Savings vs Stay ($/month)",
+    "One-time migration",
+    "Payback",
+    "Vendor HHI",
+    "Weeks to cutover",
+    "Unserved",
+)
 
 
 def summary_table(results) -> Table:
     """The scenarios side by side, decision columns first."""
     baseline = results[0]
-    frame = pd.DataFrame(
-        [
-            {
-                "Scenario": r.name,
-                "Monthly cost": r.monthly_usd,
-                "$/1K tokens": r.usd_per_1k_tokens,
-                "Meets FTL SLO": meets_slo(r),
-                "Savings vs Stay ($/month)": r.savings_vs_baseline_usd or 0.0,
-                "One-time migration": r.migration.one_time_usd,
-                "Payback": payback(r, baseline),
-                "Vendor HHI": r.risk.hhi_vendor.value,
-                "Weeks to cutover": r.timeline.weeks_to_cutover,
-                "Unserved": "; ".join(r.unserved),
-            }
-            for r in results
-        ]
+    frame = pd.DataFrame([summary_row(r, baseline) for r in results])
+    frame = frame.rename(
+        columns={f"Savings vs {baseline.name} ($/month)": "Savings vs Stay ($/month)"}
     )
+    frame = frame[list(SUMMARY_COLUMNS)]
     return readable(
         frame,
         {column: column for column in frame.columns},

@@ -7,7 +7,7 @@ import streamlit as st
 from app import charts, data, ui
 from app.models import overview as model
 from app.url_state import UrlInput
-from tokendesk import scenario_inputs as si
+from costmodel import scenario_inputs as si
 from tokendesk.metrics import PERCENTILES
 
 #: Points the Pareto chart draws at most (the cheapest first).

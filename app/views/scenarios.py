@@ -10,8 +10,8 @@ import streamlit as st
 from app import charts, data, ui
 from app.models import scenarios as model
 from costmodel import cost_range, tornado
+from costmodel import scenario_inputs as si
 from tokendesk import formatting
-from tokendesk import scenario_inputs as si
 from tokendesk.metrics import PERCENTILES
 
 #: Brief formats and their MIME types.

@@ -16,7 +16,8 @@ from pydantic import ValidationError
 
 from benchmarks.errors import ResultFileError
 from benchmarks.importers.hardware import accelerator_for
-from tokendesk.records import BenchmarkResult, UnknownAcceleratorError, check_accelerator_id
+from tokendesk.catalog import UnknownAcceleratorError, check_accelerator_id, check_in_catalog
+from tokendesk.records import BenchmarkResult
 from tokendesk.units import UnitError, to_ms
 
 
@@ -145,11 +146,15 @@ class Source:
         notes = [n for n in (fields.pop("notes", ""), *dict.fromkeys(self.notes)) if n]
         fields["notes"] = "; ".join(notes)
         try:
-            return BenchmarkResult(**fields)
+            result = BenchmarkResult(**fields)
         except ValidationError as exc:
             err = exc.errors()[0]
             key = ".".join(str(p) for p in err.get("loc", ())) or "record"
             raise self.fail(key, err.get("msg", str(exc))) from exc
+        try:
+            return check_in_catalog(result)
+        except ValueError as exc:
+            raise self.fail("accelerator_id", str(exc)) from exc
 
 
 def parse_structure(name: str, text: str) -> tuple[str, Any]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from benchmarks.importers.base import Importer, Source, find_key
+from tokendesk.metrics import PERCENTILES
 from tokendesk.records import BenchmarkResult
 
 
@@ -77,7 +78,7 @@ def parse(src: Source) -> list[BenchmarkResult]:
                 "ms",
                 f"{where}time_to_first_token_ms",
             )
-            for q in ("p50", "p90", "p95", "p99")
+            for q in PERCENTILES
         }
         itl_d = _dist(metrics, "inter_token_latency_ms")
         notes = []

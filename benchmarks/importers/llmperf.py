@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from benchmarks.importers.base import Importer, Source
+from tokendesk.metrics import PERCENTILES
 from tokendesk.records import BenchmarkResult
 
 
@@ -34,8 +35,7 @@ def parse(src: Source) -> list[BenchmarkResult]:
     d = src.data
     out_tok_s = src.number(d, "results_mean_output_throughput_token_per_s", required=True)
     ttft = {
-        q: src.ms(_q(src, "ttft_s", q), "s", f"results_ttft_s_quantiles_{q}")
-        for q in ("p50", "p90", "p95", "p99")
+        q: src.ms(_q(src, "ttft_s", q), "s", f"results_ttft_s_quantiles_{q}") for q in PERCENTILES
     }
     e2el = {
         q: src.ms(

@@ -17,6 +17,7 @@ import re
 from datetime import UTC, datetime
 
 from benchmarks.importers.base import Importer, Source, find_key
+from tokendesk.metrics import PERCENTILES
 from tokendesk.records import BenchmarkResult
 from tokendesk.units import UnitError, to_tok_s
 
@@ -150,10 +151,7 @@ def _latency(src: Source, metrics: dict, key: str) -> dict[str, float | None]:
     if not isinstance(entry, dict):
         return {}
     unit = entry.get("unit")
-    return {
-        q: src.ms(_stat(src, metrics, key, q), unit, f"{key}.unit")
-        for q in ("p50", "p90", "p95", "p99")
-    }
+    return {q: src.ms(_stat(src, metrics, key, q), unit, f"{key}.unit") for q in PERCENTILES}
 
 
 def _build(src: Source, metrics: dict, config: dict, tool: str) -> list[BenchmarkResult]:

@@ -5,7 +5,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app.models.tables import has_no_literals
-from tests.app.conftest import VIEWS, chart
+from tests.app.pages import VIEWS, chart
 from tokendesk.records import BenchmarkResult
 from warehouse import Warehouse
 

@@ -3,7 +3,7 @@ import csv
 from streamlit.testing.v1 import AppTest
 
 from app.models.tables import has_no_literals
-from tests.app.conftest import VIEWS
+from tests.app.pages import VIEWS
 from tokendesk.formatting import usd_per_1k
 from tokendesk.paths import data_dir
 

@@ -4,7 +4,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app.models.tables import has_no_literals
-from tests.app.conftest import VIEWS, plain
+from tests.app.pages import VIEWS, plain
 
 
 def run_fit(**widgets):

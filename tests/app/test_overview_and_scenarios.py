@@ -2,8 +2,8 @@ from streamlit.testing.v1 import AppTest
 
 from app.models.tables import has_no_literals
 from costmodel import Engine
-from tests.app.conftest import VIEWS
-from tokendesk.scenario_inputs import ScenarioInputs, build_demand, build_policy, build_scenarios
+from costmodel.scenario_inputs import ScenarioInputs, build_demand, build_policy, build_scenarios
+from tests.app.pages import VIEWS
 from warehouse import Warehouse
 
 
@@ -97,7 +97,7 @@ def test_the_brief_of_the_scenarios_on_screen(app_env):
     at.button(key="brief_prepare").click().run()
     assert not at.exception
     from app import data
-    from tokendesk.scenario_inputs import ScenarioInputs
+    from costmodel.scenario_inputs import ScenarioInputs
 
     markdown = data.brief_bytes(str(app_env), ScenarioInputs(amd=0.4), "md").decode()
     assert "Shift 40% to AMD" in markdown and "Stay" in markdown

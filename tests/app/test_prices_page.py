@@ -6,7 +6,7 @@ from streamlit.testing.v1 import AppTest
 from app.models.tables import has_no_literals
 from pricing.base import MissingCredentialsError, PermissionDeniedError, ProviderResult
 from pricing.registry import PROVIDERS, ProviderSpec
-from tests.app.conftest import VIEWS, chart
+from tests.app.pages import VIEWS, chart
 from tokendesk.records import PriceQuote, SnapshotKind
 from warehouse import Warehouse
 

@@ -12,7 +12,7 @@ from audit.scan import scan
 from costmodel import Demand, Engine, FleetPolicy, HourlyProfile, Segment, Slo, options_from_frame
 from costmodel.scenarios import MigrationInputs, shift_to_amd
 from tests.audit.helpers import write
-from tests.costmodel.helpers import frame, sweep
+from tests.factories import frame, sweep
 
 RULES = load_rules()
 SEC = 730 * 3600

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import benchmarks.runner as runner_mod
+import benchmarks.cli as cli_mod
 from benchmarks.cli import _fmt, bench_app
 from benchmarks.client import RequestRecord
 from benchmarks.datasets import DatasetError, load_dataset
@@ -257,7 +257,7 @@ def test_ctrl_c_writes_finished_points_and_ingests_nothing(fake_server, tmp_path
     async def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(runner_mod, "run_parity", interrupted)
+    monkeypatch.setattr(cli_mod, "run_parity", interrupted)
     out = tmp_path / "r.json"
     args = _run_args(fake_server.url, tmp_path, "--concurrency", "1,2", "--num-prompts", "2")
     res = CliRunner().invoke(bench_app, [*args, "--bundle", str(BUNDLE), "-o", str(out)])

@@ -145,7 +145,7 @@ def test_xlsx_has_assumptions_first_and_every_table(comparison, rendered):
     summary = wb["Summary"]
     header = [c.value for c in summary[1]]
     monthly = [
-        row[header.index("$/month")] for row in summary.iter_rows(min_row=2, values_only=True)
+        row[header.index("Monthly cost")] for row in summary.iter_rows(min_row=2, values_only=True)
     ]
     assert all(isinstance(v, float) for v in monthly)  # numbers stay numbers
     assumptions = {str(c.value) for row in wb["Assumptions"].iter_rows() for c in row if c.value}

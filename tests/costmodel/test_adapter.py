@@ -2,7 +2,7 @@ import pandas as pd
 import pytest
 
 from costmodel import canonical_precision, options_from_frame
-from tests.costmodel.helpers import frame, sweep
+from tests.factories import frame, sweep
 
 
 def test_groups_by_quote_and_config():

@@ -54,7 +54,7 @@ def test_a_small_slice_goes_to_a_small_instance_not_an_idle_big_one():
     import pandas as pd
 
     from costmodel import Demand, HourlyProfile, Segment, Slo, stay
-    from tests.costmodel.helpers import sweep
+    from tests.factories import sweep
 
     rows = []
     for i in range(6):  # six 8-GPU nodes: cheapest per unit of capacity, $40/h each

@@ -20,7 +20,7 @@ from costmodel import (
     size_line,
     stay,
 )
-from tests.costmodel.helpers import frame, sweep
+from tests.factories import frame, sweep
 
 SEC = 730 * 3600
 FAST = settings(max_examples=40, deadline=None)

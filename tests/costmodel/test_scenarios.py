@@ -21,7 +21,7 @@ from costmodel import (
     tornado,
 )
 from costmodel.example import example_demand, render_markdown, run_example
-from tests.costmodel.helpers import frame, sweep
+from tests.factories import frame, sweep
 
 SEC = 730 * 3600
 FLAT = HourlyProfile(curve=(1.0,) * 24)

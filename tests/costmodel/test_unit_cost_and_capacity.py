@@ -12,7 +12,7 @@ from costmodel import (
 )
 from costmodel.capacity import NO_PERCENTILE, capacity_arrays
 from costmodel.options import OptionTable
-from tests.costmodel.helpers import frame, sweep
+from tests.factories import frame, sweep
 
 
 def test_usd_per_1k_hand_computed():

@@ -14,9 +14,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.e2e.artifacts import ARTIFACTS
 from tokendesk.paths import REPO_ROOT
 
-ARTIFACTS = REPO_ROOT / "test-artifacts"
 CHROMIUM = os.environ.get("TOKENDESK_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
@@ -84,9 +84,3 @@ def page(browser):
     context = browser.new_context(viewport={"width": 1500, "height": 1100})
     yield context.new_page()
     context.close()
-
-
-def screenshot(page, name: str) -> Path:
-    path = ARTIFACTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
-    return path

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from tests.e2e.conftest import screenshot
+from tests.e2e.artifacts import screenshot
 
 pytestmark = pytest.mark.e2e
 

@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from tests.test_records import quote, result
+from tests.factories import quote, result
 from warehouse.queries import cost_options
 
 T0 = datetime(2026, 8, 6, tzinfo=UTC)

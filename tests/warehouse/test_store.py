@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import content_digest
-from tests.test_records import quote
+from tests.factories import content_digest, quote
 from tokendesk.paths import data_dir
 from tokendesk.records import SnapshotKind, SnapshotStatus
 from warehouse import Warehouse

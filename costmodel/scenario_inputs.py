@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 
 from costmodel import (
     Allocation,
@@ -24,6 +24,7 @@ from costmodel import (
     shift_to_amd,
     stay,
 )
+from costmodel.demand import model_key
 from tokendesk.metrics import PERCENTILES
 
 #: Model families a segment can ask for; any listed model may serve it (same architecture class).
@@ -214,14 +215,12 @@ def build_scenarios(inputs: ScenarioInputs) -> tuple[Scenario, ...]:
 
 
 def _with_migration(scenario: Scenario, migration: MigrationInputs) -> Scenario:
-    from dataclasses import replace
 
     return replace(scenario, migration=migration)
 
 
 def models_in_family(family: str, models: list[str]) -> list[str]:
     """The model ids (as stored) that belong to a family, e.g. "70b" -> llama-2-70b-chat, …"""
-    from costmodel.demand import model_key
 
     prefixes = [model_key(name) for name in MODEL_FAMILIES[family]]
     return [m for m in models if any(model_key(m).startswith(prefix) for prefix in prefixes)]

@@ -1,63 +1,60 @@
-"""Hand-built cost-options frames in the warehouse's column layout."""
+"""Test data with one home: builders for records, cost frames and warehouse digests.
+
+Each builder makes a valid row with plain defaults; a test overrides only the fields its case is
+about, so what a test checks is visible in the call.
+"""
 
 from __future__ import annotations
 
+import hashlib
+from datetime import UTC, datetime
+
 import pandas as pd
 
-COLUMNS = [
-    "option_id",
-    "provider",
-    "region",
-    "zone",
-    "instance_type",
-    "pricing_model",
-    "price_basis",
-    "accelerator_id",
-    "accelerator_name",
-    "vendor",
-    "backend",
-    "accelerator_count",
-    "usd_per_hour",
-    "usd_per_accelerator_hour",
-    "price_source",
-    "price_source_url",
-    "price_observed_at",
-    "price_confidence",
-    "price_snapshot_id",
-    "result_id",
-    "config_key",
-    "model",
-    "precision",
-    "runtime",
-    "runtime_version",
-    "workload",
-    "input_tokens",
-    "output_tokens",
-    "scenario",
-    "concurrency",
-    "request_rate_rps",
-    "accelerators_per_replica",
-    "replicas_per_instance",
-    "instance_output_tok_s",
-    "instance_total_tok_s",
-    "usd_per_1k_output_tokens",
-    "usd_per_1k_total_tokens",
-    "ttft_ms_p50",
-    "ttft_ms_p90",
-    "ttft_ms_p95",
-    "ttft_ms_p99",
-    "ttft_basis",
-    "tpot_ms_p50",
-    "tpot_ms_p95",
-    "tpot_ms_p99",
-    "bench_source_tool",
-    "bench_source_title",
-    "bench_source_url",
-    "bench_measured_at",
-    "bench_confidence",
-    "bench_snapshot_id",
-]
+from tokendesk.metrics import usd_per_1k_tokens
+from tokendesk.records import BenchmarkResult, PriceQuote
+from warehouse import Warehouse
+from warehouse.queries import COST_COLUMNS
 
+NOW = datetime(2026, 8, 6, tzinfo=UTC)
+
+
+# -- records ---------------------------------------------------------------------------------
+def quote(**overrides: object) -> PriceQuote:
+    """A valid on-demand H200 quote."""
+    fields = dict(
+        provider="aws",
+        region="us-east-1",
+        instance_type="p5en.48xlarge",
+        accelerator_id="nvidia-h200-141gb",
+        accelerator_count=8,
+        pricing_model="on_demand",
+        usd_per_hour=63.296,
+        source="test",
+        observed_at=NOW,
+    )
+    fields.update(overrides)
+    return PriceQuote(**fields)
+
+
+def result(**overrides: object) -> BenchmarkResult:
+    """A valid H200 MLPerf result."""
+    fields = dict(
+        accelerator_id="nvidia-h200-141gb",
+        accelerators_per_replica=8,
+        runtime="trt-llm",
+        model="llama-2-70b-chat",
+        precision="fp8",
+        workload="mlperf-open-orca",
+        output_tok_s=34029.38,
+        measured_at=NOW,
+        source_tool="mlperf",
+    )
+    fields.update(overrides)
+    return BenchmarkResult(**fields)
+
+
+# -- cost frames in the warehouse's column layout (warehouse.queries.COST_COLUMNS) -----------
 VENDOR = {"cuda": "NVIDIA", "rocm": "AMD", "cpu": "Intel", "hpu": "Intel"}
 ACCEL = {
     "cuda": "nvidia-h100-sxm-80gb",
@@ -96,7 +93,7 @@ def sweep(
     key = config_key or f"{backend}-{model}-{precision}-{accelerators_per_replica}"
     rows = []
     for i, (conc, tok, ttft) in enumerate(points):
-        row = dict.fromkeys(COLUMNS)
+        row = dict.fromkeys(COST_COLUMNS)
         row.update(
             option_id=f"{provider}-{instance_type}-{region}-{pricing_model}",
             provider=provider,
@@ -127,7 +124,7 @@ def sweep(
             replicas_per_instance=replicas,
             instance_output_tok_s=tok,
             instance_total_tok_s=tok * 3,
-            usd_per_1k_output_tokens=usd_per_hour / (tok * 3.6),
+            usd_per_1k_output_tokens=usd_per_1k_tokens(usd_per_hour, tok),
             ttft_basis="measured",
             bench_measured_at=pd.Timestamp(measured_at),
         )
@@ -138,4 +135,23 @@ def sweep(
 
 
 def frame(*sweeps: list[dict]) -> pd.DataFrame:
-    return pd.DataFrame([r for s in sweeps for r in s], columns=COLUMNS)
+    """A cost frame of the given sweeps' rows."""
+    return pd.DataFrame([r for s in sweeps for r in s], columns=COST_COLUMNS)
+
+
+# -- warehouse ---------------------------------------------------------------------------------
+def content_digest(warehouse: Warehouse) -> str:
+    """A digest of every row of every table, in a fixed order: equal digests = equal content."""
+    digest = hashlib.sha256()
+    for table in (
+        "snapshots",
+        "price_quotes",
+        "benchmark_results",
+        "integrity_checks",
+        "accelerators",
+        "schema_migrations",
+    ):
+        frame = warehouse.query(f"SELECT * FROM {table} ORDER BY ALL")
+        digest.update(table.encode())
+        digest.update(frame.to_csv(index=False).encode())
+    return digest.hexdigest()

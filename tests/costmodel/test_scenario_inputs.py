@@ -1,6 +1,6 @@
 import pytest
 
-from tokendesk import scenario_inputs as si
+from costmodel import scenario_inputs as si
 
 
 def test_defaults_round_trip_to_an_empty_url():

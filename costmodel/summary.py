@@ -1,0 +1,52 @@
+"""The summary row of one scenario: what the Scenarios page and every brief format show for it.
+
+Computed here once so the page and the brief cannot disagree (a scenario with no interactive
+traffic reads the same in both). Money and counts stay numbers; each consumer formats them.
+"""
+
+from __future__ import annotations
+
+from costmodel.scenarios import ScenarioResult
+
+#: "Meets FTL SLO" for a scenario whose segments are all batch: no latency was sized.
+NO_INTERACTIVE_TRAFFIC = "no interactive traffic"
+#: "Unserved" when every segment is served.
+ALL_SERVED = "—"
+
+
+def slo_status(result: ScenarioResult) -> str:
+    """yes / no, or NO_INTERACTIVE_TRAFFIC when no segment carries a latency SLO."""
+    if not result.latency:
+        return NO_INTERACTIVE_TRAFFIC
+    return "yes" if all(segment.meets for segment in result.latency) else "no"
+
+
+def payback_text(result: ScenarioResult, baseline: ScenarioResult) -> str:
+    if result is baseline:
+        return "baseline"
+    if result.payback_months is not None:
+        return f"{result.payback_months:.1f} months"
+    if not result.migration.one_time_usd:
+        return "nothing to pay back"
+    if (result.savings_vs_baseline_usd or 0) <= 0:
+        return "never (costs more per month)"
+    return "—"
+
+
+def summary_row(result: ScenarioResult, baseline: ScenarioResult) -> dict[str, object]:
+    """One scenario's side-by-side row, labelled for display."""
+    return {
+        "Scenario": result.name,
+        "Monthly cost": result.monthly_usd,
+        "$/1K tokens": result.usd_per_1k_tokens,
+        "$/1K output tokens": result.usd_per_1k_output_tokens,
+        f"Savings vs {baseline.name} ($/month)": result.savings_vs_baseline_usd or 0.0,
+        "Savings %": result.savings_pct,
+        "One-time migration": result.migration.one_time_usd,
+        "Payback": payback_text(result, baseline),
+        "Meets FTL SLO": slo_status(result),
+        "Vendor HHI": result.risk.hhi_vendor.value,
+        "Maturity /100": result.risk.maturity.value,
+        "Weeks to cutover": result.timeline.weeks_to_cutover,
+        "Unserved": "; ".join(result.unserved) or ALL_SERVED,
+    }

@@ -1,0 +1,279 @@
+"""The project's import boundaries, read from the source with ast (imports inside functions count;
+imports under ``if TYPE_CHECKING:`` do not, as they never run).
+
+The rooms depend one way:  app, briefs  ->  costmodel, warehouse  ->  pricing, benchmarks  ->  tokendesk
+(app may also use briefs, for the brief download on the Scenarios page; audit/, if it appears, may
+depend on tokendesk only). Streamlit belongs to app/ alone, the warehouse does not import benchmarks,
+no module imports another in a circle, and no other installed distribution claims one of our
+top-level names.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.metadata
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Each room's layer: a room may import rooms of a lower layer and its own room, nothing above.
+LAYERS: dict[str, int] = {
+    "app": 4,
+    "briefs": 3,
+    "costmodel": 2,
+    "warehouse": 2,
+    "pricing": 1,
+    "benchmarks": 1,
+    "tokendesk": 0,
+}
+# Rooms with an explicit allow-list instead of a layer.
+ALLOWED_ONLY: dict[str, set[str]] = {"audit": {"audit", "tokendesk"}}
+# Rooms the warehouse must not reach even though they sit below it: it stores results, it does not
+# import or run benchmarks. (It does use pricing.integrity to check the bundled seed it builds from.)
+WAREHOUSE_MUST_NOT_IMPORT = {"benchmarks"}
+# Command modules wire the rooms together (fetch -> check -> store) and are imported only by the
+# `tokendesk` command itself, so they may use any room but the dashboard.
+COMMAND_MODULES = {"tokendesk.cli", "pricing.cli", "benchmarks.cli", "briefs.cli"}
+
+ROOMS = sorted([*LAYERS, *ALLOWED_ONLY])
+
+
+def project_modules() -> dict[str, Path]:
+    """Every module of every room that exists, by its import name."""
+    modules: dict[str, Path] = {}
+    for room in ROOMS:
+        base = ROOT / room
+        if not (base / "__init__.py").exists():
+            continue
+        for path in sorted(base.rglob("*.py")):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            modules[".".join(parts)] = path
+    return modules
+
+
+MODULES = project_modules()
+
+
+def _is_package(name: str) -> bool:
+    return MODULES[name].name == "__init__.py"
+
+
+def _type_checking_only(node: ast.AST) -> bool:
+    test = node.test if isinstance(node, ast.If) else None
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _runtime_nodes(node: ast.AST) -> Iterator[ast.AST]:
+    """Every node under ``node`` except the bodies of ``if TYPE_CHECKING:`` blocks."""
+    for child in ast.iter_child_nodes(node):
+        if _type_checking_only(child):
+            assert isinstance(child, ast.If)
+            for other in child.orelse:
+                yield other
+                yield from _runtime_nodes(other)
+            continue
+        yield child
+        yield from _runtime_nodes(child)
+
+
+def imported_names(name: str) -> Iterator[tuple[str, int]]:
+    """(imported module, line) for every import that runs, wherever it sits in the file."""
+    tree = ast.parse(MODULES[name].read_text(), filename=str(MODULES[name]))
+    package = name if _is_package(name) else name.rpartition(".")[0]
+    for node in _runtime_nodes(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - node.level + 1]
+                base = ".".join([*anchor, node.module] if node.module else anchor)
+            else:
+                base = node.module or ""
+            yield base, node.lineno
+            # `from pkg import sub` imports the submodule pkg.sub when there is one.
+            for alias in node.names:
+                if f"{base}.{alias.name}" in MODULES:
+                    yield f"{base}.{alias.name}", node.lineno
+
+
+def project_target(imported: str) -> str | None:
+    """The project module an import resolves to (the longest known prefix), or None."""
+    parts = imported.split(".")
+    while parts:
+        candidate = ".".join(parts)
+        if candidate in MODULES:
+            return candidate
+        parts.pop()
+    return None
+
+
+def import_graph() -> dict[str, dict[str, int]]:
+    graph: dict[str, dict[str, int]] = {name: {} for name in MODULES}
+    for name in MODULES:
+        for imported, line in imported_names(name):
+            target = project_target(imported)
+            if target and target != name:
+                graph[name].setdefault(target, line)
+    return graph
+
+
+GRAPH = import_graph()
+
+
+def find_cycles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+
+    def connect(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for succ in graph[node]:
+            if succ not in index:
+                connect(succ)
+                low[node] = min(low[node], low[succ])
+            elif succ in on_stack:
+                low[node] = min(low[node], index[succ])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                components.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            connect(node)
+    return components
+
+
+def room(name: str) -> str:
+    return name.split(".")[0]
+
+
+def test_the_graph_sees_the_project() -> None:
+    # A guard for the checks below: a parser that found nothing would pass them all.
+    assert len(MODULES) > 50
+    assert "tokendesk.records" in GRAPH["warehouse.store"] or any(
+        room(t) == "tokendesk" for t in GRAPH["warehouse.store"]
+    )
+
+
+def test_finds_a_cycle_when_there_is_one() -> None:
+    graph = {"a": {"b": 1}, "b": {"c": 1}, "c": {"a": 1}, "d": {"a": 1}}
+    assert find_cycles(graph) == [["a", "b", "c"]]
+    assert find_cycles({"a": {"b": 1}, "b": {}}) == []
+
+
+def test_no_import_cycles() -> None:
+    cycles = find_cycles(GRAPH)
+    assert not cycles, "import cycles among project modules: " + "; ".join(
+        " <-> ".join(c) for c in cycles
+    )
+
+
+def test_dependencies_point_one_way() -> None:
+    wrong = []
+    for name, targets in GRAPH.items():
+        source = room(name)
+        for target, line in targets.items():
+            dest = room(target)
+            if dest == source:
+                continue
+            if source in ALLOWED_ONLY:
+                ok = dest in ALLOWED_ONLY[source]
+            elif name in COMMAND_MODULES:
+                ok = dest != "app"
+            elif dest in ALLOWED_ONLY:
+                ok = False
+            else:
+                ok = LAYERS[dest] < LAYERS[source]
+            if source == "warehouse" and dest in WAREHOUSE_MUST_NOT_IMPORT:
+                ok = False
+            if not ok:
+                wrong.append(f"{MODULES[name].relative_to(ROOT)}:{line} imports {target}")
+    assert not wrong, "imports against the declared direction:\n" + "\n".join(wrong)
+
+
+def test_only_the_dashboard_imports_streamlit() -> None:
+    wrong = [
+        f"{MODULES[name].relative_to(ROOT)}:{line}"
+        for name in MODULES
+        if room(name) != "app"
+        for imported, line in imported_names(name)
+        if imported.split(".")[0] == "streamlit"
+    ]
+    assert not wrong, "streamlit imported outside app/: " + ", ".join(wrong)
+
+
+@pytest.mark.parametrize("top_level", ROOMS)
+def test_no_other_distribution_provides_our_names(top_level: str) -> None:
+    providers = set(importlib.metadata.packages_distributions().get(top_level, []))
+    assert providers <= {"tokendesk"}, f"{top_level!r} is also provided by {sorted(providers)}"
+
+
+def test_the_cost_formula_has_one_home() -> None:
+    # $/1K tokens = $/h ÷ (tok/s × 3.6) is written in tokendesk.metrics only; everything else uses
+    # it (the SQL of the cost joins is generated from it). Prose may quote the figure.
+    wrong = []
+    for name, path in MODULES.items():
+        if name == "tokendesk.metrics":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and node.value == 3.6 and type(node.value) is float:
+                wrong.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+            # Text pieces of strings and f-strings: "(tok/s * 3.6)" in SQL, "(upper bound for p95)".
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and ("* 3.6)" in node.value or "(upper bound for " in node.value)
+            ):
+                wrong.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not wrong, (
+        "the cost formula or FTL label written outside tokendesk.metrics: " + ", ".join(wrong)
+    )
+
+
+def test_the_percentile_list_has_one_home() -> None:
+    # ("p50", "p90", "p95", "p99") is tokendesk.metrics.PERCENTILES; others import it.
+    wrong = [
+        f"{path.relative_to(ROOT)}:{node.lineno}"
+        for name, path in MODULES.items()
+        if name != "tokendesk.metrics"
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Tuple | ast.List)
+        and [getattr(e, "value", None) for e in node.elts] == ["p50", "p90", "p95", "p99"]
+    ]
+    assert not wrong, "percentile list written outside tokendesk.metrics: " + ", ".join(wrong)
+
+
+def test_tests_take_shared_data_from_helpers_not_from_other_tests() -> None:
+    # Shared builders live in tests/factories.py (and small helper modules); a test module or a
+    # conftest is never imported by another module.
+    wrong = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                leaf = node.module.rsplit(".", 1)[-1]
+                if node.module.startswith("tests") and (
+                    leaf.startswith("test_") or leaf == "conftest"
+                ):
+                    wrong.append(f"{path.relative_to(ROOT)}:{node.lineno} imports {node.module}")
+    assert not wrong, "\n".join(wrong)

@@ -1,0 +1,89 @@
+"""The shipped seed data itself: every row sourced, dated (or saying how its date is known), in
+the catalog, physically possible, and loadable. Page and model tests do not rely on these figures;
+this module is the one place that checks them."""
+
+from __future__ import annotations
+
+import csv
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from pricing.integrity import check_snapshot
+from tokendesk.catalog import check_in_catalog, load_catalog
+from tokendesk.paths import data_dir
+from warehouse.seed import SEED_PRICES, SEED_RESULTS, read_price_file, read_result_file
+
+
+def _rows(name: str) -> list[dict[str, str]]:
+    with (data_dir() / name).open(newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+PRICE_ROWS = _rows(SEED_PRICES)
+RESULT_ROWS = _rows(SEED_RESULTS)
+
+
+def test_the_seed_files_are_not_empty() -> None:
+    assert len(PRICE_ROWS) >= 10 and len(RESULT_ROWS) >= 10
+
+
+@pytest.mark.parametrize("name", [SEED_PRICES, SEED_RESULTS])
+def test_every_row_names_its_source_with_a_link(name: str) -> None:
+    title = "source" if name == SEED_PRICES else "source_title"
+    bad = [
+        n
+        for n, row in enumerate(_rows(name), start=2)
+        if not row[title].strip() or not row["source_url"].startswith("https://")
+    ]
+    assert not bad, f"{name}: rows without a source and an https link: {bad}"
+
+
+@pytest.mark.parametrize("name", [SEED_PRICES, SEED_RESULTS])
+def test_every_row_is_dated_and_says_how_the_date_is_known(name: str) -> None:
+    # source_date_text carries the date as the source states it, or why it is inferred/unknown.
+    bad = [
+        n
+        for n, row in enumerate(_rows(name), start=2)
+        if not row["source_date_text"].strip() or not row["confidence"].strip()
+    ]
+    assert not bad, f"{name}: rows without a date note or a confidence: {bad}"
+
+
+@pytest.mark.parametrize("name", [SEED_PRICES, SEED_RESULTS])
+def test_no_row_is_dated_in_the_future(name: str) -> None:
+    column = "observed_at" if name == SEED_PRICES else "measured_at"
+    future = [
+        (n, row[column])
+        for n, row in enumerate(_rows(name), start=2)
+        if date.fromisoformat(row[column][:10]) > date.today()
+    ]
+    assert not future, f"{name}: rows dated after today: {future}"
+
+
+def test_every_row_loads_and_every_accelerator_is_in_the_catalog() -> None:
+    folder: Path = data_dir()
+    quotes = [quote for _, quote in read_price_file(folder / SEED_PRICES)]
+    results = read_result_file(folder / SEED_RESULTS)
+    for row in (*quotes, *results):
+        check_in_catalog(row)
+    assert {q.accelerator_id for q in quotes} <= set(load_catalog())
+
+
+def test_throughput_is_within_what_the_hardware_allows() -> None:
+    # A single replica cannot produce more output tokens per second than its accelerators' peak
+    # BF16 FLOP rate allows for even a 1B-parameter model (2 FLOP per parameter per token).
+    catalog = load_catalog()
+    for result in read_result_file(data_dir() / SEED_RESULTS):
+        peak = catalog[result.accelerator_id].peak_dense_bf16_tflops
+        if peak is None:
+            continue
+        ceiling = peak * 1e12 * result.accelerators_per_replica * 4 / (2 * 1e9)  # fp8/int4: x4
+        assert result.output_tok_s <= ceiling, result
+
+
+def test_the_current_price_snapshot_passes_the_integrity_checks_it_can_fail() -> None:
+    quotes = [q for name, q in read_price_file(data_dir() / SEED_PRICES) if name != "historical"]
+    report = check_snapshot(quotes, ())
+    assert report.quarantine == {}, report.quarantine
