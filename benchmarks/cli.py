@@ -16,14 +16,28 @@ from urllib.parse import urlparse
 import typer
 from rich.console import Console
 from rich.table import Table
+from typer.core import TyperCommand
 
 from benchmarks.bundle import verify_bundle
+from benchmarks.client import TOKEN_BASIS_WORDS, tls_context
+from benchmarks.datasets import DatasetError, load_dataset
 from benchmarks.errors import BundleError, ResultFileError
 from benchmarks.fake_server import FakeServerConfig, serve
 from benchmarks.importers import MAX_IMPORT_BYTES, ImportOverrides, import_sources
-from benchmarks.prompts import PromptBundleError, load_prompts, prompt_set_digest
-from benchmarks.results import RunContext, build_document, document_to_results
-from benchmarks.runner import HarnessConfig, operating_points, run_harness, run_parity
+from benchmarks.prompts import PromptBundleError, prompt_set_digest
+from benchmarks.readiness import ReadinessError, check_ready
+from benchmarks.results import RunContext, build_document, document_to_results, judge_point
+from benchmarks.runner import (
+    HarnessConfig,
+    OperatingPoint,
+    check_bundle_matches,
+    operating_points,
+    run_harness,
+    run_parity,
+    sweep_concurrencies,
+)
+from benchmarks.slo import SLOError, parse_slo, pick_goodput_point
+from benchmarks.tokens import TokenizerError, bundle_token_counter, load_token_counter
 from tokendesk.catalog import UnknownAcceleratorError, check_accelerator_id
 from tokendesk.records import SnapshotKind
 from tokendesk.textsafety import InputFileError, clean_text, read_limited, terminal_text
@@ -97,7 +111,30 @@ def _local(endpoint: str) -> bool:
     return host in ("localhost", "127.0.0.1", "::1", "0.0.0.0")
 
 
-@bench_app.command("run")
+def _headers(api_key: str | None, header: list[str] | None) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if api_key:
+        out["Authorization"] = f"Bearer {api_key}"
+    for item in header or []:
+        name, sep, value = item.partition(":")
+        if not sep or not name.strip():
+            raise typer.BadParameter(
+                f"--header {item!r}: write it as 'Name: value', e.g. 'X-Route: pool-a'"
+            )
+        out[name.strip()] = value.strip()
+    return out
+
+
+class _PlainHelp(TyperCommand):
+    """Click's plain help: it wraps long option names instead of cutting them with '…' at 80
+    columns, as the boxed help does for a command with this many options."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.rich_markup_mode = None
+
+
+@bench_app.command("run", cls=_PlainHelp)
 def run_cmd(
     endpoint: Annotated[
         str,
@@ -108,7 +145,8 @@ def run_cmd(
         str, typer.Option("--accelerator", help="Catalog id, e.g. nvidia-h100-sxm-80gb.")
     ],
     accelerators_per_replica: Annotated[
-        int, typer.Option(min=1, help="Accelerators one replica occupies.")
+        int,
+        typer.Option(min=1, help="Accelerators one replica occupies."),
     ],
     runtime: Annotated[str, typer.Option(help="Server runtime: vllm, sglang, tgi, llama.cpp, ...")],
     precision: Annotated[str, typer.Option(help="bf16, fp8, int4-awq, q4_k_m, ...")],
@@ -119,6 +157,12 @@ def run_cmd(
             "streaming, or golden (all)."
         ),
     ] = "chat-short",
+    dataset: Annotated[
+        str,
+        typer.Option(
+            help="golden (the --workload prompts), random:IN:OUT, sharegpt:PATH or jsonl:PATH."
+        ),
+    ] = "golden",
     runtime_version: Annotated[str, typer.Option()] = "",
     instance_type: Annotated[str | None, typer.Option()] = None,
     provider: Annotated[str | None, typer.Option()] = None,
@@ -133,8 +177,47 @@ def run_cmd(
         int | None, typer.Option(help="Cap on in-flight requests with --request-rate.")
     ] = None,
     num_prompts: Annotated[
-        int, typer.Option(min=1, help="Measured requests per operating point.")
-    ] = 100,
+        int | None,
+        typer.Option(
+            min=1, help="Measured requests per point (default 100; no cap with --duration-s)."
+        ),
+    ] = None,
+    duration_s: Annotated[
+        float | None,
+        typer.Option(min=0.1, help="Time-bounded points: no new request after this many seconds."),
+    ] = None,
+    ramp_up_s: Annotated[
+        float,
+        typer.Option(min=0.0, help="Start streams one by one (or raise the rate) over this time."),
+    ] = 0.0,
+    burstiness: Annotated[
+        float,
+        typer.Option(
+            min=0.01, help="Gamma shape of request-rate arrivals: 1 Poisson, <1 burstier."
+        ),
+    ] = 1.0,
+    sweep: Annotated[
+        bool,
+        typer.Option(
+            help="Double the concurrency from 1 (or the first --concurrency) until output tok/s "
+            "stops rising, a point fails or misses the SLO."
+        ),
+    ] = False,
+    sweep_max: Annotated[int, typer.Option(min=1, help="Highest concurrency of --sweep.")] = 256,
+    sweep_min_gain: Annotated[
+        float, typer.Option(min=0.0, help="Saturated when doubling adds less than this share.")
+    ] = 0.05,
+    slo: Annotated[
+        str | None,
+        typer.Option(
+            help="Latency SLO in ms, e.g. 'ttft_p95<=500,tpot_p95<=50': only the highest load "
+            "that meets it (the goodput point) is recorded."
+        ),
+    ] = None,
+    repeats: Annotated[
+        int,
+        typer.Option(min=1, help="Run each point N times; records the median run and a 95% CI."),
+    ] = 1,
     warmup: Annotated[
         int | None,
         typer.Option(min=0, help="Excluded requests per point (default: one per stream)."),
@@ -147,10 +230,51 @@ def run_cmd(
     ignore_eos: Annotated[
         bool, typer.Option(help="Ask the server to ignore EOS (vLLM extension).")
     ] = False,
+    api_key: Annotated[
+        str | None,
+        typer.Option(
+            envvar="OPENAI_API_KEY",
+            show_envvar=True,
+            help="Sent as 'Authorization: Bearer KEY'.",
+        ),
+    ] = None,
+    header: Annotated[
+        list[str] | None,
+        typer.Option(help="Extra request header 'Name: value' (repeatable)."),
+    ] = None,
+    insecure: Annotated[
+        bool,
+        typer.Option(help="HTTPS without certificate verification (self-signed test servers)."),
+    ] = False,
+    ca_bundle: Annotated[
+        Path | None, typer.Option(help="CA certificate file for an HTTPS endpoint's private CA.")
+    ] = None,
+    tokenizer: Annotated[
+        Path | None,
+        typer.Option(
+            help="tokenizer.json to count output tokens when the server sends no usage "
+            "(default: the bundle's)."
+        ),
+    ] = None,
+    max_failure_rate: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="Record a point only if at most this share of its requests failed.",
+        ),
+    ] = 0.0,
     bundle: Annotated[
         Path | None,
         typer.Option(help="Model bundle dir: run its golden prompts and record parity."),
     ] = None,
+    parity_concurrency: Annotated[
+        int, typer.Option(min=1, help="Requests in flight during the parity pass.")
+    ] = 1,
+    ready_timeout_s: Annotated[
+        float,
+        typer.Option(min=0.0, help="Wait this long for /v1/models to answer before starting."),
+    ] = 0.0,
     telemetry: Annotated[str, typer.Option(help="auto (local endpoints), on or off.")] = "auto",
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Write the results JSON here.")
@@ -158,10 +282,19 @@ def run_cmd(
     no_ingest: Annotated[
         bool, typer.Option("--no-ingest", help="Do not write to the warehouse.")
     ] = False,
+    ingest_partial: Annotated[
+        bool,
+        typer.Option(
+            help="After Ctrl-C, still ingest the points that finished (default: -o only)."
+        ),
+    ] = False,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
     db: DbOption = None,
 ) -> None:
-    """Run golden prompts at each operating point and record tokens/s, TTFT, TPOT and failures."""
+    """Run golden prompts at each operating point and record tokens/s, TTFT, TPOT and failures.
+
+    A point is recorded only when its failure rate is within --max-failure-rate (default 0);
+    the others are reported with their reasons and kept in the -o file only."""
 
     try:
         check_accelerator_id(accelerator)
@@ -170,18 +303,57 @@ def run_cmd(
     if api not in ("chat", "completions"):
         raise _fail("--api must be chat or completions")
     try:
-        points = operating_points(
-            _csv_ints(concurrency, "--concurrency"), _csv_rates(request_rate), max_concurrency
-        )
-        prompts = load_prompts(workload)
-    except (ValueError, PromptBundleError) as exc:
+        if sweep:
+            if request_rate:
+                raise ValueError("--sweep doubles the concurrency; leave out --request-rate")
+            first = (_csv_ints(concurrency, "--concurrency") or [1])[0]
+            points = [OperatingPoint(concurrency=c) for c in sweep_concurrencies(first, sweep_max)]
+        else:
+            points = operating_points(
+                _csv_ints(concurrency, "--concurrency"), _csv_rates(request_rate), max_concurrency
+            )
+        headers = _headers(api_key, header)
+        slo_bounds = parse_slo(slo) if slo else None
+    except (ValueError, PromptBundleError, SLOError) as exc:
         raise _fail(str(exc)) from exc
     bundle_obj = None
-    if bundle is not None:
-        try:
+    counter = None
+    try:
+        if bundle is not None:
             bundle_obj = verify_bundle(bundle)
-        except BundleError as exc:
-            raise _fail(str(exc)) from exc
+            check_bundle_matches(bundle_obj, model, precision)
+            counter = bundle_token_counter(bundle_obj)
+        if tokenizer is not None:
+            counter = load_token_counter(tokenizer)
+    except (BundleError, TokenizerError) as exc:
+        raise _fail(str(exc)) from exc
+    try:
+        prompts, prompt_set_name = load_dataset(dataset, workload, tokenizer=counter)
+    except (DatasetError, PromptBundleError) as exc:
+        raise _fail(str(exc)) from exc
+    if dataset != "golden":
+        # the recorded workload names the data set, so results of other prompts never mix
+        workload = prompt_set_name.split(" ")[0].replace(":", "-")
+    if ca_bundle is not None and not ca_bundle.is_file():
+        raise _fail(f"--ca-bundle {ca_bundle}: no such file")
+    ssl_context = (
+        tls_context(verify=not insecure, ca_bundle=str(ca_bundle) if ca_bundle else None)
+        if urlparse(endpoint).scheme == "https"
+        else None
+    )
+    try:
+        served = check_ready(
+            endpoint, headers=headers, ssl_context=ssl_context, wait_s=ready_timeout_s
+        )
+    except ReadinessError as exc:
+        raise _fail(str(exc)) from exc
+    if served and model not in served:
+        err.print(
+            f"[yellow]warning:[/yellow] the server lists {', '.join(served[:5])}, not {model!r}; "
+            "requests may fail"
+        )
+    if num_prompts is None:
+        num_prompts = 10**9 if duration_s is not None else 100
     use_telemetry = telemetry == "on" or (telemetry == "auto" and _local(endpoint))
     cfg = HarnessConfig(
         endpoint=endpoint,
@@ -196,6 +368,14 @@ def run_cmd(
         ignore_eos=ignore_eos,
         telemetry=use_telemetry,
         keep_text=False,
+        headers=headers,
+        ssl_context=ssl_context,
+        tokenizer=counter,
+        duration_s=duration_s,
+        ramp_up_s=ramp_up_s,
+        burstiness=burstiness,
+        slo=slo_bounds,
+        repeats=repeats,
     )
     context = RunContext(
         accelerator_id=accelerator,
@@ -208,28 +388,59 @@ def run_cmd(
         region=region,
     )
     started = datetime.now(UTC)
-    blocks = asyncio.run(run_harness(cfg, points, show_progress=progress and sys.stderr.isatty()))
+    blocks: list[dict] = []
+    interrupted = False
     parity = None
-    if bundle_obj is not None:
-        parity = asyncio.run(run_parity(endpoint, model, bundle_obj, timeout_s=timeout_s))
+    try:
+        asyncio.run(
+            run_harness(cfg, points, show_progress=progress and sys.stderr.isatty(), into=blocks)
+        )
+        if bundle_obj is not None:
+            parity = asyncio.run(
+                run_parity(
+                    endpoint,
+                    model,
+                    bundle_obj,
+                    timeout_s=timeout_s,
+                    concurrency=parity_concurrency,
+                    headers=headers,
+                    ssl_context=ssl_context,
+                )
+            )
+    except KeyboardInterrupt:
+        interrupted = True
+        err.print(f"[yellow]interrupted[/yellow]: {len(blocks)} point(s) had finished")
     finished = datetime.now(UTC)
+    for block in blocks:
+        block["validity"] = judge_point(block, max_failure_rate)
+    goodput = pick_goodput_point(blocks) if slo_bounds else None
     config = {
         "endpoint": endpoint,
         "api": api,
         "model": model,
         "workload": workload,
-        "num_prompts": num_prompts,
+        "num_prompts": None if num_prompts >= 10**9 else num_prompts,
+        "duration_s": duration_s,
+        "ramp_up_s": ramp_up_s,
+        "burstiness": burstiness,
         "warmup": warmup,
         "max_tokens": max_tokens,
         "temperature": 0.0,
         "ignore_eos": ignore_eos,
         "prompt_set": {
-            "name": "golden_prompts",
+            "name": prompt_set_name,
             "prompts": len(prompts),
             "sha256": prompt_set_digest(prompts),
         },
         "timeout_s": timeout_s,
         "telemetry": use_telemetry,
+        "max_failure_rate": max_failure_rate,
+        "slo_ms": slo_bounds,
+        "repeats": repeats,
+        "sweep": sweep,
+        "tokenizer": counter.source if counter else None,
+        # Header names only: values can be secrets.
+        "headers": sorted(headers),
     }
     doc = build_document(
         config=config,
@@ -239,28 +450,40 @@ def run_cmd(
         started_at=started,
         finished_at=finished,
     )
+    if interrupted:
+        doc["interrupted"] = True
     if output is not None:
         output.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-    _print_points(blocks, parity)
-    results = document_to_results(doc, source_file=str(output) if output else "")
+    _print_points(blocks, parity, TOKEN_BASIS_WORDS)
+    results = document_to_results(doc, source_file=str(output.resolve()) if output else "")
     if output is not None:
         console.print(f"results written to {output}")
-    if not results:
-        raise _fail(
-            "no operating point completed a request; nothing to record (see failures above)", 1
+    invalid = [b for b in blocks if not b["validity"]["valid"]]
+    if interrupted and not ingest_partial:
+        console.print(
+            "nothing ingested after an interrupt (--ingest-partial records the finished points)"
         )
+        raise typer.Exit(130)
+    if slo_bounds and goodput is None:
+        raise _fail(f"no valid point meets the SLO {slo}; nothing recorded", 1)
+    if not results:
+        raise _fail("no operating point is valid; nothing recorded (see the failures above)", 1)
     if not no_ingest:
         snap = _ingest(db, f"harness:{model}@{accelerator}/{runtime}", results, "harness")
         console.print(f"ingested {len(results)} result(s) as snapshot {snap}")
-    if any(b["requests"]["failed"] for b in blocks):
+    if invalid or (parity and parity.get("failed")):
         raise typer.Exit(1)
 
 
 def _fmt(value, digits: int = 1) -> str:
-    return "-" if value is None else f"{value:,.{digits}f}"
+    if value is None:
+        return "-"
+    if 0 < abs(value) < 10 ** (-digits) * 5:
+        return f"{value:.2g}"  # a small rate is not zero: 0.04 tok/s must not print as 0.0
+    return f"{value:,.{digits}f}"
 
 
-def _print_points(blocks: list[dict], parity: dict | None) -> None:
+def _print_points(blocks: list[dict], parity: dict | None, basis_words: dict) -> None:
     table = Table(title="operating points")
     for col in (
         "load",
@@ -268,46 +491,104 @@ def _print_points(blocks: list[dict], parity: dict | None) -> None:
         "failed",
         "out tok/s",
         "total tok/s",
+        "tok/s/user",
         "TTFT p50",
         "TTFT p95",
         "TTFT p99",
         "TPOT p50",
         "ITL p99",
         "E2EL p95",
+        "recorded",
     ):
-        table.add_column(col, justify="right")
+        table.add_column(col, justify="right", overflow="fold")
     for b in blocks:
         lat = b["latency_ms"]
-        load = (
-            f"c={b['concurrency']}"
-            if b.get("request_rate_rps") is None
-            else f"rate={b['request_rate_rps']}"
-        )
+        validity = b.get("validity") or {"valid": True}
         table.add_row(
-            load,
+            _load_label(b),
             str(b["requests"]["ok"]),
             str(b["requests"]["failed"]),
             _fmt(b["throughput"]["output_tok_s"]),
             _fmt(b["throughput"]["total_tok_s"]),
+            _fmt((b.get("interactivity_tok_s_user") or {}).get("p50")),
             _fmt(lat["ttft"]["p50"], 2),
             _fmt(lat["ttft"]["p95"], 2),
             _fmt(lat["ttft"]["p99"], 2),
             _fmt(lat["tpot"]["p50"], 2),
             _fmt(lat["itl"]["p99"], 2),
             _fmt(lat["e2el"]["p95"], 1),
+            "yes" if validity["valid"] else "[red]no[/red]",
         )
     console.print(table)
+    bases = {
+        basis_words.get(b["tokens"]["count_basis"], b["tokens"]["count_basis"]) for b in blocks
+    }
+    if bases:
+        console.print(f"output tokens counted from: {', '.join(sorted(bases))}", highlight=False)
     for b in blocks:
-        if b["requests"]["failure_reasons"]:
+        validity = b.get("validity") or {}
+        if not validity.get("valid", True):
             console.print(
-                f"failures at {b.get('concurrency') or b.get('request_rate_rps')}: "
-                f"{b['requests']['failure_reasons']}"
+                f"[red]not recorded[/red] {_load_label(b)}: {validity['reason']}", soft_wrap=True
+            )
+        if b["requests"]["failure_reasons"]:
+            console.print(f"failures at {_load_label(b)}: {b['requests']['failure_reasons']}")
+            for f in b["failures"][:3]:
+                console.print(
+                    f"  request {f['index']} ({f['prompt_id']}): {f['reason']}: {f['detail'][:200]}",
+                    highlight=False,
+                    soft_wrap=True,
+                )
+        if b.get("slo"):
+            verdict = b["slo"]
+            text = (
+                "meets" if verdict["met"] else "misses (" + "; ".join(verdict["violations"]) + ")"
+            )
+            mark = (
+                " [green]<- goodput point (recorded)[/green]"
+                if verdict.get("goodput_point")
+                else ""
+            )
+            console.print(
+                f"SLO at {_load_label(b)}: {text}, attainment {verdict['attainment']:.1%}, "
+                f"goodput {verdict['goodput_req_s']:.2f} req/s{mark}",
+                soft_wrap=True,
+            )
+        rep = b.get("repeats")
+        if rep:
+            ci = rep["output_tok_s"]["ci95"]
+            cv = rep["output_tok_s"]["cv"]
+            console.print(
+                f"{_load_label(b)}: {rep['n']} repeats, out tok/s mean "
+                f"{rep['output_tok_s']['mean']:.1f}, 95% CI {ci[0]:.1f}–{ci[1]:.1f}, "
+                f"run-to-run CV {cv:.1%}",
+                soft_wrap=True,
+            )
+        if b.get("sweep_stop"):
+            console.print(f"sweep stopped at {_load_label(b)}: {b['sweep_stop']}", soft_wrap=True)
+        if b["tokens"].get("empty_completions"):
+            console.print(
+                f"{_load_label(b)}: {b['tokens']['empty_completions']} empty completion(s), "
+                "counted as valid with 0 tokens"
             )
     if parity:
-        console.print(
-            f"parity vs {parity['bundle']}: exact match {parity['exact_match']:.3f}, "
-            f"token similarity {parity['similarity']:.3f} on {parity['prompts']} prompts"
+        line = (
+            f"parity vs {parity['bundle']} at concurrency {parity.get('concurrency', '?')}: "
+            f"exact match {parity['exact_match']:.3f}, token similarity "
+            f"{parity['similarity']:.3f} on {parity['prompts']} prompts"
         )
+        if parity.get("failed"):
+            line += (
+                f" — [red]{parity['failed']} request(s) failed[/red] "
+                f"{parity.get('failure_reasons')}; the score is not recorded"
+            )
+        console.print(line, soft_wrap=True)
+
+
+def _load_label(b: dict) -> str:
+    if b.get("request_rate_rps") is None:
+        return f"c={b['concurrency']}"
+    return f"rate={b['request_rate_rps']}"
 
 
 def roofline_text(check) -> str:

@@ -13,11 +13,16 @@ deliberate difference):
 * **TPOT** = (E2EL − TTFT) / (output_tokens − 1).
 * **E2EL** = send → last data event (not ``[DONE]``).
 * Token counts come from the final ``usage`` chunk (``stream_options.include_usage``). If the
-  server sends none, the output count falls back to the number of content events and the record
-  says ``token_count_basis = "chunks"``.
+  server sends none, the output count falls back to one token per streamed event (every event
+  with a choice, the role-only first chunk and a text-less finish chunk excepted) and the record
+  says ``token_count_basis = "chunks"``; the runner replaces that with a tokenizer's count of the
+  text when it has a tokenizer (``"tokenizer"``).
+* A stream that ends with ``data: [DONE]`` but carries no text is a valid *empty completion*
+  (0 output tokens, no TTFT), not a failure.
 
-Any failure (HTTP status, dropped connection, malformed SSE, server error event, timeout) is
-returned as a record with ``error`` set; nothing here raises for a bad server.
+Any failure (HTTP status, dropped connection, malformed SSE, a 200 answer that is not an event
+stream, server error event, timeout) is returned as a record with ``error`` set; nothing here
+raises for a bad server.
 """
 
 from __future__ import annotations
@@ -42,7 +47,14 @@ if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
     sys.modules["sniffio"] = None  # type: ignore[assignment]
 
 TOKEN_BASIS_USAGE = "usage"
+TOKEN_BASIS_TOKENIZER = "tokenizer"
 TOKEN_BASIS_CHUNKS = "chunks"
+#: What each basis means, in words for the console, the costs table and the pages.
+TOKEN_BASIS_WORDS = {
+    TOKEN_BASIS_USAGE: "server usage",
+    TOKEN_BASIS_TOKENIZER: "tokenizer",
+    TOKEN_BASIS_CHUNKS: "1 per streamed event",
+}
 
 
 class MalformedSSE(ValueError):
@@ -97,6 +109,10 @@ class RequestRecord:
     e2el_s: float | None = None
     #: perf_counter stamps of each content event (for the steady-state window and ITL).
     chunk_times: list[float] = field(default_factory=list)
+    #: Events that carried a choice, the role-only first chunk and text-less finish excepted;
+    #: servers that stream one event per token but send some with empty text (a control token
+    #: that decodes to no text) are counted right by this, not by ``chunk_times``.
+    token_events: int = 0
     prompt_tokens: int | None = None
     output_tokens: int | None = None
     token_count_basis: str = TOKEN_BASIS_USAGE
@@ -207,6 +223,7 @@ async def stream_request(
     t_first_chunk = t_first_content = last_data = None
     done = False
     usage = None
+    events = 0
     try:
         async with client.stream(
             "POST",
@@ -215,10 +232,19 @@ async def stream_request(
             headers={"content-type": "application/json", "accept": "text/event-stream"},
             extensions={"trace": trace},
         ) as resp:
+            ctype = resp.headers.get("content-type", "")
             if resp.status_code != 200:
                 detail = (await resp.aread())[:300].decode("utf-8", "replace")
                 record.error = f"http_{resp.status_code}"
                 record.error_detail = detail
+                last_data = perf()
+            elif ctype and "event-stream" not in ctype.lower():
+                body_start = (await resp.aread())[:200].decode("utf-8", "replace")
+                record.error = "not_event_stream"
+                record.error_detail = (
+                    f"HTTP 200 with content-type {ctype!r}, not text/event-stream: the server "
+                    f"did not stream (does it support stream=true on this route?) {body_start}"
+                )
                 last_data = perf()
             else:
                 parser = SSEParser()
@@ -252,6 +278,8 @@ async def stream_request(
                                 t_first_chunk = now
                             choice = choices[0]
                             content = _content_of(choice, chat)
+                            if content or _is_token_event(choice, chat):
+                                events += 1
                             if content:
                                 if t_first_content is None:
                                     t_first_content = now
@@ -300,17 +328,32 @@ async def stream_request(
     record.ttft_s = None if t_first_content is None else t_first_content - t0
     record.e2el_s = (last_data if last_data is not None else perf()) - t0
     record.text = "".join(parts)
+    record.token_events = max(events, len(times))
     if record.error is None:
-        if record.ttft_s is None:
-            record.error = "no_content"
-            record.error_detail = "the stream finished without any output text"
+        # No text but a clean [DONE]: a valid empty completion (0 tokens), not a failure.
         if usage and isinstance(usage, dict):
             record.prompt_tokens = usage.get("prompt_tokens")
             record.output_tokens = usage.get("completion_tokens")
         if record.output_tokens is None:
-            record.output_tokens = len(times)
+            record.output_tokens = record.token_events
             record.token_count_basis = TOKEN_BASIS_CHUNKS
     return record
+
+
+def _is_token_event(choice: dict, chat: bool) -> bool:
+    """An event that stands for one generated token although its text is empty.
+
+    llama.cpp's server (llama-cpp-python) streams one event per token and sends ``""`` for a
+    token that decodes to no text (a control token); the role-only first chunk (``delta.role``)
+    and a final chunk that only carries ``finish_reason`` are not tokens. (It merges the tokens of
+    one multi-byte character into one event, so text of such characters counts low here.)
+    """
+    if choice.get("finish_reason"):
+        return False
+    if chat:
+        delta = choice.get("delta")
+        return isinstance(delta, dict) and "content" in delta and "role" not in delta
+    return "text" in choice
 
 
 _SSL_CONTEXT = None
@@ -324,17 +367,39 @@ def _ssl_context():
     return _SSL_CONTEXT
 
 
-def make_client(connections: int, timeout_s: float, *, lean: bool = True) -> httpx.AsyncClient:
+def tls_context(*, verify: bool = True, ca_bundle: str | None = None):
+    """The TLS context for HTTPS endpoints: system CAs, a private CA file, or no verification."""
+    if verify and not ca_bundle:
+        return _ssl_context()
+    import ssl
+
+    if not verify:
+        ctx = ssl.create_default_context()
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+        return ctx
+    return ssl.create_default_context(cafile=ca_bundle)
+
+
+def make_client(
+    connections: int,
+    timeout_s: float,
+    *,
+    lean: bool = True,
+    headers: dict[str, str] | None = None,
+    ssl_context=None,
+) -> httpx.AsyncClient:
     """An HTTP/1.1 keep-alive httpx client holding up to ``connections`` sockets.
 
     With ``lean`` (the default) the transport's connection pool runs on
-    :class:`~benchmarks.netio.LeanAsyncioBackend` instead of anyio.
+    :class:`~benchmarks.netio.LeanAsyncioBackend` instead of anyio. ``headers`` (an API key's
+    ``Authorization``, a gateway's routing header) go on every request.
     """
     limits = httpx.Limits(
         max_connections=connections, max_keepalive_connections=connections, keepalive_expiry=60.0
     )
     timeout = httpx.Timeout(timeout_s, connect=min(timeout_s, 30.0), pool=None)
-    ctx = _ssl_context()
+    ctx = ssl_context if ssl_context is not None else _ssl_context()
     transport = httpx.AsyncHTTPTransport(verify=ctx, http1=True, http2=False, limits=limits)
     if lean and hasattr(transport, "_pool"):
         transport._pool = httpcore.AsyncConnectionPool(
@@ -346,7 +411,9 @@ def make_client(connections: int, timeout_s: float, *, lean: bool = True) -> htt
             http2=False,
             network_backend=LeanAsyncioBackend(),
         )
-    return httpx.AsyncClient(transport=transport, limits=limits, timeout=timeout)
+    return httpx.AsyncClient(
+        transport=transport, limits=limits, timeout=timeout, headers=headers or None
+    )
 
 
 class ClientPool:
@@ -359,9 +426,18 @@ class ClientPool:
     pool operation O(1) while each stream still reuses its own keep-alive connection.
     """
 
-    def __init__(self, size: int, timeout_s: float):
+    def __init__(
+        self,
+        size: int,
+        timeout_s: float,
+        *,
+        headers: dict[str, str] | None = None,
+        ssl_context=None,
+    ):
         self.size = size
-        self._clients = [make_client(1, timeout_s) for _ in range(size)]
+        self._clients = [
+            make_client(1, timeout_s, headers=headers, ssl_context=ssl_context) for _ in range(size)
+        ]
         self._free: list[httpx.AsyncClient] = list(reversed(self._clients))
         self._waiters: list = []
 

@@ -17,7 +17,10 @@ and *i*. ``drift`` replaces that fraction of positions with another word, which 
 quantised backend whose greedy outputs diverge from the reference.
 
 Fault injection for tests: a prompt containing ``[[fault:http500]]``, ``[[fault:drop]]`` (the
-connection is cut mid-stream) or ``[[fault:malformed]]`` (a broken SSE line) triggers that fault.
+connection is cut mid-stream), ``[[fault:malformed]]`` (a broken SSE line), ``[[fault:empty]]``
+(a valid stream with no output text, ``finish_reason`` "stop") or ``[[fault:notsse]]`` (a 200
+answer that is plain JSON, not an event stream) triggers that fault. With ``api_key`` set, every
+route but ``/health`` answers 401 unless the request carries ``Authorization: Bearer <key>``.
 """
 
 from __future__ import annotations
@@ -141,6 +144,11 @@ class FakeServerConfig:
     include_role_chunk: bool = True
     #: Send usage on the final chunk when the client asks for it (set False to test the fallback).
     honour_include_usage: bool = True
+    #: Require ``Authorization: Bearer <api_key>`` (None = open, like a local vLLM).
+    api_key: str | None = None
+    #: Inject ``fault_kind`` into every n-th completion request (0 = never), for validity tests.
+    fault_every: int = 0
+    fault_kind: str = "drop"
 
 
 def _h(*parts: str) -> int:
@@ -273,6 +281,15 @@ class _Stream:
     def tick(self) -> None:
         conn = self.conn
         if conn.closed:
+            return
+        if not self.tokens:  # an empty completion: a finish chunk with no text, then [DONE]
+            delta = {"delta": {}} if self.chat else {"text": ""}
+            finish = {**self.base, "choices": [{"index": 0, **delta, "finish_reason": "stop"}]}
+            out = _event(finish)
+            if self.usage is not None:
+                out += _event({**self.base, "choices": [], "usage": self.usage})
+            conn.write(out + _chunk(b"data: [DONE]\n\n") + b"0\r\n\r\n")
+            conn.stream_done()
             return
         i = self.i
         last = i == len(self.tokens) - 1
@@ -415,18 +432,31 @@ class _Conn:
                 self.abort()
                 return
             length = 0
+            auth = ""
             for line in lines[1:]:
                 name, _, value = line.partition(":")
-                if name.strip().lower() == "content-length":
+                name = name.strip().lower()
+                if name == "content-length":
                     length = int(value.strip())
+                elif name == "authorization":
+                    auth = value.strip()
             if len(self.buf) < head_end + 4 + length:
                 return
             body = self.buf[head_end + 4 : head_end + 4 + length]
             self.buf = self.buf[head_end + 4 + length :]
-            self._handle(method, target.split("?", 1)[0], body, self.buf_time)
+            self._handle(method, target.split("?", 1)[0], body, self.buf_time, auth)
 
-    def _handle(self, method: str, path: str, raw: bytes, t0: float) -> None:
+    def _handle(self, method: str, path: str, raw: bytes, t0: float, auth: str = "") -> None:
         self.server.requests += 1
+        key = self.cfg.api_key
+        if key is not None and path != "/health" and auth != f"Bearer {key}":
+            self.write(
+                _plain(
+                    "401 Unauthorized",
+                    {"error": {"message": "Invalid API key", "type": "invalid_request_error"}},
+                )
+            )
+            return
         if method == "GET" and path == "/fake/stats":
             self.write(_plain("200 OK", self.server.stats()))
             return
@@ -449,9 +479,12 @@ class _Conn:
             return
         prompt = prompt_text_of(body, chat)
         fault = ""
-        for name in ("http500", "drop", "malformed"):
+        for name in ("http500", "drop", "malformed", "empty", "notsse"):
             if f"[[fault:{name}]]" in prompt:
                 fault = name
+        self.server.completions += 1
+        if self.cfg.fault_every and self.server.completions % self.cfg.fault_every == 0:
+            fault = self.cfg.fault_kind
         if fault == "http500":
             self.write(
                 _plain(
@@ -469,6 +502,8 @@ class _Conn:
         tokens = fake_output_tokens(
             prompt, max_tokens, drift=self.cfg.drift, output_tokens=self.cfg.output_tokens
         )
+        if fault == "empty":
+            tokens = []
         model = body.get("model") or self.cfg.model
         n_prompt = approx_tokens(prompt)
         usage = {
@@ -476,16 +511,16 @@ class _Conn:
             "completion_tokens": len(tokens),
             "total_tokens": n_prompt + len(tokens),
         }
-        if not body.get("stream"):
+        if not body.get("stream") or fault == "notsse":
             text = "".join(tokens)
             if chat:
                 choice = {
                     "index": 0,
                     "message": {"role": "assistant", "content": text},
-                    "finish_reason": "length",
+                    "finish_reason": "length" if tokens else "stop",
                 }
             else:
-                choice = {"index": 0, "text": text, "finish_reason": "length"}
+                choice = {"index": 0, "text": text, "finish_reason": "length" if tokens else "stop"}
             self.write(
                 _plain(
                     "200 OK",
@@ -514,6 +549,7 @@ class FakeServer:
         self.config = config or FakeServerConfig()
         self.connections: set[_Conn] = set()
         self.requests = 0
+        self.completions = 0
         self._sock: socket.socket | None = None
         #: How late each token was written against its deadline (timer and CPU lateness).
         self.lateness_s: list[float] = []
@@ -593,6 +629,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--model", default="fake/echo-1")
     parser.add_argument("--no-usage", action="store_true")
     parser.add_argument("--duration-s", type=float, default=None)
+    parser.add_argument("--api-key", default=None)
+    parser.add_argument("--fault-every", type=int, default=0)
+    parser.add_argument("--fault-kind", default="drop")
     args = parser.parse_args(argv)
     cfg = FakeServerConfig(
         ttft_ms=args.ttft_ms,
@@ -601,6 +640,9 @@ def main(argv: list[str] | None = None) -> None:
         drift=args.drift,
         model=args.model,
         honour_include_usage=not args.no_usage,
+        api_key=args.api_key,
+        fault_every=args.fault_every,
+        fault_kind=args.fault_kind,
     )
 
     def ready(port: int) -> None:

@@ -2,10 +2,14 @@
 
 An *operating point* is a closed loop at a fixed concurrency (``--concurrency``; every worker
 sends its next request as soon as the previous one finishes) or an open loop at a request rate
-(``--request-rate``; Poisson arrivals from a seeded generator, ``inf`` = all at once, optionally
-capped by ``max_concurrency``). The first ``warmup`` requests of every point are sent like the
-rest but excluded from every statistic (default: one per concurrent stream, which also opens the
-keep-alive pool, so connection set-up is not in the measured TTFT).
+(``--request-rate``; gamma-distributed gaps from a seeded generator, shape ``burstiness``: 1 is
+Poisson, below 1 burstier, above 1 more even; ``inf`` = all at once, optionally capped by
+``max_concurrency``). ``duration_s`` bounds a point in time (no new request after it);
+``ramp_up_s`` starts a closed loop's streams one by one over that time, and raises an open
+loop's rate linearly from a twentieth to the full rate over it. The first ``warmup`` requests
+of every point are sent like the rest but excluded from every statistic (default: one per
+concurrent stream, which also opens the keep-alive pool, so connection set-up is not in the
+measured TTFT).
 
 **Steady-state window.** Throughput counts tokens whose chunk arrived inside a window during
 which the offered load is fully in force:
@@ -36,16 +40,21 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from benchmarks.client import (
     TOKEN_BASIS_CHUNKS,
+    TOKEN_BASIS_TOKENIZER,
+    TOKEN_BASIS_USAGE,
     ClientPool,
     RequestRecord,
     chat_payload,
     completions_payload,
     stream_request,
 )
+from benchmarks.errors import BundleError
 from benchmarks.parity import compare_outputs
 from benchmarks.prompts import GoldenPrompt, load_prompts
+from benchmarks.slo import evaluate_point, merge_repeats
 from benchmarks.stats import summary
 from benchmarks.telemetry import TelemetrySampler
+from benchmarks.tokens import TokenCounter
 
 MAX_FAILURES_KEPT = 50
 
@@ -91,12 +100,35 @@ class HarnessConfig:
     keep_text: bool = True
     telemetry: bool = False
     extra_body: dict = field(default_factory=dict)
+    #: Sent on every request: ``Authorization: Bearer …`` and any ``--header``.
+    headers: dict[str, str] = field(default_factory=dict)
+    ssl_context: object | None = None
+    #: Counts output tokens from the text when the server sends no ``usage``.
+    tokenizer: TokenCounter | None = None
+    #: No new request after this many seconds of a point (``num_prompts`` still caps it).
+    duration_s: float | None = None
+    ramp_up_s: float = 0.0
+    #: Gamma shape of the open loop's gaps (1 = Poisson).
+    burstiness: float = 1.0
+    #: Latency bounds in ms, e.g. {"ttft_p95": 500}; each point gets an ``slo`` verdict.
+    slo: dict[str, float] | None = None
+    #: Runs of every point; the block records the median run and the spread of all.
+    repeats: int = 1
 
     def __post_init__(self) -> None:
         if self.api not in ("chat", "completions"):
             raise ValueError(f"api must be 'chat' or 'completions', not {self.api!r}")
         if not self.prompts:
             raise ValueError("no prompts to send")
+
+    @property
+    def needs_text(self) -> bool:
+        return self.keep_text or self.tokenizer is not None
+
+    def pool(self, size: int) -> ClientPool:
+        return ClientPool(
+            size, self.timeout_s, headers=self.headers or None, ssl_context=self.ssl_context
+        )
 
     def body_for(self, prompt: GoldenPrompt) -> bytes:
         max_tokens = self.max_tokens or prompt.max_tokens
@@ -128,10 +160,15 @@ async def _closed_loop(
     marks: dict[str, float] = {}
     indices = iter(range(total))
     chat = cfg.api == "chat"
-    async with ClientPool(concurrency, cfg.timeout_s) as clients:
+    keep_text = cfg.needs_text
+    async with cfg.pool(concurrency) as clients:
 
-        async def worker(client) -> None:
+        async def worker(stream: int, client) -> None:
+            if cfg.ramp_up_s > 0 and stream:
+                await asyncio.sleep(cfg.ramp_up_s * stream / concurrency)
             for idx in indices:
+                if _past(cfg, marks, idx, warmup):
+                    break
                 rec = RequestRecord(
                     index=idx,
                     prompt_id=cfg.prompts[idx % len(cfg.prompts)].prompt_id,
@@ -143,7 +180,7 @@ async def _closed_loop(
                     bodies[idx % len(bodies)],
                     chat=chat,
                     record=rec,
-                    keep_text=cfg.keep_text,
+                    keep_text=keep_text,
                 )
                 records.append(rec)
                 if on_done is not None:
@@ -151,7 +188,7 @@ async def _closed_loop(
             marks.setdefault("exhausted", time.perf_counter())
 
         marks["start"] = time.perf_counter()
-        await asyncio.gather(*(worker(clients[i]) for i in range(concurrency)))
+        await asyncio.gather(*(worker(i, clients[i]) for i in range(concurrency)))
         marks["end"] = time.perf_counter()
     warm = [r for r in records if r.warmup]
     measured = [r for r in records if not r.warmup]
@@ -183,9 +220,10 @@ async def _open_loop(
     chat = cfg.api == "chat"
     pool = max_concurrency or min(total, 1024)
     marks: dict[str, float] = {}
+    keep_text = cfg.needs_text
     # The pool's size is the concurrency cap: a request waits for a free connection, like
     # vLLM's --max-concurrency semaphore, and its clock starts when it is actually sent.
-    async with ClientPool(pool, cfg.timeout_s) as clients:
+    async with cfg.pool(pool) as clients:
 
         async def one(idx: int) -> None:
             rec = RequestRecord(
@@ -201,7 +239,7 @@ async def _open_loop(
                     bodies[idx % len(bodies)],
                     chat=chat,
                     record=rec,
-                    keep_text=cfg.keep_text,
+                    keep_text=keep_text,
                 )
             finally:
                 clients.release(client)
@@ -211,14 +249,22 @@ async def _open_loop(
 
         tasks = []
         marks["start"] = t_next = time.perf_counter()
+        shape = cfg.burstiness
         for idx in range(total):
             if idx == warmup:
                 marks["first_measured_send"] = time.perf_counter()
             if not math.isinf(rate) and idx > 0:
-                t_next += rng.expovariate(rate)
+                now_rate = rate
+                if cfg.ramp_up_s > 0:
+                    elapsed = t_next - marks["start"]
+                    now_rate = rate * max(0.05, min(1.0, elapsed / cfg.ramp_up_s))
+                # Gamma gaps with mean 1/rate; shape 1 is the exponential (Poisson arrivals).
+                t_next += rng.gammavariate(shape, 1.0 / (now_rate * shape))
                 delay = t_next - time.perf_counter()
                 if delay > 0:
                     await asyncio.sleep(delay)
+            if _past(cfg, marks, idx, warmup):
+                break
             tasks.append(asyncio.create_task(one(idx)))
         marks["last_send"] = time.perf_counter()
         await asyncio.gather(*tasks)
@@ -230,6 +276,32 @@ async def _open_loop(
         "run_start": marks["start"],
         "run_end": marks["end"],
     }
+
+
+def _past(cfg: HarnessConfig, marks: dict, idx: int, warmup: int) -> bool:
+    """True once a time-bounded point has run its course (warm-up requests always go out)."""
+    if cfg.duration_s is None or idx < warmup:
+        return False
+    return time.perf_counter() - marks["start"] >= cfg.duration_s
+
+
+def count_with_tokenizer(records: list[RequestRecord], tokenizer: TokenCounter | None) -> None:
+    """Replace one-token-per-event counts with the tokenizer's count of the streamed text."""
+    if tokenizer is None:
+        return
+    for r in records:
+        if r.ok and r.token_count_basis == TOKEN_BASIS_CHUNKS:
+            r.output_tokens = tokenizer.count(r.text)
+            r.token_count_basis = TOKEN_BASIS_TOKENIZER
+
+
+def point_token_basis(records: list[RequestRecord]) -> str:
+    """The weakest basis any request of the point used (one guessed count taints the mean)."""
+    bases = {r.token_count_basis for r in records if r.ok}
+    for basis in (TOKEN_BASIS_CHUNKS, TOKEN_BASIS_TOKENIZER):
+        if basis in bases:
+            return basis
+    return TOKEN_BASIS_USAGE
 
 
 def _tokens_in_window(
@@ -276,12 +348,9 @@ def summarise_point(
     span = max(span_end - span_start, 1e-9)
     total_out = sum(r.output_tokens or 0 for r in ok)
     prompt_counts = [r.prompt_tokens for r in ok if r.prompt_tokens]
-    out_counts = [r.output_tokens for r in ok if r.output_tokens]
-    basis_tokens = (
-        TOKEN_BASIS_CHUNKS
-        if any(r.token_count_basis == TOKEN_BASIS_CHUNKS for r in ok)
-        else "usage"
-    )
+    # Empty completions are valid and count as 0 tokens in the mean.
+    out_counts = [r.output_tokens or 0 for r in ok]
+    tpot_ms = summary([r.tpot_s for r in ok if r.tpot_s is not None], 1000.0)
     itl: list[float] = []
     for r in ok:
         itl.extend(r.inter_chunk_s())
@@ -317,14 +386,19 @@ def summarise_point(
         "latency_ms": {
             "ttft": summary([r.ttft_s for r in ok if r.ttft_s is not None], 1000.0),
             "ttfc": summary([r.ttfc_s for r in ok if r.ttfc_s is not None], 1000.0),
-            "tpot": summary([r.tpot_s for r in ok if r.tpot_s is not None], 1000.0),
+            "tpot": tpot_ms,
             "itl": summary(itl, 1000.0),
             "e2el": summary(e2el, 1000.0),
         },
         "tokens": {
             "input_mean": (sum(prompt_counts) / len(prompt_counts)) if prompt_counts else None,
             "output_mean": (sum(out_counts) / len(out_counts)) if out_counts else None,
-            "count_basis": basis_tokens,
+            "count_basis": point_token_basis(ok),
+            "empty_completions": sum(1 for r in ok if not r.output_tokens),
+        },
+        # What one user sees: tokens per second of their own stream (1000 / TPOT in ms).
+        "interactivity_tok_s_user": {
+            q: (1000.0 / tpot_ms[q] if tpot_ms.get(q) else None) for q in ("p50", "p90")
         },
         "failures": [
             {
@@ -370,6 +444,7 @@ async def run_point(
             )
     finally:
         telemetry = sampler.stop() if sampler is not None else None
+    count_with_tokenizer(records, cfg.tokenizer)
     block = summarise_point(point, records, marks, started_at)
     if telemetry is not None:
         block["telemetry"] = telemetry.to_json()
@@ -390,26 +465,89 @@ def operating_points(
     return [OperatingPoint(concurrency=c) for c in concurrencies]
 
 
+async def measure_point(
+    cfg: HarnessConfig, point: OperatingPoint, on_done: ProgressCallback | None = None
+) -> dict:
+    """One point, ``cfg.repeats`` times, with its SLO verdict (see :mod:`benchmarks.slo`)."""
+    runs = []
+    for _ in range(max(1, cfg.repeats)):
+        block, records = await run_point(cfg, point, on_done=on_done, return_records=True)
+        if cfg.slo:
+            per_request = [
+                (
+                    None if r.ttft_s is None else r.ttft_s * 1000.0,
+                    None if r.tpot_s is None else r.tpot_s * 1000.0,
+                )
+                for r in records
+                if r.ok and not r.warmup
+            ]
+            block["slo"] = evaluate_point(block, cfg.slo, per_request)
+        runs.append(block)
+    return merge_repeats(runs)
+
+
+def sweep_concurrencies(start: int = 1, limit: int = 256) -> list[int]:
+    out, c = [], max(1, start)
+    while c <= limit:
+        out.append(c)
+        c *= 2
+    return out
+
+
+def saturated(blocks: list[dict], min_gain: float) -> str:
+    """Why a doubling sweep should stop after its latest point ('' = go on)."""
+    last = blocks[-1]
+    if last["requests"]["failed"] or not last["requests"]["ok"]:
+        return "the last point had failed requests"
+    if last.get("slo") and not last["slo"]["met"]:
+        return "the last point missed the SLO"
+    if len(blocks) >= 2:
+        best = max((b["throughput"]["output_tok_s"] or 0.0) for b in blocks[:-1])
+        now = last["throughput"]["output_tok_s"] or 0.0
+        if best > 0 and now < best * (1.0 + min_gain):
+            return f"output tok/s rose less than {min_gain:.0%} on doubling the load (saturated)"
+    return ""
+
+
 async def run_harness(
-    cfg: HarnessConfig, points: list[OperatingPoint], *, show_progress: bool = True
+    cfg: HarnessConfig,
+    points: list[OperatingPoint],
+    *,
+    show_progress: bool = True,
+    into: list[dict] | None = None,
+    sweep_min_gain: float | None = None,
 ) -> list[dict]:
-    """Run every operating point in order; returns their JSON blocks."""
-    blocks = []
+    """Run every operating point in order; returns their JSON blocks.
+
+    Each block is appended to ``into`` as soon as its point finishes, so a caller interrupted
+    mid-run (Ctrl-C) still holds every finished point. With ``sweep_min_gain`` the points are a
+    rising sweep that stops at saturation (see :func:`saturated`); the stopping reason is kept
+    on the last block as ``sweep_stop``.
+    """
+    blocks = into if into is not None else []
     progress_cm = _progress(show_progress)
     with progress_cm as progress:
         for point in points:
             warm = cfg.warmup if cfg.warmup is not None else (point.concurrency or 1)
             task = None
             if progress is not None:
-                task = progress.add_task(
-                    f"{cfg.workload} · {point.label()}", total=cfg.num_prompts + warm
+                total = (
+                    None
+                    if cfg.duration_s is not None
+                    else (cfg.num_prompts + warm) * max(1, cfg.repeats)
                 )
+                task = progress.add_task(f"{cfg.workload} · {point.label()}", total=total)
 
             def tick(rec: RequestRecord, _task=task) -> None:
                 if progress is not None:
                     progress.advance(_task)
 
-            blocks.append(await run_point(cfg, point, on_done=tick))
+            blocks.append(await measure_point(cfg, point, on_done=tick))
+            if sweep_min_gain is not None:
+                reason = saturated(blocks, sweep_min_gain)
+                if reason:
+                    blocks[-1]["sweep_stop"] = reason
+                    break
     return blocks
 
 
@@ -433,10 +571,12 @@ async def golden_outputs(
     *,
     max_tokens: int,
     api: str = "chat",
-    concurrency: int = 8,
+    concurrency: int = 1,
     timeout_s: float = 600.0,
-) -> dict[str, str | None]:
-    """Greedy outputs per prompt id (None where the request failed)."""
+    headers: dict[str, str] | None = None,
+    ssl_context=None,
+) -> tuple[dict[str, str | None], dict]:
+    """Greedy outputs per prompt id (None where the request failed), and the point's block."""
     cfg = HarnessConfig(
         endpoint=endpoint,
         model=model,
@@ -449,26 +589,74 @@ async def golden_outputs(
         temperature=0.0,
         timeout_s=timeout_s,
         keep_text=True,
+        headers=dict(headers or {}),
+        ssl_context=ssl_context,
     )
-    _, records = await run_point(
+    block, records = await run_point(
         cfg, OperatingPoint(concurrency=min(concurrency, len(prompts))), return_records=True
     )
-    return {r.prompt_id: (r.text if r.ok else None) for r in records}
+    return {r.prompt_id: (r.text if r.ok else None) for r in records}, block
 
 
-async def run_parity(endpoint: str, model: str, bundle, *, timeout_s: float = 600.0) -> dict:
-    """Run a bundle's golden prompts at temperature 0 and compare with its expected outputs."""
+def check_bundle_matches(bundle, model: str, precision: str) -> None:
+    """Refuse a parity run whose bundle was made for another model or precision.
 
+    Its expected outputs say nothing about this deployment, and a score against them would
+    read as a quality loss that never happened.
+    """
+    problems = []
+    if bundle.model and bundle.model != model:
+        problems.append(f"it is for model {bundle.model!r}, this run serves {model!r}")
+    if bundle.precision and bundle.precision.lower() != precision.lower():
+        problems.append(
+            f"it is for precision {bundle.precision!r}, this run declares {precision!r}"
+        )
+    if problems:
+        raise BundleError(
+            f"bundle {bundle.name!r} does not match this run: "
+            + "; ".join(problems)
+            + ". Use the bundle made for this model and precision (tokendesk bench verify-bundle "
+            "shows a bundle's model and precision)."
+        )
+
+
+async def run_parity(
+    endpoint: str,
+    model: str,
+    bundle,
+    *,
+    timeout_s: float = 600.0,
+    concurrency: int = 1,
+    headers: dict[str, str] | None = None,
+    ssl_context=None,
+) -> dict:
+    """Run a bundle's golden prompts at temperature 0 and compare with its expected outputs.
+
+    ``concurrency`` defaults to 1: batched greedy decoding is not bit-stable on every backend,
+    so a parity figure is comparable only at the concurrency it names.
+    """
     by_id = {p.prompt_id: p for p in load_prompts()}
     prompts = [by_id[pid] for pid in sorted(bundle.expected)]
     golden = bundle.golden
-    outputs = await golden_outputs(
+    outputs, block = await golden_outputs(
         endpoint,
         model,
         prompts,
         max_tokens=int(golden["max_tokens"]),
         api=golden.get("api", "chat"),
+        concurrency=concurrency,
         timeout_s=timeout_s,
+        headers=headers,
+        ssl_context=ssl_context,
     )
     report = compare_outputs(bundle.expected, outputs)
-    return {"bundle": bundle.name, "bundle_precision": bundle.precision, **report.to_json()}
+    return {
+        "bundle": bundle.name,
+        "bundle_model": bundle.model,
+        "bundle_precision": bundle.precision,
+        "concurrency": min(concurrency, len(prompts)),
+        "failed": block["requests"]["failed"],
+        "failure_reasons": block["requests"]["failure_reasons"],
+        "failures": block["failures"][:5],
+        **report.to_json(),
+    }

@@ -15,6 +15,13 @@ The runtime *version* and the measured token counts are not part of the match ei
   change is the change in accelerator time per token.
 * **FTL** = TTFT p95; when either side lacks p95, p99 is used only if both sides have it, and is
   labelled so. Otherwise FTL is not compared (reported, never guessed).
+* **Noise**: where a side holds repeated runs of a configuration (``tokendesk bench run
+  --repeats N`` files list each run, or several result files), the medians are compared and the
+  run-to-run spread is measured: noise = 2 × √(cv_A² + cv_B²), cv being the sample standard
+  deviation over the mean of that metric's runs on each side (about a 95% band for the relative
+  change). A change beyond the limit but within limit + noise is reported as within noise and
+  passes; only a change beyond limit + noise is a regression. With one run per side the noise
+  is not measured and the plain limit applies; the report says which rule each check used.
 * An **exception** (YAML: configuration match, metric, reason, expires_on) turns a regression it
   matches into a pass that is reported with its reason; an expired one no longer applies.
 
@@ -176,6 +183,36 @@ def _from_importers(path: Path) -> list[BenchmarkResult] | None:
     return list(results)
 
 
+def _harness_with_repeats(path: Path) -> pd.DataFrame | None:
+    """A harness result file whose points were repeated (``--repeats N``): the recorded runs,
+    each with the run-to-run spread the file measured (``cv_*`` columns). None otherwise."""
+    try:
+        from benchmarks.results import SCHEMA, document_points
+    except ImportError:
+        return None
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+        return None
+    points = doc.get("operating_points") or []
+    if not any(isinstance(b, dict) and b.get("repeats") for b in points):
+        return None
+    try:
+        pairs = document_points(doc, source_file=path.name)
+    except (KeyError, ValueError):
+        return None  # let the importer report what is wrong with the file
+    rows = []
+    for block, result in pairs:
+        row = result.model_dump(mode="python")
+        rep = block.get("repeats") or {}
+        row["cv_output_tok_s"] = (rep.get("output_tok_s") or {}).get("cv")
+        row["cv_ttft_ms_p95"] = (rep.get("ttft_p95_ms") or {}).get("cv")
+        rows.append(row)
+    return pd.DataFrame(rows) if rows else None
+
+
 def load_result_set(
     spec: str, snapshot_loader: Callable[[str], pd.DataFrame] | None = None
 ) -> pd.DataFrame:
@@ -203,6 +240,9 @@ def load_result_set(
         except SeedFileError as exc:
             raise GateInputError(path, f"row {exc.row}.{exc.field}", exc.message) from None
     else:
+        spread = _harness_with_repeats(path)
+        if spread is not None:
+            return spread
         results = _from_importers(path)
         if results is None and path.suffix.lower() == ".json":
             results = _from_json(path)  # a JSON list of BenchmarkResult rows, or {config, points}
@@ -334,6 +374,28 @@ def _with_backend(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def _cv(rows: pd.DataFrame, column: str) -> float | None:
+    """Run-to-run coefficient of variation (sample sd / mean) over the rows' runs, or the one a
+    repeated harness run measured itself (``cv_<column>``); None when nothing was repeated."""
+    vals = pd.to_numeric(rows[column], errors="coerce").dropna()
+    if len(vals) >= 2 and vals.mean() > 0:
+        return float(vals.std(ddof=1) / vals.mean())
+    measured = f"cv_{column}"
+    if measured in rows.columns:
+        own = pd.to_numeric(rows[measured], errors="coerce").dropna()
+        if len(own):
+            return float(own.max())
+    return None
+
+
+def _noise(a: dict, b: dict, metric_key: str) -> float | None:
+    """About a 95% band of the relative change from run-to-run noise; None if unmeasured."""
+    cvs = [side["cv"].get(metric_key) for side in (a, b)]
+    if all(cv is None for cv in cvs):
+        return None
+    return 2.0 * math.sqrt(sum((cv or 0.0) ** 2 for cv in cvs))
+
+
 def _aggregate(frame: pd.DataFrame) -> dict[tuple[str, ...], dict]:
     """Per configuration: median throughput and TTFT over repeated runs of the same point."""
     out: dict[tuple[str, ...], dict] = {}
@@ -341,6 +403,11 @@ def _aggregate(frame: pd.DataFrame) -> dict[tuple[str, ...], dict]:
     for key, idx in keys.groupby(list(MATCH_FIELDS), sort=True).groups.items():
         rows = frame.loc[idx]
         out[tuple(key)] = {
+            "cv": {
+                "output_tok_s": _cv(rows, "output_tok_s"),
+                "ttft_ms_p95": _cv(rows, "ttft_ms_p95"),
+                "ttft_ms_p99": _cv(rows, "ttft_ms_p99"),
+            },
             "output_tok_s": float(rows["output_tok_s"].median()),
             "ttft_ms_p95": float(rows["ttft_ms_p95"].median())
             if rows["ttft_ms_p95"].notna().any()
@@ -494,6 +561,7 @@ def compare_results(
                 max_cost_regression,
                 active,
                 report,
+                _noise(a[key], b[key], "output_tok_s"),
             )
         )
         if a[key]["ttft_ms_p95"] is not None and b[key]["ttft_ms_p95"] is not None:
@@ -507,6 +575,7 @@ def compare_results(
                     max_ftl_regression,
                     active,
                     report,
+                    _noise(a[key], b[key], "ttft_ms_p95"),
                 )
             )
         elif a[key]["ttft_ms_p99"] is not None and b[key]["ttft_ms_p99"] is not None:
@@ -520,6 +589,7 @@ def compare_results(
                     max_ftl_regression,
                     active,
                     report,
+                    _noise(a[key], b[key], "ttft_ms_p99"),
                 )
             )
         else:
@@ -547,6 +617,7 @@ def _check(
     limit: float,
     exceptions: Sequence[GateException],
     report: GateReport,
+    noise: float | None = None,
 ) -> Check:
     if base is None or cand is None or not base > 0:
         return Check(
@@ -555,6 +626,18 @@ def _check(
     change = cand / base - 1.0
     if change <= limit + EPSILON:
         return Check(config, metric, basis, base, cand, change, "pass")
+    if noise is not None and change <= limit + noise + EPSILON:
+        return Check(
+            config,
+            metric,
+            basis,
+            base,
+            cand,
+            change,
+            "pass",
+            f"within noise: {change:+.1%} is over the +{limit:.0%} limit but inside the measured "
+            f"run-to-run noise ±{noise:.1%} (limit + noise = +{limit + noise:.1%})",
+        )
     for exc in exceptions:
         if exc.applies(config, metric):
             check = Check(
@@ -570,7 +653,12 @@ def _check(
             report.applied_exceptions.append((exc, check))
             return check
     expired = [e for e in report.expired_exceptions if e.applies(config, metric)]
-    note = f"regressed {change:+.1%} (limit +{limit:.0%})"
+    note = f"regressed {change:+.1%} (limit +{limit:.0%}"
+    note += (
+        f" + measured noise ±{noise:.1%})"
+        if noise is not None
+        else "; noise not measured: one run per side)"
+    )
     if expired:
         note += f"; exception expired on {expired[0].expires_on}: {expired[0].reason}"
     return Check(config, metric, basis, base, cand, change, "regression", note)

@@ -7,7 +7,10 @@ PYTHON=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
 if [ "${1:-}" = "--dev" ]; then
-    .venv/bin/python -m pip install --quiet -r requirements-dev.txt
+    # llama-cpp-python compiles llama.cpp; its multimodal library (mtmd) is not needed by the
+    # tests, so it is not compiled. pip caches the built wheel for the next setup.
+    CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF}" \
+        .venv/bin/python -m pip install --quiet -r requirements-dev.txt
     if [ ! -x /usr/bin/chromium ]; then
         # Browser tests drive Debian's chromium; Playwright's own browser download is not used.
         SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"

@@ -163,6 +163,7 @@ def costs(
         "Provider · region · instance · pricing",
         "Accelerator",
         "Model · precision · scenario",
+        "Load",
         "Instance tok/s",
         "$/h",
         "$/1K out",
@@ -171,6 +172,7 @@ def costs(
         "Price date",
         "Result date",
         "% of roofline",
+        "Result source",
     ):
         table.add_column(header, overflow="fold")
     for row in frame.itertuples():
@@ -178,6 +180,7 @@ def costs(
             f"{row.provider} · {row.region} · {row.instance_type} · {row.pricing_model}",
             row.accelerator_id,
             f"{row.model} · {row.precision} · {row.scenario}",
+            _load(row.concurrency),
             formatting.tok_s(row.instance_output_tok_s),
             formatting.usd(row.usd_per_hour, 3),
             formatting.usd_per_1k(row.usd_per_1k_output_tokens),
@@ -186,11 +189,19 @@ def costs(
             formatting.day(row.price_observed_at),
             formatting.day(row.bench_measured_at),
             roofline_label(row.roofline_pct),
+            terminal_text(row.bench_source_title or "—"),
         )
     console.print(table)
     console.print(
         "Sources of every price and result: --format csv or json (price_source, bench_source_title)."
     )
+
+
+def _load(concurrency) -> str:
+    """Concurrency of the operating point, '-' when the result did not say (offline runs)."""
+    if concurrency is None or concurrency != concurrency:  # None or NaN
+        return "-"
+    return f"c={concurrency:g}"
 
 
 @db_app.command("init")

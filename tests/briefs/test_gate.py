@@ -344,3 +344,40 @@ def test_parse_fraction():
     assert g.parse_fraction("12.5") == pytest.approx(0.125)
     with pytest.raises(ValueError):
         g.parse_fraction("ten")
+
+
+def _with_repeats(path: Path, cv: float) -> Path:
+    """The harness file with every point marked as the median of 5 repeats of spread ``cv``."""
+    doc = json.loads(path.read_text())
+    for block in doc["operating_points"]:
+        tps = block["throughput"]["output_tok_s"]
+        block["repeats"] = {
+            "n": 5,
+            "output_tok_s": {"n": 5, "mean": tps, "ci95": [tps * 0.9, tps * 1.1], "cv": cv},
+            "ttft_p95_ms": {"n": 5, "mean": 1.0, "ci95": [0.9, 1.1], "cv": cv},
+        }
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_measured_noise_widens_the_limit_and_the_report_says_so(tmp_path):
+    # +15% cost: a regression against the plain 10% limit ...
+    base = harness(tmp_path / "a.json", "0.6.0")
+    cand = harness(tmp_path / "b.json", "0.6.1", tok_scale=1.15)
+    plain = run("--baseline", str(base), "--candidate", str(cand))
+    assert plain.exit_code == 1 and "noise not measured" in plain.output
+    # ... within noise when both sides measured a 5% run-to-run spread (band ±14.1%) ...
+    noisy = run(
+        "--baseline",
+        str(_with_repeats(base, 0.05)),
+        "--candidate",
+        str(_with_repeats(cand, 0.05)),
+    )
+    assert noisy.exit_code == 0, noisy.output
+    assert "within noise" in noisy.output and "±14.1%" in noisy.output
+    # ... and still a regression when the change is beyond limit + noise
+    worse = harness(tmp_path / "c.json", "0.6.1", tok_scale=1.40)
+    bad = run(
+        "--baseline", str(_with_repeats(base, 0.05)), "--candidate", str(_with_repeats(worse, 0.05))
+    )
+    assert bad.exit_code == 1 and "measured noise ±14.1%" in bad.output
