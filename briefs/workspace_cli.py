@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from dataclasses import replace
 from enum import StrEnum
@@ -13,12 +14,20 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from audit.report import summarise, to_json
+from audit.rules import RuleTableError, load_rules
+from audit.scan import AuditPathError, scan
 from briefs import workspace_plans as wp
 from costmodel import domain
 from costmodel.scenario_inputs import parse_custom
-from costmodel.workspace import workspace_from_dict
+from costmodel.workspace import (
+    WorkspaceError,
+    audit_from_dict,
+    workspace_from_dict,
+    workspace_to_dict,
+)
 from warehouse import Warehouse, WarehouseError
-from warehouse.workspaces import workspace_version, workspace_versions
+from warehouse.workspaces import save_workspace, workspace_version, workspace_versions
 
 console = Console()
 err = Console(stderr=True, soft_wrap=True)
@@ -104,6 +113,44 @@ def workspace_export(
     else:
         output.write_text(text, encoding="utf-8")
         err.print(f"wrote {output}")
+
+
+@workspace_app.command("audit")
+def workspace_audit(
+    path: Annotated[
+        Path,
+        typer.Argument(
+            help="The repository to audit, or the JSON `tokendesk audit PATH --format json` wrote."
+        ),
+    ],
+    db: DbOption = None,
+) -> None:
+    """Keep a portability audit in the workspace (as a new version): the scenarios then take the
+    one-time migration cost and the audit and certify gates from it instead of the defaults."""
+    try:
+        if path.is_file():
+            data = json.loads(path.read_text(encoding="utf-8"))
+        else:
+            data = to_json(summarise(scan(path, load_rules())))
+        audit, basis = audit_from_dict(data)
+    except (AuditPathError, RuleTableError, WorkspaceError, OSError, ValueError) as exc:
+        raise _fail(f"{exc}. The warehouse is unchanged.") from None
+    try:
+        with Warehouse.open(db) as warehouse:
+            _, ws = wp.stored_workspace(warehouse)
+            ws = replace(ws, audit=audit, audit_basis=basis)
+            version = save_workspace(
+                warehouse, workspace_to_dict(ws), origin="import", source=f"audit: {path.name}"
+            )
+    except WarehouseError as exc:
+        raise _fail(f"{exc}. The warehouse is unchanged.") from None
+    for a in audit:
+        console.print(
+            f"{a.backend}: {a.weeks_base:g} engineer-weeks ({a.weeks_low:g}–{a.weeks_high:g},"
+            f" {a.confidence} confidence, {a.blocking_findings} blocking findings)",
+            highlight=False,
+        )
+    console.print(f"Stored workspace version {version} with the audit ({basis}).")
 
 
 @workspace_app.command("versions")

@@ -88,6 +88,8 @@ GROWTH_PER_QUARTER = _b(
 )
 MAX_VENDOR_SHARE = _b("max_vendor_share", "Largest share of traffic on one vendor", 0.01, 1.0, 0.05)
 ONE_TIME_USD = _b("one_time_usd", "One-time migration cost ($)", 0.0, 1e10, 1000.0)
+FINDINGS = _b("blocking_findings", "Blocking findings", 0.0, 1e9, 1.0)
+ENGINEER_WEEKS = _b("engineer_weeks", "Engineer-weeks", 0.0, 10_000.0, 0.5)
 
 #: Every bound by its key (URL keys and workspace field names).
 BOUNDS: dict[str, Bound] = {

@@ -752,10 +752,25 @@ class WorkspaceEngine:
         weeks = dict(m.engineer_weeks)
         usd = 0.0
         notes = []
+        certify = m.certification_runs_per_backend * m.usd_per_certification_run
+        rate = m.loaded_usd_per_engineer_week
         for b in backends:
             if b in explicit:
                 usd += explicit[b]
                 notes.append(f"{b}: ${explicit[b]:,.0f} one-time (given).")
+                continue
+            audit = self.ws.audit_for(b)
+            if audit is not None:
+                cost = audit.weeks_base * rate + certify
+                usd += cost
+                notes.append(
+                    f"{b}: ${cost:,.0f} one-time = {audit.weeks_base:g} engineer-weeks"
+                    f" {self.ws.audit_basis} ({audit.blocking_findings} blocking findings,"
+                    f" {audit.confidence} confidence; range ${audit.weeks_low * rate + certify:,.0f}"
+                    f"–${audit.weeks_high * rate + certify:,.0f}) at ${rate:,.0f} per week"
+                    f" + {m.certification_runs_per_backend} certification runs at"
+                    f" ${m.usd_per_certification_run:,.0f}."
+                )
                 continue
             w = weeks.get(b, max(weeks.values()))
             cost = (
@@ -776,7 +791,38 @@ class WorkspaceEngine:
             from costmodel.tables import stage_gates
 
             gates = stage_gates()
-        return plan_timeline(backends, gates)
+        return plan_timeline(backends, self._audited_gates(gates))
+
+    def _audited_gates(
+        self, gates: Mapping[str, Sequence[StageGate]]
+    ) -> Mapping[str, Sequence[StageGate]]:
+        """Where the workspace holds an audit, its gates come from it: the audit gate is done, and
+        the certify gate also carries the porting work the audit estimated (base engineer-weeks
+        spread over the engineers porting)."""
+        if not self.ws.audit:
+            return gates
+        out = dict(gates)
+        engineers = max(self.ctx.migration.engineers_porting, 1)
+        for audit in self.ws.audit:
+            if audit.backend not in out:
+                continue
+            port = audit.weeks_base / engineers
+            changed = []
+            for g in out[audit.backend]:
+                if g.gate == "audit":
+                    g = replace(g, weeks=0.0, basis=f"Done: {self.ws.audit_basis}")
+                elif g.gate == "certify":
+                    g = replace(
+                        g,
+                        weeks=g.weeks + port,
+                        basis=f"{g.weeks:g} weeks to certify + {port:g} weeks porting"
+                        f" ({audit.weeks_base:g} engineer-weeks {self.ws.audit_basis},"
+                        f" {engineers} engineers; range {audit.weeks_low / engineers:g}–"
+                        f"{audit.weeks_high / engineers:g} weeks)",
+                    )
+                changed.append(g)
+            out[audit.backend] = tuple(changed)
+        return out
 
     def _plan_lines(self, w: Workload, parts: list) -> list[PlanLine]:
         out: list[PlanLine] = []

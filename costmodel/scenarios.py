@@ -79,6 +79,9 @@ class MigrationInputs:
     #: portability audit of the company's code supplied them, "from the audit of <path> on <date>"
     #: (see audit.effort.migration_engineer_weeks).
     engineer_weeks_basis: str = "default"
+    #: Engineers porting in parallel: turns an audit's engineer-weeks into calendar weeks on the
+    #: certify gate (an assumption; the audit estimates effort, not staffing).
+    engineers_porting: int = 2
 
 
 @dataclass(frozen=True)

@@ -86,6 +86,18 @@ class Workload:
 
 
 @dataclass(frozen=True)
+class AuditEffort:
+    """A portability audit's estimate for one backend (``tokendesk audit --format json``)."""
+
+    backend: str
+    weeks_low: float
+    weeks_base: float
+    weeks_high: float
+    confidence: str
+    blocking_findings: int
+
+
+@dataclass(frozen=True)
 class Constraints:
     providers: tuple[str, ...] | None = None  # approved; None = any
     regions: tuple[str, ...] | None = None  # approved for new capacity; None = any
@@ -102,6 +114,14 @@ class Workspace:
     start: date = date(2026, 12, 1)
     #: Explicit one-time migration cost per new backend (overrides the engineering estimate).
     one_time_usd_by_backend: tuple[tuple[str, float], ...] = ()
+    #: A portability audit of the company's code: porting effort per backend. When present it
+    #: replaces the default engineer-weeks in the one-time cost and lengthens the certify gate.
+    audit: tuple[AuditEffort, ...] = ()
+    #: Where the audit came from ("from the audit of <path> on <date>").
+    audit_basis: str = ""
+
+    def audit_for(self, backend: str) -> AuditEffort | None:
+        return next((a for a in self.audit if a.backend == backend), None)
 
     def workload(self, name: str) -> Workload:
         for w in self.demand:
@@ -270,7 +290,11 @@ def workspace_from_dict(data: object) -> Workspace:
     """A validated workspace, or a WorkspaceError naming the field and what to do."""
     if not isinstance(data, Mapping):
         raise WorkspaceError("workspace", "expected a mapping with name, fleet, demand")
-    _unknown(data, {"name", "start", "fleet", "demand", "constraints", "one_time_usd"}, "workspace")
+    _unknown(
+        data,
+        {"name", "start", "fleet", "demand", "constraints", "one_time_usd", "audit"},
+        "workspace",
+    )
     name = _text(data, "name", "workspace")
     fleet_rows = data.get("fleet") or []
     demand_rows = data.get("demand") or []
@@ -310,7 +334,40 @@ def workspace_from_dict(data: object) -> Workspace:
         (str(k), _number(one_time, k, "one_time_usd", domain.ONE_TIME_USD))
         for k in sorted(one_time)
     )
-    return Workspace(name, fleet, demand, constraints, start, one_time_pairs)
+    audit, audit_basis = audit_from_dict(data.get("audit"))
+    return Workspace(name, fleet, demand, constraints, start, one_time_pairs, audit, audit_basis)
+
+
+def audit_from_dict(data: object) -> tuple[tuple[AuditEffort, ...], str]:
+    """The effort summary of ``tokendesk audit --format json`` output (its findings and other
+    fields are not needed here and are not kept)."""
+    if data is None:
+        return (), ""
+    if not isinstance(data, Mapping):
+        raise WorkspaceError(
+            "audit", "expected the JSON that `tokendesk audit --format json` prints"
+        )
+    basis = _text(data, "basis", "audit")
+    backends = data.get("backends")
+    if not isinstance(backends, Mapping) or not backends:
+        raise WorkspaceError("audit.backends", "expected effort per backend (rocm, cpu, ...)")
+    out = []
+    for backend in sorted(backends):
+        where = f"audit.backends.{backend}"
+        entry = backends[backend]
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("engineer_weeks"), Mapping):
+            raise WorkspaceError(f"{where}.engineer_weeks", "expected low, base and high")
+        weeks = entry["engineer_weeks"]
+        low, base, high = (
+            _number(weeks, k, f"{where}.engineer_weeks", domain.ENGINEER_WEEKS)
+            for k in ("low", "base", "high")
+        )
+        if low is None or base is None or high is None or not low <= base <= high:
+            raise WorkspaceError(f"{where}.engineer_weeks", "needs low <= base <= high")
+        blocking = _number(entry, "blocking_findings", where, domain.FINDINGS, 0)
+        confidence = _text(entry, "confidence", where, required=False) or "unknown"
+        out.append(AuditEffort(str(backend), low, base, high, confidence, int(blocking)))
+    return tuple(out), basis
 
 
 def workspace_to_dict(ws: Workspace) -> dict:
@@ -363,4 +420,20 @@ def workspace_to_dict(ws: Workspace) -> dict:
     }
     if ws.one_time_usd_by_backend:
         out["one_time_usd"] = dict(ws.one_time_usd_by_backend)
+    if ws.audit:
+        out["audit"] = {
+            "basis": ws.audit_basis,
+            "backends": {
+                a.backend: {
+                    "engineer_weeks": {
+                        "low": a.weeks_low,
+                        "base": a.weeks_base,
+                        "high": a.weeks_high,
+                    },
+                    "confidence": a.confidence,
+                    "blocking_findings": a.blocking_findings,
+                }
+                for a in ws.audit
+            },
+        }
     return out

@@ -36,7 +36,13 @@ ALLOWED_ONLY: dict[str, set[str]] = {"audit": {"audit", "tokendesk"}}
 WAREHOUSE_MUST_NOT_IMPORT = {"benchmarks"}
 # Command modules wire the rooms together (fetch -> check -> store) and are imported only by the
 # `tokendesk` command itself, so they may use any room but the dashboard.
-COMMAND_MODULES = {"tokendesk.cli", "pricing.cli", "benchmarks.cli", "briefs.cli"}
+COMMAND_MODULES = {
+    "tokendesk.cli",
+    "pricing.cli",
+    "benchmarks.cli",
+    "briefs.cli",
+    "briefs.workspace_cli",
+}
 
 ROOMS = sorted([*LAYERS, *ALLOWED_ONLY])
 

@@ -8,10 +8,14 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from audit.report import summarise, to_json
+from audit.rules import load_rules
+from audit.scan import scan
 from briefs.workspace_cli import register
 from tests.factories import content_digest
 from tests.workspace_data import EXAMPLE, LINE_FIELDS, example_stay, list_price
 from tokendesk.cli import app
+from tokendesk.paths import REPO_ROOT
 from warehouse import Warehouse
 from warehouse.workspaces import current_workspace, workspace_versions
 
@@ -176,3 +180,33 @@ def test_a_scenarios_link_gives_the_page_figures_and_every_brief_format(db, tmp_
         assert target.stat().st_size > 200
     bad = runner.invoke(app, ["scenarios", "--db", str(db), "--link", "http://x/scenarios?peak=24"])
     assert bad.exit_code == 2 and "Ignored peak='24'" in bad.output
+
+
+def test_an_audit_kept_in_the_workspace_sets_the_shift_one_time_cost(tmp_path):
+    path = tmp_path / "audited.duckdb"
+    assert runner.invoke(app, ["db", "init", "--db", str(path)]).exit_code == 0
+    repo = REPO_ROOT / "tests" / "fixtures" / "real" / "audit" / "llm.c"
+    report = to_json(summarise(scan(repo, load_rules())))  # what `tokendesk audit` prints
+    rocm = report["backends"]["rocm"]["engineer_weeks"]["base"]
+    before = runner.invoke(app, ["scenarios", "--format", "json", "--db", str(path)])
+    stored = runner.invoke(app, ["workspace", "audit", str(repo), "--db", str(path)])
+    assert stored.exit_code == 0, stored.output
+    assert "Stored workspace version 2 with the audit (from the audit of llm.c" in stored.output
+    after = runner.invoke(app, ["scenarios", "--format", "json", "--db", str(path)])
+    shift_before, shift_after = json.loads(before.stdout)[1], json.loads(after.stdout)[1]
+    assert shift_before["one_time_usd"] == 12 * 5000 + 2 * 2500  # the default rocm estimate
+    assert shift_after["one_time_usd"] == pytest.approx(rocm * 5000 + 2 * 2500)
+    exported = yaml.safe_load(runner.invoke(app, ["workspace", "export", "--db", str(path)]).stdout)
+    assert exported["audit"]["backends"]["rocm"]["engineer_weeks"]["base"] == rocm
+
+
+def test_a_bad_audit_leaves_the_warehouse_unchanged(db, tmp_path):
+    bad = tmp_path / "audit.json"
+    bad.write_text(json.dumps({"basis": "x", "backends": {"rocm": {"engineer_weeks": {}}}}))
+    with Warehouse.open(db, read_only=True) as wh:
+        digest = content_digest(wh)
+    out = runner.invoke(app, ["workspace", "audit", str(bad), "--db", str(db)])
+    assert out.exit_code == 2
+    assert "audit.backends.rocm.engineer_weeks" in out.output and "unchanged" in out.output
+    with Warehouse.open(db, read_only=True) as wh:
+        assert content_digest(wh) == digest

@@ -10,6 +10,7 @@ import streamlit as st
 
 from app import data
 from app.models import workspace as model
+from app.safe import plain
 from briefs.workspace_plans import WorkspaceFileError, export_yaml, parse_workspace_text
 from costmodel import domain
 from costmodel.demand import PERCENTILES
@@ -25,9 +26,27 @@ st.caption(
 path = data.db_path()
 version, ws = data.workspace(path)
 st.caption(
-    f"Current: **{ws.name}**, "
+    f"Current: **{plain(ws.name)}**, "
     + (f"version {version}." if version else "the bundled example (not saved yet).")
 )
+if ws.audit:
+    st.caption(
+        plain(
+            f"Porting effort {ws.audit_basis}: "
+            + "; ".join(
+                f"{a.backend} {a.weeks_base:g} engineer-weeks ({a.weeks_low:g}–{a.weeks_high:g},"
+                f" {a.confidence} confidence)"
+                for a in ws.audit
+            )
+            + ". Scenarios take their one-time cost and certify gate from it.",
+            limit=2000,
+        )
+    )
+else:
+    st.caption(
+        "No portability audit kept: one-time migration costs use default engineer-week "
+        "estimates. Keep one with `tokendesk workspace audit PATH`."
+    )
 
 name = st.text_input("Name", ws.name, key="ws_name")
 

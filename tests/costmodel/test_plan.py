@@ -158,3 +158,54 @@ def test_a_fleet_line_without_a_rate_or_list_price_names_the_field():
     data["fleet"][0].pop("usd_per_hour")
     with pytest.raises(WorkspaceError, match=r"fleet\[0\]\.usd_per_hour"):
         engine(data)
+
+
+AUDIT = {
+    "basis": "from the audit of hand-repo on 2026-11-30",
+    "backends": {
+        "rocm": {
+            "engineer_weeks": {"low": 2.0, "base": 6.0, "high": 14.0},
+            "confidence": "low",
+            "blocking_findings": 9,
+            "gaps": [],  # the audit's other fields are accepted and not kept
+        }
+    },
+    "findings": [],
+}
+
+
+def test_the_workspaces_audit_sets_the_one_time_cost_and_the_gates():
+    without = engine().evaluate(builtin_plans(amd_share=0.5))[1]
+    audited = engine(workspace(audit=AUDIT)).evaluate(builtin_plans(amd_share=0.5))[1]
+    # 6 engineer-weeks at the default $5,000 + 2 certification runs at $2,500.
+    assert audited.one_time_usd == pytest.approx(6 * 5000 + 2 * 2500)
+    # Without an audit: the default 12 rocm weeks.
+    assert without.one_time_usd == pytest.approx(12 * 5000 + 2 * 2500)
+    (note,) = audited.one_time_notes
+    assert "from the audit of hand-repo on 2026-11-30" in note and "$15,000–$75,000" in note
+    gates = {g.gate: g for g in audited.timeline.gates if g.backend in ("rocm", "*")}
+    audit_gate, certify = gates["audit"], gates["certify"]
+    assert audit_gate.end_week == audit_gate.start_week == 0
+    assert audit_gate.basis.startswith("Done: from the audit")
+    # The default 2 certify weeks + 6 engineer-weeks over 2 engineers porting.
+    assert certify.end_week - certify.start_week == pytest.approx(2 + 3)
+    before = {g.gate: g for g in without.timeline.gates if g.backend in ("rocm", "*")}
+    assert before["certify"].end_week - before["certify"].start_week == pytest.approx(2)
+    # A different audit moves the cost: the figure follows the workspace, not a constant.
+    bigger = dict(AUDIT, backends={"rocm": dict(AUDIT["backends"]["rocm"])})
+    bigger["backends"]["rocm"]["engineer_weeks"] = {"low": 5.0, "base": 20.0, "high": 40.0}
+    more = engine(workspace(audit=bigger)).evaluate(builtin_plans(amd_share=0.5))[1]
+    assert more.one_time_usd - audited.one_time_usd == pytest.approx(14 * 5000)
+
+
+def test_an_audit_round_trips_and_a_bad_one_names_the_field():
+    ws = workspace_from_dict(workspace(audit=AUDIT))
+    (rocm,) = ws.audit
+    assert (rocm.weeks_low, rocm.weeks_base, rocm.weeks_high) == (2.0, 6.0, 14.0)
+    again = workspace_from_dict(workspace_to_dict(ws))
+    assert again == ws and "gaps" not in str(workspace_to_dict(ws)["audit"])
+    broken = dict(AUDIT, backends={"rocm": {"engineer_weeks": {"low": 9, "base": 6, "high": 14}}})
+    with pytest.raises(WorkspaceError, match=r"audit\.backends\.rocm\.engineer_weeks"):
+        workspace_from_dict(workspace(audit=broken))
+    with pytest.raises(WorkspaceError, match="audit"):
+        workspace_from_dict(workspace(audit="rocm: 3 weeks"))
