@@ -79,7 +79,7 @@ def _inside(root: Path, rel: str, where: str, problems: list[str]) -> Path | Non
     return path
 
 
-def _check_file(root: Path, entry: dict, where: str, problems: list[str]) -> Path | None:
+def _check_file(root: Path, entry: object, where: str, problems: list[str]) -> Path | None:
     if not isinstance(entry, dict):
         problems.append(f"{where}: expected an object with 'path' and 'sha256'")
         return None

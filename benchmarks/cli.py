@@ -691,9 +691,9 @@ def import_cmd(
     if failures:
         if output_format == "json":
             print(json.dumps({"records": [], "rejected": [_rejection(e) for e in failures]}))
-        for exc in failures:
+        for failure in failures:
             err.print(
-                f"[red]rejected[/red] {terminal_text(str(exc))}",
+                f"[red]rejected[/red] {terminal_text(str(failure))}",
                 highlight=False,
             )
         if not dry_run:

@@ -32,7 +32,9 @@ import importlib.util
 import json
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import httpcore
 import httpx
@@ -145,6 +147,11 @@ class RequestRecord:
         return self.sent_at + (self.e2el_s or 0.0)
 
 
+def _no_extra_info(_key: str) -> None:
+    """Transports that keep no kernel stamps answer every key with None."""
+    return None
+
+
 def chat_payload(
     model: str,
     messages: list[dict],
@@ -250,9 +257,9 @@ async def stream_request(
                 parser = SSEParser()
                 # Kernel arrival stamps when the transport keeps them (see netio.py).
                 stream = resp.extensions.get("network_stream")
-                info = getattr(stream, "get_extra_info", None)
-                stamped = info is not None and info("rx_time") is not None
-                if info is not None and info("tx_time") is not None:
+                info: Callable[[str], Any] = getattr(stream, "get_extra_info", _no_extra_info)
+                stamped = info("rx_time") is not None
+                if info("tx_time") is not None:
                     sent[0] = info("tx_time")
                 async for raw in resp.aiter_raw():
                     now = info("rx_time") if stamped else perf()

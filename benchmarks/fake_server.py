@@ -283,9 +283,9 @@ class _Stream:
         if conn.closed:
             return
         if not self.tokens:  # an empty completion: a finish chunk with no text, then [DONE]
-            delta = {"delta": {}} if self.chat else {"text": ""}
-            finish = {**self.base, "choices": [{"index": 0, **delta, "finish_reason": "stop"}]}
-            out = _event(finish)
+            delta: dict[str, object] = {"delta": {}} if self.chat else {"text": ""}
+            done = {**self.base, "choices": [{"index": 0, **delta, "finish_reason": "stop"}]}
+            out = _event(done)
             if self.usage is not None:
                 out += _event({**self.base, "choices": [], "usage": self.usage})
             conn.write(out + _chunk(b"data: [DONE]\n\n") + b"0\r\n\r\n")
@@ -563,6 +563,8 @@ class FakeServer:
         return self._sock.getsockname()[1]
 
     def _accept(self) -> None:
+        if self._sock is None:  # closed while a readiness callback was queued
+            return
         for _ in range(64):
             try:
                 conn, _addr = self._sock.accept()

@@ -114,6 +114,8 @@ class LeanStream(httpcore.AsyncNetworkStream):
         server_hostname: str | None = None,
         timeout: float | None = None,
     ) -> httpcore.AsyncNetworkStream:
+        if self._p.transport is None:
+            raise httpcore.ConnectError("the connection closed before TLS could start")
         try:
             new_transport = await asyncio.wait_for(
                 self._loop.start_tls(

@@ -247,9 +247,8 @@ def check_result(result: object, catalog: dict[str, Accelerator]) -> Plausibilit
         return Plausibility("unchecked", reasons=(f"{get('accelerator_id')!r} not in the catalog",))
 
     def _num(key: str) -> float | None:
-        value = get(key)
         try:
-            value = float(value)
+            value = float(get(key))  # type: ignore[arg-type]  # a None or text is caught below
         except (TypeError, ValueError):
             return None
         return None if value != value else value

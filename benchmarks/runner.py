@@ -398,7 +398,7 @@ def summarise_point(
         },
         # What one user sees: tokens per second of their own stream (1000 / TPOT in ms).
         "interactivity_tok_s_user": {
-            q: (1000.0 / tpot_ms[q] if tpot_ms.get(q) else None) for q in ("p50", "p90")
+            q: (1000.0 / value if (value := tpot_ms.get(q)) else None) for q in ("p50", "p90")
         },
         "failures": [
             {
@@ -435,9 +435,7 @@ async def run_point(
     started_at = datetime.now(UTC)
     try:
         if point.request_rate_rps is None:
-            records, marks = await _closed_loop(
-                cfg, url, bodies, point.concurrency, total, warmup, on_done
-            )
+            records, marks = await _closed_loop(cfg, url, bodies, streams, total, warmup, on_done)
         else:
             records, marks = await _open_loop(
                 cfg, url, bodies, point.request_rate_rps, point.concurrency, total, warmup, on_done

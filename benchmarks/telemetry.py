@@ -22,6 +22,7 @@ import json
 import shutil
 import subprocess
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -241,13 +242,13 @@ class TelemetrySampler:
     ):
         self.interval_s = interval_s
         self._probes = PROBES if probes is None else probes
-        self._run = run or self._run_cmd
+        self._run: Callable[[list[str]], str] = run or self._run_cmd
         self._proc_stat = proc_stat
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.tool: str | None = None
-        self._cmd = None
-        self._parse = None
+        self._cmd: list[str] | None = None
+        self._parse: Callable[[str], list[DeviceSample]] | None = None
         for tool, cmd, parse in self._probes:
             if shutil.which(cmd[0]) or run is not None:
                 self.tool, self._cmd, self._parse = tool, cmd, parse
@@ -261,7 +262,7 @@ class TelemetrySampler:
         return subprocess.run(cmd, capture_output=True, text=True, timeout=5, check=True).stdout
 
     def sample_once(self) -> None:
-        if self._cmd is not None:
+        if self._cmd is not None and self._parse is not None:
             try:
                 self._device_samples.append(self._parse(self._run(self._cmd)))
             except (OSError, subprocess.SubprocessError, TelemetryParseError, ValueError) as exc:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from benchmarks.errors import BundleError
 
@@ -24,7 +25,7 @@ class TokenCounter:
     """Counts the tokens of a text with one tokenizer; ``source`` says which file it is."""
 
     source: str
-    _tokenizer: object
+    _tokenizer: Any  # a tokenizers.Tokenizer
 
     def count(self, text: str) -> int:
         if not text:

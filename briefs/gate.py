@@ -243,16 +243,17 @@ def load_result_set(
         spread = _harness_with_repeats(path)
         if spread is not None:
             return spread
-        results = _from_importers(path)
-        if results is None and path.suffix.lower() == ".json":
-            results = _from_json(path)  # a JSON list of BenchmarkResult rows, or {config, points}
-        if results is None:
+        found = _from_importers(path)
+        if found is None and path.suffix.lower() == ".json":
+            found = _from_json(path)  # a JSON list of BenchmarkResult rows, or {config, points}
+        if found is None:
             raise GateInputError(
                 path,
                 "-",
                 "unrecognised result format: use a harness or importer result file, a "
                 "seed-format results .csv or snapshot:<id>",
             )
+        results = found
     if not results:
         raise GateInputError(path, "-", "no results in file")
     return pd.DataFrame([r.model_dump(mode="python") for r in results])

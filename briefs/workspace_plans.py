@@ -9,6 +9,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -99,10 +100,8 @@ def scenario_view(params: Mapping, ws: Workspace) -> ScenarioView:
     present = {k for k in params if k in DEMAND_OVERRIDES}
     good = {k for k in present if not any(n.startswith(f"Ignored {k}=") for n in notices)}
     overrides = {k: getattr(inputs, k) for k in sorted(good)}
-    demand = tuple(
-        replace(w, **{DEMAND_OVERRIDES[k]: float(v) for k, v in overrides.items()})
-        for w in ws.demand
-    )
+    changes: dict[str, Any] = {DEMAND_OVERRIDES[k]: float(v) for k, v in overrides.items()}
+    demand = tuple(replace(w, **changes) for w in ws.demand)
     custom = si.parse_custom(inputs.custom) if inputs.custom else ()
     knobs = Knobs(
         amd_share=inputs.amd,

@@ -171,7 +171,7 @@ def size_line(inp: SizingInputs) -> Sizing:
         units = units_needed(inp.mean_tok_s, inp.unit_tok_s, pol.utilisation_cap, pol.availability)
         price = min(p for p in (pr.committed, pr.on_demand) if p is not None)
         label = (
-            pr.committed_model
+            pr.committed_model or "committed"
             if pr.committed is not None and price == pr.committed
             else "on_demand"
         )
@@ -187,6 +187,7 @@ def size_line(inp: SizingInputs) -> Sizing:
     peak = max(hourly) if hourly else 0
     if pr.on_demand is None:
         # Reservation- or block-only SKU: the whole peak fleet is committed.
+        assert pr.committed is not None, "a SKU without an on-demand price has a committed one"
         return Sizing(
             peak,
             peak,
@@ -200,7 +201,8 @@ def size_line(inp: SizingInputs) -> Sizing:
         od_hours = sum(max(0, u - reserved) for u in hourly) * hours / HOURS_PER_DAY
     else:
         od_hours = max(0, peak - reserved) * hours
-    cost = od_hours * pr.on_demand + (reserved * pr.committed * hours if reserved else 0.0)
+    committed_cost = reserved * pr.committed * hours if reserved and pr.committed else 0.0
+    cost = od_hours * pr.on_demand + committed_cost
     if reserved:
         label = (
             f"{pr.committed_model} base of {reserved} (reserve to the "

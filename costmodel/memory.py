@@ -10,6 +10,7 @@ within a node; pipeline stages (PP) must divide the layer count.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 GIB = 1024**3
 
@@ -101,7 +102,7 @@ def memory_fit(
     w = weight_bytes(arch, precision)
     kv_tok = kv_bytes_per_token(arch, kv_precision)
     kv_seq = kv_tok * context_tokens
-    base = dict(
+    base: dict[str, Any] = dict(
         model_id=arch.model_id,
         accelerator_id=accelerator_id,
         precision=precision,

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import date
+from datetime import date, datetime
 
 import numpy as np
 
@@ -667,7 +667,7 @@ class WorkspaceEngine:
 
         curve = []
         for m in range(1, MONTHS + 1):
-            if not is_stay and m < cutover:
+            if stay is not None and m < cutover:  # a move: the fleet runs as it is until cut-over
                 curve.append(stay.monthly_usd_by_month[m - 1])
                 continue
             total = 0.0
@@ -686,7 +686,7 @@ class WorkspaceEngine:
 
         violations = self._violations(scenario, achieved, lines)
         risk = self._risk(lines)
-        if is_stay:
+        if stay is None:
             payback, sentence, savings = None, "Baseline: the fleet as it runs today.", 0.0
         else:
             savings = stay.monthly_usd - monthly
@@ -876,7 +876,7 @@ class WorkspaceEngine:
                 label += " (standby)"
             option = self._options.get(line.option_id)
             per_acc = option is not None and option.price_basis == "per_accelerator"
-            per = option.accelerators_per_unit if per_acc else 1
+            per = option.accelerators_per_unit if option is not None and per_acc else 1
             prices = line.sizing.prices
             list_rate = prices.on_demand if prices.on_demand is not None else prices.committed
             out.append(
@@ -941,7 +941,9 @@ class WorkspaceEngine:
                 ln.pricing_model,
                 "spot" in ln.pricing_model,
                 False,
-                _naive(ln.bench_measured_at) if hasattr(ln.bench_measured_at, "tzinfo") else None,
+                _naive(ln.bench_measured_at)
+                if isinstance(ln.bench_measured_at, datetime)
+                else None,
             )
             for ln in lines
             if ln.monthly_usd > 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
 
 from costmodel import (
     Allocation,
@@ -96,7 +97,7 @@ def parse_custom(text: str) -> tuple[tuple[str, float], ...]:
 
 def from_params(params: Mapping[str, str | list[str]]) -> tuple[ScenarioInputs, list[str]]:
     """Validated inputs from URL query parameters (or CLI options), plus a notice per bad key."""
-    values: dict[str, object] = {}
+    values: dict[str, Any] = {}
     notices: list[str] = []
     known = {f.name: f for f in fields(ScenarioInputs)}
     for key, raw in params.items():

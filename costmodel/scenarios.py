@@ -18,6 +18,7 @@ from costmodel.demand import Demand, Segment
 from costmodel.fleet import (
     FleetPolicy,
     GroupPrices,
+    Sizing,
     SizingInputs,
     commitment_factor,
     commitment_factor_table,
@@ -27,6 +28,7 @@ from costmodel.options import BLOCK_OR_CONTRACT, Option, OptionTable, canonical_
 from costmodel.risk import RiskReport, SpendLine, assess_risk
 from costmodel.tables import resolve_architecture, software_maturity, stage_gates
 from costmodel.timeline import StageGate, Timeline, plan_timeline
+from tokendesk import formatting
 
 #: Exact sizing is run on this many cheapest-by-proxy SKUs per slice (integer units and the
 #: reserve rule can reorder close candidates).
@@ -213,7 +215,7 @@ class FleetLine:
 class SegmentLatency:
     segment: str
     allocation: str
-    ftl_ms: float
+    ftl_ms: float | None
     slo_ms: float
     percentile: str
     meets: bool
@@ -299,9 +301,9 @@ class Engine:
         self.n_groups = t.n_groups
         self.group_backend = t.backend.codes[self.rep]
         self._cap: dict[tuple, tuple[CapacityArrays, np.ndarray, np.ndarray]] = {}
-        self._prices: dict[tuple, tuple[np.ndarray, ...]] = {}
+        self._prices: dict[tuple, tuple] = {}
         self._masks: dict[tuple, np.ndarray] = {}
-        self._ranks: dict[tuple, tuple[np.ndarray, str]] = {}
+        self._ranks: dict[tuple, tuple[np.ndarray, str, np.ndarray, np.ndarray]] = {}
         self._curves: dict[tuple, tuple] = {}
         self._families: dict[str, str] = {}
         self._group_prices: dict[tuple, GroupPrices] = {}
@@ -499,7 +501,7 @@ class Engine:
         arrays, cap_i, cap_b = self.capacity(segment.slo)
         od, com, com_code, spot, labels = self.prices(policy)
         curve, _ = self._curve(segment)
-        best = None
+        best: tuple[int, Sizing, SizingInputs] | None = None
         for g in ranked.tolist():
             pkey = (policy.price_key, g)
             prices = self._group_prices.get(pkey)
@@ -516,6 +518,8 @@ class Engine:
             sized = size_line(inputs)
             if best is None or sized.monthly_usd < best[1].monthly_usd:
                 best = (g, sized, inputs)
+        if best is None:  # ranked is not empty, so one group was sized
+            return None, reason
         g, sized, inputs = best
         i = int(self.rep[g])
         o = self.table.options[i]
@@ -595,9 +599,10 @@ class Engine:
                     if share <= 0:
                         continue
                     ranked, reason = self.ranking(seg, allocs[label], mode, policy)
-                    (built if ranked.size else missing).append(
-                        (allocs[label], share) if ranked.size else (label, share, reason)
-                    )
+                    if ranked.size:
+                        built.append((allocs[label], share))
+                    else:
+                        missing.append((label, share, reason))
                 if not built:
                     unserved.append(f"{seg.name} ({mode}): " + "; ".join(m[2] for m in missing))
                     continue
@@ -611,6 +616,8 @@ class Engine:
                     eff = share / served
                     mean = seg.mean_output_tok_s * volume * eff
                     line, _ = self._line(scenario, seg, alloc, mode, eff, mean, policy)
+                    if line is None:  # the allocation was ranked feasible just above
+                        continue
                     lines.append(line)
                     if mode == "interactive":
                         met = bool(line.slo_met)
@@ -623,7 +630,7 @@ class Engine:
                                 seg.slo.percentile,
                                 met,
                                 f"{seg.name} on {alloc.label}: FTL {seg.slo.percentile} ≤ "
-                                f"{line.ftl_ms:,.0f} ms at the planned load"
+                                f"{formatting.ms(line.ftl_ms)} at the planned load"
                                 f" against an SLO of {seg.slo.ftl_ms:,.0f} ms ({line.capacity_note}).",
                             )
                         )

@@ -6,6 +6,7 @@ import csv
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from costmodel.demand import model_key
 from costmodel.memory import ModelArchitecture
@@ -86,7 +87,8 @@ def software_maturity() -> tuple[MaturityRow, ...]:
     rows = []
     for line, row in enumerate(_rows(path), start=2):
         try:
-            rows.append(MaturityRow(**{**row, "score": float(row["score"])}))
+            fields: dict[str, Any] = {**row, "score": float(row["score"])}
+            rows.append(MaturityRow(**fields))
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{path}:{line}: {exc}") from exc
     return tuple(rows)

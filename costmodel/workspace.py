@@ -31,6 +31,10 @@ FLEET_PRICING_MODELS = (
 )
 
 
+#: Month 1 of a workspace that states no start.
+DEFAULT_START = date(2026, 12, 1)
+
+
 class WorkspaceError(ValueError):
     """A workspace field failed validation; ``where`` names it (``fleet[2].count``)."""
 
@@ -111,7 +115,7 @@ class Workspace:
     demand: tuple[Workload, ...]
     constraints: Constraints = field(default_factory=Constraints)
     #: Month 1 of every 36-month curve starts on this date.
-    start: date = date(2026, 12, 1)
+    start: date = DEFAULT_START
     #: Explicit one-time migration cost per new backend (overrides the engineering estimate).
     one_time_usd_by_backend: tuple[tuple[str, float], ...] = ()
     #: A portability audit of the company's code: porting effort per backend. When present it
@@ -326,7 +330,7 @@ def workspace_from_dict(data: object) -> Workspace:
             raw, "max_vendor_share", "constraints", domain.MAX_VENDOR_SHARE, 1.0
         ),
     )
-    start = _date(data, "start", "workspace") or Workspace.__dataclass_fields__["start"].default
+    start = _date(data, "start", "workspace") or DEFAULT_START
     one_time = data.get("one_time_usd") or {}
     if not isinstance(one_time, Mapping):
         raise WorkspaceError("one_time_usd", "expected backend: USD pairs, e.g. {rocm: 90000}")

@@ -217,10 +217,10 @@ def parse_items(items: Iterable[dict[str, Any]], observed_at: datetime) -> Provi
         emit(item, size, PricingModel.SPOT if spot else PricingModel.ON_DEMAND, price, "")
         if not spot:
             for plan in item.get("savingsPlan") or []:
-                model = _SAVINGS_PLAN.get(plan.get("term", ""))
+                plan_model = _SAVINGS_PLAN.get(plan.get("term", ""))
                 rate = float(plan.get("retailPrice") or plan.get("unitPrice") or 0.0)
-                if model and rate > 0:
-                    emit(item, size, model, rate, f"savings plan {plan['term']} hourly rate")
+                if plan_model and rate > 0:
+                    emit(item, size, plan_model, rate, f"savings plan {plan['term']} hourly rate")
     return result
 
 

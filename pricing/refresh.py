@@ -33,7 +33,21 @@ from tokendesk.textsafety import safe_message
 class PriceWarehouse(Protocol):
     """The part of ``warehouse.Warehouse`` refresh uses."""
 
-    def ingest_prices(self, source: str, quotes: Sequence[PriceQuote], **kwargs: object) -> str: ...
+    def ingest_prices(
+        self,
+        source: str,
+        quotes: Sequence[PriceQuote],
+        *,
+        origin: str = ...,
+        status: SnapshotStatus = ...,
+        error: str = ...,
+        as_of: datetime | None = ...,
+        scope: Sequence[str] | None = ...,
+        quarantine: Mapping[int, str] | None = ...,
+        review_flags: Mapping[int, str] | None = ...,
+        integrity: Sequence[tuple[str, int, int, str]] | None = ...,
+        notes: str = ...,
+    ) -> str: ...
 
     def record_failed_snapshot(
         self, kind: SnapshotKind, source: str, error: str, *, origin: str = "api"

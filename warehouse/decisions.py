@@ -93,6 +93,8 @@ def record_decision(warehouse: Warehouse, decision: Decision) -> int:
                 decision.supersedes,
             ],
         ).fetchone()
+    if row is None:  # RETURNING always yields the inserted row
+        raise RuntimeError("the warehouse returned no id for the recorded decision")
     return int(row[0])
 
 

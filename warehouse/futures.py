@@ -117,15 +117,15 @@ ORDER BY usd_per_1k_output_tokens
 
 def _cutoff(as_of: date | datetime | str) -> datetime:
     """A date means the whole day: everything observed up to 23:59:59.999999 counts."""
-    if isinstance(as_of, str):
-        as_of = pd.Timestamp(as_of).to_pydatetime()
-    if isinstance(as_of, datetime):
-        if as_of.tzinfo is not None:
-            as_of = pd.Timestamp(as_of).tz_convert("UTC").tz_localize(None).to_pydatetime()
-        if (as_of.hour, as_of.minute, as_of.second, as_of.microsecond) != (0, 0, 0, 0):
-            return as_of
-        as_of = as_of.date()
-    return datetime(as_of.year, as_of.month, as_of.day, 23, 59, 59, 999999)
+    moment: date = pd.Timestamp(as_of).to_pydatetime() if isinstance(as_of, str) else as_of
+    if isinstance(moment, datetime):
+        utc = moment
+        if utc.tzinfo is not None:
+            utc = pd.Timestamp(utc).tz_convert("UTC").tz_localize(None).to_pydatetime()
+        if (utc.hour, utc.minute, utc.second, utc.microsecond) != (0, 0, 0, 0):
+            return utc
+        moment = utc.date()
+    return datetime(moment.year, moment.month, moment.day, 23, 59, 59, 999999)
 
 
 def price_snapshots_as_of(warehouse: Warehouse, as_of: date | datetime | str) -> pd.DataFrame:

@@ -15,7 +15,7 @@ billed for exactly the accelerators one replica needs, and is labelled as such.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -210,7 +210,7 @@ def _dimension_table(
         cursor.unregister("wanted_ids")
 
 
-def _attach(core: dict[str, object], dims: pa.Table, keys: np.ndarray) -> None:
+def _attach(core: dict[str, Any], dims: pa.Table, keys: np.ndarray) -> None:
     """Add ``dims``' columns for each of ``keys`` (ids into ``dims``): strings as categoricals
     (Arrow's dictionary encoding, then one integer take), other types by a plain take."""
     positions = pd.Index(dims.column("id").to_numpy()).get_indexer(keys)
@@ -346,7 +346,7 @@ def cost_options(
             ],
         )
         table = table.take(order_index)
-    core: dict[str, object] = {
+    core: dict[str, Any] = {
         name: table.column(name).to_numpy() for name in table.column_names if name != "ftl_basis"
     }
     if "ftl_basis" in table.column_names:

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pandas as pd
@@ -111,7 +112,7 @@ def _utc_naive(moment: datetime | None) -> datetime | None:
 
 def _newest(moments: Iterable[datetime | None], fallback: datetime) -> datetime:
     """The newest known date; ``fallback`` (the write time) when no row carries a date."""
-    known = [_utc_naive(m) for m in moments if m is not None]
+    known = [m.astimezone(UTC).replace(tzinfo=None) if m.tzinfo else m for m in moments if m]
     return max(known) if known else fallback
 
 
@@ -536,7 +537,7 @@ class Warehouse:
             counts[table] = int(row[0]) if row else 0
         return counts
 
-    def cost_options(self, **filters: object) -> pd.DataFrame:
+    def cost_options(self, **filters: Any) -> pd.DataFrame:
 
         with self.reading():
             return cost_options(self, **filters)
@@ -546,7 +547,7 @@ def _check_catalog(rows: Sequence[PriceQuote] | Sequence[BenchmarkResult]) -> No
     """Refuse the whole batch if any row names an accelerator the catalog does not know."""
     for index, row in enumerate(rows):
         try:
-            check_in_catalog(row)
+            check_in_catalog(row)  # type: ignore[type-var]  # each row is one of the two records
         except ValueError as exc:
             raise WarehouseError(f"row {index} ({type(row).__name__}): {exc}") from exc
 

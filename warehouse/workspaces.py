@@ -39,6 +39,8 @@ def save_workspace(warehouse: Warehouse, body: dict, *, origin: str, source: str
             "VALUES (?, ?, ?, ?, ?) RETURNING version",
             [name, now, origin, source, text],
         ).fetchone()
+    if row is None:  # RETURNING always yields the inserted row
+        raise RuntimeError("the warehouse returned no version for the saved workspace")
     return int(row[0])
 
 

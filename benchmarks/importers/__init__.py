@@ -13,6 +13,7 @@ import dataclasses
 import re
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from benchmarks.errors import ResultFileError
 from benchmarks.importers import (
@@ -97,7 +98,7 @@ def detect(src: Source) -> Importer:
 
 
 #: A stand-in per flag, used only to find every flag a file needs before reporting any.
-_STAND_INS = {
+_STAND_INS: dict[str, dict[str, Any]] = {
     "--accelerator": {"accelerator_id": "nvidia-h100-sxm-80gb"},
     "--accelerators-per-replica": {"accelerators_per_replica": 1},
     "--model": {"model": "stand-in"},

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal, overload
 
 from pydantic import ValidationError
 
@@ -94,6 +94,12 @@ class Source:
             raise self.fail(f"{where}{key}", "required key is missing")
         return obj[key]
 
+    @overload
+    def number(self, obj: dict, key: str, where: str = "", *, required: Literal[True]) -> float: ...
+    @overload
+    def number(
+        self, obj: dict, key: str, where: str = "", required: bool = False
+    ) -> float | None: ...
     def number(self, obj: dict, key: str, where: str = "", required: bool = False) -> float | None:
         value = obj.get(key) if isinstance(obj, dict) else None
         if value is None or value == "":

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from pathlib import PurePath
+from typing import Any
 
 from benchmarks.importers.base import Importer, Source
 from tokendesk.records import BenchmarkResult
@@ -81,7 +82,7 @@ def _markdown_records(src: Source) -> list[dict]:
                 f"table row {line_no}", f"test {row['test']!r} / t/s {row['t/s']!r} not understood"
             )
         kind, first, gen, depth = test.groups()
-        rec = {_MD_COLUMNS[k]: v for k, v in row.items() if k in _MD_COLUMNS}
+        rec: dict[str, Any] = {_MD_COLUMNS[k]: v for k, v in row.items() if k in _MD_COLUMNS}
         rec.update(
             n_prompt=int(first) if kind in ("pp", "pg") else 0,
             n_gen=int(first) if kind == "tg" else int(gen or 0),
@@ -191,23 +192,25 @@ def parse(src: Source) -> list[BenchmarkResult]:
                 raise src.fail("avg_ts", f"generation speed must be positive, got {tg_ts}")
             # A prompt test pairs with the generation test at the same context depth (-d).
             depth = str(tg.get("n_depth") or 0)
-            pps = [pp for pp in tests["pp"] if str(pp.get("n_depth") or 0) == depth] or [None]
+            pps: list[dict | None] = [
+                pp for pp in tests["pp"] if str(pp.get("n_depth") or 0) == depth
+            ] or [None]
             for pp in pps:
                 ttft = None
                 basis = "measured"
-                n_prompt = None
+                prompt_tokens: int | None = None
                 if pp is not None:
                     pp_ts = src.number(pp, "avg_ts", required=True)
-                    n_prompt = int(src.number(pp, "n_prompt"))
+                    prompt_tokens = int(src.number(pp, "n_prompt", required=True))
                     if pp_ts <= 0:
                         raise src.fail("avg_ts", f"prefill speed must be positive, got {pp_ts}")
-                    ttft = 1000.0 * n_prompt / pp_ts
+                    ttft = 1000.0 * prompt_tokens / pp_ts
                     basis = (
-                        f"derived: n_prompt / prefill tok/s (llama-bench pp{n_prompt}, no HTTP "
+                        f"derived: n_prompt / prefill tok/s (llama-bench pp{prompt_tokens}, no HTTP "
                         "or sampling)"
                     )
                 accelerator, n_gpus = _device(src, tg)
-                n_gen = int(src.number(tg, "n_gen"))
+                n_gen = int(src.number(tg, "n_gen", required=True))
                 model_file = PurePath(str(tg.get("model_filename") or "")).stem
                 model_file = re.sub(
                     r"[-.](?:Q\d\w*|IQ\d\w*|F16|BF16|F32)$", "", model_file, flags=re.I
@@ -237,8 +240,8 @@ def parse(src: Source) -> list[BenchmarkResult]:
                         ),
                         precision=src.overrides.precision
                         or precision_of(str(tg.get("model_type"))),
-                        workload=f"pp{n_prompt}+tg{n_gen}" if n_prompt else f"tg{n_gen}",
-                        input_tokens=n_prompt or None,
+                        workload=f"pp{prompt_tokens}+tg{n_gen}" if prompt_tokens else f"tg{n_gen}",
+                        input_tokens=prompt_tokens or None,
                         output_tokens=n_gen,
                         scenario="offline",
                         concurrency=1,
