@@ -14,6 +14,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -112,7 +113,7 @@ def cost_options(
             max_ftl_ms=max_ftl_ms,
             best_per=best_per,
             frontier_only=frontier_only,
-            **{name: list(values) for name, values in filters},
+            **_filter_args(filters),
         )
 
 
@@ -290,3 +291,8 @@ def workspace_brief(path: str, ws, knobs, fmt: str) -> bytes:
     from briefs.workspace_plans import workspace_document
 
     return render_document(workspace_document(workspace_comparison(path, ws, knobs), ws), fmt)
+
+
+def _filter_args(filters: tuple[tuple[str, tuple[str, ...]], ...]) -> dict[str, Any]:
+    """The dashboard's (name, values) filters as the query's keyword arguments."""
+    return {name: list(values) for name, values in filters}

@@ -77,9 +77,9 @@ class UrlInput:
         """A value as the URL writes it."""
         if self.kind == "flag":
             return "true" if value else "false"
-        if self.kind == "number":
+        if self.kind == "number" and isinstance(value, int | float):
             return f"{float(value):g}"
-        if self.kind == "choices":
+        if self.kind == "choices" and isinstance(value, list | tuple):
             return SEPARATOR.join(str(v) for v in value)
         return str(value)
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import pandas as pd
 
-Formatter = Callable[[object], str]
+Formatter = Callable[[Any], str]
 
 
 def _plain(value: object) -> str:

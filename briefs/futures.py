@@ -22,11 +22,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from briefs.document import BarChart, Bullets, Document, Paragraph, Section, table
+from briefs.document import BarChart, Block, Bullets, Document, Paragraph, Section, table
 from costmodel.risk import STALE_AFTER
 from tokendesk import formatting
 from warehouse import futures as wf
@@ -404,7 +405,7 @@ def compare_warehouse(
 
 
 # -- the document -----------------------------------------------------------------------------
-def _pct(v: object) -> str:
+def _pct(v: Any) -> str:
     return "—" if v is None or (isinstance(v, float) and v != v) else f"{float(v):+.1%}"
 
 
@@ -416,7 +417,7 @@ def _d(v: object) -> str:
     )
 
 
-def _usd3(v: object) -> str:
+def _usd3(v: Any) -> str:
     return formatting.usd(v, 3)
 
 
@@ -446,7 +447,7 @@ def futures_document(report: FuturesReport) -> Document:
         if len(cuts)
         else None
     )
-    blocks_changes = [Paragraph(counts)]
+    blocks_changes: list[Block] = [Paragraph(counts)]
     if chart is not None:
         blocks_changes.append(chart)
     blocks_changes.append(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import pandas as pd
 
@@ -31,7 +32,11 @@ def _printf(fmt: str) -> Callable[[object], str]:
         rest = rest[1:]
     kind, suffix = (rest[0], rest[1:]) if rest else ("g", "")
     kind = {"d": ".0f", "i": ".0f"}.get(kind, kind)
-    return lambda value: f"{prefix}{float(value):{spec}{kind}}{suffix}"
+
+    def show(value: Any) -> str:
+        return f"{prefix}{float(value):{spec}{kind}}{suffix}"
+
+    return show
 
 
 def _text(value: object) -> str:

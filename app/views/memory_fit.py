@@ -3,6 +3,8 @@ one replica needs."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 from app import charts, data, ui
@@ -33,7 +35,7 @@ def sidebar(start: dict) -> dict:
     ids = list(architectures)
     with st.sidebar:
         st.header("Workload")
-        chosen = {
+        chosen: dict[str, Any] = {
             "model": st.selectbox(
                 "Model",
                 ids,

@@ -4,6 +4,7 @@ saved as a new version (versions are never overwritten). Every scenario starts f
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -51,7 +52,7 @@ else:
 name = st.text_input("Name", ws.name, key="ws_name")
 
 
-def _number(bound: domain.Bound, label: str, **extra) -> st.column_config.NumberColumn:
+def _number(bound: domain.Bound, label: str, **extra: Any) -> Any:
     return st.column_config.NumberColumn(
         label, min_value=bound.low, max_value=bound.high, step=bound.step, **extra
     )
