@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from app import charts, data, ui
-from app.models import bench_import
+from app.models import bench_history, bench_import
 from app.safe import plain
 from app.url_state import UrlInput
 from benchmarks.importers import MAX_IMPORT_BYTES
@@ -26,6 +26,7 @@ UPLOAD_TYPES = ["json", "jsonl", "csv", "txt", "log", "md"]
 FROM_FILE = "(as the file says)"
 IMPORT_STATE = "benchmarks_last_import"
 PREVIEW_STATE = "benchmarks_upload_preview"
+RETRACT_STATE = "benchmarks_retracted"
 #: Result filters: URL key = widget key -> results column.
 FILTERS = {
     "model": "model",
@@ -111,8 +112,8 @@ st.caption(
 )
 
 path = data.db_path()
-tab_results, tab_curves, tab_parity, tab_import = st.tabs(
-    ["Results", "Throughput vs FTL", "Output parity", "Import result file"]
+tab_results, tab_curves, tab_parity, tab_import, tab_history = st.tabs(
+    ["Results", "Throughput vs FTL", "Output parity", "Import result file", "Import history"]
 )
 
 # The import runs first so every other tab already shows the new snapshot.
@@ -241,6 +242,49 @@ with tab_import:
         )
         for note in last.notes:
             st.caption(f"Note: {plain(note)}")
+
+# The history (and a retraction) also runs before the results are read, for the same reason.
+with tab_history:
+    st.subheader("Import history")
+    st.caption(
+        "Every benchmark snapshot, newest first. Nothing is ever deleted: a retracted import "
+        "stays here with its reason, and its results count nowhere (results, costs, "
+        "scenarios). On the command line: `tokendesk bench retract SNAPSHOT_ID --reason TEXT`."
+    )
+    history = data.benchmark_history(path)
+    ui.show_table(bench_history.history_table(history), key="history_table")
+    candidates = bench_history.retractable(history)
+    with st.expander("Retract an import"):
+        if not candidates:
+            st.info("No current import to retract.")
+        else:
+            target = st.selectbox(
+                "Snapshot",
+                candidates,
+                format_func=partial(bench_history.describe, history),
+                key="retract_snapshot",
+            )
+            reason = st.text_input(
+                "Reason", key="retract_reason", placeholder="e.g. a test run, wrong accelerator"
+            )
+            who = st.text_input("Your name", key="retract_by")
+            if st.button("Retract this import", key="retract_confirm"):
+                if not reason.strip() or not who.strip():
+                    st.error("Give a reason and your name; nothing was retracted.")
+                else:
+                    try:
+                        with data.writer(
+                            lambda wait: st.info(wait.message(with_path=False))
+                        ) as warehouse:
+                            warehouse.retract_snapshot(target, reason, who)
+                    except Exception as exc:  # shown to the person, never as a traceback
+                        st.error(f"Snapshot {plain(target)} was not retracted: {plain(exc)}.")
+                    else:
+                        st.session_state[RETRACT_STATE] = target
+                        st.rerun()
+    retracted = st.session_state.pop(RETRACT_STATE, None)
+    if retracted:
+        st.success(f"Retracted snapshot `{retracted}`: its results no longer count anywhere.")
 
 results = data.benchmark_results(path).copy()
 if results.empty:

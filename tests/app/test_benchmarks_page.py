@@ -9,7 +9,7 @@ from tests.app.pages import VIEWS, chart, shown
 from tokendesk.records import BenchmarkResult
 from warehouse import Warehouse
 
-RESULTS, CURVES, PARITY, IMPORT = range(4)
+RESULTS, CURVES, PARITY, IMPORT, HISTORY = range(5)
 SWEEP_LABEL = "AMD Instinct MI300X 192GB · vllm · bf16"
 
 
@@ -280,3 +280,44 @@ def test_benchmark_bad_url_values_fall_back_with_a_notice(app_env):
     assert (
         at.multiselect(key="runtime").value == [] and at.radio(key="throughput").value == "replica"
     )
+
+
+def test_an_import_is_retracted_from_the_history_and_stays_there_with_its_reason(writable_env):
+    with Warehouse.open(writable_env) as warehouse:
+        snapshot = warehouse.ingest_results(
+            "import:test", [_sweep_point(4, 400.0, 90.0)], origin="import"
+        )
+    at = run_page()
+    history = at.tabs[HISTORY].dataframe[0].value.set_index("Snapshot")
+    assert history.loc[snapshot, "State"] == "current"
+    assert history.loc[snapshot, "Retraction"] == "—"
+    assert "tokendesk harness run" in set(at.tabs[RESULTS].dataframe[0].value["source"])
+
+    # No reason: refused, nothing written.
+    before = count_results(writable_env)
+    at.selectbox(key="retract_snapshot").set_value(snapshot)
+    at.text_input(key="retract_by").set_value("ana")
+    at.button(key="retract_confirm").click()
+    at = run_page(at)
+    assert [e.value for e in at.tabs[HISTORY].error] == [
+        "Give a reason and your name; nothing was retracted."
+    ]
+    assert count_results(writable_env) == before
+
+    at.text_input(key="retract_reason").set_value("a test run, not a measurement")
+    at.button(key="retract_confirm").click()
+    at = run_page(at)
+    assert not at.tabs[HISTORY].error
+    assert shown(at.tabs[HISTORY].success[0].value) == (
+        f"Retracted snapshot `{snapshot}`: its results no longer count anywhere."
+    )
+    history = at.tabs[HISTORY].dataframe[0].value.set_index("Snapshot")
+    assert history.loc[snapshot, "State"] == "retracted"
+    assert history.loc[snapshot, "Retraction"].startswith("retracted ")
+    assert history.loc[snapshot, "Retraction"].endswith(
+        " UTC by ana: a test run, not a measurement"
+    )
+    assert has_no_literals(at.tabs[HISTORY].dataframe[0].value)
+    # Its result is gone from the results; a retracted import is no longer offered.
+    assert "tokendesk harness run" not in set(at.tabs[RESULTS].dataframe[0].value["source"])
+    assert snapshot not in at.selectbox(key="retract_snapshot").options
