@@ -165,3 +165,34 @@ def test_the_brief_of_the_scenarios_on_screen(app_env):
 def test_scenario_tables_and_risks_read_as_words(app_env):
     at = page("scenarios.py")
     assert has_no_literals(at.dataframe[0].value) and has_no_literals(at.dataframe[1].value)
+
+
+def test_scenarios_unit_switch_names_the_tokens_and_reads_1000_times_larger(app_env):
+    per_1k = page("scenarios.py").dataframe[0].value
+    at = page("scenarios.py", unit="1m")
+    per_1m = at.dataframe[0].value
+    assert at.radio(key="unit").value == "1m"
+    for counted in ("output", "total (input + output)"):
+        small = per_1k[f"$/1K {counted} tokens (month 1)"]
+        large = per_1m[f"$/1M {counted} tokens (month 1)"]
+        assert f"$/1K {counted} tokens (month 1)" not in per_1m.columns
+        feasible = per_1k["Feasible"] == "yes"
+        assert feasible.any() and (small[~feasible] == "—").all()
+        for a, b in zip(small[feasible], large[feasible], strict=True):
+            assert round(_figure(a) * 1000, 9) == round(_figure(b), 9)
+    # The figure is month 1's cost over the tokens the demand asks for.
+    want = expected(app_env)
+    with Warehouse.open(app_env, read_only=True) as wh:
+        _, ws = stored_workspace(wh)
+    output = sum(w.output_tokens_per_month for w in ws.demand)
+    stay = want[0].monthly_usd / (output / 1e6)
+    assert per_1m.loc[0, "$/1M output tokens (month 1)"] == f"${stay:.2f}"
+    # Another what-if changed on the page keeps the unit in the link.
+    at.number_input(key="slo").set_value(900.0).run()
+    assert at.query_params["unit"] in (["1m"], "1m") and at.query_params["slo"] in (["900"], "900")
+
+
+def test_scenarios_unknown_unit_falls_back_with_a_notice(app_env):
+    at = page("scenarios.py", unit="1000")
+    assert any("Ignored unit='1000'" in w.value for w in at.warning)
+    assert "$/1K output tokens (month 1)" in at.dataframe[0].value.columns
