@@ -112,17 +112,19 @@ def option_table(options, basis: str, percentile: str, unit: str) -> None:
     )
 
 
-st.title("Cost per token and first-token latency")
+title = st.empty()  # its unit is known once the inputs are read
+path = data.db_path()
+values = data.filter_values(path)
+start = ui.url_inputs(INPUTS, choices=values)
+chosen = sidebar(values, start)
+ui.keep_in_url(chosen, INPUTS)
+basis, percentile, unit = chosen["tokens"], chosen["percentile"], chosen["unit"]
+title.title(f"{formatting.token_unit_label(unit)} tokens and first-token latency")
 st.caption(
     "Every current price quote joined to every benchmark result it can host: replicas per instance "
     "= ⌊instance accelerators ÷ accelerators per replica⌋, $/1K tokens = "
     "instance $/h ÷ (instance tok/s × 3.6); $/1M tokens = 1,000 × $/1K tokens."
 )
-path = data.db_path()
-values = data.filter_values(path)
-chosen = sidebar(values, ui.url_inputs(INPUTS, choices=values))
-ui.keep_in_url(chosen, INPUTS)
-basis, percentile, unit = chosen["tokens"], chosen["percentile"], chosen["unit"]
 filters = tuple((name, tuple(chosen[name])) for name in FILTERS if chosen[name])
 total = data.count_options(path, filters)
 found = data.cost_options(path, filters, limit=MAX_ROWS, ftl_percentile=percentile)

@@ -114,6 +114,8 @@ def test_the_unit_switch_reads_every_cost_1000_times_larger_and_stays_in_the_url
     per_1m = open_costs(**filters, unit="1m")
     assert not per_1m.warning
     assert per_1m.radio(key="unit").value == "1m" and url(per_1m, "unit") == "1m"
+    assert per_1m.title[0].value == "$/1M tokens and first-token latency"
+    assert per_1k.title[0].value == "$/1K tokens and first-token latency"
     thousand = per_1k.dataframe[0].value
     million = per_1m.dataframe[0].value
     assert "$/1K total (input + output) tokens" in thousand.columns
