@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 
 from app.style import VENDOR_COLOURS
 from costmodel.timeline import ScheduledGate
+from tokendesk import formatting
 
 #: label -> a column of the frame, or a Series aligned with it (already formatted as wanted).
 Hover = Mapping[str, "str | pd.Series"]
@@ -470,17 +471,22 @@ OPTION_HOVER = {
 }
 
 
-def cost_against_ftl(options: pd.DataFrame, basis: str, percentile: str) -> go.Figure:
-    """The Costs page's scatter: each option's ``cost`` ($/1K ``basis`` tokens) against its FTL."""
+def cost_against_ftl(
+    options: pd.DataFrame, basis: str, percentile: str, unit: str = formatting.DEFAULT_TOKEN_UNIT
+) -> go.Figure:
+    """The Costs page's scatter: each option's ``cost`` ($/1K ``basis`` tokens) against its FTL,
+    drawn in ``unit`` ($/1K or $/1M)."""
+    shown = options.assign(cost=formatting.per_tokens(options["cost"], unit))
+    words = f"$ per {formatting.token_unit_label(unit)[2:]} {basis} tokens (log scale)"
     return scatter_by(
-        options,
+        shown,
         "cost",
         "ftl_ms",
         "vendor",
         symbol="pricing_model",
         title="accelerator_name",
         hover=OPTION_HOVER,
-        x_axis=axis(f"$ per 1K {basis} tokens (log scale)", LOG_USD_AXIS),
+        x_axis=axis(words, LOG_USD_AXIS),
         y_axis=axis(f"First-token latency {percentile} (ms)", MS_AXIS),
         x_hover="$.3g",
         y_hover=",.0f",
@@ -490,27 +496,36 @@ def cost_against_ftl(options: pd.DataFrame, basis: str, percentile: str) -> go.F
 
 
 def pareto(
-    plotted: pd.DataFrame, frontier: pd.DataFrame, percentile: str, slo_ms: float
+    plotted: pd.DataFrame,
+    frontier: pd.DataFrame,
+    percentile: str,
+    slo_ms: float,
+    unit: str = formatting.DEFAULT_TOKEN_UNIT,
 ) -> go.Figure:
-    """The Overview's $/1K-output-tokens-vs-FTL scatter with its frontier and the SLO line."""
+    """The Overview's $/1K-output-tokens-vs-FTL scatter (in ``unit``) with its frontier and the
+    SLO line."""
+    column = "usd_per_1k_output_tokens"
+    plotted = plotted.assign(**{column: formatting.per_tokens(plotted[column], unit)})
+    frontier = frontier.assign(**{column: formatting.per_tokens(frontier[column], unit)})
+    words = f"$ per {formatting.token_unit_label(unit)[2:]} output tokens (log scale)"
     figure = scatter_by(
         plotted,
-        "usd_per_1k_output_tokens",
+        column,
         "ftl_ms",
         "vendor",
         title="accelerator_name",
         hover=OPTION_HOVER,
-        x_axis=axis("$ per 1K output tokens (log scale)", LOG_USD_AXIS),
+        x_axis=axis(words, LOG_USD_AXIS),
         y_axis=axis(f"FTL {percentile} (ms)", MS_AXIS),
         x_hover="$.3g",
         y_hover=",.0f",
         legend_title="Vendor",
         height=460,
     )
-    frontier = frontier.sort_values("usd_per_1k_output_tokens")
+    frontier = frontier.sort_values(column)
     add_step_line(
         figure,
-        frontier["usd_per_1k_output_tokens"],
+        frontier[column],
         frontier["ftl_ms"],
         "Pareto frontier",
         colour="#1B2421",

@@ -196,6 +196,12 @@ def benchmark_results(path: str) -> pd.DataFrame:
         return queries.current_benchmark_results(warehouse)
 
 
+@st.cache_data(show_spinner=False, ttl=600)
+def benchmark_history(path: str) -> pd.DataFrame:
+    with _reading(path) as warehouse:
+        return queries.benchmark_snapshot_history(warehouse)
+
+
 @st.cache_data(show_spinner=False)
 def architecture_retrieved() -> dict[str, str]:
     """Model id -> the date its bundled architecture row was retrieved from its source."""

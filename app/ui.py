@@ -10,6 +10,12 @@ import streamlit as st
 from app import url_state
 from app.models.tables import Table, text_gaps_as_dash
 from app.url_state import UrlInput
+from tokendesk import formatting
+
+#: The $/1K <-> $/1M switch: one URL key for every page that shows a $/token figure.
+UNIT_INPUT = UrlInput(
+    "unit", "choice", formatting.DEFAULT_TOKEN_UNIT, choices=tuple(formatting.TOKEN_UNITS)
+)
 
 
 def url_inputs(
@@ -72,3 +78,18 @@ def show_frame(frame, *, key: str, column_config: dict[str, Any], dates: tuple =
             old = config[column]
             config[column] = st.column_config.TextColumn(old.get("label"), help=old.get("help"))
     st.dataframe(shown, hide_index=True, width="stretch", key=key, column_config=config)
+
+
+def unit_switch(start: str) -> str:
+    """The sidebar's "$/1K tokens | $/1M tokens" switch; its value is the URL's ``unit``."""
+    units = list(formatting.TOKEN_UNITS)
+    return st.sidebar.radio(
+        "Token costs per",
+        units,
+        units.index(start),
+        format_func=lambda unit: f"{formatting.token_unit_label(unit)} tokens",
+        key="unit",
+        horizontal=True,
+        help="$/1K tokens is this tool's unit; $/1M tokens is how API price lists quote. "
+        "The same figures either way, 1,000 times apart.",
+    )

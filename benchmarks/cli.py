@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import getpass
 import json
 import math
 import sys
@@ -41,7 +42,7 @@ from benchmarks.tokens import TokenizerError, bundle_token_counter, load_token_c
 from tokendesk.catalog import UnknownAcceleratorError, check_accelerator_id
 from tokendesk.records import SnapshotKind
 from tokendesk.textsafety import InputFileError, clean_text, read_limited, terminal_text
-from warehouse import Warehouse
+from warehouse import RetractionError, Warehouse
 
 bench_app = typer.Typer(
     help="Portability harness: run golden prompts against an endpoint, import results "
@@ -789,6 +790,49 @@ def _record_failures(db: Path | None, failures: list[ResultFileError]) -> None:
                 str(exc),
                 origin="import",
             )
+
+
+@bench_app.command("retract")
+def retract_cmd(
+    snapshot_id: Annotated[
+        str, typer.Argument(help="The import's snapshot id (`tokendesk db info` lists them).")
+    ],
+    reason: Annotated[str, typer.Option(help="Why its results must no longer count.")],
+    by: Annotated[
+        str | None, typer.Option(help="Who retracts it (default: your user name).")
+    ] = None,
+    db: DbOption = None,
+) -> None:
+    """Retract a benchmark import: its results leave the current results and every cost.
+
+    Nothing is deleted: a retraction marker (reason, who, when) is appended, and the snapshot
+    stays in the history with it. Retracting an unknown or already retracted snapshot is
+    refused (exit 2) and changes nothing."""
+
+    who = by if by is not None else _user_name()
+    try:
+        with Warehouse.open(db) as wh:
+            when = wh.retract_snapshot(snapshot_id, reason, who)
+            points = int(
+                wh.query(
+                    "SELECT count(*) AS n FROM benchmark_results WHERE snapshot_id = ?",
+                    [snapshot_id.strip()],
+                )["n"][0]
+            )
+    except RetractionError as exc:
+        raise _fail(str(exc)) from exc
+    console.print(
+        f"retracted snapshot {terminal_text(snapshot_id.strip())} ({points} result(s)) on "
+        f"{when:%Y-%m-%d %H:%M} UTC by {terminal_text(who)}: {terminal_text(reason.strip())}",
+        highlight=False,
+    )
+
+
+def _user_name() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no user name in this environment (a bare container)
+        return "unknown user"
 
 
 @bench_app.command("verify-bundle")

@@ -151,6 +151,7 @@ def content_digest(warehouse: Warehouse) -> str:
         "accelerators",
         "schema_migrations",
         "workspaces",
+        "retractions",
     ):
         frame = warehouse.query(f"SELECT * FROM {table} ORDER BY ALL")
         digest.update(table.encode())

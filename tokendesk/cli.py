@@ -239,6 +239,7 @@ def db_info(db: DbOption = None) -> None:
     """List snapshots with their dates, status and row counts."""
     with Warehouse.open(db, read_only=True) as warehouse:
         snapshots = warehouse.snapshots()
+        retracted = warehouse.retractions().set_index("snapshot_id")
         version = warehouse.schema_version()
         path = warehouse.path
     console.print(f"Warehouse {path} (schema version {version})")
@@ -263,11 +264,22 @@ def db_info(db: DbOption = None) -> None:
             row.origin,
             f"{row.as_of:%Y-%m-%d}",
             f"{row.created_at:%Y-%m-%d %H:%M}",
-            row.status,
+            row.status + (" (retracted)" if row.snapshot_id in retracted.index else ""),
             str(row.row_count),
-            row.error or row.notes,
+            _retraction(retracted, row.snapshot_id) or row.error or row.notes,
         )
     console.print(table)
+
+
+def _retraction(retracted, snapshot_id: str) -> str:
+    """ "retracted 2026-12-01 14:05 UTC by ana: a test run" for a retracted snapshot, else ""."""
+    if snapshot_id not in retracted.index:
+        return ""
+    marker = retracted.loc[snapshot_id]
+    return (
+        f"retracted {marker['retracted_at']:%Y-%m-%d %H:%M} UTC by "
+        f"{terminal_text(marker['retracted_by'])}: {terminal_text(marker['reason'])}"
+    )
 
 
 def _ingest_kind(path: Path) -> str:

@@ -1,4 +1,4 @@
-"""Numbers formatted for people: $/1K tokens with three significant digits, whole milliseconds,
+"""Numbers formatted for people: $/1K (or $/1M) tokens with three significant digits, whole milliseconds,
 thousands separators. Used by the CLI, the dashboard and the briefs alike."""
 
 from __future__ import annotations
@@ -56,3 +56,52 @@ def percent(value: float | None, digits: int = 1) -> str:
     if _missing(value):
         return "—"
     return f"{float(value) * 100:.{digits}f}%"
+
+
+#: The token counts a $/token figure can be quoted per, as the URL writes them. $/1K is the
+#: default (the figure this tool is about); $/1M is how API price lists quote. Every stored and
+#: computed figure is $ per 1K tokens: ``token_unit_factor`` alone turns it into the chosen unit.
+TOKEN_UNITS = {"1k": 1_000, "1m": 1_000_000}
+DEFAULT_TOKEN_UNIT = "1k"
+_UNIT_SHORT = {"1k": "1K", "1m": "1M"}
+#: Decimals a $/token column shows per unit: $0.000517 per 1K tokens is $0.517 per 1M.
+_UNIT_DECIMALS = {"1k": 6, "1m": 3}
+
+
+def _unit(unit: str) -> str:
+    if unit not in TOKEN_UNITS:
+        raise ValueError(f"unknown token unit {unit!r}; choose one of {', '.join(TOKEN_UNITS)}")
+    return unit
+
+
+def token_unit_factor(unit: str) -> float:
+    """What a $/1K-tokens figure is multiplied by to read in ``unit`` (1 or 1000)."""
+    return TOKEN_UNITS[_unit(unit)] / TOKEN_UNITS[DEFAULT_TOKEN_UNIT]
+
+
+def per_tokens(usd_per_1k: object, unit: str) -> object:
+    """A $/1K figure (a number, array or column) in ``unit``."""
+    return usd_per_1k * token_unit_factor(unit)
+
+
+def token_unit_label(unit: str) -> str:
+    """ "$/1K" or "$/1M"."""
+    return f"$/{_UNIT_SHORT[_unit(unit)]}"
+
+
+def cost_label(unit: str, tokens: str) -> str:
+    """A cost column's name, saying which tokens it counts: "$/1M output tokens"."""
+    return f"{token_unit_label(unit)} {tokens} tokens"
+
+
+def cost_format(unit: str) -> str:
+    """The printf format of a $/token column in ``unit``."""
+    return f"$%.{_UNIT_DECIMALS[_unit(unit)]}f"
+
+
+def usd_per_tokens(value: float | None, unit: str, tokens: str = "") -> str:
+    """A $/1K figure (``value``) as text in ``unit``, with its unit: "$0.517 /1M output tokens"."""
+    if _missing(value):
+        return "—"
+    words = f"{tokens} tokens" if tokens else "tokens"
+    return f"{usd_per_1k(per_tokens(float(value), unit))} /{_UNIT_SHORT[_unit(unit)]} {words}"

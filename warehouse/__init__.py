@@ -1,5 +1,5 @@
 """DuckDB warehouse: schema, migrations, append-only snapshots, named queries."""
 
-from warehouse.store import Warehouse, WarehouseError
+from warehouse.store import RetractionError, Warehouse, WarehouseError
 
-__all__ = ["Warehouse", "WarehouseError"]
+__all__ = ["RetractionError", "Warehouse", "WarehouseError"]

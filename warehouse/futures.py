@@ -89,6 +89,8 @@ FROM benchmark_results r
 JOIN snapshots s USING (snapshot_id)
 JOIN accelerators a ON a.accelerator_id = r.accelerator_id
 WHERE s.status = 'ok' AND r.measured_at <= ?
+  -- a retracted import was wrong: it counts on no date, past or present
+  AND r.snapshot_id NOT IN (SELECT snapshot_id FROM retractions)
 ORDER BY r.accelerator_id, r.model, r.measured_at
 """
 

@@ -292,4 +292,27 @@ MIGRATIONS: tuple[Migration, ...] = (
         );
         """,
     ),
+    Migration(
+        8,
+        "retractions",
+        """
+        -- An import found wrong (a test run, a mislabelled file) is retracted, never deleted: a
+        -- retraction is one appended row naming the snapshot, why, who and when. The snapshot
+        -- and its results stay in the history; they are no longer current and no cost uses them.
+        -- One retraction per snapshot (the primary key); it cannot be undone by editing, only
+        -- by importing the file again.
+        CREATE TABLE retractions (
+            snapshot_id  VARCHAR PRIMARY KEY REFERENCES snapshots (snapshot_id),
+            reason       VARCHAR NOT NULL CHECK (length(trim(reason)) > 0),
+            retracted_by VARCHAR NOT NULL CHECK (length(trim(retracted_by)) > 0),
+            retracted_at TIMESTAMP NOT NULL
+        );
+
+        CREATE OR REPLACE VIEW current_results AS
+        SELECT r.*
+        FROM benchmark_results r JOIN snapshots s USING (snapshot_id)
+        WHERE s.status = 'ok'
+          AND r.snapshot_id NOT IN (SELECT snapshot_id FROM retractions);
+        """,
+    ),
 )

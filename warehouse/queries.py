@@ -90,6 +90,7 @@ JOIN accelerators a ON a.accelerator_id = p.accelerator_id
 WHERE p.quarantine_reason IS NULL
   AND p.price_id IN (SELECT price_id FROM current_price_ids)
   AND r.snapshot_id IN (SELECT snapshot_id FROM snapshots WHERE status = 'ok')
+  AND r.snapshot_id NOT IN (SELECT snapshot_id FROM retractions)
 """  # noqa: S608 - fixed text: the formula comes from tokendesk.metrics
 
 #: Per price quote: (output column, SQL expression over current_prices p / accelerators a).
@@ -507,6 +508,20 @@ def current_price_sources(warehouse: Warehouse) -> pd.DataFrame:
         JOIN snapshots s ON s.snapshot_id = c.snapshot_id
         GROUP BY ALL
         ORDER BY s.source, s.as_of DESC, c.snapshot_id
+        """
+    )
+
+
+def benchmark_snapshot_history(warehouse: Warehouse) -> pd.DataFrame:
+    """Every benchmark snapshot, newest first, with its retraction (reason, who, when) if any."""
+    return warehouse.query(
+        """
+        SELECT s.snapshot_id, s.created_at, s.as_of, s.source, s.origin, s.status, s.row_count,
+               s.error, s.notes, x.reason AS retraction_reason, x.retracted_by, x.retracted_at
+        FROM snapshots s
+        LEFT JOIN retractions x USING (snapshot_id)
+        WHERE s.kind = 'benchmarks'
+        ORDER BY s.created_at DESC, s.snapshot_id DESC
         """
     )
 

@@ -440,6 +440,55 @@ class Warehouse:
             )
         return snapshot_id
 
+    def retract_snapshot(self, snapshot_id: str, reason: str, retracted_by: str) -> datetime:
+        """Mark a benchmark import as retracted (append-only); return when.
+
+        Its results stay in the history and leave ``current_results`` and every cost. Raises
+        :class:`RetractionError` (and writes nothing) for an unknown id, a snapshot that is not
+        a good benchmark import, one already retracted, or an empty reason or name.
+        """
+        snapshot_id = snapshot_id.strip()
+        reason = safe_message(reason.strip(), limit=500)
+        retracted_by = safe_message(retracted_by.strip(), limit=100)
+        if not reason:
+            raise RetractionError("give a reason for the retraction (--reason TEXT)")
+        if not retracted_by:
+            raise RetractionError("say who retracts it (--by NAME)")
+        now = datetime.now(UTC)
+        with self._transaction() as tx:
+            found = tx.execute(
+                "SELECT s.kind, s.status, x.reason, x.retracted_by, x.retracted_at"
+                " FROM snapshots s LEFT JOIN retractions x USING (snapshot_id)"
+                " WHERE s.snapshot_id = ?",
+                [snapshot_id],
+            ).fetchone()
+            if found is None:
+                raise RetractionError(
+                    f"no snapshot {snapshot_id!r}; `tokendesk db info` lists every snapshot id"
+                )
+            kind, status, old_reason, old_by, old_at = found
+            if kind != SnapshotKind.BENCHMARKS.value:
+                raise RetractionError(
+                    f"snapshot {snapshot_id} holds prices; only benchmark imports are retracted "
+                    "(a newer price refresh supersedes a price snapshot)"
+                )
+            if old_at is not None:
+                raise RetractionError(
+                    f"snapshot {snapshot_id} was already retracted on {old_at:%Y-%m-%d %H:%M} UTC "
+                    f"by {old_by}: {old_reason}"
+                )
+            if status != SnapshotStatus.OK.value:
+                raise RetractionError(
+                    f"snapshot {snapshot_id} is a {status} import and holds no current results; "
+                    "there is nothing to retract"
+                )
+            tx.execute(
+                "INSERT INTO retractions (snapshot_id, reason, retracted_by, retracted_at)"
+                " VALUES (?, ?, ?, ?)",
+                [snapshot_id, reason, retracted_by, _utc_naive(now)],
+            )
+        return now
+
     @staticmethod
     def _insert_snapshot(
         tx: duckdb.DuckDBPyConnection,
@@ -487,6 +536,18 @@ class Warehouse:
         sql += " ORDER BY created_at, as_of, snapshot_id"
         with self.reading():
             return self.cursor().execute(sql, params).df()
+
+    def retractions(self) -> pd.DataFrame:
+        """Every retraction marker: snapshot_id, reason, retracted_by, retracted_at."""
+        with self.reading():
+            return (
+                self.cursor()
+                .execute(
+                    "SELECT snapshot_id, reason, retracted_by, retracted_at FROM retractions"
+                    " ORDER BY retracted_at, snapshot_id"
+                )
+                .df()
+            )
 
     def current_price_quotes(self, provider: str | None = None) -> list[PriceQuote]:
         sql = f"SELECT {', '.join(PRICE_COLUMNS)} FROM current_prices"  # noqa: S608 - fixed columns
@@ -541,6 +602,10 @@ class Warehouse:
 
         with self.reading():
             return cost_options(self, **filters)
+
+
+class RetractionError(WarehouseError):
+    """A retraction that cannot be made: the message says why and what to do."""
 
 
 def _check_catalog(rows: Sequence[PriceQuote] | Sequence[BenchmarkResult]) -> None:

@@ -11,6 +11,8 @@ from tokendesk import formatting
 
 #: Token bases the page offers, as the URL writes them, with what they read as.
 TOKEN_BASES = {"output": "output tokens", "total": "total (input + output) tokens"}
+#: Which tokens a cost column counts, as its label names them ("$/1K total (input + output) tokens").
+COUNTED = {"output": "output", "total": "total (input + output)"}
 
 
 def with_cost(options: pd.DataFrame, basis: str) -> pd.DataFrame:
@@ -45,10 +47,12 @@ class Headline:
     help: str = ""
 
 
-def cheapest(options: pd.DataFrame, basis: str, percentile: str) -> Headline:
+def cheapest(
+    options: pd.DataFrame, basis: str, percentile: str, unit: str = formatting.DEFAULT_TOKEN_UNIT
+) -> Headline:
     """The cheapest option *with a known first-token latency*: a latency-aware view never
-    headlines a result that publishes no latency."""
-    label = f"Cheapest $/1K {basis} tokens with a known FTL"
+    headlines a result that publishes no latency. The figure reads in ``unit`` ($/1K or $/1M)."""
+    label = f"Cheapest {formatting.cost_label(unit, COUNTED[basis])} with a known FTL"
     known = options[options["cost"].notna() & options["ftl_ms"].notna()]
     if known.empty:
         unknown = int(options["cost"].notna().sum())
@@ -62,7 +66,7 @@ def cheapest(options: pd.DataFrame, basis: str, percentile: str) -> Headline:
     bound = "≤ " if top["ftl_basis"] != percentile else ""
     return Headline(
         label,
-        formatting.usd_per_1k(top["cost"]),
+        formatting.usd_per_1k(formatting.per_tokens(top["cost"], unit)),
         f"{top['accelerator_name']} on {top['provider']} {top['instance_type']} "
         f"({top['pricing_model']}, {top['region']}), FTL {bound}{formatting.ms(top['ftl_ms'])}; "
         f"price: {top['price_source']} ({_day(top['price_observed_at'])}); "
@@ -89,12 +93,16 @@ def _day(value: object) -> str:
     return "date unknown" if value is None or pd.isna(value) else f"{pd.Timestamp(value):%Y-%m-%d}"
 
 
-def option_table(options: pd.DataFrame, basis: str, percentile: str) -> Table:
-    """Every option, cheapest first, decision columns first ($/1K, FTL, who, where, how priced),
-    then the evidence (throughput, sources, dates)."""
-    ordered = options.sort_values(["cost", "ftl_ms"], na_position="last")
+def option_table(
+    options: pd.DataFrame, basis: str, percentile: str, unit: str = formatting.DEFAULT_TOKEN_UNIT
+) -> Table:
+    """Every option, cheapest first, decision columns first ($/1K or $/1M, FTL, who, where, how
+    priced), then the evidence (throughput, sources, dates)."""
+    ordered = options.sort_values(["cost", "ftl_ms"], na_position="last").assign(
+        cost=lambda frame: formatting.per_tokens(frame["cost"], unit)
+    )
     labels = {
-        "cost": f"$/1K {basis} tokens",
+        "cost": formatting.cost_label(unit, COUNTED[basis]),
         "ftl_ms": f"FTL {percentile} (ms)",
         "provider": "Provider",
         "instance_type": "Instance",
@@ -121,7 +129,7 @@ def option_table(options: pd.DataFrame, basis: str, percentile: str) -> Table:
         ordered,
         labels,
         numbers={
-            "cost": "$%.6f",
+            "cost": formatting.cost_format(unit),
             "ftl_ms": "%,.0f ms",
             "replicas_per_instance": "%d",
             "instance_output_tok_s": "%,.0f",

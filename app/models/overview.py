@@ -29,8 +29,11 @@ def _day(value: object) -> str:
     return "date unknown" if value is None or pd.isna(value) else f"{pd.Timestamp(value):%Y-%m-%d}"
 
 
-def vendor_cards(best: pd.DataFrame, percentile: str) -> list[Card]:
-    """One card per vendor's cheapest option meeting the SLO, with its evidence in the help."""
+def vendor_cards(
+    best: pd.DataFrame, percentile: str, unit: str = formatting.DEFAULT_TOKEN_UNIT
+) -> list[Card]:
+    """One card per vendor's cheapest option meeting the SLO (its $/output token in ``unit``),
+    with its evidence in the help."""
     cards = []
     for row in best.itertuples():
         bound = "≤ " if row.ftl_basis != percentile else ""
@@ -38,7 +41,7 @@ def vendor_cards(best: pd.DataFrame, percentile: str) -> list[Card]:
         cards.append(
             Card(
                 row.accelerator_name,
-                formatting.usd_per_1k(row.usd_per_1k_output_tokens) + " /1K",
+                formatting.usd_per_tokens(row.usd_per_1k_output_tokens, unit, "output"),
                 f"{row.provider} · {row.instance_type} · {row.pricing_model} · {ftl}",
                 f"{row.provider} {row.instance_type} ({row.pricing_model}, {row.region}) · "
                 f"{row.model} {row.precision} · {ftl} ({row.ftl_basis}) · price: "

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from app.models.tables import Table, readable
+from app.models.tables import MISSING, Table, readable
 from app.safe import plain
 from costmodel.summary import summary_row
+from tokendesk import formatting
 
 #: Risk figures as people name them (the cost model keys them for machines).
 RISK_NAMES = {
@@ -138,3 +139,21 @@ def sensitivity_frame(bars, monthly_usd: float) -> pd.DataFrame:
             for b in bars
         ]
     )
+
+
+def token_cost_columns(results, workspace, unit: str) -> dict[str, list[str]]:
+    """Per scenario, month 1's cost per output token and per total (input + output) token the
+    workspace's demand asks for, in ``unit``; "—" for a plan that leaves demand unserved (its
+    money does not buy the tokens, so a per-token figure would flatter it)."""
+    output = sum(w.output_tokens_per_month for w in workspace.demand)
+    total = output + sum(w.input_tokens_per_month for w in workspace.demand)
+    columns: dict[str, list[str]] = {}
+    for counted, tokens in (("output", output), ("total (input + output)", total)):
+        label = formatting.cost_label(unit, counted) + " (month 1)"
+        columns[label] = [
+            formatting.usd_per_1k(formatting.per_tokens(r.monthly_usd / (tokens / 1000), unit))
+            if r.feasible and tokens > 0
+            else MISSING
+            for r in results
+        ]
+    return columns

@@ -3,6 +3,7 @@ latency across each configuration's concurrency sweep, output parity, and result
 
 from __future__ import annotations
 
+from datetime import date
 from functools import partial
 
 import numpy as np
@@ -10,15 +11,10 @@ import pandas as pd
 import streamlit as st
 
 from app import charts, data, ui
+from app.models import bench_history, bench_import
 from app.safe import plain
 from app.url_state import UrlInput
-from benchmarks.importers import (
-    MAX_IMPORT_BYTES,
-    ImportOverrides,
-    ResultFileError,
-    import_bytes,
-)
-from benchmarks.plausibility import gate
+from benchmarks.importers import MAX_IMPORT_BYTES
 from tokendesk import formatting
 from tokendesk.catalog import load_catalog
 from tokendesk.exports import safe_csv
@@ -29,6 +25,8 @@ MAX_UPLOAD_MB = MAX_IMPORT_BYTES // (1024 * 1024)
 UPLOAD_TYPES = ["json", "jsonl", "csv", "txt", "log", "md"]
 FROM_FILE = "(as the file says)"
 IMPORT_STATE = "benchmarks_last_import"
+PREVIEW_STATE = "benchmarks_upload_preview"
+RETRACT_STATE = "benchmarks_retracted"
 #: Result filters: URL key = widget key -> results column.
 FILTERS = {
     "model": "model",
@@ -114,8 +112,8 @@ st.caption(
 )
 
 path = data.db_path()
-tab_results, tab_curves, tab_parity, tab_import = st.tabs(
-    ["Results", "Throughput vs FTL", "Output parity", "Import result file"]
+tab_results, tab_curves, tab_parity, tab_import, tab_history = st.tabs(
+    ["Results", "Throughput vs FTL", "Output parity", "Import result file", "Import history"]
 )
 
 # The import runs first so every other tab already shows the new snapshot.
@@ -124,9 +122,9 @@ with tab_import:
     st.caption(
         "Result files from vLLM/SGLang bench serving, llama-bench, "
         "genai-perf/AIPerf, GuideLLM, LLMPerf, MLPerf "
-        "summaries and tokendesk's own harness. The file is validated whole: "
-        "if any key is wrong, the error names "
-        "the file, the key and the reason, and nothing is written. A valid file becomes one new snapshot. "
+        "summaries and tokendesk's own harness. Fill in what the file does not say (the same "
+        "fields as `tokendesk bench import`), preview every record it would write with its "
+        "physical plausibility verdict, then write it as one new snapshot. "
         f"At most {MAX_UPLOAD_MB} MB."
     )
     uploaded = st.file_uploader(
@@ -150,76 +148,143 @@ with tab_import:
         key="upload_accelerators_per_replica",
         help="Tensor × pipeline parallel size of one replica; 0 = as the file says",
     )
-    override_instance = col3.text_input(
-        "Instance type", key="upload_instance_type", placeholder="e.g. p5.48xlarge (optional)"
+    override_model = col3.text_input(
+        "Model",
+        key="upload_model",
+        placeholder="as the file says, e.g. meta-llama/Llama-3.1-8B-Instruct",
     )
-    if st.button(
-        "Validate and import", type="primary", key="upload_import", disabled=uploaded is None
-    ):
+    col4, col5, col6 = st.columns(3)
+    override_precision = col4.text_input(
+        "Precision", key="upload_precision", placeholder="as the file says, e.g. bf16, fp8"
+    )
+    override_runtime = col5.text_input(
+        "Runtime", key="upload_runtime", placeholder="as the file says, e.g. vllm, sglang"
+    )
+    override_measured = col6.date_input(
+        "Measured on",
+        value=None,
+        max_value=date.today(),
+        key="upload_measured_on",
+        help="When the results were measured, for a file that carries no date (optional)",
+    )
+    col7, col8, _ = st.columns(3)
+    override_version = col7.text_input(
+        "Runtime version", key="upload_runtime_version", placeholder="optional, e.g. 0.11.0"
+    )
+    override_instance = col8.text_input(
+        "Instance type", key="upload_instance_type", placeholder="optional, e.g. p5.48xlarge"
+    )
+    fields = bench_import.UploadFields(
+        accelerator_id=None if override_acc == FROM_FILE else override_acc,
+        accelerators_per_replica=int(override_per_replica) or None,
+        model=override_model,
+        precision=override_precision,
+        runtime=override_runtime,
+        runtime_version=override_version,
+        instance_type=override_instance,
+        measured_on=override_measured,
+    )
+    if st.button("Validate and preview", key="upload_preview", disabled=uploaded is None):
         st.session_state.pop(IMPORT_STATE, None)
-        payload = uploaded.getvalue()
-        overrides = ImportOverrides(
-            accelerator_id=None if override_acc == FROM_FILE else override_acc,
-            accelerators_per_replica=int(override_per_replica) or None,
-            instance_type=override_instance.strip() or None,
+        st.session_state[PREVIEW_STATE] = bench_import.build_preview(
+            uploaded.name, uploaded.getvalue(), fields, catalog
         )
-        results = None
-        try:
-            results = import_bytes(uploaded.name, payload, overrides)
-            # A result beyond its accelerator's physical bounds is refused, with the arithmetic.
-            results, _, implausible = gate(uploaded.name, results)
-            if implausible:
-                raise implausible[0]
-        except ResultFileError as exc:
-            st.error(
-                f"**{plain(exc.file)}** was rejected; nothing was written.\n\n"
-                f"- key: {plain(exc.key or '(whole file)')}\n- reason: {plain(exc.reason)}"
+    preview = st.session_state.get(PREVIEW_STATE)
+    current = (
+        bench_import.fingerprint(uploaded.name, uploaded.getvalue(), fields)
+        if uploaded is not None
+        else None
+    )
+    if preview is not None and preview.fingerprint != current:
+        # The file or a field changed since: that preview no longer shows what would be written.
+        st.session_state.pop(PREVIEW_STATE, None)
+        preview = None
+        if uploaded is not None:
+            st.info("The file or a field changed since the preview; preview it again.")
+    if preview is not None:
+        for error in preview.errors:
+            st.error(plain(error))
+        if preview.table is not None:
+            st.markdown(
+                f"**{plain(preview.file)}** would write {len(preview.results)} operating "
+                f"point(s) ({plain(preview.tool)}) as one new snapshot:"
             )
+            ui.show_table(preview.table, key="upload_preview_table")
+        for note in preview.notes:
+            st.caption(f"Note: {plain(note)}")
+        if preview.errors:
             st.caption(
-                "What a file does not say (or says wrongly) can be filled in with the "
-                "Accelerator, Accelerators "
-                "per replica and Instance type fields above; on the command line they are `--accelerator`, "
-                "`--accelerators-per-replica` and `--instance-type`."
+                "Fill in or correct the fields above and preview again; nothing is written "
+                "until a preview passes and you confirm it."
             )
-        except (ValueError, UnicodeDecodeError) as exc:
-            st.error(
-                f"**{plain(uploaded.name)}** was rejected; nothing was written.\n\n"
-                f"- reason: {plain(exc)}"
-            )
-        if results is not None and not results:
-            st.error(f"**{plain(uploaded.name)}** holds no operating point; nothing was written.")
-        elif results:
-            tool = results[0].source_tool
+        if st.button(
+            "Write to the warehouse",
+            type="primary",
+            key="upload_confirm",
+            disabled=not preview.writable,
+        ):
             try:
                 with data.writer(lambda wait: st.info(wait.message(with_path=False))) as warehouse:
-                    snapshot_id = warehouse.ingest_results(
-                        f"import:{tool}",
-                        results,
-                        origin="import",
-                        notes=f"uploaded {plain(uploaded.name)} in the dashboard",
-                    )
+                    outcome = bench_import.write(warehouse, preview)
             except Exception as exc:  # shown to the person, never as a traceback
                 st.error(
-                    f"**{plain(uploaded.name)}** is valid but could not be written to the"
-                    f" warehouse: {plain(exc)}"
+                    f"{plain(preview.file)} is valid but could not be written to the warehouse: "
+                    f"{plain(exc)}. Nothing was written."
                 )
             else:
-                st.session_state[IMPORT_STATE] = {
-                    "file": uploaded.name,
-                    "snapshot_id": snapshot_id,
-                    "points": len(results),
-                    "tool": tool,
-                    "notes": sorted({r.notes for r in results if r.notes}),
-                }
+                st.session_state.pop(PREVIEW_STATE, None)
+                st.session_state[IMPORT_STATE] = outcome
     last = st.session_state.get(IMPORT_STATE)
     if last:
         st.success(
-            f"Imported {last['points']} operating point(s) from **{plain(last['file'])}** "
-            f"({plain(last['tool'])}) as snapshot "
-            f"`{last['snapshot_id']}`."
+            f"Imported {last.points} operating point(s) from **{plain(last.file)}** "
+            f"({plain(last.tool)}) as snapshot `{last.snapshot_id}`."
         )
-        for note in last["notes"]:
+        for note in last.notes:
             st.caption(f"Note: {plain(note)}")
+
+# The history (and a retraction) also runs before the results are read, for the same reason.
+with tab_history:
+    st.subheader("Import history")
+    st.caption(
+        "Every benchmark snapshot, newest first. Nothing is ever deleted: a retracted import "
+        "stays here with its reason, and its results count nowhere (results, costs, "
+        "scenarios). On the command line: `tokendesk bench retract SNAPSHOT_ID --reason TEXT`."
+    )
+    history = data.benchmark_history(path)
+    ui.show_table(bench_history.history_table(history), key="history_table")
+    candidates = bench_history.retractable(history)
+    with st.expander("Retract an import"):
+        if not candidates:
+            st.info("No current import to retract.")
+        else:
+            target = st.selectbox(
+                "Snapshot",
+                candidates,
+                format_func=partial(bench_history.describe, history),
+                key="retract_snapshot",
+            )
+            reason = st.text_input(
+                "Reason", key="retract_reason", placeholder="e.g. a test run, wrong accelerator"
+            )
+            who = st.text_input("Your name", key="retract_by")
+            if st.button("Retract this import", key="retract_confirm"):
+                if not reason.strip() or not who.strip():
+                    st.error("Give a reason and your name; nothing was retracted.")
+                else:
+                    try:
+                        with data.writer(
+                            lambda wait: st.info(wait.message(with_path=False))
+                        ) as warehouse:
+                            warehouse.retract_snapshot(target, reason, who)
+                    except Exception as exc:  # shown to the person, never as a traceback
+                        st.error(f"Snapshot {plain(target)} was not retracted: {plain(exc)}.")
+                    else:
+                        st.session_state[RETRACT_STATE] = target
+                        st.rerun()
+    retracted = st.session_state.pop(RETRACT_STATE, None)
+    if retracted:
+        st.success(f"Retracted snapshot `{retracted}`: its results no longer count anywhere.")
 
 results = data.benchmark_results(path).copy()
 if results.empty:

@@ -10,6 +10,7 @@ from app import charts, data, ui
 from app.models import costs as model
 from app.safe import plain
 from app.url_state import UrlInput
+from tokendesk import formatting
 from tokendesk.exports import safe_csv
 from tokendesk.metrics import PERCENTILES
 
@@ -30,6 +31,7 @@ INPUTS = (
     *(UrlInput(name, "choices", []) for name in FILTERS),
     UrlInput("percentile", "choice", "p95", choices=PERCENTILES),
     UrlInput("tokens", "choice", "output", choices=tuple(model.TOKEN_BASES)),
+    ui.UNIT_INPUT,
 )
 
 
@@ -51,13 +53,14 @@ def sidebar(values: dict[str, list[str]], start: dict) -> dict:
             key="tokens",
             horizontal=True,
         )
+    chosen["unit"] = ui.unit_switch(start["unit"])
     return chosen
 
 
-def headline(options, total: int, basis: str, percentile: str) -> None:
+def headline(options, total: int, basis: str, percentile: str, unit: str) -> None:
     left, middle, right = st.columns(3)
     left.metric("Options", f"{total:,}", help="Price quote × compatible benchmark result pairs")
-    best = model.cheapest(options, basis, percentile)
+    best = model.cheapest(options, basis, percentile, unit)
     middle.metric(best.label, best.value, help=plain(best.help, limit=2000))
     fastest = model.fastest(options, percentile)
     if fastest:
@@ -69,13 +72,13 @@ def headline(options, total: int, basis: str, percentile: str) -> None:
         )
 
 
-def scatter(options, basis: str, percentile: str) -> None:
-    st.subheader(f"$/1K {basis} tokens against FTL {percentile}")
+def scatter(options, basis: str, percentile: str, unit: str) -> None:
+    st.subheader(f"{formatting.cost_label(unit, model.COUNTED[basis])} against FTL {percentile}")
     plotted = options[options["cost"].notna() & options["ftl_ms"].notna()]
     if plotted.empty:
         st.info(f"None of these options has a published TTFT at {percentile} or above to plot.")
     else:
-        figure = charts.cost_against_ftl(plotted, basis, percentile)
+        figure = charts.cost_against_ftl(plotted, model.COUNTED[basis], percentile, unit)
         st.plotly_chart(figure, width="stretch", key="cost_scatter")
         upper = model.upper_bound_count(plotted, percentile)
         if upper:
@@ -92,9 +95,9 @@ def scatter(options, basis: str, percentile: str) -> None:
         )
 
 
-def option_table(options, basis: str, percentile: str) -> None:
+def option_table(options, basis: str, percentile: str, unit: str) -> None:
     st.subheader("All options")
-    table = model.option_table(options, basis, percentile)
+    table = model.option_table(options, basis, percentile, unit)
     ui.show_table(table, key="cost_table")
     st.caption(
         "Dates are the source's own date (for undated sources, the earliest plausible date, so "
@@ -109,17 +112,19 @@ def option_table(options, basis: str, percentile: str) -> None:
     )
 
 
-st.title("$/1K tokens and first-token latency")
+title = st.empty()  # its unit is known once the inputs are read
+path = data.db_path()
+values = data.filter_values(path)
+start = ui.url_inputs(INPUTS, choices=values)
+chosen = sidebar(values, start)
+ui.keep_in_url(chosen, INPUTS)
+basis, percentile, unit = chosen["tokens"], chosen["percentile"], chosen["unit"]
+title.title(f"{formatting.token_unit_label(unit)} tokens and first-token latency")
 st.caption(
     "Every current price quote joined to every benchmark result it can host: replicas per instance "
     "= ⌊instance accelerators ÷ accelerators per replica⌋, $/1K tokens = "
-    "instance $/h ÷ (instance tok/s × 3.6)."
+    "instance $/h ÷ (instance tok/s × 3.6); $/1M tokens = 1,000 × $/1K tokens."
 )
-path = data.db_path()
-values = data.filter_values(path)
-chosen = sidebar(values, ui.url_inputs(INPUTS, choices=values))
-ui.keep_in_url(chosen, INPUTS)
-basis, percentile = chosen["tokens"], chosen["percentile"]
 filters = tuple((name, tuple(chosen[name])) for name in FILTERS if chosen[name])
 total = data.count_options(path, filters)
 found = data.cost_options(path, filters, limit=MAX_ROWS, ftl_percentile=percentile)
@@ -127,8 +132,8 @@ if found.empty:
     st.info("No priced option matches these filters. Remove a filter to see more options.")
     st.stop()
 options = model.with_cost(found, basis)
-headline(options, total, basis, percentile)
+headline(options, total, basis, percentile, unit)
 if options["cost"].isna().all():
     st.warning(f"None of these results can be priced per {model.TOKEN_BASES[basis]}.")
-scatter(options, basis, percentile)
-option_table(options, basis, percentile)
+scatter(options, basis, percentile, unit)
+option_table(options, basis, percentile, unit)

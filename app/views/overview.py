@@ -11,6 +11,7 @@ from app.url_state import UrlInput
 from briefs.workspace_plans import Knobs, headline
 from costmodel import domain
 from costmodel import scenario_inputs as si
+from tokendesk import formatting
 from tokendesk.metrics import PERCENTILES
 
 #: Compare like with like: one pricing-model family at a time (spot is interruptible, so it is
@@ -37,6 +38,7 @@ INPUTS = (
     UrlInput("slo", "number", si.DEFAULTS.slo, *map(float, si.BOUNDS["slo"])),
     UrlInput("pct", "choice", si.DEFAULTS.pct, choices=PERCENTILES),
     UrlInput("pricing", "choice", "on-demand", choices=tuple(PRICING_FAMILIES)),
+    ui.UNIT_INPUT,
 )
 
 SLO = INPUTS[1]
@@ -80,31 +82,35 @@ def inputs() -> dict:
             list(PRICING_FAMILIES).index(start["pricing"]),
             key="pricing",
         ),
+        "unit": ui.unit_switch(start["unit"]),
     }
     ui.keep_in_url(chosen, INPUTS)
     return chosen
 
 
-def cheapest_per_vendor(scope, percentile: str, slo: float, pricing: str) -> None:
+def cheapest_per_vendor(scope, percentile: str, slo: float, pricing: str, unit: str) -> None:
     priced = (*scope, ("pricing_model", PRICING_FAMILIES[pricing]))
     best = data.cost_options(
         path, priced, ftl_percentile=percentile, max_ftl_ms=slo, best_per="vendor"
     )
-    st.subheader(f"Cheapest {pricing} per vendor meeting FTL {percentile} ≤ {slo:,.0f} ms")
+    st.subheader(
+        f"Cheapest {pricing} {formatting.cost_label(unit, 'output')} per vendor meeting "
+        f"FTL {percentile} ≤ {slo:,.0f} ms"
+    )
     if best.empty:
         st.info(
             "No measured operating point of this model class meets the SLO. Relax the SLO or add "
             "benchmarks on the Benchmarks page."
         )
         return
-    cards = model.vendor_cards(best, percentile)
+    cards = model.vendor_cards(best, percentile, unit)
     for column, card in zip(st.columns(min(len(cards), 4)), cards, strict=False):
         column.metric(plain(card.title), card.value, help=plain(card.help, limit=2000))
         column.caption(plain(card.caption, limit=2000))
 
 
-def pareto(scope, percentile: str, slo: float) -> None:
-    st.subheader("Pareto frontier: $/1K output tokens against FTL")
+def pareto(scope, percentile: str, slo: float, unit: str) -> None:
+    st.subheader(f"Pareto frontier: {formatting.cost_label(unit, 'output')} against FTL")
     unbounded = {"ftl_percentile": percentile, "max_ftl_ms": float("inf")}
     frontier = data.cost_options(path, scope, frontier_only=True, **unbounded)
     nearby = data.cost_options(path, scope, limit=MAX_POINTS, **unbounded)
@@ -113,7 +119,7 @@ def pareto(scope, percentile: str, slo: float) -> None:
         st.info("No option of this model class publishes a first-token latency.")
         return
     st.plotly_chart(
-        charts.pareto(plotted, frontier, percentile, slo), width="stretch", key="pareto"
+        charts.pareto(plotted, frontier, percentile, slo, unit), width="stretch", key="pareto"
     )
     st.caption(
         f"{len(frontier)} options are on the frontier: nothing else is both cheaper and faster. "
@@ -137,13 +143,15 @@ def freshness() -> None:
 
 st.title("Overview")
 st.caption(
-    "Cheapest $/1K output tokens that meets your first-token-latency SLO, "
+    "Cheapest cost per output token that meets your first-token-latency SLO, "
     "per vendor, from current prices and benchmarks."
 )
 path = data.db_path()
 chosen = inputs()
 models = tuple(si.models_in_family(chosen["model"], data.filter_values(path)["model"]))
 workspace_headline()
-cheapest_per_vendor((("model", models),), chosen["pct"], chosen["slo"], chosen["pricing"])
-pareto((("model", models),), chosen["pct"], chosen["slo"])
+cheapest_per_vendor(
+    (("model", models),), chosen["pct"], chosen["slo"], chosen["pricing"], chosen["unit"]
+)
+pareto((("model", models),), chosen["pct"], chosen["slo"], chosen["unit"])
 freshness()

@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from app import charts, data, ui
+from app.models import prices as price_model
 from app.safe import plain
 from app.style import VENDOR_COLOURS
 from app.url_state import UrlInput
@@ -49,7 +50,7 @@ FILTERS = {
     "accelerator": "Accelerator",
     "pricing_model": "Pricing model",
 }
-INPUTS = tuple(UrlInput(name, "choices", []) for name in FILTERS)
+INPUTS = (*(UrlInput(name, "choices", []) for name in FILTERS), ui.UNIT_INPUT)
 
 
 def _day(value: object) -> str:
@@ -252,7 +253,8 @@ with st.sidebar:
         name: st.multiselect(label, values[name], default=start[name], key=name)
         for name, label in FILTERS.items()
     }
-ui.keep_in_url(chosen, INPUTS)
+unit = ui.unit_switch(start["unit"])
+ui.keep_in_url({**chosen, "unit": unit}, INPUTS)
 filters = tuple((name, tuple(selection)) for name, selection in chosen.items() if selection)
 prices = data.price_explorer(path, filters).copy()
 everything = data.price_explorer(path, ()) if filters else prices
@@ -511,6 +513,21 @@ with tab_accel:
                 "Prices that differ in date or confidence "
                 "are not equally reliable: check both in the hover."
             )
+            # What the cheapest of these prices comes to per output token, on the best result.
+            per_token = data.cost_options(
+                path,
+                (("accelerator", (acc,)), ("pricing_model", tuple(shown_models))),
+                limit=1,
+            )
+            if per_token.empty:
+                st.caption("No benchmark result on this accelerator, so no cost per token.")
+            else:
+                value, evidence = price_model.cheapest_token_cost(per_token.iloc[0], unit)
+                st.metric(
+                    f"Cheapest {formatting.cost_label(unit, 'output')} on this accelerator",
+                    value,
+                )
+                st.caption(plain(evidence, limit=2000))
 
 with tab_history:
     st.subheader("A SKU's price across every snapshot")

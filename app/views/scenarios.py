@@ -8,9 +8,9 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from app import charts, data
+from app import charts, data, ui
 from app.models import workspace as model
-from app.models.scenarios import risk_lines
+from app.models.scenarios import risk_lines, token_cost_columns
 from app.safe import plain
 from briefs.workspace_plans import headline, results_rows
 from costmodel import domain
@@ -43,6 +43,9 @@ def _number(bound: domain.Bound, value: float, key: str, **extra) -> float:
 def _slider(bound: domain.Bound, value: float, key: str, **extra) -> float:
     return st.slider(bound.label, bound.low, bound.high, float(value), bound.step, key=key, **extra)
 
+
+unit = ui.unit_switch(ui.url_inputs((ui.UNIT_INPUT,))["unit"])
+ui.keep_in_url({"unit": unit}, (ui.UNIT_INPUT,))
 
 with st.sidebar:
     st.header("What if (every workload)")
@@ -111,7 +114,16 @@ st.caption(
 st.info(plain(headline(results), limit=2000))
 
 st.subheader("Side by side")
-st.dataframe(pd.DataFrame(results_rows(results)), hide_index=True, width="stretch", key="summary")
+side_by_side = pd.DataFrame(results_rows(results))
+for offset, (label, values) in enumerate(
+    token_cost_columns(results, view.workspace, unit).items(), start=1
+):
+    side_by_side.insert(side_by_side.columns.get_loc("Monthly (month 1)") + offset, label, values)
+st.dataframe(side_by_side, hide_index=True, width="stretch", key="summary")
+st.caption(
+    "Cost per token = month 1's cost ÷ the tokens the workspace's demand asks for in a month; "
+    "a plan that leaves demand unserved has none."
+)
 for r in results:
     if r.headline != r.name:
         (st.warning if r.feasible else st.error)(plain(r.headline, limit=2000))

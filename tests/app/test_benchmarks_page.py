@@ -1,5 +1,5 @@
 import json
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -9,7 +9,7 @@ from tests.app.pages import VIEWS, chart, shown
 from tokendesk.records import BenchmarkResult
 from warehouse import Warehouse
 
-RESULTS, CURVES, PARITY, IMPORT = range(4)
+RESULTS, CURVES, PARITY, IMPORT, HISTORY = range(5)
 SWEEP_LABEL = "AMD Instinct MI300X 192GB · vllm · bf16"
 
 
@@ -130,20 +130,27 @@ def test_curves_follow_each_configuration_across_its_sweep(writable_env):
     }
 
 
+def upload(at, name, payload):
+    at.file_uploader(key="upload_file").set_value((name, payload, "application/json"))
+    at.run()
+    return at
+
+
+def preview(at):
+    at.button(key="upload_preview").click()
+    return run_page(at)
+
+
 def test_bad_upload_names_the_file_and_key_and_writes_nothing(writable_env):
     before = count_results(writable_env)
-    at = run_page()
-    at.file_uploader(key="upload_file").set_value(
-        ("bad.json", json.dumps(vllm_row(completed=None)).encode(), "application/json")
-    )
-    at.run()
-    at.button(key="upload_import").click()
-    at = run_page(at)
+    at = upload(run_page(), "bad.json", json.dumps(vllm_row(completed=None)).encode())
+    at = preview(at)
     errors = [shown(e.value) for e in at.tabs[IMPORT].error]
     assert errors == [
-        "**bad.json** was rejected; nothing was written.\n\n- key: "
-        "completed\n- reason: required number is missing"
+        "bad.json was not imported (its key “completed”): required number is missing. "
+        "Nothing was written."
     ]
+    assert at.button(key="upload_confirm").disabled
     assert not at.tabs[IMPORT].success
     assert count_results(writable_env) == before
 
@@ -163,24 +170,24 @@ def test_unknown_accelerator_is_rejected_then_fixed_with_an_override(writable_en
         for c, t, f in ((1, 90.0, 40), (16, 1100.0, 160), (64, 2600.0, 700))
     )
     before = count_results(writable_env)
-    at = run_page()
-    at.file_uploader(key="upload_file").set_value(
-        ("sweep.jsonl", sweep.encode(), "application/json")
-    )
-    at.run()
-    at.button(key="upload_import").click()
-    at = run_page(at)
+    at = preview(upload(run_page(), "sweep.jsonl", sweep.encode()))
     [error] = [shown(e.value) for e in at.tabs[IMPORT].error]
-    assert error.startswith("**sweep.jsonl** was rejected") and "key: line 1: accelerator" in error
-    assert "'Mystery 9000' is not in the alias table" in error
+    assert error.startswith("sweep.jsonl was not imported (its key “line 1: accelerator")
+    assert "'Mystery 9000' is not in the alias table; choose it in the Accelerator field" in error
     assert count_results(writable_env) == before
 
     at.selectbox(key="upload_accelerator").set_value("amd-mi300x-192gb")
     at.number_input(key="upload_accelerators_per_replica").set_value(1)
     at.text_input(key="upload_instance_type").set_value("Standard_ND96isr_MI300X_v5")
-    at.button(key="upload_import").click()
-    at = run_page(at)
+    at = preview(at)
     assert not at.tabs[IMPORT].error
+    # The preview shows what would be written, with a verdict per record; nothing is written yet.
+    table = at.tabs[IMPORT].dataframe[0].value
+    assert list(table["Load"]) == ["concurrency 1", "concurrency 16", "concurrency 64"]
+    assert all(v.startswith("within physical bounds") for v in table["Plausibility"])
+    assert count_results(writable_env) == before
+    at.button(key="upload_confirm").click()
+    at = run_page(at)
     [success] = [shown(s.value) for s in at.tabs[IMPORT].success]
     assert success.startswith(
         "Imported 3 operating point(s) from **sweep.jsonl** "
@@ -198,6 +205,52 @@ def test_unknown_accelerator_is_rejected_then_fixed_with_an_override(writable_en
     # The rest of the page already shows the new snapshot: one line across the three loads.
     line = next(t for t in chart(at, "curve_chart")["data"] if t["name"].startswith(SWEEP_LABEL))
     assert line["x"] == [90.0, 1100.0, 2600.0] and line["y"] == [40.0, 160.0, 700.0]
+
+
+def test_a_plain_result_file_that_needs_model_and_precision_imports_from_the_page(writable_env):
+    # What `vllm bench serve --save-result` writes names no accelerator, precision or usable model.
+    plain_row = vllm_row(gpu=None, num_gpus=None, dtype=None, model_id="/models/ckpt/")
+    before = count_results(writable_env)
+    at = preview(upload(run_page(), "plain.json", json.dumps(plain_row).encode()))
+    [error] = [shown(e.value) for e in at.tabs[IMPORT].error]
+    assert error == (
+        "plain.json was not imported: the file does not say everything a result needs. "
+        "Fill in the Accelerator and Precision fields above and preview again; "
+        "nothing was written."
+    )
+    at.selectbox(key="upload_accelerator").set_value("nvidia-h100-sxm-80gb")
+    at.text_input(key="upload_model").set_value("meta-llama/Llama-3.1-8B-Instruct")
+    at.text_input(key="upload_precision").set_value("fp8")
+    at.text_input(key="upload_runtime").set_value("vllm")
+    at.date_input(key="upload_measured_on").set_value(date(2025, 3, 2))
+    at = preview(at)
+    assert not at.tabs[IMPORT].error
+    [row] = at.tabs[IMPORT].dataframe[0].value.to_dict("records")
+    assert (row["Model"], row["Precision"], row["Measured on"]) == (
+        "meta-llama/Llama-3.1-8B-Instruct",
+        "fp8",
+        "2025-03-02",
+    )
+    assert row["Plausibility"].startswith("within physical bounds (")
+    # A field changed after the preview: the old preview is gone, nothing can be confirmed.
+    at.text_input(key="upload_precision").set_value("bf16").run()
+    assert "preview it again" in " ".join(i.value for i in at.tabs[IMPORT].info)
+    assert not [b for b in at.button if b.key == "upload_confirm"]
+    at.text_input(key="upload_precision").set_value("fp8")
+    at = preview(at)
+    at.button(key="upload_confirm").click()
+    at = run_page(at)
+    snapshot_id = shown(at.tabs[IMPORT].success[0].value).split("`")[1]
+    with Warehouse.open(writable_env, read_only=True) as warehouse:
+        stored = warehouse.query(
+            "SELECT model, precision, runtime, measured_at FROM benchmark_results"
+            " WHERE snapshot_id = ?",
+            [snapshot_id],
+        )
+    assert stored.to_dict("records")[0]["precision"] == "fp8"
+    assert stored["model"][0] == "meta-llama/Llama-3.1-8B-Instruct"
+    assert str(stored["measured_at"][0])[:10] == "2025-03-02"
+    assert count_results(writable_env)["benchmark_results"] == before["benchmark_results"] + 1
 
 
 def open_benchmarks(**params) -> AppTest:
@@ -227,3 +280,44 @@ def test_benchmark_bad_url_values_fall_back_with_a_notice(app_env):
     assert (
         at.multiselect(key="runtime").value == [] and at.radio(key="throughput").value == "replica"
     )
+
+
+def test_an_import_is_retracted_from_the_history_and_stays_there_with_its_reason(writable_env):
+    with Warehouse.open(writable_env) as warehouse:
+        snapshot = warehouse.ingest_results(
+            "import:test", [_sweep_point(4, 400.0, 90.0)], origin="import"
+        )
+    at = run_page()
+    history = at.tabs[HISTORY].dataframe[0].value.set_index("Snapshot")
+    assert history.loc[snapshot, "State"] == "current"
+    assert history.loc[snapshot, "Retraction"] == "—"
+    assert "tokendesk harness run" in set(at.tabs[RESULTS].dataframe[0].value["source"])
+
+    # No reason: refused, nothing written.
+    before = count_results(writable_env)
+    at.selectbox(key="retract_snapshot").set_value(snapshot)
+    at.text_input(key="retract_by").set_value("ana")
+    at.button(key="retract_confirm").click()
+    at = run_page(at)
+    assert [e.value for e in at.tabs[HISTORY].error] == [
+        "Give a reason and your name; nothing was retracted."
+    ]
+    assert count_results(writable_env) == before
+
+    at.text_input(key="retract_reason").set_value("a test run, not a measurement")
+    at.button(key="retract_confirm").click()
+    at = run_page(at)
+    assert not at.tabs[HISTORY].error
+    assert shown(at.tabs[HISTORY].success[0].value) == (
+        f"Retracted snapshot `{snapshot}`: its results no longer count anywhere."
+    )
+    history = at.tabs[HISTORY].dataframe[0].value.set_index("Snapshot")
+    assert history.loc[snapshot, "State"] == "retracted"
+    assert history.loc[snapshot, "Retraction"].startswith("retracted ")
+    assert history.loc[snapshot, "Retraction"].endswith(
+        " UTC by ana: a test run, not a measurement"
+    )
+    assert has_no_literals(at.tabs[HISTORY].dataframe[0].value)
+    # Its result is gone from the results; a retracted import is no longer offered.
+    assert "tokendesk harness run" not in set(at.tabs[RESULTS].dataframe[0].value["source"])
+    assert snapshot not in at.selectbox(key="retract_snapshot").options

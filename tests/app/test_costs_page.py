@@ -77,8 +77,8 @@ def test_published_p95_is_used_and_offline_ftl_is_never_invented(app_env):
 def test_total_tokens_keeps_the_page_populated(app_env):
     at = open_costs(tokens="total", accelerator="nvidia-h200-141gb")
     table = at.dataframe[0].value
-    assert "$/1K total tokens" in table.columns
-    priced = table[table["$/1K total tokens"] != "—"]
+    assert "$/1K total (input + output) tokens" in table.columns
+    priced = table[table["$/1K total (input + output) tokens"] != "—"]
     assert len(priced) > 0 and not at.warning
     assert at.radio(key="tokens").value == "total"
 
@@ -106,3 +106,45 @@ def test_a_bad_url_value_falls_back_with_a_notice(app_env):
     assert "Ignored percentile='p42'" in notices and "Ignored vendor='Nobody'" in notices
     assert at.selectbox(key="percentile").value == "p95"
     assert at.multiselect(key="vendor").value == []
+
+
+def test_the_unit_switch_reads_every_cost_1000_times_larger_and_stays_in_the_url(app_env):
+    filters = {"accelerator": "nvidia-h200-141gb", "provider": "aws", "tokens": "total"}
+    per_1k = open_costs(**filters)
+    per_1m = open_costs(**filters, unit="1m")
+    assert not per_1m.warning
+    assert per_1m.radio(key="unit").value == "1m" and url(per_1m, "unit") == "1m"
+    assert per_1m.title[0].value == "$/1M tokens and first-token latency"
+    assert per_1k.title[0].value == "$/1K tokens and first-token latency"
+    thousand = per_1k.dataframe[0].value
+    million = per_1m.dataframe[0].value
+    assert "$/1K total (input + output) tokens" in thousand.columns
+    assert "$/1M total (input + output) tokens" in million.columns
+    assert "$/1K total (input + output) tokens" not in million.columns
+    # The same options in the same order, each figure exactly 1,000 times the $/1K one.
+    small = thousand["$/1K total (input + output) tokens"]
+    large = million["$/1M total (input + output) tokens"]
+    priced = small != "—"
+    assert priced.sum() > 0 and list(large[~priced]) == list(small[~priced])
+    as_number = lambda column: column[priced].str.lstrip("$").astype(float)  # noqa: E731
+    assert list(as_number(large)) == [round(v * 1000, 3) for v in as_number(small)]
+    # A complete column stays numeric: there the factor is exact.
+    output_1k = open_costs(accelerator="nvidia-h200-141gb").dataframe[0].value
+    output_1m = open_costs(accelerator="nvidia-h200-141gb", unit="1m").dataframe[0].value
+    assert (output_1m["$/1M output tokens"] == output_1k["$/1K output tokens"] * 1000).all()
+    # The headline says which unit it is in.
+    assert "Cheapest $/1M total (input + output) tokens with a known FTL" in {
+        m.label for m in per_1m.metric
+    }
+    # Switching back on the page drops the key: $/1K is the default, so the link stays short.
+    per_1m.radio(key="unit").set_value("1k").run()
+    assert url(per_1m, "unit") is None
+    assert "$/1K total (input + output) tokens" in per_1m.dataframe[0].value.columns
+
+
+def test_an_unknown_unit_in_the_link_falls_back_to_1k_with_a_notice(app_env):
+    at = open_costs(accelerator="nvidia-h200-141gb", unit="1g")
+    notices = " ".join(w.value for w in at.warning)
+    assert "Ignored unit='1g' in the link" in notices and "Using 1k instead" in notices
+    assert at.radio(key="unit").value == "1k"
+    assert "$/1K output tokens" in at.dataframe[0].value.columns

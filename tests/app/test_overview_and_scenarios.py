@@ -2,7 +2,7 @@ from streamlit.testing.v1 import AppTest
 
 from app.models.tables import has_no_literals
 from briefs.workspace_plans import Knobs, compare, engine_for, headline, stored_workspace
-from tests.app.pages import VIEWS, shown
+from tests.app.pages import VIEWS, chart, shown
 from warehouse import Warehouse
 
 
@@ -56,6 +56,39 @@ def test_overview_bad_url_value_falls_back_with_a_notice(app_env):
     notices = " ".join(w.value for w in at.warning)
     assert "Ignored slo='5'" in notices and "Ignored pct='p42'" in notices
     assert at.number_input(key="slo").value == 2000 and at.selectbox(key="pct").value == "p95"
+
+
+def _figure(text: str) -> float:
+    return float(text.split(" ")[0].lstrip("$"))
+
+
+def test_overview_unit_switch_reads_1000_times_larger_and_stays_in_the_url(app_env):
+    per_1k = page("overview.py")
+    per_1m = page("overview.py", unit="1m")
+    assert per_1m.radio(key="unit").value == "1m" and not per_1m.warning
+    small = {m.label: m.value for m in per_1k.metric}
+    large = {m.label: m.value for m in per_1m.metric}
+    assert small.keys() == large.keys() and small
+    assert all(v.endswith(" /1K output tokens") for v in small.values())
+    assert all(v.endswith(" /1M output tokens") for v in large.values())
+    for label, value in small.items():
+        assert round(_figure(value) * 1000, 9) == round(_figure(large[label]), 9)
+    # The frontier chart: every point exactly 1,000 times further right, its axis says so.
+    before, after = chart(per_1k, "pareto"), chart(per_1m, "pareto")
+    for old, new in zip(before["data"], after["data"], strict=True):
+        assert [x * 1000 for x in old["x"]] == new["x"]
+    assert after["layout"]["xaxis"]["title"]["text"] == "$ per 1M output tokens (log scale)"
+    assert any("$/1M output tokens per vendor" in h.value for h in per_1m.subheader)
+    # Another input changed on the page: the unit stays in the link.
+    per_1m.number_input(key="slo").set_value(1500.0).run()
+    assert per_1m.query_params["unit"] in (["1m"], "1m")
+
+
+def test_overview_unknown_unit_falls_back_to_1k_with_a_notice(app_env):
+    at = page("overview.py", unit="per-token")
+    assert any("Ignored unit='per-token'" in w.value for w in at.warning)
+    assert at.radio(key="unit").value == "1k"
+    assert all(m.value.endswith(" /1K output tokens") for m in at.metric)
 
 
 def test_overview_with_an_impossible_slo_explains_itself(app_env):
@@ -132,3 +165,34 @@ def test_the_brief_of_the_scenarios_on_screen(app_env):
 def test_scenario_tables_and_risks_read_as_words(app_env):
     at = page("scenarios.py")
     assert has_no_literals(at.dataframe[0].value) and has_no_literals(at.dataframe[1].value)
+
+
+def test_scenarios_unit_switch_names_the_tokens_and_reads_1000_times_larger(app_env):
+    per_1k = page("scenarios.py").dataframe[0].value
+    at = page("scenarios.py", unit="1m")
+    per_1m = at.dataframe[0].value
+    assert at.radio(key="unit").value == "1m"
+    for counted in ("output", "total (input + output)"):
+        small = per_1k[f"$/1K {counted} tokens (month 1)"]
+        large = per_1m[f"$/1M {counted} tokens (month 1)"]
+        assert f"$/1K {counted} tokens (month 1)" not in per_1m.columns
+        feasible = per_1k["Feasible"] == "yes"
+        assert feasible.any() and (small[~feasible] == "—").all()
+        for a, b in zip(small[feasible], large[feasible], strict=True):
+            assert round(_figure(a) * 1000, 9) == round(_figure(b), 9)
+    # The figure is month 1's cost over the tokens the demand asks for.
+    want = expected(app_env)
+    with Warehouse.open(app_env, read_only=True) as wh:
+        _, ws = stored_workspace(wh)
+    output = sum(w.output_tokens_per_month for w in ws.demand)
+    stay = want[0].monthly_usd / (output / 1e6)
+    assert per_1m.loc[0, "$/1M output tokens (month 1)"] == f"${stay:.2f}"
+    # Another what-if changed on the page keeps the unit in the link.
+    at.number_input(key="slo").set_value(900.0).run()
+    assert at.query_params["unit"] in (["1m"], "1m") and at.query_params["slo"] in (["900"], "900")
+
+
+def test_scenarios_unknown_unit_falls_back_with_a_notice(app_env):
+    at = page("scenarios.py", unit="1000")
+    assert any("Ignored unit='1000'" in w.value for w in at.warning)
+    assert "$/1K output tokens (month 1)" in at.dataframe[0].value.columns

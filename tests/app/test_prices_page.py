@@ -7,6 +7,7 @@ from app.models.tables import has_no_literals
 from pricing.base import MissingCredentialsError, PermissionDeniedError, ProviderResult
 from pricing.registry import PROVIDERS, ProviderSpec
 from tests.app.pages import VIEWS, chart, shown
+from tokendesk.formatting import usd_per_tokens
 from tokendesk.records import PriceQuote, SnapshotKind
 from warehouse import Warehouse
 
@@ -302,3 +303,35 @@ def test_explorer_bad_url_value_falls_back_with_a_notice(app_env):
     at = open_prices(provider="nowhere-cloud")
     assert any("Ignored provider='nowhere-cloud'" in w.value for w in at.warning)
     assert at.multiselect(key="provider").value == []
+
+
+def test_the_accelerator_hour_tab_says_what_the_cheapest_price_comes_to_per_token(app_env):
+    per_1k = open_prices()
+    per_1m = open_prices(unit="1m")
+    assert per_1m.radio(key="unit").value == "1m" and not per_1m.warning
+    small = {m.label: m.value for m in per_1k.tabs[PER_ACCELERATOR].metric}
+    large = {m.label: m.value for m in per_1m.tabs[PER_ACCELERATOR].metric}
+    with Warehouse.open(app_env, read_only=True) as wh:
+        best = wh.cost_options(accelerator="nvidia-h100-sxm-80gb", limit=1).iloc[0]
+    cost = best["usd_per_1k_output_tokens"]
+    assert small == {
+        "Cheapest $/1K output tokens on this accelerator": usd_per_tokens(cost, "1k", "output")
+    }
+    assert large == {
+        "Cheapest $/1M output tokens on this accelerator": usd_per_tokens(cost, "1m", "output")
+    }
+    as_number = lambda text: float(text.split(" ")[0].lstrip("$"))  # noqa: E731
+    [a], [b] = small.values(), large.values()
+    assert round(as_number(a) * 1000, 9) == round(as_number(b), 9)
+    # The figure names the price and the result it rests on, with their dates.
+    evidence = " ".join(shown(c.value) for c in per_1m.tabs[PER_ACCELERATOR].caption)
+    assert f"Price: {best['price_source']} (" in evidence and "; result: " in evidence
+    # The unit stays in the link while other inputs change.
+    per_1m.multiselect(key="provider").set_value(["aws"]).run()
+    assert per_1m.query_params["unit"] in (["1m"], "1m")
+
+
+def test_prices_unknown_unit_falls_back_with_a_notice(app_env):
+    at = open_prices(unit="1b")
+    assert any("Ignored unit='1b'" in w.value for w in at.warning)
+    assert at.radio(key="unit").value == "1k"

@@ -148,7 +148,7 @@ def test_hostile_names_render_as_text_and_fetch_nothing_remote(hostile_url, brow
                 }
             ]
         )
-        page.get_by_role("button", name="Validate and import").click()
+        page.get_by_role("button", name="Validate and preview").click()
         alert = page.locator('[data-testid="stAlertContentError"]').first
         alert.wait_for(timeout=30_000)
         # Shown verbatim as text (a word joiner keeps "http:" from becoming a link).

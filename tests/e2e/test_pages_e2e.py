@@ -62,11 +62,11 @@ def test_benchmarks_page_rejects_a_bad_upload(app_url, page):
         ]
     )
     page.get_by_text("bad.json").first.wait_for(timeout=30_000)
-    page.get_by_role("button", name="Validate and import").click()
+    page.get_by_role("button", name="Validate and preview").click()
     alert = page.locator('[data-testid="stAlertContentError"]').first
     alert.wait_for(timeout=30_000)
     text = alert.inner_text()
-    assert "bad.json was rejected; nothing was written." in text
+    assert "bad.json was not imported" in text and "Nothing was written." in text
     assert "completed" in text and "required number is missing" in text
     page.wait_for_timeout(500)
     screenshot(page, "benchmarks-bad-upload")
