@@ -31,6 +31,24 @@ def _q(src: Source, metric: str, q: str) -> float | None:
     return src.number(src.data, f"results_{metric}_quantiles_{q}")
 
 
+def _failures(src: Source, completed: float, errors: float) -> str:
+    """A note saying how many requests failed; a run where most failed is refused.
+
+    LLMPerf's throughput counts only completed requests and its latencies only theirs, so a run
+    in which most requests were refused (HTTP 429 from a rate-limited endpoint) reads as a small,
+    fast server rather than a failing one."""
+    started = completed + errors
+    codes = src.data.get("results_error_code_frequency") or "not recorded"
+    said = f"{errors:.0f} of {started:.0f} requests failed (error codes {codes})"
+    if errors > completed:
+        raise src.fail(
+            "results_number_errors",
+            f"{said}: the run measured an endpoint refusing most requests, not its throughput;"
+            " rerun at a load the endpoint accepts",
+        )
+    return said
+
+
 def parse(src: Source) -> list[BenchmarkResult]:
     d = src.data
     out_tok_s = src.number(d, "results_mean_output_throughput_token_per_s", required=True)
@@ -54,6 +72,8 @@ def parse(src: Source) -> list[BenchmarkResult]:
         )
     completed = src.number(d, "results_num_completed_requests")
     errors = src.number(d, "results_number_errors")
+    if errors:
+        notes.append(_failures(src, completed or 0, errors))
     ts = src.number(d, "timestamp")
     measured = datetime.fromtimestamp(ts, UTC) if ts and ts > 1e9 else None
     isl = src.number(d, "mean_input_tokens")

@@ -4,11 +4,12 @@
 Both write one object per metric, ``{"unit": "ms", "avg", "p50", "p90", "p95", "p99", ...}``;
 the unit is read from the file and converted (genai-perf/AIPerf summaries are ms, their raw data
 ns). Their ``inter_token_latency`` is (E2EL − TTFT)/(OSL − 1), i.e. vLLM's TPOT, so it maps onto
-``tpot_ms_*``; AIPerf's ``inter_chunk_latency`` is vLLM's ITL and is not a TPOT. Neither reports
-total (input+output) throughput; it is derived from AIPerf's ``total_isl``/``total_osl``/
-``benchmark_duration`` when present. The CSVs carry the same figures with the unit in the row name
-(``Time To First Token (ms)``) and no run configuration, so model, concurrency and hardware come
-from flags (a concurrency in the artifact directory name such as ``-concurrency16`` is used).
+``tpot_ms_*``; AIPerf's ``inter_chunk_latency`` is vLLM's ITL and is not a TPOT. Total
+(input+output) throughput is AIPerf 0.13's ``total_token_throughput``; for older files it is
+derived from ``total_isl``/``total_osl``/``benchmark_duration`` when present. The CSVs carry
+the same figures with the unit in the row name (``Time To First Token (ms)``) and no run
+configuration, so model, concurrency and hardware come from flags (a concurrency in the
+artifact directory name such as ``-concurrency16`` is used).
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ _CSV_NAMES = {
     "benchmark duration": "benchmark_duration",
     "total input sequence length": "total_isl",
     "total output sequence length": "total_osl",
+    "total token throughput": "total_token_throughput",
 }
 
 
@@ -142,7 +144,9 @@ def sniff_genai_perf_csv(src: Source) -> bool:
 
 
 def sniff_aiperf_csv(src: Source) -> bool:
-    return _is_csv(src) and [c.strip() for c in src.data[0][1:5]] == ["avg", "min", "max", "p1"]
+    # AIPerf 0.1 wrote avg,min,max,p1,...; 0.13 puts a "sum" column before p1.
+    header = [c.strip() for c in src.data[0][1:]] if _is_csv(src) else []
+    return header[:3] == ["avg", "min", "max"] and "p1" in header
 
 
 def _stat(src: Source, metrics: dict, key: str, stat: str) -> float | None:
@@ -175,10 +179,10 @@ def _build(src: Source, metrics: dict, config: dict, tool: str) -> list[Benchmar
     e2el = _latency(src, metrics, "request_latency")
     isl = _stat(src, metrics, "input_sequence_length", "avg")
     osl = _stat(src, metrics, "output_sequence_length", "avg")
-    total = None
+    total = _stat(src, metrics, "total_token_throughput", "avg")  # AIPerf 0.13 writes it
     t_isl, t_osl = _stat(src, metrics, "total_isl", "avg"), _stat(src, metrics, "total_osl", "avg")
     duration = metrics.get("benchmark_duration")
-    if t_isl is not None and t_osl is not None and isinstance(duration, dict):
+    if total is None and t_isl is not None and t_osl is not None and isinstance(duration, dict):
         seconds = src.ms(
             src.number(duration, "avg", "benchmark_duration."),
             duration.get("unit"),
@@ -187,6 +191,10 @@ def _build(src: Source, metrics: dict, config: dict, tool: str) -> list[Benchmar
         if seconds:
             total = (t_isl + t_osl) / (seconds / 1000.0)
     model = find_key(config, "model_names", "model", "model_name")
+    if model is None:  # AIPerf 0.13: input_config.models.items[].name
+        items = find_key(config, "models")
+        items = items.get("items") if isinstance(items, dict) else items
+        model = [i.get("name") if isinstance(i, dict) else i for i in items or []]
     if isinstance(model, list):
         model = model[0] if model else None
     concurrency = find_key(config, "concurrency")

@@ -31,6 +31,8 @@ KNOWN_RUNTIMES = {
 }
 _HW_KEYS = ("accelerator", "gpu", "gpu_type", "gpu_name", "hardware", "hw", "device")
 _COUNT_KEYS = ("accelerators_per_replica", "num_gpus", "tp", "tensor_parallel_size", "tp_size")
+#: Replica counts written by ``--metadata`` (llm-d's benchmark scripts write decode_replicas).
+_REPLICA_KEYS = ("decode_replicas", "replicas", "num_replicas")
 _PRECISION_KEYS = ("precision", "dtype", "quantization", "quant")
 #: torch dtype names (vLLM --dtype) -> the precision names used across tokendesk
 _DTYPES = {
@@ -92,6 +94,20 @@ def sniff_sglang(src: Source) -> bool:
     return bool(rows) and all(_is_sglang(r) for r in rows)
 
 
+def _replicas(src: Source, row: dict, where: str) -> int:
+    """How many serving replicas answered the benchmark (1 unless the file says more).
+
+    With disaggregated prefill (``prefill_replicas`` > 0) replicas are not interchangeable, so
+    the whole deployment stays one unit."""
+    key = next((k for k in _REPLICA_KEYS if row.get(k) not in (None, "")), None)
+    if key is None or (src.number(row, "prefill_replicas", where) or 0) > 0:
+        return 1
+    count = src.number(row, key, where)
+    if count is None or count < 1 or count != int(count):
+        raise src.fail(f"{where}{key}", f"expected a whole number of replicas, got {row[key]!r}")
+    return int(count)
+
+
 def _percentiles(src: Source, row: dict, metric: str, where: str) -> dict[str, float | None]:
     out: dict[str, float | None] = {}
     for q in ("50", "90", "95", "99"):
@@ -123,6 +139,16 @@ def _runtime(src: Source, row: dict, where: str) -> str:
 def _common(src: Source, row: dict, where: str, tool: str, e2el_metric: str) -> dict:
     hw_name = first_present(row, *_HW_KEYS)
     accelerator = src.accelerator(hw_name, f"{where}{_HW_KEYS[0]}")
+    replicas = _replicas(src, row, where)
+    if replicas > 1 and src.found_count:
+        # "gpu=4xNVIDIA_L40S decode_replicas=4": the count is the deployment's, not a replica's.
+        if src.found_count % replicas:
+            raise src.fail(
+                f"{where}{_REPLICA_KEYS[0]}",
+                f"{src.found_count} accelerators do not split evenly over {replicas} replicas;"
+                " pass --accelerators-per-replica",
+            )
+        src.found_count //= replicas
     per_replica = src.per_replica(
         src.number(row, next((k for k in _COUNT_KEYS if k in row), "num_gpus"), where)
     )
@@ -140,9 +166,17 @@ def _common(src: Source, row: dict, where: str, tool: str, e2el_metric: str) -> 
     out_tok_s = src.number(row, "output_throughput", where, required=True)
     if out_tok_s <= 0:
         raise src.fail(f"{where}output_throughput", f"must be positive, got {out_tok_s}")
+    notes = []
+    if replicas > 1:
+        # One endpoint in front of several replicas: the client measured their sum. A result is
+        # one replica's operating point, so throughput and load are shared out in _finish
+        # (latency is per request and stays as measured).
+        notes.append(
+            f"measured across {replicas} replicas behind one endpoint; throughput and offered"
+            f" load divided by {replicas} (the file's figures are the deployment's)"
+        )
     rate = src.number(row, "request_rate", where)
     max_conc = src.number(row, "max_concurrency", where)
-    notes = []
     concurrency = max_conc if max_conc else None
     request_rate = None if rate is None or math.isinf(rate) else rate
     if rate is not None and math.isinf(rate):
@@ -171,6 +205,7 @@ def _common(src: Source, row: dict, where: str, tool: str, e2el_metric: str) -> 
         concurrency=concurrency,
         request_rate_rps=request_rate,
         output_tok_s=out_tok_s,
+        replicas=replicas,
         duration=duration,
         tin=tin,
         tout=tout,
@@ -212,7 +247,12 @@ def _finish(src: Source, fields: dict, row: dict, where: str) -> BenchmarkResult
         total = src.number(row, "input_throughput", where) + fields["output_tok_s"]
     if total is None and duration and tin is not None and tout is not None:
         total = (tin + tout) / duration
-    fields["total_tok_s"] = total
+    replicas = fields.pop("replicas")
+    fields["output_tok_s"] /= replicas
+    fields["total_tok_s"] = None if total is None else total / replicas
+    for load in ("request_rate_rps", "concurrency"):
+        if fields[load] is not None:
+            fields[load] /= replicas
     return src.result(
         measured_at=src.when(_date(row)),
         runtime=_runtime(src, row, where),

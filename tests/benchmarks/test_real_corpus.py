@@ -3,6 +3,7 @@ each imports to the figures its tool printed, or is rejected with a true reason.
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -204,3 +205,227 @@ def test_pasted_markdown_tables_import():
     results = one("llama-bench/b5163_markdown_depth.md", replace(LLAMA, model="qwen2.5-7b"))
     assert sorted(r.output_tok_s for r in results) == [116.71, 120.60]
     assert {r.precision for r in results} == {"q4_k_m"}
+
+
+# -- LLMPerf: ray-project/llmperf-leaderboard raw_data/summary/*.json (hosted endpoints) ----------
+
+HOSTED = replace(NONE, accelerator_id="nvidia-h100-sxm-80gb", runtime="vllm", precision="fp16")
+
+
+@pytest.mark.parametrize("name", ["anyscale_70b", "groq_70b", "perplexity_70b"])
+def test_llmperf_summary_of_a_hosted_endpoint_asks_for_the_hardware(name):
+    # A hosted API hides what served it: the file names the provider ("framework"), never the
+    # accelerator, the runtime or the precision, and the importer asks for all three at once.
+    with pytest.raises(ResultFileError, match="pass --accelerator … --runtime … --precision …"):
+        one(f"llmperf/{name}.json")
+
+
+# (file, model, tok/s, TTFT p50/p95/p99 ms (LLMPerf writes seconds), E2EL p50 ms, ok, failed, date)
+LLMPERF = [
+    (
+        "anyscale_70b",
+        "meta-llama/Llama-2-70b-chat-hf",
+        207.52121071152493,
+        (212.82956000001718, 362.00837719999276, 474.53051906000235),
+        2259.5330279999926,
+        150,
+        0,
+        "2023-12-21T05:22:09+00:00",
+    ),
+    (
+        "groq_70b",
+        "llama2-70b-4096",
+        441.84737788500206,
+        (221.8883791938424, 303.739271685481, 350.0269545800982),
+        805.1837999373674,
+        150,
+        0,
+        "2024-01-10T01:55:04+00:00",
+    ),
+    (
+        "perplexity_70b",
+        "llama-2-70b-chat",
+        126.05102586791163,
+        (366.06876099999397, 634.2550717999984, 658.680477129984),
+        4972.203165499991,
+        148,
+        2,
+        "2023-12-23T01:14:33+00:00",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "model", "tok", "ttft", "e2el", "ok", "failed", "when"), LLMPERF)
+def test_llmperf_summaries_import_to_what_llmperf_wrote(
+    name, model, tok, ttft, e2el, ok, failed, when
+):
+    (r,) = one(f"llmperf/{name}.json", HOSTED)
+    assert (r.model, r.output_tok_s, r.requests_ok, r.requests_failed) == (model, tok, ok, failed)
+    assert (r.ttft_ms_p50, r.ttft_ms_p95, r.ttft_ms_p99) == pytest.approx(ttft)
+    assert r.e2el_ms_p50 == pytest.approx(e2el)
+    assert (r.input_tokens, r.output_tokens, r.concurrency) == (550, 150, 5)
+    assert r.measured_at.isoformat() == when  # LLMPerf's "timestamp", a Unix time
+    # LLMPerf's inter_token_latency includes the first token; the TPOT is derived from medians.
+    written = json.loads((REAL / f"llmperf/{name}.json").read_text())
+    n_p50 = written["results_number_output_tokens_quantiles_p50"]
+    assert r.tpot_ms_p50 == pytest.approx((e2el - ttft[0]) / (n_p50 - 1))
+    assert "inter_token_latency includes the first token" in r.notes
+
+
+def test_llmperf_groq_tpot_is_not_its_inter_token_latency():
+    # groq_70b.json: results_inter_token_latency_s_quantiles_p50 = 0.00532 s, which spreads the
+    # 222 ms TTFT over 150 tokens; the decode-only median is (805.2 - 221.9) / 149 = 3.91 ms.
+    (r,) = one("llmperf/groq_70b.json", HOSTED)
+    assert r.tpot_ms_p50 == pytest.approx(3.9147, abs=1e-4)
+
+
+def test_llmperf_70b_on_one_80gb_accelerator_is_implausible():
+    # Without --accelerators-per-replica one accelerator is assumed; 70B fp16 weights (140 GB) do
+    # not fit in 80 GB, so the plausibility gate refuses the reading.
+    (r,) = one("llmperf/anyscale_70b.json", HOSTED)
+    assert r.accelerators_per_replica == 1 and "assumed" in r.notes
+    assert check_result(r, load_catalog()).verdict == "implausible"
+
+
+def test_llmperf_run_where_most_requests_failed_is_refused():
+    # lepton_70b.json: 130 of 150 requests got HTTP 429; the 20 that finished give 53 tok/s and a
+    # normal-looking latency, which would read as a slow server, not a rate-limited one.
+    with pytest.raises(ResultFileError, match=r"results_number_errors.*130 of 150 requests failed"):
+        one("llmperf/lepton_70b.json", HOSTED)
+
+
+def test_llmperf_run_with_some_failed_requests_says_so():
+    # bedrock_70b.json: 49 of 150 requests ended with LLMPerf's client-side error code -100.
+    (r,) = one("llmperf/bedrock_70b.json", HOSTED)
+    assert (r.requests_ok, r.requests_failed, r.output_tok_s) == (101, 49, 62.867056292903534)
+    assert "49 of 150 requests failed (error codes {-100.0: 49})" in r.notes
+
+
+# -- vLLM benchmark_serving.py: nerdalert/vllm-bench-automation vllm-benchmark-graphs/results.json -
+
+LLM_D = "vllm/results.json"  # 9 JSON lines: 3 llm-d deployments x request rate 10, 30, inf
+
+
+def test_vllm_results_without_a_precision_ask_for_one():
+    with pytest.raises(ResultFileError, match="precision: the file does not say the precision"):
+        one(LLM_D)
+
+
+def test_vllm_deployment_of_four_replicas_is_read_per_replica():
+    # --metadata "gpu=4xNVIDIA_L40S ... prefill_replicas=0 decode_replicas=4": four one-GPU vLLM
+    # replicas behind a gateway. The client measured their sum, so a replica's share is a quarter
+    # of the throughput and offered load; latency is per request and stays as written.
+    results = one(LLM_D, replace(NONE, precision="bf16"))
+    assert len(results) == 9
+    assert {(r.accelerator_id, r.accelerators_per_replica) for r in results} == {
+        ("nvidia-l40s-48gb", 1)
+    }
+    first = results[0]  # "no-features", request_rate 10.0, 300 prompts
+    assert first.model == "meta-llama/Llama-3.2-3B-Instruct" and first.runtime == "vllm"
+    assert first.output_tok_s == pytest.approx(2258.212337970085 / 4)
+    assert first.total_tok_s == pytest.approx(10619.275253401978 / 4)
+    assert first.request_rate_rps == pytest.approx(10.0 / 4)
+    assert (first.ttft_ms_p50, first.ttft_ms_p99) == (52.868896000063614, 98.69780922984769)
+    assert (first.tpot_ms_p50, first.tpot_ms_p99) == (13.686303201518745, 15.793261194984588)
+    assert (first.requests_ok, first.requests_failed) == (300, 0)
+    assert (first.input_tokens, first.output_tokens) == (round(299700 / 300), round(80945 / 300))
+    assert first.measured_at.isoformat() == "2025-05-30T19:47:38+00:00"  # "date": "20250530-194738"
+    assert "4 replicas behind one endpoint" in first.notes
+    # request_rate "inf" (a string in that vLLM version): a burst of all 900 prompts.
+    burst = results[2]
+    assert burst.request_rate_rps is None and burst.concurrency == pytest.approx(900 / 4)
+    assert burst.output_tok_s == pytest.approx(8321.230575856995 / 4)
+    assert burst.ttft_ms_p50 == 4066.1594384998807
+
+
+def test_vllm_replica_count_overrides_do_not_double_count():
+    # --accelerators-per-replica says how many GPUs one replica holds; the file's four replicas
+    # still share the measured throughput.
+    results = one(LLM_D, replace(NONE, precision="bf16", accelerators_per_replica=2))
+    assert results[0].accelerators_per_replica == 2
+    assert results[0].output_tok_s == pytest.approx(2258.212337970085 / 4)
+
+
+# -- SGLang bench_serving: datacrunch-research/h200-benchmarks sglang/outputs/*.jsonl --------------
+
+H200_TP4 = replace(
+    NONE,
+    accelerator_id="nvidia-h200-141gb",
+    accelerators_per_replica=4,
+    model="meta-llama/Llama-3.3-70B-Instruct",
+    precision="bf16",
+)
+
+
+def test_sglang_output_file_asks_for_what_it_does_not_say():
+    # That SGLang version wrote no model, hardware or precision into --output-file; the
+    # repository's script says "Llama 3.3 70B on 4 x H200 (bf16)", --tp-size 4.
+    with pytest.raises(ResultFileError, match="pass --accelerator … --model … --precision …"):
+        one("sglang/llama_3_3_70b_online_output.jsonl")
+
+
+def test_sglang_online_lines_import_to_what_bench_serving_wrote():
+    results = one("sglang/llama_3_3_70b_online_output.jsonl", H200_TP4)
+    assert [r.request_rate_rps for r in results] == [1.0, 2.0, 4.0, 8.0, 16.0, 4.0, 8.0]
+    first = results[0]
+    assert (first.runtime, first.source_tool) == ("sglang", "sglang-bench-serving")
+    assert first.output_tok_s == 537.4142851849319
+    assert first.ttft_ms_p50 == 85.74514742940664  # only the median TTFT was written
+    assert first.ttft_ms_p99 is None and first.tpot_ms_p50 is None
+    assert first.e2el_ms_p50 == 7819.046192569658
+    assert first.requests_ok == 300
+    assert first.total_tok_s == pytest.approx((152612 + 160347) / 298.3675805060193)
+    assert (first.input_tokens, first.output_tokens) == (round(152612 / 300), round(160347 / 300))
+    assert first.measured_at is None and "date unknown" in first.notes
+    assert results[-2].workload.startswith("sharegpt-")
+    assert all(check_result(r, load_catalog()).verdict == "within" for r in results)
+
+
+def test_sglang_offline_burst_lines_are_labelled_as_bursts():
+    results = one("sglang/llama_3_3_70b_offline_output.jsonl", H200_TP4)
+    assert len(results) == 7
+    assert [r.output_tok_s for r in results][:2] == [4520.698730654741, 3492.2944910189917]
+    assert all(r.request_rate_rps is None and "burst" in r.notes for r in results)
+    assert results[0].ttft_ms_p50 == 91282.20983641222  # 3000 prompts sent at once
+
+
+# -- Written by the real tools against tokendesk's fake server (README: command, version, date) ----
+
+FAKE = replace(NONE, accelerator_id="nvidia-l4-24gb", runtime="tokendesk-fake", precision="bf16")
+AIPERF = "aiperf/fake_echo-1-openai-chat-concurrency4/profile_export_aiperf"
+
+
+def test_aiperf_013_json_imports_to_what_aiperf_wrote():
+    # AIPerf 0.13 names the model under input_config.models.items[].name and writes
+    # total_token_throughput itself.
+    (r,) = one(f"{AIPERF}.json", FAKE)
+    assert (r.model, r.source_tool, r.concurrency) == ("fake/echo-1", "aiperf", 4)
+    assert r.output_tok_s == 307.3792468024217
+    assert r.total_tok_s == 1012.4785943061847
+    assert (r.ttft_ms_p50, r.ttft_ms_p99) == (55.783376499999996, 133.49119170999998)
+    assert r.tpot_ms_p50 == 9.959941615207374  # AIPerf's inter_token_latency
+    assert (r.input_tokens, r.requests_ok) == (64, 40)
+    assert r.measured_at.isoformat() == "2026-12-01T06:28:49.076139+00:00"
+
+
+def test_aiperf_013_csv_imports_to_what_aiperf_wrote():
+    # The 0.13 CSV header is "Metric,avg,min,max,sum,p1,..." (a sum column before p1); the CSV
+    # names no model, and the concurrency comes from the artifact directory's name.
+    with pytest.raises(ResultFileError, match="pass --model"):
+        one(f"{AIPERF}.csv", FAKE)
+    (r,) = one(f"{AIPERF}.csv", replace(FAKE, model="fake/echo-1"))
+    assert (r.output_tok_s, r.total_tok_s, r.concurrency) == (307.38, 1012.48, 4)
+    assert (r.ttft_ms_p50, r.ttft_ms_p99, r.tpot_ms_p50) == (55.78, 133.49, 9.96)
+    assert r.measured_at is None  # the CSV carries no date
+
+
+def test_guidellm_081_benchmarks_json_imports_to_what_guidellm_wrote():
+    (r,) = one("guidellm/benchmarks.json", FAKE)
+    assert (r.model, r.source_tool, r.concurrency) == ("fake/echo-1", "guidellm", 4)
+    assert r.output_tok_s == 313.66809628967195  # printed as 313.7 output tokens per second
+    assert r.total_tok_s == 1074.6645739419266
+    assert (r.ttft_ms_p50, r.ttft_ms_p99) == (52.22940444946289, 71.81382179260254)
+    assert r.tpot_ms_p50 == 9.999590535317697  # inter_token_latency_ms, not time_per_output_token
+    assert r.e2el_ms_p50 == pytest.approx(362.0476722717285)  # request_latency is in seconds
+    assert (r.requests_ok, r.requests_failed) == (40, 0)
+    assert r.measured_at.isoformat() == "2026-12-01T06:26:43.119085+00:00"
