@@ -9,10 +9,18 @@ for the text formats.
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import date
+from urllib.parse import urlencode
 
 import pandas as pd
+
+#: Where the dashboard's Scenarios page is served, for the link a brief carries back to its view.
+DEFAULT_BASE_URL = "http://127.0.0.1:8501/scenarios"
+BASE_URL_ENV = "TOKENDESK_BASE_URL"
 
 Formatter = Callable[[object], str]
 
@@ -93,6 +101,8 @@ Block = Paragraph | Bullets | Table | BarChart
 class Section:
     title: str
     blocks: tuple[Block, ...]
+    #: Paged formats (PDF) start this section on a new page: the decision stays alone on page 1.
+    new_page: bool = False
 
 
 @dataclass(frozen=True)
@@ -107,6 +117,11 @@ class Document:
     #: The one rectangular table a CSV export holds.
     csv_frame: pd.DataFrame
     file_stem: str = "brief"
+    #: The dashboard address that reproduces the view this document was made from.
+    link: str = ""
+
+    def file_name(self, fmt: str) -> str:
+        return f"{self.file_stem}.{fmt.lower().lstrip('.')}"
 
     def tables(self) -> list[Table]:
         return [b for s in self.sections for b in s.blocks if isinstance(b, Table)]
@@ -131,3 +146,25 @@ def table(
     if columns is not None and isinstance(rows, pd.DataFrame):
         frame = frame[list(columns)]
     return Table(title, frame.reset_index(drop=True), dict(formats or {}), note, sheet)
+
+
+def dashboard_link(params: Mapping[str, str], base_url: str | None = None) -> str:
+    """The dashboard address whose query string holds ``params`` (the scenario inputs), on
+    ``base_url``, else $TOKENDESK_BASE_URL, else the local default."""
+    base = (base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL).strip()
+    query = urlencode(sorted(params.items()), safe=":,")
+    return f"{base}?{query}" if query else base
+
+
+_SKIP_WORDS = {"to", "the", "a", "an", "of", "on"}
+
+
+def slug(text: str) -> str:
+    """``Shift 25% to AMD`` -> ``shift-25-amd``: lower-case words and digits joined by hyphens."""
+    words = [w for w in re.split(r"[^0-9a-z]+", text.lower()) if w and w not in _SKIP_WORDS]
+    return "-".join(words)[:60].strip("-") or "brief"
+
+
+def brief_stem(day: date, scenario_name: str) -> str:
+    """``brief-2026-11-30-shift-25-amd``: the date and the recommended (or first) scenario."""
+    return f"brief-{day:%Y-%m-%d}-{slug(scenario_name)}"

@@ -30,6 +30,16 @@ MEDIA_TYPES = {
 }
 
 
+#: A web address shown as a link: http(s) and URL characters only (no quotes, brackets, spaces).
+_SAFE_URL = re.compile(r"https?://[A-Za-z0-9._~:/?#@!$&*+,;=%-]+")
+
+
+def safe_url(text: object) -> str | None:
+    """``text`` if it is exactly one plain http(s) address, else None."""
+    value = str(text).strip()
+    return value if _SAFE_URL.fullmatch(value) else None
+
+
 def render_document(doc: Document, fmt: str) -> bytes:
     fmt = fmt.lower().lstrip(".")
     if fmt == "markdown":
@@ -52,8 +62,13 @@ def _md_text(text: object) -> str:
     return _MD_SPECIAL.sub(r"\\\1", safe_message(str(text), limit=10_000))
 
 
+def _md_value(text: object) -> str:
+    url = safe_url(text)
+    return f"<{url}>" if url else _md_text(text)
+
+
 def _md_cell(text: str) -> str:
-    return _md_text(text).replace("\n", " ")
+    return _md_value(text).replace("\n", " ")
 
 
 def _md_table(t: Table) -> list[str]:
@@ -89,7 +104,7 @@ def _md_chart(c: BarChart) -> list[str]:
 
 def markdown(doc: Document) -> bytes:
     out = [f"# {_md_text(doc.title)}", "", _md_text(doc.subtitle), ""]
-    out += [f"- **{_md_text(k)}:** {_md_text(v)}" for k, v in doc.meta] + [""]
+    out += [f"- **{_md_text(k)}:** {_md_value(v)}" for k, v in doc.meta] + [""]
     for section in doc.sections:
         out += [f"## {_md_text(section.title)}", ""]
         for block in section.blocks:
@@ -113,7 +128,9 @@ h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:1.6em}
 table{border-collapse:collapse;margin:.4em 0 1.2em;font-size:.82em}
 th,td{border:1px solid #ccc;padding:3px 6px;vertical-align:top}
 th{background:#f1f4f8;text-align:left}
-td{overflow-wrap:anywhere}
+td{overflow-wrap:normal;word-break:normal;hyphens:none}
+td.num{white-space:nowrap;text-align:right}
+td a{overflow-wrap:anywhere}
 caption{text-align:left;font-weight:bold;padding:.3em 0}
 .meta{color:#555;font-size:.9em}
 .note{color:#666;font-size:.85em}
@@ -125,12 +142,27 @@ figure{margin:1em 0}figcaption{color:#666;font-size:.85em}
 """
 
 
+_NUMERIC = re.compile(r"[−+-]?[$€]?[\d,.]+\s?(%|ms|w|/month|/h)?")
+
+
+NUM_TD = '<td class="num">'
+
+
+def _numeric(text: str) -> bool:
+    """A figure (money, a count, a share): never wrapped inside itself."""
+    return bool(_NUMERIC.fullmatch(text.strip()))
+
+
 def _html_text(text: object) -> str:
     """Any text of the document, HTML-escaped, control characters and secrets removed."""
     return html.escape(safe_message(str(text), limit=10_000))
 
 
 def _html_cell(text: str) -> str:
+    url = safe_url(text)
+    if url:
+        link = html.escape(url)
+        return f'<a href="{link}">{link}</a>'
     escaped = _html_text(text)
     if text in ("buy", "no-buy", "defer", "keep"):
         return f'<span class="rec-{text}">{escaped}</span>'
@@ -148,7 +180,7 @@ def html_page(doc: Document) -> bytes:
         f"<h1>{e(doc.title)}</h1>",
         f"<p>{e(doc.subtitle)}</p>",
         '<ul class="meta">'
-        + "".join(f"<li><b>{e(k)}:</b> {e(v)}</li>" for k, v in doc.meta)
+        + "".join(f"<li><b>{e(k)}:</b> {_html_cell(v)}</li>" for k, v in doc.meta)
         + "</ul>",
     ]
     for section in doc.sections:
@@ -171,7 +203,12 @@ def html_page(doc: Document) -> bytes:
                     rows.append(f'<tr><td colspan="{max(len(shown.columns), 1)}">(none)</td></tr>')
                 for row in shown.itertuples(index=False):
                     rows.append(
-                        "<tr>" + "".join(f"<td>{_html_cell(str(v))}</td>" for v in row) + "</tr>"
+                        "<tr>"
+                        + "".join(
+                            (NUM_TD if _numeric(str(v)) else "<td>") + f"{_html_cell(str(v))}</td>"
+                            for v in row
+                        )
+                        + "</tr>"
                     )
                 rows.append("</tbody></table>")
                 if block.note:
@@ -210,28 +247,46 @@ def _pdf_text(text: str) -> str:
     return html.escape(text, quote=False)
 
 
+def _tokens(text: str) -> list[str]:
+    return [] if safe_url(text) else text.split()
+
+
 def _col_widths(
-    shown: pd.DataFrame, total: float, char_pt: float = 4.4, pad_pt: float = 6.0
-) -> list[float]:
-    """Every column first gets room for its longest short value, its longest word and its
-    header's longest word; the width left over goes to the columns of long text, in proportion
-    to how much more they would need to fit on one line."""
+    shown: pd.DataFrame, total: float, font: str, bold: str, size: float, pad_pt: float = 6.0
+) -> tuple[list[float], float]:
+    """Column widths and the font size that let every word and figure sit whole in its cell:
+    each column gets at least its widest word (a URL may wrap anywhere, so it does not count);
+    the width left over goes to the columns of long text, in proportion to how much more they
+    would need to fit on one line. If even the widest words do not fit, the font shrinks."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
     minimum, desired = [], []
     for column in shown.columns:
         cells = [str(v) for v in shown[column]]
-        longest = max((len(v) for v in cells), default=0)
-        longest_word = max((len(w) for v in cells for w in v.split()), default=0)
-        header_word = max((len(w) for w in str(column).split()), default=4) * 1.15
-        low = max(header_word, min(longest_word, 16), min(longest, 12), 3)
-        minimum.append(low * char_pt + pad_pt)
-        desired.append(max(low, longest) * char_pt + pad_pt)
+        word = max(
+            [stringWidth(w, font, size) for v in cells for w in _tokens(v)]
+            + [stringWidth(w, bold, size) for w in str(column).split()]
+            + [stringWidth("—", font, size)]
+        )
+        line = max([stringWidth(v, font, size) for v in cells] + [word])
+        minimum.append(word + pad_pt)
+        desired.append(line + pad_pt)
+    if sum(minimum) > total:
+        scale = total / sum(minimum)
+        return [w * scale for w in minimum], size * scale * 0.98
     if sum(desired) <= total:
-        return [w * total / sum(desired) for w in desired]
-    if sum(minimum) >= total:
-        return [w * total / sum(minimum) for w in minimum]
+        return [w * total / sum(desired) for w in desired], size
     spare = total - sum(minimum)
     extra = [d - m for d, m in zip(desired, minimum, strict=True)]
-    return [m + spare * e / sum(extra) for m, e in zip(minimum, extra, strict=True)]
+    return [m + spare * e / sum(extra) for m, e in zip(minimum, extra, strict=True)], size
+
+
+def _pdf_cell(text: str) -> str:
+    url = safe_url(text)
+    if url:
+        link = html.escape(url)
+        return f'<a href="{link}" color="#1a56a8">{link}</a>'
+    return _pdf_text(text)
 
 
 def pdf(doc: Document) -> bytes:
@@ -239,7 +294,14 @@ def pdf(doc: Document) -> bytes:
     from reportlab.lib.pagesizes import A4, landscape
     from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
     from reportlab.lib.units import mm
-    from reportlab.platypus import KeepTogether, LongTable, SimpleDocTemplate, Spacer, TableStyle
+    from reportlab.platypus import (
+        KeepTogether,
+        LongTable,
+        PageBreak,
+        SimpleDocTemplate,
+        Spacer,
+        TableStyle,
+    )
     from reportlab.platypus import Paragraph as P
 
     regular, bold = _pdf_fonts()
@@ -248,7 +310,6 @@ def pdf(doc: Document) -> bytes:
         "body", parent=base["BodyText"], fontName=regular, fontSize=8.5, leading=11
     )
     small = ParagraphStyle("small", parent=body, fontSize=7, leading=8.5)
-    head = ParagraphStyle("head", parent=small, fontName=bold)
     h1 = ParagraphStyle(
         "h1", parent=base["Title"], fontName=bold, fontSize=17, leading=21, alignment=0
     )
@@ -292,8 +353,10 @@ def pdf(doc: Document) -> bytes:
     )
     story: list = [P(_pdf_text(doc.title), h1), P(_pdf_text(doc.subtitle), body), Spacer(1, 3)]
     for k, v in doc.meta:
-        story.append(P(f"<b>{_pdf_text(k)}:</b> {_pdf_text(v)}", small))
-    for section in doc.sections:
+        story.append(P(f"<b>{_pdf_text(k)}:</b> {_pdf_cell(v)}", small))
+    for index, section in enumerate(doc.sections):
+        if section.new_page and index:
+            story.append(PageBreak())
         story.append(P(_pdf_text(section.title), h2))
         for block in section.blocks:
             if isinstance(block, Paragraph):
@@ -301,7 +364,7 @@ def pdf(doc: Document) -> bytes:
                 story.append(Spacer(1, 3))
             elif isinstance(block, Bullets):
                 for item in block.items:
-                    story.append(P(_pdf_text(item), body, bulletText="•"))
+                    story.append(P(_pdf_cell(item), body, bulletText="•"))
                 story.append(Spacer(1, 3))
             elif isinstance(block, BarChart):
                 parts = [drawing(block, width=min(frame_w, 620))]
@@ -315,12 +378,15 @@ def pdf(doc: Document) -> bytes:
                 if shown.empty:
                     story += [title, P("(none)", small)]
                     continue
-                data = [[P(_pdf_text(str(c)), head) for c in shown.columns]]
+                widths, size = _col_widths(shown, frame_w, regular, bold, small.fontSize)
+                cell = ParagraphStyle("cell", parent=small, fontSize=size, leading=size * 1.22)
+                cell_head = ParagraphStyle("cell_head", parent=cell, fontName=bold)
+                data = [[P(_pdf_text(str(c)), cell_head) for c in shown.columns]]
                 data += [
-                    [P(_pdf_text(str(v)), small) for v in row]
+                    [P(_pdf_cell(str(v)), cell) for v in row]
                     for row in shown.itertuples(index=False)
                 ]
-                grid = LongTable(data, colWidths=_col_widths(shown, frame_w), repeatRows=1)
+                grid = LongTable(data, colWidths=widths, repeatRows=1)
                 grid.setStyle(
                     TableStyle(
                         [
@@ -429,8 +495,24 @@ def xlsx(doc: Document) -> bytes:
 
 # -- CSV --------------------------------------------------------------------------------------
 def csv(doc: Document) -> bytes:
+    """A header block (title, then the document's key/value lines: date, workspace, link, ...),
+    one empty line, then the document's one table with its own header row."""
+    import csv as csv_module
+
+    header = io.StringIO()
+    writer = csv_module.writer(header, lineterminator="\n")
+    for key, value in (("title", doc.title), ("subtitle", doc.subtitle), *doc.meta):
+        writer.writerow([neutralise(clean_text(str(key))), neutralise(clean_text(str(value)))])
+    writer.writerow([])
     frame = doc.csv_frame.copy()
     for column in frame.columns:
         if isinstance(frame[column].dtype, pd.CategoricalDtype):
             frame[column] = frame[column].astype(object)
-    return safe_csv(frame)
+    return header.getvalue().encode("utf-8") + safe_csv(frame)
+
+
+def csv_table(data: bytes) -> pd.DataFrame:
+    """The table part of a CSV this module wrote (after the header block's empty line)."""
+    text = data.decode("utf-8")
+    _, _, body = text.partition("\n\n")
+    return pd.read_csv(io.StringIO(body))
