@@ -109,6 +109,8 @@ class Comparison:
     title: str = "Accelerator procurement brief"
     #: The dashboard address that reproduces this comparison (see ``briefs.document``).
     link: str = ""
+    #: The company workspace the demand comes from; empty for the market-wide what-if.
+    workspace: str = ""
 
     @property
     def baseline(self) -> ScenarioResult:
@@ -478,7 +480,9 @@ def assumptions_frame(c: Comparison) -> pd.DataFrame:
             (
                 "fleet policy",
                 f.name.replace("_", " "),
-                ", ".join(value)
+                "— (no restriction)"
+                if value is None
+                else ", ".join(value)
                 if isinstance(value, tuple)
                 else ("yes" if value else "no")
                 if isinstance(value, bool)
@@ -941,8 +945,15 @@ def brief_document(c: Comparison) -> Document:
         ),
         ("snapshots", f"{len(snapshot_ids)} (listed under Sources)"),
     ]
-    if c.link:
-        meta.append(("dashboard view", c.link))
+    meta.append(
+        (
+            "workspace",
+            c.workspace or "none — a market-wide demand from the scenario inputs (see Assumptions)",
+        )
+    )
+    meta.append(
+        ("dashboard view", c.link or "— (not made from dashboard inputs: no view to link back to)")
+    )
     money_rows = []
     for r in c.results:
         m = money(r, base)
@@ -982,10 +993,8 @@ def brief_document(c: Comparison) -> Document:
             Bullets(tuple(decision_sentences(c, recs))),
             money_table,
             chart_cost,
-            Paragraph("Top risks"),
-            Bullets(tuple(top_risks(c, recs))),
-            Paragraph("Timeline"),
-            Bullets(tuple(timeline_sentences(c))),
+            Bullets(tuple(top_risks(c, recs)), title="Top risks"),
+            Bullets(tuple(timeline_sentences(c)), title="Timeline"),
         ),
     )
     sections = (

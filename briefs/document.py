@@ -76,6 +76,8 @@ class Paragraph:
 @dataclass(frozen=True)
 class Bullets:
     items: tuple[str, ...]
+    #: A small heading over the list ("Top risks").
+    title: str = ""
 
 
 @dataclass(frozen=True)

@@ -111,6 +111,8 @@ def markdown(doc: Document) -> bytes:
             if isinstance(block, Paragraph):
                 out += [_md_text(block.text), ""]
             elif isinstance(block, Bullets):
+                if block.title:
+                    out += [f"**{_md_text(block.title)}**", ""]
                 out += [f"- {_md_text(item)}" for item in block.items] + [""]
             elif isinstance(block, Table):
                 out += _md_table(block)
@@ -189,6 +191,8 @@ def html_page(doc: Document) -> bytes:
             if isinstance(block, Paragraph):
                 out.append(f"<p>{e(block.text)}</p>")
             elif isinstance(block, Bullets):
+                if block.title:
+                    out.append(f"<h3>{e(block.title)}</h3>")
                 out.append("<ul>" + "".join(f"<li>{e(i)}</li>" for i in block.items) + "</ul>")
             elif isinstance(block, Table):
                 shown = block.display()
@@ -307,7 +311,13 @@ def pdf(doc: Document) -> bytes:
     regular, bold = _pdf_fonts()
     base = getSampleStyleSheet()
     body = ParagraphStyle(
-        "body", parent=base["BodyText"], fontName=regular, fontSize=8.5, leading=11
+        "body",
+        parent=base["BodyText"],
+        fontName=regular,
+        fontSize=8.5,
+        leading=11,
+        spaceBefore=2,
+        spaceAfter=1,
     )
     small = ParagraphStyle("small", parent=body, fontSize=7, leading=8.5)
     h1 = ParagraphStyle(
@@ -352,8 +362,18 @@ def pdf(doc: Document) -> bytes:
         creator="tokendesk",
     )
     story: list = [P(_pdf_text(doc.title), h1), P(_pdf_text(doc.subtitle), body), Spacer(1, 3)]
+    # The key/value lines run on as one paragraph (page 1 is for the decision); a link stays whole.
+    story.append(
+        P(
+            " · ".join(
+                f"<b>{_pdf_text(k)}:</b> {_pdf_cell(v)}" for k, v in doc.meta if not safe_url(v)
+            ),
+            small,
+        )
+    )
     for k, v in doc.meta:
-        story.append(P(f"<b>{_pdf_text(k)}:</b> {_pdf_cell(v)}", small))
+        if safe_url(v):
+            story.append(P(f"<b>{_pdf_text(k)}:</b> {_pdf_cell(v)}", small))
     for index, section in enumerate(doc.sections):
         if section.new_page and index:
             story.append(PageBreak())
@@ -363,11 +383,13 @@ def pdf(doc: Document) -> bytes:
                 story.append(P(_pdf_text(block.text), body))
                 story.append(Spacer(1, 3))
             elif isinstance(block, Bullets):
+                if block.title:
+                    story.append(P(_pdf_text(block.title), h3))
                 for item in block.items:
                     story.append(P(_pdf_cell(item), body, bulletText="•"))
                 story.append(Spacer(1, 3))
             elif isinstance(block, BarChart):
-                parts = [drawing(block, width=min(frame_w, 620))]
+                parts = [drawing(block, width=min(frame_w, 620), bar_h=11)]
                 if block.note:
                     parts.append(P(_pdf_text(block.note), note))
                 story.append(KeepTogether(parts))

@@ -3,6 +3,7 @@ from __future__ import annotations
 import io
 import re
 from dataclasses import replace
+from datetime import date
 
 import pandas as pd
 import pytest
@@ -21,7 +22,7 @@ from briefs import (
     render_brief,
 )
 from briefs.brief import bench_sources, price_sources
-from briefs.render import _md_text
+from briefs.render import _md_text, csv_table
 from tokendesk import formatting
 
 HOSTILE = '=HYPERLINK("http://x","y")'
@@ -92,7 +93,8 @@ def test_markdown_and_html_carry_every_source_date_and_snapshot(comparison, rend
         assert _md_text(needle) in md, needle
         assert needle in text, needle
     for heading in (
-        "Recommendation",
+        "Decision",
+        "Recommendation per option",
         "Cost",
         "Risk",
         "Timeline",
@@ -106,7 +108,10 @@ def test_markdown_and_html_carry_every_source_date_and_snapshot(comparison, rend
 def test_html_is_self_contained_with_inline_charts(rendered):
     page = rendered["html"].decode()
     assert page.count("<svg") >= 3
-    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
+    # Nothing is loaded from elsewhere; source URLs and the dashboard view are plain links.
+    assert not re.search(r"""src\s*=\s*["']?(https?:)?//""", page)
+    links = re.findall(r'<a href="([^"]+)">', page)
+    assert links and all(u.startswith(("https://", "http://")) for u in links)
     assert "<script" not in page and "<link" not in page
 
 
@@ -154,23 +159,38 @@ def test_xlsx_has_assumptions_first_and_every_table(comparison, rendered):
     assert "minimum savings vs baseline" in assumptions
 
 
-def test_csv_rows_carry_recommendation_and_provenance(comparison, rendered):
-    frame = pd.read_csv(io.BytesIO(rendered["csv"]))
-    assert set(frame["option"]) == {r.name for r in comparison.results}
+def test_csv_has_one_row_per_fleet_line_and_totals_that_reconcile_to_the_cent(comparison, rendered):
+    raw = rendered["csv"].decode()
+    head = dict(line.split(",", 1) for line in raw.split("\n\n", 1)[0].splitlines())
+    assert head["title"] == "Accelerator procurement brief"
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC", head["generated"])
+    assert head["workspace"] and head["dashboard view"].startswith("http")
+    frame = csv_table(rendered["csv"])
+    lines, totals = frame[frame["row"] == "line"], frame[frame["row"] == "total"]
+    assert len(lines) == sum(len(r.lines) for r in comparison.results)  # not one per quote
+    assert list(totals["option"]) == [r.name for r in comparison.results]
+    md = rendered["md"].decode()
+    for r in comparison.results:
+        line_cents = round(lines.loc[lines["option"] == r.name, "monthly_usd"].sum() * 100)
+        total = totals.loc[totals["option"] == r.name, "monthly_usd"].item()
+        assert line_cents == round(total * 100) == round(r.monthly_usd * 100), r.name
+        # ... and the total is the figure page 1 states for that option.
+        assert f"{r.name}: {_md_text(formatting.usd(total, 0))}/month" in md
     for column in (
-        "recommendation",
-        "rule",
+        "decision",
         "price_source",
         "price_observed_at",
+        "price_confidence",
         "price_snapshot_id",
         "bench_source_title",
         "bench_measured_at",
         "bench_snapshot_id",
     ):
-        assert frame[column].notna().all(), column
+        assert lines[column].notna().all(), column
     titles, _, snapshots = _sources(comparison)
-    assert titles <= set(frame["price_source"]) | set(frame["bench_source_title"])
-    assert snapshots <= set(frame["price_snapshot_id"]) | set(frame["bench_snapshot_id"])
+    seen = {part for v in lines["price_source"] for part in v.split(" | ")}
+    seen |= {part for v in lines["bench_source_title"] for part in v.split(" | ")}
+    assert set(lines["bench_source_title"]) and seen <= titles
 
 
 def test_hostile_source_title_is_inert_in_xlsx_and_csv(comparison):
@@ -188,8 +208,9 @@ def test_hostile_source_title_is_inert_in_xlsx_and_csv(comparison):
                     assert cell.data_type == "s" and cell.value == "'" + HOSTILE
     assert seen >= 2
     raw = render_brief(hostile, "csv").decode()
-    frame = pd.read_csv(io.StringIO(raw))
-    assert (frame["price_source"] == "'" + HOSTILE).all()
+    frame = csv_table(raw.encode())
+    lines = frame[frame["row"] == "line"]
+    assert (lines["price_source"] == "'" + HOSTILE).all()
     assert not re.search(r'(^|,)"?=HYPERLINK', raw, flags=re.M)
     assert HOSTILE in render_brief(hostile, "md").decode()  # plain text formats show it verbatim
 
@@ -338,3 +359,66 @@ def test_markdown_and_html_briefs_escape_hostile_strings():
     assert not re.search(r"(?<!\\)<(script|img)", md)  # only escaped: \<script\>
     assert "![x](" not in md and "[click](" not in md
     assert "\\!\\[x\\](https://attacker.invalid/p.png)" in md  # shown as the characters
+
+
+def test_no_format_carries_a_local_path_and_every_format_links_the_view(comparison, rendered):
+    link = comparison.link
+    for fmt, data in rendered.items():
+        text = (
+            "".join(p.extract_text() for p in PdfReader(io.BytesIO(data)).pages)
+            if fmt == "pdf"
+            else " ".join(
+                str(c.value)
+                for ws in load_workbook(io.BytesIO(data)).worksheets
+                for row in ws.iter_rows()
+                for c in row
+                if c.value is not None
+            )
+            if fmt == "xlsx"
+            else data.decode()
+        )
+        assert not re.search(r"(/tmp/|/home/|/root/|\.duckdb|warehouse:)", text), fmt
+        assert _squash(link) in _squash(text), fmt
+    assert f'<a href="{link}">' in rendered["html"].decode()
+    assert f"<{link}>" in rendered["md"].decode()
+
+
+def test_file_name_is_the_date_and_the_recommended_scenario():
+    from briefs.document import brief_stem, dashboard_link, slug
+
+    assert slug("Shift 25% to AMD") == "shift-25-amd"
+    assert slug("Custom: cuda 50% / rocm 50%") == "custom-cuda-50-rocm-50"
+    assert brief_stem(date(2026, 11, 30), "Shift 25% to AMD") == "brief-2026-11-30-shift-25-amd"
+    assert (
+        dashboard_link({"slo": "900", "amd": "0.4", "custom": "cuda:0.5,rocm:0.5"}, "http://h/s")
+        == "http://h/s?amd=0.4&custom=cuda:0.5,rocm:0.5&slo=900"
+    )
+
+
+def test_brief_cli_names_its_file_and_links_the_dashboard(seed_db, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from briefs.cli import register
+    from tokendesk.cli import app
+
+    register(app)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TOKENDESK_BASE_URL", "https://dash.example.com/scenarios")
+    link = "http://localhost:8501/scenarios?amd=0.4&slo=900"
+    result = CliRunner().invoke(
+        app, ["brief", "--link", link, "--format", "pdf", "--db", str(seed_db)]
+    )
+    assert result.exit_code == 0, result.output
+    (written,) = tmp_path.glob("*.pdf")
+    assert re.fullmatch(r"brief-\d{4}-\d{2}-\d{2}-[a-z0-9-]+\.pdf", written.name)
+    text = _squash("".join(p.extract_text() for p in PdfReader(written).pages))
+    assert "https://dash.example.com/scenarios?amd=0.4&slo=900" in text
+    assert str(seed_db) not in text and "duckdb" not in text
+    folder = tmp_path / "out"
+    folder.mkdir()
+    csv_run = CliRunner().invoke(
+        app,
+        ["brief", "--link", link, "--format", "csv", "-o", str(folder), "--db", str(seed_db)],
+    )
+    assert csv_run.exit_code == 0, csv_run.output
+    assert [p.name for p in folder.iterdir()] == [written.name.replace(".pdf", ".csv")]
