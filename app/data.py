@@ -289,4 +289,6 @@ def workspace_brief(path: str, ws, knobs, fmt: str) -> bytes:
     from briefs.render import render_document
     from briefs.workspace_plans import workspace_document
 
-    return render_document(workspace_document(workspace_comparison(path, ws, knobs), ws), fmt)
+    return render_document(
+        workspace_document(workspace_comparison(path, ws, knobs), ws, knobs), fmt
+    )

@@ -24,6 +24,7 @@ from briefs.document import (
     Paragraph,
     Section,
     brief_stem,
+    cents,
     table,
 )
 from briefs.render import render_document
@@ -1079,18 +1080,6 @@ CSV_COLUMNS = [
     "bench_confidence",
     "bench_snapshot_id",
 ]
-
-
-def cents(values: Sequence[float], total: float) -> list[float]:
-    """Round ``values`` to cents so that they add up exactly to ``total`` rounded to cents
-    (largest remainder: no figure moves by more than one cent from its own rounding)."""
-    want = round(total * 100)
-    floors = [int(v * 100 // 1) for v in values]
-    short = want - sum(floors)
-    order = sorted(range(len(values)), key=lambda i: values[i] * 100 - floors[i], reverse=True)
-    for i in order[: max(short, 0)]:
-        floors[i] += 1
-    return [f / 100 for f in floors]
 
 
 def _line_sources(rows: pd.DataFrame, r: ScenarioResult, ln) -> dict[str, str]:

@@ -170,3 +170,15 @@ def slug(text: str) -> str:
 def brief_stem(day: date, scenario_name: str) -> str:
     """``brief-2026-11-30-shift-25-amd``: the date and the recommended (or first) scenario."""
     return f"brief-{day:%Y-%m-%d}-{slug(scenario_name)}"
+
+
+def cents(values: Sequence[float], total: float) -> list[float]:
+    """Round ``values`` to cents so that they add up exactly to ``total`` rounded to cents
+    (largest remainder: no figure moves by more than one cent from its own rounding)."""
+    want = round(total * 100)
+    floors = [int(v * 100 // 1) for v in values]
+    short = want - sum(floors)
+    order = sorted(range(len(values)), key=lambda i: values[i] * 100 - floors[i], reverse=True)
+    for i in order[: max(short, 0)]:
+        floors[i] += 1
+    return [f / 100 for f in floors]

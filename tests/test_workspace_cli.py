@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 import yaml
@@ -176,3 +177,53 @@ def test_a_scenarios_link_gives_the_page_figures_and_every_brief_format(db, tmp_
         assert target.stat().st_size > 200
     bad = runner.invoke(app, ["scenarios", "--db", str(db), "--link", "http://x/scenarios?peak=24"])
     assert bad.exit_code == 2 and "Ignored peak='24'" in bad.output
+
+
+def test_the_scenarios_brief_opens_with_the_decision_and_links_back_to_its_view(
+    db, tmp_path, monkeypatch
+):
+    from urllib.parse import parse_qsl, urlparse
+
+    from briefs.render import csv_table
+
+    link = "http://localhost:8501/scenarios?amd=0.4&slo=900"
+    md = runner.invoke(app, ["scenarios", "--db", str(db), "--link", link, "--format", "md"])
+    assert md.exit_code == 0, md.output
+    text = md.stdout
+    sections = [line for line in text.splitlines() if line.startswith("## ")]
+    assert sections[0] == "## Decision"
+    decision = text.split("## Decision", 1)[1].split("\n## ", 1)[0]
+    assert sum(decision.count(f"- {w} ") for w in ("KEEP", "BUY", "NO-BUY", "DEFER")) == 3
+    assert "**Top risks**" in decision and "**Timeline**" in decision
+    assert ".duckdb" not in text and str(db) not in text
+    view = next(line for line in text.splitlines() if "dashboard view" in line)
+    url = view.split("<", 1)[1].rstrip(">")
+    assert url.startswith("http://127.0.0.1:8501/scenarios?")
+    # The link reproduces the comparison: same figures as the link it came from.
+    again = runner.invoke(app, ["scenarios", "--db", str(db), "--link", url, "--format", "json"])
+    first = runner.invoke(app, ["scenarios", "--db", str(db), "--link", link, "--format", "json"])
+    assert json.loads(again.stdout) == json.loads(first.stdout)
+    assert dict(parse_qsl(urlparse(url).query))["amd"] == "0.4"
+
+    raw = runner.invoke(app, ["scenarios", "--db", str(db), "--link", link, "--format", "csv"])
+    head = dict(line.split(",", 1) for line in raw.stdout.split("\n\n", 1)[0].splitlines())
+    assert head["title"] == "Scenarios for Example Corp" and head["dashboard view"] == url
+    assert head["workspace"] == "Example Corp" and head["generated"].endswith("UTC")
+    frame = csv_table(raw.stdout_bytes)
+    results = json.loads(first.stdout)
+    lines, totals = frame[frame["row"] == "line"], frame[frame["row"] == "total"]
+    assert len(lines) == sum(len(r["fleet"]) for r in results)
+    for r in results:
+        cents = round(lines.loc[lines["scenario"] == r["name"], "monthly_usd"].sum() * 100)
+        total = totals.loc[totals["scenario"] == r["name"], "monthly_usd"].item()
+        assert cents == round(total * 100) == round(r["monthly_usd"] * 100), r["name"]
+        assert f"{r['name']}: \\${total:,.0f}/month at month 1" in decision
+
+    monkeypatch.chdir(tmp_path)
+    pdf = runner.invoke(app, ["scenarios", "--db", str(db), "--link", link, "--format", "pdf"])
+    assert pdf.exit_code == 0, pdf.output
+    from briefs.document import slug
+
+    chosen = re.search(r"^- (?:BUY|KEEP) (.+?): ", decision, flags=re.M).group(1)
+    (written,) = tmp_path.glob("brief-*.pdf")
+    assert re.fullmatch(rf"brief-\d{{4}}-\d{{2}}-\d{{2}}-{slug(chosen)}\.pdf", written.name)
