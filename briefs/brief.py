@@ -18,9 +18,11 @@ import pandas as pd
 
 from benchmarks.plausibility import roofline_pct
 from briefs.document import (
+    MODEL_COLUMNS,
     BarChart,
     Bullets,
     Document,
+    LiveModel,
     Paragraph,
     Section,
     brief_stem,
@@ -433,6 +435,8 @@ def _date(value: object) -> str:
 
 
 def _usd0(v: object) -> str:
+    if isinstance(v, str):
+        return v
     if isinstance(v, int | float) and v == v and v < 0:
         return "−" + formatting.usd(-v, 0)
     return formatting.usd(v, 0)
@@ -967,9 +971,8 @@ def brief_document(c: Comparison) -> Document:
                 "one-time": m.one_time_usd,
                 f"{HORIZON_MONTHS} months": m.horizon_usd,
                 f"vs {base.name}, {HORIZON_MONTHS} months": m.vs_baseline_horizon_usd,
-                "$/month range": f"{_usd0(cr.monthly_usd_low)} – {_usd0(cr.monthly_usd_high)}"
-                if cr
-                else "— (no fleet to price)",
+                "$/month low": cr.monthly_usd_low if cr else "— (no fleet to price)",
+                "$/month high": cr.monthly_usd_high if cr else "— (no fleet to price)",
                 "weeks to cutover": r.timeline.weeks_to_cutover,
             }
         )
@@ -978,6 +981,8 @@ def brief_document(c: Comparison) -> Document:
         money_rows,
         formats={
             "$/month": _usd0,
+            "$/month low": _usd0,
+            "$/month high": _usd0,
             "one-time": _usd0,
             f"{HORIZON_MONTHS} months": _usd0,
             f"vs {base.name}, {HORIZON_MONTHS} months": _signed_usd,
@@ -985,7 +990,7 @@ def brief_document(c: Comparison) -> Document:
         },
         sheet="Money",
         note=f"{HORIZON_MONTHS} months = monthly cost × {HORIZON_MONTHS} + one-time migration "
-        "cost; the range is the sensitivity bands' best and worst case.",
+        "cost; low and high: the sensitivity bands' best and worst case.",
     )
     decision = Section(
         "Decision",
@@ -1039,6 +1044,7 @@ def brief_document(c: Comparison) -> Document:
         sections=sections,
         assumptions=assumptions_frame(c),
         csv_frame=brief_csv_frame(c, recs),
+        live_model=live_model(c),
         file_stem=brief_stem(c.generated_at.date(), recommended(list(recs.values()))),
         link=c.link,
     )
@@ -1166,6 +1172,40 @@ def brief_csv_frame(c: Comparison, recs: dict[str, Recommendation]) -> pd.DataFr
             }
         )
     return pd.DataFrame(out).reindex(columns=CSV_COLUMNS)
+
+
+def live_model(c: Comparison) -> LiveModel:
+    """Each fleet line's units and rates, so the workbook recomputes every option's cost."""
+    rows = []
+    for r in c.results:
+        for ln in r.lines:
+            prices = ln.sizing.prices
+            rows.append(
+                {
+                    "option": r.name,
+                    "line": f"{ln.segment} · {ln.mode} · {ln.allocation}: {ln.units_peak} × "
+                    f"{ln.instance_type} ({ln.provider} {ln.region}), {ln.pricing}",
+                    MODEL_COLUMNS[0]: ln.units_reserved,
+                    MODEL_COLUMNS[1]: prices.committed if ln.units_reserved else None,
+                    MODEL_COLUMNS[2]: ln.on_demand_unit_hours,
+                    MODEL_COLUMNS[3]: prices.on_demand if ln.on_demand_unit_hours else None,
+                    MODEL_COLUMNS[4]: ln.units_spot,
+                    MODEL_COLUMNS[5]: prices.spot if ln.units_spot else None,
+                    "monthly_usd": ln.monthly_usd,
+                }
+            )
+    return LiveModel(
+        pd.DataFrame(rows, columns=["option", "line", *MODEL_COLUMNS, "monthly_usd"]),
+        tuple((r.name, r.migration.one_time_usd) for r in c.results),
+        c.baseline.name,
+        horizon_months=HORIZON_MONTHS,
+        money_columns={
+            "$/month": "monthly",
+            "one-time": "one_time",
+            f"{HORIZON_MONTHS} months": "horizon",
+            f"vs {c.baseline.name}, {HORIZON_MONTHS} months": "vs_baseline",
+        },
+    )
 
 
 def render_brief(comparison: Comparison | Sequence[ScenarioResult], fmt: str) -> bytes:

@@ -99,6 +99,36 @@ class BarChart:
 Block = Paragraph | Bullets | Table | BarChart
 
 
+#: The live model's input columns per fleet line: units held all month and their rate, burst
+#: unit-hours and their rate, spot units and their rate. monthly = held × rate × hours +
+#: burst unit-hours × rate + spot × rate × hours.
+MODEL_COLUMNS = (
+    "units held all month",
+    "$/unit-hour held",
+    "burst unit-hours",
+    "$/unit-hour burst",
+    "spot units",
+    "$/unit-hour spot",
+)
+
+
+@dataclass(frozen=True)
+class LiveModel:
+    """What the workbook recomputes: each fleet line's monthly cost from its units and rates, and
+    each option's monthly, one-time and horizon totals from those. ``lines`` holds ``option``,
+    ``line``, the :data:`MODEL_COLUMNS` and ``monthly_usd`` (the app's figure, to check against)."""
+
+    lines: pd.DataFrame
+    #: option -> one-time cost, in the options' order (the first is the baseline unless named).
+    one_time_usd: tuple[tuple[str, float], ...]
+    baseline: str
+    hours_per_month: float = 730.0
+    horizon_months: int = 36
+    #: The page-1 money table: its title and which of its columns each total fills.
+    money_table: str = "The money"
+    money_columns: Mapping[str, str] = field(default_factory=dict)
+
+
 @dataclass(frozen=True)
 class Section:
     title: str
@@ -121,6 +151,8 @@ class Document:
     file_stem: str = "brief"
     #: The dashboard address that reproduces the view this document was made from.
     link: str = ""
+    #: The cost model the workbook recomputes (Assumptions drive Cost model drive Decision).
+    live_model: LiveModel | None = None
 
     def file_name(self, fmt: str) -> str:
         return f"{self.file_stem}.{fmt.lower().lstrip('.')}"

@@ -8,7 +8,6 @@ import html
 import io
 import os
 import re
-from datetime import date, datetime
 
 import pandas as pd
 
@@ -435,84 +434,10 @@ def _pdf_plain(text: str) -> str:
 
 
 # -- XLSX -------------------------------------------------------------------------------------
-def _xlsx_value(value: object) -> object:
-    if value is None or value is pd.NaT:
-        return None
-    if isinstance(value, float) and value != value:
-        return None
-    if isinstance(value, pd.Timestamp):
-        return value.to_pydatetime().replace(tzinfo=None)
-    if isinstance(value, datetime):
-        return value.replace(tzinfo=None)
-    if isinstance(value, date | int | float | bool):
-        return value
-    if hasattr(value, "item"):  # numpy scalar
-        return value.item()
-    if isinstance(value, list | tuple):
-        value = ", ".join(str(v) for v in value)
-    return neutralise(str(value))
-
-
-def _sheet_name(name: str, used: set[str]) -> str:
-    clean = re.sub(r"[\[\]:*?/\\']", " ", name).strip()[:31] or "Sheet"
-    candidate, n = clean, 2
-    while candidate.lower() in used:
-        suffix = f" ({n})"
-        candidate, n = clean[: 31 - len(suffix)] + suffix, n + 1
-    used.add(candidate.lower())
-    return candidate
-
-
 def xlsx(doc: Document) -> bytes:
-    from openpyxl import Workbook
-    from openpyxl.styles import Alignment, Font, PatternFill
-    from openpyxl.utils import get_column_letter
+    from briefs.workbook import workbook  # openpyxl: paid only when a workbook is written
 
-    wb = Workbook()
-    used: set[str] = set()
-    bold = Font(bold=True)
-    fill = PatternFill("solid", fgColor="E8EDF3")
-
-    def write(ws, frame: pd.DataFrame, start_row: int = 1) -> None:
-        for j, column in enumerate(frame.columns, start=1):
-            cell = ws.cell(row=start_row, column=j, value=_xlsx_value(str(column)))
-            cell.font, cell.fill = bold, fill
-        for i, row in enumerate(frame.itertuples(index=False), start=start_row + 1):
-            for j, value in enumerate(row, start=1):
-                cell = ws.cell(row=i, column=j, value=_xlsx_value(value))
-                if isinstance(cell.value, datetime):
-                    cell.number_format = "yyyy-mm-dd"
-                elif isinstance(cell.value, str):
-                    cell.alignment = Alignment(wrap_text=len(cell.value) > 60, vertical="top")
-        for j, column in enumerate(frame.columns, start=1):
-            width = max([len(str(column))] + [len(str(v)) for v in frame[column].head(200)])
-            ws.column_dimensions[get_column_letter(j)].width = min(max(width + 2, 8), 60)
-        ws.freeze_panes = ws.cell(row=start_row + 1, column=1)
-
-    ws = wb.active
-    ws.title = _sheet_name("Assumptions", used)
-    ws.cell(row=1, column=1, value=_xlsx_value(doc.title)).font = Font(bold=True, size=13)
-    ws.cell(row=2, column=1, value=_xlsx_value(doc.subtitle))
-    for offset, (k, v) in enumerate(doc.meta, start=3):
-        ws.cell(row=offset, column=1, value=_xlsx_value(k)).font = bold
-        ws.cell(row=offset, column=2, value=_xlsx_value(v))
-    write(ws, doc.assumptions, start_row=len(doc.meta) + 4)
-    for t in doc.tables():
-        sheet = wb.create_sheet(_sheet_name(t.sheet or t.title, used))
-        frame = t.frame.copy()
-        for column in frame.columns:  # keep raw numbers; dates and categoricals as plain values
-            if isinstance(frame[column].dtype, pd.CategoricalDtype):
-                frame[column] = frame[column].astype(object)
-        write(sheet, frame)
-        if t.note:
-            sheet.cell(row=len(frame) + 3, column=1, value=_xlsx_value(t.note)).font = Font(
-                italic=True
-            )
-    buffer = io.BytesIO()
-    wb.properties.title = doc.title
-    wb.properties.creator = "tokendesk"
-    wb.save(buffer)
-    return buffer.getvalue()
+    return workbook(doc)
 
 
 # -- CSV --------------------------------------------------------------------------------------

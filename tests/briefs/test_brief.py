@@ -2,8 +2,10 @@ from __future__ import annotations
 
 import io
 import re
+import shutil
+import subprocess
 from dataclasses import replace
-from datetime import date
+from datetime import date, datetime
 
 import pandas as pd
 import pytest
@@ -125,9 +127,9 @@ def test_pdf_text_has_sources_dates_snapshots_and_charts(comparison, rendered):
     assert len(reader.pages) >= 2
 
 
-def test_xlsx_has_assumptions_first_and_every_table(comparison, rendered):
+def test_xlsx_has_the_decision_then_the_assumptions_and_every_table(comparison, rendered):
     wb = load_workbook(io.BytesIO(rendered["xlsx"]))
-    assert wb.sheetnames[0] == "Assumptions"
+    assert wb.sheetnames[:2] == ["Decision", "Assumptions"]
     for sheet in (
         "Summary",
         "Rules",
@@ -205,7 +207,8 @@ def test_hostile_source_title_is_inert_in_xlsx_and_csv(comparison):
             for cell in row:
                 if isinstance(cell.value, str) and "HYPERLINK" in cell.value:
                     seen += 1
-                    assert cell.data_type == "s" and cell.value == "'" + HOSTILE
+                    # Text, flagged so that Excel shows it as typed and never runs it.
+                    assert cell.data_type == "s" and cell.value == HOSTILE and cell.quotePrefix
     assert seen >= 2
     raw = render_brief(hostile, "csv").decode()
     frame = csv_table(raw.encode())
@@ -422,3 +425,114 @@ def test_brief_cli_names_its_file_and_links_the_dashboard(seed_db, tmp_path, mon
     )
     assert csv_run.exit_code == 0, csv_run.output
     assert [p.name for p in folder.iterdir()] == [written.name.replace(".pdf", ".csv")]
+
+
+def _recalculated(data: bytes, tmp_path, name: str = "brief.xlsx"):
+    """The workbook after LibreOffice opened it, recalculated every formula and saved it."""
+    source = tmp_path / name
+    source.write_bytes(data)
+    out = tmp_path / "recalculated"
+    subprocess.run(
+        [
+            shutil.which("soffice"),
+            f"-env:UserInstallation=file://{tmp_path}/lo-profile",
+            "--headless",
+            "--calc",
+            "--convert-to",
+            "xlsx",
+            "--outdir",
+            str(out),
+            str(source),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=180,
+    )
+    return load_workbook(out / name, data_only=True)
+
+
+def test_xlsx_puts_the_decision_first_with_a_format_on_every_number(comparison, rendered):
+    wb = load_workbook(io.BytesIO(rendered["xlsx"]))
+    assert wb.sheetnames[:3] == ["Decision", "Assumptions", "Cost model"]
+    decision = [c.value for row in wb["Decision"].iter_rows() for c in row if c.value]
+    assert any(str(v).startswith("• KEEP Stay:") for v in decision)
+    assert wb["Decision"]._charts, "a native bar chart of the money"
+    numbers = 0
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for cell in row:
+                if isinstance(cell.value, int | float) and not isinstance(cell.value, bool):
+                    numbers += 1
+                    assert cell.number_format != "General", (ws.title, cell.coordinate)
+                if isinstance(cell.value, str):
+                    assert not cell.value.startswith("'"), (ws.title, cell.coordinate)
+                    assert cell.value not in ("None", "True", "False", "nan", "NaT")
+    assert numbers > 100
+    (observed,) = [
+        column
+        for column in wb["Price sources"].iter_cols(
+            min_col=[c.value for c in wb["Price sources"][1]].index("observed") + 1,
+            max_col=[c.value for c in wb["Price sources"][1]].index("observed") + 1,
+            min_row=2,
+            values_only=True,
+        )
+    ]
+    observed = [v for v in observed if v is not None]  # the rows under the table are empty
+    assert len(observed) == len(price_sources(comparison))
+    assert all(isinstance(v, datetime) or v == "date unknown" for v in observed), observed
+
+
+@pytest.mark.skipif(
+    shutil.which("soffice") is None,
+    reason="LibreOffice (soffice) is not installed: scripts/setup.sh --dev installs "
+    "libreoffice-calc-nogui; without it the workbook's formulas cannot be recalculated here",
+)
+def test_xlsx_is_a_live_model_that_libreoffice_recalculates_to_the_apps_figures(
+    comparison, rendered, tmp_path
+):
+    from briefs.brief import HORIZON_MONTHS, money
+
+    wb = _recalculated(rendered["xlsx"], tmp_path)
+    formulas = load_workbook(io.BytesIO(rendered["xlsx"]))
+    ws, live = wb["Decision"], formulas["Decision"]
+    header_row = next(r for r in range(1, ws.max_row + 1) if ws.cell(r, 1).value == "option")
+    header = [c.value for c in ws[header_row]]
+    base = comparison.baseline
+    for offset, r in enumerate(comparison.results, start=1):
+        row = header_row + offset
+        m = money(r, base)
+        assert ws.cell(row, 1).value == r.name
+        for column, expected in (
+            ("$/month", m.monthly_usd),
+            ("one-time", m.one_time_usd),
+            (f"{HORIZON_MONTHS} months", m.horizon_usd),
+            (f"vs {base.name}, {HORIZON_MONTHS} months", m.vs_baseline_horizon_usd),
+        ):
+            j = header.index(column) + 1
+            assert str(live.cell(row, j).value).startswith("='Cost model'!"), column
+            assert round(ws.cell(row, j).value, 2) == round(expected, 2), (r.name, column)
+
+    # Change an input: one line's burst rate up by $1/unit-hour moves its option's monthly cost
+    # by exactly that line's burst unit-hours, and the 36-month total by 36 times that.
+    inputs = formulas["Assumptions"]
+    head = next(r for r in range(1, inputs.max_row + 1) if inputs.cell(r, 2).value == "line")
+    names = [c.value for c in inputs[head]]
+    burst, rate = names.index("burst unit-hours") + 1, names.index("$/unit-hour burst") + 1
+    row = next(
+        r
+        for r in range(head + 1, inputs.max_row + 1)
+        if isinstance(inputs.cell(r, burst).value, int | float) and inputs.cell(r, burst).value > 0
+    )
+    option, hours = inputs.cell(row, 1).value, inputs.cell(row, burst).value
+    inputs.cell(row, rate).value += 1.0
+    changed = io.BytesIO()
+    formulas.save(changed)
+    after = _recalculated(changed.getvalue(), tmp_path, "changed.xlsx")["Decision"]
+    result = next(r for r in comparison.results if r.name == option)
+    row = header_row + 1 + comparison.results.index(result)
+    j = header.index("$/month") + 1
+    assert round(after.cell(row, j).value, 2) == round(result.monthly_usd + hours, 2)
+    j = header.index(f"{HORIZON_MONTHS} months") + 1
+    assert round(after.cell(row, j).value, 2) == round(
+        money(result, base).horizon_usd + HORIZON_MONTHS * hours, 2
+    )
