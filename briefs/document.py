@@ -127,6 +127,9 @@ class LiveModel:
     #: The page-1 money table: its title and which of its columns each total fills.
     money_table: str = "The money"
     money_columns: Mapping[str, str] = field(default_factory=dict)
+    #: True: the horizon total is monthly × months + one-time (a flat demand). False: the
+    #: document's horizon follows a monthly curve the workbook does not recompute.
+    flat_horizon: bool = True
 
 
 @dataclass(frozen=True)

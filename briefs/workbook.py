@@ -287,8 +287,12 @@ def _cost_model_sheet(
             value=f"=SUMIF($A${lines_from}:$A${lines_to},A{r},$C${lines_from}:$C${lines_to})",
         ).number_format = USD
         ws.cell(row=r, column=3, value=f"={refs[option]}").number_format = USD
-        ws.cell(row=r, column=4, value=f"=B{r}*{horizon}+C{r}").number_format = USD
-        ws.cell(row=r, column=5, value=f"=D{r}-D{base_row}").number_format = USD
+        if live.flat_horizon:
+            ws.cell(row=r, column=4, value=f"=B{r}*{horizon}+C{r}").number_format = USD
+            ws.cell(row=r, column=5, value=f"=D{r}-D{base_row}").number_format = USD
+        else:
+            for j in (4, 5):
+                ws.cell(row=r, column=j, value="— (follows the monthly curve: Months sheet)")
         ws.cell(row=r, column=6, value=float(app_monthly.get(option, 0.0))).number_format = USD
         sheet = quote_sheetname(ws.title)
         totals[option] = {
@@ -400,6 +404,7 @@ def workbook(doc: Document) -> bytes:
             live.horizon_months,
             live.money_table,
             live.money_columns,
+            live.flat_horizon,
         )
     hours, horizon, refs = _assumptions_sheet(assumptions, doc, live)
     totals: dict = {}

@@ -15,9 +15,11 @@ import pandas as pd
 import yaml
 
 from briefs.document import (
+    MODEL_COLUMNS,
     BarChart,
     Bullets,
     Document,
+    LiveModel,
     Paragraph,
     Section,
     brief_stem,
@@ -27,6 +29,7 @@ from briefs.document import (
 )
 from costmodel import Engine, FleetPolicy
 from costmodel import scenario_inputs as si
+from costmodel.demand import HOURS_PER_MONTH
 from costmodel.plan import (
     PlanContext,
     PlanResult,
@@ -518,7 +521,7 @@ def workspace_document(
         )
     curves = pd.DataFrame(
         {"month": range(1, months + 1)}
-        | {r.name: [round(v, 2) for v in r.monthly_usd_by_month] for r in results}
+        | {f"{r.name} $/month": [round(v, 2) for v in r.monthly_usd_by_month] for r in results}
     )
     sections.append(
         Section(
@@ -527,7 +530,7 @@ def workspace_document(
                 table(
                     "Monthly cost by month",
                     curves,
-                    formats={r.name: lambda v: f"${v:,.2f}" for r in results},
+                    formats={f"{r.name} $/month": lambda v: f"${v:,.2f}" for r in results},
                     sheet="Months",
                 ),
             ),
@@ -561,6 +564,39 @@ def workspace_document(
         workspace_csv_frame(results, verdicts),
         file_stem=brief_stem(generated_at.date(), recommended_plan(results)),
         link=link,
+        live_model=workspace_live_model(results, stay.name),
+    )
+
+
+def workspace_live_model(results: Sequence[PlanResult], baseline: str) -> LiveModel:
+    """Month 1 of each plan as units × rate: a line held all month is count × $/hour × hours; a
+    line that follows the hourly curve on demand is billed unit-hours × $/hour."""
+    rows = []
+    for r in results:
+        for ln in r.fleet:
+            held = abs(ln.count * ln.usd_per_hour * HOURS_PER_MONTH - ln.monthly_usd) < 0.005
+            burst = 0.0 if held or not ln.usd_per_hour else ln.monthly_usd / ln.usd_per_hour
+            rows.append(
+                {
+                    "option": r.name,
+                    "line": f"{ln.workload} · {ln.role} · {ln.allocation}: {ln.count} × "
+                    f"{ln.instance_type} ({ln.provider} {ln.region}), {ln.pricing_model}",
+                    MODEL_COLUMNS[0]: ln.count if held else 0,
+                    MODEL_COLUMNS[1]: ln.usd_per_hour if held else None,
+                    MODEL_COLUMNS[2]: round(burst, 6),
+                    MODEL_COLUMNS[3]: None if held else ln.usd_per_hour,
+                    MODEL_COLUMNS[4]: 0,
+                    MODEL_COLUMNS[5]: None,
+                    "monthly_usd": ln.monthly_usd,
+                }
+            )
+    return LiveModel(
+        pd.DataFrame(rows, columns=["option", "line", *MODEL_COLUMNS, "monthly_usd"]),
+        tuple((r.name, r.one_time_usd) for r in results),
+        baseline,
+        hours_per_month=HOURS_PER_MONTH,
+        money_columns={"$/month (month 1)": "monthly", "one-time": "one_time"},
+        flat_horizon=False,
     )
 
 

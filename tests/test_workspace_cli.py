@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 
 import pytest
 import yaml
@@ -227,3 +228,53 @@ def test_the_scenarios_brief_opens_with_the_decision_and_links_back_to_its_view(
     chosen = re.search(r"^- (?:BUY|KEEP) (.+?): ", decision, flags=re.M).group(1)
     (written,) = tmp_path.glob("brief-*.pdf")
     assert re.fullmatch(rf"brief-\d{{4}}-\d{{2}}-\d{{2}}-{slug(chosen)}\.pdf", written.name)
+
+
+@pytest.mark.skipif(
+    shutil.which("soffice") is None,
+    reason="LibreOffice (soffice) is not installed: scripts/setup.sh --dev installs "
+    "libreoffice-calc-nogui; without it the workbook's formulas cannot be recalculated here",
+)
+def test_the_scenarios_workbook_recalculates_to_the_page_figures(db, tmp_path):
+    import subprocess
+
+    from openpyxl import load_workbook
+
+    link = "http://localhost:8501/scenarios?amd=0.4&slo=900"
+    target = tmp_path / "brief.xlsx"
+    done = runner.invoke(
+        app, ["scenarios", "--db", str(db), "--link", link, "--format", "xlsx", "-o", str(target)]
+    )
+    assert done.exit_code == 0, done.output
+    results = json.loads(
+        runner.invoke(
+            app, ["scenarios", "--db", str(db), "--link", link, "--format", "json"]
+        ).stdout
+    )
+    subprocess.run(
+        [
+            shutil.which("soffice"),
+            f"-env:UserInstallation=file://{tmp_path}/lo-profile",
+            "--headless",
+            "--calc",
+            "--convert-to",
+            "xlsx",
+            "--outdir",
+            str(tmp_path / "out"),
+            str(target),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=180,
+    )
+    formulas = load_workbook(target)
+    values = load_workbook(tmp_path / "out" / "brief.xlsx", data_only=True)
+    assert formulas.sheetnames[:3] == ["Decision", "Assumptions", "Cost model"]
+    ws, live = values["Decision"], formulas["Decision"]
+    top = next(r for r in range(1, ws.max_row + 1) if ws.cell(r, 1).value == "option")
+    header = [c.value for c in ws[top]]
+    j = header.index("$/month (month 1)") + 1
+    for offset, r in enumerate(results, start=1):
+        assert ws.cell(top + offset, 1).value == r["name"]
+        assert str(live.cell(top + offset, j).value).startswith("='Cost model'!")
+        assert round(ws.cell(top + offset, j).value, 2) == r["monthly_usd"], r["name"]
