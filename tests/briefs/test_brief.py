@@ -536,3 +536,45 @@ def test_xlsx_is_a_live_model_that_libreoffice_recalculates_to_the_apps_figures(
     assert round(after.cell(row, j).value, 2) == round(
         money(result, base).horizon_usd + HORIZON_MONTHS * hours, 2
     )
+
+
+LITERALS = re.compile(r"\b(None|True|False|nan|NaN|NaT)\b")
+
+
+def test_pdf_keeps_every_figure_and_identifier_whole_on_one_line(rendered):
+    reader = PdfReader(io.BytesIO(rendered["pdf"]))
+    text = "\n".join(page.extract_text() for page in reader.pages)
+    md = rendered["md"].decode().replace("\\", "")
+    md = re.sub(r"<https?://[^>]+>", "", md)
+    figures = set(re.findall(r"[$−+-]?\d[\d,]*(?:\.\d+)?%?", md))
+    words = {w for w in re.findall(r"\b[a-z0-9]+(?:_[a-z0-9]+)+\b", md) if len(w) > 6}
+    assert len(figures) > 50 and words
+    broken = [f for f in figures | words if f not in text]
+    assert not broken, broken[:20]
+    assert not LITERALS.search(text), LITERALS.search(text)
+
+
+def test_pdf_source_urls_and_the_view_link_are_clickable(comparison, rendered):
+    reader = PdfReader(io.BytesIO(rendered["pdf"]))
+    uris = {
+        a.get_object()["/A"]["/URI"]
+        for page in reader.pages
+        for a in page.get("/Annots", [])
+        if a.get_object().get("/Subtype") == "/Link"
+    }
+    sources = set(price_sources(comparison)["price_source_url"].dropna()) | set(
+        bench_sources(comparison)["bench_source_url"].dropna()
+    )
+    assert comparison.link in uris
+    assert {u for u in sources if u.startswith("http")} <= uris
+
+
+def test_html_never_breaks_a_figure_and_shows_no_python_literals(rendered):
+    page = rendered["html"].decode()
+    assert "overflow-wrap:anywhere}" not in page.replace("td a{overflow-wrap:anywhere}", "")
+    plain_cells = re.findall(r"<td>([^<]*)</td>", page)
+    assert not [c for c in plain_cells if re.fullmatch(r"[−+-]?\$?[\d,.]+%?", c.strip())]
+    assert page.count('<td class="num">') > 50
+    text = re.sub(r"<[^>]+>", " ", page.split("</style>", 1)[1])
+    assert not LITERALS.search(text), LITERALS.search(text)
+    assert "$0" in page and "$20,000" in page  # the cost chart's axis ticks
