@@ -131,6 +131,7 @@ th,td{border:1px solid #ccc;padding:3px 6px;vertical-align:top}
 th{background:#f1f4f8;text-align:left}
 td{overflow-wrap:normal;word-break:normal;hyphens:none}
 td.num{white-space:nowrap;text-align:right}
+.fig{white-space:nowrap}
 td a{overflow-wrap:anywhere}
 caption{text-align:left;font-weight:bold;padding:.3em 0}
 .meta{color:#555;font-size:.9em}
@@ -154,9 +155,14 @@ def _numeric(text: str) -> bool:
     return bool(_NUMERIC.fullmatch(text.strip()))
 
 
+_SIGNED_FIGURE = re.compile(r"[−+-]\$[\d,.]+")
+
+
 def _html_text(text: object) -> str:
-    """Any text of the document, HTML-escaped, control characters and secrets removed."""
-    return html.escape(safe_message(str(text), limit=10_000))
+    """Any text of the document, HTML-escaped, control characters and secrets removed; a signed
+    amount (−$11,322) is kept on one line with its sign."""
+    escaped = html.escape(safe_message(str(text), limit=10_000))
+    return _SIGNED_FIGURE.sub(lambda m: f'<span class="fig">{m.group(0)}</span>', escaped)
 
 
 def _html_cell(text: str) -> str:
