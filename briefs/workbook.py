@@ -392,7 +392,8 @@ def workbook(doc: Document) -> bytes:
     wb = Workbook()
     used: set[str] = set()
     decision = wb.active
-    decision.title = _sheet_name("Decision", used)
+    # The first section (the brief's decision, the review's summary) is the first sheet.
+    decision.title = _sheet_name(doc.sections[0].title if doc.sections else "Summary", used)
     assumptions = wb.create_sheet(_sheet_name("Assumptions", used))
     live = doc.live_model
     if live is not None:
