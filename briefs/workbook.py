@@ -317,6 +317,7 @@ def _decision_sheet(ws: Worksheet, doc: Document, totals: dict, live: LiveModel 
         row += 1
         ws.cell(row=row, column=1, value=cell_value(key)).font = BOLD
         cell = put(ws, row, 2, value)
+        cell.alignment = Alignment(wrap_text=False)  # a key/value line reads on one line
         if isinstance(value, str) and value.startswith(("http://", "https://")):
             cell.hyperlink = value
             cell.style = "Hyperlink"
@@ -357,7 +358,7 @@ def _text_row(ws: Worksheet, row: int, text: str, width: int) -> int:
     ws.merge_cells(start_row=row, start_column=1, end_row=row, end_column=width)
     cell = put(ws, row, 1, text)
     cell.alignment = WRAP
-    ws.row_dimensions[row].height = 15 * max(1, -(-len(text) // 150))
+    ws.row_dimensions[row].height = 15 * max(1, -(-len(text) // 100))
     return row
 
 
