@@ -23,6 +23,7 @@ def _download(page, fmt: str):
     page.get_by_role("button", name="Prepare the brief").click()
     button = page.get_by_role("button", name=re.compile(rf"^Download brief \({fmt.upper()}"))
     button.wait_for(timeout=120_000)
+    screenshot(page, f"scenarios-brief-{fmt}")
     with page.expect_download(timeout=60_000) as info:
         button.click()
     download = info.value
@@ -34,7 +35,6 @@ def test_the_downloaded_brief_is_named_for_its_date_and_scenario_and_links_its_v
     page.get_by_text("Side by side").wait_for(timeout=90_000)
     page.get_by_role("button", name="Prepare the brief").scroll_into_view_if_needed()
     name, pdf = _download(page, "pdf")
-    screenshot(page, "scenarios-brief")
     assert re.fullmatch(r"brief-\d{4}-\d{2}-\d{2}-[a-z0-9-]+\.pdf", name), name
     text = "\n".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages)
     first = PdfReader(io.BytesIO(pdf)).pages[0].extract_text()
