@@ -319,14 +319,14 @@ def pdf(doc: Document) -> bytes:
         "body",
         parent=base["BodyText"],
         fontName=regular,
-        fontSize=8.5,
-        leading=11,
-        spaceBefore=2,
+        fontSize=8,
+        leading=10,
+        spaceBefore=1,
         spaceAfter=1,
     )
     small = ParagraphStyle("small", parent=body, fontSize=7, leading=8.5)
     h1 = ParagraphStyle(
-        "h1", parent=base["Title"], fontName=bold, fontSize=17, leading=21, alignment=0
+        "h1", parent=base["Title"], fontName=bold, fontSize=15, leading=18, alignment=0
     )
     h2 = ParagraphStyle(
         "h2",
@@ -338,7 +338,7 @@ def pdf(doc: Document) -> bytes:
         keepWithNext=1,
     )
     h3 = ParagraphStyle(
-        "h3", parent=body, fontName=bold, fontSize=9, spaceBefore=4, spaceAfter=2, keepWithNext=1
+        "h3", parent=body, fontName=bold, fontSize=9, spaceBefore=2, spaceAfter=1, keepWithNext=1
     )
     note = ParagraphStyle("note", parent=small, textColor=colors.HexColor("#555555"))
     buffer = io.BytesIO()
@@ -394,11 +394,13 @@ def pdf(doc: Document) -> bytes:
                     story.append(P(_pdf_cell(item), body, bulletText="•"))
                 story.append(Spacer(1, 3))
             elif isinstance(block, BarChart):
-                parts = [drawing(block, width=min(frame_w, 620), bar_h=11)]
+                # Page 1 holds the decision: more bars, thinner bars.
+                bar_h = 11 if len(block.labels) <= 3 else 8
+                parts = [drawing(block, width=min(frame_w, 620), bar_h=bar_h)]
                 if block.note:
                     parts.append(P(_pdf_text(block.note), note))
                 story.append(KeepTogether(parts))
-                story.append(Spacer(1, 6))
+                story.append(Spacer(1, 2))
             elif isinstance(block, Table):
                 shown = block.display()
                 title = P(_pdf_text(block.title), h3)

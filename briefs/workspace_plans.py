@@ -423,8 +423,8 @@ def workspace_document(
     for r in results:
         found = [*(f"unserved: {u}" for u in r.unserved_reasons), *r.constraint_violations]
         found += [
-            r.risk.hhi_vendor.sentence.split("; ")[0],
-            r.risk.maturity.sentence.split(" (")[0],
+            r.risk.hhi_vendor.sentence.split(":")[0],
+            f"software maturity {r.risk.maturity.value:.0f}/100",
         ]
         risks.append(f"{r.name}: " + "; ".join(found[:2]) + ".")
     timeline = [

@@ -278,3 +278,18 @@ def test_the_scenarios_workbook_recalculates_to_the_page_figures(db, tmp_path):
         assert ws.cell(top + offset, 1).value == r["name"]
         assert str(live.cell(top + offset, j).value).startswith("='Cost model'!")
         assert round(ws.cell(top + offset, j).value, 2) == r["monthly_usd"], r["name"]
+
+
+def test_the_scenarios_pdf_holds_the_decision_of_four_options_on_page_one(db, tmp_path):
+    from pypdf import PdfReader
+
+    link = "http://localhost:8501/scenarios?amd=0.4&custom=cuda:0.5,rocm:0.5"
+    target = tmp_path / "brief.pdf"
+    done = runner.invoke(
+        app, ["scenarios", "--db", str(db), "--link", link, "--format", "pdf", "-o", str(target)]
+    )
+    assert done.exit_code == 0, done.output
+    first = re.sub(r"\s+", "", PdfReader(target).pages[0].extract_text())
+    assert "Toprisks" in first and "Timeline" in first
+    for name in ("Stay", "Shift40%toAMD", "AddCPUfallback", "Custom:cuda50%/rocm50%"):
+        assert first.count(name + ":") >= 3, name

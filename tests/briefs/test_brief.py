@@ -578,3 +578,14 @@ def test_html_never_breaks_a_figure_and_shows_no_python_literals(rendered):
     text = re.sub(r"<[^>]+>", " ", page.split("</style>", 1)[1])
     assert not LITERALS.search(text), LITERALS.search(text)
     assert "$0" in page and "$20,000" in page  # the cost chart's axis ticks
+
+
+def test_pdf_page_one_is_the_whole_decision_and_the_evidence_follows(comparison, rendered):
+    pages = [p.extract_text() for p in PdfReader(io.BytesIO(rendered["pdf"])).pages]
+    first = _squash(pages[0])
+    for needle in ("Decision", "Themoney", "Monthlycostperoption", "Toprisks", "Timeline"):
+        assert needle in first, needle
+    for r in comparison.results:  # every option's sentence, risk line and timeline line
+        assert first.count(_squash(r.name) + ":") >= 3, r.name
+    assert "Recommendationperoption" not in first
+    assert "Recommendationperoption" in _squash(pages[1])  # the evidence starts on page 2
