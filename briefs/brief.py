@@ -648,7 +648,8 @@ def timeline_sentences(c: Comparison) -> list[str]:
             if not weeks
             else f"{weeks:g} weeks to full cutover ({', '.join(r.timeline.backends)})"
         )
-        pay = "" if r is c.baseline else f"; {r.payback_sentence.rstrip('.')}"
+        said = r.payback_sentence.rstrip(".")
+        pay = "" if r is c.baseline or not said else f"; {said[:1].lower()}{said[1:]}"
         out.append(f"{r.name}: {when}{pay}.")
     return out
 
