@@ -296,7 +296,9 @@ def workspace_brief(path: str, ws, knobs, fmt: str) -> bytes:
     from briefs.render import render_document
     from briefs.workspace_plans import workspace_document
 
-    return render_document(workspace_document(workspace_comparison(path, ws, knobs), ws), fmt)
+    return render_document(
+        workspace_document(workspace_comparison(path, ws, knobs), ws, knobs), fmt
+    )
 
 
 def _filter_args(filters: tuple[tuple[str, tuple[str, ...]], ...]) -> dict[str, Any]:

@@ -17,7 +17,18 @@ from datetime import UTC, datetime
 import pandas as pd
 
 from benchmarks.plausibility import roofline_pct
-from briefs.document import BarChart, Bullets, Document, Paragraph, Section, table
+from briefs.document import (
+    MODEL_COLUMNS,
+    BarChart,
+    Bullets,
+    Document,
+    LiveModel,
+    Paragraph,
+    Section,
+    brief_stem,
+    cents,
+    table,
+)
 from briefs.render import render_document
 from costmodel import (
     Demand,
@@ -96,8 +107,13 @@ class Comparison:
     uncertainty: UncertaintyInputs = field(default_factory=UncertaintyInputs)
     snapshots: pd.DataFrame | None = None
     generated_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    #: Kept for callers that pass it; never printed (a brief is forwarded outside this machine).
     warehouse: str = ""
     title: str = "Accelerator procurement brief"
+    #: The dashboard address that reproduces this comparison (see ``briefs.document``).
+    link: str = ""
+    #: The company workspace the demand comes from; empty for the market-wide what-if.
+    workspace: str = ""
 
     @property
     def baseline(self) -> ScenarioResult:
@@ -338,6 +354,7 @@ PRICE_SOURCE_COLUMNS = [
     # accelerator everywhere (what a replica is billed is in the fleet lines).
     "quote_usd_per_hour",
     "price_basis",
+    "price_confidence",
     "price_source",
     "price_source_url",
     "price_observed_at",
@@ -364,7 +381,7 @@ def price_sources(comparison: Comparison) -> pd.DataFrame:
     if rows.empty:
         return pd.DataFrame(columns=PRICE_SOURCE_COLUMNS)
     return (
-        rows[PRICE_SOURCE_COLUMNS]
+        rows.reindex(columns=PRICE_SOURCE_COLUMNS)
         .drop_duplicates()
         .sort_values(["provider", "region", "instance_type", "pricing_model"])
         .reset_index(drop=True)
@@ -381,7 +398,7 @@ def bench_sources(comparison: Comparison) -> pd.DataFrame:
         for pct in roofline_pct(rows.to_dict("records"), load_catalog())
     ]
     return (
-        rows[BENCH_SOURCE_COLUMNS]
+        rows.reindex(columns=BENCH_SOURCE_COLUMNS)
         .drop_duplicates()
         .sort_values(["accelerator_id", "model", "bench_measured_at"])
         .reset_index(drop=True)
@@ -394,6 +411,7 @@ _PRICE_HEADERS = {
     "accelerator_id": "accelerator",
     "quote_usd_per_hour": "$/h as quoted",
     "price_basis": "basis",
+    "price_confidence": "confidence",
     "price_source": "source",
     "price_source_url": "source URL",
     "price_observed_at": "observed",
@@ -417,6 +435,8 @@ def _date(value: object) -> str:
 
 
 def _usd0(v: object) -> str:
+    if isinstance(v, str):
+        return v
     if isinstance(v, int | float) and v == v and v < 0:
         return "−" + formatting.usd(-v, 0)
     return formatting.usd(v, 0)
@@ -465,7 +485,13 @@ def assumptions_frame(c: Comparison) -> pd.DataFrame:
             (
                 "fleet policy",
                 f.name.replace("_", " "),
-                ", ".join(value) if isinstance(value, tuple) else str(value),
+                "— (no restriction)"
+                if value is None
+                else ", ".join(value)
+                if isinstance(value, tuple)
+                else ("yes" if value else "no")
+                if isinstance(value, bool)
+                else str(value),
             )
         )
     for r in c.results:
@@ -517,6 +543,115 @@ def assumptions_frame(c: Comparison) -> pd.DataFrame:
         ),
     ]
     return pd.DataFrame(rows, columns=["area", "assumption", "value"])
+
+
+#: Months the decision's money is shown over (the horizon procurement signs for).
+HORIZON_MONTHS = 36
+
+
+@dataclass(frozen=True)
+class Money:
+    """One option's money as page 1 states it; the CSV and the workbook reconcile to these."""
+
+    monthly_usd: float
+    one_time_usd: float
+    horizon_usd: float
+    vs_baseline_horizon_usd: float
+
+
+def money(result: ScenarioResult, baseline: ScenarioResult) -> Money:
+    """Monthly cost held flat for the horizon plus the one-time migration cost (the brief's
+    demand has no growth; the workspace scenarios show growth month by month)."""
+    total = result.monthly_usd * HORIZON_MONTHS + result.migration.one_time_usd
+    base = baseline.monthly_usd * HORIZON_MONTHS + baseline.migration.one_time_usd
+    return Money(result.monthly_usd, result.migration.one_time_usd, total, total - base)
+
+
+def recommended(recs: Sequence[Recommendation]) -> str:
+    """The scenario a brief is named after: the one to buy, else the one to keep, else the first."""
+    for verdict in (BUY, KEEP):
+        for r in recs:
+            if r.verdict == verdict:
+                return r.scenario
+    return recs[0].scenario
+
+
+def _short_reason(rec: Recommendation, low: list[str]) -> str:
+    failed = [c for c in rec.checks if not c.passed]
+    if rec.verdict == KEEP:
+        text = "the fleet as bought today; no alternative passes every rule"
+    elif rec.verdict == BUY:
+        text = f"passes all {len(rec.checks)} decision rules"
+    elif not rec.checks:
+        text = rec.reason.rstrip(".").split(";")[0]
+    elif rec.verdict == NO_BUY:
+        text = "fails " + ", ".join(
+            f"'{c.rule}' ({c.value})" for c in failed if c.on_fail == NO_BUY
+        )
+    else:
+        text = "the economics pass but the evidence is short: " + ", ".join(
+            f"'{c.rule}' is {c.value}" for c in failed
+        )
+    if low:
+        text += f"; rests on {len(low)} low-confidence figure{'s' if len(low) > 1 else ''}"
+    return text
+
+
+def _signed_usd(v: float) -> str:
+    return ("+" if v > 0 else "") + _usd0(v)
+
+
+def decision_sentences(c: Comparison, recs: dict[str, Recommendation]) -> list[str]:
+    """One sentence per option: the verdict, the money and the reason."""
+    base = c.baseline
+    low = low_confidence_figures(c)
+    out = []
+    for r in c.results:
+        rec, m = recs[r.name], money(r, base)
+        against = (
+            "" if r is base else f" ({_signed_usd(m.vs_baseline_horizon_usd)} against {base.name})"
+        )
+        one_time = f" including {_usd0(m.one_time_usd)} one-time" if m.one_time_usd else ""
+        out.append(
+            f"{rec.verdict.upper()} {r.name}: {_usd0(m.monthly_usd)}/month, "
+            f"{_usd0(m.horizon_usd)} over {HORIZON_MONTHS} months{one_time}{against} — "
+            f"{_short_reason(rec, low.get(r.name, []))}."
+        )
+    return out
+
+
+def top_risks(c: Comparison, recs: dict[str, Recommendation], limit: int = 2) -> list[str]:
+    """Per option the risks that bear on the decision: failed evidence rules first, then
+    low-confidence figures, then silicon-vendor concentration."""
+    low = low_confidence_figures(c)
+    out = []
+    for r in c.results:
+        found = [
+            f"{c_.rule}: {c_.value} (needs {c_.threshold})"
+            for c_ in recs[r.name].checks
+            if not c_.passed and c_.on_fail == DEFER
+        ]
+        if low.get(r.name):
+            found.append("low-confidence figures: " + "; ".join(low[r.name][:2]))
+        found.append(r.risk.hhi_vendor.sentence.rstrip("."))
+        found += [f"unserved: {u}" for u in r.unserved]
+        out.append(f"{r.name}: " + "; ".join(found[:limit]) + ".")
+    return out
+
+
+def timeline_sentences(c: Comparison) -> list[str]:
+    out = []
+    for r in c.results:
+        weeks = r.timeline.weeks_to_cutover
+        when = (
+            "nothing to migrate"
+            if not weeks
+            else f"{weeks:g} weeks to full cutover ({', '.join(r.timeline.backends)})"
+        )
+        said = r.payback_sentence.rstrip(".")
+        pay = "" if r is c.baseline or not said else f"; {said[:1].lower()}{said[1:]}"
+        out.append(f"{r.name}: {when}{pay}.")
+    return out
 
 
 def brief_document(c: Comparison) -> Document:
@@ -686,15 +821,20 @@ def brief_document(c: Comparison) -> Document:
     price_table = table(
         "Prices used (source, date, snapshot)",
         prices.rename(columns=_PRICE_HEADERS),
-        formats={"$/h": lambda v: formatting.usd(v, 3), "observed": _date},
+        formats={"$/h as quoted": lambda v: formatting.usd(v, 3), "observed": _date},
         sheet="Price sources",
         note="Every quote of each SKU the fleets use; the sizing picks among their pricing models.",
     )
     bench_table = table(
         "Benchmarks used (source, date, snapshot)",
         benches.rename(columns=_BENCH_HEADERS),
-        formats={"measured": _date},
+        formats={
+            "measured": _date,
+            "% of roofline": lambda v: f"{v:.1f}%",
+        },
         sheet="Benchmark sources",
+        note="% of roofline: '—' where the accelerator has no published bandwidth bound "
+        "(CPU servers).",
     )
     snapshot_ids = sorted(
         set(prices.get("price_snapshot_id", pd.Series(dtype=object)).dropna())
@@ -811,12 +951,65 @@ def brief_document(c: Comparison) -> Document:
         ),
         ("snapshots", f"{len(snapshot_ids)} (listed under Sources)"),
     ]
-    if c.warehouse:
-        meta.append(("warehouse", c.warehouse))
+    meta.append(
+        (
+            "workspace",
+            c.workspace or "none — a market-wide demand from the scenario inputs (see Assumptions)",
+        )
+    )
+    meta.append(
+        ("dashboard view", c.link or "— (not made from dashboard inputs: no view to link back to)")
+    )
+    money_rows = []
+    for r in c.results:
+        m = money(r, base)
+        cr = ranges.get(r.name)
+        money_rows.append(
+            {
+                "option": r.name,
+                "decision": recs[r.name].verdict,
+                "$/month": m.monthly_usd,
+                "one-time": m.one_time_usd,
+                f"{HORIZON_MONTHS} months": m.horizon_usd,
+                f"vs {base.name}, {HORIZON_MONTHS} months": m.vs_baseline_horizon_usd,
+                "$/month low": cr.monthly_usd_low if cr else "— (no fleet to price)",
+                "$/month high": cr.monthly_usd_high if cr else "— (no fleet to price)",
+                "weeks to cutover": r.timeline.weeks_to_cutover,
+            }
+        )
+    money_table = table(
+        "The money",
+        money_rows,
+        formats={
+            "$/month": _usd0,
+            "$/month low": _usd0,
+            "$/month high": _usd0,
+            "one-time": _usd0,
+            f"{HORIZON_MONTHS} months": _usd0,
+            f"vs {base.name}, {HORIZON_MONTHS} months": _signed_usd,
+            "weeks to cutover": _weeks,
+        },
+        sheet="Money",
+        note=f"{HORIZON_MONTHS} months = monthly cost × {HORIZON_MONTHS} + one-time migration "
+        "cost; low and high: the sensitivity bands' best and worst case.",
+    )
+    decision = Section(
+        "Decision",
+        (
+            Paragraph(headline),
+            Bullets(tuple(decision_sentences(c, recs))),
+            money_table,
+            chart_cost,
+            Bullets(tuple(top_risks(c, recs)), title="Top risks"),
+            Bullets(tuple(timeline_sentences(c)), title="Timeline"),
+        ),
+    )
     sections = (
+        decision,
         Section(
-            "Recommendation",
-            (Paragraph(headline), Bullets(tuple(verdict_text)), summary, chart_cost),
+            "Recommendation per option",
+            (Bullets(tuple(verdict_text)), summary),
+            new_page=True,
         ),
         Section(
             "Decision rules",
@@ -852,59 +1045,168 @@ def brief_document(c: Comparison) -> Document:
         sections=sections,
         assumptions=assumptions_frame(c),
         csv_frame=brief_csv_frame(c, recs),
-        file_stem="brief",
+        live_model=live_model(c),
+        file_stem=brief_stem(c.generated_at.date(), recommended(list(recs.values()))),
+        link=c.link,
     )
 
 
-def brief_csv_frame(c: Comparison, recs: dict[str, Recommendation]) -> pd.DataFrame:
-    """One row per fleet line × price quote behind it, with the option's recommendation and the
-    source, date and snapshot of its price and benchmark."""
-    rows = used_rows(c)
-    columns = [
-        "option",
-        "recommendation",
-        "rule",
-        "option_monthly_usd",
-        "segment",
-        "allocation",
-        "mode",
-        "units_peak",
-        "line_pricing",
-        "line_monthly_usd",
-        *PRICE_SOURCE_COLUMNS,
-        "model",
-        "precision",
-        "runtime",
-        "scenario",
-        "concurrency",
-        "usd_per_1k_output_tokens",
-        "ttft_ms_p95",
-        "ttft_ms_p99",
-        "bench_source_title",
-        "bench_source_url",
-        "bench_measured_at",
-        "bench_snapshot_id",
-    ]
+#: Per fleet line: what it is, how it is bought, what it costs, and where its figures come from.
+CSV_COLUMNS = [
+    "row",
+    "option",
+    "decision",
+    "segment",
+    "mode",
+    "allocation",
+    "provider",
+    "region",
+    "instance_type",
+    "accelerator_id",
+    "model",
+    "precision",
+    "runtime",
+    "pricing",
+    "units_peak",
+    "units_reserved",
+    "on_demand_unit_hours",
+    "units_spot",
+    "committed_usd_per_unit_hour",
+    "on_demand_usd_per_unit_hour",
+    "spot_usd_per_unit_hour",
+    "monthly_usd",
+    "ftl_ms",
+    "price_source",
+    "price_source_url",
+    "price_observed_at",
+    "price_confidence",
+    "price_snapshot_id",
+    "bench_source_title",
+    "bench_source_url",
+    "bench_measured_at",
+    "bench_confidence",
+    "bench_snapshot_id",
+]
+
+
+def _line_sources(rows: pd.DataFrame, r: ScenarioResult, ln) -> dict[str, str]:
+    """The price quote(s) of the line's pricing model and the result behind the line."""
     if rows.empty:
-        frame = pd.DataFrame(
-            [
+        return {}
+    provider, rest = ln.option_id.split(":", 1)
+    mine = rows[
+        (rows["option"] == r.name)
+        & (rows["segment"] == ln.segment)
+        & (rows["allocation"] == ln.allocation)
+        & (rows["mode"] == ln.mode)
+        & (rows["instance_type"] == ln.instance_type)
+        & (rows["region"] == ln.region)
+    ]
+    priced = mine[[str(m) in str(ln.pricing) for m in mine["pricing_model"]]]
+    if priced.empty:
+        priced = mine
+
+    def joined(frame: pd.DataFrame, column: str, fmt=str) -> str:
+        if column not in frame:
+            return "—"
+        values = list(dict.fromkeys(fmt(v) for v in frame[column]))
+        return " | ".join(values) if values else "—"
+
+    return {
+        "price_source": joined(priced, "price_source"),
+        "price_source_url": joined(priced, "price_source_url"),
+        "price_observed_at": joined(priced, "price_observed_at", _date),
+        "price_confidence": joined(priced, "price_confidence"),
+        "price_snapshot_id": joined(priced, "price_snapshot_id"),
+        "bench_source_title": joined(mine, "bench_source_title"),
+        "bench_source_url": joined(mine, "bench_source_url"),
+        "bench_measured_at": joined(mine, "bench_measured_at", _date),
+        "bench_confidence": joined(mine, "bench_confidence"),
+        "bench_snapshot_id": joined(mine, "bench_snapshot_id"),
+    }
+
+
+def brief_csv_frame(c: Comparison, recs: dict[str, Recommendation]) -> pd.DataFrame:
+    """One row per fleet line (not per quote), then one total row per option whose monthly cost
+    is the option's, to the cent; lines are rounded to cents so that they add up to it."""
+    rows = used_rows(c)
+    out = []
+    for r in c.results:
+        amounts = cents([ln.monthly_usd for ln in r.lines], r.monthly_usd)
+        for ln, amount in zip(r.lines, amounts, strict=True):
+            prices = ln.sizing.prices
+            out.append(
+                {
+                    "row": "line",
+                    "option": r.name,
+                    "decision": recs[r.name].verdict,
+                    "segment": ln.segment,
+                    "mode": ln.mode,
+                    "allocation": ln.allocation,
+                    "provider": ln.provider,
+                    "region": ln.region,
+                    "instance_type": ln.instance_type,
+                    "accelerator_id": ln.accelerator_id,
+                    "model": ln.model,
+                    "precision": ln.precision,
+                    "runtime": ln.runtime,
+                    "pricing": ln.pricing,
+                    "units_peak": ln.units_peak,
+                    "units_reserved": ln.units_reserved,
+                    "on_demand_unit_hours": round(ln.on_demand_unit_hours, 2),
+                    "units_spot": ln.units_spot,
+                    "committed_usd_per_unit_hour": prices.committed,
+                    "on_demand_usd_per_unit_hour": prices.on_demand,
+                    "spot_usd_per_unit_hour": prices.spot,
+                    "monthly_usd": amount,
+                    "ftl_ms": None if ln.ftl_ms is None else round(ln.ftl_ms, 1),
+                    **_line_sources(rows, r, ln),
+                }
+            )
+        out.append(
+            {
+                "row": "total",
+                "option": r.name,
+                "decision": recs[r.name].verdict,
+                "units_peak": sum(ln.units_peak for ln in r.lines),
+                "monthly_usd": round(r.monthly_usd, 2),
+            }
+        )
+    return pd.DataFrame(out).reindex(columns=CSV_COLUMNS)
+
+
+def live_model(c: Comparison) -> LiveModel:
+    """Each fleet line's units and rates, so the workbook recomputes every option's cost."""
+    rows = []
+    for r in c.results:
+        for ln in r.lines:
+            prices = ln.sizing.prices
+            rows.append(
                 {
                     "option": r.name,
-                    "recommendation": recs[r.name].verdict,
-                    "rule": recs[r.name].reason,
-                    "option_monthly_usd": r.monthly_usd,
+                    "line": f"{ln.segment} · {ln.mode} · {ln.allocation}: {ln.units_peak} × "
+                    f"{ln.instance_type} ({ln.provider} {ln.region}), {ln.pricing}",
+                    MODEL_COLUMNS[0]: ln.units_reserved,
+                    MODEL_COLUMNS[1]: prices.committed if ln.units_reserved else None,
+                    MODEL_COLUMNS[2]: ln.on_demand_unit_hours,
+                    MODEL_COLUMNS[3]: prices.on_demand if ln.on_demand_unit_hours else None,
+                    MODEL_COLUMNS[4]: ln.units_spot,
+                    MODEL_COLUMNS[5]: prices.spot if ln.units_spot else None,
+                    "monthly_usd": ln.monthly_usd,
                 }
-                for r in c.results
-            ]
-        )
-        return frame.reindex(columns=columns)
-    monthly = {r.name: r.monthly_usd for r in c.results}
-    rows["recommendation"] = rows["option"].map(lambda s: recs[s].verdict)
-    rows["rule"] = rows["option"].map(lambda s: recs[s].reason)
-    rows["option_monthly_usd"] = rows["option"].map(monthly)
-    for column in ("price_observed_at", "bench_measured_at"):
-        rows[column] = rows[column].map(_date)
-    return rows.reindex(columns=columns)
+            )
+    return LiveModel(
+        pd.DataFrame(rows, columns=["option", "line", *MODEL_COLUMNS, "monthly_usd"]),
+        tuple((r.name, r.migration.one_time_usd) for r in c.results),
+        c.baseline.name,
+        horizon_months=HORIZON_MONTHS,
+        money_columns={
+            "$/month": "monthly",
+            "one-time": "one_time",
+            f"{HORIZON_MONTHS} months": "horizon",
+            f"vs {c.baseline.name}, {HORIZON_MONTHS} months": "vs_baseline",
+        },
+    )
 
 
 def render_brief(comparison: Comparison | Sequence[ScenarioResult], fmt: str) -> bytes:

@@ -22,6 +22,7 @@ from rich.table import Table
 from briefs import gate as g
 from briefs import workspace_plans as wp
 from briefs.brief import Thresholds, brief_document, build_comparison
+from briefs.document import dashboard_link
 from briefs.document import table as doc_table
 from briefs.futures import FuturesRules, compare_warehouse, futures_document
 from briefs.gate import parse_fraction
@@ -58,6 +59,28 @@ SCENARIO_NAMES = ("stay", "shift-amd", "cpu-fallback", "custom")
 def _fail(message: str, code: int = 2) -> typer.Exit:
     err.print(f"[red]error:[/red] {message}")
     return typer.Exit(code)
+
+
+BaseUrlOption = Annotated[
+    str | None,
+    typer.Option(
+        "--base-url",
+        help="The dashboard's Scenarios page address for the brief's link back to its view "
+        "(default: $TOKENDESK_BASE_URL or http://127.0.0.1:8501/scenarios).",
+    ),
+]
+
+
+def output_path(output: Path | None, file_name: str, fmt: str) -> Path | None:
+    """Where a document goes: ``-`` is stdout; a folder gets the document's own file name; with
+    no ``-o`` a binary format (pdf, xlsx) is written to that name here, text goes to stdout."""
+    if output is not None and str(output) == "-":
+        return None
+    if output is None:
+        return Path(file_name) if fmt in ("pdf", "xlsx") else None
+    if output.is_dir():
+        return output / file_name
+    return output
 
 
 def _write(data: bytes, output: Path | None) -> None:
@@ -103,6 +126,7 @@ def brief(
     max_stale_share: Annotated[
         str, typer.Option(help="Defer if more spend than this rests on stale benchmarks.")
     ] = "50%",
+    base_url: BaseUrlOption = None,
     db: DbOption = None,
 ) -> None:
     """A buy/no-buy brief comparing procurement scenarios, with sources and snapshot ids.
@@ -161,7 +185,6 @@ def brief(
     with Warehouse.open(db, read_only=True) as warehouse:
         options = warehouse.cost_options()
         snapshots = warehouse.snapshots()
-        path = str(Path(warehouse.path).resolve())
 
     comparison = build_comparison(
         options,
@@ -170,9 +193,10 @@ def brief(
         policy,
         thresholds=thresholds,
         snapshots=snapshots,
-        warehouse=path,
+        link=dashboard_link(si.to_params(inputs), base_url),
     )
-    _write(render_document(brief_document(comparison), fmt), output)
+    doc = brief_document(comparison)
+    _write(render_document(doc, fmt), output_path(output, doc.file_name(fmt), fmt))
 
 
 def gate(

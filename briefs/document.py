@@ -9,11 +9,19 @@ for the text formats.
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
+from urllib.parse import urlencode
 
 import pandas as pd
+
+#: Where the dashboard's Scenarios page is served, for the link a brief carries back to its view.
+DEFAULT_BASE_URL = "http://127.0.0.1:8501/scenarios"
+BASE_URL_ENV = "TOKENDESK_BASE_URL"
 
 Formatter = Callable[[Any], str]
 
@@ -69,6 +77,8 @@ class Paragraph:
 @dataclass(frozen=True)
 class Bullets:
     items: tuple[str, ...]
+    #: A small heading over the list ("Top risks").
+    title: str = ""
 
 
 @dataclass(frozen=True)
@@ -90,10 +100,45 @@ class BarChart:
 Block = Paragraph | Bullets | Table | BarChart
 
 
+#: The live model's input columns per fleet line: units held all month and their rate, burst
+#: unit-hours and their rate, spot units and their rate. monthly = held × rate × hours +
+#: burst unit-hours × rate + spot × rate × hours.
+MODEL_COLUMNS = (
+    "units held all month",
+    "$/unit-hour held",
+    "burst unit-hours",
+    "$/unit-hour burst",
+    "spot units",
+    "$/unit-hour spot",
+)
+
+
+@dataclass(frozen=True)
+class LiveModel:
+    """What the workbook recomputes: each fleet line's monthly cost from its units and rates, and
+    each option's monthly, one-time and horizon totals from those. ``lines`` holds ``option``,
+    ``line``, the :data:`MODEL_COLUMNS` and ``monthly_usd`` (the app's figure, to check against)."""
+
+    lines: pd.DataFrame
+    #: option -> one-time cost, in the options' order (the first is the baseline unless named).
+    one_time_usd: tuple[tuple[str, float], ...]
+    baseline: str
+    hours_per_month: float = 730.0
+    horizon_months: int = 36
+    #: The page-1 money table: its title and which of its columns each total fills.
+    money_table: str = "The money"
+    money_columns: Mapping[str, str] = field(default_factory=dict)
+    #: True: the horizon total is monthly × months + one-time (a flat demand). False: the
+    #: document's horizon follows a monthly curve the workbook does not recompute.
+    flat_horizon: bool = True
+
+
 @dataclass(frozen=True)
 class Section:
     title: str
     blocks: tuple[Block, ...]
+    #: Paged formats (PDF) start this section on a new page: the decision stays alone on page 1.
+    new_page: bool = False
 
 
 @dataclass(frozen=True)
@@ -108,6 +153,13 @@ class Document:
     #: The one rectangular table a CSV export holds.
     csv_frame: pd.DataFrame
     file_stem: str = "brief"
+    #: The dashboard address that reproduces the view this document was made from.
+    link: str = ""
+    #: The cost model the workbook recomputes (Assumptions drive Cost model drive Decision).
+    live_model: LiveModel | None = None
+
+    def file_name(self, fmt: str) -> str:
+        return f"{self.file_stem}.{fmt.lower().lstrip('.')}"
 
     def tables(self) -> list[Table]:
         return [b for s in self.sections for b in s.blocks if isinstance(b, Table)]
@@ -132,3 +184,37 @@ def table(
     if columns is not None and isinstance(rows, pd.DataFrame):
         frame = frame[list(columns)]
     return Table(title, frame.reset_index(drop=True), dict(formats or {}), note, sheet)
+
+
+def dashboard_link(params: Mapping[str, str], base_url: str | None = None) -> str:
+    """The dashboard address whose query string holds ``params`` (the scenario inputs), on
+    ``base_url``, else $TOKENDESK_BASE_URL, else the local default."""
+    base = (base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL).strip()
+    query = urlencode(sorted(params.items()), safe=":,")
+    return f"{base}?{query}" if query else base
+
+
+_SKIP_WORDS = {"to", "the", "a", "an", "of", "on"}
+
+
+def slug(text: str) -> str:
+    """``Shift 25% to AMD`` -> ``shift-25-amd``: lower-case words and digits joined by hyphens."""
+    words = [w for w in re.split(r"[^0-9a-z]+", text.lower()) if w and w not in _SKIP_WORDS]
+    return "-".join(words)[:60].strip("-") or "brief"
+
+
+def brief_stem(day: date, scenario_name: str) -> str:
+    """``brief-2026-11-30-shift-25-amd``: the date and the recommended (or first) scenario."""
+    return f"brief-{day:%Y-%m-%d}-{slug(scenario_name)}"
+
+
+def cents(values: Sequence[float], total: float) -> list[float]:
+    """Round ``values`` to cents so that they add up exactly to ``total`` rounded to cents
+    (largest remainder: no figure moves by more than one cent from its own rounding)."""
+    want = round(total * 100)
+    floors = [int(v * 100 // 1) for v in values]
+    short = want - sum(floors)
+    order = sorted(range(len(values)), key=lambda i: values[i] * 100 - floors[i], reverse=True)
+    for i in order[: max(short, 0)]:
+        floors[i] += 1
+    return [f / 100 for f in floors]

@@ -8,7 +8,6 @@ import html
 import io
 import os
 import re
-from datetime import date, datetime
 
 import pandas as pd
 
@@ -28,6 +27,16 @@ MEDIA_TYPES = {
     "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
     "csv": "text/csv",
 }
+
+
+#: A web address shown as a link: http(s) and URL characters only (no quotes, brackets, spaces).
+_SAFE_URL = re.compile(r"https?://[A-Za-z0-9._~:/?#@!$&*+,;=%-]+")
+
+
+def safe_url(text: object) -> str | None:
+    """``text`` if it is exactly one plain http(s) address, else None."""
+    value = str(text).strip()
+    return value if _SAFE_URL.fullmatch(value) else None
 
 
 def render_document(doc: Document, fmt: str) -> bytes:
@@ -52,8 +61,13 @@ def _md_text(text: object) -> str:
     return _MD_SPECIAL.sub(r"\\\1", safe_message(str(text), limit=10_000))
 
 
+def _md_value(text: object) -> str:
+    url = safe_url(text)
+    return f"<{url}>" if url else _md_text(text)
+
+
 def _md_cell(text: str) -> str:
-    return _md_text(text).replace("\n", " ")
+    return _md_value(text).replace("\n", " ")
 
 
 def _md_table(t: Table) -> list[str]:
@@ -89,13 +103,15 @@ def _md_chart(c: BarChart) -> list[str]:
 
 def markdown(doc: Document) -> bytes:
     out = [f"# {_md_text(doc.title)}", "", _md_text(doc.subtitle), ""]
-    out += [f"- **{_md_text(k)}:** {_md_text(v)}" for k, v in doc.meta] + [""]
+    out += [f"- **{_md_text(k)}:** {_md_value(v)}" for k, v in doc.meta] + [""]
     for section in doc.sections:
         out += [f"## {_md_text(section.title)}", ""]
         for block in section.blocks:
             if isinstance(block, Paragraph):
                 out += [_md_text(block.text), ""]
             elif isinstance(block, Bullets):
+                if block.title:
+                    out += [f"**{_md_text(block.title)}**", ""]
                 out += [f"- {_md_text(item)}" for item in block.items] + [""]
             elif isinstance(block, Table):
                 out += _md_table(block)
@@ -113,7 +129,10 @@ h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:1.6em}
 table{border-collapse:collapse;margin:.4em 0 1.2em;font-size:.82em}
 th,td{border:1px solid #ccc;padding:3px 6px;vertical-align:top}
 th{background:#f1f4f8;text-align:left}
-td{overflow-wrap:anywhere}
+td{overflow-wrap:normal;word-break:normal;hyphens:none}
+td.num{white-space:nowrap;text-align:right}
+.fig{white-space:nowrap}
+td a{overflow-wrap:anywhere}
 caption{text-align:left;font-weight:bold;padding:.3em 0}
 .meta{color:#555;font-size:.9em}
 .note{color:#666;font-size:.85em}
@@ -125,12 +144,32 @@ figure{margin:1em 0}figcaption{color:#666;font-size:.85em}
 """
 
 
+_NUMERIC = re.compile(r"[−+-]?[$€]?[\d,.]+\s?(%|ms|w|/month|/h)?")
+
+
+NUM_TD = '<td class="num">'
+
+
+def _numeric(text: str) -> bool:
+    """A figure (money, a count, a share): never wrapped inside itself."""
+    return bool(_NUMERIC.fullmatch(text.strip()))
+
+
+_SIGNED_FIGURE = re.compile(r"[−+-]\$[\d,.]+")
+
+
 def _html_text(text: object) -> str:
-    """Any text of the document, HTML-escaped, control characters and secrets removed."""
-    return html.escape(safe_message(str(text), limit=10_000))
+    """Any text of the document, HTML-escaped, control characters and secrets removed; a signed
+    amount (−$11,322) is kept on one line with its sign."""
+    escaped = html.escape(safe_message(str(text), limit=10_000))
+    return _SIGNED_FIGURE.sub(lambda m: f'<span class="fig">{m.group(0)}</span>', escaped)
 
 
 def _html_cell(text: str) -> str:
+    url = safe_url(text)
+    if url:
+        link = html.escape(url)
+        return f'<a href="{link}">{link}</a>'
     escaped = _html_text(text)
     if text in ("buy", "no-buy", "defer", "keep"):
         return f'<span class="rec-{text}">{escaped}</span>'
@@ -148,7 +187,7 @@ def html_page(doc: Document) -> bytes:
         f"<h1>{e(doc.title)}</h1>",
         f"<p>{e(doc.subtitle)}</p>",
         '<ul class="meta">'
-        + "".join(f"<li><b>{e(k)}:</b> {e(v)}</li>" for k, v in doc.meta)
+        + "".join(f"<li><b>{e(k)}:</b> {_html_cell(v)}</li>" for k, v in doc.meta)
         + "</ul>",
     ]
     for section in doc.sections:
@@ -157,6 +196,8 @@ def html_page(doc: Document) -> bytes:
             if isinstance(block, Paragraph):
                 out.append(f"<p>{e(block.text)}</p>")
             elif isinstance(block, Bullets):
+                if block.title:
+                    out.append(f"<h3>{e(block.title)}</h3>")
                 out.append("<ul>" + "".join(f"<li>{e(i)}</li>" for i in block.items) + "</ul>")
             elif isinstance(block, Table):
                 shown = block.display()
@@ -171,7 +212,12 @@ def html_page(doc: Document) -> bytes:
                     rows.append(f'<tr><td colspan="{max(len(shown.columns), 1)}">(none)</td></tr>')
                 for row in shown.itertuples(index=False):
                     rows.append(
-                        "<tr>" + "".join(f"<td>{_html_cell(str(v))}</td>" for v in row) + "</tr>"
+                        "<tr>"
+                        + "".join(
+                            (NUM_TD if _numeric(str(v)) else "<td>") + f"{_html_cell(str(v))}</td>"
+                            for v in row
+                        )
+                        + "</tr>"
                     )
                 rows.append("</tbody></table>")
                 if block.note:
@@ -210,28 +256,46 @@ def _pdf_text(text: str) -> str:
     return html.escape(text, quote=False)
 
 
+def _tokens(text: str) -> list[str]:
+    return [] if safe_url(text) else text.split()
+
+
 def _col_widths(
-    shown: pd.DataFrame, total: float, char_pt: float = 4.4, pad_pt: float = 6.0
-) -> list[float]:
-    """Every column first gets room for its longest short value, its longest word and its
-    header's longest word; the width left over goes to the columns of long text, in proportion
-    to how much more they would need to fit on one line."""
+    shown: pd.DataFrame, total: float, font: str, bold: str, size: float, pad_pt: float = 6.0
+) -> tuple[list[float], float]:
+    """Column widths and the font size that let every word and figure sit whole in its cell:
+    each column gets at least its widest word (a URL may wrap anywhere, so it does not count);
+    the width left over goes to the columns of long text, in proportion to how much more they
+    would need to fit on one line. If even the widest words do not fit, the font shrinks."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
     minimum, desired = [], []
     for column in shown.columns:
         cells = [str(v) for v in shown[column]]
-        longest = max((len(v) for v in cells), default=0)
-        longest_word = max((len(w) for v in cells for w in v.split()), default=0)
-        header_word = max((len(w) for w in str(column).split()), default=4) * 1.15
-        low = max(header_word, min(longest_word, 16), min(longest, 12), 3)
-        minimum.append(low * char_pt + pad_pt)
-        desired.append(max(low, longest) * char_pt + pad_pt)
+        word = max(
+            [stringWidth(w, font, size) for v in cells for w in _tokens(v)]
+            + [stringWidth(w, bold, size) for w in str(column).split()]
+            + [stringWidth("—", font, size)]
+        )
+        line = max([stringWidth(v, font, size) for v in cells] + [word])
+        minimum.append(word + pad_pt)
+        desired.append(line + pad_pt)
+    if sum(minimum) > total:
+        scale = total / sum(minimum)
+        return [w * scale for w in minimum], size * scale * 0.98
     if sum(desired) <= total:
-        return [w * total / sum(desired) for w in desired]
-    if sum(minimum) >= total:
-        return [w * total / sum(minimum) for w in minimum]
+        return [w * total / sum(desired) for w in desired], size
     spare = total - sum(minimum)
     extra = [d - m for d, m in zip(desired, minimum, strict=True)]
-    return [m + spare * e / sum(extra) for m, e in zip(minimum, extra, strict=True)]
+    return [m + spare * e / sum(extra) for m, e in zip(minimum, extra, strict=True)], size
+
+
+def _pdf_cell(text: str) -> str:
+    url = safe_url(text)
+    if url:
+        link = html.escape(url)
+        return f'<a href="{link}" color="#1a56a8">{link}</a>'
+    return _pdf_text(text)
 
 
 def pdf(doc: Document) -> bytes:
@@ -239,18 +303,30 @@ def pdf(doc: Document) -> bytes:
     from reportlab.lib.pagesizes import A4, landscape
     from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
     from reportlab.lib.units import mm
-    from reportlab.platypus import KeepTogether, LongTable, SimpleDocTemplate, Spacer, TableStyle
+    from reportlab.platypus import (
+        KeepTogether,
+        LongTable,
+        PageBreak,
+        SimpleDocTemplate,
+        Spacer,
+        TableStyle,
+    )
     from reportlab.platypus import Paragraph as P
 
     regular, bold = _pdf_fonts()
     base = getSampleStyleSheet()
     body = ParagraphStyle(
-        "body", parent=base["BodyText"], fontName=regular, fontSize=8.5, leading=11
+        "body",
+        parent=base["BodyText"],
+        fontName=regular,
+        fontSize=8,
+        leading=10,
+        spaceBefore=1,
+        spaceAfter=1,
     )
     small = ParagraphStyle("small", parent=body, fontSize=7, leading=8.5)
-    head = ParagraphStyle("head", parent=small, fontName=bold)
     h1 = ParagraphStyle(
-        "h1", parent=base["Title"], fontName=bold, fontSize=17, leading=21, alignment=0
+        "h1", parent=base["Title"], fontName=bold, fontSize=15, leading=18, alignment=0
     )
     h2 = ParagraphStyle(
         "h2",
@@ -262,7 +338,7 @@ def pdf(doc: Document) -> bytes:
         keepWithNext=1,
     )
     h3 = ParagraphStyle(
-        "h3", parent=body, fontName=bold, fontSize=9, spaceBefore=4, spaceAfter=2, keepWithNext=1
+        "h3", parent=body, fontName=bold, fontSize=9, spaceBefore=2, spaceAfter=1, keepWithNext=1
     )
     note = ParagraphStyle("note", parent=small, textColor=colors.HexColor("#555555"))
     buffer = io.BytesIO()
@@ -291,36 +367,55 @@ def pdf(doc: Document) -> bytes:
         creator="tokendesk",
     )
     story: list = [P(_pdf_text(doc.title), h1), P(_pdf_text(doc.subtitle), body), Spacer(1, 3)]
+    # The key/value lines run on as one paragraph (page 1 is for the decision); a link stays whole.
+    story.append(
+        P(
+            " · ".join(
+                f"<b>{_pdf_text(k)}:</b> {_pdf_cell(v)}" for k, v in doc.meta if not safe_url(v)
+            ),
+            small,
+        )
+    )
     for k, v in doc.meta:
-        story.append(P(f"<b>{_pdf_text(k)}:</b> {_pdf_text(v)}", small))
-    for section in doc.sections:
+        if safe_url(v):
+            story.append(P(f"<b>{_pdf_text(k)}:</b> {_pdf_cell(v)}", small))
+    for index, section in enumerate(doc.sections):
+        if section.new_page and index:
+            story.append(PageBreak())
         story.append(P(_pdf_text(section.title), h2))
         for block in section.blocks:
             if isinstance(block, Paragraph):
                 story.append(P(_pdf_text(block.text), body))
                 story.append(Spacer(1, 3))
             elif isinstance(block, Bullets):
+                if block.title:
+                    story.append(P(_pdf_text(block.title), h3))
                 for item in block.items:
-                    story.append(P(_pdf_text(item), body, bulletText="•"))
+                    story.append(P(_pdf_cell(item), body, bulletText="•"))
                 story.append(Spacer(1, 3))
             elif isinstance(block, BarChart):
-                parts = [drawing(block, width=min(frame_w, 620))]
+                # Page 1 holds the decision: more bars, thinner bars.
+                bar_h = 11 if len(block.labels) <= 3 else 8
+                parts = [drawing(block, width=min(frame_w, 620), bar_h=bar_h)]
                 if block.note:
                     parts.append(P(_pdf_text(block.note), note))
                 story.append(KeepTogether(parts))
-                story.append(Spacer(1, 6))
+                story.append(Spacer(1, 2))
             elif isinstance(block, Table):
                 shown = block.display()
                 title = P(_pdf_text(block.title), h3)
                 if shown.empty:
                     story += [title, P("(none)", small)]
                     continue
-                data = [[P(_pdf_text(str(c)), head) for c in shown.columns]]
+                widths, size = _col_widths(shown, frame_w, regular, bold, small.fontSize)
+                cell = ParagraphStyle("cell", parent=small, fontSize=size, leading=size * 1.22)
+                cell_head = ParagraphStyle("cell_head", parent=cell, fontName=bold)
+                data = [[P(_pdf_text(str(c)), cell_head) for c in shown.columns]]
                 data += [
-                    [P(_pdf_text(str(v)), small) for v in row]
+                    [P(_pdf_cell(str(v)), cell) for v in row]
                     for row in shown.itertuples(index=False)
                 ]
-                grid = LongTable(data, colWidths=_col_widths(shown, frame_w), repeatRows=1)
+                grid = LongTable(data, colWidths=widths, repeatRows=1)
                 grid.setStyle(
                     TableStyle(
                         [
@@ -347,90 +442,32 @@ def _pdf_plain(text: str) -> str:
 
 
 # -- XLSX -------------------------------------------------------------------------------------
-def _xlsx_value(value: object) -> object:
-    if value is None or value is pd.NaT:
-        return None
-    if isinstance(value, float) and value != value:
-        return None
-    if isinstance(value, pd.Timestamp):
-        return value.to_pydatetime().replace(tzinfo=None)
-    if isinstance(value, datetime):
-        return value.replace(tzinfo=None)
-    if isinstance(value, date | int | float | bool):
-        return value
-    if hasattr(value, "item"):  # numpy scalar
-        return value.item()
-    if isinstance(value, list | tuple):
-        value = ", ".join(str(v) for v in value)
-    return neutralise(str(value))
-
-
-def _sheet_name(name: str, used: set[str]) -> str:
-    clean = re.sub(r"[\[\]:*?/\\']", " ", name).strip()[:31] or "Sheet"
-    candidate, n = clean, 2
-    while candidate.lower() in used:
-        suffix = f" ({n})"
-        candidate, n = clean[: 31 - len(suffix)] + suffix, n + 1
-    used.add(candidate.lower())
-    return candidate
-
-
 def xlsx(doc: Document) -> bytes:
-    from openpyxl import Workbook
-    from openpyxl.styles import Alignment, Font, PatternFill
-    from openpyxl.utils import get_column_letter
+    from briefs.workbook import workbook  # openpyxl: paid only when a workbook is written
 
-    wb = Workbook()
-    used: set[str] = set()
-    bold = Font(bold=True)
-    fill = PatternFill("solid", fgColor="E8EDF3")
-
-    def write(ws, frame: pd.DataFrame, start_row: int = 1) -> None:
-        for j, column in enumerate(frame.columns, start=1):
-            cell = ws.cell(row=start_row, column=j, value=_xlsx_value(str(column)))
-            cell.font, cell.fill = bold, fill
-        for i, row in enumerate(frame.itertuples(index=False), start=start_row + 1):
-            for j, value in enumerate(row, start=1):
-                cell = ws.cell(row=i, column=j, value=_xlsx_value(value))
-                if isinstance(cell.value, datetime):
-                    cell.number_format = "yyyy-mm-dd"
-                elif isinstance(cell.value, str):
-                    cell.alignment = Alignment(wrap_text=len(cell.value) > 60, vertical="top")
-        for j, column in enumerate(frame.columns, start=1):
-            width = max([len(str(column))] + [len(str(v)) for v in frame[column].head(200)])
-            ws.column_dimensions[get_column_letter(j)].width = min(max(width + 2, 8), 60)
-        ws.freeze_panes = ws.cell(row=start_row + 1, column=1)
-
-    ws = wb.active
-    ws.title = _sheet_name("Assumptions", used)
-    ws.cell(row=1, column=1, value=_xlsx_value(doc.title)).font = Font(bold=True, size=13)
-    ws.cell(row=2, column=1, value=_xlsx_value(doc.subtitle))
-    for offset, (k, v) in enumerate(doc.meta, start=3):
-        ws.cell(row=offset, column=1, value=_xlsx_value(k)).font = bold
-        ws.cell(row=offset, column=2, value=_xlsx_value(v))
-    write(ws, doc.assumptions, start_row=len(doc.meta) + 4)
-    for t in doc.tables():
-        sheet = wb.create_sheet(_sheet_name(t.sheet or t.title, used))
-        frame = t.frame.copy()
-        for column in frame.columns:  # keep raw numbers; dates and categoricals as plain values
-            if isinstance(frame[column].dtype, pd.CategoricalDtype):
-                frame[column] = frame[column].astype(object)
-        write(sheet, frame)
-        if t.note:
-            sheet.cell(row=len(frame) + 3, column=1, value=_xlsx_value(t.note)).font = Font(
-                italic=True
-            )
-    buffer = io.BytesIO()
-    wb.properties.title = doc.title
-    wb.properties.creator = "tokendesk"
-    wb.save(buffer)
-    return buffer.getvalue()
+    return workbook(doc)
 
 
 # -- CSV --------------------------------------------------------------------------------------
 def csv(doc: Document) -> bytes:
+    """A header block (title, then the document's key/value lines: date, workspace, link, ...),
+    one empty line, then the document's one table with its own header row."""
+    import csv as csv_module
+
+    header = io.StringIO()
+    writer = csv_module.writer(header, lineterminator="\n")
+    for key, value in (("title", doc.title), ("subtitle", doc.subtitle), *doc.meta):
+        writer.writerow([neutralise(clean_text(str(key))), neutralise(clean_text(str(value)))])
+    writer.writerow([])
     frame = doc.csv_frame.copy()
     for column in frame.columns:
         if isinstance(frame[column].dtype, pd.CategoricalDtype):
             frame[column] = frame[column].astype(object)
-    return safe_csv(frame)
+    return header.getvalue().encode("utf-8") + safe_csv(frame)
+
+
+def csv_table(data: bytes) -> pd.DataFrame:
+    """The table part of a CSV this module wrote (after the header block's empty line)."""
+    text = data.decode("utf-8")
+    _, _, body = text.partition("\n\n")
+    return pd.read_csv(io.StringIO(body))

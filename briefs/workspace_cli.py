@@ -18,6 +18,7 @@ from audit.report import summarise, to_json
 from audit.rules import RuleTableError, load_rules
 from audit.scan import AuditPathError, scan
 from briefs import workspace_plans as wp
+from briefs.cli import BaseUrlOption, output_path
 from costmodel import domain
 from costmodel.scenario_inputs import parse_custom
 from costmodel.workspace import (
@@ -203,8 +204,14 @@ def scenarios(
     ] = None,
     fmt: Annotated[ScenarioFormat, typer.Option("--format")] = ScenarioFormat.TABLE,
     output: Annotated[
-        Path | None, typer.Option("-o", "--output", help="Output file (default: stdout).")
+        Path | None,
+        typer.Option(
+            "-o",
+            "--output",
+            help="Output file or folder (default: stdout; pdf and xlsx: brief-DATE-SCENARIO.ext).",
+        ),
     ] = None,
+    base_url: BaseUrlOption = None,
     db: DbOption = None,
 ) -> None:
     """Stay / Shift to AMD / Add CPU fallback (/ custom) from the company's own workspace.
@@ -245,7 +252,11 @@ def scenarios(
     elif fmt != ScenarioFormat.TABLE:
         from briefs.render import render_document
 
-        _write(render_document(wp.workspace_document(results, ws), fmt.value), output)
+        doc = wp.workspace_document(results, ws, knobs, base_url)
+        _write(
+            render_document(doc, fmt.value),
+            output_path(output, doc.file_name(fmt.value), fmt.value),
+        )
     else:
         rows = wp.results_rows(results)
         table = Table(title=f"Scenarios for {ws.name}")

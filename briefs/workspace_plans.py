@@ -8,13 +8,29 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import yaml
 
+from briefs.document import (
+    MODEL_COLUMNS,
+    BarChart,
+    Bullets,
+    Document,
+    LiveModel,
+    Paragraph,
+    Section,
+    brief_stem,
+    cents,
+    dashboard_link,
+    table,
+)
 from costmodel import Engine, FleetPolicy
 from costmodel import scenario_inputs as si
+from costmodel.demand import HOURS_PER_MONTH
 from costmodel.plan import (
     PlanContext,
     PlanResult,
@@ -26,6 +42,7 @@ from costmodel.plan import (
 )
 from costmodel.scenarios import MigrationInputs
 from costmodel.workspace import Workspace, WorkspaceError, workspace_from_dict, workspace_to_dict
+from tokendesk import formatting
 from warehouse import Warehouse, queries
 from warehouse.workspaces import current_workspace, example_workspace_body, save_workspace
 
@@ -255,29 +272,205 @@ def headline(results: Sequence[PlanResult]) -> str:
     )
 
 
-def workspace_document(results: Sequence[PlanResult], ws: Workspace):
+# ---- the brief of a workspace comparison -------------------------------------------------------
+@dataclass(frozen=True)
+class PlanVerdict:
+    scenario: str
+    verdict: str  # keep | buy | no-buy | defer
+    reason: str
+    horizon_usd: float
+    vs_stay_usd: float
+
+
+def plan_verdicts(results: Sequence[PlanResult]) -> list[PlanVerdict]:
+    """keep / buy / no-buy / defer per scenario, from the 36-month money:
+
+    * a plan that leaves demand unserved is no-buy;
+    * a plan that costs no less than Stay over the curve (one-time cost included) is no-buy;
+    * a cheaper plan that breaks a workspace constraint is defer (settle the constraint first);
+    * the cheapest remaining plan is buy (then Stay is no-buy); other cheaper plans are no-buy,
+      the buy saves more; with no buy, Stay is keep.
+    """
+    stay = next((r for r in results if r.is_baseline), results[0])
+
+    def total(r: PlanResult) -> float:
+        return sum(r.monthly_usd_by_month) + r.one_time_usd
+
+    base = total(stay)
+    candidates = [
+        r
+        for r in results
+        if r is not stay and r.feasible and total(r) < base and not r.constraint_violations
+    ]
+    best = min(candidates, key=total) if candidates else None
+    out = []
+    months = len(stay.monthly_usd_by_month)
+    for r in results:
+        diff = total(r) - base
+        if r is stay:
+            verdict, reason = (
+                (NO_BUY_WORD, f"{best.name} costs less over {months} months")
+                if best
+                else (KEEP_WORD, "the fleet as it runs; no move costs less and serves the demand")
+            )
+        elif not r.feasible:
+            verdict = NO_BUY_WORD
+            reason = f"leaves {r.unserved_tokens_per_month:,.0f} output tokens/month unserved"
+        elif diff >= 0:
+            verdict = NO_BUY_WORD
+            reason = f"costs more than {stay.name} over {months} months"
+        elif r.constraint_violations:
+            verdict = DEFER_WORD
+            reason = "cheaper, but breaks a workspace constraint: " + r.constraint_violations[0]
+        elif r is best:
+            verdict = BUY_WORD
+            pays = r.payback_sentence.rstrip(".")
+            reason = f"the cheapest plan that serves the demand; {pays[:1].lower()}{pays[1:]}"
+        else:
+            verdict = NO_BUY_WORD
+            reason = f"cheaper than {stay.name}, but {best.name} saves more"
+        out.append(PlanVerdict(r.name, verdict, reason, total(r), diff))
+    return out
+
+
+KEEP_WORD, BUY_WORD, NO_BUY_WORD, DEFER_WORD = "keep", "buy", "no-buy", "defer"
+
+
+def recommended_plan(results: Sequence[PlanResult]) -> str:
+    verdicts = plan_verdicts(results)
+    for word in (BUY_WORD, KEEP_WORD):
+        for v in verdicts:
+            if v.verdict == word:
+                return v.scenario
+    return verdicts[0].scenario
+
+
+def brief_stem_for(results: Sequence[PlanResult], day: date | None = None) -> str:
+    """``brief-2026-11-30-shift-25-amd``: the file name (without extension) of the brief."""
+    return brief_stem(day or datetime.now(UTC).date(), recommended_plan(results))
+
+
+def view_params(ws: Workspace, knobs: Knobs) -> dict[str, str]:
+    """The Scenarios-page URL keys that reproduce this comparison: the knobs that differ from the
+    defaults and the what-ifs (peak, SLO, interactive share) as the comparison used them."""
+    params = si.to_params(
+        si.ScenarioInputs(
+            amd=knobs.amd_share,
+            cpu=knobs.cpu_share,
+            util=knobs.utilisation_cap,
+            rate=knobs.loaded_usd_per_engineer_week,
+            custom=",".join(f"{b}:{s:g}" for b, s in knobs.custom),
+        )
+    )
+    first = ws.demand[0] if ws.demand else None
+    if first is not None:
+        params |= {
+            "peak": f"{first.peak_to_mean:g}",
+            "slo": f"{first.ttft_ms:g}",
+            "inter": f"{first.interactive_share:g}",
+        }
+    return params
+
+
+def _usd(v: float) -> str:
+    return ("−" if v < 0 else "") + f"${abs(v):,.0f}"
+
+
+def _signed(v: float) -> str:
+    return ("+" if v > 0 else "") + _usd(v)
+
+
+def workspace_document(
+    results: Sequence[PlanResult],
+    ws: Workspace,
+    knobs: Knobs | None = None,
+    base_url: str | None = None,
+    generated_at: datetime | None = None,
+):
     """The scenario brief of a workspace comparison, in every export format (same figures as the
-    page and ``tokendesk scenarios``)."""
-    import pandas as pd
-
-    from briefs.document import BarChart, Bullets, Document, Paragraph, Section, table
-
+    page and ``tokendesk scenarios``): the decision on page 1, then the evidence."""
+    knobs = knobs or Knobs()
+    generated_at = generated_at or datetime.now(UTC)
+    link = dashboard_link(view_params(ws, knobs), base_url)
+    verdicts = {v.scenario: v for v in plan_verdicts(results)}
+    stay = next((r for r in results if r.is_baseline), results[0])
+    months = len(results[0].monthly_usd_by_month)
+    sentences = []
+    money_rows = []
+    for r in results:
+        v = verdicts[r.name]
+        one_time = f" including {_usd(r.one_time_usd)} one-time" if r.one_time_usd else ""
+        against = "" if r is stay else f" ({_signed(v.vs_stay_usd)} against {stay.name})"
+        sentences.append(
+            f"{v.verdict.upper()} {r.name}: {_usd(r.monthly_usd)}/month at month 1, "
+            f"{_usd(v.horizon_usd)} over {months} months{one_time}{against} — {v.reason}."
+        )
+        money_rows.append(
+            {
+                "option": r.name,
+                "decision": v.verdict,
+                "$/month (month 1)": round(r.monthly_usd, 2),
+                f"$/month (month {months})": round(r.monthly_usd_by_month[-1], 2),
+                "one-time": round(r.one_time_usd, 2),
+                f"{months} months": round(v.horizon_usd, 2),
+                f"vs {stay.name}, {months} months": round(v.vs_stay_usd, 2),
+                "payback": _payback(r),
+                "weeks to cutover": r.timeline.weeks_to_cutover,
+            }
+        )
+    risks = []
+    for r in results:
+        found = [*(f"unserved: {u}" for u in r.unserved_reasons), *r.constraint_violations]
+        found += [
+            r.risk.hhi_vendor.sentence.split(":")[0],
+            f"software maturity {r.risk.maturity.value:.0f}/100",
+        ]
+        risks.append(f"{r.name}: " + "; ".join(found[:2]) + ".")
+    timeline = [
+        f"{r.name}: {r.timeline.sentence.split('; ')[0].rstrip('.')}; "
+        f"cut-over in month {r.cutover_month}."
+        for r in results
+    ]
+    decision = Section(
+        "Decision",
+        (
+            Paragraph(headline(results)),
+            Bullets(tuple(sentences)),
+            table(
+                "The money",
+                money_rows,
+                formats={
+                    "$/month (month 1)": _usd,
+                    f"$/month (month {months})": _usd,
+                    "one-time": _usd,
+                    f"{months} months": _usd,
+                    f"vs {stay.name}, {months} months": _signed,
+                    "weeks to cutover": lambda w: f"{w:g} w",
+                },
+                sheet="Money",
+                note=f"{months} months = the sum of the monthly curve (demand growth, "
+                "commitments paid until they end) + the one-time cost.",
+            ),
+            BarChart(
+                f"Cost over {months} months (feasible plans only)",
+                tuple(r.name for r in results if r.feasible),
+                tuple(verdicts[r.name].horizon_usd for r in results if r.feasible),
+                f"USD over {months} months, one-time cost included",
+                groups=tuple(verdicts[r.name].verdict for r in results if r.feasible),
+                value_format=lambda v: f"${v:,.0f}",
+            ),
+            Bullets(tuple(risks), title="Top risks"),
+            Bullets(tuple(timeline), title="Timeline"),
+        ),
+    )
     rows = results_rows(results)
     sections = [
+        decision,
         Section(
-            "Recommendation",
-            (
-                Paragraph(headline(results)),
-                table("Scenarios side by side", rows, sheet="Scenarios"),
-                BarChart(
-                    "Monthly cost at month 1 (feasible plans only)",
-                    tuple(r.name for r in results if r.feasible),
-                    tuple(r.monthly_usd for r in results if r.feasible),
-                    "USD per month",
-                    value_format=lambda v: f"${v:,.0f}",
-                ),
-            ),
-        )
+            "Scenarios side by side",
+            (table("Scenarios side by side", rows, sheet="Scenarios"),),
+            new_page=True,
+        ),
     ]
     for r in results:
         notes = (
@@ -288,37 +481,146 @@ def workspace_document(results: Sequence[PlanResult], ws: Workspace):
             *r.one_time_notes,
             r.timeline.sentence,
         )
-        fleet = [ln.as_dict() for ln in r.fleet]
+        fleet = [
+            {
+                "workload": ln.workload,
+                "role": ln.role,
+                "allocation": ln.allocation,
+                "provider": ln.provider,
+                "region": ln.region,
+                "instance type": ln.instance_type,
+                "pricing": ln.pricing_model,
+                "count": ln.count,
+                "$/hour": ln.usd_per_hour,
+                "$/month": round(ln.monthly_usd, 2),
+                "commitment end": ln.commitment_end or "— (no commitment)",
+                "accelerator": ln.accelerator_id or "—",
+                "benchmark date": formatting.day(ln.bench_measured_at),
+                "note": ln.note or "",
+            }
+            for ln in r.fleet
+        ]
         sections.append(
             Section(
                 r.name,
                 (
                     Paragraph(f"{r.headline}. {r.description}"),
                     Bullets(tuple(n for n in notes if n)),
-                    table(f"{r.name}: fleet at month 1", fleet, sheet=f"Fleet {len(sections)}"),
+                    table(
+                        f"{r.name}: fleet at month 1",
+                        fleet,
+                        formats={
+                            "$/hour": lambda v: f"${v:,.4f}",
+                            "$/month": lambda v: f"${v:,.2f}",
+                        },
+                        sheet=f"Fleet {len(sections) - 1}",
+                    ),
                 ),
             )
         )
     curves = pd.DataFrame(
-        {"month": range(1, len(results[0].monthly_usd_by_month) + 1)}
-        | {r.name: [round(v, 2) for v in r.monthly_usd_by_month] for r in results}
+        {"month": range(1, months + 1)}
+        | {f"{r.name} $/month": [round(v, 2) for v in r.monthly_usd_by_month] for r in results}
     )
-    sections.append(Section("36 months", (table("Monthly cost by month", curves, sheet="Months"),)))
+    sections.append(
+        Section(
+            f"{months} months",
+            (
+                table(
+                    "Monthly cost by month",
+                    curves,
+                    formats={f"{r.name} $/month": lambda v: f"${v:,.2f}" for r in results},
+                    sheet="Months",
+                ),
+            ),
+        )
+    )
     assumptions = pd.DataFrame(
         [
             ("workspace", ws.name),
             ("month 1 starts", ws.start.isoformat()),
             ("hours per month", "730"),
             ("growth", "applied once a quarter"),
+            ("AMD share (Shift N% to AMD)", f"{knobs.amd_share:.0%}"),
+            ("CPU share (Add CPU fallback)", f"{knobs.cpu_share:.0%}"),
+            ("utilisation cap", f"{knobs.utilisation_cap:.0%}"),
+            ("loaded cost of an engineer-week", f"${knobs.loaded_usd_per_engineer_week:,.0f}"),
+            ("decision rule", plan_verdicts.__doc__.split(":", 1)[1].strip().replace("\n", " ")),
         ],
         columns=["item", "value"],
+    )
+    meta = (
+        ("generated", f"{generated_at:%Y-%m-%d %H:%M} UTC"),
+        ("workspace", ws.name),
+        ("dashboard view", link),
     )
     return Document(
         f"Scenarios for {ws.name}",
         "Stay, moves and their payback from the company's own fleet, contracts and demand",
-        (("workspace", ws.name),),
+        meta,
         tuple(sections),
         assumptions,
-        curves,
-        file_stem="scenarios",
+        workspace_csv_frame(results, verdicts),
+        file_stem=brief_stem(generated_at.date(), recommended_plan(results)),
+        link=link,
+        live_model=workspace_live_model(results, stay.name),
     )
+
+
+def workspace_live_model(results: Sequence[PlanResult], baseline: str) -> LiveModel:
+    """Month 1 of each plan as units × rate: a line held all month is count × $/hour × hours; a
+    line that follows the hourly curve on demand is billed unit-hours × $/hour."""
+    rows = []
+    for r in results:
+        for ln in r.fleet:
+            held = abs(ln.count * ln.usd_per_hour * HOURS_PER_MONTH - ln.monthly_usd) < 0.005
+            burst = 0.0 if held or not ln.usd_per_hour else ln.monthly_usd / ln.usd_per_hour
+            rows.append(
+                {
+                    "option": r.name,
+                    "line": f"{ln.workload} · {ln.role} · {ln.allocation}: {ln.count} × "
+                    f"{ln.instance_type} ({ln.provider} {ln.region}), {ln.pricing_model}",
+                    MODEL_COLUMNS[0]: ln.count if held else 0,
+                    MODEL_COLUMNS[1]: ln.usd_per_hour if held else None,
+                    MODEL_COLUMNS[2]: round(burst, 6),
+                    MODEL_COLUMNS[3]: None if held else ln.usd_per_hour,
+                    MODEL_COLUMNS[4]: 0,
+                    MODEL_COLUMNS[5]: None,
+                    "monthly_usd": ln.monthly_usd,
+                }
+            )
+    return LiveModel(
+        pd.DataFrame(rows, columns=["option", "line", *MODEL_COLUMNS, "monthly_usd"]),
+        tuple((r.name, r.one_time_usd) for r in results),
+        baseline,
+        hours_per_month=HOURS_PER_MONTH,
+        money_columns={"$/month (month 1)": "monthly", "one-time": "one_time"},
+        flat_horizon=False,
+    )
+
+
+def workspace_csv_frame(results: Sequence[PlanResult], verdicts: Mapping) -> pd.DataFrame:
+    """One row per fleet line at month 1, then one total row per scenario (to the cent)."""
+    out = []
+    for r in results:
+        amounts = cents([ln.monthly_usd for ln in r.fleet], r.monthly_usd)
+        for ln, amount in zip(r.fleet, amounts, strict=True):
+            out.append(
+                {
+                    "row": "line",
+                    "scenario": r.name,
+                    "decision": verdicts[r.name].verdict,
+                    **{k: v for k, v in ln.as_dict().items() if k != "monthly_usd"},
+                    "monthly_usd": amount,
+                }
+            )
+        out.append(
+            {
+                "row": "total",
+                "scenario": r.name,
+                "decision": verdicts[r.name].verdict,
+                "count": sum(ln.count for ln in r.fleet),
+                "monthly_usd": round(r.monthly_usd, 2),
+            }
+        )
+    return pd.DataFrame(out)

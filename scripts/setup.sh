@@ -16,6 +16,12 @@ if [ "${1:-}" = "--dev" ]; then
         SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
         $SUDO apt-get update -qq && $SUDO apt-get install -y -qq chromium >/dev/null
     fi
+    if ! command -v soffice >/dev/null; then
+        # The brief's workbook test recalculates its formulas with LibreOffice, headless.
+        SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+        $SUDO apt-get update -qq
+        $SUDO apt-get install -y -qq --no-install-recommends libreoffice-calc-nogui >/dev/null
+    fi
 else
     .venv/bin/python -m pip install --quiet -r requirements.txt
 fi

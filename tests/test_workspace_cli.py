@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import shutil
 
 import pytest
 import yaml
@@ -210,3 +212,118 @@ def test_a_bad_audit_leaves_the_warehouse_unchanged(db, tmp_path):
     assert "audit.backends.rocm.engineer_weeks" in out.output and "unchanged" in out.output
     with Warehouse.open(db, read_only=True) as wh:
         assert content_digest(wh) == digest
+
+
+def test_the_scenarios_brief_opens_with_the_decision_and_links_back_to_its_view(
+    db, tmp_path, monkeypatch
+):
+    from urllib.parse import parse_qsl, urlparse
+
+    from briefs.render import csv_table
+
+    link = "http://localhost:8501/scenarios?amd=0.4&slo=900"
+    md = runner.invoke(app, ["scenarios", "--db", str(db), "--link", link, "--format", "md"])
+    assert md.exit_code == 0, md.output
+    text = md.stdout
+    sections = [line for line in text.splitlines() if line.startswith("## ")]
+    assert sections[0] == "## Decision"
+    decision = text.split("## Decision", 1)[1].split("\n## ", 1)[0]
+    assert sum(decision.count(f"- {w} ") for w in ("KEEP", "BUY", "NO-BUY", "DEFER")) == 3
+    assert "**Top risks**" in decision and "**Timeline**" in decision
+    assert ".duckdb" not in text and str(db) not in text
+    view = next(line for line in text.splitlines() if "dashboard view" in line)
+    url = view.split("<", 1)[1].rstrip(">")
+    assert url.startswith("http://127.0.0.1:8501/scenarios?")
+    # The link reproduces the comparison: same figures as the link it came from.
+    again = runner.invoke(app, ["scenarios", "--db", str(db), "--link", url, "--format", "json"])
+    first = runner.invoke(app, ["scenarios", "--db", str(db), "--link", link, "--format", "json"])
+    assert json.loads(again.stdout) == json.loads(first.stdout)
+    assert dict(parse_qsl(urlparse(url).query))["amd"] == "0.4"
+
+    raw = runner.invoke(app, ["scenarios", "--db", str(db), "--link", link, "--format", "csv"])
+    head = dict(line.split(",", 1) for line in raw.stdout.split("\n\n", 1)[0].splitlines())
+    assert head["title"] == "Scenarios for Example Corp" and head["dashboard view"] == url
+    assert head["workspace"] == "Example Corp" and head["generated"].endswith("UTC")
+    frame = csv_table(raw.stdout_bytes)
+    results = json.loads(first.stdout)
+    lines, totals = frame[frame["row"] == "line"], frame[frame["row"] == "total"]
+    assert len(lines) == sum(len(r["fleet"]) for r in results)
+    for r in results:
+        cents = round(lines.loc[lines["scenario"] == r["name"], "monthly_usd"].sum() * 100)
+        total = totals.loc[totals["scenario"] == r["name"], "monthly_usd"].item()
+        assert cents == round(total * 100) == round(r["monthly_usd"] * 100), r["name"]
+        assert f"{r['name']}: \\${total:,.0f}/month at month 1" in decision
+
+    monkeypatch.chdir(tmp_path)
+    pdf = runner.invoke(app, ["scenarios", "--db", str(db), "--link", link, "--format", "pdf"])
+    assert pdf.exit_code == 0, pdf.output
+    from briefs.document import slug
+
+    chosen = re.search(r"^- (?:BUY|KEEP) (.+?): ", decision, flags=re.M).group(1)
+    (written,) = tmp_path.glob("brief-*.pdf")
+    assert re.fullmatch(rf"brief-\d{{4}}-\d{{2}}-\d{{2}}-{slug(chosen)}\.pdf", written.name)
+
+
+@pytest.mark.skipif(
+    shutil.which("soffice") is None,
+    reason="LibreOffice (soffice) is not installed: scripts/setup.sh --dev installs "
+    "libreoffice-calc-nogui; without it the workbook's formulas cannot be recalculated here",
+)
+def test_the_scenarios_workbook_recalculates_to_the_page_figures(db, tmp_path):
+    import subprocess
+
+    from openpyxl import load_workbook
+
+    link = "http://localhost:8501/scenarios?amd=0.4&slo=900"
+    target = tmp_path / "brief.xlsx"
+    done = runner.invoke(
+        app, ["scenarios", "--db", str(db), "--link", link, "--format", "xlsx", "-o", str(target)]
+    )
+    assert done.exit_code == 0, done.output
+    results = json.loads(
+        runner.invoke(
+            app, ["scenarios", "--db", str(db), "--link", link, "--format", "json"]
+        ).stdout
+    )
+    subprocess.run(
+        [
+            shutil.which("soffice"),
+            f"-env:UserInstallation=file://{tmp_path}/lo-profile",
+            "--headless",
+            "--calc",
+            "--convert-to",
+            "xlsx",
+            "--outdir",
+            str(tmp_path / "out"),
+            str(target),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=180,
+    )
+    formulas = load_workbook(target)
+    values = load_workbook(tmp_path / "out" / "brief.xlsx", data_only=True)
+    assert formulas.sheetnames[:3] == ["Decision", "Assumptions", "Cost model"]
+    ws, live = values["Decision"], formulas["Decision"]
+    top = next(r for r in range(1, ws.max_row + 1) if ws.cell(r, 1).value == "option")
+    header = [c.value for c in ws[top]]
+    j = header.index("$/month (month 1)") + 1
+    for offset, r in enumerate(results, start=1):
+        assert ws.cell(top + offset, 1).value == r["name"]
+        assert str(live.cell(top + offset, j).value).startswith("='Cost model'!")
+        assert round(ws.cell(top + offset, j).value, 2) == r["monthly_usd"], r["name"]
+
+
+def test_the_scenarios_pdf_holds_the_decision_of_four_options_on_page_one(db, tmp_path):
+    from pypdf import PdfReader
+
+    link = "http://localhost:8501/scenarios?amd=0.4&custom=cuda:0.5,rocm:0.5"
+    target = tmp_path / "brief.pdf"
+    done = runner.invoke(
+        app, ["scenarios", "--db", str(db), "--link", link, "--format", "pdf", "-o", str(target)]
+    )
+    assert done.exit_code == 0, done.output
+    first = re.sub(r"\s+", "", PdfReader(target).pages[0].extract_text())
+    assert "Toprisks" in first and "Timeline" in first
+    for name in ("Stay", "Shift40%toAMD", "AddCPUfallback", "Custom:cuda50%/rocm50%"):
+        assert first.count(name + ":") >= 3, name

@@ -12,7 +12,7 @@ from app import charts, data, ui
 from app.models import workspace as model
 from app.models.scenarios import risk_lines, token_cost_columns
 from app.safe import plain
-from briefs.workspace_plans import headline, results_rows
+from briefs.workspace_plans import brief_stem_for, headline, results_rows
 from costmodel import domain
 from costmodel import scenario_inputs as si
 
@@ -213,7 +213,7 @@ if right.button("Prepare the brief", key="brief_prepare"):
     right.download_button(
         f"Download brief ({brief_format.upper()}, {len(payload) / 1024:,.0f} KiB)",
         payload,
-        file_name=f"tokendesk-scenarios.{brief_format}",
+        file_name=f"{brief_stem_for(results)}.{brief_format}",
         mime=MIME[brief_format],
         key="brief_download",
     )

@@ -29,6 +29,12 @@ def comparison(seed_options, seed_db):
     from costmodel.example import example_demand
 
     options, snapshots = seed_options
+    from briefs.document import dashboard_link
+
     return build_comparison(
-        options, builtin_scenarios(), example_demand(), snapshots=snapshots, warehouse=str(seed_db)
+        options,
+        builtin_scenarios(),
+        example_demand(),
+        snapshots=snapshots,
+        link=dashboard_link({"amd": "0.25"}, "http://127.0.0.1:8501/scenarios"),
     )

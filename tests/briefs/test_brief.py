@@ -2,7 +2,10 @@ from __future__ import annotations
 
 import io
 import re
+import shutil
+import subprocess
 from dataclasses import replace
+from datetime import date, datetime
 
 import pandas as pd
 import pytest
@@ -21,7 +24,7 @@ from briefs import (
     render_brief,
 )
 from briefs.brief import bench_sources, price_sources
-from briefs.render import _md_text
+from briefs.render import _md_text, csv_table
 from tokendesk import formatting
 
 HOSTILE = '=HYPERLINK("http://x","y")'
@@ -92,7 +95,8 @@ def test_markdown_and_html_carry_every_source_date_and_snapshot(comparison, rend
         assert _md_text(needle) in md, needle
         assert needle in text, needle
     for heading in (
-        "Recommendation",
+        "Decision",
+        "Recommendation per option",
         "Cost",
         "Risk",
         "Timeline",
@@ -106,7 +110,10 @@ def test_markdown_and_html_carry_every_source_date_and_snapshot(comparison, rend
 def test_html_is_self_contained_with_inline_charts(rendered):
     page = rendered["html"].decode()
     assert page.count("<svg") >= 3
-    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
+    # Nothing is loaded from elsewhere; source URLs and the dashboard view are plain links.
+    assert not re.search(r"""src\s*=\s*["']?(https?:)?//""", page)
+    links = re.findall(r'<a href="([^"]+)">', page)
+    assert links and all(u.startswith(("https://", "http://")) for u in links)
     assert "<script" not in page and "<link" not in page
 
 
@@ -120,9 +127,9 @@ def test_pdf_text_has_sources_dates_snapshots_and_charts(comparison, rendered):
     assert len(reader.pages) >= 2
 
 
-def test_xlsx_has_assumptions_first_and_every_table(comparison, rendered):
+def test_xlsx_has_the_decision_then_the_assumptions_and_every_table(comparison, rendered):
     wb = load_workbook(io.BytesIO(rendered["xlsx"]))
-    assert wb.sheetnames[0] == "Assumptions"
+    assert wb.sheetnames[:2] == ["Decision", "Assumptions"]
     for sheet in (
         "Summary",
         "Rules",
@@ -154,23 +161,38 @@ def test_xlsx_has_assumptions_first_and_every_table(comparison, rendered):
     assert "minimum savings vs baseline" in assumptions
 
 
-def test_csv_rows_carry_recommendation_and_provenance(comparison, rendered):
-    frame = pd.read_csv(io.BytesIO(rendered["csv"]))
-    assert set(frame["option"]) == {r.name for r in comparison.results}
+def test_csv_has_one_row_per_fleet_line_and_totals_that_reconcile_to_the_cent(comparison, rendered):
+    raw = rendered["csv"].decode()
+    head = dict(line.split(",", 1) for line in raw.split("\n\n", 1)[0].splitlines())
+    assert head["title"] == "Accelerator procurement brief"
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC", head["generated"])
+    assert head["workspace"] and head["dashboard view"].startswith("http")
+    frame = csv_table(rendered["csv"])
+    lines, totals = frame[frame["row"] == "line"], frame[frame["row"] == "total"]
+    assert len(lines) == sum(len(r.lines) for r in comparison.results)  # not one per quote
+    assert list(totals["option"]) == [r.name for r in comparison.results]
+    md = rendered["md"].decode()
+    for r in comparison.results:
+        line_cents = round(lines.loc[lines["option"] == r.name, "monthly_usd"].sum() * 100)
+        total = totals.loc[totals["option"] == r.name, "monthly_usd"].item()
+        assert line_cents == round(total * 100) == round(r.monthly_usd * 100), r.name
+        # ... and the total is the figure page 1 states for that option.
+        assert f"{r.name}: {_md_text(formatting.usd(total, 0))}/month" in md
     for column in (
-        "recommendation",
-        "rule",
+        "decision",
         "price_source",
         "price_observed_at",
+        "price_confidence",
         "price_snapshot_id",
         "bench_source_title",
         "bench_measured_at",
         "bench_snapshot_id",
     ):
-        assert frame[column].notna().all(), column
+        assert lines[column].notna().all(), column
     titles, _, snapshots = _sources(comparison)
-    assert titles <= set(frame["price_source"]) | set(frame["bench_source_title"])
-    assert snapshots <= set(frame["price_snapshot_id"]) | set(frame["bench_snapshot_id"])
+    seen = {part for v in lines["price_source"] for part in v.split(" | ")}
+    seen |= {part for v in lines["bench_source_title"] for part in v.split(" | ")}
+    assert set(lines["bench_source_title"]) and seen <= titles
 
 
 def test_hostile_source_title_is_inert_in_xlsx_and_csv(comparison):
@@ -185,11 +207,13 @@ def test_hostile_source_title_is_inert_in_xlsx_and_csv(comparison):
             for cell in row:
                 if isinstance(cell.value, str) and "HYPERLINK" in cell.value:
                     seen += 1
-                    assert cell.data_type == "s" and cell.value == "'" + HOSTILE
+                    # Text, flagged so that Excel shows it as typed and never runs it.
+                    assert cell.data_type == "s" and cell.value == HOSTILE and cell.quotePrefix
     assert seen >= 2
     raw = render_brief(hostile, "csv").decode()
-    frame = pd.read_csv(io.StringIO(raw))
-    assert (frame["price_source"] == "'" + HOSTILE).all()
+    frame = csv_table(raw.encode())
+    lines = frame[frame["row"] == "line"]
+    assert (lines["price_source"] == "'" + HOSTILE).all()
     assert not re.search(r'(^|,)"?=HYPERLINK', raw, flags=re.M)
     assert HOSTILE in render_brief(hostile, "md").decode()  # plain text formats show it verbatim
 
@@ -338,3 +362,230 @@ def test_markdown_and_html_briefs_escape_hostile_strings():
     assert not re.search(r"(?<!\\)<(script|img)", md)  # only escaped: \<script\>
     assert "![x](" not in md and "[click](" not in md
     assert "\\!\\[x\\](https://attacker.invalid/p.png)" in md  # shown as the characters
+
+
+def test_no_format_carries_a_local_path_and_every_format_links_the_view(comparison, rendered):
+    link = comparison.link
+    for fmt, data in rendered.items():
+        text = (
+            "".join(p.extract_text() for p in PdfReader(io.BytesIO(data)).pages)
+            if fmt == "pdf"
+            else " ".join(
+                str(c.value)
+                for ws in load_workbook(io.BytesIO(data)).worksheets
+                for row in ws.iter_rows()
+                for c in row
+                if c.value is not None
+            )
+            if fmt == "xlsx"
+            else data.decode()
+        )
+        assert not re.search(r"(/tmp/|/home/|/root/|\.duckdb|warehouse:)", text), fmt
+        assert _squash(link) in _squash(text), fmt
+    assert f'<a href="{link}">' in rendered["html"].decode()
+    assert f"<{link}>" in rendered["md"].decode()
+
+
+def test_file_name_is_the_date_and_the_recommended_scenario():
+    from briefs.document import brief_stem, dashboard_link, slug
+
+    assert slug("Shift 25% to AMD") == "shift-25-amd"
+    assert slug("Custom: cuda 50% / rocm 50%") == "custom-cuda-50-rocm-50"
+    assert brief_stem(date(2026, 11, 30), "Shift 25% to AMD") == "brief-2026-11-30-shift-25-amd"
+    assert (
+        dashboard_link({"slo": "900", "amd": "0.4", "custom": "cuda:0.5,rocm:0.5"}, "http://h/s")
+        == "http://h/s?amd=0.4&custom=cuda:0.5,rocm:0.5&slo=900"
+    )
+
+
+def test_brief_cli_names_its_file_and_links_the_dashboard(seed_db, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from briefs.cli import register
+    from tokendesk.cli import app
+
+    register(app)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TOKENDESK_BASE_URL", "https://dash.example.com/scenarios")
+    link = "http://localhost:8501/scenarios?amd=0.4&slo=900"
+    result = CliRunner().invoke(
+        app, ["brief", "--link", link, "--format", "pdf", "--db", str(seed_db)]
+    )
+    assert result.exit_code == 0, result.output
+    (written,) = tmp_path.glob("*.pdf")
+    assert re.fullmatch(r"brief-\d{4}-\d{2}-\d{2}-[a-z0-9-]+\.pdf", written.name)
+    text = _squash("".join(p.extract_text() for p in PdfReader(written).pages))
+    assert "https://dash.example.com/scenarios?amd=0.4&slo=900" in text
+    assert str(seed_db) not in text and "duckdb" not in text
+    folder = tmp_path / "out"
+    folder.mkdir()
+    csv_run = CliRunner().invoke(
+        app,
+        ["brief", "--link", link, "--format", "csv", "-o", str(folder), "--db", str(seed_db)],
+    )
+    assert csv_run.exit_code == 0, csv_run.output
+    assert [p.name for p in folder.iterdir()] == [written.name.replace(".pdf", ".csv")]
+
+
+def _recalculated(data: bytes, tmp_path, name: str = "brief.xlsx"):
+    """The workbook after LibreOffice opened it, recalculated every formula and saved it."""
+    source = tmp_path / name
+    source.write_bytes(data)
+    out = tmp_path / "recalculated"
+    subprocess.run(
+        [
+            shutil.which("soffice"),
+            f"-env:UserInstallation=file://{tmp_path}/lo-profile",
+            "--headless",
+            "--calc",
+            "--convert-to",
+            "xlsx",
+            "--outdir",
+            str(out),
+            str(source),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=180,
+    )
+    return load_workbook(out / name, data_only=True)
+
+
+def test_xlsx_puts_the_decision_first_with_a_format_on_every_number(comparison, rendered):
+    wb = load_workbook(io.BytesIO(rendered["xlsx"]))
+    assert wb.sheetnames[:3] == ["Decision", "Assumptions", "Cost model"]
+    decision = [c.value for row in wb["Decision"].iter_rows() for c in row if c.value]
+    assert any(str(v).startswith("• KEEP Stay:") for v in decision)
+    assert wb["Decision"]._charts, "a native bar chart of the money"
+    numbers = 0
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for cell in row:
+                if isinstance(cell.value, int | float) and not isinstance(cell.value, bool):
+                    numbers += 1
+                    assert cell.number_format != "General", (ws.title, cell.coordinate)
+                if isinstance(cell.value, str):
+                    assert not cell.value.startswith("'"), (ws.title, cell.coordinate)
+                    assert cell.value not in ("None", "True", "False", "nan", "NaT")
+    assert numbers > 100
+    (observed,) = [
+        column
+        for column in wb["Price sources"].iter_cols(
+            min_col=[c.value for c in wb["Price sources"][1]].index("observed") + 1,
+            max_col=[c.value for c in wb["Price sources"][1]].index("observed") + 1,
+            min_row=2,
+            values_only=True,
+        )
+    ]
+    observed = [v for v in observed if v is not None]  # the rows under the table are empty
+    assert len(observed) == len(price_sources(comparison))
+    assert all(isinstance(v, datetime) or v == "date unknown" for v in observed), observed
+
+
+@pytest.mark.skipif(
+    shutil.which("soffice") is None,
+    reason="LibreOffice (soffice) is not installed: scripts/setup.sh --dev installs "
+    "libreoffice-calc-nogui; without it the workbook's formulas cannot be recalculated here",
+)
+def test_xlsx_is_a_live_model_that_libreoffice_recalculates_to_the_apps_figures(
+    comparison, rendered, tmp_path
+):
+    from briefs.brief import HORIZON_MONTHS, money
+
+    wb = _recalculated(rendered["xlsx"], tmp_path)
+    formulas = load_workbook(io.BytesIO(rendered["xlsx"]))
+    ws, live = wb["Decision"], formulas["Decision"]
+    header_row = next(r for r in range(1, ws.max_row + 1) if ws.cell(r, 1).value == "option")
+    header = [c.value for c in ws[header_row]]
+    base = comparison.baseline
+    for offset, r in enumerate(comparison.results, start=1):
+        row = header_row + offset
+        m = money(r, base)
+        assert ws.cell(row, 1).value == r.name
+        for column, expected in (
+            ("$/month", m.monthly_usd),
+            ("one-time", m.one_time_usd),
+            (f"{HORIZON_MONTHS} months", m.horizon_usd),
+            (f"vs {base.name}, {HORIZON_MONTHS} months", m.vs_baseline_horizon_usd),
+        ):
+            j = header.index(column) + 1
+            assert str(live.cell(row, j).value).startswith("='Cost model'!"), column
+            assert round(ws.cell(row, j).value, 2) == round(expected, 2), (r.name, column)
+
+    # Change an input: one line's burst rate up by $1/unit-hour moves its option's monthly cost
+    # by exactly that line's burst unit-hours, and the 36-month total by 36 times that.
+    inputs = formulas["Assumptions"]
+    head = next(r for r in range(1, inputs.max_row + 1) if inputs.cell(r, 2).value == "line")
+    names = [c.value for c in inputs[head]]
+    burst, rate = names.index("burst unit-hours") + 1, names.index("$/unit-hour burst") + 1
+    row = next(
+        r
+        for r in range(head + 1, inputs.max_row + 1)
+        if isinstance(inputs.cell(r, burst).value, int | float) and inputs.cell(r, burst).value > 0
+    )
+    option, hours = inputs.cell(row, 1).value, inputs.cell(row, burst).value
+    inputs.cell(row, rate).value += 1.0
+    changed = io.BytesIO()
+    formulas.save(changed)
+    after = _recalculated(changed.getvalue(), tmp_path, "changed.xlsx")["Decision"]
+    result = next(r for r in comparison.results if r.name == option)
+    row = header_row + 1 + comparison.results.index(result)
+    j = header.index("$/month") + 1
+    assert round(after.cell(row, j).value, 2) == round(result.monthly_usd + hours, 2)
+    j = header.index(f"{HORIZON_MONTHS} months") + 1
+    assert round(after.cell(row, j).value, 2) == round(
+        money(result, base).horizon_usd + HORIZON_MONTHS * hours, 2
+    )
+
+
+LITERALS = re.compile(r"\b(None|True|False|nan|NaN|NaT)\b")
+
+
+def test_pdf_keeps_every_figure_and_identifier_whole_on_one_line(rendered):
+    reader = PdfReader(io.BytesIO(rendered["pdf"]))
+    text = "\n".join(page.extract_text() for page in reader.pages)
+    md = rendered["md"].decode().replace("\\", "")
+    md = re.sub(r"<https?://[^>]+>", "", md)
+    figures = set(re.findall(r"[$−+-]?\d[\d,]*(?:\.\d+)?%?", md))
+    words = {w for w in re.findall(r"\b[a-z0-9]+(?:_[a-z0-9]+)+\b", md) if len(w) > 6}
+    assert len(figures) > 50 and words
+    broken = [f for f in figures | words if f not in text]
+    assert not broken, broken[:20]
+    assert not LITERALS.search(text), LITERALS.search(text)
+
+
+def test_pdf_source_urls_and_the_view_link_are_clickable(comparison, rendered):
+    reader = PdfReader(io.BytesIO(rendered["pdf"]))
+    uris = {
+        a.get_object()["/A"]["/URI"]
+        for page in reader.pages
+        for a in page.get("/Annots", [])
+        if a.get_object().get("/Subtype") == "/Link"
+    }
+    sources = set(price_sources(comparison)["price_source_url"].dropna()) | set(
+        bench_sources(comparison)["bench_source_url"].dropna()
+    )
+    assert comparison.link in uris
+    assert {u for u in sources if u.startswith("http")} <= uris
+
+
+def test_html_never_breaks_a_figure_and_shows_no_python_literals(rendered):
+    page = rendered["html"].decode()
+    assert "overflow-wrap:anywhere}" not in page.replace("td a{overflow-wrap:anywhere}", "")
+    plain_cells = re.findall(r"<td>([^<]*)</td>", page)
+    assert not [c for c in plain_cells if re.fullmatch(r"[−+-]?\$?[\d,.]+%?", c.strip())]
+    assert page.count('<td class="num">') > 50
+    text = re.sub(r"<[^>]+>", " ", page.split("</style>", 1)[1])
+    assert not LITERALS.search(text), LITERALS.search(text)
+    assert "$0" in page and "$20,000" in page  # the cost chart's axis ticks
+
+
+def test_pdf_page_one_is_the_whole_decision_and_the_evidence_follows(comparison, rendered):
+    pages = [p.extract_text() for p in PdfReader(io.BytesIO(rendered["pdf"])).pages]
+    first = _squash(pages[0])
+    for needle in ("Decision", "Themoney", "Monthlycostperoption", "Toprisks", "Timeline"):
+        assert needle in first, needle
+    for r in comparison.results:  # every option's sentence, risk line and timeline line
+        assert first.count(_squash(r.name) + ":") >= 3, r.name
+    assert "Recommendationperoption" not in first
+    assert "Recommendationperoption" in _squash(pages[1])  # the evidence starts on page 2

@@ -1,0 +1,431 @@
+"""The XLSX export: the decision on the first sheet, a live cost model, and every table with a
+number format on every numeric cell.
+
+The live model: the *Assumptions* sheet holds the inputs (hours per month, the horizon, each
+option's one-time cost, each fleet line's units and rates, input cells in blue); the *Cost model*
+sheet computes each line's monthly cost and each option's totals from them with formulas, beside
+the app's own figures; the money table on the *Decision* sheet reads those totals. Change a rate
+or a unit count and every total recomputes (Excel, LibreOffice, Numbers).
+
+Text is written as text: a cell that starts with = + - @ is stored as a string with Excel's
+"quote prefix" flag (shown without an apostrophe, never run as a formula).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from datetime import date, datetime
+
+import pandas as pd
+from openpyxl import Workbook
+from openpyxl.chart import BarChart as XlBarChart
+from openpyxl.chart import Reference
+from openpyxl.styles import Alignment, Font, PatternFill
+from openpyxl.utils import get_column_letter, quote_sheetname
+from openpyxl.worksheet.worksheet import Worksheet
+
+from briefs.document import MODEL_COLUMNS, BarChart, Bullets, Document, LiveModel, Paragraph, Table
+from tokendesk.exports import FORMULA_PREFIXES
+from tokendesk.textsafety import clean_text
+
+USD = '"$"#,##0.00;[Red]-"$"#,##0.00'
+USD_RATE = '"$"#,##0.0000'
+USD_PER_1K = '"$"0.000000'
+PERCENT = "0.0%"
+PERCENT_NUMBER = '0.0"%"'
+INTEGER = "#,##0"
+DECIMAL = "#,##0.00"
+MS = '#,##0" ms"'
+WEEKS = '0.0" w"'
+DATE = "yyyy-mm-dd"
+DATETIME = "yyyy-mm-dd hh:mm"
+
+BOLD = Font(bold=True)
+HEADER_FILL = PatternFill("solid", fgColor="E8EDF3")
+INPUT_FILL = PatternFill("solid", fgColor="DDEBF7")
+INPUT_FONT = Font(color="1F4E79")
+WRAP = Alignment(wrap_text=True, vertical="top")
+_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def number_format(header: str, value: object, unit: str = "") -> str:
+    """The format of a numeric cell, from its column header (and the row's unit, if any)."""
+    h = header.lower()
+    if "share" in unit or unit == "%":
+        return PERCENT
+    if "/1k" in h or "/1m" in h:
+        return USD_PER_1K
+    if "$/h" in h or "per_hour" in h or "per_unit_hour" in h or "unit-hour" in h and "$" in h:
+        return USD_RATE
+    if "% of" in h or "roofline" in h:
+        return PERCENT_NUMBER
+    if "%" in h or "share" in h or "pct" in h:
+        return PERCENT
+    if "$" in h or "usd" in h or "cost" in h or "one-time" in h or "months" in h:
+        return USD
+    if "ms" in h.split() or h.endswith("_ms") or "ftl" in h or "ttft" in h:
+        return MS
+    if "week" in h:
+        return WEEKS
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer() and "hour" in h):
+        return INTEGER
+    return DECIMAL
+
+
+def cell_value(value: object) -> object:
+    """A Python value as Excel should hold it: numbers, real dates, text (never None/NaN)."""
+    if value is None or value is pd.NaT:
+        return None
+    if isinstance(value, float) and value != value:
+        return None
+    if isinstance(value, pd.Timestamp):
+        value = value.to_pydatetime()
+    if isinstance(value, datetime):
+        return value.replace(tzinfo=None)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, date | int | float):
+        return value
+    if hasattr(value, "item"):  # numpy scalar
+        return cell_value(value.item())
+    if isinstance(value, list | tuple):
+        value = ", ".join(str(v) for v in value)
+    text = clean_text(str(value))
+    if _ISO_DAY.fullmatch(text):
+        return date.fromisoformat(text)
+    return text
+
+
+def put(ws: Worksheet, row: int, column: int, value: object, header: str = "", unit: str = ""):
+    """Write one cell with its number format; text stays text (quote prefix, no apostrophe)."""
+    v = cell_value(value)
+    cell = ws.cell(row=row, column=column)
+    if v is None:
+        h = header.lower()
+        dated = any(w in h for w in ("date", "observed", "measured", "as_of", "_at", "as of"))
+        cell.value = "date unknown" if dated else "—"
+        return cell
+    cell.value = v
+    if isinstance(v, str):
+        if v.startswith(FORMULA_PREFIXES):
+            cell.data_type = "s"
+            cell.quotePrefix = True
+        if len(v) > 60:
+            cell.alignment = WRAP
+    elif isinstance(v, datetime):
+        cell.number_format = DATETIME if (v.hour, v.minute, v.second) != (0, 0, 0) else DATE
+    elif isinstance(v, date):
+        cell.number_format = DATE
+    else:
+        cell.number_format = number_format(header, v, unit)
+    return cell
+
+
+def _sheet_name(name: str, used: set[str]) -> str:
+    clean = re.sub(r"[\[\]:*?/\\']", " ", name).strip()[:31] or "Sheet"
+    candidate, n = clean, 2
+    while candidate.lower() in used:
+        suffix = f" ({n})"
+        candidate, n = clean[: 31 - len(suffix)] + suffix, n + 1
+    used.add(candidate.lower())
+    return candidate
+
+
+def _plain(frame: pd.DataFrame) -> pd.DataFrame:
+    out = frame.copy()
+    for column in out.columns:
+        if isinstance(out[column].dtype, pd.CategoricalDtype):
+            out[column] = out[column].astype(object)
+    return out
+
+
+def write_table(ws: Worksheet, frame: pd.DataFrame, start_row: int = 1) -> dict[str, int]:
+    """Header and rows from ``start_row``; returns column header -> column index."""
+    frame = _plain(frame)
+    columns = {str(c): j for j, c in enumerate(frame.columns, start=1)}
+    for name, j in columns.items():
+        cell = ws.cell(row=start_row, column=j, value=name.replace("_", " "))
+        cell.font, cell.fill = BOLD, HEADER_FILL
+    unit_column = "unit" if "unit" in columns else None
+    for i, row in enumerate(frame.itertuples(index=False), start=start_row + 1):
+        unit = str(getattr(row, unit_column)) if unit_column else ""
+        for (name, j), value in zip(columns.items(), row, strict=True):
+            put(ws, i, j, value, name, unit)
+    for name, j in columns.items():
+        width = max([len(name)] + [len(str(v)) for v in frame.iloc[:200, j - 1]])
+        letter = get_column_letter(j)
+        ws.column_dimensions[letter].width = max(
+            ws.column_dimensions[letter].width or 0, min(max(width + 2, 9), 60)
+        )
+    return columns
+
+
+# -- the live model ---------------------------------------------------------------------------
+def _assumptions_sheet(
+    ws: Worksheet, doc: Document, live: LiveModel | None
+) -> tuple[str, str, dict]:
+    ws.cell(row=1, column=1, value="Assumptions").font = Font(bold=True, size=13)
+    row = 2
+    hours_ref = horizon_ref = ""
+    one_time_refs: dict[str, str] = {}
+    if live is not None:
+        ws.cell(
+            row=2,
+            column=1,
+            value="Blue cells are inputs: change one and the Cost model and Decision sheets "
+            "recompute.",
+        ).font = Font(italic=True)
+        for r, (label, value, fmt) in enumerate(
+            (
+                ("hours per month", live.hours_per_month, "#,##0"),
+                ("horizon (months)", live.horizon_months, "#,##0"),
+            ),
+            start=4,
+        ):
+            ws.cell(row=r, column=1, value=label).font = BOLD
+            cell = ws.cell(row=r, column=2, value=value)
+            cell.number_format, cell.fill, cell.font = fmt, INPUT_FILL, INPUT_FONT
+        hours_ref, horizon_ref = "Assumptions!$B$4", "Assumptions!$B$5"
+        row = 7
+        for j, name in enumerate(("option", "one-time cost"), start=1):
+            cell = ws.cell(row=row, column=j, value=name)
+            cell.font, cell.fill = BOLD, HEADER_FILL
+        for option, usd in live.one_time_usd:
+            row += 1
+            put(ws, row, 1, option)
+            cell = ws.cell(row=row, column=2, value=float(usd))
+            cell.number_format, cell.fill, cell.font = USD, INPUT_FILL, INPUT_FONT
+            one_time_refs[option] = f"Assumptions!$B${row}"
+        row += 2
+        header = ("option", "line", *MODEL_COLUMNS)
+        for j, name in enumerate(header, start=1):
+            cell = ws.cell(row=row, column=j, value=name)
+            cell.font, cell.fill = BOLD, HEADER_FILL
+        first_line = row + 1
+        for line in live.lines.itertuples(index=False):
+            row += 1
+            put(ws, row, 1, line.option)
+            put(ws, row, 2, line.line)
+            for j, name in enumerate(MODEL_COLUMNS, start=3):
+                value = getattr(line, _attr(name))
+                cell = ws.cell(row=row, column=j, value=None if value != value else value)
+                cell.number_format = USD_RATE if name.startswith("$") else "#,##0.##"
+                cell.fill, cell.font = INPUT_FILL, INPUT_FONT
+        one_time_refs["_lines"] = (first_line, row)
+        row += 2
+    ws.cell(row=row, column=1, value="Every other assumption").font = BOLD
+    write_table(ws, doc.assumptions, start_row=row + 1)
+    ws.column_dimensions["A"].width = 34
+    ws.column_dimensions["B"].width = 40
+    return hours_ref, horizon_ref, one_time_refs
+
+
+def _attr(name: str) -> str:
+    """A model column's name as a pandas itertuples attribute."""
+    return "c" + str(MODEL_COLUMNS.index(name))
+
+
+def _cost_model_sheet(
+    ws: Worksheet, live: LiveModel, hours: str, horizon: str, refs: dict
+) -> dict[str, dict[str, str]]:
+    """Line formulas and per-option totals; returns option -> total name -> absolute cell ref."""
+    first, last = refs["_lines"]
+    ws.cell(row=1, column=1, value="Cost model").font = Font(bold=True, size=13)
+    ws.cell(
+        row=2,
+        column=1,
+        value="monthly = held units × $/unit-hour × hours + burst unit-hours × $/unit-hour + "
+        "spot units × $/unit-hour × hours (inputs on the Assumptions sheet)",
+    ).font = Font(italic=True)
+    header = ("option", "line", "monthly cost", "app's figure", "difference")
+    for j, name in enumerate(header, start=1):
+        cell = ws.cell(row=4, column=j, value=name)
+        cell.font, cell.fill = BOLD, HEADER_FILL
+    row = 4
+    for offset, line in enumerate(live.lines.itertuples(index=False)):
+        row += 1
+        src = first + offset
+        a = {col: f"Assumptions!{col}{src}" for col in "ABCDEFGH"}.__getitem__
+        ws.cell(row=row, column=1, value=f"={a('A')}")
+        ws.cell(row=row, column=2, value=f"={a('B')}")
+        formula = (
+            f"=N({a('C')})*N({a('D')})*{hours}+N({a('E')})*N({a('F')})"
+            f"+N({a('G')})*N({a('H')})*{hours}"
+        )
+        ws.cell(row=row, column=3, value=formula).number_format = USD
+        ws.cell(row=row, column=4, value=float(line.monthly_usd)).number_format = USD
+        ws.cell(row=row, column=5, value=f"=C{row}-D{row}").number_format = USD
+    lines_from, lines_to = 5, row
+    row += 2
+    header = (
+        "option",
+        "monthly cost",
+        "one-time cost",
+        "horizon total",
+        "vs baseline",
+        "app's monthly",
+    )
+    for j, name in enumerate(header, start=1):
+        cell = ws.cell(row=row, column=j, value=name)
+        cell.font, cell.fill = BOLD, HEADER_FILL
+    totals: dict[str, dict[str, str]] = {}
+    app_monthly = live.lines.groupby("option", sort=False)["monthly_usd"].sum()
+    base_row = None
+    rows: dict[str, int] = {}
+    for option, _ in live.one_time_usd:
+        row += 1
+        rows[option] = row
+        if option == live.baseline:
+            base_row = row
+    for option, _ in live.one_time_usd:
+        r = rows[option]
+        put(ws, r, 1, option)
+        ws.cell(
+            row=r,
+            column=2,
+            value=f"=SUMIF($A${lines_from}:$A${lines_to},A{r},$C${lines_from}:$C${lines_to})",
+        ).number_format = USD
+        ws.cell(row=r, column=3, value=f"={refs[option]}").number_format = USD
+        if live.flat_horizon:
+            ws.cell(row=r, column=4, value=f"=B{r}*{horizon}+C{r}").number_format = USD
+            ws.cell(row=r, column=5, value=f"=D{r}-D{base_row}").number_format = USD
+        else:
+            for j in (4, 5):
+                ws.cell(row=r, column=j, value="— (follows the monthly curve: Months sheet)")
+        ws.cell(row=r, column=6, value=float(app_monthly.get(option, 0.0))).number_format = USD
+        sheet = quote_sheetname(ws.title)
+        totals[option] = {
+            "monthly": f"{sheet}!$B${r}",
+            "one_time": f"{sheet}!$C${r}",
+            "horizon": f"{sheet}!$D${r}",
+            "vs_baseline": f"{sheet}!$E${r}",
+        }
+    ws.column_dimensions["A"].width = 28
+    ws.column_dimensions["B"].width = 44
+    for letter in "CDEF":
+        ws.column_dimensions[letter].width = 16
+    return totals
+
+
+# -- the decision sheet -----------------------------------------------------------------------
+def _decision_sheet(ws: Worksheet, doc: Document, totals: dict, live: LiveModel | None) -> None:
+    ws.cell(row=1, column=1, value=cell_value(doc.title)).font = Font(bold=True, size=14)
+    ws.cell(row=2, column=1, value=cell_value(doc.subtitle))
+    row = 3
+    for key, value in doc.meta:
+        row += 1
+        ws.cell(row=row, column=1, value=cell_value(key)).font = BOLD
+        cell = put(ws, row, 2, value)
+        cell.alignment = Alignment(wrap_text=False)  # a key/value line reads on one line
+        if isinstance(value, str) and value.startswith(("http://", "https://")):
+            cell.hyperlink = value
+            cell.style = "Hyperlink"
+    row += 1
+    width = 9
+    first = doc.sections[0] if doc.sections else None
+    for block in first.blocks if first else ():
+        row += 1
+        if isinstance(block, Paragraph):
+            row = _text_row(ws, row, block.text, width)
+        elif isinstance(block, Bullets):
+            if block.title:
+                ws.cell(row=row, column=1, value=cell_value(block.title)).font = BOLD
+                row += 1
+            for item in block.items:
+                row = _text_row(ws, row, "• " + item, width) + 1
+            row -= 1
+        elif isinstance(block, Table):
+            ws.cell(row=row, column=1, value=cell_value(block.title)).font = BOLD
+            columns = write_table(ws, block.frame, start_row=row + 1)
+            if live is not None and block.title == live.money_table and "option" in columns:
+                for i, option in enumerate(block.frame["option"], start=row + 2):
+                    for column, kind in live.money_columns.items():
+                        if option in totals and column in columns:
+                            cell = ws.cell(row=i, column=columns[column])
+                            cell.value = f"={totals[option][kind]}"
+                            cell.number_format = USD
+            row += len(block.frame) + 1
+            if block.note:
+                row += 1
+                ws.cell(row=row, column=1, value=cell_value(block.note)).font = Font(italic=True)
+        elif isinstance(block, BarChart):
+            row = _native_chart(ws, row, block)
+    ws.column_dimensions["A"].width = max(ws.column_dimensions["A"].width or 0, 22)
+
+
+def _text_row(ws: Worksheet, row: int, text: str, width: int) -> int:
+    ws.merge_cells(start_row=row, start_column=1, end_row=row, end_column=width)
+    cell = put(ws, row, 1, text)
+    cell.alignment = WRAP
+    ws.row_dimensions[row].height = 15 * max(1, -(-len(text) // 100))
+    return row
+
+
+def _native_chart(ws: Worksheet, row: int, chart: BarChart) -> int:
+    """An Excel bar chart over a small data block (label, value) to the right of the sheet."""
+    col = 14
+    ws.cell(row=row, column=col, value="option").font = BOLD
+    ws.cell(row=row, column=col + 1, value=cell_value(chart.unit)).font = BOLD
+    for i, (label, value) in enumerate(zip(chart.labels, chart.values, strict=True), start=1):
+        put(ws, row + i, col, label)
+        cell = ws.cell(row=row + i, column=col + 1, value=None if value != value else value)
+        cell.number_format = USD if "$" in chart.unit or "USD" in chart.unit else DECIMAL
+    xl = XlBarChart()
+    xl.type = "bar"
+    xl.title = chart.title
+    xl.y_axis.title = chart.unit
+    xl.x_axis.title = "option"
+    xl.y_axis.numFmt = '"$"#,##0' if "$" in chart.unit or "USD" in chart.unit else "#,##0"
+    xl.y_axis.delete = False
+    xl.x_axis.delete = False
+    xl.legend = None
+    n = len(chart.labels)
+    xl.add_data(Reference(ws, min_col=col + 1, min_row=row, max_row=row + n), titles_from_data=True)
+    xl.set_categories(Reference(ws, min_col=col, min_row=row + 1, max_row=row + n))
+    xl.height, xl.width = 2.2 + 1.0 * n, 18
+    ws.add_chart(xl, f"A{row}")
+    return row + int(xl.height * 2) + 2
+
+
+# -- the workbook -----------------------------------------------------------------------------
+def workbook(doc: Document) -> bytes:
+    wb = Workbook()
+    used: set[str] = set()
+    decision = wb.active
+    # The first section (the brief's decision, the review's summary) is the first sheet.
+    decision.title = _sheet_name(doc.sections[0].title if doc.sections else "Summary", used)
+    assumptions = wb.create_sheet(_sheet_name("Assumptions", used))
+    live = doc.live_model
+    if live is not None:
+        live = LiveModel(
+            live.lines.rename(columns={n: _attr(n) for n in MODEL_COLUMNS}),
+            live.one_time_usd,
+            live.baseline,
+            live.hours_per_month,
+            live.horizon_months,
+            live.money_table,
+            live.money_columns,
+            live.flat_horizon,
+        )
+    hours, horizon, refs = _assumptions_sheet(assumptions, doc, live)
+    totals: dict = {}
+    if live is not None:
+        totals = _cost_model_sheet(
+            wb.create_sheet(_sheet_name("Cost model", used)), live, hours, horizon, refs
+        )
+    _decision_sheet(decision, doc, totals, live)
+    for section in doc.sections[1:]:
+        for t in (b for b in section.blocks if isinstance(b, Table)):
+            sheet = wb.create_sheet(_sheet_name(t.sheet or t.title, used))
+            write_table(sheet, t.frame)
+            sheet.freeze_panes = "A2"
+            if t.note:
+                sheet.cell(row=len(t.frame) + 3, column=1, value=cell_value(t.note)).font = Font(
+                    italic=True
+                )
+    buffer = io.BytesIO()
+    wb.properties.title = doc.title
+    wb.properties.creator = "tokendesk"
+    wb.save(buffer)
+    return buffer.getvalue()
