@@ -10,9 +10,11 @@ source, date and snapshot id.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
+from typing import Any
 
 import pandas as pd
 
@@ -161,11 +163,16 @@ def recommend(result: ScenarioResult, baseline: ScenarioResult, t: Thresholds) -
         )
     )
     slo_ok = all(lat.meets for lat in result.latency) and bool(result.latency)
-    worst = max(result.latency, key=lambda lat: lat.ftl_ms / lat.slo_ms, default=None)
+    # An FTL that is not known counts as the worst: the SLO cannot be shown to hold.
+    worst = max(
+        result.latency,
+        key=lambda lat: (math.inf if lat.ftl_ms is None else lat.ftl_ms) / lat.slo_ms,
+        default=None,
+    )
     checks.append(
         RuleCheck(
             "meets the FTL SLO",
-            f"worst {worst.segment} on {worst.allocation}: {worst.ftl_ms:,.0f} ms "
+            f"worst {worst.segment} on {worst.allocation}: {formatting.ms(worst.ftl_ms)} "
             f"vs {worst.slo_ms:,.0f} ms ({worst.percentile})"
             if worst
             else "no interactive traffic sized",
@@ -434,7 +441,7 @@ def _date(value: object) -> str:
     return formatting.day(None if value is pd.NaT else value)
 
 
-def _usd0(v: object) -> str:
+def _usd0(v: Any) -> str:
     if isinstance(v, str):
         return v
     if isinstance(v, int | float) and v == v and v < 0:
@@ -442,7 +449,7 @@ def _usd0(v: object) -> str:
     return formatting.usd(v, 0)
 
 
-def _weeks(v: object) -> str:
+def _weeks(v: Any) -> str:
     return "—" if v is None or v != v else f"{float(v):g} w"
 
 
@@ -963,7 +970,7 @@ def brief_document(c: Comparison) -> Document:
     money_rows = []
     for r in c.results:
         m = money(r, base)
-        cr = ranges.get(r.name)
+        band = ranges.get(r.name)
         money_rows.append(
             {
                 "option": r.name,
@@ -972,8 +979,8 @@ def brief_document(c: Comparison) -> Document:
                 "one-time": m.one_time_usd,
                 f"{HORIZON_MONTHS} months": m.horizon_usd,
                 f"vs {base.name}, {HORIZON_MONTHS} months": m.vs_baseline_horizon_usd,
-                "$/month low": cr.monthly_usd_low if cr else "— (no fleet to price)",
-                "$/month high": cr.monthly_usd_high if cr else "— (no fleet to price)",
+                "$/month low": band.monthly_usd_low if band else "— (no fleet to price)",
+                "$/month high": band.monthly_usd_high if band else "— (no fleet to price)",
                 "weeks to cutover": r.timeline.weeks_to_cutover,
             }
         )

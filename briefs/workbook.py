@@ -16,6 +16,7 @@ from __future__ import annotations
 import io
 import re
 from datetime import date, datetime
+from typing import Any
 
 import pandas as pd
 from openpyxl import Workbook
@@ -168,7 +169,7 @@ def _assumptions_sheet(
     ws.cell(row=1, column=1, value="Assumptions").font = Font(bold=True, size=13)
     row = 2
     hours_ref = horizon_ref = ""
-    one_time_refs: dict[str, str] = {}
+    one_time_refs: dict[str, Any] = {}
     if live is not None:
         ws.cell(
             row=2,
@@ -238,7 +239,7 @@ def _cost_model_sheet(
         value="monthly = held units × $/unit-hour × hours + burst unit-hours × $/unit-hour + "
         "spot units × $/unit-hour × hours (inputs on the Assumptions sheet)",
     ).font = Font(italic=True)
-    header = ("option", "line", "monthly cost", "app's figure", "difference")
+    header: tuple[str, ...] = ("option", "line", "monthly cost", "app's figure", "difference")
     for j, name in enumerate(header, start=1):
         cell = ws.cell(row=4, column=j, value=name)
         cell.font, cell.fill = BOLD, HEADER_FILL

@@ -328,7 +328,9 @@ def plan_verdicts(results: Sequence[PlanResult]) -> list[PlanVerdict]:
             reason = f"the cheapest plan that serves the demand; {pays[:1].lower()}{pays[1:]}"
         else:
             verdict = NO_BUY_WORD
-            reason = f"cheaper than {stay.name}, but {best.name} saves more"
+            # Reached only with a best plan: r is cheaper, feasible and within the constraints.
+            better = best.name if best else "another plan"
+            reason = f"cheaper than {stay.name}, but {better} saves more"
         out.append(PlanVerdict(r.name, verdict, reason, total(r), diff))
     return out
 
@@ -545,7 +547,10 @@ def workspace_document(
             ("CPU share (Add CPU fallback)", f"{knobs.cpu_share:.0%}"),
             ("utilisation cap", f"{knobs.utilisation_cap:.0%}"),
             ("loaded cost of an engineer-week", f"${knobs.loaded_usd_per_engineer_week:,.0f}"),
-            ("decision rule", plan_verdicts.__doc__.split(":", 1)[1].strip().replace("\n", " ")),
+            (
+                "decision rule",
+                (plan_verdicts.__doc__ or ":").split(":", 1)[1].strip().replace("\n", " "),
+            ),
         ],
         columns=["item", "value"],
     )

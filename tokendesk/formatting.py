@@ -4,10 +4,16 @@ thousands separators. Used by the CLI, the dashboard and the briefs alike."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 
 def _missing(value: object) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _number(value: Any) -> float | None:
+    """``value`` as a float, or None when it is missing (None or NaN)."""
+    return None if _missing(value) else float(value)
 
 
 #: What a figure whose source states no date shows in place of one (never a made-up date).
@@ -23,39 +29,43 @@ def day(value: object) -> str:
     return str(value)[:10]
 
 
-def usd_per_1k(value: float | None) -> str:
+def usd_per_1k(value: Any) -> str:
     """$0.000517 — three significant digits, because these figures span five orders of magnitude."""
-    if _missing(value):
+    number = _number(value)
+    if number is None:
         return "—"
-    number = float(value)
     if number >= 1 or number <= 0:
         return f"${number:,.2f}"
     decimals = -math.floor(math.log10(number)) + 2
     return f"${number:.{decimals}f}"
 
 
-def usd(value: float | None, digits: int = 2) -> str:
-    if _missing(value):
+def usd(value: Any, digits: int = 2) -> str:
+    number = _number(value)
+    if number is None:
         return "—"
-    return f"${float(value):,.{digits}f}"
+    return f"${number:,.{digits}f}"
 
 
-def ms(value: float | None) -> str:
-    if _missing(value):
+def ms(value: Any) -> str:
+    number = _number(value)
+    if number is None:
         return "unknown"
-    return f"{float(value):,.0f} ms"
+    return f"{number:,.0f} ms"
 
 
-def tok_s(value: float | None) -> str:
-    if _missing(value):
+def tok_s(value: Any) -> str:
+    number = _number(value)
+    if number is None:
         return "—"
-    return f"{float(value):,.0f} tok/s"
+    return f"{number:,.0f} tok/s"
 
 
-def percent(value: float | None, digits: int = 1) -> str:
-    if _missing(value):
+def percent(value: Any, digits: int = 1) -> str:
+    number = _number(value)
+    if number is None:
         return "—"
-    return f"{float(value) * 100:.{digits}f}%"
+    return f"{number * 100:.{digits}f}%"
 
 
 #: The token counts a $/token figure can be quoted per, as the URL writes them. $/1K is the
@@ -79,7 +89,7 @@ def token_unit_factor(unit: str) -> float:
     return TOKEN_UNITS[_unit(unit)] / TOKEN_UNITS[DEFAULT_TOKEN_UNIT]
 
 
-def per_tokens(usd_per_1k: object, unit: str) -> object:
+def per_tokens(usd_per_1k: Any, unit: str) -> Any:
     """A $/1K figure (a number, array or column) in ``unit``."""
     return usd_per_1k * token_unit_factor(unit)
 
@@ -99,9 +109,10 @@ def cost_format(unit: str) -> str:
     return f"$%.{_UNIT_DECIMALS[_unit(unit)]}f"
 
 
-def usd_per_tokens(value: float | None, unit: str, tokens: str = "") -> str:
+def usd_per_tokens(value: Any, unit: str, tokens: str = "") -> str:
     """A $/1K figure (``value``) as text in ``unit``, with its unit: "$0.517 /1M output tokens"."""
-    if _missing(value):
+    number = _number(value)
+    if number is None:
         return "—"
     words = f"{tokens} tokens" if tokens else "tokens"
-    return f"{usd_per_1k(per_tokens(float(value), unit))} /{_UNIT_SHORT[_unit(unit)]} {words}"
+    return f"{usd_per_1k(number * token_unit_factor(unit))} /{_UNIT_SHORT[_unit(unit)]} {words}"

@@ -256,8 +256,8 @@ def build_preview(
             fingerprint=mark,
             errors=(f"{name} was not imported: {reason}. Nothing was written.",),
         )
-    kept, checks, implausible = gate(name, results, dict(catalog))
-    kept = tuple(kept)
+    gated, checks, implausible = gate(name, results, dict(catalog))
+    kept = tuple(gated)
     tool = kept[0].source_tool if kept else ""
     notes = tuple(sorted({note for r in kept for note in r.notes.split("; ") if note}))
     return Preview(

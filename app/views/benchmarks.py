@@ -19,6 +19,7 @@ from tokendesk import formatting
 from tokendesk.catalog import load_catalog
 from tokendesk.exports import safe_csv
 from tokendesk.metrics import PERCENTILES, ftl_with_basis
+from warehouse.engine import Wait
 
 #: The importers' own limit, also enforced by the upload widget before a byte reaches the server.
 MAX_UPLOAD_MB = MAX_IMPORT_BYTES // (1024 * 1024)
@@ -49,6 +50,11 @@ INPUTS = (
     UrlInput("throughput", "choice", "replica", choices=tuple(THROUGHPUT)),
     UrlInput("sweeps_only", "flag", False),
 )
+
+
+def _say_waiting(wait: Wait) -> None:
+    """A write that waits for another process says so on the page."""
+    st.info(wait.message(with_path=False))
 
 
 def _parity(exact: float | None, similarity: float | None) -> str:
@@ -184,7 +190,8 @@ with tab_import:
         instance_type=override_instance,
         measured_on=override_measured,
     )
-    if st.button("Validate and preview", key="upload_preview", disabled=uploaded is None):
+    clicked = st.button("Validate and preview", key="upload_preview", disabled=uploaded is None)
+    if clicked and uploaded is not None:
         st.session_state.pop(IMPORT_STATE, None)
         st.session_state[PREVIEW_STATE] = bench_import.build_preview(
             uploaded.name, uploaded.getvalue(), fields, catalog
@@ -224,7 +231,7 @@ with tab_import:
             disabled=not preview.writable,
         ):
             try:
-                with data.writer(lambda wait: st.info(wait.message(with_path=False))) as warehouse:
+                with data.writer(_say_waiting) as warehouse:
                     outcome = bench_import.write(warehouse, preview)
             except Exception as exc:  # shown to the person, never as a traceback
                 st.error(
@@ -273,9 +280,7 @@ with tab_history:
                     st.error("Give a reason and your name; nothing was retracted.")
                 else:
                     try:
-                        with data.writer(
-                            lambda wait: st.info(wait.message(with_path=False))
-                        ) as warehouse:
+                        with data.writer(_say_waiting) as warehouse:
                             warehouse.retract_snapshot(target, reason, who)
                     except Exception as exc:  # shown to the person, never as a traceback
                         st.error(f"Snapshot {plain(target)} was not retracted: {plain(exc)}.")

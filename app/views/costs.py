@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import partial
+from typing import Any
 
 import streamlit as st
 
@@ -38,7 +39,7 @@ INPUTS = (
 def sidebar(values: dict[str, list[str]], start: dict) -> dict:
     with st.sidebar:
         st.header("Filters")
-        chosen = {
+        chosen: dict[str, Any] = {
             name: st.multiselect(label, values[name], default=start[name], key=name)
             for name, label in FILTERS.items()
         }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 from app import charts, data, ui
@@ -35,7 +37,13 @@ MAX_POINTS = 3000
 #: The same keys (and bounds) as the Scenarios page, so a link carries them from page to page.
 INPUTS = (
     UrlInput("model", "choice", si.DEFAULTS.model, choices=tuple(si.MODEL_FAMILIES)),
-    UrlInput("slo", "number", si.DEFAULTS.slo, *map(float, si.BOUNDS["slo"])),
+    UrlInput(
+        "slo",
+        "number",
+        si.DEFAULTS.slo,
+        low=float(si.BOUNDS["slo"][0]),
+        high=float(si.BOUNDS["slo"][1]),
+    ),
     UrlInput("pct", "choice", si.DEFAULTS.pct, choices=PERCENTILES),
     UrlInput("pricing", "choice", "on-demand", choices=tuple(PRICING_FAMILIES)),
     ui.UNIT_INPUT,
@@ -111,7 +119,7 @@ def cheapest_per_vendor(scope, percentile: str, slo: float, pricing: str, unit: 
 
 def pareto(scope, percentile: str, slo: float, unit: str) -> None:
     st.subheader(f"Pareto frontier: {formatting.cost_label(unit, 'output')} against FTL")
-    unbounded = {"ftl_percentile": percentile, "max_ftl_ms": float("inf")}
+    unbounded: dict[str, Any] = {"ftl_percentile": percentile, "max_ftl_ms": float("inf")}
     frontier = data.cost_options(path, scope, frontier_only=True, **unbounded)
     nearby = data.cost_options(path, scope, limit=MAX_POINTS, **unbounded)
     plotted = model.plotted_options(nearby, frontier)

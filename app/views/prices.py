@@ -693,12 +693,12 @@ with tab_integrity:
             or (q.quote_id and f"sheet:{q.provider}:negotiated" in unchecked)
         ]
         if quotes:
-            report = check_snapshot(quotes, [])
+            integrity = check_snapshot(quotes, [])
             frames.append(
                 pd.DataFrame(
                     [
                         (", ".join(unchecked), r.rule, r.checked, r.failed, r.detail)
-                        for r in report.rules
+                        for r in integrity.rules
                     ],
                     columns=["source", "rule", "checked", "failed", "detail"],
                 ).assign(
@@ -706,8 +706,8 @@ with tab_integrity:
                 )
             )
             for label, flags in (
-                ("would be quarantined", report.quarantine),
-                ("review", report.review_flags),
+                ("would be quarantined", integrity.quarantine),
+                ("review", integrity.review_flags),
             ):
                 for index, reason in sorted(flags.items()):
                     q = quotes[index]
