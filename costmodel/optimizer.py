@@ -159,22 +159,47 @@ class Solution:
 
 # ---- dominance ---------------------------------------------------------------------------------
 def prune(candidates: Sequence[Candidate], n_plus_one: bool = False) -> tuple[Candidate, ...]:
-    """Drop market options another option of the same workload, vendor, backend and kind beats:
-    no dearer and carrying at least as much per unit (with N+1 only an equal unit counts, since a
-    larger unit raises the headroom needed). Fleet lines are always kept."""
+    """Drop market options that whole units of one other option of the same workload and backend
+    replace at no more cost: ``k = ceil(capacity / other's capacity)`` units of the other carry at
+    least as much and ``k ×`` its monthly price is no dearer. Swapping them in keeps every hour
+    carried, the vendor's traffic and the backends used unchanged, so the optimum stays the same. An
+    on-demand unit can replace a held one (kept up all month it costs rate × 730 h), never the
+    reverse (a held unit is paid in the hours nobody needs it). With N+1 only units no larger than
+    the replaced one count, since a larger unit raises the headroom needed. Fleet lines are always
+    kept."""
     out = [c for c in candidates if c.role == "fleet"]
-    groups: dict[tuple, list[Candidate]] = {}
+    groups: dict[tuple[str, str], list[Candidate]] = {}
     for c in candidates:
         if c.role != "fleet" and c.unit_capacity > 0:
-            key = (c.workload, c.backend, c.kind) + ((c.unit_capacity,) if n_plus_one else ())
-            groups.setdefault(key, []).append(c)
+            groups.setdefault((c.workload, c.backend), []).append(c)
     for group in groups.values():
-        best_cap = -1.0
-        for c in sorted(group, key=lambda c: (c.usd_per_unit, -c.unit_capacity)):
-            if c.unit_capacity > best_cap + _EPS:
-                out.append(c)
-                best_cap = c.unit_capacity
+        kept: list[Candidate] = []
+        # A replacement never costs more per unit than what it replaces, so cheapest first means
+        # every possible replacement is already decided when a candidate comes up.
+        order = sorted(
+            range(len(group)),
+            key=lambda j: (
+                group[j].usd_per_unit_month,
+                group[j].kind != HOURLY,
+                -group[j].unit_capacity,
+                j,
+            ),
+        )
+        for j in order:
+            c = group[j]
+            if not any(_replaces(d, c, n_plus_one) for d in kept):
+                kept.append(c)
+        out.extend(sorted(kept, key=group.index))
     return tuple(out)
+
+
+def _replaces(d: Candidate, c: Candidate, n_plus_one: bool) -> bool:
+    if c.kind == HOURLY and d.kind != HOURLY:
+        return False
+    if n_plus_one and d.unit_capacity > c.unit_capacity + _EPS:
+        return False
+    k = math.ceil(c.unit_capacity / d.unit_capacity - _EPS)
+    return k * d.usd_per_unit_month <= c.usd_per_unit_month + _EPS
 
 
 # ---- the programme -----------------------------------------------------------------------------
@@ -218,26 +243,35 @@ def solve(
         return len(cost) - 1
 
     constant = 0.0
-    # Unit variables: held candidates get one, hourly ones one per hour.
+    extra = 1 if problem.n_plus_one else 0
+    # Unit variables: held candidates get one, hourly ones one per hour. A unit count never needs
+    # to pass what the candidate alone would carry (the peak for held units, the hour's load for
+    # hourly ones; one more with N+1): beyond that a unit can be dropped with every hour still
+    # carried, the vendor's traffic unchanged and the headroom no larger.
     unit_vars: list[list[int]] = []
-    bounds_ub: list[int] = []
+    unit_ub: list[list[int]] = []
     for c in cands:
-        peak = float(loads[c.workload].max())
-        need = math.ceil(peak / c.unit_capacity - _EPS) + (1 if problem.n_plus_one else 0)
-        ub = c.max_units if c.max_units is not None else max(need, 0)
-        if c.unit_capacity <= 0:
-            ub = c.max_units or 0
-        bounds_ub.append(ub)
+        levels = [float(loads[c.workload].max())] if c.kind == HELD else loads[c.workload]
+        if c.unit_capacity > 0:
+            need = [math.ceil(lv / c.unit_capacity - _EPS) + extra for lv in levels]
+        else:
+            need = [0 for _ in levels]
+        if c.max_units is not None:
+            need = [min(n, c.max_units) for n in need]
+        unit_ub.append(need)
         if c.kind == HELD:
             per = c.usd_per_unit
             if c.role == "fleet":
                 # kept × rate + (count − kept) × release = count × release + kept × (rate − release)
                 constant += (c.max_units or 0) * c.release_usd_per_unit_month
                 per = c.usd_per_unit - c.release_usd_per_unit_month
-            unit_vars.append([var(per, 0, ub, True)])
+            unit_vars.append([var(per, 0, need[0], True)])
         else:
             per_hour = c.usd_per_unit * HOURS_PER_MONTH / problem.hours
-            unit_vars.append([var(per_hour * weight[h], 0, ub, True) for h in range(H)])
+            unit_vars.append([var(per_hour * weight[h], 0, need[h], True) for h in range(H)])
+    # The fixed part of the cost as a variable held at 1, so that the solver's gap is measured
+    # against the whole monthly cost.
+    var(constant, 1, 1, False)
 
     def at(i: int, h: int) -> int:
         v = unit_vars[i]
@@ -266,8 +300,9 @@ def solve(
     for i, c in enumerate(cands):
         z = backend_var.get(c.backend)
         if z is not None:
-            for v in set(unit_vars[i]):
-                row([(v, 1.0), (z, -float(bounds_ub[i]))], -np.inf, 0.0)
+            for v, ub in zip(unit_vars[i], unit_ub[i], strict=True):
+                if ub > 0:
+                    row([(v, 1.0), (z, -float(ub))], -np.inf, 0.0)
 
     # N+1: M_w ≥ the largest unit in use; every hour carries its load plus M_w.
     headroom: dict[str, int] = {}
@@ -275,11 +310,12 @@ def solve(
         for w in workloads:
             headroom[w] = var(0.0, 0, np.inf, False)
         for i, c in enumerate(cands):
-            if c.unit_capacity <= 0 or bounds_ub[i] == 0:
+            if c.unit_capacity <= 0 or max(unit_ub[i]) == 0:
                 continue
             u = var(0.0, 0, 1, True)
-            for v in set(unit_vars[i]):
-                row([(v, 1.0), (u, -float(bounds_ub[i]))], -np.inf, 0.0)
+            for v, ub in zip(unit_vars[i], unit_ub[i], strict=True):
+                if ub > 0:
+                    row([(v, 1.0), (u, -float(ub))], -np.inf, 0.0)
             row([(headroom[c.workload], 1.0), (u, -c.unit_capacity)], 0.0, np.inf)
 
     by_w = {w: [i for i, c in enumerate(cands) if c.workload == w] for w in workloads}
@@ -301,6 +337,11 @@ def solve(
             for h in range(H):
                 s = var(0.0, 0, float(loads[w][h]), False)
                 share_vars[(w, v, h)] = s
+                # Traffic on a backend not yet run needs its one-time cost paid (a tighter form of
+                # the unit links above, which the relaxation would otherwise pay a sliver of).
+                zs = {backend_var.get(cands[i].backend) for i in members}
+                if None not in zs:
+                    row([(s, 1.0)] + [(z, -float(loads[w][h])) for z in zs], -np.inf, 0.0)
                 row(
                     [(s, 1.0)] + [(at(i, h), -cands[i].unit_capacity) for i in members],
                     -np.inf,
@@ -347,7 +388,7 @@ def solve(
     shares = {v: served[v] / total for v in vendors if total > 0 and served[v] > _EPS}
     status = "optimal" if res.status == 0 else "feasible"
     gap = float(getattr(res, "mip_gap", 0.0) or 0.0)
-    objective = float(res.fun) + constant
+    objective = float(res.fun)
     return Solution(
         status, objective, gap, tuple(choices), shares, one_time, released_paid, res.message
     )
