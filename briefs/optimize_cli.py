@@ -71,6 +71,7 @@ class Optimized:
             "solver_status": s.status,
             "objective_usd_per_month": _money(s.objective_usd_per_month),
             "gap": s.gap,
+            "bound_usd_per_month": _money(s.bound_usd_per_month),
             "run_rate_usd_per_month": round(s.run_rate_usd_per_month, 2),
             "released_commitments_paid_usd_per_month": round(s.released_paid_usd_per_month, 2),
             "one_time_usd": round(s.one_time_usd, 2),
@@ -108,6 +109,12 @@ class Optimized:
                 " built-in scenarios are priced the same way"
             ),
         }
+
+
+def _proven(s: Solution) -> str:
+    if s.gap is None or s.bound_usd_per_month is None:
+        return "no proven bound"
+    return f"gap {s.gap:.4%} (no plan costs less than ${s.bound_usd_per_month:,.2f}/month)"
 
 
 def _money(v: float | None) -> float | None:
@@ -168,8 +175,7 @@ def _rows(o: Optimized) -> list[dict[str, str]]:
 def _summary(o: Optimized) -> list[str]:
     s = o.solution
     out = [
-        f"Solver: {s.status}, gap {s.gap if s.gap is not None else 'n/a'},"
-        f" {o.n_candidates} candidates, {o.solve_seconds:.2f} s.",
+        f"Solver: {s.status}, {_proven(s)}, {o.n_candidates} candidates, {o.solve_seconds:.2f} s.",
     ]
     if s.feasible:
         shares = ", ".join(f"{k} {v:.0%}" for k, v in s.vendor_shares.items())
