@@ -31,7 +31,9 @@ carries at least as much per unit) are dropped before solving; this never change
 
 from __future__ import annotations
 
+import itertools
 import math
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -215,6 +217,7 @@ def solve(
     """Solve the programme (see the module docstring). The solver stops once its plan is proven
     within ``mip_rel_gap`` of the cheapest possible (0.1% by default; 0 proves optimality) or at
     ``time_limit_s``; the solution carries the proven bound and the true gap either way."""
+    deadline = time.perf_counter() + time_limit_s
     cands = prune(problem.candidates, problem.n_plus_one) if dominance else problem.candidates
     cands = tuple(c for c in cands if c.workload in problem.loads)
     workloads = list(problem.loads)
@@ -281,7 +284,7 @@ def solve(
             unit_vars.append([var(per_hour * weight[h], 0, need[h], True) for h in range(H)])
     # The fixed part of the cost as a variable held at 1, so that the solver's gap is measured
     # against the whole monthly cost.
-    var(constant, 1, 1, False)
+    fixed_var = var(constant, 1, 1, False)
 
     def at(i: int, h: int) -> int:
         v = unit_vars[i]
@@ -366,21 +369,64 @@ def solve(
             row(entries, -np.inf, problem.max_vendor_share * total)
 
     n = len(cost)
-    constraints = []
-    if rlo:
-        A = coo_array((vals, (rows, cols)), shape=(len(rlo), n)).tocsr()
-        constraints = [LinearConstraint(A, np.array(rlo), np.array(rhi))]
-    res = milp(
-        np.array(cost),
-        integrality=np.array(integ),
-        bounds=Bounds(np.array(lo), np.array(hi)),
+    c_vec, integ_vec = np.array(cost), np.array(integ)
+    bounds = Bounds(np.array(lo), np.array(hi))
+    A = coo_array((vals, (rows, cols)), shape=(len(rlo), n)).tocsr()
+    row_lo, row_hi = np.array(rlo), np.array(rhi)
+    constraints = [LinearConstraint(A, row_lo, row_hi)] if rlo else []
+
+    # 1. The relaxation: its optimum is a proven lower bound, and its traffic split is the plan
+    #    the rounding below follows.
+    lp = milp(
+        c_vec,
+        integrality=np.zeros(n),
+        bounds=bounds,
         constraints=constraints,
-        options={"mip_rel_gap": mip_rel_gap, "time_limit": time_limit_s, "disp": False},
+        options={"time_limit": max(deadline - time.perf_counter(), 0.05), "disp": False},
     )
-    if res.x is None:
-        status = "infeasible" if res.status == 2 else "error"
-        return Solution(status, None, None, (), {}, 0.0, 0.0, res.message)
-    x = np.round(res.x[: len(cost)], 6)
+    if lp.status == 2:
+        return Solution("infeasible", None, None, (), {}, 0.0, 0.0, lp.message)
+    lp_bound = float(lp.fun) if lp.status == 0 else -math.inf
+
+    # 2. Rounding: every workload-hour's traffic on each vendor in the relaxation is carried by
+    #    whole units: each held unit the relaxation holds in part is tried rounded down and up,
+    #    and the rest is covered by the cheapest mix of whole hourly units (one more held unit
+    #    where a vendor has no hourly option). The plan is kept only if it passes every row.
+    best_x: np.ndarray | None = None
+    best_obj = math.inf
+    if lp.status == 0 and not problem.n_plus_one:
+        x = _round(lp.x, c_vec, cands, unit_vars, unit_ub, cap, share_vars, backend_var, H)
+        x[fixed_var] = 1.0
+        if _satisfies(x, A, row_lo, row_hi, bounds, integ_vec):
+            best_x, best_obj = x, float(c_vec @ x)
+    bound = lp_bound
+
+    # 3. Branch and bound, unless the rounded plan is already proven close enough.
+    message = "rounded from the LP relaxation, within the gap asked of its bound"
+    if best_x is None or best_obj - bound > mip_rel_gap * abs(best_obj):
+        res = milp(
+            c_vec,
+            integrality=integ_vec,
+            bounds=bounds,
+            constraints=constraints,
+            options={
+                "mip_rel_gap": mip_rel_gap,
+                "time_limit": max(deadline - time.perf_counter(), 0.05),
+                "disp": False,
+            },
+        )
+        message = res.message
+        if res.status == 2:
+            return Solution("infeasible", None, None, (), {}, 0.0, 0.0, res.message)
+        mip_bound = getattr(res, "mip_dual_bound", None)
+        if mip_bound is not None and math.isfinite(mip_bound):
+            bound = max(bound, float(mip_bound))
+        if res.x is not None and float(res.fun) < best_obj:
+            best_x, best_obj = np.asarray(res.x), float(res.fun)
+    if best_x is None:
+        return Solution("error", None, None, (), {}, 0.0, 0.0, message)
+
+    x = np.round(best_x, 6)
     choices = []
     released_paid = 0.0
     for i, c in enumerate(cands):
@@ -394,25 +440,139 @@ def solve(
     one_time = sum(problem.one_time_usd_by_backend[b] for b, z in backend_var.items() if x[z] > 0.5)
     served = {v: 0.0 for v in vendors}
     for (_, v, h), s in share_vars.items():
-        served[v] += float(res.x[s]) * weight[h]
+        served[v] += float(best_x[s]) * weight[h]
     shares = {v: served[v] / total for v in vendors if total > 0 and served[v] > _EPS}
-    status = "optimal" if res.status == 0 else "feasible"
-    objective = float(res.fun)
-    bound = getattr(res, "mip_dual_bound", None)
-    bound = objective if bound is None or not math.isfinite(bound) else min(float(bound), objective)
+    bound = min(bound, best_obj)
     # The true gap, (cost − proven bound) ÷ cost, not the tolerance asked for.
-    gap = (objective - bound) / abs(objective) if objective else 0.0
+    gap = (best_obj - bound) / abs(best_obj) if best_obj else 0.0
+    status = "optimal" if gap <= mip_rel_gap + 1e-12 else "feasible"
     return Solution(
         status,
-        objective,
+        best_obj,
         gap,
         tuple(choices),
         shares,
         one_time,
         released_paid,
-        res.message,
+        message,
         bound,
     )
+
+
+def _round(
+    x_lp: np.ndarray,
+    price: np.ndarray,
+    cands: Sequence[Candidate],
+    unit_vars: Sequence[Sequence[int]],
+    unit_ub: Sequence[Sequence[int]],
+    cap: Sequence[float],
+    share_vars: Mapping[tuple[str, str, int], int],
+    backend_var: Mapping[str, int],
+    hours: int,
+) -> np.ndarray:
+    """A whole-unit plan that carries the relaxation's traffic split (see ``solve``)."""
+    x = np.zeros_like(x_lp)
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, c in enumerate(cands):
+        if cap[i] > 0:
+            groups.setdefault((c.workload, c.vendor), []).append(i)
+    for (w, v), members in groups.items():
+        held = [i for i in members if cands[i].kind == HELD]
+        hourly = [i for i in members if cands[i].kind == HOURLY]
+        target = [
+            float(x_lp[share_vars[(w, v, h)]]) if (w, v, h) in share_vars else 0.0
+            for h in range(hours)
+        ]
+        floor = {i: math.floor(x_lp[unit_vars[i][0]] + 1e-6) for i in held}
+        fractional = [i for i in held if x_lp[unit_vars[i][0]] - floor[i] > 1e-6][:6]
+        best: tuple[float, dict[int, int]] | None = None
+        # Each held unit the relaxation holds in part is tried rounded down and up.
+        for ups in itertools.product((0, 1), repeat=len(fractional)):
+            counts = dict(floor)
+            for i, up in zip(fractional, ups, strict=True):
+                counts[i] = min(counts[i] + up, unit_ub[i][0])
+            plan = {unit_vars[i][0]: k for i, k in counts.items()}
+            held_cap = sum(cap[i] * k for i, k in counts.items())
+            if not hourly:
+                # No hourly option: more held units, enough for the vendor's busiest hour.
+                short = max(target) - held_cap
+                if short > _EPS:
+                    room = [
+                        (cap[i], price[unit_vars[i][0]], unit_ub[i][0] - counts[i]) for i in held
+                    ]
+                    for i, k in zip(held, _cover(short, room), strict=True):
+                        plan[unit_vars[i][0]] += k
+            else:
+                for h in range(hours):
+                    short = target[h] - held_cap
+                    if short > _EPS:
+                        items = [(cap[i], price[unit_vars[i][h]], unit_ub[i][h]) for i in hourly]
+                        for i, k in zip(hourly, _cover(short, items), strict=True):
+                            plan[unit_vars[i][h]] = k
+            usd = sum(price[col] * k for col, k in plan.items())
+            if best is None or usd < best[0]:
+                best = (usd, plan)
+        if best is not None:
+            for col, k in best[1].items():
+                x[col] = k
+    for s in share_vars.values():
+        x[s] = x_lp[s]
+    for b, z in backend_var.items():
+        used = any(
+            cands[i].backend == b and any(x[v] > 0.5 for v in unit_vars[i])
+            for i in range(len(cands))
+        )
+        x[z] = 1.0 if used else 0.0
+    return x
+
+
+def _cover(need: float, items: Sequence[tuple[float, float, float]]) -> list[int]:
+    """Whole units of the items (capacity, price, most units) carrying at least ``need`` at the
+    least price: the most cost-effective item fills in after every mix of up to a few units of
+    the next best (a small exhaustive search; exact where the mixes it tries cover the optimum)."""
+    order = sorted(range(len(items)), key=lambda j: items[j][1] / items[j][0])
+    counts = [0] * len(items)
+    if not order:
+        return counts
+    fill, others = order[0], order[1:4]
+    ranges = []
+    budget = 4096
+    for j in others:
+        top = int(min(items[j][2], math.ceil(need / items[j][0] - _EPS), 12))
+        top = max(0, min(top, budget // max(1, math.prod(len(r) for r in ranges)) - 1))
+        ranges.append(np.arange(top + 1))
+    grid = np.stack([g.ravel() for g in np.meshgrid(*ranges, indexing="ij")]) if ranges else None
+    cap_f, price_f, most_f = items[fill]
+    if grid is None:
+        k = max(0, math.ceil(need / cap_f - _EPS))
+        counts[fill] = int(min(k, most_f))
+        return counts
+    caps = np.array([items[j][0] for j in others])
+    prices = np.array([items[j][1] for j in others])
+    carried = caps @ grid
+    k_fill = np.maximum(0, np.ceil((need - carried) / cap_f - _EPS))
+    ok = k_fill <= most_f
+    total = prices @ grid + k_fill * price_f
+    total[~ok] = np.inf
+    best = int(np.argmin(total))
+    if not np.isfinite(total[best]):
+        counts[fill] = int(most_f)
+        for j in others:
+            counts[j] = int(items[j][2])
+        return counts
+    for r, j in enumerate(others):
+        counts[j] = int(grid[r, best])
+    counts[fill] = int(k_fill[best])
+    return counts
+
+
+def _satisfies(x, A, row_lo, row_hi, bounds: Bounds, integ: np.ndarray, tol: float = 1e-7) -> bool:
+    ax = A @ x
+    if np.any(ax < row_lo - tol) or np.any(ax > row_hi + tol):
+        return False
+    if np.any(x < bounds.lb - tol) or np.any(x > bounds.ub + tol):
+        return False
+    return bool(np.all(np.abs(x[integ == 1] - np.round(x[integ == 1])) <= tol))
 
 
 def objective_of(problem: Problem, choices: Sequence[Choice], backends_used: set[str]) -> float:

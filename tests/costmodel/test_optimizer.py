@@ -45,6 +45,33 @@ def test_the_milp_equals_brute_force_on_small_cases(seed):
     assert got.gap == pytest.approx(0.0, abs=1e-6)
 
 
+def test_the_rounded_relaxation_is_a_real_plan_and_the_bound_a_real_bound():
+    rounded = 0
+    for seed in range(12):
+        problem = random_problem(seed)
+        expected = brute_force(problem)
+        # A loose tolerance accepts the rounded plan whenever it passes every row.
+        got = solve(problem, mip_rel_gap=1.0)
+        if math.isinf(expected):
+            assert not got.feasible
+            continue
+        rounded += got.message.startswith("rounded from the LP relaxation")
+        assert feasible(problem, got.choices)
+        used = {ch.candidate.backend for ch in got.choices if any(ch.units)}
+        assert objective_of(problem, got.choices, used) == pytest.approx(
+            got.objective_usd_per_month, rel=1e-9
+        )
+        assert (
+            got.bound_usd_per_month
+            <= expected * (1 + 1e-9)
+            <= got.objective_usd_per_month * (1 + 1e-9)
+        )
+        assert got.gap == pytest.approx(
+            1 - got.bound_usd_per_month / got.objective_usd_per_month, abs=1e-12
+        )
+    assert rounded >= 6, "the rounding should give a plan on most small cases"
+
+
 def test_dominance_pruning_never_changes_the_optimum():
     for seed in range(12):
         problem = random_problem(seed)
