@@ -189,11 +189,13 @@ def prune(candidates: Sequence[Candidate], n_plus_one: bool = False) -> tuple[Ca
                 j,
             ),
         )
+        kept_at: list[int] = []
         for j in order:
             c = group[j]
             if not any(_replaces(d, c, n_plus_one) for d in kept):
                 kept.append(c)
-        out.extend(sorted(kept, key=group.index))
+                kept_at.append(j)
+        out.extend(group[j] for j in sorted(kept_at))
     return tuple(out)
 
 
@@ -395,10 +397,40 @@ def solve(
     best_x: np.ndarray | None = None
     best_obj = math.inf
     if lp.status == 0 and not problem.n_plus_one:
-        x = _round(lp.x, c_vec, cands, unit_vars, unit_ub, cap, share_vars, backend_var, H)
-        x[fixed_var] = 1.0
-        if _satisfies(x, A, row_lo, row_hi, bounds, integ_vec):
-            best_x, best_obj = x, float(c_vec @ x)
+        starts = [lp.x]
+        if any(0 < lp.x[z] < 1 for z in backend_var.values()):
+            # Also: each backend the relaxation paid part of its one-time cost for either paid in
+            # full or dropped (by whether it paid more than half), and the relaxation solved again.
+            lb2, ub2 = np.array(lo), np.array(hi)
+            for b, z in backend_var.items():
+                lb2[z] = ub2[z] = 1.0 if lp.x[z] > 0.5 else 0.0
+                if lp.x[z] <= 0.5:
+                    for i, c in enumerate(cands):
+                        if c.backend == b:
+                            ub2[unit_vars[i]] = 0.0
+            again = milp(
+                c_vec,
+                integrality=np.zeros(n),
+                bounds=Bounds(lb2, ub2),
+                constraints=constraints,
+                options={"time_limit": max(deadline - time.perf_counter(), 0.05), "disp": False},
+            )
+            if again.status == 0:
+                starts.append(again.x)
+        for start in starts:
+            served = {v: 0.0 for v in vendors}
+            for (_, v, h), s in share_vars.items():
+                served[v] += float(start[s]) * weight[h]
+            below = frozenset(
+                v for v in vendors if served[v] < problem.max_vendor_share * total - 1e-6
+            )
+            for pooled in {frozenset(), below}:
+                x = _round(
+                    start, c_vec, cands, unit_vars, unit_ub, cap, share_vars, backend_var, H, pooled
+                )
+                x[fixed_var] = 1.0
+                if _satisfies(x, A, row_lo, row_hi, bounds, integ_vec) and c_vec @ x < best_obj:
+                    best_x, best_obj = x, float(c_vec @ x)
     bound = lp_bound
 
     # 3. Branch and bound, unless the rounded plan is already proven close enough.
@@ -469,18 +501,25 @@ def _round(
     share_vars: Mapping[tuple[str, str, int], int],
     backend_var: Mapping[str, int],
     hours: int,
+    pooled: frozenset[str] = frozenset(),
 ) -> np.ndarray:
-    """A whole-unit plan that carries the relaxation's traffic split (see ``solve``)."""
+    """A whole-unit plan that carries the relaxation's traffic split (see ``solve``). Vendors in
+    ``pooled`` (below the share cap) are rounded together per workload: their traffic may move
+    between them, so one mix of whole units covers what they carry between them."""
     x = np.zeros_like(x_lp)
     groups: dict[tuple[str, str], list[int]] = {}
     for i, c in enumerate(cands):
+        z = backend_var.get(c.backend)
+        if c.vendor in pooled and z is not None and x_lp[z] <= _EPS:
+            continue  # pooling never brings in a backend the relaxation does not use
         if cap[i] > 0:
-            groups.setdefault((c.workload, c.vendor), []).append(i)
+            groups.setdefault((c.workload, "" if c.vendor in pooled else c.vendor), []).append(i)
     for (w, v), members in groups.items():
         held = [i for i in members if cands[i].kind == HELD]
         hourly = [i for i in members if cands[i].kind == HOURLY]
+        vendors = [v] if v else sorted(pooled)
         target = [
-            float(x_lp[share_vars[(w, v, h)]]) if (w, v, h) in share_vars else 0.0
+            sum(float(x_lp[share_vars[(w, u, h)]]) for u in vendors if (w, u, h) in share_vars)
             for h in range(hours)
         ]
         floor = {i: math.floor(x_lp[unit_vars[i][0]] + 1e-6) for i in held}
@@ -517,6 +556,29 @@ def _round(
                 x[col] = k
     for s in share_vars.values():
         x[s] = x_lp[s]
+    # Pooled vendors' traffic: what the relaxation gave each as far as its whole units carry, the
+    # rest to whichever has room.
+    for w in {c.workload for c in cands}:
+        for h in range(hours):
+            keys = [(w, u, h) for u in sorted(pooled) if (w, u, h) in share_vars]
+            if not keys:
+                continue
+            room = {}
+            for key in keys:
+                members = [i for i, c in enumerate(cands) if c.workload == w and c.vendor == key[1]]
+                room[key] = sum(
+                    cap[i] * x[unit_vars[i][0] if len(unit_vars[i]) == 1 else unit_vars[i][h]]
+                    for i in members
+                )
+            rest = sum(float(x_lp[share_vars[k]]) for k in keys)
+            for key in keys:
+                x[share_vars[key]] = min(float(x_lp[share_vars[key]]), room[key])
+                room[key] -= x[share_vars[key]]
+                rest -= x[share_vars[key]]
+            for key in keys:
+                more = min(max(rest, 0.0), room[key])
+                x[share_vars[key]] += more
+                rest -= more
     for b, z in backend_var.items():
         used = any(
             cands[i].backend == b and any(x[v] > 0.5 for v in unit_vars[i])
