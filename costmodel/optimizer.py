@@ -431,11 +431,42 @@ def solve(
                 x[fixed_var] = 1.0
                 if _satisfies(x, A, row_lo, row_hi, bounds, integ_vec) and c_vec @ x < best_obj:
                     best_x, best_obj = x, float(c_vec @ x)
+        # Polish, while it helps: the relaxation once more with the plan's held units and
+        # backends fixed, so that the traffic split fits the whole held units; then the hourly
+        # units rounded again.
+        for _ in range(3):
+            if best_x is None or time.perf_counter() > deadline:
+                break
+            lb3, ub3 = np.array(lo), np.array(hi)
+            fix = [u[0] for i, u in enumerate(unit_vars) if cands[i].kind == HELD]
+            fix += list(backend_var.values())
+            lb3[fix] = ub3[fix] = best_x[fix]
+            for i, c in enumerate(cands):
+                z = backend_var.get(c.backend)
+                if z is not None and best_x[z] < 0.5:
+                    ub3[unit_vars[i]] = 0.0
+            polish = milp(
+                c_vec,
+                integrality=np.zeros(n),
+                bounds=Bounds(lb3, ub3),
+                constraints=constraints,
+                options={"time_limit": max(deadline - time.perf_counter(), 0.05), "disp": False},
+            )
+            if polish.status != 0:
+                break
+            x = _round(polish.x, c_vec, cands, unit_vars, unit_ub, cap, share_vars, backend_var, H)
+            x[fixed_var] = 1.0
+            if not (_satisfies(x, A, row_lo, row_hi, bounds, integ_vec) and c_vec @ x < best_obj):
+                break
+            best_x, best_obj = x, float(c_vec @ x)
     bound = lp_bound
 
     # 3. Branch and bound, unless the rounded plan is already proven close enough.
     message = "rounded from the LP relaxation, within the gap asked of its bound"
-    if best_x is None or best_obj - bound > mip_rel_gap * abs(best_obj):
+    # (Skipped when less than half a second is left and a plan is in hand: branch and bound on a
+    # large programme does not finish its first node in that time.)
+    left = deadline - time.perf_counter()
+    if best_x is None or (best_obj - bound > mip_rel_gap * abs(best_obj) and left > 0.5):
         res = milp(
             c_vec,
             integrality=integ_vec,
