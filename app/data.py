@@ -290,3 +290,12 @@ def workspace_brief(path: str, ws, knobs, fmt: str) -> bytes:
     from briefs.workspace_plans import workspace_document
 
     return render_document(workspace_document(workspace_comparison(path, ws, knobs), ws), fmt)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def workspace_optimum(path: str, ws, knobs):
+    """The workspace's optimal fleet and its diversification frontier: the same call as
+    ``tokendesk optimize``."""
+    from briefs.optimize_cli import optimize
+
+    return optimize(_engine(path), ws, knobs)
