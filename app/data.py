@@ -286,10 +286,13 @@ def check_workspace(path: str, ws) -> list[str]:
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def workspace_brief(path: str, ws, knobs, fmt: str) -> bytes:
+    from briefs.optimize_cli import brief_sections
     from briefs.render import render_document
     from briefs.workspace_plans import workspace_document
 
-    return render_document(workspace_document(workspace_comparison(path, ws, knobs), ws), fmt)
+    optimal = brief_sections(workspace_optimum(path, ws, knobs))
+    results = workspace_comparison(path, ws, knobs)
+    return render_document(workspace_document(results, ws, optimal), fmt)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from briefs import workspace_plans as wp
+from briefs.optimize_cli import brief_sections, optimize
 from costmodel import domain
 from costmodel.scenario_inputs import parse_custom
 from costmodel.workspace import workspace_from_dict
@@ -198,7 +199,8 @@ def scenarios(
     elif fmt != ScenarioFormat.TABLE:
         from briefs.render import render_document
 
-        _write(render_document(wp.workspace_document(results, ws), fmt.value), output)
+        optimal = brief_sections(optimize(engine, ws, knobs))
+        _write(render_document(wp.workspace_document(results, ws, optimal), fmt.value), output)
     else:
         rows = wp.results_rows(results)
         table = Table(title=f"Scenarios for {ws.name}")

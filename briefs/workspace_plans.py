@@ -256,9 +256,10 @@ def headline(results: Sequence[PlanResult]) -> str:
     )
 
 
-def workspace_document(results: Sequence[PlanResult], ws: Workspace):
+def workspace_document(results: Sequence[PlanResult], ws: Workspace, optimal: Sequence = ()):
     """The scenario brief of a workspace comparison, in every export format (same figures as the
-    page and ``tokendesk scenarios``)."""
+    page and ``tokendesk scenarios``); ``optimal``: the optimizer's sections, placed after the
+    recommendation."""
     import pandas as pd
 
     from briefs.document import BarChart, Bullets, Document, Paragraph, Section, table
@@ -278,7 +279,8 @@ def workspace_document(results: Sequence[PlanResult], ws: Workspace):
                     value_format=lambda v: f"${v:,.0f}",
                 ),
             ),
-        )
+        ),
+        *optimal,
     ]
     for r in results:
         notes = (
