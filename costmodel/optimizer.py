@@ -137,7 +137,8 @@ class Choice:
 
 @dataclass(frozen=True)
 class Solution:
-    status: str  # optimal | feasible (time limit, gap > 0) | infeasible | error
+    #: optimal (proven within the gap asked) | feasible (time limit first) | infeasible | error
+    status: str
     objective_usd_per_month: float | None
     gap: float | None
     choices: tuple[Choice, ...]
