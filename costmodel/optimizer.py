@@ -24,9 +24,11 @@ fleet's lines to keep, so that every hour of the average day is carried:
 used or not) + one-time costs ÷ horizon. ``comparable_cost`` prices a built-in scenario the same
 way, so the optimum can be checked against every scenario the engine builds.
 
-Options dominated within the same vendor, backend and pricing kind (another costs no more and
-carries at least as much per unit) are dropped before solving; this never changes the optimum
-(swap every dominated unit for its dominator) and keeps the programme small.
+Options that whole units of one other option of the same workload and backend replace at no more
+cost are dropped before solving (see ``prune``); this never changes the optimum and keeps the
+programme small. ``solve`` first solves the LP relaxation (a proven lower bound), rounds it to a
+whole-unit plan that is checked against every row, and runs branch and bound only while that plan
+is not proven within the gap asked; every solution carries the proven bound and its true gap.
 """
 
 from __future__ import annotations
