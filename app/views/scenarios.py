@@ -119,51 +119,6 @@ for r in results:
     for reason in r.unserved_reasons:
         st.error(f"{plain(r.name)}: {plain(reason, limit=2000)}")
 
-st.subheader("Optimal")
-st.caption(
-    "The cheapest fleet (SKU × region × pricing model × count) that carries every hour of the "
-    "demand at its SLOs within the approved providers, regions and vendor-share cap, keeping "
-    "commitments that are paid anyway; solved as a mixed-integer programme. Here every scenario "
-    "is priced the same way as the optimizer prices a plan, so the rows compare directly."
-)
-with st.spinner("Solving for the optimal fleet…"):
-    optimum = data.workspace_optimum(path, view.workspace, view.knobs)
-(st.success if optimum.solution.feasible else st.error)(
-    plain(optimal_sentence(optimum), limit=2000)
-)
-st.dataframe(
-    optimal_table(optimum),
-    hide_index=True,
-    width="stretch",
-    key="optimal_summary",
-    column_config={
-        "$/month (optimizer basis)": st.column_config.NumberColumn(format="$%,.0f"),
-        "vs Stay ($/month)": st.column_config.NumberColumn(format="%+,.0f"),
-    },
-)
-if optimum.solution.feasible:
-    with st.expander("Optimal fleet"):
-        st.dataframe(
-            pd.DataFrame([ln.as_dict() for ln in plan_lines(optimum.solution)]).fillna("—"),
-            hide_index=True,
-            width="stretch",
-            key="optimal_fleet",
-            column_config={
-                "monthly_usd": st.column_config.NumberColumn("$/month", format="$%,.2f"),
-                "usd_per_hour": st.column_config.NumberColumn("$/hour", format="$%.4f"),
-            },
-        )
-frontier = frontier_frame(optimum.frontier)
-st.markdown("**Price of diversification**: the optimal fleet under each vendor-share cap.")
-if len(frontier):
-    st.plotly_chart(charts.frontier_chart(frontier), width="stretch", key="frontier")
-    st.caption(
-        "Each point is a separate solve with that cap; the line only joins solved caps. HHI is "
-        "Σ share² of the traffic each vendor carries (1 = a single vendor)."
-    )
-else:
-    st.info("No vendor-share cap has a feasible fleet for this workspace.")
-
 st.subheader("Monthly cost over 36 months")
 curve = go.Figure()
 for r in results:
@@ -226,6 +181,52 @@ for r in results:
                     charts.gantt_weeks(r.timeline.gates), width="stretch", key=f"gantt_{r.name}"
                 )
             st.caption(plain(" ".join((r.payback_sentence, *r.one_time_notes)), limit=4000))
+
+# Solved last, so that every scenario above is on screen while the optimizer works.
+st.subheader("Optimal")
+st.caption(
+    "The cheapest fleet (SKU × region × pricing model × count) that carries every hour of the "
+    "demand at its SLOs within the approved providers, regions and vendor-share cap, keeping "
+    "commitments that are paid anyway; solved as a mixed-integer programme. Here every scenario "
+    "is priced the same way as the optimizer prices a plan, so the rows compare directly."
+)
+with st.spinner("Solving for the optimal fleet…"):
+    optimum = data.workspace_optimum(path, view.workspace, view.knobs)
+(st.success if optimum.solution.feasible else st.error)(
+    plain(optimal_sentence(optimum), limit=2000)
+)
+st.dataframe(
+    optimal_table(optimum),
+    hide_index=True,
+    width="stretch",
+    key="optimal_summary",
+    column_config={
+        "$/month (optimizer basis)": st.column_config.NumberColumn(format="$%,.0f"),
+        "vs Stay ($/month)": st.column_config.NumberColumn(format="%+,.0f"),
+    },
+)
+if optimum.solution.feasible:
+    with st.expander("Optimal fleet"):
+        st.dataframe(
+            pd.DataFrame([ln.as_dict() for ln in plan_lines(optimum.solution)]).fillna("—"),
+            hide_index=True,
+            width="stretch",
+            key="optimal_fleet",
+            column_config={
+                "monthly_usd": st.column_config.NumberColumn("$/month", format="$%,.2f"),
+                "usd_per_hour": st.column_config.NumberColumn("$/hour", format="$%.4f"),
+            },
+        )
+frontier = frontier_frame(optimum.frontier)
+st.markdown("**Price of diversification**: the optimal fleet under each vendor-share cap.")
+if len(frontier):
+    st.plotly_chart(charts.frontier_chart(frontier), width="stretch", key="frontier")
+    st.caption(
+        "Each point is a separate solve with that cap; the line only joins solved caps. HHI is "
+        "Σ share² of the traffic each vendor carries (1 = a single vendor)."
+    )
+else:
+    st.info("No vendor-share cap has a feasible fleet for this workspace.")
 
 st.subheader("Brief")
 st.caption(
