@@ -614,3 +614,24 @@ def memory_breakdown(frame: pd.DataFrame) -> go.Figure:
     # Above the plot, so it never overlaps the axis title below it.
     figure.update_layout(legend={"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0})
     return figure
+
+
+def frontier_chart(frame: pd.DataFrame) -> go.Figure:
+    """Cost against vendor concentration (HHI of traffic): what each step of diversification
+    costs. Only solved caps are drawn; nothing between them is implied."""
+    figure = go.Figure()
+    figure.add_scatter(
+        x=frame["Vendor HHI"].tolist(),
+        y=frame["$/month"].tolist(),
+        mode="lines+markers+text",
+        text=[f"cap {c:.0%}" for c in frame["Vendor-share cap"]],
+        textposition="top center",
+        customdata=frame[["Premium ($/month)", "Largest vendor share"]].to_numpy().tolist(),
+        hovertemplate="HHI %{x:.2f}<br>$%{y:,.0f}/month<br>premium $%{customdata[0]:,.0f}"
+        "<br>largest vendor %{customdata[1]:.0%}<extra></extra>",
+        name="Optimal at each cap",
+    )
+    figure.update_layout(height=360, margin={"l": 10, "r": 10, "t": 10, "b": 10})
+    figure.update_xaxes(title="Vendor HHI of traffic (1 = one vendor)", autorange="reversed")
+    figure.update_yaxes(title="USD per month", tickprefix="$", tickformat=",.0f")
+    return figure

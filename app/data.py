@@ -293,12 +293,22 @@ def check_workspace(path: str, ws) -> list[str]:
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def workspace_brief(path: str, ws, knobs, fmt: str) -> bytes:
+    from briefs.optimize_cli import brief_sections
     from briefs.render import render_document
     from briefs.workspace_plans import workspace_document
 
-    return render_document(
-        workspace_document(workspace_comparison(path, ws, knobs), ws, knobs), fmt
-    )
+    optimal = brief_sections(workspace_optimum(path, ws, knobs))
+    results = workspace_comparison(path, ws, knobs)
+    return render_document(workspace_document(results, ws, knobs, optimal=optimal), fmt)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def workspace_optimum(path: str, ws, knobs):
+    """The workspace's optimal fleet and its diversification frontier: the same call as
+    ``tokendesk optimize``."""
+    from briefs.optimize_cli import optimize
+
+    return optimize(_engine(path), ws, knobs)
 
 
 def _filter_args(filters: tuple[tuple[str, tuple[str, ...]], ...]) -> dict[str, Any]:

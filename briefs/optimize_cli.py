@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from briefs import workspace_plans as wp
+from briefs.document import BarChart, Bullets, Paragraph, Section, table
 from costmodel.fleet import FleetPolicy
 from costmodel.optimizer import (
     FrontierPoint,
@@ -71,6 +72,7 @@ class Optimized:
             "solver_status": s.status,
             "objective_usd_per_month": _money(s.objective_usd_per_month),
             "gap": s.gap,
+            "bound_usd_per_month": _money(s.bound_usd_per_month),
             "run_rate_usd_per_month": round(s.run_rate_usd_per_month, 2),
             "released_commitments_paid_usd_per_month": round(s.released_paid_usd_per_month, 2),
             "one_time_usd": round(s.one_time_usd, 2),
@@ -108,6 +110,12 @@ class Optimized:
                 " built-in scenarios are priced the same way"
             ),
         }
+
+
+def _proven(s: Solution) -> str:
+    if s.gap is None or s.bound_usd_per_month is None:
+        return "no proven bound"
+    return f"gap {s.gap:.4%} (no plan costs less than ${s.bound_usd_per_month:,.2f}/month)"
 
 
 def _money(v: float | None) -> float | None:
@@ -168,8 +176,7 @@ def _rows(o: Optimized) -> list[dict[str, str]]:
 def _summary(o: Optimized) -> list[str]:
     s = o.solution
     out = [
-        f"Solver: {s.status}, gap {s.gap if s.gap is not None else 'n/a'},"
-        f" {o.n_candidates} candidates, {o.solve_seconds:.2f} s.",
+        f"Solver: {s.status}, {_proven(s)}, {o.n_candidates} candidates, {o.solve_seconds:.2f} s.",
     ]
     if s.feasible:
         shares = ", ".join(f"{k} {v:.0%}" for k, v in s.vendor_shares.items())
@@ -194,6 +201,72 @@ def _summary(o: Optimized) -> list[str]:
         else:
             out.append(f"  ≤ {p.max_vendor_share:.0%}: no feasible fleet")
     return out
+
+
+def brief_sections(o: Optimized) -> tuple[Section, ...]:
+    """Optimal and the price of diversification, for the scenario brief (same figures as the
+    Scenarios page and ``tokendesk optimize``)."""
+    s = o.solution
+    stay = o.comparable[o.stay.name]
+    rows = [
+        {
+            "scenario": r.name,
+            "usd_per_month": round(o.comparable[r.name], 2),
+            "vs_stay_usd_per_month": round(o.comparable[r.name] - stay, 2),
+            "meets_every_constraint": "yes" if r.feasible and not r.constraint_violations else "no",
+        }
+        for r in o.builtins
+    ]
+    if s.feasible:
+        rows.append(
+            {
+                "scenario": "Optimal",
+                "usd_per_month": round(s.objective_usd_per_month, 2),
+                "vs_stay_usd_per_month": round(s.objective_usd_per_month - stay, 2),
+                "meets_every_constraint": "yes",
+            }
+        )
+    frontier = [
+        {
+            "max_vendor_share": p.max_vendor_share,
+            "usd_per_month": round(p.objective_usd_per_month, 2),
+            "premium_usd_per_month": round(p.premium_usd_per_month or 0.0, 2),
+            "vendor_hhi": round(p.hhi, 4),
+        }
+        for p in o.frontier
+        if p.feasible
+    ]
+    blocks = [
+        Paragraph(o.as_dict()["basis"].capitalize() + "."),
+        Bullets(tuple(_summary(o))),
+        table("Every scenario and Optimal, priced the same way", rows, sheet="Optimal"),
+    ]
+    if s.feasible:
+        fleet = [ln.as_dict() for ln in plan_lines(s)]
+        blocks.append(table("Optimal: fleet", fleet, sheet="Optimal fleet"))
+    diversification = [
+        Paragraph(
+            "The optimal fleet solved again under each vendor-share cap: what each step away from "
+            "concentration costs. HHI is the sum of squared traffic shares (1 = one vendor)."
+        ),
+        table("Cost against vendor concentration", frontier, sheet="Diversification"),
+    ]
+    if frontier:
+        diversification.append(
+            BarChart(
+                "Optimal cost under each vendor-share cap",
+                tuple(
+                    f"cap {p['max_vendor_share']:.0%}, HHI {p['vendor_hhi']:.2f}" for p in frontier
+                ),
+                tuple(p["usd_per_month"] for p in frontier),
+                "USD per month",
+                value_format=lambda v: f"${v:,.0f}",
+            )
+        )
+    return (
+        Section("Optimal", tuple(blocks)),
+        Section("Price of diversification", tuple(diversification)),
+    )
 
 
 def _markdown(o: Optimized) -> str:

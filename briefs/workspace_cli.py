@@ -19,6 +19,7 @@ from audit.rules import RuleTableError, load_rules
 from audit.scan import AuditPathError, scan
 from briefs import workspace_plans as wp
 from briefs.cli import BaseUrlOption, output_path
+from briefs.optimize_cli import brief_sections, optimize
 from costmodel import domain
 from costmodel.scenario_inputs import parse_custom
 from costmodel.workspace import (
@@ -252,7 +253,8 @@ def scenarios(
     elif fmt != ScenarioFormat.TABLE:
         from briefs.render import render_document
 
-        doc = wp.workspace_document(results, ws, knobs, base_url)
+        optimal = brief_sections(optimize(engine, ws, knobs))
+        doc = wp.workspace_document(results, ws, knobs, base_url, optimal=optimal)
         _write(
             render_document(doc, fmt.value),
             output_path(output, doc.file_name(fmt.value), fmt.value),

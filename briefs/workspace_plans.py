@@ -388,9 +388,11 @@ def workspace_document(
     knobs: Knobs | None = None,
     base_url: str | None = None,
     generated_at: datetime | None = None,
+    optimal: Sequence = (),
 ):
     """The scenario brief of a workspace comparison, in every export format (same figures as the
-    page and ``tokendesk scenarios``): the decision on page 1, then the evidence."""
+    page and ``tokendesk scenarios``): the decision on page 1, then the evidence; ``optimal``:
+    the optimizer's sections, placed after the side-by-side comparison."""
     knobs = knobs or Knobs()
     generated_at = generated_at or datetime.now(UTC)
     link = dashboard_link(view_params(ws, knobs), base_url)
@@ -473,6 +475,7 @@ def workspace_document(
             (table("Scenarios side by side", rows, sheet="Scenarios"),),
             new_page=True,
         ),
+        *optimal,
     ]
     for r in results:
         notes = (

@@ -24,14 +24,18 @@ fleet's lines to keep, so that every hour of the average day is carried:
 used or not) + one-time costs ÷ horizon. ``comparable_cost`` prices a built-in scenario the same
 way, so the optimum can be checked against every scenario the engine builds.
 
-Options dominated within the same vendor, backend and pricing kind (another costs no more and
-carries at least as much per unit) are dropped before solving; this never changes the optimum
-(swap every dominated unit for its dominator) and keeps the programme small.
+Options that whole units of one other option of the same workload and backend replace at no more
+cost are dropped before solving (see ``prune``); this never changes the optimum and keeps the
+programme small. ``solve`` first solves the LP relaxation (a proven lower bound), rounds it to a
+whole-unit plan that is checked against every row, and runs branch and bound only while that plan
+is not proven within the gap asked; every solution carries the proven bound and its true gap.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -135,7 +139,8 @@ class Choice:
 
 @dataclass(frozen=True)
 class Solution:
-    status: str  # optimal | feasible (time limit, gap > 0) | infeasible | error
+    #: optimal (proven within the gap asked) | feasible (time limit first) | infeasible | error
+    status: str
     objective_usd_per_month: float | None
     gap: float | None
     choices: tuple[Choice, ...]
@@ -143,6 +148,8 @@ class Solution:
     one_time_usd: float
     released_paid_usd_per_month: float
     message: str = ""
+    #: The solver's proven lower bound on the objective (HiGHS's dual bound): no plan costs less.
+    bound_usd_per_month: float | None = None
 
     @property
     def feasible(self) -> bool:
@@ -159,33 +166,63 @@ class Solution:
 
 # ---- dominance ---------------------------------------------------------------------------------
 def prune(candidates: Sequence[Candidate], n_plus_one: bool = False) -> tuple[Candidate, ...]:
-    """Drop market options another option of the same workload, vendor, backend and kind beats:
-    no dearer and carrying at least as much per unit (with N+1 only an equal unit counts, since a
-    larger unit raises the headroom needed). Fleet lines are always kept."""
+    """Drop market options that whole units of one other option of the same workload and backend
+    replace at no more cost: ``k = ceil(capacity / other's capacity)`` units of the other carry at
+    least as much and ``k ×`` its monthly price is no dearer. Swapping them in keeps every hour
+    carried, the vendor's traffic and the backends used unchanged, so the optimum stays the same. An
+    on-demand unit can replace a held one (kept up all month it costs rate × 730 h), never the
+    reverse (a held unit is paid in the hours nobody needs it). With N+1 only units no larger than
+    the replaced one count, since a larger unit raises the headroom needed. Fleet lines are always
+    kept."""
     out = [c for c in candidates if c.role == "fleet"]
-    groups: dict[tuple, list[Candidate]] = {}
+    groups: dict[tuple[str, str], list[Candidate]] = {}
     for c in candidates:
         if c.role != "fleet" and c.unit_capacity > 0:
-            key = (c.workload, c.backend, c.kind) + ((c.unit_capacity,) if n_plus_one else ())
-            groups.setdefault(key, []).append(c)
+            groups.setdefault((c.workload, c.backend), []).append(c)
     for group in groups.values():
-        best_cap = -1.0
-        for c in sorted(group, key=lambda c: (c.usd_per_unit, -c.unit_capacity)):
-            if c.unit_capacity > best_cap + _EPS:
-                out.append(c)
-                best_cap = c.unit_capacity
+        kept: list[Candidate] = []
+        # A replacement never costs more per unit than what it replaces, so cheapest first means
+        # every possible replacement is already decided when a candidate comes up.
+        order = sorted(
+            range(len(group)),
+            key=lambda j: (
+                group[j].usd_per_unit_month,
+                group[j].kind != HOURLY,
+                -group[j].unit_capacity,
+                j,
+            ),
+        )
+        kept_at: list[int] = []
+        for j in order:
+            c = group[j]
+            if not any(_replaces(d, c, n_plus_one) for d in kept):
+                kept.append(c)
+                kept_at.append(j)
+        out.extend(group[j] for j in sorted(kept_at))
     return tuple(out)
+
+
+def _replaces(d: Candidate, c: Candidate, n_plus_one: bool) -> bool:
+    if c.kind == HOURLY and d.kind != HOURLY:
+        return False
+    if n_plus_one and d.unit_capacity > c.unit_capacity + _EPS:
+        return False
+    k = math.ceil(c.unit_capacity / d.unit_capacity - _EPS)
+    return k * d.usd_per_unit_month <= c.usd_per_unit_month + _EPS
 
 
 # ---- the programme -----------------------------------------------------------------------------
 def solve(
     problem: Problem,
     *,
-    mip_rel_gap: float = 1e-4,
+    mip_rel_gap: float = 1e-3,
     time_limit_s: float = 60.0,
     dominance: bool = True,
 ) -> Solution:
-    """Solve the programme (see the module docstring); ``mip_rel_gap=0`` proves optimality."""
+    """Solve the programme (see the module docstring). The solver stops once its plan is proven
+    within ``mip_rel_gap`` of the cheapest possible (0.1% by default; 0 proves optimality) or at
+    ``time_limit_s``; the solution carries the proven bound and the true gap either way."""
+    deadline = time.perf_counter() + time_limit_s
     cands = prune(problem.candidates, problem.n_plus_one) if dominance else problem.candidates
     cands = tuple(c for c in cands if c.workload in problem.loads)
     workloads = list(problem.loads)
@@ -202,8 +239,14 @@ def solve(
         for h in range(problem.hours)
     ]
     H = len(classes)
-    loads = {w: np.array([k[j] for k in classes], dtype=float) for j, w in enumerate(workloads)}
-    total = problem.total_load
+    # Loads and capacities in units of the largest hourly load, so that the rows the solver sees are
+    # of order one (tok/s in the hundred thousands next to unit counts slows it down).
+    scale = max((max(v) for v in problem.loads.values()), default=1.0) or 1.0
+    loads = {
+        w: np.array([k[j] for k in classes], dtype=float) / scale for j, w in enumerate(workloads)
+    }
+    total = problem.total_load / scale
+    cap = [c.unit_capacity / scale for c in cands]
 
     cost: list[float] = []
     lo: list[float] = []
@@ -218,26 +261,35 @@ def solve(
         return len(cost) - 1
 
     constant = 0.0
-    # Unit variables: held candidates get one, hourly ones one per hour.
+    extra = 1 if problem.n_plus_one else 0
+    # Unit variables: held candidates get one, hourly ones one per hour. A unit count never needs
+    # to pass what the candidate alone would carry (the peak for held units, the hour's load for
+    # hourly ones; one more with N+1): beyond that a unit can be dropped with every hour still
+    # carried, the vendor's traffic unchanged and the headroom no larger.
     unit_vars: list[list[int]] = []
-    bounds_ub: list[int] = []
-    for c in cands:
-        peak = float(loads[c.workload].max())
-        need = math.ceil(peak / c.unit_capacity - _EPS) + (1 if problem.n_plus_one else 0)
-        ub = c.max_units if c.max_units is not None else max(need, 0)
-        if c.unit_capacity <= 0:
-            ub = c.max_units or 0
-        bounds_ub.append(ub)
+    unit_ub: list[list[int]] = []
+    for i, c in enumerate(cands):
+        levels = [float(loads[c.workload].max())] if c.kind == HELD else loads[c.workload]
+        if c.unit_capacity > 0:
+            need = [math.ceil(lv / cap[i] - _EPS) + extra for lv in levels]
+        else:
+            need = [0 for _ in levels]
+        if c.max_units is not None:
+            need = [min(n, c.max_units) for n in need]
+        unit_ub.append(need)
         if c.kind == HELD:
             per = c.usd_per_unit
             if c.role == "fleet":
                 # kept × rate + (count − kept) × release = count × release + kept × (rate − release)
                 constant += (c.max_units or 0) * c.release_usd_per_unit_month
                 per = c.usd_per_unit - c.release_usd_per_unit_month
-            unit_vars.append([var(per, 0, ub, True)])
+            unit_vars.append([var(per, 0, need[0], True)])
         else:
             per_hour = c.usd_per_unit * HOURS_PER_MONTH / problem.hours
-            unit_vars.append([var(per_hour * weight[h], 0, ub, True) for h in range(H)])
+            unit_vars.append([var(per_hour * weight[h], 0, need[h], True) for h in range(H)])
+    # The fixed part of the cost as a variable held at 1, so that the solver's gap is measured
+    # against the whole monthly cost.
+    fixed_var = var(constant, 1, 1, False)
 
     def at(i: int, h: int) -> int:
         v = unit_vars[i]
@@ -266,8 +318,9 @@ def solve(
     for i, c in enumerate(cands):
         z = backend_var.get(c.backend)
         if z is not None:
-            for v in set(unit_vars[i]):
-                row([(v, 1.0), (z, -float(bounds_ub[i]))], -np.inf, 0.0)
+            for v, ub in zip(unit_vars[i], unit_ub[i], strict=True):
+                if ub > 0:
+                    row([(v, 1.0), (z, -float(ub))], -np.inf, 0.0)
 
     # N+1: M_w ≥ the largest unit in use; every hour carries its load plus M_w.
     headroom: dict[str, int] = {}
@@ -275,17 +328,18 @@ def solve(
         for w in workloads:
             headroom[w] = var(0.0, 0, np.inf, False)
         for i, c in enumerate(cands):
-            if c.unit_capacity <= 0 or bounds_ub[i] == 0:
+            if c.unit_capacity <= 0 or max(unit_ub[i]) == 0:
                 continue
             u = var(0.0, 0, 1, True)
-            for v in set(unit_vars[i]):
-                row([(v, 1.0), (u, -float(bounds_ub[i]))], -np.inf, 0.0)
-            row([(headroom[c.workload], 1.0), (u, -c.unit_capacity)], 0.0, np.inf)
+            for v, ub in zip(unit_vars[i], unit_ub[i], strict=True):
+                if ub > 0:
+                    row([(v, 1.0), (u, -float(ub))], -np.inf, 0.0)
+            row([(headroom[c.workload], 1.0), (u, -cap[i])], 0.0, np.inf)
 
     by_w = {w: [i for i, c in enumerate(cands) if c.workload == w] for w in workloads}
     for w in workloads:
         for h in range(H):
-            entries = [(at(i, h), cands[i].unit_capacity) for i in by_w[w]]
+            entries = [(at(i, h), cap[i]) for i in by_w[w]]
             if w in headroom:
                 entries.append((headroom[w], -1.0))
             row(entries, float(loads[w][h]), np.inf)
@@ -301,8 +355,13 @@ def solve(
             for h in range(H):
                 s = var(0.0, 0, float(loads[w][h]), False)
                 share_vars[(w, v, h)] = s
+                # Traffic on a backend not yet run needs its one-time cost paid (a tighter form of
+                # the unit links above, which the relaxation would otherwise pay a sliver of).
+                zs = {backend_var.get(cands[i].backend) for i in members}
+                if None not in zs:
+                    row([(s, 1.0)] + [(z, -float(loads[w][h])) for z in zs], -np.inf, 0.0)
                 row(
-                    [(s, 1.0)] + [(at(i, h), -cands[i].unit_capacity) for i in members],
+                    [(s, 1.0)] + [(at(i, h), -cap[i]) for i in members],
                     -np.inf,
                     0.0,
                 )
@@ -315,21 +374,125 @@ def solve(
             row(entries, -np.inf, problem.max_vendor_share * total)
 
     n = len(cost)
-    constraints = []
-    if rlo:
-        A = coo_array((vals, (rows, cols)), shape=(len(rlo), n)).tocsr()
-        constraints = [LinearConstraint(A, np.array(rlo), np.array(rhi))]
-    res = milp(
-        np.array(cost),
-        integrality=np.array(integ),
-        bounds=Bounds(np.array(lo), np.array(hi)),
+    c_vec, integ_vec = np.array(cost), np.array(integ)
+    bounds = Bounds(np.array(lo), np.array(hi))
+    A = coo_array((vals, (rows, cols)), shape=(len(rlo), n)).tocsr()
+    row_lo, row_hi = np.array(rlo), np.array(rhi)
+    constraints = [LinearConstraint(A, row_lo, row_hi)] if rlo else []
+
+    # 1. The relaxation: its optimum is a proven lower bound, and its traffic split is the plan
+    #    the rounding below follows.
+    lp = milp(
+        c_vec,
+        integrality=np.zeros(n),
+        bounds=bounds,
         constraints=constraints,
-        options={"mip_rel_gap": mip_rel_gap, "time_limit": time_limit_s, "disp": False},
+        options={"time_limit": max(deadline - time.perf_counter(), 0.05), "disp": False},
     )
-    if res.x is None:
-        status = "infeasible" if res.status == 2 else "error"
-        return Solution(status, None, None, (), {}, 0.0, 0.0, res.message)
-    x = np.round(res.x[: len(cost)], 6)
+    if lp.status == 2:
+        return Solution("infeasible", None, None, (), {}, 0.0, 0.0, lp.message)
+    lp_bound = float(lp.fun) if lp.status == 0 else -math.inf
+
+    # 2. Rounding: every workload-hour's traffic on each vendor in the relaxation is carried by
+    #    whole units: each held unit the relaxation holds in part is tried rounded down and up,
+    #    and the rest is covered by the cheapest mix of whole hourly units (one more held unit
+    #    where a vendor has no hourly option). The plan is kept only if it passes every row.
+    best_x: np.ndarray | None = None
+    best_obj = math.inf
+    if lp.status == 0 and not problem.n_plus_one:
+        starts = [lp.x]
+        if any(0 < lp.x[z] < 1 for z in backend_var.values()):
+            # Also: each backend the relaxation paid part of its one-time cost for either paid in
+            # full or dropped (by whether it paid more than half), and the relaxation solved again.
+            lb2, ub2 = np.array(lo), np.array(hi)
+            for b, z in backend_var.items():
+                lb2[z] = ub2[z] = 1.0 if lp.x[z] > 0.5 else 0.0
+                if lp.x[z] <= 0.5:
+                    for i, c in enumerate(cands):
+                        if c.backend == b:
+                            ub2[unit_vars[i]] = 0.0
+            again = milp(
+                c_vec,
+                integrality=np.zeros(n),
+                bounds=Bounds(lb2, ub2),
+                constraints=constraints,
+                options={"time_limit": max(deadline - time.perf_counter(), 0.05), "disp": False},
+            )
+            if again.status == 0:
+                starts.append(again.x)
+        for start in starts:
+            served = {v: 0.0 for v in vendors}
+            for (_, v, h), s in share_vars.items():
+                served[v] += float(start[s]) * weight[h]
+            below = frozenset(
+                v for v in vendors if served[v] < problem.max_vendor_share * total - 1e-6
+            )
+            for pooled in {frozenset(), below}:
+                x = _round(
+                    start, c_vec, cands, unit_vars, unit_ub, cap, share_vars, backend_var, H, pooled
+                )
+                x[fixed_var] = 1.0
+                if _satisfies(x, A, row_lo, row_hi, bounds, integ_vec) and c_vec @ x < best_obj:
+                    best_x, best_obj = x, float(c_vec @ x)
+        # Polish, while it helps: the relaxation once more with the plan's held units and
+        # backends fixed, so that the traffic split fits the whole held units; then the hourly
+        # units rounded again.
+        for _ in range(3):
+            if best_x is None or time.perf_counter() > deadline:
+                break
+            lb3, ub3 = np.array(lo), np.array(hi)
+            fix = [u[0] for i, u in enumerate(unit_vars) if cands[i].kind == HELD]
+            fix += list(backend_var.values())
+            lb3[fix] = ub3[fix] = best_x[fix]
+            for i, c in enumerate(cands):
+                z = backend_var.get(c.backend)
+                if z is not None and best_x[z] < 0.5:
+                    ub3[unit_vars[i]] = 0.0
+            polish = milp(
+                c_vec,
+                integrality=np.zeros(n),
+                bounds=Bounds(lb3, ub3),
+                constraints=constraints,
+                options={"time_limit": max(deadline - time.perf_counter(), 0.05), "disp": False},
+            )
+            if polish.status != 0:
+                break
+            x = _round(polish.x, c_vec, cands, unit_vars, unit_ub, cap, share_vars, backend_var, H)
+            x[fixed_var] = 1.0
+            if not (_satisfies(x, A, row_lo, row_hi, bounds, integ_vec) and c_vec @ x < best_obj):
+                break
+            best_x, best_obj = x, float(c_vec @ x)
+    bound = lp_bound
+
+    # 3. Branch and bound, unless the rounded plan is already proven close enough.
+    message = "rounded from the LP relaxation, within the gap asked of its bound"
+    # (Skipped when less than half a second is left and a plan is in hand: branch and bound on a
+    # large programme does not finish its first node in that time.)
+    left = deadline - time.perf_counter()
+    if best_x is None or (best_obj - bound > mip_rel_gap * abs(best_obj) and left > 0.5):
+        res = milp(
+            c_vec,
+            integrality=integ_vec,
+            bounds=bounds,
+            constraints=constraints,
+            options={
+                "mip_rel_gap": mip_rel_gap,
+                "time_limit": max(deadline - time.perf_counter(), 0.05),
+                "disp": False,
+            },
+        )
+        message = res.message
+        if res.status == 2:
+            return Solution("infeasible", None, None, (), {}, 0.0, 0.0, res.message)
+        mip_bound = getattr(res, "mip_dual_bound", None)
+        if mip_bound is not None and math.isfinite(mip_bound):
+            bound = max(bound, float(mip_bound))
+        if res.x is not None and float(res.fun) < best_obj:
+            best_x, best_obj = np.asarray(res.x), float(res.fun)
+    if best_x is None:
+        return Solution("error", None, None, (), {}, 0.0, 0.0, message)
+
+    x = np.round(best_x, 6)
     choices = []
     released_paid = 0.0
     for i, c in enumerate(cands):
@@ -343,14 +506,169 @@ def solve(
     one_time = sum(problem.one_time_usd_by_backend[b] for b, z in backend_var.items() if x[z] > 0.5)
     served = {v: 0.0 for v in vendors}
     for (_, v, h), s in share_vars.items():
-        served[v] += float(res.x[s]) * weight[h]
+        served[v] += float(best_x[s]) * weight[h]
     shares = {v: served[v] / total for v in vendors if total > 0 and served[v] > _EPS}
-    status = "optimal" if res.status == 0 else "feasible"
-    gap = float(getattr(res, "mip_gap", 0.0) or 0.0)
-    objective = float(res.fun) + constant
+    bound = min(bound, best_obj)
+    # The true gap, (cost − proven bound) ÷ cost, not the tolerance asked for.
+    gap = (best_obj - bound) / abs(best_obj) if best_obj else 0.0
+    status = "optimal" if gap <= mip_rel_gap + 1e-12 else "feasible"
     return Solution(
-        status, objective, gap, tuple(choices), shares, one_time, released_paid, res.message
+        status,
+        best_obj,
+        gap,
+        tuple(choices),
+        shares,
+        one_time,
+        released_paid,
+        message,
+        bound,
     )
+
+
+def _round(
+    x_lp: np.ndarray,
+    price: np.ndarray,
+    cands: Sequence[Candidate],
+    unit_vars: Sequence[Sequence[int]],
+    unit_ub: Sequence[Sequence[int]],
+    cap: Sequence[float],
+    share_vars: Mapping[tuple[str, str, int], int],
+    backend_var: Mapping[str, int],
+    hours: int,
+    pooled: frozenset[str] = frozenset(),
+) -> np.ndarray:
+    """A whole-unit plan that carries the relaxation's traffic split (see ``solve``). Vendors in
+    ``pooled`` (below the share cap) are rounded together per workload: their traffic may move
+    between them, so one mix of whole units covers what they carry between them."""
+    x = np.zeros_like(x_lp)
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, c in enumerate(cands):
+        z = backend_var.get(c.backend)
+        if c.vendor in pooled and z is not None and x_lp[z] <= _EPS:
+            continue  # pooling never brings in a backend the relaxation does not use
+        if cap[i] > 0:
+            groups.setdefault((c.workload, "" if c.vendor in pooled else c.vendor), []).append(i)
+    for (w, v), members in groups.items():
+        held = [i for i in members if cands[i].kind == HELD]
+        hourly = [i for i in members if cands[i].kind == HOURLY]
+        vendors = [v] if v else sorted(pooled)
+        target = [
+            sum(float(x_lp[share_vars[(w, u, h)]]) for u in vendors if (w, u, h) in share_vars)
+            for h in range(hours)
+        ]
+        floor = {i: math.floor(x_lp[unit_vars[i][0]] + 1e-6) for i in held}
+        fractional = [i for i in held if x_lp[unit_vars[i][0]] - floor[i] > 1e-6][:6]
+        best: tuple[float, dict[int, int]] | None = None
+        # Each held unit the relaxation holds in part is tried rounded down and up.
+        for ups in itertools.product((0, 1), repeat=len(fractional)):
+            counts = dict(floor)
+            for i, up in zip(fractional, ups, strict=True):
+                counts[i] = min(counts[i] + up, unit_ub[i][0])
+            plan = {unit_vars[i][0]: k for i, k in counts.items()}
+            held_cap = sum(cap[i] * k for i, k in counts.items())
+            if not hourly:
+                # No hourly option: more held units, enough for the vendor's busiest hour.
+                short = max(target) - held_cap
+                if short > _EPS:
+                    room = [
+                        (cap[i], price[unit_vars[i][0]], unit_ub[i][0] - counts[i]) for i in held
+                    ]
+                    for i, k in zip(held, _cover(short, room), strict=True):
+                        plan[unit_vars[i][0]] += k
+            else:
+                for h in range(hours):
+                    short = target[h] - held_cap
+                    if short > _EPS:
+                        items = [(cap[i], price[unit_vars[i][h]], unit_ub[i][h]) for i in hourly]
+                        for i, k in zip(hourly, _cover(short, items), strict=True):
+                            plan[unit_vars[i][h]] = k
+            usd = sum(price[col] * k for col, k in plan.items())
+            if best is None or usd < best[0]:
+                best = (usd, plan)
+        if best is not None:
+            for col, k in best[1].items():
+                x[col] = k
+    for s in share_vars.values():
+        x[s] = x_lp[s]
+    # Pooled vendors' traffic: what the relaxation gave each as far as its whole units carry, the
+    # rest to whichever has room.
+    for w in {c.workload for c in cands}:
+        for h in range(hours):
+            keys = [(w, u, h) for u in sorted(pooled) if (w, u, h) in share_vars]
+            if not keys:
+                continue
+            room = {}
+            for key in keys:
+                members = [i for i, c in enumerate(cands) if c.workload == w and c.vendor == key[1]]
+                room[key] = sum(
+                    cap[i] * x[unit_vars[i][0] if len(unit_vars[i]) == 1 else unit_vars[i][h]]
+                    for i in members
+                )
+            rest = sum(float(x_lp[share_vars[k]]) for k in keys)
+            for key in keys:
+                x[share_vars[key]] = min(float(x_lp[share_vars[key]]), room[key])
+                room[key] -= x[share_vars[key]]
+                rest -= x[share_vars[key]]
+            for key in keys:
+                more = min(max(rest, 0.0), room[key])
+                x[share_vars[key]] += more
+                rest -= more
+    for b, z in backend_var.items():
+        used = any(
+            cands[i].backend == b and any(x[v] > 0.5 for v in unit_vars[i])
+            for i in range(len(cands))
+        )
+        x[z] = 1.0 if used else 0.0
+    return x
+
+
+def _cover(need: float, items: Sequence[tuple[float, float, float]]) -> list[int]:
+    """Whole units of the items (capacity, price, most units) carrying at least ``need`` at the
+    least price: the most cost-effective item fills in after every mix of up to a few units of
+    the next best (a small exhaustive search; exact where the mixes it tries cover the optimum)."""
+    order = sorted(range(len(items)), key=lambda j: items[j][1] / items[j][0])
+    counts = [0] * len(items)
+    if not order:
+        return counts
+    fill, others = order[0], order[1:4]
+    ranges = []
+    budget = 4096
+    for j in others:
+        top = int(min(items[j][2], math.ceil(need / items[j][0] - _EPS), 12))
+        top = max(0, min(top, budget // max(1, math.prod(len(r) for r in ranges)) - 1))
+        ranges.append(np.arange(top + 1))
+    grid = np.stack([g.ravel() for g in np.meshgrid(*ranges, indexing="ij")]) if ranges else None
+    cap_f, price_f, most_f = items[fill]
+    if grid is None:
+        k = max(0, math.ceil(need / cap_f - _EPS))
+        counts[fill] = int(min(k, most_f))
+        return counts
+    caps = np.array([items[j][0] for j in others])
+    prices = np.array([items[j][1] for j in others])
+    carried = caps @ grid
+    k_fill = np.maximum(0, np.ceil((need - carried) / cap_f - _EPS))
+    ok = k_fill <= most_f
+    total = prices @ grid + k_fill * price_f
+    total[~ok] = np.inf
+    best = int(np.argmin(total))
+    if not np.isfinite(total[best]):
+        counts[fill] = int(most_f)
+        for j in others:
+            counts[j] = int(items[j][2])
+        return counts
+    for r, j in enumerate(others):
+        counts[j] = int(grid[r, best])
+    counts[fill] = int(k_fill[best])
+    return counts
+
+
+def _satisfies(x, A, row_lo, row_hi, bounds: Bounds, integ: np.ndarray, tol: float = 1e-7) -> bool:
+    ax = A @ x
+    if np.any(ax < row_lo - tol) or np.any(ax > row_hi + tol):
+        return False
+    if np.any(x < bounds.lb - tol) or np.any(x > bounds.ub + tol):
+        return False
+    return bool(np.all(np.abs(x[integ == 1] - np.round(x[integ == 1])) <= tol))
 
 
 def objective_of(problem: Problem, choices: Sequence[Choice], backends_used: set[str]) -> float:

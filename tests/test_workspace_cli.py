@@ -13,6 +13,8 @@ from typer.testing import CliRunner
 from audit.report import summarise, to_json
 from audit.rules import load_rules
 from audit.scan import scan
+from briefs import workspace_plans as wp
+from briefs.optimize_cli import optimize
 from briefs.workspace_cli import register
 from tests.factories import content_digest
 from tests.workspace_data import EXAMPLE, LINE_FIELDS, example_stay, list_price
@@ -107,6 +109,23 @@ def test_scenarios_table_and_markdown_show_the_same_figures(db):
         app, ["scenarios", "--db", str(db), "--format", "table"], env={"COLUMNS": "250"}
     )
     assert table.exit_code == 0 and stay in table.stdout
+
+
+def test_the_scenario_brief_carries_optimal_and_the_price_of_diversification(db):
+    md = runner.invoke(app, ["scenarios", "--db", str(db), "--format", "md"])
+    assert md.exit_code == 0, md.output
+    with Warehouse.open(db, read_only=True) as wh:
+        _, ws = wp.stored_workspace(wh)
+        engine = wp.engine_for(wh)
+    want = optimize(engine, ws, wp.Knobs())
+    text = md.stdout.replace("\\$", "$")  # markdown escapes dollar signs
+    assert "## Optimal" in text and "## Price of diversification" in text
+    # The same optimum and saving as ``tokendesk optimize`` and the Scenarios page.
+    assert f"Optimal: ${want.solution.objective_usd_per_month:,.0f}/month" in text
+    assert f"saving ${want.saving_vs_stay:,.0f}/month" in text
+    for point in want.frontier:
+        if point.feasible:
+            assert f"cap {point.max_vendor_share:.0%}, HHI {point.hhi:.2f}" in text
 
 
 def test_a_custom_plan_that_serves_nothing_is_infeasible_and_not_cheapest(db):

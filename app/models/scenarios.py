@@ -157,3 +157,74 @@ def token_cost_columns(results, workspace, unit: str) -> dict[str, list[str]]:
             for r in results
         ]
     return columns
+
+
+# -- the optimal fleet -----------------------------------------------------------------------------
+def optimal_sentence(optimized) -> str:
+    """What the optimizer found, its saving against Stay, and how close it is proven to be."""
+    s = optimized.solution
+    if not s.feasible:
+        return f"No fleet meets every constraint of this workspace ({plain(s.message)})."
+    stay = optimized.comparable[optimized.stay.name]
+    proof = (
+        "proven optimal"
+        if s.gap is not None and s.gap <= 1e-9
+        else f"proven within {s.gap:.2%} of the cheapest possible"
+        if s.gap is not None
+        else "no proven bound"
+    )
+    return (
+        f"Optimal: ${s.objective_usd_per_month:,.0f}/month against Stay's ${stay:,.0f}/month "
+        f"(saving ${stay - s.objective_usd_per_month:,.0f}/month), {proof}; priced as the month-1 "
+        "run rate with committed fleet units paid whether used or not, plus one-time costs spread "
+        "over 36 months."
+    )
+
+
+def optimal_table(optimized) -> pd.DataFrame:
+    """Every built-in scenario and Optimal priced the same way (the optimizer's basis)."""
+    stay = optimized.comparable[optimized.stay.name]
+    rows = [
+        {
+            "Scenario": r.name,
+            "$/month (optimizer basis)": optimized.comparable[r.name],
+            "vs Stay ($/month)": optimized.comparable[r.name] - stay,
+            "Meets every constraint": "yes" if r.feasible and not r.constraint_violations else "no",
+        }
+        for r in optimized.builtins
+    ]
+    s = optimized.solution
+    if s.feasible:
+        rows.append(
+            {
+                "Scenario": "Optimal",
+                "$/month (optimizer basis)": s.objective_usd_per_month,
+                "vs Stay ($/month)": s.objective_usd_per_month - stay,
+                "Meets every constraint": "yes",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def frontier_frame(points) -> pd.DataFrame:
+    """The price of diversification: one row per vendor-share cap that has a feasible fleet."""
+    return pd.DataFrame(
+        [
+            {
+                "Vendor-share cap": p.max_vendor_share,
+                "Vendor HHI": p.hhi,
+                "$/month": p.objective_usd_per_month,
+                "Premium ($/month)": p.premium_usd_per_month,
+                "Largest vendor share": max(p.vendor_shares.values()),
+            }
+            for p in points
+            if p.feasible and p.vendor_shares
+        ],
+        columns=[
+            "Vendor-share cap",
+            "Vendor HHI",
+            "$/month",
+            "Premium ($/month)",
+            "Largest vendor share",
+        ],
+    )

@@ -10,11 +10,18 @@ import streamlit as st
 
 from app import charts, data, ui
 from app.models import workspace as model
-from app.models.scenarios import risk_lines, token_cost_columns
+from app.models.scenarios import (
+    frontier_frame,
+    optimal_sentence,
+    optimal_table,
+    risk_lines,
+    token_cost_columns,
+)
 from app.safe import plain
 from briefs.workspace_plans import brief_stem_for, headline, results_rows
 from costmodel import domain
 from costmodel import scenario_inputs as si
+from costmodel.optimizer import plan_lines
 
 st.title("Scenarios")
 st.caption(
@@ -192,6 +199,52 @@ for r in results:
                     charts.gantt_weeks(r.timeline.gates), width="stretch", key=f"gantt_{r.name}"
                 )
             st.caption(plain(" ".join((r.payback_sentence, *r.one_time_notes)), limit=4000))
+
+# Solved last, so that every scenario above is on screen while the optimizer works.
+st.subheader("Optimal")
+st.caption(
+    "The cheapest fleet (SKU × region × pricing model × count) that carries every hour of the "
+    "demand at its SLOs within the approved providers, regions and vendor-share cap, keeping "
+    "commitments that are paid anyway; solved as a mixed-integer programme. Here every scenario "
+    "is priced the same way as the optimizer prices a plan, so the rows compare directly."
+)
+with st.spinner("Solving for the optimal fleet…"):
+    optimum = data.workspace_optimum(path, view.workspace, view.knobs)
+(st.success if optimum.solution.feasible else st.error)(
+    plain(optimal_sentence(optimum), limit=2000)
+)
+st.dataframe(
+    optimal_table(optimum),
+    hide_index=True,
+    width="stretch",
+    key="optimal_summary",
+    column_config={
+        "$/month (optimizer basis)": st.column_config.NumberColumn(format="$%,.0f"),
+        "vs Stay ($/month)": st.column_config.NumberColumn(format="%+,.0f"),
+    },
+)
+if optimum.solution.feasible:
+    with st.expander("Optimal fleet"):
+        st.dataframe(
+            pd.DataFrame([ln.as_dict() for ln in plan_lines(optimum.solution)]).fillna("—"),
+            hide_index=True,
+            width="stretch",
+            key="optimal_fleet",
+            column_config={
+                "monthly_usd": st.column_config.NumberColumn("$/month", format="$%,.2f"),
+                "usd_per_hour": st.column_config.NumberColumn("$/hour", format="$%.4f"),
+            },
+        )
+frontier = frontier_frame(optimum.frontier)
+st.markdown("**Price of diversification**: the optimal fleet under each vendor-share cap.")
+if len(frontier):
+    st.plotly_chart(charts.frontier_chart(frontier), width="stretch", key="frontier")
+    st.caption(
+        "Each point is a separate solve with that cap; the line only joins solved caps. HHI is "
+        "Σ share² of the traffic each vendor carries (1 = a single vendor)."
+    )
+else:
+    st.info("No vendor-share cap has a feasible fleet for this workspace.")
 
 st.subheader("Brief")
 st.caption(

@@ -197,3 +197,33 @@ def test_scenarios_unknown_unit_falls_back_with_a_notice(app_env):
     at = page("scenarios.py", unit="1000")
     assert any("Ignored unit='1000'" in w.value for w in at.warning)
     assert "$/1K output tokens (month 1)" in at.dataframe[0].value.columns
+
+
+def test_scenarios_page_shows_the_optimal_fleet_and_the_price_of_diversification(app_env):
+    import json
+
+    from briefs.optimize_cli import optimize
+
+    at = page("scenarios.py")
+    with Warehouse.open(app_env, read_only=True) as wh:
+        _, ws = stored_workspace(wh)
+        engine = engine_for(wh)
+    want = optimize(engine, ws, Knobs())
+    assert want.solution.feasible
+    table = next(d.value for d in at.dataframe if "$/month (optimizer basis)" in d.value.columns)
+    # Optimal sits beside every built-in scenario, priced the same way, and costs no more.
+    assert list(table["Scenario"]) == [r.name for r in want.builtins] + ["Optimal"]
+    optimal = table.set_index("Scenario").loc["Optimal", "$/month (optimizer basis)"]
+    assert optimal == want.solution.objective_usd_per_month
+    comparable = [want.comparable[r.name] for r in want.builtins if r.feasible]
+    assert optimal <= min(comparable) + 0.01
+    stay = want.comparable[want.stay.name]
+    assert any(f"saving ${stay - optimal:,.0f}/month" in shown(s.value) for s in at.success), (
+        "the page states the saving against Stay"
+    )
+    # The frontier chart draws exactly the solved caps, cost against HHI.
+    chart = next(c for c in at.get("plotly_chart") if "frontier" in c.proto.id)
+    trace = json.loads(chart.proto.spec)["data"][0]
+    solved = [p for p in want.frontier if p.feasible]
+    assert trace["y"] == [p.objective_usd_per_month for p in solved]
+    assert trace["x"] == [p.hhi for p in solved]

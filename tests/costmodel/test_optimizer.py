@@ -16,6 +16,7 @@ from costmodel.optimizer import (
     comparable_cost,
     diversification_frontier,
     objective_of,
+    prune,
     solve,
     workspace_problem,
 )
@@ -39,6 +40,36 @@ def test_the_milp_equals_brute_force_on_small_cases(seed):
     # The objective is the cost of the plan it returns, not a figure of its own.
     used = {ch.candidate.backend for ch in got.choices if any(ch.units)}
     assert objective_of(problem, got.choices, used) == pytest.approx(expected, rel=1e-7)
+    # The proven bound is a true lower bound, and at gap 0 it meets the optimum.
+    assert got.bound_usd_per_month <= expected * (1 + 1e-7)
+    assert got.gap == pytest.approx(0.0, abs=1e-6)
+
+
+def test_the_rounded_relaxation_is_a_real_plan_and_the_bound_a_real_bound():
+    rounded = 0
+    for seed in range(12):
+        problem = random_problem(seed)
+        expected = brute_force(problem)
+        # A loose tolerance accepts the rounded plan whenever it passes every row.
+        got = solve(problem, mip_rel_gap=1.0)
+        if math.isinf(expected):
+            assert not got.feasible
+            continue
+        rounded += got.message.startswith("rounded from the LP relaxation")
+        assert feasible(problem, got.choices)
+        used = {ch.candidate.backend for ch in got.choices if any(ch.units)}
+        assert objective_of(problem, got.choices, used) == pytest.approx(
+            got.objective_usd_per_month, rel=1e-9
+        )
+        assert (
+            got.bound_usd_per_month
+            <= expected * (1 + 1e-9)
+            <= got.objective_usd_per_month * (1 + 1e-9)
+        )
+        assert got.gap == pytest.approx(
+            1 - got.bound_usd_per_month / got.objective_usd_per_month, abs=1e-12
+        )
+    assert rounded >= 6, "the rounding should give a plan on most small cases"
 
 
 def test_dominance_pruning_never_changes_the_optimum():
@@ -49,6 +80,20 @@ def test_dominance_pruning_never_changes_the_optimum():
         assert a.status == b.status
         if a.feasible:
             assert a.objective_usd_per_month == pytest.approx(b.objective_usd_per_month)
+
+
+def test_whole_units_of_a_cheaper_option_replace_a_dearer_one_but_never_a_larger_one_under_n_plus_one():
+    def od(name, cap, rate):
+        return Candidate("a", HOURLY, "new", "p", "r", name, "on_demand", "cuda", cap, rate)
+
+    big, half, other = od("big", 1000.0, 10.0), od("half", 500.0, 4.0), od("other", 600.0, 7.0)
+    held = Candidate("a", HELD, "new", "p", "r", "held", "reserved_1y", "cuda", 500.0, 4.0 * 730)
+    # Two halves (8.0) replace big (10.0); other needs two halves too (8.0 > 7.0) and stays; an
+    # on-demand unit at the same monthly price replaces the held one.
+    assert prune((big, half, other, held)) == (half, other)
+    # With N+1 a larger unit would raise the headroom: big (larger) never replaces half.
+    assert prune((od("big", 1000.0, 3.0), half), n_plus_one=True) == (od("big", 1000.0, 3.0), half)
+    assert prune((od("big", 1000.0, 3.0), half)) == (od("big", 1000.0, 3.0),)
 
 
 def test_committed_capacity_in_term_is_used_before_buying_more():
