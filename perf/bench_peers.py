@@ -68,7 +68,7 @@ ITL_MS = 10.0
 OUTPUT_TOKENS = 32
 TOOLS = ("tokendesk", "guidellm", "aiperf")
 #: Rounds (requests per stream) of the long run per concurrency; the short run is one round.
-FULL_ROUNDS = {16: 16, 64: 6, 256: 3}
+FULL_ROUNDS = {16: 24, 64: 8, 256: 3}
 QUICK_ROUNDS = {16: 8, 64: 4}
 TOOL_TIMEOUT_S = 300
 _PR_SET_CHILD_SUBREAPER = 36
@@ -133,10 +133,14 @@ def peer_versions() -> dict[str, str]:
     return out
 
 
-def write_inputs() -> tuple[Path, Path, Path | None]:
-    """The same prompts in each tool's format, and the local tokenizer AIPerf needs."""
+def write_inputs(max_requests: int) -> tuple[Path, Path, Path | None]:
+    """The same prompts in each tool's format, and the local tokenizer AIPerf needs.
+
+    The golden set is repeated to ``max_requests`` rows: GuideLLM stops when its data file runs
+    out (it does not cycle), so a shorter file would silently cap its request count."""
     WORK_DIR.mkdir(parents=True, exist_ok=True)
-    prompts = load_prompts("chat-short")
+    golden = load_prompts("chat-short")
+    prompts = [golden[i % len(golden)] for i in range(max_requests)]
     common = WORK_DIR / "prompts.jsonl"  # tokendesk (prompt, max_tokens), GuideLLM (prompt, ...)
     with common.open("w") as f:
         for p in prompts:
@@ -438,6 +442,12 @@ def one_run(tool: str, conc: int, n: int, inputs: dict) -> dict:
     if rc != 0:
         run["error"] = f"exit {rc}: {tail(run_dir / 'log.txt')}"
         return run
+    if run["events"] < 0.95 * n * OUTPUT_TOKENS:  # the comparison needs the same load
+        run["error"] = (
+            f"asked for {n} requests, the server streamed {run['events']} tokens "
+            f"(expected {n * OUTPUT_TOKENS}): {tail(run_dir / 'log.txt', 3)}"
+        )
+        return run
     try:
         records = READERS[tool](run_dir)
     except (OSError, ValueError, KeyError) as exc:
@@ -559,7 +569,7 @@ def main() -> None:
     for tool, why in ensure_peers_venv().items():
         if tool in tools:
             failures[tool]["all"] = why
-    common, aiperf_in, tok_dir = write_inputs()
+    common, aiperf_in, tok_dir = write_inputs(max(c * r for c, r in rounds.items()))
     if tok_dir is None and "aiperf" in tools:
         failures["aiperf"]["all"] = "no local tokenizer could be built (see above)"
     inputs = {"common": common, "aiperf": aiperf_in, "tokenizer": tok_dir}
