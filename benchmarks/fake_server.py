@@ -558,6 +558,9 @@ class FakeServer:
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
         self._sock = socket.create_server((host, port), backlog=1024)
+        # Set on the listening socket so accepted sockets inherit it: a request that arrives
+        # before its connection is accepted is still stamped when it reached the machine.
+        enable_rx_timestamps(self._sock)
         self._sock.setblocking(False)
         asyncio.get_running_loop().add_reader(self._sock.fileno(), self._accept)
         return self._sock.getsockname()[1]

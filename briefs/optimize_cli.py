@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from briefs import workspace_plans as wp
-from briefs.document import BarChart, Bullets, Paragraph, Section, table
+from briefs.document import BarChart, Block, Bullets, Paragraph, Section, table
 from costmodel.fleet import FleetPolicy
 from costmodel.optimizer import (
     FrontierPoint,
@@ -217,7 +217,7 @@ def brief_sections(o: Optimized) -> tuple[Section, ...]:
         }
         for r in o.builtins
     ]
-    if s.feasible:
+    if s.feasible and s.objective_usd_per_month is not None:
         rows.append(
             {
                 "scenario": "Optimal",
@@ -234,9 +234,9 @@ def brief_sections(o: Optimized) -> tuple[Section, ...]:
             "vendor_hhi": round(p.hhi, 4),
         }
         for p in o.frontier
-        if p.feasible
+        if p.feasible and p.objective_usd_per_month is not None and p.hhi is not None
     ]
-    blocks = [
+    blocks: list[Block] = [
         Paragraph(o.as_dict()["basis"].capitalize() + "."),
         Bullets(tuple(_summary(o))),
         table("Every scenario and Optimal, priced the same way", rows, sheet="Optimal"),
@@ -244,7 +244,7 @@ def brief_sections(o: Optimized) -> tuple[Section, ...]:
     if s.feasible:
         fleet = [ln.as_dict() for ln in plan_lines(s)]
         blocks.append(table("Optimal: fleet", fleet, sheet="Optimal fleet"))
-    diversification = [
+    diversification: list[Block] = [
         Paragraph(
             "The optimal fleet solved again under each vendor-share cap: what each step away from "
             "concentration costs. HHI is the sum of squared traffic shares (1 = one vendor)."

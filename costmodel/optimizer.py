@@ -38,6 +38,7 @@ import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import date
 
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
@@ -85,7 +86,7 @@ class Candidate:
     fleet_index: int | None = None
     #: Accelerators one unit stands for where the price is per accelerator (reported counts).
     count_per_unit: int = 1
-    commitment_end: object = None
+    commitment_end: date | None = None
     note: str = ""
 
     @property
@@ -348,17 +349,18 @@ def solve(
     vendors = sorted({c.vendor for c in cands})
     share_vars: dict[tuple[str, str, int], int] = {}
     for w in workloads:
-        for v in vendors:
-            members = [i for i in by_w[w] if cands[i].vendor == v]
+        for vendor in vendors:
+            members = [i for i in by_w[w] if cands[i].vendor == vendor]
             if not members:
                 continue
             for h in range(H):
                 s = var(0.0, 0, float(loads[w][h]), False)
-                share_vars[(w, v, h)] = s
+                share_vars[(w, vendor, h)] = s
                 # Traffic on a backend not yet run needs its one-time cost paid (a tighter form of
                 # the unit links above, which the relaxation would otherwise pay a sliver of).
-                zs = {backend_var.get(cands[i].backend) for i in members}
-                if None not in zs:
+                paid = [backend_var.get(cands[i].backend) for i in members]
+                zs = {z for z in paid if z is not None}
+                if len(zs) == len(set(paid)):  # every member's backend carries a one-time cost
                     row([(s, 1.0)] + [(z, -float(loads[w][h])) for z in zs], -np.inf, 0.0)
                 row(
                     [(s, 1.0)] + [(at(i, h), -cap[i]) for i in members],
@@ -366,11 +368,15 @@ def solve(
                     0.0,
                 )
         for h in range(H):
-            entries = [(share_vars[(w, v, h)], 1.0) for v in vendors if (w, v, h) in share_vars]
+            entries = [
+                (share_vars[(w, vendor, h)], 1.0)
+                for vendor in vendors
+                if (w, vendor, h) in share_vars
+            ]
             row(entries, float(loads[w][h]), float(loads[w][h]))
     if problem.max_vendor_share < 1.0 - _EPS:
-        for v in vendors:
-            entries = [(s, weight[h]) for (_, vv, h), s in share_vars.items() if vv == v]
+        for vendor in vendors:
+            entries = [(s, weight[h]) for (_, vv, h), s in share_vars.items() if vv == vendor]
             row(entries, -np.inf, problem.max_vendor_share * total)
 
     n = len(cost)
@@ -421,11 +427,13 @@ def solve(
             if again.status == 0:
                 starts.append(again.x)
         for start in starts:
-            served = {v: 0.0 for v in vendors}
-            for (_, v, h), s in share_vars.items():
-                served[v] += float(start[s]) * weight[h]
+            served = {vendor: 0.0 for vendor in vendors}
+            for (_, vendor, h), s in share_vars.items():
+                served[vendor] += float(start[s]) * weight[h]
             below = frozenset(
-                v for v in vendors if served[v] < problem.max_vendor_share * total - 1e-6
+                vendor
+                for vendor in vendors
+                if served[vendor] < problem.max_vendor_share * total - 1e-6
             )
             for pooled in {frozenset(), below}:
                 x = _round(
@@ -504,10 +512,12 @@ def solve(
         if any(units) or c.role == "fleet":
             choices.append(Choice(c, units))
     one_time = sum(problem.one_time_usd_by_backend[b] for b, z in backend_var.items() if x[z] > 0.5)
-    served = {v: 0.0 for v in vendors}
-    for (_, v, h), s in share_vars.items():
-        served[v] += float(best_x[s]) * weight[h]
-    shares = {v: served[v] / total for v in vendors if total > 0 and served[v] > _EPS}
+    served = {vendor: 0.0 for vendor in vendors}
+    for (_, vendor, h), s in share_vars.items():
+        served[vendor] += float(best_x[s]) * weight[h]
+    shares = {
+        vendor: served[vendor] / total for vendor in vendors if total > 0 and served[vendor] > _EPS
+    }
     bound = min(bound, best_obj)
     # The true gap, (cost − proven bound) ÷ cost, not the tolerance asked for.
     gap = (best_obj - bound) / abs(best_obj) if best_obj else 0.0
@@ -597,20 +607,20 @@ def _round(
             keys = [(w, u, h) for u in sorted(pooled) if (w, u, h) in share_vars]
             if not keys:
                 continue
-            room = {}
+            room_of: dict[tuple[str, str, int], float] = {}
             for key in keys:
                 members = [i for i, c in enumerate(cands) if c.workload == w and c.vendor == key[1]]
-                room[key] = sum(
+                room_of[key] = sum(
                     cap[i] * x[unit_vars[i][0] if len(unit_vars[i]) == 1 else unit_vars[i][h]]
                     for i in members
                 )
             rest = sum(float(x_lp[share_vars[k]]) for k in keys)
             for key in keys:
-                x[share_vars[key]] = min(float(x_lp[share_vars[key]]), room[key])
-                room[key] -= x[share_vars[key]]
+                x[share_vars[key]] = min(float(x_lp[share_vars[key]]), room_of[key])
+                room_of[key] -= x[share_vars[key]]
                 rest -= x[share_vars[key]]
             for key in keys:
-                more = min(max(rest, 0.0), room[key])
+                more = min(max(rest, 0.0), room_of[key])
                 x[share_vars[key]] += more
                 rest -= more
     for b, z in backend_var.items():
@@ -631,11 +641,11 @@ def _cover(need: float, items: Sequence[tuple[float, float, float]]) -> list[int
     if not order:
         return counts
     fill, others = order[0], order[1:4]
-    ranges = []
+    ranges: list[np.ndarray] = []
     budget = 4096
     for j in others:
         top = int(min(items[j][2], math.ceil(need / items[j][0] - _EPS), 12))
-        top = max(0, min(top, budget // max(1, math.prod(len(r) for r in ranges)) - 1))
+        top = max(0, min(top, budget // max(1, math.prod([len(r) for r in ranges])) - 1))
         ranges.append(np.arange(top + 1))
     grid = np.stack([g.ravel() for g in np.meshgrid(*ranges, indexing="ij")]) if ranges else None
     cap_f, price_f, most_f = items[fill]
@@ -858,7 +868,8 @@ def diversification_frontier(
         sol = solve(replace(problem, max_vendor_share=cap), **solve_kw)
         if sol.feasible and base is None:
             base = sol.objective_usd_per_month
-        premium = sol.objective_usd_per_month - base if sol.feasible and base is not None else None
+        cost = sol.objective_usd_per_month
+        premium = cost - base if sol.feasible and cost is not None and base is not None else None
         points.append(
             FrontierPoint(
                 cap,

@@ -18,6 +18,7 @@ from app.models.scenarios import (
     token_cost_columns,
 )
 from app.safe import plain
+from app.url_state import UrlInput
 from briefs.workspace_plans import brief_stem_for, headline, results_rows
 from costmodel import domain
 from costmodel import scenario_inputs as si
@@ -208,43 +209,52 @@ st.caption(
     "commitments that are paid anyway; solved as a mixed-integer programme. Here every scenario "
     "is priced the same way as the optimizer prices a plan, so the rows compare directly."
 )
-with st.spinner("Solving for the optimal fleet…"):
-    optimum = data.workspace_optimum(path, view.workspace, view.knobs)
-(st.success if optimum.solution.feasible else st.error)(
-    plain(optimal_sentence(optimum), limit=2000)
+OPTIMAL = UrlInput("optimal", "flag", False)
+solve_it = st.toggle(
+    "Find the optimal fleet and the price of diversification (about 5 s each time an input "
+    "changes; the brief always includes it)",
+    ui.url_inputs((OPTIMAL,))["optimal"],
+    key="optimal",
 )
-st.dataframe(
-    optimal_table(optimum),
-    hide_index=True,
-    width="stretch",
-    key="optimal_summary",
-    column_config={
-        "$/month (optimizer basis)": st.column_config.NumberColumn(format="$%,.0f"),
-        "vs Stay ($/month)": st.column_config.NumberColumn(format="%+,.0f"),
-    },
-)
-if optimum.solution.feasible:
-    with st.expander("Optimal fleet"):
-        st.dataframe(
-            pd.DataFrame([ln.as_dict() for ln in plan_lines(optimum.solution)]).fillna("—"),
-            hide_index=True,
-            width="stretch",
-            key="optimal_fleet",
-            column_config={
-                "monthly_usd": st.column_config.NumberColumn("$/month", format="$%,.2f"),
-                "usd_per_hour": st.column_config.NumberColumn("$/hour", format="$%.4f"),
-            },
-        )
-frontier = frontier_frame(optimum.frontier)
-st.markdown("**Price of diversification**: the optimal fleet under each vendor-share cap.")
-if len(frontier):
-    st.plotly_chart(charts.frontier_chart(frontier), width="stretch", key="frontier")
-    st.caption(
-        "Each point is a separate solve with that cap; the line only joins solved caps. HHI is "
-        "Σ share² of the traffic each vendor carries (1 = a single vendor)."
+ui.keep_in_url({"optimal": solve_it}, (OPTIMAL,))
+if solve_it:
+    with st.spinner("Solving for the optimal fleet…"):
+        optimum = data.workspace_optimum(path, view.workspace, view.knobs)
+    (st.success if optimum.solution.feasible else st.error)(
+        plain(optimal_sentence(optimum), limit=2000)
     )
-else:
-    st.info("No vendor-share cap has a feasible fleet for this workspace.")
+    st.dataframe(
+        optimal_table(optimum),
+        hide_index=True,
+        width="stretch",
+        key="optimal_summary",
+        column_config={
+            "$/month (optimizer basis)": st.column_config.NumberColumn(format="$%,.0f"),
+            "vs Stay ($/month)": st.column_config.NumberColumn(format="%+,.0f"),
+        },
+    )
+    if optimum.solution.feasible:
+        with st.expander("Optimal fleet"):
+            st.dataframe(
+                pd.DataFrame([ln.as_dict() for ln in plan_lines(optimum.solution)]).fillna("—"),
+                hide_index=True,
+                width="stretch",
+                key="optimal_fleet",
+                column_config={
+                    "monthly_usd": st.column_config.NumberColumn("$/month", format="$%,.2f"),
+                    "usd_per_hour": st.column_config.NumberColumn("$/hour", format="$%.4f"),
+                },
+            )
+    frontier = frontier_frame(optimum.frontier)
+    st.markdown("**Price of diversification**: the optimal fleet under each vendor-share cap.")
+    if len(frontier):
+        st.plotly_chart(charts.frontier_chart(frontier), width="stretch", key="frontier")
+        st.caption(
+            "Each point is a separate solve with that cap; the line only joins solved caps. HHI is "
+            "Σ share² of the traffic each vendor carries (1 = a single vendor)."
+        )
+    else:
+        st.info("No vendor-share cap has a feasible fleet for this workspace.")
 
 st.subheader("Brief")
 st.caption(

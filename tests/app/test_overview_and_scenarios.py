@@ -204,7 +204,8 @@ def test_scenarios_page_shows_the_optimal_fleet_and_the_price_of_diversification
 
     from briefs.optimize_cli import optimize
 
-    at = page("scenarios.py")
+    at = page("scenarios.py", optimal="true")
+    assert at.toggle(key="optimal").value is True
     with Warehouse.open(app_env, read_only=True) as wh:
         _, ws = stored_workspace(wh)
         engine = engine_for(wh)
@@ -227,3 +228,12 @@ def test_scenarios_page_shows_the_optimal_fleet_and_the_price_of_diversification
     solved = [p for p in want.frontier if p.feasible]
     assert trace["y"] == [p.objective_usd_per_month for p in solved]
     assert trace["x"] == [p.hhi for p in solved]
+
+
+def test_the_optimizer_runs_only_when_asked_and_the_choice_lives_in_the_url(app_env):
+    at = page("scenarios.py")
+    assert at.toggle(key="optimal").value is False
+    assert not any("$/month (optimizer basis)" in d.value.columns for d in at.dataframe)
+    at.toggle(key="optimal").set_value(True).run()
+    assert at.query_params["optimal"] in (["true"], "true")
+    assert any("$/month (optimizer basis)" in d.value.columns for d in at.dataframe)
