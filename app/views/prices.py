@@ -188,12 +188,13 @@ with tab_refresh:
                 new = after[after["source"] == outcome.source]
                 current_ids = ", ".join(new["snapshot_id"])
                 stays = (
-                    f"{', '.join(old['snapshot_id'])} (data as of {_day(old['as_of'].max())}) stays current"
+                    f"The previous good snapshot {', '.join(old['snapshot_id'])} (data as of "
+                    f"{_day(old['as_of'].max())}) stays current."
                     if not old.empty and set(old["snapshot_id"]) == set(new["snapshot_id"])
                     else (
-                        "no earlier snapshot; this source has no current prices"
+                        "There is no earlier good snapshot, so this source has no current prices."
                         if new.empty
-                        else f"current: {current_ids}"
+                        else f"Current now: {current_ids}."
                     )
                 )
                 rows.append(
@@ -222,15 +223,14 @@ with tab_refresh:
             if row["status"] == "failed":
                 st.error(
                     f"**{plain(row['provider'])}** failed: {plain(row['error'] or 'no detail')}\n\n"
-                    f"Recorded as failed snapshot `{row['snapshot_id']}`. The previous good snapshot "
-                    f"{row['current_after']}."
+                    f"Recorded as failed snapshot `{row['snapshot_id']}`. {row['current_after']}"
                 )
             elif row["status"] == "partial":
                 st.warning(
                     f"**{plain(row['provider'])}** ({plain(row['source'])}) was read only in part:"
                     f" {plain(row['error'])}\n\n"
                     f"Kept for inspection as partial snapshot `{row['snapshot_id']}` ({row['rows']} prices); "
-                    f"it is not current: {row['current_after']}."
+                    f"it is not current. {row['current_after']}"
                 )
             else:
                 st.success(
