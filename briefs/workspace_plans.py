@@ -246,6 +246,11 @@ def fleet_accelerator_hour_prices(engine: Engine, ws: Workspace) -> dict[str, fl
     return {acc: paid[acc] / hours[acc] for acc in paid if hours[acc] > 0}
 
 
+def _moved(achieved: Mapping[str, float], baseline: Mapping[str, float]) -> bool:
+    keys = set(achieved) | set(baseline)
+    return any(abs(achieved.get(k, 0.0) - baseline.get(k, 0.0)) > 1e-9 for k in keys)
+
+
 def headline(results: Sequence[PlanResult]) -> str:
     """The Overview's sentence: the fleet as it runs against the cheapest feasible move, both
     from the same comparison the Scenarios page shows (same workspace, same rules)."""
@@ -256,19 +261,31 @@ def headline(results: Sequence[PlanResult]) -> str:
         text += f" and leaves {stay.unserved_tokens_per_month:,.0f} output tokens/month unserved"
     if not moves:
         return text + "; no alternative plan serves the whole demand."
-    best = min(moves, key=lambda r: r.monthly_usd)
+    # A plan that could move nothing (no result for the target hardware) is Stay by another name.
+    moved = [r for r in moves if _moved(r.achieved_allocation, stay.achieved_allocation)]
+    if not moved:
+        return (
+            f"{text}; no alternative changes the fleet: "
+            + "; ".join(r.headline for r in moves)
+            + "."
+        )
+    best = min(moved, key=lambda r: r.monthly_usd)
     change = best.monthly_usd / stay.monthly_usd - 1 if stay.monthly_usd else 0.0
-    verdict = "less" if change < 0 else "more"
+    if change >= 0:
+        return (
+            f"{text}; no alternative costs less: the closest, {best.headline}, costs"
+            f" ${best.monthly_usd:,.0f}/month ({change:.1%} more)."
+        )
     payback = (
         f", paying back its ${best.one_time_usd:,.0f} one-time cost in month {best.payback_month}"
         if best.payback_month
         else ", and never pays back within 36 months"
-        if change >= 0 or best.one_time_usd
+        if best.one_time_usd
         else ""
     )
     return (
         f"{text}; the best alternative, {best.headline}, costs ${best.monthly_usd:,.0f}/month"
-        f" ({abs(change):.1%} {verdict}){payback}."
+        f" ({abs(change):.1%} less){payback}."
     )
 
 

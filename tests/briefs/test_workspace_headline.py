@@ -1,0 +1,54 @@
+"""The one-sentence headline the Overview and Scenarios pages share: it never calls a plan that
+moved nothing, or one that costs more, "the best alternative"."""
+
+from __future__ import annotations
+
+from briefs.workspace_plans import headline
+from costmodel import Engine
+from costmodel.plan import PlanContext, WorkspaceEngine, builtin_plans
+from costmodel.workspace import workspace_from_dict
+from tests.workspace_data import OPTIONS, workspace
+
+
+def results(data: dict):
+    engine = WorkspaceEngine(Engine.from_frame(OPTIONS), PlanContext(workspace_from_dict(data)))
+    return engine.evaluate(builtin_plans(amd_share=0.5))
+
+
+def test_a_plan_that_moved_nothing_is_not_an_alternative():
+    # Only the 8B workload: the options hold no AMD or CPU result for it, so every move
+    # achieves 0% and is Stay by another name.
+    data = workspace()
+    data["demand"] = [data["demand"][1]]
+    data["fleet"] = [data["fleet"][2]]
+    found = results(data)
+    assert all(r.achieved_allocation == found[0].achieved_allocation for r in found)
+    text = headline(found)
+    assert "no alternative changes the fleet" in text and "best alternative" not in text
+
+
+def test_a_dearer_move_is_the_closest_not_the_best():
+    data = workspace()
+    for line in data["fleet"]:  # the fleet's own rates are far below any market price
+        line["usd_per_hour"] = 5.0
+    found = results(data)
+    stay = found[0]
+    moved = [
+        r for r in found[1:] if r.feasible and r.achieved_allocation != stay.achieved_allocation
+    ]
+    assert moved and min(r.monthly_usd for r in moved) > stay.monthly_usd
+    text = headline(found)
+    assert "no alternative costs less: the closest" in text and "best alternative" not in text
+
+
+def test_a_cheaper_move_is_the_best_alternative_with_its_saving():
+    found = results(workspace())
+    stay = found[0]
+    best = min(
+        (r for r in found[1:] if r.feasible and r.achieved_allocation != stay.achieved_allocation),
+        key=lambda r: r.monthly_usd,
+    )
+    assert best.monthly_usd < stay.monthly_usd
+    saving = 1 - best.monthly_usd / stay.monthly_usd
+    assert f"the best alternative, {best.headline}" in headline(found)
+    assert f"({saving:.1%} less)" in headline(found)
