@@ -14,20 +14,13 @@ import pandas as pd
 
 from costmodel.demand import model_key
 from tokendesk.metrics import PERCENTILES
+from tokendesk.records import BLOCK_OR_CONTRACT_MODELS, COMMITTED_MODELS
 
-#: Pricing models that are committed (paid for every hour of the term).
-COMMITTED = frozenset(
-    {
-        "reserved_1y",
-        "reserved_3y",
-        "savings_plan_1y",
-        "savings_plan_3y",
-        "committed_use_1y",
-        "committed_use_3y",
-    }
-)
+#: Pricing models that are committed (paid for every hour of the term), as the option table
+#: spells them.
+COMMITTED = frozenset(m.value for m in COMMITTED_MODELS)
 #: Capacity sold only as fixed blocks or under a negotiated contract: also paid for every hour.
-BLOCK_OR_CONTRACT = frozenset({"capacity_block", "negotiated"})
+BLOCK_OR_CONTRACT = frozenset(m.value for m in BLOCK_OR_CONTRACT_MODELS)
 #: Benchmark scenarios that carry no latency bound and so cannot prove a latency SLO.
 OFFLINE_SCENARIOS = frozenset({"offline"})
 

@@ -13,22 +13,11 @@ from datetime import date
 
 from costmodel import domain
 from costmodel.demand import PERCENTILES
+from tokendesk.records import PricingModel
 
 #: Pricing models a fleet line may be bought under; the committed ones are paid for every hour of
 #: the term whether used or not.
-FLEET_PRICING_MODELS = (
-    "on_demand",
-    "spot",
-    "reserved_1y",
-    "reserved_3y",
-    "savings_plan_1y",
-    "savings_plan_3y",
-    "committed_use_1y",
-    "committed_use_3y",
-    "capacity_block",
-    "negotiated",
-    "owned",
-)
+FLEET_PRICING_MODELS = (*(m.value for m in PricingModel), "owned")
 
 
 #: Month 1 of a workspace that states no start.

@@ -61,6 +61,17 @@ COMMITTED_MODELS = frozenset(
         PricingModel.COMMITTED_USE_3Y,
     }
 )
+#: Capacity sold only as fixed blocks or under a negotiated contract: also paid for every hour.
+BLOCK_OR_CONTRACT_MODELS = frozenset({PricingModel.CAPACITY_BLOCK, PricingModel.NEGOTIATED})
+#: Like compared with like: the pricing-model families a cost view shows one at a time (spot is
+#: interruptible, so it is never set against capacity that is there when needed).
+PRICING_FAMILIES: dict[str, tuple[str, ...]] = {
+    "on-demand": (PricingModel.ON_DEMAND.value,),
+    "committed": tuple(
+        m.value for m in PricingModel if m in COMMITTED_MODELS | BLOCK_OR_CONTRACT_MODELS
+    ),
+    "spot": (PricingModel.SPOT.value,),
+}
 
 
 class PriceBasis(StrEnum):
@@ -174,7 +185,32 @@ class Accelerator(BaseModel):
         return self
 
 
-class PriceQuote(BaseModel):
+class _SourcedRecord(BaseModel):
+    """What every sourced row checks on the way in: text cleaned, a web link, and a date that is
+    neither in the future nor before the product existed (or no date at all: "date unknown")."""
+
+    model_config = _FROZEN
+
+    @model_validator(mode="before")
+    @classmethod
+    def _clean(cls, data: Any) -> Any:
+        return _clean_strings(data)
+
+    @field_validator("source_url", check_fields=False)
+    @classmethod
+    def _web_link(cls, value: str) -> str:
+        return check_url(value)
+
+    @field_validator("observed_at", "measured_at", check_fields=False)
+    @classmethod
+    def _plausible_moment(cls, value: datetime | None, info: ValidationInfo) -> datetime | None:
+        stored = (info.context or {}).get("stored")  # rows read back were checked on the way in
+        if value is not None and not stored:  # None: the source states no date
+            check_moment(info.field_name or "date", value)
+        return value
+
+
+class PriceQuote(_SourcedRecord):
     """The price of one instance type (or one accelerator-hour) in one region, under one pricing model."""
 
     model_config = _FROZEN
@@ -210,24 +246,6 @@ class PriceQuote(BaseModel):
     #: A price past this day is never current and never a cost option.
     expires_on: date | None = None
 
-    @model_validator(mode="before")
-    @classmethod
-    def _clean(cls, data: Any) -> Any:
-        return _clean_strings(data)
-
-    @field_validator("source_url")
-    @classmethod
-    def _web_link(cls, value: str) -> str:
-        return check_url(value)
-
-    @field_validator("observed_at")
-    @classmethod
-    def _plausible_moment(cls, value: datetime | None, info: ValidationInfo) -> datetime | None:
-        stored = (info.context or {}).get("stored")  # rows read back were checked on the way in
-        if value is not None and not stored:  # None: the source states no date
-            check_moment("observed_at", value)
-        return value
-
     @model_validator(mode="after")
     def _consistent(self) -> PriceQuote:
         if self.price_basis is PriceBasis.PER_ACCELERATOR and self.accelerator_count != 1:
@@ -256,7 +274,7 @@ class PriceQuote(BaseModel):
         return self.usd_per_hour / self.accelerator_count if self.accelerator_count else None
 
 
-class BenchmarkResult(BaseModel):
+class BenchmarkResult(_SourcedRecord):
     """One measured operating point of one configuration (model x runtime x hardware x load)."""
 
     model_config = _FROZEN
@@ -311,24 +329,6 @@ class BenchmarkResult(BaseModel):
     source_url: str = ""
     confidence: str = ""
     notes: str = ""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _clean(cls, data: Any) -> Any:
-        return _clean_strings(data)
-
-    @field_validator("source_url")
-    @classmethod
-    def _web_link(cls, value: str) -> str:
-        return check_url(value)
-
-    @field_validator("measured_at")
-    @classmethod
-    def _plausible_moment(cls, value: datetime | None, info: ValidationInfo) -> datetime | None:
-        stored = (info.context or {}).get("stored")  # rows read back were checked on the way in
-        if value is not None and not stored:  # None: the source states no date
-            check_moment("measured_at", value)
-        return value
 
     @model_validator(mode="after")
     def _ordered_percentiles(self) -> BenchmarkResult:

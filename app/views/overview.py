@@ -15,23 +15,8 @@ from costmodel import domain
 from costmodel import scenario_inputs as si
 from tokendesk import formatting
 from tokendesk.metrics import PERCENTILES
+from tokendesk.records import PRICING_FAMILIES
 
-#: Compare like with like: one pricing-model family at a time (spot is interruptible, so it is
-#: never set against on-demand capacity for interactive traffic).
-PRICING_FAMILIES = {
-    "on-demand": ("on_demand",),
-    "committed": (
-        "reserved_1y",
-        "reserved_3y",
-        "savings_plan_1y",
-        "savings_plan_3y",
-        "committed_use_1y",
-        "committed_use_3y",
-        "capacity_block",
-        "negotiated",
-    ),
-    "spot": ("spot",),
-}
 #: Points the Pareto chart draws at most (the cheapest first).
 MAX_POINTS = 3000
 #: The same keys (and bounds) as the Scenarios page, so a link carries them from page to page.
