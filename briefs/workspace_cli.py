@@ -18,7 +18,7 @@ from audit.report import summarise, to_json
 from audit.rules import RuleTableError, load_rules
 from audit.scan import AuditPathError, scan
 from briefs import workspace_plans as wp
-from briefs.cli import BaseUrlOption, output_path
+from briefs.cli import BaseUrlOption, DbOption, output_path
 from briefs.optimize_cli import brief_sections, optimize
 from costmodel import domain
 from costmodel.scenario_inputs import parse_custom
@@ -38,13 +38,6 @@ workspace_app = typer.Typer(
     help="The company's own fleet, contracts, demand and constraints (YAML in, YAML out).",
     no_args_is_help=True,
 )
-
-DbOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--db", help="Warehouse file (default: $TOKENDESK_DB or the per-user data directory)."
-    ),
-]
 
 
 class ScenarioFormat(StrEnum):

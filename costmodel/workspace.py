@@ -173,7 +173,7 @@ def _names(value: object, where: str) -> tuple[str, ...] | None:
     return names or None
 
 
-def _unknown(data: Mapping, allowed: set[str], where: str) -> None:
+def _unknown(data: Mapping, allowed: set[str] | frozenset[str], where: str) -> None:
     extra = sorted(set(data) - allowed)
     if extra:
         raise WorkspaceError(
@@ -181,7 +181,8 @@ def _unknown(data: Mapping, allowed: set[str], where: str) -> None:
         )
 
 
-FLEET_FIELDS = {
+#: A fleet line's fields, in the order the Workspace page's table shows them.
+FLEET_COLUMNS = (
     "provider",
     "region",
     "instance_type",
@@ -191,7 +192,8 @@ FLEET_FIELDS = {
     "commitment_end",
     "early_termination_usd",
     "serves",
-}
+)
+FLEET_FIELDS = frozenset(FLEET_COLUMNS)
 WORKLOAD_FIELDS = {
     "workload",
     "model",

@@ -14,23 +14,13 @@ from collections.abc import Mapping, Sequence
 
 from briefs.workspace_plans import DEMAND_OVERRIDES, ScenarioView, scenario_view
 from costmodel.workspace import (
+    FLEET_COLUMNS,
     Workspace,
     WorkspaceError,
     workspace_from_dict,
     workspace_to_dict,
 )
 
-FLEET_COLUMNS = (
-    "provider",
-    "region",
-    "instance_type",
-    "count",
-    "pricing_model",
-    "usd_per_hour",
-    "commitment_end",
-    "early_termination_usd",
-    "serves",
-)
 DEMAND_COLUMNS = (
     "workload",
     "model",
