@@ -537,3 +537,9 @@ def test_expired_negotiated_quote_check_uses_todays_date():
     assert report is not None
     assert report.checks.set_index("rule").loc[model.RULE_EXPIRED, "result"] == "review"
     assert list(report.flagged["flag"]) == ["review"]
+
+
+def test_a_column_declaration_names_a_known_kind():
+    assert model.EXPLORER_COLUMNS["usd_per_hour"] == model.Column("$/hour", "number", "$%.4f")
+    with pytest.raises(ValueError, match="unknown kind 'money'"):
+        model.Column("$/hour", "money")
