@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 import numpy as np
 import pandas as pd
@@ -25,6 +25,13 @@ from pricing.registry import ProviderSpec
 from tokendesk import formatting
 from tokendesk.records import PriceQuote
 
+#: Explorer filters: URL key = widget key = warehouse column -> label.
+FILTERS = {
+    "provider": "Cloud / provider",
+    "region": "Region",
+    "accelerator": "Accelerator",
+    "pricing_model": "Pricing model",
+}
 #: Integrity rules that flag a row for review instead of quarantining it.
 REVIEW_RULES = {RULE_MOVED, RULE_EXPIRED}
 #: The SKU a tab starts on when ties leave a choice: the AWS P5 price cut, where it is stored.
@@ -155,15 +162,15 @@ def _preferred(frame: pd.DataFrame) -> pd.Series:
     return (frame["instance_type"] == instance) & (frame["pricing_model"] == pricing_model)
 
 
-def widest_sku(current: pd.DataFrame) -> tuple[str, str]:
-    """(instance type, pricing model) sold in the most regions, so the tab starts on a real
-    comparison; ties go to the preferred SKU, then by instance type."""
+def widest_sku(current: pd.DataFrame) -> pd.Series:
+    """The SKU (instance_type, pricing_model) sold in the most regions, so the tab starts on a
+    real comparison; ties go to the preferred SKU, then by instance type."""
     spread = current.groupby(["instance_type", "pricing_model"])["region"].nunique().reset_index()
     spread["preferred"] = _preferred(spread)
     widest = spread.sort_values(
         ["region", "preferred", "instance_type"], ascending=[False, False, True]
     ).iloc[0]
-    return str(widest["instance_type"]), str(widest["pricing_model"])
+    return widest[["instance_type", "pricing_model"]]
 
 
 def options(frame: pd.DataFrame, column: str, **chosen: str) -> list[str]:
@@ -530,6 +537,18 @@ def refresh_rows(
     ]
 
 
+def refresh_record(
+    report: RefreshReport, before: pd.DataFrame, after: pd.DataFrame, now: datetime
+) -> dict[str, object]:
+    """What the page keeps of a refresh to show on its next runs: when (UTC), one row per
+    snapshot (``refresh_rows``) and the providers nothing applied to."""
+    return {
+        "at": now.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "rows": refresh_rows(report, before, after),
+        "not_applicable": list(report.not_applicable),
+    }
+
+
 def refresh_notice(row: Mapping[str, object]) -> tuple[str, str]:
     """(error | warning | success, the Markdown sentence) for one row of ``refresh_rows``."""
     provider, source = plain(row["provider"]), plain(row["source"])
@@ -555,3 +574,66 @@ def not_applicable_notice(provider: str) -> str:
         f"{plain(provider)}: nothing to refresh (no requested region applies, or no price"
         " sheet exists)."
     )
+
+
+#: The SKU pickers of the By-region and Price-history tabs, each narrowing the next: URL key =
+#: widget key -> (column, label).
+REGION_PICKERS = {
+    "region_instance": ("instance_type", "Instance type"),
+    "region_pricing_model": ("pricing_model", "Pricing model"),
+}
+HISTORY_PICKERS = {
+    "history_instance": ("instance_type", "Instance type"),
+    "history_pricing_model": ("pricing_model", "Pricing model"),
+    "history_provider": ("provider", "Provider"),
+    "history_region": ("region", "Region"),
+}
+
+
+def pick_choices(current: pd.DataFrame, skus: pd.DataFrame) -> dict[str, list[str]]:
+    """What a link may name for each tab's pick (URL key -> values): the region pickers choose
+    among current quotes, the history pickers among every SKU ever stored, the accelerator-hour
+    tab among quotes with a known accelerator count."""
+    priced = with_accelerator_hour(current)
+    return {
+        **{key: options(current, column) for key, (column, _) in REGION_PICKERS.items()},
+        **{key: options(skus, column) for key, (column, _) in HISTORY_PICKERS.items()},
+        "accelerator_hour_accelerator": options(priced, "accelerator_id"),
+        "accelerator_hour_pricing_models": options(priced, "pricing_model"),
+    }
+
+
+def starting_pick(offered: Sequence[str], preferred: object) -> str:
+    """The choice a picker starts on: ``preferred`` where it is offered, else the first offered."""
+    return str(preferred) if preferred in offered else offered[0]
+
+
+# -- what the page says -----------------------------------------------------------------------
+PAGE_NOTE = (
+    "The current prices are the newest good snapshot of each source, region by region; older "
+    "snapshots are kept and shown in the price history. $/accelerator-hour = instance $/h ÷ "
+    "accelerators on the instance (a quote priced per accelerator-hour is already per "
+    "accelerator). Every price shows its source and the source's date."
+)
+EXPLORER_NOTE = (
+    "Price date is the source's own date (for undated sources, the earliest plausible date, so "
+    "staleness is never understated). A CPU instance sold with less than one socket has no "
+    "$/accelerator-hour."
+)
+NO_MATCH = (
+    "No current price matches these filters. Remove a filter in the sidebar to see more quotes."
+)
+HISTORY_NOTE = (
+    "Every snapshot is kept: a superseded price stays here as historical, dated by its source. "
+    "The step line shows the price in force from each date until the next one."
+)
+INTEGRITY_NOTE = (
+    "Hard rules (price > 0, spot and committed prices at or below on-demand, known accelerator "
+    "and count, within tolerance of a sourced anchor price) quarantine a row; a move of more than "
+    "50% since the previous snapshot or an expired negotiated quote only flags it for review."
+)
+REFRESH_NOTE = (
+    "Each provider's prices are fetched, checked by the integrity rules and written as one new, "
+    "immutable snapshot. A provider that fails is recorded as a failed snapshot with its error, "
+    "and its last good snapshot stays current; nothing is overwritten or deleted."
+)

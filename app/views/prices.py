@@ -3,10 +3,8 @@ time, $/accelerator-hour across providers, the integrity report and a live refre
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import UTC, datetime
 from functools import partial
-from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -22,57 +20,35 @@ from tokendesk import formatting
 from tokendesk.exports import safe_csv
 
 REFRESH_STATE = "prices_last_refresh"
-#: Explorer filters: URL key = widget key = warehouse column, with its label.
-FILTERS = {
-    "provider": "Cloud / provider",
-    "region": "Region",
-    "accelerator": "Accelerator",
-    "pricing_model": "Pricing model",
-}
-#: The price-history pickers, in order (each narrows the next): column, label, URL/widget key.
-HISTORY_PICKERS = (
-    ("instance_type", "Instance type", "history_instance"),
-    ("pricing_model", "Pricing model", "history_pricing_model"),
-    ("provider", "Provider", "history_provider"),
-    ("region", "Region", "history_region"),
-)
-#: The tabs' own picks are kept in the URL too; empty = what the tab starts on from the data.
-TAB_INPUTS = (
-    UrlInput("region_instance", "choice", ""),
-    UrlInput("region_pricing_model", "choice", ""),
+#: Every pick is in the URL; a tab's pick is empty there while it is what the tab starts on.
+INPUTS = (
+    *(UrlInput(name, "choices", []) for name in model.FILTERS),
+    ui.UNIT_INPUT,
+    *(UrlInput(key, "choice", "") for key in model.REGION_PICKERS | model.HISTORY_PICKERS),
     UrlInput("accelerator_hour_accelerator", "choice", ""),
     UrlInput("accelerator_hour_pricing_models", "choices", []),
-    *(UrlInput(key, "choice", "") for _, _, key in HISTORY_PICKERS),
 )
-INPUTS = (*(UrlInput(name, "choices", []) for name in FILTERS), ui.UNIT_INPUT, *TAB_INPUTS)
 
 
-def choose(place: Any, label: str, choices: list, start: str, default: str, key: str, **extra):
-    """A selectbox on the URL's value where it is a choice, else on ``default``: (the value, its
-    URL value, empty when it is the default)."""
-    first = start if start in choices else default
-    value = place.selectbox(label, choices, index=choices.index(first), key=key, **extra)
-    return value, "" if value == default else value
-
-
-def url_choices(filters: dict[str, list[str]], current: pd.DataFrame, skus: pd.DataFrame) -> dict:
-    priced = model.with_accelerator_hour(current)
-    return filters | {
-        "region_instance": model.options(current, "instance_type"),
-        "region_pricing_model": model.options(current, "pricing_model"),
-        "accelerator_hour_accelerator": model.options(priced, "accelerator_id"),
-        "accelerator_hour_pricing_models": model.options(priced, "pricing_model"),
-        **{key: model.options(skus, column) for column, _, key in HISTORY_PICKERS},
-    }
+def pick_sku(frame: pd.DataFrame, pickers: dict, top: pd.Series, start: dict) -> tuple[dict, dict]:
+    """One selectbox per picker, each offering what the ones before leave, starting on the URL's
+    pick or else on ``top``'s: (column -> value picked, URL key -> value for the URL)."""
+    picked: dict[str, str] = {}
+    url: dict[str, str] = {}
+    for place, (key, (column, label)) in zip(
+        st.columns(len(pickers)), pickers.items(), strict=True
+    ):
+        offered = model.options(frame, column, **picked)
+        default = model.starting_pick(offered, top[column])
+        first = offered.index(start[key] if start[key] in offered else default)
+        picked[column] = place.selectbox(label, offered, first, key=key)
+        url[key] = "" if picked[column] == default else picked[column]
+    return picked, url
 
 
 def refresh_tab(path: str) -> None:
     st.subheader("Refresh prices from the providers")
-    st.caption(
-        "Each provider's prices are fetched, checked by the integrity rules and written as one "
-        "new, immutable snapshot. A provider that fails is recorded as a failed snapshot with its "
-        "error, and its last good snapshot stays current; nothing is overwritten or deleted."
-    )
+    st.caption(model.REFRESH_NOTE)
     providers = st.multiselect(
         "Providers", provider_names(), provider_names(defaults_only=True), key="refresh_providers"
     )
@@ -88,8 +64,7 @@ def refresh_tab(path: str) -> None:
     last = st.session_state.get(REFRESH_STATE)
     if last:
         st.markdown(f"**Last refresh** ({last['at']})")
-        for row in last["rows"]:
-            level, sentence = model.refresh_notice(row)
+        for level, sentence in map(model.refresh_notice, last["rows"]):
             getattr(st, level)(sentence)
         for name in last["not_applicable"]:
             st.info(model.not_applicable_notice(name))
@@ -111,55 +86,35 @@ def run_refresh(path: str, providers: list[str], regions: list[str] | None) -> N
             box.update(label="Refresh could not run", state="error")
             st.error(f"The refresh could not write to the warehouse: {plain(exc)}")
             return
+        finished = "Refresh finished" if report.ok else "Refresh finished with failures"
         box.update(
-            label="Refresh finished" if report.ok else "Refresh finished with failures",
-            state="complete" if report.ok else "error",
-            expanded=not report.ok,
+            label=finished, state="complete" if report.ok else "error", expanded=not report.ok
         )
-    st.session_state[REFRESH_STATE] = {
-        "at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "rows": model.refresh_rows(report, before, data.current_price_sources(path)),
-        "not_applicable": list(report.not_applicable),
-    }
+    after = data.current_price_sources(path)
+    st.session_state[REFRESH_STATE] = model.refresh_record(report, before, after, datetime.now(UTC))
 
 
 def sidebar(filters: dict[str, list[str]], start: dict) -> dict:
     with st.sidebar:
         st.header("Explorer filters")
         st.caption("The other tabs compare across every provider and region.")
-        chosen: dict[str, Any] = {
+        chosen = {
             name: st.multiselect(label, filters[name], default=start[name], key=name)
-            for name, label in FILTERS.items()
+            for name, label in model.FILTERS.items()
         }
-    chosen["unit"] = ui.unit_switch(start["unit"])
-    return chosen
-
-
-def headline(prices: pd.DataFrame) -> None:
-    for place, figure in zip(st.columns(4), model.explorer_headline(prices), strict=False):
-        place.metric(figure.label, figure.value, help=figure.help or None)
+    return chosen | {"unit": ui.unit_switch(start["unit"])}
 
 
 def explorer_tab(prices: pd.DataFrame) -> None:
     if prices.empty:
-        st.info(
-            "No current price matches these filters. Remove a filter in the sidebar to see more "
-            "quotes."
-        )
+        st.info(model.NO_MATCH)
         return
     table = model.explorer_table(prices)
     config = ui.column_config(model.EXPLORER_COLUMNS)
     ui.show_frame(table, key="price_table", dates=model.EXPLORER_DATES, column_config=config)
-    st.caption(
-        "Price date is the source's own date (for undated sources, the earliest plausible date, "
-        "so staleness is never understated). A CPU instance sold with less than one socket has "
-        "no $/accelerator-hour."
-    )
+    st.caption(model.EXPLORER_NOTE)
     st.download_button(  # the CSV is written when clicked, not on every rerun
-        "Download these prices (CSV)",
-        partial(safe_csv, table),
-        file_name="tokendesk-prices.csv",
-        mime="text/csv",
+        "Download these prices (CSV)", partial(safe_csv, table), "tokendesk-prices.csv", "text/csv"
     )
 
 
@@ -168,30 +123,12 @@ def region_tab(current: pd.DataFrame, start: dict) -> dict[str, str]:
     if current.empty:
         st.info("There are no current prices yet. Refresh prices or ingest a price sheet.")
         return {}
-    widest_instance, widest_pricing = model.widest_sku(current)
-    left, right = st.columns(2)
-    instance, instance_url = choose(
-        left,
-        "Instance type",
-        model.options(current, "instance_type"),
-        start["region_instance"],
-        widest_instance,
-        "region_instance",
-    )
-    offered = model.options(current, "pricing_model", instance_type=instance)
-    pricing, pricing_url = choose(
-        right,
-        "Pricing model",
-        offered,
-        start["region_pricing_model"],
-        widest_pricing if widest_pricing in offered else offered[0],
-        "region_pricing_model",
-    )
-    sku = model.region_prices(current, instance, pricing)
-    figure = charts.region_price_bars(sku, model.billing_unit(sku))
+    sku, url = pick_sku(current, model.REGION_PICKERS, model.widest_sku(current), start)
+    quotes = model.region_prices(current, sku["instance_type"], sku["pricing_model"])
+    figure = charts.region_price_bars(quotes, model.billing_unit(quotes))
     st.plotly_chart(figure, width="stretch", key="region_bars")
-    st.caption(model.region_sources(instance, pricing, sku))
-    return {"region_instance": instance_url, "region_pricing_model": pricing_url}
+    st.caption(model.region_sources(sku["instance_type"], sku["pricing_model"], quotes))
+    return url
 
 
 def accelerator_hour_tab(path: str, current: pd.DataFrame, start: dict, unit: str) -> dict:
@@ -202,24 +139,22 @@ def accelerator_hour_tab(path: str, current: pd.DataFrame, start: dict, unit: st
         return {}
     names = model.accelerator_names(priced)
     left, right = st.columns(2)
-    accelerator, accelerator_url = choose(
-        left,
+    ids, default = list(names), model.first_accelerator(list(names))
+    first = start["accelerator_hour_accelerator"]
+    accelerator = left.selectbox(
         "Accelerator",
-        list(names),
-        start["accelerator_hour_accelerator"],
-        model.first_accelerator(list(names)),
-        "accelerator_hour_accelerator",
-        format_func=lambda accelerator_id: names[accelerator_id],
+        ids,
+        ids.index(first if first in ids else default),
+        format_func=names.__getitem__,
+        key="accelerator_hour_accelerator",
     )
     offered = model.options(priced, "pricing_model", accelerator_id=accelerator)
+    wanted = [m for m in start["accelerator_hour_pricing_models"] if m in offered] or offered
     pricing = right.multiselect(
-        "Pricing models",
-        offered,
-        default=[m for m in start["accelerator_hour_pricing_models"] if m in offered] or offered,
-        key="accelerator_hour_pricing_models",
+        "Pricing models", offered, wanted, key="accelerator_hour_pricing_models"
     )
     url = {
-        "accelerator_hour_accelerator": accelerator_url,
+        "accelerator_hour_accelerator": "" if accelerator == default else accelerator,
         "accelerator_hour_pricing_models": [] if set(pricing) == set(offered) else pricing,
     }
     quotes = model.accelerator_prices(priced, accelerator, pricing)
@@ -228,32 +163,16 @@ def accelerator_hour_tab(path: str, current: pd.DataFrame, start: dict, unit: st
         return url
     st.plotly_chart(charts.accelerator_hour_bars(quotes), width="stretch", key="accel_bars")
     st.caption(model.cheapest_accelerator_hour(quotes))
-    token_cost(path, accelerator, pricing, unit)
-    return url
-
-
-def token_cost(path: str, accelerator: str, pricing: Sequence[str], unit: str) -> None:
-    """What the cheapest of these prices comes to per output token, on the best result."""
+    # What the cheapest of these prices comes to per output token, on the best result.
     filters = (("accelerator", (accelerator,)), ("pricing_model", tuple(pricing)))
     best = data.cost_options(path, filters, limit=1)
     if best.empty:
         st.caption("No benchmark result on this accelerator, so no cost per token.")
-        return
+        return url
     value, evidence = model.cheapest_token_cost(best.iloc[0], unit)
     st.metric(f"Cheapest {formatting.cost_label(unit, 'output')} on this accelerator", value)
     st.caption(plain(evidence, limit=2000))
-
-
-def history_pickers(skus: pd.DataFrame, start: dict) -> tuple[dict[str, str], dict[str, str]]:
-    """The SKU picked (column -> value), starting on the longest history, and its URL values."""
-    top = model.longest_history(skus)
-    picked: dict[str, str] = {}
-    url: dict[str, str] = {}
-    for place, (column, label, key) in zip(st.columns(4), HISTORY_PICKERS, strict=True):
-        offered = model.options(skus, column, **picked)
-        default = top[column] if top[column] in offered else offered[0]
-        picked[column], url[key] = choose(place, label, offered, start[key], default, key)
-    return picked, url
+    return url
 
 
 def history_tab(path: str, skus: pd.DataFrame, start: dict) -> dict[str, str]:
@@ -261,10 +180,9 @@ def history_tab(path: str, skus: pd.DataFrame, start: dict) -> dict[str, str]:
     if skus.empty:
         st.info("No price has been stored yet.")
         return {}
-    sku, url = history_pickers(skus, start)
-    history = data.price_history(
-        path, sku["provider"], sku["region"], sku["instance_type"], sku["pricing_model"]
-    )
+    sku, url = pick_sku(skus, model.HISTORY_PICKERS, model.longest_history(skus), start)
+    columns = ("provider", "region", "instance_type", "pricing_model")
+    history = data.price_history(path, *(sku[column] for column in columns))
     if history.empty:
         st.info("This SKU has no stored price.")
         return url
@@ -274,21 +192,13 @@ def history_tab(path: str, skus: pd.DataFrame, start: dict) -> dict[str, str]:
     st.plotly_chart(charts.price_history(history, in_force), width="stretch", key="history_chart")
     config = ui.column_config(model.HISTORY_COLUMNS)
     ui.show_frame(model.history_table(history), key="history_table", column_config=config)
-    st.caption(
-        "Every snapshot is kept: a superseded price stays here as historical, dated by its "
-        "source. The step line shows the price in force from each date until the next one."
-    )
+    st.caption(model.HISTORY_NOTE)
     return url
 
 
 def integrity_tab(path: str) -> None:
     st.subheader("Integrity of the current price snapshots")
-    st.caption(
-        "Hard rules (price > 0, spot and committed prices at or below on-demand, known "
-        "accelerator and count, within tolerance of a sourced anchor price) quarantine a row; a "
-        "move of more than 50% since the previous snapshot or an expired negotiated quote only "
-        "flags it for review."
-    )
+    st.caption(model.INTEGRITY_NOTE)
     stored = data.current_integrity(path)
     unchecked = model.unchecked_sources(stored, data.current_price_sources(path))
     quotes = model.quotes_to_check(data.current_price_quotes(path), unchecked) if unchecked else []
@@ -306,12 +216,7 @@ def integrity_tab(path: str) -> None:
 
 
 st.title("Cloud prices")
-st.caption(
-    "The current prices are the newest good snapshot of each source, region by region; older "
-    "snapshots are kept and shown in the price history. $/accelerator-hour = instance $/h ÷ "
-    "accelerators on the instance (a quote priced per accelerator-hour is already per "
-    "accelerator). Every price shows its source and the source's date."
-)
+st.caption(model.PAGE_NOTE)
 path = data.db_path()
 header = st.container()
 tab_list, tab_region, tab_accelerator, tab_history, tab_integrity, tab_refresh = st.tabs(
@@ -324,12 +229,13 @@ everything = data.price_explorer(path, ())
 current = model.current_only(everything)
 skus = data.price_skus(path)
 filter_values = data.filter_values(path)
-start = ui.url_inputs(INPUTS, choices=url_choices(filter_values, current, skus))
+start = ui.url_inputs(INPUTS, choices=filter_values | model.pick_choices(current, skus))
 chosen = sidebar(filter_values, start)
-filters = tuple((name, tuple(chosen[name])) for name in FILTERS if chosen[name])
+filters = tuple((name, tuple(chosen[name])) for name in model.FILTERS if chosen[name])
 prices = model.with_status(data.price_explorer(path, filters) if filters else everything)
 with header:
-    headline(prices)
+    for place, figure in zip(st.columns(4), model.explorer_headline(prices), strict=False):
+        place.metric(figure.label, figure.value, help=figure.help or None)
 with tab_list:
     explorer_tab(prices)
 with tab_region:

@@ -126,7 +126,7 @@ def test_the_region_tab_starts_on_the_sku_sold_in_the_most_regions():
         {"instance_type": "a3", "region": "r2", "zone": "r2-b"},  # one region, two zones
         {"region": "r1"},
     )
-    assert model.widest_sku(current) == ("a3", "on_demand")
+    assert tuple(model.widest_sku(current)) == ("a3", "on_demand")
 
 
 def test_a_tie_in_regions_goes_to_the_preferred_sku_then_by_instance_name():
@@ -135,10 +135,13 @@ def test_a_tie_in_regions_goes_to_the_preferred_sku_then_by_instance_name():
         {"instance_type": "p5.48xlarge", "region": "r1"},
         {"instance_type": "p5.48xlarge", "pricing_model": "spot", "region": "r1"},
     )
-    assert model.widest_sku(current) == ("p5.48xlarge", "on_demand")
-    assert model.widest_sku(current[current["pricing_model"] == "spot"]) == ("p5.48xlarge", "spot")
+    assert tuple(model.widest_sku(current)) == ("p5.48xlarge", "on_demand")
+    assert tuple(model.widest_sku(current[current["pricing_model"] == "spot"])) == (
+        "p5.48xlarge",
+        "spot",
+    )
     others = quotes({"instance_type": "b", "region": "r1"}, {"instance_type": "a", "region": "r2"})
-    assert model.widest_sku(others) == ("a", "on_demand")
+    assert tuple(model.widest_sku(others)) == ("a", "on_demand")
 
 
 def test_options_are_the_sorted_values_among_the_matching_rows():
@@ -543,3 +546,42 @@ def test_a_column_declaration_names_a_known_kind():
     assert model.EXPLORER_COLUMNS["usd_per_hour"] == model.Column("$/hour", "number", "$%.4f")
     with pytest.raises(ValueError, match="unknown kind 'money'"):
         model.Column("$/hour", "money")
+
+
+def test_a_picker_starts_on_the_preferred_choice_where_offered():
+    assert model.starting_pick(["a", "b"], "b") == "b"
+    assert model.starting_pick(["a", "b"], "z") == "a"
+    assert model.starting_pick(["a", "b"], None) == "a"
+
+
+def test_a_link_may_name_what_each_tab_offers():
+    current = quotes(
+        {"instance_type": "a3", "pricing_model": "spot"},
+        {"accelerator_id": "cpu", "usd_per_accelerator_hour": None, "pricing_model": "reserved_1y"},
+    )
+    skus = pd.DataFrame(
+        {
+            "provider": ["aws", "gcp"],
+            "region": ["us-east-1", "us-central1"],
+            "instance_type": ["p4d", "a2"],
+            "pricing_model": ["on_demand", "spot"],
+        }
+    )
+    choices = model.pick_choices(current, skus)
+    assert choices["region_instance"] == ["a3", "p5.48xlarge"]
+    assert choices["region_pricing_model"] == ["reserved_1y", "spot"]
+    assert choices["history_instance"] == ["a2", "p4d"]  # every SKU ever stored
+    assert choices["history_provider"] == ["aws", "gcp"]
+    assert choices["accelerator_hour_accelerator"] == ["nvidia-h100-sxm-80gb"]  # cpu: no count
+    assert choices["accelerator_hour_pricing_models"] == ["spot"]
+
+
+def test_the_refresh_record_keeps_when_in_utc_and_every_snapshot():
+    report = RefreshReport(
+        [SnapshotOutcome("aws", "aws", SnapshotStatus.OK, "prices-aws-2", 3)], ["acme"]
+    )
+    when = datetime(2026, 11, 30, 23, 30, tzinfo=UTC).astimezone()  # any zone reads as UTC
+    record = model.refresh_record(report, sources(), sources(), when)
+    assert record["at"] == "2026-11-30 23:30 UTC"
+    assert record["not_applicable"] == ["acme"]
+    assert [row["snapshot_id"] for row in record["rows"]] == ["prices-aws-2"]
