@@ -15,12 +15,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from app.models.bench_import import ImportOutcome, Preview, UploadFields
+from app.models.bench_import import ImportOutcome, Preview, UploadFields, fingerprint
 from app.models.costs import Headline
 from app.models.tables import Column
 from app.safe import plain
 from tokendesk import formatting
 from tokendesk.metrics import ftl_with_basis
+from tokendesk.records import Accelerator
 
 #: Result filters: URL key = widget key -> (results column, label).
 FILTERS = {
@@ -300,6 +301,19 @@ def upload_fields(*, accelerator: str, accelerators_per_replica: int, **given: A
     )
 
 
+def accelerator_choice(catalog: Mapping[str, Accelerator], choice: str) -> str:
+    """How the upload's accelerator picker names a choice: "NVIDIA H100 SXM 80GB (nvidia-h100-…)"."""
+    return choice if choice == FROM_FILE else f"{catalog[choice].name} ({choice})"
+
+
+def still_previewed(
+    preview: Preview, name: str | None, payload: bytes, fields: UploadFields
+) -> bool:
+    """Whether ``preview`` still shows what the file and fields now would write: a change to
+    either (or no file) makes it stale, so nothing is written that nobody has seen."""
+    return name is not None and preview.fingerprint == fingerprint(name, payload, fields)
+
+
 def preview_heading(preview: Preview) -> str:
     return (
         f"**{plain(preview.file)}** would write {len(preview.results)} operating point(s) "
@@ -318,4 +332,61 @@ def not_written(preview: Preview, error: object) -> str:
     return (
         f"{plain(preview.file)} is valid but could not be written to the warehouse: "
         f"{plain(error)}. Nothing was written."
+    )
+
+
+#: The help line of each upload field that needs one.
+UPLOAD_HELP = {
+    "accelerator": "Fill in (or correct) the accelerator when the file does not name one the "
+    "catalog knows",
+    "accelerators_per_replica": "Tensor × pipeline parallel size of one replica; 0 = as the file "
+    "says",
+    "measured_on": "When the results were measured, for a file that carries no date (optional)",
+}
+#: The upload's text fields, in the form's order: UploadFields name -> (label, placeholder).
+UPLOAD_TEXTS = {
+    "model": ("Model", "as the file says, e.g. meta-llama/Llama-3.1-8B-Instruct"),
+    "precision": ("Precision", "as the file says, e.g. bf16, fp8"),
+    "runtime": ("Runtime", "as the file says, e.g. vllm, sglang"),
+    "runtime_version": ("Runtime version", "optional, e.g. 0.11.0"),
+    "instance_type": ("Instance type", "optional, e.g. p5.48xlarge"),
+}
+
+
+# -- what the page says -----------------------------------------------------------------------
+PAGE_NOTE = (
+    "Every current operating point: one configuration (accelerator × runtime × precision × model "
+    "× workload) at one load. Throughput per accelerator = replica output tok/s ÷ accelerators "
+    "per replica. First-token latency (FTL) is the result's TTFT at the chosen percentile, or the "
+    "next higher published one as an upper bound."
+)
+RESULTS_NOTE = (
+    "Empty latency cells were not published by the source (MLPerf Offline has no latency bound; "
+    "MLPerf Server publishes p99 only). Result date is the source's own date."
+)
+PARITY_NOTE = (
+    "How closely each backend reproduces the golden outputs: exact match = share of prompts "
+    "whose output is identical; similarity = mean token similarity (1.0 = identical). “not "
+    "measured” means the result's source ran no parity check — not that parity is poor."
+)
+NO_MATCH = "No result matches these filters. Remove a filter in the sidebar to see more results."
+NO_RESULTS = "No benchmark results yet. Import a result file in the “Import result file” tab."
+FIX_AND_PREVIEW = (
+    "Fill in or correct the fields above and preview again; nothing is written until a preview "
+    "passes and you confirm it."
+)
+HISTORY_NOTE = (
+    "Every benchmark snapshot, newest first. Nothing is ever deleted: a retracted import stays "
+    "here with its reason, and its results count nowhere (results, costs, scenarios). On the "
+    "command line: `tokendesk bench retract SNAPSHOT_ID --reason TEXT`."
+)
+
+
+def import_note(max_mb: int) -> str:
+    return (
+        "Result files from vLLM/SGLang bench serving, llama-bench, genai-perf/AIPerf, GuideLLM, "
+        "LLMPerf, MLPerf summaries and tokendesk's own harness. Fill in what the file does not "
+        "say (the same fields as `tokendesk bench import`), preview every record it would write "
+        "with its physical plausibility verdict, then write it as one new snapshot. "
+        f"At most {max_mb} MB."
     )

@@ -41,71 +41,50 @@ def say_waiting(wait: Wait) -> None:
 
 def upload_form(catalog: dict) -> bench_import.UploadFields:
     """The fields a result file may not state, as ``tokendesk bench import`` takes them."""
-    first, second, third = st.columns(3)
-    accelerator = first.selectbox(
+    slots = [*st.columns(3), *st.columns(3), *st.columns(3)]  # three rows of three
+    helps, named = model.UPLOAD_HELP, partial(model.accelerator_choice, catalog)
+    accelerator = slots[0].selectbox(
         "Accelerator",
         [model.FROM_FILE, *sorted(catalog)],
+        format_func=named,
         key="upload_accelerator",
-        format_func=lambda i: i if i == model.FROM_FILE else f"{catalog[i].name} ({i})",
-        help="Fill in (or correct) the accelerator when the file does not name one the catalog "
-        "knows",
+        help=helps["accelerator"],
     )
-    per_replica = second.number_input(
+    per_replica = slots[1].number_input(
         "Accelerators per replica",
         min_value=0,
         max_value=512,
         value=0,
         step=1,
         key="upload_accelerators_per_replica",
-        help="Tensor × pipeline parallel size of one replica; 0 = as the file says",
+        help=helps["accelerators_per_replica"],
     )
-    model_name = third.text_input(
-        "Model",
-        key="upload_model",
-        placeholder="as the file says, e.g. meta-llama/Llama-3.1-8B-Instruct",
-    )
-    first, second, third = st.columns(3)
-    precision = first.text_input(
-        "Precision", key="upload_precision", placeholder="as the file says, e.g. bf16, fp8"
-    )
-    runtime = second.text_input(
-        "Runtime", key="upload_runtime", placeholder="as the file says, e.g. vllm, sglang"
-    )
-    measured_on = third.date_input(
+    measured_on = slots[5].date_input(
         "Measured on",
-        value=None,
+        None,
         max_value=date.today(),
         key="upload_measured_on",
-        help="When the results were measured, for a file that carries no date (optional)",
+        help=helps["measured_on"],
     )
-    first, second, _ = st.columns(3)
-    version = first.text_input(
-        "Runtime version", key="upload_runtime_version", placeholder="optional, e.g. 0.11.0"
-    )
-    instance = second.text_input(
-        "Instance type", key="upload_instance_type", placeholder="optional, e.g. p5.48xlarge"
-    )
+    texts = {
+        name: place.text_input(label, key=f"upload_{name}", placeholder=placeholder)
+        for place, (name, (label, placeholder)) in zip(
+            (slots[2], slots[3], slots[4], slots[6], slots[7]),
+            model.UPLOAD_TEXTS.items(),
+            strict=True,
+        )
+    }
     return model.upload_fields(
         accelerator=accelerator,
         accelerators_per_replica=per_replica,
-        model=model_name,
-        precision=precision,
-        runtime=runtime,
-        runtime_version=version,
-        instance_type=instance,
         measured_on=measured_on,
+        **texts,
     )
 
 
 def import_tab() -> None:
     st.subheader("Import a result file")
-    st.caption(
-        "Result files from vLLM/SGLang bench serving, llama-bench, genai-perf/AIPerf, GuideLLM, "
-        "LLMPerf, MLPerf summaries and tokendesk's own harness. Fill in what the file does not "
-        "say (the same fields as `tokendesk bench import`), preview every record it would write "
-        "with its physical plausibility verdict, then write it as one new snapshot. "
-        f"At most {MAX_UPLOAD_MB} MB."
-    )
+    st.caption(model.import_note(MAX_UPLOAD_MB))
     uploaded = st.file_uploader(
         "Result file", type=UPLOAD_TYPES, max_upload_size=MAX_UPLOAD_MB, key="upload_file"
     )
@@ -119,9 +98,8 @@ def import_tab() -> None:
         )
     preview = st.session_state.get(PREVIEW_STATE)
     if preview is not None:
-        if uploaded is not None and preview.fingerprint == bench_import.fingerprint(
-            uploaded.name, uploaded.getvalue(), fields
-        ):
+        name, payload = (uploaded.name, uploaded.getvalue()) if uploaded else (None, b"")
+        if model.still_previewed(preview, name, payload, fields):
             show_preview(preview)
         else:  # the file or a field changed: that preview no longer shows what would be written
             st.session_state.pop(PREVIEW_STATE, None)
@@ -144,17 +122,11 @@ def show_preview(preview: bench_import.Preview) -> None:
     for note in preview.notes:
         st.caption(f"Note: {plain(note)}")
     if preview.errors:
-        st.caption(
-            "Fill in or correct the fields above and preview again; nothing is written until a "
-            "preview passes and you confirm it."
-        )
-    confirm = st.button(
-        "Write to the warehouse",
-        type="primary",
-        key="upload_confirm",
-        disabled=not preview.writable,
-    )
-    if not confirm:
+        st.caption(model.FIX_AND_PREVIEW)
+    locked = not preview.writable
+    if not st.button(
+        "Write to the warehouse", type="primary", key="upload_confirm", disabled=locked
+    ):
         return
     try:
         with data.writer(say_waiting) as warehouse:
@@ -168,11 +140,7 @@ def show_preview(preview: bench_import.Preview) -> None:
 
 def history_tab(path: str) -> None:
     st.subheader("Import history")
-    st.caption(
-        "Every benchmark snapshot, newest first. Nothing is ever deleted: a retracted import "
-        "stays here with its reason, and its results count nowhere (results, costs, "
-        "scenarios). On the command line: `tokendesk bench retract SNAPSHOT_ID --reason TEXT`."
-    )
+    st.caption(model.HISTORY_NOTE)
     history = data.benchmark_history(path)
     ui.show_table(bench_history.history_table(history), key="history_table")
     with st.expander("Retract an import"):
@@ -187,12 +155,8 @@ def retract_form(history: pd.DataFrame) -> None:
     if not candidates:
         st.info("No current import to retract.")
         return
-    target = st.selectbox(
-        "Snapshot",
-        candidates,
-        format_func=partial(bench_history.describe, history),
-        key="retract_snapshot",
-    )
+    described = partial(bench_history.describe, history)
+    target = st.selectbox("Snapshot", candidates, format_func=described, key="retract_snapshot")
     reason = st.text_input(
         "Reason", key="retract_reason", placeholder="e.g. a test run, wrong accelerator"
     )
@@ -228,25 +192,16 @@ def sidebar(choices: dict[str, list[str]], start: dict) -> tuple[dict[str, list[
 
 def results_tab(results: pd.DataFrame) -> None:
     if results.empty:
-        st.info(
-            "No result matches these filters. Remove a filter in the sidebar to see more results."
-        )
+        st.info(model.NO_MATCH)
         return
     for place, figure in zip(st.columns(3), model.results_headline(results), strict=True):
         place.metric(figure.label, figure.value, help=figure.help or None)
     table = model.results_table(results)
     config = ui.column_config(model.RESULT_COLUMNS)
     ui.show_frame(table, key="results_table", column_config=config)
-    st.caption(
-        "Empty latency cells were not published by the source (MLPerf Offline has no latency "
-        "bound; MLPerf Server publishes p99 only). Result date is the source's own date."
-    )
-    st.download_button(  # the CSV is written when clicked, not on every rerun
-        "Download these results (CSV)",
-        partial(safe_csv, table),
-        file_name="tokendesk-results.csv",
-        mime="text/csv",
-    )
+    st.caption(model.RESULTS_NOTE)
+    csv = partial(safe_csv, table)  # written when the button is clicked, not on every rerun
+    st.download_button("Download these results (CSV)", csv, "tokendesk-results.csv", "text/csv")
 
 
 def curves_tab(results: pd.DataFrame, percentile: str, start: dict) -> dict[str, object]:
@@ -280,11 +235,7 @@ def curves_tab(results: pd.DataFrame, percentile: str, start: dict) -> dict[str,
 
 def parity_tab(results: pd.DataFrame) -> None:
     st.subheader("Output parity by backend")
-    st.caption(
-        "How closely each backend reproduces the golden outputs: exact match = share of prompts "
-        "whose output is identical; similarity = mean token similarity (1.0 = identical). “not "
-        "measured” means the result's source ran no parity check — not that parity is poor."
-    )
+    st.caption(model.PARITY_NOTE)
     if results.empty:
         st.info("No result matches these filters.")
         return
@@ -295,12 +246,7 @@ def parity_tab(results: pd.DataFrame) -> None:
 
 
 st.title("Benchmark results")
-st.caption(
-    "Every current operating point: one configuration (accelerator × runtime × precision × model "
-    "× workload) at one load. Throughput per accelerator = replica output tok/s ÷ accelerators "
-    "per replica. First-token latency (FTL) is the result's TTFT at the chosen percentile, or the "
-    "next higher published one as an upper bound."
-)
+st.caption(model.PAGE_NOTE)
 path = data.db_path()
 tab_results, tab_curves, tab_parity, tab_import, tab_history = st.tabs(
     ["Results", "Throughput vs FTL", "Output parity", "Import result file", "Import history"]
@@ -314,9 +260,7 @@ results = data.benchmark_results(path)
 if results.empty:
     for tab in (tab_results, tab_curves, tab_parity):
         with tab:
-            st.info(
-                "No benchmark results yet. Import a result file in the “Import result file” tab."
-            )
+            st.info(model.NO_RESULTS)
     st.stop()
 results = model.labelled(results)
 choices = model.filter_choices(results)

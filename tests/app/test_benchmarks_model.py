@@ -8,7 +8,8 @@ import pytest
 
 from app import charts
 from app.models import benchmarks as model
-from app.models.bench_import import ImportOutcome, Preview
+from app.models.bench_import import ImportOutcome, Preview, UploadFields, fingerprint
+from tokendesk.catalog import load_catalog
 
 
 def results(*rows: dict) -> pd.DataFrame:
@@ -251,3 +252,19 @@ def test_upload_messages_escape_the_file_name():
         "Imported 3 operating point(s) from **a\\.json** (t) as snapshot `benchmarks-import-1`."
     )
     assert model.not_written(preview, "locked").endswith(": locked. Nothing was written.")
+
+
+def test_the_accelerator_picker_names_catalog_entries_and_leaves_the_file_choice_as_is():
+    catalog = load_catalog()
+    assert model.accelerator_choice(catalog, model.FROM_FILE) == model.FROM_FILE
+    name = catalog["amd-mi300x-192gb"].name
+    assert model.accelerator_choice(catalog, "amd-mi300x-192gb") == f"{name} (amd-mi300x-192gb)"
+
+
+def test_a_preview_is_stale_once_the_file_or_a_field_changes():
+    fields = UploadFields(precision="fp8")
+    preview = Preview(file="a.json", fingerprint=fingerprint("a.json", b"{}", fields))
+    assert model.still_previewed(preview, "a.json", b"{}", fields)
+    assert not model.still_previewed(preview, "a.json", b"{ }", fields)
+    assert not model.still_previewed(preview, "a.json", b"{}", UploadFields(precision="bf16"))
+    assert not model.still_previewed(preview, None, b"", fields)  # the file was removed
