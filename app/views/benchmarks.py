@@ -98,7 +98,7 @@ def import_tab() -> None:
         )
     preview = st.session_state.get(PREVIEW_STATE)
     if preview is not None:
-        name, payload = (uploaded.name, uploaded.getvalue()) if uploaded else (None, b"")
+        name, payload = (None, b"") if uploaded is None else (uploaded.name, uploaded.getvalue())
         if model.still_previewed(preview, name, payload, fields):
             show_preview(preview)
         else:  # the file or a field changed: that preview no longer shows what would be written
