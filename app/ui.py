@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from app import url_state
@@ -93,6 +94,13 @@ def unit_switch(start: str) -> str:
         help="$/1K tokens is this tool's unit; $/1M tokens is how API price lists quote. "
         "The same figures either way, 1,000 times apart.",
     )
+
+
+def show_columns(
+    frame: pd.DataFrame, columns: Mapping[str, Column], *, key: str, dates: tuple = ()
+) -> None:
+    """A frame under its own column names, read as a page model's ``columns`` declare."""
+    show_frame(frame, key=key, column_config=column_config(columns), dates=dates)
 
 
 def column_config(columns: Mapping[str, Column]) -> dict[str, Any]:

@@ -197,8 +197,7 @@ def results_tab(results: pd.DataFrame) -> None:
     for place, figure in zip(st.columns(3), model.results_headline(results), strict=True):
         place.metric(figure.label, figure.value, help=figure.help or None)
     table = model.results_table(results)
-    config = ui.column_config(model.RESULT_COLUMNS)
-    ui.show_frame(table, key="results_table", column_config=config)
+    ui.show_columns(table, model.RESULT_COLUMNS, key="results_table")
     st.caption(model.RESULTS_NOTE)
     csv = partial(safe_csv, table)  # written when the button is clicked, not on every rerun
     st.download_button("Download these results (CSV)", csv, "tokendesk-results.csv", "text/csv")
@@ -241,8 +240,7 @@ def parity_tab(results: pd.DataFrame) -> None:
         return
     table = model.parity_table(results)
     st.markdown(model.parity_summary(table))
-    config = ui.column_config(model.PARITY_COLUMNS)
-    ui.show_frame(table, key="parity_table", column_config=config)
+    ui.show_columns(table, model.PARITY_COLUMNS, key="parity_table")
 
 
 st.title("Benchmark results")

@@ -35,9 +35,8 @@ def pick_sku(frame: pd.DataFrame, pickers: dict, top: pd.Series, start: dict) ->
     pick or else on ``top``'s: (column -> value picked, URL key -> value for the URL)."""
     picked: dict[str, str] = {}
     url: dict[str, str] = {}
-    for place, (key, (column, label)) in zip(
-        st.columns(len(pickers)), pickers.items(), strict=True
-    ):
+    for place, key in zip(st.columns(len(pickers)), pickers, strict=True):
+        column, label = pickers[key]
         offered = model.options(frame, column, **picked)
         default = model.starting_pick(offered, top[column])
         first = offered.index(start[key] if start[key] in offered else default)
@@ -110,8 +109,7 @@ def explorer_tab(prices: pd.DataFrame) -> None:
         st.info(model.NO_MATCH)
         return
     table = model.explorer_table(prices)
-    config = ui.column_config(model.EXPLORER_COLUMNS)
-    ui.show_frame(table, key="price_table", dates=model.EXPLORER_DATES, column_config=config)
+    ui.show_columns(table, model.EXPLORER_COLUMNS, key="price_table", dates=model.EXPLORER_DATES)
     st.caption(model.EXPLORER_NOTE)
     st.download_button(  # the CSV is written when clicked, not on every rerun
         "Download these prices (CSV)", partial(safe_csv, table), "tokendesk-prices.csv", "text/csv"
@@ -137,42 +135,53 @@ def accelerator_hour_tab(path: str, current: pd.DataFrame, start: dict, unit: st
     if priced.empty:
         st.info("There are no current prices with a known accelerator count.")
         return {}
-    names = model.accelerator_names(priced)
-    left, right = st.columns(2)
-    ids, default = list(names), model.first_accelerator(list(names))
-    first = start["accelerator_hour_accelerator"]
-    accelerator = left.selectbox(
-        "Accelerator",
-        ids,
-        ids.index(first if first in ids else default),
-        format_func=names.__getitem__,
-        key="accelerator_hour_accelerator",
-    )
-    offered = model.options(priced, "pricing_model", accelerator_id=accelerator)
-    wanted = [m for m in start["accelerator_hour_pricing_models"] if m in offered] or offered
-    pricing = right.multiselect(
-        "Pricing models", offered, wanted, key="accelerator_hour_pricing_models"
-    )
-    url = {
-        "accelerator_hour_accelerator": "" if accelerator == default else accelerator,
-        "accelerator_hour_pricing_models": [] if set(pricing) == set(offered) else pricing,
-    }
+    accelerator, pricing, url = accelerator_pickers(priced, start)
     quotes = model.accelerator_prices(priced, accelerator, pricing)
     if quotes.empty:
         st.info("Choose at least one pricing model.")
         return url
     st.plotly_chart(charts.accelerator_hour_bars(quotes), width="stretch", key="accel_bars")
     st.caption(model.cheapest_accelerator_hour(quotes))
-    # What the cheapest of these prices comes to per output token, on the best result.
+    token_cost(path, accelerator, pricing, unit)
+    return url
+
+
+def accelerator_pickers(priced: pd.DataFrame, start: dict) -> tuple[str, list[str], dict]:
+    """The accelerator (by name; the H100 to start) and its pricing models (all to start), and
+    their URL values (empty while they are where the tab starts)."""
+    names = model.accelerator_names(priced)
+    ids, default = list(names), model.first_accelerator(list(names))
+    linked = start["accelerator_hour_accelerator"]
+    first = ids.index(linked if linked in ids else default)
+    left, right = st.columns(2)
+    accelerator = left.selectbox(
+        "Accelerator", ids, first, format_func=names.__getitem__, key="accelerator_hour_accelerator"
+    )
+    offered = model.options(priced, "pricing_model", accelerator_id=accelerator)
+    wanted = [m for m in start["accelerator_hour_pricing_models"] if m in offered] or offered
+    pricing = right.multiselect(
+        "Pricing models", offered, wanted, key="accelerator_hour_pricing_models"
+    )
+    return (
+        accelerator,
+        pricing,
+        {
+            "accelerator_hour_accelerator": "" if accelerator == default else accelerator,
+            "accelerator_hour_pricing_models": [] if set(pricing) == set(offered) else pricing,
+        },
+    )
+
+
+def token_cost(path: str, accelerator: str, pricing: list[str], unit: str) -> None:
+    """What the cheapest of these prices comes to per output token, on the best result."""
     filters = (("accelerator", (accelerator,)), ("pricing_model", tuple(pricing)))
     best = data.cost_options(path, filters, limit=1)
     if best.empty:
         st.caption("No benchmark result on this accelerator, so no cost per token.")
-        return url
+        return
     value, evidence = model.cheapest_token_cost(best.iloc[0], unit)
     st.metric(f"Cheapest {formatting.cost_label(unit, 'output')} on this accelerator", value)
     st.caption(plain(evidence, limit=2000))
-    return url
 
 
 def history_tab(path: str, skus: pd.DataFrame, start: dict) -> dict[str, str]:
@@ -190,8 +199,7 @@ def history_tab(path: str, skus: pd.DataFrame, start: dict) -> dict[str, str]:
     st.markdown(model.history_summary(history))
     in_force = model.price_in_force(history, datetime.now(UTC))
     st.plotly_chart(charts.price_history(history, in_force), width="stretch", key="history_chart")
-    config = ui.column_config(model.HISTORY_COLUMNS)
-    ui.show_frame(model.history_table(history), key="history_table", column_config=config)
+    ui.show_columns(model.history_table(history), model.HISTORY_COLUMNS, key="history_table")
     st.caption(model.HISTORY_NOTE)
     return url
 
@@ -207,12 +215,10 @@ def integrity_tab(path: str) -> None:
         st.info("There are no current price snapshots to check yet.")
         return
     (st.warning if report.failing else st.success)(report.sentence())
-    config = ui.column_config(model.INTEGRITY_COLUMNS)
-    ui.show_frame(report.checks, key="integrity_table", column_config=config)
+    ui.show_columns(report.checks, model.INTEGRITY_COLUMNS, key="integrity_table")
     if not report.flagged.empty:
         st.markdown("**Rows the rules flag**")
-        config = ui.column_config(model.FLAG_COLUMNS)
-        ui.show_frame(report.flagged, key="integrity_flags", column_config=config)
+        ui.show_columns(report.flagged, model.FLAG_COLUMNS, key="integrity_flags")
 
 
 st.title("Cloud prices")
