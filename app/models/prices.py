@@ -576,6 +576,7 @@ def not_applicable_notice(provider: str) -> str:
     )
 
 
+# -- the tabs' pickers -----------------------------------------------------------------------
 #: The SKU pickers of the By-region and Price-history tabs, each narrowing the next: URL key =
 #: widget key -> (column, label).
 REGION_PICKERS = {
