@@ -635,3 +635,154 @@ def frontier_chart(frame: pd.DataFrame) -> go.Figure:
     figure.update_xaxes(title="Vendor HHI of traffic (1 = one vendor)", autorange="reversed")
     figure.update_yaxes(title="USD per month", tickprefix="$", tickformat=",.0f")
     return figure
+
+
+#: One colour per pricing model, so bars read the same in every chart of the Prices page.
+PRICING_COLOURS = {
+    "on_demand": "#1f77b4",
+    "spot": "#ff7f0e",
+    "reserved_1y": "#2ca02c",
+    "reserved_3y": "#98df8a",
+    "savings_plan_1y": "#9467bd",
+    "savings_plan_3y": "#c5b0d5",
+    "committed_use_1y": "#8c564b",
+    "committed_use_3y": "#c49c94",
+    "capacity_block": "#e377c2",
+    "negotiated": "#7f7f7f",
+}
+#: A stored price's status in the price history.
+HISTORY_COLOURS = {
+    "current": "#2ca02c",
+    "historical": "#7f7f7f",
+    "quarantined": "#d62728",
+    "partial snapshot": "#ff7f0e",
+}
+
+
+def region_price_bars(sku: pd.DataFrame, billing_unit: str) -> go.Figure:
+    """One SKU's $/hour in every region (bars labelled "provider · region", in frame order),
+    coloured by vendor; ``billing_unit`` (instance-hour or accelerator-hour) names the axis."""
+    figure = bars(
+        sku,
+        "label",
+        "usd_per_hour",
+        colour="vendor",
+        colours=VENDOR_COLOURS,
+        legend_title="vendor",
+        text=sku["usd_per_hour"].map(formatting.usd),
+        value_hover="$,.2f",
+        hover={"source": "source", "price date": "observed_at", "confidence": "confidence"},
+        category_axis=axis("Provider · region"),
+        value_axis=axis(f"$ per {billing_unit}", USD_AXIS),
+        height=380,
+    )
+    # A handful of regions should not stretch into slabs as wide as the page.
+    figure.update_layout(showlegend=False, bargap=max(0.2, 1 - 0.12 * len(sku)))
+    figure.update_traces(textposition="outside", cliponaxis=False)
+    return figure
+
+
+def accelerator_hour_bars(quotes: pd.DataFrame) -> go.Figure:
+    """$/accelerator-hour per quote (horizontal bars labelled by ``label``, top to bottom in frame
+    order), coloured by pricing model, with the quote's own $/hour and source in the hover."""
+    return bars(
+        quotes,
+        "label",
+        "usd_per_accelerator_hour",
+        orientation="h",
+        colour="pricing_model",
+        colours=PRICING_COLOURS,
+        colour_order=list(PRICING_COLOURS),
+        legend_title="Pricing",
+        value_hover="$,.2f",
+        text=quotes["usd_per_accelerator_hour"].map(formatting.usd),
+        hover={
+            "$/hour (quote)": quotes["usd_per_hour"].map(formatting.usd),
+            "accelerators": "accelerator_count",
+            "priced per": "price_basis",
+            "source": "source",
+            "price date": "observed_at",
+        },
+        category_axis=axis("Provider · instance · region"),
+        category_order=list(quotes["label"]),
+        value_axis=axis("$ per accelerator-hour", USD_AXIS),
+        height=max(320, 34 * len(quotes) + 120),
+    )
+
+
+def price_history(
+    history: pd.DataFrame, in_force: tuple[Sequence[Any], Sequence[Any]]
+) -> go.Figure:
+    """A SKU's stored prices over time, coloured by status, with the step line of the price in
+    force (``in_force``: its dates and prices; none drawn when empty)."""
+    figure = scatter_by(
+        history,
+        "observed_at",
+        "usd_per_hour",
+        "status",
+        colours=HISTORY_COLOURS,
+        marker_size=11,
+        title="price_date",
+        y_hover="$,.2f",
+        hover={"source": "source", "snapshot": "snapshot_id", "confidence": "confidence"},
+        x_axis=axis("Price date", tickformat="%Y-%m-%d"),
+        y_axis=axis("$ per instance-hour", USD_AXIS),
+        legend_title="Status",
+        height=380,
+    )
+    xs, ys = in_force
+    if len(xs):
+        add_step_line(figure, xs, ys, "price in force", colour="#555", width=2)
+    return figure
+
+
+#: Sizes of the throughput-against-FTL chart, in pixels: the plot, the x axis under it and one
+#: legend entry.
+CURVE_PLOT_PX, CURVE_AXIS_PX, CURVE_LEGEND_ENTRY_PX = 460, 70, 20
+#: Hover fields of a benchmark operating point: label -> column.
+POINT_HOVER = {
+    "load": "load",
+    "model": "model",
+    "workload": "workload",
+    "scenario": "scenario",
+    "FTL basis": "ftl_basis",
+    "source": "source",
+    "result date": "measured_at",
+}
+
+
+def throughput_against_ftl(
+    points: pd.DataFrame, throughput: str, throughput_words: str, percentile: str
+) -> go.Figure:
+    """One line per ``configuration`` across its load sweep: ``throughput`` (a tok/s column,
+    described by ``throughput_words``, e.g. "per replica") against FTL at ``percentile``."""
+    figure = lines_by(
+        points,
+        throughput,
+        "ftl_ms",
+        "configuration",
+        hover=POINT_HOVER,
+        x_axis=axis(
+            f"Output tokens/s {throughput_words}",
+            ticksuffix=" tok/s",
+            rangemode="tozero",
+            tickformat=",.0f",
+        ),
+        y_axis=axis(f"First-token latency {percentile} (ms)", MS_AXIS),
+        legend_title="Accelerator · runtime · precision",
+    )
+    # The labels are long, so the legend goes under the plot, one entry per line, in a bottom
+    # margin sized for it: the axes keep their size however many configurations are shown.
+    legend_px = CURVE_LEGEND_ENTRY_PX * (points["configuration"].nunique() + 1)
+    figure.update_layout(
+        height=30 + CURVE_PLOT_PX + CURVE_AXIS_PX + legend_px,
+        margin={"l": 10, "r": 10, "t": 30, "b": CURVE_AXIS_PX + legend_px},
+        legend={
+            "orientation": "v",
+            "yanchor": "top",
+            "y": -CURVE_AXIS_PX / CURVE_PLOT_PX,
+            "xanchor": "left",
+            "x": 0,
+        },
+    )
+    return figure
