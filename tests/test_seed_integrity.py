@@ -60,9 +60,11 @@ def test_the_unchanged_fixture_seed_passes(tmp_path, monkeypatch):
 
 
 def test_the_seed_loader_refuses_the_row_and_writes_nothing(failing_seed, tmp_path):
-    with Warehouse.open(tmp_path / "w.duckdb", build=False) as warehouse:
-        with pytest.raises(SeedFileError, match=REFUSED) as caught:
-            load_seed(warehouse, check_price_file)
+    with (
+        Warehouse.open(tmp_path / "w.duckdb", build=False) as warehouse,
+        pytest.raises(SeedFileError, match=REFUSED) as caught,
+    ):
+        load_seed(warehouse, check_price_file)
     assert caught.value.row == failing_seed and "spot $50 above on-demand $40" in str(caught.value)
     assert _seed_rows(tmp_path / "w.duckdb") == (0, 0)
 
