@@ -3,9 +3,9 @@ imports under ``if TYPE_CHECKING:`` do not, as they never run).
 
 The rooms depend one way:  app, briefs  ->  costmodel, warehouse  ->  pricing, benchmarks  ->  tokendesk
 (app may also use briefs, for the brief download on the Scenarios page; audit/, if it appears, may
-depend on tokendesk only). Streamlit belongs to app/ alone, the warehouse does not import benchmarks,
-no module imports another in a circle, and no other installed distribution claims one of our
-top-level names.
+depend on tokendesk only). Streamlit belongs to app/ alone, the warehouse imports neither benchmarks
+nor pricing (whoever builds it hands it the seed's price check), no module imports another in a
+circle, and no other installed distribution claims one of our top-level names.
 """
 
 from __future__ import annotations
