@@ -23,6 +23,7 @@ from briefs.brief import Comparison, render_brief
 from costmodel import Engine
 from costmodel import scenario_inputs as si
 from costmodel.tables import ARCHITECTURES_FILE
+from pricing.integrity import check_price_file
 from tokendesk.paths import DB_PATH_ENV, data_dir, default_db_path
 from warehouse import Warehouse, queries
 from warehouse.engine import WaitReporter
@@ -71,7 +72,7 @@ def _forget_if_changed(path: str) -> None:
 
 @st.cache_resource(show_spinner=False)
 def _warehouse(path: str) -> Warehouse:
-    return Warehouse.open(Path(path), read_only=True)
+    return Warehouse.open(Path(path), read_only=True, seed_check=check_price_file)
 
 
 def warehouse() -> Warehouse:
@@ -220,7 +221,7 @@ def writer(on_wait: WaitReporter | None = None) -> Iterator[Warehouse]:
     new snapshot.
     """
     path = db_path()
-    warehouse = Warehouse.open(Path(path), on_wait=on_wait)
+    warehouse = Warehouse.open(Path(path), on_wait=on_wait, seed_check=check_price_file)
     try:
         yield warehouse
     finally:

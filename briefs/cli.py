@@ -28,6 +28,7 @@ from briefs.futures import FuturesRules, compare_warehouse, futures_document
 from briefs.gate import parse_fraction
 from briefs.render import FORMATS, _md_table, render_document
 from costmodel import scenario_inputs as si
+from pricing.integrity import check_price_file
 from tokendesk.exports import safe_csv
 from tokendesk.paths import default_db_path
 from warehouse import Warehouse
@@ -182,7 +183,7 @@ def brief(
         )
     except ValueError as exc:
         raise _fail(str(exc)) from None
-    with Warehouse.open(db, read_only=True) as warehouse:
+    with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
         options = warehouse.cost_options()
         snapshots = warehouse.snapshots()
 
@@ -244,7 +245,9 @@ def gate(
         if needs_db or not no_prices:
             target = db or default_db_path()
             if needs_db or Path(target).exists():
-                warehouse = Warehouse.open(target, read_only=True, build=needs_db)
+                warehouse = Warehouse.open(
+                    target, read_only=True, build=needs_db, seed_check=check_price_file
+                )
         if warehouse is not None and not no_prices:
             table = accelerator_hour_prices(warehouse)
             prices = dict(
@@ -331,7 +334,7 @@ def futures_compare(
             parse_fraction(min_savings),
             parse_fraction(max_ftl_regression),
         )
-        with Warehouse.open(db, read_only=True) as warehouse:
+        with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
             if not incumbent:
                 # The incumbent is the company's own fleet at its own rates (the workspace).
                 _, ws = wp.stored_workspace(warehouse)
@@ -370,7 +373,7 @@ def futures_decide(
     try:
         start = date.fromisoformat(review_from) if review_from else None
         end = date.fromisoformat(review_to) if review_to else None
-        with Warehouse.open(db) as warehouse:
+        with Warehouse.open(db, seed_check=check_price_file) as warehouse:
             ids = list(snapshot or [])
             for day in (d for d in (start, end) if d is not None):
                 ids += list(price_snapshots_as_of(warehouse, day)["snapshot_id"])
@@ -402,7 +405,7 @@ def futures_log(
 ) -> None:
     """Show the decision log, oldest first."""
 
-    with Warehouse.open(db, read_only=True) as warehouse:
+    with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
         log = decisions(warehouse)
     log["snapshot_ids"] = log["snapshot_ids"].map(lambda v: ", ".join(v) if v is not None else "")
     if fmt == "csv":

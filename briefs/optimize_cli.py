@@ -30,6 +30,7 @@ from costmodel.optimizer import (
 from costmodel.plan import PlanContext, PlanResult, WorkspaceEngine, builtin_plans
 from costmodel.scenarios import Engine, MigrationInputs
 from costmodel.workspace import Workspace
+from pricing.integrity import check_price_file
 from warehouse import Warehouse, WarehouseError
 
 console = Console()
@@ -305,7 +306,7 @@ def optimize_command(
     """The cheapest fleet (SKU × region × pricing model × count) for the workspace's demand at its
     SLOs, within its approved providers, regions and vendor-share cap, using its commitments."""
     try:
-        with Warehouse.open(db, read_only=True) as warehouse:
+        with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
             if workspace is not None:
                 ws, _ = wp.read_workspace_file(workspace)
             else:

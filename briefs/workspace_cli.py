@@ -28,6 +28,7 @@ from costmodel.workspace import (
     workspace_from_dict,
     workspace_to_dict,
 )
+from pricing.integrity import check_price_file
 from warehouse import Warehouse, WarehouseError
 from warehouse.workspaces import save_workspace, workspace_version, workspace_versions
 
@@ -71,7 +72,7 @@ def workspace_import(
 ) -> None:
     """Validate a workspace file whole and store it as the new current version."""
     try:
-        with Warehouse.open(db) as warehouse:
+        with Warehouse.open(db, seed_check=check_price_file) as warehouse:
             version = wp.import_workspace(warehouse, file)
     except (wp.WorkspaceFileError, WarehouseError) as exc:
         raise _fail(f"{exc}. The warehouse is unchanged.") from None
@@ -90,7 +91,7 @@ def workspace_export(
 ) -> None:
     """Write the current (or a given) workspace version as YAML."""
     try:
-        with Warehouse.open(db, read_only=True) as warehouse:
+        with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
             if version is None:
                 _, ws = wp.stored_workspace(warehouse)
             else:
@@ -131,7 +132,7 @@ def workspace_audit(
     except (AuditPathError, RuleTableError, WorkspaceError, OSError, ValueError) as exc:
         raise _fail(f"{exc}. The warehouse is unchanged.") from None
     try:
-        with Warehouse.open(db) as warehouse:
+        with Warehouse.open(db, seed_check=check_price_file) as warehouse:
             _, ws = wp.stored_workspace(warehouse)
             ws = replace(ws, audit=audit, audit_basis=basis)
             version = save_workspace(
@@ -151,7 +152,7 @@ def workspace_audit(
 @workspace_app.command("versions")
 def workspace_list(db: DbOption = None) -> None:
     """Every stored version, newest first (versions are never overwritten)."""
-    with Warehouse.open(db, read_only=True) as warehouse:
+    with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
         frame = workspace_versions(warehouse)
     table = Table(title=f"{len(frame)} workspace versions")
     for header in ("Version", "Name", "Saved (UTC)", "Origin", "Source"):
@@ -224,7 +225,7 @@ def scenarios(
         raise _fail(f"--custom {custom!r}: {exc}") from None
     knobs = wp.Knobs(amd_share, cpu_share, mix, one_time_usd_by_backend=_one_time(one_time or []))
     try:
-        with Warehouse.open(db, read_only=True) as warehouse:
+        with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
             if workspace is not None:
                 ws, _ = wp.read_workspace_file(workspace)
             else:

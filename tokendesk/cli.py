@@ -21,6 +21,7 @@ from briefs.cli import register
 from briefs.optimize_cli import register as register_optimize
 from briefs.workspace_cli import register as register_workspace
 from pricing.cli import prices_app
+from pricing.integrity import check_price_file
 from tokendesk import formatting
 from tokendesk.catalog import load_catalog
 from tokendesk.exports import safe_csv
@@ -128,7 +129,7 @@ def costs(
     db: DbOption = None,
 ) -> None:
     """$/1K tokens and first-token latency per accelerator × cloud × region × pricing model."""
-    with Warehouse.open(db, read_only=True) as warehouse:
+    with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
         try:
             frame = cost_options(
                 warehouse,
@@ -204,13 +205,28 @@ def _load(concurrency) -> str:
     return f"c={concurrency:g}"
 
 
+def _build_or_refuse(target: Path) -> dict[str, int]:
+    """Open the warehouse (building it on first use from data/, its prices checked by the price
+    integrity rules) and count its rows. A seed row that fails validation or the integrity check
+    is refused: the message names the file and the row, exit 1, and no seed data is written."""
+    try:
+        with Warehouse.open(target, seed_check=check_price_file) as warehouse:
+            return warehouse.table_counts()
+    except SeedFileError as exc:
+        err.print(f"[red]refused:[/red] {terminal_text(str(exc))}", highlight=False)
+        err.print(
+            "nothing from the seed was written; fix the row, then run `tokendesk db rebuild`",
+            highlight=False,
+        )
+        raise typer.Exit(1) from None
+
+
 @db_app.command("init")
 def db_init(db: DbOption = None) -> None:
     """Create the warehouse from the bundled data/ (no network, no credentials)."""
     target = db or default_db_path()
     existed = Path(target).exists()
-    with Warehouse.open(target) as warehouse:
-        counts = warehouse.table_counts()
+    counts = _build_or_refuse(target)
     verb = "up to date" if existed else "built"
     console.print(
         f"Warehouse {verb} at {target}: {counts['price_quotes']} price quotes, "
@@ -237,7 +253,7 @@ def db_rebuild(db: DbOption = None) -> None:
 @db_app.command("info")
 def db_info(db: DbOption = None) -> None:
     """List snapshots with their dates, status and row counts."""
-    with Warehouse.open(db, read_only=True) as warehouse:
+    with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
         snapshots = warehouse.snapshots()
         retracted = warehouse.retractions().set_index("snapshot_id")
         version = warehouse.schema_version()
@@ -315,7 +331,7 @@ def db_ingest(
     from tokendesk.records import SnapshotKind
 
     written: list[tuple[Path, list[str]]] = []
-    with Warehouse.open(db) as warehouse:
+    with Warehouse.open(db, seed_check=check_price_file) as warehouse:
         kind = "prices"
         current: Path | None = None
         try:
@@ -324,7 +340,9 @@ def db_ingest(
                     current = path
                     kind = _ingest_kind(path)
                     if kind == "prices":
-                        ids = ingest_price_file(warehouse, path, origin="sheet")
+                        ids = ingest_price_file(
+                            warehouse, path, check=check_price_file, origin="sheet"
+                        )
                     else:
                         ids = [ingest_result_file(warehouse, path, origin="import")]
                     written.append((path, ids))
@@ -358,7 +376,7 @@ def run_app(
 ) -> None:
     """Start the dashboard (builds the warehouse from data/ on first start)."""
     target = db or default_db_path()
-    Warehouse.open(target).close()  # build or migrate before the read-only app opens it
+    _build_or_refuse(target)  # build or migrate before the read-only app opens it
     entry = REPO_ROOT / "app" / "main.py"
     command = [
         sys.executable,

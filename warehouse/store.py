@@ -30,7 +30,7 @@ from tokendesk.textsafety import safe_message
 from warehouse.engine import FileEngine, MemoryEngine, WaitReporter, WarehouseError
 from warehouse.migrations import MIGRATIONS
 from warehouse.queries import cost_options
-from warehouse.seed import load_seed
+from warehouse.seed import PriceCheck, load_seed
 from warehouse.workspaces import seed_workspace
 
 PRICE_COLUMNS = (
@@ -146,6 +146,7 @@ class Warehouse:
         *,
         read_only: bool = False,
         build: bool = True,
+        seed_check: PriceCheck | None = None,
         on_wait: WaitReporter | None = None,
     ) -> Warehouse:
         """Open (and, on first use, build from the bundled ``data/``) the warehouse at ``path``.
@@ -153,13 +154,19 @@ class Warehouse:
         Opening holds no lock. A missing file is built, and pending migrations are applied, in
         one short write (also for a read-only open, so the dashboard's first start needs no
         separate setup step). ``on_wait`` hears when a write waits for another process.
+
+        A new warehouse is filled from the bundled seed only when ``seed_check`` is given: the
+        price integrity check the seed must pass (``pricing.integrity.check_price_file``, passed
+        by the commands and the dashboard; the warehouse does not import pricing). Without it,
+        or with ``build=False``, a new warehouse holds the schema, the accelerator catalog and the
+        example workspace only; a read-only open with ``build=False`` refuses a missing file.
         """
         target = str(path if path is not None else default_db_path())
         if target == ":memory:":
             warehouse = cls(MemoryEngine(), target, read_only=False)
             fresh = warehouse.migrate()
-            if fresh and build:
-                load_seed(warehouse)
+            if fresh and build and seed_check is not None:
+                load_seed(warehouse, seed_check)
             warehouse.read_only = read_only
             return warehouse
         exists = Path(target).exists()
@@ -176,8 +183,8 @@ class Warehouse:
             if needs_write:
                 with engine.writing(on_wait):
                     fresh = warehouse.migrate()
-                    if fresh and build:
-                        load_seed(warehouse)
+                    if fresh and build and seed_check is not None:
+                        load_seed(warehouse, seed_check)
         except BaseException:
             engine.close()
             raise
