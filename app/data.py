@@ -292,14 +292,22 @@ def check_workspace(path: str, ws) -> list[str]:
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def workspace_brief(path: str, ws, knobs, fmt: str) -> bytes:
+def workspace_brief(path: str, ws, knobs, fmt: str, unit: str) -> bytes:
+    """The Scenarios brief in ``fmt``, its per-token figures in ``unit``, with the sources (the
+    cost-options rows and snapshots) behind every fleet line."""
     from briefs.optimize_cli import brief_sections
     from briefs.render import render_document
     from briefs.workspace_plans import workspace_document
 
     optimal = brief_sections(workspace_optimum(path, ws, knobs))
     results = workspace_comparison(path, ws, knobs)
-    return render_document(workspace_document(results, ws, knobs, optimal=optimal), fmt)
+    with _reading(path) as warehouse:
+        options = queries.cost_options(warehouse, sort=None)
+        snapshots = warehouse.snapshots()
+    doc = workspace_document(
+        results, ws, knobs, optimal=optimal, unit=unit, options=options, snapshots=snapshots
+    )
+    return render_document(doc, fmt)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

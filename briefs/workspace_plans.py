@@ -23,16 +23,26 @@ from briefs.document import (
     LiveModel,
     Paragraph,
     Section,
+    Table,
     brief_stem,
     cents,
     dashboard_link,
     table,
+)
+from briefs.sources import (
+    bench_rows,
+    option_key,
+    price_rows,
+    rows_behind,
+    snapshot_ids,
+    source_tables,
 )
 from costmodel import Engine, FleetPolicy
 from costmodel import scenario_inputs as si
 from costmodel.demand import HOURS_PER_MONTH
 from costmodel.plan import (
     PlanContext,
+    PlanLine,
     PlanResult,
     PlanScenario,
     WorkspaceEngine,
@@ -369,10 +379,13 @@ def brief_stem_for(results: Sequence[PlanResult], day: date | None = None) -> st
     return brief_stem(day or datetime.now(UTC).date(), recommended_plan(results))
 
 
-def view_params(ws: Workspace, knobs: Knobs) -> dict[str, str]:
+def view_params(
+    ws: Workspace, knobs: Knobs, unit: str = formatting.DEFAULT_TOKEN_UNIT
+) -> dict[str, str]:
     """The Scenarios-page URL keys that reproduce this comparison: the knobs that differ from the
-    defaults and the what-ifs (peak, SLO, interactive share) as the comparison used them."""
-    params = si.to_params(
+    defaults, the what-ifs (peak, SLO, interactive share) as the comparison used them and the
+    token unit; only keys that page reads (``scenario_inputs.PAGE_KEYS`` and its unit)."""
+    params = si.page_params(
         si.ScenarioInputs(
             amd=knobs.amd_share,
             cpu=knobs.cpu_share,
@@ -388,7 +401,51 @@ def view_params(ws: Workspace, knobs: Knobs) -> dict[str, str]:
             "slo": f"{first.ttft_ms:g}",
             "inter": f"{first.interactive_share:g}",
         }
-    return params
+    return params | formatting.token_unit_params(unit)
+
+
+def plan_token_costs(
+    results: Sequence[PlanResult], ws: Workspace, unit: str = formatting.DEFAULT_TOKEN_UNIT
+) -> dict[str, list[float | None]]:
+    """Per scenario, month 1's cost per output token and per total (input + output) token the
+    workspace's demand asks for, in ``unit``; None for a plan that leaves demand unserved (its
+    money does not buy the tokens, so a per-token figure would flatter it)."""
+    output = sum(w.output_tokens_per_month for w in ws.demand)
+    total = output + sum(w.input_tokens_per_month for w in ws.demand)
+    columns: dict[str, list[float | None]] = {}
+    for counted, tokens in (("output", output), ("total (input + output)", total)):
+        label = formatting.cost_label(unit, counted) + " (month 1)"
+        columns[label] = [
+            formatting.per_tokens(r.monthly_usd / (tokens / 1000), unit)
+            if r.feasible and tokens > 0
+            else None
+            for r in results
+        ]
+    return columns
+
+
+#: How the per-token columns are worked out, wherever they are shown.
+TOKEN_COST_NOTE = (
+    "Cost per token = month 1's cost ÷ the tokens the workspace's demand asks for in a month; "
+    "a plan that leaves demand unserved has none."
+)
+
+
+def side_by_side_table(
+    results: Sequence[PlanResult], ws: Workspace, unit: str = formatting.DEFAULT_TOKEN_UNIT
+) -> Table:
+    """The Scenarios page's side-by-side table, its per-token columns after month 1's cost."""
+    frame = pd.DataFrame(results_rows(results))
+    costs = plan_token_costs(results, ws, unit)
+    for offset, (label, values) in enumerate(costs.items(), start=1):
+        frame.insert(frame.columns.get_loc("Monthly (month 1)") + offset, label, values)
+    return table(
+        "Scenarios side by side",
+        frame,
+        formats=dict.fromkeys(costs, formatting.usd_per_1k),
+        sheet="Scenarios",
+        note=TOKEN_COST_NOTE,
+    )
 
 
 def _usd(v: float) -> str:
@@ -406,13 +463,18 @@ def workspace_document(
     base_url: str | None = None,
     generated_at: datetime | None = None,
     optimal: Sequence = (),
+    unit: str = formatting.DEFAULT_TOKEN_UNIT,
+    options: pd.DataFrame | None = None,
+    snapshots: pd.DataFrame | None = None,
 ):
     """The scenario brief of a workspace comparison, in every export format (same figures as the
     page and ``tokendesk scenarios``): the decision on page 1, then the evidence; ``optimal``:
-    the optimizer's sections, placed after the side-by-side comparison."""
+    the optimizer's sections, placed after the side-by-side comparison; per-token figures in
+    ``unit``; ``options`` (the cost-options rows the engine was built from) and ``snapshots``
+    (the warehouse's snapshot list): the sources behind every fleet line."""
     knobs = knobs or Knobs()
     generated_at = generated_at or datetime.now(UTC)
-    link = dashboard_link(view_params(ws, knobs), base_url)
+    link = dashboard_link(view_params(ws, knobs, unit), base_url)
     verdicts = {v.scenario: v for v in plan_verdicts(results)}
     stay = next((r for r in results if r.is_baseline), results[0])
     months = len(results[0].monthly_usd_by_month)
@@ -484,14 +546,9 @@ def workspace_document(
             Bullets(tuple(timeline), title="Timeline"),
         ),
     )
-    rows = results_rows(results)
     sections = [
         decision,
-        Section(
-            "Scenarios side by side",
-            (table("Scenarios side by side", rows, sheet="Scenarios"),),
-            new_page=True,
-        ),
+        Section("Scenarios side by side", (side_by_side_table(results, ws, unit),), new_page=True),
         *optimal,
     ]
     for r in results:
@@ -557,6 +614,8 @@ def workspace_document(
             ),
         )
     )
+    prices, benches = fleet_evidence(results, ws, options)
+    sections.append(Section("Sources", source_tables(prices, benches, snapshots, PRICE_NOTE)))
     assumptions = pd.DataFrame(
         [
             ("workspace", ws.name),
@@ -567,6 +626,7 @@ def workspace_document(
             ("CPU share (Add CPU fallback)", f"{knobs.cpu_share:.0%}"),
             ("utilisation cap", f"{knobs.utilisation_cap:.0%}"),
             ("loaded cost of an engineer-week", f"${knobs.loaded_usd_per_engineer_week:,.0f}"),
+            ("token costs quoted", f"{formatting.token_unit_label(unit)} tokens"),
             (
                 "decision rule",
                 (plan_verdicts.__doc__ or ":").split(":", 1)[1].strip().replace("\n", " "),
@@ -577,6 +637,8 @@ def workspace_document(
     meta = (
         ("generated", f"{generated_at:%Y-%m-%d %H:%M} UTC"),
         ("workspace", ws.name),
+        ("token costs", f"{formatting.token_unit_label(unit)} tokens"),
+        ("snapshots", f"{len(snapshot_ids(prices, benches))} (listed under Sources)"),
         ("dashboard view", link),
     )
     return Document(
@@ -590,6 +652,79 @@ def workspace_document(
         link=link,
         live_model=workspace_live_model(results, stay.name),
     )
+
+
+#: What the Scenarios brief's price table lists.
+PRICE_NOTE = (
+    "The quotes of each fleet line's pricing model; a fleet line at the rate your workspace "
+    "states rests on that rate, not on a quote (no source address, no snapshot)."
+)
+#: The source named for a rate the workspace states (the company's own contract).
+WORKSPACE_RATE = "your workspace: the rate you pay"
+
+
+def _stated_rate(ws: Workspace, line: PlanLine) -> float | None:
+    """The rate the workspace states for an incumbent fleet line; None when it pays list price."""
+    if line.role != "fleet":
+        return None
+    for e in ws.fleet:
+        same = (e.serves, e.provider, e.region, e.instance_type, e.pricing_model) == (
+            line.workload,
+            line.provider,
+            line.region,
+            line.instance_type,
+            line.pricing_model,
+        )
+        if same and e.usd_per_hour is not None:
+            return e.usd_per_hour
+    return None
+
+
+def _stated_rate_row(line: PlanLine, rate: float) -> dict[str, object]:
+    return {
+        "provider": line.provider,
+        "region": line.region,
+        "instance_type": line.instance_type,
+        "pricing_model": line.pricing_model,
+        "accelerator_id": line.accelerator_id or None,
+        "quote_usd_per_hour": rate,
+        "price_basis": "instance",
+        "price_confidence": "as stated in the workspace",
+        "price_source": WORKSPACE_RATE,
+    }
+
+
+def fleet_evidence(
+    results: Sequence[PlanResult], ws: Workspace, options: pd.DataFrame | None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The price quotes and the benchmark results behind every scenario's fleet lines: the quotes
+    of each line's pricing model (or the rate the workspace states) and every operating point of
+    the configuration the line was sized on, each with its source, date, confidence, snapshot."""
+    lines, stated = [], []
+    for r in results:
+        for ln in r.fleet:
+            rate = _stated_rate(ws, ln)
+            if rate is not None:
+                stated.append(_stated_rate_row(ln, rate))
+            if ln.option_id:
+                key = option_key(ln.option_id, ln.instance_type)
+                lines.append(key | {"line_pricing": ln.pricing_model, "stated": rate is not None})
+    rows = rows_behind(options, lines)
+    quoted = (
+        rows[
+            [
+                not own and str(model) in str(pricing)
+                for model, pricing, own in zip(
+                    rows["pricing_model"], rows["line_pricing"], rows["stated"], strict=True
+                )
+            ]
+        ]
+        if not rows.empty
+        else rows
+    )
+    priced = [frame for frame in (quoted, pd.DataFrame(stated)) if not frame.empty]
+    prices = price_rows(pd.concat(priced, ignore_index=True) if priced else pd.DataFrame())
+    return prices, bench_rows(rows)
 
 
 def workspace_live_model(results: Sequence[PlanResult], baseline: str) -> LiveModel:
