@@ -433,6 +433,15 @@ def assumptions_frame(c: Comparison) -> pd.DataFrame:
                 f"${m.usd_per_certification_run:,.0f}",
             )
         )
+    if c.link and not c.workspace:
+        rows.append(
+            (
+                "dashboard view",
+                "what the link carries",
+                "the what-ifs and knobs the Scenarios page reads; that page prices your "
+                "workspace's demand, this brief the market demand above",
+            )
+        )
     u = c.uncertainty
     rows += [
         ("sensitivity", "price band", f"×{u.price.low:g} / ×{u.price.base:g} / ×{u.price.high:g}"),
@@ -718,8 +727,11 @@ def brief_meta(c: Comparison, prices: pd.DataFrame, benches: pd.DataFrame) -> li
 
 
 def _date_span(frame: pd.DataFrame, column: str) -> str:
+    """The oldest to the newest date, and how many sources state none."""
     dates = frame[column].dropna() if column in frame else pd.Series(dtype=object)
-    return f"{_date(dates.min())} to {_date(dates.max())}" if len(dates) else "—"
+    undated = len(frame) - len(dates)
+    span = f"{_date(dates.min())} to {_date(dates.max())}" if len(dates) else "—"
+    return span + (f" ({undated} {formatting.DATE_UNKNOWN})" if undated else "")
 
 
 # -- the evidence: recommendation, rules, cost, risk, timeline, sensitivity --------------------

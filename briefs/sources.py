@@ -178,12 +178,14 @@ def source_tables(
         formats={"$/h as quoted": lambda v: formatting.usd(v, 3), "observed": day},
         sheet="Price sources",
         note=price_note,
+        gaps={"observed": formatting.DATE_UNKNOWN},
     )
     bench_table = table(
         "Benchmarks used (source, date, snapshot)",
         benches.rename(columns=BENCH_HEADERS),
         formats={"measured": day, "% of roofline": lambda v: f"{v:.1f}%"},
         sheet="Benchmark sources",
+        gaps={"measured": formatting.DATE_UNKNOWN},
         note="% of roofline: '—' where the accelerator has no published bandwidth bound "
         "(CPU servers).",
     )

@@ -384,7 +384,11 @@ def view_params(
 ) -> dict[str, str]:
     """The Scenarios-page URL keys that reproduce this comparison: the knobs that differ from the
     defaults, the what-ifs (peak, SLO, interactive share) as the comparison used them and the
-    token unit; only keys that page reads (``scenario_inputs.PAGE_KEYS`` and its unit)."""
+    token unit; only keys that page reads (``scenario_inputs.PAGE_KEYS`` and its unit).
+
+    The page applies a what-if to every workload alike, so one is written only where every
+    workload has the same value: workloads that differ (a 2,000 ms chat SLO beside a 1,000 ms
+    routing SLO) are reproduced by leaving the key out."""
     params = si.page_params(
         si.ScenarioInputs(
             amd=knobs.amd_share,
@@ -394,13 +398,10 @@ def view_params(
             custom=",".join(f"{b}:{s:g}" for b, s in knobs.custom),
         )
     )
-    first = ws.demand[0] if ws.demand else None
-    if first is not None:
-        params |= {
-            "peak": f"{first.peak_to_mean:g}",
-            "slo": f"{first.ttft_ms:g}",
-            "inter": f"{first.interactive_share:g}",
-        }
+    for key, field in DEMAND_OVERRIDES.items():
+        values = {getattr(w, field) for w in ws.demand}
+        if len(values) == 1:
+            params[key] = f"{values.pop():g}"
     return params | formatting.token_unit_params(unit)
 
 
