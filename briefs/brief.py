@@ -731,7 +731,7 @@ def _date_span(frame: pd.DataFrame, column: str) -> str:
     dates = frame[column].dropna() if column in frame else pd.Series(dtype=object)
     undated = len(frame) - len(dates)
     span = f"{_date(dates.min())} to {_date(dates.max())}" if len(dates) else "—"
-    return span + (f" ({undated} {formatting.DATE_UNKNOWN})" if undated else "")
+    return span + (f" ({undated} with {formatting.DATE_UNKNOWN})" if undated else "")
 
 
 # -- the evidence: recommendation, rules, cost, risk, timeline, sensitivity --------------------

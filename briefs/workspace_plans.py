@@ -477,147 +477,205 @@ def workspace_document(
     generated_at = generated_at or datetime.now(UTC)
     link = dashboard_link(view_params(ws, knobs, unit), base_url)
     verdicts = {v.scenario: v for v in plan_verdicts(results)}
+    prices, benches = fleet_evidence(results, ws, options)
+    # Fleet sheets are numbered after the sections before them (decision, side by side, optimal).
+    first_fleet = 1 + len(optimal)
+    sections = (
+        plan_decision_section(results, verdicts),
+        Section("Scenarios side by side", (side_by_side_table(results, ws, unit),), new_page=True),
+        *optimal,
+        *(plan_fleet_section(r, first_fleet + i) for i, r in enumerate(results)),
+        monthly_curve_section(results),
+        Section("Sources", source_tables(prices, benches, snapshots, PRICE_NOTE)),
+    )
+    meta = (
+        ("generated", f"{generated_at:%Y-%m-%d %H:%M} UTC"),
+        ("workspace", ws.name),
+        ("token costs", f"{formatting.token_unit_label(unit)} tokens"),
+        ("snapshots", f"{len(snapshot_ids(prices, benches))} (listed under Sources)"),
+        ("dashboard view", link),
+    )
+    stay = next((r for r in results if r.is_baseline), results[0])
+    return Document(
+        f"Scenarios for {ws.name}",
+        "Stay, moves and their payback from the company's own fleet, contracts and demand",
+        meta,
+        sections,
+        plan_assumptions(ws, knobs, unit),
+        workspace_csv_frame(results, verdicts),
+        file_stem=brief_stem(generated_at.date(), recommended_plan(results)),
+        link=link,
+        live_model=workspace_live_model(results, stay.name),
+    )
+
+
+def plan_decision_section(
+    results: Sequence[PlanResult], verdicts: Mapping[str, PlanVerdict]
+) -> Section:
+    """Page 1: the headline, one sentence per plan, the money, its chart, risks and timeline."""
+    months = len(results[0].monthly_usd_by_month)
+    feasible = [r for r in results if r.feasible]
+    return Section(
+        "Decision",
+        (
+            Paragraph(headline(results)),
+            Bullets(tuple(plan_sentences(results, verdicts))),
+            plan_money_table(results, verdicts),
+            BarChart(
+                f"Cost over {months} months (feasible plans only)",
+                tuple(r.name for r in feasible),
+                tuple(verdicts[r.name].horizon_usd for r in feasible),
+                f"USD over {months} months, one-time cost included",
+                groups=tuple(verdicts[r.name].verdict for r in feasible),
+                value_format=lambda v: f"${v:,.0f}",
+            ),
+            Bullets(tuple(plan_risks(results)), title="Top risks"),
+            Bullets(tuple(plan_timeline(results)), title="Timeline"),
+        ),
+    )
+
+
+def plan_sentences(results: Sequence[PlanResult], verdicts: Mapping[str, PlanVerdict]) -> list[str]:
+    """One sentence per plan: the verdict, month 1's cost, the horizon's money and the reason."""
     stay = next((r for r in results if r.is_baseline), results[0])
     months = len(results[0].monthly_usd_by_month)
-    sentences = []
-    money_rows = []
+    out = []
     for r in results:
         v = verdicts[r.name]
         one_time = f" including {_usd(r.one_time_usd)} one-time" if r.one_time_usd else ""
         against = "" if r is stay else f" ({_signed(v.vs_stay_usd)} against {stay.name})"
-        sentences.append(
+        out.append(
             f"{v.verdict.upper()} {r.name}: {_usd(r.monthly_usd)}/month at month 1, "
             f"{_usd(v.horizon_usd)} over {months} months{one_time}{against} — {v.reason}."
         )
-        money_rows.append(
-            {
-                "option": r.name,
-                "decision": v.verdict,
-                "$/month (month 1)": round(r.monthly_usd, 2),
-                f"$/month (month {months})": round(r.monthly_usd_by_month[-1], 2),
-                "one-time": round(r.one_time_usd, 2),
-                f"{months} months": round(v.horizon_usd, 2),
-                f"vs {stay.name}, {months} months": round(v.vs_stay_usd, 2),
-                "payback": _payback(r),
-                "weeks to cutover": r.timeline.weeks_to_cutover,
-            }
-        )
-    risks = []
+    return out
+
+
+def plan_money_table(results: Sequence[PlanResult], verdicts: Mapping[str, PlanVerdict]) -> Table:
+    """Per plan: month 1 and the last month, one-time, the horizon total against Stay, payback."""
+    stay = next((r for r in results if r.is_baseline), results[0])
+    months = len(results[0].monthly_usd_by_month)
+    rows = [
+        {
+            "option": r.name,
+            "decision": verdicts[r.name].verdict,
+            "$/month (month 1)": round(r.monthly_usd, 2),
+            f"$/month (month {months})": round(r.monthly_usd_by_month[-1], 2),
+            "one-time": round(r.one_time_usd, 2),
+            f"{months} months": round(verdicts[r.name].horizon_usd, 2),
+            f"vs {stay.name}, {months} months": round(verdicts[r.name].vs_stay_usd, 2),
+            "payback": _payback(r),
+            "weeks to cutover": r.timeline.weeks_to_cutover,
+        }
+        for r in results
+    ]
+    return table(
+        "The money",
+        rows,
+        formats={
+            "$/month (month 1)": _usd,
+            f"$/month (month {months})": _usd,
+            "one-time": _usd,
+            f"{months} months": _usd,
+            f"vs {stay.name}, {months} months": _signed,
+            "weeks to cutover": lambda w: f"{w:g} w",
+        },
+        sheet="Money",
+        note=f"{months} months = the sum of the monthly curve (demand growth, "
+        "commitments paid until they end) + the one-time cost.",
+    )
+
+
+def plan_risks(results: Sequence[PlanResult]) -> list[str]:
+    """Per plan its two risks that matter most: unserved demand and broken constraints first,
+    then silicon-vendor concentration and software maturity."""
+    out = []
     for r in results:
         found = [*(f"unserved: {u}" for u in r.unserved_reasons), *r.constraint_violations]
         found += [
             r.risk.hhi_vendor.sentence.split(":")[0],
             f"software maturity {r.risk.maturity.value:.0f}/100",
         ]
-        risks.append(f"{r.name}: " + "; ".join(found[:2]) + ".")
-    timeline = [
+        out.append(f"{r.name}: " + "; ".join(found[:2]) + ".")
+    return out
+
+
+def plan_timeline(results: Sequence[PlanResult]) -> list[str]:
+    """Per plan: how long the migration takes and the month it cuts over."""
+    return [
         f"{r.name}: {r.timeline.sentence.split('; ')[0].rstrip('.')}; "
         f"cut-over in month {r.cutover_month}."
         for r in results
     ]
-    decision = Section(
-        "Decision",
+
+
+def plan_fleet_section(r: PlanResult, number: int) -> Section:
+    """One plan's evidence: its notes and its fleet at month 1, line by line."""
+    notes = (
+        *r.allocation_notes,
+        *r.unserved_reasons,
+        *r.constraint_violations,
+        r.payback_sentence,
+        *r.one_time_notes,
+        r.timeline.sentence,
+    )
+    fleet = [
+        {
+            "workload": ln.workload,
+            "role": ln.role,
+            "allocation": ln.allocation,
+            "provider": ln.provider,
+            "region": ln.region,
+            "instance type": ln.instance_type,
+            "pricing": ln.pricing_model,
+            "count": ln.count,
+            "$/hour": ln.usd_per_hour,
+            "$/month": round(ln.monthly_usd, 2),
+            "commitment end": ln.commitment_end or "— (no commitment)",
+            "accelerator": ln.accelerator_id or "—",
+            "benchmark date": formatting.day(ln.bench_measured_at),
+            "note": ln.note or "",
+        }
+        for ln in r.fleet
+    ]
+    return Section(
+        r.name,
         (
-            Paragraph(headline(results)),
-            Bullets(tuple(sentences)),
+            Paragraph(f"{r.headline}. {r.description}"),
+            Bullets(tuple(n for n in notes if n)),
             table(
-                "The money",
-                money_rows,
-                formats={
-                    "$/month (month 1)": _usd,
-                    f"$/month (month {months})": _usd,
-                    "one-time": _usd,
-                    f"{months} months": _usd,
-                    f"vs {stay.name}, {months} months": _signed,
-                    "weeks to cutover": lambda w: f"{w:g} w",
-                },
-                sheet="Money",
-                note=f"{months} months = the sum of the monthly curve (demand growth, "
-                "commitments paid until they end) + the one-time cost.",
+                f"{r.name}: fleet at month 1",
+                fleet,
+                formats={"$/hour": lambda v: f"${v:,.4f}", "$/month": lambda v: f"${v:,.2f}"},
+                sheet=f"Fleet {number}",
             ),
-            BarChart(
-                f"Cost over {months} months (feasible plans only)",
-                tuple(r.name for r in results if r.feasible),
-                tuple(verdicts[r.name].horizon_usd for r in results if r.feasible),
-                f"USD over {months} months, one-time cost included",
-                groups=tuple(verdicts[r.name].verdict for r in results if r.feasible),
-                value_format=lambda v: f"${v:,.0f}",
-            ),
-            Bullets(tuple(risks), title="Top risks"),
-            Bullets(tuple(timeline), title="Timeline"),
         ),
     )
-    sections = [
-        decision,
-        Section("Scenarios side by side", (side_by_side_table(results, ws, unit),), new_page=True),
-        *optimal,
-    ]
-    for r in results:
-        notes = (
-            *r.allocation_notes,
-            *r.unserved_reasons,
-            *r.constraint_violations,
-            r.payback_sentence,
-            *r.one_time_notes,
-            r.timeline.sentence,
-        )
-        fleet = [
-            {
-                "workload": ln.workload,
-                "role": ln.role,
-                "allocation": ln.allocation,
-                "provider": ln.provider,
-                "region": ln.region,
-                "instance type": ln.instance_type,
-                "pricing": ln.pricing_model,
-                "count": ln.count,
-                "$/hour": ln.usd_per_hour,
-                "$/month": round(ln.monthly_usd, 2),
-                "commitment end": ln.commitment_end or "— (no commitment)",
-                "accelerator": ln.accelerator_id or "—",
-                "benchmark date": formatting.day(ln.bench_measured_at),
-                "note": ln.note or "",
-            }
-            for ln in r.fleet
-        ]
-        sections.append(
-            Section(
-                r.name,
-                (
-                    Paragraph(f"{r.headline}. {r.description}"),
-                    Bullets(tuple(n for n in notes if n)),
-                    table(
-                        f"{r.name}: fleet at month 1",
-                        fleet,
-                        formats={
-                            "$/hour": lambda v: f"${v:,.4f}",
-                            "$/month": lambda v: f"${v:,.2f}",
-                        },
-                        sheet=f"Fleet {len(sections) - 1}",
-                    ),
-                ),
-            )
-        )
+
+
+def monthly_curve_section(results: Sequence[PlanResult]) -> Section:
+    """Every plan's cost month by month over the horizon."""
+    months = len(results[0].monthly_usd_by_month)
     curves = pd.DataFrame(
         {"month": range(1, months + 1)}
         | {f"{r.name} $/month": [round(v, 2) for v in r.monthly_usd_by_month] for r in results}
     )
-    sections.append(
-        Section(
-            f"{months} months",
-            (
-                table(
-                    "Monthly cost by month",
-                    curves,
-                    formats={f"{r.name} $/month": lambda v: f"${v:,.2f}" for r in results},
-                    sheet="Months",
-                ),
+    return Section(
+        f"{months} months",
+        (
+            table(
+                "Monthly cost by month",
+                curves,
+                formats={f"{r.name} $/month": lambda v: f"${v:,.2f}" for r in results},
+                sheet="Months",
             ),
-        )
+        ),
     )
-    prices, benches = fleet_evidence(results, ws, options)
-    sections.append(Section("Sources", source_tables(prices, benches, snapshots, PRICE_NOTE)))
-    assumptions = pd.DataFrame(
+
+
+def plan_assumptions(ws: Workspace, knobs: Knobs, unit: str) -> pd.DataFrame:
+    """The inputs behind the comparison, for the workbook's Assumptions sheet."""
+    return pd.DataFrame(
         [
             ("workspace", ws.name),
             ("month 1 starts", ws.start.isoformat()),
@@ -634,24 +692,6 @@ def workspace_document(
             ),
         ],
         columns=["item", "value"],
-    )
-    meta = (
-        ("generated", f"{generated_at:%Y-%m-%d %H:%M} UTC"),
-        ("workspace", ws.name),
-        ("token costs", f"{formatting.token_unit_label(unit)} tokens"),
-        ("snapshots", f"{len(snapshot_ids(prices, benches))} (listed under Sources)"),
-        ("dashboard view", link),
-    )
-    return Document(
-        f"Scenarios for {ws.name}",
-        "Stay, moves and their payback from the company's own fleet, contracts and demand",
-        meta,
-        tuple(sections),
-        assumptions,
-        workspace_csv_frame(results, verdicts),
-        file_stem=brief_stem(generated_at.date(), recommended_plan(results)),
-        link=link,
-        live_model=workspace_live_model(results, stay.name),
     )
 
 
