@@ -19,9 +19,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from briefs.brief import Comparison, render_brief
 from costmodel import Engine
-from costmodel import scenario_inputs as si
 from costmodel.tables import ARCHITECTURES_FILE
 from tokendesk.paths import DB_PATH_ENV, data_dir, default_db_path
 from warehouse import Warehouse, queries
@@ -143,15 +141,6 @@ def _engine(path: str):
         return Engine.from_frame(queries.cost_options(warehouse, sort=None))
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def compare_scenarios(path: str, inputs):
-    """Evaluate the built-in (and custom) scenarios for one set of validated inputs."""
-
-    return _engine(path).evaluate(
-        si.build_scenarios(inputs), si.build_demand(inputs), si.build_policy(inputs)
-    )
-
-
 @st.cache_data(show_spinner=False, ttl=600)
 def price_explorer(path: str, filters: tuple[tuple[str, tuple[str, ...]], ...]) -> pd.DataFrame:
     with _reading(path) as warehouse:
@@ -226,24 +215,6 @@ def writer(on_wait: WaitReporter | None = None) -> Iterator[Warehouse]:
     finally:
         warehouse.close()
         forget_results()
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def brief_bytes(path: str, inputs, fmt: str) -> bytes:
-    """The buy/no-buy brief of the scenarios on screen, in ``fmt``."""
-
-    with _reading(path) as warehouse:
-        options = queries.cost_options(warehouse)
-        snapshots = warehouse.snapshots()
-    comparison = Comparison(
-        compare_scenarios(path, inputs),
-        options,
-        si.build_demand(inputs),
-        si.build_policy(inputs),
-        snapshots=snapshots,
-        warehouse=path,
-    )
-    return render_brief(comparison, fmt)
 
 
 # -- workspace ---------------------------------------------------------------------------------
