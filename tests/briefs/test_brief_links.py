@@ -4,38 +4,22 @@ values that page accepts: a key the page ignores would make the link claim a vie
 from __future__ import annotations
 
 import re
-from urllib.parse import parse_qsl, urlparse
 
 import pytest
 from typer.testing import CliRunner
 
 from app import url_state
-from app.models.scenarios import INPUTS, accepted_keys
+from app.models.scenarios import INPUTS
 from briefs import workspace_plans as wp
 from briefs.cli import register as register_brief
 from briefs.workspace_cli import register as register_scenarios
 from costmodel import Engine
-from costmodel import scenario_inputs as si
+from tests.page_links import assert_the_scenarios_page_accepts
 from tokendesk.cli import app
 
 register_brief(app)
 register_scenarios(app)
 runner = CliRunner()
-
-
-def assert_the_scenarios_page_accepts(link: str) -> dict[str, str]:
-    """The link's keys, each one the Scenarios page reads, each value within its bounds."""
-    parsed = urlparse(link)
-    assert parsed.path.endswith("/scenarios"), link
-    pairs = parse_qsl(parsed.query, keep_blank_values=True, strict_parsing=bool(parsed.query))
-    params = dict(pairs)
-    assert len(params) == len(pairs), f"a key repeats in {link}"
-    assert set(params) <= accepted_keys(), set(params) - accepted_keys()
-    _, notices = si.from_params({k: v for k, v in params.items() if k in si.PAGE_KEYS})
-    assert not notices, notices
-    _, notices = url_state.read(params, INPUTS)
-    assert not notices, notices
-    return params
 
 
 def _view_link(markdown: str) -> str:

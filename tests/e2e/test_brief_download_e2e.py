@@ -12,8 +12,8 @@ from openpyxl import load_workbook
 from pypdf import PdfReader
 
 from briefs.render import csv_table
-from tests.briefs.test_brief_links import assert_the_scenarios_page_accepts
 from tests.e2e.artifacts import screenshot
+from tests.page_links import assert_the_scenarios_page_accepts
 from tokendesk import formatting
 
 pytestmark = pytest.mark.e2e
