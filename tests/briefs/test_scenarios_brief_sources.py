@@ -67,7 +67,9 @@ def _expected(ws, results, options):
             rows = _rows_of(options, ln)
             assert not rows.empty, ln  # every sized line rests on warehouse rows
             if rate is None:
-                for q in rows[[m in ln.pricing_model for m in rows["pricing_model"]]].itertuples():
+                priced = rows[[m in ln.pricing_model for m in rows["pricing_model"]]]
+                assert not priced.empty, ln  # every line is priced from a quote or the workspace
+                for q in priced.itertuples():
                     quotes[q.price_id] = q
             for b in rows.itertuples():
                 found[b.result_id] = b
