@@ -19,9 +19,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from briefs.brief import Comparison, render_brief
 from costmodel import Engine
-from costmodel import scenario_inputs as si
 from costmodel.tables import ARCHITECTURES_FILE
 from pricing.integrity import check_price_file
 from tokendesk.paths import DB_PATH_ENV, data_dir, default_db_path
@@ -144,15 +142,6 @@ def _engine(path: str):
         return Engine.from_frame(queries.cost_options(warehouse, sort=None))
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def compare_scenarios(path: str, inputs):
-    """Evaluate the built-in (and custom) scenarios for one set of validated inputs."""
-
-    return _engine(path).evaluate(
-        si.build_scenarios(inputs), si.build_demand(inputs), si.build_policy(inputs)
-    )
-
-
 @st.cache_data(show_spinner=False, ttl=600)
 def price_explorer(path: str, filters: tuple[tuple[str, tuple[str, ...]], ...]) -> pd.DataFrame:
     with _reading(path) as warehouse:
@@ -229,24 +218,6 @@ def writer(on_wait: WaitReporter | None = None) -> Iterator[Warehouse]:
         forget_results()
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def brief_bytes(path: str, inputs, fmt: str) -> bytes:
-    """The buy/no-buy brief of the scenarios on screen, in ``fmt``."""
-
-    with _reading(path) as warehouse:
-        options = queries.cost_options(warehouse)
-        snapshots = warehouse.snapshots()
-    comparison = Comparison(
-        compare_scenarios(path, inputs),
-        options,
-        si.build_demand(inputs),
-        si.build_policy(inputs),
-        snapshots=snapshots,
-        warehouse=path,
-    )
-    return render_brief(comparison, fmt)
-
-
 # -- workspace ---------------------------------------------------------------------------------
 @st.cache_data(show_spinner=False, ttl=600)
 def workspace(path: str):
@@ -293,14 +264,22 @@ def check_workspace(path: str, ws) -> list[str]:
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def workspace_brief(path: str, ws, knobs, fmt: str) -> bytes:
+def workspace_brief(path: str, ws, knobs, fmt: str, unit: str) -> bytes:
+    """The Scenarios brief in ``fmt``, its per-token figures in ``unit``, with the sources (the
+    cost-options rows and snapshots) behind every fleet line."""
     from briefs.optimize_cli import brief_sections
     from briefs.render import render_document
     from briefs.workspace_plans import workspace_document
 
     optimal = brief_sections(workspace_optimum(path, ws, knobs))
     results = workspace_comparison(path, ws, knobs)
-    return render_document(workspace_document(results, ws, knobs, optimal=optimal), fmt)
+    with _reading(path) as warehouse:
+        options = queries.cost_options(warehouse, sort=None)
+        snapshots = warehouse.snapshots()
+    doc = workspace_document(
+        results, ws, knobs, optimal=optimal, unit=unit, options=options, snapshots=snapshots
+    )
+    return render_document(doc, fmt)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

@@ -10,13 +10,9 @@ import streamlit as st
 
 from app import url_state
 from app.models.tables import Column, Table, text_gaps_as_dash
+from app.url_state import UNIT_INPUT as UNIT_INPUT  # the pages' unit switch, declared there
 from app.url_state import UrlInput
 from tokendesk import formatting
-
-#: The $/1K <-> $/1M switch: one URL key for every page that shows a $/token figure.
-UNIT_INPUT = UrlInput(
-    "unit", "choice", formatting.DEFAULT_TOKEN_UNIT, choices=tuple(formatting.TOKEN_UNITS)
-)
 
 
 def url_inputs(

@@ -18,9 +18,9 @@ from audit.report import summarise, to_json
 from audit.rules import RuleTableError, load_rules
 from audit.scan import AuditPathError, scan
 from briefs import workspace_plans as wp
-from briefs.cli import BaseUrlOption, DbOption, output_path
+from briefs.cli import BaseUrlOption, DbOption, UnitOption, output_path, token_unit
 from briefs.optimize_cli import brief_sections, optimize
-from costmodel import domain
+from costmodel import Engine, domain
 from costmodel.scenario_inputs import parse_custom
 from costmodel.workspace import (
     WorkspaceError,
@@ -29,7 +29,7 @@ from costmodel.workspace import (
     workspace_to_dict,
 )
 from pricing.integrity import check_price_file
-from warehouse import Warehouse, WarehouseError
+from warehouse import Warehouse, WarehouseError, queries
 from warehouse.workspaces import save_workspace, workspace_version, workspace_versions
 
 console = Console()
@@ -206,6 +206,7 @@ def scenarios(
             help="Output file or folder (default: stdout; pdf and xlsx: brief-DATE-SCENARIO.ext).",
         ),
     ] = None,
+    unit: UnitOption = None,
     base_url: BaseUrlOption = None,
     db: DbOption = None,
 ) -> None:
@@ -224,15 +225,19 @@ def scenarios(
     except ValueError as exc:
         raise _fail(f"--custom {custom!r}: {exc}") from None
     knobs = wp.Knobs(amd_share, cpu_share, mix, one_time_usd_by_backend=_one_time(one_time or []))
+    params = dict(parse_qsl(urlparse(link).query)) if link else {}
+    unit = token_unit(unit, params)
     try:
         with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
             if workspace is not None:
                 ws, _ = wp.read_workspace_file(workspace)
             else:
                 _, ws = wp.stored_workspace(warehouse)
-            engine = wp.engine_for(warehouse)
+            options = queries.cost_options(warehouse, sort=None)
+            snapshots = warehouse.snapshots()
+        engine = Engine.from_frame(options)
         if link:
-            view = wp.scenario_view(dict(parse_qsl(urlparse(link).query)), ws)
+            view = wp.scenario_view(params, ws)
             if view.notices:
                 raise _fail(" ".join(view.notices))
             ws, knobs = (
@@ -248,7 +253,16 @@ def scenarios(
         from briefs.render import render_document
 
         optimal = brief_sections(optimize(engine, ws, knobs))
-        doc = wp.workspace_document(results, ws, knobs, base_url, optimal=optimal)
+        doc = wp.workspace_document(
+            results,
+            ws,
+            knobs,
+            base_url,
+            optimal=optimal,
+            unit=unit,
+            options=options,
+            snapshots=snapshots,
+        )
         _write(
             render_document(doc, fmt.value),
             output_path(output, doc.file_name(fmt.value), fmt.value),

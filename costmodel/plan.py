@@ -105,6 +105,8 @@ class PlanLine:
     model: str = ""
     precision: str = ""
     bench_measured_at: object = None
+    #: The option (quote x configuration) the line was priced or sized from; "" when none was.
+    option_id: str = ""
 
     def as_dict(self) -> dict:
         return {
@@ -865,6 +867,7 @@ class WorkspaceEngine:
                             o.model if o else "",
                             o.precision if o else "",
                             o.bench_measured_at if o else None,
+                            o.option_id if o else "",
                         )
                     )
                 continue
@@ -900,6 +903,7 @@ class WorkspaceEngine:
                     line.model,
                     line.precision,
                     line.bench_measured_at,
+                    line.option_id,
                 )
             )
         return out

@@ -6,8 +6,22 @@ import pandas as pd
 
 from app.models.tables import MISSING, Table, readable
 from app.safe import plain
-from costmodel.summary import summary_row
+from app.url_state import UNIT_INPUT, UrlInput, owned_keys
+from briefs.workspace_plans import plan_token_costs
+from costmodel import scenario_inputs as si
+from costmodel.summary import summary_row, token_cost_labels
 from tokendesk import formatting
+
+#: The optimizer switch (off by default: a solve takes seconds).
+OPTIMAL = UrlInput("optimal", "flag", False)
+#: The page's own URL inputs beside the scenario keys (``costmodel.scenario_inputs.PAGE_KEYS``).
+INPUTS = (UNIT_INPUT, OPTIMAL)
+
+
+def accepted_keys() -> set[str]:
+    """Every key the Scenarios page reads from its address."""
+    return set(si.PAGE_KEYS) | owned_keys(INPUTS)
+
 
 #: Risk figures as people name them (the cost model keys them for machines).
 RISK_NAMES = {
@@ -45,11 +59,11 @@ def risk_lines(report) -> list[str]:
     ]
 
 
-#: The side-by-side columns, decision first; the row itself is built once in costmodel.summary.
+#: The side-by-side columns, decision first (after the per-token cost, whose name carries its
+#: unit); the row itself is built once in costmodel.summary.
 SUMMARY_COLUMNS = (
     "Scenario",
     "Monthly cost",
-    "$/1K tokens",
     "Meets FTL SLO",
     "Savings vs Stay ($/month)",
     "One-time migration",
@@ -60,20 +74,22 @@ SUMMARY_COLUMNS = (
 )
 
 
-def summary_table(results) -> Table:
-    """The scenarios side by side, decision columns first."""
+def summary_table(results, unit: str = formatting.DEFAULT_TOKEN_UNIT) -> Table:
+    """The scenarios side by side, decision columns first; per-token cost in ``unit``."""
     baseline = results[0]
-    frame = pd.DataFrame([summary_row(r, baseline) for r in results])
+    per_token = token_cost_labels(unit)[0]
+    frame = pd.DataFrame([summary_row(r, baseline, unit) for r in results])
     frame = frame.rename(
         columns={f"Savings vs {baseline.name} ($/month)": "Savings vs Stay ($/month)"}
     )
-    frame = frame[list(SUMMARY_COLUMNS)]
+    columns = list(SUMMARY_COLUMNS)
+    frame = frame[[*columns[:2], per_token, *columns[2:]]]
     return readable(
         frame,
         {column: column for column in frame.columns},
         numbers={
             "Monthly cost": "$%,.0f",
-            "$/1K tokens": "$%.5f",
+            per_token: formatting.cost_format(unit),
             "Savings vs Stay ($/month)": "%+,.0f",
             "One-time migration": "$%,.0f",
             "Vendor HHI": "%,.0f",
@@ -142,21 +158,12 @@ def sensitivity_frame(bars, monthly_usd: float) -> pd.DataFrame:
 
 
 def token_cost_columns(results, workspace, unit: str) -> dict[str, list[str]]:
-    """Per scenario, month 1's cost per output token and per total (input + output) token the
-    workspace's demand asks for, in ``unit``; "—" for a plan that leaves demand unserved (its
-    money does not buy the tokens, so a per-token figure would flatter it)."""
-    output = sum(w.output_tokens_per_month for w in workspace.demand)
-    total = output + sum(w.input_tokens_per_month for w in workspace.demand)
-    columns: dict[str, list[str]] = {}
-    for counted, tokens in (("output", output), ("total (input + output)", total)):
-        label = formatting.cost_label(unit, counted) + " (month 1)"
-        columns[label] = [
-            formatting.usd_per_1k(formatting.per_tokens(r.monthly_usd / (tokens / 1000), unit))
-            if r.feasible and tokens > 0
-            else MISSING
-            for r in results
-        ]
-    return columns
+    """Per scenario, month 1's cost per output and per total token, in ``unit``, as text (the
+    figures the brief prints too: ``briefs.workspace_plans.plan_token_costs``)."""
+    return {
+        label: [MISSING if v is None else formatting.usd_per_1k(v) for v in values]
+        for label, values in plan_token_costs(results, workspace, unit).items()
+    }
 
 
 # -- the optimal fleet -----------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import streamlit as st
 from app import charts, data, ui
 from app.models import workspace as model
 from app.models.scenarios import (
+    OPTIMAL,
     frontier_frame,
     optimal_sentence,
     optimal_table,
@@ -18,8 +19,7 @@ from app.models.scenarios import (
     token_cost_columns,
 )
 from app.safe import plain
-from app.url_state import UrlInput
-from briefs.workspace_plans import brief_stem_for, headline, results_rows
+from briefs.workspace_plans import TOKEN_COST_NOTE, brief_stem_for, headline, results_rows
 from costmodel import domain
 from costmodel import scenario_inputs as si
 from costmodel.optimizer import plan_lines
@@ -52,8 +52,8 @@ def _slider(bound: domain.Bound, value: float, key: str, **extra) -> float:
     return st.slider(bound.label, bound.low, bound.high, float(value), bound.step, key=key, **extra)
 
 
-unit = ui.unit_switch(ui.url_inputs((ui.UNIT_INPUT,))["unit"])
-ui.keep_in_url({"unit": unit}, (ui.UNIT_INPUT,))
+unit = ui.unit_switch(ui.url_inputs((ui.UNIT_INPUT,))[ui.UNIT_INPUT.key])
+ui.keep_in_url({ui.UNIT_INPUT.key: unit}, (ui.UNIT_INPUT,))
 
 with st.sidebar:
     st.header("What if (every workload)")
@@ -99,7 +99,7 @@ for key, value, own in (
 ):
     if key in view.overrides or abs(value - own) > 1e-9:
         wanted[key] = f"{value:g}"
-managed = {"peak", "slo", "inter", "amd", "cpu", "util", "rate", "custom"}
+managed = set(si.PAGE_KEYS)
 if {k: v for k, v in params.items() if k in managed} != wanted:
     for key in managed:
         if key in wanted:
@@ -128,10 +128,7 @@ for offset, (label, values) in enumerate(
 ):
     side_by_side.insert(side_by_side.columns.get_loc("Monthly (month 1)") + offset, label, values)
 st.dataframe(side_by_side, hide_index=True, width="stretch", key="summary")
-st.caption(
-    "Cost per token = month 1's cost ÷ the tokens the workspace's demand asks for in a month; "
-    "a plan that leaves demand unserved has none."
-)
+st.caption(TOKEN_COST_NOTE)
 for r in results:
     if r.headline != r.name:
         (st.warning if r.feasible else st.error)(plain(r.headline, limit=2000))
@@ -209,14 +206,13 @@ st.caption(
     "commitments that are paid anyway; solved as a mixed-integer programme. Here every scenario "
     "is priced the same way as the optimizer prices a plan, so the rows compare directly."
 )
-OPTIMAL = UrlInput("optimal", "flag", False)
 solve_it = st.toggle(
     "Find the optimal fleet and the price of diversification (about 5 s each time an input "
     "changes; the brief always includes it)",
-    ui.url_inputs((OPTIMAL,))["optimal"],
+    ui.url_inputs((OPTIMAL,))[OPTIMAL.key],
     key="optimal",
 )
-ui.keep_in_url({"optimal": solve_it}, (OPTIMAL,))
+ui.keep_in_url({OPTIMAL.key: solve_it}, (OPTIMAL,))
 if solve_it:
     with st.spinner("Solving for the optimal fleet…"):
         optimum = data.workspace_optimum(path, view.workspace, view.knobs)
@@ -272,7 +268,7 @@ left, right = st.columns([1, 3])
 brief_format = left.selectbox("Format", list(MIME), key="brief_format")
 if right.button("Prepare the brief", key="brief_prepare"):
     with st.spinner("Rendering the brief…"):
-        payload = data.workspace_brief(path, view.workspace, view.knobs, brief_format)
+        payload = data.workspace_brief(path, view.workspace, view.knobs, brief_format, unit)
     right.download_button(
         f"Download brief ({brief_format.upper()}, {len(payload) / 1024:,.0f} KiB)",
         payload,
