@@ -6,6 +6,7 @@ import pandas as pd
 
 from app.models.tables import MISSING, Table, readable
 from app.safe import plain
+from costmodel.commitment_workspace import brief_rows
 from costmodel.summary import summary_row
 from tokendesk import formatting
 
@@ -227,4 +228,57 @@ def frontier_frame(points) -> pd.DataFrame:
             "Premium ($/month)",
             "Largest vendor share",
         ],
+    )
+
+
+def owned_frame(optimized) -> pd.DataFrame:
+    """Owned servers next to the cloud instance with the same accelerators (cheapest first):
+    their equivalent rate, its confidence and the months until buying beats renting."""
+    rows = []
+    for c in optimized.owned:
+        r = c.rate
+        first = c.cloud[0] if c.cloud else None
+        rows.append(
+            {
+                "Server": r.server.name,
+                "$/server-hour": r.usd_per_server_hour,
+                "$/accelerator-hour": r.usd_per_accelerator_hour,
+                "Confidence": r.confidence,
+                "Cloud option it replaces": (
+                    f"{first[1].provider} {first[1].instance_type} ({first[0]})"
+                    if first
+                    else MISSING
+                ),
+                "Cloud $/hour": first[2] if first else None,
+                "Break-even (months)": first[3] if first else None,
+                "Sources": plain(r.source_note, limit=4000),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def commitment_sentences(analysis) -> list[str]:
+    """One line per workload: the recommendation, or why there is none."""
+    return [plain(s, limit=2000) for s in brief_rows(analysis)[1]]
+
+
+def commitment_frame(item) -> pd.DataFrame:
+    """One workload's commitment options: level, term, expected cost, regret, break-even."""
+    if item.result is None:
+        return pd.DataFrame()
+    return pd.DataFrame(
+        [
+            {
+                "Option": o.label,
+                "Term": "none" if o.term == "none" else o.term,
+                "Level": o.level,
+                "Units": o.committed_units,
+                "Expected $/month": o.expected_monthly_usd,
+                "Expected regret ($/month)": o.expected_regret_usd,
+                "Worst regret ($/month)": o.max_regret_usd,
+                "Break-even utilisation": o.break_even_utilisation,
+                "Expected utilisation": o.expected_utilisation,
+            }
+            for o in item.result.options
+        ]
     )

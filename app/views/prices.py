@@ -33,6 +33,7 @@ PRICING_COLOURS = {
     "committed_use_3y": "#c49c94",
     "capacity_block": "#e377c2",
     "negotiated": "#7f7f7f",
+    "owned": "#bcbd22",
 }
 HISTORY_COLOURS = {
     "current": "#2ca02c",
