@@ -29,9 +29,9 @@ from costmodel.optimizer import (
     with_owned,
     workspace_problem,
 )
+from costmodel.owned import HOURS_PER_YEAR
 from costmodel.plan import PlanContext, PlanResult, WorkspaceEngine, builtin_plans
 from costmodel.scenarios import Engine, MigrationInputs
-from costmodel.owned import HOURS_PER_YEAR
 from costmodel.tables import electricity_prices, owned_servers
 from costmodel.workspace import Workspace
 from warehouse import Warehouse, WarehouseError
@@ -358,9 +358,7 @@ def owned_section(owned: tuple[OwnedComparison, ...]) -> Section:
         {k: v for k, v in row.items() if k not in ("inputs", "versus_cloud")}
         for row in owned_rows(owned)
     ]
-    inputs = [
-        {"server": row["server"], **i} for row in owned_rows(owned) for i in row["inputs"]
-    ]
+    inputs = [{"server": row["server"], **i} for row in owned_rows(owned) for i in row["inputs"]]
     return Section(
         "Owned hardware",
         (

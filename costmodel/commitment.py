@@ -103,9 +103,7 @@ class CommitmentProblem:
             raise ValueError("give at least one demand scenario")
         total = sum(s.probability for s in self.scenarios)
         if abs(total - 1.0) > 1e-6:
-            raise ValueError(
-                f"scenario probabilities add up to {total:g}; they must add up to 1"
-            )
+            raise ValueError(f"scenario probabilities add up to {total:g}; they must add up to 1")
         if not self.units_by_hour or min(self.units_by_hour) < 0:
             raise ValueError("units_by_hour needs non-negative hourly figures")
 
@@ -215,11 +213,11 @@ def evaluate(problem: CommitmentProblem) -> CommitmentResult:
     probs = np.array([s.probability for s in problem.scenarios])
     best = costs.min(axis=0)
     outcomes = []
-    for (term, level, units, rate), row in zip(plans, costs, strict=True):
+    for (name, level, units, rate), row in zip(plans, costs, strict=True):
         regret = row - best
         outcomes.append(
             OptionOutcome(
-                term=term,
+                term=name,
                 level=level,
                 committed_units=units,
                 usd_per_unit_hour=rate,

@@ -34,7 +34,6 @@ import numpy as np
 
 from costmodel.demand import HOURS_PER_MONTH
 from costmodel.options import OWNED, OperatingPoint, Option, OptionTable
-from tokendesk.metrics import PERCENTILES
 
 HOURS_PER_YEAR = 12 * HOURS_PER_MONTH
 #: The provider name every owned option carries (the company itself).
@@ -298,8 +297,13 @@ def _points(table: OptionTable, i: int) -> tuple[OperatingPoint, ...]:
             unit_output_tok_s=float(table.pt_tok_s[j]),
             concurrency=value(table.pt_concurrency, j),
             offline=bool(table.pt_offline[j]),
-            **{f"ttft_ms_{q}": value(table.pt_ttft[q], j) for q in PERCENTILES},
-            **{f"tpot_ms_{q}": value(table.pt_tpot[q], j) for q in ("p50", "p95", "p99")},
+            ttft_ms_p50=value(table.pt_ttft["p50"], j),
+            ttft_ms_p90=value(table.pt_ttft["p90"], j),
+            ttft_ms_p95=value(table.pt_ttft["p95"], j),
+            ttft_ms_p99=value(table.pt_ttft["p99"], j),
+            tpot_ms_p50=value(table.pt_tpot["p50"], j),
+            tpot_ms_p95=value(table.pt_tpot["p95"], j),
+            tpot_ms_p99=value(table.pt_tpot["p99"], j),
         )
         for j in range(lo, hi)
     )

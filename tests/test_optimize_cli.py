@@ -92,7 +92,9 @@ def test_optimize_with_owned_servers_allowed_shows_their_rate_and_break_even(db,
         parts = ("capital", "power", "colo", "staff")
         total = sum(row[f"{p}_usd_per_hour"] for p in parts)
         assert row["usd_per_server_hour"] == pytest.approx(total, abs=1e-3)
-        assert row["usd_per_accelerator_hour"] == pytest.approx(row["usd_per_server_hour"] / 8)
+        assert row["usd_per_accelerator_hour"] == pytest.approx(
+            row["usd_per_server_hour"] / 8, abs=1e-4
+        )
         assert all(i["source"] for i in row["inputs"])
         assert row["versus_cloud"], "each server is compared with a cloud instance"
         first = row["versus_cloud"][0]

@@ -142,10 +142,12 @@ def test_the_workspace_analysis_uses_the_fleet_rate_and_the_stated_discount():
     chat = next(a for a in analysis if a.workload == "chat")
     assert chat.result is not None
     terms = {t.name: t for t in chat.result.problem.terms}
-    # The 1-year rate is the fleet's reserved rate; the 3-year one is $80 × (1 − 50%).
+    # On demand: the cheapest known rate for a p5 in us-east-1, the fleet's $79.99 (list $80).
+    # The 1-year rate is the fleet's reserved rate; the 3-year one is $79.99 × (1 − 50%).
+    assert chat.result.problem.on_demand_usd_per_unit_hour == 79.99
+    assert chat.on_demand_basis == "the fleet's on_demand effective rate"
     assert terms["1y"].usd_per_unit_hour == 50.0 and "fleet" in terms["1y"].basis
-    assert terms["3y"].usd_per_unit_hour == pytest.approx(40.0)
-    assert chat.result.problem.on_demand_usd_per_unit_hour == 80.0
+    assert terms["3y"].usd_per_unit_hour == pytest.approx(39.995)
     rows, sentences = brief_rows(analysis)
     assert rows and len(sentences) >= 2
     assert {r["workload"] for r in rows} >= {"chat"}
