@@ -138,7 +138,11 @@ class OptionOutcome:
     def label(self) -> str:
         if self.term == "none":
             return "No commitment (all on demand)"
-        return f"Commit {self.committed_units} units ({self.level:.0%}) for {self.term}"
+        return f"Commit {_units(self.committed_units)} ({self.level:.0%}) for {self.term}"
+
+
+def _units(n: int) -> str:
+    return f"{n} unit" if n == 1 else f"{n} units"
 
 
 @dataclass(frozen=True)
@@ -251,13 +255,24 @@ def recommendation_sentence(workload: str, result: CommitmentResult) -> str:
         )
     saving = none.expected_monthly_usd - r.expected_monthly_usd
     worst = int(np.argmax(r.regret_by_scenario))
+    regret = (
+        "no regret in any scenario"
+        if r.max_regret_usd < 0.5
+        else f"worst regret ${r.max_regret_usd:,.0f}/month (if demand turns out"
+        f" {result.problem.scenarios[worst].name})"
+    )
+    top = (
+        "; this is the top of the range asked, so committing more may pay too"
+        if r.committed_units == committed_units(result.problem, max(result.problem.levels))
+        else ""
+    )
     return (
-        f"{workload}: commit {r.committed_units} units ({r.level:.0%} of the stated mean need) for"
-        f" {r.term} at ${r.usd_per_unit_hour:,.2f}/unit-hour: expected"
-        f" ${r.expected_monthly_usd:,.0f}/month, ${saving:,.0f}/month less than all on demand;"
-        f" break-even utilisation {r.break_even_utilisation:.0%}, expected utilisation"
-        f" {r.expected_utilisation:.0%}; worst regret ${r.max_regret_usd:,.0f}/month (if demand"
-        f" turns out {result.problem.scenarios[worst].name})."
+        f"{workload}: commit {_units(r.committed_units)} ({r.level:.0%} of the stated mean need)"
+        f" for {r.term} at ${r.usd_per_unit_hour:,.2f}/unit-hour: expected"
+        f" ${r.expected_monthly_usd:,.0f}/month over {result.problem.horizon_months} months of"
+        f" demand, ${saving:,.0f}/month less than all on demand; break-even utilisation"
+        f" {r.break_even_utilisation:.0%}, expected utilisation {r.expected_utilisation:.0%};"
+        f" {regret}{top}."
     )
 
 

@@ -231,7 +231,7 @@ def frontier_frame(points) -> pd.DataFrame:
     )
 
 
-def owned_frame(optimized) -> pd.DataFrame:
+def owned_table(optimized) -> Table:
     """Owned servers next to the cloud instance with the same accelerators (cheapest first):
     their equivalent rate, its confidence and the months until buying beats renting."""
     rows = []
@@ -245,16 +245,24 @@ def owned_frame(optimized) -> pd.DataFrame:
                 "$/accelerator-hour": r.usd_per_accelerator_hour,
                 "Confidence": r.confidence,
                 "Cloud option it replaces": (
-                    f"{first[1].provider} {first[1].instance_type} ({first[0]})"
-                    if first
-                    else MISSING
+                    f"{first[1].provider} {first[1].instance_type} ({first[0]})" if first else None
                 ),
                 "Cloud $/hour": first[2] if first else None,
                 "Break-even (months)": first[3] if first else None,
-                "Sources": plain(r.source_note, limit=4000),
+                "Sources": r.source_note,
             }
         )
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    return readable(
+        frame,
+        {column: column for column in frame.columns},
+        numbers={
+            "$/server-hour": "$%.2f",
+            "$/accelerator-hour": "$%.2f",
+            "Cloud $/hour": "$%.2f",
+            "Break-even (months)": "%.1f",
+        },
+    )
 
 
 def commitment_sentences(analysis) -> list[str]:
@@ -263,14 +271,15 @@ def commitment_sentences(analysis) -> list[str]:
 
 
 def commitment_frame(item) -> pd.DataFrame:
-    """One workload's commitment options: level, term, expected cost, regret, break-even."""
+    """One workload's commitment options as numbers (for the chart): level, term, expected cost,
+    regret, break-even and expected utilisation (shares of 1; None where there is no commitment)."""
     if item.result is None:
         return pd.DataFrame()
     return pd.DataFrame(
         [
             {
                 "Option": o.label,
-                "Term": "none" if o.term == "none" else o.term,
+                "Term": o.term,
                 "Level": o.level,
                 "Units": o.committed_units,
                 "Expected $/month": o.expected_monthly_usd,
@@ -281,4 +290,25 @@ def commitment_frame(item) -> pd.DataFrame:
             }
             for o in item.result.options
         ]
+    )
+
+
+def commitment_table(item) -> Table:
+    """The options as a page reads them: money as money, utilisations as percentages, "—" where
+    there is no commitment."""
+    frame = commitment_frame(item)
+    if frame.empty:
+        return readable(frame, {})
+    for column in ("Break-even utilisation", "Expected utilisation"):
+        frame[column] = [MISSING if pd.isna(v) else f"{v:.0%}" for v in frame[column]]
+    columns = [c for c in frame.columns if c not in ("Term", "Level")]
+    return readable(
+        frame,
+        {column: column for column in columns},
+        numbers={
+            "Units": "%d",
+            "Expected $/month": "$%,.0f",
+            "Expected regret ($/month)": "$%,.0f",
+            "Worst regret ($/month)": "$%,.0f",
+        },
     )

@@ -13,10 +13,11 @@ from app.models import workspace as model
 from app.models.scenarios import (
     commitment_frame,
     commitment_sentences,
+    commitment_table,
     frontier_frame,
     optimal_sentence,
     optimal_table,
-    owned_frame,
+    owned_table,
     risk_lines,
     token_cost_columns,
 )
@@ -253,18 +254,7 @@ if solve_it:
             "**Owned servers** (the workspace allows them): each server's total cost of ownership "
             "per hour beside the cheapest approved cloud instance with the same accelerators."
         )
-        st.dataframe(
-            owned_frame(optimum),
-            hide_index=True,
-            width="stretch",
-            key="owned",
-            column_config={
-                "$/server-hour": st.column_config.NumberColumn(format="$%.2f"),
-                "$/accelerator-hour": st.column_config.NumberColumn(format="$%.2f"),
-                "Cloud $/hour": st.column_config.NumberColumn(format="$%.2f"),
-                "Break-even (months)": st.column_config.NumberColumn(format="%.1f"),
-            },
-        )
+        ui.show_table(owned_table(optimum), key="owned")
         st.caption(
             "$/server-hour = (capex repaid with interest over the depreciation years + colocation "
             "+ staff) ÷ 8,760 h + power × PUE × electricity price. Break-even = capex ÷ (the cloud "
@@ -303,20 +293,7 @@ for item in commitment:
         st.plotly_chart(
             charts.commitment_chart(options), width="stretch", key=f"commit_{item.workload}"
         )
-        st.dataframe(
-            options,
-            hide_index=True,
-            width="stretch",
-            key=f"commit_table_{item.workload}",
-            column_config={
-                "Level": st.column_config.NumberColumn(format="percent"),
-                "Expected $/month": st.column_config.NumberColumn(format="$%,.0f"),
-                "Expected regret ($/month)": st.column_config.NumberColumn(format="$%,.0f"),
-                "Worst regret ($/month)": st.column_config.NumberColumn(format="$%,.0f"),
-                "Break-even utilisation": st.column_config.NumberColumn(format="percent"),
-                "Expected utilisation": st.column_config.NumberColumn(format="percent"),
-            },
-        )
+        ui.show_table(commitment_table(item), key=f"commit_table_{item.workload}")
 
 st.subheader("Brief")
 st.caption(

@@ -75,7 +75,7 @@ def test_expected_cost_regret_and_break_even_match_a_hand_calculation():
     assert none.break_even_utilisation is None
     assert result.recommended is one and result.least_regret is one
     sentence = recommendation_sentence("chat", result)
-    assert "commit 1 units" in sentence and "$2,920/month" in sentence and "60%" in sentence
+    assert "commit 1 unit (25%" in sentence and "$2,920/month" in sentence and "60%" in sentence
 
 
 def test_growth_steps_once_a_quarter_and_a_longer_term_can_win():
