@@ -106,7 +106,9 @@ class OwnedParams:
     servers: tuple[str, ...] | None = None
 
     def workspace_input(self, name: str, value: float, unit: str) -> Sourced:
-        return Sourced(name, value, unit, "the workspace's owned-hardware terms", "", "", "stated")
+        return Sourced(
+            name, value, unit, "the workspace's owned-hardware terms", "", "as stated", "stated"
+        )
 
 
 @dataclass(frozen=True)

@@ -73,3 +73,20 @@ def test_a_bad_commitment_block_is_a_clear_error(db, tmp_path):
     out = runner.invoke(app, ["commit", "--db", str(db), "--workspace", str(bad)])
     assert out.exit_code == 2
     assert "commitment.scenarios" in out.output and "add up to 1" in out.output
+
+
+def test_the_brief_section_prints_one_sentence_per_workload_and_every_option(db):
+    from briefs import workspace_plans as wp
+    from briefs.commit_cli import commitment_section, commitments
+    from costmodel.commitment_workspace import brief_rows
+    from warehouse import Warehouse
+
+    ws, _ = wp.read_workspace_file(EXAMPLE)
+    with Warehouse.open(db, read_only=True) as wh:
+        analysis = commitments(wp.engine_for(wh), ws)
+    rows, sentences = brief_rows(analysis)
+    assert len(sentences) == len(ws.demand)
+    assert len(rows) == sum(len(a.result.options) for a in analysis if a.result)
+    section = commitment_section(analysis)
+    (options,) = [b for b in section.blocks if hasattr(b, "frame")]
+    assert len(options.frame) == len(rows)

@@ -110,3 +110,25 @@ def test_optimize_with_owned_servers_allowed_shows_their_rate_and_break_even(db,
         app, ["optimize", "--db", str(db), "--workspace", str(mine), "--format", "md"]
     )
     assert "Owned NVIDIA DGX H100" in md.stdout and "pays back in" in md.stdout
+
+
+def test_the_brief_gains_an_owned_hardware_section_only_when_owned_servers_are_allowed(db):
+    from dataclasses import replace
+
+    from briefs import workspace_plans as wp
+    from briefs.optimize_cli import brief_sections, optimize
+    from warehouse import Warehouse
+
+    ws, _ = wp.read_workspace_file(EXAMPLE)
+    with Warehouse.open(db, read_only=True) as wh:
+        engine = wp.engine_for(wh)
+    titles = [s.title for s in brief_sections(optimize(engine, ws))]
+    assert "Owned hardware" not in titles
+    allowed = replace(ws, constraints=replace(ws.constraints, allow_owned=True))
+    sections = {s.title: s for s in brief_sections(optimize(engine, allowed))}
+    owned = sections["Owned hardware"]
+    tables = [b for b in owned.blocks if hasattr(b, "frame")]
+    rates, inputs = tables
+    assert list(rates.frame["server"]) == ["dgx-h100", "mi300x-8gpu"]
+    # Every input of every server is listed with its source.
+    assert len(inputs.frame) == 2 * 9 and inputs.frame["source"].str.len().min() > 0
