@@ -312,3 +312,23 @@ def commitment_table(item) -> Table:
             "Worst regret ($/month)": "$%,.0f",
         },
     )
+
+
+def commitment_basis(item) -> str:
+    """Where each rate of a workload's commitment analysis comes from, and the scenarios."""
+    if item.result is None:
+        return ""
+    p = item.result.problem
+    rates = [f"on demand ${p.on_demand_usd_per_unit_hour:,.2f}/unit-hour ({item.on_demand_basis})"]
+    rates += [f"{t.name} ${t.usd_per_unit_hour:,.2f}/unit-hour ({t.basis})" for t in p.terms]
+    scenarios = ", ".join(
+        f"{s.name} {s.probability:.0%} (×{s.demand_factor:g}, {p.growth(s):.0%}/quarter)"
+        for s in p.scenarios
+    )
+    source = "assumed (the workspace states none)" if item.default_scenarios else "the workspace's"
+    return plain(
+        f"One unit carries {item.unit_output_tok_s:,.0f} output tok/s at the SLO. Rates: "
+        + "; ".join(rates)
+        + f". Demand scenarios, {source}: {scenarios}.",
+        limit=2000,
+    )

@@ -11,6 +11,7 @@ import streamlit as st
 from app import charts, data, ui
 from app.models import workspace as model
 from app.models.scenarios import (
+    commitment_basis,
     commitment_frame,
     commitment_sentences,
     commitment_table,
@@ -294,6 +295,7 @@ for item in commitment:
             charts.commitment_chart(options), width="stretch", key=f"commit_{item.workload}"
         )
         ui.show_table(commitment_table(item), key=f"commit_table_{item.workload}")
+        st.caption(commitment_basis(item))
 
 st.subheader("Brief")
 st.caption(

@@ -261,6 +261,10 @@ def test_scenarios_page_says_how_much_to_commit_with_the_commands_figures(app_en
     )
     assert list(table["Expected $/month"]) == [o.expected_monthly_usd for o in chat.result.options]
     assert has_no_literals(table.astype(str))
+    # Each rate is shown with where it comes from.
+    captions = [shown(c.value) for c in at.caption]
+    assert any("the fleet's reserved_1y effective rate" in c for c in captions)
+    assert any("the workspace's stated 3y discount" in c for c in captions)
 
 
 def test_owned_servers_appear_beside_the_optimal_fleet_when_the_workspace_allows_them(
