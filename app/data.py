@@ -291,6 +291,15 @@ def workspace_optimum(path: str, ws, knobs):
     return optimize(_engine(path), ws, knobs)
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def workspace_commitment(path: str, ws, knobs):
+    """How much to commit per workload under demand uncertainty: the same call as
+    ``tokendesk commit``."""
+    from briefs.commit_cli import commitments
+
+    return commitments(_engine(path), ws, knobs)
+
+
 def _filter_args(filters: tuple[tuple[str, tuple[str, ...]], ...]) -> dict[str, Any]:
     """The dashboard's (name, values) filters as the query's keyword arguments."""
     return {name: list(values) for name, values in filters}

@@ -10,12 +10,15 @@ from typing import Any
 
 from costmodel.demand import model_key
 from costmodel.memory import ModelArchitecture
+from costmodel.owned import ElectricityPrice, OwnedServer, Sourced
 from costmodel.timeline import StageGate
 from tokendesk.paths import data_dir
 
 ARCHITECTURES_FILE = "model_architectures.csv"
 MATURITY_FILE = "software_maturity.csv"
 STAGE_GATES_FILE = "stage_gates.csv"
+OWNED_SERVERS_FILE = "owned_servers.csv"
+ELECTRICITY_FILE = "electricity_prices.csv"
 
 
 def _rows(path: Path) -> list[dict[str, str]]:
@@ -110,3 +113,66 @@ def stage_gates() -> dict[str, tuple[StageGate, ...]]:
             raise ValueError(f"{path}:{line}: {exc}") from exc
         out.setdefault(row["backend"], []).append(gate)
     return {k: tuple(v) for k, v in out.items()}
+
+
+@cache
+def owned_servers() -> tuple[OwnedServer, ...]:
+    """The server price sheet: capex and rated power per server, each with its source."""
+    path = data_dir() / OWNED_SERVERS_FILE
+    out = []
+    for line, row in enumerate(_rows(path), start=2):
+        try:
+            out.append(
+                OwnedServer(
+                    server_id=row["server_id"],
+                    name=row["name"],
+                    accelerator_id=row["accelerator_id"],
+                    accelerator_count=int(row["accelerator_count"]),
+                    capex=Sourced(
+                        "server capex",
+                        float(row["capex_usd"]),
+                        "$",
+                        row["capex_source_title"],
+                        row["capex_source_url"],
+                        row["capex_as_of"] or "date unknown",
+                        row["capex_confidence"],
+                    ),
+                    power_kw=Sourced(
+                        "server power",
+                        float(row["power_kw"]),
+                        "kW",
+                        row["power_source_title"],
+                        row["power_source_url"],
+                        row["power_as_of"] or "date unknown",
+                        row["power_confidence"],
+                    ),
+                    notes=row.get("notes", ""),
+                )
+            )
+        except (KeyError, ValueError) as exc:
+            raise ValueError(f"{path}:{line}: {exc}") from exc
+    return tuple(out)
+
+
+@cache
+def electricity_prices() -> tuple[ElectricityPrice, ...]:
+    """Average electricity price per cloud region's location, each with its source and year."""
+    path = data_dir() / ELECTRICITY_FILE
+    out = []
+    for line, row in enumerate(_rows(path), start=2):
+        try:
+            out.append(
+                ElectricityPrice(
+                    provider=row["provider"],
+                    region=row["region"],
+                    state=row["state"],
+                    usd_per_kwh=float(row["usd_per_kwh"]),
+                    source=row["source_title"],
+                    source_url=row["source_url"],
+                    as_of=f"{row['data_year']} average, published {row['published']}",
+                    confidence=row["confidence"],
+                )
+            )
+        except (KeyError, ValueError) as exc:
+            raise ValueError(f"{path}:{line}: {exc}") from exc
+    return tuple(out)

@@ -18,6 +18,7 @@ from audit.cli import register as register_audit
 from benchmarks.cli import bench_app
 from benchmarks.plausibility import roofline_label, roofline_pct
 from briefs.cli import register
+from briefs.commit_cli import register as register_commit
 from briefs.optimize_cli import register as register_optimize
 from briefs.workspace_cli import register as register_workspace
 from pricing.cli import prices_app
@@ -73,6 +74,7 @@ def _register_subcommands() -> None:
     register_audit(app)
     register_workspace(app)
     register_optimize(app)
+    register_commit(app)
 
 
 COSTS_COLUMNS = [

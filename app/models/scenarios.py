@@ -9,6 +9,7 @@ from app.safe import plain
 from app.url_state import UNIT_INPUT, UrlInput, owned_keys
 from briefs.workspace_plans import plan_token_costs
 from costmodel import scenario_inputs as si
+from costmodel.commitment_workspace import brief_rows
 from costmodel.summary import summary_row, token_cost_labels
 from tokendesk import formatting
 
@@ -234,4 +235,107 @@ def frontier_frame(points) -> pd.DataFrame:
             "Premium ($/month)",
             "Largest vendor share",
         ],
+    )
+
+
+def owned_table(optimized) -> Table:
+    """Owned servers next to the cloud instance with the same accelerators (cheapest first):
+    their equivalent rate, its confidence and the months until buying beats renting."""
+    rows = []
+    for c in optimized.owned:
+        r = c.rate
+        first = c.cloud[0] if c.cloud else None
+        rows.append(
+            {
+                "Server": r.server.name,
+                "$/server-hour": r.usd_per_server_hour,
+                "$/accelerator-hour": r.usd_per_accelerator_hour,
+                "Confidence": r.confidence,
+                "Cloud option it replaces": (
+                    f"{first[1].provider} {first[1].instance_type} ({first[0]})" if first else None
+                ),
+                "Cloud $/hour": first[2] if first else None,
+                "Break-even (months)": first[3] if first else None,
+                "Sources": r.source_note,
+            }
+        )
+    frame = pd.DataFrame(rows)
+    return readable(
+        frame,
+        {column: column for column in frame.columns},
+        numbers={
+            "$/server-hour": "$%.2f",
+            "$/accelerator-hour": "$%.2f",
+            "Cloud $/hour": "$%.2f",
+            "Break-even (months)": "%.1f",
+        },
+    )
+
+
+def commitment_sentences(analysis) -> list[str]:
+    """One line per workload: the recommendation, or why there is none."""
+    return [plain(s, limit=2000) for s in brief_rows(analysis)[1]]
+
+
+def commitment_frame(item) -> pd.DataFrame:
+    """One workload's commitment options as numbers (for the chart): level, term, expected cost,
+    regret, break-even and expected utilisation (shares of 1; None where there is no commitment)."""
+    if item.result is None:
+        return pd.DataFrame()
+    return pd.DataFrame(
+        [
+            {
+                "Option": o.label,
+                "Term": o.term,
+                "Level": o.level,
+                "Units": o.committed_units,
+                "Expected $/month": o.expected_monthly_usd,
+                "Expected regret ($/month)": o.expected_regret_usd,
+                "Worst regret ($/month)": o.max_regret_usd,
+                "Break-even utilisation": o.break_even_utilisation,
+                "Expected utilisation": o.expected_utilisation,
+            }
+            for o in item.result.options
+        ]
+    )
+
+
+def commitment_table(item) -> Table:
+    """The options as a page reads them: money as money, utilisations as percentages, "—" where
+    there is no commitment."""
+    frame = commitment_frame(item)
+    if frame.empty:
+        return readable(frame, {})
+    for column in ("Break-even utilisation", "Expected utilisation"):
+        frame[column] = [MISSING if pd.isna(v) else f"{v:.0%}" for v in frame[column]]
+    columns = [c for c in frame.columns if c not in ("Term", "Level")]
+    return readable(
+        frame,
+        {column: column for column in columns},
+        numbers={
+            "Units": "%d",
+            "Expected $/month": "$%,.0f",
+            "Expected regret ($/month)": "$%,.0f",
+            "Worst regret ($/month)": "$%,.0f",
+        },
+    )
+
+
+def commitment_basis(item) -> str:
+    """Where each rate of a workload's commitment analysis comes from, and the scenarios."""
+    if item.result is None:
+        return ""
+    p = item.result.problem
+    rates = [f"on demand ${p.on_demand_usd_per_unit_hour:,.2f}/unit-hour ({item.on_demand_basis})"]
+    rates += [f"{t.name} ${t.usd_per_unit_hour:,.2f}/unit-hour ({t.basis})" for t in p.terms]
+    scenarios = ", ".join(
+        f"{s.name} {s.probability:.0%} (×{s.demand_factor:g}, {p.growth(s):.0%}/quarter)"
+        for s in p.scenarios
+    )
+    source = "assumed (the workspace states none)" if item.default_scenarios else "the workspace's"
+    return plain(
+        f"One unit carries {item.unit_output_tok_s:,.0f} output tok/s at the SLO. Rates: "
+        + "; ".join(rates)
+        + f". Demand scenarios, {source}: {scenarios}.",
+        limit=2000,
     )

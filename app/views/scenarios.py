@@ -12,9 +12,14 @@ from app import charts, data, ui
 from app.models import workspace as model
 from app.models.scenarios import (
     OPTIMAL,
+    commitment_basis,
+    commitment_frame,
+    commitment_sentences,
+    commitment_table,
     frontier_frame,
     optimal_sentence,
     optimal_table,
+    owned_table,
     risk_lines,
     token_cost_columns,
 )
@@ -241,6 +246,17 @@ if solve_it:
                     "usd_per_hour": st.column_config.NumberColumn("$/hour", format="$%.4f"),
                 },
             )
+    if optimum.owned:
+        st.markdown(
+            "**Owned servers** (the workspace allows them): each server's total cost of ownership "
+            "per hour beside the cheapest approved cloud instance with the same accelerators."
+        )
+        ui.show_table(owned_table(optimum), key="owned")
+        st.caption(
+            "$/server-hour = (capex repaid with interest over the depreciation years + colocation "
+            "+ staff) ÷ 8,760 h + power × PUE × electricity price. Break-even = capex ÷ (the cloud "
+            "instance's monthly cost − the server's monthly running cost)."
+        )
     frontier = frontier_frame(optimum.frontier)
     st.markdown("**Price of diversification**: the optimal fleet under each vendor-share cap.")
     if len(frontier):
@@ -251,6 +267,31 @@ if solve_it:
         )
     else:
         st.info("No vendor-share cap has a feasible fleet for this workspace.")
+
+st.subheader("How much to commit")
+st.caption(
+    "Per workload, on the instance its fleet runs on: the expected monthly cost and the regret of "
+    "committing 0–100% of the stated mean need for 1 or 3 years, across the workspace's demand "
+    "scenarios (36 months, the rest bought on demand hour by hour). A commitment pays for itself "
+    "above its break-even utilisation (committed rate ÷ on-demand rate). Same figures as "
+    "`tokendesk commit`."
+)
+commitment = data.workspace_commitment(path, view.workspace, view.knobs)
+for sentence in commitment_sentences(commitment):
+    st.markdown(f"- {sentence}")
+for item in commitment:
+    options = commitment_frame(item)
+    if options.empty:
+        continue
+    with st.expander(
+        f"{plain(item.workload)}: {plain(item.provider)} {plain(item.instance_type)} "
+        f"({plain(item.region)})"
+    ):
+        st.plotly_chart(
+            charts.commitment_chart(options), width="stretch", key=f"commit_{item.workload}"
+        )
+        ui.show_table(commitment_table(item), key=f"commit_table_{item.workload}")
+        st.caption(commitment_basis(item))
 
 st.subheader("Brief")
 st.caption(

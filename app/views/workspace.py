@@ -15,7 +15,7 @@ from app.safe import plain
 from briefs.workspace_plans import WorkspaceFileError, export_yaml, parse_workspace_text
 from costmodel import domain
 from costmodel.demand import PERCENTILES
-from costmodel.workspace import FLEET_PRICING_MODELS, Constraints
+from costmodel.workspace import FLEET_PRICING_MODELS
 
 st.title("Workspace")
 st.caption(
@@ -150,8 +150,12 @@ if st.button("Save as a new version", type="primary", key="ws_save"):
     base = replace(
         ws,
         name=name.strip() or ws.name,
-        constraints=Constraints(
-            tuple(p.lower() for p in _names(providers) or ()) or None, _names(regions), cap
+        # replace(), so constraints this page does not edit (allow_owned) are kept.
+        constraints=replace(
+            ws.constraints,
+            providers=tuple(p.lower() for p in _names(providers) or ()) or None,
+            regions=_names(regions),
+            max_vendor_share=cap,
         ),
     )
     edited, problems = model.edited_workspace(

@@ -258,3 +258,55 @@ def test_the_optimizer_runs_only_when_asked_and_the_choice_lives_in_the_url(fixt
     at.toggle(key="optimal").set_value(True).run()
     assert at.query_params["optimal"] in (["true"], "true")
     assert any("$/month (optimizer basis)" in d.value.columns for d in at.dataframe)
+
+
+def test_scenarios_page_says_how_much_to_commit_with_the_commands_figures(app_env):
+    from briefs.commit_cli import commitments
+    from costmodel.commitment_workspace import brief_rows
+
+    at = page("scenarios.py")
+    with Warehouse.open(app_env, read_only=True) as wh:
+        _, ws = stored_workspace(wh)
+        engine = engine_for(wh)
+    analysis = commitments(engine, ws, Knobs())
+    _, sentences = brief_rows(analysis)
+    shown_text = [shown(m.value) for m in at.markdown]
+    for sentence in sentences:
+        assert any(sentence in text for text in shown_text), sentence
+    # One table per workload with a result: its expected costs are the model's.
+    chat = next(a for a in analysis if a.workload == "chat-70b")
+    table = next(
+        d.value
+        for d in at.dataframe
+        if "Expected $/month" in d.value.columns and len(d.value) == len(chat.result.options)
+    )
+    assert list(table["Expected $/month"]) == [o.expected_monthly_usd for o in chat.result.options]
+    assert has_no_literals(table.astype(str))
+    # Each rate is shown with where it comes from.
+    captions = [shown(c.value) for c in at.caption]
+    assert any("the fleet's reserved_1y effective rate" in c for c in captions)
+    assert any("the workspace's stated 3y discount" in c for c in captions)
+
+
+def test_owned_servers_appear_beside_the_optimal_fleet_when_the_workspace_allows_them(
+    writable_env,
+):
+    from dataclasses import replace
+
+    from briefs.optimize_cli import optimize
+    from costmodel.workspace import workspace_to_dict
+    from warehouse.workspaces import save_workspace
+
+    with Warehouse.open(writable_env, read_only=True) as wh:
+        _, ws = stored_workspace(wh)
+        engine = engine_for(wh)
+    ws = replace(ws, constraints=replace(ws.constraints, allow_owned=True))
+    with Warehouse.open(writable_env) as wh:
+        save_workspace(wh, workspace_to_dict(ws), origin="test", source="owned allowed")
+    at = page("scenarios.py", optimal="true")
+    want = optimize(engine, ws, Knobs())
+    assert want.owned
+    owned = next(d.value for d in at.dataframe if "$/server-hour" in d.value.columns)
+    assert list(owned["$/server-hour"]) == [c.rate.usd_per_server_hour for c in want.owned]
+    assert list(owned["Break-even (months)"]) == [c.cloud[0][3] for c in want.owned]
+    assert all("EIA" in text for text in owned["Sources"])
