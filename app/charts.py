@@ -635,3 +635,72 @@ def frontier_chart(frame: pd.DataFrame) -> go.Figure:
     figure.update_xaxes(title="Vendor HHI of traffic (1 = one vendor)", autorange="reversed")
     figure.update_yaxes(title="USD per month", tickprefix="$", tickformat=",.0f")
     return figure
+
+
+#: Hover fields of a point on the interactivity frontier: label -> column.
+INTERACTIVITY_HOVER = {
+    "TPOT basis": "tpot_basis",
+    "on the frontier": "frontier_text",
+    "price source": "price_source",
+    "price date": "price_observed_at",
+    "result source": "bench_source_title",
+    "result date": "bench_measured_at",
+}
+
+
+def interactivity_frontier(
+    points: pd.DataFrame,
+    target: float,
+    percentile: str,
+    unit: str = formatting.DEFAULT_TOKEN_UNIT,
+) -> go.Figure:
+    """Output-token cost (``cost``, in ``unit``) against tok/s per user, one line per curve
+    through its frontier points (filled), its other points open; the target as a vertical line.
+    Colours are vendors; the legend lists each vendor once."""
+    shown = points.assign(frontier_text=np.where(points["on_frontier"], "yes", "no"))
+    customdata, fields = _hover(shown, INTERACTIVITY_HOVER)
+    x_axis = axis(f"Output tok/s per user (1000 ÷ TPOT {percentile})", rangemode="tozero")
+    words = f"$ per {formatting.token_unit_label(unit)[2:]} output tokens (log scale)"
+    y_axis = axis(words, LOG_USD_AXIS)
+    template = _template(
+        "<b>%{hovertext}</b>",
+        _value_line(x_axis, "x", ",.1f"),
+        _value_line(y_axis, "y", "$.3g"),
+        *fields,
+    )
+    colour_of = _colour_for(VENDOR_COLOURS, {})
+    seen: set[str] = set()
+    traces = []
+    for _, rows in _groups(shown, "curve"):
+        curve = shown.iloc[rows]
+        vendor = str(curve["vendor"].iloc[0])
+        colour = colour_of(vendor)
+        front = curve["on_frontier"].to_numpy(dtype=bool)
+        for on_front in (True, False):
+            part = rows[front == on_front]
+            if part.size == 0:
+                continue
+            traces.append(
+                go.Scatter(
+                    x=shown["tok_s_per_user"].to_numpy()[part],
+                    y=shown["cost"].to_numpy()[part],
+                    mode="lines+markers" if on_front else "markers",
+                    name=vendor,
+                    legendgroup=vendor,
+                    showlegend=on_front and vendor not in seen,
+                    line={"color": colour, "width": 1.5},
+                    marker={"color": colour, "symbol": "circle" if on_front else "circle-open"},
+                    customdata=None if customdata is None else customdata[part],
+                    hovertext=_text(shown["curve_label"].iloc[part]),
+                    hovertemplate=template,
+                )
+            )
+            seen.add(vendor)
+    figure = go.Figure(traces, _layout(x_axis, y_axis, 480, "Vendor"))
+    figure.add_vline(
+        x=target,
+        line={"color": "#C0392B", "dash": "dash"},
+        annotation_text=f"target {target:g} tok/s/user",
+        annotation_position="top",
+    )
+    return figure
