@@ -183,7 +183,18 @@ def test_the_frontier_model_shows_a_dash_and_the_reason_beyond_the_measured_rang
 
 
 def test_the_option_table_hides_energy_columns_unless_asked():
-    frame = costs.with_details(costs.with_cost(options(), "output"), "p95", energy=False)
+    latencies = options(
+        instance_total_tok_s=[None, None, 3300.0],
+        ttft_ms_p50=[100.0, None, None],
+        tpot_ms_p50=[10.0, None, None],
+        tpot_ms_p95=[12.0, None, None],
+    )
+    frame = costs.with_details(costs.with_cost(latencies, "output"), "p95", energy=False)
+    # $10/h, 1,000 output and 1,000 input tok/s, 100 ms to the first token then 999 × 10 ms:
+    # 100 / 10,090 of the hour to input. Row 3 has no timing: the stated ratio splits it.
+    assert frame.loc[0, "prefill_share"] == pytest.approx(100 / 10_090)
+    assert frame.loc[0, "usd_per_1k_input_tokens"] == pytest.approx(10 * 100 / 10_090 / 3_600)
+    assert frame.loc[2, "apportioning_rule"].startswith("stated ratio")
     table = costs.option_table(frame, "output", "p95")
     assert "$/1K input tokens (apportioned)" in table.frame.columns
     assert "J per output token" not in table.frame.columns
