@@ -237,3 +237,21 @@ def test_the_optimizer_runs_only_when_asked_and_the_choice_lives_in_the_url(app_
     at.toggle(key="optimal").set_value(True).run()
     assert at.query_params["optimal"] in (["true"], "true")
     assert any("$/month (optimizer basis)" in d.value.columns for d in at.dataframe)
+
+
+def test_the_scenarios_read_every_latency_at_the_percentile_in_the_link(app_env):
+    # The Overview's pct key carries over: every workload's SLO is read at p99 instead.
+    at = page("scenarios.py", pct="p99")
+    assert at.selectbox(key="pct").value == "p99"
+    assert at.query_params["pct"] in (["p99"], "p99")
+    want = expected(app_env, percentile="p99")
+    table = at.dataframe[0].value
+    assert list(table["Monthly (month 1)"]) == [f"${r.monthly_usd:,.2f}" for r in want]
+    assert any("pct=p99" in shown(c.value) for c in at.caption)
+    # Changed on the page, the link follows (a what-if once set stays explicit, like slo).
+    at.selectbox(key="pct").set_value("p50").run()
+    assert at.query_params["pct"] in (["p50"], "p50")
+    assert not at.exception
+    bad = page("scenarios.py", pct="p42")
+    assert any("Ignored pct='p42'" in shown(w.value) for w in bad.warning)
+    assert bad.selectbox(key="pct").value == "p95"
