@@ -255,3 +255,10 @@ def test_the_scenarios_read_every_latency_at_the_percentile_in_the_link(app_env)
     bad = page("scenarios.py", pct="p42")
     assert any("Ignored pct='p42'" in shown(w.value) for w in bad.warning)
     assert bad.selectbox(key="pct").value == "p95"
+
+
+def test_the_overview_headline_reads_the_slos_at_the_chosen_percentile(app_env):
+    at = page("overview.py", pct="p99")
+    sentence = headline(expected(app_env, percentile="p99"))
+    assert any(sentence in shown(md.value) for md in at.markdown)
+    assert any("every SLO read at p99" in shown(c.value) for c in at.caption)
