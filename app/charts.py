@@ -648,15 +648,30 @@ INTERACTIVITY_HOVER = {
 }
 
 
+def _broken_at(rows: np.ndarray, curves: np.ndarray) -> np.ndarray:
+    """Positions ``rows`` with -1 inserted wherever the curve changes: plotly breaks a line at a
+    gap, so one trace draws many separate curves."""
+    out: list[int] = []
+    for n, row in enumerate(rows.tolist()):
+        if n and curves[row] != curves[rows[n - 1]]:
+            out.append(-1)
+        out.append(row)
+    return np.array(out, dtype=np.int64)
+
+
+def _with_gaps(values: np.ndarray, positions: np.ndarray, gap: Any) -> list[Any]:
+    return [gap if p < 0 else values[p] for p in positions.tolist()]
+
+
 def interactivity_frontier(
     points: pd.DataFrame,
     target: float,
     percentile: str,
     unit: str = formatting.DEFAULT_TOKEN_UNIT,
 ) -> go.Figure:
-    """Output-token cost (``cost``, in ``unit``) against tok/s per user, one line per curve
-    through its frontier points (filled), its other points open; the target as a vertical line.
-    Colours are vendors; the legend lists each vendor once."""
+    """Output-token cost (``cost``, in ``unit``) against tok/s per user: per vendor, one trace
+    draws every curve's frontier as a line (broken between curves) and one its other points as
+    open markers, so a hundred curves stay a dozen traces; the target is a vertical line."""
     shown = points.assign(frontier_text=np.where(points["on_frontier"], "yes", "no"))
     customdata, fields = _hover(shown, INTERACTIVITY_HOVER)
     x_axis = axis(f"Output tok/s per user (1000 ÷ TPOT {percentile})", rangemode="tozero")
@@ -669,33 +684,37 @@ def interactivity_frontier(
         *fields,
     )
     colour_of = _colour_for(VENDOR_COLOURS, {})
-    seen: set[str] = set()
+    xs = shown["tok_s_per_user"].to_numpy(dtype=float)
+    ys = shown["cost"].to_numpy(dtype=float)
+    curves = shown["curve"].to_numpy()
+    titles = _text(shown["curve_label"])
+    front = shown["on_frontier"].to_numpy(dtype=bool)
+    blank = [""] * (0 if customdata is None else customdata.shape[1])
     traces = []
-    for _, rows in _groups(shown, "curve"):
-        curve = shown.iloc[rows]
-        vendor = str(curve["vendor"].iloc[0])
+    for vendor, rows in _groups(shown, "vendor"):
         colour = colour_of(vendor)
-        front = curve["on_frontier"].to_numpy(dtype=bool)
         for on_front in (True, False):
-            part = rows[front == on_front]
+            part = rows[front[rows] == on_front]
             if part.size == 0:
                 continue
+            at = _broken_at(part, curves) if on_front else part
             traces.append(
                 go.Scatter(
-                    x=shown["tok_s_per_user"].to_numpy()[part],
-                    y=shown["cost"].to_numpy()[part],
+                    x=_with_gaps(xs, at, None),
+                    y=_with_gaps(ys, at, None),
                     mode="lines+markers" if on_front else "markers",
-                    name=vendor,
-                    legendgroup=vendor,
-                    showlegend=on_front and vendor not in seen,
+                    name=str(vendor) if on_front else f"{vendor} (off the frontier)",
+                    legendgroup=str(vendor),
+                    connectgaps=False,
                     line={"color": colour, "width": 1.5},
                     marker={"color": colour, "symbol": "circle" if on_front else "circle-open"},
-                    customdata=None if customdata is None else customdata[part],
-                    hovertext=_text(shown["curve_label"].iloc[part]),
+                    customdata=None
+                    if customdata is None
+                    else [blank if p < 0 else list(customdata[p]) for p in at.tolist()],
+                    hovertext=_with_gaps(titles, at, ""),
                     hovertemplate=template,
                 )
             )
-            seen.add(vendor)
     figure = go.Figure(traces, _layout(x_axis, y_axis, 480, "Vendor"))
     figure.add_vline(
         x=target,
