@@ -811,3 +811,91 @@ def commitment_chart(frame: pd.DataFrame) -> go.Figure:
     figure.update_xaxes(title="Committed share of the stated mean need", tickformat=".0%")
     figure.update_yaxes(title="Expected USD per month", tickprefix="$", tickformat=",.0f")
     return figure
+
+
+#: Hover fields of a point on the interactivity frontier: label -> column.
+INTERACTIVITY_HOVER = {
+    "TPOT basis": "tpot_basis",
+    "on the frontier": "frontier_text",
+    "price source": "price_source",
+    "price date": "price_observed_at",
+    "result source": "bench_source_title",
+    "result date": "bench_measured_at",
+}
+
+
+def _broken_at(rows: np.ndarray, curves: np.ndarray) -> np.ndarray:
+    """Positions ``rows`` with -1 inserted wherever the curve changes: plotly breaks a line at a
+    gap, so one trace draws many separate curves."""
+    out: list[int] = []
+    for n, row in enumerate(rows.tolist()):
+        if n and curves[row] != curves[rows[n - 1]]:
+            out.append(-1)
+        out.append(row)
+    return np.array(out, dtype=np.int64)
+
+
+def _with_gaps(values: np.ndarray, positions: np.ndarray, gap: Any) -> list[Any]:
+    return [gap if p < 0 else values[p] for p in positions.tolist()]
+
+
+def interactivity_frontier(
+    points: pd.DataFrame,
+    target: float,
+    percentile: str,
+    unit: str = formatting.DEFAULT_TOKEN_UNIT,
+) -> go.Figure:
+    """Output-token cost (``cost``, in ``unit``) against tok/s per user: per vendor, one trace
+    draws every curve's frontier as a line (broken between curves) and one its other points as
+    open markers, so a hundred curves stay a dozen traces; the target is a vertical line."""
+    shown = points.assign(frontier_text=np.where(points["on_frontier"], "yes", "no"))
+    customdata, fields = _hover(shown, INTERACTIVITY_HOVER)
+    x_axis = axis(f"Output tok/s per user (1000 ÷ TPOT {percentile})", rangemode="tozero")
+    words = f"$ per {formatting.token_unit_label(unit)[2:]} output tokens (log scale)"
+    y_axis = axis(words, LOG_USD_AXIS)
+    template = _template(
+        "<b>%{hovertext}</b>",
+        _value_line(x_axis, "x", ",.1f"),
+        _value_line(y_axis, "y", "$.3g"),
+        *fields,
+    )
+    colour_of = _colour_for(VENDOR_COLOURS, {})
+    xs = shown["tok_s_per_user"].to_numpy(dtype=float)
+    ys = shown["cost"].to_numpy(dtype=float)
+    curves = shown["curve"].to_numpy()
+    titles = _text(shown["curve_label"])
+    front = shown["on_frontier"].to_numpy(dtype=bool)
+    blank = [""] * (0 if customdata is None else customdata.shape[1])
+    traces = []
+    for vendor, rows in _groups(shown, "vendor"):
+        colour = colour_of(vendor)
+        for on_front in (True, False):
+            part = rows[front[rows] == on_front]
+            if part.size == 0:
+                continue
+            at = _broken_at(part, curves) if on_front else part
+            traces.append(
+                go.Scatter(
+                    x=_with_gaps(xs, at, None),
+                    y=_with_gaps(ys, at, None),
+                    mode="lines+markers" if on_front else "markers",
+                    name=str(vendor) if on_front else f"{vendor} (off the frontier)",
+                    legendgroup=str(vendor),
+                    connectgaps=False,
+                    line={"color": colour, "width": 1.5},
+                    marker={"color": colour, "symbol": "circle" if on_front else "circle-open"},
+                    customdata=None
+                    if customdata is None
+                    else [blank if p < 0 else list(customdata[p]) for p in at.tolist()],
+                    hovertext=_with_gaps(titles, at, ""),
+                    hovertemplate=template,
+                )
+            )
+    figure = go.Figure(traces, _layout(x_axis, y_axis, 480, "Vendor"))
+    figure.add_vline(
+        x=target,
+        line={"color": "#C0392B", "dash": "dash"},
+        annotation_text=f"target {target:g} tok/s/user",
+        annotation_position="top",
+    )
+    return figure

@@ -108,8 +108,16 @@ class Knobs:
     one_time_usd_by_backend: tuple[tuple[str, float], ...] = ()
 
 
-#: URL keys that change the workspace's demand for a what-if (every workload alike).
-DEMAND_OVERRIDES = {"peak": "peak_to_mean", "inter": "interactive_share", "slo": "ttft_ms"}
+#: URL keys that change the workspace's demand for a what-if (every workload alike). ``pct`` is
+#: the percentile every latency is read at, the same key the Overview uses.
+DEMAND_OVERRIDES = {
+    "peak": "peak_to_mean",
+    "inter": "interactive_share",
+    "slo": "ttft_ms",
+    "pct": "percentile",
+}
+#: The what-ifs that are text, not numbers.
+TEXT_OVERRIDES = frozenset({"pct"})
 
 
 @dataclass(frozen=True)
@@ -127,7 +135,9 @@ def scenario_view(params: Mapping, ws: Workspace) -> ScenarioView:
     present = {k for k in params if k in DEMAND_OVERRIDES}
     good = {k for k in present if not any(n.startswith(f"Ignored {k}=") for n in notices)}
     overrides = {k: getattr(inputs, k) for k in sorted(good)}
-    changes: dict[str, Any] = {DEMAND_OVERRIDES[k]: float(v) for k, v in overrides.items()}
+    changes: dict[str, Any] = {
+        DEMAND_OVERRIDES[k]: v if k in TEXT_OVERRIDES else float(v) for k, v in overrides.items()
+    }
     demand = tuple(replace(w, **changes) for w in ws.demand)
     custom = si.parse_custom(inputs.custom) if inputs.custom else ()
     knobs = Knobs(

@@ -73,7 +73,7 @@ DEFAULTS = ScenarioInputs()
 #: The keys the dashboard's Scenarios page reads from its address. It prices the company's
 #: workspace, so the market-demand keys (model, out_b, in_b, small_b, pct, spot) are not among
 #: them: a link back to that page carries only these (and the page's own switches).
-PAGE_KEYS = ("peak", "slo", "inter", "amd", "cpu", "util", "rate", "custom")
+PAGE_KEYS = ("peak", "slo", "inter", "pct", "amd", "cpu", "util", "rate", "custom")
 
 
 def parse_custom(text: str) -> tuple[tuple[str, float], ...]:

@@ -176,3 +176,90 @@ def electricity_prices() -> tuple[ElectricityPrice, ...]:
         except (KeyError, ValueError) as exc:
             raise ValueError(f"{path}:{line}: {exc}") from exc
     return tuple(out)
+
+
+ACCELERATOR_POWER_FILE = "accelerator_power.csv"
+GRID_INTENSITY_FILE = "grid_intensity.csv"
+
+
+@dataclass(frozen=True)
+class AcceleratorPower:
+    """An accelerator's rated board power (TDP) from its datasheet."""
+
+    accelerator_id: str
+    tdp_w: float
+    source_title: str
+    source_url: str
+    source_date: str
+    confidence: str
+
+
+@dataclass(frozen=True)
+class GridIntensity:
+    """A region's annual average grid carbon intensity, from a published figure."""
+
+    provider: str
+    region: str
+    location: str
+    g_co2e_per_kwh: float
+    year: int
+    source_title: str
+    source_url: str
+    basis: str
+    confidence: str
+
+
+def _sourced(path: Path, line: int, row: dict[str, str], number: str) -> float:
+    """``row[number]`` as a positive finite number; the row must name an http(s) source."""
+    try:
+        value = float(row[number])
+    except (KeyError, ValueError):
+        raise ValueError(f"{path}:{line}: {number} {row.get(number)!r} is not a number") from None
+    if not 0 < value < 1e6:
+        raise ValueError(f"{path}:{line}: {number} {value:g} must be a positive number")
+    if not row.get("source_url", "").startswith(("https://", "http://")):
+        raise ValueError(f"{path}:{line}: source_url must be the figure's http(s) source")
+    return value
+
+
+@cache
+def accelerator_power() -> dict[str, AcceleratorPower]:
+    """Accelerator id -> its datasheet TDP (``data/accelerator_power.csv``)."""
+    path = data_dir() / ACCELERATOR_POWER_FILE
+    out: dict[str, AcceleratorPower] = {}
+    for line, row in enumerate(_rows(path), start=2):
+        tdp = _sourced(path, line, row, "tdp_w")
+        out[row["accelerator_id"]] = AcceleratorPower(
+            row["accelerator_id"],
+            tdp,
+            row["source_title"],
+            row["source_url"],
+            row["source_date"],
+            row["confidence"],
+        )
+    return out
+
+
+@cache
+def grid_intensity() -> dict[tuple[str, str], GridIntensity]:
+    """(provider, region) -> its grid carbon intensity (``data/grid_intensity.csv``)."""
+    path = data_dir() / GRID_INTENSITY_FILE
+    out: dict[tuple[str, str], GridIntensity] = {}
+    for line, row in enumerate(_rows(path), start=2):
+        value = _sourced(path, line, row, "g_co2e_per_kwh")
+        try:
+            year = int(row["year"])
+        except (KeyError, ValueError):
+            raise ValueError(f"{path}:{line}: year {row.get('year')!r} is not a year") from None
+        out[(row["provider"], row["region"])] = GridIntensity(
+            row["provider"],
+            row["region"],
+            row["location"],
+            value,
+            year,
+            row["source_title"],
+            row["source_url"],
+            row["basis"],
+            row["confidence"],
+        )
+    return out

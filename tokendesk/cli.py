@@ -21,6 +21,8 @@ from briefs.cli import register
 from briefs.commit_cli import register as register_commit
 from briefs.optimize_cli import register as register_optimize
 from briefs.workspace_cli import register as register_workspace
+from costmodel.energy import bundled_energy_columns
+from costmodel.unit_cost import apportion_frame
 from pricing.cli import prices_app
 from pricing.integrity import check_price_file
 from tokendesk import formatting
@@ -95,6 +97,22 @@ COSTS_COLUMNS = [
     "ttft_ms_p50",
     "ttft_ms_p95",
     "ttft_ms_p99",
+    "tpot_ms_p50",
+    "tpot_ms_p95",
+    "tpot_ms_p99",
+    # The hour split between input and output tokens, and the rule that split it.
+    "usd_per_1k_input_tokens",
+    "usd_per_1k_output_tokens_apportioned",
+    "apportioning_rule",
+    # Energy and carbon per output token, with the basis and the grid figure used.
+    "joules_per_output_token",
+    "energy_basis",
+    "kwh_per_1m_output_tokens",
+    "g_co2e_per_1m_output_tokens",
+    "grid_g_co2e_per_kwh",
+    "grid_year",
+    "grid_source",
+    "grid_source_url",
     "price_source",
     "price_observed_at",
     "bench_source_title",
@@ -151,7 +169,9 @@ def costs(
             raise typer.Exit(2) from None
     # How close each result sits to the physical bound of its accelerator ("% of roofline").
     frame["roofline_pct"] = roofline_pct(frame.to_dict("records"), load_catalog())
-    frame = frame[COSTS_COLUMNS]
+    for name, values in apportion_frame(frame).items():
+        frame[name] = values
+    frame = frame.join(bundled_energy_columns(frame))[COSTS_COLUMNS]
     if output is OutputFormat.CSV:
         sys.stdout.write(safe_csv(frame).decode("utf-8"))
         return

@@ -317,6 +317,9 @@ class BenchmarkResult(_SourcedRecord):
     e2el_ms_p50: NonNegativeFloat | None = None
     e2el_ms_p95: NonNegativeFloat | None = None
     peak_memory_gib: NonNegativeFloat | None = None
+    #: Mean power (W) over the run of the accelerators one replica occupies, from telemetry;
+    #: None = not measured (energy per token is then estimated from the datasheet TDP).
+    measured_power_w: PositiveFloat | None = None
     requests_ok: int | None = Field(default=None, ge=0, le=2**31 - 1)
     requests_failed: int | None = Field(default=None, ge=0, le=2**31 - 1)
     parity_exact_match: float | None = Field(default=None, ge=0, le=1)

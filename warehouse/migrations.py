@@ -315,4 +315,20 @@ MIGRATIONS: tuple[Migration, ...] = (
           AND r.snapshot_id NOT IN (SELECT snapshot_id FROM retractions);
         """,
     ),
+    Migration(
+        12,
+        "measured power",
+        """
+        -- Mean power drawn over the run by the hardware one replica occupies (its accelerators),
+        -- as the result's own telemetry measured it. NULL: not measured (energy is then an
+        -- estimate from the datasheet, labelled as such).
+        ALTER TABLE benchmark_results ADD COLUMN measured_power_w DOUBLE;
+
+        CREATE OR REPLACE VIEW current_results AS
+        SELECT r.*
+        FROM benchmark_results r JOIN snapshots s USING (snapshot_id)
+        WHERE s.status = 'ok'
+          AND r.snapshot_id NOT IN (SELECT snapshot_id FROM retractions);
+        """,
+    ),
 )

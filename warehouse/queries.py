@@ -79,7 +79,7 @@ SELECT
     r.concurrency, r.request_rate_rps, r.input_tokens, r.output_tokens,
     r.ttft_ms_p50, r.ttft_ms_p90, r.ttft_ms_p95, r.ttft_ms_p99,
     r.tpot_ms_p50, r.tpot_ms_p95, r.tpot_ms_p99,
-    r.parity_exact_match, r.parity_similarity
+    r.parity_exact_match, r.parity_similarity, r.measured_power_w
 FROM price_quotes p
 JOIN benchmark_results r
   ON r.accelerator_id = p.accelerator_id
@@ -182,6 +182,7 @@ COST_COLUMNS = [
     "tpot_ms_p99",
     "parity_exact_match",
     "parity_similarity",
+    "measured_power_w",
     "bench_source_tool",
     "bench_source_title",
     "bench_source_url",
@@ -537,7 +538,7 @@ def current_benchmark_results(warehouse: Warehouse) -> pd.DataFrame:
                r.output_tok_s / r.accelerators_per_replica AS output_tok_s_per_accelerator,
                r.ttft_ms_p50, r.ttft_ms_p90, r.ttft_ms_p95, r.ttft_ms_p99, r.ttft_basis,
                r.tpot_ms_p50, r.tpot_ms_p95, r.tpot_ms_p99, r.e2el_ms_p50, r.e2el_ms_p95,
-               r.peak_memory_gib, r.requests_ok, r.requests_failed,
+               r.peak_memory_gib, r.measured_power_w, r.requests_ok, r.requests_failed,
                r.parity_exact_match, r.parity_similarity, r.measured_at, r.source_tool,
                r.source_file, r.source_title, r.source_url, r.confidence, r.snapshot_id
         FROM current_results r

@@ -28,6 +28,7 @@ from briefs.workspace_plans import TOKEN_COST_NOTE, brief_stem_for, headline, re
 from costmodel import domain
 from costmodel import scenario_inputs as si
 from costmodel.optimizer import plan_lines
+from tokendesk.metrics import PERCENTILES
 
 st.title("Scenarios")
 st.caption(
@@ -69,6 +70,14 @@ with st.sidebar:
         help=domain.PEAK_TO_MEAN.why,
     )
     slo = _number(domain.SLO_MS, view.overrides.get("slo", first.ttft_ms), "slo")
+    pct = st.selectbox(
+        "Latency percentile (every SLO)",
+        PERCENTILES,
+        PERCENTILES.index(view.overrides.get("pct", first.percentile)),
+        key="pct",
+        help="The percentile every first-token latency is read at; the workspace sets one per "
+        "workload, a choice here applies to all of them.",
+    )
     inter = _slider(
         domain.INTERACTIVE_SHARE,
         view.overrides.get("inter", first.interactive_share),
@@ -104,6 +113,8 @@ for key, value, own in (
 ):
     if key in view.overrides or abs(value - own) > 1e-9:
         wanted[key] = f"{value:g}"
+if "pct" in view.overrides or pct != first.percentile:
+    wanted["pct"] = pct
 managed = set(si.PAGE_KEYS)
 if {k: v for k, v in params.items() if k in managed} != wanted:
     for key in managed:
@@ -119,7 +130,10 @@ st.caption(
     f"Workspace: **{plain(stored.name)}**"
     + (f" (version {version})" if version else " (the bundled example)")
     + (
-        " · what-ifs: " + ", ".join(f"{k}={v:g}" for k, v in view.overrides.items())
+        " · what-ifs: "
+        + ", ".join(
+            f"{k}={v}" if isinstance(v, str) else f"{k}={v:g}" for k, v in view.overrides.items()
+        )
         if view.overrides
         else ""
     )

@@ -4,7 +4,7 @@ figure below is worked out by hand from its rows with $/1K = $/hour / (instance 
 from streamlit.testing.v1 import AppTest
 
 from app.models.tables import has_no_literals
-from tests.app.pages import VIEWS
+from tests.app.pages import VIEWS, chart
 from tokendesk.formatting import usd_per_1k
 
 H100 = "nvidia-h100-sxm-80gb"
@@ -165,3 +165,63 @@ def test_an_unknown_unit_in_the_link_falls_back_to_1k_with_a_notice(fixture_env)
     assert "Ignored unit='1g' in the link" in notices and "Using 1k instead" in notices
     assert at.radio(key="unit").value == "1k"
     assert "$/1K output tokens" in at.dataframe[0].value.columns
+
+
+def test_the_interactivity_frontier_prices_each_curve_at_the_target_and_never_beyond(app_env):
+    at = open_costs(model="llama-2-70b-chat", accelerator="nvidia-h200-141gb", unit="1m")
+    assert at.number_input(key="target").value == 20.0 and url(at, "target") is None
+    assert any(s.value.startswith("Interactivity frontier") for s in at.subheader)
+    figure = chart(at, "interactivity_frontier")
+    xs = [x for trace in figure["data"] for x in trace["x"] if x is not None]
+    assert xs and all(x > 0 for x in xs)
+    # The H200 server and interactive runs make one curve per quote; 20 tok/s/user lies between
+    # them, so each curve has a cost there, read from the table's own measured range.
+    table = next(d.value for d in at.dataframe if "$/1M output tokens at 20 tok/s/user" in d.value)
+    priced = table[table["How"].str.startswith("interpolated")]
+    assert len(priced) > 0
+    assert has_no_literals(table)
+    # Past the fastest measured point every curve says why it has no cost.
+    fast = open_costs(model="llama-2-70b-chat", accelerator="nvidia-h200-141gb", target="500")
+    assert url(fast, "target") == "500"
+    table = next(d.value for d in fast.dataframe if "at 500 tok/s/user" in " ".join(d.value))
+    column = "$/1K output tokens at 500 tok/s/user"
+    assert (table[column] == "—").all()
+    assert table["How"].str.contains("faster than every measured point").all()
+
+
+def test_a_target_out_of_bounds_falls_back_with_a_notice(app_env):
+    at = open_costs(accelerator="nvidia-h200-141gb", target="-3")
+    assert any("Ignored target='-3'" in w.value for w in at.warning)
+    assert at.number_input(key="target").value == 20.0
+
+
+def test_results_without_tpot_are_left_out_of_the_frontier_and_counted(app_env):
+    at = open_costs(accelerator="nvidia-h200-141gb")
+    captions = " ".join(c.value for c in at.caption)
+    assert "options are left out: their results publish no time per output token" in captions
+
+
+def test_energy_and_carbon_columns_are_optional_and_labelled(app_env):
+    plain_table = open_costs(accelerator="nvidia-h200-141gb", provider="aws").dataframe[0].value
+    assert "J per output token" not in plain_table.columns
+    at = open_costs(accelerator="nvidia-h200-141gb", provider="aws", energy="true")
+    assert at.toggle(key="energy").value is True and url(at, "energy") == "true"
+    table = at.dataframe[0].value
+    assert {"J per output token", "Energy basis", "gCO₂e per 1M output tokens"} <= set(table)
+    assert set(table["Energy basis"]) == {"estimate: TDP × 100% utilisation"}
+    east = table[table["Region"] == "us-east-1"]
+    assert len(east) and (east["Grid gCO₂e/kWh"] != "—").all()
+    assert has_no_literals(table)
+    assert any("Energy per output token" in c.value for c in at.caption)
+
+
+def test_input_and_output_costs_follow_the_unit_and_name_their_rule(app_env):
+    table = open_costs(accelerator="nvidia-h200-141gb", unit="1m").dataframe[0].value
+    assert {"$/1M input tokens (apportioned)", "Input/output split", "TPOT p95 (ms)"} <= set(table)
+    assert set(table["Input/output split"]) <= {
+        "measured time share (TTFT vs TPOT × output tokens, p50)",
+        "stated ratio (an output token costs 4 input tokens)",
+        "no input throughput published",
+    }
+    p50 = open_costs(accelerator="nvidia-h200-141gb", percentile="p50").dataframe[0].value
+    assert {"FTL p50 (ms)", "TPOT p50 (ms)"} <= set(p50.columns)

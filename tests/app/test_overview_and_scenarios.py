@@ -310,3 +310,28 @@ def test_owned_servers_appear_beside_the_optimal_fleet_when_the_workspace_allows
     assert list(owned["$/server-hour"]) == [c.rate.usd_per_server_hour for c in want.owned]
     assert list(owned["Break-even (months)"]) == [c.cloud[0][3] for c in want.owned]
     assert all("EIA" in text for text in owned["Sources"])
+
+
+def test_the_scenarios_read_every_latency_at_the_percentile_in_the_link(app_env):
+    # The Overview's pct key carries over: every workload's SLO is read at p99 instead.
+    at = page("scenarios.py", pct="p99")
+    assert at.selectbox(key="pct").value == "p99"
+    assert at.query_params["pct"] in (["p99"], "p99")
+    want = expected(app_env, percentile="p99")
+    table = at.dataframe[0].value
+    assert list(table["Monthly (month 1)"]) == [f"${r.monthly_usd:,.2f}" for r in want]
+    assert any("pct=p99" in shown(c.value) for c in at.caption)
+    # Changed on the page, the link follows (a what-if once set stays explicit, like slo).
+    at.selectbox(key="pct").set_value("p50").run()
+    assert at.query_params["pct"] in (["p50"], "p50")
+    assert not at.exception
+    bad = page("scenarios.py", pct="p42")
+    assert any("Ignored pct='p42'" in shown(w.value) for w in bad.warning)
+    assert bad.selectbox(key="pct").value == "p95"
+
+
+def test_the_overview_headline_reads_the_slos_at_the_chosen_percentile(app_env):
+    at = page("overview.py", pct="p99")
+    sentence = headline(expected(app_env, percentile="p99"))
+    assert any(sentence in shown(md.value) for md in at.markdown)
+    assert any("every SLO read at p99" in shown(c.value) for c in at.caption)
