@@ -10,12 +10,13 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app import charts, data, ui
+from app import auth, charts, data, ui
 from app.models import bench_history, bench_import
 from app.safe import plain
 from app.url_state import UrlInput
 from benchmarks.importers import MAX_IMPORT_BYTES
 from tokendesk import formatting
+from tokendesk.access import Action
 from tokendesk.catalog import load_catalog
 from tokendesk.exports import safe_csv
 from tokendesk.metrics import PERCENTILES, ftl_with_basis
@@ -118,6 +119,10 @@ st.caption(
 )
 
 path = data.db_path()
+user = auth.current_user()
+#: Why this person may not import or retract (None: they may); each write control says so.
+import_blocked = user.why_not(Action.IMPORT_RESULTS)
+retract_blocked = user.why_not(Action.RETRACT)
 tab_results, tab_curves, tab_parity, tab_import, tab_history = st.tabs(
     ["Results", "Throughput vs FTL", "Output parity", "Import result file", "Import history"]
 )
@@ -133,8 +138,15 @@ with tab_import:
         "physical plausibility verdict, then write it as one new snapshot. "
         f"At most {MAX_UPLOAD_MB} MB."
     )
+    if import_blocked:
+        st.info(import_blocked)
     uploaded = st.file_uploader(
-        "Result file", type=UPLOAD_TYPES, max_upload_size=MAX_UPLOAD_MB, key="upload_file"
+        "Result file",
+        type=UPLOAD_TYPES,
+        max_upload_size=MAX_UPLOAD_MB,
+        key="upload_file",
+        disabled=import_blocked is not None,
+        help=import_blocked,
     )
     catalog = load_catalog()
     col1, col2, col3 = st.columns(3)
@@ -190,7 +202,11 @@ with tab_import:
         instance_type=override_instance,
         measured_on=override_measured,
     )
-    clicked = st.button("Validate and preview", key="upload_preview", disabled=uploaded is None)
+    clicked = st.button(
+        "Validate and preview",
+        key="upload_preview",
+        disabled=uploaded is None or import_blocked is not None,
+    )
     if clicked and uploaded is not None:
         st.session_state.pop(IMPORT_STATE, None)
         st.session_state[PREVIEW_STATE] = bench_import.build_preview(
@@ -228,10 +244,11 @@ with tab_import:
             "Write to the warehouse",
             type="primary",
             key="upload_confirm",
-            disabled=not preview.writable,
+            disabled=not preview.writable or import_blocked is not None,
+            help=import_blocked,
         ):
             try:
-                with data.writer(_say_waiting) as warehouse:
+                with data.writer(Action.IMPORT_RESULTS, _say_waiting) as warehouse:
                     outcome = bench_import.write(warehouse, preview)
             except Exception as exc:  # shown to the person, never as a traceback
                 st.error(
@@ -264,6 +281,9 @@ with tab_history:
     with st.expander("Retract an import"):
         if not candidates:
             st.info("No current import to retract.")
+        elif retract_blocked:
+            st.info(retract_blocked)
+            st.button("Retract this import", key="retract_confirm", disabled=True)
         else:
             target = st.selectbox(
                 "Snapshot",
@@ -274,13 +294,17 @@ with tab_history:
             reason = st.text_input(
                 "Reason", key="retract_reason", placeholder="e.g. a test run, wrong accelerator"
             )
-            who = st.text_input("Your name", key="retract_by")
+            if user.signed_in:  # the signed-in identity is who retracts; nothing to type
+                who = user.name
+                st.caption(f"Recorded as retracted by {plain(who)}.")
+            else:
+                who = st.text_input("Your name", key="retract_by")
             if st.button("Retract this import", key="retract_confirm"):
                 if not reason.strip() or not who.strip():
                     st.error("Give a reason and your name; nothing was retracted.")
                 else:
                     try:
-                        with data.writer(_say_waiting) as warehouse:
+                        with data.writer(Action.RETRACT, _say_waiting) as warehouse:
                             warehouse.retract_snapshot(target, reason, who)
                     except Exception as exc:  # shown to the person, never as a traceback
                         st.error(f"Snapshot {plain(target)} was not retracted: {plain(exc)}.")

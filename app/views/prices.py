@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app import charts, data, ui
+from app import auth, charts, data, ui
 from app.models import prices as price_model
 from app.safe import plain
 from app.style import VENDOR_COLOURS
@@ -19,6 +19,7 @@ from pricing.base import ProgressEvent
 from pricing.integrity import RULE_EXPIRED, RULE_MOVED, check_snapshot
 from pricing.registry import PROVIDERS, provider_names
 from tokendesk import formatting
+from tokendesk.access import Action
 from tokendesk.exports import safe_csv
 
 #: One colour per pricing model, so bars read the same in every chart of this page.
@@ -110,15 +111,21 @@ with tab_refresh:
         "snapshot. A provider that fails is recorded as a failed snapshot with its error, and its last good "
         "snapshot stays current; nothing is overwritten or deleted."
     )
+    #: Why this person may not refresh (None: they may); the refresh controls say so.
+    refresh_blocked = auth.why_not(Action.REFRESH_PRICES)
+    if refresh_blocked:
+        st.info(refresh_blocked)
     chosen_providers = st.multiselect(
         "Providers",
         provider_names(),
         default=provider_names(defaults_only=True),
         key="refresh_providers",
+        disabled=refresh_blocked is not None,
     )
     regions_text = st.text_input(
         "Regions (optional, comma separated, in each provider's naming)",
         key="refresh_regions",
+        disabled=refresh_blocked is not None,
         placeholder="us-east-1, eastus — empty: each provider's default regions",
     )
     with st.expander("What each provider needs"):
@@ -133,7 +140,11 @@ with tab_refresh:
             width="stretch",
         )
     if st.button(
-        "Refresh prices", type="primary", key="refresh_run", disabled=not chosen_providers
+        "Refresh prices",
+        type="primary",
+        key="refresh_run",
+        disabled=not chosen_providers or refresh_blocked is not None,
+        help=refresh_blocked,
     ):
         from pricing.refresh import refresh
 
@@ -168,7 +179,7 @@ with tab_refresh:
 
             try:
                 with data.writer(
-                    lambda wait: box.write(wait.message(with_path=False))
+                    Action.REFRESH_PRICES, lambda wait: box.write(wait.message(with_path=False))
                 ) as warehouse:
                     report = refresh(chosen_providers, regions, warehouse, show)
             except Exception as exc:  # shown to the person, never as a traceback
@@ -631,6 +642,7 @@ with tab_history:
                 "confidence",
                 "snapshot_id",
                 "snapshot_created_at",
+                "snapshot_created_by",
                 "quarantine_reason",
                 "review_flag",
                 "source_url",
@@ -650,6 +662,7 @@ with tab_history:
                     "snapshot_created_at": st.column_config.DatetimeColumn(
                         "Stored at (UTC)", format="YYYY-MM-DD HH:mm"
                     ),
+                    "snapshot_created_by": "Stored by",
                     "quarantine_reason": "Quarantined because",
                     "review_flag": "Review flag",
                     "source_url": st.column_config.LinkColumn("Source link"),
