@@ -97,3 +97,28 @@ def test_an_older_warehouse_gains_the_column_and_keeps_its_rows(tmp_path, monkey
         after = wh.ingest_prices("aws", [quote(usd_per_hour=99.0)])
         authors = wh.snapshots().set_index("snapshot_id")["created_by"]
     assert authors["old"] == "" and authors[after] == "lee@example.com"
+
+
+def test_as_names_who_a_command_line_write_is_recorded_for(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from briefs.workspace_cli import register
+    from tokendesk import access
+    from tokendesk.cli import app
+    from tokendesk.paths import data_dir
+
+    register(app)
+    monkeypatch.delenv(access.USER_ENV, raising=False)
+    monkeypatch.setattr(access, "_local_user_override", None)
+    db = str(tmp_path / "w.duckdb")
+    example = str(data_dir() / "workspace_example.yaml")
+    runner = CliRunner()
+    imported = runner.invoke(
+        app, ["--as", "ci-importer", "workspace", "import", example, "--db", db]
+    )
+    assert imported.exit_code == 0, imported.output
+    listed = runner.invoke(app, ["workspace", "versions", "--db", db])
+    assert "ci-importer" in listed.output
+    access.set_local_user(None)
+    with Warehouse.open(db, read_only=True) as wh, wh.reading():
+        assert workspace_versions(wh).iloc[0]["created_by"] == "ci-importer"
