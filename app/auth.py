@@ -126,7 +126,7 @@ def sidebar(user: Principal, hidden_negotiated: int) -> None:
             )
         if st.button("Sign out", key="sign_out"):
             st.logout()
-        if user.may(Action.MANAGE_ROLES):
+        if user.may(Action.SEE_ROLE_MAP):
             with st.expander("Roles"):
                 st.dataframe(
                     [{"who": who, "role": role} for who, role in role_map().entries()],

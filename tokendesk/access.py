@@ -2,9 +2,9 @@
 write makes.
 
 Roles build on each other: a **viewer** reads; an **editor** also writes (workspace edits,
-benchmark and quote imports, retractions, price refreshes); an **admin** may do everything,
-including seeing the role map. Negotiated quotes are confidential: only the roles the
-configuration names see them (editor and admin unless configured otherwise).
+benchmark imports, retractions, price refreshes, which also read the quote sheets); an **admin**
+may do everything, including seeing the role map. Negotiated quotes are confidential: only the
+roles the configuration names see them (editor and admin unless configured otherwise).
 
 Without sign-in (the embedded, single-user default, and the command line) the person at the
 keyboard is the local user, with every right: whoever can run tokendesk can open the warehouse
@@ -43,9 +43,8 @@ class Action(StrEnum):
     IMPORT_RESULTS = "importing benchmark results"
     RETRACT = "retracting an import"
     REFRESH_PRICES = "refreshing prices"
-    IMPORT_QUOTES = "importing price quotes"
     WRITE = "writing to the warehouse"
-    MANAGE_ROLES = "managing roles"
+    SEE_ROLE_MAP = "seeing the role map"
 
 
 #: The lowest role allowed each action.
@@ -54,9 +53,8 @@ LOWEST_ROLE = {
     Action.IMPORT_RESULTS: Role.EDITOR,
     Action.RETRACT: Role.EDITOR,
     Action.REFRESH_PRICES: Role.EDITOR,
-    Action.IMPORT_QUOTES: Role.EDITOR,
     Action.WRITE: Role.EDITOR,
-    Action.MANAGE_ROLES: Role.ADMIN,
+    Action.SEE_ROLE_MAP: Role.ADMIN,
 }
 
 #: Roles that see negotiated quotes unless the configuration says otherwise.

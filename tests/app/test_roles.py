@@ -179,3 +179,39 @@ def test_an_editor_and_the_single_user_find_them_enabled(team_env, user):
     assert not prices.button(key="refresh_run").disabled
     benchmarks = _page("benchmarks.py", user)
     assert not benchmarks.info or not any("needs the" in i.value for i in benchmarks.info)
+
+
+def _main(user: dict | None, secrets: dict | None = None) -> AppTest:
+    at = AppTest.from_file(str(VIEWS.parent / "main.py"), default_timeout=120)
+    if user is not None:
+        at.secrets, at.user = secrets or TEAM, user
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_the_sidebar_says_who_is_signed_in_and_what_is_hidden(team_env):
+    viewer = _main(VIEWER)
+    captions = [c.value for c in viewer.sidebar.caption]
+    assert captions[0] == "Signed in as **pat@example\\.com** · role: viewer"
+    assert captions[1].startswith("2 negotiated quote(s) are hidden: the viewer role")
+    assert not viewer.sidebar.expander  # the role map is for admins
+
+    admin_config = {**TEAM, "tokendesk": {"roles": {"ana@example.com": "admin"}}}
+    admin = _main({"is_logged_in": True, "email": "ana@example.com"}, admin_config)
+    assert [e.label for e in admin.sidebar.expander] == ["Roles"]
+    assert not any("are hidden" in c.value for c in admin.sidebar.caption)
+
+
+def test_single_user_mode_says_so(team_env):
+    at = _main(None)
+    assert at.sidebar.caption[0].value.startswith("Single-user mode: no sign-in is configured")
+
+
+def test_a_broken_role_map_stops_every_page_and_names_the_key(team_env):
+    broken = {**TEAM, "tokendesk": {"roles": {"ana": "admin"}}}
+    at = _main(VIEWER, broken)
+    assert len(at.error) == 1
+    assert "role settings cannot be used" in at.error[0].value
+    assert "neither an e\\-mail address" in at.error[0].value
+    assert not at.sidebar.caption and not at.title  # no page was drawn

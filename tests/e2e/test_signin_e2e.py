@@ -25,7 +25,8 @@ from warehouse.workspaces import workspace_versions
 pytestmark = pytest.mark.e2e
 
 VIEWER = "viewer@example.com"  # not in the role map: the default role, viewer
-EDITOR = "editor@example.com"
+EDITOR = "editor@example.com"  # an editor through the group claim of the identity token
+EDITORS_GROUP = "procurement"
 NEGOTIATED_PROVIDER = "examplecloud"
 SIGNED_IN = re.compile(r"Signed in as")
 TIMEOUT_MS = 90_000
@@ -40,8 +41,9 @@ def provider() -> Iterator[str]:
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1})
     thread.start()
     url = f"http://127.0.0.1:{server.server_port}"
-    for email in (VIEWER, EDITOR):
-        response = httpx.put(f"{url}/users/{url_quote(email)}", json={"email": email})
+    claims = {VIEWER: {"groups": ["staff"]}, EDITOR: {"groups": ["staff", EDITORS_GROUP]}}
+    for email, extra in claims.items():
+        response = httpx.put(f"{url}/users/{url_quote(email)}", json={"email": email, **extra})
         assert response.status_code == 204
     yield url
     server.shutdown()
@@ -73,7 +75,7 @@ def team_db(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def team_url(provider, team_db, tmp_path_factory) -> Iterator[str]:
-    """The dashboard in team mode: sign-in through ``provider``; the editor is named in the
+    """The dashboard in team mode: sign-in through ``provider``; the editors' group is in the
     role map, everyone else gets the default role."""
     folder = tmp_path_factory.mktemp("team-app")
     port = free_port()
@@ -88,7 +90,7 @@ client_secret = "{secrets.token_hex(16)}"
 server_metadata_url = "{provider}/.well-known/openid-configuration"
 
 [tokendesk.roles]
-"{EDITOR}" = "editor"
+"group:{EDITORS_GROUP}" = "editor"
 """,
         encoding="utf-8",
     )
@@ -172,3 +174,10 @@ def test_an_editor_writes_and_the_write_records_the_editor(team_url, provider, t
         versions = workspace_versions(warehouse).set_index("version")
     assert versions.loc[saved, "created_by"] == EDITOR
     assert versions.loc[saved, "origin"] == "dashboard"
+
+
+def test_without_sign_in_configured_the_dashboard_says_it_is_single_user(app_url, page):
+    page.goto(f"{app_url}/workspace")
+    page.get_by_text("Single-user mode: no sign-in is configured").wait_for(timeout=TIMEOUT_MS)
+    assert page.get_by_role("button", name="Save as a new version").is_enabled()
+    assert page.get_by_text(SIGNED_IN).count() == 0
