@@ -68,8 +68,8 @@ navigation = st.navigation(
         ),
     ]
 )
-auth.sidebar(user, data.hidden_negotiated_quotes(data.db_path()))
 try:
+    auth.sidebar(user, data.hidden_negotiated_quotes(data.db_path()))
     navigation.run()
 except AccessDenied as exc:  # a write asked for by a role that may not make it: nothing written
     st.warning(f"Nothing was written. {plain(exc)}")

@@ -370,7 +370,8 @@ def run_app(
         str,
         typer.Option(
             help="Address to bind. The default serves this machine only; the warehouse can hold "
-            "negotiated quotes, so bind a wider address only behind your own access control."
+            "negotiated quotes, so bind a wider address only with team sign-in configured (see "
+            "--secrets) or behind your own access control."
         ),
     ] = "127.0.0.1",
     headless: Annotated[bool, typer.Option(help="Do not open a browser.")] = True,

@@ -204,4 +204,9 @@ if upload is not None and right.button(
         right.success(f"Stored as version {data.save_workspace(imported)}.")
 
 with st.expander("Versions"):
-    st.dataframe(data.workspace_versions(path), hide_index=True, width="stretch")
+    st.dataframe(
+        data.workspace_versions(path),
+        hide_index=True,
+        width="stretch",
+        column_config={"created_by": "Saved by"},
+    )
