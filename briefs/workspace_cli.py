@@ -29,6 +29,7 @@ from costmodel.workspace import (
     workspace_to_dict,
 )
 from pricing.integrity import check_price_file
+from tokendesk.textsafety import terminal_text
 from warehouse import Warehouse, WarehouseError, queries
 from warehouse.workspaces import save_workspace, workspace_version, workspace_versions
 
@@ -155,11 +156,16 @@ def workspace_list(db: DbOption = None) -> None:
     with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
         frame = workspace_versions(warehouse)
     table = Table(title=f"{len(frame)} workspace versions")
-    for header in ("Version", "Name", "Saved (UTC)", "Origin", "Source"):
+    for header in ("Version", "Name", "Saved (UTC)", "By", "Origin", "Source"):
         table.add_column(header)
     for row in frame.itertuples(index=False):
         table.add_row(
-            str(row.version), row.name, f"{row.saved_at:%Y-%m-%d %H:%M}", row.origin, row.source
+            str(row.version),
+            row.name,
+            f"{row.saved_at:%Y-%m-%d %H:%M}",
+            terminal_text(row.created_by) or "not recorded",
+            row.origin,
+            row.source,
         )
     console.print(table)
 

@@ -26,6 +26,7 @@ from costmodel.unit_cost import apportion_frame
 from pricing.cli import prices_app
 from pricing.integrity import check_price_file
 from tokendesk import formatting
+from tokendesk.access import USER_ENV, set_local_user
 from tokendesk.catalog import load_catalog
 from tokendesk.exports import safe_csv
 from tokendesk.paths import REPO_ROOT, default_db_path
@@ -50,6 +51,23 @@ db_app = typer.Typer(
     help="Create, rebuild and inspect the embedded DuckDB warehouse.", no_args_is_help=True
 )
 app.add_typer(db_app, name="db")
+
+
+@app.callback()
+def _acting_user(
+    acting_as: Annotated[
+        str | None,
+        typer.Option(
+            "--as",
+            envvar=USER_ENV,
+            help="Name to record with every write of this command (default: $TOKENDESK_USER,"
+            " else your OS user name).",
+        ),
+    ] = None,
+) -> None:
+    """Record who writes: each snapshot, workspace version and decision carries this name."""
+    set_local_user(acting_as)
+
 
 console = Console()
 err = Console(stderr=True, soft_wrap=True)
@@ -289,6 +307,7 @@ def db_info(db: DbOption = None) -> None:
         "Origin",
         "Data as of",
         "Written",
+        "By",
         "Status",
         "Rows",
         "Error / notes",
@@ -302,6 +321,7 @@ def db_info(db: DbOption = None) -> None:
             row.origin,
             f"{row.as_of:%Y-%m-%d}",
             f"{row.created_at:%Y-%m-%d %H:%M}",
+            terminal_text(row.created_by) or "not recorded",
             row.status + (" (retracted)" if row.snapshot_id in retracted.index else ""),
             str(row.row_count),
             _retraction(retracted, row.snapshot_id) or row.error or row.notes,
@@ -390,11 +410,21 @@ def run_app(
         str,
         typer.Option(
             help="Address to bind. The default serves this machine only; the warehouse can hold "
-            "negotiated quotes, so bind a wider address only behind your own access control."
+            "negotiated quotes, so bind a wider address only with team sign-in configured (see "
+            "--secrets) or behind your own access control."
         ),
     ] = "127.0.0.1",
     headless: Annotated[bool, typer.Option(help="Do not open a browser.")] = True,
     db: DbOption = None,
+    secrets: Annotated[
+        Path | None,
+        typer.Option(
+            exists=True,
+            dir_okay=False,
+            help="secrets.toml with the [auth] sign-in and [tokendesk] role settings (default:"
+            " .streamlit/secrets.toml in the repository, then ~/.streamlit/secrets.toml).",
+        ),
+    ] = None,
 ) -> None:
     """Start the dashboard (builds the warehouse from data/ on first start)."""
     target = db or default_db_path()
@@ -414,6 +444,7 @@ def run_app(
         str(headless).lower(),
         "--browser.gatherUsageStats",
         "false",
+        *(["--secrets.files", str(secrets.resolve())] if secrets is not None else []),
         "--",
         "--db",
         str(target),

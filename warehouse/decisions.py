@@ -78,8 +78,8 @@ def record_decision(warehouse: Warehouse, decision: Decision) -> int:
     with warehouse._transaction() as tx:
         row = tx.execute(
             "INSERT INTO decisions (recorded_at, decided_on, subject, decision, rationale, decided_by,"
-            " review_from, review_to, snapshot_ids, supersedes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-            " RETURNING decision_id",
+            " review_from, review_to, snapshot_ids, supersedes, created_by)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING decision_id",
             [
                 datetime.now(UTC).replace(tzinfo=None),
                 decision.decided_on,
@@ -91,6 +91,7 @@ def record_decision(warehouse: Warehouse, decision: Decision) -> int:
                 decision.review_to,
                 list(decision.snapshot_ids),
                 decision.supersedes,
+                warehouse.actor.name,
             ],
         ).fetchone()
     if row is None:  # RETURNING always yields the inserted row

@@ -316,6 +316,24 @@ MIGRATIONS: tuple[Migration, ...] = (
         """,
     ),
     Migration(
+        9,
+        "who made each write",
+        """
+        -- Who made each write: the signed-in person's e-mail address on the dashboard, the OS
+        -- user (or the name given with --as / TOKENDESK_USER) on the command line. Rows written
+        -- before this was recorded keep '' ("not recorded").
+        -- DuckDB cannot add a column to a table that others reference (price quotes, results,
+        -- integrity checks and retractions reference snapshots), so a snapshot's author is one
+        -- row of its own, written in the snapshot's transaction.
+        CREATE TABLE snapshot_authors (
+            snapshot_id VARCHAR PRIMARY KEY REFERENCES snapshots (snapshot_id),
+            created_by  VARCHAR NOT NULL
+        );
+        ALTER TABLE workspaces ADD COLUMN created_by VARCHAR NOT NULL DEFAULT '';
+        ALTER TABLE decisions ADD COLUMN created_by VARCHAR NOT NULL DEFAULT '';
+        """,
+    ),
+    Migration(
         12,
         "measured power",
         """

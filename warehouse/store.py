@@ -18,6 +18,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
+from tokendesk.access import Action, Principal, local_user
 from tokendesk.catalog import check_in_catalog, load_catalog
 from tokendesk.paths import default_db_path
 from tokendesk.records import (
@@ -129,11 +130,15 @@ class Warehouse:
         path: str,
         read_only: bool,
         on_wait: WaitReporter | None = None,
+        actor: Principal | None = None,
     ) -> None:
         self._engine = engine
         self.path = path
         self.read_only = read_only
         self.on_wait = on_wait
+        #: Who writes through this warehouse: recorded with every snapshot and workspace
+        #: version, and checked before every write.
+        self.actor = actor or local_user()
         self._closed = False
         #: The open command-wide transaction, if any (see ``atomic``).
         self._batch: duckdb.DuckDBPyConnection | None = None
@@ -148,6 +153,7 @@ class Warehouse:
         build: bool = True,
         seed_check: PriceCheck | None = None,
         on_wait: WaitReporter | None = None,
+        actor: Principal | None = None,
     ) -> Warehouse:
         """Open (and, on first use, build from the bundled ``data/``) the warehouse at ``path``.
 
@@ -160,6 +166,8 @@ class Warehouse:
         by the commands and the dashboard; the warehouse does not import pricing). Without it,
         or with ``build=False``, a new warehouse holds the schema, the accelerator catalog and the
         example workspace only; a read-only open with ``build=False`` refuses a missing file.
+        ``actor`` is who writes (default: the local user); the build and migrations are the
+        installation's own and are recorded under the local user.
         """
         target = str(path if path is not None else default_db_path())
         if target == ":memory:":
@@ -168,6 +176,7 @@ class Warehouse:
             if fresh and build and seed_check is not None:
                 load_seed(warehouse, seed_check)
             warehouse.read_only = read_only
+            warehouse.actor = actor or warehouse.actor
             return warehouse
         exists = Path(target).exists()
         if not exists and read_only and not build:
@@ -189,6 +198,7 @@ class Warehouse:
             engine.close()
             raise
         warehouse.read_only = read_only
+        warehouse.actor = actor or warehouse.actor
         return warehouse
 
     def close(self) -> None:
@@ -270,8 +280,7 @@ class Warehouse:
         if self._batch is not None:
             yield self
             return
-        if self.read_only:
-            raise WarehouseError("this warehouse connection is read-only")
+        self._check_writable()
         with self._engine.writing(self.on_wait) as tx:
             tx.execute("BEGIN TRANSACTION")
             self._batch = tx
@@ -285,13 +294,19 @@ class Warehouse:
                 self._batch = None
                 tx.execute("COMMIT")
 
+    def _check_writable(self) -> None:
+        """Every write passes here first: a read-only connection or an actor whose role may
+        not write is refused before the file is touched."""
+        if self.read_only:
+            raise WarehouseError("this warehouse connection is read-only")
+        self.actor.require(Action.WRITE)
+
     @contextmanager
     def _transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
         if self._batch is not None:  # part of a command-wide transaction: it commits
             yield self._batch
             return
-        if self.read_only:
-            raise WarehouseError("this warehouse connection is read-only")
+        self._check_writable()
         with self._engine.writing(self.on_wait) as tx:
             tx.execute("BEGIN TRANSACTION")
             try:
@@ -496,8 +511,8 @@ class Warehouse:
             )
         return now
 
-    @staticmethod
     def _insert_snapshot(
+        self,
         tx: duckdb.DuckDBPyConnection,
         snapshot_id: str,
         kind: SnapshotKind,
@@ -532,10 +547,18 @@ class Warehouse:
                 notes,
             ],
         )
+        tx.execute(
+            "INSERT INTO snapshot_authors (snapshot_id, created_by) VALUES (?, ?)",
+            [snapshot_id, safe_message(self.actor.name, limit=200)],
+        )
 
     # -- reads --------------------------------------------------------------------------------
     def snapshots(self, kind: SnapshotKind | None = None) -> pd.DataFrame:
-        sql = "SELECT * FROM snapshots"
+        """Every snapshot, oldest first, with who wrote it (``created_by``, '' if not recorded)."""
+        sql = (
+            "SELECT s.*, coalesce(w.created_by, '') AS created_by"
+            " FROM snapshots s LEFT JOIN snapshot_authors w USING (snapshot_id)"
+        )
         params: list[object] = []
         if kind is not None:
             sql += " WHERE kind = ?"

@@ -349,6 +349,7 @@ HISTORY_COLUMNS = {
     "confidence": Column("Confidence"),
     "snapshot_id": Column("Snapshot"),
     "snapshot_created_at": Column("Stored at (UTC)", "datetime", "YYYY-MM-DD HH:mm"),
+    "snapshot_created_by": Column("Stored by"),
     "quarantine_reason": Column("Quarantined because"),
     "review_flag": Column("Review flag"),
     "source_url": Column("Source link", "link"),

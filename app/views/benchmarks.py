@@ -9,12 +9,13 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from app import charts, data, ui
+from app import auth, charts, data, ui
 from app.models import bench_history, bench_import
 from app.models import benchmarks as model
 from app.safe import plain
 from app.url_state import UrlInput
 from benchmarks.importers import MAX_IMPORT_BYTES
+from tokendesk.access import Action, Principal
 from tokendesk.catalog import load_catalog
 from tokendesk.exports import safe_csv
 from tokendesk.metrics import PERCENTILES
@@ -82,15 +83,27 @@ def upload_form(catalog: dict) -> bench_import.UploadFields:
     )
 
 
-def import_tab() -> None:
+def import_tab(blocked: str | None) -> None:
+    """The upload, its preview and the write; ``blocked`` says why this person may not import."""
     st.subheader("Import a result file")
     st.caption(model.import_note(MAX_UPLOAD_MB))
+    if blocked:
+        st.info(blocked)
     uploaded = st.file_uploader(
-        "Result file", type=UPLOAD_TYPES, max_upload_size=MAX_UPLOAD_MB, key="upload_file"
+        "Result file",
+        type=UPLOAD_TYPES,
+        max_upload_size=MAX_UPLOAD_MB,
+        key="upload_file",
+        disabled=blocked is not None,
+        help=blocked,
     )
     catalog = load_catalog()
     fields = upload_form(catalog)
-    clicked = st.button("Validate and preview", key="upload_preview", disabled=uploaded is None)
+    clicked = st.button(
+        "Validate and preview",
+        key="upload_preview",
+        disabled=uploaded is None or blocked is not None,
+    )
     if clicked and uploaded is not None:
         st.session_state.pop(IMPORT_STATE, None)
         st.session_state[PREVIEW_STATE] = bench_import.build_preview(
@@ -100,7 +113,7 @@ def import_tab() -> None:
     if preview is not None:
         name, payload = (None, b"") if uploaded is None else (uploaded.name, uploaded.getvalue())
         if model.still_previewed(preview, name, payload, fields):
-            show_preview(preview)
+            show_preview(preview, blocked)
         else:  # the file or a field changed: that preview no longer shows what would be written
             st.session_state.pop(PREVIEW_STATE, None)
             if uploaded is not None:
@@ -112,7 +125,7 @@ def import_tab() -> None:
             st.caption(f"Note: {plain(note)}")
 
 
-def show_preview(preview: bench_import.Preview) -> None:
+def show_preview(preview: bench_import.Preview, blocked: str | None) -> None:
     """What the upload would write, its errors and notes, and the confirm button."""
     for error in preview.errors:
         st.error(plain(error))
@@ -123,13 +136,17 @@ def show_preview(preview: bench_import.Preview) -> None:
         st.caption(f"Note: {plain(note)}")
     if preview.errors:
         st.caption(model.FIX_AND_PREVIEW)
-    locked = not preview.writable
+    locked = not preview.writable or blocked is not None
     if not st.button(
-        "Write to the warehouse", type="primary", key="upload_confirm", disabled=locked
+        "Write to the warehouse",
+        type="primary",
+        key="upload_confirm",
+        disabled=locked,
+        help=blocked,
     ):
         return
     try:
-        with data.writer(say_waiting) as warehouse:
+        with data.writer(Action.IMPORT_RESULTS, say_waiting) as warehouse:
             outcome = bench_import.write(warehouse, preview)
     except Exception as exc:  # shown to the person, never as a traceback
         st.error(model.not_written(preview, exc))
@@ -138,36 +155,45 @@ def show_preview(preview: bench_import.Preview) -> None:
         st.session_state[IMPORT_STATE] = outcome
 
 
-def history_tab(path: str) -> None:
+def history_tab(path: str, user: Principal) -> None:
     st.subheader("Import history")
     st.caption(model.HISTORY_NOTE)
     history = data.benchmark_history(path)
     ui.show_table(bench_history.history_table(history), key="history_table")
     with st.expander("Retract an import"):
-        retract_form(history)
+        retract_form(history, user)
     retracted = st.session_state.pop(RETRACT_STATE, None)
     if retracted:
         st.success(f"Retracted snapshot `{retracted}`: its results no longer count anywhere.")
 
 
-def retract_form(history: pd.DataFrame) -> None:
+def retract_form(history: pd.DataFrame, user: Principal) -> None:
     candidates = bench_history.retractable(history)
+    blocked = user.why_not(Action.RETRACT)
     if not candidates:
         st.info("No current import to retract.")
+        return
+    if blocked:
+        st.info(blocked)
+        st.button("Retract this import", key="retract_confirm", disabled=True)
         return
     described = partial(bench_history.describe, history)
     target = st.selectbox("Snapshot", candidates, format_func=described, key="retract_snapshot")
     reason = st.text_input(
         "Reason", key="retract_reason", placeholder="e.g. a test run, wrong accelerator"
     )
-    who = st.text_input("Your name", key="retract_by")
+    if user.signed_in:  # the signed-in identity is who retracts; nothing to type
+        who = user.name
+        st.caption(f"Recorded as retracted by {plain(who)}.")
+    else:
+        who = st.text_input("Your name", key="retract_by")
     if not st.button("Retract this import", key="retract_confirm"):
         return
     if not reason.strip() or not who.strip():
         st.error("Give a reason and your name; nothing was retracted.")
         return
     try:
-        with data.writer(say_waiting) as warehouse:
+        with data.writer(Action.RETRACT, say_waiting) as warehouse:
             warehouse.retract_snapshot(target, reason, who)
     except Exception as exc:  # shown to the person, never as a traceback
         st.error(f"Snapshot {plain(target)} was not retracted: {plain(exc)}.")
@@ -246,14 +272,15 @@ def parity_tab(results: pd.DataFrame) -> None:
 st.title("Benchmark results")
 st.caption(model.PAGE_NOTE)
 path = data.db_path()
+user = auth.current_user()
 tab_results, tab_curves, tab_parity, tab_import, tab_history = st.tabs(
     ["Results", "Throughput vs FTL", "Output parity", "Import result file", "Import history"]
 )
 # The import and a retraction run first, so every other tab already shows the new snapshot.
 with tab_import:
-    import_tab()
+    import_tab(user.why_not(Action.IMPORT_RESULTS))
 with tab_history:
-    history_tab(path)
+    history_tab(path, user)
 results = data.benchmark_results(path)
 if results.empty:
     for tab in (tab_results, tab_curves, tab_parity):

@@ -9,7 +9,7 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from app import charts, data, ui
+from app import auth, charts, data, ui
 from app.models import prices as model
 from app.safe import plain
 from app.url_state import UrlInput
@@ -17,6 +17,7 @@ from pricing.base import ProgressEvent
 from pricing.refresh import refresh
 from pricing.registry import PROVIDERS, provider_names
 from tokendesk import formatting
+from tokendesk.access import Action
 from tokendesk.exports import safe_csv
 
 REFRESH_STATE = "prices_last_refresh"
@@ -48,17 +49,32 @@ def pick_sku(frame: pd.DataFrame, pickers: dict, top: pd.Series, start: dict) ->
 def refresh_tab(path: str) -> None:
     st.subheader("Refresh prices from the providers")
     st.caption(model.REFRESH_NOTE)
+    # Why this person may not refresh (None: they may); the refresh controls say so.
+    blocked = auth.why_not(Action.REFRESH_PRICES)
+    if blocked:
+        st.info(blocked)
     providers = st.multiselect(
-        "Providers", provider_names(), provider_names(defaults_only=True), key="refresh_providers"
+        "Providers",
+        provider_names(),
+        provider_names(defaults_only=True),
+        key="refresh_providers",
+        disabled=blocked is not None,
     )
     regions = st.text_input(
         "Regions (optional, comma separated, in each provider's naming)",
         key="refresh_regions",
+        disabled=blocked is not None,
         placeholder="us-east-1, eastus — empty: each provider's default regions",
     )
     with st.expander("What each provider needs"):
         st.dataframe(model.provider_needs(PROVIDERS), hide_index=True, width="stretch")
-    if st.button("Refresh prices", type="primary", key="refresh_run", disabled=not providers):
+    if st.button(
+        "Refresh prices",
+        type="primary",
+        key="refresh_run",
+        disabled=not providers or blocked is not None,
+        help=blocked,
+    ):
         run_refresh(path, providers, model.region_list(regions))
     last = st.session_state.get(REFRESH_STATE)
     if last:
@@ -79,7 +95,9 @@ def run_refresh(path: str, providers: list[str], regions: list[str] | None) -> N
             box.update(label=f"Refreshing prices… {event.provider}")
 
         try:
-            with data.writer(lambda wait: box.write(wait.message(with_path=False))) as warehouse:
+            with data.writer(
+                Action.REFRESH_PRICES, lambda wait: box.write(wait.message(with_path=False))
+            ) as warehouse:
                 report = refresh(providers, regions, warehouse, show)
         except Exception as exc:  # shown to the person, never as a traceback
             box.update(label="Refresh could not run", state="error")
