@@ -496,3 +496,21 @@ def test_new_llama_bench_markdown_of_an_unsized_model_asks_for_its_name():
     (r,) = one(f"{NEW_LLAMA_BENCH}.md", replace(ON_THIS_CPU, model="tiny"))
     assert (r.output_tok_s, r.precision, r.input_tokens) == (11224.35, "f32", 64)
     assert r.ttft_ms_p50 == pytest.approx(1000 * 64 / 79595.83)
+
+
+VLLM_BENCH_SERVE = "vllm/openai-chat-infqps-concurrency4-echo-1-20261201-101900.json"
+
+
+def test_vllm_033_bench_serve_result_imports_to_what_vllm_printed():
+    # `vllm bench serve --save-result` (vLLM 0.33.0). Its max_concurrent_requests (16: the peak
+    # seen in flight) is not the concurrency the run was capped at (max_concurrency, 4).
+    with pytest.raises(ResultFileError, match="pass --accelerator"):
+        one(VLLM_BENCH_SERVE)
+    (r,) = one(VLLM_BENCH_SERVE, FAKE)
+    assert (r.model, r.concurrency, r.requests_ok, r.requests_failed) == ("fake/echo-1", 4, 40, 0)
+    assert r.output_tok_s == 335.613217962156  # printed as 335.61
+    assert r.total_tok_s == 1174.0533066520652  # printed as 1174.05
+    assert (r.ttft_ms_p50, r.ttft_ms_p99) == (52.40734849940054, 54.94312902015736)
+    assert r.tpot_ms_p50 == 10.00103905517884  # printed as Median TPOT 10.00
+    assert (r.input_tokens, r.output_tokens) == (71, 28)  # 2828 and 1132 tokens over 40 requests
+    assert r.measured_at.isoformat() == "2026-12-01T10:19:00+00:00"
