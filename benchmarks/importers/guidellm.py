@@ -1,4 +1,5 @@
-"""GuideLLM ``benchmarks.json`` (``--output kind=json`` / ``--output-path``).
+"""GuideLLM ``benchmarks.json`` (``--output kind=json`` / ``--output-path``) and ``benchmarks.csv``
+(``--output kind=csv``).
 
 One result per entry of ``benchmarks``. Each metric is ``{successful, errored, incomplete, total}``
 distributions with ``mean``, ``median`` and ``percentiles`` (``p50``, ``p90``, ``p95``, ``p99``...);
@@ -13,6 +14,9 @@ When it is absent, the median TPOT is converted from the medians:
 
 from __future__ import annotations
 
+import json
+import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from benchmarks.importers.base import Importer, Source, find_key
@@ -55,10 +59,16 @@ def _pct(src: Source, dist: dict | None, q: str, where: str) -> float | None:
 
 
 def parse(src: Source) -> list[BenchmarkResult]:
+    return _results(src, src.data["benchmarks"], lambda i: f"benchmarks[{i}].")
+
+
+def _results(src: Source, benches: list, place: Callable[[int], str]) -> list[BenchmarkResult]:
+    """One result per GuideLLM benchmark (the JSON's shape; ``place(i)`` names where the i-th
+    benchmark sits in the file, for error messages)."""
     out = []
-    for i, bench in enumerate(src.data["benchmarks"]):
-        where = f"benchmarks[{i}].metrics."
-        metrics = src.need(bench, "metrics", f"benchmarks[{i}].")
+    for i, bench in enumerate(benches):
+        where = f"{place(i)}metrics."
+        metrics = src.need(bench, "metrics", place(i))
         out_dist = _dist(metrics, "output_tokens_per_second")
         if out_dist is None:
             raise src.fail(f"{where}output_tokens_per_second", "required metric is missing")
@@ -133,6 +143,8 @@ def parse(src: Source) -> list[BenchmarkResult]:
         measured = (
             datetime.fromtimestamp(start, UTC)
             if isinstance(start, int | float) and start > 1e9
+            else start
+            if isinstance(start, datetime)
             else None
         )
         notes.append(f"guidellm strategy {stype or '?'}")
@@ -179,4 +191,108 @@ def parse(src: Source) -> list[BenchmarkResult]:
     return out
 
 
-IMPORTERS = [Importer("guidellm", "guidellm", "GuideLLM benchmarks.json", sniff, parse)]
+# -- benchmarks.csv ------------------------------------------------------------------------------
+# Three header rows (group, name, statistic) over one row per benchmark. A distribution is four
+# columns: Mean, Median, Std Dev and Percentiles, the last a list in the order GuideLLM 0.8's
+# CSV writer prints it (benchmark/outputs/csv.py): min, p001 … p25, p75 … p99, max — no p50
+# (the Median column is the p50) and no p999.
+CSV_PERCENTILES = ("min", "p001", "p01", "p05", "p10", "p25", "p75", "p90", "p95", "p99", "max")
+#: (group, name) in the CSV -> the JSON metric the same figures sit under.
+CSV_METRICS = {
+    ("Token Throughput", "Successful Output Tokens/Sec"): "output_tokens_per_second",
+    ("Token Throughput", "Successful Total Tokens/Sec"): "tokens_per_second",
+    ("Time to First Token", "Successful ms"): "time_to_first_token_ms",
+    ("Inter Token Latency", "Successful ms"): "inter_token_latency_ms",
+    ("Time per Output Token", "Successful ms"): "time_per_output_token_ms",
+    ("Request Latency", "Successful Sec"): "request_latency",
+    ("Token Metrics", "Successful Input Tokens"): "prompt_token_count",
+    ("Token Metrics", "Successful Output Tokens"): "output_token_count",
+}
+_STRATEGY = re.compile(r"^(?P<type>[a-z_]+)(?:@(?P<value>[0-9.]+))?$")
+
+
+def sniff_csv(src: Source) -> bool:
+    rows = src.data if src.kind == "csv" else None
+    return (
+        isinstance(rows, list)
+        and len(rows) >= 4
+        and rows[0][:1] == ["Run Info"]
+        and "Benchmark" in rows[0]
+        and "Token Throughput" in rows[0]
+    )
+
+
+def _csv_benchmark(src: Source, columns: list[tuple[str, str, str]], row: list[str], line: int):
+    """One data row of benchmarks.csv as the JSON's benchmark object."""
+    if len(row) != len(columns):
+        raise src.fail(
+            f"line {line}",
+            f"has {len(row)} values but the header has {len(columns)} columns; the values cannot "
+            "be matched to their columns (was the file edited or concatenated?)",
+        )
+    cell = {col: value.strip() for col, value in zip(columns, row, strict=True)}
+    metrics: dict[str, dict] = {}
+    for (group, name), key in CSV_METRICS.items():
+        dist: dict = {}
+        for stat, field in (("Mean", "mean"), ("Median", "median")):
+            text = cell.get((group, name, stat), "")
+            if text:
+                dist[field] = _number(src, text, f"line {line}: {group} {name} {stat}")
+        listed = cell.get((group, name, "Percentiles"), "")
+        if listed:
+            values = json.loads(listed)
+            if not isinstance(values, list) or len(values) != len(CSV_PERCENTILES):
+                raise src.fail(
+                    f"line {line}: {group} {name} Percentiles",
+                    f"expected {len(CSV_PERCENTILES)} percentiles, got {listed[:60]!r}",
+                )
+            dist["percentiles"] = dict(zip(CSV_PERCENTILES, values, strict=True))
+        if dist:
+            metrics[key] = {"successful": dist}
+    strategy: dict = {}
+    match = _STRATEGY.match(cell.get(("Benchmark", "Strategy", ""), ""))
+    if match:
+        strategy["type_"] = match["type"]
+        value = float(match["value"]) if match["value"] else None
+        strategy["streams" if match["type"] == "concurrent" else "rate"] = value
+    backend = cell.get(("Run Info", "Backend", ""), "")
+    model = json.loads(backend).get("model") if backend.startswith("{") else None
+    counts = {
+        key: int(_number(src, cell[("Request Counts", name, "")], f"line {line}: {name}"))
+        for key, name in (("successful", "Successful"), ("errored", "Errored"))
+        if cell.get(("Request Counts", name, ""))
+    }
+    started = cell.get(("Timings", "Start Time", ""), "")
+    # GuideLLM prints the start as a wall-clock time with no zone: the day is what it says.
+    start = datetime.fromisoformat(started).replace(tzinfo=UTC) if started else None
+    return {
+        "metrics": metrics,
+        "strategy": strategy,
+        "requests_made": counts,
+        "model": model,
+        "scheduler_metrics": {"start_time": start},
+    }
+
+
+def _number(src: Source, text: str, where: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise src.fail(where, f"{text[:40]!r} is not a number") from None
+
+
+def parse_csv(src: Source) -> list[BenchmarkResult]:
+    header, rows = src.data[:3], src.data[3:]
+    columns = list(zip(*header, strict=False))
+    benches = [
+        _csv_benchmark(src, columns, row, line)
+        for line, row in enumerate(rows, start=4)
+        if any(value.strip() for value in row)
+    ]
+    return _results(src, benches, lambda i: f"line {4 + i}: ")
+
+
+IMPORTERS = [
+    Importer("guidellm", "guidellm", "GuideLLM benchmarks.json", sniff, parse),
+    Importer("guidellm-csv", "guidellm", "GuideLLM benchmarks.csv", sniff_csv, parse_csv),
+]

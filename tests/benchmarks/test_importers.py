@@ -55,6 +55,8 @@ CASES = {
     "aiperf-json": ("profile_export_aiperf.json", H100),
     "aiperf-csv": ("profile_export_aiperf.csv", replace(H100, model="m")),
     "guidellm": ("guidellm_benchmarks.json", H100),
+    # Written by GuideLLM itself (tests/fixtures/real/README.md), not shaped from a description.
+    "guidellm-csv": ("../../fixtures/real/guidellm/csv_and_json/benchmarks.csv", H100),
     "llmperf": ("meta-llama-Llama-2-7b-chat-hf_550_150_summary.json", H100),
     "mlperf-summary-results": ("mlperf_summary_results.json", ImportOverrides()),
     "mlperf-log-summary": (MLPERF_RUN, ImportOverrides()),

@@ -514,3 +514,38 @@ def test_vllm_033_bench_serve_result_imports_to_what_vllm_printed():
     assert r.tpot_ms_p50 == 10.00103905517884  # printed as Median TPOT 10.00
     assert (r.input_tokens, r.output_tokens) == (71, 28)  # 2828 and 1132 tokens over 40 requests
     assert r.measured_at.isoformat() == "2026-12-01T10:19:00+00:00"
+
+
+GUIDELLM_BOTH = "guidellm/csv_and_json/benchmarks"
+
+
+def test_guidellm_081_csv_imports_to_the_figures_of_its_json_twin():
+    # One run written both ways (--output kind=csv and kind=json): the CSV's percentile list is
+    # [min, p001 … p25, p75 … p99, max] with the median in its own column, so every figure read
+    # from it must equal the JSON's.
+    (from_csv,) = one(f"{GUIDELLM_BOTH}.csv", FAKE)
+    (from_json,) = one(f"{GUIDELLM_BOTH}.json", FAKE)
+    assert from_csv.output_tok_s == 312.6663252783019  # printed as 312.7
+    assert (from_csv.ttft_ms_p50, from_csv.ttft_ms_p99) == (52.620887756347656, 62.41869926452637)
+    assert from_csv.concurrency == 4 and from_csv.source_tool == "guidellm"
+    fields = (
+        "model",
+        "concurrency",
+        "output_tok_s",
+        "total_tok_s",
+        "ttft_ms_p50",
+        "ttft_ms_p90",
+        "ttft_ms_p95",
+        "ttft_ms_p99",
+        "tpot_ms_p50",
+        "tpot_ms_p95",
+        "tpot_ms_p99",
+        "e2el_ms_p50",
+        "e2el_ms_p95",
+        "input_tokens",
+        "output_tokens",
+        "requests_ok",
+        "requests_failed",
+    )
+    assert {f: getattr(from_csv, f) for f in fields} == {f: getattr(from_json, f) for f in fields}
+    assert from_csv.measured_at.date() == from_json.measured_at.date()
