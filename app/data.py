@@ -432,11 +432,13 @@ def workspace_brief(path: str, ws, knobs, fmt: str, unit: str) -> bytes:
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _workspace_brief(path: str, ws, knobs, fmt: str, unit: str, negotiated: bool) -> bytes:
+    from briefs.commit_cli import commitment_section
     from briefs.optimize_cli import brief_sections
     from briefs.render import render_document
     from briefs.workspace_plans import workspace_document
 
-    optimal = brief_sections(_workspace_optimum(path, ws, knobs, negotiated))
+    commitment = commitment_section(_workspace_commitment(path, ws, knobs, negotiated))
+    optimal = (*brief_sections(_workspace_optimum(path, ws, knobs, negotiated)), commitment)
     results = _workspace_comparison(path, ws, knobs, negotiated)
     models = None if negotiated else list(PUBLIC_MODELS)
     with _reading(path) as warehouse:

@@ -19,6 +19,7 @@ from audit.rules import RuleTableError, load_rules
 from audit.scan import AuditPathError, scan
 from briefs import workspace_plans as wp
 from briefs.cli import BaseUrlOption, DbOption, UnitOption, output_path, token_unit
+from briefs.commit_cli import commitment_section, commitments
 from briefs.optimize_cli import brief_sections, optimize
 from costmodel import Engine, domain
 from costmodel.scenario_inputs import parse_custom
@@ -258,7 +259,9 @@ def scenarios(
     elif fmt != ScenarioFormat.TABLE:
         from briefs.render import render_document
 
-        optimal = brief_sections(optimize(engine, ws, knobs))
+        # After the comparison: the optimal fleet, then how much of it to commit.
+        commitment = commitment_section(commitments(engine, ws, knobs))
+        optimal = (*brief_sections(optimize(engine, ws, knobs)), commitment)
         doc = wp.workspace_document(
             results,
             ws,
