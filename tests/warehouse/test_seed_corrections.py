@@ -149,7 +149,7 @@ def test_staleness_is_measured_from_today(seeded):
 
 
 def test_brief_lists_a_per_gpu_quote_at_its_quoted_price():
-    from briefs.brief import PRICE_SOURCE_COLUMNS
+    from briefs.sources import PRICE_SOURCE_COLUMNS
 
     assert "quote_usd_per_hour" in PRICE_SOURCE_COLUMNS and "usd_per_hour" not in (
         PRICE_SOURCE_COLUMNS
