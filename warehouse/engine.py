@@ -1,7 +1,7 @@
 """Sharing one warehouse file between many processes: connections that live only while used.
 
 DuckDB lets one process write a database file, and no other process may even read it while that
-process holds the file open (measured on 2.0.1: a read-write open fails with "Could not set lock
+process holds the file open (measured on 2.0.1 and 1.5.5: a read-write open fails with "Could not set lock
 on file ... Conflicting lock is held in ... (PID n)" while another process has it open read-only,
 and the other way round; read-only opens in several processes coexist). Inside one process a
 file cannot be open read-only and read-write at once ("different configuration").
@@ -34,6 +34,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import duckdb
+
+from warehouse.dialect import embedded_sql
 
 try:  # POSIX only; without it writers retry without a gate
     import fcntl
@@ -92,6 +94,17 @@ class WarehouseError(RuntimeError):
 
 class WarehouseBusy(WarehouseError):
     """Another process held the warehouse for longer than this one may wait."""
+
+
+def sql_literal(text: str) -> str:
+    """``text`` as a SQL string literal, for the few statements that take no parameters.
+
+    DuckDB 1.5 parses ATTACH's path and options as literals only (``ATTACH ?``
+    is a syntax error there), so those few values are quoted here, and only here.
+    """
+    if "\x00" in text:
+        raise WarehouseError("a warehouse path or setting cannot contain a NUL character")
+    return "'" + text.replace("'", "''") + "'"
 
 
 def _wait_limit(env: str, default: float) -> float:
@@ -216,6 +229,9 @@ class MemoryEngine:
     def writing(self, report: WaitReporter | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
         yield self._con.cursor()
 
+    def schema_sql(self, sql: str) -> str:
+        return embedded_sql(sql)
+
     def close(self) -> None:
         self._con.close()
 
@@ -259,10 +275,12 @@ class FileEngine:
 
     # -- attaching ----------------------------------------------------------------------------
     def _attach(self, mode: str, waiter: _Waiter) -> None:
-        sql = f"ATTACH ? AS {ALIAS}" + (" (READ_ONLY)" if mode == "read" else "")
+        sql = f"ATTACH {sql_literal(self.path)} AS {ALIAS}" + (
+            " (READ_ONLY)" if mode == "read" else ""
+        )
         while True:
             try:
-                self._db.execute(sql, [self.path])
+                self._db.execute(sql)
                 self._attached = mode
                 return
             except duckdb.Error as exc:
@@ -387,6 +405,9 @@ class FileEngine:
             with self._state:
                 self._writing = False
                 self._state.notify_all()
+
+    def schema_sql(self, sql: str) -> str:
+        return embedded_sql(sql)
 
     def close(self) -> None:
         """Let go of one user; the last one closes the in-memory DuckDB."""

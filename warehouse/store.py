@@ -28,6 +28,7 @@ from tokendesk.records import (
 )
 from tokendesk.textsafety import safe_message
 from warehouse.engine import FileEngine, MemoryEngine, WaitReporter, WarehouseError
+from warehouse.lake import LakeEngine, is_lake_target
 from warehouse.migrations import MIGRATIONS
 from warehouse.queries import cost_options
 from warehouse.seed import load_seed
@@ -125,7 +126,7 @@ class Warehouse:
 
     def __init__(
         self,
-        engine: FileEngine | MemoryEngine,
+        engine: FileEngine | MemoryEngine | LakeEngine,
         path: str,
         read_only: bool,
         on_wait: WaitReporter | None = None,
@@ -147,14 +148,21 @@ class Warehouse:
         read_only: bool = False,
         build: bool = True,
         on_wait: WaitReporter | None = None,
+        data_path: str | None = None,
     ) -> Warehouse:
         """Open (and, on first use, build from the bundled ``data/``) the warehouse at ``path``.
+
+        ``path`` is a DuckDB file, ``:memory:``, or ``ducklake:postgres:<conninfo>`` for team
+        mode (``lake.py``), whose data files go to ``data_path`` (default: the environment's
+        ``TOKENDESK_DATA_PATH``).
 
         Opening holds no lock. A missing file is built, and pending migrations are applied, in
         one short write (also for a read-only open, so the dashboard's first start needs no
         separate setup step). ``on_wait`` hears when a write waits for another process.
         """
         target = str(path if path is not None else default_db_path())
+        if is_lake_target(target):
+            return cls._open_lake(target, data_path, read_only, build, on_wait)
         if target == ":memory:":
             warehouse = cls(MemoryEngine(), target, read_only=False)
             fresh = warehouse.migrate()
@@ -184,6 +192,47 @@ class Warehouse:
         warehouse.read_only = read_only
         return warehouse
 
+    @classmethod
+    def _open_lake(
+        cls,
+        target: str,
+        data_path: str | None,
+        read_only: bool,
+        build: bool,
+        on_wait: WaitReporter | None,
+    ) -> Warehouse:
+        """Open a DuckLake warehouse; an empty catalog is built like a new file."""
+        engine = LakeEngine.shared(target, data_path)
+        warehouse = cls(engine, engine.path, read_only=False, on_wait=on_wait)
+        try:
+            if _pending_migrations(engine.cursor()):
+                fresh = warehouse.migrate()
+                if fresh and build:
+                    load_seed(warehouse)
+            engine.ensure_id_counters()
+        except BaseException:
+            engine.close()
+            raise
+        warehouse.read_only = read_only
+        return warehouse
+
+    @property
+    def is_lake(self) -> bool:
+        """True for a team-mode (DuckLake) warehouse."""
+        return isinstance(self._engine, LakeEngine)
+
+    def next_ids(self, counter: str, count: int) -> list[int] | None:
+        """Ids for rows about to be written, where the engine has no sequences (DuckLake);
+        None where the table's own DEFAULT numbers them (an embedded file)."""
+        if isinstance(self._engine, LakeEngine):
+            return self._engine.next_ids(counter, count)
+        return None
+
+    def advance_id_counters(self) -> None:
+        """After rows were copied in with their ids, let new ids start past them (team mode)."""
+        if isinstance(self._engine, LakeEngine):
+            self._engine.advance_id_counters()
+
     def close(self) -> None:
         if not self._closed:
             self._closed = True
@@ -212,20 +261,25 @@ class Warehouse:
             self._engine.writing() as con
         ):  # one write: a concurrent opener waits, then sees it done
             con.execute(
-                "CREATE TABLE IF NOT EXISTS schema_migrations ("
-                " version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)"
+                self._engine.schema_sql(
+                    "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                    " version INTEGER PRIMARY KEY, name VARCHAR NOT NULL,"
+                    " applied_at TIMESTAMP NOT NULL)"
+                )
             )
             pending = _pending_migrations(con)
             fresh = len(pending) == len(MIGRATIONS)
             for migration in pending:
                 with self._transaction() as tx:
-                    tx.execute(migration.sql)
+                    tx.execute(self._engine.schema_sql(migration.sql))
                     tx.execute(
                         "INSERT INTO schema_migrations VALUES (?, ?, ?)",
                         [migration.version, migration.name, _utc_naive(datetime.now(UTC))],
                     )
             if pending:
                 self.sync_catalog()
+            if isinstance(self._engine, LakeEngine):
+                self._engine.ensure_id_counters()  # the seed workspace below takes a number
             if any(m.version == 6 for m in pending):
                 seed_workspace(self)
         return fresh
@@ -344,6 +398,9 @@ class Warehouse:
             rows.append(row)
         columns = [*PRICE_COLUMNS, "quarantine_reason", "review_flag"]
         frame = pd.DataFrame(rows, columns=columns)
+        ids = self.next_ids("price_id", len(rows))
+        if ids is not None:
+            frame["price_id"], columns = ids, [*columns, "price_id"]
         data_as_of = as_of or _newest((q.observed_at for q in quotes), now)
         with self._transaction() as tx:
             self._insert_snapshot(
@@ -393,6 +450,9 @@ class Warehouse:
             rows.append(row)
         columns = [*RESULT_COLUMNS, "config_key"]
         frame = pd.DataFrame(rows, columns=columns)
+        ids = self.next_ids("result_id", len(rows))
+        if ids is not None:
+            frame["result_id"], columns = ids, [*columns, "result_id"]
         data_as_of = as_of or _newest((r.measured_at for r in results), now)
         with self._transaction() as tx:
             self._insert_snapshot(
@@ -618,8 +678,9 @@ def _check_catalog(rows: Sequence[PriceQuote] | Sequence[BenchmarkResult]) -> No
 
 
 def _pending_migrations(con: duckdb.DuckDBPyConnection) -> list:
-    exists = con.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'"
+    exists = con.execute(  # this database's table only (team mode attaches its catalog too)
+        "SELECT count(*) FROM information_schema.tables"
+        " WHERE table_name = 'schema_migrations' AND table_catalog = current_database()"
     ).fetchone()
     applied: set[int] = set()
     if exists and exists[0]:
