@@ -50,7 +50,7 @@ def copy_into_lake(source: Warehouse, target: Warehouse) -> TransferReport:
     _require_new(target)
     with source.reading():
         tables = {
-            table: source.cursor().execute(f"SELECT * FROM {table}").fetch_arrow_table()  # noqa: S608 - fixed names
+            table: source.cursor().execute(f"SELECT * FROM {table}").to_arrow_table()  # noqa: S608 - fixed names
             for table in COPIED_TABLES
         }
     with target._transaction() as tx:
