@@ -13,7 +13,6 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -26,6 +25,7 @@ from costmodel.tables import ARCHITECTURES_FILE
 from tokendesk.paths import DB_PATH_ENV, data_dir, default_db_path
 from warehouse import Warehouse, queries
 from warehouse.engine import WaitReporter
+from warehouse.lake import is_lake_target
 
 
 def db_path() -> str:
@@ -48,7 +48,10 @@ _seen_versions: dict[str, tuple[int, ...]] = {}
 
 def _file_version(path: str) -> tuple[int, ...]:
     """Changes whenever a write commits: writers checkpoint into the file before letting go (and
-    a writer killed before that left its commit in the ``.wal`` beside it)."""
+    a writer killed before that left its commit in the ``.wal`` beside it). In team mode the
+    lake's newest catalog snapshot plays that part."""
+    if is_lake_target(path):
+        return (_warehouse(path).catalog_snapshot() or 0,)
     version: list[int] = []
     for name in (path, path + ".wal"):
         try:
@@ -71,7 +74,7 @@ def _forget_if_changed(path: str) -> None:
 
 @st.cache_resource(show_spinner=False)
 def _warehouse(path: str) -> Warehouse:
-    return Warehouse.open(Path(path), read_only=True)
+    return Warehouse.open(path, read_only=True)
 
 
 def warehouse() -> Warehouse:
@@ -220,7 +223,7 @@ def writer(on_wait: WaitReporter | None = None) -> Iterator[Warehouse]:
     new snapshot.
     """
     path = db_path()
-    warehouse = Warehouse.open(Path(path), on_wait=on_wait)
+    warehouse = Warehouse.open(path, on_wait=on_wait)
     try:
         yield warehouse
     finally:

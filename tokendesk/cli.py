@@ -212,12 +212,14 @@ def _load(concurrency) -> str:
 def db_init(db: DbOption = None) -> None:
     """Create the warehouse from the bundled data/ (no network, no credentials)."""
     target = db or default_db_path()
-    existed = Path(target).exists()
+    lake = is_lake_target(str(target))
+    existed = not lake and Path(target).exists()
     with Warehouse.open(target) as warehouse:
         counts = warehouse.table_counts()
-    verb = "up to date" if existed else "built"
+        where = warehouse.path  # a team-mode catalog is named without its credentials
+    verb = "ready" if lake else "up to date" if existed else "built"
     console.print(
-        f"Warehouse {verb} at {target}: {counts['price_quotes']} price quotes, "
+        f"Warehouse {verb} at {where}: {counts['price_quotes']} price quotes, "
         f"{counts['benchmark_results']} benchmark results, {counts['snapshots']} snapshots."
     )
 
@@ -225,6 +227,12 @@ def db_init(db: DbOption = None) -> None:
 @db_app.command("rebuild")
 def db_rebuild(db: DbOption = None) -> None:
     """Build a fresh warehouse from data/. The old file is kept beside it as a dated backup."""
+    if is_lake_target(str(db or default_db_path())):
+        err.print(
+            "[red]error:[/red] a team-mode warehouse is shared and append-only: it is never "
+            "rebuilt. Build a new one in an empty catalog database with `tokendesk db init`."
+        )
+        raise typer.Exit(2)
     target = Path(db or default_db_path())
     if target.exists():
         backup = target.with_name(

@@ -55,9 +55,13 @@ def embedded_sql(sql: str) -> str:
 
 def lake_sql(sql: str) -> str:
     """The DDL for a DuckLake catalog: the embedded DDL less the constraints DuckLake lacks."""
-    sql = _ADD_COLUMN_NOT_NULL.sub(  # SET NOT NULL after ADD COLUMN fails in one transaction
-        lambda m: f"ALTER TABLE {m['table']} ADD COLUMN {m['column']} {m['type']}"
-        f" DEFAULT {m['default']};",
+    # SET NOT NULL right after ADD COLUMN fails in one DuckLake transaction: the default stays.
+    sql = _ADD_COLUMN_NOT_NULL.sub(
+        lambda m: (
+            f"ALTER TABLE {m['table']} ADD COLUMN {m['column']} {m['type']} DEFAULT "
+            + m["default"]
+            + ";"
+        ),
         _strip_comments(sql),
     )
     sql = _SEQUENCE.sub("", sql)

@@ -119,6 +119,12 @@ def _is_lock_conflict(exc: Exception) -> bool:
     return "could not set lock" in text or "conflicting lock" in text
 
 
+def _is_from_newer_duckdb(exc: Exception) -> bool:
+    """DuckDB 1.5 on a file written by 2.0: "Trying to read a database file with version number
+    999, but we can only read versions between 64 and 68"."""
+    return "created with an newer version of duckdb" in str(exc).lower()
+
+
 def _holder_of(exc: Exception) -> str:
     match = _HOLDER.search(str(exc))
     if not match:
@@ -284,6 +290,12 @@ class FileEngine:
                 self._attached = mode
                 return
             except duckdb.Error as exc:
+                if _is_from_newer_duckdb(exc):
+                    raise WarehouseError(
+                        f"the warehouse {self.path} was written by a newer DuckDB than this "
+                        f"tokendesk runs ({duckdb.__version__}), which cannot read it. Rebuild "
+                        "it with `tokendesk db rebuild` (the old file is kept beside it)."
+                    ) from None
                 if not _is_lock_conflict(exc):
                     raise
                 waiter.blocked(_holder_of(exc))

@@ -242,9 +242,9 @@ class LakeEngine:
             raise WarehouseError(f"no id counter {counter!r}")
         if count <= 0:
             return []
+        # PostgreSQL's own SQL, run by postgres_query: a counter name checked above, an int.
         query = (
-            f"SELECT nextval('tokendesk_{counter}_seq') AS id"  # fixed name, integer count
-            f" FROM generate_series(1, {int(count)})"
+            f"SELECT nextval('tokendesk_{counter}_seq') AS id FROM generate_series(1, {int(count)})"  # noqa: S608
         )
         rows = self._db.execute(
             "SELECT id FROM postgres_query(?, ?)", [CATALOG_ALIAS, query]
@@ -270,6 +270,15 @@ class LakeEngine:
                     )
         finally:
             cursor.close()
+
+    def catalog_snapshot(self) -> int:
+        """The lake's newest committed DuckLake snapshot: it changes with every write, anywhere."""
+        cursor = self._db.cursor()
+        try:
+            row = cursor.execute("SELECT * FROM ducklake_current_snapshot(?)", [ALIAS]).fetchone()
+        finally:
+            cursor.close()
+        return int(row[0]) if row else 0
 
     def close(self) -> None:
         """Let go of one user; the last one detaches and closes the in-memory DuckDB."""

@@ -228,6 +228,13 @@ class Warehouse:
             return self._engine.next_ids(counter, count)
         return None
 
+    def catalog_snapshot(self) -> int | None:
+        """Team mode: the newest committed DuckLake snapshot (changes with every write made by
+        any process); None for a file, whose writes show in its modification time."""
+        if isinstance(self._engine, LakeEngine):
+            return self._engine.catalog_snapshot()
+        return None
+
     def advance_id_counters(self) -> None:
         """After rows were copied in with their ids, let new ids start past them (team mode)."""
         if isinstance(self._engine, LakeEngine):

@@ -132,7 +132,7 @@ def test_a_new_lake_holds_what_a_new_file_holds(built_lake: tuple[str, str]) -> 
         assert lake.schema_version() == embedded.schema_version()
         assert lake.table_counts() == embedded.table_counts()
         columns = "provider, region, instance_type, pricing_model, usd_per_hour, price_id"
-        sql = f"SELECT {columns} FROM current_prices ORDER BY ALL"  # noqa: S608 - fixed text
+        sql = f"SELECT {columns} FROM current_prices ORDER BY ALL"
         assert lake.query(sql).equals(embedded.query(sql))
         costs = "provider, instance_type, model, usd_per_1k_output_tokens"
         assert (
@@ -290,10 +290,10 @@ def test_db_migrate_copies_every_snapshot_and_keeps_current_views(
         Warehouse.open(lake_target, data_path=str(data_path)) as lake,
     ):
         for table in (*tables, "retractions", "decisions", "workspaces"):
-            sql = f"SELECT * FROM {table} ORDER BY ALL"  # noqa: S608 - fixed names
+            sql = f"SELECT * FROM {table} ORDER BY ALL"
             assert source.query(sql).equals(lake.query(sql)), table
         for view in CURRENT_VIEWS:
-            sql = f"SELECT * FROM {view} ORDER BY ALL"  # noqa: S608 - fixed names
+            sql = f"SELECT * FROM {view} ORDER BY ALL"
             assert source.query(sql).equals(lake.query(sql)), view
         highest = int(source.query("SELECT max(price_id) AS m FROM price_quotes")["m"][0])
         # New rows in the lake are numbered past the copied ones.
@@ -316,3 +316,15 @@ def test_copy_refuses_a_lake_as_its_source(lake_target: str, tmp_path: Path) -> 
         pytest.raises(TransferError),
     ):
         copy_into_lake(lake, lake)
+
+
+# -- the DuckDB pin ---------------------------------------------------------------------------
+def test_a_file_written_by_a_newer_duckdb_is_a_clear_error(tmp_path: Path) -> None:
+    """The fixture is an empty database file that DuckDB 2.0.1 wrote; 1.5.5 cannot read it."""
+    path = tmp_path / "tokendesk.duckdb"
+    path.write_bytes(
+        (REPO_ROOT / "tests" / "fixtures" / "written-by-duckdb-2.0.1.duckdb").read_bytes()
+    )
+    with pytest.raises(WarehouseError, match="written by a newer DuckDB") as caught:
+        Warehouse.open(path, read_only=True)
+    assert "tokendesk db rebuild" in str(caught.value)
