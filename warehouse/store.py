@@ -8,6 +8,7 @@ snapshot per source (see ``migrations.py``).
 from __future__ import annotations
 
 import hashlib
+import time
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
@@ -29,7 +30,7 @@ from tokendesk.records import (
 from tokendesk.textsafety import safe_message
 from warehouse.engine import FileEngine, MemoryEngine, WaitReporter, WarehouseError
 from warehouse.lake import LakeEngine, is_lake_target
-from warehouse.migrations import MIGRATIONS
+from warehouse.migrations import MIGRATIONS, Migration
 from warehouse.queries import cost_options
 from warehouse.seed import load_seed
 from warehouse.workspaces import seed_workspace
@@ -201,11 +202,36 @@ class Warehouse:
         build: bool,
         on_wait: WaitReporter | None,
     ) -> Warehouse:
-        """Open a DuckLake warehouse; an empty catalog is built like a new file."""
+        """Open a DuckLake warehouse; an empty catalog is built like a new file.
+
+        Processes that start together on a new catalog race to create it; the losers' commits
+        fail (DuckLake's own tables or a migration "already exists"), and they try again after
+        a pause, when there is nothing left to create.
+        """
+        for attempt in range(LAKE_START_ATTEMPTS):
+            try:
+                return cls._try_open_lake(target, data_path, read_only, build, on_wait)
+            except (duckdb.Error, WarehouseError) as exc:
+                if attempt + 1 == LAKE_START_ATTEMPTS or not _lost_a_race(exc):
+                    raise
+                time.sleep(0.2 * 2**attempt)
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    @classmethod
+    def _try_open_lake(
+        cls,
+        target: str,
+        data_path: str | None,
+        read_only: bool,
+        build: bool,
+        on_wait: WaitReporter | None,
+    ) -> Warehouse:
         engine = LakeEngine.shared(target, data_path)
         warehouse = cls(engine, engine.path, read_only=False, on_wait=on_wait)
         try:
-            if _pending_migrations(engine.cursor()):
+            with engine.writing() as cursor:
+                pending = _pending_migrations(cursor)
+            if pending:
                 fresh = warehouse.migrate()
                 if fresh and build:
                     load_seed(warehouse)
@@ -275,21 +301,40 @@ class Warehouse:
                 )
             )
             pending = _pending_migrations(con)
-            fresh = len(pending) == len(MIGRATIONS)
-            for migration in pending:
-                with self._transaction() as tx:
-                    tx.execute(self._engine.schema_sql(migration.sql))
-                    tx.execute(
-                        "INSERT INTO schema_migrations VALUES (?, ?, ?)",
-                        [migration.version, migration.name, _utc_naive(datetime.now(UTC))],
-                    )
-            if pending:
+            applied = [m for m in pending if self._apply_migration(m)]
+            fresh = len(applied) == len(MIGRATIONS)
+            if applied:
                 self.sync_catalog()
             if isinstance(self._engine, LakeEngine):
                 self._engine.ensure_id_counters()  # the seed workspace below takes a number
-            if any(m.version == 6 for m in pending):
+            if any(m.version == 6 for m in applied):
                 seed_workspace(self)
         return fresh
+
+    def _apply_migration(self, migration: Migration) -> bool:
+        """Apply one migration in its own transaction; False if another process already had."""
+        lake = isinstance(self._engine, LakeEngine)
+        with self._transaction() as tx:
+            if lake:
+                # Many processes share a lake: what was pending when this one looked may have
+                # been applied since. Two applying it at once must not both commit (replacing
+                # a view does not conflict), so each alters the ledger: DuckLake refuses the
+                # second commit, and that opener tries again (see ``_open_lake``).
+                done = tx.execute(
+                    "SELECT count(*) FROM schema_migrations WHERE version = ?",
+                    [migration.version],
+                ).fetchone()
+                if done and done[0]:
+                    return False
+                tx.execute(
+                    f"COMMENT ON TABLE schema_migrations IS 'migration {int(migration.version)}'"
+                )
+            tx.execute(self._engine.schema_sql(migration.sql))
+            tx.execute(
+                "INSERT INTO schema_migrations VALUES (?, ?, ?)",
+                [migration.version, migration.name, _utc_naive(datetime.now(UTC))],
+            )
+        return True
 
     def schema_version(self) -> int:
         with self.reading():
@@ -682,6 +727,16 @@ def _check_catalog(rows: Sequence[PriceQuote] | Sequence[BenchmarkResult]) -> No
             check_in_catalog(row)  # type: ignore[type-var]  # each row is one of the two records
         except ValueError as exc:
             raise WarehouseError(f"row {index} ({type(row).__name__}): {exc}") from exc
+
+
+#: How often a process starting on a new lake tries again after losing the race to build it.
+LAKE_START_ATTEMPTS = 5
+
+
+def _lost_a_race(exc: Exception) -> bool:
+    """Another process created the same catalog table or committed the same migration first."""
+    text = str(exc).lower()
+    return any(words in text for words in ("duplicate key value", "already exists", "conflict"))
 
 
 def _pending_migrations(con: duckdb.DuckDBPyConnection) -> list:

@@ -227,6 +227,31 @@ def test_a_reader_sees_the_last_committed_snapshot_and_nothing_uncommitted(
         reader.close()
 
 
+#: Opens (and so builds) a lake, without the seed data, and says what it found.
+STARTER = """
+import sys
+from warehouse import Warehouse
+with Warehouse.open(sys.argv[1], data_path=sys.argv[2], build=False) as wh:
+    print(wh.schema_version())
+"""
+
+
+def test_processes_starting_together_on_a_new_lake_build_it_once(
+    lake_target: str, tmp_path: Path
+) -> None:
+    starters = [_python(STARTER, lake_target, str(tmp_path)) for _ in range(3)]
+    for starter in starters:
+        out, err = starter.communicate(timeout=PROCESS_LIMIT_S)
+        assert starter.returncode == 0, err
+        assert int(out) == MIGRATIONS[-1].version
+    with Warehouse.open(lake_target, data_path=str(tmp_path), read_only=True) as lake:
+        ledger = lake.query("SELECT version FROM schema_migrations ORDER BY version")["version"]
+        assert list(ledger) == [m.version for m in MIGRATIONS]  # each applied exactly once
+        assert len(lake.query("SELECT * FROM workspaces")) == 1  # the example, seeded once
+        catalog = lake.query("SELECT count(DISTINCT accelerator_id) AS n FROM accelerators")
+        assert lake.table_counts()["accelerators"] == int(catalog["n"][0])
+
+
 # -- object storage ---------------------------------------------------------------------------
 def test_data_files_on_s3(lake_target: str, s3: S3Server, monkeypatch: pytest.MonkeyPatch) -> None:
     s3.client().create_bucket(Bucket="team-lake")
