@@ -162,6 +162,7 @@ class LakeEngine:
             ":memory:",
             config={"autoinstall_known_extensions": False, "autoload_known_extensions": False},
         )
+        self._db.execute("SET enable_progress_bar = false")
         try:
             self._load_extensions()
             self._attach()
@@ -213,7 +214,9 @@ class LakeEngine:
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         cursor = self._db.cursor()
-        cursor.execute(f"USE {ALIAS}")
+        # Catalog round trips make queries slow enough for DuckDB's progress bar, which it
+        # writes to stdout: into the CSV or JSON the CLI is printing. It is set per connection.
+        cursor.execute(f"SET enable_progress_bar = false; USE {ALIAS}")
         return cursor
 
     @contextmanager
