@@ -655,7 +655,11 @@ class Warehouse:
             return (
                 self.cursor()
                 .execute(
+                    # One marker per snapshot: the first, should two have landed at once in a
+                    # team-mode lake (it has no primary key to refuse the second).
                     "SELECT snapshot_id, reason, retracted_by, retracted_at FROM retractions"
+                    " QUALIFY row_number() OVER"
+                    " (PARTITION BY snapshot_id ORDER BY retracted_at, retracted_by, reason) = 1"
                     " ORDER BY retracted_at, snapshot_id"
                 )
                 .df()

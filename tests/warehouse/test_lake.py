@@ -163,6 +163,16 @@ def test_the_lake_refuses_what_the_embedded_keys_refused(built_lake: tuple[str, 
         assert counts["n"] == counts["d"]
         current = lake.query("SELECT snapshot_id FROM current_results")["snapshot_id"]
         assert first not in set(current) and second in set(current)
+        # Two retractions committed at the same instant both land (no primary key refuses the
+        # second); the history still shows one marker per snapshot, the first.
+        with lake.atomic() as batch, batch._transaction() as tx:
+            tx.execute(
+                "INSERT INTO retractions SELECT snapshot_id, 'at once', 'zoe',"
+                " retracted_at + INTERVAL 1 SECOND FROM retractions WHERE snapshot_id = ?",
+                [first],
+            )
+        markers = lake.retractions()
+        assert list(markers.loc[markers.snapshot_id == first, "retracted_by"]) == ["ana"]
 
 
 def _result():
