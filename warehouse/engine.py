@@ -1,9 +1,10 @@
 """Sharing one warehouse file between many processes: connections that live only while used.
 
 DuckDB lets one process write a database file, and no other process may even read it while that
-process holds the file open (measured on 2.0.1 and 1.5.5: a read-write open fails with "Could not set lock
-on file ... Conflicting lock is held in ... (PID n)" while another process has it open read-only,
-and the other way round; read-only opens in several processes coexist). Inside one process a
+process holds the file open (measured on 2.0.1, and the same on 1.5.5: a read-write open fails
+with "Could not set lock on file ... Conflicting lock is held in ... (PID n)" while another
+process has it open read-only, and the other way round; read-only opens in several processes
+coexist). Inside one process a
 file cannot be open read-only and read-write at once ("different configuration").
 
 So no process keeps the file open. Each process keeps one in-memory DuckDB (starting one costs
