@@ -39,7 +39,10 @@ from warehouse import Warehouse
 target, data_path, name, count, go = sys.argv[1:6]
 with Warehouse.open(target, data_path=data_path) as wh:
     print("ready", flush=True)
+    deadline = time.monotonic() + 600  # never outlive a test that failed before saying go
     while not os.path.exists(go):
+        if time.monotonic() > deadline:
+            sys.exit("no go file")
         time.sleep(0.01)
     for i in range(int(count)):
         q = quote(source=name, usd_per_hour=60.0 + i, observed_at=datetime.now(UTC))
