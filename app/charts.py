@@ -635,3 +635,267 @@ def frontier_chart(frame: pd.DataFrame) -> go.Figure:
     figure.update_xaxes(title="Vendor HHI of traffic (1 = one vendor)", autorange="reversed")
     figure.update_yaxes(title="USD per month", tickprefix="$", tickformat=",.0f")
     return figure
+
+
+#: One colour per pricing model, so bars read the same in every chart of the Prices page.
+PRICING_COLOURS = {
+    "on_demand": "#1f77b4",
+    "spot": "#ff7f0e",
+    "reserved_1y": "#2ca02c",
+    "reserved_3y": "#98df8a",
+    "savings_plan_1y": "#9467bd",
+    "savings_plan_3y": "#c5b0d5",
+    "committed_use_1y": "#8c564b",
+    "committed_use_3y": "#c49c94",
+    "capacity_block": "#e377c2",
+    "negotiated": "#7f7f7f",
+    "owned": "#bcbd22",
+}
+#: A stored price's status in the price history.
+HISTORY_COLOURS = {
+    "current": "#2ca02c",
+    "historical": "#7f7f7f",
+    "quarantined": "#d62728",
+    "partial snapshot": "#ff7f0e",
+}
+
+
+def region_price_bars(sku: pd.DataFrame, billing_unit: str) -> go.Figure:
+    """One SKU's $/hour in every region (bars labelled "provider · region", in frame order),
+    coloured by vendor; ``billing_unit`` (instance-hour or accelerator-hour) names the axis."""
+    figure = bars(
+        sku,
+        "label",
+        "usd_per_hour",
+        colour="vendor",
+        colours=VENDOR_COLOURS,
+        legend_title="vendor",
+        text=sku["usd_per_hour"].map(formatting.usd),
+        value_hover="$,.2f",
+        hover={"source": "source", "price date": "observed_at", "confidence": "confidence"},
+        category_axis=axis("Provider · region"),
+        value_axis=axis(f"$ per {billing_unit}", USD_AXIS),
+        height=380,
+    )
+    # A handful of regions should not stretch into slabs as wide as the page.
+    figure.update_layout(showlegend=False, bargap=max(0.2, 1 - 0.12 * len(sku)))
+    figure.update_traces(textposition="outside", cliponaxis=False)
+    return figure
+
+
+def accelerator_hour_bars(quotes: pd.DataFrame) -> go.Figure:
+    """$/accelerator-hour per quote (horizontal bars labelled by ``label``, top to bottom in frame
+    order), coloured by pricing model, with the quote's own $/hour and source in the hover."""
+    return bars(
+        quotes,
+        "label",
+        "usd_per_accelerator_hour",
+        orientation="h",
+        colour="pricing_model",
+        colours=PRICING_COLOURS,
+        colour_order=list(PRICING_COLOURS),
+        legend_title="Pricing",
+        value_hover="$,.2f",
+        text=quotes["usd_per_accelerator_hour"].map(formatting.usd),
+        hover={
+            "$/hour (quote)": quotes["usd_per_hour"].map(formatting.usd),
+            "accelerators": "accelerator_count",
+            "priced per": "price_basis",
+            "source": "source",
+            "price date": "observed_at",
+        },
+        category_axis=axis("Provider · instance · region"),
+        category_order=list(quotes["label"]),
+        value_axis=axis("$ per accelerator-hour", USD_AXIS),
+        height=max(320, 34 * len(quotes) + 120),
+    )
+
+
+def price_history(
+    history: pd.DataFrame, in_force: tuple[Sequence[Any], Sequence[Any]]
+) -> go.Figure:
+    """A SKU's stored prices over time, coloured by status, with the step line of the price in
+    force (``in_force``: its dates and prices; none drawn when empty)."""
+    figure = scatter_by(
+        history,
+        "observed_at",
+        "usd_per_hour",
+        "status",
+        colours=HISTORY_COLOURS,
+        marker_size=11,
+        title="price_date",
+        y_hover="$,.2f",
+        hover={"source": "source", "snapshot": "snapshot_id", "confidence": "confidence"},
+        x_axis=axis("Price date", tickformat="%Y-%m-%d"),
+        y_axis=axis("$ per instance-hour", USD_AXIS),
+        legend_title="Status",
+        height=380,
+    )
+    xs, ys = in_force
+    if len(xs):
+        add_step_line(figure, xs, ys, "price in force", colour="#555", width=2)
+    return figure
+
+
+#: Sizes of the throughput-against-FTL chart, in pixels: the plot, the x axis under it and one
+#: legend entry.
+CURVE_PLOT_PX, CURVE_AXIS_PX, CURVE_LEGEND_ENTRY_PX = 460, 70, 20
+#: Hover fields of a benchmark operating point: label -> column.
+POINT_HOVER = {
+    "load": "load",
+    "model": "model",
+    "workload": "workload",
+    "scenario": "scenario",
+    "FTL basis": "ftl_basis",
+    "source": "source",
+    "result date": "measured_at",
+}
+
+
+def throughput_against_ftl(
+    points: pd.DataFrame, throughput: str, throughput_words: str, percentile: str
+) -> go.Figure:
+    """One line per ``configuration`` across its load sweep: ``throughput`` (a tok/s column,
+    described by ``throughput_words``, e.g. "per replica") against FTL at ``percentile``."""
+    figure = lines_by(
+        points,
+        throughput,
+        "ftl_ms",
+        "configuration",
+        hover=POINT_HOVER,
+        x_axis=axis(
+            f"Output tokens/s {throughput_words}",
+            ticksuffix=" tok/s",
+            rangemode="tozero",
+            tickformat=",.0f",
+        ),
+        y_axis=axis(f"First-token latency {percentile} (ms)", MS_AXIS),
+        legend_title="Accelerator · runtime · precision",
+    )
+    # The labels are long, so the legend goes under the plot, one entry per line, in a bottom
+    # margin sized for it: the axes keep their size however many configurations are shown.
+    legend_px = CURVE_LEGEND_ENTRY_PX * (points["configuration"].nunique() + 1)
+    figure.update_layout(
+        height=30 + CURVE_PLOT_PX + CURVE_AXIS_PX + legend_px,
+        margin={"l": 10, "r": 10, "t": 30, "b": CURVE_AXIS_PX + legend_px},
+        legend={
+            "orientation": "v",
+            "yanchor": "top",
+            "y": -CURVE_AXIS_PX / CURVE_PLOT_PX,
+            "xanchor": "left",
+            "x": 0,
+        },
+    )
+    return figure
+
+
+def commitment_chart(frame: pd.DataFrame) -> go.Figure:
+    """Expected monthly cost of each commitment level, one line per term, with the worst-case
+    regret in the hover: the lowest point is the recommendation. No commitment is the 0% point of
+    every line."""
+    figure = go.Figure()
+    none = frame[frame["Term"] == "none"]
+    for term in [t for t in frame["Term"].unique() if t != "none"]:
+        rows = pd.concat([none, frame[frame["Term"] == term]])
+        figure.add_scatter(
+            x=rows["Level"].tolist(),
+            y=rows["Expected $/month"].tolist(),
+            mode="lines+markers",
+            name=f"{term} commitment",
+            customdata=rows[["Units", "Worst regret ($/month)"]].to_numpy().tolist(),
+            hovertemplate="%{x:.0%} of the stated mean need (%{customdata[0]} units)"
+            "<br>expected $%{y:,.0f}/month<br>worst regret $%{customdata[1]:,.0f}/month"
+            "<extra>" + term + "</extra>",
+        )
+    figure.update_layout(height=320, margin={"l": 10, "r": 10, "t": 10, "b": 10})
+    figure.update_xaxes(title="Committed share of the stated mean need", tickformat=".0%")
+    figure.update_yaxes(title="Expected USD per month", tickprefix="$", tickformat=",.0f")
+    return figure
+
+
+#: Hover fields of a point on the interactivity frontier: label -> column.
+INTERACTIVITY_HOVER = {
+    "TPOT basis": "tpot_basis",
+    "on the frontier": "frontier_text",
+    "price source": "price_source",
+    "price date": "price_observed_at",
+    "result source": "bench_source_title",
+    "result date": "bench_measured_at",
+}
+
+
+def _broken_at(rows: np.ndarray, curves: np.ndarray) -> np.ndarray:
+    """Positions ``rows`` with -1 inserted wherever the curve changes: plotly breaks a line at a
+    gap, so one trace draws many separate curves."""
+    out: list[int] = []
+    for n, row in enumerate(rows.tolist()):
+        if n and curves[row] != curves[rows[n - 1]]:
+            out.append(-1)
+        out.append(row)
+    return np.array(out, dtype=np.int64)
+
+
+def _with_gaps(values: np.ndarray, positions: np.ndarray, gap: Any) -> list[Any]:
+    return [gap if p < 0 else values[p] for p in positions.tolist()]
+
+
+def interactivity_frontier(
+    points: pd.DataFrame,
+    target: float,
+    percentile: str,
+    unit: str = formatting.DEFAULT_TOKEN_UNIT,
+) -> go.Figure:
+    """Output-token cost (``cost``, in ``unit``) against tok/s per user: per vendor, one trace
+    draws every curve's frontier as a line (broken between curves) and one its other points as
+    open markers, so a hundred curves stay a dozen traces; the target is a vertical line."""
+    shown = points.assign(frontier_text=np.where(points["on_frontier"], "yes", "no"))
+    customdata, fields = _hover(shown, INTERACTIVITY_HOVER)
+    x_axis = axis(f"Output tok/s per user (1000 ÷ TPOT {percentile})", rangemode="tozero")
+    words = f"$ per {formatting.token_unit_label(unit)[2:]} output tokens (log scale)"
+    y_axis = axis(words, LOG_USD_AXIS)
+    template = _template(
+        "<b>%{hovertext}</b>",
+        _value_line(x_axis, "x", ",.1f"),
+        _value_line(y_axis, "y", "$.3g"),
+        *fields,
+    )
+    colour_of = _colour_for(VENDOR_COLOURS, {})
+    xs = shown["tok_s_per_user"].to_numpy(dtype=float)
+    ys = shown["cost"].to_numpy(dtype=float)
+    curves = shown["curve"].to_numpy()
+    titles = _text(shown["curve_label"])
+    front = shown["on_frontier"].to_numpy(dtype=bool)
+    blank = [""] * (0 if customdata is None else customdata.shape[1])
+    traces = []
+    for vendor, rows in _groups(shown, "vendor"):
+        colour = colour_of(vendor)
+        for on_front in (True, False):
+            part = rows[front[rows] == on_front]
+            if part.size == 0:
+                continue
+            at = _broken_at(part, curves) if on_front else part
+            traces.append(
+                go.Scatter(
+                    x=_with_gaps(xs, at, None),
+                    y=_with_gaps(ys, at, None),
+                    mode="lines+markers" if on_front else "markers",
+                    name=str(vendor) if on_front else f"{vendor} (off the frontier)",
+                    legendgroup=str(vendor),
+                    connectgaps=False,
+                    line={"color": colour, "width": 1.5},
+                    marker={"color": colour, "symbol": "circle" if on_front else "circle-open"},
+                    customdata=None
+                    if customdata is None
+                    else [blank if p < 0 else list(customdata[p]) for p in at.tolist()],
+                    hovertext=_with_gaps(titles, at, ""),
+                    hovertemplate=template,
+                )
+            )
+    figure = go.Figure(traces, _layout(x_axis, y_axis, 480, "Vendor"))
+    figure.add_vline(
+        x=target,
+        line={"color": "#C0392B", "dash": "dash"},
+        annotation_text=f"target {target:g} tok/s/user",
+        annotation_position="top",
+    )
+    return figure

@@ -1,5 +1,10 @@
 """Every cached read the dashboard makes. Caching lives here and nowhere else.
 
+This is also where confidential rows are withheld: negotiated quotes reach only the roles allowed
+to see them (``app.auth``). Every read below that returns prices, costs, scenarios or briefs
+leaves them out for anyone else, so no page, chart, export or brief can show them; and every
+write below first checks that the person's role allows it.
+
 One read-only ``Warehouse`` per file (``st.cache_resource``); it holds no lock on the file: each
 read below attaches it for the duration of the read only (``Warehouse.reading``), so the command
 line and other dashboard processes can write meanwhile. Query results are cached by their
@@ -18,14 +23,25 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from briefs.brief import Comparison, render_brief
+from app import auth
 from costmodel import Engine
-from costmodel import scenario_inputs as si
 from costmodel.tables import ARCHITECTURES_FILE
+from pricing.integrity import RULE_EXPIRED, check_price_file
+from tokendesk.access import Action
 from tokendesk.paths import DB_PATH_ENV, data_dir, default_db_path
+from tokendesk.records import PricingModel
 from warehouse import Warehouse, queries
 from warehouse.engine import WaitReporter
 from warehouse.lake import is_lake_target
+
+Filters = tuple[tuple[str, tuple[str, ...]], ...]
+
+NEGOTIATED = PricingModel.NEGOTIATED.value
+#: Every pricing model but the confidential one: the filter of a person who may not see
+#: negotiated quotes.
+PUBLIC_MODELS = tuple(m.value for m in PricingModel if m is not PricingModel.NEGOTIATED)
+#: The source name a price refresh gives a sheet's negotiated quotes (``pricing.refresh``).
+NEGOTIATED_SOURCE_SUFFIX = ":negotiated"
 
 
 def db_path() -> str:
@@ -74,7 +90,7 @@ def _forget_if_changed(path: str) -> None:
 
 @st.cache_resource(show_spinner=False)
 def _warehouse(path: str) -> Warehouse:
-    return Warehouse.open(path, read_only=True)
+    return Warehouse.open(path, read_only=True, seed_check=check_price_file)
 
 
 def warehouse() -> Warehouse:
@@ -95,10 +111,47 @@ def _reading(path: str) -> Iterator[Warehouse]:
         yield warehouse
 
 
+def sees_negotiated() -> bool:
+    """Whether the person of this session may see negotiated quotes."""
+    return auth.current_user().sees_negotiated
+
+
+def _visible_filters(filters: Filters) -> Filters | None:
+    """``filters`` narrowed to what this person may see; None when that leaves nothing (they
+    asked only for negotiated quotes and may not see them)."""
+    if sees_negotiated():
+        return filters
+    chosen = dict(filters)
+    models = tuple(m for m in chosen.get("pricing_model") or PUBLIC_MODELS if m != NEGOTIATED)
+    if not models:
+        return None
+    chosen["pricing_model"] = models
+    return tuple(chosen.items())
+
+
+def _without_negotiated(frame: pd.DataFrame, column: str = "pricing_model") -> pd.DataFrame:
+    if sees_negotiated() or frame.empty:
+        return frame
+    return frame[frame[column] != NEGOTIATED].reset_index(drop=True)
+
+
+def cost_options(path: str, filters: Filters, **options: Any) -> pd.DataFrame:
+    """Priced options (quote x result) matching ``filters``; see ``queries.cost_options``."""
+    visible = _visible_filters(filters)
+    if visible is None:
+        return _cost_options(path, filters, **options).iloc[0:0]
+    return _cost_options(path, visible, **options)
+
+
+def count_options(path: str, filters: Filters) -> int:
+    visible = _visible_filters(filters)
+    return 0 if visible is None else _count_options(path, visible)
+
+
 @st.cache_data(show_spinner=False, ttl=600)
-def cost_options(
+def _cost_options(
     path: str,
-    filters: tuple[tuple[str, tuple[str, ...]], ...],
+    filters: Filters,
     *,
     sort: str = "usd_per_1k_output_tokens",
     limit: int | None = None,
@@ -121,74 +174,164 @@ def cost_options(
 
 
 @st.cache_data(show_spinner=False, ttl=600)
-def count_options(path: str, filters: tuple[tuple[str, tuple[str, ...]], ...]) -> int:
+def _count_options(path: str, filters: Filters) -> int:
     with _reading(path) as warehouse:
         return queries.count_options(warehouse, **{name: list(values) for name, values in filters})
 
 
-@st.cache_data(show_spinner=False, ttl=600)
 def filter_values(path: str) -> dict[str, list[str]]:
+    """Values each cost filter can take: for a person who may not see negotiated quotes, only
+    the values the other current quotes have (a provider known only by a negotiated quote is
+    not named)."""
+    values = _filter_values(path)
+    if sees_negotiated():
+        return values
+    current = price_explorer(path, ())
+    current = current[current["quarantine_reason"].isna()]
+    columns = {
+        "accelerator": "accelerator_id",
+        "vendor": "vendor",
+        "provider": "provider",
+        "region": "region",
+        "pricing_model": "pricing_model",
+    }
+    for name, column in columns.items():
+        values = {**values, name: sorted(str(v) for v in current[column].dropna().unique())}
+    return values
+
+
+@st.cache_data(show_spinner=False, ttl=600)
+def _filter_values(path: str) -> dict[str, list[str]]:
     with _reading(path) as warehouse:
         return queries.distinct_values(warehouse)
 
 
-@st.cache_data(show_spinner=False, ttl=600)
 def freshness(path: str) -> pd.DataFrame:
+    frame = _freshness(path)
+    hidden = _hidden_sources(path)
+    return frame[~frame["source"].isin(hidden)].reset_index(drop=True) if hidden else frame
+
+
+@st.cache_data(show_spinner=False, ttl=600)
+def _freshness(path: str) -> pd.DataFrame:
     with _reading(path) as warehouse:
         return queries.freshness(warehouse)
 
 
+@st.cache_data(show_spinner=False, ttl=600)
+def _negotiated_snapshots(path: str) -> pd.DataFrame:
+    with _reading(path) as warehouse:
+        return queries.negotiated_snapshots(warehouse)
+
+
+def _hidden_snapshot_ids(path: str) -> set[str]:
+    """Price snapshots holding only negotiated quotes, for a person who may not see them."""
+    if sees_negotiated():
+        return set()
+    return set(_negotiated_snapshots(path)["snapshot_id"])
+
+
+def _hidden_sources(path: str) -> set[str]:
+    """Source names that would tell of negotiated quotes, for a person who may not see them."""
+    if sees_negotiated():
+        return set()
+    named = {s for s in _freshness(path)["source"] if str(s).endswith(NEGOTIATED_SOURCE_SUFFIX)}
+    return named | set(_negotiated_snapshots(path)["source"])
+
+
+def hidden_negotiated_quotes(path: str) -> int:
+    """How many current negotiated quotes this person's role keeps from them (0 if none)."""
+    if sees_negotiated():
+        return 0
+    current = _price_explorer(path, ())
+    return int((current["pricing_model"] == NEGOTIATED).sum())
+
+
 # -- scenarios ---------------------------------------------------------------------------------
 @st.cache_resource(show_spinner=False)
-def _engine(path: str):
-
+def _engine(path: str, negotiated: bool):
+    """The scenario engine over every priced option ``negotiated`` says this person may see."""
+    models = None if negotiated else list(PUBLIC_MODELS)
     with _reading(path) as warehouse:
-        return Engine.from_frame(queries.cost_options(warehouse, sort=None))
+        return Engine.from_frame(queries.cost_options(warehouse, sort=None, pricing_model=models))
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def compare_scenarios(path: str, inputs):
-    """Evaluate the built-in (and custom) scenarios for one set of validated inputs."""
-
-    return _engine(path).evaluate(
-        si.build_scenarios(inputs), si.build_demand(inputs), si.build_policy(inputs)
-    )
+def price_explorer(path: str, filters: Filters) -> pd.DataFrame:
+    """Every quote of the current price snapshots matching ``filters`` (quarantined included)."""
+    return _without_negotiated(_price_explorer(path, filters))
 
 
 @st.cache_data(show_spinner=False, ttl=600)
-def price_explorer(path: str, filters: tuple[tuple[str, tuple[str, ...]], ...]) -> pd.DataFrame:
+def _price_explorer(path: str, filters: Filters) -> pd.DataFrame:
     with _reading(path) as warehouse:
         return queries.price_explorer(warehouse, **{name: list(values) for name, values in filters})
 
 
-@st.cache_data(show_spinner=False, ttl=600)
 def price_skus(path: str) -> pd.DataFrame:
+    return _without_negotiated(_price_skus(path))
+
+
+@st.cache_data(show_spinner=False, ttl=600)
+def _price_skus(path: str) -> pd.DataFrame:
     with _reading(path) as warehouse:
         return queries.price_skus(warehouse)
 
 
-@st.cache_data(show_spinner=False, ttl=600)
 def price_history(
+    path: str, provider: str, region: str, instance_type: str, pricing_model: str
+) -> pd.DataFrame:
+    frame = _price_history(path, provider, region, instance_type, pricing_model)
+    return frame.iloc[0:0] if pricing_model == NEGOTIATED and not sees_negotiated() else frame
+
+
+@st.cache_data(show_spinner=False, ttl=600)
+def _price_history(
     path: str, provider: str, region: str, instance_type: str, pricing_model: str
 ) -> pd.DataFrame:
     with _reading(path) as warehouse:
         return queries.price_history(warehouse, provider, region, instance_type, pricing_model)
 
 
-@st.cache_data(show_spinner=False, ttl=600)
 def current_integrity(path: str) -> pd.DataFrame:
+    """The stored integrity reports of the current snapshots; without the negotiated-quote rule
+    and the negotiated-only snapshots for a person who may not see them."""
+    frame = _current_integrity(path)
+    if sees_negotiated() or frame.empty:
+        return frame
+    hidden = _hidden_snapshot_ids(path)
+    keep = (frame["rule"] != RULE_EXPIRED) & ~frame["snapshot_id"].isin(hidden)
+    return frame[keep].reset_index(drop=True)
+
+
+@st.cache_data(show_spinner=False, ttl=600)
+def _current_integrity(path: str) -> pd.DataFrame:
     with _reading(path) as warehouse:
         return queries.current_integrity(warehouse)
 
 
-@st.cache_data(show_spinner=False, ttl=600)
 def current_price_sources(path: str) -> pd.DataFrame:
+    frame = _current_price_sources(path)
+    hidden = _hidden_snapshot_ids(path)
+    if not hidden or frame.empty:
+        return frame
+    return frame[~frame["snapshot_id"].isin(hidden)].reset_index(drop=True)
+
+
+@st.cache_data(show_spinner=False, ttl=600)
+def _current_price_sources(path: str) -> pd.DataFrame:
     with _reading(path) as warehouse:
         return queries.current_price_sources(warehouse)
 
 
-@st.cache_data(show_spinner=False, ttl=600)
 def current_price_quotes(path: str) -> list:
+    quotes = _current_price_quotes(path)
+    if sees_negotiated():
+        return quotes
+    return [q for q in quotes if q.pricing_model is not PricingModel.NEGOTIATED]
+
+
+@st.cache_data(show_spinner=False, ttl=600)
+def _current_price_quotes(path: str) -> list:
     with _reading(path) as warehouse:
         return warehouse.current_price_quotes()
 
@@ -214,39 +357,25 @@ def architecture_retrieved() -> dict[str, str]:
 
 
 @contextmanager
-def writer(on_wait: WaitReporter | None = None) -> Iterator[Warehouse]:
-    """A read-write warehouse for a price refresh or an upload.
+def writer(action: Action, on_wait: WaitReporter | None = None) -> Iterator[Warehouse]:
+    """A read-write warehouse for ``action`` (a price refresh, an upload, a retraction), made
+    by the person of this session: refused with ``AccessDenied`` unless their role allows it,
+    and every snapshot written records their name.
 
     Other sessions keep reading meanwhile: the write takes the file for its transaction only,
     after this process's reads in flight, and waits (bounded, telling ``on_wait``) for writers
     in other processes. Afterwards every cached result is dropped, so the next read sees the
     new snapshot.
     """
+    user = auth.current_user()
+    user.require(action)
     path = db_path()
-    warehouse = Warehouse.open(path, on_wait=on_wait)
+    warehouse = Warehouse.open(path, on_wait=on_wait, seed_check=check_price_file, actor=user)
     try:
         yield warehouse
     finally:
         warehouse.close()
         forget_results()
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def brief_bytes(path: str, inputs, fmt: str) -> bytes:
-    """The buy/no-buy brief of the scenarios on screen, in ``fmt``."""
-
-    with _reading(path) as warehouse:
-        options = queries.cost_options(warehouse)
-        snapshots = warehouse.snapshots()
-    comparison = Comparison(
-        compare_scenarios(path, inputs),
-        options,
-        si.build_demand(inputs),
-        si.build_policy(inputs),
-        snapshots=snapshots,
-        warehouse=path,
-    )
-    return render_brief(comparison, fmt)
 
 
 # -- workspace ---------------------------------------------------------------------------------
@@ -265,12 +394,16 @@ def workspace_versions(path: str) -> pd.DataFrame:
     return versions(_warehouse(path))
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
 def workspace_comparison(path: str, ws, knobs):
     """The workspace's scenarios: the same call the command line and the Overview make."""
+    return _workspace_comparison(path, ws, knobs, sees_negotiated())
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _workspace_comparison(path: str, ws, knobs, negotiated: bool):
     from briefs.workspace_plans import compare
 
-    return compare(_engine(path), ws, knobs)
+    return compare(_engine(path, negotiated), ws, knobs)
 
 
 def save_workspace(ws) -> int:
@@ -278,7 +411,7 @@ def save_workspace(ws) -> int:
     from costmodel.workspace import workspace_to_dict
     from warehouse.workspaces import save_workspace as save
 
-    with writer() as warehouse:
+    with writer(Action.EDIT_WORKSPACE) as warehouse:
         return save(warehouse, workspace_to_dict(ws), origin="dashboard", source="Workspace page")
 
 
@@ -288,32 +421,66 @@ def check_workspace(path: str, ws) -> list[str]:
     from costmodel.workspace import WorkspaceError
 
     try:
-        check(_engine(path), ws)
+        check(_engine(path, sees_negotiated()), ws)
     except WorkspaceError as exc:
         return [f"{exc.where}: {exc.message}"]
     return []
 
 
+def workspace_brief(path: str, ws, knobs, fmt: str, unit: str) -> bytes:
+    """The Scenarios brief in ``fmt``, its per-token figures in ``unit``, with the sources (the
+    cost-options rows and snapshots) behind every fleet line — those this person may see."""
+    return _workspace_brief(path, ws, knobs, fmt, unit, sees_negotiated())
+
+
 @st.cache_data(show_spinner=False, max_entries=16)
-def workspace_brief(path: str, ws, knobs, fmt: str) -> bytes:
+def _workspace_brief(path: str, ws, knobs, fmt: str, unit: str, negotiated: bool) -> bytes:
     from briefs.optimize_cli import brief_sections
     from briefs.render import render_document
     from briefs.workspace_plans import workspace_document
 
-    optimal = brief_sections(workspace_optimum(path, ws, knobs))
-    results = workspace_comparison(path, ws, knobs)
-    return render_document(workspace_document(results, ws, knobs, optimal=optimal), fmt)
+    optimal = brief_sections(_workspace_optimum(path, ws, knobs, negotiated))
+    results = _workspace_comparison(path, ws, knobs, negotiated)
+    models = None if negotiated else list(PUBLIC_MODELS)
+    with _reading(path) as warehouse:
+        options = queries.cost_options(warehouse, sort=None, pricing_model=models)
+        snapshots = warehouse.snapshots()
+        if not negotiated:
+            hidden = queries.negotiated_snapshots(warehouse)
+            named = snapshots["source"].str.endswith(NEGOTIATED_SOURCE_SUFFIX)
+            snapshots = snapshots[~named & ~snapshots["snapshot_id"].isin(hidden["snapshot_id"])]
+    doc = workspace_document(
+        results, ws, knobs, optimal=optimal, unit=unit, options=options, snapshots=snapshots
+    )
+    return render_document(doc, fmt)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
 def workspace_optimum(path: str, ws, knobs):
     """The workspace's optimal fleet and its diversification frontier: the same call as
     ``tokendesk optimize``."""
+    return _workspace_optimum(path, ws, knobs, sees_negotiated())
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _workspace_optimum(path: str, ws, knobs, negotiated: bool):
     from briefs.optimize_cli import optimize
 
-    return optimize(_engine(path), ws, knobs)
+    return optimize(_engine(path, negotiated), ws, knobs)
 
 
-def _filter_args(filters: tuple[tuple[str, tuple[str, ...]], ...]) -> dict[str, Any]:
+def workspace_commitment(path: str, ws, knobs):
+    """How much to commit per workload under demand uncertainty: the same call as
+    ``tokendesk commit``, on the options this person may see."""
+    return _workspace_commitment(path, ws, knobs, sees_negotiated())
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _workspace_commitment(path: str, ws, knobs, negotiated: bool):
+    from briefs.commit_cli import commitments
+
+    return commitments(_engine(path, negotiated), ws, knobs)
+
+
+def _filter_args(filters: Filters) -> dict[str, Any]:
     """The dashboard's (name, values) filters as the query's keyword arguments."""
     return {name: list(values) for name, values in filters}

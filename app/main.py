@@ -7,7 +7,9 @@ from pathlib import Path
 import streamlit as st
 from PIL import Image
 
+from app import auth, data
 from app.safe import plain
+from tokendesk.access import AccessDenied
 from warehouse import WarehouseError
 
 PAGES = Path(__file__).parent / "views"
@@ -16,6 +18,8 @@ PAGES = Path(__file__).parent / "views"
 # fetched from a third-party font host, and the dashboard makes no request beyond its own server.
 FAVICON = Image.new("RGB", (32, 32), "#2f6fd0")
 st.set_page_config(page_title="tokendesk", page_icon=FAVICON, layout="wide")
+# In team mode (sign-in configured) nothing below runs for a visitor who is not signed in.
+user = auth.require_sign_in()
 
 #: The default page is served at the app root; its own url_path only reserves a name.
 OVERVIEW = st.Page(
@@ -65,7 +69,10 @@ navigation = st.navigation(
     ]
 )
 try:
+    auth.sidebar(user, data.hidden_negotiated_quotes(data.db_path()))
     navigation.run()
+except AccessDenied as exc:  # a write asked for by a role that may not make it: nothing written
+    st.warning(f"Nothing was written. {plain(exc)}")
 except WarehouseError:
     # A command-line ingest or refresh holds the file: DuckDB lets one process write it and none
     # read it meanwhile. Say so, instead of Streamlit's redacted error.

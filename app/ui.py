@@ -5,17 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from app import url_state
-from app.models.tables import Table, text_gaps_as_dash
+from app.models.tables import Column, Table, text_gaps_as_dash
+from app.url_state import UNIT_INPUT as UNIT_INPUT  # the pages' unit switch, declared there
 from app.url_state import UrlInput
 from tokendesk import formatting
-
-#: The $/1K <-> $/1M switch: one URL key for every page that shows a $/token figure.
-UNIT_INPUT = UrlInput(
-    "unit", "choice", formatting.DEFAULT_TOKEN_UNIT, choices=tuple(formatting.TOKEN_UNITS)
-)
 
 
 def url_inputs(
@@ -93,3 +90,35 @@ def unit_switch(start: str) -> str:
         help="$/1K tokens is this tool's unit; $/1M tokens is how API price lists quote. "
         "The same figures either way, 1,000 times apart.",
     )
+
+
+def show_columns(
+    frame: pd.DataFrame, columns: Mapping[str, Column], *, key: str, dates: tuple = ()
+) -> None:
+    """A frame under its own column names, read as a page model's ``columns`` declare."""
+    show_frame(frame, key=key, column_config=column_config(columns), dates=dates)
+
+
+def column_config(columns: Mapping[str, Column]) -> dict[str, Any]:
+    """Streamlit's column config for a page model's column declarations (raw name -> Column)."""
+    config: dict[str, Any] = {}
+    for name, column in columns.items():
+        if column.kind == "number":
+            config[name] = st.column_config.NumberColumn(
+                column.label, format=column.format, help=column.help
+            )
+        elif column.kind == "date":
+            config[name] = st.column_config.DateColumn(
+                column.label, format=column.format, help=column.help
+            )
+        elif column.kind == "datetime":
+            config[name] = st.column_config.DatetimeColumn(
+                column.label, format=column.format, help=column.help
+            )
+        elif column.kind == "link":
+            config[name] = st.column_config.LinkColumn(column.label, help=column.help)
+        elif column.help:
+            config[name] = st.column_config.TextColumn(column.label, help=column.help)
+        else:
+            config[name] = column.label
+    return config

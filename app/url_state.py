@@ -13,6 +13,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from tokendesk import formatting
+
 #: How a multi-value key is written in the URL: ``?vendor=AMD,NVIDIA``.
 SEPARATOR = ","
 
@@ -141,3 +143,12 @@ def to_params(values: Mapping[str, object], inputs: Iterable[UrlInput]) -> dict[
 def owned_keys(inputs: Iterable[UrlInput]) -> set[str]:
     """Every key a page's inputs own in the URL, current and legacy."""
     return {name for spec in inputs for name in (spec.key, *spec.legacy)}
+
+
+#: The $/1K <-> $/1M switch: one URL key for every page that shows a $/token figure.
+UNIT_INPUT = UrlInput(
+    formatting.TOKEN_UNIT_KEY,
+    "choice",
+    formatting.DEFAULT_TOKEN_UNIT,
+    choices=tuple(formatting.TOKEN_UNITS),
+)

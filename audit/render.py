@@ -7,9 +7,7 @@ and the weeks. Every rule row names its source; the effort figures are labelled 
 
 from __future__ import annotations
 
-import html
 import io
-import os
 
 from audit.report import AuditReport, location
 
@@ -214,42 +212,15 @@ def _rule(report: AuditReport, rule_id: str):
 
 
 # -- PDF ------------------------------------------------------------------------------------------
-_PDF_FONT = "TokendeskAuditVera"
-
-
-def _pdf_fonts() -> tuple[str, str]:
-    """Bitstream Vera (shipped with reportlab) covers –, × and ÷ that the base-14 fonts lack."""
-    import reportlab
-    from reportlab.pdfbase import pdfmetrics
-    from reportlab.pdfbase.ttfonts import TTFont
-
-    if _PDF_FONT not in pdfmetrics.getRegisteredFontNames():
-        folder = os.path.join(os.path.dirname(reportlab.__file__), "fonts")
-        pdfmetrics.registerFont(TTFont(_PDF_FONT, os.path.join(folder, "Vera.ttf")))
-        pdfmetrics.registerFont(TTFont(_PDF_FONT + "-Bold", os.path.join(folder, "VeraBd.ttf")))
-    return _PDF_FONT, _PDF_FONT + "-Bold"
-
-
-def _p(text: str) -> str:
-    return html.escape(str(text).replace("→", "->"), quote=False)
-
-
 def pdf(report: AuditReport) -> bytes:
     """The gap list without the appendix of every finding (that is in the Markdown and JSON)."""
-    from reportlab.lib import colors
-    from reportlab.lib.pagesizes import A4, landscape
+    # reportlab (through tokendesk.pdf) is imported only when a PDF is written: about 0.3 s.
     from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
-    from reportlab.lib.units import mm
-    from reportlab.platypus import (
-        LongTable,
-        PageBreak,
-        Paragraph,
-        SimpleDocTemplate,
-        Spacer,
-        TableStyle,
-    )
+    from reportlab.platypus import PageBreak, Paragraph, Spacer
 
-    regular, bold = _pdf_fonts()
+    from tokendesk.pdf import fonts, grid_table, landscape_document, markup
+
+    regular, bold = fonts()
     base = getSampleStyleSheet()
     body = ParagraphStyle(
         "a-body", parent=base["BodyText"], fontName=regular, fontSize=7.5, leading=9.5
@@ -268,44 +239,19 @@ def pdf(report: AuditReport) -> bytes:
         spaceBefore=4,
         spaceAfter=2,
     )
-    page = landscape(A4)
-    margin = 10 * mm
-    width = page[0] - 2 * margin
     buffer = io.BytesIO()
-    doc = SimpleDocTemplate(
-        buffer,
-        pagesize=page,
-        leftMargin=margin,
-        rightMargin=margin,
-        topMargin=margin,
-        bottomMargin=margin,
-        title=f"Portability gap list: {report.scan.label}",
-        author="tokendesk",
-        creator="tokendesk",
+    doc, width = landscape_document(
+        buffer, title=f"Portability gap list: {report.scan.label}", margin_mm=10
     )
 
-    def table(header: list[str], rows: list[list[str]], fractions: list[float]) -> LongTable:
-        data = [[Paragraph(_p(h), head) for h in header]]
-        data += [[Paragraph(_p(c), small) for c in row] for row in rows]
-        grid = LongTable(data, colWidths=[f * width for f in fractions], repeatRows=1)
-        grid.setStyle(
-            TableStyle(
-                [
-                    ("GRID", (0, 0), (-1, -1), 0.25, colors.HexColor("#b0b0b0")),
-                    ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#e8edf3")),
-                    ("VALIGN", (0, 0), (-1, -1), "TOP"),
-                    ("TOPPADDING", (0, 0), (-1, -1), 1),
-                    ("BOTTOMPADDING", (0, 0), (-1, -1), 1),
-                    ("LEFTPADDING", (0, 0), (-1, -1), 2),
-                    ("RIGHTPADDING", (0, 0), (-1, -1), 2),
-                ]
-            )
-        )
-        return grid
+    def table(header: list[str], rows: list[list[str]], fractions: list[float]):
+        cells = [[Paragraph(markup(h), head) for h in header]]
+        cells += [[Paragraph(markup(c), small) for c in row] for row in rows]
+        return grid_table(cells, [f * width for f in fractions], padding_pt=(1, 2))
 
     story = [
-        Paragraph(_p(f"Portability gap list: {report.scan.label}"), h1),
-        Paragraph(_p(_intro(report)), body),
+        Paragraph(markup(f"Portability gap list: {report.scan.label}"), h1),
+        Paragraph(markup(_intro(report)), body),
         Spacer(1, 3),
         Paragraph("Summary per backend", h2),
         table(SUMMARY_HEADER, summary_rows(report), [0.17, 0.08, 0.05, 0.14, 0.08, 0.48]),
@@ -315,21 +261,24 @@ def pdf(report: AuditReport) -> bytes:
     details = any(s.gaps or s.guarded for s in report.backends.values()) or report.scan.skipped
     if not details:
         story.append(
-            Paragraph(_p(EFFORT_NOTE + " No rule fired: only the baselines remain."), small)
+            Paragraph(markup(EFFORT_NOTE + " No rule fired: only the baselines remain."), small)
         )
         doc.build(story)
         return buffer.getvalue()
     story += [
         Paragraph(
-            _p(EFFORT_NOTE + " Why each gap blocks, its equivalent and sources: next pages."), small
+            markup(EFFORT_NOTE + " Why each gap blocks, its equivalent and sources: next pages."),
+            small,
         ),
         PageBreak(),
     ]
     for backend, s in report.backends.items():
         if not s.gaps and not s.guarded:
-            story.append(Paragraph(_p(f"{BACKEND_NAMES[backend]}: nothing found by the scan"), h2))
+            story.append(
+                Paragraph(markup(f"{BACKEND_NAMES[backend]}: nothing found by the scan"), h2)
+            )
             continue
-        story.append(Paragraph(_p(f"{BACKEND_NAMES[backend]}"), h2))
+        story.append(Paragraph(markup(f"{BACKEND_NAMES[backend]}"), h2))
         story.append(
             table(GAP_HEADER, gap_rows(report, backend), [0.14, 0.2, 0.19, 0.23, 0.08, 0.16])
         )

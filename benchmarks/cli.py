@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import getpass
 import json
 import math
 import sys
@@ -39,6 +38,8 @@ from benchmarks.runner import (
 )
 from benchmarks.slo import SLOError, parse_slo, pick_goodput_point
 from benchmarks.tokens import TokenizerError, bundle_token_counter, load_token_counter
+from pricing.integrity import check_price_file
+from tokendesk.access import local_user_name
 from tokendesk.catalog import UnknownAcceleratorError, check_accelerator_id
 from tokendesk.records import SnapshotKind
 from tokendesk.textsafety import InputFileError, clean_text, read_limited, terminal_text
@@ -98,7 +99,7 @@ def _csv_rates(text: str | None) -> list[float] | None:
 
 def _ingest(db: Path | None, source: str, results, origin: str) -> str:
 
-    with Warehouse.open(db) as wh:
+    with Warehouse.open(db, seed_check=check_price_file) as wh:
         return wh.ingest_results(source, results, origin=origin)
 
 
@@ -766,7 +767,7 @@ def import_cmd(
 
     written = []
     # One transaction for the whole command: every file's snapshot is written, or none.
-    with Warehouse.open(db) as wh, wh.atomic():
+    with Warehouse.open(db, seed_check=check_price_file) as wh, wh.atomic():
         for name, fmt, results in parsed:
             source = f"{fmt}:{clean_text(Path(name).name)}"
             written.append(
@@ -782,7 +783,7 @@ def import_cmd(
 def _record_failures(db: Path | None, failures: list[ResultFileError]) -> None:
     """Each rejected file is recorded as a failed snapshot (its error text redacted)."""
 
-    with Warehouse.open(db) as wh:
+    with Warehouse.open(db, seed_check=check_price_file) as wh:
         for exc in failures:
             wh.record_failed_snapshot(
                 SnapshotKind.BENCHMARKS,
@@ -799,7 +800,8 @@ def retract_cmd(
     ],
     reason: Annotated[str, typer.Option(help="Why its results must no longer count.")],
     by: Annotated[
-        str | None, typer.Option(help="Who retracts it (default: your user name).")
+        str | None,
+        typer.Option(help="Who retracts it (default: --as, $TOKENDESK_USER or your user name)."),
     ] = None,
     db: DbOption = None,
 ) -> None:
@@ -809,9 +811,9 @@ def retract_cmd(
     stays in the history with it. Retracting an unknown or already retracted snapshot is
     refused (exit 2) and changes nothing."""
 
-    who = by if by is not None else _user_name()
+    who = by if by is not None else local_user_name()
     try:
-        with Warehouse.open(db) as wh:
+        with Warehouse.open(db, seed_check=check_price_file) as wh:
             when = wh.retract_snapshot(snapshot_id, reason, who)
             points = int(
                 wh.query(
@@ -826,13 +828,6 @@ def retract_cmd(
         f"{when:%Y-%m-%d %H:%M} UTC by {terminal_text(who)}: {terminal_text(reason.strip())}",
         highlight=False,
     )
-
-
-def _user_name() -> str:
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):  # no user name in this environment (a bare container)
-        return "unknown user"
 
 
 @bench_app.command("verify-bundle")

@@ -18,7 +18,6 @@ from typing import Any
 
 import pandas as pd
 
-from benchmarks.plausibility import roofline_pct
 from briefs.document import (
     MODEL_COLUMNS,
     BarChart,
@@ -27,12 +26,23 @@ from briefs.document import (
     LiveModel,
     Paragraph,
     Section,
+    Table,
     brief_stem,
     cents,
     table,
 )
 from briefs.render import render_document
+from briefs.sources import (
+    bench_rows,
+    option_key,
+    price_rows,
+    rows_behind,
+    snapshot_ids,
+    source_tables,
+)
+from briefs.sources import day as _date
 from costmodel import (
+    CostRange,
     Demand,
     FleetPolicy,
     Scenario,
@@ -42,9 +52,8 @@ from costmodel import (
     evaluate_scenarios,
     tornado,
 )
-from costmodel.summary import summary_row
+from costmodel.summary import summary_row, token_cost_labels
 from tokendesk import formatting
-from tokendesk.catalog import load_catalog
 
 BUY, NO_BUY, DEFER, KEEP = "buy", "no-buy", "defer", "keep"
 
@@ -116,6 +125,8 @@ class Comparison:
     link: str = ""
     #: The company workspace the demand comes from; empty for the market-wide what-if.
     workspace: str = ""
+    #: The token count every $/token figure is quoted per ("1k" or "1m", the dashboard's switch).
+    unit: str = formatting.DEFAULT_TOKEN_UNIT
 
     @property
     def baseline(self) -> ScenarioResult:
@@ -305,142 +316,35 @@ def _with_confidence(comparison: Comparison, recs: list[Recommendation]) -> list
 
 
 # -- provenance -------------------------------------------------------------------------------
-def _plain_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    out = frame.copy()
-    for column in out.columns:
-        if isinstance(out[column].dtype, pd.CategoricalDtype):
-            out[column] = out[column].astype(object)
-    return out
-
-
 def used_rows(comparison: Comparison) -> pd.DataFrame:
     """Cost-option rows behind every fleet line: all quotes of the line's SKU group (the sizing
     chose among their pricing models) and every operating point of its configuration."""
-    if comparison.options is None or comparison.options.empty:
-        return pd.DataFrame()
-    frame = _plain_frame(comparison.options)
-    frame["zone"] = frame["zone"].fillna("") if "zone" in frame else ""
-    wanted = []
-    for r in comparison.results:
-        for ln in r.lines:
-            provider, rest = ln.option_id.split(":", 1)
-            region_zone = rest.split(":", 1)[0]
-            zone = region_zone.split("/", 1)[1] if "/" in region_zone else ""
-            config = ln.option_id.rsplit(":", 1)[1]
-            wanted.append(
-                dict(
-                    option=r.name,
-                    segment=ln.segment,
-                    allocation=ln.allocation,
-                    mode=ln.mode,
-                    provider=provider,
-                    region=ln.region,
-                    zone=zone,
-                    instance_type=ln.instance_type,
-                    config_key=config,
-                    line_monthly_usd=ln.monthly_usd,
-                    line_pricing=ln.pricing,
-                    units_peak=ln.units_peak,
-                )
-            )
-    if not wanted:
-        return pd.DataFrame()
-    keys = pd.DataFrame(wanted)
-    return keys.merge(
-        frame, on=["provider", "region", "zone", "instance_type", "config_key"], how="left"
-    )
-
-
-PRICE_SOURCE_COLUMNS = [
-    "provider",
-    "region",
-    "instance_type",
-    "pricing_model",
-    "accelerator_id",
-    # The price as the source quotes it, with its basis: a per-accelerator quote is listed per
-    # accelerator everywhere (what a replica is billed is in the fleet lines).
-    "quote_usd_per_hour",
-    "price_basis",
-    "price_confidence",
-    "price_source",
-    "price_source_url",
-    "price_observed_at",
-    "price_snapshot_id",
-]
-BENCH_SOURCE_COLUMNS = [
-    "accelerator_id",
-    "model",
-    "precision",
-    "runtime",
-    "runtime_version",
-    "scenario",
-    "bench_source_title",
-    "bench_source_url",
-    "bench_measured_at",
-    "bench_confidence",
-    "roofline_pct",
-    "bench_snapshot_id",
-]
+    lines = [
+        {
+            "option": r.name,
+            "segment": ln.segment,
+            "allocation": ln.allocation,
+            "mode": ln.mode,
+            **option_key(ln.option_id, ln.instance_type),
+            "line_monthly_usd": ln.monthly_usd,
+            "line_pricing": ln.pricing,
+            "units_peak": ln.units_peak,
+        }
+        for r in comparison.results
+        for ln in r.lines
+    ]
+    return rows_behind(comparison.options, lines)
 
 
 def price_sources(comparison: Comparison) -> pd.DataFrame:
-    rows = used_rows(comparison)
-    if rows.empty:
-        return pd.DataFrame(columns=PRICE_SOURCE_COLUMNS)
-    return (
-        rows.reindex(columns=PRICE_SOURCE_COLUMNS)
-        .drop_duplicates()
-        .sort_values(["provider", "region", "instance_type", "pricing_model"])
-        .reset_index(drop=True)
-    )
+    return price_rows(used_rows(comparison))
 
 
 def bench_sources(comparison: Comparison) -> pd.DataFrame:
-    rows = used_rows(comparison)
-    if rows.empty:
-        return pd.DataFrame(columns=BENCH_SOURCE_COLUMNS)
-    # How close each result sits to the physical bound of its accelerator ("% of roofline").
-    rows["roofline_pct"] = [
-        None if pct is None else round(pct, 1)
-        for pct in roofline_pct(rows.to_dict("records"), load_catalog())
-    ]
-    return (
-        rows.reindex(columns=BENCH_SOURCE_COLUMNS)
-        .drop_duplicates()
-        .sort_values(["accelerator_id", "model", "bench_measured_at"])
-        .reset_index(drop=True)
-    )
-
-
-_PRICE_HEADERS = {
-    "instance_type": "instance",
-    "pricing_model": "pricing",
-    "accelerator_id": "accelerator",
-    "quote_usd_per_hour": "$/h as quoted",
-    "price_basis": "basis",
-    "price_confidence": "confidence",
-    "price_source": "source",
-    "price_source_url": "source URL",
-    "price_observed_at": "observed",
-    "price_snapshot_id": "snapshot",
-}
-_BENCH_HEADERS = {
-    "accelerator_id": "accelerator",
-    "runtime_version": "version",
-    "bench_source_title": "source",
-    "bench_source_url": "source URL",
-    "bench_measured_at": "measured",
-    "bench_confidence": "confidence",
-    "roofline_pct": "% of roofline",
-    "bench_snapshot_id": "snapshot",
-}
+    return bench_rows(used_rows(comparison))
 
 
 # -- the document -----------------------------------------------------------------------------
-def _date(value: object) -> str:
-    return formatting.day(None if value is pd.NaT else value)
-
-
 def _usd0(v: Any) -> str:
     if isinstance(v, str):
         return v
@@ -529,6 +433,15 @@ def assumptions_frame(c: Comparison) -> pd.DataFrame:
                 f"${m.usd_per_certification_run:,.0f}",
             )
         )
+    if c.link and not c.workspace:
+        rows.append(
+            (
+                "dashboard view",
+                "what the link carries",
+                "the what-ifs and knobs the Scenarios page reads; that page prices your "
+                "workspace's demand, this brief the market demand above",
+            )
+        )
     u = c.uncertainty
     rows += [
         ("sensitivity", "price band", f"×{u.price.low:g} / ×{u.price.base:g} / ×{u.price.high:g}"),
@@ -540,8 +453,10 @@ def assumptions_frame(c: Comparison) -> pd.DataFrame:
         ("sensitivity", "demand band", f"×{u.demand.low:g} / ×{u.demand.high:g}"),
         (
             "formula",
-            "$/1K tokens",
-            "instance $/h ÷ (instance tok/s × 3.6); instance tok/s = replicas × result tok/s",
+            formatting.cost_label(c.unit, "output"),
+            "instance $/h ÷ (instance output tok/s × 3,600 s/h) × "
+            f"{formatting.TOKEN_UNITS[c.unit]:,} tokens; instance tok/s = replicas × result "
+            "tok/s (total tokens: the same with input + output tok/s)",
         ),
         (
             "formula",
@@ -662,230 +577,62 @@ def timeline_sentences(c: Comparison) -> list[str]:
 
 
 def brief_document(c: Comparison) -> Document:
+    """The brief: the decision on page 1, then the evidence behind it, section by section."""
     recs = {r.scenario: r for r in recommendations(c)}
-    base = c.baseline
     ranges = {r.name: cost_range(r, c.uncertainty) for r in c.results if r.lines}
-    prices = price_sources(c)
-    benches = bench_sources(c)
-
-    summary_rows = []
-    for r in c.results:
-        rec = recs[r.name]
-        row = summary_row(r, base)
-        summary_rows.append(
-            {
-                "option": row.pop("Scenario"),
-                "recommendation": rec.verdict,
-                **row,
-                "why": rec.reason,
-            }
-        )
-    summary = table(
-        "Recommendation per option",
-        summary_rows,
-        formats={
-            "Monthly cost": _usd0,
-            "$/1K tokens": formatting.usd_per_1k,
-            "$/1K output tokens": formatting.usd_per_1k,
-            f"Savings vs {base.name} ($/month)": _usd0,
-            "Savings %": formatting.percent,
-            "One-time migration": _usd0,
-            "Weeks to cutover": _weeks,
-            "Vendor HHI": lambda v: f"{v:,.0f}",
-            "Maturity /100": lambda v: f"{v:.0f}",
-        },
-        sheet="Summary",
+    prices, benches = price_sources(c), bench_sources(c)
+    sections = (
+        decision_section(c, recs, ranges),
+        recommendation_section(c, recs),
+        rules_section(c, recs),
+        Section("Cost", (fleet_cost_table(c),)),
+        risk_section(c),
+        timeline_section(c),
+        Section("Sensitivity", (sensitivity_table(c, ranges),)),
+        Section("Notes from the model", (Bullets(tuple(model_notes(c))),)),
+        Section(
+            "Assumptions", (table("Assumptions", assumptions_frame(c), sheet="Assumption list"),)
+        ),
+        Section("Sources", source_tables(prices, benches, c.snapshots)),
+    )
+    return Document(
+        title=c.title,
+        subtitle=f"Buy / no-buy recommendation: {', '.join(r.name for r in c.results)}",
+        meta=tuple(brief_meta(c, prices, benches)),
+        sections=sections,
+        assumptions=assumptions_frame(c),
+        csv_frame=brief_csv_frame(c, recs),
+        live_model=live_model(c),
+        file_stem=brief_stem(c.generated_at.date(), recommended(list(recs.values()))),
+        link=c.link,
     )
 
-    rule_rows = [
-        {
-            "option": rec.scenario,
-            "rule": ch.rule,
-            "value": ch.value,
-            "threshold": ch.threshold,
-            "result": "pass" if ch.passed else f"fail → {ch.on_fail}",
-        }
-        for rec in recs.values()
-        for ch in rec.checks
-    ]
-    rules = table(
-        "Rules checked",
-        rule_rows,
-        columns=["option", "rule", "value", "threshold", "result"],
-        sheet="Rules",
+
+# -- page 1: the decision ---------------------------------------------------------------------
+def decision_section(
+    c: Comparison, recs: dict[str, Recommendation], ranges: dict[str, CostRange]
+) -> Section:
+    """Page 1: the headline, one sentence per option, the money, its chart, risks and timeline."""
+    return Section(
+        "Decision",
+        (
+            Paragraph(headline(c)),
+            Bullets(tuple(decision_sentences(c, recs))),
+            money_table(c, recs, ranges),
+            cost_chart(c, recs, ranges),
+            Bullets(tuple(top_risks(c, recs)), title="Top risks"),
+            Bullets(tuple(timeline_sentences(c)), title="Timeline"),
+        ),
     )
 
-    cost_rows = []
-    for r in c.results:
-        for ln in r.lines:
-            cost_rows.append(
-                {
-                    "option": r.name,
-                    "segment · mode": f"{ln.segment} · {ln.mode}",
-                    "allocation": ln.allocation,
-                    "units (peak)": ln.units_peak,
-                    "SKU": f"{ln.instance_type} ({ln.provider} {ln.region})",
-                    "accelerator": ln.accelerator_id,
-                    "model": ln.model,
-                    "pricing": ln.pricing,
-                    "$/month": ln.monthly_usd,
-                    "FTL ms": ln.ftl_ms,
-                    "SLO met": "—" if ln.slo_met is None else ("yes" if ln.slo_met else "no"),
-                    "price date": _date(ln.price_observed_at),
-                    "benchmark date": _date(ln.bench_measured_at),
-                }
-            )
-    costs = table(
-        "Fleet and monthly cost per option",
-        cost_rows,
-        columns=[
-            "option",
-            "segment · mode",
-            "allocation",
-            "units (peak)",
-            "SKU",
-            "accelerator",
-            "model",
-            "pricing",
-            "$/month",
-            "FTL ms",
-            "SLO met",
-            "price date",
-            "benchmark date",
-        ],
-        formats={
-            "$/month": _usd0,
-            "FTL ms": lambda v: "—" if v is None or v != v else formatting.ms(v),
-        },
-        sheet="Cost",
-        note="FTL is shown for interactive lines (sized at the SLO); batch lines "
-        "run at the highest measured throughput.",
-    )
 
-    risk_rows = [
-        {
-            "option": r.name,
-            "figure": f.name.replace("_", " "),
-            "value": f.value,
-            "unit": f.unit,
-            "explanation": f.sentence,
-        }
-        for r in c.results
-        for f in r.risk.figures()
-    ]
-    risk = table(
-        "Risk",
-        risk_rows,
-        columns=["option", "figure", "value", "unit", "explanation"],
-        formats={"value": lambda v: f"{v:,.0f}" if v > 1 else f"{v:.0%}"},
-        sheet="Risk",
-    )
-    timeline_rows = [
-        {
-            "option": r.name,
-            "backend": g.backend,
-            "gate": g.gate,
-            "start week": g.start_week,
-            "end week": g.end_week,
-            "critical": "yes" if g.critical else "",
-            "basis": g.basis,
-        }
-        for r in c.results
-        for g in r.timeline.gates
-    ]
-    timeline = table(
-        "Stage-gate timeline",
-        timeline_rows,
-        columns=["option", "backend", "gate", "start week", "end week", "critical", "basis"],
-        formats={"start week": lambda v: f"{v:g}", "end week": lambda v: f"{v:g}"},
-        sheet="Timeline",
-    )
-    sens_rows = []
-    for r in c.results:
-        if r.name not in ranges:
-            continue
-        cr = ranges[r.name]
-        top = tornado(r, c.uncertainty)[:3]
-        sens_rows.append(
-            {
-                "option": r.name,
-                "low $/month": cr.monthly_usd_low,
-                "base $/month": cr.monthly_usd_base,
-                "high $/month": cr.monthly_usd_high,
-                "largest drivers": "; ".join(
-                    f"{b.input} (swing {formatting.usd(b.swing_usd, 0)})" for b in top
-                ),
-            }
-        )
-    sensitivity = table(
-        "Sensitivity: monthly cost range and largest drivers",
-        sens_rows,
-        columns=["option", "low $/month", "base $/month", "high $/month", "largest drivers"],
-        formats={"low $/month": _usd0, "base $/month": _usd0, "high $/month": _usd0},
-        sheet="Sensitivity",
-    )
-
-    price_table = table(
-        "Prices used (source, date, snapshot)",
-        prices.rename(columns=_PRICE_HEADERS),
-        formats={"$/h as quoted": lambda v: formatting.usd(v, 3), "observed": _date},
-        sheet="Price sources",
-        note="Every quote of each SKU the fleets use; the sizing picks among their pricing models.",
-    )
-    bench_table = table(
-        "Benchmarks used (source, date, snapshot)",
-        benches.rename(columns=_BENCH_HEADERS),
-        formats={
-            "measured": _date,
-            "% of roofline": lambda v: f"{v:.1f}%",
-        },
-        sheet="Benchmark sources",
-        note="% of roofline: '—' where the accelerator has no published bandwidth bound "
-        "(CPU servers).",
-    )
-    snapshot_ids = sorted(
-        set(prices.get("price_snapshot_id", pd.Series(dtype=object)).dropna())
-        | set(benches.get("bench_snapshot_id", pd.Series(dtype=object)).dropna())
-    )
-    snap_frame = pd.DataFrame({"snapshot_id": snapshot_ids})
-    if c.snapshots is not None and not c.snapshots.empty and snapshot_ids:
-        snap_frame = snap_frame.merge(
-            _plain_frame(c.snapshots)[
-                [
-                    "snapshot_id",
-                    "kind",
-                    "source",
-                    "origin",
-                    "as_of",
-                    "created_at",
-                    "status",
-                    "notes",
-                ]
-            ],
-            on="snapshot_id",
-            how="left",
-        )
-    snaps = table(
-        "Snapshots to reproduce this brief",
-        snap_frame,
-        formats={
-            "as_of": _date,
-            "created_at": lambda v: (
-                "—" if v is None or v is pd.NaT else f"{pd.Timestamp(v):%Y-%m-%d %H:%M}"
-            ),
-        },
-        sheet="Snapshots",
-        note="Prices and results are append-only snapshots: rebuild this brief from these ids.",
-    )
-
-    # headline
-    verdict_text = [
-        f"{rec.scenario}: {rec.verdict.upper()} — {rec.reason}" for rec in recs.values()
-    ]
+def headline(c: Comparison) -> str:
+    """How many options, the baseline's money and the cheapest option that serves everything."""
+    base = c.baseline
     # A plan that leaves demand unserved is never called the cheapest.
     served = [r for r in c.results if not r.unserved]
     cheapest = min(served, key=lambda r: r.monthly_usd) if served else None
-    headline = (
+    return (
         f"{len(c.results)} options compared against {base.name} "
         f"({formatting.usd(base.monthly_usd, 0)}/month). "
         + (
@@ -895,83 +642,18 @@ def brief_document(c: Comparison) -> Document:
             else "No option serves the whole demand."
         )
     )
-    chart_cost = BarChart(
-        "Monthly cost per option",
-        tuple(r.name for r in c.results),
-        tuple(r.monthly_usd for r in c.results),
-        "$/month",
-        low=tuple(
-            ranges[r.name].monthly_usd_low if r.name in ranges else float("nan") for r in c.results
-        ),
-        high=tuple(
-            ranges[r.name].monthly_usd_high if r.name in ranges else float("nan") for r in c.results
-        ),
-        groups=tuple(recs[r.name].verdict for r in c.results),
-        value_format=lambda v: formatting.usd(v, 0),
-        note="Bars: base case; whiskers: best to worst case of the sensitivity "
-        "bands; colour: recommendation.",
-    )
-    chart_weeks = BarChart(
-        "Weeks to full cutover",
-        tuple(r.name for r in c.results),
-        tuple(r.timeline.weeks_to_cutover for r in c.results),
-        "weeks (critical path of the stage gates)",
-        value_format=lambda v: f"{v:g} w",
-    )
-    chart_hhi = BarChart(
-        "Silicon-vendor concentration (HHI)",
-        tuple(r.name for r in c.results),
-        tuple(r.risk.hhi_vendor.value for r in c.results),
-        "HHI 0-10,000 (>1,800 highly concentrated)",
-    )
-    sentences: list[str] = []
-    for r in c.results:
-        sentences += [f"{r.name}: {s.sentence}" for s in r.latency]
-        sentences.append(f"{r.name}: {r.timeline.sentence}")
-        sentences.append(f"{r.name}: {r.migration.sentence} {r.payback_sentence}")
-        sentences += [f"{r.name} — warning: {w}" for w in r.warnings]
-        sentences += [f"{r.name} — UNSERVED: {u}" for u in r.unserved]
-    price_dates = (
-        prices["price_observed_at"].dropna()
-        if "price_observed_at" in prices
-        else pd.Series(dtype=object)
-    )
-    bench_dates = (
-        benches["bench_measured_at"].dropna()
-        if "bench_measured_at" in benches
-        else pd.Series(dtype=object)
-    )
-    meta = [
-        ("generated", f"{c.generated_at:%Y-%m-%d %H:%M} UTC"),
-        ("baseline", base.name),
-        (
-            "prices dated",
-            f"{_date(price_dates.min())} to {_date(price_dates.max())}"
-            if len(price_dates)
-            else "—",
-        ),
-        (
-            "benchmarks dated",
-            f"{_date(bench_dates.min())} to {_date(bench_dates.max())}"
-            if len(bench_dates)
-            else "—",
-        ),
-        ("snapshots", f"{len(snapshot_ids)} (listed under Sources)"),
-    ]
-    meta.append(
-        (
-            "workspace",
-            c.workspace or "none — a market-wide demand from the scenario inputs (see Assumptions)",
-        )
-    )
-    meta.append(
-        ("dashboard view", c.link or "— (not made from dashboard inputs: no view to link back to)")
-    )
-    money_rows = []
+
+
+def money_table(
+    c: Comparison, recs: dict[str, Recommendation], ranges: dict[str, CostRange]
+) -> Table:
+    """Per option: monthly, one-time and horizon money, its sensitivity band and the cutover."""
+    base = c.baseline
+    rows = []
     for r in c.results:
         m = money(r, base)
         band = ranges.get(r.name)
-        money_rows.append(
+        rows.append(
             {
                 "option": r.name,
                 "decision": recs[r.name].verdict,
@@ -984,9 +666,9 @@ def brief_document(c: Comparison) -> Document:
                 "weeks to cutover": r.timeline.weeks_to_cutover,
             }
         )
-    money_table = table(
+    return table(
         "The money",
-        money_rows,
+        rows,
         formats={
             "$/month": _usd0,
             "$/month low": _usd0,
@@ -1000,62 +682,289 @@ def brief_document(c: Comparison) -> Document:
         note=f"{HORIZON_MONTHS} months = monthly cost × {HORIZON_MONTHS} + one-time migration "
         "cost; low and high: the sensitivity bands' best and worst case.",
     )
-    decision = Section(
-        "Decision",
-        (
-            Paragraph(headline),
-            Bullets(tuple(decision_sentences(c, recs))),
-            money_table,
-            chart_cost,
-            Bullets(tuple(top_risks(c, recs)), title="Top risks"),
-            Bullets(tuple(timeline_sentences(c)), title="Timeline"),
-        ),
+
+
+def cost_chart(
+    c: Comparison, recs: dict[str, Recommendation], ranges: dict[str, CostRange]
+) -> BarChart:
+    """The one chart of page 1: monthly cost per option, its band, coloured by the decision."""
+
+    def band(r: ScenarioResult, side: str) -> float:
+        return getattr(ranges[r.name], side) if r.name in ranges else float("nan")
+
+    return BarChart(
+        "Monthly cost per option",
+        tuple(r.name for r in c.results),
+        tuple(r.monthly_usd for r in c.results),
+        "$/month",
+        low=tuple(band(r, "monthly_usd_low") for r in c.results),
+        high=tuple(band(r, "monthly_usd_high") for r in c.results),
+        groups=tuple(recs[r.name].verdict for r in c.results),
+        value_format=lambda v: formatting.usd(v, 0),
+        note="Bars: base case; whiskers: best to worst case of the sensitivity "
+        "bands; colour: recommendation.",
     )
-    sections = (
-        decision,
-        Section(
-            "Recommendation per option",
-            (Bullets(tuple(verdict_text)), summary),
-            new_page=True,
+
+
+def brief_meta(c: Comparison, prices: pd.DataFrame, benches: pd.DataFrame) -> list[tuple[str, str]]:
+    """The key/value lines under the title: when, against what, how old the data, which view."""
+    return [
+        ("generated", f"{c.generated_at:%Y-%m-%d %H:%M} UTC"),
+        ("baseline", c.baseline.name),
+        ("prices dated", _date_span(prices, "price_observed_at")),
+        ("benchmarks dated", _date_span(benches, "bench_measured_at")),
+        ("snapshots", f"{len(snapshot_ids(prices, benches))} (listed under Sources)"),
+        (
+            "workspace",
+            c.workspace or "none — a market-wide demand from the scenario inputs (see Assumptions)",
         ),
-        Section(
-            "Decision rules",
-            (
-                Paragraph(
-                    "Buy needs every rule to pass. A failed economic or SLO rule means "
-                    "no-buy; a failed evidence rule "
-                    "(maturity, stale benchmarks, reservation-only supply) means defer "
-                    "until the evidence is in."
-                ),
-                table(
-                    "Thresholds",
-                    [{"rule input": k, "value": v} for k, v in c.thresholds.rows()],
-                    sheet="Thresholds",
-                ),
-                rules,
+        ("token costs", f"{formatting.token_unit_label(c.unit)} tokens"),
+        (
+            "dashboard view",
+            c.link or "— (not made from dashboard inputs: no view to link back to)",
+        ),
+    ]
+
+
+def _date_span(frame: pd.DataFrame, column: str) -> str:
+    """The oldest to the newest date, and how many sources state none."""
+    dates = frame[column].dropna() if column in frame else pd.Series(dtype=object)
+    undated = len(frame) - len(dates)
+    span = f"{_date(dates.min())} to {_date(dates.max())}" if len(dates) else "—"
+    return span + (f" ({undated} with {formatting.DATE_UNKNOWN})" if undated else "")
+
+
+# -- the evidence: recommendation, rules, cost, risk, timeline, sensitivity --------------------
+def recommendation_section(c: Comparison, recs: dict[str, Recommendation]) -> Section:
+    """Each option's verdict with its full reason, and the side-by-side summary."""
+    verdicts = [f"{rec.scenario}: {rec.verdict.upper()} — {rec.reason}" for rec in recs.values()]
+    return Section(
+        "Recommendation per option",
+        (Bullets(tuple(verdicts)), summary_table(c, recs)),
+        new_page=True,
+    )
+
+
+def summary_table(c: Comparison, recs: dict[str, Recommendation]) -> Table:
+    """The Scenarios page's summary row per option, with the verdict and its reason."""
+    base = c.baseline
+    rows = []
+    for r in c.results:
+        row = summary_row(r, base, c.unit)
+        rows.append(
+            {
+                "option": row.pop("Scenario"),
+                "recommendation": recs[r.name].verdict,
+                **row,
+                "why": recs[r.name].reason,
+            }
+        )
+    per_tokens = {label: formatting.usd_per_1k for label in token_cost_labels(c.unit)}
+    return table(
+        "Recommendation per option",
+        rows,
+        formats={
+            "Monthly cost": _usd0,
+            **per_tokens,
+            f"Savings vs {base.name} ($/month)": _usd0,
+            "Savings %": formatting.percent,
+            "One-time migration": _usd0,
+            "Weeks to cutover": _weeks,
+            "Vendor HHI": lambda v: f"{v:,.0f}",
+            "Maturity /100": lambda v: f"{v:.0f}",
+        },
+        sheet="Summary",
+    )
+
+
+def rules_section(c: Comparison, recs: dict[str, Recommendation]) -> Section:
+    """How a verdict is reached: the thresholds, then every rule checked per option."""
+    rule_rows = [
+        {
+            "option": rec.scenario,
+            "rule": ch.rule,
+            "value": ch.value,
+            "threshold": ch.threshold,
+            "result": "pass" if ch.passed else f"fail → {ch.on_fail}",
+        }
+        for rec in recs.values()
+        for ch in rec.checks
+    ]
+    return Section(
+        "Decision rules",
+        (
+            Paragraph(
+                "Buy needs every rule to pass. A failed economic or SLO rule means "
+                "no-buy; a failed evidence rule "
+                "(maturity, stale benchmarks, reservation-only supply) means defer "
+                "until the evidence is in."
+            ),
+            table(
+                "Thresholds",
+                [{"rule input": k, "value": v} for k, v in c.thresholds.rows()],
+                sheet="Thresholds",
+            ),
+            table(
+                "Rules checked",
+                rule_rows,
+                columns=["option", "rule", "value", "threshold", "result"],
+                sheet="Rules",
             ),
         ),
-        Section("Cost", (costs,)),
-        Section("Risk", (chart_hhi, risk)),
-        Section("Timeline", (chart_weeks, timeline)),
-        Section("Sensitivity", (sensitivity,)),
-        Section("Notes from the model", (Bullets(tuple(sentences)),)),
-        Section(
-            "Assumptions", (table("Assumptions", assumptions_frame(c), sheet="Assumption list"),)
-        ),
-        Section("Sources", (price_table, bench_table, snaps)),
     )
-    return Document(
-        title=c.title,
-        subtitle=f"Buy / no-buy recommendation: {', '.join(r.name for r in c.results)}",
-        meta=tuple(meta),
-        sections=sections,
-        assumptions=assumptions_frame(c),
-        csv_frame=brief_csv_frame(c, recs),
-        live_model=live_model(c),
-        file_stem=brief_stem(c.generated_at.date(), recommended(list(recs.values()))),
-        link=c.link,
+
+
+FLEET_COLUMNS = [
+    "option",
+    "segment · mode",
+    "allocation",
+    "units (peak)",
+    "SKU",
+    "accelerator",
+    "model",
+    "pricing",
+    "$/month",
+    "FTL ms",
+    "SLO met",
+    "price date",
+    "benchmark date",
+]
+
+
+def fleet_cost_table(c: Comparison) -> Table:
+    """Every fleet line of every option: what is bought, how, for how much, and how fast."""
+    rows = [
+        {
+            "option": r.name,
+            "segment · mode": f"{ln.segment} · {ln.mode}",
+            "allocation": ln.allocation,
+            "units (peak)": ln.units_peak,
+            "SKU": f"{ln.instance_type} ({ln.provider} {ln.region})",
+            "accelerator": ln.accelerator_id,
+            "model": ln.model,
+            "pricing": ln.pricing,
+            "$/month": ln.monthly_usd,
+            "FTL ms": ln.ftl_ms,
+            "SLO met": "—" if ln.slo_met is None else ("yes" if ln.slo_met else "no"),
+            "price date": _date(ln.price_observed_at),
+            "benchmark date": _date(ln.bench_measured_at),
+        }
+        for r in c.results
+        for ln in r.lines
+    ]
+    return table(
+        "Fleet and monthly cost per option",
+        rows,
+        columns=FLEET_COLUMNS,
+        formats={
+            "$/month": _usd0,
+            "FTL ms": lambda v: "—" if v is None or v != v else formatting.ms(v),
+        },
+        sheet="Cost",
+        note="FTL is shown for interactive lines (sized at the SLO); batch lines "
+        "run at the highest measured throughput.",
     )
+
+
+def risk_section(c: Comparison) -> Section:
+    """Silicon-vendor concentration as a chart, then every risk figure with its reason."""
+    chart = BarChart(
+        "Silicon-vendor concentration (HHI)",
+        tuple(r.name for r in c.results),
+        tuple(r.risk.hhi_vendor.value for r in c.results),
+        "HHI 0-10,000 (>1,800 highly concentrated)",
+    )
+    rows = [
+        {
+            "option": r.name,
+            "figure": f.name.replace("_", " "),
+            "value": f.value,
+            "unit": f.unit,
+            "explanation": f.sentence,
+        }
+        for r in c.results
+        for f in r.risk.figures()
+    ]
+    risks = table(
+        "Risk",
+        rows,
+        columns=["option", "figure", "value", "unit", "explanation"],
+        formats={"value": lambda v: f"{v:,.0f}" if v > 1 else f"{v:.0%}"},
+        sheet="Risk",
+    )
+    return Section("Risk", (chart, risks))
+
+
+def timeline_section(c: Comparison) -> Section:
+    """Weeks to cutover per option, then every stage gate on the way."""
+    chart = BarChart(
+        "Weeks to full cutover",
+        tuple(r.name for r in c.results),
+        tuple(r.timeline.weeks_to_cutover for r in c.results),
+        "weeks (critical path of the stage gates)",
+        value_format=lambda v: f"{v:g} w",
+    )
+    rows = [
+        {
+            "option": r.name,
+            "backend": g.backend,
+            "gate": g.gate,
+            "start week": g.start_week,
+            "end week": g.end_week,
+            "critical": "yes" if g.critical else "",
+            "basis": g.basis,
+        }
+        for r in c.results
+        for g in r.timeline.gates
+    ]
+    gates = table(
+        "Stage-gate timeline",
+        rows,
+        columns=["option", "backend", "gate", "start week", "end week", "critical", "basis"],
+        formats={"start week": lambda v: f"{v:g}", "end week": lambda v: f"{v:g}"},
+        sheet="Timeline",
+    )
+    return Section("Timeline", (chart, gates))
+
+
+def sensitivity_table(c: Comparison, ranges: dict[str, CostRange]) -> Table:
+    """Per option: the monthly cost at the bands' best and worst case and its largest drivers."""
+    rows = []
+    for r in c.results:
+        if r.name not in ranges:
+            continue
+        band = ranges[r.name]
+        top = tornado(r, c.uncertainty)[:3]
+        rows.append(
+            {
+                "option": r.name,
+                "low $/month": band.monthly_usd_low,
+                "base $/month": band.monthly_usd_base,
+                "high $/month": band.monthly_usd_high,
+                "largest drivers": "; ".join(
+                    f"{b.input} (swing {formatting.usd(b.swing_usd, 0)})" for b in top
+                ),
+            }
+        )
+    return table(
+        "Sensitivity: monthly cost range and largest drivers",
+        rows,
+        columns=["option", "low $/month", "base $/month", "high $/month", "largest drivers"],
+        formats={"low $/month": _usd0, "base $/month": _usd0, "high $/month": _usd0},
+        sheet="Sensitivity",
+    )
+
+
+def model_notes(c: Comparison) -> list[str]:
+    """What the cost model said about each option: latency, timeline, payback, warnings."""
+    out: list[str] = []
+    for r in c.results:
+        out += [f"{r.name}: {s.sentence}" for s in r.latency]
+        out.append(f"{r.name}: {r.timeline.sentence}")
+        out.append(f"{r.name}: {r.migration.sentence} {r.payback_sentence}")
+        out += [f"{r.name} — warning: {w}" for w in r.warnings]
+        out += [f"{r.name} — UNSERVED: {u}" for u in r.unserved]
+    return out
 
 
 #: Per fleet line: what it is, how it is bought, what it costs, and where its figures come from.

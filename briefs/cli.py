@@ -9,6 +9,7 @@ Mount at top level from ``tokendesk.cli._register_subcommands``::
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
@@ -28,6 +29,8 @@ from briefs.futures import FuturesRules, compare_warehouse, futures_document
 from briefs.gate import parse_fraction
 from briefs.render import FORMATS, _md_table, render_document
 from costmodel import scenario_inputs as si
+from pricing.integrity import check_price_file
+from tokendesk import formatting
 from tokendesk.exports import safe_csv
 from tokendesk.paths import default_db_path
 from warehouse import Warehouse
@@ -69,6 +72,26 @@ BaseUrlOption = Annotated[
         "(default: $TOKENDESK_BASE_URL or http://127.0.0.1:8501/scenarios).",
     ),
 ]
+
+
+UnitOption = Annotated[
+    str | None,
+    typer.Option(
+        "--unit",
+        help="Quote every cost per token per 1K (1k) or per 1M (1m) tokens, as the dashboard's "
+        "switch does (default: the --link's unit, else 1k).",
+    ),
+]
+
+
+def token_unit(option: str | None, params: Mapping[str, str]) -> str:
+    """The token unit a document quotes: --unit, else the dashboard link's, else the default."""
+    unit = option or params.get(formatting.TOKEN_UNIT_KEY) or formatting.DEFAULT_TOKEN_UNIT
+    unit = unit.strip().lower()
+    if unit not in formatting.TOKEN_UNITS:
+        where = "--unit" if option else f"the link's {formatting.TOKEN_UNIT_KEY}="
+        raise _fail(f"{where} {unit!r}: choose one of {', '.join(formatting.TOKEN_UNITS)}")
+    return unit
 
 
 def output_path(output: Path | None, file_name: str, fmt: str) -> Path | None:
@@ -126,6 +149,7 @@ def brief(
     max_stale_share: Annotated[
         str, typer.Option(help="Defer if more spend than this rests on stale benchmarks.")
     ] = "50%",
+    unit: UnitOption = None,
     base_url: BaseUrlOption = None,
     db: DbOption = None,
 ) -> None:
@@ -155,6 +179,7 @@ def brief(
                 f"--set {item!r}: expected key=value with a key among the Scenarios page's inputs"
             )
         params[key.strip()] = value.strip()
+    unit = token_unit(unit, params)
     inputs, notices = si.from_params(params)
     if notices:
         raise _fail(" ".join(notices))
@@ -182,7 +207,7 @@ def brief(
         )
     except ValueError as exc:
         raise _fail(str(exc)) from None
-    with Warehouse.open(db, read_only=True) as warehouse:
+    with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
         options = warehouse.cost_options()
         snapshots = warehouse.snapshots()
 
@@ -193,7 +218,10 @@ def brief(
         policy,
         thresholds=thresholds,
         snapshots=snapshots,
-        link=dashboard_link(si.to_params(inputs), base_url),
+        # The Scenarios page reads its what-ifs and knobs, not the market demand (listed under
+        # Assumptions): the link carries only the keys that page accepts.
+        link=dashboard_link(si.page_params(inputs) | formatting.token_unit_params(unit), base_url),
+        unit=unit,
     )
     doc = brief_document(comparison)
     _write(render_document(doc, fmt), output_path(output, doc.file_name(fmt), fmt))
@@ -244,7 +272,9 @@ def gate(
         if needs_db or not no_prices:
             target = db or default_db_path()
             if needs_db or Path(target).exists():
-                warehouse = Warehouse.open(target, read_only=True, build=needs_db)
+                warehouse = Warehouse.open(
+                    target, read_only=True, build=needs_db, seed_check=check_price_file
+                )
         if warehouse is not None and not no_prices:
             table = accelerator_hour_prices(warehouse)
             prices = dict(
@@ -331,7 +361,7 @@ def futures_compare(
             parse_fraction(min_savings),
             parse_fraction(max_ftl_regression),
         )
-        with Warehouse.open(db, read_only=True) as warehouse:
+        with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
             if not incumbent:
                 # The incumbent is the company's own fleet at its own rates (the workspace).
                 _, ws = wp.stored_workspace(warehouse)
@@ -370,7 +400,7 @@ def futures_decide(
     try:
         start = date.fromisoformat(review_from) if review_from else None
         end = date.fromisoformat(review_to) if review_to else None
-        with Warehouse.open(db) as warehouse:
+        with Warehouse.open(db, seed_check=check_price_file) as warehouse:
             ids = list(snapshot or [])
             for day in (d for d in (start, end) if d is not None):
                 ids += list(price_snapshots_as_of(warehouse, day)["snapshot_id"])
@@ -402,7 +432,7 @@ def futures_log(
 ) -> None:
     """Show the decision log, oldest first."""
 
-    with Warehouse.open(db, read_only=True) as warehouse:
+    with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
         log = decisions(warehouse)
     log["snapshot_ids"] = log["snapshot_ids"].map(lambda v: ", ".join(v) if v is not None else "")
     if fmt == "csv":

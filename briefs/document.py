@@ -53,13 +53,16 @@ class Table:
     note: str = ""
     #: Sheet name for XLSX (<= 31 characters); defaults to the title.
     sheet: str = ""
+    #: column -> what a missing value reads as ("date unknown" for a source's date); else "—".
+    gaps: Mapping[str, str] = field(default_factory=dict)
 
     def display(self) -> pd.DataFrame:
         """Every cell as text, formatted for people."""
         out = pd.DataFrame(index=self.frame.index)
         for column in self.frame.columns:
             fmt = self.formats.get(column, _plain)
-            out[column] = ["—" if _missing(v) else fmt(v) for v in self.frame[column]]
+            gap = self.gaps.get(column, "—")
+            out[column] = [gap if _missing(v) else fmt(v) for v in self.frame[column]]
         return out.rename(columns=lambda c: str(c).replace("_", " "))
 
 
@@ -175,6 +178,7 @@ def table(
     formats: Mapping[str, Formatter] | None = None,
     note: str = "",
     sheet: str = "",
+    gaps: Mapping[str, str] | None = None,
 ) -> Table:
     frame = (
         rows
@@ -183,7 +187,9 @@ def table(
     )
     if columns is not None and isinstance(rows, pd.DataFrame):
         frame = frame[list(columns)]
-    return Table(title, frame.reset_index(drop=True), dict(formats or {}), note, sheet)
+    return Table(
+        title, frame.reset_index(drop=True), dict(formats or {}), note, sheet, dict(gaps or {})
+    )
 
 
 def dashboard_link(params: Mapping[str, str], base_url: str | None = None) -> str:

@@ -20,16 +20,21 @@ from briefs.document import BarChart, Block, Bullets, Paragraph, Section, table
 from costmodel.fleet import FleetPolicy
 from costmodel.optimizer import (
     FrontierPoint,
+    OwnedComparison,
     Solution,
     comparable_cost,
     diversification_frontier,
     plan_lines,
     solve,
+    with_owned,
     workspace_problem,
 )
+from costmodel.owned import HOURS_PER_YEAR
 from costmodel.plan import PlanContext, PlanResult, WorkspaceEngine, builtin_plans
 from costmodel.scenarios import Engine, MigrationInputs
+from costmodel.tables import electricity_prices, owned_servers
 from costmodel.workspace import Workspace
+from pricing.integrity import check_price_file
 from warehouse import Warehouse, WarehouseError
 
 console = Console()
@@ -53,6 +58,8 @@ class Optimized:
     solve_seconds: float
     n_candidates: int
     n_plus_one: bool
+    #: The workspace's owned servers beside the cloud options they replace (when allowed).
+    owned: tuple[OwnedComparison, ...] = ()
 
     @property
     def stay(self) -> PlanResult:
@@ -104,6 +111,7 @@ class Optimized:
                 }
                 for p in self.frontier
             ],
+            "owned_hardware": owned_rows(self.owned),
             "basis": (
                 "objective = month-1 run rate (committed fleet units paid whether used or not)"
                 " + one-time migration and early-termination costs spread over 36 months; the"
@@ -137,6 +145,7 @@ def optimize(
         migration=MigrationInputs(loaded_usd_per_engineer_week=knobs.loaded_usd_per_engineer_week),
         one_time_usd_by_backend=dict(knobs.one_time_usd_by_backend),
     )
+    engine, owned = with_owned(engine, ws, owned_servers(), electricity_prices())
     planner = WorkspaceEngine(engine, ctx)
     builtins = planner.evaluate(builtin_plans(knobs.amd_share, knobs.cpu_share))
     problem = workspace_problem(planner, n_plus_one=n_plus_one)
@@ -154,7 +163,78 @@ def optimize(
         elapsed,
         len(problem.candidates),
         n_plus_one,
+        owned,
     )
+
+
+def owned_rows(owned: tuple[OwnedComparison, ...]) -> list[dict]:
+    """Each owned server's equivalent rate, its inputs' sources and its break-even against the
+    cheapest cloud instance with the same accelerators, per pricing model."""
+    rows = []
+    for c in owned:
+        r = c.rate
+        rows.append(
+            {
+                "server": r.server.server_id,
+                "name": r.server.name,
+                "accelerator_id": r.server.accelerator_id,
+                "accelerators": r.server.accelerator_count,
+                "usd_per_server_hour": round(r.usd_per_server_hour, 4),
+                "usd_per_accelerator_hour": round(r.usd_per_accelerator_hour, 4),
+                "capital_usd_per_hour": round(r.capital_usd_per_year / HOURS_PER_YEAR, 4),
+                "power_usd_per_hour": round(r.power_usd_per_hour, 4),
+                "colo_usd_per_hour": round(r.colo_usd_per_year / HOURS_PER_YEAR, 4),
+                "staff_usd_per_hour": round(r.staff_usd_per_year / HOURS_PER_YEAR, 4),
+                "running_usd_per_month": round(r.running_usd_per_month, 2),
+                "capex_usd": r.server.capex.value,
+                "confidence": r.confidence,
+                "inputs": [
+                    {
+                        "name": i.name,
+                        "value": i.value,
+                        "unit": i.unit,
+                        "source": i.source,
+                        "source_url": i.source_url,
+                        "as_of": i.as_of or "date unknown",
+                        "confidence": i.confidence,
+                    }
+                    for i in r.inputs
+                ],
+                "versus_cloud": [
+                    {
+                        "pricing_model": model,
+                        "provider": o.provider,
+                        "region": o.region,
+                        "instance_type": o.instance_type,
+                        "usd_per_hour": round(usd, 4),
+                        "break_even_months": None if months is None else round(months, 1),
+                    }
+                    for model, o, usd, months in c.cloud
+                ],
+            }
+        )
+    return rows
+
+
+def owned_sentences(owned: tuple[OwnedComparison, ...]) -> list[str]:
+    """One sentence per owned server: its rate and its break-even against the cloud."""
+    out = []
+    for c in owned:
+        r = c.rate
+        text = (
+            f"Owned {r.server.name}: ${r.usd_per_server_hour:,.2f}/server-hour ="
+            f" ${r.usd_per_accelerator_hour:,.2f}/accelerator-hour ({r.confidence} confidence)"
+        )
+        if c.cloud:
+            model, o, usd, months = c.cloud[0]
+            against = f"{o.provider} {o.instance_type} {model} at ${usd:,.2f}/h"
+            text += (
+                f"; pays back in {months:,.1f} months against {against}"
+                if months is not None
+                else f"; never pays back against {against}"
+            )
+        out.append(text + ".")
+    return out
 
 
 def _rows(o: Optimized) -> list[dict[str, str]]:
@@ -191,6 +271,7 @@ def _summary(o: Optimized) -> list[str]:
     for r in o.builtins:
         flag = "" if r.feasible and not r.constraint_violations else " (breaks a constraint)"
         out.append(f"{r.name}: ${o.comparable[r.name]:,.0f}/month{flag}")
+    out += owned_sentences(o.owned)
     out.append("Price of diversification (vendor-share cap → $/month, premium, HHI):")
     for p in o.frontier:
         if p.feasible:
@@ -263,9 +344,35 @@ def brief_sections(o: Optimized) -> tuple[Section, ...]:
                 value_format=lambda v: f"${v:,.0f}",
             )
         )
-    return (
+    sections = [
         Section("Optimal", tuple(blocks)),
         Section("Price of diversification", tuple(diversification)),
+    ]
+    if o.owned:
+        sections.append(owned_section(o.owned))
+    return tuple(sections)
+
+
+def owned_section(owned: tuple[OwnedComparison, ...]) -> Section:
+    """Owned servers next to the cloud: their rate, how it is made, break-even months."""
+    rows = [
+        {k: v for k, v in row.items() if k not in ("inputs", "versus_cloud")}
+        for row in owned_rows(owned)
+    ]
+    inputs = [{"server": row["server"], **i} for row in owned_rows(owned) for i in row["inputs"]]
+    return Section(
+        "Owned hardware",
+        (
+            Paragraph(
+                "Each server's equivalent hourly rate: capital repaid with interest over the"
+                " depreciation years, plus colocation and staff, over 8,760 hours a year, plus"
+                " power × PUE × electricity price. Break-even months = capex ÷ (the cloud"
+                " instance's monthly cost − the server's monthly running cost)."
+            ),
+            Bullets(tuple(owned_sentences(owned))),
+            table("Owned servers: equivalent rates", rows, sheet="Owned"),
+            table("Owned servers: every input and its source", inputs, sheet="Owned inputs"),
+        ),
     )
 
 
@@ -305,7 +412,7 @@ def optimize_command(
     """The cheapest fleet (SKU × region × pricing model × count) for the workspace's demand at its
     SLOs, within its approved providers, regions and vendor-share cap, using its commitments."""
     try:
-        with Warehouse.open(db, read_only=True) as warehouse:
+        with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
             if workspace is not None:
                 ws, _ = wp.read_workspace_file(workspace)
             else:

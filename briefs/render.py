@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import html
 import io
-import os
 import re
 
 import pandas as pd
@@ -233,29 +232,6 @@ def html_page(doc: Document) -> bytes:
 
 
 # -- PDF --------------------------------------------------------------------------------------
-_PDF_FONT = "TokendeskVera"
-
-
-def _pdf_fonts() -> tuple[str, str]:
-    """Bitstream Vera (shipped with reportlab) covers ≤, ×, — and € that the base-14 fonts lack."""
-    import reportlab
-    from reportlab.pdfbase import pdfmetrics
-    from reportlab.pdfbase.ttfonts import TTFont
-
-    if _PDF_FONT not in pdfmetrics.getRegisteredFontNames():
-        folder = os.path.join(os.path.dirname(reportlab.__file__), "fonts")
-        pdfmetrics.registerFont(TTFont(_PDF_FONT, os.path.join(folder, "Vera.ttf")))
-        pdfmetrics.registerFont(TTFont(_PDF_FONT + "-Bold", os.path.join(folder, "VeraBd.ttf")))
-    return _PDF_FONT, _PDF_FONT + "-Bold"
-
-
-def _pdf_text(text: str) -> str:
-    # Vera has no arrows or check marks; everything else is escaped for reportlab's mini-markup.
-    text = text.replace("→", "->").replace("✓", "yes").replace("✗", "no")
-    # reportlab splits words longer than a column (splitLongWords), so URLs and ids still wrap.
-    return html.escape(text, quote=False)
-
-
 def _tokens(text: str) -> list[str]:
     return [] if safe_url(text) else text.split()
 
@@ -291,29 +267,25 @@ def _col_widths(
 
 
 def _pdf_cell(text: str) -> str:
+    from tokendesk.pdf import markup
+
     url = safe_url(text)
     if url:
         link = html.escape(url)
         return f'<a href="{link}" color="#1a56a8">{link}</a>'
-    return _pdf_text(text)
+    return markup(text)
 
 
 def pdf(doc: Document) -> bytes:
     from reportlab.lib import colors
-    from reportlab.lib.pagesizes import A4, landscape
     from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
     from reportlab.lib.units import mm
-    from reportlab.platypus import (
-        KeepTogether,
-        LongTable,
-        PageBreak,
-        SimpleDocTemplate,
-        Spacer,
-        TableStyle,
-    )
+    from reportlab.platypus import KeepTogether, PageBreak, Spacer
     from reportlab.platypus import Paragraph as P
 
-    regular, bold = _pdf_fonts()
+    from tokendesk.pdf import PAGE, fonts, grid_table, landscape_document, markup, plain
+
+    regular, bold = fonts()
     base = getSampleStyleSheet()
     body = ParagraphStyle(
         "body",
@@ -342,54 +314,43 @@ def pdf(doc: Document) -> bytes:
     )
     note = ParagraphStyle("note", parent=small, textColor=colors.HexColor("#555555"))
     buffer = io.BytesIO()
-    page = landscape(A4)
+    template, frame_w = landscape_document(
+        buffer, title=doc.title, subject=doc.subtitle, margin_mm=12, bottom_margin_mm=14
+    )
     margin = 12 * mm
-    frame_w = page[0] - 2 * margin
 
     def footer(canvas, _doc) -> None:
         canvas.saveState()
         canvas.setFont(regular, 7)
         canvas.setFillColor(colors.grey)
-        canvas.drawString(margin, 7 * mm, _pdf_plain(f"{doc.title} — {doc.subtitle}")[:150])
-        canvas.drawRightString(page[0] - margin, 7 * mm, f"page {canvas.getPageNumber()}")
+        canvas.drawString(margin, 7 * mm, plain(f"{doc.title} — {doc.subtitle}")[:150])
+        canvas.drawRightString(PAGE[0] - margin, 7 * mm, f"page {canvas.getPageNumber()}")
         canvas.restoreState()
 
-    template = SimpleDocTemplate(
-        buffer,
-        pagesize=page,
-        leftMargin=margin,
-        rightMargin=margin,
-        topMargin=margin,
-        bottomMargin=14 * mm,
-        title=doc.title,
-        subject=doc.subtitle,
-        author="tokendesk",
-        creator="tokendesk",
-    )
-    story: list = [P(_pdf_text(doc.title), h1), P(_pdf_text(doc.subtitle), body), Spacer(1, 3)]
+    story: list = [P(markup(doc.title), h1), P(markup(doc.subtitle), body), Spacer(1, 3)]
     # The key/value lines run on as one paragraph (page 1 is for the decision); a link stays whole.
     story.append(
         P(
             " · ".join(
-                f"<b>{_pdf_text(k)}:</b> {_pdf_cell(v)}" for k, v in doc.meta if not safe_url(v)
+                f"<b>{markup(k)}:</b> {_pdf_cell(v)}" for k, v in doc.meta if not safe_url(v)
             ),
             small,
         )
     )
     for k, v in doc.meta:
         if safe_url(v):
-            story.append(P(f"<b>{_pdf_text(k)}:</b> {_pdf_cell(v)}", small))
+            story.append(P(f"<b>{markup(k)}:</b> {_pdf_cell(v)}", small))
     for index, section in enumerate(doc.sections):
         if section.new_page and index:
             story.append(PageBreak())
-        story.append(P(_pdf_text(section.title), h2))
+        story.append(P(markup(section.title), h2))
         for block in section.blocks:
             if isinstance(block, Paragraph):
-                story.append(P(_pdf_text(block.text), body))
+                story.append(P(markup(block.text), body))
                 story.append(Spacer(1, 3))
             elif isinstance(block, Bullets):
                 if block.title:
-                    story.append(P(_pdf_text(block.title), h3))
+                    story.append(P(markup(block.title), h3))
                 for item in block.items:
                     story.append(P(_pdf_cell(item), body, bulletText="•"))
                 story.append(Spacer(1, 3))
@@ -398,47 +359,29 @@ def pdf(doc: Document) -> bytes:
                 bar_h = 11 if len(block.labels) <= 3 else 8
                 parts = [drawing(block, width=min(frame_w, 620), bar_h=bar_h)]
                 if block.note:
-                    parts.append(P(_pdf_text(block.note), note))
+                    parts.append(P(markup(block.note), note))
                 story.append(KeepTogether(parts))
                 story.append(Spacer(1, 2))
             elif isinstance(block, Table):
                 shown = block.display()
-                title = P(_pdf_text(block.title), h3)
+                title = P(markup(block.title), h3)
                 if shown.empty:
                     story += [title, P("(none)", small)]
                     continue
                 widths, size = _col_widths(shown, frame_w, regular, bold, small.fontSize)
                 cell = ParagraphStyle("cell", parent=small, fontSize=size, leading=size * 1.22)
                 cell_head = ParagraphStyle("cell_head", parent=cell, fontName=bold)
-                data = [[P(_pdf_text(str(c)), cell_head) for c in shown.columns]]
+                data = [[P(markup(str(c)), cell_head) for c in shown.columns]]
                 data += [
                     [P(_pdf_cell(str(v)), cell) for v in row]
                     for row in shown.itertuples(index=False)
                 ]
-                grid = LongTable(data, colWidths=widths, repeatRows=1)
-                grid.setStyle(
-                    TableStyle(
-                        [
-                            ("GRID", (0, 0), (-1, -1), 0.25, colors.HexColor("#b0b0b0")),
-                            ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#e8edf3")),
-                            ("VALIGN", (0, 0), (-1, -1), "TOP"),
-                            ("TOPPADDING", (0, 0), (-1, -1), 1.5),
-                            ("BOTTOMPADDING", (0, 0), (-1, -1), 1.5),
-                            ("LEFTPADDING", (0, 0), (-1, -1), 2.5),
-                            ("RIGHTPADDING", (0, 0), (-1, -1), 2.5),
-                        ]
-                    )
-                )
-                story += [title, grid]
+                story += [title, grid_table(data, widths, padding_pt=(1.5, 2.5))]
                 if block.note:
-                    story.append(P(_pdf_text(block.note), note))
+                    story.append(P(markup(block.note), note))
                 story.append(Spacer(1, 5))
     template.build(story, onFirstPage=footer, onLaterPages=footer)
     return buffer.getvalue()
-
-
-def _pdf_plain(text: str) -> str:
-    return text.replace("→", "->")
 
 
 # -- XLSX -------------------------------------------------------------------------------------

@@ -27,12 +27,12 @@ from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.worksheet.worksheet import Worksheet
 
 from briefs.document import MODEL_COLUMNS, BarChart, Bullets, Document, LiveModel, Paragraph, Table
+from tokendesk import formatting
 from tokendesk.exports import FORMULA_PREFIXES
 from tokendesk.textsafety import clean_text
 
 USD = '"$"#,##0.00;[Red]-"$"#,##0.00'
 USD_RATE = '"$"#,##0.0000'
-USD_PER_1K = '"$"0.000000'
 PERCENT = "0.0%"
 PERCENT_NUMBER = '0.0"%"'
 INTEGER = "#,##0"
@@ -55,8 +55,9 @@ def number_format(header: str, value: object, unit: str = "") -> str:
     h = header.lower()
     if "share" in unit or unit == "%":
         return PERCENT
-    if "/1k" in h or "/1m" in h:
-        return USD_PER_1K
+    per_tokens = formatting.token_unit_in(h)
+    if per_tokens is not None:
+        return formatting.spreadsheet_cost_format(per_tokens)
     if "$/h" in h or "per_hour" in h or "per_unit_hour" in h or "unit-hour" in h and "$" in h:
         return USD_RATE
     if "% of" in h or "roofline" in h:

@@ -18,9 +18,9 @@ from audit.report import summarise, to_json
 from audit.rules import RuleTableError, load_rules
 from audit.scan import AuditPathError, scan
 from briefs import workspace_plans as wp
-from briefs.cli import BaseUrlOption, DbOption, output_path
+from briefs.cli import BaseUrlOption, DbOption, UnitOption, output_path, token_unit
 from briefs.optimize_cli import brief_sections, optimize
-from costmodel import domain
+from costmodel import Engine, domain
 from costmodel.scenario_inputs import parse_custom
 from costmodel.workspace import (
     WorkspaceError,
@@ -28,7 +28,9 @@ from costmodel.workspace import (
     workspace_from_dict,
     workspace_to_dict,
 )
-from warehouse import Warehouse, WarehouseError
+from pricing.integrity import check_price_file
+from tokendesk.textsafety import terminal_text
+from warehouse import Warehouse, WarehouseError, queries
 from warehouse.workspaces import save_workspace, workspace_version, workspace_versions
 
 console = Console()
@@ -71,7 +73,7 @@ def workspace_import(
 ) -> None:
     """Validate a workspace file whole and store it as the new current version."""
     try:
-        with Warehouse.open(db) as warehouse:
+        with Warehouse.open(db, seed_check=check_price_file) as warehouse:
             version = wp.import_workspace(warehouse, file)
     except (wp.WorkspaceFileError, WarehouseError) as exc:
         raise _fail(f"{exc}. The warehouse is unchanged.") from None
@@ -90,7 +92,7 @@ def workspace_export(
 ) -> None:
     """Write the current (or a given) workspace version as YAML."""
     try:
-        with Warehouse.open(db, read_only=True) as warehouse:
+        with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
             if version is None:
                 _, ws = wp.stored_workspace(warehouse)
             else:
@@ -131,7 +133,7 @@ def workspace_audit(
     except (AuditPathError, RuleTableError, WorkspaceError, OSError, ValueError) as exc:
         raise _fail(f"{exc}. The warehouse is unchanged.") from None
     try:
-        with Warehouse.open(db) as warehouse:
+        with Warehouse.open(db, seed_check=check_price_file) as warehouse:
             _, ws = wp.stored_workspace(warehouse)
             ws = replace(ws, audit=audit, audit_basis=basis)
             version = save_workspace(
@@ -151,14 +153,19 @@ def workspace_audit(
 @workspace_app.command("versions")
 def workspace_list(db: DbOption = None) -> None:
     """Every stored version, newest first (versions are never overwritten)."""
-    with Warehouse.open(db, read_only=True) as warehouse:
+    with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
         frame = workspace_versions(warehouse)
     table = Table(title=f"{len(frame)} workspace versions")
-    for header in ("Version", "Name", "Saved (UTC)", "Origin", "Source"):
+    for header in ("Version", "Name", "Saved (UTC)", "By", "Origin", "Source"):
         table.add_column(header)
     for row in frame.itertuples(index=False):
         table.add_row(
-            str(row.version), row.name, f"{row.saved_at:%Y-%m-%d %H:%M}", row.origin, row.source
+            str(row.version),
+            row.name,
+            f"{row.saved_at:%Y-%m-%d %H:%M}",
+            terminal_text(row.created_by) or "not recorded",
+            row.origin,
+            row.source,
         )
     console.print(table)
 
@@ -205,6 +212,7 @@ def scenarios(
             help="Output file or folder (default: stdout; pdf and xlsx: brief-DATE-SCENARIO.ext).",
         ),
     ] = None,
+    unit: UnitOption = None,
     base_url: BaseUrlOption = None,
     db: DbOption = None,
 ) -> None:
@@ -223,15 +231,19 @@ def scenarios(
     except ValueError as exc:
         raise _fail(f"--custom {custom!r}: {exc}") from None
     knobs = wp.Knobs(amd_share, cpu_share, mix, one_time_usd_by_backend=_one_time(one_time or []))
+    params = dict(parse_qsl(urlparse(link).query)) if link else {}
+    unit = token_unit(unit, params)
     try:
-        with Warehouse.open(db, read_only=True) as warehouse:
+        with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
             if workspace is not None:
                 ws, _ = wp.read_workspace_file(workspace)
             else:
                 _, ws = wp.stored_workspace(warehouse)
-            engine = wp.engine_for(warehouse)
+            options = queries.cost_options(warehouse, sort=None)
+            snapshots = warehouse.snapshots()
+        engine = Engine.from_frame(options)
         if link:
-            view = wp.scenario_view(dict(parse_qsl(urlparse(link).query)), ws)
+            view = wp.scenario_view(params, ws)
             if view.notices:
                 raise _fail(" ".join(view.notices))
             ws, knobs = (
@@ -247,7 +259,16 @@ def scenarios(
         from briefs.render import render_document
 
         optimal = brief_sections(optimize(engine, ws, knobs))
-        doc = wp.workspace_document(results, ws, knobs, base_url, optimal=optimal)
+        doc = wp.workspace_document(
+            results,
+            ws,
+            knobs,
+            base_url,
+            optimal=optimal,
+            unit=unit,
+            options=options,
+            snapshots=snapshots,
+        )
         _write(
             render_document(doc, fmt.value),
             output_path(output, doc.file_name(fmt.value), fmt.value),

@@ -23,16 +23,26 @@ from briefs.document import (
     LiveModel,
     Paragraph,
     Section,
+    Table,
     brief_stem,
     cents,
     dashboard_link,
     table,
+)
+from briefs.sources import (
+    bench_rows,
+    option_key,
+    price_rows,
+    rows_behind,
+    snapshot_ids,
+    source_tables,
 )
 from costmodel import Engine, FleetPolicy
 from costmodel import scenario_inputs as si
 from costmodel.demand import HOURS_PER_MONTH
 from costmodel.plan import (
     PlanContext,
+    PlanLine,
     PlanResult,
     PlanScenario,
     WorkspaceEngine,
@@ -98,8 +108,16 @@ class Knobs:
     one_time_usd_by_backend: tuple[tuple[str, float], ...] = ()
 
 
-#: URL keys that change the workspace's demand for a what-if (every workload alike).
-DEMAND_OVERRIDES = {"peak": "peak_to_mean", "inter": "interactive_share", "slo": "ttft_ms"}
+#: URL keys that change the workspace's demand for a what-if (every workload alike). ``pct`` is
+#: the percentile every latency is read at, the same key the Overview uses.
+DEMAND_OVERRIDES = {
+    "peak": "peak_to_mean",
+    "inter": "interactive_share",
+    "slo": "ttft_ms",
+    "pct": "percentile",
+}
+#: The what-ifs that are text, not numbers.
+TEXT_OVERRIDES = frozenset({"pct"})
 
 
 @dataclass(frozen=True)
@@ -117,7 +135,9 @@ def scenario_view(params: Mapping, ws: Workspace) -> ScenarioView:
     present = {k for k in params if k in DEMAND_OVERRIDES}
     good = {k for k in present if not any(n.startswith(f"Ignored {k}=") for n in notices)}
     overrides = {k: getattr(inputs, k) for k in sorted(good)}
-    changes: dict[str, Any] = {DEMAND_OVERRIDES[k]: float(v) for k, v in overrides.items()}
+    changes: dict[str, Any] = {
+        DEMAND_OVERRIDES[k]: v if k in TEXT_OVERRIDES else float(v) for k, v in overrides.items()
+    }
     demand = tuple(replace(w, **changes) for w in ws.demand)
     custom = si.parse_custom(inputs.custom) if inputs.custom else ()
     knobs = Knobs(
@@ -369,10 +389,17 @@ def brief_stem_for(results: Sequence[PlanResult], day: date | None = None) -> st
     return brief_stem(day or datetime.now(UTC).date(), recommended_plan(results))
 
 
-def view_params(ws: Workspace, knobs: Knobs) -> dict[str, str]:
+def view_params(
+    ws: Workspace, knobs: Knobs, unit: str = formatting.DEFAULT_TOKEN_UNIT
+) -> dict[str, str]:
     """The Scenarios-page URL keys that reproduce this comparison: the knobs that differ from the
-    defaults and the what-ifs (peak, SLO, interactive share) as the comparison used them."""
-    params = si.to_params(
+    defaults, the what-ifs (peak, SLO, interactive share) as the comparison used them and the
+    token unit; only keys that page reads (``scenario_inputs.PAGE_KEYS`` and its unit).
+
+    The page applies a what-if to every workload alike, so one is written only where every
+    workload has the same value: workloads that differ (a 2,000 ms chat SLO beside a 1,000 ms
+    routing SLO) are reproduced by leaving the key out."""
+    params = si.page_params(
         si.ScenarioInputs(
             amd=knobs.amd_share,
             cpu=knobs.cpu_share,
@@ -381,14 +408,55 @@ def view_params(ws: Workspace, knobs: Knobs) -> dict[str, str]:
             custom=",".join(f"{b}:{s:g}" for b, s in knobs.custom),
         )
     )
-    first = ws.demand[0] if ws.demand else None
-    if first is not None:
-        params |= {
-            "peak": f"{first.peak_to_mean:g}",
-            "slo": f"{first.ttft_ms:g}",
-            "inter": f"{first.interactive_share:g}",
-        }
-    return params
+    for key, field in DEMAND_OVERRIDES.items():
+        values = {getattr(w, field) for w in ws.demand}
+        if len(values) == 1:
+            params[key] = f"{values.pop():g}"
+    return params | formatting.token_unit_params(unit)
+
+
+def plan_token_costs(
+    results: Sequence[PlanResult], ws: Workspace, unit: str = formatting.DEFAULT_TOKEN_UNIT
+) -> dict[str, list[float | None]]:
+    """Per scenario, month 1's cost per output token and per total (input + output) token the
+    workspace's demand asks for, in ``unit``; None for a plan that leaves demand unserved (its
+    money does not buy the tokens, so a per-token figure would flatter it)."""
+    output = sum(w.output_tokens_per_month for w in ws.demand)
+    total = output + sum(w.input_tokens_per_month for w in ws.demand)
+    columns: dict[str, list[float | None]] = {}
+    for counted, tokens in (("output", output), ("total (input + output)", total)):
+        label = formatting.cost_label(unit, counted) + " (month 1)"
+        columns[label] = [
+            formatting.per_tokens(r.monthly_usd / (tokens / 1000), unit)
+            if r.feasible and tokens > 0
+            else None
+            for r in results
+        ]
+    return columns
+
+
+#: How the per-token columns are worked out, wherever they are shown.
+TOKEN_COST_NOTE = (
+    "Cost per token = month 1's cost ÷ the tokens the workspace's demand asks for in a month; "
+    "a plan that leaves demand unserved has none."
+)
+
+
+def side_by_side_table(
+    results: Sequence[PlanResult], ws: Workspace, unit: str = formatting.DEFAULT_TOKEN_UNIT
+) -> Table:
+    """The Scenarios page's side-by-side table, its per-token columns after month 1's cost."""
+    frame = pd.DataFrame(results_rows(results))
+    costs = plan_token_costs(results, ws, unit)
+    for offset, (label, values) in enumerate(costs.items(), start=1):
+        frame.insert(frame.columns.get_loc("Monthly (month 1)") + offset, label, values)
+    return table(
+        "Scenarios side by side",
+        frame,
+        formats=dict.fromkeys(costs, formatting.usd_per_1k),
+        sheet="Scenarios",
+        note=TOKEN_COST_NOTE,
+    )
 
 
 def _usd(v: float) -> str:
@@ -406,158 +474,218 @@ def workspace_document(
     base_url: str | None = None,
     generated_at: datetime | None = None,
     optimal: Sequence = (),
+    unit: str = formatting.DEFAULT_TOKEN_UNIT,
+    options: pd.DataFrame | None = None,
+    snapshots: pd.DataFrame | None = None,
 ):
     """The scenario brief of a workspace comparison, in every export format (same figures as the
     page and ``tokendesk scenarios``): the decision on page 1, then the evidence; ``optimal``:
-    the optimizer's sections, placed after the side-by-side comparison."""
+    the optimizer's sections, placed after the side-by-side comparison; per-token figures in
+    ``unit``; ``options`` (the cost-options rows the engine was built from) and ``snapshots``
+    (the warehouse's snapshot list): the sources behind every fleet line."""
     knobs = knobs or Knobs()
     generated_at = generated_at or datetime.now(UTC)
-    link = dashboard_link(view_params(ws, knobs), base_url)
+    link = dashboard_link(view_params(ws, knobs, unit), base_url)
     verdicts = {v.scenario: v for v in plan_verdicts(results)}
+    prices, benches = fleet_evidence(results, ws, options)
+    # Fleet sheets are numbered after the sections before them (decision, side by side, optimal).
+    first_fleet = 1 + len(optimal)
+    sections = (
+        plan_decision_section(results, verdicts),
+        Section("Scenarios side by side", (side_by_side_table(results, ws, unit),), new_page=True),
+        *optimal,
+        *(plan_fleet_section(r, first_fleet + i) for i, r in enumerate(results)),
+        monthly_curve_section(results),
+        Section("Sources", source_tables(prices, benches, snapshots, PRICE_NOTE)),
+    )
+    meta = (
+        ("generated", f"{generated_at:%Y-%m-%d %H:%M} UTC"),
+        ("workspace", ws.name),
+        ("token costs", f"{formatting.token_unit_label(unit)} tokens"),
+        ("snapshots", f"{len(snapshot_ids(prices, benches))} (listed under Sources)"),
+        ("dashboard view", link),
+    )
+    stay = next((r for r in results if r.is_baseline), results[0])
+    return Document(
+        f"Scenarios for {ws.name}",
+        "Stay, moves and their payback from the company's own fleet, contracts and demand",
+        meta,
+        sections,
+        plan_assumptions(ws, knobs, unit),
+        workspace_csv_frame(results, verdicts),
+        file_stem=brief_stem(generated_at.date(), recommended_plan(results)),
+        link=link,
+        live_model=workspace_live_model(results, stay.name),
+    )
+
+
+def plan_decision_section(
+    results: Sequence[PlanResult], verdicts: Mapping[str, PlanVerdict]
+) -> Section:
+    """Page 1: the headline, one sentence per plan, the money, its chart, risks and timeline."""
+    months = len(results[0].monthly_usd_by_month)
+    feasible = [r for r in results if r.feasible]
+    return Section(
+        "Decision",
+        (
+            Paragraph(headline(results)),
+            Bullets(tuple(plan_sentences(results, verdicts))),
+            plan_money_table(results, verdicts),
+            BarChart(
+                f"Cost over {months} months (feasible plans only)",
+                tuple(r.name for r in feasible),
+                tuple(verdicts[r.name].horizon_usd for r in feasible),
+                f"USD over {months} months, one-time cost included",
+                groups=tuple(verdicts[r.name].verdict for r in feasible),
+                value_format=lambda v: f"${v:,.0f}",
+            ),
+            Bullets(tuple(plan_risks(results)), title="Top risks"),
+            Bullets(tuple(plan_timeline(results)), title="Timeline"),
+        ),
+    )
+
+
+def plan_sentences(results: Sequence[PlanResult], verdicts: Mapping[str, PlanVerdict]) -> list[str]:
+    """One sentence per plan: the verdict, month 1's cost, the horizon's money and the reason."""
     stay = next((r for r in results if r.is_baseline), results[0])
     months = len(results[0].monthly_usd_by_month)
-    sentences = []
-    money_rows = []
+    out = []
     for r in results:
         v = verdicts[r.name]
         one_time = f" including {_usd(r.one_time_usd)} one-time" if r.one_time_usd else ""
         against = "" if r is stay else f" ({_signed(v.vs_stay_usd)} against {stay.name})"
-        sentences.append(
+        out.append(
             f"{v.verdict.upper()} {r.name}: {_usd(r.monthly_usd)}/month at month 1, "
             f"{_usd(v.horizon_usd)} over {months} months{one_time}{against} — {v.reason}."
         )
-        money_rows.append(
-            {
-                "option": r.name,
-                "decision": v.verdict,
-                "$/month (month 1)": round(r.monthly_usd, 2),
-                f"$/month (month {months})": round(r.monthly_usd_by_month[-1], 2),
-                "one-time": round(r.one_time_usd, 2),
-                f"{months} months": round(v.horizon_usd, 2),
-                f"vs {stay.name}, {months} months": round(v.vs_stay_usd, 2),
-                "payback": _payback(r),
-                "weeks to cutover": r.timeline.weeks_to_cutover,
-            }
-        )
-    risks = []
+    return out
+
+
+def plan_money_table(results: Sequence[PlanResult], verdicts: Mapping[str, PlanVerdict]) -> Table:
+    """Per plan: month 1 and the last month, one-time, the horizon total against Stay, payback."""
+    stay = next((r for r in results if r.is_baseline), results[0])
+    months = len(results[0].monthly_usd_by_month)
+    rows = [
+        {
+            "option": r.name,
+            "decision": verdicts[r.name].verdict,
+            "$/month (month 1)": round(r.monthly_usd, 2),
+            f"$/month (month {months})": round(r.monthly_usd_by_month[-1], 2),
+            "one-time": round(r.one_time_usd, 2),
+            f"{months} months": round(verdicts[r.name].horizon_usd, 2),
+            f"vs {stay.name}, {months} months": round(verdicts[r.name].vs_stay_usd, 2),
+            "payback": _payback(r),
+            "weeks to cutover": r.timeline.weeks_to_cutover,
+        }
+        for r in results
+    ]
+    return table(
+        "The money",
+        rows,
+        formats={
+            "$/month (month 1)": _usd,
+            f"$/month (month {months})": _usd,
+            "one-time": _usd,
+            f"{months} months": _usd,
+            f"vs {stay.name}, {months} months": _signed,
+            "weeks to cutover": lambda w: f"{w:g} w",
+        },
+        sheet="Money",
+        note=f"{months} months = the sum of the monthly curve (demand growth, "
+        "commitments paid until they end) + the one-time cost.",
+    )
+
+
+def plan_risks(results: Sequence[PlanResult]) -> list[str]:
+    """Per plan its two risks that matter most: unserved demand and broken constraints first,
+    then silicon-vendor concentration and software maturity."""
+    out = []
     for r in results:
         found = [*(f"unserved: {u}" for u in r.unserved_reasons), *r.constraint_violations]
         found += [
             r.risk.hhi_vendor.sentence.split(":")[0],
             f"software maturity {r.risk.maturity.value:.0f}/100",
         ]
-        risks.append(f"{r.name}: " + "; ".join(found[:2]) + ".")
-    timeline = [
+        out.append(f"{r.name}: " + "; ".join(found[:2]) + ".")
+    return out
+
+
+def plan_timeline(results: Sequence[PlanResult]) -> list[str]:
+    """Per plan: how long the migration takes and the month it cuts over."""
+    return [
         f"{r.name}: {r.timeline.sentence.split('; ')[0].rstrip('.')}; "
         f"cut-over in month {r.cutover_month}."
         for r in results
     ]
-    decision = Section(
-        "Decision",
+
+
+def plan_fleet_section(r: PlanResult, number: int) -> Section:
+    """One plan's evidence: its notes and its fleet at month 1, line by line."""
+    notes = (
+        *r.allocation_notes,
+        *r.unserved_reasons,
+        *r.constraint_violations,
+        r.payback_sentence,
+        *r.one_time_notes,
+        r.timeline.sentence,
+    )
+    fleet = [
+        {
+            "workload": ln.workload,
+            "role": ln.role,
+            "allocation": ln.allocation,
+            "provider": ln.provider,
+            "region": ln.region,
+            "instance type": ln.instance_type,
+            "pricing": ln.pricing_model,
+            "count": ln.count,
+            "$/hour": ln.usd_per_hour,
+            "$/month": round(ln.monthly_usd, 2),
+            "commitment end": ln.commitment_end or "— (no commitment)",
+            "accelerator": ln.accelerator_id or "—",
+            "benchmark date": formatting.day(ln.bench_measured_at),
+            "note": ln.note or "",
+        }
+        for ln in r.fleet
+    ]
+    return Section(
+        r.name,
         (
-            Paragraph(headline(results)),
-            Bullets(tuple(sentences)),
+            Paragraph(f"{r.headline}. {r.description}"),
+            Bullets(tuple(n for n in notes if n)),
             table(
-                "The money",
-                money_rows,
-                formats={
-                    "$/month (month 1)": _usd,
-                    f"$/month (month {months})": _usd,
-                    "one-time": _usd,
-                    f"{months} months": _usd,
-                    f"vs {stay.name}, {months} months": _signed,
-                    "weeks to cutover": lambda w: f"{w:g} w",
-                },
-                sheet="Money",
-                note=f"{months} months = the sum of the monthly curve (demand growth, "
-                "commitments paid until they end) + the one-time cost.",
+                f"{r.name}: fleet at month 1",
+                fleet,
+                formats={"$/hour": lambda v: f"${v:,.4f}", "$/month": lambda v: f"${v:,.2f}"},
+                sheet=f"Fleet {number}",
             ),
-            BarChart(
-                f"Cost over {months} months (feasible plans only)",
-                tuple(r.name for r in results if r.feasible),
-                tuple(verdicts[r.name].horizon_usd for r in results if r.feasible),
-                f"USD over {months} months, one-time cost included",
-                groups=tuple(verdicts[r.name].verdict for r in results if r.feasible),
-                value_format=lambda v: f"${v:,.0f}",
-            ),
-            Bullets(tuple(risks), title="Top risks"),
-            Bullets(tuple(timeline), title="Timeline"),
         ),
     )
-    rows = results_rows(results)
-    sections = [
-        decision,
-        Section(
-            "Scenarios side by side",
-            (table("Scenarios side by side", rows, sheet="Scenarios"),),
-            new_page=True,
-        ),
-        *optimal,
-    ]
-    for r in results:
-        notes = (
-            *r.allocation_notes,
-            *r.unserved_reasons,
-            *r.constraint_violations,
-            r.payback_sentence,
-            *r.one_time_notes,
-            r.timeline.sentence,
-        )
-        fleet = [
-            {
-                "workload": ln.workload,
-                "role": ln.role,
-                "allocation": ln.allocation,
-                "provider": ln.provider,
-                "region": ln.region,
-                "instance type": ln.instance_type,
-                "pricing": ln.pricing_model,
-                "count": ln.count,
-                "$/hour": ln.usd_per_hour,
-                "$/month": round(ln.monthly_usd, 2),
-                "commitment end": ln.commitment_end or "— (no commitment)",
-                "accelerator": ln.accelerator_id or "—",
-                "benchmark date": formatting.day(ln.bench_measured_at),
-                "note": ln.note or "",
-            }
-            for ln in r.fleet
-        ]
-        sections.append(
-            Section(
-                r.name,
-                (
-                    Paragraph(f"{r.headline}. {r.description}"),
-                    Bullets(tuple(n for n in notes if n)),
-                    table(
-                        f"{r.name}: fleet at month 1",
-                        fleet,
-                        formats={
-                            "$/hour": lambda v: f"${v:,.4f}",
-                            "$/month": lambda v: f"${v:,.2f}",
-                        },
-                        sheet=f"Fleet {len(sections) - 1}",
-                    ),
-                ),
-            )
-        )
+
+
+def monthly_curve_section(results: Sequence[PlanResult]) -> Section:
+    """Every plan's cost month by month over the horizon."""
+    months = len(results[0].monthly_usd_by_month)
     curves = pd.DataFrame(
         {"month": range(1, months + 1)}
         | {f"{r.name} $/month": [round(v, 2) for v in r.monthly_usd_by_month] for r in results}
     )
-    sections.append(
-        Section(
-            f"{months} months",
-            (
-                table(
-                    "Monthly cost by month",
-                    curves,
-                    formats={f"{r.name} $/month": lambda v: f"${v:,.2f}" for r in results},
-                    sheet="Months",
-                ),
+    return Section(
+        f"{months} months",
+        (
+            table(
+                "Monthly cost by month",
+                curves,
+                formats={f"{r.name} $/month": lambda v: f"${v:,.2f}" for r in results},
+                sheet="Months",
             ),
-        )
+        ),
     )
-    assumptions = pd.DataFrame(
+
+
+def plan_assumptions(ws: Workspace, knobs: Knobs, unit: str) -> pd.DataFrame:
+    """The inputs behind the comparison, for the workbook's Assumptions sheet."""
+    return pd.DataFrame(
         [
             ("workspace", ws.name),
             ("month 1 starts", ws.start.isoformat()),
@@ -567,6 +695,7 @@ def workspace_document(
             ("CPU share (Add CPU fallback)", f"{knobs.cpu_share:.0%}"),
             ("utilisation cap", f"{knobs.utilisation_cap:.0%}"),
             ("loaded cost of an engineer-week", f"${knobs.loaded_usd_per_engineer_week:,.0f}"),
+            ("token costs quoted", f"{formatting.token_unit_label(unit)} tokens"),
             (
                 "decision rule",
                 (plan_verdicts.__doc__ or ":").split(":", 1)[1].strip().replace("\n", " "),
@@ -574,22 +703,79 @@ def workspace_document(
         ],
         columns=["item", "value"],
     )
-    meta = (
-        ("generated", f"{generated_at:%Y-%m-%d %H:%M} UTC"),
-        ("workspace", ws.name),
-        ("dashboard view", link),
+
+
+#: What the Scenarios brief's price table lists.
+PRICE_NOTE = (
+    "The quotes of each fleet line's pricing model; a fleet line at the rate your workspace "
+    "states rests on that rate, not on a quote (no source address, no snapshot)."
+)
+#: The source named for a rate the workspace states (the company's own contract).
+WORKSPACE_RATE = "your workspace: the rate you pay"
+
+
+def _stated_rate(ws: Workspace, line: PlanLine) -> float | None:
+    """The rate the workspace states for an incumbent fleet line; None when it pays list price."""
+    if line.role != "fleet":
+        return None
+    for e in ws.fleet:
+        same = (e.serves, e.provider, e.region, e.instance_type, e.pricing_model) == (
+            line.workload,
+            line.provider,
+            line.region,
+            line.instance_type,
+            line.pricing_model,
+        )
+        if same and e.usd_per_hour is not None:
+            return e.usd_per_hour
+    return None
+
+
+def _stated_rate_row(line: PlanLine, rate: float) -> dict[str, object]:
+    return {
+        "provider": line.provider,
+        "region": line.region,
+        "instance_type": line.instance_type,
+        "pricing_model": line.pricing_model,
+        "accelerator_id": line.accelerator_id or None,
+        "quote_usd_per_hour": rate,
+        "price_basis": "instance",
+        "price_confidence": "as stated in the workspace",
+        "price_source": WORKSPACE_RATE,
+    }
+
+
+def fleet_evidence(
+    results: Sequence[PlanResult], ws: Workspace, options: pd.DataFrame | None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The price quotes and the benchmark results behind every scenario's fleet lines: the quotes
+    of each line's pricing model (or the rate the workspace states) and every operating point of
+    the configuration the line was sized on, each with its source, date, confidence, snapshot."""
+    lines, stated = [], []
+    for r in results:
+        for ln in r.fleet:
+            rate = _stated_rate(ws, ln)
+            if rate is not None:
+                stated.append(_stated_rate_row(ln, rate))
+            if ln.option_id:
+                key = option_key(ln.option_id, ln.instance_type)
+                lines.append(key | {"line_pricing": ln.pricing_model, "stated": rate is not None})
+    rows = rows_behind(options, lines)
+    quoted = (
+        rows[
+            [
+                not own and str(model) in str(pricing)
+                for model, pricing, own in zip(
+                    rows["pricing_model"], rows["line_pricing"], rows["stated"], strict=True
+                )
+            ]
+        ]
+        if not rows.empty
+        else rows
     )
-    return Document(
-        f"Scenarios for {ws.name}",
-        "Stay, moves and their payback from the company's own fleet, contracts and demand",
-        meta,
-        tuple(sections),
-        assumptions,
-        workspace_csv_frame(results, verdicts),
-        file_stem=brief_stem(generated_at.date(), recommended_plan(results)),
-        link=link,
-        live_model=workspace_live_model(results, stay.name),
-    )
+    priced = [frame for frame in (quoted, pd.DataFrame(stated)) if not frame.empty]
+    prices = price_rows(pd.concat(priced, ignore_index=True) if priced else pd.DataFrame())
+    return prices, bench_rows(rows)
 
 
 def workspace_live_model(results: Sequence[PlanResult], baseline: str) -> LiveModel:

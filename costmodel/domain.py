@@ -91,6 +91,35 @@ ONE_TIME_USD = _b("one_time_usd", "One-time migration cost ($)", 0.0, 1e10, 1000
 FINDINGS = _b("blocking_findings", "Blocking findings", 0.0, 1e9, 1.0)
 ENGINEER_WEEKS = _b("engineer_weeks", "Engineer-weeks", 0.0, 10_000.0, 0.5)
 
+# Owned hardware (total cost of ownership).
+DEPRECIATION_YEARS = _b("depreciation_years", "Depreciation (years)", 1.0, 10.0, 1.0)
+FINANCING_RATE = _b(
+    "financing_rate", "Financing rate (per year)", 0.0, 0.5, 0.005, "0% (cash) to 50% a year"
+)
+PUE = _b(
+    "pue",
+    "Power usage effectiveness (PUE)",
+    1.0,
+    3.0,
+    0.05,
+    "facility power ÷ IT power: 1 is the physical floor",
+)
+COLO_USD_PER_KW_MONTH = _b(
+    "colo_usd_per_kw_month", "Colocation fee ($ per kW per month)", 0.0, 10_000.0, 5.0
+)
+STAFF_USD_PER_FTE_YEAR = _b(
+    "staff_usd_per_fte_year", "Operations staff ($ per full-time person per year)", 0.0, 5e6, 1000.0
+)
+SERVERS_PER_FTE = _b("servers_per_fte", "Servers one operations person runs", 1.0, 100_000.0, 1.0)
+USD_PER_KWH = _b("usd_per_kwh", "Electricity ($ per kWh)", 0.001, 5.0, 0.001)
+
+# Commitment under uncertainty.
+PROBABILITY = _b("probability", "Probability", 0.0, 1.0, 0.05)
+DEMAND_FACTOR = _b("demand_factor", "Demand ÷ the workspace's stated demand", 0.01, 100.0, 0.05)
+DISCOUNT = _b(
+    "discount", "Discount off the on-demand rate", 0.0, 0.95, 0.01, "0% to 95% off on-demand"
+)
+
 #: Every bound by its key (URL keys and workspace field names).
 BOUNDS: dict[str, Bound] = {
     b.key: b

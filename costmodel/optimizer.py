@@ -45,7 +45,17 @@ from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_array
 
 from costmodel.demand import HOURS_PER_MONTH
-from costmodel.options import BLOCK_OR_CONTRACT
+from costmodel.options import BLOCK_OR_CONTRACT, OWNED, Option, OptionTable
+from costmodel.owned import (
+    OWNED_PROVIDER,
+    ElectricityPrice,
+    OwnedRate,
+    OwnedServer,
+    break_even_months,
+    electricity_input,
+    owned_options,
+    owned_rates,
+)
 from costmodel.plan import (
     MONTHS,
     PAID_WHETHER_USED,
@@ -55,6 +65,8 @@ from costmodel.plan import (
     WorkspaceEngine,
     hourly_load,
 )
+from costmodel.scenarios import Engine
+from costmodel.workspace import Workspace
 
 HELD = "held"  # paid every hour of the month (committed, contract, a kept fleet line)
 HOURLY = "hourly"  # on-demand, paid for the hours of the day it is up
@@ -708,6 +720,9 @@ def workspace_problem(
     allowed = set(policy.commitments) | (
         set(BLOCK_OR_CONTRACT) if policy.allow_block_or_contract else set()
     )
+    owned_ok = ws.constraints.allow_owned and ws.owned is not None
+    if owned_ok:
+        allowed.add(OWNED)
     labels = t.pricing_model.labels
     codes = t.pricing_model.codes
     cands: list[Candidate] = []
@@ -717,6 +732,8 @@ def workspace_problem(
         seg = planner.segments[w.workload]
         alloc = planner._allocation("optimal", "Optimal", None)
         alloc = replace(alloc, backends=None)
+        if owned_ok and ws.owned is not None:
+            alloc = _with_owned_site(alloc, ws.owned.site_region)
         gm = engine.group_mask(seg, alloc, "interactive", policy)
         _, cap_i, _ = engine.capacity(seg.slo)
         ok_group = gm & np.isfinite(cap_i) & (cap_i > 0)
@@ -752,7 +769,8 @@ def workspace_problem(
                     option_id=o.option_id,
                     count_per_unit=per,
                     note=f"{float(cap_i[g]):,.0f} output tok/s per unit at {seg.slo.describe()}"
-                    f" ({o.model}, {o.precision}, {o.runtime})",
+                    f" ({o.model}, {o.precision}, {o.runtime})"
+                    + (OWNED_NOTE if model == OWNED else ""),
                 )
             )
     for c in planner.fleet:
@@ -798,6 +816,73 @@ def workspace_problem(
         n_plus_one=n_plus_one,
         one_time_usd_by_backend=per_backend,
         horizon_months=horizon_months,
+    )
+
+
+# ---- owned hardware ----------------------------------------------------------------------------
+OWNED_NOTE = (
+    "; an owned server priced at its total cost of ownership (capital, power × PUE, colocation,"
+    " staff), paid every hour of its depreciation horizon; the operating points are the same"
+    " hardware's measured on a cloud instance"
+)
+
+
+def _with_owned_site(alloc, site_region: str):
+    """The allocation widened to the company's own servers at its site."""
+    providers = alloc.providers and (*alloc.providers, OWNED_PROVIDER)
+    regions = alloc.regions and (*alloc.regions, site_region)
+    return replace(alloc, providers=providers, regions=regions)
+
+
+@dataclass(frozen=True)
+class OwnedComparison:
+    """An owned server beside the cloud options with the same accelerators."""
+
+    rate: OwnedRate
+    #: (pricing model, option, $ per server-hour, break-even months or None) per cloud option.
+    cloud: tuple[tuple[str, Option, float, float | None], ...]
+
+
+def with_owned(
+    engine: Engine,
+    ws: Workspace,
+    servers: Sequence[OwnedServer],
+    electricity: Sequence[ElectricityPrice],
+) -> tuple[Engine, tuple[OwnedComparison, ...]]:
+    """The engine with the workspace's owned servers added as options (when it allows owned
+    hardware), and each server beside the cheapest cloud options it would replace."""
+    if not ws.constraints.allow_owned or ws.owned is None:
+        return engine, ()
+    rates = owned_rates(servers, ws.owned, electricity_input(ws.owned, electricity))
+    extra = owned_options(engine.table, rates, ws.owned.site_region)
+    comparisons = tuple(
+        OwnedComparison(r, _cloud_alternatives(engine.table, r, ws.constraints.providers))
+        for r in rates
+    )
+    return Engine(engine.table.with_options(extra)), comparisons
+
+
+def _cloud_alternatives(
+    table: OptionTable, rate: OwnedRate, providers: Sequence[str] | None
+) -> tuple[tuple[str, Option, float, float | None], ...]:
+    """The cheapest approved cloud instance with the same accelerators, per pricing model."""
+    best: dict[str, Option] = {}
+    for o in table.options:
+        if (
+            o.provider == OWNED_PROVIDER
+            or o.accelerator_id != rate.server.accelerator_id
+            or o.price_basis != "instance"
+            or o.accelerators_per_unit != rate.server.accelerator_count
+            or o.pricing_model == "spot"
+            or (providers is not None and o.provider not in providers)
+        ):
+            continue
+        kept = best.get(o.pricing_model)
+        if kept is None or o.usd_per_unit_hour < kept.usd_per_unit_hour:
+            best[o.pricing_model] = o
+    return tuple(
+        (model, o, o.usd_per_unit_hour, break_even_months(rate, o.usd_per_unit_hour))
+        for model, o in sorted(best.items(), key=lambda kv: kv[1].usd_per_unit_hour)
     )
 
 

@@ -14,13 +14,15 @@ import pandas as pd
 
 from costmodel.demand import model_key
 from tokendesk.metrics import PERCENTILES
-from tokendesk.records import BLOCK_OR_CONTRACT_MODELS, COMMITTED_MODELS
+from tokendesk.records import BLOCK_OR_CONTRACT_MODELS, COMMITTED_MODELS, PricingModel
 
 #: Pricing models that are committed (paid for every hour of the term), as the option table
 #: spells them.
 COMMITTED = frozenset(m.value for m in COMMITTED_MODELS)
 #: Capacity sold only as fixed blocks or under a negotiated contract: also paid for every hour.
 BLOCK_OR_CONTRACT = frozenset(m.value for m in BLOCK_OR_CONTRACT_MODELS)
+#: Owned servers priced by their total cost of ownership (costmodel.owned).
+OWNED = PricingModel.OWNED.value
 #: Benchmark scenarios that carry no latency bound and so cannot prove a latency SLO.
 OFFLINE_SCENARIOS = frozenset({"offline"})
 
@@ -238,25 +240,7 @@ class OptionTable:
             columns, self._columns = self._columns, None
             self._set_points(columns)
         else:
-            pts = [p for o in opts for p in o.points]
-            nan = float("nan")
-
-            def col(getter) -> np.ndarray:
-                return np.array([nan if (v := getter(p)) is None else v for p in pts], dtype=float)
-
-            counts = np.array([len(o.points) for o in opts], dtype=np.int64)
-            self._set_points(
-                {
-                    "option": np.repeat(np.arange(len(opts), dtype=np.int64), counts),
-                    "tok_s": col(lambda p: p.unit_output_tok_s),
-                    "concurrency": col(
-                        lambda p: p.concurrency if p.concurrency is not None else p.request_rate_rps
-                    ),
-                    "offline": np.array([p.offline for p in pts], dtype=bool),
-                    "ttft": {q: col(lambda p, q=q: p.ttft(q)) for q in PERCENTILES},
-                    "tpot": {q: col(lambda p, q=q: p.tpot(q)) for q in ("p50", "p95", "p99")},
-                }
-            )
+            self._set_points(_point_columns(opts))
         self._set_labels()
 
     @classmethod
@@ -264,6 +248,22 @@ class OptionTable:
         """The same table as ``OptionTable(tuple(options_from_frame(df)))``, built column-wise."""
         options, columns = _frame_columns(df)
         return cls(options, _columns=columns)
+
+    def with_options(self, extra: Sequence[Option]) -> OptionTable:
+        """This table with more options appended (each carrying its own ``points``); the existing
+        options keep their indices and their point columns."""
+        if not extra:
+            return self
+        added = _point_columns(extra, first=len(self.options))
+        columns = {
+            "option": np.concatenate([self.pt_option, added["option"]]),
+            "tok_s": np.concatenate([self.pt_tok_s, added["tok_s"]]),
+            "concurrency": np.concatenate([self.pt_concurrency, added["concurrency"]]),
+            "offline": np.concatenate([self.pt_offline, added["offline"]]),
+            "ttft": {q: np.concatenate([self.pt_ttft[q], added["ttft"][q]]) for q in self.pt_ttft},
+            "tpot": {q: np.concatenate([self.pt_tpot[q], added["tpot"][q]]) for q in self.pt_tpot},
+        }
+        return OptionTable((*self.options, *extra), _columns=columns)
 
     def _set_points(self, columns: dict) -> None:
         opts = self.options
@@ -319,6 +319,28 @@ class OptionTable:
             dtype=bool,
         )
         return lookup[self.model.codes]
+
+
+def _point_columns(opts: Sequence[Option], first: int = 0) -> dict:
+    """The operating points of options that carry them, as the table's columns (option indices
+    counted from ``first``)."""
+    pts = [p for o in opts for p in o.points]
+    nan = float("nan")
+
+    def col(getter) -> np.ndarray:
+        return np.array([nan if (v := getter(p)) is None else v for p in pts], dtype=float)
+
+    counts = np.array([len(o.points) for o in opts], dtype=np.int64)
+    return {
+        "option": first + np.repeat(np.arange(len(opts), dtype=np.int64), counts),
+        "tok_s": col(lambda p: p.unit_output_tok_s),
+        "concurrency": col(
+            lambda p: p.concurrency if p.concurrency is not None else p.request_rate_rps
+        ),
+        "offline": np.array([p.offline for p in pts], dtype=bool),
+        "ttft": {q: col(lambda p, q=q: p.ttft(q)) for q in PERCENTILES},
+        "tpot": {q: col(lambda p, q=q: p.tpot(q)) for q in ("p50", "p95", "p99")},
+    }
 
 
 def canonical_precision(text: str) -> str:

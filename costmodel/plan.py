@@ -28,7 +28,7 @@ import numpy as np
 
 from costmodel.demand import HOURS_PER_MONTH, HourlyProfile, Segment, Slo
 from costmodel.fleet import FleetPolicy, rescale, size_line
-from costmodel.options import BLOCK_OR_CONTRACT, COMMITTED, Option, canonical_precision
+from costmodel.options import BLOCK_OR_CONTRACT, COMMITTED, OWNED, Option, canonical_precision
 from costmodel.risk import RiskReport, SpendLine, assess_risk
 from costmodel.scenarios import (
     DEFAULT_POLICY,
@@ -45,7 +45,7 @@ MONTHS = 36
 DAYS_PER_MONTH = 365.25 / 12
 _EPS = 1e-9
 #: Paid for every hour of the term, used or not.
-PAID_WHETHER_USED = COMMITTED | BLOCK_OR_CONTRACT | {"owned"}
+PAID_WHETHER_USED = COMMITTED | BLOCK_OR_CONTRACT | {OWNED}
 
 VENDOR_OF_BACKEND = {
     "cuda": "NVIDIA",
@@ -105,6 +105,8 @@ class PlanLine:
     model: str = ""
     precision: str = ""
     bench_measured_at: object = None
+    #: The option (quote x configuration) the line was priced or sized from; "" when none was.
+    option_id: str = ""
 
     def as_dict(self) -> dict:
         return {
@@ -865,6 +867,7 @@ class WorkspaceEngine:
                             o.model if o else "",
                             o.precision if o else "",
                             o.bench_measured_at if o else None,
+                            o.option_id if o else "",
                         )
                     )
                 continue
@@ -900,6 +903,7 @@ class WorkspaceEngine:
                     line.model,
                     line.precision,
                     line.bench_measured_at,
+                    line.option_id,
                 )
             )
         return out

@@ -70,6 +70,11 @@ BOUNDS: dict[str, tuple[float, float]] = {
 
 DEFAULTS = ScenarioInputs()
 
+#: The keys the dashboard's Scenarios page reads from its address. It prices the company's
+#: workspace, so the market-demand keys (model, out_b, in_b, small_b, pct, spot) are not among
+#: them: a link back to that page carries only these (and the page's own switches).
+PAGE_KEYS = ("peak", "slo", "inter", "pct", "amd", "cpu", "util", "rate", "custom")
+
 
 def parse_custom(text: str) -> tuple[tuple[str, float], ...]:
     """``cuda:0.5,rocm:0.5`` -> (("cuda", 0.5), ("rocm", 0.5)); shares must sum to 1 (±0.001)."""
@@ -154,6 +159,11 @@ def to_params(inputs: ScenarioInputs) -> dict[str, str]:
                 else str(value)
             )
     return out
+
+
+def page_params(inputs: ScenarioInputs) -> dict[str, str]:
+    """The Scenarios-page keys of ``inputs`` that differ from the defaults (see PAGE_KEYS)."""
+    return {key: value for key, value in to_params(inputs).items() if key in PAGE_KEYS}
 
 
 def build_demand(inputs: ScenarioInputs) -> Demand:

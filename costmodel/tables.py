@@ -10,12 +10,15 @@ from typing import Any
 
 from costmodel.demand import model_key
 from costmodel.memory import ModelArchitecture
+from costmodel.owned import ElectricityPrice, OwnedServer, Sourced
 from costmodel.timeline import StageGate
 from tokendesk.paths import data_dir
 
 ARCHITECTURES_FILE = "model_architectures.csv"
 MATURITY_FILE = "software_maturity.csv"
 STAGE_GATES_FILE = "stage_gates.csv"
+OWNED_SERVERS_FILE = "owned_servers.csv"
+ELECTRICITY_FILE = "electricity_prices.csv"
 
 
 def _rows(path: Path) -> list[dict[str, str]]:
@@ -110,3 +113,153 @@ def stage_gates() -> dict[str, tuple[StageGate, ...]]:
             raise ValueError(f"{path}:{line}: {exc}") from exc
         out.setdefault(row["backend"], []).append(gate)
     return {k: tuple(v) for k, v in out.items()}
+
+
+@cache
+def owned_servers() -> tuple[OwnedServer, ...]:
+    """The server price sheet: capex and rated power per server, each with its source."""
+    path = data_dir() / OWNED_SERVERS_FILE
+    out = []
+    for line, row in enumerate(_rows(path), start=2):
+        try:
+            out.append(
+                OwnedServer(
+                    server_id=row["server_id"],
+                    name=row["name"],
+                    accelerator_id=row["accelerator_id"],
+                    accelerator_count=int(row["accelerator_count"]),
+                    capex=Sourced(
+                        "server capex",
+                        float(row["capex_usd"]),
+                        "$",
+                        row["capex_source_title"],
+                        row["capex_source_url"],
+                        row["capex_as_of"] or "date unknown",
+                        row["capex_confidence"],
+                    ),
+                    power_kw=Sourced(
+                        "server power",
+                        float(row["power_kw"]),
+                        "kW",
+                        row["power_source_title"],
+                        row["power_source_url"],
+                        row["power_as_of"] or "date unknown",
+                        row["power_confidence"],
+                    ),
+                    notes=row.get("notes", ""),
+                )
+            )
+        except (KeyError, ValueError) as exc:
+            raise ValueError(f"{path}:{line}: {exc}") from exc
+    return tuple(out)
+
+
+@cache
+def electricity_prices() -> tuple[ElectricityPrice, ...]:
+    """Average electricity price per cloud region's location, each with its source and year."""
+    path = data_dir() / ELECTRICITY_FILE
+    out = []
+    for line, row in enumerate(_rows(path), start=2):
+        try:
+            out.append(
+                ElectricityPrice(
+                    provider=row["provider"],
+                    region=row["region"],
+                    state=row["state"],
+                    usd_per_kwh=float(row["usd_per_kwh"]),
+                    source=row["source_title"],
+                    source_url=row["source_url"],
+                    as_of=f"{row['data_year']} average, published {row['published']}",
+                    confidence=row["confidence"],
+                )
+            )
+        except (KeyError, ValueError) as exc:
+            raise ValueError(f"{path}:{line}: {exc}") from exc
+    return tuple(out)
+
+
+ACCELERATOR_POWER_FILE = "accelerator_power.csv"
+GRID_INTENSITY_FILE = "grid_intensity.csv"
+
+
+@dataclass(frozen=True)
+class AcceleratorPower:
+    """An accelerator's rated board power (TDP) from its datasheet."""
+
+    accelerator_id: str
+    tdp_w: float
+    source_title: str
+    source_url: str
+    source_date: str
+    confidence: str
+
+
+@dataclass(frozen=True)
+class GridIntensity:
+    """A region's annual average grid carbon intensity, from a published figure."""
+
+    provider: str
+    region: str
+    location: str
+    g_co2e_per_kwh: float
+    year: int
+    source_title: str
+    source_url: str
+    basis: str
+    confidence: str
+
+
+def _sourced(path: Path, line: int, row: dict[str, str], number: str) -> float:
+    """``row[number]`` as a positive finite number; the row must name an http(s) source."""
+    try:
+        value = float(row[number])
+    except (KeyError, ValueError):
+        raise ValueError(f"{path}:{line}: {number} {row.get(number)!r} is not a number") from None
+    if not 0 < value < 1e6:
+        raise ValueError(f"{path}:{line}: {number} {value:g} must be a positive number")
+    if not row.get("source_url", "").startswith(("https://", "http://")):
+        raise ValueError(f"{path}:{line}: source_url must be the figure's http(s) source")
+    return value
+
+
+@cache
+def accelerator_power() -> dict[str, AcceleratorPower]:
+    """Accelerator id -> its datasheet TDP (``data/accelerator_power.csv``)."""
+    path = data_dir() / ACCELERATOR_POWER_FILE
+    out: dict[str, AcceleratorPower] = {}
+    for line, row in enumerate(_rows(path), start=2):
+        tdp = _sourced(path, line, row, "tdp_w")
+        out[row["accelerator_id"]] = AcceleratorPower(
+            row["accelerator_id"],
+            tdp,
+            row["source_title"],
+            row["source_url"],
+            row["source_date"],
+            row["confidence"],
+        )
+    return out
+
+
+@cache
+def grid_intensity() -> dict[tuple[str, str], GridIntensity]:
+    """(provider, region) -> its grid carbon intensity (``data/grid_intensity.csv``)."""
+    path = data_dir() / GRID_INTENSITY_FILE
+    out: dict[tuple[str, str], GridIntensity] = {}
+    for line, row in enumerate(_rows(path), start=2):
+        value = _sourced(path, line, row, "g_co2e_per_kwh")
+        try:
+            year = int(row["year"])
+        except (KeyError, ValueError):
+            raise ValueError(f"{path}:{line}: year {row.get('year')!r} is not a year") from None
+        out[(row["provider"], row["region"])] = GridIntensity(
+            row["provider"],
+            row["region"],
+            row["location"],
+            value,
+            year,
+            row["source_title"],
+            row["source_url"],
+            row["basis"],
+            row["confidence"],
+        )
+    return out

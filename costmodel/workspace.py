@@ -12,12 +12,14 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from costmodel import domain
+from costmodel.commitment import CommitmentInputs, DemandScenario
 from costmodel.demand import PERCENTILES
+from costmodel.owned import OwnedParams
 from tokendesk.records import PricingModel
 
 #: Pricing models a fleet line may be bought under; the committed ones are paid for every hour of
 #: the term whether used or not.
-FLEET_PRICING_MODELS = (*(m.value for m in PricingModel), "owned")
+FLEET_PRICING_MODELS = tuple(m.value for m in PricingModel)
 
 
 #: Month 1 of a workspace that states no start.
@@ -95,6 +97,8 @@ class Constraints:
     providers: tuple[str, ...] | None = None  # approved; None = any
     regions: tuple[str, ...] | None = None  # approved for new capacity; None = any
     max_vendor_share: float = 1.0
+    #: The optimizer may buy servers (priced by the workspace's ``owned`` terms).
+    allow_owned: bool = False
 
 
 @dataclass(frozen=True)
@@ -112,6 +116,10 @@ class Workspace:
     audit: tuple[AuditEffort, ...] = ()
     #: Where the audit came from ("from the audit of <path> on <date>").
     audit_basis: str = ""
+    #: The company's terms for running its own servers (used where ``allow_owned``).
+    owned: OwnedParams | None = None
+    #: Demand scenarios and committed discounts for the commitment analysis.
+    commitment: CommitmentInputs = field(default_factory=CommitmentInputs)
 
     def audit_for(self, backend: str) -> AuditEffort | None:
         return next((a for a in self.audit if a.backend == backend), None)
@@ -287,7 +295,17 @@ def workspace_from_dict(data: object) -> Workspace:
         raise WorkspaceError("workspace", "expected a mapping with name, fleet, demand")
     _unknown(
         data,
-        {"name", "start", "fleet", "demand", "constraints", "one_time_usd", "audit"},
+        {
+            "name",
+            "start",
+            "fleet",
+            "demand",
+            "constraints",
+            "one_time_usd",
+            "audit",
+            "owned",
+            "commitment",
+        },
         "workspace",
     )
     name = _text(data, "name", "workspace")
@@ -312,7 +330,12 @@ def workspace_from_dict(data: object) -> Workspace:
     raw = data.get("constraints") or {}
     if not isinstance(raw, Mapping):
         raise WorkspaceError("constraints", "expected a mapping")
-    _unknown(raw, {"providers", "regions", "max_vendor_share"}, "constraints")
+    _unknown(raw, {"providers", "regions", "max_vendor_share", "allow_owned"}, "constraints")
+    allow_owned = raw.get("allow_owned", False)
+    if not isinstance(allow_owned, bool):
+        raise WorkspaceError(
+            "constraints.allow_owned", f"expected true or false, got {allow_owned!r}"
+        )
     providers = _names(raw.get("providers"), "constraints.providers")
     constraints = Constraints(
         providers=tuple(p.lower() for p in providers) if providers else None,
@@ -320,7 +343,15 @@ def workspace_from_dict(data: object) -> Workspace:
         max_vendor_share=_number(
             raw, "max_vendor_share", "constraints", domain.MAX_VENDOR_SHARE, 1.0
         ),
+        allow_owned=allow_owned,
     )
+    owned = owned_from_dict(data.get("owned"))
+    if allow_owned and owned is None:
+        raise WorkspaceError(
+            "constraints.allow_owned",
+            "owned hardware needs its terms: add an owned block (site_region, depreciation_years,"
+            " financing_rate, pue, colo_usd_per_kw_month, staff_usd_per_fte_year, servers_per_fte)",
+        )
     start = _date(data, "start", "workspace") or DEFAULT_START
     one_time = data.get("one_time_usd") or {}
     if not isinstance(one_time, Mapping):
@@ -330,7 +361,95 @@ def workspace_from_dict(data: object) -> Workspace:
         for k in sorted(one_time)
     )
     audit, audit_basis = audit_from_dict(data.get("audit"))
-    return Workspace(name, fleet, demand, constraints, start, one_time_pairs, audit, audit_basis)
+    return Workspace(
+        name,
+        fleet,
+        demand,
+        constraints,
+        start,
+        one_time_pairs,
+        audit,
+        audit_basis,
+        owned,
+        commitment_from_dict(data.get("commitment")),
+    )
+
+
+OWNED_REQUIRED = (
+    ("depreciation_years", domain.DEPRECIATION_YEARS),
+    ("financing_rate", domain.FINANCING_RATE),
+    ("pue", domain.PUE),
+    ("colo_usd_per_kw_month", domain.COLO_USD_PER_KW_MONTH),
+    ("staff_usd_per_fte_year", domain.STAFF_USD_PER_FTE_YEAR),
+    ("servers_per_fte", domain.SERVERS_PER_FTE),
+)
+
+
+def owned_from_dict(data: object) -> OwnedParams | None:
+    """The ``owned`` block: the terms every owned server's hourly rate is computed from."""
+    if data is None:
+        return None
+    if not isinstance(data, Mapping):
+        raise WorkspaceError("owned", "expected a mapping of owned-hardware terms")
+    fields = {"site_region", "usd_per_kwh", "servers", *(k for k, _ in OWNED_REQUIRED)}
+    _unknown(data, fields, "owned")
+    values = {}
+    for key, bound in OWNED_REQUIRED:
+        value = _number(data, key, "owned", bound)
+        if value is None:
+            raise WorkspaceError(f"owned.{key}", f"is required ({bound.label})")
+        values[key] = value
+    return OwnedParams(
+        site_region=_text(data, "site_region", "owned"),
+        usd_per_kwh=_number(data, "usd_per_kwh", "owned", domain.USD_PER_KWH),
+        servers=_names(data.get("servers"), "owned.servers"),
+        **values,
+    )
+
+
+def commitment_from_dict(data: object) -> CommitmentInputs:
+    """The ``commitment`` block: demand scenarios (probabilities adding up to 1) and discounts."""
+    if data is None:
+        return CommitmentInputs()
+    if not isinstance(data, Mapping):
+        raise WorkspaceError("commitment", "expected scenarios, discount_1y and discount_3y")
+    _unknown(data, {"scenarios", "discount_1y", "discount_3y"}, "commitment")
+    rows = data.get("scenarios") or []
+    if not isinstance(rows, list):
+        raise WorkspaceError("commitment.scenarios", "expected a list of scenarios")
+    scenarios = []
+    for i, row in enumerate(rows):
+        where = f"commitment.scenarios[{i}]"
+        if not isinstance(row, Mapping):
+            raise WorkspaceError(where, f"expected a mapping, got {row!r}")
+        _unknown(row, {"name", "probability", "demand_factor", "growth_per_quarter"}, where)
+        probability = _number(row, "probability", where, domain.PROBABILITY)
+        if probability is None:
+            raise WorkspaceError(f"{where}.probability", "is required")
+        scenarios.append(
+            DemandScenario(
+                name=_text(row, "name", where),
+                probability=probability,
+                demand_factor=_number(row, "demand_factor", where, domain.DEMAND_FACTOR, 1.0),
+                growth_per_quarter=_number(
+                    row, "growth_per_quarter", where, domain.GROWTH_PER_QUARTER
+                ),
+            )
+        )
+    if scenarios:
+        total = sum(s.probability for s in scenarios)
+        if abs(total - 1.0) > 1e-6:
+            raise WorkspaceError(
+                "commitment.scenarios", f"probabilities add up to {total:g}; make them add up to 1"
+            )
+        names = [s.name for s in scenarios]
+        if len(set(names)) != len(names):
+            raise WorkspaceError("commitment.scenarios", "each scenario needs its own name")
+    return CommitmentInputs(
+        scenarios=tuple(scenarios),
+        discount_1y=_number(data, "discount_1y", "commitment", domain.DISCOUNT),
+        discount_3y=_number(data, "discount_3y", "commitment", domain.DISCOUNT),
+    )
 
 
 def audit_from_dict(data: object) -> tuple[tuple[AuditEffort, ...], str]:
@@ -406,6 +525,8 @@ def workspace_to_dict(ws: Workspace) -> dict:
         constraints["providers"] = list(ws.constraints.providers)
     if ws.constraints.regions:
         constraints["regions"] = list(ws.constraints.regions)
+    if ws.constraints.allow_owned:
+        constraints["allow_owned"] = True
     out: dict = {
         "name": ws.name,
         "start": ws.start.isoformat(),
@@ -415,6 +536,11 @@ def workspace_to_dict(ws: Workspace) -> dict:
     }
     if ws.one_time_usd_by_backend:
         out["one_time_usd"] = dict(ws.one_time_usd_by_backend)
+    if ws.owned is not None:
+        out["owned"] = _owned_to_dict(ws.owned)
+    commitment = _commitment_to_dict(ws.commitment)
+    if commitment:
+        out["commitment"] = commitment
     if ws.audit:
         out["audit"] = {
             "basis": ws.audit_basis,
@@ -431,4 +557,34 @@ def workspace_to_dict(ws: Workspace) -> dict:
                 for a in ws.audit
             },
         }
+    return out
+
+
+def _owned_to_dict(owned: OwnedParams) -> dict:
+    row: dict = {"site_region": owned.site_region}
+    row.update({key: getattr(owned, key) for key, _ in OWNED_REQUIRED})
+    if owned.usd_per_kwh is not None:
+        row["usd_per_kwh"] = owned.usd_per_kwh
+    if owned.servers:
+        row["servers"] = list(owned.servers)
+    return row
+
+
+def _commitment_to_dict(c: CommitmentInputs) -> dict:
+    out: dict = {}
+    if c.scenarios:
+        out["scenarios"] = []
+        for s in c.scenarios:
+            row: dict = {
+                "name": s.name,
+                "probability": s.probability,
+                "demand_factor": s.demand_factor,
+            }
+            if s.growth_per_quarter is not None:
+                row["growth_per_quarter"] = s.growth_per_quarter
+            out["scenarios"].append(row)
+    if c.discount_1y is not None:
+        out["discount_1y"] = c.discount_1y
+    if c.discount_3y is not None:
+        out["discount_3y"] = c.discount_3y
     return out

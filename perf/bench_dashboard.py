@@ -40,13 +40,16 @@ INTERACTIONS = {
 def build_large(path: Path, scale: int) -> None:
     from datetime import timedelta
 
+    from pricing.integrity import check_price_file
     from tokendesk.paths import data_dir
     from warehouse import Warehouse
     from warehouse.seed import SEED_RESULTS, read_price_file, read_result_file
 
     quotes = [q for name, q in read_price_file(data_dir() / "seed_prices.csv") if name == "current"]
     results = read_result_file(data_dir() / SEED_RESULTS)
-    with Warehouse.open(path) as wh:  # the seed itself, then the synthetic growth
+    with Warehouse.open(
+        path, seed_check=check_price_file
+    ) as wh:  # the seed itself, then the synthetic growth
         by_provider: dict[str, list] = {}
         for i in range(scale):
             for q in quotes:
@@ -140,9 +143,10 @@ def main() -> None:
     pages = [p for p in INTERACTIONS if (VIEWS / p).exists()]
     with tempfile.TemporaryDirectory() as folder:
         seed, large = Path(folder) / "seed.duckdb", Path(folder) / "large.duckdb"
+        from pricing.integrity import check_price_file
         from warehouse import Warehouse
 
-        Warehouse.open(seed).close()
+        Warehouse.open(seed, seed_check=check_price_file).close()
         start = time.perf_counter()
         build_large(large, args.scale)
         print(f"built the {args.scale}x warehouse in {time.perf_counter() - start:.1f} s")

@@ -23,6 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from pricing.integrity import check_price_file  # noqa: E402
 from warehouse import Warehouse  # noqa: E402
 
 READER = """
@@ -90,7 +91,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "shared.duckdb"
-        Warehouse.open(path).close()
+        Warehouse.open(path, seed_check=check_price_file).close()
         procs = []
         for i in range(args.readers):
             out = Path(tmp) / f"reader{i}.json"

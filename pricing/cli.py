@@ -18,7 +18,7 @@ from rich.progress import (
 from rich.table import Table
 
 from pricing.base import ProgressEvent
-from pricing.integrity import IntegrityReport, check_snapshot
+from pricing.integrity import IntegrityReport, check_price_file, check_snapshot
 from pricing.refresh import refresh
 from pricing.registry import PROVIDERS, provider_names
 from pricing.sheets import SheetValidationError, load_sheet
@@ -95,7 +95,7 @@ def refresh_command(
         err.print(f"[red]Unknown provider {', '.join(unknown)}[/]; known: {', '.join(PROVIDERS)}")
         raise typer.Exit(2)
     with (
-        Warehouse.open(db) as warehouse,
+        Warehouse.open(db, seed_check=check_price_file) as warehouse,
         Progress(
             TextColumn("{task.description:<9}"),
             BarColumn(),
@@ -184,7 +184,7 @@ def integrity_command(
         print_integrity(check_snapshot(quotes, []), quotes, f"integrity of {sheet}")
         return
 
-    with Warehouse.open(db, read_only=True) as warehouse:
+    with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
         if snapshot:
             frame = warehouse.integrity_report(snapshot)
             if frame.empty:

@@ -252,3 +252,14 @@ def check_snapshot(
     detail = ", ".join(f"{vendor}: {n}" for vendor, n in sorted(per_vendor.items()))
     report.rules.append(RuleResult(RULE_EXPIRED, checked, failed, detail))
     return report
+
+
+def check_price_file(
+    quotes: Sequence[PriceQuote], previous: Sequence[PriceQuote], *, historical: bool
+) -> IntegrityReport:
+    """The check a seed-format price file (the bundled seed, a price sheet) is stored with, one
+    snapshot at a time; ``previous`` is the file's historical snapshot of the same provider.
+
+    Today's anchors describe today's prices, so they do not judge a historical snapshot; a
+    current snapshot is compared with the historical one for the >50% move rule."""
+    return check_snapshot(quotes, previous, anchors=() if historical else None)

@@ -4,13 +4,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.factories import seeded_warehouse
 from warehouse import Warehouse
 
 
 @pytest.fixture
 def seeded(tmp_path: Path) -> Warehouse:
     """A warehouse file built from the bundled data/, as a user's first start builds it."""
-    warehouse = Warehouse.open(tmp_path / "tokendesk.duckdb")
+    warehouse = seeded_warehouse(tmp_path / "tokendesk.duckdb")
     yield warehouse
     warehouse.close()
 

@@ -1,20 +1,31 @@
-"""Test data with one home: builders for records, cost frames and warehouse digests.
+"""Test data with one home: builders for records, cost frames, warehouses and warehouse digests.
 
 Each builder makes a valid row with plain defaults; a test overrides only the fields its case is
-about, so what a test checks is visible in the call.
+about, so what a test checks is visible in the call. Page tests read the small fixture warehouse
+(``fixture_warehouse``; its rows and what each is for: tests/fixtures/warehouse/README.md), never
+the shipped seed, so a correction of the seed data changes no page test.
 """
 
 from __future__ import annotations
 
 import hashlib
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pandas as pd
 
+from briefs.workspace_plans import import_workspace, read_workspace_file
+from costmodel.workspace import Workspace
+from pricing.integrity import check_price_file
 from tokendesk.metrics import usd_per_1k_tokens
 from tokendesk.records import BenchmarkResult, PriceQuote
 from warehouse import Warehouse
 from warehouse.queries import COST_COLUMNS
+from warehouse.seed import load_seed
+
+#: Seed-format price and result files and a workspace, each row named for the case it tests.
+FIXTURE_WAREHOUSE = Path(__file__).resolve().parent / "fixtures" / "warehouse"
+FIXTURE_WORKSPACE = FIXTURE_WAREHOUSE / "workspace.yaml"
 
 NOW = datetime(2026, 8, 6, tzinfo=UTC)
 
@@ -140,6 +151,28 @@ def frame(*sweeps: list[dict]) -> pd.DataFrame:
 
 
 # -- warehouse ---------------------------------------------------------------------------------
+def seeded_warehouse(path: Path | str) -> Warehouse:
+    """The warehouse at ``path``, built on first use from the shipped seed in data/ with the price
+    integrity check, as `tokendesk db init` and the dashboard's first start build it."""
+    return Warehouse.open(path, seed_check=check_price_file)
+
+
+def fixture_warehouse(path: Path) -> Path:
+    """Build the fixture warehouse at ``path`` along the production paths: the seed loader (record
+    validation, catalog check, price integrity check) over tests/fixtures/warehouse/, then
+    `tokendesk workspace import` of its workspace, which becomes the current version (version 2:
+    every new warehouse stores the bundled example as version 1)."""
+    with Warehouse.open(path, build=False) as warehouse:
+        load_seed(warehouse, check_price_file, FIXTURE_WAREHOUSE)
+        import_workspace(warehouse, FIXTURE_WORKSPACE)
+    return path
+
+
+def fixture_workspace() -> Workspace:
+    """The fixture company's workspace (tests/fixtures/warehouse/workspace.yaml)."""
+    return read_workspace_file(FIXTURE_WORKSPACE)[0]
+
+
 def content_digest(warehouse: Warehouse) -> str:
     """A digest of every row of every table, in a fixed order: equal digests = equal content."""
     digest = hashlib.sha256()

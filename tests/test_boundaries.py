@@ -3,9 +3,9 @@ imports under ``if TYPE_CHECKING:`` do not, as they never run).
 
 The rooms depend one way:  app, briefs  ->  costmodel, warehouse  ->  pricing, benchmarks  ->  tokendesk
 (app may also use briefs, for the brief download on the Scenarios page; audit/, if it appears, may
-depend on tokendesk only). Streamlit belongs to app/ alone, the warehouse does not import benchmarks,
-no module imports another in a circle, and no other installed distribution claims one of our
-top-level names.
+depend on tokendesk only). Streamlit belongs to app/ alone, the warehouse imports neither benchmarks
+nor pricing (whoever builds it hands it the seed's price check), no module imports another in a
+circle, and no other installed distribution claims one of our top-level names.
 """
 
 from __future__ import annotations
@@ -31,9 +31,10 @@ LAYERS: dict[str, int] = {
 }
 # Rooms with an explicit allow-list instead of a layer.
 ALLOWED_ONLY: dict[str, set[str]] = {"audit": {"audit", "tokendesk"}}
-# Rooms the warehouse must not reach even though they sit below it: it stores results, it does not
-# import or run benchmarks. (It does use pricing.integrity to check the bundled seed it builds from.)
-WAREHOUSE_MUST_NOT_IMPORT = {"benchmarks"}
+# Rooms the warehouse must not reach even though they sit below it: it stores prices and results,
+# it does not fetch or judge prices nor import or run benchmarks. (The price check the bundled seed
+# must pass is handed to it by whoever builds it; see the test below.)
+WAREHOUSE_MUST_NOT_IMPORT = {"benchmarks", "pricing"}
 # Command modules wire the rooms together (fetch -> check -> store) and are imported only by the
 # `tokendesk` command itself, so they may use any room but the dashboard.
 COMMAND_MODULES = {
@@ -216,6 +217,40 @@ def test_dependencies_point_one_way() -> None:
             if not ok:
                 wrong.append(f"{MODULES[name].relative_to(ROOT)}:{line} imports {target}")
     assert not wrong, "imports against the declared direction:\n" + "\n".join(wrong)
+
+
+def _opens_a_warehouse(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "open"
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "Warehouse"
+    )
+
+
+def test_every_warehouse_the_project_builds_checks_its_seed_prices() -> None:
+    # The warehouse fills a new file from the bundled seed only when the caller hands it the price
+    # integrity check; so every open in the project's code passes it, or says it builds nothing.
+    wrong = []
+    opens = 0
+    for name, path in MODULES.items():
+        if room(name) == "warehouse":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not _opens_a_warehouse(node):
+                continue
+            assert isinstance(node, ast.Call)
+            opens += 1
+            keywords = {k.arg: k.value for k in node.keywords}
+            build = keywords.get("build")
+            if "seed_check" in keywords or (
+                isinstance(build, ast.Constant) and build.value is False
+            ):
+                continue
+            wrong.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert opens > 10  # a guard: finding no call at all would pass
+    assert not wrong, "Warehouse.open without seed_check (or build=False): " + ", ".join(wrong)
 
 
 def test_only_the_dashboard_imports_streamlit() -> None:

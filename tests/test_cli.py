@@ -96,3 +96,27 @@ def test_costs_json_carries_confidence_and_percent_of_roofline(db):
     )
     gpu = [r for r in rows if not r["accelerator_id"].startswith("cpu-")]
     assert gpu and all(0 < r["roofline_pct"] < 100 for r in gpu)
+
+
+def test_costs_json_carries_the_input_output_split_and_energy_and_carbon(db):
+    out = runner.invoke(
+        app,
+        ["costs", "--db", str(db), "--format", "json", "--provider", "gcp", "--region", "us-east4"],
+    )
+    assert out.exit_code == 0, out.output
+    rows = json.loads(out.stdout)
+    assert rows
+    for row in rows:
+        assert row["apportioning_rule"] and row["energy_basis"]
+        assert row["grid_year"] == 2025 and row["grid_source_url"].startswith("https://")
+        # gCO2e per 1M output tokens = kWh per 1M tokens × the region's grid intensity.
+        assert row["g_co2e_per_1m_output_tokens"] == pytest.approx(
+            row["kwh_per_1m_output_tokens"] * row["grid_g_co2e_per_kwh"]
+        )
+        assert row["kwh_per_1m_output_tokens"] == pytest.approx(
+            row["joules_per_output_token"] * 1e6 / 3.6e6
+        )
+    split = [r for r in rows if r["usd_per_1k_input_tokens"] is not None]
+    assert split and all(
+        r["usd_per_1k_output_tokens_apportioned"] <= r["usd_per_1k_output_tokens"] for r in split
+    )

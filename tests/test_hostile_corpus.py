@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.factories import seeded_warehouse
 from tokendesk.cli import main
 from tokendesk.textsafety import MAX_FILE_BYTES, clean_text
 from warehouse import Warehouse
@@ -41,7 +42,7 @@ def data_digest(warehouse: Warehouse) -> str:
 def template(tmp_path_factory) -> tuple[Path, str]:
     """A warehouse built from data/ and its digest (each case starts from a copy of it)."""
     path = tmp_path_factory.mktemp("hostile") / "template.duckdb"
-    with Warehouse.open(path) as warehouse:
+    with seeded_warehouse(path) as warehouse:
         return path, data_digest(warehouse)
 
 

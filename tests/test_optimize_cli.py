@@ -70,3 +70,65 @@ def test_a_bad_workspace_file_is_a_clear_error(db, tmp_path):
     out = runner.invoke(app, ["optimize", "--db", str(db), "--workspace", str(bad)])
     assert out.exit_code == 2
     assert "demand" in out.output
+
+
+def test_optimize_with_owned_servers_allowed_shows_their_rate_and_break_even(db, tmp_path):
+    mine = tmp_path / "owned.yaml"
+    text = EXAMPLE.read_text(encoding="utf-8")
+    assert "allow_owned: false" in text
+    mine.write_text(text.replace("allow_owned: false", "allow_owned: true"), encoding="utf-8")
+    cloud = runner.invoke(
+        app, ["optimize", "--db", str(db), "--workspace", str(EXAMPLE), "--format", "json"]
+    )
+    out = runner.invoke(
+        app, ["optimize", "--db", str(db), "--workspace", str(mine), "--format", "json"]
+    )
+    assert out.exit_code == 0, out.output
+    body, without = json.loads(out.stdout), json.loads(cloud.stdout)
+    assert without["owned_hardware"] == []
+    servers = {row["server"]: row for row in body["owned_hardware"]}
+    assert set(servers) == {"dgx-h100", "mi300x-8gpu"}
+    for row in servers.values():
+        parts = ("capital", "power", "colo", "staff")
+        total = sum(row[f"{p}_usd_per_hour"] for p in parts)
+        assert row["usd_per_server_hour"] == pytest.approx(total, abs=1e-3)
+        assert row["usd_per_accelerator_hour"] == pytest.approx(
+            row["usd_per_server_hour"] / 8, abs=1e-4
+        )
+        assert all(i["source"] for i in row["inputs"])
+        assert row["versus_cloud"], "each server is compared with a cloud instance"
+        first = row["versus_cloud"][0]
+        assert first["break_even_months"] == pytest.approx(
+            row["capex_usd"] / (first["usd_per_hour"] * 730 - row["running_usd_per_month"]),
+            abs=0.06,
+        )
+    # More ways to buy never cost more than the cloud-only optimum.
+    assert body["objective_usd_per_month"] <= without["objective_usd_per_month"] + 0.01
+    owned = [ln for ln in body["fleet"] if ln["pricing_model"] == "owned"]
+    assert all(ln["provider"] == "owned" for ln in owned)
+    md = runner.invoke(
+        app, ["optimize", "--db", str(db), "--workspace", str(mine), "--format", "md"]
+    )
+    assert "Owned NVIDIA DGX H100" in md.stdout and "pays back in" in md.stdout
+
+
+def test_the_brief_gains_an_owned_hardware_section_only_when_owned_servers_are_allowed(db):
+    from dataclasses import replace
+
+    from briefs import workspace_plans as wp
+    from briefs.optimize_cli import brief_sections, optimize
+    from warehouse import Warehouse
+
+    ws, _ = wp.read_workspace_file(EXAMPLE)
+    with Warehouse.open(db, read_only=True) as wh:
+        engine = wp.engine_for(wh)
+    titles = [s.title for s in brief_sections(optimize(engine, ws))]
+    assert "Owned hardware" not in titles
+    allowed = replace(ws, constraints=replace(ws.constraints, allow_owned=True))
+    sections = {s.title: s for s in brief_sections(optimize(engine, allowed))}
+    owned = sections["Owned hardware"]
+    tables = [b for b in owned.blocks if hasattr(b, "frame")]
+    rates, inputs = tables
+    assert list(rates.frame["server"]) == ["dgx-h100", "mi300x-8gpu"]
+    # Every input of every server is listed with its source.
+    assert len(inputs.frame) == 2 * 9 and inputs.frame["source"].str.len().min() > 0

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.factories import content_digest, result
+from tests.factories import content_digest, result, seeded_warehouse
 from tokendesk.cli import main
 from warehouse import Warehouse
 
@@ -29,7 +29,7 @@ def cli(capsys, monkeypatch):
 @pytest.fixture
 def imported(tmp_path):
     path = tmp_path / "cli.duckdb"
-    with Warehouse.open(path) as wh:
+    with seeded_warehouse(path) as wh:
         snapshot = wh.ingest_results("import:test", [result(model=MODEL)], origin="import")
     return path, snapshot
 

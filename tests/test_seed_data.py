@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from briefs.workspace_plans import compare, engine_for, example_workspace
+from costmodel.demand import HOURS_PER_MONTH
 from pricing.integrity import check_snapshot
 from tokendesk.catalog import check_in_catalog, load_catalog
 from tokendesk.paths import data_dir
@@ -88,3 +90,29 @@ def test_the_current_price_snapshot_passes_the_integrity_checks_it_can_fail() ->
     quotes = [q for name, q in read_price_file(data_dir() / SEED_PRICES) if name != "historical"]
     report = check_snapshot(quotes, ())
     assert report.quarantine == {}, report.quarantine
+
+
+def test_the_example_workspace_is_priced_at_the_seeds_current_list_prices(seeded) -> None:
+    # The first start shows the bundled example's Stay: each fleet line without a rate of its own
+    # must find a current list price in the seed (else the comparison cannot be drawn), and Stay
+    # charges that price: count x rate x 730 h per line.
+    current = [q for name, q in read_price_file(data_dir() / SEED_PRICES) if name == "current"]
+    stay = compare(engine_for(seeded), example_workspace())[0]
+    listed = [line for line in example_workspace().fleet if line.usd_per_hour is None]
+    assert listed, "the example has no list-priced line to check"
+    for line in listed:
+        prices = [
+            q.usd_per_hour
+            for q in current
+            if (q.provider, q.region, q.instance_type, q.pricing_model)
+            == (line.provider, line.region, line.instance_type, line.pricing_model)
+        ]
+        assert prices, f"no current seed price for {line.instance_type} {line.pricing_model}"
+        charged = [
+            ln.usd_per_hour
+            for ln in stay.fleet
+            if (ln.instance_type, ln.pricing_model) == (line.instance_type, line.pricing_model)
+        ]
+        assert charged == [min(prices)], line
+    fleet = sum(ln.count * ln.usd_per_hour * HOURS_PER_MONTH for ln in stay.fleet)
+    assert round(stay.monthly_usd, 2) == round(fleet, 2)

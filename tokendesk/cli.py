@@ -18,10 +18,15 @@ from audit.cli import register as register_audit
 from benchmarks.cli import bench_app
 from benchmarks.plausibility import roofline_label, roofline_pct
 from briefs.cli import register
+from briefs.commit_cli import register as register_commit
 from briefs.optimize_cli import register as register_optimize
 from briefs.workspace_cli import register as register_workspace
+from costmodel.energy import bundled_energy_columns
+from costmodel.unit_cost import apportion_frame
 from pricing.cli import prices_app
+from pricing.integrity import check_price_file
 from tokendesk import formatting
+from tokendesk.access import USER_ENV, set_local_user
 from tokendesk.catalog import load_catalog
 from tokendesk.exports import safe_csv
 from tokendesk.paths import REPO_ROOT, default_db_path
@@ -34,7 +39,7 @@ from tokendesk.textsafety import (
 )
 from warehouse import Warehouse, WarehouseError
 from warehouse.engine import Wait, report_waits_to
-from warehouse.lake import DATA_PATH_ENV, LAKE_PREFIX, is_lake_target
+from warehouse.lake import DATA_PATH_ENV, LAKE_PREFIX, describe, is_lake_target
 from warehouse.queries import COST_SORTS, cost_options
 from warehouse.seed import SeedFileError, ingest_price_file, ingest_result_file
 from warehouse.transfer import copy_into_lake
@@ -50,6 +55,23 @@ db_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(db_app, name="db")
+
+
+@app.callback()
+def _acting_user(
+    acting_as: Annotated[
+        str | None,
+        typer.Option(
+            "--as",
+            envvar=USER_ENV,
+            help="Name to record with every write of this command (default: $TOKENDESK_USER,"
+            " else your OS user name).",
+        ),
+    ] = None,
+) -> None:
+    """Record who writes: each snapshot, workspace version and decision carries this name."""
+    set_local_user(acting_as)
+
 
 console = Console()
 err = Console(stderr=True, soft_wrap=True)
@@ -76,6 +98,7 @@ def _register_subcommands() -> None:
     register_audit(app)
     register_workspace(app)
     register_optimize(app)
+    register_commit(app)
 
 
 COSTS_COLUMNS = [
@@ -96,6 +119,22 @@ COSTS_COLUMNS = [
     "ttft_ms_p50",
     "ttft_ms_p95",
     "ttft_ms_p99",
+    "tpot_ms_p50",
+    "tpot_ms_p95",
+    "tpot_ms_p99",
+    # The hour split between input and output tokens, and the rule that split it.
+    "usd_per_1k_input_tokens",
+    "usd_per_1k_output_tokens_apportioned",
+    "apportioning_rule",
+    # Energy and carbon per output token, with the basis and the grid figure used.
+    "joules_per_output_token",
+    "energy_basis",
+    "kwh_per_1m_output_tokens",
+    "g_co2e_per_1m_output_tokens",
+    "grid_g_co2e_per_kwh",
+    "grid_year",
+    "grid_source",
+    "grid_source_url",
     "price_source",
     "price_observed_at",
     "bench_source_title",
@@ -132,7 +171,7 @@ def costs(
     db: DbOption = None,
 ) -> None:
     """$/1K tokens and first-token latency per accelerator × cloud × region × pricing model."""
-    with Warehouse.open(db, read_only=True) as warehouse:
+    with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
         try:
             frame = cost_options(
                 warehouse,
@@ -152,7 +191,9 @@ def costs(
             raise typer.Exit(2) from None
     # How close each result sits to the physical bound of its accelerator ("% of roofline").
     frame["roofline_pct"] = roofline_pct(frame.to_dict("records"), load_catalog())
-    frame = frame[COSTS_COLUMNS]
+    for name, values in apportion_frame(frame).items():
+        frame[name] = values
+    frame = frame.join(bundled_energy_columns(frame))[COSTS_COLUMNS]
     if output is OutputFormat.CSV:
         sys.stdout.write(safe_csv(frame).decode("utf-8"))
         return
@@ -208,15 +249,30 @@ def _load(concurrency) -> str:
     return f"c={concurrency:g}"
 
 
+def _build_or_refuse(target: Path) -> dict[str, int]:
+    """Open the warehouse (building it on first use from data/, its prices checked by the price
+    integrity rules) and count its rows. A seed row that fails validation or the integrity check
+    is refused: the message names the file and the row, exit 1, and no seed data is written."""
+    try:
+        with Warehouse.open(target, seed_check=check_price_file) as warehouse:
+            return warehouse.table_counts()
+    except SeedFileError as exc:
+        err.print(f"[red]refused:[/red] {terminal_text(str(exc))}", highlight=False)
+        err.print(
+            "nothing from the seed was written; fix the row, then run `tokendesk db rebuild`",
+            highlight=False,
+        )
+        raise typer.Exit(1) from None
+
+
 @db_app.command("init")
 def db_init(db: DbOption = None) -> None:
     """Create the warehouse from the bundled data/ (no network, no credentials)."""
     target = db or default_db_path()
     lake = is_lake_target(str(target))
     existed = not lake and Path(target).exists()
-    with Warehouse.open(target) as warehouse:
-        counts = warehouse.table_counts()
-        where = warehouse.path  # a team-mode catalog is named without its credentials
+    counts = _build_or_refuse(target)
+    where = describe(str(target)) if lake else target  # a catalog named without credentials
     verb = "ready" if lake else "up to date" if existed else "built"
     console.print(
         f"Warehouse {verb} at {where}: {counts['price_quotes']} price quotes, "
@@ -249,7 +305,7 @@ def db_rebuild(db: DbOption = None) -> None:
 @db_app.command("info")
 def db_info(db: DbOption = None) -> None:
     """List snapshots with their dates, status and row counts."""
-    with Warehouse.open(db, read_only=True) as warehouse:
+    with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
         snapshots = warehouse.snapshots()
         retracted = warehouse.retractions().set_index("snapshot_id")
         version = warehouse.schema_version()
@@ -263,6 +319,7 @@ def db_info(db: DbOption = None) -> None:
         "Origin",
         "Data as of",
         "Written",
+        "By",
         "Status",
         "Rows",
         "Error / notes",
@@ -276,6 +333,7 @@ def db_info(db: DbOption = None) -> None:
             row.origin,
             f"{row.as_of:%Y-%m-%d}",
             f"{row.created_at:%Y-%m-%d %H:%M}",
+            terminal_text(row.created_by) or "not recorded",
             row.status + (" (retracted)" if row.snapshot_id in retracted.index else ""),
             str(row.row_count),
             _retraction(retracted, row.snapshot_id) or row.error or row.notes,
@@ -327,7 +385,7 @@ def db_ingest(
     from tokendesk.records import SnapshotKind
 
     written: list[tuple[Path, list[str]]] = []
-    with Warehouse.open(db) as warehouse:
+    with Warehouse.open(db, seed_check=check_price_file) as warehouse:
         kind = "prices"
         current: Path | None = None
         try:
@@ -336,7 +394,9 @@ def db_ingest(
                     current = path
                     kind = _ingest_kind(path)
                     if kind == "prices":
-                        ids = ingest_price_file(warehouse, path, origin="sheet")
+                        ids = ingest_price_file(
+                            warehouse, path, check=check_price_file, origin="sheet"
+                        )
                     else:
                         ids = [ingest_result_file(warehouse, path, origin="import")]
                     written.append((path, ids))
@@ -390,7 +450,7 @@ def db_migrate(
         raise typer.Exit(2)
     try:
         with (
-            Warehouse.open(source_path, read_only=True) as source,
+            Warehouse.open(source_path, read_only=True, build=False) as source,
             Warehouse.open(to, data_path=data_path, build=False) as target,
         ):
             report = copy_into_lake(source, target)
@@ -411,15 +471,25 @@ def run_app(
         str,
         typer.Option(
             help="Address to bind. The default serves this machine only; the warehouse can hold "
-            "negotiated quotes, so bind a wider address only behind your own access control."
+            "negotiated quotes, so bind a wider address only with team sign-in configured (see "
+            "--secrets) or behind your own access control."
         ),
     ] = "127.0.0.1",
     headless: Annotated[bool, typer.Option(help="Do not open a browser.")] = True,
     db: DbOption = None,
+    secrets: Annotated[
+        Path | None,
+        typer.Option(
+            exists=True,
+            dir_okay=False,
+            help="secrets.toml with the [auth] sign-in and [tokendesk] role settings (default:"
+            " .streamlit/secrets.toml in the repository, then ~/.streamlit/secrets.toml).",
+        ),
+    ] = None,
 ) -> None:
     """Start the dashboard (builds the warehouse from data/ on first start)."""
     target = db or default_db_path()
-    Warehouse.open(target).close()  # build or migrate before the read-only app opens it
+    _build_or_refuse(target)  # build or migrate before the read-only app opens it
     entry = REPO_ROOT / "app" / "main.py"
     command = [
         sys.executable,
@@ -435,6 +505,7 @@ def run_app(
         str(headless).lower(),
         "--browser.gatherUsageStats",
         "false",
+        *(["--secrets.files", str(secrets.resolve())] if secrets is not None else []),
         "--",
         "--db",
         str(target),

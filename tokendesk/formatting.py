@@ -73,6 +73,8 @@ def percent(value: Any, digits: int = 1) -> str:
 #: computed figure is $ per 1K tokens: ``token_unit_factor`` alone turns it into the chosen unit.
 TOKEN_UNITS = {"1k": 1_000, "1m": 1_000_000}
 DEFAULT_TOKEN_UNIT = "1k"
+#: The URL key every dashboard page keeps the unit under (``?unit=1m``).
+TOKEN_UNIT_KEY = "unit"
 _UNIT_SHORT = {"1k": "1K", "1m": "1M"}
 #: Decimals a $/token column shows per unit: $0.000517 per 1K tokens is $0.517 per 1M.
 _UNIT_DECIMALS = {"1k": 6, "1m": 3}
@@ -82,6 +84,11 @@ def _unit(unit: str) -> str:
     if unit not in TOKEN_UNITS:
         raise ValueError(f"unknown token unit {unit!r}; choose one of {', '.join(TOKEN_UNITS)}")
     return unit
+
+
+def token_unit_params(unit: str) -> dict[str, str]:
+    """The URL key for ``unit``: none for the default, so shared links stay short."""
+    return {} if _unit(unit) == DEFAULT_TOKEN_UNIT else {TOKEN_UNIT_KEY: unit}
 
 
 def token_unit_factor(unit: str) -> float:
@@ -107,6 +114,20 @@ def cost_label(unit: str, tokens: str) -> str:
 def cost_format(unit: str) -> str:
     """The printf format of a $/token column in ``unit``."""
     return f"$%.{_UNIT_DECIMALS[_unit(unit)]}f"
+
+
+def spreadsheet_cost_format(unit: str) -> str:
+    """The spreadsheet number format of a $/token cell in ``unit``: the same decimals."""
+    return '"$"0.' + "0" * _UNIT_DECIMALS[_unit(unit)]
+
+
+def token_unit_in(label: str) -> str | None:
+    """The token unit a column name quotes its cost per ("$/1M output tokens" -> "1m")."""
+    lowered = label.lower()
+    for unit, short in _UNIT_SHORT.items():
+        if f"/{short.lower()}" in lowered or f"per_{unit}" in lowered:
+            return unit
+    return None
 
 
 def usd_per_tokens(value: Any, unit: str, tokens: str = "") -> str:

@@ -1,9 +1,10 @@
-"""Choosing the first-token-latency figure to show for an operating point.
+"""Choosing the latency figure to show for an operating point.
 
 FTL is the TTFT percentile the user picks (p95 by default). Published results often carry only
 some percentiles — MLPerf publishes p99 — so when the chosen one is missing we fall back to the
 next HIGHER published percentile as a conservative upper bound (p95 <= p99 always), and say so.
-We never fall back to a lower percentile, and never invent a figure.
+We never fall back to a lower percentile, and never invent a figure. The same rule picks the
+time per output token (TPOT) a view shows at the chosen percentile.
 """
 
 from __future__ import annotations
@@ -41,17 +42,26 @@ def ftl_column(percentile: str) -> str:
     return f"ttft_ms_{percentile}"
 
 
-def ftl_with_basis(frame: pd.DataFrame, percentile: str = "p95") -> tuple[pd.Series, pd.Series]:
-    """Return (ftl_ms, ftl_basis) for every row: the chosen percentile, else an upper bound."""
-    ftl_column(percentile)
-    ftl = pd.Series(np.nan, index=frame.index, dtype="float64")
+def latency_with_basis(
+    frame: pd.DataFrame, family: str, percentile: str = "p95"
+) -> tuple[pd.Series, pd.Series]:
+    """Return (value, basis) of a latency ``family`` (``ttft_ms``, ``tpot_ms``, …) for every row at
+    ``percentile``: the chosen percentile where published, else the next higher published one as
+    an upper bound (a missing column counts as unpublished: results carry no TPOT p90)."""
+    ftl_column(percentile)  # validates the percentile
+    value = pd.Series(np.nan, index=frame.index, dtype="float64")
     basis = pd.Series("unknown", index=frame.index, dtype="object")
     for candidate in PERCENTILES[PERCENTILES.index(percentile) :]:
-        column = f"ttft_ms_{candidate}"
+        column = f"{family}_{candidate}"
         if column not in frame:
             continue
         values = pd.to_numeric(frame[column], errors="coerce")
-        fill = ftl.isna() & values.notna()
-        ftl[fill] = values[fill]
+        fill = value.isna() & values.notna()
+        value[fill] = values[fill]
         basis[fill] = ftl_basis_label(candidate, percentile)
-    return ftl, basis
+    return value, basis
+
+
+def ftl_with_basis(frame: pd.DataFrame, percentile: str = "p95") -> tuple[pd.Series, pd.Series]:
+    """Return (ftl_ms, ftl_basis) for every row: the chosen percentile, else an upper bound."""
+    return latency_with_basis(frame, "ttft_ms", percentile)

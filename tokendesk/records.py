@@ -48,6 +48,9 @@ class PricingModel(StrEnum):
     COMMITTED_USE_3Y = "committed_use_3y"
     CAPACITY_BLOCK = "capacity_block"
     NEGOTIATED = "negotiated"
+    #: Servers the company buys and runs (colocated): priced by their total cost of ownership
+    #: (costmodel.owned) and paid for every hour of the depreciation horizon.
+    OWNED = "owned"
 
 
 #: Pricing models that are a commitment or a reservation rather than pay-as-you-go capacity.
@@ -63,12 +66,16 @@ COMMITTED_MODELS = frozenset(
 )
 #: Capacity sold only as fixed blocks or under a negotiated contract: also paid for every hour.
 BLOCK_OR_CONTRACT_MODELS = frozenset({PricingModel.CAPACITY_BLOCK, PricingModel.NEGOTIATED})
+#: Owned hardware: committed capacity for its depreciation horizon, with no cloud term behind it.
+OWNED_MODELS = frozenset({PricingModel.OWNED})
 #: Like compared with like: the pricing-model families a cost view shows one at a time (spot is
 #: interruptible, so it is never set against capacity that is there when needed).
 PRICING_FAMILIES: dict[str, tuple[str, ...]] = {
     "on-demand": (PricingModel.ON_DEMAND.value,),
     "committed": tuple(
-        m.value for m in PricingModel if m in COMMITTED_MODELS | BLOCK_OR_CONTRACT_MODELS
+        m.value
+        for m in PricingModel
+        if m in COMMITTED_MODELS | BLOCK_OR_CONTRACT_MODELS | OWNED_MODELS
     ),
     "spot": (PricingModel.SPOT.value,),
 }
@@ -310,6 +317,9 @@ class BenchmarkResult(_SourcedRecord):
     e2el_ms_p50: NonNegativeFloat | None = None
     e2el_ms_p95: NonNegativeFloat | None = None
     peak_memory_gib: NonNegativeFloat | None = None
+    #: Mean power (W) over the run of the accelerators one replica occupies, from telemetry;
+    #: None = not measured (energy per token is then estimated from the datasheet TDP).
+    measured_power_w: PositiveFloat | None = None
     requests_ok: int | None = Field(default=None, ge=0, le=2**31 - 1)
     requests_failed: int | None = Field(default=None, ge=0, le=2**31 - 1)
     parity_exact_match: float | None = Field(default=None, ge=0, le=1)

@@ -86,22 +86,23 @@ def record_decision(warehouse: Warehouse, decision: Decision) -> int:
         decision.review_to,
         list(decision.snapshot_ids),
         decision.supersedes,
+        warehouse.actor.name,
     ]
     numbers = warehouse.next_ids("decision_id", 1)
     if numbers is not None:  # team mode: the id comes from the catalog, no RETURNING
         with warehouse._transaction() as tx:
             tx.execute(
                 "INSERT INTO decisions (decision_id, recorded_at, decided_on, subject, decision,"
-                " rationale, decided_by, review_from, review_to, snapshot_ids, supersedes)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " rationale, decided_by, review_from, review_to, snapshot_ids, supersedes,"
+                " created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [numbers[0], *values],
             )
         return numbers[0]
     with warehouse._transaction() as tx:
         row = tx.execute(
             "INSERT INTO decisions (recorded_at, decided_on, subject, decision, rationale, decided_by,"
-            " review_from, review_to, snapshot_ids, supersedes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-            " RETURNING decision_id",
+            " review_from, review_to, snapshot_ids, supersedes, created_by)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING decision_id",
             values,
         ).fetchone()
     if row is None:  # RETURNING always yields the inserted row

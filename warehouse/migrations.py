@@ -315,4 +315,38 @@ MIGRATIONS: tuple[Migration, ...] = (
           AND r.snapshot_id NOT IN (SELECT snapshot_id FROM retractions);
         """,
     ),
+    Migration(
+        9,
+        "who made each write",
+        """
+        -- Who made each write: the signed-in person's e-mail address on the dashboard, the OS
+        -- user (or the name given with --as / TOKENDESK_USER) on the command line. Rows written
+        -- before this was recorded keep '' ("not recorded").
+        -- DuckDB cannot add a column to a table that others reference (price quotes, results,
+        -- integrity checks and retractions reference snapshots), so a snapshot's author is one
+        -- row of its own, written in the snapshot's transaction.
+        CREATE TABLE snapshot_authors (
+            snapshot_id VARCHAR PRIMARY KEY REFERENCES snapshots (snapshot_id),
+            created_by  VARCHAR NOT NULL
+        );
+        ALTER TABLE workspaces ADD COLUMN created_by VARCHAR NOT NULL DEFAULT '';
+        ALTER TABLE decisions ADD COLUMN created_by VARCHAR NOT NULL DEFAULT '';
+        """,
+    ),
+    Migration(
+        12,
+        "measured power",
+        """
+        -- Mean power drawn over the run by the hardware one replica occupies (its accelerators),
+        -- as the result's own telemetry measured it. NULL: not measured (energy is then an
+        -- estimate from the datasheet, labelled as such).
+        ALTER TABLE benchmark_results ADD COLUMN measured_power_w DOUBLE;
+
+        CREATE OR REPLACE VIEW current_results AS
+        SELECT r.*
+        FROM benchmark_results r JOIN snapshots s USING (snapshot_id)
+        WHERE s.status = 'ok'
+          AND r.snapshot_id NOT IN (SELECT snapshot_id FROM retractions);
+        """,
+    ),
 )

@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from tokendesk.metrics import PERCENTILES, ftl_basis_label, ftl_column, usd_per_1k_sql
+from tokendesk.records import PricingModel
 
 if TYPE_CHECKING:
     from warehouse.store import Warehouse
@@ -79,7 +80,7 @@ SELECT
     r.concurrency, r.request_rate_rps, r.input_tokens, r.output_tokens,
     r.ttft_ms_p50, r.ttft_ms_p90, r.ttft_ms_p95, r.ttft_ms_p99,
     r.tpot_ms_p50, r.tpot_ms_p95, r.tpot_ms_p99,
-    r.parity_exact_match, r.parity_similarity
+    r.parity_exact_match, r.parity_similarity, r.measured_power_w
 FROM price_quotes p
 JOIN benchmark_results r
   ON r.accelerator_id = p.accelerator_id
@@ -182,6 +183,7 @@ COST_COLUMNS = [
     "tpot_ms_p99",
     "parity_exact_match",
     "parity_similarity",
+    "measured_power_w",
     "bench_source_tool",
     "bench_source_title",
     "bench_source_url",
@@ -476,9 +478,11 @@ def price_history(
                p.source, p.source_url, p.confidence, p.quarantine_reason, p.review_flag, p.expires_on,
                p.snapshot_id, s.status AS snapshot_status, s.origin AS snapshot_origin,
                s.created_at AS snapshot_created_at, s.as_of AS snapshot_as_of, s.notes AS snapshot_notes,
+               coalesce(w.created_by, '') AS snapshot_created_by,
                (p.price_id IN (SELECT price_id FROM current_price_ids)) AS is_current
         FROM price_quotes p
         JOIN snapshots s ON s.snapshot_id = p.snapshot_id
+        LEFT JOIN snapshot_authors w ON w.snapshot_id = p.snapshot_id
         WHERE p.provider = ? AND p.region = ? AND p.instance_type = ? AND p.pricing_model = ?
         ORDER BY s.as_of, p.observed_at, s.created_at, p.price_id
         """,
@@ -503,9 +507,11 @@ def current_price_sources(warehouse: Warehouse) -> pd.DataFrame:
     """Per price source: the snapshot(s) current now, their data date and how many regions each serves."""
     return warehouse.query(
         """
-        SELECT s.source, c.snapshot_id, s.origin, s.as_of, s.created_at, count(DISTINCT c.region) AS regions
+        SELECT s.source, c.snapshot_id, s.origin, s.as_of, s.created_at,
+               coalesce(w.created_by, '') AS created_by, count(DISTINCT c.region) AS regions
         FROM current_price_snapshots c
         JOIN snapshots s ON s.snapshot_id = c.snapshot_id
+        LEFT JOIN snapshot_authors w ON w.snapshot_id = c.snapshot_id
         GROUP BY ALL
         ORDER BY s.source, s.as_of DESC, c.snapshot_id
         """
@@ -513,12 +519,15 @@ def current_price_sources(warehouse: Warehouse) -> pd.DataFrame:
 
 
 def benchmark_snapshot_history(warehouse: Warehouse) -> pd.DataFrame:
-    """Every benchmark snapshot, newest first, with its retraction (reason, who, when) if any."""
+    """Every benchmark snapshot, newest first, with who wrote it and its retraction (reason, who,
+    when) if any."""
     return warehouse.query(
         """
-        SELECT s.snapshot_id, s.created_at, s.as_of, s.source, s.origin, s.status, s.row_count,
-               s.error, s.notes, x.reason AS retraction_reason, x.retracted_by, x.retracted_at
+        SELECT s.snapshot_id, s.created_at, coalesce(w.created_by, '') AS created_by, s.as_of,
+               s.source, s.origin, s.status, s.row_count, s.error, s.notes,
+               x.reason AS retraction_reason, x.retracted_by, x.retracted_at
         FROM snapshots s
+        LEFT JOIN snapshot_authors w USING (snapshot_id)
         LEFT JOIN retractions x USING (snapshot_id)
         WHERE s.kind = 'benchmarks'
         ORDER BY s.created_at DESC, s.snapshot_id DESC
@@ -537,7 +546,7 @@ def current_benchmark_results(warehouse: Warehouse) -> pd.DataFrame:
                r.output_tok_s / r.accelerators_per_replica AS output_tok_s_per_accelerator,
                r.ttft_ms_p50, r.ttft_ms_p90, r.ttft_ms_p95, r.ttft_ms_p99, r.ttft_basis,
                r.tpot_ms_p50, r.tpot_ms_p95, r.tpot_ms_p99, r.e2el_ms_p50, r.e2el_ms_p95,
-               r.peak_memory_gib, r.requests_ok, r.requests_failed,
+               r.peak_memory_gib, r.measured_power_w, r.requests_ok, r.requests_failed,
                r.parity_exact_match, r.parity_similarity, r.measured_at, r.source_tool,
                r.source_file, r.source_title, r.source_url, r.confidence, r.snapshot_id
         FROM current_results r
@@ -545,4 +554,19 @@ def current_benchmark_results(warehouse: Warehouse) -> pd.DataFrame:
         ORDER BY a.vendor, r.accelerator_id, r.config_key, r.concurrency NULLS FIRST,
                  r.request_rate_rps NULLS FIRST, r.output_tok_s
         """
+    )
+
+
+def negotiated_snapshots(warehouse: Warehouse) -> pd.DataFrame:
+    """Price snapshots that hold negotiated quotes and nothing else (snapshot_id, source): a
+    confidential source whose very name is hidden from those who may not see the quotes."""
+    return warehouse.query(
+        """
+        SELECT s.snapshot_id, s.source
+        FROM snapshots s JOIN price_quotes q USING (snapshot_id)
+        GROUP BY ALL
+        HAVING bool_and(q.pricing_model = ?)
+        ORDER BY s.snapshot_id
+        """,
+        [PricingModel.NEGOTIATED.value],
     )

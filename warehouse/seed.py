@@ -2,6 +2,10 @@
 
 Seed files are validated whole before anything is written, so a malformed file leaves the
 warehouse exactly as it was and the error names the file, the row and the field.
+
+The warehouse stores prices; it does not judge them. Whoever builds it passes the price integrity
+check in (``pricing.integrity.check_price_file``, wired by the ``tokendesk`` commands and the
+dashboard), and a bundled seed whose prices fail that check is refused.
 """
 
 from __future__ import annotations
@@ -9,14 +13,14 @@ from __future__ import annotations
 import csv
 import io
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from pydantic import ValidationError
 
-from pricing.integrity import check_snapshot
 from tokendesk.catalog import check_in_catalog
 from tokendesk.paths import data_dir
 from tokendesk.records import BenchmarkResult, PriceQuote
@@ -39,6 +43,33 @@ Record = TypeVar("Record", PriceQuote, BenchmarkResult)
 #: Cells are read whole up to this size so that an over-long one is refused by the record's
 #: length limit, with its field named, rather than by the csv module's 128 KiB guard.
 CSV_FIELD_LIMIT = 16 * 1024 * 1024
+
+
+class PriceCheckReport(Protocol):
+    """What a price check says about a snapshot (``pricing.integrity.IntegrityReport``)."""
+
+    @property
+    def quarantine(self) -> Mapping[int, str]:
+        """Index into the checked quotes -> why the row is kept out of current prices."""
+        ...
+
+    @property
+    def review_flags(self) -> Mapping[int, str]:
+        """Index -> why the row stays current but needs a look."""
+        ...
+
+    def as_tuples(self) -> list[tuple[str, int, int, str]]:
+        """(rule, rows checked, rows failed, detail) per rule, stored with the snapshot."""
+        ...
+
+
+class PriceCheck(Protocol):
+    """Checks one snapshot of a price file against ``previous`` (the file's historical snapshot of
+    the same provider; empty for a historical snapshot itself)."""
+
+    def __call__(
+        self, quotes: Sequence[PriceQuote], previous: Sequence[PriceQuote], *, historical: bool
+    ) -> PriceCheckReport: ...
 
 
 class SeedFileError(ValueError):
@@ -159,36 +190,47 @@ def read_result_file(path: Path, notes: ReadNotes | None = None) -> list[Benchma
     return [result for _, result in _read_rows(path, BenchmarkResult, RESULT_META, notes)]
 
 
-def ingest_price_file(warehouse: Warehouse, path: Path, *, origin: str = "seed") -> list[str]:
+def ingest_price_file(
+    warehouse: Warehouse, path: Path, *, check: PriceCheck, origin: str = "seed"
+) -> list[str]:
     """Validate a seed-format price CSV whole, then write one snapshot per provider (and per
     seed snapshot: historical rows go to an older snapshot of their own), all in one transaction.
 
+    Each snapshot is stored with what ``check`` found. The bundled seed (``origin="seed"``) must
+    pass it: a row the check would quarantine is refused with its row named, and nothing is
+    written. Any other file keeps such rows quarantined, out of current prices.
+
     The bundled seed's current snapshot is its provider's whole catalog (older items it does not
     list are withdrawn); any other file speaks only for the items it lists."""
-    groups: dict[tuple[str, str], list[PriceQuote]] = defaultdict(list)
+    groups: dict[tuple[str, str], list[tuple[int, PriceQuote]]] = defaultdict(list)
     read_notes = ReadNotes()
-    for snapshot_name, quote in read_price_file(path, read_notes):
-        groups[(snapshot_name, quote.provider)].append(quote)
+    # Row numbers as SeedFileError counts them: the header is row 1.
+    for row_no, (snapshot_name, quote) in enumerate(read_price_file(path, read_notes), start=2):
+        groups[(snapshot_name, quote.provider)].append((row_no, quote))
     # Historical first so that, if dates tie, the current snapshot is the newer write.
     ordered = sorted(groups.items(), key=lambda item: (item[0][0] != "historical", item[0][1]))
 
     # Snapshot dates only order snapshots. An undated historical group sorts before everything
     # dated in the file, so it can never outrank the current one; the rows keep no date.
-    known = [q.observed_at for group in groups.values() for q in group if q.observed_at]
+    known = [q.observed_at for group in groups.values() for _, q in group if q.observed_at]
     oldest = min(known) if known else datetime(1970, 1, 1)
     ids: list[str] = []
     with warehouse.atomic():
-        for (snapshot_name, provider), quotes in ordered:
+        for (snapshot_name, provider), numbered in ordered:
             historical = snapshot_name == "historical"
-            # Today's anchors describe today's prices, so they do not judge a historical
-            # snapshot; a current snapshot is compared with the historical one for the >50%
-            # move rule.
+            quotes = [quote for _, quote in numbered]
+            previous = () if historical else groups.get(("historical", provider), ())
+            report = check(quotes, [quote for _, quote in previous], historical=historical)
+            if origin == "seed" and report.quarantine:
+                index, reason = min(report.quarantine.items())
+                raise SeedFileError(
+                    path,
+                    numbered[index][0],
+                    "-",
+                    f"fails the price integrity check ({clean_text(reason)}); the bundled seed"
+                    " must pass it, so fix the row or its anchor",
+                )
             dated = [q.observed_at for q in quotes if q.observed_at]
-            report = check_snapshot(
-                quotes,
-                () if historical else groups.get(("historical", provider), ()),
-                anchors=() if historical else None,
-            )
             ids.append(
                 warehouse.ingest_prices(
                     provider,
@@ -227,11 +269,14 @@ def ingest_result_file(warehouse: Warehouse, path: Path, *, origin: str = "seed"
     )
 
 
-def load_seed(warehouse: Warehouse, folder: Path | None = None) -> None:
+def load_seed(warehouse: Warehouse, check: PriceCheck, folder: Path | None = None) -> None:
+    """Build the warehouse's first snapshots from the seed files in ``folder`` (default: the
+    bundled ``data/``), prices checked by ``check``; one transaction, so a refused seed leaves an
+    empty warehouse empty."""
     folder = folder or data_dir()
     # Validate both files before writing either, so a bad seed leaves an empty warehouse empty.
     read_price_file(folder / SEED_PRICES)
     read_result_file(folder / SEED_RESULTS)
     with warehouse.atomic():
-        ingest_price_file(warehouse, folder / SEED_PRICES)
+        ingest_price_file(warehouse, folder / SEED_PRICES, check=check)
         ingest_result_file(warehouse, folder / SEED_RESULTS)

@@ -19,6 +19,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
+from tokendesk.access import Action, Principal, local_user
 from tokendesk.catalog import check_in_catalog, load_catalog
 from tokendesk.paths import default_db_path
 from tokendesk.records import (
@@ -32,7 +33,7 @@ from warehouse.engine import FileEngine, MemoryEngine, WaitReporter, WarehouseEr
 from warehouse.lake import LakeEngine, is_lake_target
 from warehouse.migrations import MIGRATIONS, Migration
 from warehouse.queries import cost_options
-from warehouse.seed import load_seed
+from warehouse.seed import PriceCheck, load_seed
 from warehouse.workspaces import seed_workspace
 
 PRICE_COLUMNS = (
@@ -131,11 +132,15 @@ class Warehouse:
         path: str,
         read_only: bool,
         on_wait: WaitReporter | None = None,
+        actor: Principal | None = None,
     ) -> None:
         self._engine = engine
         self.path = path
         self.read_only = read_only
         self.on_wait = on_wait
+        #: Who writes through this warehouse: recorded with every snapshot and workspace
+        #: version, and checked before every write.
+        self.actor = actor or local_user()
         self._closed = False
         #: The open command-wide transaction, if any (see ``atomic``).
         self._batch: duckdb.DuckDBPyConnection | None = None
@@ -148,7 +153,9 @@ class Warehouse:
         *,
         read_only: bool = False,
         build: bool = True,
+        seed_check: PriceCheck | None = None,
         on_wait: WaitReporter | None = None,
+        actor: Principal | None = None,
         data_path: str | None = None,
     ) -> Warehouse:
         """Open (and, on first use, build from the bundled ``data/``) the warehouse at ``path``.
@@ -160,16 +167,28 @@ class Warehouse:
         Opening holds no lock. A missing file is built, and pending migrations are applied, in
         one short write (also for a read-only open, so the dashboard's first start needs no
         separate setup step). ``on_wait`` hears when a write waits for another process.
+
+        A new warehouse is filled from the bundled seed only when ``seed_check`` is given: the
+        price integrity check the seed must pass (``pricing.integrity.check_price_file``, passed
+        by the commands and the dashboard; the warehouse does not import pricing). Without it,
+        or with ``build=False``, a new warehouse holds the schema, the accelerator catalog and the
+        example workspace only; a read-only open with ``build=False`` refuses a missing file.
+        ``actor`` is who writes (default: the local user); the build and migrations are the
+        installation's own and are recorded under the local user.
         """
         target = str(path if path is not None else default_db_path())
         if is_lake_target(target):
-            return cls._open_lake(target, data_path, read_only, build, on_wait)
+            warehouse = cls._open_lake(target, data_path, build, seed_check, on_wait)
+            warehouse.read_only = read_only
+            warehouse.actor = actor or warehouse.actor
+            return warehouse
         if target == ":memory:":
             warehouse = cls(MemoryEngine(), target, read_only=False)
             fresh = warehouse.migrate()
-            if fresh and build:
-                load_seed(warehouse)
+            if fresh and build and seed_check is not None:
+                load_seed(warehouse, seed_check)
             warehouse.read_only = read_only
+            warehouse.actor = actor or warehouse.actor
             return warehouse
         exists = Path(target).exists()
         if not exists and read_only and not build:
@@ -185,12 +204,13 @@ class Warehouse:
             if needs_write:
                 with engine.writing(on_wait):
                     fresh = warehouse.migrate()
-                    if fresh and build:
-                        load_seed(warehouse)
+                    if fresh and build and seed_check is not None:
+                        load_seed(warehouse, seed_check)
         except BaseException:
             engine.close()
             raise
         warehouse.read_only = read_only
+        warehouse.actor = actor or warehouse.actor
         return warehouse
 
     @classmethod
@@ -198,8 +218,8 @@ class Warehouse:
         cls,
         target: str,
         data_path: str | None,
-        read_only: bool,
         build: bool,
+        seed_check: PriceCheck | None,
         on_wait: WaitReporter | None,
     ) -> Warehouse:
         """Open a DuckLake warehouse; an empty catalog is built like a new file.
@@ -210,7 +230,7 @@ class Warehouse:
         """
         for attempt in range(LAKE_START_ATTEMPTS):
             try:
-                return cls._try_open_lake(target, data_path, read_only, build, on_wait)
+                return cls._try_open_lake(target, data_path, build, seed_check, on_wait)
             except (duckdb.Error, WarehouseError) as exc:
                 if attempt + 1 == LAKE_START_ATTEMPTS or not _lost_a_race(exc):
                     raise
@@ -222,8 +242,8 @@ class Warehouse:
         cls,
         target: str,
         data_path: str | None,
-        read_only: bool,
         build: bool,
+        seed_check: PriceCheck | None,
         on_wait: WaitReporter | None,
     ) -> Warehouse:
         engine = LakeEngine.shared(target, data_path)
@@ -233,13 +253,12 @@ class Warehouse:
                 pending = _pending_migrations(cursor)
             if pending:
                 fresh = warehouse.migrate()
-                if fresh and build:
-                    load_seed(warehouse)
+                if fresh and build and seed_check is not None:
+                    load_seed(warehouse, seed_check)
             engine.ensure_id_counters()
         except BaseException:
             engine.close()
             raise
-        warehouse.read_only = read_only
         return warehouse
 
     @property
@@ -369,8 +388,7 @@ class Warehouse:
         if self._batch is not None:
             yield self
             return
-        if self.read_only:
-            raise WarehouseError("this warehouse connection is read-only")
+        self._check_writable()
         with self._engine.writing(self.on_wait) as tx:
             tx.execute("BEGIN TRANSACTION")
             self._batch = tx
@@ -384,13 +402,19 @@ class Warehouse:
                 self._batch = None
                 tx.execute("COMMIT")
 
+    def _check_writable(self) -> None:
+        """Every write passes here first: a read-only connection or an actor whose role may
+        not write is refused before the file is touched."""
+        if self.read_only:
+            raise WarehouseError("this warehouse connection is read-only")
+        self.actor.require(Action.WRITE)
+
     @contextmanager
     def _transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
         if self._batch is not None:  # part of a command-wide transaction: it commits
             yield self._batch
             return
-        if self.read_only:
-            raise WarehouseError("this warehouse connection is read-only")
+        self._check_writable()
         with self._engine.writing(self.on_wait) as tx:
             tx.execute("BEGIN TRANSACTION")
             try:
@@ -601,8 +625,8 @@ class Warehouse:
             )
         return now
 
-    @staticmethod
     def _insert_snapshot(
+        self,
         tx: duckdb.DuckDBPyConnection,
         snapshot_id: str,
         kind: SnapshotKind,
@@ -637,10 +661,18 @@ class Warehouse:
                 notes,
             ],
         )
+        tx.execute(
+            "INSERT INTO snapshot_authors (snapshot_id, created_by) VALUES (?, ?)",
+            [snapshot_id, safe_message(self.actor.name, limit=200)],
+        )
 
     # -- reads --------------------------------------------------------------------------------
     def snapshots(self, kind: SnapshotKind | None = None) -> pd.DataFrame:
-        sql = "SELECT * FROM snapshots"
+        """Every snapshot, oldest first, with who wrote it (``created_by``, '' if not recorded)."""
+        sql = (
+            "SELECT s.*, coalesce(w.created_by, '') AS created_by"
+            " FROM snapshots s LEFT JOIN snapshot_authors w USING (snapshot_id)"
+        )
         params: list[object] = []
         if kind is not None:
             sql += " WHERE kind = ?"

@@ -1,7 +1,7 @@
 """Moving an embedded warehouse into team mode with its whole history.
 
-Every snapshot, price, result, integrity report, decision, workspace version and retraction is
-copied with its own ids, in one transaction of the lake: the copy lands whole or not at all.
+Every snapshot (with who wrote it), price, result, integrity report, decision, workspace version
+and retraction is copied with its own ids, in one transaction of the lake: the copy lands whole or not at all.
 Afterwards the two warehouses are compared table by table and "current" view by view; a
 difference is an error, never a warning.
 """
@@ -16,6 +16,7 @@ from warehouse.store import Warehouse
 #: Snapshot data and the company's own records, in the order their rows refer to each other.
 COPIED_TABLES = (
     "snapshots",
+    "snapshot_authors",
     "price_quotes",
     "benchmark_results",
     "integrity_checks",

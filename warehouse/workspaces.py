@@ -37,16 +37,16 @@ def save_workspace(warehouse: Warehouse, body: dict, *, origin: str, source: str
     if numbers is not None:  # team mode: the number comes from the catalog, no RETURNING
         with warehouse._transaction() as tx:
             tx.execute(
-                "INSERT INTO workspaces (version, name, saved_at, origin, source, body) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                [numbers[0], name, now, origin, source, text],
+                "INSERT INTO workspaces (version, name, saved_at, origin, source, body, created_by)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [numbers[0], name, now, origin, source, text, warehouse.actor.name],
             )
         return numbers[0]
     with warehouse._transaction() as tx:
         row = tx.execute(
-            "INSERT INTO workspaces (name, saved_at, origin, source, body) "
-            "VALUES (?, ?, ?, ?, ?) RETURNING version",
-            [name, now, origin, source, text],
+            "INSERT INTO workspaces (name, saved_at, origin, source, body, created_by) "
+            "VALUES (?, ?, ?, ?, ?, ?) RETURNING version",
+            [name, now, origin, source, text, warehouse.actor.name],
         ).fetchone()
     if row is None:  # RETURNING always yields the inserted row
         raise RuntimeError("the warehouse returned no version for the saved workspace")
@@ -78,7 +78,8 @@ def workspace_versions(warehouse: Warehouse) -> pd.DataFrame:
     return (
         warehouse.cursor()
         .execute(
-            "SELECT version, name, saved_at, origin, source FROM workspaces ORDER BY version DESC"
+            "SELECT version, name, saved_at, origin, source, created_by"
+            " FROM workspaces ORDER BY version DESC"
         )
         .df()
     )

@@ -12,6 +12,7 @@ HISTORY_LABELS = {
     "state": "State",
     "retraction": "Retraction",
     "created_at": "Written (UTC)",
+    "created_by": "By",
     "source": "Source",
     "origin": "Origin",
     "row_count": "Results",
@@ -41,6 +42,7 @@ def history_table(history: pd.DataFrame) -> Table:
     frame["retraction"] = [retraction_text(row) for _, row in frame.iterrows()]
     frame["created_at"] = [f"{pd.Timestamp(v):%Y-%m-%d %H:%M}" for v in frame["created_at"]]
     frame["as_of"] = frame["as_of"].map(formatting.day)
+    frame["created_by"] = frame["created_by"].replace("", "not recorded")
     frame["detail"] = [
         error if isinstance(error, str) and error else notes
         for error, notes in zip(frame["error"], frame["notes"], strict=True)

@@ -7,7 +7,11 @@ from dataclasses import dataclass
 import pandas as pd
 
 from app.models.tables import Table, readable
+from costmodel import interactivity
+from costmodel.energy import ASSUMED_TDP_UTILISATION, bundled_energy_columns
+from costmodel.unit_cost import OUTPUT_TO_INPUT_COST_RATIO, apportion_frame
 from tokendesk import formatting
+from tokendesk.metrics import latency_with_basis
 
 #: Token bases the page offers, as the URL writes them, with what they read as.
 TOKEN_BASES = {"output": "output tokens", "total": "total (input + output) tokens"}
@@ -93,14 +97,49 @@ def _day(value: object) -> str:
     return "date unknown" if value is None or pd.isna(value) else f"{pd.Timestamp(value):%Y-%m-%d}"
 
 
+#: How the input / output split of an instance-hour is made, as the page states it.
+APPORTIONING_NOTE = (
+    "Input and output columns split each instance-hour between the tokens it serves: by the "
+    "share of a request's time before its first token (TTFT p50 against TPOT p50 × output "
+    "tokens) where the result publishes them, otherwise so that an output token costs "
+    f"{OUTPUT_TO_INPUT_COST_RATIO:g} input tokens (the 1:{OUTPUT_TO_INPUT_COST_RATIO:g} "
+    "input:output price ratio of a public API price list); the rule used is in each row. "
+    "Input × input tokens + output × output tokens = the hour's cost. The first cost column "
+    "charges the whole hour to the tokens it counts."
+)
+
+
+def with_details(options: pd.DataFrame, percentile: str, energy: bool) -> pd.DataFrame:
+    """``options`` plus TPOT at ``percentile`` (the same fallback rule as FTL), the input /
+    output split of each hour, and, when ``energy``, J per output token and gCO₂e per 1M."""
+    tpot, tpot_basis = latency_with_basis(options, "tpot_ms", percentile)
+    frame = options.assign(tpot_ms=tpot.to_numpy(), tpot_basis=tpot_basis.to_numpy())
+    for name, values in apportion_frame(options).items():
+        frame[name] = values
+    if energy:
+        frame = frame.join(bundled_energy_columns(options))
+    return frame
+
+
 def option_table(
-    options: pd.DataFrame, basis: str, percentile: str, unit: str = formatting.DEFAULT_TOKEN_UNIT
+    options: pd.DataFrame,
+    basis: str,
+    percentile: str,
+    unit: str = formatting.DEFAULT_TOKEN_UNIT,
+    energy: bool = False,
 ) -> Table:
     """Every option, cheapest first, decision columns first ($/1K or $/1M, FTL, who, where, how
-    priced), then the evidence (throughput, sources, dates)."""
+    priced), then the evidence (throughput, sources, dates). Columns ``with_details`` adds are
+    shown where present; the energy and carbon ones only when ``energy``."""
+    per_unit = ["cost", "usd_per_1k_input_tokens", "usd_per_1k_output_tokens_apportioned"]
     ordered = options.sort_values(["cost", "ftl_ms"], na_position="last").assign(
-        cost=lambda frame: formatting.per_tokens(frame["cost"], unit)
+        **{
+            column: (lambda frame, c=column: formatting.per_tokens(frame[c], unit))
+            for column in per_unit
+            if column in options
+        }
     )
+    unit_label = formatting.token_unit_label(unit)
     labels = {
         "cost": formatting.cost_label(unit, COUNTED[basis]),
         "ftl_ms": f"FTL {percentile} (ms)",
@@ -120,25 +159,200 @@ def option_table(
         "usd_per_hour": "$/hour billed",
         "price_basis": "Priced per",
         "cost_note": "Cost basis",
+        "tpot_ms": f"TPOT {percentile} (ms)",
+        "tpot_basis": "TPOT basis",
+        "usd_per_1k_input_tokens": f"{unit_label} input tokens (apportioned)",
+        "usd_per_1k_output_tokens_apportioned": f"{unit_label} output tokens (apportioned)",
+        "apportioning_rule": "Input/output split",
+        "joules_per_output_token": "J per output token",
+        "energy_basis": "Energy basis",
+        "g_co2e_per_1m_output_tokens": "gCO₂e per 1M output tokens",
+        "grid_g_co2e_per_kwh": "Grid gCO₂e/kWh",
+        "grid_year": "Grid year",
+        "grid_source": "Grid source",
         "price_source": "Price source",
         "price_observed_at": "Price date",
         "bench_source_title": "Result source",
         "bench_measured_at": "Result date",
     }
+    hidden = set() if energy else set(ENERGY_COLUMNS)
+    shown = {k: v for k, v in labels.items() if k in ordered and k not in hidden}
     return readable(
         ordered,
-        labels,
+        shown,
         numbers={
             "cost": formatting.cost_format(unit),
             "ftl_ms": "%,.0f ms",
+            "tpot_ms": "%,.1f ms",
             "replicas_per_instance": "%d",
             "instance_output_tok_s": "%,.0f",
             "usd_per_hour": "$%.3f",
+            "usd_per_1k_input_tokens": formatting.cost_format(unit),
+            "usd_per_1k_output_tokens_apportioned": formatting.cost_format(unit),
+            "joules_per_output_token": "%,.2f J",
+            "g_co2e_per_1m_output_tokens": "%,.0f g",
+            "grid_g_co2e_per_kwh": "%,.0f",
+            "grid_year": "%d",
         },
         dates=("price_observed_at", "bench_measured_at"),
     )
 
 
+#: How the energy and carbon columns are obtained, as the page states it.
+ENERGY_NOTE = (
+    "Energy per output token = the replica's power ÷ its output tok/s: measured power where the "
+    f"result carries it, otherwise the datasheet TDP × {ASSUMED_TDP_UTILISATION:.0%} (an "
+    "estimate, and an upper bound: no board draws more than its TDP sustained). gCO₂e per 1M "
+    "output tokens = kWh per 1M tokens × the region's annual grid intensity (sourced and dated "
+    "in data/grid_intensity.csv; a region without a published figure shows —). Accelerators "
+    "only: host, network and facility overhead are not counted."
+)
+
+#: The option table's optional energy and carbon columns.
+ENERGY_COLUMNS = (
+    "joules_per_output_token",
+    "energy_basis",
+    "g_co2e_per_1m_output_tokens",
+    "grid_g_co2e_per_kwh",
+    "grid_year",
+    "grid_source",
+)
+
+
 def upper_bound_count(plotted: pd.DataFrame, percentile: str) -> int:
     """Plotted points whose FTL is a higher published percentile than the one asked for."""
     return int((plotted["ftl_basis"] != percentile).sum())
+
+
+# -- the interactivity frontier ----------------------------------------------------------------
+#: The target interactivity (output tok/s per user) a view starts at, and its bounds.
+DEFAULT_TARGET = 20.0
+TARGET_BOUNDS = (0.1, 10_000.0)
+
+
+@dataclass(frozen=True)
+class Frontier:
+    """The Costs page's interactivity view: every priced point with a TPOT (``cost`` in the
+    page's unit), the cost of each curve at the target, and how many options had no TPOT."""
+
+    points: pd.DataFrame
+    at_target: Table
+    excluded: int
+    curves: int
+    known: int
+
+
+def curve_label(frame: pd.DataFrame) -> pd.Series:
+    """A curve's name: the configuration, then the quote it is priced on."""
+    return (
+        frame["accelerator_name"].astype(str)
+        + " ×"
+        + frame["accelerators_per_replica"].astype(str)
+        + " · "
+        + frame["runtime"].astype(str)
+        + " · "
+        + frame["model"].astype(str)
+        + " "
+        + frame["precision"].astype(str)
+        + " · "
+        + frame["workload"].astype(str)
+        + " — "
+        + frame["provider"].astype(str)
+        + " "
+        + frame["instance_type"].astype(str)
+        + " ("
+        + frame["pricing_model"].astype(str)
+        + ", "
+        + frame["region"].astype(str)
+        + ")"
+    )
+
+
+def interactivity_frontier(
+    options: pd.DataFrame,
+    percentile: str,
+    target: float,
+    unit: str = formatting.DEFAULT_TOKEN_UNIT,
+) -> Frontier:
+    """Output-token cost against tok/s per user (1000 / TPOT at ``percentile``) per configuration
+    × quote, and each curve's cost at ``target`` tok/s per user, never extrapolated."""
+    column = "usd_per_1k_output_tokens"
+    found = interactivity.frontier_points(options, percentile, column)
+    points = found.points.assign(
+        cost=lambda frame: formatting.per_tokens(frame[column], unit),
+        curve_label=curve_label,
+    )
+    at = interactivity.costs_at_target(points, target, column) if len(points) else pd.DataFrame()
+    known = 0
+    if len(at):
+        at = at.assign(
+            cost_at_target=formatting.per_tokens(at["cost_at_target"], unit),
+            measured_range=[
+                f"{lo:,.1f}–{hi:,.1f}" if lo != hi else f"{lo:,.1f}"
+                for lo, hi in zip(
+                    at["slowest_tok_s_per_user"], at["fastest_tok_s_per_user"], strict=True
+                )
+            ],
+        ).sort_values(["cost_at_target", "curve"], na_position="last")
+        known = int(at["cost_at_target"].notna().sum())
+    return Frontier(
+        points, _target_table(at, target, percentile, unit), found.excluded, len(at), known
+    )
+
+
+def _target_table(at: pd.DataFrame, target: float, percentile: str, unit: str) -> Table:
+    labels = {
+        "cost_at_target": formatting.cost_label(unit, "output") + f" at {target:g} tok/s/user",
+        "how": "How",
+        "accelerator_name": "Accelerator",
+        "accelerators_per_replica": "Per replica",
+        "runtime": "Runtime",
+        "model": "Model",
+        "precision": "Precision",
+        "workload": "Workload",
+        "provider": "Provider",
+        "instance_type": "Instance",
+        "region": "Region",
+        "pricing_model": "Pricing model",
+        "points": "Points",
+        "measured_range": f"Measured tok/s/user (TPOT {percentile})",
+        "price_source": "Price source",
+        "price_observed_at": "Price date",
+    }
+    if at.empty:
+        at = pd.DataFrame({column: pd.Series(dtype=object) for column in labels})
+    return readable(
+        at,
+        labels,
+        numbers={
+            "cost_at_target": formatting.cost_format(unit),
+            "accelerators_per_replica": "%d",
+            "points": "%d",
+        },
+        dates=("price_observed_at",),
+    )
+
+
+def frontier_caption(frontier: Frontier, percentile: str, target: float) -> str:
+    """What the frontier view shows and what it left out, in one paragraph."""
+    text = (
+        f"Interactivity = 1000 ÷ TPOT {percentile} (ms): output tokens per second each user "
+        "receives. A curve is one configuration (accelerator × count × runtime × model × "
+        "precision × workload) priced on one quote; filled markers are its frontier (nothing "
+        "is both faster for a user and cheaper). The cost at a target is read linearly between "
+        "the frontier points around it and is never extrapolated: "
+        f"{frontier.known} of {frontier.curves} curves have measured points on both sides of "
+        f"{target:g} tok/s/user (or at it)."
+    )
+    if frontier.excluded:
+        text += (
+            f" {frontier.excluded} options are left out: their results publish no time per "
+            f"output token at {percentile} or above."
+        )
+    upper = int((frontier.points["tpot_basis"] != percentile).sum()) if len(frontier.points) else 0
+    if upper:
+        text += (
+            f" {upper} points publish no TPOT {percentile}; they use the next higher published "
+            "percentile (a lower bound of the interactivity at the chosen percentile)."
+        )
+    return text

@@ -6,8 +6,23 @@ import pandas as pd
 
 from app.models.tables import MISSING, Table, readable
 from app.safe import plain
-from costmodel.summary import summary_row
+from app.url_state import UNIT_INPUT, UrlInput, owned_keys
+from briefs.workspace_plans import plan_token_costs
+from costmodel import scenario_inputs as si
+from costmodel.commitment_workspace import brief_rows
+from costmodel.summary import summary_row, token_cost_labels
 from tokendesk import formatting
+
+#: The optimizer switch (off by default: a solve takes seconds).
+OPTIMAL = UrlInput("optimal", "flag", False)
+#: The page's own URL inputs beside the scenario keys (``costmodel.scenario_inputs.PAGE_KEYS``).
+INPUTS = (UNIT_INPUT, OPTIMAL)
+
+
+def accepted_keys() -> set[str]:
+    """Every key the Scenarios page reads from its address."""
+    return set(si.PAGE_KEYS) | owned_keys(INPUTS)
+
 
 #: Risk figures as people name them (the cost model keys them for machines).
 RISK_NAMES = {
@@ -45,11 +60,11 @@ def risk_lines(report) -> list[str]:
     ]
 
 
-#: The side-by-side columns, decision first; the row itself is built once in costmodel.summary.
+#: The side-by-side columns, decision first (after the per-token cost, whose name carries its
+#: unit); the row itself is built once in costmodel.summary.
 SUMMARY_COLUMNS = (
     "Scenario",
     "Monthly cost",
-    "$/1K tokens",
     "Meets FTL SLO",
     "Savings vs Stay ($/month)",
     "One-time migration",
@@ -60,20 +75,22 @@ SUMMARY_COLUMNS = (
 )
 
 
-def summary_table(results) -> Table:
-    """The scenarios side by side, decision columns first."""
+def summary_table(results, unit: str = formatting.DEFAULT_TOKEN_UNIT) -> Table:
+    """The scenarios side by side, decision columns first; per-token cost in ``unit``."""
     baseline = results[0]
-    frame = pd.DataFrame([summary_row(r, baseline) for r in results])
+    per_token = token_cost_labels(unit)[0]
+    frame = pd.DataFrame([summary_row(r, baseline, unit) for r in results])
     frame = frame.rename(
         columns={f"Savings vs {baseline.name} ($/month)": "Savings vs Stay ($/month)"}
     )
-    frame = frame[list(SUMMARY_COLUMNS)]
+    columns = list(SUMMARY_COLUMNS)
+    frame = frame[[*columns[:2], per_token, *columns[2:]]]
     return readable(
         frame,
         {column: column for column in frame.columns},
         numbers={
             "Monthly cost": "$%,.0f",
-            "$/1K tokens": "$%.5f",
+            per_token: formatting.cost_format(unit),
             "Savings vs Stay ($/month)": "%+,.0f",
             "One-time migration": "$%,.0f",
             "Vendor HHI": "%,.0f",
@@ -142,21 +159,12 @@ def sensitivity_frame(bars, monthly_usd: float) -> pd.DataFrame:
 
 
 def token_cost_columns(results, workspace, unit: str) -> dict[str, list[str]]:
-    """Per scenario, month 1's cost per output token and per total (input + output) token the
-    workspace's demand asks for, in ``unit``; "—" for a plan that leaves demand unserved (its
-    money does not buy the tokens, so a per-token figure would flatter it)."""
-    output = sum(w.output_tokens_per_month for w in workspace.demand)
-    total = output + sum(w.input_tokens_per_month for w in workspace.demand)
-    columns: dict[str, list[str]] = {}
-    for counted, tokens in (("output", output), ("total (input + output)", total)):
-        label = formatting.cost_label(unit, counted) + " (month 1)"
-        columns[label] = [
-            formatting.usd_per_1k(formatting.per_tokens(r.monthly_usd / (tokens / 1000), unit))
-            if r.feasible and tokens > 0
-            else MISSING
-            for r in results
-        ]
-    return columns
+    """Per scenario, month 1's cost per output and per total token, in ``unit``, as text (the
+    figures the brief prints too: ``briefs.workspace_plans.plan_token_costs``)."""
+    return {
+        label: [MISSING if v is None else formatting.usd_per_1k(v) for v in values]
+        for label, values in plan_token_costs(results, workspace, unit).items()
+    }
 
 
 # -- the optimal fleet -----------------------------------------------------------------------------
@@ -227,4 +235,107 @@ def frontier_frame(points) -> pd.DataFrame:
             "Premium ($/month)",
             "Largest vendor share",
         ],
+    )
+
+
+def owned_table(optimized) -> Table:
+    """Owned servers next to the cloud instance with the same accelerators (cheapest first):
+    their equivalent rate, its confidence and the months until buying beats renting."""
+    rows = []
+    for c in optimized.owned:
+        r = c.rate
+        first = c.cloud[0] if c.cloud else None
+        rows.append(
+            {
+                "Server": r.server.name,
+                "$/server-hour": r.usd_per_server_hour,
+                "$/accelerator-hour": r.usd_per_accelerator_hour,
+                "Confidence": r.confidence,
+                "Cloud option it replaces": (
+                    f"{first[1].provider} {first[1].instance_type} ({first[0]})" if first else None
+                ),
+                "Cloud $/hour": first[2] if first else None,
+                "Break-even (months)": first[3] if first else None,
+                "Sources": r.source_note,
+            }
+        )
+    frame = pd.DataFrame(rows)
+    return readable(
+        frame,
+        {column: column for column in frame.columns},
+        numbers={
+            "$/server-hour": "$%.2f",
+            "$/accelerator-hour": "$%.2f",
+            "Cloud $/hour": "$%.2f",
+            "Break-even (months)": "%.1f",
+        },
+    )
+
+
+def commitment_sentences(analysis) -> list[str]:
+    """One line per workload: the recommendation, or why there is none."""
+    return [plain(s, limit=2000) for s in brief_rows(analysis)[1]]
+
+
+def commitment_frame(item) -> pd.DataFrame:
+    """One workload's commitment options as numbers (for the chart): level, term, expected cost,
+    regret, break-even and expected utilisation (shares of 1; None where there is no commitment)."""
+    if item.result is None:
+        return pd.DataFrame()
+    return pd.DataFrame(
+        [
+            {
+                "Option": o.label,
+                "Term": o.term,
+                "Level": o.level,
+                "Units": o.committed_units,
+                "Expected $/month": o.expected_monthly_usd,
+                "Expected regret ($/month)": o.expected_regret_usd,
+                "Worst regret ($/month)": o.max_regret_usd,
+                "Break-even utilisation": o.break_even_utilisation,
+                "Expected utilisation": o.expected_utilisation,
+            }
+            for o in item.result.options
+        ]
+    )
+
+
+def commitment_table(item) -> Table:
+    """The options as a page reads them: money as money, utilisations as percentages, "—" where
+    there is no commitment."""
+    frame = commitment_frame(item)
+    if frame.empty:
+        return readable(frame, {})
+    for column in ("Break-even utilisation", "Expected utilisation"):
+        frame[column] = [MISSING if pd.isna(v) else f"{v:.0%}" for v in frame[column]]
+    columns = [c for c in frame.columns if c not in ("Term", "Level")]
+    return readable(
+        frame,
+        {column: column for column in columns},
+        numbers={
+            "Units": "%d",
+            "Expected $/month": "$%,.0f",
+            "Expected regret ($/month)": "$%,.0f",
+            "Worst regret ($/month)": "$%,.0f",
+        },
+    )
+
+
+def commitment_basis(item) -> str:
+    """Where each rate of a workload's commitment analysis comes from, and the scenarios."""
+    if item.result is None:
+        return ""
+    p = item.result.problem
+    rates = [f"on demand ${p.on_demand_usd_per_unit_hour:,.2f}/unit-hour ({item.on_demand_basis})"]
+    rates += [f"{t.name} ${t.usd_per_unit_hour:,.2f}/unit-hour ({t.basis})" for t in p.terms]
+    scenarios = ", ".join(
+        f"{s.name} {s.probability:.0%} (×{s.demand_factor:g}, {p.growth(s):.0%}/quarter)"
+        for s in p.scenarios
+    )
+    source = "assumed (the workspace states none)" if item.default_scenarios else "the workspace's"
+    return plain(
+        f"One unit carries {item.unit_output_tok_s:,.0f} output tok/s at the SLO. Rates: "
+        + "; ".join(rates)
+        + f". Demand scenarios, {source}: {scenarios}.",
+        limit=2000,
     )

@@ -23,6 +23,26 @@ class Table:
     dates: tuple[str, ...] = ()
 
 
+#: What a column's cells are, for a page that shows a frame under its own column names.
+COLUMN_KINDS = ("text", "number", "date", "datetime", "link")
+
+
+@dataclass(frozen=True)
+class Column:
+    """How one column of a frame reads on a page that keeps the frame's own column names: its
+    label, the kind of cell (one of COLUMN_KINDS), its format (printf for numbers, moment.js for
+    datetimes) and a help line for the header."""
+
+    label: str
+    kind: str = "text"
+    format: str | None = None
+    help: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in COLUMN_KINDS:
+            raise ValueError(f"column {self.label!r}: unknown kind {self.kind!r}")
+
+
 def _printf(fmt: str) -> Callable[[object], str]:
     """A Python formatter for the printf formats the dashboard uses (``$%.4f``, ``%,.0f ms``)."""
     prefix, _, rest = fmt.partition("%")

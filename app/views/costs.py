@@ -32,8 +32,17 @@ INPUTS = (
     *(UrlInput(name, "choices", []) for name in FILTERS),
     UrlInput("percentile", "choice", "p95", choices=PERCENTILES),
     UrlInput("tokens", "choice", "output", choices=tuple(model.TOKEN_BASES)),
+    UrlInput(
+        "target",
+        "number",
+        model.DEFAULT_TARGET,
+        low=model.TARGET_BOUNDS[0],
+        high=model.TARGET_BOUNDS[1],
+    ),
+    UrlInput("energy", "flag", False),
     ui.UNIT_INPUT,
 )
+TARGET = INPUTS[-3]
 
 
 def sidebar(values: dict[str, list[str]], start: dict) -> dict:
@@ -44,7 +53,10 @@ def sidebar(values: dict[str, list[str]], start: dict) -> dict:
             for name, label in FILTERS.items()
         }
         chosen["percentile"] = st.selectbox(
-            "FTL percentile", PERCENTILES, PERCENTILES.index(start["percentile"]), key="percentile"
+            "Latency percentile (FTL and TPOT)",
+            PERCENTILES,
+            PERCENTILES.index(start["percentile"]),
+            key="percentile",
         )
         chosen["tokens"] = st.radio(
             "Tokens counted",
@@ -53,6 +65,23 @@ def sidebar(values: dict[str, list[str]], start: dict) -> dict:
             format_func=model.TOKEN_BASES.get,
             key="tokens",
             horizontal=True,
+        )
+        chosen["target"] = st.number_input(
+            "Target interactivity (output tok/s per user)",
+            TARGET.low,
+            TARGET.high,
+            float(start["target"]),
+            step=1.0,
+            key="target",
+            help="The pace each user receives tokens at, 1000 ÷ TPOT (ms); the frontier below "
+            "prices every configuration at it.",
+        )
+        chosen["energy"] = st.toggle(
+            "Energy and carbon columns",
+            bool(start["energy"]),
+            key="energy",
+            help="J per output token (measured power, else datasheet TDP: an estimate) and "
+            "gCO₂e per 1M output tokens from the region's grid intensity.",
         )
     chosen["unit"] = ui.unit_switch(start["unit"])
     return chosen
@@ -96,21 +125,45 @@ def scatter(options, basis: str, percentile: str, unit: str) -> None:
         )
 
 
-def option_table(options, basis: str, percentile: str, unit: str) -> None:
+def option_table(options, basis: str, percentile: str, unit: str, energy: bool) -> None:
     st.subheader("All options")
-    table = model.option_table(options, basis, percentile, unit)
+    table = model.option_table(options, basis, percentile, unit, energy)
     ui.show_table(table, key="cost_table")
     st.caption(
         "Dates are the source's own date (for undated sources, the earliest plausible date, so "
         "staleness is never understated). Per-accelerator-hour quotes are billed for exactly the "
-        "accelerators one replica needs."
+        "accelerators one replica needs. " + model.APPORTIONING_NOTE
     )
+    if energy:
+        st.caption(model.ENERGY_NOTE)
     st.download_button(  # the CSV is written when clicked, not on every rerun
         "Download these options (CSV)",
         partial(safe_csv, table.frame),
         file_name="tokendesk-costs.csv",
         mime="text/csv",
     )
+
+
+def frontier(options, percentile: str, target: float, unit: str, shown_all: bool) -> None:
+    st.subheader(
+        f"Interactivity frontier: {formatting.cost_label(unit, 'output')} at a pace per user"
+    )
+    found = model.interactivity_frontier(options, percentile, target, unit)
+    if found.points.empty:
+        st.info(
+            f"None of these options publishes a time per output token at {percentile} or above, "
+            "so there is no interactivity to plot."
+        )
+        return
+    figure = charts.interactivity_frontier(found.points, target, percentile, unit)
+    st.plotly_chart(figure, width="stretch", key="interactivity_frontier")
+    st.caption(model.frontier_caption(found, percentile, target))
+    if not shown_all:
+        st.caption(
+            "Drawn from the options on this page (the cheapest first): narrow the filters to see "
+            "every point of a curve."
+        )
+    ui.show_table(found.at_target, key="frontier_table")
 
 
 title = st.empty()  # its unit is known once the inputs are read
@@ -132,9 +185,10 @@ found = data.cost_options(path, filters, limit=MAX_ROWS, ftl_percentile=percenti
 if found.empty:
     st.info("No priced option matches these filters. Remove a filter to see more options.")
     st.stop()
-options = model.with_cost(found, basis)
+options = model.with_details(model.with_cost(found, basis), percentile, chosen["energy"])
 headline(options, total, basis, percentile, unit)
 if options["cost"].isna().all():
     st.warning(f"None of these results can be priced per {model.TOKEN_BASES[basis]}.")
 scatter(options, basis, percentile, unit)
-option_table(options, basis, percentile, unit)
+option_table(options, basis, percentile, unit, chosen["energy"])
+frontier(options, percentile, chosen["target"], unit, total <= len(options))

@@ -10,7 +10,7 @@ from app import charts, data, ui
 from app.models import overview as model
 from app.safe import plain
 from app.url_state import UrlInput
-from briefs.workspace_plans import Knobs, headline
+from briefs.workspace_plans import Knobs, headline, scenario_view
 from costmodel import domain
 from costmodel import scenario_inputs as si
 from tokendesk import formatting
@@ -35,19 +35,30 @@ INPUTS = (
 )
 
 SLO = INPUTS[1]
+PCT = INPUTS[2]
 
 
-def workspace_headline() -> None:
-    """Your fleet against the best alternative, from the comparison the Scenarios page shows."""
-    _, workspace = data.workspace(path)
-    comparison = data.workspace_comparison(path, workspace, Knobs())
+def workspace_headline(percentile: str) -> None:
+    """Your fleet against the best alternative, from the comparison the Scenarios page shows;
+    a percentile chosen here (not the default) reads every workload's SLO at it, as the same
+    link does on the Scenarios page."""
+    _, stored = data.workspace(path)
+    chosen = {"pct": percentile} if percentile != PCT.default else {}
+    view = scenario_view(chosen, stored)
+    comparison = data.workspace_comparison(path, view.workspace, Knobs())
     st.markdown(
-        f"**Incumbent against the best alternative** ({plain(workspace.name)}): "
+        f"**Incumbent against the best alternative** ({plain(stored.name)}): "
         f"{plain(headline(comparison), limit=2000)}"
     )
     st.caption(
         "From the same comparison as the Scenarios page: your fleet at your rates against the "
-        "cheapest plan that serves the whole demand. Edit the fleet on the Workspace page."
+        "cheapest plan that serves the whole demand, "
+        + (
+            f"every SLO read at {percentile}. "
+            if chosen
+            else "each workload's SLO at its own percentile. "
+        )
+        + "Edit the fleet on the Workspace page."
     )
 
 
@@ -142,7 +153,7 @@ st.caption(
 path = data.db_path()
 chosen = inputs()
 models = tuple(si.models_in_family(chosen["model"], data.filter_values(path)["model"]))
-workspace_headline()
+workspace_headline(chosen["pct"])
 cheapest_per_vendor(
     (("model", models),), chosen["pct"], chosen["slo"], chosen["pricing"], chosen["unit"]
 )

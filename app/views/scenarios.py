@@ -11,18 +11,24 @@ import streamlit as st
 from app import charts, data, ui
 from app.models import workspace as model
 from app.models.scenarios import (
+    OPTIMAL,
+    commitment_basis,
+    commitment_frame,
+    commitment_sentences,
+    commitment_table,
     frontier_frame,
     optimal_sentence,
     optimal_table,
+    owned_table,
     risk_lines,
     token_cost_columns,
 )
 from app.safe import plain
-from app.url_state import UrlInput
-from briefs.workspace_plans import brief_stem_for, headline, results_rows
+from briefs.workspace_plans import TOKEN_COST_NOTE, brief_stem_for, headline, results_rows
 from costmodel import domain
 from costmodel import scenario_inputs as si
 from costmodel.optimizer import plan_lines
+from tokendesk.metrics import PERCENTILES
 
 st.title("Scenarios")
 st.caption(
@@ -52,8 +58,8 @@ def _slider(bound: domain.Bound, value: float, key: str, **extra) -> float:
     return st.slider(bound.label, bound.low, bound.high, float(value), bound.step, key=key, **extra)
 
 
-unit = ui.unit_switch(ui.url_inputs((ui.UNIT_INPUT,))["unit"])
-ui.keep_in_url({"unit": unit}, (ui.UNIT_INPUT,))
+unit = ui.unit_switch(ui.url_inputs((ui.UNIT_INPUT,))[ui.UNIT_INPUT.key])
+ui.keep_in_url({ui.UNIT_INPUT.key: unit}, (ui.UNIT_INPUT,))
 
 with st.sidebar:
     st.header("What if (every workload)")
@@ -64,6 +70,14 @@ with st.sidebar:
         help=domain.PEAK_TO_MEAN.why,
     )
     slo = _number(domain.SLO_MS, view.overrides.get("slo", first.ttft_ms), "slo")
+    pct = st.selectbox(
+        "Latency percentile (every SLO)",
+        PERCENTILES,
+        PERCENTILES.index(view.overrides.get("pct", first.percentile)),
+        key="pct",
+        help="The percentile every first-token latency is read at; the workspace sets one per "
+        "workload, a choice here applies to all of them.",
+    )
     inter = _slider(
         domain.INTERACTIVE_SHARE,
         view.overrides.get("inter", first.interactive_share),
@@ -99,7 +113,9 @@ for key, value, own in (
 ):
     if key in view.overrides or abs(value - own) > 1e-9:
         wanted[key] = f"{value:g}"
-managed = {"peak", "slo", "inter", "amd", "cpu", "util", "rate", "custom"}
+if "pct" in view.overrides or pct != first.percentile:
+    wanted["pct"] = pct
+managed = set(si.PAGE_KEYS)
 if {k: v for k, v in params.items() if k in managed} != wanted:
     for key in managed:
         if key in wanted:
@@ -114,7 +130,10 @@ st.caption(
     f"Workspace: **{plain(stored.name)}**"
     + (f" (version {version})" if version else " (the bundled example)")
     + (
-        " · what-ifs: " + ", ".join(f"{k}={v:g}" for k, v in view.overrides.items())
+        " · what-ifs: "
+        + ", ".join(
+            f"{k}={v}" if isinstance(v, str) else f"{k}={v:g}" for k, v in view.overrides.items()
+        )
         if view.overrides
         else ""
     )
@@ -128,10 +147,7 @@ for offset, (label, values) in enumerate(
 ):
     side_by_side.insert(side_by_side.columns.get_loc("Monthly (month 1)") + offset, label, values)
 st.dataframe(side_by_side, hide_index=True, width="stretch", key="summary")
-st.caption(
-    "Cost per token = month 1's cost ÷ the tokens the workspace's demand asks for in a month; "
-    "a plan that leaves demand unserved has none."
-)
+st.caption(TOKEN_COST_NOTE)
 for r in results:
     if r.headline != r.name:
         (st.warning if r.feasible else st.error)(plain(r.headline, limit=2000))
@@ -209,14 +225,13 @@ st.caption(
     "commitments that are paid anyway; solved as a mixed-integer programme. Here every scenario "
     "is priced the same way as the optimizer prices a plan, so the rows compare directly."
 )
-OPTIMAL = UrlInput("optimal", "flag", False)
 solve_it = st.toggle(
     "Find the optimal fleet and the price of diversification (about 5 s each time an input "
     "changes; the brief always includes it)",
-    ui.url_inputs((OPTIMAL,))["optimal"],
+    ui.url_inputs((OPTIMAL,))[OPTIMAL.key],
     key="optimal",
 )
-ui.keep_in_url({"optimal": solve_it}, (OPTIMAL,))
+ui.keep_in_url({OPTIMAL.key: solve_it}, (OPTIMAL,))
 if solve_it:
     with st.spinner("Solving for the optimal fleet…"):
         optimum = data.workspace_optimum(path, view.workspace, view.knobs)
@@ -245,6 +260,17 @@ if solve_it:
                     "usd_per_hour": st.column_config.NumberColumn("$/hour", format="$%.4f"),
                 },
             )
+    if optimum.owned:
+        st.markdown(
+            "**Owned servers** (the workspace allows them): each server's total cost of ownership "
+            "per hour beside the cheapest approved cloud instance with the same accelerators."
+        )
+        ui.show_table(owned_table(optimum), key="owned")
+        st.caption(
+            "$/server-hour = (capex repaid with interest over the depreciation years + colocation "
+            "+ staff) ÷ 8,760 h + power × PUE × electricity price. Break-even = capex ÷ (the cloud "
+            "instance's monthly cost − the server's monthly running cost)."
+        )
     frontier = frontier_frame(optimum.frontier)
     st.markdown("**Price of diversification**: the optimal fleet under each vendor-share cap.")
     if len(frontier):
@@ -255,6 +281,31 @@ if solve_it:
         )
     else:
         st.info("No vendor-share cap has a feasible fleet for this workspace.")
+
+st.subheader("How much to commit")
+st.caption(
+    "Per workload, on the instance its fleet runs on: the expected monthly cost and the regret of "
+    "committing 0–100% of the stated mean need for 1 or 3 years, across the workspace's demand "
+    "scenarios (36 months, the rest bought on demand hour by hour). A commitment pays for itself "
+    "above its break-even utilisation (committed rate ÷ on-demand rate). Same figures as "
+    "`tokendesk commit`."
+)
+commitment = data.workspace_commitment(path, view.workspace, view.knobs)
+for sentence in commitment_sentences(commitment):
+    st.markdown(f"- {sentence}")
+for item in commitment:
+    options = commitment_frame(item)
+    if options.empty:
+        continue
+    with st.expander(
+        f"{plain(item.workload)}: {plain(item.provider)} {plain(item.instance_type)} "
+        f"({plain(item.region)})"
+    ):
+        st.plotly_chart(
+            charts.commitment_chart(options), width="stretch", key=f"commit_{item.workload}"
+        )
+        ui.show_table(commitment_table(item), key=f"commit_table_{item.workload}")
+        st.caption(commitment_basis(item))
 
 st.subheader("Brief")
 st.caption(
@@ -272,7 +323,7 @@ left, right = st.columns([1, 3])
 brief_format = left.selectbox("Format", list(MIME), key="brief_format")
 if right.button("Prepare the brief", key="brief_prepare"):
     with st.spinner("Rendering the brief…"):
-        payload = data.workspace_brief(path, view.workspace, view.knobs, brief_format)
+        payload = data.workspace_brief(path, view.workspace, view.knobs, brief_format, unit)
     right.download_button(
         f"Download brief ({brief_format.upper()}, {len(payload) / 1024:,.0f} KiB)",
         payload,

@@ -9,13 +9,14 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from app import data
+from app import auth, data
 from app.models import workspace as model
 from app.safe import plain
 from briefs.workspace_plans import WorkspaceFileError, export_yaml, parse_workspace_text
 from costmodel import domain
 from costmodel.demand import PERCENTILES
-from costmodel.workspace import FLEET_PRICING_MODELS, Constraints
+from costmodel.workspace import FLEET_PRICING_MODELS
+from tokendesk.access import Action
 
 st.title("Workspace")
 st.caption(
@@ -26,6 +27,11 @@ st.caption(
 
 path = data.db_path()
 version, ws = data.workspace(path)
+#: Why this person may not change the workspace (None: they may); every edit control says so.
+blocked = auth.why_not(Action.EDIT_WORKSPACE)
+locked = blocked is not None
+if blocked:
+    st.info(f"{blocked} You can read the workspace and download it.")
 st.caption(
     f"Current: **{plain(ws.name)}**, "
     + (f"version {version}." if version else "the bundled example (not saved yet).")
@@ -49,7 +55,7 @@ else:
         "estimates. Keep one with `tokendesk workspace audit PATH`."
     )
 
-name = st.text_input("Name", ws.name, key="ws_name")
+name = st.text_input("Name", ws.name, key="ws_name", disabled=locked)
 
 
 def _number(bound: domain.Bound, label: str, **extra: Any) -> Any:
@@ -65,6 +71,7 @@ fleet = st.data_editor(
     num_rows="dynamic",
     hide_index=True,
     key="ws_fleet",
+    disabled=locked,
     width="stretch",
     column_order=model.FLEET_ORDER,
     column_config={
@@ -97,6 +104,7 @@ demand = st.data_editor(
     num_rows="dynamic",
     hide_index=True,
     key="ws_demand",
+    disabled=locked,
     width="stretch",
     column_config={
         "workload": st.column_config.TextColumn("Workload"),
@@ -125,11 +133,13 @@ providers = left.text_input(
     "Approved providers (comma list; empty = any)",
     ", ".join(ws.constraints.providers or ()),
     key="ws_providers",
+    disabled=locked,
 )
 regions = middle.text_input(
     "Approved regions for new capacity (comma list; empty = any)",
     ", ".join(ws.constraints.regions or ()),
     key="ws_regions",
+    disabled=locked,
 )
 cap = right.number_input(
     domain.MAX_VENDOR_SHARE.label,
@@ -138,6 +148,7 @@ cap = right.number_input(
     ws.constraints.max_vendor_share,
     step=domain.MAX_VENDOR_SHARE.step,
     key="ws_cap",
+    disabled=locked,
 )
 
 
@@ -146,12 +157,16 @@ def _names(text: str) -> tuple[str, ...] | None:
     return names or None
 
 
-if st.button("Save as a new version", type="primary", key="ws_save"):
+if st.button("Save as a new version", type="primary", key="ws_save", disabled=locked, help=blocked):
     base = replace(
         ws,
         name=name.strip() or ws.name,
-        constraints=Constraints(
-            tuple(p.lower() for p in _names(providers) or ()) or None, _names(regions), cap
+        # replace(), so constraints this page does not edit (allow_owned) are kept.
+        constraints=replace(
+            ws.constraints,
+            providers=tuple(p.lower() for p in _names(providers) or ()) or None,
+            regions=_names(regions),
+            max_vendor_share=cap,
         ),
     )
     edited, problems = model.edited_workspace(
@@ -175,8 +190,12 @@ left.download_button(
     mime="application/x-yaml",
     key="ws_export",
 )
-upload = right.file_uploader("Import a workspace YAML", type=["yaml", "yml"], key="ws_import")
-if upload is not None and right.button("Store the uploaded workspace", key="ws_import_go"):
+upload = right.file_uploader(
+    "Import a workspace YAML", type=["yaml", "yml"], key="ws_import", disabled=locked, help=blocked
+)
+if upload is not None and right.button(
+    "Store the uploaded workspace", key="ws_import_go", disabled=locked
+):
     try:
         imported, _ = parse_workspace_text(upload.getvalue().decode("utf-8"), upload.name)
         problems = data.check_workspace(path, imported)
@@ -189,4 +208,9 @@ if upload is not None and right.button("Store the uploaded workspace", key="ws_i
         right.success(f"Stored as version {data.save_workspace(imported)}.")
 
 with st.expander("Versions"):
-    st.dataframe(data.workspace_versions(path), hide_index=True, width="stretch")
+    st.dataframe(
+        data.workspace_versions(path),
+        hide_index=True,
+        width="stretch",
+        column_config={"created_by": "Saved by"},
+    )

@@ -164,6 +164,37 @@ def _latency(src: Source, metrics: dict, key: str) -> dict[str, float | None]:
     return {q: src.ms(_stat(src, metrics, key, q), unit, f"{key}.unit") for q in PERCENTILES}
 
 
+def _load_setting(config: dict, key: str) -> float | None:
+    """The number the run was driven at (``concurrency``, ``request_rate``).
+
+    genai-perf 0.0.16 keeps it under ``perf_analyzer.stimulus`` and also writes an ``analyze``
+    section whose sweep bounds (``{"min": 1, "max": 1024}``) carry the same key names; older
+    genai-perf writes it at the top of ``input_config``, AIPerf under ``phases[]``. Only a plain
+    number counts, so a sweep range is never read as the measured load."""
+    stimulus = (config.get("perf_analyzer") or {}).get("stimulus")
+    for place in (stimulus, config, *(config.get("phases") or [])):
+        value = place.get(key) if isinstance(place, dict) else None
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+    return None
+
+
+def _measured_runtime(config: dict) -> str | None:
+    """The server runtime the file names, if it names one.
+
+    genai-perf's ``backend`` (default ``tensorrtllm``) only means something for the Triton
+    service kind; against an OpenAI-compatible endpoint it is written but ignored, so it says
+    nothing about the server that was measured."""
+    endpoint = config.get("endpoint")
+    if not isinstance(endpoint, dict):
+        endpoint = {}
+    service_kind = config.get("service_kind") or endpoint.get("service_kind")
+    backend = config.get("backend") or endpoint.get("backend")
+    if str(service_kind or "").lower() != "triton":
+        return None
+    return _RUNTIME_ALIASES.get(str(backend or "").lower())
+
+
 def _build(src: Source, metrics: dict, config: dict, tool: str) -> list[BenchmarkResult]:
     out_entry = metrics.get("output_token_throughput")
     if not isinstance(out_entry, dict):
@@ -197,18 +228,17 @@ def _build(src: Source, metrics: dict, config: dict, tool: str) -> list[Benchmar
         model = [i.get("name") if isinstance(i, dict) else i for i in items or []]
     if isinstance(model, list):
         model = model[0] if model else None
-    concurrency = find_key(config, "concurrency")
-    rate = find_key(config, "request_rate")
+    concurrency = _load_setting(config, "concurrency")
+    rate = _load_setting(config, "request_rate")
     if concurrency is None:
         match = re.search(r"concurrency[-_]?(\d+)", src.name)
         concurrency = int(match.group(1)) if match else None
-    backend = find_key(config, "backend", "service_kind")
-    runtime = src.overrides.runtime or _RUNTIME_ALIASES.get(str(backend or "").lower())
+    runtime = src.overrides.runtime or _measured_runtime(config)
     if not runtime:
         raise src.fail(
             "input_config.backend",
-            f"the file does not say which server runtime was measured "
-            f"(backend={backend!r}); pass --runtime",
+            "the file does not say which server runtime was measured (it measured an "
+            "OpenAI-compatible endpoint); pass --runtime",
         )
     ok = _stat(src, metrics, "request_count", "avg")
     failed = _stat(src, metrics, "error_request_count", "avg")

@@ -249,3 +249,51 @@ def test_axis_merges_presets_then_settings():
         "rangemode": "normal",
     }
     assert charts.axis(None, charts.MS_AXIS) == {"ticksuffix": " ms", "rangemode": "tozero"}
+
+
+def test_the_commitment_chart_draws_one_line_per_term_each_starting_at_no_commitment():
+    from app.models.scenarios import commitment_frame
+    from costmodel.commitment import CommitmentProblem, DemandScenario, Term, evaluate
+    from costmodel.commitment_workspace import WorkloadCommitment
+
+    problem = CommitmentProblem(
+        10.0,
+        (Term("1y", 12, 6.0), Term("3y", 36, 4.0)),
+        (2.0,) * 24,
+        0.0,
+        (DemandScenario("as stated", 1.0),),
+    )
+    frame = commitment_frame(WorkloadCommitment("chat", result=evaluate(problem)))
+    figure = charts.commitment_chart(frame)
+    assert [t.name for t in figure.data] == ["1y commitment", "3y commitment"]
+    for trace in figure.data:
+        # No commitment (0%, 2 units on demand all month: 2 × 10 × 730) starts every line.
+        assert trace.x[0] == 0.0 and trace.y[0] == pytest.approx(14_600)
+        assert list(trace.x) == sorted(trace.x)
+
+
+def test_the_interactivity_frontier_draws_each_vendors_curves_in_one_broken_line():
+    points = pd.DataFrame(
+        {
+            "vendor": ["NVIDIA", "NVIDIA", "NVIDIA", "NVIDIA", "AMD"],
+            "curve": [0, 0, 0, 1, 2],
+            "tok_s_per_user": [5.0, 8.0, 10.0, 12.0, 20.0],
+            "cost": [1.0, 2.5, 2.0, 3.0, 4.0],
+            "on_frontier": [True, False, True, True, True],
+            "curve_label": ["H200 a", "H200 a", "H200 a", "H200 b", "MI300X"],
+            "tpot_basis": ["p95"] * 5,
+            "price_source": ["sheet"] * 5,
+            "price_observed_at": pd.to_datetime(["2026-08-01"] * 5),
+            "bench_source_title": ["run"] * 5,
+            "bench_measured_at": pd.to_datetime(["2026-07-01"] * 5),
+        }
+    )
+    figure = charts.interactivity_frontier(points, 9.0, "p95", "1m")
+    by_name = {trace.name: trace for trace in figure.data}
+    assert set(by_name) == {"NVIDIA", "NVIDIA (off the frontier)", "AMD"}
+    # Two NVIDIA curves in one trace, broken between them; the dominated point is apart.
+    assert list(by_name["NVIDIA"].x) == [5.0, 10.0, None, 12.0]
+    assert list(by_name["NVIDIA (off the frontier)"].x) == [8.0]
+    assert by_name["NVIDIA"].marker.color == VENDOR_COLOURS["NVIDIA"]
+    assert figure.layout.shapes[0].x0 == 9.0  # the target
+    assert "tok/s per user" in figure.layout.xaxis.title.text

@@ -1,3 +1,10 @@
+"""The Memory fit page. It reads the accelerator catalog (data/accelerators.csv) and the model
+architectures (data/model_architectures.csv), not prices or results: the figures below are worked
+from those rows (Llama 3.1 70B: 70.55e9 parameters, 80 layers, 8 KV heads of 128; H100 80 GiB,
+H200 141 GiB, MI300X 192 GiB) with the page's defaults (bf16, 8,192 tokens of context, one
+sequence; 90% of memory usable less 4 GiB runtime overhead per device). Its warehouse is the
+fixture one, so nothing here depends on the shipped seed."""
+
 import json
 
 import pytest
@@ -27,7 +34,7 @@ def fit_table(at):
     return at.dataframe[0].value.set_index("Accelerator")
 
 
-def test_70b_bf16_fits_one_mi300x_but_needs_four_h100(app_env):
+def test_70b_bf16_fits_one_mi300x_but_needs_four_h100(fixture_env):
     at = run_fit()
     assert (
         at.selectbox(key="model").value == "llama-3.1-70b"
@@ -42,7 +49,11 @@ def test_70b_bf16_fits_one_mi300x_but_needs_four_h100(app_env):
     )
     assert int(table.loc["NVIDIA H200 SXM 141GB", "Accelerators / replica"]) == 2
     metrics = {m.label: m.value for m in at.metric}
+    # Weights: 70.55e9 x 2 bytes / 2^30 = 131.4 GiB. KV per sequence: 80 layers x 8 KV heads x 128
+    # x 2 (K and V) x 2 bytes x 8,192 tokens = 2,684,354,560 bytes = 2.50 GiB.
     assert metrics["Weights"] == "131.4 GiB" and metrics["KV cache per sequence"] == "2.50 GiB"
+    # Usable: MI300X 0.9 x 192 - 4 = 168.8 GiB, leaving 168.8 - 131.4 = 37.4 for the KV cache;
+    # H100 0.9 x 80 - 4 = 68.0 GiB, two leave 136.0 - 131.4 = 4.6, below the 10% (13.6) kept for KV.
     why = [m.value for m in at.markdown]
     amd = next(w for w in why if w.startswith("**AMD Instinct MI300X 192GB: 1 per replica**"))
     assert "168.8 GiB usable" in amd and "leaving 37.4 GiB" in amd
@@ -56,7 +67,7 @@ def test_70b_bf16_fits_one_mi300x_but_needs_four_h100(app_env):
     )
 
 
-def test_breakdown_chart_is_in_gib_and_adds_up_to_the_replica_memory(app_env):
+def test_breakdown_chart_is_in_gib_and_adds_up_to_the_replica_memory(fixture_env):
     at = run_fit()
     spec = plain(json.loads(at.get("plotly_chart")[0].proto.spec))
     parts = {
@@ -78,18 +89,18 @@ def test_breakdown_chart_is_in_gib_and_adds_up_to_the_replica_memory(app_env):
         ("llama-3.1-405b", "bf16", "NVIDIA H100 SXM 80GB", 16),
     ],
 )
-def test_precision_changes_the_count(app_env, model, precision, accelerator, want):
+def test_precision_changes_the_count(fixture_env, model, precision, accelerator, want):
     table = fit_table(run_fit(model=model, precision=precision))
     assert int(table.loc[accelerator, "Accelerators / replica"]) == want
 
 
-def test_tensor_parallel_must_divide_the_heads(app_env):
+def test_tensor_parallel_must_divide_the_heads(fixture_env):
     at = run_fit(model="qwen2.5-7b", context=32768, sequences=40)
     l4 = fit_table(at).loc["NVIDIA L4 24GB"]
     assert l4["Fits"] == "no" and "TP=8 does not divide 28 attention / 4 KV heads" in l4["Why"]
 
 
-def test_context_beyond_the_model_is_explained(app_env):
+def test_context_beyond_the_model_is_explained(fixture_env):
     at = run_fit(model="llama-2-70b")
     assert at.number_input(key="context").value == 4096  # the default never exceeds the model
     at.number_input(key="context").set_value(8192)
@@ -109,7 +120,7 @@ def open_fit(**params) -> AppTest:
     return at
 
 
-def test_memory_fit_inputs_live_in_the_url(app_env):
+def test_memory_fit_inputs_live_in_the_url(fixture_env):
     at = open_fit(model="llama-3.1-405b", precision="fp8", sequences="4", cpus="true")
     assert at.selectbox(key="model").value == "llama-3.1-405b"
     assert at.selectbox(key="precision").value == "fp8"
@@ -120,7 +131,7 @@ def test_memory_fit_inputs_live_in_the_url(app_env):
     assert at.query_params["sequences"] in (["4"], "4")
 
 
-def test_memory_fit_bad_url_values_fall_back_with_a_notice(app_env):
+def test_memory_fit_bad_url_values_fall_back_with_a_notice(fixture_env):
     at = open_fit(model="gpt-9", sequences="0", explain="nvidia-h100-sxm-80gb,nothing")
     notices = " ".join(w.value for w in at.warning)
     assert "Ignored model='gpt-9'" in notices and "Ignored sequences='0'" in notices

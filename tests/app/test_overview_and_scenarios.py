@@ -1,8 +1,12 @@
+"""The Overview and Scenarios pages over the fixture warehouse (tests/fixtures/warehouse/README.md):
+figures worked out by hand from its rows, and the engine's comparison shown as the engine made it."""
+
 from streamlit.testing.v1 import AppTest
 
 from app.models.tables import has_no_literals
 from briefs.workspace_plans import Knobs, compare, engine_for, headline, stored_workspace
 from tests.app.pages import VIEWS, chart, shown
+from tokendesk.formatting import usd_per_1k
 from warehouse import Warehouse
 
 
@@ -15,10 +19,10 @@ def page(name: str, **params) -> AppTest:
     return at
 
 
-def expected(app_db, knobs: Knobs | None = None, **what_if):
+def expected(fixture_db, knobs: Knobs | None = None, **what_if):
     from dataclasses import replace
 
-    with Warehouse.open(app_db, read_only=True) as wh:
+    with Warehouse.open(fixture_db, read_only=True) as wh:
         _, ws = stored_workspace(wh)
         engine = engine_for(wh)
     if what_if:
@@ -26,22 +30,36 @@ def expected(app_db, knobs: Knobs | None = None, **what_if):
     return compare(engine, ws, knobs or Knobs())
 
 
-def test_overview_cards_compare_one_pricing_family_and_the_headline_is_the_engines(app_env):
+def test_overview_cards_compare_one_pricing_family_and_the_headline_is_the_engines(fixture_env):
     at = page("overview.py")
-    assert at.metric and all(m.value.startswith("$0.000") for m in at.metric)
-    # On-demand by default: no card may rest on a spot price.
-    assert all("spot" not in c.value for c in at.caption if "·" in c.value)
-    want = expected(app_env)
+    # On-demand, 70B class, FTL p95 <= 2000 ms. NVIDIA: the p5 at $40/h with the sweep's 32 point
+    # (2 replicas x 2500 tok/s, 1500 ms): 40 / (5000 x 3.6) = $0.00222; the 64 point misses the SLO
+    # (3000 ms), the offline result has no latency and the $16 spot price is another family.
+    # AMD: the ND96 at $48/h, 8 replicas x 400 tok/s (600 ms): 48 / (3200 x 3.6) = $0.00417.
+    # The CPU result is an 8B model: no card in the 70B class.
+    assert {m.label: m.value for m in at.metric} == {
+        "NVIDIA H100 SXM 80GB": "$0.00222 /1K output tokens",
+        "AMD Instinct MI300X 192GB": "$0.00417 /1K output tokens",
+    }
+    cards = [shown(c.value) for c in at.caption if "·" in c.value]
+    assert cards == [
+        "aws · p5.48xlarge · on_demand · FTL 1,500 ms",
+        "azure · Standard_ND96isr_MI300X_v5 · on_demand · FTL 600 ms",
+    ]
+    want = expected(fixture_env)
     sentence = headline(want)
     assert any(sentence in shown(md.value) for md in at.markdown)
-    assert f"Your fleet as it runs (Stay) costs ${want[0].monthly_usd:,.0f}/month" in sentence
+    # Stay = (3 x $30 + 1 x $40 + 2 x $10) x 730 h = 65,700 + 29,200 + 14,600.
+    assert "Your fleet as it runs (Stay) costs $109,500/month" in sentence
     fresh = at.dataframe[0].value
     assert set(fresh["Kind"]) == {"prices", "benchmarks"}
-    assert fresh.loc[fresh["Source"] == "aws", "State"].iloc[0].startswith("🟠 stale")
+    # Every fixture price is dated 2026-01-15: past the 90-day limit on any day the tests run.
+    prices = fresh[fresh["Kind"] == "prices"].set_index("Source")["State"]
+    assert sorted(prices.index) == ["aws", "azure"] and prices.str.startswith("🟠 stale").all()
     assert has_no_literals(fresh)
 
 
-def test_overview_inputs_live_in_the_url(app_env):
+def test_overview_inputs_live_in_the_url(fixture_env):
     at = page("overview.py", slo="900", pct="p99", model="8b", pricing="committed")
     assert at.number_input(key="slo").value == 900
     assert at.selectbox(key="pct").value == "p99" and at.selectbox(key="model").value == "8b"
@@ -51,7 +69,7 @@ def test_overview_inputs_live_in_the_url(app_env):
     assert at.query_params["slo"] in (["1500"], "1500")
 
 
-def test_overview_bad_url_value_falls_back_with_a_notice(app_env):
+def test_overview_bad_url_value_falls_back_with_a_notice(fixture_env):
     at = page("overview.py", slo="5", pct="p42")
     notices = " ".join(w.value for w in at.warning)
     assert "Ignored slo='5'" in notices and "Ignored pct='p42'" in notices
@@ -62,7 +80,7 @@ def _figure(text: str) -> float:
     return float(text.split(" ")[0].lstrip("$"))
 
 
-def test_overview_unit_switch_reads_1000_times_larger_and_stays_in_the_url(app_env):
+def test_overview_unit_switch_reads_1000_times_larger_and_stays_in_the_url(fixture_env):
     per_1k = page("overview.py")
     per_1m = page("overview.py", unit="1m")
     assert per_1m.radio(key="unit").value == "1m" and not per_1m.warning
@@ -84,52 +102,56 @@ def test_overview_unit_switch_reads_1000_times_larger_and_stays_in_the_url(app_e
     assert per_1m.query_params["unit"] in (["1m"], "1m")
 
 
-def test_overview_unknown_unit_falls_back_to_1k_with_a_notice(app_env):
+def test_overview_unknown_unit_falls_back_to_1k_with_a_notice(fixture_env):
     at = page("overview.py", unit="per-token")
     assert any("Ignored unit='per-token'" in w.value for w in at.warning)
     assert at.radio(key="unit").value == "1k"
     assert all(m.value.endswith(" /1K output tokens") for m in at.metric)
 
 
-def test_overview_with_an_impossible_slo_explains_itself(app_env):
+def test_overview_with_an_impossible_slo_explains_itself(fixture_env):
+    # The fastest fixture point answers in 400 ms (p95).
     at = page("overview.py", slo="10")
     assert any("No measured operating point" in i.value for i in at.info)
 
 
-def test_scenarios_page_shows_the_engine_figures(app_env):
+def test_scenarios_page_shows_the_engine_figures(fixture_env):
     at = page("scenarios.py")
     table = at.dataframe[0].value
-    want = expected(app_env)
+    want = expected(fixture_env)
     assert list(table["Scenario"]) == [r.name for r in want]
     assert list(table["Monthly (month 1)"]) == [f"${r.monthly_usd:,.2f}" for r in want]
-    fleet = sum(ln.count * ln.usd_per_hour * 730 for ln in want[0].fleet)
-    assert table.loc[0, "Monthly (month 1)"] == f"${fleet:,.2f}"
+    # Stay: (3 x $30 reserved + 1 x $40 list + 2 x $10 list) x 730 h.
+    assert table.loc[0, "Monthly (month 1)"] == "$109,500.00"
     assert table.loc[0, "Payback"] == "baseline"
     # Overview and Scenarios say the same thing about the same workspace.
     assert any(headline(want) == shown(i.value) for i in at.info)
-    # Achieved differs from requested and the page says why.
-    assert any("achieved: no AMD result" in shown(w.value) for w in at.warning)
+    # Achieved differs from requested and the page says why: no AMD result for the 8B model, so
+    # only chat-70b moves, 25% of its 10e9 output tokens of all 10.2e9: 2.5 / 10.2 = 24.51%.
+    assert [shown(w.value) for w in at.warning] == [
+        "Shift 25% to AMD — 24.51% achieved: no AMD result for llama-3.1-8b-instruct (routing-8b)"
+    ]
 
 
-def test_scenarios_read_their_state_from_the_url(app_env):
+def test_scenarios_read_their_state_from_the_url(fixture_env):
     at = page("scenarios.py", amd="0.4", slo="900", custom="cuda:0.5,rocm:0.5")
     table = at.dataframe[0].value
     assert "Shift 40% to AMD" in list(table["Scenario"])
     assert "Custom: cuda 50% / rocm 50%" in list(table["Scenario"])
     assert at.number_input(key="slo").value == 900
     knobs = Knobs(amd_share=0.4, custom=(("cuda", 0.5), ("rocm", 0.5)))
-    want = expected(app_env, knobs, ttft_ms=900.0)
+    want = expected(fixture_env, knobs, ttft_ms=900.0)
     assert list(table["Monthly (month 1)"]) == [f"${r.monthly_usd:,.2f}" for r in want]
 
 
-def test_a_bad_url_parameter_falls_back_with_a_visible_notice(app_env):
+def test_a_bad_url_parameter_falls_back_with_a_visible_notice(fixture_env):
     at = page("scenarios.py", slo="fast", amd="0.3")
     assert any("Ignored slo='fast': not a number" in shown(w.value) for w in at.warning)
     assert at.number_input(key="slo").value == 2000
     assert "Shift 30% to AMD" in list(at.dataframe[0].value["Scenario"])
 
 
-def test_a_peak_outside_the_input_domain_falls_back_with_a_notice(app_env):
+def test_a_peak_outside_the_input_domain_falls_back_with_a_notice(fixture_env):
     for value in ("2.1", "24"):
         at = page("scenarios.py", peak=value)
         assert any(f"Ignored peak='{value}'" in shown(w.value) for w in at.warning), value
@@ -137,7 +159,7 @@ def test_a_peak_outside_the_input_domain_falls_back_with_a_notice(app_env):
         assert at.number_input(key="peak").value == 1.8
 
 
-def test_the_widget_takes_its_bounds_from_the_input_domain(app_env):
+def test_the_widget_takes_its_bounds_from_the_input_domain(fixture_env):
     from costmodel import domain
 
     at = page("scenarios.py")
@@ -145,7 +167,7 @@ def test_the_widget_takes_its_bounds_from_the_input_domain(app_env):
     assert (peak.min, peak.max) == (domain.PEAK_TO_MEAN.low, domain.PEAK_TO_MEAN.high)
 
 
-def test_changing_an_input_changes_the_comparison_and_the_url(app_env):
+def test_changing_an_input_changes_the_comparison_and_the_url(fixture_env):
     at = page("scenarios.py")
     before = at.dataframe[0].value["Monthly (month 1)"].tolist()
     at.number_input(key="slo").set_value(500.0).run()
@@ -154,7 +176,7 @@ def test_changing_an_input_changes_the_comparison_and_the_url(app_env):
     assert at.query_params["slo"] in (["500"], "500")
 
 
-def test_the_brief_of_the_scenarios_on_screen(app_env):
+def test_the_brief_of_the_scenarios_on_screen(fixture_env):
     at = page("scenarios.py", amd="0.4")
     at.selectbox(key="brief_format").set_value("md")
     at.button(key="brief_prepare").click().run()
@@ -163,12 +185,12 @@ def test_the_brief_of_the_scenarios_on_screen(app_env):
     assert button.proto.label.startswith("Download brief (MD")
 
 
-def test_scenario_tables_and_risks_read_as_words(app_env):
+def test_scenario_tables_and_risks_read_as_words(fixture_env):
     at = page("scenarios.py")
     assert has_no_literals(at.dataframe[0].value) and has_no_literals(at.dataframe[1].value)
 
 
-def test_scenarios_unit_switch_names_the_tokens_and_reads_1000_times_larger(app_env):
+def test_scenarios_unit_switch_names_the_tokens_and_reads_1000_times_larger(fixture_env):
     per_1k = page("scenarios.py").dataframe[0].value
     at = page("scenarios.py", unit="1m")
     per_1m = at.dataframe[0].value
@@ -179,34 +201,33 @@ def test_scenarios_unit_switch_names_the_tokens_and_reads_1000_times_larger(app_
         assert f"$/1K {counted} tokens (month 1)" not in per_1m.columns
         feasible = per_1k["Feasible"] == "yes"
         assert feasible.any() and (small[~feasible] == "—").all()
+        # Both are shown to three significant digits or to the cent ($0.0107 and $10.74 for the
+        # same cost), so the $/1M figure read back per thousand shows as the $/1K one.
         for a, b in zip(small[feasible], large[feasible], strict=True):
-            assert round(_figure(a) * 1000, 9) == round(_figure(b), 9)
+            assert usd_per_1k(_figure(b) / 1000) == a
     # The figure is month 1's cost over the tokens the demand asks for.
-    want = expected(app_env)
-    with Warehouse.open(app_env, read_only=True) as wh:
-        _, ws = stored_workspace(wh)
-    output = sum(w.output_tokens_per_month for w in ws.demand)
-    stay = want[0].monthly_usd / (output / 1e6)
-    assert per_1m.loc[0, "$/1M output tokens (month 1)"] == f"${stay:.2f}"
+    # Stay's $109,500 over the 10e9 + 0.2e9 output tokens asked for: 109,500 / 10,200 = $10.74
+    # per million.
+    assert per_1m.loc[0, "$/1M output tokens (month 1)"] == "$10.74"
     # Another what-if changed on the page keeps the unit in the link.
     at.number_input(key="slo").set_value(900.0).run()
     assert at.query_params["unit"] in (["1m"], "1m") and at.query_params["slo"] in (["900"], "900")
 
 
-def test_scenarios_unknown_unit_falls_back_with_a_notice(app_env):
+def test_scenarios_unknown_unit_falls_back_with_a_notice(fixture_env):
     at = page("scenarios.py", unit="1000")
     assert any("Ignored unit='1000'" in w.value for w in at.warning)
     assert "$/1K output tokens (month 1)" in at.dataframe[0].value.columns
 
 
-def test_scenarios_page_shows_the_optimal_fleet_and_the_price_of_diversification(app_env):
+def test_scenarios_page_shows_the_optimal_fleet_and_the_price_of_diversification(fixture_env):
     import json
 
     from briefs.optimize_cli import optimize
 
     at = page("scenarios.py", optimal="true")
     assert at.toggle(key="optimal").value is True
-    with Warehouse.open(app_env, read_only=True) as wh:
+    with Warehouse.open(fixture_env, read_only=True) as wh:
         _, ws = stored_workspace(wh)
         engine = engine_for(wh)
     want = optimize(engine, ws, Knobs())
@@ -230,10 +251,87 @@ def test_scenarios_page_shows_the_optimal_fleet_and_the_price_of_diversification
     assert trace["x"] == [p.hhi for p in solved]
 
 
-def test_the_optimizer_runs_only_when_asked_and_the_choice_lives_in_the_url(app_env):
+def test_the_optimizer_runs_only_when_asked_and_the_choice_lives_in_the_url(fixture_env):
     at = page("scenarios.py")
     assert at.toggle(key="optimal").value is False
     assert not any("$/month (optimizer basis)" in d.value.columns for d in at.dataframe)
     at.toggle(key="optimal").set_value(True).run()
     assert at.query_params["optimal"] in (["true"], "true")
     assert any("$/month (optimizer basis)" in d.value.columns for d in at.dataframe)
+
+
+def test_scenarios_page_says_how_much_to_commit_with_the_commands_figures(app_env):
+    from briefs.commit_cli import commitments
+    from costmodel.commitment_workspace import brief_rows
+
+    at = page("scenarios.py")
+    with Warehouse.open(app_env, read_only=True) as wh:
+        _, ws = stored_workspace(wh)
+        engine = engine_for(wh)
+    analysis = commitments(engine, ws, Knobs())
+    _, sentences = brief_rows(analysis)
+    shown_text = [shown(m.value) for m in at.markdown]
+    for sentence in sentences:
+        assert any(sentence in text for text in shown_text), sentence
+    # One table per workload with a result: its expected costs are the model's.
+    chat = next(a for a in analysis if a.workload == "chat-70b")
+    table = next(
+        d.value
+        for d in at.dataframe
+        if "Expected $/month" in d.value.columns and len(d.value) == len(chat.result.options)
+    )
+    assert list(table["Expected $/month"]) == [o.expected_monthly_usd for o in chat.result.options]
+    assert has_no_literals(table.astype(str))
+    # Each rate is shown with where it comes from.
+    captions = [shown(c.value) for c in at.caption]
+    assert any("the fleet's reserved_1y effective rate" in c for c in captions)
+    assert any("the workspace's stated 3y discount" in c for c in captions)
+
+
+def test_owned_servers_appear_beside_the_optimal_fleet_when_the_workspace_allows_them(
+    writable_env,
+):
+    from dataclasses import replace
+
+    from briefs.optimize_cli import optimize
+    from costmodel.workspace import workspace_to_dict
+    from warehouse.workspaces import save_workspace
+
+    with Warehouse.open(writable_env, read_only=True) as wh:
+        _, ws = stored_workspace(wh)
+        engine = engine_for(wh)
+    ws = replace(ws, constraints=replace(ws.constraints, allow_owned=True))
+    with Warehouse.open(writable_env) as wh:
+        save_workspace(wh, workspace_to_dict(ws), origin="test", source="owned allowed")
+    at = page("scenarios.py", optimal="true")
+    want = optimize(engine, ws, Knobs())
+    assert want.owned
+    owned = next(d.value for d in at.dataframe if "$/server-hour" in d.value.columns)
+    assert list(owned["$/server-hour"]) == [c.rate.usd_per_server_hour for c in want.owned]
+    assert list(owned["Break-even (months)"]) == [c.cloud[0][3] for c in want.owned]
+    assert all("EIA" in text for text in owned["Sources"])
+
+
+def test_the_scenarios_read_every_latency_at_the_percentile_in_the_link(app_env):
+    # The Overview's pct key carries over: every workload's SLO is read at p99 instead.
+    at = page("scenarios.py", pct="p99")
+    assert at.selectbox(key="pct").value == "p99"
+    assert at.query_params["pct"] in (["p99"], "p99")
+    want = expected(app_env, percentile="p99")
+    table = at.dataframe[0].value
+    assert list(table["Monthly (month 1)"]) == [f"${r.monthly_usd:,.2f}" for r in want]
+    assert any("pct=p99" in shown(c.value) for c in at.caption)
+    # Changed on the page, the link follows (a what-if once set stays explicit, like slo).
+    at.selectbox(key="pct").set_value("p50").run()
+    assert at.query_params["pct"] in (["p50"], "p50")
+    assert not at.exception
+    bad = page("scenarios.py", pct="p42")
+    assert any("Ignored pct='p42'" in shown(w.value) for w in bad.warning)
+    assert bad.selectbox(key="pct").value == "p95"
+
+
+def test_the_overview_headline_reads_the_slos_at_the_chosen_percentile(app_env):
+    at = page("overview.py", pct="p99")
+    sentence = headline(expected(app_env, percentile="p99"))
+    assert any(sentence in shown(md.value) for md in at.markdown)
+    assert any("every SLO read at p99" in shown(c.value) for c in at.caption)

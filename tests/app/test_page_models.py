@@ -1,6 +1,7 @@
 import math
 
 import pandas as pd
+import pytest
 
 from app.models import costs, overview, scenarios
 from app.models.tables import MISSING, has_no_literals, readable, text_gaps_as_dash
@@ -145,3 +146,57 @@ def test_raw_tables_show_gaps_as_dashes_in_their_formats():
     assert list(shown["zone"]) == ["a", MISSING]
     assert list(shown["expires"]) == ["2026-01-02", MISSING]
     assert has_no_literals(shown)
+
+
+def _frontier_options():
+    from tests.factories import frame, sweep
+
+    # $36/h at 1,000 / 4,000 / 8,000 tok/s = $0.01 / $0.0025 / $0.00125 per 1K output tokens,
+    # at TPOT 20 / 50 / 100 ms = 50 / 20 / 10 tok/s per user.
+    rows = sweep(
+        usd_per_hour=36.0, points=((1, 1000.0, 100.0), (8, 4000.0, 300.0), (32, 8000.0, 900.0))
+    )
+    for row, tpot in zip(rows, (20.0, 50.0, 100.0), strict=True):
+        row["tpot_ms_p95"] = tpot
+    no_tpot = sweep(model="other", points=((1, 500.0, 100.0),))
+    return frame(rows, no_tpot)
+
+
+def test_the_frontier_model_reads_the_target_in_the_pages_unit():
+    found = costs.interactivity_frontier(_frontier_options(), "p95", 30.0, "1m")
+    assert (found.curves, found.known, found.excluded) == (1, 1, 1)
+    table = found.at_target.frame
+    # 30 tok/s/user: a third of the way from 20 ($2.50/1M) to 50 ($10/1M) = $5.00 per 1M.
+    assert table.loc[0, "$/1M output tokens at 30 tok/s/user"] == pytest.approx(5.0)
+    assert table.loc[0, "Measured tok/s/user (TPOT p95)"] == "10.0–50.0"
+    assert list(found.points["cost"]) == pytest.approx([1.25, 2.5, 10.0])
+    caption = costs.frontier_caption(found, "p95", 30.0)
+    assert "1 of 1 curves" in caption and "1 options are left out" in caption
+    assert has_no_literals(table)
+
+
+def test_the_frontier_model_shows_a_dash_and_the_reason_beyond_the_measured_range():
+    found = costs.interactivity_frontier(_frontier_options(), "p95", 80.0)
+    table = found.at_target.frame
+    assert table.loc[0, "$/1K output tokens at 80 tok/s/user"] == MISSING
+    assert "faster than every measured point (the fastest is 50.0" in table.loc[0, "How"]
+
+
+def test_the_option_table_hides_energy_columns_unless_asked():
+    latencies = options(
+        instance_total_tok_s=[None, None, 3300.0],
+        ttft_ms_p50=[100.0, None, None],
+        tpot_ms_p50=[10.0, None, None],
+        tpot_ms_p95=[12.0, None, None],
+    )
+    frame = costs.with_details(costs.with_cost(latencies, "output"), "p95", energy=False)
+    # $10/h, 1,000 output and 1,000 input tok/s, 100 ms to the first token then 999 × 10 ms:
+    # 100 / 10,090 of the hour to input. Row 3 has no timing: the stated ratio splits it.
+    assert frame.loc[0, "prefill_share"] == pytest.approx(100 / 10_090)
+    assert frame.loc[0, "usd_per_1k_input_tokens"] == pytest.approx(10 * 100 / 10_090 / 3_600)
+    assert frame.loc[2, "apportioning_rule"].startswith("stated ratio")
+    table = costs.option_table(frame, "output", "p95")
+    assert "$/1K input tokens (apportioned)" in table.frame.columns
+    assert "J per output token" not in table.frame.columns
+    assert "TPOT p95 (ms)" in table.frame.columns
+    assert has_no_literals(table.frame)

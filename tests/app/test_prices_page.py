@@ -335,3 +335,37 @@ def test_prices_unknown_unit_falls_back_with_a_notice(app_env):
     at = open_prices(unit="1b")
     assert any("Ignored unit='1b'" in w.value for w in at.warning)
     assert at.radio(key="unit").value == "1k"
+
+
+TAB_KEYS = {
+    "region_instance",
+    "region_pricing_model",
+    "accelerator_hour_accelerator",
+    "accelerator_hour_pricing_models",
+    "history_instance",
+    "history_pricing_model",
+    "history_provider",
+    "history_region",
+}
+
+
+def test_each_tabs_picks_live_in_the_url_and_the_starting_picks_add_nothing(app_env):
+    at = open_prices()
+    assert not TAB_KEYS & set(at.query_params)  # where each tab starts: no key
+    widest = at.selectbox(key="region_instance").value
+    at.selectbox(key="history_instance").set_value("a3-highgpu-8g").run()
+    at.multiselect(key="accelerator_hour_pricing_models").set_value(["spot"]).run()
+    assert not at.exception
+    assert at.query_params["history_instance"] in (["a3-highgpu-8g"], "a3-highgpu-8g")
+    assert at.query_params["accelerator_hour_pricing_models"] in (["spot"], "spot")
+    # The link opens on the same picks; a value the data does not have falls back with a notice.
+    shared = open_prices(
+        history_instance="a3-highgpu-8g",
+        accelerator_hour_pricing_models="spot",
+        region_instance="nowhere-1",
+    )
+    assert shared.selectbox(key="history_instance").value == "a3-highgpu-8g"
+    assert shared.selectbox(key="history_provider").value == "gcp"
+    assert shared.multiselect(key="accelerator_hour_pricing_models").value == ["spot"]
+    assert any("Ignored region_instance='nowhere-1'" in w.value for w in shared.warning)
+    assert shared.selectbox(key="region_instance").value == widest

@@ -23,9 +23,9 @@ HOLD = textwrap.dedent(
 )
 
 
-def test_pages_show_a_plain_notice_while_another_process_writes(app_db, tmp_path, monkeypatch):
+def test_pages_show_a_plain_notice_while_another_process_writes(fixture_db, tmp_path, monkeypatch):
     path = tmp_path / "busy.duckdb"
-    shutil.copy(app_db, path)
+    shutil.copy(fixture_db, path)
     monkeypatch.setenv("TOKENDESK_DB", str(path))
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLD, str(path)], stdout=subprocess.PIPE, text=True

@@ -1,25 +1,26 @@
 """The Workspace page and its page model: edited tables become a validated workspace or a
-problem that names the table, row and column; a save appends a version the Scenarios page uses."""
+problem that names the table, row and column; a save appends a version the Scenarios page uses.
+Over the fixture warehouse and its workspace (tests/fixtures/warehouse/README.md)."""
 
 from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
 from app.models import workspace as model
-from briefs.workspace_plans import example_workspace
 from tests.app.pages import VIEWS
+from tests.factories import fixture_workspace
 from warehouse import Warehouse
 from warehouse.workspaces import workspace_versions
 
 
 def test_edited_tables_round_trip_to_the_same_workspace():
-    ws = example_workspace()
+    ws = fixture_workspace()
     again, problems = model.edited_workspace(ws, model.fleet_rows(ws), model.demand_rows(ws))
     assert problems == [] and again == ws
 
 
 def test_a_bad_cell_names_table_row_and_column():
-    ws = example_workspace()
+    ws = fixture_workspace()
     fleet = model.fleet_rows(ws)
     fleet[1]["count"] = -3
     edited, problems = model.edited_workspace(ws, fleet, model.demand_rows(ws))
@@ -31,27 +32,30 @@ def test_a_bad_cell_names_table_row_and_column():
     assert problems[0].startswith("Demand, row 1, column peak_to_mean")
 
 
-def test_an_edited_count_changes_stay_by_count_times_rate_times_730(app_env):
+def test_an_edited_count_changes_stay_by_count_times_rate_times_730(fixture_env):
     from briefs.workspace_plans import compare, engine_for
 
-    ws = example_workspace()
+    ws = fixture_workspace()
     fleet = model.fleet_rows(ws)
-    fleet[2]["count"] = 20  # 15 -> 20 g6e.xlarge at the $1.861 list price
+    fleet[1]["count"] = 3  # 1 -> 3 p5.48xlarge at the $40.00 list price (cheapest-nvidia-on-demand)
     edited, _ = model.edited_workspace(ws, fleet, model.demand_rows(ws))
-    with Warehouse.open(app_env, read_only=True) as wh:
+    with Warehouse.open(fixture_env, read_only=True) as wh:
         engine = engine_for(wh)
     before, after = compare(engine, ws)[0], compare(engine, edited)[0]
-    assert round(after.monthly_usd - before.monthly_usd, 2) == round(5 * 1.861 * 730, 2)
+    assert before.monthly_usd == 109_500  # (3 x $30 + 1 x $40 + 2 x $10) x 730 h
+    assert round(after.monthly_usd - before.monthly_usd, 2) == 58_400  # 2 x $40 x 730 h
 
 
-def test_the_page_saves_a_new_version(writable_env):
+def test_the_page_saves_a_new_version(writable_fixture_env):
     at = AppTest.from_file(str(VIEWS / "workspace.py"), default_timeout=60)
     at.run()
     assert not at.exception, at.exception
-    at.text_input(key="ws_name").set_value("Example Corp (edited)")
+    assert at.text_input(key="ws_name").value == "Fixture Co"
+    at.text_input(key="ws_name").set_value("Fixture Co (edited)")
     at.button(key="ws_save").click().run()
     assert not at.exception, at.exception
-    assert any("Saved as version 2" in s.value for s in at.success)
-    with Warehouse.open(writable_env, read_only=True) as wh:
+    # Version 1 is the bundled example every new warehouse stores, 2 the imported fixture.
+    assert any("Saved as version 3" in s.value for s in at.success)
+    with Warehouse.open(writable_fixture_env, read_only=True) as wh:
         versions = workspace_versions(wh)
-    assert list(versions["name"])[:2] == ["Example Corp (edited)", "Example Corp"]
+    assert list(versions["name"]) == ["Fixture Co (edited)", "Fixture Co", "Example Corp"]

@@ -46,7 +46,7 @@ CASES = {
     "llama-bench": ("llama_bench_cpu.json", ImportOverrides()),
     "genai-perf-json": (
         "profile_export_genai_perf.json",
-        ImportOverrides(accelerator_id="nvidia-h100-sxm-80gb", precision="fp8"),
+        ImportOverrides(accelerator_id="nvidia-h100-sxm-80gb", precision="fp8", runtime="trt-llm"),
     ),
     "genai-perf-csv": (
         "profile_export_genai_perf.csv",
@@ -192,6 +192,14 @@ def test_genai_perf_itl_is_tpot_and_units_read_from_file():
     [c] = one("profile_export_genai_perf.csv", CASES["genai-perf-csv"][1])
     assert c.ttft_ms_p99 == pytest.approx(r.ttft_ms_p99, abs=0.01)
     assert c.output_tok_s == pytest.approx(2024.6)
+
+
+def test_genai_perf_backend_of_an_openai_endpoint_is_not_the_runtime():
+    # service_kind "openai": genai-perf writes its default backend ("tensorrtllm") but the
+    # server behind the endpoint could be anything, so the runtime has to be given.
+    bare = replace(CASES["genai-perf-json"][1], runtime=None)
+    with pytest.raises(ResultFileError, match="pass --runtime"):
+        one("profile_export_genai_perf.json", bare)
 
 
 def test_aiperf_total_throughput_is_derived():

@@ -429,3 +429,34 @@ def test_guidellm_081_benchmarks_json_imports_to_what_guidellm_wrote():
     assert r.e2el_ms_p50 == pytest.approx(362.0476722717285)  # request_latency is in seconds
     assert (r.requests_ok, r.requests_failed) == (40, 0)
     assert r.measured_at.isoformat() == "2026-12-01T06:26:43.119085+00:00"
+
+
+GENAI_PERF = "genai-perf/fake_echo-1-openai-chat-concurrency4/profile_export_genai_perf"
+
+
+def test_genai_perf_0016_json_imports_to_what_genai_perf_wrote():
+    # genai-perf 0.0.16 keeps the concurrency under perf_analyzer.stimulus; its "analyze" sweep
+    # bounds ({"min": 1, "max": 1024}) carry the same key and must not be read as the load.
+    (r,) = one(f"{GENAI_PERF}.json", FAKE)
+    assert (r.model, r.source_tool, r.concurrency) == ("fake/echo-1", "genai-perf", 4)
+    assert r.output_tok_s == 319.6681587890046  # printed as 319.67
+    assert (r.ttft_ms_p50, r.ttft_ms_p99) == (51.384480499999995, 59.76985814)
+    assert r.tpot_ms_p50 == 9.9989065  # genai-perf's inter_token_latency
+    assert (r.input_tokens, r.output_tokens, r.requests_ok) == (17, 29, 40)
+    assert r.total_tok_s is None  # genai-perf writes no total throughput
+    assert r.measured_at is None  # nor a date: "date unknown", never the import time
+
+
+def test_genai_perf_0016_backend_default_is_not_taken_for_the_server():
+    # The file says backend "tensorrtllm" (genai-perf's default) for a run against an
+    # OpenAI-compatible endpoint that was tokendesk's fake server.
+    with pytest.raises(ResultFileError, match="pass --runtime"):
+        one(f"{GENAI_PERF}.json", replace(FAKE, runtime=None))
+
+
+def test_genai_perf_0016_csv_imports_to_what_genai_perf_wrote():
+    with pytest.raises(ResultFileError, match="pass --model"):
+        one(f"{GENAI_PERF}.csv", FAKE)
+    (r,) = one(f"{GENAI_PERF}.csv", replace(FAKE, model="fake/echo-1"))
+    assert (r.output_tok_s, r.concurrency) == (319.67, 4)  # concurrency from the folder name
+    assert (r.ttft_ms_p50, r.ttft_ms_p99, r.tpot_ms_p50) == (51.38, 59.77, 10.0)

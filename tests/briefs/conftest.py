@@ -4,6 +4,7 @@ import warnings
 
 import pytest
 
+from tests.factories import seeded_warehouse
 from warehouse import Warehouse
 
 
@@ -11,7 +12,7 @@ from warehouse import Warehouse
 def seed_db(tmp_path_factory):
     """A warehouse built from the bundled seed data (historical + current price snapshots)."""
     path = tmp_path_factory.mktemp("briefs") / "w.duckdb"
-    Warehouse.open(path).close()
+    seeded_warehouse(path).close()
     return path
 
 

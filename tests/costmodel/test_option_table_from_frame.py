@@ -6,14 +6,14 @@ import pytest
 from costmodel import Engine, OptionTable, options_from_frame
 from costmodel.example import example_demand
 from costmodel.scenarios import builtin_scenarios
-from warehouse import Warehouse
+from tests.factories import seeded_warehouse
 
 SKIP = {"points", "n_table_points"}
 
 
 @pytest.fixture(scope="module")
 def seed_frame(tmp_path_factory):
-    with Warehouse.open(tmp_path_factory.mktemp("w") / "w.duckdb") as wh:
+    with seeded_warehouse(tmp_path_factory.mktemp("w") / "w.duckdb") as wh:
         return wh.cost_options()
 
 

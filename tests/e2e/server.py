@@ -14,18 +14,26 @@ import pytest
 from tokendesk.paths import REPO_ROOT
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
 
 
-def start_dashboard(db: Path, log_path: Path) -> tuple[subprocess.Popen, str]:
-    """Serve ``tokendesk app`` on ``db`` on a free port; (process, url) once it answers."""
-    port = _free_port()
+def start_dashboard(
+    db: Path, log_path: Path, *, port: int | None = None, secrets: Path | None = None
+) -> tuple[subprocess.Popen, str]:
+    """Serve ``tokendesk app`` on ``db`` on ``port`` (default: a free one), with ``secrets`` as
+    its secrets.toml if given; (process, url) once it answers."""
+    port = port or free_port()
     log = log_path.open("w")
+    extra = ["--secrets", str(secrets)] if secrets is not None else []
     process = subprocess.Popen(
-        [sys.executable, "-m", "tokendesk.cli", "app", "--port", str(port), "--db", str(db)],
+        [
+            sys.executable,
+            *("-m", "tokendesk.cli", "app", "--port", str(port), "--db", str(db)),
+            *extra,
+        ],
         stdout=log,
         stderr=subprocess.STDOUT,
         cwd=REPO_ROOT,

@@ -1,5 +1,6 @@
-"""The Scenarios page's brief, downloaded in Chromium as a user would: its file name, and a PDF,
-CSV and workbook that carry the view's link and no local path."""
+"""The Scenarios page's brief, downloaded in Chromium as a user would: its file name, and every
+format carrying the view's link (keys the page reads), the page's $/1M switch, the sources behind
+its fleet lines and no local path."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from pypdf import PdfReader
 
 from briefs.render import csv_table
 from tests.e2e.artifacts import screenshot
+from tests.page_links import assert_the_scenarios_page_accepts
+from tokendesk import formatting
 
 pytestmark = pytest.mark.e2e
 
@@ -31,17 +34,41 @@ def _download(page, fmt: str):
 
 
 def test_the_downloaded_brief_is_named_for_its_date_and_scenario_and_links_its_view(app_url, page):
-    page.goto(f"{app_url}/scenarios?amd=0.4")
+    page.goto(f"{app_url}/scenarios?amd=0.4&unit=1m")
     page.get_by_text("Side by side").wait_for(timeout=90_000)
     page.get_by_role("button", name="Prepare the brief").scroll_into_view_if_needed()
     name, pdf = _download(page, "pdf")
     assert re.fullmatch(r"brief-\d{4}-\d{2}-\d{2}-[a-z0-9-]+\.pdf", name), name
-    text = "\n".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages)
-    first = PdfReader(io.BytesIO(pdf)).pages[0].extract_text()
+    reader = PdfReader(io.BytesIO(pdf))
+    text = "\n".join(p.extract_text() for p in reader.pages)
+    first = reader.pages[0].extract_text()
     assert "Decision" in first and "The money" in first and "Top risks" in first
     assert not re.search(r"\b(None|True|False|nan|NaT)\b", text)
     assert ".duckdb" not in text and "/tmp/" not in text
-    assert "scenarios?amd=0.4" in re.sub(r"\s+", "", text)
+    squashed = re.sub(r"\s+", "", text)
+    assert "scenarios?amd=0.4" in squashed
+    # The page's $/1M switch reached the brief, and the sources behind the fleet are listed.
+    assert "$/1Moutputtokens(month1)" in squashed and "$/1K" not in squashed
+    assert "Pricesused" in squashed and "Benchmarksused" in squashed
+    uris = {
+        a.get_object()["/A"]["/URI"]
+        for p in reader.pages
+        for a in p.get("/Annots", [])
+        if a.get_object().get("/Subtype") == "/Link"
+    }
+    links = {u for u in uris if "/scenarios" in u}
+    assert links and len(uris) > len(links)  # the view, and the sources' addresses
+    for link in links:
+        assert assert_the_scenarios_page_accepts(link)["unit"] == "1m"
+
+    for fmt in ("md", "html"):
+        name_text, raw = _download(page, fmt)
+        assert name_text == name.replace(".pdf", f".{fmt}")
+        body = raw.decode()
+        assert "$/1M output tokens (month 1)" in body.replace("\\$", "$") and "$/1K" not in body
+        assert "Prices used" in body and "date unknown" in body
+        assert not re.search(r"/tmp/|\.duckdb", body)
+    assert re.search(r'<a href="https://[^"]+">', body)  # the HTML's sources are links
 
     name_csv, raw = _download(page, "csv")
     assert name_csv == name.replace(".pdf", ".csv")
@@ -55,3 +82,12 @@ def test_the_downloaded_brief_is_named_for_its_date_and_scenario_and_links_its_v
     assert name_xlsx == name.replace(".pdf", ".xlsx")
     wb = load_workbook(io.BytesIO(book))
     assert wb.sheetnames[:3] == ["Decision", "Assumptions", "Cost model"]
+    side = wb["Scenarios"]
+    header = [c.value for c in side[1]]
+    j = header.index("$/1M output tokens (month 1)") + 1
+    cells = [row[0] for row in side.iter_rows(min_row=2, min_col=j, max_col=j)]
+    figures = [c for c in cells if isinstance(c.value, float)]
+    assert figures and all(
+        c.number_format == formatting.spreadsheet_cost_format("1m") for c in figures
+    )
+    assert "Price sources" in wb.sheetnames and "Benchmark sources" in wb.sheetnames

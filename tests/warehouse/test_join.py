@@ -172,3 +172,29 @@ def test_an_expired_negotiated_quote_is_not_an_option(empty_warehouse):
         "Q-1": False,
         "Q-0": True,
     }
+
+
+def test_measured_power_travels_from_the_result_to_the_energy_per_token(empty_warehouse):
+    from costmodel.energy import BASIS_MEASURED, bundled_energy_columns
+
+    empty_warehouse.ingest_prices("aws", [quote()])
+    empty_warehouse.ingest_results(
+        "bench",
+        [
+            result(output_tok_s=2000.0, concurrency=8, measured_power_w=4000.0),
+            result(output_tok_s=1000.0, concurrency=1),
+        ],
+    )
+    rows = cost_options(empty_warehouse, sort="instance_output_tok_s")
+    assert list(rows["measured_power_w"].fillna(-1)) == [-1, 4000.0]
+    energy = bundled_energy_columns(rows)
+    # Measured: 4,000 W over 2,000 tok/s = 2 J per output token.
+    assert energy.loc[1, "energy_basis"] == BASIS_MEASURED
+    assert energy.loc[1, "joules_per_output_token"] == pytest.approx(2.0)
+    # Not measured: 8 × 700 W (H200 TDP) over 1,000 tok/s = 5.6 J, an estimate.
+    assert energy.loc[0, "energy_basis"].startswith("estimate")
+    assert energy.loc[0, "joules_per_output_token"] == pytest.approx(5.6)
+    # aws us-east-1 is in the bundled grid table: gCO2e = kWh × its intensity.
+    assert energy.loc[1, "g_co2e_per_1m_output_tokens"] == pytest.approx(
+        2.0 / 3.6 * energy.loc[1, "grid_g_co2e_per_kwh"]
+    )

@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+from tests.factories import seeded_warehouse
 from tokendesk.paths import REPO_ROOT
 from warehouse import Warehouse
 
@@ -78,7 +79,7 @@ def _ingest(db: Path, files: list[Path]) -> subprocess.Popen:
 
 def test_kill_9_at_random_points_leaves_all_or_nothing(tmp_path):
     db = tmp_path / "w.duckdb"
-    Warehouse.open(db).close()
+    seeded_warehouse(db).close()
     files = _write_inputs(tmp_path)
     # One complete run on a copy measures the command's duration and what it adds.
     reference = tmp_path / "reference.duckdb"

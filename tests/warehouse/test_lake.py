@@ -15,7 +15,8 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from tests.factories import quote
+from pricing.integrity import check_price_file
+from tests.factories import quote, seeded_warehouse
 from tests.lake_servers import PostgresServer, S3Server
 from tokendesk.cli import app
 from tokendesk.paths import REPO_ROOT
@@ -34,7 +35,8 @@ PROCESS_LIMIT_S = 600
 WRITER = """
 import os, sys, time
 from datetime import UTC, datetime
-from tests.factories import quote
+from pricing.integrity import check_price_file
+from tests.factories import quote, seeded_warehouse
 from warehouse import Warehouse
 target, data_path, name, count, go = sys.argv[1:6]
 with Warehouse.open(target, data_path=data_path) as wh:
@@ -80,7 +82,7 @@ def built_lake(
     """A lake built from the bundled data/, as a team's first start builds it: (target, data)."""
     target = postgres.create_database("lake_built")
     data_path = str(tmp_path_factory.mktemp("lake-data"))
-    Warehouse.open(target, data_path=data_path).close()
+    Warehouse.open(target, data_path=data_path, seed_check=check_price_file).close()
     yield target, data_path
 
 
@@ -129,7 +131,7 @@ def test_a_new_lake_holds_what_a_new_file_holds(built_lake: tuple[str, str]) -> 
     target, data_path = built_lake
     with (
         Warehouse.open(target, data_path=data_path, read_only=True) as lake,
-        Warehouse.open(":memory:") as embedded,
+        seeded_warehouse(":memory:") as embedded,
     ):
         assert lake.is_lake and not embedded.is_lake
         assert lake.schema_version() == embedded.schema_version()
@@ -306,7 +308,7 @@ def test_db_migrate_copies_every_snapshot_and_keeps_current_views(
     lake_target: str, tmp_path: Path
 ) -> None:
     source_path = tmp_path / "tokendesk.duckdb"
-    with Warehouse.open(source_path) as source:
+    with seeded_warehouse(source_path) as source:
         extra = source.ingest_prices("test:extra", [quote(source="extra")], origin="test")
         imported = source.ingest_results("test:import", [_result()], origin="test")
         source.retract_snapshot(imported, "a test run", "ana")

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.factories import content_digest, result
+from tests.factories import content_digest, result, seeded_warehouse
 from tokendesk.records import SnapshotKind
 from warehouse import RetractionError, Warehouse
 from warehouse.futures import costs_as_of, results_as_of
@@ -14,7 +14,7 @@ MODEL = "retraction-probe-70b"
 
 @pytest.fixture
 def warehouse():
-    with Warehouse.open(":memory:") as wh:
+    with seeded_warehouse(":memory:") as wh:
         yield wh
 
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.factories import content_digest, quote
+from pricing.integrity import check_price_file
+from tests.factories import content_digest, quote, seeded_warehouse
 from tokendesk.paths import data_dir
 from tokendesk.records import SnapshotKind, SnapshotStatus
 from warehouse import Warehouse
@@ -126,9 +127,11 @@ def test_malformed_file_leaves_the_warehouse_unchanged(
 ):
     bad = _copy_with_bad_row(tmp_path, name, row_no, column, value)
     before = content_digest(seeded)
-    ingest = ingest_price_file if name.startswith("seed_prices") else ingest_result_file
     with pytest.raises(SeedFileError) as caught:
-        ingest(seeded, bad)
+        if name.startswith("seed_prices"):
+            ingest_price_file(seeded, bad, check=check_price_file)
+        else:
+            ingest_result_file(seeded, bad)
     assert caught.value.path == bad and caught.value.row == row_no
     assert expected_field in caught.value.field or expected_field in caught.value.message
     assert content_digest(seeded) == before
@@ -149,7 +152,7 @@ def test_database_error_mid_ingest_rolls_back(seeded, monkeypatch):
 
 def test_read_only_open_builds_a_missing_file_and_refuses_writes(tmp_path):
     path = tmp_path / "sub" / "w.duckdb"
-    with Warehouse.open(path, read_only=True) as wh:
+    with Warehouse.open(path, read_only=True, seed_check=check_price_file) as wh:
         assert wh.table_counts()["price_quotes"] > 0
         with pytest.raises(Exception, match="read-only"):
             wh.ingest_prices("aws", [quote()])
@@ -157,7 +160,7 @@ def test_read_only_open_builds_a_missing_file_and_refuses_writes(tmp_path):
 
 def test_reopen_applies_no_migration_twice(tmp_path):
     path = tmp_path / "w.duckdb"
-    Warehouse.open(path).close()
+    seeded_warehouse(path).close()
     copy = tmp_path / "copy.duckdb"
     shutil.copy(path, copy)
     with Warehouse.open(copy) as wh:

@@ -1,0 +1,336 @@
+"""A team on one machine: several dashboard processes, concurrent writers and many browser
+sessions on one warehouse file, then writers killed mid-write.
+
+    .venv/bin/python perf/bench_team_load.py [--apps 3] [--writers 2] [--sessions 20]
+                                             [--seconds 120] [--kills 5]
+
+1. **Load**: ``--apps`` ``tokendesk app`` processes serve the same warehouse file; ``--writers``
+   processes run ``tokendesk db ingest`` of a 28-quote price sheet in a loop (each command one
+   snapshot); ``--sessions`` headless Chromium sessions (one browser, one context each, spread
+   over the app processes) switch between the dashboard's pages for ``--seconds``. Counted: page
+   visits, errors (a visit that times out or shows an exception, a traceback or "None"), writes
+   that succeeded, and lost snapshots (a write that said it succeeded and whose snapshot is not in
+   the warehouse afterwards). Timed: each page switch, from the click until the page has
+   rendered (p50 / p95 / max), and each write, from the start of the command to its exit.
+2. **Faults**: ``--kills`` times, while the apps still serve, a writer is started and killed with
+   SIGKILL at a random moment in its write; afterwards the warehouse holds either its previous
+   content or the whole snapshot (never part of one), the last good snapshot is still current,
+   and a page still renders without an error.
+
+Reference measured in the same run: the same page switches with one session and no writers, so
+the load's cost shows as a ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import re
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+from playwright.async_api import Browser, Page, async_playwright
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from warehouse import Warehouse  # noqa: E402
+
+TOKENDESK = str(ROOT / ".venv" / "bin" / "tokendesk")
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+#: Each page's link text in the sidebar and a text on screen once it has rendered.
+PAGES = {
+    "Overview": "Incumbent against the best alternative",
+    "Costs": "Cheapest $/1K output tokens",
+    "Scenarios": "Side by side",
+    "Prices": "Current quotes",
+    "Benchmarks": "Benchmark results",
+}
+#: What a page must never show a user.
+BAD = re.compile(r"Traceback|\bNone\b|Exception|Could not set lock")
+SNAPSHOT_ID = re.compile(r"ingested as (\S+)")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def serve(db: Path) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    process = subprocess.Popen(
+        [TOKENDESK, "app", "--port", str(port), "--db", str(db)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=ROOT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{url}/_stcore/health", timeout=1).text == "ok":
+                return process, url
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    raise SystemExit("a dashboard process did not start within 120 s")
+
+
+def price_sheet(folder: Path, writer: int, round_: int) -> Path:
+    """28 quotes from one provider of this writer: a new snapshot each round."""
+    rows = [
+        f"loadtest-{writer},region-{r},gpu{size}x8,nvidia-h100-sxm-80gb,8,on_demand,"
+        f"{20 + size + round_ * 0.01:.2f},load test sheet,2026-11-0{1 + r}\n"
+        for r in range(4)
+        for size in range(7)
+    ]
+    sheet = folder / f"writer{writer}-round{round_}.csv"
+    sheet.write_text(
+        "provider,region,instance_type,accelerator_id,accelerator_count,pricing_model,"
+        "usd_per_hour,source,observed_at\n" + "".join(rows),
+        encoding="utf-8",
+    )
+    return sheet
+
+
+def good_snapshot_ids(db: Path) -> set[str]:
+    with Warehouse.open(db, read_only=True) as wh:
+        frame = wh.query("SELECT snapshot_id FROM snapshots WHERE status <> 'failed'")
+    return set(frame["snapshot_id"])
+
+
+async def settled(page: Page, marker: str, timeout_ms: float) -> None:
+    await page.get_by_text(marker).first.wait_for(timeout=timeout_ms)
+    await page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.trim()",
+        timeout=timeout_ms,
+    )
+
+
+async def session(browser: Browser, url: str, until: float, seed: int, out: dict) -> None:
+    """One user: open the dashboard, then switch pages at random until ``until``."""
+    rng = random.Random(seed)
+    context = await browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = await context.new_page()
+    try:
+        await page.goto(url)
+        await settled(page, PAGES["Overview"], 180_000)
+        while time.monotonic() < until:
+            name = rng.choice(list(PAGES))
+            started = time.perf_counter()
+            try:
+                await page.get_by_role("link", name=name).first.click()
+                await page.wait_for_timeout(50)
+                await settled(page, PAGES[name], 60_000)
+                out["switch_s"].append(time.perf_counter() - started)
+                main = await page.locator("section.main, [data-testid='stMain']").first.inner_text()
+                if BAD.search(main) or await page.locator("[data-testid='stException']").count():
+                    out["errors"].append(f"{name}: {BAD.search(main) or 'exception box'}")
+            except Exception as exc:  # a timeout is an error the user would see
+                out["errors"].append(f"{name}: {type(exc).__name__}")
+            out["visits"] += 1
+    finally:
+        await context.close()
+
+
+def writer_loop(db: Path, folder: Path, writer: int, until: float, out: dict) -> None:
+    round_ = 0
+    while time.monotonic() < until:
+        sheet = price_sheet(folder, writer, round_)
+        started = time.perf_counter()
+        done = subprocess.run(
+            [TOKENDESK, "db", "ingest", str(sheet), "--db", str(db)],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+        )
+        out["write_s"].append(time.perf_counter() - started)
+        if done.returncode == 0:
+            out["written"].extend(SNAPSHOT_ID.findall(done.stdout))
+            out["writes_ok"] += 1
+        else:
+            out["write_errors"].append(done.stderr.strip().splitlines()[-1:])
+        round_ += 1
+
+
+def quantiles(values: list[float]) -> dict:
+    if not values:
+        return {"n": 0}
+    ordered = sorted(values)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return {
+        "n": len(values),
+        "p50_s": round(statistics.median(values), 3),
+        "p95_s": round(p95, 3),
+        "max_s": round(ordered[-1], 3),
+    }
+
+
+async def browse(urls: list[str], sessions: int, seconds: float) -> dict:
+    out: dict = {"visits": 0, "errors": [], "switch_s": []}
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        until = time.monotonic() + seconds
+        await asyncio.gather(
+            *(session(browser, urls[i % len(urls)], until, i, out) for i in range(sessions))
+        )
+        await browser.close()
+    return out
+
+
+def load(db: Path, folder: Path, urls: list[str], args: argparse.Namespace) -> dict:
+    import threading
+
+    writes: dict = {"writes_ok": 0, "written": [], "write_errors": [], "write_s": []}
+    until = time.monotonic() + args.seconds
+    threads = [
+        threading.Thread(target=writer_loop, args=(db, folder, w, until, writes))
+        for w in range(args.writers)
+    ]
+    for thread in threads:
+        thread.start()
+    browsing = asyncio.run(browse(urls, args.sessions, args.seconds))
+    for thread in threads:
+        thread.join()
+    present = good_snapshot_ids(db)
+    lost = sorted(set(writes["written"]) - present)
+    return {
+        "page_visits": browsing["visits"],
+        "errors": len(browsing["errors"]),
+        "error_samples": browsing["errors"][:10],
+        "page_switch": quantiles(browsing["switch_s"]),
+        "writes_ok": writes["writes_ok"],
+        "write_errors": writes["write_errors"][:5],
+        "write": quantiles(writes["write_s"]),
+        "lost_snapshots": lost,
+    }
+
+
+def kills(db: Path, folder: Path, url: str, times: int) -> list[dict]:
+    # One whole write, timed, so the kills land across the command's life (start-up included).
+    started = time.perf_counter()
+    subprocess.run(
+        [TOKENDESK, "db", "ingest", str(price_sheet(folder, 99, 999)), "--db", str(db)],
+        capture_output=True,
+        check=True,
+        cwd=ROOT,
+    )
+    whole = time.perf_counter() - started
+    outcomes = []
+    for round_ in range(times):
+        before = good_snapshot_ids(db)
+        sheet = price_sheet(folder, 99, 1000 + round_)
+        process = subprocess.Popen(
+            [TOKENDESK, "db", "ingest", str(sheet), "--db", str(db)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=ROOT,
+        )
+        time.sleep(random.uniform(0.3, 1.0) * whole)
+        killed_running = process.poll() is None
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        after = good_snapshot_ids(db)
+        new = after - before
+        with Warehouse.open(db, read_only=True) as wh:
+            partial = wh.query(
+                "SELECT count(*) AS n FROM price_quotes WHERE snapshot_id NOT IN "
+                "(SELECT snapshot_id FROM snapshots WHERE status <> 'failed')"
+            ).iloc[0]["n"]
+            rows_new = (
+                int(
+                    wh.query(
+                        "SELECT count(*) AS n FROM price_quotes WHERE snapshot_id = ?",
+                        [sorted(new)[-1]],
+                    ).iloc[0]["n"]
+                )
+                if new
+                else 0
+            )
+        page_ok = asyncio.run(one_page(url))
+        outcomes.append(
+            {
+                "killed_while_running": killed_running,
+                "new_snapshots": len(new),
+                "rows_in_new_snapshot": rows_new,
+                "rows_outside_good_snapshots": int(partial),
+                "page_renders_without_error": page_ok,
+            }
+        )
+    return outcomes
+
+
+async def one_page(url: str) -> bool:
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = await browser.new_page()
+        try:
+            await page.goto(f"{url}/prices")
+            await settled(page, PAGES["Prices"], 60_000)
+            main = await page.locator("[data-testid='stMain']").first.inner_text()
+            return not BAD.search(main)
+        except Exception:
+            return False
+        finally:
+            await browser.close()
+
+
+def reference(url: str, seconds: float) -> dict:
+    browsing = asyncio.run(browse([url], 1, seconds))
+    return {"page_switch": quantiles(browsing["switch_s"]), "errors": len(browsing["errors"])}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--apps", type=int, default=3)
+    parser.add_argument("--writers", type=int, default=2)
+    parser.add_argument("--sessions", type=int, default=20)
+    parser.add_argument("--seconds", type=float, default=120)
+    parser.add_argument("--kills", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        db = folder / "team.duckdb"
+        subprocess.run([TOKENDESK, "db", "rebuild", "--db", str(db)], check=True, cwd=ROOT)
+        apps = [serve(db) for _ in range(args.apps)]
+        urls = [url for _, url in apps]
+        try:
+            results = {
+                "setup": vars(args),
+                "reference_one_session_no_writers": reference(urls[0], min(30, args.seconds)),
+                "load": load(db, folder, urls, args),
+                "kills": kills(db, folder, urls[0], args.kills),
+            }
+        finally:
+            for process, _ in apps:
+                process.terminate()
+                process.wait(timeout=30)
+    print(json.dumps(results, indent=1))
+    out = ROOT / "perf" / "out"
+    out.mkdir(exist_ok=True)
+    (out / "bench_team_load.json").write_text(json.dumps(results, indent=1) + "\n")
+    load_ = results["load"]
+    ratio = load_["page_switch"].get("p95_s", 0) / max(
+        results["reference_one_session_no_writers"]["page_switch"].get("p95_s", 1e-9), 1e-9
+    )
+    print(
+        f"errors {load_['errors']}, lost snapshots {len(load_['lost_snapshots'])}, "
+        f"page switch p95 {load_['page_switch'].get('p95_s')} s under load "
+        f"({ratio:.1f}x one quiet session)",
+        file=sys.stderr,
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,91 @@
+"""Every link a brief writes back to the dashboard uses only keys its target page reads, with
+values that page accepts: a key the page ignores would make the link claim a view it cannot show."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from app import url_state
+from app.models.scenarios import INPUTS
+from briefs import workspace_plans as wp
+from briefs.cli import register as register_brief
+from briefs.workspace_cli import register as register_scenarios
+from costmodel import Engine
+from tests.page_links import assert_the_scenarios_page_accepts
+from tokendesk.cli import app
+
+register_brief(app)
+register_scenarios(app)
+runner = CliRunner()
+
+
+def _view_link(markdown: str) -> str:
+    line = next(line for line in markdown.splitlines() if "**dashboard view:**" in line)
+    return re.search(r"<(https?://[^>]+)>", line).group(1)
+
+
+def test_the_check_itself_rejects_foreign_keys_and_out_of_range_values():
+    with pytest.raises(AssertionError):
+        assert_the_scenarios_page_accepts("http://h/scenarios?out_b=50&amd=0.4")
+    with pytest.raises(AssertionError):
+        assert_the_scenarios_page_accepts("http://h/scenarios?amd=7")
+    with pytest.raises(AssertionError):
+        assert_the_scenarios_page_accepts("http://h/scenarios?unit=1g")
+    assert assert_the_scenarios_page_accepts("http://h/scenarios?amd=0.4&unit=1m&optimal=true")
+
+
+def test_the_market_brief_links_only_the_keys_the_scenarios_page_reads(seed_db):
+    market_only = ["out_b=50", "in_b=90", "small_b=0", "model=8b", "pct=p99", "spot=false"]
+    args = ["brief", "--scenario", "stay,shift-amd,custom", "--db", str(seed_db), "--unit", "1m"]
+    for setting in [*market_only, "amd=0.4", "slo=900", "custom=cuda:0.5,rocm:0.5", "rate=7000"]:
+        args += ["--set", setting]
+    out = runner.invoke(app, args)
+    assert out.exit_code == 0, out.output
+    params = assert_the_scenarios_page_accepts(_view_link(out.stdout))
+    assert params == {
+        "amd": "0.4",
+        "slo": "900",
+        "custom": "cuda:0.5,rocm:0.5",
+        "rate": "7000",
+        "unit": "1m",
+    }
+    # The market demand is stated in the brief itself, where the page cannot show it.
+    assert "monthly output tokens" in out.stdout
+
+
+@pytest.mark.parametrize(
+    ("knobs", "unit"),
+    [
+        (wp.Knobs(), "1k"),
+        (wp.Knobs(amd_share=0.4, cpu_share=0.3), "1m"),
+        (
+            wp.Knobs(
+                custom=(("cuda", 0.5), ("rocm", 0.3), ("hpu", 0.2)),
+                utilisation_cap=0.6,
+                loaded_usd_per_engineer_week=8000.0,
+            ),
+            "1m",
+        ),
+    ],
+)
+def test_the_scenarios_brief_link_reproduces_its_view_with_accepted_keys(seed_options, knobs, unit):
+    options, _ = seed_options
+    ws = wp.example_workspace()
+    results = wp.compare(Engine.from_frame(options), ws, knobs)
+    doc = wp.workspace_document(results, ws, knobs, unit=unit)
+    params = assert_the_scenarios_page_accepts(doc.link)
+    assert dict(doc.meta)["dashboard view"] == doc.link
+    view = wp.scenario_view(params, ws)
+    assert not view.notices and view.knobs == knobs and view.workspace == ws
+    assert url_state.read(params, INPUTS)[0]["unit"] == unit
+
+
+def test_the_scenarios_command_writes_a_link_the_page_accepts(seed_db):
+    link = "http://localhost:8501/scenarios?amd=0.4&slo=900&unit=1m&optimal=true"
+    out = runner.invoke(app, ["scenarios", "--db", str(seed_db), "--link", link, "--format", "md"])
+    assert out.exit_code == 0, out.output
+    params = assert_the_scenarios_page_accepts(_view_link(out.stdout))
+    assert params["amd"] == "0.4" and params["slo"] == "900" and params["unit"] == "1m"

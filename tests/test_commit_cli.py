@@ -1,0 +1,92 @@
+"""``tokendesk commit`` on the bundled example workspace and warehouse."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from briefs.commit_cli import register
+from tests.workspace_data import EXAMPLE, list_price
+from tokendesk.cli import app
+
+register(app)
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("commit") / "cli.duckdb"
+    assert runner.invoke(app, ["db", "init", "--db", str(path)]).exit_code == 0
+    return path
+
+
+def test_commit_json_recommends_the_cheapest_expected_option_per_workload(db):
+    out = runner.invoke(
+        app, ["commit", "--db", str(db), "--workspace", str(EXAMPLE), "--format", "json"]
+    )
+    assert out.exit_code == 0, out.output
+    body = json.loads(out.stdout)
+    chat = next(w for w in body["workloads"] if w["workload"] == "chat-70b")
+    assert chat["instance_type"] == "p5.48xlarge"
+    p5 = list_price(db, "p5.48xlarge")
+    assert chat["on_demand_usd_per_unit_hour"] == pytest.approx(p5)
+    terms = {t["term"]: t for t in chat["terms"]}
+    # 1 year: the fleet's reserved rate; 3 years: the workspace's 55% discount off list.
+    assert terms["1y"]["usd_per_unit_hour"] == pytest.approx(31.46)
+    assert terms["3y"]["usd_per_unit_hour"] == pytest.approx(p5 * 0.45, abs=1e-4)
+    assert terms["1y"]["break_even_utilisation"] == pytest.approx(31.46 / p5, abs=1e-4)
+    assert [s["name"] for s in chat["scenarios"]] == ["low", "base", "high"]
+    for workload in body["workloads"]:
+        options = workload["options"]
+        assert options[0]["term"] == "none"
+        best = min(o["expected_monthly_usd"] for o in options)
+        chosen = next(o for o in options if o["option"] == workload["recommended"])
+        assert chosen["expected_monthly_usd"] == best
+        assert min(o["max_regret_usd"] for o in options) >= 0
+        # The expected cost is the probability-weighted cost of the scenarios.
+        weights = {s["name"]: s["probability"] for s in workload["scenarios"]}
+        for o in options:
+            expected = sum(p * o[f"monthly_usd_{name}"] for name, p in weights.items())
+            assert o["expected_monthly_usd"] == pytest.approx(expected, abs=0.02)
+        assert workload["recommendation"].startswith(workload["workload"])
+
+
+def test_commit_md_and_table(db):
+    out = runner.invoke(
+        app, ["commit", "--db", str(db), "--workspace", str(EXAMPLE), "--format", "md"]
+    )
+    assert out.exit_code == 0, out.output
+    assert "# How much to commit: Example Corp" in out.stdout
+    assert "| No commitment (all on demand) |" in out.stdout
+    assert "None" not in out.stdout
+    out = runner.invoke(app, ["commit", "--db", str(db), "--workspace", str(EXAMPLE)])
+    assert out.exit_code == 0, out.output
+    assert "chat-70b" in out.stdout and "break-even utilisation" in out.stdout
+
+
+def test_a_bad_commitment_block_is_a_clear_error(db, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    text = EXAMPLE.read_text(encoding="utf-8").replace("probability: 0.5,", "probability: 0.4,")
+    bad.write_text(text, encoding="utf-8")
+    out = runner.invoke(app, ["commit", "--db", str(db), "--workspace", str(bad)])
+    assert out.exit_code == 2
+    assert "commitment.scenarios" in out.output and "add up to 1" in out.output
+
+
+def test_the_brief_section_prints_one_sentence_per_workload_and_every_option(db):
+    from briefs import workspace_plans as wp
+    from briefs.commit_cli import commitment_section, commitments
+    from costmodel.commitment_workspace import brief_rows
+    from warehouse import Warehouse
+
+    ws, _ = wp.read_workspace_file(EXAMPLE)
+    with Warehouse.open(db, read_only=True) as wh:
+        analysis = commitments(wp.engine_for(wh), ws)
+    rows, sentences = brief_rows(analysis)
+    assert len(sentences) == len(ws.demand)
+    assert len(rows) == sum(len(a.result.options) for a in analysis if a.result)
+    section = commitment_section(analysis)
+    (options,) = [b for b in section.blocks if hasattr(b, "frame")]
+    assert len(options.frame) == len(rows)
