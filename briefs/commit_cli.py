@@ -22,6 +22,7 @@ from costmodel.fleet import FleetPolicy
 from costmodel.plan import PlanContext, WorkspaceEngine
 from costmodel.scenarios import Engine
 from costmodel.workspace import Workspace
+from pricing.integrity import check_price_file
 from warehouse import Warehouse, WarehouseError
 
 console = Console()
@@ -176,7 +177,7 @@ def commit_command(
     """How much capacity to commit per workload, and for how long, given demand scenarios:
     expected cost and regret of each commitment level for 1-year and 3-year terms."""
     try:
-        with Warehouse.open(db, read_only=True) as warehouse:
+        with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
             if workspace is not None:
                 ws, _ = wp.read_workspace_file(workspace)
             else:

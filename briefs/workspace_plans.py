@@ -411,7 +411,8 @@ def view_params(
     for key, field in DEMAND_OVERRIDES.items():
         values = {getattr(w, field) for w in ws.demand}
         if len(values) == 1:
-            params[key] = f"{values.pop():g}"
+            value = values.pop()
+            params[key] = str(value) if key in TEXT_OVERRIDES else f"{value:g}"
     return params | formatting.token_unit_params(unit)
 
 

@@ -71,8 +71,9 @@ BOUNDS: dict[str, tuple[float, float]] = {
 DEFAULTS = ScenarioInputs()
 
 #: The keys the dashboard's Scenarios page reads from its address. It prices the company's
-#: workspace, so the market-demand keys (model, out_b, in_b, small_b, pct, spot) are not among
-#: them: a link back to that page carries only these (and the page's own switches).
+#: workspace, so the market-demand keys (model, out_b, in_b, small_b, spot) are not among them; the
+#: FTL percentile (pct) is, as a what-if on every workload's SLO. A link back to that page carries
+#: only these (and the page's own switches).
 PAGE_KEYS = ("peak", "slo", "inter", "pct", "amd", "cpu", "util", "rate", "custom")
 
 

@@ -133,12 +133,21 @@ def precision_of(model_type: str) -> str:
     """``"llama 7B Q4_K - Medium"`` -> ``q4_k_m``; ``"... F16"`` -> ``f16``."""
     match = re.search(r"\b\d+(?:\.\d+)?[BMK]\b\s+(.+)$|\?B\s+(.+)$", model_type)
     quant = (match.group(1) or match.group(2)) if match else model_type.split()[-1]
-    quant = re.sub(r"^mostly\s+", "", quant.strip(), flags=re.IGNORECASE)  # older GGML builds
+    # "mostly Q4_0" (older GGML builds), "all F32" (every tensor in one type)
+    quant = re.sub(r"^(?:mostly|all)\s+", "", quant.strip(), flags=re.IGNORECASE)
     size = {"medium": "m", "small": "s", "large": "l", "extra small": "xs"}
     parts = [p.strip() for p in quant.split(" - ")]
     if len(parts) == 2 and parts[1].lower() in size:
         quant = f"{parts[0]}_{size[parts[1].lower()]}"
     return re.sub(r"[^a-z0-9_.-]+", "_", quant.lower()).strip("_") or "unknown"
+
+
+def model_of_type(model_type: str) -> str | None:
+    """``"llama 7B mostly Q4_0"`` -> ``llama-7b``: the architecture and size, the only model name
+    a table without file names carries. None when the size is unknown (``"llama ?B all F32"``,
+    a model llama.cpp could not size): then only the person importing can name it."""
+    match = re.match(r"\s*(\S+)\s+(\d+(?:\.\d+)?[BMK])\b", model_type)
+    return f"{match.group(1)}-{match.group(2)}".lower() if match else None
 
 
 #: Older builds (before the ``backends`` field) flag each compiled GPU backend as a boolean.
@@ -236,7 +245,9 @@ def parse(src: Source) -> list[BenchmarkResult]:
                             x for x in (build, f"({commit})" if commit else "") if x
                         ),
                         model=src.required_text(
-                            model_file or str(tg.get("model_type")), "--model", "model"
+                            model_file or model_of_type(str(tg.get("model_type"))),
+                            "--model",
+                            "model",
                         ),
                         precision=src.overrides.precision
                         or precision_of(str(tg.get("model_type"))),

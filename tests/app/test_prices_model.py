@@ -276,6 +276,7 @@ def history(*rows: dict) -> pd.DataFrame:
         "snapshot_id": "s1",
         "snapshot_status": "ok",
         "snapshot_created_at": pd.Timestamp("2026-01-02"),
+        "snapshot_created_by": "ana@example.com",
         "is_current": False,
     }
     return model.with_history_status(pd.DataFrame([base | row for row in rows]))

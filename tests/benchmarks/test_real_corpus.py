@@ -460,3 +460,39 @@ def test_genai_perf_0016_csv_imports_to_what_genai_perf_wrote():
     (r,) = one(f"{GENAI_PERF}.csv", replace(FAKE, model="fake/echo-1"))
     assert (r.output_tok_s, r.concurrency) == (319.67, 4)  # concurrency from the folder name
     assert (r.ttft_ms_p50, r.ttft_ms_p99, r.tpot_ms_p50) == (51.38, 59.77, 10.0)
+
+
+# llama-bench from llama.cpp 0c1e570 (the copy vendored in llama-cpp-python 0.3.36), run here on
+# the tests' tiny random-weight model: the 42-column schema of late 2026, every output format.
+NEW_LLAMA_BENCH = "llama-bench/b1_0c1e570_new_schema"
+ON_THIS_CPU = replace(NONE, accelerator_id="cpu-amd-genoa", accelerators_per_replica=1)
+
+
+@pytest.mark.parametrize(
+    ("ext", "tg_ts", "pp_ts"),
+    [
+        ("csv", 5607.015151, 65761.546721),
+        ("json", 6985.725614, 168.664181),
+        ("jsonl", 6141.472759, 37775.917755),
+    ],
+)
+def test_new_llama_bench_schema_imports_to_what_llama_bench_wrote(ext, tg_ts, pp_ts):
+    # "AMD EPYC" names no generation, so the CPU has to be given.
+    with pytest.raises(ResultFileError, match="pass --accelerator"):
+        one(f"{NEW_LLAMA_BENCH}.{ext}")
+    (r,) = one(f"{NEW_LLAMA_BENCH}.{ext}", ON_THIS_CPU)
+    assert (r.model, r.precision, r.workload) == ("tiny", "f32", "pp64+tg16")  # "all F32"
+    assert r.output_tok_s == tg_ts
+    assert r.ttft_ms_p50 == pytest.approx(1000 * 64 / pp_ts)
+    assert (r.runtime, r.runtime_version) == ("llama.cpp", "b1 (0c1e570)")
+    assert r.measured_at.isoformat().startswith("2026-12-01T10:03:4")
+
+
+def test_new_llama_bench_markdown_of_an_unsized_model_asks_for_its_name():
+    # The table's model column is "llama ?B all F32": an architecture with no size is not a
+    # model anyone could price, so the importer asks rather than storing that text as the model.
+    with pytest.raises(ResultFileError, match="pass --model"):
+        one(f"{NEW_LLAMA_BENCH}.md", ON_THIS_CPU)
+    (r,) = one(f"{NEW_LLAMA_BENCH}.md", replace(ON_THIS_CPU, model="tiny"))
+    assert (r.output_tok_s, r.precision, r.input_tokens) == (11224.35, "f32", 64)
+    assert r.ttft_ms_p50 == pytest.approx(1000 * 64 / 79595.83)

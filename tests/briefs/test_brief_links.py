@@ -38,9 +38,10 @@ def test_the_check_itself_rejects_foreign_keys_and_out_of_range_values():
 
 
 def test_the_market_brief_links_only_the_keys_the_scenarios_page_reads(seed_db):
-    market_only = ["out_b=50", "in_b=90", "small_b=0", "model=8b", "pct=p99", "spot=false"]
+    market_only = ["out_b=50", "in_b=90", "small_b=0", "model=8b", "spot=false"]
     args = ["brief", "--scenario", "stay,shift-amd,custom", "--db", str(seed_db), "--unit", "1m"]
-    for setting in [*market_only, "amd=0.4", "slo=900", "custom=cuda:0.5,rocm:0.5", "rate=7000"]:
+    both = ["amd=0.4", "slo=900", "pct=p99", "custom=cuda:0.5,rocm:0.5", "rate=7000"]
+    for setting in [*market_only, *both]:
         args += ["--set", setting]
     out = runner.invoke(app, args)
     assert out.exit_code == 0, out.output
@@ -48,6 +49,7 @@ def test_the_market_brief_links_only_the_keys_the_scenarios_page_reads(seed_db):
     assert params == {
         "amd": "0.4",
         "slo": "900",
+        "pct": "p99",  # the Scenarios page reads every SLO at this percentile
         "custom": "cuda:0.5,rocm:0.5",
         "rate": "7000",
         "unit": "1m",
