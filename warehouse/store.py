@@ -256,10 +256,22 @@ class Warehouse:
                 if fresh and build and seed_check is not None:
                     load_seed(warehouse, seed_check)
             engine.ensure_id_counters()
+            warehouse._seed_lake_workspace()
         except BaseException:
             engine.close()
             raise
         return warehouse
+
+    def _seed_lake_workspace(self) -> None:
+        """Store the example workspace as version 1 of a lake that has none, exactly once:
+        whichever starter applied which migration, each checks here, and altering the table
+        makes DuckLake refuse the second of two simultaneous seeds (its opener tries again)."""
+        with self.atomic(), self._transaction() as tx:
+            row = tx.execute("SELECT count(*) FROM workspaces").fetchone()
+            if row and row[0]:
+                return
+            tx.execute("COMMENT ON TABLE workspaces IS 'example workspace seeded'")
+            seed_workspace(self)
 
     @property
     def is_lake(self) -> bool:
@@ -326,8 +338,8 @@ class Warehouse:
                 self.sync_catalog()
             if isinstance(self._engine, LakeEngine):
                 self._engine.ensure_id_counters()  # the seed workspace below takes a number
-            if any(m.version == 6 for m in applied):
-                seed_workspace(self)
+            if any(m.version == 6 for m in applied) and not isinstance(self._engine, LakeEngine):
+                seed_workspace(self)  # a lake seeds its example once, in _seed_lake_workspace
         return fresh
 
     def _apply_migration(self, migration: Migration) -> bool:
