@@ -18,7 +18,6 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -33,6 +32,7 @@ from tokendesk.paths import DB_PATH_ENV, data_dir, default_db_path
 from tokendesk.records import PricingModel
 from warehouse import Warehouse, queries
 from warehouse.engine import WaitReporter
+from warehouse.lake import is_lake_target
 
 Filters = tuple[tuple[str, tuple[str, ...]], ...]
 
@@ -64,7 +64,10 @@ _seen_versions: dict[str, tuple[int, ...]] = {}
 
 def _file_version(path: str) -> tuple[int, ...]:
     """Changes whenever a write commits: writers checkpoint into the file before letting go (and
-    a writer killed before that left its commit in the ``.wal`` beside it)."""
+    a writer killed before that left its commit in the ``.wal`` beside it). In team mode the
+    lake's newest catalog snapshot plays that part."""
+    if is_lake_target(path):
+        return (_warehouse(path).catalog_snapshot() or 0,)
     version: list[int] = []
     for name in (path, path + ".wal"):
         try:
@@ -87,7 +90,7 @@ def _forget_if_changed(path: str) -> None:
 
 @st.cache_resource(show_spinner=False)
 def _warehouse(path: str) -> Warehouse:
-    return Warehouse.open(Path(path), read_only=True, seed_check=check_price_file)
+    return Warehouse.open(path, read_only=True, seed_check=check_price_file)
 
 
 def warehouse() -> Warehouse:
@@ -367,7 +370,7 @@ def writer(action: Action, on_wait: WaitReporter | None = None) -> Iterator[Ware
     user = auth.current_user()
     user.require(action)
     path = db_path()
-    warehouse = Warehouse.open(Path(path), on_wait=on_wait, seed_check=check_price_file, actor=user)
+    warehouse = Warehouse.open(path, on_wait=on_wait, seed_check=check_price_file, actor=user)
     try:
         yield warehouse
     finally:

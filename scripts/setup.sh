@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Create .venv (if missing) and install tokendesk with pinned dependencies.
-# Usage: scripts/setup.sh [--dev]   (--dev adds test and lint tools and Debian's chromium)
+# Usage: scripts/setup.sh [--dev]   (--dev adds test and lint tools, Debian's chromium, LibreOffice
+# and PostgreSQL)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
@@ -21,6 +22,12 @@ if [ "${1:-}" = "--dev" ]; then
         SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
         $SUDO apt-get update -qq
         $SUDO apt-get install -y -qq --no-install-recommends libreoffice-calc-nogui >/dev/null
+    fi
+    if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+        # Team-mode tests start a real PostgreSQL server (the DuckLake catalog) in a temp folder.
+        SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+        $SUDO apt-get update -qq
+        $SUDO apt-get install -y -qq --no-install-recommends postgresql >/dev/null
     fi
 else
     .venv/bin/python -m pip install --quiet -r requirements.txt

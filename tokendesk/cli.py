@@ -39,8 +39,10 @@ from tokendesk.textsafety import (
 )
 from warehouse import Warehouse, WarehouseError
 from warehouse.engine import Wait, report_waits_to
+from warehouse.lake import DATA_PATH_ENV, LAKE_PREFIX, describe, is_lake_target
 from warehouse.queries import COST_SORTS, cost_options
 from warehouse.seed import SeedFileError, ingest_price_file, ingest_result_file
+from warehouse.transfer import copy_into_lake
 
 app = typer.Typer(
     help="What a thousand tokens cost, and how fast the first one arrives, on every accelerator.",
@@ -48,7 +50,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 db_app = typer.Typer(
-    help="Create, rebuild and inspect the embedded DuckDB warehouse.", no_args_is_help=True
+    help="Create, rebuild, inspect and move the warehouse (an embedded DuckDB file, or DuckLake "
+    "in team mode).",
+    no_args_is_help=True,
 )
 app.add_typer(db_app, name="db")
 
@@ -265,11 +269,13 @@ def _build_or_refuse(target: Path) -> dict[str, int]:
 def db_init(db: DbOption = None) -> None:
     """Create the warehouse from the bundled data/ (no network, no credentials)."""
     target = db or default_db_path()
-    existed = Path(target).exists()
+    lake = is_lake_target(str(target))
+    existed = not lake and Path(target).exists()
     counts = _build_or_refuse(target)
-    verb = "up to date" if existed else "built"
+    where = describe(str(target)) if lake else target  # a catalog named without credentials
+    verb = "ready" if lake else "up to date" if existed else "built"
     console.print(
-        f"Warehouse {verb} at {target}: {counts['price_quotes']} price quotes, "
+        f"Warehouse {verb} at {where}: {counts['price_quotes']} price quotes, "
         f"{counts['benchmark_results']} benchmark results, {counts['snapshots']} snapshots."
     )
 
@@ -277,6 +283,12 @@ def db_init(db: DbOption = None) -> None:
 @db_app.command("rebuild")
 def db_rebuild(db: DbOption = None) -> None:
     """Build a fresh warehouse from data/. The old file is kept beside it as a dated backup."""
+    if is_lake_target(str(db or default_db_path())):
+        err.print(
+            "[red]error:[/red] a team-mode warehouse is shared and append-only: it is never "
+            "rebuilt. Build a new one in an empty catalog database with `tokendesk db init`."
+        )
+        raise typer.Exit(2)
     target = Path(db or default_db_path())
     if target.exists():
         backup = target.with_name(
@@ -401,6 +413,55 @@ def db_ingest(
             raise typer.Exit(2) from None
     for path, ids in written:
         console.print(f"{terminal_text(str(path))}: ingested as {', '.join(ids)}", highlight=False)
+
+
+@db_app.command("migrate")
+def db_migrate(
+    to: Annotated[
+        str,
+        typer.Option(
+            "--to",
+            help="The team-mode warehouse: ducklake:postgres:<libpq conninfo> "
+            "(a new, empty catalog database).",
+        ),
+    ],
+    data_path: Annotated[
+        str | None,
+        typer.Option(
+            "--data-path",
+            help="Where the lake's data files go: a directory or s3://bucket/prefix "
+            f"(default: ${DATA_PATH_ENV}).",
+        ),
+    ] = None,
+    db: DbOption = None,
+) -> None:
+    """Copy the embedded warehouse, with every snapshot, into a DuckLake team-mode warehouse,
+    then compare the two table by table and "current" view by view."""
+    if not is_lake_target(to):
+        err.print(f"[red]error:[/red] --to takes {LAKE_PREFIX}<conninfo>", highlight=False)
+        raise typer.Exit(2)
+    source_path = str(db or default_db_path())
+    if is_lake_target(source_path) or not Path(source_path).exists():
+        err.print(
+            "[red]error:[/red] --db names the embedded warehouse file to copy, and there is no "
+            f"such file: {terminal_text(source_path)}",
+            highlight=False,
+        )
+        raise typer.Exit(2)
+    try:
+        with (
+            Warehouse.open(source_path, read_only=True, build=False) as source,
+            Warehouse.open(to, data_path=data_path, build=False) as target,
+        ):
+            report = copy_into_lake(source, target)
+            where = target.path
+    except WarehouseError as exc:
+        err.print(f"[red]error:[/red] {terminal_text(str(exc))}", highlight=False)
+        raise typer.Exit(1) from None
+    copied = ", ".join(f"{count} {table}" for table, count in report.rows.items())
+    views = ", ".join(f"{view} {count} rows" for view, count in report.current_rows.items())
+    console.print(f"Copied into the {where}: {copied}.", highlight=False)
+    console.print(f"Equal before and after: every table count; {views}.", highlight=False)
 
 
 @app.command("app")

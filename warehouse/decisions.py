@@ -75,24 +75,35 @@ def record_decision(warehouse: Warehouse, decision: Decision) -> int:
             raise DecisionError(
                 f"decision {decision.supersedes} does not exist, so it cannot be superseded"
             )
+    values = [
+        datetime.now(UTC).replace(tzinfo=None),
+        decision.decided_on,
+        decision.subject.strip(),
+        decision.decision,
+        decision.rationale.strip(),
+        decision.decided_by.strip(),
+        decision.review_from,
+        decision.review_to,
+        list(decision.snapshot_ids),
+        decision.supersedes,
+        warehouse.actor.name,
+    ]
+    numbers = warehouse.next_ids("decision_id", 1)
+    if numbers is not None:  # team mode: the id comes from the catalog, no RETURNING
+        with warehouse._transaction() as tx:
+            tx.execute(
+                "INSERT INTO decisions (decision_id, recorded_at, decided_on, subject, decision,"
+                " rationale, decided_by, review_from, review_to, snapshot_ids, supersedes,"
+                " created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [numbers[0], *values],
+            )
+        return numbers[0]
     with warehouse._transaction() as tx:
         row = tx.execute(
             "INSERT INTO decisions (recorded_at, decided_on, subject, decision, rationale, decided_by,"
             " review_from, review_to, snapshot_ids, supersedes, created_by)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING decision_id",
-            [
-                datetime.now(UTC).replace(tzinfo=None),
-                decision.decided_on,
-                decision.subject.strip(),
-                decision.decision,
-                decision.rationale.strip(),
-                decision.decided_by.strip(),
-                decision.review_from,
-                decision.review_to,
-                list(decision.snapshot_ids),
-                decision.supersedes,
-                warehouse.actor.name,
-            ],
+            values,
         ).fetchone()
     if row is None:  # RETURNING always yields the inserted row
         raise RuntimeError("the warehouse returned no id for the recorded decision")

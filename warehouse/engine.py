@@ -1,9 +1,10 @@
 """Sharing one warehouse file between many processes: connections that live only while used.
 
 DuckDB lets one process write a database file, and no other process may even read it while that
-process holds the file open (measured on 2.0.1: a read-write open fails with "Could not set lock
-on file ... Conflicting lock is held in ... (PID n)" while another process has it open read-only,
-and the other way round; read-only opens in several processes coexist). Inside one process a
+process holds the file open (measured on 2.0.1, and the same on 1.5.5: a read-write open fails
+with "Could not set lock on file ... Conflicting lock is held in ... (PID n)" while another
+process has it open read-only, and the other way round; read-only opens in several processes
+coexist). Inside one process a
 file cannot be open read-only and read-write at once ("different configuration").
 
 So no process keeps the file open. Each process keeps one in-memory DuckDB (starting one costs
@@ -34,6 +35,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import duckdb
+
+from warehouse.dialect import embedded_sql
 
 try:  # POSIX only; without it writers retry without a gate
     import fcntl
@@ -94,6 +97,17 @@ class WarehouseBusy(WarehouseError):
     """Another process held the warehouse for longer than this one may wait."""
 
 
+def sql_literal(text: str) -> str:
+    """``text`` as a SQL string literal, for the few statements that take no parameters.
+
+    DuckDB 1.5 parses ATTACH's path and options as literals only (``ATTACH ?``
+    is a syntax error there), so those few values are quoted here, and only here.
+    """
+    if "\x00" in text:
+        raise WarehouseError("a warehouse path or setting cannot contain a NUL character")
+    return "'" + text.replace("'", "''") + "'"
+
+
 def _wait_limit(env: str, default: float) -> float:
     try:
         return max(0.0, float(os.environ.get(env, default)))
@@ -104,6 +118,12 @@ def _wait_limit(env: str, default: float) -> float:
 def _is_lock_conflict(exc: Exception) -> bool:
     text = str(exc).lower()
     return "could not set lock" in text or "conflicting lock" in text
+
+
+def _is_from_newer_duckdb(exc: Exception) -> bool:
+    """DuckDB 1.5 on a file written by 2.0: "Trying to read a database file with version number
+    999, but we can only read versions between 64 and 68"."""
+    return "created with an newer version of duckdb" in str(exc).lower()
 
 
 def _holder_of(exc: Exception) -> str:
@@ -216,6 +236,9 @@ class MemoryEngine:
     def writing(self, report: WaitReporter | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
         yield self._con.cursor()
 
+    def schema_sql(self, sql: str) -> str:
+        return embedded_sql(sql)
+
     def close(self) -> None:
         self._con.close()
 
@@ -259,13 +282,21 @@ class FileEngine:
 
     # -- attaching ----------------------------------------------------------------------------
     def _attach(self, mode: str, waiter: _Waiter) -> None:
-        sql = f"ATTACH ? AS {ALIAS}" + (" (READ_ONLY)" if mode == "read" else "")
+        sql = f"ATTACH {sql_literal(self.path)} AS {ALIAS}" + (
+            " (READ_ONLY)" if mode == "read" else ""
+        )
         while True:
             try:
-                self._db.execute(sql, [self.path])
+                self._db.execute(sql)
                 self._attached = mode
                 return
             except duckdb.Error as exc:
+                if _is_from_newer_duckdb(exc):
+                    raise WarehouseError(
+                        f"the warehouse {self.path} was written by a newer DuckDB than this "
+                        f"tokendesk runs ({duckdb.__version__}), which cannot read it. Rebuild "
+                        "it with `tokendesk db rebuild` (the old file is kept beside it)."
+                    ) from None
                 if not _is_lock_conflict(exc):
                     raise
                 waiter.blocked(_holder_of(exc))
@@ -387,6 +418,9 @@ class FileEngine:
             with self._state:
                 self._writing = False
                 self._state.notify_all()
+
+    def schema_sql(self, sql: str) -> str:
+        return embedded_sql(sql)
 
     def close(self) -> None:
         """Let go of one user; the last one closes the in-memory DuckDB."""

@@ -8,6 +8,7 @@ snapshot per source (see ``migrations.py``).
 from __future__ import annotations
 
 import hashlib
+import time
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
@@ -29,7 +30,8 @@ from tokendesk.records import (
 )
 from tokendesk.textsafety import safe_message
 from warehouse.engine import FileEngine, MemoryEngine, WaitReporter, WarehouseError
-from warehouse.migrations import MIGRATIONS
+from warehouse.lake import LakeEngine, is_lake_target
+from warehouse.migrations import MIGRATIONS, Migration
 from warehouse.queries import cost_options
 from warehouse.seed import PriceCheck, load_seed
 from warehouse.workspaces import seed_workspace
@@ -126,7 +128,7 @@ class Warehouse:
 
     def __init__(
         self,
-        engine: FileEngine | MemoryEngine,
+        engine: FileEngine | MemoryEngine | LakeEngine,
         path: str,
         read_only: bool,
         on_wait: WaitReporter | None = None,
@@ -154,8 +156,13 @@ class Warehouse:
         seed_check: PriceCheck | None = None,
         on_wait: WaitReporter | None = None,
         actor: Principal | None = None,
+        data_path: str | None = None,
     ) -> Warehouse:
         """Open (and, on first use, build from the bundled ``data/``) the warehouse at ``path``.
+
+        ``path`` is a DuckDB file, ``:memory:``, or ``ducklake:postgres:<conninfo>`` for team
+        mode (``lake.py``), whose data files go to ``data_path`` (default: the environment's
+        ``TOKENDESK_DATA_PATH``).
 
         Opening holds no lock. A missing file is built, and pending migrations are applied, in
         one short write (also for a read-only open, so the dashboard's first start needs no
@@ -170,6 +177,11 @@ class Warehouse:
         installation's own and are recorded under the local user.
         """
         target = str(path if path is not None else default_db_path())
+        if is_lake_target(target):
+            warehouse = cls._open_lake(target, data_path, build, seed_check, on_wait)
+            warehouse.read_only = read_only
+            warehouse.actor = actor or warehouse.actor
+            return warehouse
         if target == ":memory:":
             warehouse = cls(MemoryEngine(), target, read_only=False)
             fresh = warehouse.migrate()
@@ -201,6 +213,90 @@ class Warehouse:
         warehouse.actor = actor or warehouse.actor
         return warehouse
 
+    @classmethod
+    def _open_lake(
+        cls,
+        target: str,
+        data_path: str | None,
+        build: bool,
+        seed_check: PriceCheck | None,
+        on_wait: WaitReporter | None,
+    ) -> Warehouse:
+        """Open a DuckLake warehouse; an empty catalog is built like a new file.
+
+        Processes that start together on a new catalog race to create it; the losers' commits
+        fail (DuckLake's own tables or a migration "already exists"), and they try again after
+        a pause, when there is nothing left to create.
+        """
+        for attempt in range(LAKE_START_ATTEMPTS):
+            try:
+                return cls._try_open_lake(target, data_path, build, seed_check, on_wait)
+            except (duckdb.Error, WarehouseError) as exc:
+                if attempt + 1 == LAKE_START_ATTEMPTS or not _lost_a_race(exc):
+                    raise
+                time.sleep(0.2 * 2**attempt)
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    @classmethod
+    def _try_open_lake(
+        cls,
+        target: str,
+        data_path: str | None,
+        build: bool,
+        seed_check: PriceCheck | None,
+        on_wait: WaitReporter | None,
+    ) -> Warehouse:
+        engine = LakeEngine.shared(target, data_path)
+        warehouse = cls(engine, engine.path, read_only=False, on_wait=on_wait)
+        try:
+            with engine.writing() as cursor:
+                pending = _pending_migrations(cursor)
+            if pending:
+                fresh = warehouse.migrate()
+                if fresh and build and seed_check is not None:
+                    load_seed(warehouse, seed_check)
+            engine.ensure_id_counters()
+            warehouse._seed_lake_workspace()
+        except BaseException:
+            engine.close()
+            raise
+        return warehouse
+
+    def _seed_lake_workspace(self) -> None:
+        """Store the example workspace as version 1 of a lake that has none, exactly once:
+        whichever starter applied which migration, each checks here, and altering the table
+        makes DuckLake refuse the second of two simultaneous seeds (its opener tries again)."""
+        with self.atomic(), self._transaction() as tx:
+            row = tx.execute("SELECT count(*) FROM workspaces").fetchone()
+            if row and row[0]:
+                return
+            tx.execute("COMMENT ON TABLE workspaces IS 'example workspace seeded'")
+            seed_workspace(self)
+
+    @property
+    def is_lake(self) -> bool:
+        """True for a team-mode (DuckLake) warehouse."""
+        return isinstance(self._engine, LakeEngine)
+
+    def next_ids(self, counter: str, count: int) -> list[int] | None:
+        """Ids for rows about to be written, where the engine has no sequences (DuckLake);
+        None where the table's own DEFAULT numbers them (an embedded file)."""
+        if isinstance(self._engine, LakeEngine):
+            return self._engine.next_ids(counter, count)
+        return None
+
+    def catalog_snapshot(self) -> int | None:
+        """Team mode: the newest committed DuckLake snapshot (changes with every write made by
+        any process); None for a file, whose writes show in its modification time."""
+        if isinstance(self._engine, LakeEngine):
+            return self._engine.catalog_snapshot()
+        return None
+
+    def advance_id_counters(self) -> None:
+        """After rows were copied in with their ids, let new ids start past them (team mode)."""
+        if isinstance(self._engine, LakeEngine):
+            self._engine.advance_id_counters()
+
     def close(self) -> None:
         if not self._closed:
             self._closed = True
@@ -229,23 +325,47 @@ class Warehouse:
             self._engine.writing() as con
         ):  # one write: a concurrent opener waits, then sees it done
             con.execute(
-                "CREATE TABLE IF NOT EXISTS schema_migrations ("
-                " version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)"
+                self._engine.schema_sql(
+                    "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                    " version INTEGER PRIMARY KEY, name VARCHAR NOT NULL,"
+                    " applied_at TIMESTAMP NOT NULL)"
+                )
             )
             pending = _pending_migrations(con)
-            fresh = len(pending) == len(MIGRATIONS)
-            for migration in pending:
-                with self._transaction() as tx:
-                    tx.execute(migration.sql)
-                    tx.execute(
-                        "INSERT INTO schema_migrations VALUES (?, ?, ?)",
-                        [migration.version, migration.name, _utc_naive(datetime.now(UTC))],
-                    )
-            if pending:
+            applied = [m for m in pending if self._apply_migration(m)]
+            fresh = len(applied) == len(MIGRATIONS)
+            if applied:
                 self.sync_catalog()
-            if any(m.version == 6 for m in pending):
-                seed_workspace(self)
+            if isinstance(self._engine, LakeEngine):
+                self._engine.ensure_id_counters()  # the seed workspace below takes a number
+            if any(m.version == 6 for m in applied) and not isinstance(self._engine, LakeEngine):
+                seed_workspace(self)  # a lake seeds its example once, in _seed_lake_workspace
         return fresh
+
+    def _apply_migration(self, migration: Migration) -> bool:
+        """Apply one migration in its own transaction; False if another process already had."""
+        lake = isinstance(self._engine, LakeEngine)
+        with self._transaction() as tx:
+            if lake:
+                # Many processes share a lake: what was pending when this one looked may have
+                # been applied since. Two applying it at once must not both commit (replacing
+                # a view does not conflict), so each alters the ledger: DuckLake refuses the
+                # second commit, and that opener tries again (see ``_open_lake``).
+                done = tx.execute(
+                    "SELECT count(*) FROM schema_migrations WHERE version = ?",
+                    [migration.version],
+                ).fetchone()
+                if done and done[0]:
+                    return False
+                tx.execute(
+                    f"COMMENT ON TABLE schema_migrations IS 'migration {int(migration.version)}'"
+                )
+            tx.execute(self._engine.schema_sql(migration.sql))
+            tx.execute(
+                "INSERT INTO schema_migrations VALUES (?, ?, ?)",
+                [migration.version, migration.name, _utc_naive(datetime.now(UTC))],
+            )
+        return True
 
     def schema_version(self) -> int:
         with self.reading():
@@ -366,6 +486,9 @@ class Warehouse:
             rows.append(row)
         columns = [*PRICE_COLUMNS, "quarantine_reason", "review_flag"]
         frame = pd.DataFrame(rows, columns=columns)
+        ids = self.next_ids("price_id", len(rows))
+        if ids is not None:
+            frame["price_id"], columns = ids, [*columns, "price_id"]
         data_as_of = as_of or _newest((q.observed_at for q in quotes), now)
         with self._transaction() as tx:
             self._insert_snapshot(
@@ -415,6 +538,9 @@ class Warehouse:
             rows.append(row)
         columns = [*RESULT_COLUMNS, "config_key"]
         frame = pd.DataFrame(rows, columns=columns)
+        ids = self.next_ids("result_id", len(rows))
+        if ids is not None:
+            frame["result_id"], columns = ids, [*columns, "result_id"]
         data_as_of = as_of or _newest((r.measured_at for r in results), now)
         with self._transaction() as tx:
             self._insert_snapshot(
@@ -573,7 +699,11 @@ class Warehouse:
             return (
                 self.cursor()
                 .execute(
+                    # One marker per snapshot: the first, should two have landed at once in a
+                    # team-mode lake (it has no primary key to refuse the second).
                     "SELECT snapshot_id, reason, retracted_by, retracted_at FROM retractions"
+                    " QUALIFY row_number() OVER"
+                    " (PARTITION BY snapshot_id ORDER BY retracted_at, retracted_by, reason) = 1"
                     " ORDER BY retracted_at, snapshot_id"
                 )
                 .df()
@@ -647,9 +777,20 @@ def _check_catalog(rows: Sequence[PriceQuote] | Sequence[BenchmarkResult]) -> No
             raise WarehouseError(f"row {index} ({type(row).__name__}): {exc}") from exc
 
 
+#: How often a process starting on a new lake tries again after losing the race to build it.
+LAKE_START_ATTEMPTS = 5
+
+
+def _lost_a_race(exc: Exception) -> bool:
+    """Another process created the same catalog table or committed the same migration first."""
+    text = str(exc).lower()
+    return any(words in text for words in ("duplicate key value", "already exists", "conflict"))
+
+
 def _pending_migrations(con: duckdb.DuckDBPyConnection) -> list:
-    exists = con.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'"
+    exists = con.execute(  # this database's table only (team mode attaches its catalog too)
+        "SELECT count(*) FROM information_schema.tables"
+        " WHERE table_name = 'schema_migrations' AND table_catalog = current_database()"
     ).fetchone()
     applied: set[int] = set()
     if exists and exists[0]:

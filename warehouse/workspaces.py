@@ -33,6 +33,15 @@ def save_workspace(warehouse: Warehouse, body: dict, *, origin: str, source: str
         raise ValueError("a workspace needs a name")
     text = json.dumps(body, default=_json_default, sort_keys=False)
     now = datetime.now(UTC).replace(tzinfo=None)
+    numbers = warehouse.next_ids("workspace_version", 1)
+    if numbers is not None:  # team mode: the number comes from the catalog, no RETURNING
+        with warehouse._transaction() as tx:
+            tx.execute(
+                "INSERT INTO workspaces (version, name, saved_at, origin, source, body, created_by)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [numbers[0], name, now, origin, source, text, warehouse.actor.name],
+            )
+        return numbers[0]
     with warehouse._transaction() as tx:
         row = tx.execute(
             "INSERT INTO workspaces (name, saved_at, origin, source, body, created_by) "

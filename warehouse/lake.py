@@ -1,0 +1,296 @@
+"""Team mode: the warehouse as a DuckLake catalog in PostgreSQL with data files on a shared path.
+
+``TOKENDESK_DB=ducklake:postgres:<libpq conninfo>`` selects it, ``TOKENDESK_DATA_PATH`` (a
+directory, or ``s3://bucket/prefix``) says where its Parquet files go. Many processes on many
+hosts read and write it at once: DuckLake commits each transaction as one catalog snapshot in
+PostgreSQL, so a reader sees whole committed snapshots only, and concurrent writers that append
+rows both land (DuckLake retries a commit that raced another one).
+
+The DuckDB extensions come from the installed wheels (``duckdb-extension-ducklake``, ``-postgres``,
+``-httpfs``) and are loaded from their files, never downloaded. DuckDB names an extension after
+its file, and the PostgreSQL one must be called ``postgres_scanner``, so that file is copied once
+under that name into the per-user data directory.
+
+Ids that the embedded file takes from DuckDB sequences (price, result, decision and workspace
+numbers) come here from PostgreSQL sequences in the catalog's own database, reached through the
+catalog connection DuckLake opens: unique across every process, without a lock.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import duckdb
+
+from tokendesk.paths import user_data_dir
+from warehouse.dialect import lake_sql
+from warehouse.engine import WaitReporter, WarehouseError, sql_literal
+
+LAKE_PREFIX = "ducklake:postgres:"
+DATA_PATH_ENV = "TOKENDESK_DATA_PATH"
+ALIAS = "tokendesk_lake"
+#: The catalog database as DuckLake attaches it (a PostgreSQL database inside DuckDB).
+CATALOG_ALIAS = f"__ducklake_metadata_{ALIAS}"
+
+#: The counters the embedded schema keeps in DuckDB sequences: counter -> (table, column).
+ID_COUNTERS = {
+    "price_id": ("price_quotes", "price_id"),
+    "result_id": ("benchmark_results", "result_id"),
+    "decision_id": ("decisions", "decision_id"),
+    "workspace_version": ("workspaces", "version"),
+}
+
+_EXTENSIONS = (  # (wheel package, extension file stem, name DuckDB must load it under)
+    ("duckdb_extension_postgres", "postgres", "postgres_scanner"),
+    ("duckdb_extension_ducklake", "ducklake", "ducklake"),
+    ("duckdb_extension_httpfs", "httpfs", "httpfs"),
+)
+
+
+def is_lake_target(target: str) -> bool:
+    return target.startswith(LAKE_PREFIX)
+
+
+def _conninfo_field(conninfo: str, name: str) -> str:
+    for part in conninfo.split():
+        key, _, value = part.partition("=")
+        if key == name:
+            return value
+    return ""
+
+
+def describe(target: str) -> str:
+    """The lake as a person may see it: database and host, never a password."""
+    conninfo = target[len(LAKE_PREFIX) :]
+    dbname = _conninfo_field(conninfo, "dbname") or "postgres"
+    host = _conninfo_field(conninfo, "host") or "localhost"
+    port = _conninfo_field(conninfo, "port")
+    return f"DuckLake catalog {dbname} on {host}{':' + port if port else ''}"
+
+
+def extension_file(package: str, stem: str) -> Path:
+    """The extension file an installed wheel ships for this DuckDB version."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise WarehouseError(
+            f"team mode needs the Python package {package.replace('_', '-')}=="
+            f"{duckdb.__version__}; install the pinned requirements (scripts/setup.sh)"
+        )
+    root = Path(next(iter(spec.submodule_search_locations)))
+    path = root / "extensions" / f"v{duckdb.__version__}" / f"{stem}.duckdb_extension"
+    if not path.is_file():
+        raise WarehouseError(
+            f"{package.replace('_', '-')} holds no extension for DuckDB {duckdb.__version__}; "
+            "install the version that requirements.txt pins beside duckdb"
+        )
+    return path
+
+
+def _named_copy(source: Path, name: str) -> Path:
+    """``source`` under the file name DuckDB must see (copied once per DuckDB version)."""
+    if source.stem == name:
+        return source
+    folder = user_data_dir() / "duckdb-extensions" / f"v{duckdb.__version__}"
+    target = folder / f"{name}.duckdb_extension"
+    if target.is_file() and target.stat().st_size == source.stat().st_size:
+        return target
+    folder.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=folder, suffix=".part")
+    os.close(handle)
+    shutil.copyfile(source, temporary)
+    os.replace(temporary, target)  # atomic: a concurrent starter never loads half a file
+    return target
+
+
+def _s3_secret_options() -> dict[str, object]:
+    """An S3 secret from the standard AWS variables; an endpoint URL selects a local server."""
+    options: dict[str, object] = {}
+    for option, names in (
+        ("KEY_ID", ("AWS_ACCESS_KEY_ID",)),
+        ("SECRET", ("AWS_SECRET_ACCESS_KEY",)),
+        ("SESSION_TOKEN", ("AWS_SESSION_TOKEN",)),
+        ("REGION", ("AWS_REGION", "AWS_DEFAULT_REGION")),
+    ):
+        value = next((os.environ[n] for n in names if os.environ.get(n)), "")
+        if value:
+            options[option] = value
+    endpoint = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
+    if endpoint:
+        parts = urlsplit(endpoint if "://" in endpoint else f"https://{endpoint}")
+        options["ENDPOINT"] = parts.netloc
+        options["USE_SSL"] = parts.scheme == "https"
+        options["URL_STYLE"] = "path"  # local S3-compatible servers rarely resolve bucket hosts
+    return options
+
+
+_engines: dict[tuple[str, str], LakeEngine] = {}
+_engines_lock = threading.Lock()
+
+
+class LakeEngine:
+    """One process's connection to one DuckLake warehouse, attached for the process's life."""
+
+    @classmethod
+    def shared(cls, target: str, data_path: str | None = None) -> LakeEngine:
+        data_path = data_path if data_path is not None else os.environ.get(DATA_PATH_ENV, "")
+        key = (target, data_path)
+        with _engines_lock:
+            engine = _engines.get(key)
+            if engine is None or engine._closed:
+                engine = _engines[key] = cls(target, data_path)
+            engine._users += 1
+            return engine
+
+    def __init__(self, target: str, data_path: str) -> None:
+        if not is_lake_target(target):
+            raise WarehouseError(f"a team-mode warehouse is named {LAKE_PREFIX}<conninfo>")
+        self.target = target
+        self.data_path = data_path
+        self.path = describe(target)
+        self._users = 0
+        self._closed = False
+        self._write_lock = threading.RLock()  # this process's writers take turns
+        self._db = duckdb.connect(
+            ":memory:",
+            config={"autoinstall_known_extensions": False, "autoload_known_extensions": False},
+        )
+        self._db.execute("SET enable_progress_bar = false")
+        try:
+            self._load_extensions()
+            self._attach()
+        except BaseException:
+            self._db.close()
+            raise
+
+    def _load_extensions(self) -> None:
+        for package, stem, name in _EXTENSIONS:
+            path = _named_copy(extension_file(package, stem), name)
+            self._db.execute(f"LOAD {sql_literal(str(path))}")
+
+    def _attach(self) -> None:
+        options = []
+        if self.data_path:
+            if self.data_path.startswith("s3://"):
+                secret = _s3_secret_options()
+                names = ", ".join(f"{option} ?" for option in secret)
+                self._db.execute(
+                    f"CREATE OR REPLACE SECRET tokendesk_s3 (TYPE s3{', ' if names else ''}{names})",
+                    list(secret.values()),
+                )
+            else:
+                Path(self.data_path).mkdir(parents=True, exist_ok=True)
+            options.append(f"DATA_PATH {sql_literal(self.data_path.rstrip('/') + '/')}")
+        clause = f" ({', '.join(options)})" if options else ""
+        try:
+            self._db.execute(f"ATTACH {sql_literal(self.target)} AS {ALIAS}{clause}")
+        except duckdb.Error as exc:
+            raise WarehouseError(self._attach_error(exc)) from None
+
+    def _attach_error(self, exc: duckdb.Error) -> str:
+        text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        password = _conninfo_field(self.target[len(LAKE_PREFIX) :], "password")
+        if password:
+            text = text.replace(password, "***")
+        hint = (
+            f" (a new catalog needs {DATA_PATH_ENV}: a directory or s3://bucket/prefix)"
+            if not self.data_path
+            else ""
+        )
+        return f"cannot open the {self.path}: {text}{hint}"
+
+    # -- the engine interface the store uses --------------------------------------------------
+    @contextmanager
+    def reading(self, report: WaitReporter | None = None) -> Iterator[None]:
+        """Nothing to hold: every query sees the newest snapshot committed when it starts."""
+        yield
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        cursor = self._db.cursor()
+        # Catalog round trips make queries slow enough for DuckDB's progress bar, which it
+        # writes to stdout: into the CSV or JSON the CLI is printing. It is set per connection.
+        cursor.execute(f"SET enable_progress_bar = false; USE {ALIAS}")
+        return cursor
+
+    @contextmanager
+    def writing(self, report: WaitReporter | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A cursor for one write. Other processes never wait: DuckLake commits optimistically."""
+        with self._write_lock:
+            cursor = self.cursor()
+            try:
+                yield cursor
+            finally:
+                cursor.close()
+
+    def schema_sql(self, sql: str) -> str:
+        return lake_sql(sql)
+
+    def ensure_id_counters(self) -> None:
+        """Create the PostgreSQL sequences behind the ids (idempotent)."""
+        statements = "; ".join(
+            f"CREATE SEQUENCE IF NOT EXISTS tokendesk_{counter}_seq" for counter in ID_COUNTERS
+        )
+        self._db.execute("CALL postgres_execute(?, ?)", [CATALOG_ALIAS, statements])
+
+    def next_ids(self, counter: str, count: int) -> list[int]:
+        """``count`` new ids, increasing, that no other process will ever be given."""
+        if counter not in ID_COUNTERS:
+            raise WarehouseError(f"no id counter {counter!r}")
+        if count <= 0:
+            return []
+        # PostgreSQL's own SQL, run by postgres_query: a counter name checked above, an int.
+        query = (
+            f"SELECT nextval('tokendesk_{counter}_seq') AS id FROM generate_series(1, {int(count)})"  # noqa: S608
+        )
+        rows = self._db.execute(
+            "SELECT id FROM postgres_query(?, ?)", [CATALOG_ALIAS, query]
+        ).fetchall()
+        return sorted(int(row[0]) for row in rows)
+
+    def advance_id_counters(self) -> None:
+        """Move each sequence past the largest id its table holds (after a bulk copy)."""
+        cursor = self.cursor()
+        try:
+            for counter, (table, column) in ID_COUNTERS.items():
+                row = cursor.execute(
+                    f"SELECT coalesce(max({column}), 0) FROM {table}"  # noqa: S608 - fixed names
+                ).fetchone()
+                highest = int(row[0]) if row else 0
+                if highest:
+                    self._db.execute(
+                        "SELECT * FROM postgres_query(?, ?)",
+                        [
+                            CATALOG_ALIAS,
+                            f"SELECT setval('tokendesk_{counter}_seq', {highest})",
+                        ],
+                    )
+        finally:
+            cursor.close()
+
+    def catalog_snapshot(self) -> int:
+        """The lake's newest committed DuckLake snapshot: it changes with every write, anywhere."""
+        cursor = self._db.cursor()
+        try:
+            row = cursor.execute("SELECT * FROM ducklake_current_snapshot(?)", [ALIAS]).fetchone()
+        finally:
+            cursor.close()
+        return int(row[0]) if row else 0
+
+    def close(self) -> None:
+        """Let go of one user; the last one detaches and closes the in-memory DuckDB."""
+        with _engines_lock:
+            self._users -= 1
+            if self._users > 0 or self._closed:
+                return
+            self._closed = True
+            key = (self.target, self.data_path)
+            if _engines.get(key) is self:
+                del _engines[key]
+        self._db.close()
