@@ -600,6 +600,20 @@ def _fmt(value, digits: int = 1) -> str:
 
 
 def _print_points(blocks: list[dict], parity: dict | None, basis_words: dict) -> None:
+    console.print(_points_table(blocks))
+    bases = {
+        basis_words.get(b["tokens"]["count_basis"], b["tokens"]["count_basis"]) for b in blocks
+    }
+    if bases:
+        console.print(f"output tokens counted from: {', '.join(sorted(bases))}", highlight=False)
+    for b in blocks:
+        _print_point_notes(b)
+    if parity:
+        _print_parity(parity)
+
+
+def _points_table(blocks: list[dict]) -> Table:
+    """One row per operating point: load, outcome, throughput and latency percentiles."""
     table = Table(title="operating points")
     for col in (
         "load",
@@ -635,70 +649,69 @@ def _print_points(blocks: list[dict], parity: dict | None, basis_words: dict) ->
             _fmt(lat["e2el"]["p95"], 1),
             "yes" if validity["valid"] else "[red]no[/red]",
         )
-    console.print(table)
-    bases = {
-        basis_words.get(b["tokens"]["count_basis"], b["tokens"]["count_basis"]) for b in blocks
-    }
-    if bases:
-        console.print(f"output tokens counted from: {', '.join(sorted(bases))}", highlight=False)
-    for b in blocks:
-        validity = b.get("validity") or {}
-        if not validity.get("valid", True):
-            console.print(
-                f"[red]not recorded[/red] {_load_label(b)}: {validity['reason']}", soft_wrap=True
-            )
-        if b["requests"]["failure_reasons"]:
-            console.print(f"failures at {_load_label(b)}: {b['requests']['failure_reasons']}")
-            for f in b["failures"][:3]:
-                console.print(
-                    f"  request {f['index']} ({f['prompt_id']}): {f['reason']}: {f['detail'][:200]}",
-                    highlight=False,
-                    soft_wrap=True,
-                )
-        if b.get("slo"):
-            verdict = b["slo"]
-            text = (
-                "meets" if verdict["met"] else "misses (" + "; ".join(verdict["violations"]) + ")"
-            )
-            mark = (
-                " [green]<- goodput point (recorded)[/green]"
-                if verdict.get("goodput_point")
-                else ""
-            )
-            console.print(
-                f"SLO at {_load_label(b)}: {text}, attainment {verdict['attainment']:.1%}, "
-                f"goodput {verdict['goodput_req_s']:.2f} req/s{mark}",
-                soft_wrap=True,
-            )
-        rep = b.get("repeats")
-        if rep:
-            ci = rep["output_tok_s"]["ci95"]
-            cv = rep["output_tok_s"]["cv"]
-            console.print(
-                f"{_load_label(b)}: {rep['n']} repeats, out tok/s mean "
-                f"{rep['output_tok_s']['mean']:.1f}, 95% CI {ci[0]:.1f}–{ci[1]:.1f}, "
-                f"run-to-run CV {cv:.1%}",
-                soft_wrap=True,
-            )
-        if b.get("sweep_stop"):
-            console.print(f"sweep stopped at {_load_label(b)}: {b['sweep_stop']}", soft_wrap=True)
-        if b["tokens"].get("empty_completions"):
-            console.print(
-                f"{_load_label(b)}: {b['tokens']['empty_completions']} empty completion(s), "
-                "counted as valid with 0 tokens"
-            )
-    if parity:
-        line = (
-            f"parity vs {parity['bundle']} at concurrency {parity.get('concurrency', '?')}: "
-            f"exact match {parity['exact_match']:.3f}, token similarity "
-            f"{parity['similarity']:.3f} on {parity['prompts']} prompts"
+    return table
+
+
+def _print_point_notes(b: dict) -> None:
+    """What the table cannot show for one point: why it is not recorded, its failures, its SLO
+    verdict, its repeats' spread, where a sweep stopped, empty completions."""
+    validity = b.get("validity") or {}
+    if not validity.get("valid", True):
+        console.print(
+            f"[red]not recorded[/red] {_load_label(b)}: {validity['reason']}", soft_wrap=True
         )
-        if parity.get("failed"):
-            line += (
-                f" — [red]{parity['failed']} request(s) failed[/red] "
-                f"{parity.get('failure_reasons')}; the score is not recorded"
+    if b["requests"]["failure_reasons"]:
+        console.print(f"failures at {_load_label(b)}: {b['requests']['failure_reasons']}")
+        for f in b["failures"][:3]:
+            console.print(
+                f"  request {f['index']} ({f['prompt_id']}): {f['reason']}: {f['detail'][:200]}",
+                highlight=False,
+                soft_wrap=True,
             )
-        console.print(line, soft_wrap=True)
+    if b.get("slo"):
+        _print_slo_verdict(b)
+    rep = b.get("repeats")
+    if rep:
+        ci = rep["output_tok_s"]["ci95"]
+        cv = rep["output_tok_s"]["cv"]
+        console.print(
+            f"{_load_label(b)}: {rep['n']} repeats, out tok/s mean "
+            f"{rep['output_tok_s']['mean']:.1f}, 95% CI {ci[0]:.1f}–{ci[1]:.1f}, "
+            f"run-to-run CV {cv:.1%}",
+            soft_wrap=True,
+        )
+    if b.get("sweep_stop"):
+        console.print(f"sweep stopped at {_load_label(b)}: {b['sweep_stop']}", soft_wrap=True)
+    if b["tokens"].get("empty_completions"):
+        console.print(
+            f"{_load_label(b)}: {b['tokens']['empty_completions']} empty completion(s), "
+            "counted as valid with 0 tokens"
+        )
+
+
+def _print_slo_verdict(b: dict) -> None:
+    verdict = b["slo"]
+    text = "meets" if verdict["met"] else "misses (" + "; ".join(verdict["violations"]) + ")"
+    mark = " [green]<- goodput point (recorded)[/green]" if verdict.get("goodput_point") else ""
+    console.print(
+        f"SLO at {_load_label(b)}: {text}, attainment {verdict['attainment']:.1%}, "
+        f"goodput {verdict['goodput_req_s']:.2f} req/s{mark}",
+        soft_wrap=True,
+    )
+
+
+def _print_parity(parity: dict) -> None:
+    line = (
+        f"parity vs {parity['bundle']} at concurrency {parity.get('concurrency', '?')}: "
+        f"exact match {parity['exact_match']:.3f}, token similarity "
+        f"{parity['similarity']:.3f} on {parity['prompts']} prompts"
+    )
+    if parity.get("failed"):
+        line += (
+            f" — [red]{parity['failed']} request(s) failed[/red] "
+            f"{parity.get('failure_reasons')}; the score is not recorded"
+        )
+    console.print(line, soft_wrap=True)
 
 
 def _load_label(b: dict) -> str:
