@@ -70,6 +70,11 @@ DbOption = Annotated[
 ]
 
 
+# A time-bounded run (--duration-s) has no request cap; this stands for "no cap" in the
+# harness and is written as null in the results file.
+_UNCAPPED_PROMPTS = 10**9
+
+
 def _csv_ints(text: str | None, flag: str) -> list[int] | None:
     if not text:
         return None
@@ -372,11 +377,6 @@ def run_cmd(
         console.print(f"ingested {len(results)} result(s) as snapshot {snap}")
     if _any_failed(outcome):
         raise typer.Exit(1)
-
-
-# A time-bounded run (--duration-s) has no request cap; this stands for "no cap" in the
-# harness and is written as null in the results file.
-_UNCAPPED_PROMPTS = 10**9
 
 
 def _check_target(accelerator: str, api: str) -> None:
