@@ -8,9 +8,10 @@ import contextlib
 import json
 import math
 import sys
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 from urllib.parse import urlparse
 
 import typer
@@ -18,12 +19,13 @@ from rich.console import Console
 from rich.table import Table
 from typer.core import TyperCommand
 
-from benchmarks.bundle import verify_bundle
+from benchmarks.bundle import Bundle, verify_bundle
 from benchmarks.client import TOKEN_BASIS_WORDS, tls_context
 from benchmarks.datasets import DatasetError, load_dataset
 from benchmarks.errors import BundleError, ResultFileError
 from benchmarks.fake_server import FakeServerConfig, serve
 from benchmarks.importers import MAX_IMPORT_BYTES, ImportOverrides, import_sources
+from benchmarks.plausibility import gate
 from benchmarks.prompts import PromptBundleError, prompt_set_digest
 from benchmarks.readiness import ReadinessError, check_ready
 from benchmarks.results import RunContext, build_document, document_to_results, judge_point
@@ -37,7 +39,12 @@ from benchmarks.runner import (
     sweep_concurrencies,
 )
 from benchmarks.slo import SLOError, parse_slo, pick_goodput_point
-from benchmarks.tokens import TokenizerError, bundle_token_counter, load_token_counter
+from benchmarks.tokens import (
+    TokenCounter,
+    TokenizerError,
+    bundle_token_counter,
+    load_token_counter,
+)
 from pricing.integrity import check_price_file
 from tokendesk.access import local_user_name
 from tokendesk.catalog import UnknownAcceleratorError, check_accelerator_id
@@ -61,6 +68,11 @@ DbOption = Annotated[
         "--db", help="Warehouse file (default: $TOKENDESK_DB or the per-user data directory)."
     ),
 ]
+
+
+# A time-bounded run (--duration-s) has no request cap; this stands for "no cap" in the
+# harness and is written as null in the results file.
+_UNCAPPED_PROMPTS = 10**9
 
 
 def _csv_ints(text: str | None, flag: str) -> list[int] | None:
@@ -298,64 +310,16 @@ def run_cmd(
     A point is recorded only when its failure rate is within --max-failure-rate (default 0);
     the others are reported with their reasons and kept in the -o file only."""
 
-    try:
-        check_accelerator_id(accelerator)
-    except UnknownAcceleratorError as exc:
-        raise _fail(f"--accelerator: {exc}") from exc
-    if api not in ("chat", "completions"):
-        raise _fail("--api must be chat or completions")
-    try:
-        if sweep:
-            if request_rate:
-                raise ValueError("--sweep doubles the concurrency; leave out --request-rate")
-            first = (_csv_ints(concurrency, "--concurrency") or [1])[0]
-            points = [OperatingPoint(concurrency=c) for c in sweep_concurrencies(first, sweep_max)]
-        else:
-            points = operating_points(
-                _csv_ints(concurrency, "--concurrency"), _csv_rates(request_rate), max_concurrency
-            )
-        headers = _headers(api_key, header)
-        slo_bounds = parse_slo(slo) if slo else None
-    except (ValueError, PromptBundleError, SLOError) as exc:
-        raise _fail(str(exc)) from exc
-    bundle_obj = None
-    counter = None
-    try:
-        if bundle is not None:
-            bundle_obj = verify_bundle(bundle)
-            check_bundle_matches(bundle_obj, model, precision)
-            counter = bundle_token_counter(bundle_obj)
-        if tokenizer is not None:
-            counter = load_token_counter(tokenizer)
-    except (BundleError, TokenizerError) as exc:
-        raise _fail(str(exc)) from exc
-    try:
-        prompts, prompt_set_name = load_dataset(dataset, workload, tokenizer=counter)
-    except (DatasetError, PromptBundleError) as exc:
-        raise _fail(str(exc)) from exc
-    if dataset != "golden":
-        # the recorded workload names the data set, so results of other prompts never mix
-        workload = prompt_set_name.split(" ")[0].replace(":", "-")
-    if ca_bundle is not None and not ca_bundle.is_file():
-        raise _fail(f"--ca-bundle {ca_bundle}: no such file")
-    ssl_context = (
-        tls_context(verify=not insecure, ca_bundle=str(ca_bundle) if ca_bundle else None)
-        if urlparse(endpoint).scheme == "https"
-        else None
+    _check_target(accelerator, api)
+    points, headers, slo_bounds = _parse_load_options(
+        sweep, concurrency, request_rate, max_concurrency, sweep_max, api_key, header, slo
     )
-    try:
-        served = check_ready(
-            endpoint, headers=headers, ssl_context=ssl_context, wait_s=ready_timeout_s
-        )
-    except ReadinessError as exc:
-        raise _fail(str(exc)) from exc
-    if served and model not in served:
-        err.print(
-            f"[yellow]warning:[/yellow] the server lists {', '.join(served[:5])}, not {model!r}; "
-            "requests may fail"
-        )
+    bundle_obj, counter = _load_bundle_and_counter(bundle, tokenizer, model, precision)
+    prompts, prompt_set_name, workload = _load_prompts(dataset, workload, counter)
+    ssl_context = _ssl_context(endpoint, insecure, ca_bundle)
+    _wait_until_ready(endpoint, model, headers, ssl_context, ready_timeout_s)
     if num_prompts is None:
-        num_prompts = 10**9 if duration_s is not None else 100
+        num_prompts = _UNCAPPED_PROMPTS if duration_s is not None else 100
     use_telemetry = telemetry == "on" or (telemetry == "auto" and _local(endpoint))
     cfg = HarnessConfig(
         endpoint=endpoint,
@@ -389,79 +353,17 @@ def run_cmd(
         provider=provider,
         region=region,
     )
-    started = datetime.now(UTC)
-    blocks: list[dict] = []
-    interrupted = False
-    parity = None
-    try:
-        asyncio.run(
-            run_harness(cfg, points, show_progress=progress and sys.stderr.isatty(), into=blocks)
-        )
-        if bundle_obj is not None:
-            parity = asyncio.run(
-                run_parity(
-                    endpoint,
-                    model,
-                    bundle_obj,
-                    timeout_s=timeout_s,
-                    concurrency=parity_concurrency,
-                    headers=headers,
-                    ssl_context=ssl_context,
-                )
-            )
-    except KeyboardInterrupt:
-        interrupted = True
-        err.print(f"[yellow]interrupted[/yellow]: {len(blocks)} point(s) had finished")
-    finished = datetime.now(UTC)
-    for block in blocks:
-        block["validity"] = judge_point(block, max_failure_rate)
-    goodput = pick_goodput_point(blocks) if slo_bounds else None
-    config = {
-        "endpoint": endpoint,
-        "api": api,
-        "model": model,
-        "workload": workload,
-        "num_prompts": None if num_prompts >= 10**9 else num_prompts,
-        "duration_s": duration_s,
-        "ramp_up_s": ramp_up_s,
-        "burstiness": burstiness,
-        "warmup": warmup,
-        "max_tokens": max_tokens,
-        "temperature": 0.0,
-        "ignore_eos": ignore_eos,
-        "prompt_set": {
-            "name": prompt_set_name,
-            "prompts": len(prompts),
-            "sha256": prompt_set_digest(prompts),
-        },
-        "timeout_s": timeout_s,
-        "telemetry": use_telemetry,
-        "max_failure_rate": max_failure_rate,
-        "slo_ms": slo_bounds,
-        "repeats": repeats,
-        "sweep": sweep,
-        "tokenizer": counter.source if counter else None,
-        # Header names only: values can be secrets.
-        "headers": sorted(headers),
-    }
-    doc = build_document(
-        config=config,
-        context=context,
-        points=blocks,
-        parity=parity,
-        started_at=started,
-        finished_at=finished,
+    outcome = _measure(
+        cfg, points, bundle_obj, parity_concurrency, show_progress=progress and sys.stderr.isatty()
     )
-    if interrupted:
-        doc["interrupted"] = True
-    if output is not None:
-        output.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-    _print_points(blocks, parity, TOKEN_BASIS_WORDS)
-    results = document_to_results(doc, source_file=str(output.resolve()) if output else "")
-    if output is not None:
-        console.print(f"results written to {output}")
-    invalid = [b for b in blocks if not b["validity"]["valid"]]
-    if interrupted and not ingest_partial:
+    for block in outcome.blocks:
+        block["validity"] = judge_point(block, max_failure_rate)
+    goodput = pick_goodput_point(outcome.blocks) if slo_bounds else None
+    doc = _results_document(
+        _run_config(cfg, prompt_set_name, max_failure_rate, sweep), context, outcome
+    )
+    results = _write_and_show(doc, outcome, output)
+    if outcome.interrupted and not ingest_partial:
         console.print(
             "nothing ingested after an interrupt (--ingest-partial records the finished points)"
         )
@@ -473,8 +375,220 @@ def run_cmd(
     if not no_ingest:
         snap = _ingest(db, f"harness:{model}@{accelerator}/{runtime}", results, "harness")
         console.print(f"ingested {len(results)} result(s) as snapshot {snap}")
-    if invalid or (parity and parity.get("failed")):
+    if _any_failed(outcome):
         raise typer.Exit(1)
+
+
+def _check_target(accelerator: str, api: str) -> None:
+    """Refuse an unknown accelerator id or API before anything is loaded."""
+    try:
+        check_accelerator_id(accelerator)
+    except UnknownAcceleratorError as exc:
+        raise _fail(f"--accelerator: {exc}") from exc
+    if api not in ("chat", "completions"):
+        raise _fail("--api must be chat or completions")
+
+
+def _parse_load_options(
+    sweep: bool,
+    concurrency: str | None,
+    request_rate: str | None,
+    max_concurrency: int | None,
+    sweep_max: int,
+    api_key: str | None,
+    header: list[str] | None,
+    slo: str | None,
+) -> tuple[list[OperatingPoint], dict[str, str], dict | None]:
+    """(operating points, request headers, SLO bounds) from the command's text options."""
+    try:
+        if sweep:
+            if request_rate:
+                raise ValueError("--sweep doubles the concurrency; leave out --request-rate")
+            first = (_csv_ints(concurrency, "--concurrency") or [1])[0]
+            points = [OperatingPoint(concurrency=c) for c in sweep_concurrencies(first, sweep_max)]
+        else:
+            points = operating_points(
+                _csv_ints(concurrency, "--concurrency"), _csv_rates(request_rate), max_concurrency
+            )
+        headers = _headers(api_key, header)
+        slo_bounds = parse_slo(slo) if slo else None
+    except (ValueError, PromptBundleError, SLOError) as exc:
+        raise _fail(str(exc)) from exc
+    return points, headers, slo_bounds
+
+
+def _load_bundle_and_counter(
+    bundle: Path | None, tokenizer: Path | None, model: str, precision: str
+) -> tuple[Bundle | None, TokenCounter | None]:
+    """The verified model bundle (if any) and the token counter: --tokenizer wins over the
+    bundle's own tokenizer."""
+    bundle_obj = None
+    counter = None
+    try:
+        if bundle is not None:
+            bundle_obj = verify_bundle(bundle)
+            check_bundle_matches(bundle_obj, model, precision)
+            counter = bundle_token_counter(bundle_obj)
+        if tokenizer is not None:
+            counter = load_token_counter(tokenizer)
+    except (BundleError, TokenizerError) as exc:
+        raise _fail(str(exc)) from exc
+    return bundle_obj, counter
+
+
+def _load_prompts(
+    dataset: str, workload: str, counter: TokenCounter | None
+) -> tuple[list, str, str]:
+    """(prompts, prompt set name, workload to record)."""
+    try:
+        prompts, prompt_set_name = load_dataset(dataset, workload, tokenizer=counter)
+    except (DatasetError, PromptBundleError) as exc:
+        raise _fail(str(exc)) from exc
+    if dataset != "golden":
+        # the recorded workload names the data set, so results of other prompts never mix
+        workload = prompt_set_name.split(" ")[0].replace(":", "-")
+    return prompts, prompt_set_name, workload
+
+
+def _ssl_context(endpoint: str, insecure: bool, ca_bundle: Path | None) -> object | None:
+    """The TLS settings for an https endpoint; None for plain http."""
+    if ca_bundle is not None and not ca_bundle.is_file():
+        raise _fail(f"--ca-bundle {ca_bundle}: no such file")
+    return (
+        tls_context(verify=not insecure, ca_bundle=str(ca_bundle) if ca_bundle else None)
+        if urlparse(endpoint).scheme == "https"
+        else None
+    )
+
+
+def _wait_until_ready(
+    endpoint: str,
+    model: str,
+    headers: dict[str, str],
+    ssl_context: object | None,
+    wait_s: float,
+) -> None:
+    """Wait for the server to answer; warn when it does not list the model asked for."""
+    try:
+        served = check_ready(endpoint, headers=headers, ssl_context=ssl_context, wait_s=wait_s)
+    except ReadinessError as exc:
+        raise _fail(str(exc)) from exc
+    if served and model not in served:
+        err.print(
+            f"[yellow]warning:[/yellow] the server lists {', '.join(served[:5])}, not {model!r}; "
+            "requests may fail"
+        )
+
+
+@dataclass
+class _Measured:
+    """What a run measured: the finished points, the parity score, and whether Ctrl-C cut it
+    short."""
+
+    blocks: list[dict]
+    parity: dict | None
+    interrupted: bool
+    started: datetime
+    finished: datetime
+
+
+def _measure(
+    cfg: HarnessConfig,
+    points: list[OperatingPoint],
+    bundle_obj: Bundle | None,
+    parity_concurrency: int,
+    show_progress: bool,
+) -> _Measured:
+    """Run every operating point, then the parity pass; after Ctrl-C keep the points that
+    finished."""
+    started = datetime.now(UTC)
+    blocks: list[dict] = []
+    interrupted = False
+    parity = None
+    try:
+        asyncio.run(run_harness(cfg, points, show_progress=show_progress, into=blocks))
+        if bundle_obj is not None:
+            parity = asyncio.run(
+                run_parity(
+                    cfg.endpoint,
+                    cfg.model,
+                    bundle_obj,
+                    timeout_s=cfg.timeout_s,
+                    concurrency=parity_concurrency,
+                    headers=cfg.headers,
+                    ssl_context=cfg.ssl_context,
+                )
+            )
+    except KeyboardInterrupt:
+        interrupted = True
+        err.print(f"[yellow]interrupted[/yellow]: {len(blocks)} point(s) had finished")
+    return _Measured(blocks, parity, interrupted, started, datetime.now(UTC))
+
+
+def _run_config(
+    cfg: HarnessConfig, prompt_set_name: str, max_failure_rate: float, sweep: bool
+) -> dict:
+    """The run's settings as written in the results file."""
+    return {
+        "endpoint": cfg.endpoint,
+        "api": cfg.api,
+        "model": cfg.model,
+        "workload": cfg.workload,
+        "num_prompts": None if cfg.num_prompts >= _UNCAPPED_PROMPTS else cfg.num_prompts,
+        "duration_s": cfg.duration_s,
+        "ramp_up_s": cfg.ramp_up_s,
+        "burstiness": cfg.burstiness,
+        "warmup": cfg.warmup,
+        "max_tokens": cfg.max_tokens,
+        "temperature": 0.0,
+        "ignore_eos": cfg.ignore_eos,
+        "prompt_set": {
+            "name": prompt_set_name,
+            "prompts": len(cfg.prompts),
+            "sha256": prompt_set_digest(cfg.prompts),
+        },
+        "timeout_s": cfg.timeout_s,
+        "telemetry": cfg.telemetry,
+        "max_failure_rate": max_failure_rate,
+        "slo_ms": cfg.slo,
+        "repeats": cfg.repeats,
+        "sweep": sweep,
+        "tokenizer": cfg.tokenizer.source if cfg.tokenizer else None,
+        # Header names only: values can be secrets.
+        "headers": sorted(cfg.headers),
+    }
+
+
+def _results_document(config: dict, context: RunContext, outcome: _Measured) -> dict:
+    """The results file's document; an interrupted run says so."""
+    doc = build_document(
+        config=config,
+        context=context,
+        points=outcome.blocks,
+        parity=outcome.parity,
+        started_at=outcome.started,
+        finished_at=outcome.finished,
+    )
+    if outcome.interrupted:
+        doc["interrupted"] = True
+    return doc
+
+
+def _any_failed(outcome: _Measured) -> bool:
+    """A point was not recorded or a parity request failed: the run exits 1."""
+    invalid = [b for b in outcome.blocks if not b["validity"]["valid"]]
+    return bool(invalid or (outcome.parity and outcome.parity.get("failed")))
+
+
+def _write_and_show(doc: dict, outcome: _Measured, output: Path | None) -> list:
+    """Write the -o file, print the points table, and return the recordable results."""
+    if output is not None:
+        output.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    _print_points(outcome.blocks, outcome.parity, TOKEN_BASIS_WORDS)
+    results = document_to_results(doc, source_file=str(output.resolve()) if output else "")
+    if output is not None:
+        console.print(f"results written to {output}")
+    return results
 
 
 def _fmt(value, digits: int = 1) -> str:
@@ -486,6 +600,20 @@ def _fmt(value, digits: int = 1) -> str:
 
 
 def _print_points(blocks: list[dict], parity: dict | None, basis_words: dict) -> None:
+    console.print(_points_table(blocks))
+    bases = {
+        basis_words.get(b["tokens"]["count_basis"], b["tokens"]["count_basis"]) for b in blocks
+    }
+    if bases:
+        console.print(f"output tokens counted from: {', '.join(sorted(bases))}", highlight=False)
+    for b in blocks:
+        _print_point_notes(b)
+    if parity:
+        _print_parity(parity)
+
+
+def _points_table(blocks: list[dict]) -> Table:
+    """One row per operating point: load, outcome, throughput and latency percentiles."""
     table = Table(title="operating points")
     for col in (
         "load",
@@ -521,70 +649,69 @@ def _print_points(blocks: list[dict], parity: dict | None, basis_words: dict) ->
             _fmt(lat["e2el"]["p95"], 1),
             "yes" if validity["valid"] else "[red]no[/red]",
         )
-    console.print(table)
-    bases = {
-        basis_words.get(b["tokens"]["count_basis"], b["tokens"]["count_basis"]) for b in blocks
-    }
-    if bases:
-        console.print(f"output tokens counted from: {', '.join(sorted(bases))}", highlight=False)
-    for b in blocks:
-        validity = b.get("validity") or {}
-        if not validity.get("valid", True):
-            console.print(
-                f"[red]not recorded[/red] {_load_label(b)}: {validity['reason']}", soft_wrap=True
-            )
-        if b["requests"]["failure_reasons"]:
-            console.print(f"failures at {_load_label(b)}: {b['requests']['failure_reasons']}")
-            for f in b["failures"][:3]:
-                console.print(
-                    f"  request {f['index']} ({f['prompt_id']}): {f['reason']}: {f['detail'][:200]}",
-                    highlight=False,
-                    soft_wrap=True,
-                )
-        if b.get("slo"):
-            verdict = b["slo"]
-            text = (
-                "meets" if verdict["met"] else "misses (" + "; ".join(verdict["violations"]) + ")"
-            )
-            mark = (
-                " [green]<- goodput point (recorded)[/green]"
-                if verdict.get("goodput_point")
-                else ""
-            )
-            console.print(
-                f"SLO at {_load_label(b)}: {text}, attainment {verdict['attainment']:.1%}, "
-                f"goodput {verdict['goodput_req_s']:.2f} req/s{mark}",
-                soft_wrap=True,
-            )
-        rep = b.get("repeats")
-        if rep:
-            ci = rep["output_tok_s"]["ci95"]
-            cv = rep["output_tok_s"]["cv"]
-            console.print(
-                f"{_load_label(b)}: {rep['n']} repeats, out tok/s mean "
-                f"{rep['output_tok_s']['mean']:.1f}, 95% CI {ci[0]:.1f}–{ci[1]:.1f}, "
-                f"run-to-run CV {cv:.1%}",
-                soft_wrap=True,
-            )
-        if b.get("sweep_stop"):
-            console.print(f"sweep stopped at {_load_label(b)}: {b['sweep_stop']}", soft_wrap=True)
-        if b["tokens"].get("empty_completions"):
-            console.print(
-                f"{_load_label(b)}: {b['tokens']['empty_completions']} empty completion(s), "
-                "counted as valid with 0 tokens"
-            )
-    if parity:
-        line = (
-            f"parity vs {parity['bundle']} at concurrency {parity.get('concurrency', '?')}: "
-            f"exact match {parity['exact_match']:.3f}, token similarity "
-            f"{parity['similarity']:.3f} on {parity['prompts']} prompts"
+    return table
+
+
+def _print_point_notes(b: dict) -> None:
+    """What the table cannot show for one point: why it is not recorded, its failures, its SLO
+    verdict, its repeats' spread, where a sweep stopped, empty completions."""
+    validity = b.get("validity") or {}
+    if not validity.get("valid", True):
+        console.print(
+            f"[red]not recorded[/red] {_load_label(b)}: {validity['reason']}", soft_wrap=True
         )
-        if parity.get("failed"):
-            line += (
-                f" — [red]{parity['failed']} request(s) failed[/red] "
-                f"{parity.get('failure_reasons')}; the score is not recorded"
+    if b["requests"]["failure_reasons"]:
+        console.print(f"failures at {_load_label(b)}: {b['requests']['failure_reasons']}")
+        for f in b["failures"][:3]:
+            console.print(
+                f"  request {f['index']} ({f['prompt_id']}): {f['reason']}: {f['detail'][:200]}",
+                highlight=False,
+                soft_wrap=True,
             )
-        console.print(line, soft_wrap=True)
+    if b.get("slo"):
+        _print_slo_verdict(b)
+    rep = b.get("repeats")
+    if rep:
+        ci = rep["output_tok_s"]["ci95"]
+        cv = rep["output_tok_s"]["cv"]
+        console.print(
+            f"{_load_label(b)}: {rep['n']} repeats, out tok/s mean "
+            f"{rep['output_tok_s']['mean']:.1f}, 95% CI {ci[0]:.1f}–{ci[1]:.1f}, "
+            f"run-to-run CV {cv:.1%}",
+            soft_wrap=True,
+        )
+    if b.get("sweep_stop"):
+        console.print(f"sweep stopped at {_load_label(b)}: {b['sweep_stop']}", soft_wrap=True)
+    if b["tokens"].get("empty_completions"):
+        console.print(
+            f"{_load_label(b)}: {b['tokens']['empty_completions']} empty completion(s), "
+            "counted as valid with 0 tokens"
+        )
+
+
+def _print_slo_verdict(b: dict) -> None:
+    verdict = b["slo"]
+    text = "meets" if verdict["met"] else "misses (" + "; ".join(verdict["violations"]) + ")"
+    mark = " [green]<- goodput point (recorded)[/green]" if verdict.get("goodput_point") else ""
+    console.print(
+        f"SLO at {_load_label(b)}: {text}, attainment {verdict['attainment']:.1%}, "
+        f"goodput {verdict['goodput_req_s']:.2f} req/s{mark}",
+        soft_wrap=True,
+    )
+
+
+def _print_parity(parity: dict) -> None:
+    line = (
+        f"parity vs {parity['bundle']} at concurrency {parity.get('concurrency', '?')}: "
+        f"exact match {parity['exact_match']:.3f}, token similarity "
+        f"{parity['similarity']:.3f} on {parity['prompts']} prompts"
+    )
+    if parity.get("failed"):
+        line += (
+            f" — [red]{parity['failed']} request(s) failed[/red] "
+            f"{parity.get('failure_reasons')}; the score is not recorded"
+        )
+    console.print(line, soft_wrap=True)
 
 
 def _load_label(b: dict) -> str:
@@ -606,8 +733,6 @@ def _rejection(exc: ResultFileError) -> dict:
 
 def _plausibility(parsed, accept: bool):
     """Check every result; (results with their checks, one rejection per implausible result)."""
-    from benchmarks.plausibility import gate
-
     checked, rejected = [], []
     for name, fmt, results in parsed:
         kept, checks, errors = gate(name, results, accept=accept)
@@ -671,7 +796,34 @@ def import_cmd(
         measured_at=measured_at.replace(tzinfo=UTC) if measured_at else None,
         skip_unknown_accelerators=skip_unknown_hardware,
     )
-    parsed = []
+    checked, failures = _read_and_check(files, overrides, accept_implausible)
+    if failures:
+        _refuse_import(failures, output_format, dry_run, db)
+    if output_format == "json":
+        print(json.dumps({"records": _json_records(checked), "rejected": [], "dry_run": dry_run}))
+    if output_format == "table":
+        console.print(_results_table(checked))
+    if dry_run:
+        if output_format == "table":
+            console.print("dry run: nothing written")
+        return
+    written = _write_imports(db, checked)
+    for name, count, snap in written:
+        (console if output_format == "table" else err).print(
+            f"{terminal_text(Path(name).name)}: {count} result(s) -> snapshot {snap}",
+            highlight=False,
+        )
+
+
+#: One imported file after the checks: (file name, format, its results, their plausibility checks).
+_CheckedFile = tuple[str, str, list, list]
+
+
+def _read_and_check(
+    files: list[Path], overrides: ImportOverrides, accept_implausible: bool
+) -> tuple[list[_CheckedFile], list[ResultFileError]]:
+    """Read, parse and plausibility-check every file: (checked files, failures). Each stage runs
+    only when the one before it failed nothing."""
     failures: list[ResultFileError] = []
     blobs = []
     for path in files:
@@ -679,6 +831,7 @@ def import_cmd(
             blobs.append((str(path), read_limited(path, MAX_IMPORT_BYTES)))
         except InputFileError as exc:
             failures.append(ResultFileError(str(path), "", exc.message))
+    parsed = []
     # Context files (MLPerf system JSON) must travel with their summaries, so files are parsed
     # together; a failure is then attributed by re-parsing each with the same companions.
     if not failures:
@@ -686,35 +839,46 @@ def import_cmd(
             parsed = import_sources(blobs, overrides)
         except ResultFileError as exc:
             failures.append(exc)
-    checked: list[tuple[str, str, list, list]] = []
+    checked: list[_CheckedFile] = []
     if not failures:
         checked, implausible = _plausibility(parsed, accept_implausible)
         failures.extend(implausible)
-    if failures:
-        if output_format == "json":
-            print(json.dumps({"records": [], "rejected": [_rejection(e) for e in failures]}))
-        for failure in failures:
-            err.print(
-                f"[red]rejected[/red] {terminal_text(str(failure))}",
-                highlight=False,
-            )
-        if not dry_run:
-            _record_failures(db, failures)
-        err.print("nothing was imported: fix or drop the rejected file(s) and run again")
-        raise typer.Exit(2)
-    parsed = [(name, fmt, results) for name, fmt, results, _ in checked]
+    return checked, failures
+
+
+def _refuse_import(
+    failures: list[ResultFileError], output_format: str, dry_run: bool, db: Path | None
+) -> NoReturn:
+    """Report every rejected file, record each as a failed snapshot (unless a dry run), exit 2."""
     if output_format == "json":
-        records = [
-            {
-                **r.model_dump(mode="json"),
-                "file": name,
-                "format": fmt,
-                "plausibility": check.as_dict(),
-            }
-            for name, fmt, results, checks in checked
-            for r, check in zip(results, checks, strict=True)
-        ]
-        print(json.dumps({"records": records, "rejected": [], "dry_run": dry_run}))
+        print(json.dumps({"records": [], "rejected": [_rejection(e) for e in failures]}))
+    for failure in failures:
+        err.print(
+            f"[red]rejected[/red] {terminal_text(str(failure))}",
+            highlight=False,
+        )
+    if not dry_run:
+        _record_failures(db, failures)
+    err.print("nothing was imported: fix or drop the rejected file(s) and run again")
+    raise typer.Exit(2)
+
+
+def _json_records(checked: list[_CheckedFile]) -> list[dict]:
+    """Every result as JSON with its file, format and plausibility bounds."""
+    return [
+        {
+            **r.model_dump(mode="json"),
+            "file": name,
+            "format": fmt,
+            "plausibility": check.as_dict(),
+        }
+        for name, fmt, results, checks in checked
+        for r, check in zip(results, checks, strict=True)
+    ]
+
+
+def _results_table(checked: list[_CheckedFile]) -> Table:
+    """One row per imported result, with its share of the roofline bound."""
     table = Table(title="results")
     for col in (
         "file",
@@ -733,51 +897,43 @@ def import_cmd(
         table.add_column(col)
     for name, fmt, results, checks in checked:
         for r, check in zip(results, checks, strict=True):
-            load = (
-                f"c={r.concurrency:g}"
-                if r.concurrency
-                else (f"rate={r.request_rate_rps:g}" if r.request_rate_rps else r.scenario)
-            )
-            table.add_row(
-                *(
-                    terminal_text(cell)
-                    for cell in (
-                        Path(name).name,
-                        fmt,
-                        r.accelerator_id,
-                        str(r.accelerators_per_replica),
-                        r.runtime,
-                        r.model,
-                        r.precision,
-                        load,
-                        _fmt(r.output_tok_s),
-                        _fmt(r.ttft_ms_p50, 2),
-                        r.ttft_basis[:40],
-                        roofline_text(check)
-                        + (" IMPLAUSIBLE (kept)" if r.plausibility_flag else ""),
-                    )
-                )
-            )
-    if output_format == "table":
-        console.print(table)
-    if dry_run:
-        if output_format == "table":
-            console.print("dry run: nothing written")
-        return
+            table.add_row(*(terminal_text(cell) for cell in _result_row(name, fmt, r, check)))
+    return table
 
+
+def _result_row(name: str, fmt: str, r, check) -> tuple[str, ...]:
+    load = (
+        f"c={r.concurrency:g}"
+        if r.concurrency
+        else (f"rate={r.request_rate_rps:g}" if r.request_rate_rps else r.scenario)
+    )
+    return (
+        Path(name).name,
+        fmt,
+        r.accelerator_id,
+        str(r.accelerators_per_replica),
+        r.runtime,
+        r.model,
+        r.precision,
+        load,
+        _fmt(r.output_tok_s),
+        _fmt(r.ttft_ms_p50, 2),
+        r.ttft_basis[:40],
+        roofline_text(check) + (" IMPLAUSIBLE (kept)" if r.plausibility_flag else ""),
+    )
+
+
+def _write_imports(db: Path | None, checked: list[_CheckedFile]) -> list[tuple[str, int, str]]:
+    """Ingest every file's results: (file name, result count, snapshot id) per file."""
     written = []
     # One transaction for the whole command: every file's snapshot is written, or none.
     with Warehouse.open(db, seed_check=check_price_file) as wh, wh.atomic():
-        for name, fmt, results in parsed:
+        for name, fmt, results, _checks in checked:
             source = f"{fmt}:{clean_text(Path(name).name)}"
             written.append(
                 (name, len(results), wh.ingest_results(source, results, origin="import"))
             )
-    for name, count, snap in written:
-        (console if output_format == "table" else err).print(
-            f"{terminal_text(Path(name).name)}: {count} result(s) -> snapshot {snap}",
-            highlight=False,
-        )
+    return written
 
 
 def _record_failures(db: Path | None, failures: list[ResultFileError]) -> None:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import ssl
 import sys
 import time
 from collections.abc import Callable
@@ -216,10 +217,7 @@ async def stream_request(
     kernel's arrival stamps when the transport provides them (``rx_time``), else the moment the
     read returned.
     """
-    loads = json.loads
     perf = time.perf_counter
-    parts: list[str] = []
-    times = record.chunk_times
     sent = [0.0]
 
     async def trace(name: str, info: dict) -> None:
@@ -227,10 +225,7 @@ async def stream_request(
             sent[0] = perf()
 
     t_call = perf()
-    t_first_chunk = t_first_content = last_data = None
-    done = False
-    usage = None
-    events = 0
+    reading = _EventReader(record, chat, keep_text)
     try:
         async with client.stream(
             "POST",
@@ -239,112 +234,174 @@ async def stream_request(
             headers={"content-type": "application/json", "accept": "text/event-stream"},
             extensions={"trace": trace},
         ) as resp:
-            ctype = resp.headers.get("content-type", "")
-            if resp.status_code != 200:
-                detail = (await resp.aread())[:300].decode("utf-8", "replace")
-                record.error = f"http_{resp.status_code}"
-                record.error_detail = detail
-                last_data = perf()
-            elif ctype and "event-stream" not in ctype.lower():
-                body_start = (await resp.aread())[:200].decode("utf-8", "replace")
-                record.error = "not_event_stream"
-                record.error_detail = (
-                    f"HTTP 200 with content-type {ctype!r}, not text/event-stream: the server "
-                    f"did not stream (does it support stream=true on this route?) {body_start}"
-                )
-                last_data = perf()
+            if await _refused(resp, record):
+                reading.last_data = perf()
             else:
-                parser = SSEParser()
-                # Kernel arrival stamps when the transport keeps them (see netio.py).
-                stream = resp.extensions.get("network_stream")
-                info: Callable[[str], Any] = getattr(stream, "get_extra_info", _no_extra_info)
-                stamped = info("rx_time") is not None
-                if info("tx_time") is not None:
-                    sent[0] = info("tx_time")
-                async for raw in resp.aiter_raw():
-                    now = info("rx_time") if stamped else perf()
-                    if done:
-                        # Keep reading to the end of the chunked body: a response closed early
-                        # cannot go back to the keep-alive pool, and the next request would pay
-                        # for a new TCP connection inside its TTFT.
-                        continue
-                    for data in parser.feed(raw):
-                        if data == b"[DONE]":
-                            done = True
-                            break
-                        try:
-                            obj = loads(data)
-                        except ValueError as exc:
-                            raise MalformedSSE(f"data is not JSON: {data[:120]!r}") from exc
-                        if not isinstance(obj, dict):
-                            raise MalformedSSE(f"data is not a JSON object: {data[:120]!r}")
-                        last_data = now
-                        choices = obj.get("choices")
-                        if choices:
-                            if t_first_chunk is None:
-                                t_first_chunk = now
-                            choice = choices[0]
-                            content = _content_of(choice, chat)
-                            if content or _is_token_event(choice, chat):
-                                events += 1
-                            if content:
-                                if t_first_content is None:
-                                    t_first_content = now
-                                    record.response_id = obj.get("id")
-                                times.append(now)
-                                if keep_text:
-                                    parts.append(content)
-                            fr = choice.get("finish_reason")
-                            if fr:
-                                record.finish_reason = fr
-                        elif "error" in obj:
-                            err = obj["error"]
-                            msg = err.get("message") if isinstance(err, dict) else err
-                            record.error = "server_error_event"
-                            record.error_detail = str(msg)[:300]
-                            done = True
-                            break
-                        u = obj.get("usage")
-                        if u:
-                            usage = u
-                if record.error is None and not done:
-                    if parser.pending.strip():
-                        raise MalformedSSE(
-                            f"stream ended inside an event: {parser.pending[:120]!r}"
-                        )
-                    record.error = "incomplete_stream"
-                    record.error_detail = "the response ended without data: [DONE]"
-    except MalformedSSE as exc:
-        record.error = "malformed_sse"
-        record.error_detail = str(exc)
-    except httpx.TimeoutException as exc:
-        record.error = "timeout"
-        record.error_detail = f"{type(exc).__name__}: {exc}"
-    except httpx.RemoteProtocolError as exc:
-        record.error = "connection_dropped"
-        record.error_detail = f"{type(exc).__name__}: {exc}"
-    except (httpx.ConnectError, httpx.ReadError, httpx.WriteError) as exc:
-        record.error = "connection_error"
-        record.error_detail = f"{type(exc).__name__}: {exc}"
-    except httpx.HTTPError as exc:
-        record.error = "http_error"
-        record.error_detail = f"{type(exc).__name__}: {exc}"
-    t0 = sent[0] or t_call
+                await reading.read(resp, sent)
+    except (MalformedSSE, httpx.HTTPError) as exc:
+        record.error, record.error_detail = _failure(exc)
+    _fill_record(record, reading, sent[0] or t_call)
+    return record
+
+
+async def _refused(resp: httpx.Response, record: RequestRecord) -> bool:
+    """Whether the answer is not a stream to read (an HTTP error status, or a 200 that is not an
+    event stream); if so the record says why."""
+    ctype = resp.headers.get("content-type", "")
+    if resp.status_code != 200:
+        detail = (await resp.aread())[:300].decode("utf-8", "replace")
+        record.error = f"http_{resp.status_code}"
+        record.error_detail = detail
+        return True
+    if ctype and "event-stream" not in ctype.lower():
+        body_start = (await resp.aread())[:200].decode("utf-8", "replace")
+        record.error = "not_event_stream"
+        record.error_detail = (
+            f"HTTP 200 with content-type {ctype!r}, not text/event-stream: the server "
+            f"did not stream (does it support stream=true on this route?) {body_start}"
+        )
+        return True
+    return False
+
+
+class _EventReader:
+    """Reads one response's server-sent events into its record: the time stamps, the text, the
+    token events and the usage, as they arrive."""
+
+    __slots__ = (
+        "record",
+        "chat",
+        "keep_text",
+        "parts",
+        "t_first_chunk",
+        "t_first_content",
+        "last_data",
+        "done",
+        "usage",
+        "events",
+    )
+
+    def __init__(self, record: RequestRecord, chat: bool, keep_text: bool) -> None:
+        self.record = record
+        self.chat = chat
+        self.keep_text = keep_text
+        self.parts: list[str] = []
+        self.t_first_chunk: float | None = None
+        self.t_first_content: float | None = None
+        self.last_data: float | None = None
+        #: ``[DONE]`` or a server error event came: the rest of the body is not parsed.
+        self.done = False
+        self.usage: Any = None
+        self.events = 0
+
+    async def read(self, resp: httpx.Response, sent: list[float]) -> None:
+        """Read the body to its end, stamping each network read; an unterminated stream is an
+        error on the record (``MalformedSSE`` when it stops inside an event)."""
+        perf = time.perf_counter
+        parser = SSEParser()
+        # Kernel arrival stamps when the transport keeps them (see netio.py).
+        stream = resp.extensions.get("network_stream")
+        info: Callable[[str], Any] = getattr(stream, "get_extra_info", _no_extra_info)
+        stamped = info("rx_time") is not None
+        if info("tx_time") is not None:
+            sent[0] = info("tx_time")
+        async for raw in resp.aiter_raw():
+            now = info("rx_time") if stamped else perf()
+            if self.done:
+                # Keep reading to the end of the chunked body: a response closed early
+                # cannot go back to the keep-alive pool, and the next request would pay
+                # for a new TCP connection inside its TTFT.
+                continue
+            for data in parser.feed(raw):
+                self._take(data, now)
+                if self.done:
+                    break
+        if self.record.error is None and not self.done:
+            if parser.pending.strip():
+                raise MalformedSSE(f"stream ended inside an event: {parser.pending[:120]!r}")
+            self.record.error = "incomplete_stream"
+            self.record.error_detail = "the response ended without data: [DONE]"
+
+    def _take(self, data: bytes, now: float) -> None:
+        """One ``data:`` payload, read at ``now``."""
+        if data == b"[DONE]":
+            self.done = True
+            return
+        try:
+            obj = json.loads(data)
+        except ValueError as exc:
+            raise MalformedSSE(f"data is not JSON: {data[:120]!r}") from exc
+        if not isinstance(obj, dict):
+            raise MalformedSSE(f"data is not a JSON object: {data[:120]!r}")
+        self.last_data = now
+        choices = obj.get("choices")
+        if choices:
+            self._take_choice(obj, choices[0], now)
+        elif "error" in obj:
+            err = obj["error"]
+            msg = err.get("message") if isinstance(err, dict) else err
+            self.record.error = "server_error_event"
+            self.record.error_detail = str(msg)[:300]
+            self.done = True
+            return
+        u = obj.get("usage")
+        if u:
+            self.usage = u
+
+    def _take_choice(self, obj: dict, choice: dict, now: float) -> None:
+        """An event's first choice: its text, whether it stands for a token, its finish reason."""
+        record = self.record
+        if self.t_first_chunk is None:
+            self.t_first_chunk = now
+        content = _content_of(choice, self.chat)
+        if content or _is_token_event(choice, self.chat):
+            self.events += 1
+        if content:
+            if self.t_first_content is None:
+                self.t_first_content = now
+                record.response_id = obj.get("id")
+            record.chunk_times.append(now)
+            if self.keep_text:
+                self.parts.append(content)
+        fr = choice.get("finish_reason")
+        if fr:
+            record.finish_reason = fr
+
+
+def _failure(exc: MalformedSSE | httpx.HTTPError) -> tuple[str, str]:
+    """(error code, detail) of a request that failed on the wire or in the stream's format."""
+    if isinstance(exc, MalformedSSE):
+        return "malformed_sse", str(exc)
+    if isinstance(exc, httpx.TimeoutException):
+        code = "timeout"
+    elif isinstance(exc, httpx.RemoteProtocolError):
+        code = "connection_dropped"
+    elif isinstance(exc, httpx.ConnectError | httpx.ReadError | httpx.WriteError):
+        code = "connection_error"
+    else:
+        code = "http_error"
+    return code, f"{type(exc).__name__}: {exc}"
+
+
+def _fill_record(record: RequestRecord, reading: _EventReader, t0: float) -> None:
+    """The latencies from the stamps (from ``t0``, when the request was sent), the text and the
+    token counts: the server's usage, else one per token event."""
     record.sent_at = t0
-    record.ttfc_s = None if t_first_chunk is None else t_first_chunk - t0
-    record.ttft_s = None if t_first_content is None else t_first_content - t0
-    record.e2el_s = (last_data if last_data is not None else perf()) - t0
-    record.text = "".join(parts)
-    record.token_events = max(events, len(times))
+    record.ttfc_s = None if reading.t_first_chunk is None else reading.t_first_chunk - t0
+    record.ttft_s = None if reading.t_first_content is None else reading.t_first_content - t0
+    last_data = reading.last_data
+    record.e2el_s = (last_data if last_data is not None else time.perf_counter()) - t0
+    record.text = "".join(reading.parts)
+    record.token_events = max(reading.events, len(record.chunk_times))
     if record.error is None:
         # No text but a clean [DONE]: a valid empty completion (0 tokens), not a failure.
+        usage = reading.usage
         if usage and isinstance(usage, dict):
             record.prompt_tokens = usage.get("prompt_tokens")
             record.output_tokens = usage.get("completion_tokens")
         if record.output_tokens is None:
             record.output_tokens = record.token_events
             record.token_count_basis = TOKEN_BASIS_CHUNKS
-    return record
 
 
 def _is_token_event(choice: dict, chat: bool) -> bool:
@@ -378,8 +435,6 @@ def tls_context(*, verify: bool = True, ca_bundle: str | None = None):
     """The TLS context for HTTPS endpoints: system CAs, a private CA file, or no verification."""
     if verify and not ca_bundle:
         return _ssl_context()
-    import ssl
-
     if not verify:
         ctx = ssl.create_default_context()
         ctx.check_hostname = False

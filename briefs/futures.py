@@ -423,6 +423,31 @@ def _usd3(v: Any) -> str:
 
 def futures_document(report: FuturesReport) -> Document:
     r = report
+    sections = (
+        _summary_section(r),
+        _suggestions_section(r),
+        _skus_section(r),
+        _perf_per_dollar_section(r),
+        _stale_section(r),
+        _decisions_section(r),
+        _snapshots_section(r),
+    )
+    return Document(
+        title=f"Futures day: {r.date_from} → {r.date_to}",
+        subtitle="What changed in prices, SKUs and perf per dollar, with buy/no-buy suggestions for new SKUs",
+        meta=(
+            ("compared", f"{r.date_from} and {r.date_to}"),
+            ("snapshots", f"{len(r.snapshots_from)} then, {len(r.snapshots_to)} now"),
+        ),
+        sections=sections,
+        assumptions=_assumptions(r),
+        csv_frame=_change_rows(r),
+        file_stem="futures",
+    )
+
+
+def _summary_section(r: FuturesReport) -> Section:
+    """The counts of every kind of change, the largest price moves, and the price changes."""
     counts = (
         f"{len(r.new_skus)} new SKUs, {len(r.removed_skus)} removed, {len(r.price_changes)} price changes, "
         f"{len(r.stale)} stale benchmark configurations; suggestions: "
@@ -433,24 +458,11 @@ def futures_document(report: FuturesReport) -> Document:
         )
         + "."
     )
-    cuts = r.price_changes.head(12)
-    chart = (
-        BarChart(
-            "Largest price moves (size of the change in $/h; green = cut, red = rise)",
-            tuple(f"{p.provider} {p.instance_type} {p.pricing_model}" for p in cuts.itertuples()),
-            tuple(abs(float(p.change_pct)) * 100 for p in cuts.itertuples()),
-            "% change in $/h",
-            groups=tuple("cut" if p.change_pct < 0 else "rise" for p in cuts.itertuples()),
-            value_format=lambda v: f"{v:.0f}%",
-            note="Green: price cut; red: price rise.",
-        )
-        if len(cuts)
-        else None
-    )
-    blocks_changes: list[Block] = [Paragraph(counts)]
+    blocks: list[Block] = [Paragraph(counts)]
+    chart = _price_moves_chart(r.price_changes.head(12))
     if chart is not None:
-        blocks_changes.append(chart)
-    blocks_changes.append(
+        blocks.append(chart)
+    blocks.append(
         table(
             "Price changes",
             r.price_changes,
@@ -464,128 +476,173 @@ def futures_document(report: FuturesReport) -> Document:
             sheet="Price changes",
         )
     )
-    decisions_blocks: list = []
-    if r.decisions is not None and len(r.decisions):
-        log = r.decisions.copy()
-        log["snapshot_ids"] = log["snapshot_ids"].map(
-            lambda v: ", ".join(v) if isinstance(v, list | tuple | np.ndarray) else str(v)
-        )
-        decisions_blocks.append(
+    return Section("Summary", tuple(blocks))
+
+
+def _price_moves_chart(cuts: pd.DataFrame) -> BarChart | None:
+    """Bars of the given price changes' sizes, coloured by direction; None when there are none."""
+    if not len(cuts):
+        return None
+    return BarChart(
+        "Largest price moves (size of the change in $/h; green = cut, red = rise)",
+        tuple(f"{p.provider} {p.instance_type} {p.pricing_model}" for p in cuts.itertuples()),
+        tuple(abs(float(p.change_pct)) * 100 for p in cuts.itertuples()),
+        "% change in $/h",
+        groups=tuple("cut" if p.change_pct < 0 else "rise" for p in cuts.itertuples()),
+        value_format=lambda v: f"{v:.0f}%",
+        note="Green: price cut; red: price rise.",
+    )
+
+
+def _suggestions_section(r: FuturesReport) -> Section:
+    """The buy / no-buy rule in words, then one suggestion per new SKU."""
+    return Section(
+        "Buy / no-buy suggestions for new SKUs",
+        (
+            Paragraph(_suggestion_rule_text(r.rules)),
             table(
-                "Decision log",
-                log[
-                    [
-                        "decision_id",
-                        "decided_on",
-                        "subject",
-                        "decision",
-                        "rationale",
-                        "decided_by",
-                        "review_from",
-                        "review_to",
-                        "snapshot_ids",
-                        "supersedes",
-                        "superseded_by",
-                    ]
-                ],
-                formats={"decided_on": _d, "review_from": _d, "review_to": _d},
-                sheet="Decision log",
-            )
-        )
-    else:
-        decisions_blocks.append(
-            Paragraph("No decisions recorded yet: `tokendesk futures decide` appends one.")
-        )
-    sections = (
-        Section("Summary", tuple(blocks_changes)),
-        Section(
-            "Buy / no-buy suggestions for new SKUs",
-            (
-                Paragraph(
-                    (
-                        "Against your own fleet at the rates you pay ("
-                        + "; ".join(f.label for f in r.rules.fleet)
-                        + "): buy "
-                        if r.rules.fleet
-                        else f"Against the incumbent ({', '.join(r.rules.incumbent_backends)}): buy "
-                    )
-                    + "if $/1K output tokens is lower by "
-                    f"more than {r.rules.min_savings_pct:.0%} and FTL is no more than "
-                    f"{r.rules.max_ftl_regression_pct:.0%} "
-                    "worse; defer when FTL is unknown or nothing comparable runs on the "
-                    "incumbent; no-buy otherwise."
-                ),
-                table(
-                    "Suggestions",
-                    r.suggestions,
-                    formats={
-                        "usd_per_1k_output": formatting.usd_per_1k,
-                        "incumbent_usd_per_1k_output": formatting.usd_per_1k,
-                        "cost_change_pct": _pct,
-                        "ftl_ms": formatting.ms,
-                        "incumbent_ftl_ms": formatting.ms,
-                        "ftl_change_pct": _pct,
-                    },
-                    sheet="Suggestions",
-                ),
-            ),
-        ),
-        Section(
-            "SKUs",
-            (
-                table("New SKUs", r.new_skus, formats={"observed_at": _d}, sheet="New SKUs"),
-                table(
-                    "Removed SKUs",
-                    r.removed_skus,
-                    formats={"observed_at": _d},
-                    sheet="Removed SKUs",
-                ),
-            ),
-        ),
-        Section(
-            "Perf per dollar by accelerator",
-            (
-                table(
-                    "Output tokens per dollar (best option)",
-                    r.perf_per_dollar,
-                    formats={
-                        "tokens_per_usd_from": lambda v: f"{v:,.0f}",
-                        "tokens_per_usd_to": lambda v: f"{v:,.0f}",
-                        "change_pct": _pct,
-                    },
-                    sheet="Perf per dollar",
-                ),
-            ),
-        ),
-        Section(
-            "Stale benchmarks",
-            (
-                Paragraph(
-                    f"Configurations whose newest result is older than {STALE_AFTER.days} "
-                    f"days on {r.date_to}: re-run the harness."
-                ),
-                table(
-                    "Stale benchmarks",
-                    r.stale,
-                    formats={"newest_measured_at": _d},
-                    sheet="Stale benchmarks",
-                ),
-            ),
-        ),
-        Section("Decisions", tuple(decisions_blocks)),
-        Section(
-            "Snapshots",
-            (
-                Bullets(
-                    (
-                        f"{r.date_from}: " + (", ".join(r.snapshots_from) or "none"),
-                        f"{r.date_to}: " + (", ".join(r.snapshots_to) or "none"),
-                    )
-                ),
+                "Suggestions",
+                r.suggestions,
+                formats={
+                    "usd_per_1k_output": formatting.usd_per_1k,
+                    "incumbent_usd_per_1k_output": formatting.usd_per_1k,
+                    "cost_change_pct": _pct,
+                    "ftl_ms": formatting.ms,
+                    "incumbent_ftl_ms": formatting.ms,
+                    "ftl_change_pct": _pct,
+                },
+                sheet="Suggestions",
             ),
         ),
     )
-    assumptions = pd.DataFrame(
+
+
+def _suggestion_rule_text(rules: FuturesRules) -> str:
+    """What a new SKU is compared against (the user's fleet, else the incumbent backends) and
+    the thresholds of the verdict."""
+    return (
+        (
+            "Against your own fleet at the rates you pay ("
+            + "; ".join(f.label for f in rules.fleet)
+            + "): buy "
+            if rules.fleet
+            else f"Against the incumbent ({', '.join(rules.incumbent_backends)}): buy "
+        )
+        + "if $/1K output tokens is lower by "
+        f"more than {rules.min_savings_pct:.0%} and FTL is no more than "
+        f"{rules.max_ftl_regression_pct:.0%} "
+        "worse; defer when FTL is unknown or nothing comparable runs on the "
+        "incumbent; no-buy otherwise."
+    )
+
+
+def _skus_section(r: FuturesReport) -> Section:
+    return Section(
+        "SKUs",
+        (
+            table("New SKUs", r.new_skus, formats={"observed_at": _d}, sheet="New SKUs"),
+            table(
+                "Removed SKUs",
+                r.removed_skus,
+                formats={"observed_at": _d},
+                sheet="Removed SKUs",
+            ),
+        ),
+    )
+
+
+def _perf_per_dollar_section(r: FuturesReport) -> Section:
+    return Section(
+        "Perf per dollar by accelerator",
+        (
+            table(
+                "Output tokens per dollar (best option)",
+                r.perf_per_dollar,
+                formats={
+                    "tokens_per_usd_from": lambda v: f"{v:,.0f}",
+                    "tokens_per_usd_to": lambda v: f"{v:,.0f}",
+                    "change_pct": _pct,
+                },
+                sheet="Perf per dollar",
+            ),
+        ),
+    )
+
+
+def _stale_section(r: FuturesReport) -> Section:
+    return Section(
+        "Stale benchmarks",
+        (
+            Paragraph(
+                f"Configurations whose newest result is older than {STALE_AFTER.days} "
+                f"days on {r.date_to}: re-run the harness."
+            ),
+            table(
+                "Stale benchmarks",
+                r.stale,
+                formats={"newest_measured_at": _d},
+                sheet="Stale benchmarks",
+            ),
+        ),
+    )
+
+
+_DECISION_COLUMNS = [
+    "decision_id",
+    "decided_on",
+    "subject",
+    "decision",
+    "rationale",
+    "decided_by",
+    "review_from",
+    "review_to",
+    "snapshot_ids",
+    "supersedes",
+    "superseded_by",
+]
+
+
+def _decisions_section(r: FuturesReport) -> Section:
+    """The decision log, its snapshot ids joined into one cell; how to add one when empty."""
+    if r.decisions is None or not len(r.decisions):
+        return Section(
+            "Decisions",
+            (Paragraph("No decisions recorded yet: `tokendesk futures decide` appends one."),),
+        )
+    log = r.decisions.copy()
+    log["snapshot_ids"] = log["snapshot_ids"].map(
+        lambda v: ", ".join(v) if isinstance(v, list | tuple | np.ndarray) else str(v)
+    )
+    return Section(
+        "Decisions",
+        (
+            table(
+                "Decision log",
+                log[_DECISION_COLUMNS],
+                formats={"decided_on": _d, "review_from": _d, "review_to": _d},
+                sheet="Decision log",
+            ),
+        ),
+    )
+
+
+def _snapshots_section(r: FuturesReport) -> Section:
+    return Section(
+        "Snapshots",
+        (
+            Bullets(
+                (
+                    f"{r.date_from}: " + (", ".join(r.snapshots_from) or "none"),
+                    f"{r.date_to}: " + (", ".join(r.snapshots_to) or "none"),
+                )
+            ),
+        ),
+    )
+
+
+def _assumptions(r: FuturesReport) -> pd.DataFrame:
+    """The review dates and the rules the suggestions and staleness follow."""
+    return pd.DataFrame(
         [
             ("review", "from", str(r.date_from)),
             ("review", "to", str(r.date_to)),
@@ -602,7 +659,11 @@ def futures_document(report: FuturesReport) -> Document:
         ],
         columns=["area", "assumption", "value"],
     )
-    csv_frame = pd.concat(
+
+
+def _change_rows(r: FuturesReport) -> pd.DataFrame:
+    """Every change in one frame for the CSV download, its kind in the first column."""
+    frame = pd.concat(
         [
             r.new_skus.assign(change="new SKU"),
             r.removed_skus.assign(change="removed SKU"),
@@ -612,16 +673,4 @@ def futures_document(report: FuturesReport) -> Document:
         ],
         ignore_index=True,
     )
-    csv_frame = csv_frame[["change", *[c for c in csv_frame.columns if c != "change"]]]
-    return Document(
-        title=f"Futures day: {r.date_from} → {r.date_to}",
-        subtitle="What changed in prices, SKUs and perf per dollar, with buy/no-buy suggestions for new SKUs",
-        meta=(
-            ("compared", f"{r.date_from} and {r.date_to}"),
-            ("snapshots", f"{len(r.snapshots_from)} then, {len(r.snapshots_to)} now"),
-        ),
-        sections=sections,
-        assumptions=assumptions,
-        csv_frame=csv_frame,
-        file_stem="futures",
-    )
+    return frame[["change", *[c for c in frame.columns if c != "change"]]]

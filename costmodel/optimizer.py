@@ -39,6 +39,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
+from typing import Any
 
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
@@ -236,21 +237,121 @@ def solve(
     within ``mip_rel_gap`` of the cheapest possible (0.1% by default; 0 proves optimality) or at
     ``time_limit_s``; the solution carries the proven bound and the true gap either way."""
     deadline = time.perf_counter() + time_limit_s
+    p = _build(problem, dominance)
+
+    # 1. The relaxation: its optimum is a proven lower bound, and its traffic split is the plan
+    #    the rounding below follows.
+    lp = _relax(p, p.bounds, deadline)
+    if lp.status == 2:
+        return Solution("infeasible", None, None, (), {}, 0.0, 0.0, lp.message)
+    lp_bound = float(lp.fun) if lp.status == 0 else -math.inf
+
+    # 2. Rounding (see _round_relaxation), then polishing the rounded plan.
+    best_x: np.ndarray | None = None
+    best_obj = math.inf
+    if lp.status == 0 and not problem.n_plus_one:
+        best_x, best_obj = _round_relaxation(problem, p, lp.x, deadline)
+        best_x, best_obj = _polish(p, best_x, best_obj, deadline)
+    bound = lp_bound
+
+    # 3. Branch and bound, unless the rounded plan is already proven close enough.
+    message = "rounded from the LP relaxation, within the gap asked of its bound"
+    # (Skipped when less than half a second is left and a plan is in hand: branch and bound on a
+    # large programme does not finish its first node in that time.)
+    left = deadline - time.perf_counter()
+    if best_x is None or (best_obj - bound > mip_rel_gap * abs(best_obj) and left > 0.5):
+        res = _branch_and_bound(p, mip_rel_gap, deadline)
+        message = res.message
+        if res.status == 2:
+            return Solution("infeasible", None, None, (), {}, 0.0, 0.0, res.message)
+        mip_bound = getattr(res, "mip_dual_bound", None)
+        if mip_bound is not None and math.isfinite(mip_bound):
+            bound = max(bound, float(mip_bound))
+        if res.x is not None and float(res.fun) < best_obj:
+            best_x, best_obj = np.asarray(res.x), float(res.fun)
+    if best_x is None:
+        return Solution("error", None, None, (), {}, 0.0, 0.0, message)
+    return _solution(problem, p, best_x, best_obj, bound, mip_rel_gap, message)
+
+
+class _Columns:
+    """The programme as it is written: its variables (columns) and its sparse rows, each
+    numbered in the order it is added."""
+
+    def __init__(self) -> None:
+        self.cost: list[float] = []
+        self.lo: list[float] = []
+        self.hi: list[float] = []
+        self.integ: list[int] = []
+        self.rows: list[int] = []
+        self.cols: list[int] = []
+        self.vals: list[float] = []
+        self.rlo: list[float] = []
+        self.rhi: list[float] = []
+
+    def var(self, c_: float, lb: float, ub: float, integer: bool) -> int:
+        """A new variable with its cost and bounds; its column index."""
+        self.cost.append(c_)
+        self.lo.append(lb)
+        self.hi.append(ub)
+        self.integ.append(1 if integer else 0)
+        return len(self.cost) - 1
+
+    def row(self, entries: Sequence[tuple[int, float]], lb: float, ub: float) -> None:
+        """A new row lb ≤ Σ coefficient × variable ≤ ub."""
+        r = len(self.rlo)
+        for col, val in entries:
+            self.rows.append(r)
+            self.cols.append(col)
+            self.vals.append(val)
+        self.rlo.append(lb)
+        self.rhi.append(ub)
+
+
+@dataclass
+class _Programme:
+    """The built programme and the index maps that read a solution of it back."""
+
+    cands: tuple[Candidate, ...]
+    vendors: list[str]
+    #: Weight of each hour class (how many hours of the day share its loads).
+    weight: np.ndarray
+    #: The class of each hour of the day.
+    hour_class: list[int]
+    #: Number of hour classes.
+    H: int
+    #: Total load over the day, in units of the largest hourly load.
+    total: float
+    #: Unit capacity of each candidate, in units of the largest hourly load.
+    cap: list[float]
+    unit_vars: list[list[int]]
+    unit_ub: list[list[int]]
+    fixed_var: int
+    backend_var: dict[str, int]
+    share_vars: dict[tuple[str, str, int], int]
+    lo: list[float]
+    hi: list[float]
+    c_vec: np.ndarray
+    integ_vec: np.ndarray
+    bounds: Bounds
+    A: Any
+    row_lo: np.ndarray
+    row_hi: np.ndarray
+    constraints: list[LinearConstraint]
+
+    @property
+    def n(self) -> int:
+        return len(self.c_vec)
+
+
+def _build(problem: Problem, dominance: bool) -> _Programme:
+    """The programme's variables and rows, always added in the same order: units, the fixed
+    cost, one-time costs per backend, N+1 headroom, hourly capacity, traffic by vendor, the
+    vendor-share cap."""
     cands = prune(problem.candidates, problem.n_plus_one) if dominance else problem.candidates
     cands = tuple(c for c in cands if c.workload in problem.loads)
     workloads = list(problem.loads)
-    # Hours with the same load in every workload are one constraint with a weight (a day that is
-    # symmetric around its peak has 13 distinct hours, not 24).
-    classes: dict[tuple[float, ...], int] = {}
-    for h in range(problem.hours):
-        key = tuple(round(float(problem.loads[w][h]), 9) for w in workloads)
-        classes[key] = classes.get(key, 0) + 1
-    weight = np.array(list(classes.values()), dtype=float)
-    order = {key: j for j, key in enumerate(classes)}
-    hour_class = [
-        order[tuple(round(float(problem.loads[w][h]), 9) for w in workloads)]
-        for h in range(problem.hours)
-    ]
+    classes, weight, hour_class = _hour_classes(problem, workloads)
     H = len(classes)
     # Loads and capacities in units of the largest hourly load, so that the rows the solver sees are
     # of order one (tok/s in the hundred thousands next to unit counts slows it down).
@@ -261,24 +362,89 @@ def solve(
     total = problem.total_load / scale
     cap = [c.unit_capacity / scale for c in cands]
 
-    cost: list[float] = []
-    lo: list[float] = []
-    hi: list[float] = []
-    integ: list[int] = []
+    m = _Columns()
+    unit_vars, unit_ub, constant = _add_units(m, problem, cands, loads, cap, weight, H)
+    # The fixed part of the cost as a variable held at 1, so that the solver's gap is measured
+    # against the whole monthly cost.
+    fixed_var = m.var(constant, 1, 1, False)
+    backend_var = _add_one_time_costs(m, problem, cands, unit_vars, unit_ub)
+    headroom = _add_n_plus_one(m, problem, cands, workloads, unit_vars, unit_ub, cap)
+    by_w = {w: [i for i, c in enumerate(cands) if c.workload == w] for w in workloads}
+    _add_capacity_rows(m, workloads, by_w, loads, H, unit_vars, cap, headroom)
+    vendors = sorted({c.vendor for c in cands})
+    share_vars = _add_vendor_traffic(
+        m, cands, workloads, vendors, by_w, loads, H, unit_vars, cap, backend_var
+    )
+    if problem.max_vendor_share < 1.0 - _EPS:
+        for vendor in vendors:
+            entries = [(s, weight[h]) for (_, vv, h), s in share_vars.items() if vv == vendor]
+            m.row(entries, -np.inf, problem.max_vendor_share * total)
 
-    def var(c_: float, lb: float, ub: float, integer: bool) -> int:
-        cost.append(c_)
-        lo.append(lb)
-        hi.append(ub)
-        integ.append(1 if integer else 0)
-        return len(cost) - 1
+    n = len(m.cost)
+    A = coo_array((m.vals, (m.rows, m.cols)), shape=(len(m.rlo), n)).tocsr()
+    row_lo, row_hi = np.array(m.rlo), np.array(m.rhi)
+    return _Programme(
+        cands=cands,
+        vendors=vendors,
+        weight=weight,
+        hour_class=hour_class,
+        H=H,
+        total=total,
+        cap=cap,
+        unit_vars=unit_vars,
+        unit_ub=unit_ub,
+        fixed_var=fixed_var,
+        backend_var=backend_var,
+        share_vars=share_vars,
+        lo=m.lo,
+        hi=m.hi,
+        c_vec=np.array(m.cost),
+        integ_vec=np.array(m.integ),
+        bounds=Bounds(np.array(m.lo), np.array(m.hi)),
+        A=A,
+        row_lo=row_lo,
+        row_hi=row_hi,
+        constraints=[LinearConstraint(A, row_lo, row_hi)] if m.rlo else [],
+    )
 
+
+def _hour_classes(
+    problem: Problem, workloads: list[str]
+) -> tuple[dict[tuple[float, ...], int], np.ndarray, list[int]]:
+    """(hours per distinct load vector, their weights, the class of each hour).
+
+    Hours with the same load in every workload are one constraint with a weight (a day that is
+    symmetric around its peak has 13 distinct hours, not 24)."""
+    classes: dict[tuple[float, ...], int] = {}
+    for h in range(problem.hours):
+        key = tuple(round(float(problem.loads[w][h]), 9) for w in workloads)
+        classes[key] = classes.get(key, 0) + 1
+    weight = np.array(list(classes.values()), dtype=float)
+    order = {key: j for j, key in enumerate(classes)}
+    hour_class = [
+        order[tuple(round(float(problem.loads[w][h]), 9) for w in workloads)]
+        for h in range(problem.hours)
+    ]
+    return classes, weight, hour_class
+
+
+def _add_units(
+    m: _Columns,
+    problem: Problem,
+    cands: Sequence[Candidate],
+    loads: Mapping[str, np.ndarray],
+    cap: Sequence[float],
+    weight: np.ndarray,
+    H: int,
+) -> tuple[list[list[int]], list[list[int]], float]:
+    """(unit variables per candidate, their upper bounds, the fixed monthly cost of fleet lines).
+
+    Held candidates get one unit variable, hourly ones one per hour. A unit count never needs
+    to pass what the candidate alone would carry (the peak for held units, the hour's load for
+    hourly ones; one more with N+1): beyond that a unit can be dropped with every hour still
+    carried, the vendor's traffic unchanged and the headroom no larger."""
     constant = 0.0
     extra = 1 if problem.n_plus_one else 0
-    # Unit variables: held candidates get one, hourly ones one per hour. A unit count never needs
-    # to pass what the candidate alone would carry (the peak for held units, the hour's load for
-    # hourly ones; one more with N+1): beyond that a unit can be dropped with every hour still
-    # carried, the vendor's traffic unchanged and the headroom no larger.
     unit_vars: list[list[int]] = []
     unit_ub: list[list[int]] = []
     for i, c in enumerate(cands):
@@ -296,69 +462,99 @@ def solve(
                 # kept × rate + (count − kept) × release = count × release + kept × (rate − release)
                 constant += (c.max_units or 0) * c.release_usd_per_unit_month
                 per = c.usd_per_unit - c.release_usd_per_unit_month
-            unit_vars.append([var(per, 0, need[0], True)])
+            unit_vars.append([m.var(per, 0, need[0], True)])
         else:
             per_hour = c.usd_per_unit * HOURS_PER_MONTH / problem.hours
-            unit_vars.append([var(per_hour * weight[h], 0, need[h], True) for h in range(H)])
-    # The fixed part of the cost as a variable held at 1, so that the solver's gap is measured
-    # against the whole monthly cost.
-    fixed_var = var(constant, 1, 1, False)
+            unit_vars.append([m.var(per_hour * weight[h], 0, need[h], True) for h in range(H)])
+    return unit_vars, unit_ub, constant
 
-    def at(i: int, h: int) -> int:
-        v = unit_vars[i]
-        return v[0] if len(v) == 1 else v[h]
 
-    rows: list[int] = []
-    cols: list[int] = []
-    vals: list[float] = []
-    rlo: list[float] = []
-    rhi: list[float] = []
+def _unit_at(unit_vars: Sequence[Sequence[int]], i: int, h: int) -> int:
+    """Candidate i's unit variable in hour class h (a held candidate has one for every hour)."""
+    v = unit_vars[i]
+    return v[0] if len(v) == 1 else v[h]
 
-    def row(entries: Sequence[tuple[int, float]], lb: float, ub: float) -> None:
-        r = len(rlo)
-        for col, val in entries:
-            rows.append(r)
-            cols.append(col)
-            vals.append(val)
-        rlo.append(lb)
-        rhi.append(ub)
 
-    # One-time cost per new backend: a binary that every unit of that backend needs.
+def _add_one_time_costs(
+    m: _Columns,
+    problem: Problem,
+    cands: Sequence[Candidate],
+    unit_vars: Sequence[Sequence[int]],
+    unit_ub: Sequence[Sequence[int]],
+) -> dict[str, int]:
+    """One-time cost per new backend: a binary that every unit of that backend needs."""
     backend_var: dict[str, int] = {}
     for b, usd in problem.one_time_usd_by_backend.items():
         if any(c.backend == b for c in cands):
-            backend_var[b] = var(usd / problem.horizon_months, 0, 1, True)
+            backend_var[b] = m.var(usd / problem.horizon_months, 0, 1, True)
     for i, c in enumerate(cands):
         z = backend_var.get(c.backend)
         if z is not None:
             for v, ub in zip(unit_vars[i], unit_ub[i], strict=True):
                 if ub > 0:
-                    row([(v, 1.0), (z, -float(ub))], -np.inf, 0.0)
+                    m.row([(v, 1.0), (z, -float(ub))], -np.inf, 0.0)
+    return backend_var
 
-    # N+1: M_w ≥ the largest unit in use; every hour carries its load plus M_w.
+
+def _add_n_plus_one(
+    m: _Columns,
+    problem: Problem,
+    cands: Sequence[Candidate],
+    workloads: Sequence[str],
+    unit_vars: Sequence[Sequence[int]],
+    unit_ub: Sequence[Sequence[int]],
+    cap: Sequence[float],
+) -> dict[str, int]:
+    """N+1: a headroom variable M_w ≥ the largest unit in use, per workload (none without N+1)."""
     headroom: dict[str, int] = {}
-    if problem.n_plus_one:
-        for w in workloads:
-            headroom[w] = var(0.0, 0, np.inf, False)
-        for i, c in enumerate(cands):
-            if c.unit_capacity <= 0 or max(unit_ub[i]) == 0:
-                continue
-            u = var(0.0, 0, 1, True)
-            for v, ub in zip(unit_vars[i], unit_ub[i], strict=True):
-                if ub > 0:
-                    row([(v, 1.0), (u, -float(ub))], -np.inf, 0.0)
-            row([(headroom[c.workload], 1.0), (u, -cap[i])], 0.0, np.inf)
+    if not problem.n_plus_one:
+        return headroom
+    for w in workloads:
+        headroom[w] = m.var(0.0, 0, np.inf, False)
+    for i, c in enumerate(cands):
+        if c.unit_capacity <= 0 or max(unit_ub[i]) == 0:
+            continue
+        u = m.var(0.0, 0, 1, True)
+        for v, ub in zip(unit_vars[i], unit_ub[i], strict=True):
+            if ub > 0:
+                m.row([(v, 1.0), (u, -float(ub))], -np.inf, 0.0)
+        m.row([(headroom[c.workload], 1.0), (u, -cap[i])], 0.0, np.inf)
+    return headroom
 
-    by_w = {w: [i for i, c in enumerate(cands) if c.workload == w] for w in workloads}
+
+def _add_capacity_rows(
+    m: _Columns,
+    workloads: Sequence[str],
+    by_w: Mapping[str, list[int]],
+    loads: Mapping[str, np.ndarray],
+    H: int,
+    unit_vars: Sequence[Sequence[int]],
+    cap: Sequence[float],
+    headroom: Mapping[str, int],
+) -> None:
+    """Every workload-hour carries its load (plus the headroom M_w with N+1)."""
     for w in workloads:
         for h in range(H):
-            entries = [(at(i, h), cap[i]) for i in by_w[w]]
+            entries = [(_unit_at(unit_vars, i, h), cap[i]) for i in by_w[w]]
             if w in headroom:
                 entries.append((headroom[w], -1.0))
-            row(entries, float(loads[w][h]), np.inf)
+            m.row(entries, float(loads[w][h]), np.inf)
 
-    # Traffic by vendor: s[w, v, h] ≤ the vendor's capacity, Σ_v s = load, Σ_{w,h} s ≤ cap × all.
-    vendors = sorted({c.vendor for c in cands})
+
+def _add_vendor_traffic(
+    m: _Columns,
+    cands: Sequence[Candidate],
+    workloads: Sequence[str],
+    vendors: Sequence[str],
+    by_w: Mapping[str, list[int]],
+    loads: Mapping[str, np.ndarray],
+    H: int,
+    unit_vars: Sequence[Sequence[int]],
+    cap: Sequence[float],
+    backend_var: Mapping[str, int],
+) -> dict[tuple[str, str, int], int]:
+    """Traffic by vendor: s[w, v, h] ≤ the vendor's capacity and Σ_v s = load; the share
+    variables by (workload, vendor, hour class)."""
     share_vars: dict[tuple[str, str, int], int] = {}
     for w in workloads:
         for vendor in vendors:
@@ -366,16 +562,16 @@ def solve(
             if not members:
                 continue
             for h in range(H):
-                s = var(0.0, 0, float(loads[w][h]), False)
+                s = m.var(0.0, 0, float(loads[w][h]), False)
                 share_vars[(w, vendor, h)] = s
                 # Traffic on a backend not yet run needs its one-time cost paid (a tighter form of
                 # the unit links above, which the relaxation would otherwise pay a sliver of).
                 paid = [backend_var.get(cands[i].backend) for i in members]
                 zs = {z for z in paid if z is not None}
                 if len(zs) == len(set(paid)):  # every member's backend carries a one-time cost
-                    row([(s, 1.0)] + [(z, -float(loads[w][h])) for z in zs], -np.inf, 0.0)
-                row(
-                    [(s, 1.0)] + [(at(i, h), -cap[i]) for i in members],
+                    m.row([(s, 1.0)] + [(z, -float(loads[w][h])) for z in zs], -np.inf, 0.0)
+                m.row(
+                    [(s, 1.0)] + [(_unit_at(unit_vars, i, h), -cap[i]) for i in members],
                     -np.inf,
                     0.0,
                 )
@@ -385,150 +581,170 @@ def solve(
                 for vendor in vendors
                 if (w, vendor, h) in share_vars
             ]
-            row(entries, float(loads[w][h]), float(loads[w][h]))
-    if problem.max_vendor_share < 1.0 - _EPS:
-        for vendor in vendors:
-            entries = [(s, weight[h]) for (_, vv, h), s in share_vars.items() if vv == vendor]
-            row(entries, -np.inf, problem.max_vendor_share * total)
+            m.row(entries, float(loads[w][h]), float(loads[w][h]))
+    return share_vars
 
-    n = len(cost)
-    c_vec, integ_vec = np.array(cost), np.array(integ)
-    bounds = Bounds(np.array(lo), np.array(hi))
-    A = coo_array((vals, (rows, cols)), shape=(len(rlo), n)).tocsr()
-    row_lo, row_hi = np.array(rlo), np.array(rhi)
-    constraints = [LinearConstraint(A, row_lo, row_hi)] if rlo else []
 
-    # 1. The relaxation: its optimum is a proven lower bound, and its traffic split is the plan
-    #    the rounding below follows.
-    lp = milp(
-        c_vec,
-        integrality=np.zeros(n),
+def _relax(p: _Programme, bounds: Bounds, deadline: float) -> Any:
+    """The LP relaxation within ``bounds``, in the time left."""
+    return milp(
+        p.c_vec,
+        integrality=np.zeros(p.n),
         bounds=bounds,
-        constraints=constraints,
+        constraints=p.constraints,
         options={"time_limit": max(deadline - time.perf_counter(), 0.05), "disp": False},
     )
-    if lp.status == 2:
-        return Solution("infeasible", None, None, (), {}, 0.0, 0.0, lp.message)
-    lp_bound = float(lp.fun) if lp.status == 0 else -math.inf
 
-    # 2. Rounding: every workload-hour's traffic on each vendor in the relaxation is carried by
-    #    whole units: each held unit the relaxation holds in part is tried rounded down and up,
-    #    and the rest is covered by the cheapest mix of whole hourly units (one more held unit
-    #    where a vendor has no hourly option). The plan is kept only if it passes every row.
+
+def _branch_and_bound(p: _Programme, mip_rel_gap: float, deadline: float) -> Any:
+    return milp(
+        p.c_vec,
+        integrality=p.integ_vec,
+        bounds=p.bounds,
+        constraints=p.constraints,
+        options={
+            "mip_rel_gap": mip_rel_gap,
+            "time_limit": max(deadline - time.perf_counter(), 0.05),
+            "disp": False,
+        },
+    )
+
+
+def _served(p: _Programme, x: np.ndarray) -> dict[str, float]:
+    """Traffic each vendor carries over the day in plan x (in units of the largest load)."""
+    served = {vendor: 0.0 for vendor in p.vendors}
+    for (_, vendor, h), s in p.share_vars.items():
+        served[vendor] += float(x[s]) * p.weight[h]
+    return served
+
+
+def _checked_rounding(
+    p: _Programme, x_lp: np.ndarray, pooled: frozenset[str] = frozenset()
+) -> tuple[np.ndarray, bool]:
+    """The whole-unit plan rounded from x_lp, and whether it passes every row and bound."""
+    x = _round(
+        x_lp,
+        p.c_vec,
+        p.cands,
+        p.unit_vars,
+        p.unit_ub,
+        p.cap,
+        p.share_vars,
+        p.backend_var,
+        p.H,
+        pooled,
+    )
+    x[p.fixed_var] = 1.0
+    return x, _satisfies(x, p.A, p.row_lo, p.row_hi, p.bounds, p.integ_vec)
+
+
+def _round_relaxation(
+    problem: Problem, p: _Programme, x_lp: np.ndarray, deadline: float
+) -> tuple[np.ndarray | None, float]:
+    """The cheapest whole-unit plan rounded from the relaxation: (plan or None, its cost).
+
+    Every workload-hour's traffic on each vendor in the relaxation is carried by whole units:
+    each held unit the relaxation holds in part is tried rounded down and up, and the rest is
+    covered by the cheapest mix of whole hourly units (one more held unit where a vendor has no
+    hourly option). The plan is kept only if it passes every row."""
+    starts = [x_lp]
+    if any(0 < x_lp[z] < 1 for z in p.backend_var.values()):
+        again = _relax(p, _backends_settled(p, x_lp), deadline)
+        if again.status == 0:
+            starts.append(again.x)
     best_x: np.ndarray | None = None
     best_obj = math.inf
-    if lp.status == 0 and not problem.n_plus_one:
-        starts = [lp.x]
-        if any(0 < lp.x[z] < 1 for z in backend_var.values()):
-            # Also: each backend the relaxation paid part of its one-time cost for either paid in
-            # full or dropped (by whether it paid more than half), and the relaxation solved again.
-            lb2, ub2 = np.array(lo), np.array(hi)
-            for b, z in backend_var.items():
-                lb2[z] = ub2[z] = 1.0 if lp.x[z] > 0.5 else 0.0
-                if lp.x[z] <= 0.5:
-                    for i, c in enumerate(cands):
-                        if c.backend == b:
-                            ub2[unit_vars[i]] = 0.0
-            again = milp(
-                c_vec,
-                integrality=np.zeros(n),
-                bounds=Bounds(lb2, ub2),
-                constraints=constraints,
-                options={"time_limit": max(deadline - time.perf_counter(), 0.05), "disp": False},
-            )
-            if again.status == 0:
-                starts.append(again.x)
-        for start in starts:
-            served = {vendor: 0.0 for vendor in vendors}
-            for (_, vendor, h), s in share_vars.items():
-                served[vendor] += float(start[s]) * weight[h]
-            below = frozenset(
-                vendor
-                for vendor in vendors
-                if served[vendor] < problem.max_vendor_share * total - 1e-6
-            )
-            for pooled in {frozenset(), below}:
-                x = _round(
-                    start, c_vec, cands, unit_vars, unit_ub, cap, share_vars, backend_var, H, pooled
-                )
-                x[fixed_var] = 1.0
-                if _satisfies(x, A, row_lo, row_hi, bounds, integ_vec) and c_vec @ x < best_obj:
-                    best_x, best_obj = x, float(c_vec @ x)
-        # Polish, while it helps: the relaxation once more with the plan's held units and
-        # backends fixed, so that the traffic split fits the whole held units; then the hourly
-        # units rounded again.
-        for _ in range(3):
-            if best_x is None or time.perf_counter() > deadline:
-                break
-            lb3, ub3 = np.array(lo), np.array(hi)
-            fix = [u[0] for i, u in enumerate(unit_vars) if cands[i].kind == HELD]
-            fix += list(backend_var.values())
-            lb3[fix] = ub3[fix] = best_x[fix]
-            for i, c in enumerate(cands):
-                z = backend_var.get(c.backend)
-                if z is not None and best_x[z] < 0.5:
-                    ub3[unit_vars[i]] = 0.0
-            polish = milp(
-                c_vec,
-                integrality=np.zeros(n),
-                bounds=Bounds(lb3, ub3),
-                constraints=constraints,
-                options={"time_limit": max(deadline - time.perf_counter(), 0.05), "disp": False},
-            )
-            if polish.status != 0:
-                break
-            x = _round(polish.x, c_vec, cands, unit_vars, unit_ub, cap, share_vars, backend_var, H)
-            x[fixed_var] = 1.0
-            if not (_satisfies(x, A, row_lo, row_hi, bounds, integ_vec) and c_vec @ x < best_obj):
-                break
-            best_x, best_obj = x, float(c_vec @ x)
-    bound = lp_bound
-
-    # 3. Branch and bound, unless the rounded plan is already proven close enough.
-    message = "rounded from the LP relaxation, within the gap asked of its bound"
-    # (Skipped when less than half a second is left and a plan is in hand: branch and bound on a
-    # large programme does not finish its first node in that time.)
-    left = deadline - time.perf_counter()
-    if best_x is None or (best_obj - bound > mip_rel_gap * abs(best_obj) and left > 0.5):
-        res = milp(
-            c_vec,
-            integrality=integ_vec,
-            bounds=bounds,
-            constraints=constraints,
-            options={
-                "mip_rel_gap": mip_rel_gap,
-                "time_limit": max(deadline - time.perf_counter(), 0.05),
-                "disp": False,
-            },
+    for start in starts:
+        served = _served(p, start)
+        below = frozenset(
+            vendor
+            for vendor in p.vendors
+            if served[vendor] < problem.max_vendor_share * p.total - 1e-6
         )
-        message = res.message
-        if res.status == 2:
-            return Solution("infeasible", None, None, (), {}, 0.0, 0.0, res.message)
-        mip_bound = getattr(res, "mip_dual_bound", None)
-        if mip_bound is not None and math.isfinite(mip_bound):
-            bound = max(bound, float(mip_bound))
-        if res.x is not None and float(res.fun) < best_obj:
-            best_x, best_obj = np.asarray(res.x), float(res.fun)
-    if best_x is None:
-        return Solution("error", None, None, (), {}, 0.0, 0.0, message)
+        for pooled in {frozenset(), below}:
+            x, ok = _checked_rounding(p, start, pooled)
+            if ok and p.c_vec @ x < best_obj:
+                best_x, best_obj = x, float(p.c_vec @ x)
+    return best_x, best_obj
 
+
+def _backends_settled(p: _Programme, x_lp: np.ndarray) -> Bounds:
+    """Bounds with each backend the relaxation paid part of its one-time cost for either paid
+    in full or dropped (by whether it paid more than half), so the relaxation can be solved
+    again."""
+    lb2, ub2 = np.array(p.lo), np.array(p.hi)
+    for b, z in p.backend_var.items():
+        lb2[z] = ub2[z] = 1.0 if x_lp[z] > 0.5 else 0.0
+        if x_lp[z] <= 0.5:
+            for i, c in enumerate(p.cands):
+                if c.backend == b:
+                    ub2[p.unit_vars[i]] = 0.0
+    return Bounds(lb2, ub2)
+
+
+def _polish(
+    p: _Programme, best_x: np.ndarray | None, best_obj: float, deadline: float
+) -> tuple[np.ndarray | None, float]:
+    """While it helps: the relaxation once more with the plan's held units and backends fixed,
+    so that the traffic split fits the whole held units; then the hourly units rounded again."""
+    for _ in range(3):
+        if best_x is None or time.perf_counter() > deadline:
+            break
+        polish = _relax(p, _plan_fixed(p, best_x), deadline)
+        if polish.status != 0:
+            break
+        x, ok = _checked_rounding(p, polish.x)
+        if not (ok and p.c_vec @ x < best_obj):
+            break
+        best_x, best_obj = x, float(p.c_vec @ x)
+    return best_x, best_obj
+
+
+def _plan_fixed(p: _Programme, plan: np.ndarray) -> Bounds:
+    """Bounds with the plan's held units and backend choices fixed (no units on a backend it
+    does not pay for)."""
+    lb3, ub3 = np.array(p.lo), np.array(p.hi)
+    fix = [u[0] for i, u in enumerate(p.unit_vars) if p.cands[i].kind == HELD]
+    fix += list(p.backend_var.values())
+    lb3[fix] = ub3[fix] = plan[fix]
+    for i, c in enumerate(p.cands):
+        z = p.backend_var.get(c.backend)
+        if z is not None and plan[z] < 0.5:
+            ub3[p.unit_vars[i]] = 0.0
+    return Bounds(lb3, ub3)
+
+
+def _solution(
+    problem: Problem,
+    p: _Programme,
+    best_x: np.ndarray,
+    best_obj: float,
+    bound: float,
+    mip_rel_gap: float,
+    message: str,
+) -> Solution:
+    """The plan read back: units per candidate per hour of the day, one-time costs, vendor
+    shares, and the true gap to the proven bound."""
     x = np.round(best_x, 6)
     choices = []
     released_paid = 0.0
-    for i, c in enumerate(cands):
-        units = tuple(int(round(x[v])) for v in unit_vars[i])
+    for i, c in enumerate(p.cands):
+        units = tuple(int(round(x[v])) for v in p.unit_vars[i])
         if c.kind == HOURLY:
-            units = tuple(units[hour_class[h]] for h in range(problem.hours))
+            units = tuple(units[p.hour_class[h]] for h in range(problem.hours))
         if c.role == "fleet":
             released_paid += ((c.max_units or 0) - units[0]) * c.release_usd_per_unit_month
         if any(units) or c.role == "fleet":
             choices.append(Choice(c, units))
-    one_time = sum(problem.one_time_usd_by_backend[b] for b, z in backend_var.items() if x[z] > 0.5)
-    served = {vendor: 0.0 for vendor in vendors}
-    for (_, vendor, h), s in share_vars.items():
-        served[vendor] += float(best_x[s]) * weight[h]
+    one_time = sum(
+        problem.one_time_usd_by_backend[b] for b, z in p.backend_var.items() if x[z] > 0.5
+    )
+    served = _served(p, best_x)
+    total = p.total
     shares = {
-        vendor: served[vendor] / total for vendor in vendors if total > 0 and served[vendor] > _EPS
+        vendor: served[vendor] / total
+        for vendor in p.vendors
+        if total > 0 and served[vendor] > _EPS
     }
     bound = min(bound, best_obj)
     # The true gap, (cost − proven bound) ÷ cost, not the tolerance asked for.
