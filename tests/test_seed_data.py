@@ -116,3 +116,30 @@ def test_the_example_workspace_is_priced_at_the_seeds_current_list_prices(seeded
         assert charged == [min(prices)], line
     fleet = sum(ln.count * ln.usd_per_hour * HOURS_PER_MONTH for ln in stay.fleet)
     assert round(stay.monthly_usd, 2) == round(fleet, 2)
+
+
+def test_the_p5_price_cut_is_kept_as_history_beside_the_current_price() -> None:
+    # AWS p5.48xlarge on-demand in us-east-1: the pre-cut catalog price (undated, historical)
+    # and the post-cut price dated by its source, as the seed's rows state them.
+    p5 = {
+        (name, quote.observed_at.date() if quote.observed_at else None): quote.usd_per_hour
+        for name, quote in read_price_file(data_dir() / SEED_PRICES)
+        if (quote.provider, quote.region, quote.instance_type, quote.pricing_model)
+        == ("aws", "us-east-1", "p5.48xlarge", "on_demand")
+    }
+    assert p5 == {("historical", None): 98.32, ("current", date(2025, 9, 10)): 55.04}
+
+
+def test_the_mlperf_h200_server_point_keeps_loadgen_s_percentiles() -> None:
+    # The first-token latencies as LoadGen printed them in the run's mlperf_log_summary.txt.
+    [h200] = [
+        r
+        for r in read_result_file(data_dir() / SEED_RESULTS)
+        if r.accelerator_id == "nvidia-h200-141gb"
+        and r.runtime == "trt-llm"
+        and r.scenario == "server"
+        and r.output_tok_s == 34029.38
+    ]
+    assert (h200.ttft_ms_p95, h200.ttft_ms_p99) == (1227.3, 1717.3)
+    assert h200.accelerators_per_replica == 8 and h200.precision == "fp8"
+    assert h200.measured_at.date() == date(2025, 9, 9)

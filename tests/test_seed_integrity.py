@@ -56,7 +56,8 @@ def test_the_unchanged_fixture_seed_passes(tmp_path, monkeypatch):
     # The guard for the tests below: only the raised spot price makes the difference.
     with Warehouse.open(tmp_path / "ok.duckdb", build=False) as warehouse:
         load_seed(warehouse, check_price_file, FIXTURE_WAREHOUSE)
-    assert _seed_rows(tmp_path / "ok.duckdb") == (4, 6)
+    # Five price rows (four current, one historical) and six results: its README's tables.
+    assert _seed_rows(tmp_path / "ok.duckdb") == (5, 6)
 
 
 def test_the_seed_loader_refuses_the_row_and_writes_nothing(failing_seed, tmp_path):

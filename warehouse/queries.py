@@ -484,7 +484,9 @@ def price_history(
         JOIN snapshots s ON s.snapshot_id = p.snapshot_id
         LEFT JOIN snapshot_authors w ON w.snapshot_id = p.snapshot_id
         WHERE p.provider = ? AND p.region = ? AND p.instance_type = ? AND p.pricing_model = ?
-        ORDER BY s.as_of, p.observed_at, s.created_at, p.price_id
+        -- An undated row counts from its snapshot's date (as current_price_ids ranks it), so
+        -- when dates tie the older write comes first.
+        ORDER BY s.as_of, coalesce(p.observed_at, s.as_of), s.created_at, p.price_id
         """,
         [provider, region, instance_type, pricing_model],
     )

@@ -1,7 +1,10 @@
+"""The Benchmarks page over the fixture warehouse (tests/fixtures/warehouse/README.md): every result
+and figure below comes by hand from its rows; tok/s per accelerator = tok/s per replica /
+accelerators per replica."""
+
 import json
 from datetime import UTC, date, datetime
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from app.models.tables import has_no_literals
@@ -11,6 +14,7 @@ from warehouse import Warehouse
 
 RESULTS, CURVES, PARITY, IMPORT, HISTORY = range(5)
 SWEEP_LABEL = "AMD Instinct MI300X 192GB · vllm · bf16"
+H100_SWEEP = "NVIDIA H100 SXM 80GB · vllm · fp8"
 
 
 def run_page(at=None):
@@ -77,38 +81,36 @@ def count_results(path):
         return warehouse.table_counts()
 
 
-def test_results_table_shows_latency_source_date_and_parity(app_env):
+def test_results_table_shows_latency_source_date_and_parity(fixture_env):
     at = run_page()
     table = at.tabs[RESULTS].dataframe[0].value
-    h200 = table[table["output_tok_s"] == 34029.38].iloc[0]
-    assert h200["accelerator_name"] == "NVIDIA H200 SXM 141GB" and h200["runtime"] == "trt-llm"
+    # The fixture's six operating points: three of the H100 sweep, the offline H100 result, the
+    # MI300X point and the CPU point.
+    assert len(table) == 6 and {m.label: m.value for m in at.metric}["Operating points"] == "6"
+    amd = table[table["output_tok_s"] == 400.0].iloc[0]
+    assert amd["accelerator_name"] == "AMD Instinct MI300X 192GB" and amd["runtime"] == "vllm"
     assert (
-        h200["precision"] == "fp8"
-        and h200["scenario"] == "server"
-        and h200["ttft_ms_p99"] == "1717 ms"  # a column with gaps reads as text, "—" for a gap
+        amd["precision"] == "fp8"
+        and amd["scenario"] == "server"
+        and amd["ttft_ms_p99"] == "700 ms"  # a column with gaps reads as text, "—" for a gap
     )
-    # p95 as LoadGen printed it in the run's mlperf_log_summary.txt (1227.3 ms).
-    assert h200["ttft_ms_p95"] == "1227 ms" and has_no_literals(table)
-    assert h200["output_tok_s_per_accelerator"] == pytest.approx(34029.38 / 8)
-    assert str(h200["measured_at"]).startswith("2025-09-09") and h200["source"]
-    assert h200["parity"] == "not measured"
-    assert {m.label: m.value for m in at.metric}["Operating points"] == str(len(table))
+    assert amd["ttft_ms_p95"] == "600 ms" and has_no_literals(table)
+    assert amd["output_tok_s_per_accelerator"] == 400.0 / 1  # one MI300X per replica
+    assert str(amd["measured_at"]).startswith("2026-01-10")
+    assert amd["source"] == "test fixture (invented figures)"
+    # The fixture's MI300X row carries parity figures 0.92 and 0.981.
+    assert amd["parity"] == "92.0% exact match · similarity 0.981"
+    offline = table[table["scenario"] == "offline"].iloc[0]
+    assert offline["ttft_ms_p95"] == "—" and offline["parity"] == "not measured"
+    assert offline["output_tok_s_per_accelerator"] == 8000.0 / 8  # 1000
 
 
-def test_curves_follow_each_configuration_across_its_sweep(writable_env):
-    with Warehouse.open(writable_env) as warehouse:
-        warehouse.ingest_results(
-            "harness",
-            [
-                _sweep_point(32, 2400.0, 900.0),
-                _sweep_point(1, 110.0, 60.0),
-                _sweep_point(8, 800.0, 210.0),
-            ],
-        )
+def test_curves_follow_each_configuration_across_its_sweep(fixture_env):
     at = run_page()
     spec = chart(at, "curve_chart")
-    line = next(t for t in spec["data"] if t["name"] == SWEEP_LABEL)
-    assert line["x"] == [110.0, 800.0, 2400.0] and line["y"] == [60.0, 210.0, 900.0]
+    # The fixture's H100 sweep: concurrency 8, 32, 64 at 1000, 2500, 3000 tok/s per replica.
+    line = next(t for t in spec["data"] if t["name"] == H100_SWEEP)
+    assert line["x"] == [1000.0, 2500.0, 3000.0] and line["y"] == [400.0, 1500.0, 3000.0]
     assert line["mode"] == "lines+markers"
     assert spec["layout"]["xaxis"]["title"]["text"] == "Output tokens/s per replica"
     assert spec["layout"]["yaxis"]["title"]["text"] == "First-token latency p95 (ms)"
@@ -116,18 +118,22 @@ def test_curves_follow_each_configuration_across_its_sweep(writable_env):
     at.selectbox(key="percentile").set_value("p99")
     at = run_page(at)
     spec = chart(at, "curve_chart")
-    line = next(t for t in spec["data"] if t["name"] == SWEEP_LABEL)
-    assert line["x"] == [55.0, 400.0, 1200.0] and line["y"] == pytest.approx([72.0, 252.0, 1080.0])
+    line = next(t for t in spec["data"] if t["name"] == H100_SWEEP)
+    # Four H100s per replica: 1000 / 4, 2500 / 4, 3000 / 4; the rows' p99 450, 1700, 3400 ms.
+    assert line["x"] == [250.0, 625.0, 750.0] and line["y"] == [450.0, 1700.0, 3400.0]
     assert spec["layout"]["xaxis"]["title"]["text"] == "Output tokens/s per accelerator"
-    parity = at.tabs[PARITY].dataframe[0].value
-    measured = parity[parity["backend"] == "AMD Instinct MI300X 192GB · vllm 0.9.1"].iloc[0]
+
+
+def test_output_parity_is_shown_where_measured_and_said_to_be_missing_elsewhere(fixture_env):
+    parity = run_page().tabs[PARITY].dataframe[0].value
+    measured = parity[parity["backend"] == "AMD Instinct MI300X 192GB · vllm 0.9.0"].iloc[0]
     assert measured["exact_match"] == "92.0%" and measured["similarity"] == "0.981"
-    others = parity[parity["backend"] != "AMD Instinct MI300X 192GB · vllm 0.9.1"]
-    assert len(others) > 0 and (others["exact_match"] == "not measured").all()
-    table = at.tabs[RESULTS].dataframe[0].value
-    assert set(table.loc[table["source_file"] == "sweep.json", "parity"]) == {
-        "92.0% exact match · similarity 0.981"
-    }
+    others = parity[parity["backend"] != "AMD Instinct MI300X 192GB · vllm 0.9.0"]
+    # The H100 (vllm) and CPU (llama.cpp) backends state no parity.
+    assert len(others) == 2 and (others["exact_match"] == "not measured").all()
+    # The H100 backend counts its four results: three sweep points and the offline one.
+    h100 = parity[parity["backend"] == "NVIDIA H100 SXM 80GB · vllm 0.9.0"].iloc[0]
+    assert h100["points"] == 4
 
 
 def upload(at, name, payload):
@@ -141,8 +147,8 @@ def preview(at):
     return run_page(at)
 
 
-def test_bad_upload_names_the_file_and_key_and_writes_nothing(writable_env):
-    before = count_results(writable_env)
+def test_bad_upload_names_the_file_and_key_and_writes_nothing(writable_fixture_env):
+    before = count_results(writable_fixture_env)
     at = upload(run_page(), "bad.json", json.dumps(vllm_row(completed=None)).encode())
     at = preview(at)
     errors = [shown(e.value) for e in at.tabs[IMPORT].error]
@@ -152,10 +158,10 @@ def test_bad_upload_names_the_file_and_key_and_writes_nothing(writable_env):
     ]
     assert at.button(key="upload_confirm").disabled
     assert not at.tabs[IMPORT].success
-    assert count_results(writable_env) == before
+    assert count_results(writable_fixture_env) == before
 
 
-def test_unknown_accelerator_is_rejected_then_fixed_with_an_override(writable_env):
+def test_unknown_accelerator_is_rejected_then_fixed_with_an_override(writable_fixture_env):
     sweep = "\n".join(
         json.dumps(
             vllm_row(
@@ -169,12 +175,12 @@ def test_unknown_accelerator_is_rejected_then_fixed_with_an_override(writable_en
         )
         for c, t, f in ((1, 90.0, 40), (16, 1100.0, 160), (64, 2600.0, 700))
     )
-    before = count_results(writable_env)
+    before = count_results(writable_fixture_env)
     at = preview(upload(run_page(), "sweep.jsonl", sweep.encode()))
     [error] = [shown(e.value) for e in at.tabs[IMPORT].error]
     assert error.startswith("sweep.jsonl was not imported (its key “line 1: accelerator")
     assert "'Mystery 9000' is not in the alias table; choose it in the Accelerator field" in error
-    assert count_results(writable_env) == before
+    assert count_results(writable_fixture_env) == before
 
     at.selectbox(key="upload_accelerator").set_value("amd-mi300x-192gb")
     at.number_input(key="upload_accelerators_per_replica").set_value(1)
@@ -185,7 +191,7 @@ def test_unknown_accelerator_is_rejected_then_fixed_with_an_override(writable_en
     table = at.tabs[IMPORT].dataframe[0].value
     assert list(table["Load"]) == ["concurrency 1", "concurrency 16", "concurrency 64"]
     assert all(v.startswith("within physical bounds") for v in table["Plausibility"])
-    assert count_results(writable_env) == before
+    assert count_results(writable_fixture_env) == before
     at.button(key="upload_confirm").click()
     at = run_page(at)
     [success] = [shown(s.value) for s in at.tabs[IMPORT].success]
@@ -194,7 +200,7 @@ def test_unknown_accelerator_is_rejected_then_fixed_with_an_override(writable_en
         "(vllm-benchmark-serving) as snapshot `benchmarks-import-"
     )
     snapshot_id = success.split("`")[1]
-    with Warehouse.open(writable_env, read_only=True) as warehouse:
+    with Warehouse.open(writable_fixture_env, read_only=True) as warehouse:
         stored = warehouse.query(
             "SELECT * FROM benchmark_results WHERE snapshot_id = ? ORDER BY concurrency",
             [snapshot_id],
@@ -207,10 +213,12 @@ def test_unknown_accelerator_is_rejected_then_fixed_with_an_override(writable_en
     assert line["x"] == [90.0, 1100.0, 2600.0] and line["y"] == [40.0, 160.0, 700.0]
 
 
-def test_a_plain_result_file_that_needs_model_and_precision_imports_from_the_page(writable_env):
+def test_a_plain_result_file_that_needs_model_and_precision_imports_from_the_page(
+    writable_fixture_env,
+):
     # What `vllm bench serve --save-result` writes names no accelerator, precision or usable model.
     plain_row = vllm_row(gpu=None, num_gpus=None, dtype=None, model_id="/models/ckpt/")
-    before = count_results(writable_env)
+    before = count_results(writable_fixture_env)
     at = preview(upload(run_page(), "plain.json", json.dumps(plain_row).encode()))
     [error] = [shown(e.value) for e in at.tabs[IMPORT].error]
     assert error == (
@@ -241,7 +249,7 @@ def test_a_plain_result_file_that_needs_model_and_precision_imports_from_the_pag
     at.button(key="upload_confirm").click()
     at = run_page(at)
     snapshot_id = shown(at.tabs[IMPORT].success[0].value).split("`")[1]
-    with Warehouse.open(writable_env, read_only=True) as warehouse:
+    with Warehouse.open(writable_fixture_env, read_only=True) as warehouse:
         stored = warehouse.query(
             "SELECT model, precision, runtime, measured_at FROM benchmark_results"
             " WHERE snapshot_id = ?",
@@ -250,7 +258,9 @@ def test_a_plain_result_file_that_needs_model_and_precision_imports_from_the_pag
     assert stored.to_dict("records")[0]["precision"] == "fp8"
     assert stored["model"][0] == "meta-llama/Llama-3.1-8B-Instruct"
     assert str(stored["measured_at"][0])[:10] == "2025-03-02"
-    assert count_results(writable_env)["benchmark_results"] == before["benchmark_results"] + 1
+    assert (
+        count_results(writable_fixture_env)["benchmark_results"] == before["benchmark_results"] + 1
+    )
 
 
 def open_benchmarks(**params) -> AppTest:
@@ -262,7 +272,7 @@ def open_benchmarks(**params) -> AppTest:
     return at
 
 
-def test_benchmark_inputs_live_in_the_url(app_env):
+def test_benchmark_inputs_live_in_the_url(fixture_env):
     at = open_benchmarks(runtime="vllm", percentile="p99", throughput="accelerator")
     assert at.multiselect(key="runtime").value == ["vllm"]
     assert at.selectbox(key="percentile").value == "p99"
@@ -273,7 +283,7 @@ def test_benchmark_inputs_live_in_the_url(app_env):
     assert at.query_params["runtime"] in (["vllm"], "vllm")
 
 
-def test_benchmark_bad_url_values_fall_back_with_a_notice(app_env):
+def test_benchmark_bad_url_values_fall_back_with_a_notice(fixture_env):
     at = open_benchmarks(runtime="nothing", throughput="sideways")
     notices = " ".join(w.value for w in at.warning)
     assert "Ignored runtime='nothing'" in notices and "Ignored throughput='sideways'" in notices
@@ -282,8 +292,10 @@ def test_benchmark_bad_url_values_fall_back_with_a_notice(app_env):
     )
 
 
-def test_an_import_is_retracted_from_the_history_and_stays_there_with_its_reason(writable_env):
-    with Warehouse.open(writable_env) as warehouse:
+def test_an_import_is_retracted_from_the_history_and_stays_there_with_its_reason(
+    writable_fixture_env,
+):
+    with Warehouse.open(writable_fixture_env) as warehouse:
         snapshot = warehouse.ingest_results(
             "import:test", [_sweep_point(4, 400.0, 90.0)], origin="import"
         )
@@ -294,7 +306,7 @@ def test_an_import_is_retracted_from_the_history_and_stays_there_with_its_reason
     assert "tokendesk harness run" in set(at.tabs[RESULTS].dataframe[0].value["source"])
 
     # No reason: refused, nothing written.
-    before = count_results(writable_env)
+    before = count_results(writable_fixture_env)
     at.selectbox(key="retract_snapshot").set_value(snapshot)
     at.text_input(key="retract_by").set_value("ana")
     at.button(key="retract_confirm").click()
@@ -302,7 +314,7 @@ def test_an_import_is_retracted_from_the_history_and_stays_there_with_its_reason
     assert [e.value for e in at.tabs[HISTORY].error] == [
         "Give a reason and your name; nothing was retracted."
     ]
-    assert count_results(writable_env) == before
+    assert count_results(writable_fixture_env) == before
 
     at.text_input(key="retract_reason").set_value("a test run, not a measurement")
     at.button(key="retract_confirm").click()
