@@ -18,7 +18,7 @@ from werkzeug.serving import make_server
 
 from tests.e2e.artifacts import screenshot
 from tests.e2e.server import free_port, start_dashboard
-from tests.factories import quote
+from tests.factories import quote, seeded_warehouse
 from warehouse import Warehouse
 from warehouse.workspaces import workspace_versions
 
@@ -68,7 +68,7 @@ def team_db(tmp_path_factory) -> Path:
         )
         for name, quote_id in (("8x-h100-a", "Q-E2E-1"), ("8x-h100-b", "Q-E2E-2"))
     ]
-    with Warehouse.open(db) as warehouse:
+    with seeded_warehouse(db) as warehouse:
         warehouse.ingest_prices(f"sheet:{NEGOTIATED_PROVIDER}:negotiated", negotiated)
     return db
 
