@@ -15,15 +15,16 @@ from rich.console import Console
 from rich.table import Table
 
 from briefs import workspace_plans as wp
+from briefs.cli import DbOption
 from briefs.document import Bullets, Paragraph, Section, table
+from briefs.optimize_cli import workspace_engine
 from costmodel.commitment import option_rows, recommendation_sentence
 from costmodel.commitment_workspace import WorkloadCommitment, brief_rows, workspace_commitments
 from costmodel.fleet import FleetPolicy
 from costmodel.plan import PlanContext, WorkspaceEngine
 from costmodel.scenarios import Engine
 from costmodel.workspace import Workspace
-from pricing.integrity import check_price_file
-from warehouse import Warehouse, WarehouseError
+from warehouse import WarehouseError
 
 console = Console()
 err = Console(stderr=True, soft_wrap=True)
@@ -167,22 +168,12 @@ def commit_command(
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Output file (default: stdout).")
     ] = None,
-    db: Annotated[
-        Path | None,
-        typer.Option(
-            "--db", help="Warehouse file (default: $TOKENDESK_DB or the per-user data directory)."
-        ),
-    ] = None,
+    db: DbOption = None,
 ) -> None:
     """How much capacity to commit per workload, and for how long, given demand scenarios:
     expected cost and regret of each commitment level for 1-year and 3-year terms."""
     try:
-        with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
-            if workspace is not None:
-                ws, _ = wp.read_workspace_file(workspace)
-            else:
-                _, ws = wp.stored_workspace(warehouse)
-            engine = wp.engine_for(warehouse)
+        ws, engine = workspace_engine(db, workspace)
         analysis = commitments(engine, ws)
     except (wp.WorkspaceFileError, WarehouseError, ValueError) as exc:
         err.print(f"[red]error:[/red] {exc}")

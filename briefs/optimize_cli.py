@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from briefs import workspace_plans as wp
+from briefs.cli import DbOption
 from briefs.document import BarChart, Block, Bullets, Paragraph, Section, table
 from costmodel.fleet import FleetPolicy
 from costmodel.optimizer import (
@@ -390,6 +391,17 @@ def _markdown(o: Optimized) -> str:
     return "\n".join(lines) + "\n"
 
 
+def workspace_engine(db: Path | None, workspace: Path | None) -> tuple[Workspace, Engine]:
+    """The workspace (from ``workspace``, else the warehouse's current one) and the scenario
+    engine over the warehouse's priced options, read in one visit to the warehouse."""
+    with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
+        if workspace is not None:
+            ws, _ = wp.read_workspace_file(workspace)
+        else:
+            _, ws = wp.stored_workspace(warehouse)
+        return ws, wp.engine_for(warehouse)
+
+
 def optimize_command(
     workspace: Annotated[
         Path | None,
@@ -402,22 +414,12 @@ def optimize_command(
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Output file (default: stdout).")
     ] = None,
-    db: Annotated[
-        Path | None,
-        typer.Option(
-            "--db", help="Warehouse file (default: $TOKENDESK_DB or the per-user data directory)."
-        ),
-    ] = None,
+    db: DbOption = None,
 ) -> None:
     """The cheapest fleet (SKU × region × pricing model × count) for the workspace's demand at its
     SLOs, within its approved providers, regions and vendor-share cap, using its commitments."""
     try:
-        with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
-            if workspace is not None:
-                ws, _ = wp.read_workspace_file(workspace)
-            else:
-                _, ws = wp.stored_workspace(warehouse)
-            engine = wp.engine_for(warehouse)
+        ws, engine = workspace_engine(db, workspace)
         result = optimize(engine, ws, n_plus_one=n_plus_one)
     except (wp.WorkspaceFileError, WarehouseError, ValueError) as exc:
         err.print(f"[red]error:[/red] {exc}")
