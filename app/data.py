@@ -30,7 +30,7 @@ from pricing.integrity import RULE_EXPIRED, check_price_file
 from tokendesk.access import Action
 from tokendesk.paths import DB_PATH_ENV, data_dir, default_db_path
 from tokendesk.records import PricingModel
-from warehouse import Warehouse, queries
+from warehouse import CatalogUnreachable, Warehouse, queries
 from warehouse.engine import WaitReporter
 from warehouse.lake import is_lake_target
 
@@ -60,6 +60,14 @@ def db_path() -> str:
 
 
 _seen_versions: dict[str, tuple[int, ...]] = {}
+#: Team mode: the warehouse whose catalog server did not answer at the last look, and why.
+_outages: dict[str, str] = {}
+
+
+def catalog_outage(path: str) -> str | None:
+    """Why the team warehouse's catalog did not answer at the last look; None when it did (or
+    for a file). Pages then show what they last read, which stays cached meanwhile."""
+    return _outages.get(path)
 
 
 def _file_version(path: str) -> tuple[int, ...]:
@@ -67,7 +75,14 @@ def _file_version(path: str) -> tuple[int, ...]:
     a writer killed before that left its commit in the ``.wal`` beside it). In team mode the
     lake's newest catalog snapshot plays that part."""
     if is_lake_target(path):
-        return (_warehouse(path).catalog_snapshot() or 0,)
+        try:
+            snapshot = _warehouse(path).catalog_snapshot() or 0
+        except CatalogUnreachable as exc:
+            # Keep what was read: the cached results stay current until the catalog answers.
+            _outages[path] = str(exc)
+            return _seen_versions.get(path, (0,))
+        _outages.pop(path, None)
+        return (snapshot,)
     version: list[int] = []
     for name in (path, path + ".wal"):
         try:

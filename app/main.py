@@ -10,9 +10,14 @@ from PIL import Image
 from app import auth, data
 from app.safe import plain
 from tokendesk.access import AccessDenied
-from warehouse import WarehouseError
+from warehouse import CatalogUnreachable, WarehouseError
 
 PAGES = Path(__file__).parent / "views"
+#: Team mode: PostgreSQL, which keeps the shared warehouse's catalog, does not answer (restarting,
+#: down). Nothing is lost: the catalog commits whole snapshots only.
+CATALOG_DOWN = (
+    "The team warehouse's catalog server does not answer (it may be restarting); nothing is lost."
+)
 
 # The favicon is an image the server itself serves: a ":material/…" icon (ours or a page's) is
 # fetched from a third-party font host, and the dashboard makes no request beyond its own server.
@@ -69,10 +74,18 @@ navigation = st.navigation(
     ]
 )
 try:
+    if data.catalog_outage(data.db_path()):
+        st.warning(
+            CATALOG_DOWN + " What this page shows was read before it stopped answering.",
+            icon=":material/cloud_off:",
+        )
     auth.sidebar(user, data.hidden_negotiated_quotes(data.db_path()))
     navigation.run()
 except AccessDenied as exc:  # a write asked for by a role that may not make it: nothing written
     st.warning(f"Nothing was written. {plain(exc)}")
+except CatalogUnreachable as exc:  # what did not happen, and that nothing is lost
+    said = plain(exc)
+    st.warning(f"{said[:1].upper()}{said[1:]} Reload in a moment.", icon=":material/cloud_off:")
 except WarehouseError:
     # A command-line ingest or refresh holds the file: DuckDB lets one process write it and none
     # read it meanwhile. Say so, instead of Streamlit's redacted error.

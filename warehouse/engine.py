@@ -66,10 +66,20 @@ class Wait:
     waited_s: float
     limit_s: float
     done: bool = False  # True once, when the wait ended and the work goes ahead
+    #: True when nobody holds the warehouse but its server does not answer (team mode's
+    #: PostgreSQL catalog, restarting or down); ``holder`` then says what it answered.
+    unreachable: bool = False
 
     def message(self, *, with_path: bool = True) -> str:
         """One line for a person; ``with_path=False`` for the dashboard, which shows no paths."""
         where = f"the warehouse {self.path}" if with_path else "the warehouse"
+        if self.unreachable:
+            if self.done:
+                return f"{where} did not answer for {self.waited_s:.1f} s; it answers again"
+            return (
+                f"waiting to {self.action} {where}: it does not answer ({self.holder}); "
+                f"waited {self.waited_s:.1f} s of at most {self.limit_s:g} s"
+            )
         if self.done:
             return f"{where} was busy; waited {self.waited_s:.1f} s for {self.holder}"
         return (
@@ -87,6 +97,16 @@ def report_waits_to(reporter: WaitReporter | None) -> None:
     """Where writers of this process report waiting when the opener named nobody (the CLI: stderr)."""
     global _default_reporter
     _default_reporter = reporter
+
+
+def reporter_for(report: WaitReporter | None) -> WaitReporter | None:
+    """Who hears about a wait: the opener's reporter, else the process's default."""
+    return report or _default_reporter
+
+
+def write_wait_limit() -> float:
+    """Seconds a write may wait for others (or for a server that does not answer)."""
+    return _wait_limit(WRITE_WAIT_ENV, DEFAULT_WRITE_WAIT_S)
 
 
 class WarehouseError(RuntimeError):
@@ -335,7 +355,7 @@ class FileEngine:
             "read",
             self.path,
             _wait_limit(READ_WAIT_ENV, DEFAULT_READ_WAIT_S),
-            report or _default_reporter,
+            reporter_for(report),
         )
         # Even when this process has the file attached already, a new read waits while a writer
         # elsewhere holds the gate: else overlapping sessions could keep the file forever.
@@ -400,7 +420,7 @@ class FileEngine:
                 "write",
                 self.path,
                 _wait_limit(WRITE_WAIT_ENV, DEFAULT_WRITE_WAIT_S),
-                report or _default_reporter,
+                reporter_for(report),
             )
             with self._attach_lock:
                 self._detach()  # a read-only attach of this process (this thread's, or lingering)

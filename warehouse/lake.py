@@ -23,6 +23,7 @@ import os
 import shutil
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,7 +33,14 @@ import duckdb
 
 from tokendesk.paths import user_data_dir
 from warehouse.dialect import lake_sql
-from warehouse.engine import WaitReporter, WarehouseError, sql_literal
+from warehouse.engine import (
+    WRITE_WAIT_ENV,
+    Wait,
+    WaitReporter,
+    WarehouseError,
+    reporter_for,
+    sql_literal,
+)
 
 LAKE_PREFIX = "ducklake:postgres:"
 DATA_PATH_ENV = "TOKENDESK_DATA_PATH"
@@ -53,6 +61,67 @@ _EXTENSIONS = (  # (wheel package, extension file stem, name DuckDB must load it
     ("duckdb_extension_ducklake", "ducklake", "ducklake"),
     ("duckdb_extension_httpfs", "httpfs", "httpfs"),
 )
+
+
+class CatalogUnreachable(WarehouseError):
+    """The PostgreSQL server behind the catalog does not answer: down, restarting, or out of
+    reach. Nothing is lost: DuckLake commits whole snapshots only, and the engine's connections
+    to PostgreSQL are opened again on the next use once the server answers."""
+
+
+#: What PostgreSQL and libpq say when the server cannot be reached, and the plain words for it.
+#: The full text is never shown: it repeats the connection string, which may hold a password.
+_CONNECTION_FAILURES = (
+    ("connection refused", "connection refused"),
+    ("the database system is starting up", "the server is starting up"),
+    ("the database system is shutting down", "the server is shutting down"),
+    ("the database system is in recovery mode", "the server is recovering"),
+    ("terminating connection", "the server ended the connection"),
+    ("server closed the connection", "the server closed the connection"),
+    ("no connection to the server", "the connection to the server was lost"),
+    ("could not receive data from server", "the connection to the server was lost"),
+    ("could not send data to server", "the connection to the server was lost"),
+    ("could not translate host name", "its host name is unknown"),
+    ("timeout expired", "the connection timed out"),
+    ("unable to connect to postgres", "the server cannot be reached"),
+)
+
+
+def unreachable_reason(exc: BaseException) -> str | None:
+    """Plain words for a failure to reach the catalog's server; None for any other error."""
+    text = str(exc).lower()
+    return next((reason for marker, reason in _CONNECTION_FAILURES if marker in text), None)
+
+
+class CatalogWait:
+    """A writer's wait for a catalog server that does not answer (PostgreSQL restarting): it
+    tries again every second up to ``limit_s`` and says so, as a writer waiting for a lock does."""
+
+    def __init__(self, where: str, limit_s: float, report: WaitReporter | None) -> None:
+        self.where, self.limit_s, self.report = where, limit_s, reporter_for(report)
+        self.started = time.monotonic()
+        self.reason = ""
+
+    def again(self, exc: BaseException) -> bool:
+        """After a failed open: True to try again; past the limit, the plain error."""
+        self.reason = unreachable_reason(exc) or "no answer"
+        elapsed = time.monotonic() - self.started
+        if elapsed >= self.limit_s:
+            waited = f" for {elapsed:.0f} s" if self.limit_s else ""
+            knob = f", or raise {WRITE_WAIT_ENV}" if self.limit_s else ""
+            raise CatalogUnreachable(
+                f"cannot open the {self.where}: it does not answer ({self.reason}){waited}. "
+                f"Nothing was written; try again once it answers{knob}."
+            ) from None
+        if self.report is not None:
+            self.report(Wait("write", self.where, self.reason, elapsed, self.limit_s, False, True))
+        time.sleep(min(1.0, self.limit_s - elapsed))
+        return True
+
+    def finished(self) -> None:
+        if self.reason and self.report is not None:
+            elapsed = time.monotonic() - self.started
+            self.report(Wait("write", self.where, self.reason, elapsed, self.limit_s, True, True))
 
 
 def is_lake_target(target: str) -> bool:
@@ -192,9 +261,14 @@ class LakeEngine:
         try:
             self._db.execute(f"ATTACH {sql_literal(self.target)} AS {ALIAS}{clause}")
         except duckdb.Error as exc:
+            if unreachable_reason(exc):
+                raise CatalogUnreachable(self._attach_error(exc)) from None
             raise WarehouseError(self._attach_error(exc)) from None
 
     def _attach_error(self, exc: duckdb.Error) -> str:
+        reason = unreachable_reason(exc)
+        if reason:
+            return f"cannot open the {self.path}: it does not answer ({reason})"
         text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         password = _conninfo_field(self.target[len(LAKE_PREFIX) :], "password")
         if password:
@@ -206,11 +280,34 @@ class LakeEngine:
         )
         return f"cannot open the {self.path}: {text}{hint}"
 
+    def unreachable(self, exc: BaseException, consequence: str) -> CatalogUnreachable | None:
+        """``exc`` as the plain error a person sees, when it says the catalog does not answer."""
+        reason = unreachable_reason(exc) or self._probe()
+        if reason is None:
+            return None
+        return CatalogUnreachable(f"the {self.path} does not answer ({reason}). {consequence}")
+
+    def _probe(self) -> str | None:
+        """Why the catalog server does not answer now, or None when it does. Asked after an
+        error that does not say (a commit cut off by a server crash reports only "Failed to
+        execute query ROLLBACK")."""
+        try:
+            self._db.execute("SELECT * FROM postgres_query(?, 'SELECT 1')", [CATALOG_ALIAS])
+        except duckdb.Error as exc:
+            return unreachable_reason(exc) or "no answer"
+        return None
+
     # -- the engine interface the store uses --------------------------------------------------
     @contextmanager
     def reading(self, report: WaitReporter | None = None) -> Iterator[None]:
         """Nothing to hold: every query sees the newest snapshot committed when it starts."""
-        yield
+        try:
+            yield
+        except duckdb.Error as exc:
+            plain = self.unreachable(exc, "Nothing was changed; read again once it answers.")
+            if plain is None:
+                raise
+            raise plain from None
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         cursor = self._db.cursor()
@@ -226,6 +323,17 @@ class LakeEngine:
             cursor = self.cursor()
             try:
                 yield cursor
+            except duckdb.Error as exc:
+                # Lost before or during the commit: PostgreSQL commits the catalog snapshot whole
+                # or not at all, so the write either landed entirely or left nothing.
+                plain = self.unreachable(
+                    exc,
+                    "The write did not land unless `tokendesk db snapshots` lists it (a snapshot"
+                    " lands whole or not at all); run it again once the catalog answers.",
+                )
+                if plain is None:
+                    raise
+                raise plain from None
             finally:
                 cursor.close()
 
@@ -279,6 +387,11 @@ class LakeEngine:
         cursor = self._db.cursor()
         try:
             row = cursor.execute("SELECT * FROM ducklake_current_snapshot(?)", [ALIAS]).fetchone()
+        except duckdb.Error as exc:
+            plain = self.unreachable(exc, "Nothing was changed.")
+            if plain is None:
+                raise
+            raise plain from None
         finally:
             cursor.close()
         return int(row[0]) if row else 0

@@ -29,8 +29,20 @@ from tokendesk.records import (
     SnapshotStatus,
 )
 from tokendesk.textsafety import safe_message
-from warehouse.engine import FileEngine, MemoryEngine, WaitReporter, WarehouseError
-from warehouse.lake import LakeEngine, is_lake_target
+from warehouse.engine import (
+    FileEngine,
+    MemoryEngine,
+    WaitReporter,
+    WarehouseError,
+    write_wait_limit,
+)
+from warehouse.lake import (
+    CatalogWait,
+    LakeEngine,
+    describe,
+    is_lake_target,
+    unreachable_reason,
+)
 from warehouse.migrations import MIGRATIONS, Migration
 from warehouse.queries import cost_options
 from warehouse.seed import PriceCheck, load_seed
@@ -178,7 +190,7 @@ class Warehouse:
         """
         target = str(path if path is not None else default_db_path())
         if is_lake_target(target):
-            warehouse = cls._open_lake(target, data_path, build, seed_check, on_wait)
+            warehouse = cls._open_lake(target, data_path, build, seed_check, on_wait, read_only)
             warehouse.read_only = read_only
             warehouse.actor = actor or warehouse.actor
             return warehouse
@@ -221,21 +233,33 @@ class Warehouse:
         build: bool,
         seed_check: PriceCheck | None,
         on_wait: WaitReporter | None,
+        read_only: bool,
     ) -> Warehouse:
         """Open a DuckLake warehouse; an empty catalog is built like a new file.
 
         Processes that start together on a new catalog race to create it; the losers' commits
         fail (DuckLake's own tables or a migration "already exists"), and they try again after
         a pause, when there is nothing left to create.
+
+        A writer whose catalog server does not answer (PostgreSQL restarting) waits for it, up to
+        ``TOKENDESK_WRITE_WAIT_S``, and says so; a reader (the dashboard) does not wait: its page
+        says the catalog does not answer, at once.
         """
-        for attempt in range(LAKE_START_ATTEMPTS):
+        waited = CatalogWait(describe(target), 0.0 if read_only else write_wait_limit(), on_wait)
+        attempt = 0
+        while True:
             try:
-                return cls._try_open_lake(target, data_path, build, seed_check, on_wait)
+                opened = cls._try_open_lake(target, data_path, build, seed_check, on_wait)
             except (duckdb.Error, WarehouseError) as exc:
-                if attempt + 1 == LAKE_START_ATTEMPTS or not _lost_a_race(exc):
+                if unreachable_reason(exc) and waited.again(exc):
+                    continue
+                attempt += 1
+                if attempt == LAKE_START_ATTEMPTS or not _lost_a_race(exc):
                     raise
-                time.sleep(0.2 * 2**attempt)
-        raise AssertionError("unreachable: the last attempt returns or raises")
+                time.sleep(0.2 * 2 ** (attempt - 1))
+            else:
+                waited.finished()
+                return opened
 
     @classmethod
     def _try_open_lake(

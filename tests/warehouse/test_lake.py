@@ -293,13 +293,17 @@ def test_data_files_on_s3(lake_target: str, s3: S3Server, monkeypatch: pytest.Mo
 
 
 # -- configuration errors ---------------------------------------------------------------------
-def test_an_unreachable_catalog_is_a_clear_error_without_the_password() -> None:
+def test_an_unreachable_catalog_is_a_clear_error_without_the_password(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from tests.lake_servers import free_port
 
+    monkeypatch.setenv("TOKENDESK_WRITE_WAIT_S", "0")  # a writer would wait for it to answer
     target = f"ducklake:postgres:host=127.0.0.1 port={free_port()} dbname=x password=sekrit"
     with pytest.raises(WarehouseError) as caught:
         Warehouse.open(target, data_path="/nonexistent-unused")
     assert "cannot open the DuckLake catalog x on 127.0.0.1" in str(caught.value)
+    assert "does not answer (connection refused)" in str(caught.value)
     assert "sekrit" not in str(caught.value)
 
 
