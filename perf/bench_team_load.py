@@ -1,8 +1,17 @@
 """A team on one machine: several dashboard processes, concurrent writers and many browser
-sessions on one warehouse file, then writers killed mid-write.
+sessions on one warehouse, then writers killed mid-write.
 
     .venv/bin/python perf/bench_team_load.py [--apps 3] [--writers 2] [--sessions 20]
                                              [--seconds 120] [--kills 5]
+                                             [--team [--restart-postgres]]
+
+The warehouse is one embedded DuckDB file, or with ``--team`` team mode: a DuckLake catalog in a
+real PostgreSQL server started for the run (as the tests start it, ``tests/lake_servers.py``)
+with its Parquet files in a local folder. ``--restart-postgres`` (team mode) stops PostgreSQL
+halfway through the load (``pg_ctl stop -m fast``: every connection cut), keeps it down for
+``--outage`` seconds and starts it again; a visit that shows the dashboard's plain "does not
+answer" notice is counted apart from errors, and the time from the restart to the first page
+drawn from fresh reads is reported.
 
 1. **Load**: ``--apps`` ``tokendesk app`` processes serve the same warehouse file; ``--writers``
    processes run ``tokendesk db ingest`` of a 28-quote price sheet in a loop (each command one
@@ -25,7 +34,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import os
 import random
 import re
 import signal
@@ -34,8 +45,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 from playwright.async_api import Browser, Page, async_playwright
@@ -43,6 +57,7 @@ from playwright.async_api import Browser, Page, async_playwright
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tests.lake_servers import PostgresServer, postgres_server  # noqa: E402
 from warehouse import Warehouse  # noqa: E402
 
 TOKENDESK = str(ROOT / ".venv" / "bin" / "tokendesk")
@@ -58,7 +73,25 @@ PAGES = {
 }
 #: What a page must never show a user.
 BAD = re.compile(r"Traceback|\bNone\b|Exception|Could not set lock")
+#: The dashboard's notice while team mode's catalog server does not answer.
+OUTAGE = "does not answer"
 SNAPSHOT_ID = re.compile(r"ingested as (\S+)")
+
+
+@dataclass(frozen=True)
+class Target:
+    """The warehouse under test: a file, or a lake (``ducklake:postgres:…`` and its data folder)."""
+
+    db: str
+    data_path: str = ""
+
+    @property
+    def env(self) -> dict[str, str]:
+        extra = {"TOKENDESK_DATA_PATH": self.data_path} if self.data_path else {}
+        return {**os.environ, **extra}
+
+    def open(self) -> Warehouse:
+        return Warehouse.open(self.db, data_path=self.data_path or None, read_only=True)
 
 
 def free_port() -> int:
@@ -67,13 +100,14 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def serve(db: Path) -> tuple[subprocess.Popen, str]:
+def serve(target: Target) -> tuple[subprocess.Popen, str]:
     port = free_port()
     process = subprocess.Popen(
-        [TOKENDESK, "app", "--port", str(port), "--db", str(db)],
+        [TOKENDESK, "app", "--port", str(port), "--db", target.db],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         cwd=ROOT,
+        env=target.env,
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 120
@@ -103,14 +137,16 @@ def price_sheet(folder: Path, writer: int, round_: int) -> Path:
     return sheet
 
 
-def good_snapshot_ids(db: Path) -> set[str]:
-    with Warehouse.open(db, read_only=True) as wh:
+def good_snapshot_ids(target: Target) -> set[str]:
+    with target.open() as wh:
         frame = wh.query("SELECT snapshot_id FROM snapshots WHERE status <> 'failed'")
     return set(frame["snapshot_id"])
 
 
 async def settled(page: Page, marker: str, timeout_ms: float) -> None:
-    await page.get_by_text(marker).first.wait_for(timeout=timeout_ms)
+    """The page has drawn (its marker shows, or the catalog-outage notice) and is idle."""
+    drawn = page.get_by_text(marker).or_(page.get_by_text(OUTAGE))
+    await drawn.first.wait_for(timeout=timeout_ms)
     await page.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
         " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.trim()",
@@ -133,10 +169,19 @@ async def session(browser: Browser, url: str, until: float, seed: int, out: dict
                 await page.get_by_role("link", name=name).first.click()
                 await page.wait_for_timeout(50)
                 await settled(page, PAGES[name], 60_000)
-                out["switch_s"].append(time.perf_counter() - started)
+                elapsed = time.perf_counter() - started
                 main = await page.locator("section.main, [data-testid='stMain']").first.inner_text()
                 if BAD.search(main) or await page.locator("[data-testid='stException']").count():
                     out["errors"].append(f"{name}: {BAD.search(main) or 'exception box'}")
+                elif OUTAGE in main:
+                    out["outage_notices"].append(time.monotonic())
+                    notice = next(line for line in main.splitlines() if OUTAGE in line)
+                    out["outage_samples"].add(f"{name}: {notice[:300]}")
+                    if await page.get_by_text(PAGES[name]).count():
+                        out["served_from_cache"] += 1
+                else:
+                    out["switch_s"].append(elapsed)
+                    out["fresh_at"].append(time.monotonic())
             except Exception as exc:  # a timeout is an error the user would see
                 out["errors"].append(f"{name}: {type(exc).__name__}")
             out["visits"] += 1
@@ -144,23 +189,26 @@ async def session(browser: Browser, url: str, until: float, seed: int, out: dict
         await context.close()
 
 
-def writer_loop(db: Path, folder: Path, writer: int, until: float, out: dict) -> None:
+def writer_loop(target: Target, folder: Path, writer: int, until: float, out: dict) -> None:
     round_ = 0
     while time.monotonic() < until:
         sheet = price_sheet(folder, writer, round_)
         started = time.perf_counter()
         done = subprocess.run(
-            [TOKENDESK, "db", "ingest", str(sheet), "--db", str(db)],
+            [TOKENDESK, "db", "ingest", str(sheet), "--db", target.db],
             capture_output=True,
             text=True,
             cwd=ROOT,
+            env=target.env,
         )
         out["write_s"].append(time.perf_counter() - started)
         if done.returncode == 0:
             out["written"].extend(SNAPSHOT_ID.findall(done.stdout))
             out["writes_ok"] += 1
         else:
-            out["write_errors"].append(done.stderr.strip().splitlines()[-1:])
+            out["write_errors"].append(" ".join(done.stderr.split())[-300:])
+        if "did not answer for" in done.stderr:
+            out["waited_for_catalog"] += 1
         round_ += 1
 
 
@@ -178,7 +226,15 @@ def quantiles(values: list[float]) -> dict:
 
 
 async def browse(urls: list[str], sessions: int, seconds: float) -> dict:
-    out: dict = {"visits": 0, "errors": [], "switch_s": []}
+    out: dict = {
+        "visits": 0,
+        "errors": [],
+        "switch_s": [],
+        "outage_notices": [],
+        "served_from_cache": 0,
+        "fresh_at": [],
+        "outage_samples": set(),
+    }
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         until = time.monotonic() + seconds
@@ -189,61 +245,108 @@ async def browse(urls: list[str], sessions: int, seconds: float) -> dict:
     return out
 
 
-def load(db: Path, folder: Path, urls: list[str], args: argparse.Namespace) -> dict:
-    import threading
+def restart_postgres(server: PostgresServer, at: float, outage_s: float, out: dict) -> None:
+    """Stop PostgreSQL at ``at`` (monotonic), keep it down ``outage_s``, start it again."""
+    time.sleep(max(0.0, at - time.monotonic()))
+    out["stopped_at"] = time.monotonic()
+    server.stop("fast")
+    time.sleep(outage_s)
+    server.start()
+    out["started_at"] = time.monotonic()
 
-    writes: dict = {"writes_ok": 0, "written": [], "write_errors": [], "write_s": []}
-    until = time.monotonic() + args.seconds
+
+def load(
+    target: Target,
+    folder: Path,
+    urls: list[str],
+    args: argparse.Namespace,
+    server: PostgresServer | None,
+) -> dict:
+    writes: dict = {
+        "writes_ok": 0,
+        "written": [],
+        "write_errors": [],
+        "write_s": [],
+        "waited_for_catalog": 0,
+    }
+    started = time.monotonic()
+    until = started + args.seconds
     threads = [
-        threading.Thread(target=writer_loop, args=(db, folder, w, until, writes))
+        threading.Thread(target=writer_loop, args=(target, folder, w, until, writes))
         for w in range(args.writers)
     ]
+    outage: dict = {}
+    if server is not None and args.restart_postgres:
+        halfway = started + args.seconds / 2
+        threads.append(
+            threading.Thread(target=restart_postgres, args=(server, halfway, args.outage, outage))
+        )
     for thread in threads:
         thread.start()
     browsing = asyncio.run(browse(urls, args.sessions, args.seconds))
     for thread in threads:
         thread.join()
-    present = good_snapshot_ids(db)
+    present = good_snapshot_ids(target)
     lost = sorted(set(writes["written"]) - present)
-    return {
+    result = {
         "page_visits": browsing["visits"],
         "errors": len(browsing["errors"]),
         "error_samples": browsing["errors"][:10],
         "page_switch": quantiles(browsing["switch_s"]),
         "writes_ok": writes["writes_ok"],
-        "write_errors": writes["write_errors"][:5],
+        "writes_failed": len(writes["write_errors"]),
+        "write_error_samples": writes["write_errors"][:5],
+        "writes_that_waited_for_the_catalog": writes["waited_for_catalog"],
         "write": quantiles(writes["write_s"]),
         "lost_snapshots": lost,
     }
+    if outage:
+        notices = browsing["outage_notices"]
+        fresh_after = [t for t in browsing["fresh_at"] if t > outage["started_at"]]
+        result["postgres_restart"] = {
+            "down_s": round(outage["started_at"] - outage["stopped_at"], 1),
+            "visits_showing_the_outage_notice": len(notices),
+            "of_which_the_page_drawn_from_what_was_read_before": browsing["served_from_cache"],
+            "notices_seen": sorted(browsing["outage_samples"])[:10],
+            "last_notice_after_restart_s": (
+                round(max(notices) - outage["started_at"], 1) if notices else None
+            ),
+            "first_fresh_page_after_restart_s": (
+                round(min(fresh_after) - outage["started_at"], 1) if fresh_after else None
+            ),
+        }
+    return result
 
 
-def kills(db: Path, folder: Path, url: str, times: int) -> list[dict]:
+def kills(target: Target, folder: Path, url: str, times: int) -> list[dict]:
     # One whole write, timed, so the kills land across the command's life (start-up included).
     started = time.perf_counter()
     subprocess.run(
-        [TOKENDESK, "db", "ingest", str(price_sheet(folder, 99, 999)), "--db", str(db)],
+        [TOKENDESK, "db", "ingest", str(price_sheet(folder, 99, 999)), "--db", target.db],
         capture_output=True,
         check=True,
         cwd=ROOT,
+        env=target.env,
     )
     whole = time.perf_counter() - started
     outcomes = []
     for round_ in range(times):
-        before = good_snapshot_ids(db)
+        before = good_snapshot_ids(target)
         sheet = price_sheet(folder, 99, 1000 + round_)
         process = subprocess.Popen(
-            [TOKENDESK, "db", "ingest", str(sheet), "--db", str(db)],
+            [TOKENDESK, "db", "ingest", str(sheet), "--db", target.db],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             cwd=ROOT,
+            env=target.env,
         )
         time.sleep(random.uniform(0.3, 1.0) * whole)
         killed_running = process.poll() is None
         process.send_signal(signal.SIGKILL)
         process.wait()
-        after = good_snapshot_ids(db)
+        after = good_snapshot_ids(target)
         new = after - before
-        with Warehouse.open(db, read_only=True) as wh:
+        with target.open() as wh:
             partial = wh.query(
                 "SELECT count(*) AS n FROM price_quotes WHERE snapshot_id NOT IN "
                 "(SELECT snapshot_id FROM snapshots WHERE status <> 'failed')"
@@ -279,7 +382,7 @@ async def one_page(url: str) -> bool:
             await page.goto(f"{url}/prices")
             await settled(page, PAGES["Prices"], 60_000)
             main = await page.locator("[data-testid='stMain']").first.inner_text()
-            return not BAD.search(main)
+            return not BAD.search(main) and OUTAGE not in main
         except Exception:
             return False
         finally:
@@ -298,19 +401,36 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=120)
     parser.add_argument("--kills", type=int, default=5)
+    parser.add_argument("--team", action="store_true", help="DuckLake on a real PostgreSQL")
+    parser.add_argument(
+        "--restart-postgres", action="store_true", help="(--team) stop and start it halfway"
+    )
+    parser.add_argument("--outage", type=float, default=10.0, help="seconds PostgreSQL is down")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
+    if args.restart_postgres and not args.team:
+        parser.error("--restart-postgres needs --team")
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         folder = Path(tmp)
-        db = folder / "team.duckdb"
-        subprocess.run([TOKENDESK, "db", "rebuild", "--db", str(db)], check=True, cwd=ROOT)
-        apps = [serve(db) for _ in range(args.apps)]
+        server = stack.enter_context(postgres_server()) if args.team else None
+        if server is not None:
+            target = Target(server.create_database("team_load"), str(folder / "lake-data"))
+            subprocess.run(
+                [TOKENDESK, "db", "init", "--db", target.db], check=True, cwd=ROOT, env=target.env
+            )
+        else:
+            target = Target(str(folder / "team.duckdb"))
+            subprocess.run([TOKENDESK, "db", "rebuild", "--db", target.db], check=True, cwd=ROOT)
+        apps = [serve(target) for _ in range(args.apps)]
         urls = [url for _, url in apps]
         try:
-            results = {
-                "setup": vars(args),
+            results: dict[str, Any] = {
+                "setup": {
+                    **vars(args),
+                    "warehouse": "DuckLake + PostgreSQL" if args.team else "file",
+                },
                 "reference_one_session_no_writers": reference(urls[0], min(30, args.seconds)),
-                "load": load(db, folder, urls, args),
-                "kills": kills(db, folder, urls[0], args.kills),
+                "load": load(target, folder, urls, args, server),
+                "kills": kills(target, folder, urls[0], args.kills),
             }
         finally:
             for process, _ in apps:
@@ -319,7 +439,8 @@ def main() -> None:
     print(json.dumps(results, indent=1))
     out = ROOT / "perf" / "out"
     out.mkdir(exist_ok=True)
-    (out / "bench_team_load.json").write_text(json.dumps(results, indent=1) + "\n")
+    name = "bench_team_load" + ("_team" if args.team else "") + ".json"
+    (out / name).write_text(json.dumps(results, indent=1) + "\n")
     load_ = results["load"]
     ratio = load_["page_switch"].get("p95_s", 0) / max(
         results["reference_one_session_no_writers"]["page_switch"].get("p95_s", 1e-9), 1e-9

@@ -18,6 +18,7 @@ catalog connection DuckLake opens: unique across every process, without a lock.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import shutil
@@ -124,6 +125,13 @@ class CatalogWait:
             self.report(Wait("write", self.where, self.reason, elapsed, self.limit_s, True, True))
 
 
+def _invalidated(exc: BaseException) -> bool:
+    """DuckDB's internal or fatal errors: after one, its database refuses every query."""
+    return isinstance(exc, duckdb.FatalException | duckdb.InternalException) or (
+        "database has been invalidated" in str(exc)
+    )
+
+
 def is_lake_target(target: str) -> bool:
     return target.startswith(LAKE_PREFIX)
 
@@ -227,30 +235,57 @@ class LakeEngine:
         self._users = 0
         self._closed = False
         self._write_lock = threading.RLock()  # this process's writers take turns
-        self._db = duckdb.connect(
+        self._renew_lock = threading.Lock()
+        self._needs_renewal = False
+        self._db = self._connect()
+
+    def _connect(self) -> duckdb.DuckDBPyConnection:
+        """A new in-memory DuckDB with the extensions loaded and the lake attached."""
+        db = duckdb.connect(
             ":memory:",
             config={"autoinstall_known_extensions": False, "autoload_known_extensions": False},
         )
-        self._db.execute("SET enable_progress_bar = false")
         try:
-            self._load_extensions()
-            self._attach()
+            db.execute("SET enable_progress_bar = false")
+            self._load_extensions(db)
+            self._attach(db)
         except BaseException:
-            self._db.close()
+            db.close()
             raise
+        return db
 
-    def _load_extensions(self) -> None:
+    def _renewed(self) -> duckdb.DuckDBPyConnection:
+        """The in-memory DuckDB, replaced first if an error invalidated it.
+
+        When PostgreSQL drops the catalog connection in the middle of a query, DuckDB 1.5.5 with
+        the ducklake extension can fail with an internal error and then refuses every further
+        query ("database has been invalidated ... must be restarted"), so that process would
+        never read the lake again. It is replaced by a new one here, on the next use, once the
+        server answers; while it does not, the use fails as the catalog not answering.
+        """
+        if not self._needs_renewal:
+            return self._db
+        with self._renew_lock:
+            if self._needs_renewal:
+                fresh = self._connect()  # raises CatalogUnreachable while the server is down
+                old, self._db = self._db, fresh
+                self._needs_renewal = False
+                with contextlib.suppress(duckdb.Error):
+                    old.close()
+        return self._db
+
+    def _load_extensions(self, db: duckdb.DuckDBPyConnection) -> None:
         for package, stem, name in _EXTENSIONS:
             path = _named_copy(extension_file(package, stem), name)
-            self._db.execute(f"LOAD {sql_literal(str(path))}")
+            db.execute(f"LOAD {sql_literal(str(path))}")
 
-    def _attach(self) -> None:
+    def _attach(self, db: duckdb.DuckDBPyConnection) -> None:
         options = []
         if self.data_path:
             if self.data_path.startswith("s3://"):
                 secret = _s3_secret_options()
                 names = ", ".join(f"{option} ?" for option in secret)
-                self._db.execute(
+                db.execute(
                     f"CREATE OR REPLACE SECRET tokendesk_s3 (TYPE s3{', ' if names else ''}{names})",
                     list(secret.values()),
                 )
@@ -259,7 +294,7 @@ class LakeEngine:
             options.append(f"DATA_PATH {sql_literal(self.data_path.rstrip('/') + '/')}")
         clause = f" ({', '.join(options)})" if options else ""
         try:
-            self._db.execute(f"ATTACH {sql_literal(self.target)} AS {ALIAS}{clause}")
+            db.execute(f"ATTACH {sql_literal(self.target)} AS {ALIAS}{clause}")
         except duckdb.Error as exc:
             if unreachable_reason(exc):
                 raise CatalogUnreachable(self._attach_error(exc)) from None
@@ -282,7 +317,12 @@ class LakeEngine:
 
     def unreachable(self, exc: BaseException, consequence: str) -> CatalogUnreachable | None:
         """``exc`` as the plain error a person sees, when it says the catalog does not answer."""
+        reset = _invalidated(exc)
+        if reset:
+            self._needs_renewal = True
         reason = unreachable_reason(exc) or self._probe()
+        if reason is None and reset:
+            reason = "the connection was cut and has been opened again"
         if reason is None:
             return None
         return CatalogUnreachable(f"the {self.path} does not answer ({reason}). {consequence}")
@@ -292,7 +332,9 @@ class LakeEngine:
         error that does not say (a commit cut off by a server crash reports only "Failed to
         execute query ROLLBACK")."""
         try:
-            self._db.execute("SELECT * FROM postgres_query(?, 'SELECT 1')", [CATALOG_ALIAS])
+            self._on_catalog("SELECT * FROM postgres_query(?, 'SELECT 1')", [CATALOG_ALIAS])
+        except CatalogUnreachable as exc:  # renewing the DuckDB could not reach the server
+            return unreachable_reason(exc) or "no answer"
         except duckdb.Error as exc:
             return unreachable_reason(exc) or "no answer"
         return None
@@ -310,7 +352,7 @@ class LakeEngine:
             raise plain from None
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
-        cursor = self._db.cursor()
+        cursor = self._renewed().cursor()
         # Catalog round trips make queries slow enough for DuckDB's progress bar, which it
         # writes to stdout: into the CSV or JSON the CLI is printing. It is set per connection.
         cursor.execute(f"SET enable_progress_bar = false; USE {ALIAS}")
@@ -340,12 +382,22 @@ class LakeEngine:
     def schema_sql(self, sql: str) -> str:
         return lake_sql(sql)
 
+    def _on_catalog(self, sql: str, params: list[object]) -> list[tuple]:
+        """Run ``sql`` on a cursor of its own: the in-memory DuckDB's own connection must never
+        be used by two threads at once (the dashboard's sessions are threads), and sharing it
+        kept dead PostgreSQL connections in use after a server restart."""
+        cursor = self._renewed().cursor()
+        try:
+            return cursor.execute(sql, params).fetchall()
+        finally:
+            cursor.close()
+
     def ensure_id_counters(self) -> None:
         """Create the PostgreSQL sequences behind the ids (idempotent)."""
         statements = "; ".join(
             f"CREATE SEQUENCE IF NOT EXISTS tokendesk_{counter}_seq" for counter in ID_COUNTERS
         )
-        self._db.execute("CALL postgres_execute(?, ?)", [CATALOG_ALIAS, statements])
+        self._on_catalog("CALL postgres_execute(?, ?)", [CATALOG_ALIAS, statements])
 
     def next_ids(self, counter: str, count: int) -> list[int]:
         """``count`` new ids, increasing, that no other process will ever be given."""
@@ -357,9 +409,7 @@ class LakeEngine:
         query = (
             f"SELECT nextval('tokendesk_{counter}_seq') AS id FROM generate_series(1, {int(count)})"  # noqa: S608
         )
-        rows = self._db.execute(
-            "SELECT id FROM postgres_query(?, ?)", [CATALOG_ALIAS, query]
-        ).fetchall()
+        rows = self._on_catalog("SELECT id FROM postgres_query(?, ?)", [CATALOG_ALIAS, query])
         return sorted(int(row[0]) for row in rows)
 
     def advance_id_counters(self) -> None:
@@ -372,7 +422,7 @@ class LakeEngine:
                 ).fetchone()
                 highest = int(row[0]) if row else 0
                 if highest:
-                    self._db.execute(
+                    self._on_catalog(
                         "SELECT * FROM postgres_query(?, ?)",
                         [
                             CATALOG_ALIAS,
@@ -384,17 +434,14 @@ class LakeEngine:
 
     def catalog_snapshot(self) -> int:
         """The lake's newest committed DuckLake snapshot: it changes with every write, anywhere."""
-        cursor = self._db.cursor()
         try:
-            row = cursor.execute("SELECT * FROM ducklake_current_snapshot(?)", [ALIAS]).fetchone()
+            rows = self._on_catalog("SELECT * FROM ducklake_current_snapshot(?)", [ALIAS])
         except duckdb.Error as exc:
             plain = self.unreachable(exc, "Nothing was changed.")
             if plain is None:
                 raise
             raise plain from None
-        finally:
-            cursor.close()
-        return int(row[0]) if row else 0
+        return int(rows[0][0]) if rows else 0
 
     def close(self) -> None:
         """Let go of one user; the last one detaches and closes the in-memory DuckDB."""

@@ -13,10 +13,12 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import duckdb
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -95,6 +97,84 @@ def test_a_reader_is_told_plainly_while_postgres_is_down_and_reads_again_after(
         # The same open reader, without reopening: the same rows, the same snapshot.
         assert reader.query("SELECT * FROM current_prices ORDER BY price_id").equals(before)
         assert reader.catalog_snapshot() == snapshot
+
+
+def test_readers_in_many_threads_read_again_after_a_restart(
+    lake: tuple[str, str], running: PostgresServer
+) -> None:
+    """The dashboard's sessions are threads sharing one engine. A restart under them once left
+    every later read failing (DuckDB invalidated by an internal error when the connection was
+    cut mid-query); each must read again once the server answers, and say nothing but "does not
+    answer" meanwhile."""
+    target, data_path = lake
+    with Warehouse.open(target, data_path=data_path, read_only=True) as reader:
+        expected = len(reader.query("SELECT * FROM current_prices"))
+        restarted = threading.Event()
+        failures: list[BaseException] = []
+        recovered: list[int] = []
+
+        def session(number: int) -> None:
+            in_a_row = 0
+            deadline = time.monotonic() + PROCESS_LIMIT_S
+            while time.monotonic() < deadline:
+                try:
+                    reader.catalog_snapshot()
+                    rows = len(reader.query("SELECT * FROM current_prices"))
+                except CatalogUnreachable:
+                    in_a_row = 0
+                except BaseException as exc:  # anything else is a failure of the test
+                    failures.append(exc)
+                    return
+                else:
+                    assert rows == expected
+                    in_a_row = in_a_row + 1 if restarted.is_set() else 0
+                    if in_a_row == 5:
+                        recovered.append(number)
+                        return
+                time.sleep(0.02)
+
+        threads = [threading.Thread(target=session, args=(n,)) for n in range(4)]
+        for thread in threads:
+            thread.start()
+        time.sleep(1.0)  # reads under way when the server goes
+        running.stop()
+        time.sleep(2.0)  # reads while it is down
+        running.start()
+        restarted.set()
+        for thread in threads:
+            thread.join(timeout=PROCESS_LIMIT_S)
+    assert failures == []
+    assert sorted(recovered) == [0, 1, 2, 3]
+
+
+def test_an_invalidated_duckdb_is_replaced_on_the_next_read(
+    lake: tuple[str, str], running: PostgresServer
+) -> None:
+    """Seen once in a restart under threaded reads: DuckDB failed with an internal error and
+    then refused every query ("database has been invalidated"). The engine then opens a new
+    in-memory DuckDB on the next use, after the server answers again."""
+    target, data_path = lake
+    with Warehouse.open(target, data_path=data_path, read_only=True) as reader:
+        engine = reader._engine
+        rows = len(reader.query("SELECT * FROM current_prices"))
+        dead = engine._db
+        invalidated = duckdb.FatalException(
+            "FATAL Error: Failed: database has been invalidated because of a previous fatal "
+            'error. Original error: "Attempted to access index 0 within vector of size 0"'
+        )
+        running.stop()
+        said = engine.unreachable(invalidated, "Nothing was changed.")
+        assert said is not None and "does not answer (connection refused)" in str(said)
+        with pytest.raises(CatalogUnreachable):  # no new DuckDB while the server is down
+            reader.query("SELECT 1")
+        running.start()
+        assert len(reader.query("SELECT * FROM current_prices")) == rows
+        assert engine._db is not dead
+        with pytest.raises(duckdb.ConnectionException):  # the old one was closed
+            dead.execute("SELECT 1")
+        # With the server up, the same error reads as a cut connection, opened again.
+        said = engine.unreachable(invalidated, "Nothing was changed.")
+        assert said is not None and "the connection was cut and has been opened again" in str(said)
 
 
 def test_a_writer_waits_for_postgres_says_so_and_lands_once_it_answers(
