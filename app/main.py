@@ -11,6 +11,7 @@ from app import auth, data
 from app.safe import plain
 from tokendesk.access import AccessDenied
 from warehouse import CatalogUnreachable, WarehouseError
+from warehouse.lake import unreachable_reason
 
 PAGES = Path(__file__).parent / "views"
 #: Team mode: PostgreSQL, which keeps the shared warehouse's catalog, does not answer (restarting,
@@ -95,8 +96,16 @@ except WarehouseError:
         icon=":material/hourglass_top:",
     )
 except Exception as exc:  # the last line of defence: a plain message, never a traceback
-    st.error(
-        f"This page could not be drawn ({plain(type(exc).__name__)}: {plain(exc)}). The warehouse"
-        " is unchanged. Reload the page; if this persists, run `tokendesk db info` to check the"
-        " warehouse."
-    )
+    reason = unreachable_reason(exc)
+    if reason:  # a team-mode read cut off by PostgreSQL going away, outside the engine's reads
+        st.warning(
+            f"The team warehouse's catalog server does not answer ({reason}); nothing is lost."
+            " Reload in a moment.",
+            icon=":material/cloud_off:",
+        )
+    else:
+        st.error(
+            f"This page could not be drawn ({plain(type(exc).__name__)}: {plain(exc)}). The"
+            " warehouse is unchanged. Reload the page; if this persists, run `tokendesk db info`"
+            " to check the warehouse."
+        )

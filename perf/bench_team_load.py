@@ -71,6 +71,8 @@ PAGES = {
     "Prices": "Current quotes",
     "Benchmarks": "Benchmark results",
 }
+#: Each page's address.
+PATHS = {name: "/" if name == "Overview" else f"/{name.lower()}" for name in PAGES}
 #: What a page must never show a user.
 BAD = re.compile(r"Traceback|\bNone\b|Exception|Could not set lock")
 #: The dashboard's notice while team mode's catalog server does not answer.
@@ -147,9 +149,12 @@ async def settled(page: Page, marker: str, timeout_ms: float) -> None:
     """The page has drawn (its marker shows, or the catalog-outage notice) and is idle."""
     drawn = page.get_by_text(marker).or_(page.get_by_text(OUTAGE))
     await drawn.first.wait_for(timeout=timeout_ms)
+    # Idle, and nothing left over from the page before: until its run ends, Streamlit keeps the
+    # previous page's elements on screen marked stale (an outage notice among them).
     await page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.trim()",
+        '() => !document.querySelector(\'[data-testid="stElementContainer"][data-stale="true"]\')'
+        " && (!document.querySelector('[data-testid=\"stStatusWidget\"]')"
+        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.trim())",
         timeout=timeout_ms,
     )
 
@@ -162,17 +167,21 @@ async def session(browser: Browser, url: str, until: float, seed: int, out: dict
     try:
         await page.goto(url)
         await settled(page, PAGES["Overview"], 180_000)
+        current = "Overview"
         while time.monotonic() < until:
-            name = rng.choice(list(PAGES))
+            name = rng.choice([other for other in PAGES if other != current])
+            current = name
             started = time.perf_counter()
             try:
                 await page.get_by_role("link", name=name).first.click()
-                await page.wait_for_timeout(50)
+                await page.wait_for_url(re.compile(rf"^[^?#]*//[^/]+{PATHS[name]}(?:[?#].*)?$"))
                 await settled(page, PAGES[name], 60_000)
                 elapsed = time.perf_counter() - started
                 main = await page.locator("section.main, [data-testid='stMain']").first.inner_text()
-                if BAD.search(main) or await page.locator("[data-testid='stException']").count():
-                    out["errors"].append(f"{name}: {BAD.search(main) or 'exception box'}")
+                bad = BAD.search(main)
+                if bad or await page.locator("[data-testid='stException']").count():
+                    seen = main[max(0, bad.start() - 150) : bad.end() + 150] if bad else "a box"
+                    out["errors"].append(f"{name}: {' '.join(seen.split())}")
                 elif OUTAGE in main:
                     out["outage_notices"].append(time.monotonic())
                     notice = next(line for line in main.splitlines() if OUTAGE in line)

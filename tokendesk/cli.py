@@ -39,7 +39,13 @@ from tokendesk.textsafety import (
 )
 from warehouse import Warehouse, WarehouseError
 from warehouse.engine import Wait, report_waits_to
-from warehouse.lake import DATA_PATH_ENV, LAKE_PREFIX, describe, is_lake_target
+from warehouse.lake import (
+    DATA_PATH_ENV,
+    LAKE_PREFIX,
+    describe,
+    is_lake_target,
+    unreachable_reason,
+)
 from warehouse.queries import COST_SORTS, cost_options
 from warehouse.seed import SeedFileError, ingest_price_file, ingest_result_file
 from warehouse.transfer import copy_into_lake
@@ -544,6 +550,15 @@ def main(argv: list[str] | None = None) -> None:
         err.print("interrupted; nothing more was written")
         raise SystemExit(130) from None
     except Exception as exc:  # the last line of defence: a message, never a traceback
+        reason = unreachable_reason(exc)
+        if reason:  # team mode: PostgreSQL went away under a read (its text names the server)
+            err.print(
+                f"[red]error:[/red] the team warehouse's catalog server does not answer ({reason})."
+                " A write lands whole or not at all: `tokendesk db snapshots` lists what landed."
+                " Run the command again once it answers.",
+                highlight=False,
+            )
+            raise SystemExit(1) from None
         err.print(
             f"[red]error:[/red] {terminal_text(type(exc).__name__ + ': ' + str(exc))}\n"
             "This is a fault in tokendesk; anything the command was writing was rolled back."
