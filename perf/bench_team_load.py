@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import BrowserContext, Page, async_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -62,7 +62,16 @@ from warehouse import Warehouse  # noqa: E402
 
 TOKENDESK = str(ROOT / ".venv" / "bin" / "tokendesk")
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    # Every tab is a user looking at it: none is slowed down as a background tab.
+    "--disable-background-timer-throttling",
+    "--disable-renderer-backgrounding",
+    "--disable-backgrounding-occluded-windows",
+]
 #: Each page's link text in the sidebar and a text on screen once it has rendered.
 PAGES = {
     "Overview": "Incumbent against the best alternative",
@@ -71,6 +80,12 @@ PAGES = {
     "Prices": "Current quotes",
     "Benchmarks": "Benchmark results",
 }
+#: Seconds between two sessions' arrivals, and how long a first page may take before it counts
+#: as an error.
+ARRIVAL_GAP_S = 0.5
+FIRST_PAGE_LIMIT_MS = 180_000
+#: The dashboard processes of this run, whose CPU time is reported apart from the browser's.
+APP_PIDS: list[int] = []
 #: Each page's address.
 PATHS = {name: "/" if name == "Overview" else f"/{name.lower()}" for name in PAGES}
 #: What a page must never show a user.
@@ -159,14 +174,23 @@ async def settled(page: Page, marker: str, timeout_ms: float) -> None:
     )
 
 
-async def session(browser: Browser, url: str, until: float, seed: int, out: dict) -> None:
-    """One user: open the dashboard, then switch pages at random until ``until``."""
+async def session(
+    browser: BrowserContext, url: str, until: float, seed: int, think_s: float, out: dict
+) -> None:
+    """One user: open the dashboard, then switch pages at random until ``until``, reading each
+    page for a random 0.5x to 1.5x ``think_s`` seconds first (0: clicking without pause)."""
     rng = random.Random(seed)
-    context = await browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = await context.new_page()
+    page = await browser.new_page()
     try:
-        await page.goto(url)
-        await settled(page, PAGES["Overview"], 180_000)
+        await asyncio.sleep(seed * ARRIVAL_GAP_S)  # people arrive over a few seconds, not at once
+        started = time.perf_counter()
+        try:
+            await page.goto(url, timeout=FIRST_PAGE_LIMIT_MS)
+            await settled(page, PAGES["Overview"], FIRST_PAGE_LIMIT_MS)
+        except Exception as exc:  # a first page that never came is an error the user would see
+            out["errors"].append(f"first page: {type(exc).__name__}")
+            return
+        out["first_page_s"].append(time.perf_counter() - started)
         current = "Overview"
         while time.monotonic() < until:
             name = rng.choice([other for other in PAGES if other != current])
@@ -194,8 +218,9 @@ async def session(browser: Browser, url: str, until: float, seed: int, out: dict
             except Exception as exc:  # a timeout is an error the user would see
                 out["errors"].append(f"{name}: {type(exc).__name__}")
             out["visits"] += 1
+            await asyncio.sleep(think_s * rng.uniform(0.5, 1.5))
     finally:
-        await context.close()
+        await page.close()
 
 
 def writer_loop(target: Target, folder: Path, writer: int, until: float, out: dict) -> None:
@@ -221,6 +246,26 @@ def writer_loop(target: Target, folder: Path, writer: int, until: float, out: di
         round_ += 1
 
 
+def cpu_seconds(app_pids: list[int]) -> dict[str, float]:
+    """CPU seconds used so far by the browser's processes and by the dashboard processes."""
+    tick = os.sysconf("SC_CLK_TCK")
+    used = {"browser": 0.0, "dashboards": 0.0}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)
+        except OSError:
+            continue  # ended meanwhile
+        name = fields[0].split("(", 1)[1]
+        utime, stime = (int(v) for v in fields[1].split()[11:13])
+        if int(entry.name) in app_pids:
+            used["dashboards"] += (utime + stime) / tick
+        elif name.startswith(("chrom", "headless_shell")):
+            used["browser"] += (utime + stime) / tick
+    return used
+
+
 def quantiles(values: list[float]) -> dict:
     if not values:
         return {"n": 0}
@@ -234,7 +279,7 @@ def quantiles(values: list[float]) -> dict:
     }
 
 
-async def browse(urls: list[str], sessions: int, seconds: float) -> dict:
+async def browse(urls: list[str], sessions: int, seconds: float, think_s: float = 0.0) -> dict:
     out: dict = {
         "visits": 0,
         "errors": [],
@@ -243,13 +288,21 @@ async def browse(urls: list[str], sessions: int, seconds: float) -> dict:
         "served_from_cache": 0,
         "fresh_at": [],
         "outage_samples": set(),
+        "first_page_s": [],
     }
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        # One context, one tab per session: the dashboard's JavaScript is fetched and compiled
+        # once, as each user's own browser would have it cached; every tab is still its own
+        # Streamlit session with its own websocket.
+        tabs = await browser.new_context(viewport={"width": 1400, "height": 1000})
         until = time.monotonic() + seconds
+        before = cpu_seconds(APP_PIDS)
         await asyncio.gather(
-            *(session(browser, urls[i % len(urls)], until, i, out) for i in range(sessions))
+            *(session(tabs, urls[i % len(urls)], until, i, think_s, out) for i in range(sessions))
         )
+        after = cpu_seconds(APP_PIDS)
+        out["cpu_s"] = {family: round(after[family] - before[family]) for family in after}
         await browser.close()
     return out
 
@@ -292,7 +345,7 @@ def load(
         )
     for thread in threads:
         thread.start()
-    browsing = asyncio.run(browse(urls, args.sessions, args.seconds))
+    browsing = asyncio.run(browse(urls, args.sessions, args.seconds, args.think))
     for thread in threads:
         thread.join()
     present = good_snapshot_ids(target)
@@ -301,6 +354,8 @@ def load(
         "page_visits": browsing["visits"],
         "errors": len(browsing["errors"]),
         "error_samples": browsing["errors"][:10],
+        "cpu_seconds_during_load": browsing["cpu_s"],
+        "first_page": quantiles(browsing["first_page_s"]),
         "page_switch": quantiles(browsing["switch_s"]),
         "writes_ok": writes["writes_ok"],
         "writes_failed": len(writes["write_errors"]),
@@ -330,14 +385,16 @@ def load(
 def kills(target: Target, folder: Path, url: str, times: int) -> list[dict]:
     # One whole write, timed, so the kills land across the command's life (start-up included).
     started = time.perf_counter()
-    subprocess.run(
+    timed = subprocess.run(
         [TOKENDESK, "db", "ingest", str(price_sheet(folder, 99, 999)), "--db", target.db],
         capture_output=True,
-        check=True,
+        text=True,
         cwd=ROOT,
         env=target.env,
     )
     whole = time.perf_counter() - started
+    if timed.returncode != 0:
+        return [{"timed_write_failed": " ".join(timed.stderr.split())[-400:]}]
     outcomes = []
     for round_ in range(times):
         before = good_snapshot_ids(target)
@@ -410,6 +467,9 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=120)
     parser.add_argument("--kills", type=int, default=5)
+    parser.add_argument(
+        "--think", type=float, default=10.0, help="mean seconds a user reads a page (0: none)"
+    )
     parser.add_argument("--team", action="store_true", help="DuckLake on a real PostgreSQL")
     parser.add_argument(
         "--restart-postgres", action="store_true", help="(--team) stop and start it halfway"
@@ -430,6 +490,7 @@ def main() -> None:
             target = Target(str(folder / "team.duckdb"))
             subprocess.run([TOKENDESK, "db", "rebuild", "--db", target.db], check=True, cwd=ROOT)
         apps = [serve(target) for _ in range(args.apps)]
+        APP_PIDS.extend(process.pid for process, _ in apps)
         urls = [url for _, url in apps]
         try:
             results: dict[str, Any] = {

@@ -554,7 +554,7 @@ def main(argv: list[str] | None = None) -> None:
         if reason:  # team mode: PostgreSQL went away under a read (its text names the server)
             err.print(
                 f"[red]error:[/red] the team warehouse's catalog server does not answer ({reason})."
-                " A write lands whole or not at all: `tokendesk db snapshots` lists what landed."
+                " A write lands whole or not at all: `tokendesk db info` lists what landed."
                 " Run the command again once it answers.",
                 highlight=False,
             )

@@ -370,7 +370,7 @@ class LakeEngine:
                 # or not at all, so the write either landed entirely or left nothing.
                 plain = self.unreachable(
                     exc,
-                    "The write did not land unless `tokendesk db snapshots` lists it (a snapshot"
+                    "The write did not land unless `tokendesk db info` lists it (a snapshot"
                     " lands whole or not at all); run it again once the catalog answers.",
                 )
                 if plain is None:

@@ -255,9 +255,7 @@ def test_a_postgres_crash_inside_a_write_leaves_all_or_nothing(
         with pytest.raises(CatalogUnreachable) as caught, writer.atomic():
             writer.ingest_prices("test:crash", [quote(source="crash")], origin="test")
             running.stop("immediate")
-        assert "The write did not land unless `tokendesk db snapshots` lists it" in str(
-            caught.value
-        )
+        assert "The write did not land unless `tokendesk db info` lists it" in str(caught.value)
         running.start()
         assert _digest(writer) == before
         # The same process writes again once the server is back.
