@@ -13,14 +13,17 @@ halfway through the load (``pg_ctl stop -m fast``: every connection cut), keeps 
 answer" notice is counted apart from errors, and the time from the restart to the first page
 drawn from fresh reads is reported.
 
-1. **Load**: ``--apps`` ``tokendesk app`` processes serve the same warehouse file; ``--writers``
+1. **Load**: ``--apps`` ``tokendesk app`` processes serve the same warehouse; ``--writers``
    processes run ``tokendesk db ingest`` of a 28-quote price sheet in a loop (each command one
-   snapshot); ``--sessions`` headless Chromium sessions (one browser, one context each, spread
-   over the app processes) switch between the dashboard's pages for ``--seconds``. Counted: page
-   visits, errors (a visit that times out or shows an exception, a traceback or "None"), writes
-   that succeeded, and lost snapshots (a write that said it succeeded and whose snapshot is not in
-   the warehouse afterwards). Timed: each page switch, from the click until the page has
-   rendered (p50 / p95 / max), and each write, from the start of the command to its exit.
+   snapshot); ``--sessions`` Chromium tabs (one headless browser; each tab its own Streamlit
+   session, spread over the app processes, arriving 0.5 s apart) open the Overview, then switch
+   to another page at random after reading the current one for 0.5x-1.5x ``--think`` seconds,
+   for ``--seconds``. Counted: page visits, errors (a first page or switch that takes over its
+   limit, or a page that shows an exception, a traceback or "None"), writes that succeeded, and
+   lost snapshots (a write that said it succeeded and whose snapshot is not in the warehouse
+   afterwards). Timed: the first page, each page switch from the click until the new page has
+   rendered (p50 / p95 / max), and each write, from the start of the command to its exit; and
+   the CPU seconds the browser and the dashboard processes used meanwhile.
 2. **Faults**: ``--kills`` times, while the apps still serve, a writer is started and killed with
    SIGKILL at a random moment in its write; afterwards the warehouse holds either its previous
    content or the whole snapshot (never part of one), the last good snapshot is still current,
