@@ -151,6 +151,21 @@ def frame(*sweeps: list[dict]) -> pd.DataFrame:
 
 
 # -- warehouse ---------------------------------------------------------------------------------
+def kill_results_csv(path: Path, concurrencies: tuple[int, ...]) -> Path:
+    """A results file for the kill tests: one H100 vLLM sweep, one row per concurrency."""
+    path.write_text(
+        "accelerator_id,accelerators_per_replica,runtime,model,precision,workload,scenario,"
+        "concurrency,output_tok_s,measured_at,source_tool,source_url\n"
+        + "".join(
+            f"nvidia-h100-sxm-80gb,1,vllm,kill-model,bf16,chat,online,{c},{900 + c},2026-10-01,"
+            "kill-bench,https://example.org/kill\n"
+            for c in concurrencies
+        ),
+        encoding="utf-8",
+    )
+    return path
+
+
 def seeded_warehouse(path: Path | str) -> Warehouse:
     """The warehouse at ``path``, built on first use from the shipped seed in data/ with the price
     integrity check, as `tokendesk db init` and the dashboard's first start build it."""

@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.factories import seeded_warehouse
+from tests.factories import kill_results_csv, seeded_warehouse
 from tokendesk.paths import REPO_ROOT
 from warehouse import Warehouse
 
@@ -38,17 +38,7 @@ def _write_inputs(folder: Path) -> list[Path]:
     ]
     prices = folder / "prices.csv"
     prices.write_text(header + "".join(rows), encoding="utf-8")
-    results = folder / "results.csv"
-    results.write_text(
-        "accelerator_id,accelerators_per_replica,runtime,model,precision,workload,scenario,"
-        "concurrency,output_tok_s,measured_at,source_tool,source_url\n"
-        + "".join(
-            f"nvidia-h100-sxm-80gb,1,vllm,kill-model,bf16,chat,online,{c},{900 + c},2026-10-01,"
-            "kill-bench,https://example.org/kill\n"
-            for c in (1, 2, 4, 8, 16, 32, 64)
-        ),
-        encoding="utf-8",
-    )
+    results = kill_results_csv(folder / "results.csv", (1, 2, 4, 8, 16, 32, 64))
     return [prices, results]
 
 

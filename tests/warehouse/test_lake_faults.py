@@ -25,7 +25,7 @@ from streamlit.testing.v1 import AppTest
 
 from pricing.integrity import check_price_file
 from tests.app.pages import shown
-from tests.factories import quote
+from tests.factories import kill_results_csv, quote
 from tests.lake_servers import PostgresServer, postgres_server
 from tokendesk.paths import REPO_ROOT
 from warehouse import CatalogUnreachable, Warehouse
@@ -321,17 +321,7 @@ def _kill_inputs(folder: Path) -> list[Path]:
         ),
         encoding="utf-8",
     )
-    results = folder / "results.csv"
-    results.write_text(
-        "accelerator_id,accelerators_per_replica,runtime,model,precision,workload,scenario,"
-        "concurrency,output_tok_s,measured_at,source_tool,source_url\n"
-        + "".join(
-            f"nvidia-h100-sxm-80gb,1,vllm,kill-model,bf16,chat,online,{c},{900 + c},2026-10-01,"
-            "kill-bench,https://example.org/kill\n"
-            for c in (1, 2, 4, 8, 16)
-        ),
-        encoding="utf-8",
-    )
+    results = kill_results_csv(folder / "results.csv", (1, 2, 4, 8, 16))
     return [prices, results]
 
 
