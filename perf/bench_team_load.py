@@ -282,7 +282,9 @@ def quantiles(values: list[float]) -> dict:
     }
 
 
-async def browse(urls: list[str], sessions: int, seconds: float, think_s: float = 0.0) -> dict:
+async def browse(
+    urls: list[str], sessions: int, seconds: float, think_s: float = 0.0, browsers: int = 1
+) -> dict:
     out: dict = {
         "visits": 0,
         "errors": [],
@@ -294,19 +296,29 @@ async def browse(urls: list[str], sessions: int, seconds: float, think_s: float 
         "first_page_s": [],
     }
     async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        # One context, one tab per session: the dashboard's JavaScript is fetched and compiled
-        # once, as each user's own browser would have it cached; every tab is still its own
-        # Streamlit session with its own websocket.
-        tabs = await browser.new_context(viewport={"width": 1400, "height": 1000})
+        launched = [
+            await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            for _ in range(max(1, min(browsers, sessions)))
+        ]
+        # One context per browser, one tab per session: the dashboard's JavaScript is fetched
+        # and compiled once per browser, as each user's own browser would have it cached; every
+        # tab is still its own Streamlit session with its own websocket.
+        contexts = [
+            await browser.new_context(viewport={"width": 1400, "height": 1000})
+            for browser in launched
+        ]
         until = time.monotonic() + seconds
         before = cpu_seconds(APP_PIDS)
         await asyncio.gather(
-            *(session(tabs, urls[i % len(urls)], until, i, think_s, out) for i in range(sessions))
+            *(
+                session(contexts[i % len(contexts)], urls[i % len(urls)], until, i, think_s, out)
+                for i in range(sessions)
+            )
         )
         after = cpu_seconds(APP_PIDS)
         out["cpu_s"] = {family: round(after[family] - before[family]) for family in after}
-        await browser.close()
+        for browser in launched:
+            await browser.close()
     return out
 
 
@@ -348,7 +360,7 @@ def load(
         )
     for thread in threads:
         thread.start()
-    browsing = asyncio.run(browse(urls, args.sessions, args.seconds, args.think))
+    browsing = asyncio.run(browse(urls, args.sessions, args.seconds, args.think, args.browsers))
     for thread in threads:
         thread.join()
     present = good_snapshot_ids(target)
@@ -472,6 +484,9 @@ def main() -> None:
     parser.add_argument("--kills", type=int, default=5)
     parser.add_argument(
         "--think", type=float, default=10.0, help="mean seconds a user reads a page (0: none)"
+    )
+    parser.add_argument(
+        "--browsers", type=int, default=1, help="Chromium processes the tabs are spread over"
     )
     parser.add_argument("--team", action="store_true", help="DuckLake on a real PostgreSQL")
     parser.add_argument(
