@@ -75,12 +75,13 @@ navigation = st.navigation(
     ]
 )
 try:
-    if data.catalog_outage(data.db_path()):
+    path = data.db_path()  # looks once per run whether the warehouse changed (or is reachable)
+    if data.catalog_outage(path):
         st.warning(
             CATALOG_DOWN + " What this page shows was read before it stopped answering.",
             icon=":material/cloud_off:",
         )
-    auth.sidebar(user, data.hidden_negotiated_quotes(data.db_path()))
+    auth.sidebar(user, data.hidden_negotiated_quotes(path))
     navigation.run()
 except AccessDenied as exc:  # a write asked for by a role that may not make it: nothing written
     st.warning(f"Nothing was written. {plain(exc)}")

@@ -9,7 +9,7 @@ the shipped seed, so a correction of the seed data changes no page test.
 from __future__ import annotations
 
 import hashlib
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pandas as pd
@@ -151,6 +151,24 @@ def frame(*sweeps: list[dict]) -> pd.DataFrame:
 
 
 # -- warehouse ---------------------------------------------------------------------------------
+def negotiated_quotes(provider: str, instances: dict[str, str]) -> list[PriceQuote]:
+    """A provider's negotiated 8xH100 quotes at $16/h, never expiring: instance type -> quote id."""
+    return [
+        quote(
+            provider=provider,
+            region="any",
+            instance_type=name,
+            accelerator_id="nvidia-h100-sxm-80gb",
+            accelerator_count=8,
+            pricing_model="negotiated",
+            usd_per_hour=16.0,
+            quote_id=quote_id,
+            expires_on=date(2099, 12, 31),
+        )
+        for name, quote_id in instances.items()
+    ]
+
+
 def kill_results_csv(path: Path, concurrencies: tuple[int, ...]) -> Path:
     """A results file for the kill tests: one H100 vLLM sweep, one row per concurrency."""
     path.write_text(

@@ -4,13 +4,12 @@ checked at the data layer (``app.data``) and on the pages."""
 from __future__ import annotations
 
 import json
-from datetime import date
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.app.pages import VIEWS
-from tests.factories import quote
+from tests.factories import negotiated_quotes
 from warehouse import Warehouse
 from warehouse.workspaces import workspace_versions
 
@@ -30,20 +29,7 @@ NEGOTIATED_SOURCE = "sheet:examplecloud:negotiated"
 @pytest.fixture
 def team_env(writable_env):
     """A warehouse whose only examplecloud prices are two negotiated quotes."""
-    negotiated = [
-        quote(
-            provider="examplecloud",
-            region="any",
-            instance_type=name,
-            accelerator_id="nvidia-h100-sxm-80gb",
-            accelerator_count=8,
-            pricing_model="negotiated",
-            usd_per_hour=16.0,
-            quote_id=name.upper(),
-            expires_on=date(2099, 12, 31),
-        )
-        for name in ("q-1", "q-2")
-    ]
+    negotiated = negotiated_quotes("examplecloud", {"q-1": "Q-1", "q-2": "Q-2"})
     with Warehouse.open(writable_env) as warehouse:
         warehouse.ingest_prices(NEGOTIATED_SOURCE, negotiated)
     return writable_env

@@ -8,7 +8,6 @@ import re
 import secrets
 import threading
 from collections.abc import Iterator
-from datetime import date
 from pathlib import Path
 from urllib.parse import quote as url_quote
 
@@ -18,7 +17,7 @@ from werkzeug.serving import make_server
 
 from tests.e2e.artifacts import screenshot
 from tests.e2e.server import free_port, start_dashboard
-from tests.factories import quote, seeded_warehouse
+from tests.factories import negotiated_quotes, seeded_warehouse
 from warehouse import Warehouse
 from warehouse.workspaces import workspace_versions
 
@@ -54,20 +53,9 @@ def provider() -> Iterator[str]:
 def team_db(tmp_path_factory) -> Path:
     """The bundled warehouse plus two negotiated quotes from a provider that has no other."""
     db = tmp_path_factory.mktemp("team") / "team.duckdb"
-    negotiated = [
-        quote(
-            provider=NEGOTIATED_PROVIDER,
-            region="any",
-            instance_type=name,
-            accelerator_id="nvidia-h100-sxm-80gb",
-            accelerator_count=8,
-            pricing_model="negotiated",
-            usd_per_hour=16.0,
-            quote_id=quote_id,
-            expires_on=date(2099, 12, 31),
-        )
-        for name, quote_id in (("8x-h100-a", "Q-E2E-1"), ("8x-h100-b", "Q-E2E-2"))
-    ]
+    negotiated = negotiated_quotes(
+        NEGOTIATED_PROVIDER, {"8x-h100-a": "Q-E2E-1", "8x-h100-b": "Q-E2E-2"}
+    )
     with seeded_warehouse(db) as warehouse:
         warehouse.ingest_prices(f"sheet:{NEGOTIATED_PROVIDER}:negotiated", negotiated)
     return db
