@@ -10,6 +10,7 @@ import contextlib
 import hashlib
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -238,7 +239,9 @@ def test_a_writer_that_cannot_wait_longer_fails_plainly_and_writes_nothing(
     running.start()
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
-    assert "does not answer (connection refused) for 2 s" in done.stderr, done.stderr
+    # How long it waited is at least the limit; a busy machine may add a second or two.
+    waited = re.search(r"does not answer \(connection refused\) for (\d+) s", done.stderr)
+    assert waited and int(waited.group(1)) >= 2, done.stderr
     assert "Nothing was written" in done.stderr and "TOKENDESK_WRITE_WAIT_S" in done.stderr
     with Warehouse.open(target, data_path=data_path, read_only=True) as reader:
         assert _digest(reader) == before
