@@ -183,47 +183,45 @@ async def session(
     """One user: open the dashboard, then switch pages at random until ``until``, reading each
     page for a random 0.5x to 1.5x ``think_s`` seconds first (0: clicking without pause)."""
     rng = random.Random(seed)
+    # The tab stays open until the browser closes, after the CPU it used has been counted.
     page = await browser.new_page()
+    await asyncio.sleep(seed * ARRIVAL_GAP_S)  # people arrive over a few seconds, not at once
+    started = time.perf_counter()
     try:
-        await asyncio.sleep(seed * ARRIVAL_GAP_S)  # people arrive over a few seconds, not at once
+        await page.goto(url, timeout=FIRST_PAGE_LIMIT_MS)
+        await settled(page, PAGES["Overview"], FIRST_PAGE_LIMIT_MS)
+    except Exception as exc:  # a first page that never came is an error the user would see
+        out["errors"].append(f"first page: {type(exc).__name__}")
+        return
+    out["first_page_s"].append(time.perf_counter() - started)
+    current = "Overview"
+    while time.monotonic() < until:
+        name = rng.choice([other for other in PAGES if other != current])
+        current = name
         started = time.perf_counter()
         try:
-            await page.goto(url, timeout=FIRST_PAGE_LIMIT_MS)
-            await settled(page, PAGES["Overview"], FIRST_PAGE_LIMIT_MS)
-        except Exception as exc:  # a first page that never came is an error the user would see
-            out["errors"].append(f"first page: {type(exc).__name__}")
-            return
-        out["first_page_s"].append(time.perf_counter() - started)
-        current = "Overview"
-        while time.monotonic() < until:
-            name = rng.choice([other for other in PAGES if other != current])
-            current = name
-            started = time.perf_counter()
-            try:
-                await page.get_by_role("link", name=name).first.click()
-                await page.wait_for_url(re.compile(rf"^[^?#]*//[^/]+{PATHS[name]}(?:[?#].*)?$"))
-                await settled(page, PAGES[name], 60_000)
-                elapsed = time.perf_counter() - started
-                main = await page.locator("section.main, [data-testid='stMain']").first.inner_text()
-                bad = BAD.search(main)
-                if bad or await page.locator("[data-testid='stException']").count():
-                    seen = main[max(0, bad.start() - 150) : bad.end() + 150] if bad else "a box"
-                    out["errors"].append(f"{name}: {' '.join(seen.split())}")
-                elif OUTAGE in main:
-                    out["outage_notices"].append(time.monotonic())
-                    notice = next(line for line in main.splitlines() if OUTAGE in line)
-                    out["outage_samples"].add(f"{name}: {notice[:300]}")
-                    if await page.get_by_text(PAGES[name]).count():
-                        out["served_from_cache"] += 1
-                else:
-                    out["switch_s"].append(elapsed)
-                    out["fresh_at"].append(time.monotonic())
-            except Exception as exc:  # a timeout is an error the user would see
-                out["errors"].append(f"{name}: {type(exc).__name__}")
-            out["visits"] += 1
-            await asyncio.sleep(think_s * rng.uniform(0.5, 1.5))
-    finally:
-        await page.close()
+            await page.get_by_role("link", name=name).first.click()
+            await page.wait_for_url(re.compile(rf"^[^?#]*//[^/]+{PATHS[name]}(?:[?#].*)?$"))
+            await settled(page, PAGES[name], 60_000)
+            elapsed = time.perf_counter() - started
+            main = await page.locator("section.main, [data-testid='stMain']").first.inner_text()
+            bad = BAD.search(main)
+            if bad or await page.locator("[data-testid='stException']").count():
+                seen = main[max(0, bad.start() - 150) : bad.end() + 150] if bad else "a box"
+                out["errors"].append(f"{name}: {' '.join(seen.split())}")
+            elif OUTAGE in main:
+                out["outage_notices"].append(time.monotonic())
+                notice = next(line for line in main.splitlines() if OUTAGE in line)
+                out["outage_samples"].add(f"{name}: {notice[:300]}")
+                if await page.get_by_text(PAGES[name]).count():
+                    out["served_from_cache"] += 1
+            else:
+                out["switch_s"].append(elapsed)
+                out["fresh_at"].append(time.monotonic())
+        except Exception as exc:  # a timeout is an error the user would see
+            out["errors"].append(f"{name}: {type(exc).__name__}")
+        out["visits"] += 1
+        await asyncio.sleep(think_s * rng.uniform(0.5, 1.5))
 
 
 def writer_loop(target: Target, folder: Path, writer: int, until: float, out: dict) -> None:

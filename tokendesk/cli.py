@@ -500,7 +500,7 @@ def run_app(
     command = [
         sys.executable,
         "-m",
-        "streamlit",
+        "app.serve",  # `streamlit run`, after importing what the pages import
         "run",
         str(entry),
         "--server.address",
