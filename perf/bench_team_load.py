@@ -13,17 +13,20 @@ halfway through the load (``pg_ctl stop -m fast``: every connection cut), keeps 
 answer" notice is counted apart from errors, and the time from the restart to the first page
 drawn from fresh reads is reported.
 
-1. **Load**: ``--apps`` ``tokendesk app`` processes serve the same warehouse; ``--writers``
-   processes run ``tokendesk db ingest`` of a 28-quote price sheet in a loop (each command one
-   snapshot); ``--sessions`` Chromium tabs (one headless browser; each tab its own Streamlit
-   session, spread over the app processes, arriving 0.5 s apart) open the Overview, then switch
-   to another page at random after reading the current one for 0.5x-1.5x ``--think`` seconds,
-   for ``--seconds``. Counted: page visits, errors (a first page or switch that takes over its
-   limit, or a page that shows an exception, a traceback or "None"), writes that succeeded, and
-   lost snapshots (a write that said it succeeded and whose snapshot is not in the warehouse
-   afterwards). Timed: the first page, each page switch from the click until the new page has
-   rendered (p50 / p95 / max), and each write, from the start of the command to its exit; and
-   the CPU seconds the browser and the dashboard processes used meanwhile.
+1. **Load**: ``--apps`` ``tokendesk app`` processes serve the same warehouse; ``--sessions``
+   Chromium tabs (one headless browser; each tab its own Streamlit session, spread over the app
+   processes) arrive ``--arrival`` seconds apart and open the Overview. Once all have arrived, the
+   measured window of ``--seconds`` opens: each tab switches to another page at random after
+   reading the current one for 0.5x-1.5x ``--think`` seconds, while ``--writers`` processes run
+   ``tokendesk db ingest`` of a 28-quote price sheet in a loop (each command one snapshot).
+   Counted: page visits, errors (a first page or switch that takes over its limit, or a page
+   that shows an exception, a traceback or "None"), websocket reconnections, writes that
+   succeeded, and lost snapshots (a write that said it succeeded and whose snapshot is not in
+   the warehouse afterwards). Timed: the first page, each page switch from the click until the
+   new page has rendered (p50 / p95 / max), and each write, from the start of the command to
+   its exit; and the CPU seconds the browser, the dashboard processes and the writers used in
+   the window. By default (``--browser-priority idle``) the browser runs under SCHED_IDLE: it
+   stands in for the users' own machines, so it gets only the CPU the servers leave.
 2. **Faults**: ``--kills`` times, while the apps still serve, a writer is started and killed with
    SIGKILL at a random moment in its write; afterwards the warehouse holds either its previous
    content or the whole snapshot (never part of one), the last good snapshot is still current,
@@ -42,6 +45,7 @@ import json
 import os
 import random
 import re
+import resource
 import signal
 import socket
 import statistics
@@ -50,7 +54,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +69,9 @@ from warehouse import Warehouse  # noqa: E402
 
 TOKENDESK = str(ROOT / ".venv" / "bin" / "tokendesk")
 CHROMIUM = "/usr/bin/chromium"
+#: The browser as launched: Chromium itself, or (``--browser-priority idle``) a wrapper that
+#: starts it under Linux's SCHED_IDLE policy, which every process it forks inherits.
+BROWSER = {"executable": CHROMIUM}
 ARGS = [
     "--headless",
     "--no-sandbox",
@@ -83,9 +90,7 @@ PAGES = {
     "Prices": "Current quotes",
     "Benchmarks": "Benchmark results",
 }
-#: Seconds between two sessions' arrivals, and how long a first page may take before it counts
-#: as an error.
-ARRIVAL_GAP_S = 0.5
+#: How long a first page may take before it counts as an error.
 FIRST_PAGE_LIMIT_MS = 180_000
 #: The dashboard processes of this run, whose CPU time is reported apart from the browser's.
 APP_PIDS: list[int] = []
@@ -112,6 +117,17 @@ class Target:
 
     def open(self) -> Warehouse:
         return Warehouse.open(self.db, data_path=self.data_path or None, read_only=True)
+
+
+def idle_browser(folder: Path) -> Path:
+    """A launcher that runs Chromium under SCHED_IDLE: the browser, which stands in for the
+    users' own machines, then runs only on CPU time the dashboards and writers leave over, and
+    cannot starve the servers it measures. (``nice`` would not hold: Chromium sets its own
+    processes' nice values; it does not change their scheduling policy.)"""
+    launcher = folder / "chromium-idle"
+    launcher.write_text(f'#!/bin/sh\nexec chrt --idle 0 {CHROMIUM} "$@"\n', encoding="utf-8")
+    launcher.chmod(0o755)
+    return launcher
 
 
 def free_port() -> int:
@@ -174,28 +190,71 @@ async def settled(page: Page, marker: str, timeout_ms: float) -> None:
         " && (!document.querySelector('[data-testid=\"stStatusWidget\"]')"
         " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.trim())",
         timeout=timeout_ms,
+        # Checked ten times a second, not on every animation frame: polling per frame keeps each
+        # waiting tab drawing frames, and 20 tabs drawing in software would burn the CPU the
+        # dashboards need.
+        polling=100,
     )
 
 
+@dataclass
+class Window:
+    """The measured load: it opens once every session has its first page (or gave up on it),
+    and lasts ``seconds``; the writers and a PostgreSQL restart wait for it too."""
+
+    sessions: int
+    seconds: float
+    arrived: int = 0
+    start: float = 0.0
+    opened: threading.Event = field(default_factory=threading.Event)
+
+    def arrive(self) -> None:
+        self.arrived += 1
+        if self.arrived == self.sessions:
+            self.start = time.monotonic()
+            self.opened.set()
+
+    @property
+    def until(self) -> float:
+        return self.start + self.seconds
+
+    async def wait(self) -> None:
+        while not self.opened.is_set():
+            await asyncio.sleep(0.1)
+
+
 async def session(
-    browser: BrowserContext, url: str, until: float, seed: int, think_s: float, out: dict
+    browser: BrowserContext,
+    url: str,
+    window: Window,
+    seed: int,
+    think_s: float,
+    arrival_s: float,
+    out: dict,
 ) -> None:
-    """One user: open the dashboard, then switch pages at random until ``until``, reading each
-    page for a random 0.5x to 1.5x ``think_s`` seconds first (0: clicking without pause)."""
+    """One user: open the dashboard; once everyone has, switch pages at random until the window
+    closes, reading each page for a random 0.5x to 1.5x ``think_s`` seconds first (0: clicking
+    without pause)."""
     rng = random.Random(seed)
     # The tab stays open until the browser closes, after the CPU it used has been counted.
     page = await browser.new_page()
-    await asyncio.sleep(seed * ARRIVAL_GAP_S)  # people arrive over a few seconds, not at once
+    # A tab opens one websocket to its dashboard; any further one is a reconnection.
+    page.on("websocket", lambda _: out.__setitem__("websockets", out["websockets"] + 1))
+    await asyncio.sleep(seed * arrival_s)  # people arrive one after another, not all at once
     started = time.perf_counter()
     try:
         await page.goto(url, timeout=FIRST_PAGE_LIMIT_MS)
         await settled(page, PAGES["Overview"], FIRST_PAGE_LIMIT_MS)
     except Exception as exc:  # a first page that never came is an error the user would see
         out["errors"].append(f"first page: {type(exc).__name__}")
+        window.arrive()
         return
     out["first_page_s"].append(time.perf_counter() - started)
+    window.arrive()
+    await window.wait()
+    await asyncio.sleep(think_s * rng.uniform(0, 1))  # not everyone clicks at the same moment
     current = "Overview"
-    while time.monotonic() < until:
+    while time.monotonic() < window.until:
         name = rng.choice([other for other in PAGES if other != current])
         current = name
         started = time.perf_counter()
@@ -224,9 +283,10 @@ async def session(
         await asyncio.sleep(think_s * rng.uniform(0.5, 1.5))
 
 
-def writer_loop(target: Target, folder: Path, writer: int, until: float, out: dict) -> None:
+def writer_loop(target: Target, folder: Path, writer: int, window: Window, out: dict) -> None:
     round_ = 0
-    while time.monotonic() < until:
+    window.opened.wait()
+    while time.monotonic() < window.until:
         sheet = price_sheet(folder, writer, round_)
         started = time.perf_counter()
         done = subprocess.run(
@@ -281,7 +341,11 @@ def quantiles(values: list[float]) -> dict:
 
 
 async def browse(
-    urls: list[str], sessions: int, seconds: float, think_s: float = 0.0, browsers: int = 1
+    urls: list[str],
+    window: Window,
+    think_s: float = 0.0,
+    browsers: int = 1,
+    arrival_s: float = 0.0,
 ) -> dict:
     out: dict = {
         "visits": 0,
@@ -292,11 +356,12 @@ async def browse(
         "fresh_at": [],
         "outage_samples": set(),
         "first_page_s": [],
+        "websockets": 0,
     }
     async with async_playwright() as playwright:
         launched = [
-            await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            for _ in range(max(1, min(browsers, sessions)))
+            await playwright.chromium.launch(executable_path=BROWSER["executable"], args=ARGS)
+            for _ in range(max(1, min(browsers, window.sessions)))
         ]
         # One context per browser, one tab per session: the dashboard's JavaScript is fetched
         # and compiled once per browser, as each user's own browser would have it cached; every
@@ -305,14 +370,25 @@ async def browse(
             await browser.new_context(viewport={"width": 1400, "height": 1000})
             for browser in launched
         ]
-        until = time.monotonic() + seconds
-        before = cpu_seconds(APP_PIDS)
-        await asyncio.gather(
-            *(
-                session(contexts[i % len(contexts)], urls[i % len(urls)], until, i, think_s, out)
-                for i in range(sessions)
+        arriving = time.monotonic()
+        sessions = [
+            asyncio.create_task(
+                session(
+                    contexts[i % len(contexts)],
+                    urls[i % len(urls)],
+                    window,
+                    i,
+                    think_s,
+                    arrival_s,
+                    out,
+                )
             )
-        )
+            for i in range(window.sessions)
+        ]
+        await window.wait()
+        out["arrival_s"] = round(window.start - arriving, 1)
+        before = cpu_seconds(APP_PIDS)
+        await asyncio.gather(*sessions)
         after = cpu_seconds(APP_PIDS)
         out["cpu_s"] = {family: round(after[family] - before[family]) for family in after}
         for browser in launched:
@@ -320,9 +396,10 @@ async def browse(
     return out
 
 
-def restart_postgres(server: PostgresServer, at: float, outage_s: float, out: dict) -> None:
-    """Stop PostgreSQL at ``at`` (monotonic), keep it down ``outage_s``, start it again."""
-    time.sleep(max(0.0, at - time.monotonic()))
+def restart_postgres(server: PostgresServer, window: Window, outage_s: float, out: dict) -> None:
+    """Stop PostgreSQL halfway through the window, keep it down ``outage_s``, start it again."""
+    window.opened.wait()
+    time.sleep(max(0.0, window.start + window.seconds / 2 - time.monotonic()))
     out["stopped_at"] = time.monotonic()
     server.stop("fast")
     time.sleep(outage_s)
@@ -344,23 +421,27 @@ def load(
         "write_s": [],
         "waited_for_catalog": 0,
     }
-    started = time.monotonic()
-    until = started + args.seconds
+    window = Window(args.sessions, args.seconds)
     threads = [
-        threading.Thread(target=writer_loop, args=(target, folder, w, until, writes))
+        threading.Thread(target=writer_loop, args=(target, folder, w, window, writes))
         for w in range(args.writers)
     ]
     outage: dict = {}
     if server is not None and args.restart_postgres:
-        halfway = started + args.seconds / 2
         threads.append(
-            threading.Thread(target=restart_postgres, args=(server, halfway, args.outage, outage))
+            threading.Thread(target=restart_postgres, args=(server, window, args.outage, outage))
         )
     for thread in threads:
         thread.start()
-    browsing = asyncio.run(browse(urls, args.sessions, args.seconds, args.think, args.browsers))
+    # The writer commands are this process's children, reaped when each ends: their CPU time.
+    children_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    browsing = asyncio.run(browse(urls, window, args.think, args.browsers, args.arrival))
     for thread in threads:
         thread.join()
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    browsing["cpu_s"]["writers"] = round(
+        children.ru_utime + children.ru_stime - children_before.ru_utime - children_before.ru_stime
+    )
     present = good_snapshot_ids(target)
     lost = sorted(set(writes["written"]) - present)
     result = {
@@ -368,7 +449,9 @@ def load(
         "errors": len(browsing["errors"]),
         "error_samples": browsing["errors"][:10],
         "cpu_seconds_during_load": browsing["cpu_s"],
+        "websocket_reconnections": browsing["websockets"] - args.sessions,
         "first_page": quantiles(browsing["first_page_s"]),
+        "all_arrived_after_s": browsing["arrival_s"],
         "page_switch": quantiles(browsing["switch_s"]),
         "writes_ok": writes["writes_ok"],
         "writes_failed": len(writes["write_errors"]),
@@ -455,7 +538,7 @@ def kills(target: Target, folder: Path, url: str, times: int) -> list[dict]:
 
 async def one_page(url: str) -> bool:
     async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = await playwright.chromium.launch(executable_path=BROWSER["executable"], args=ARGS)
         page = await browser.new_page()
         try:
             await page.goto(f"{url}/prices")
@@ -469,7 +552,7 @@ async def one_page(url: str) -> bool:
 
 
 def reference(url: str, seconds: float) -> dict:
-    browsing = asyncio.run(browse([url], 1, seconds))
+    browsing = asyncio.run(browse([url], Window(1, seconds)))
     return {"page_switch": quantiles(browsing["switch_s"]), "errors": len(browsing["errors"])}
 
 
@@ -484,7 +567,16 @@ def main() -> None:
         "--think", type=float, default=10.0, help="mean seconds a user reads a page (0: none)"
     )
     parser.add_argument(
+        "--arrival", type=float, default=0.5, help="seconds between two users' arrivals"
+    )
+    parser.add_argument(
         "--browsers", type=int, default=1, help="Chromium processes the tabs are spread over"
+    )
+    parser.add_argument(
+        "--browser-priority",
+        choices=("idle", "normal"),
+        default="idle",
+        help="idle: the browsers only get CPU the dashboards and writers leave (as if elsewhere)",
     )
     parser.add_argument("--team", action="store_true", help="DuckLake on a real PostgreSQL")
     parser.add_argument(
@@ -496,6 +588,8 @@ def main() -> None:
         parser.error("--restart-postgres needs --team")
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         folder = Path(tmp)
+        if args.browser_priority == "idle":
+            BROWSER["executable"] = str(idle_browser(folder))
         server = stack.enter_context(postgres_server()) if args.team else None
         if server is not None:
             target = Target(server.create_database("team_load"), str(folder / "lake-data"))

@@ -295,6 +295,7 @@ def test_the_dashboard_keeps_what_it_read_while_postgres_is_down(
         said = shown(" ".join(warning.value for warning in fresh.warning))
         assert "does not answer (connection refused)" in said, (never_read, said)
         assert "Reload in a moment" in said and "user=" not in said
+        assert ") Reload" not in said, said  # every sentence ends with its full stop
 
     running.start()
     back = AppTest.from_file(main, default_timeout=120)
