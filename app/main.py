@@ -86,8 +86,7 @@ try:
 except AccessDenied as exc:  # a write asked for by a role that may not make it: nothing written
     st.warning(f"Nothing was written. {plain(exc)}")
 except CatalogUnreachable as exc:  # what did not happen, and that nothing is lost
-    said = plain(exc).rstrip()
-    said = said if said.endswith(".") else f"{said}."  # "… (connection refused)" is a sentence
+    said = plain(exc)
     st.warning(f"{said[:1].upper()}{said[1:]} Reload in a moment.", icon=":material/cloud_off:")
 except WarehouseError:
     # A command-line ingest or refresh holds the file: DuckDB lets one process write it and none

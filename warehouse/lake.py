@@ -303,7 +303,9 @@ class LakeEngine:
     def _attach_error(self, exc: duckdb.Error) -> str:
         reason = unreachable_reason(exc)
         if reason:
-            return f"cannot open the {self.path}: it does not answer ({reason})"
+            return (
+                f"cannot open the {self.path}: it does not answer ({reason}). Nothing was changed."
+            )
         text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         password = _conninfo_field(self.target[len(LAKE_PREFIX) :], "password")
         if password:
