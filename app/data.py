@@ -421,6 +421,19 @@ def _workspace_comparison(path: str, ws, knobs, negotiated: bool):
     return compare(_engine(path, negotiated), ws, knobs)
 
 
+def cost_gap(path: str, ws, knobs, market_usd_per_1k: float):
+    """Why Stay's cost per output token is not the cheapest option's (``planning``)."""
+    return _cost_gap(path, ws, knobs, market_usd_per_1k, sees_negotiated())
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _cost_gap(path: str, ws, knobs, market_usd_per_1k: float, negotiated: bool):
+    from planning.evaluation import planner_for, unit_cost_gap
+
+    stay = next(r for r in _workspace_comparison(path, ws, knobs, negotiated) if r.is_baseline)
+    return unit_cost_gap(planner_for(_engine(path, negotiated), ws, knobs), stay, market_usd_per_1k)
+
+
 def save_workspace(ws) -> int:
     """Append the edited workspace as a new version (it was validated by the caller)."""
     from costmodel.workspace import workspace_to_dict

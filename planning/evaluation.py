@@ -101,3 +101,54 @@ def evaluate(engine: Engine, ws: Workspace, knobs: Knobs | None = None) -> Evalu
 
 def verdicts_of(plans: Sequence[PlanResult]) -> list[PlanVerdict]:
     return plan_verdicts([contender(r) for r in plans])
+
+
+@dataclass(frozen=True)
+class CostGap:
+    """Why Stay's cost per output token differs from the cheapest option's: factors that
+    multiply from the option's $/1K to Stay's, each named."""
+
+    stay_usd_per_1k: float
+    market_usd_per_1k: float
+    factors: tuple[tuple[str, float], ...]
+
+    @property
+    def ratio(self) -> float:
+        return self.stay_usd_per_1k / self.market_usd_per_1k
+
+
+def unit_cost_gap(
+    planner: WorkspaceEngine, stay: PlanResult, market_usd_per_1k: float
+) -> CostGap | None:
+    """Stay's month-1 cost per 1K output tokens its demand asks for, against the cheapest
+    option's $/1K at its measured throughput, in three factors that multiply exactly:
+
+    * the fleet's own hardware and rates, read at full at-SLO throughput and the workloads'
+      input:output mix, against the cheapest option;
+    * planning headroom: capacity is planned to the utilisation cap × availability;
+    * capacity idle in the off-peak hours, rounding to whole units and any top-ups.
+
+    None where there is nothing to compare (no fleet capacity, no demand, no option)."""
+    tokens_k = sum(w.output_tokens_per_month for w in planner.ws.demand) / 1000
+    fleet_usd = dict(stay.month1_parts).get("fleet", 0.0)
+    capacity = sum(c.units * c.unit_tok_s for c in planner.fleet)  # output tok/s at the SLO
+    if tokens_k <= 0 or capacity <= 0 or fleet_usd <= 0 or market_usd_per_1k <= 0:
+        return None
+    from costmodel.demand import HOURS_PER_MONTH
+
+    full = fleet_usd / (capacity * HOURS_PER_MONTH * 3.6)
+    headroom = 1.0 / (planner.policy.utilisation_cap * planner.policy.availability)
+    stay_per_1k = stay.monthly_usd / tokens_k
+    factors = (
+        ("your fleet's hardware and rates at full at-SLO throughput", full / market_usd_per_1k),
+        (
+            f"planning headroom (utilisation cap {planner.policy.utilisation_cap:.0%},"
+            f" availability {planner.policy.availability:.0%})",
+            headroom,
+        ),
+        (
+            "capacity idle off-peak, whole units and top-ups",
+            stay_per_1k / (full * headroom),
+        ),
+    )
+    return CostGap(stay_per_1k, market_usd_per_1k, factors)

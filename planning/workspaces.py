@@ -54,6 +54,11 @@ def example_workspace() -> Workspace:
     return workspace_from_dict(example_workspace_body())
 
 
+def is_example(ws: Workspace) -> bool:
+    """Whether ``ws`` is still the bundled example (an illustrative company, not the user's)."""
+    return ws.name == example_workspace_body().get("name")
+
+
 def stored_workspace(warehouse: Warehouse) -> tuple[int | None, Workspace]:
     """The warehouse's current workspace (version, workspace); the bundled example if none."""
     hit = current_workspace(warehouse)
@@ -215,3 +220,19 @@ def market_knobs(inputs: si.ScenarioInputs) -> Knobs:
         loaded_usd_per_engineer_week=inputs.rate,
         utilisation_cap=inputs.util,
     )
+
+
+def market_view_defaults(ws: Workspace) -> tuple[str, float, str]:
+    """The Overview's model class, SLO and percentile for this company: those of its largest
+    workload (by output tokens), so the market view starts from the company's own SLO."""
+    main = max(ws.demand, key=lambda w: w.output_tokens_per_month)
+    name = " ".join((main.model, *main.accept_results_from)).lower()
+    family = next(
+        (
+            key
+            for key in si.MODEL_FAMILIES
+            if key in name.replace("-", " ").split() or f"-{key}" in name
+        ),
+        DEFAULTS.model,
+    )
+    return family, float(main.ttft_ms), main.percentile

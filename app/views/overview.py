@@ -13,47 +13,46 @@ from app.url_state import UrlInput
 from briefs.workspace_plans import headline
 from costmodel import domain
 from costmodel import scenario_inputs as si
-from planning.workspaces import Knobs, scenario_view
+from planning.workspaces import Knobs, is_example, market_view_defaults, scenario_view
 from tokendesk import formatting
 from tokendesk.metrics import PERCENTILES
 from tokendesk.records import PRICING_FAMILIES
 
 #: Points the Pareto chart draws at most (the cheapest first).
 MAX_POINTS = 3000
-#: The same keys (and bounds) as the Scenarios page, so a link carries them from page to page.
-INPUTS = (
-    UrlInput("model", "choice", si.DEFAULTS.model, choices=tuple(si.MODEL_FAMILIES)),
-    UrlInput(
-        "slo",
-        "number",
-        si.DEFAULTS.slo,
-        low=float(si.BOUNDS["slo"][0]),
-        high=float(si.BOUNDS["slo"][1]),
-    ),
-    UrlInput("pct", "choice", si.DEFAULTS.pct, choices=PERCENTILES),
-    UrlInput("pricing", "choice", "on-demand", choices=tuple(PRICING_FAMILIES)),
-    ui.UNIT_INPUT,
-)
-
-SLO = INPUTS[1]
-PCT = INPUTS[2]
 
 
-def workspace_headline(percentile: str) -> None:
-    """Your fleet against the best alternative, from the comparison the Scenarios page shows;
-    a percentile chosen here (not the default) reads every workload's SLO at it, as the same
-    link does on the Scenarios page."""
+def page_inputs(model: str, slo: float, pct: str) -> tuple[UrlInput, ...]:
+    """The same keys (and bounds) as the Scenarios page, so a link carries them from page to
+    page; the model class, SLO and percentile start at the company's own (its largest
+    workload's), so the market view answers for the workspace the Scenarios page prices."""
+    low, high = float(si.BOUNDS["slo"][0]), float(si.BOUNDS["slo"][1])
+    return (
+        UrlInput("model", "choice", model, choices=tuple(si.MODEL_FAMILIES)),
+        UrlInput("slo", "number", min(max(slo, low), high), low=low, high=high),
+        UrlInput("pct", "choice", pct, choices=PERCENTILES),
+        UrlInput("pricing", "choice", "on-demand", choices=tuple(PRICING_FAMILIES)),
+        ui.UNIT_INPUT,
+    )
+
+
+def workspace_headline(percentile: str, default_percentile: str) -> tuple:
+    """Your fleet against the plan the verdicts buy, from the evaluation the Scenarios page
+    shows; a percentile chosen here (not the workspace's) reads every workload's SLO at it, as
+    the same link does on the Scenarios page. Returns the comparison and its workspace."""
     _, stored = data.workspace(path)
-    chosen = {"pct": percentile} if percentile != PCT.default else {}
+    chosen = {"pct": percentile} if percentile != default_percentile else {}
     view = scenario_view(chosen, stored)
     comparison = data.workspace_comparison(path, view.workspace, Knobs())
+    example = is_example(stored)
     st.markdown(
-        f"**Incumbent against the best alternative** ({plain(stored.name)}): "
+        f"**Your fleet against the plan to buy** ({plain(stored.name)}"
+        f"{', the bundled example' if example else ''}): "
         f"{plain(headline(comparison), limit=2000)}"
     )
     st.caption(
-        "From the same comparison as the Scenarios page: your fleet at your rates against the "
-        "cheapest plan that serves the whole demand, "
+        "From the same evaluation as the Scenarios page and the brief: your fleet at your rates "
+        "against every plan, each judged by one rule, "
         + (
             f"every SLO read at {percentile}. "
             if chosen
@@ -61,10 +60,27 @@ def workspace_headline(percentile: str) -> None:
         )
         + "Edit the fleet on the Workspace page."
     )
+    return comparison, view.workspace
 
 
-def inputs() -> dict:
-    start = ui.url_inputs(INPUTS)
+def gap_sentence(comparison, ws, cheapest_usd_per_1k: float, unit: str) -> str | None:
+    """Why Stay's cost per output token is not the cheapest card's, in named factors."""
+    gap = data.cost_gap(path, ws, Knobs(), cheapest_usd_per_1k)
+    if gap is None:
+        return None
+    per = formatting.per_tokens
+    parts = "; ".join(f"{name} ×{factor:,.2f}" for name, factor in gap.factors)
+    label = formatting.cost_label(unit, "output")
+    return (
+        f"Stay pays {formatting.usd_per_1k(per(gap.stay_usd_per_1k, unit))} ({label}) for the"
+        f" tokens its demand asks for, {gap.ratio:,.1f}× the cheapest card"
+        f" ({formatting.usd_per_1k(per(gap.market_usd_per_1k, unit))}): {parts}."
+    )
+
+
+def inputs(declared: tuple[UrlInput, ...]) -> dict:
+    start = ui.url_inputs(declared)
+    slo_input = declared[1]
     families = list(si.MODEL_FAMILIES)
     left, middle, right, far = st.columns(4)
     chosen = {
@@ -76,7 +92,12 @@ def inputs() -> dict:
             key="model",
         ),
         "slo": middle.number_input(
-            domain.SLO_MS.label, SLO.low, SLO.high, start["slo"], step=domain.SLO_MS.step, key="slo"
+            domain.SLO_MS.label,
+            slo_input.low,
+            slo_input.high,
+            start["slo"],
+            step=domain.SLO_MS.step,
+            key="slo",
         ),
         "pct": right.selectbox(
             "Percentile", PERCENTILES, PERCENTILES.index(start["pct"]), key="pct"
@@ -89,11 +110,11 @@ def inputs() -> dict:
         ),
         "unit": ui.unit_switch(start["unit"]),
     }
-    ui.keep_in_url(chosen, INPUTS)
+    ui.keep_in_url(chosen, declared)
     return chosen
 
 
-def cheapest_per_vendor(scope, percentile: str, slo: float, pricing: str, unit: str) -> None:
+def cheapest_per_vendor(scope, percentile: str, slo: float, pricing: str, unit: str):
     priced = (*scope, ("pricing_model", PRICING_FAMILIES[pricing]))
     best = data.cost_options(
         path, priced, ftl_percentile=percentile, max_ftl_ms=slo, best_per="vendor"
@@ -107,11 +128,12 @@ def cheapest_per_vendor(scope, percentile: str, slo: float, pricing: str, unit: 
             "No measured operating point of this model class meets the SLO. Relax the SLO or add "
             "benchmarks on the Benchmarks page."
         )
-        return
+        return None
     cards = model.vendor_cards(best, percentile, unit)
     for column, card in zip(st.columns(min(len(cards), 4)), cards, strict=False):
         column.metric(plain(card.title), card.value, help=plain(card.help, limit=2000))
         column.caption(plain(card.caption, limit=2000))
+    return float(best["usd_per_1k_output_tokens"].min())
 
 
 def pareto(scope, percentile: str, slo: float, unit: str) -> None:
@@ -152,11 +174,17 @@ st.caption(
     "per vendor, from current prices and benchmarks."
 )
 path = data.db_path()
-chosen = inputs()
+_, stored_workspace = data.workspace(path)
+INPUTS = page_inputs(*market_view_defaults(stored_workspace))
+chosen = inputs(INPUTS)
 models = tuple(si.models_in_family(chosen["model"], data.filter_values(path)["model"]))
-workspace_headline(chosen["pct"])
-cheapest_per_vendor(
+comparison, viewed = workspace_headline(chosen["pct"], INPUTS[2].default)
+cheapest = cheapest_per_vendor(
     (("model", models),), chosen["pct"], chosen["slo"], chosen["pricing"], chosen["unit"]
 )
+if cheapest is not None:
+    sentence = gap_sentence(comparison, viewed, cheapest, chosen["unit"])
+    if sentence:
+        st.caption(plain(sentence, limit=2000))
 pareto((("model", models),), chosen["pct"], chosen["slo"], chosen["unit"])
 freshness()
