@@ -201,6 +201,11 @@ def _key(e: FleetEntry) -> tuple[str, str, str, str]:
     return (e.provider, e.region, e.instance_type, e.pricing_model)
 
 
+def _change(change: str, key: tuple[str, str, str, str], details: Sequence[str]) -> FleetChange:
+    provider, region, instance_type, pricing_model = key
+    return FleetChange(change, provider, region, instance_type, pricing_model, tuple(details))
+
+
 def _rate(value: float | None) -> str:
     return "list price" if value is None else f"${value:,.4f}/h"
 
@@ -211,8 +216,8 @@ def fleet_changes(
     """Line by line, what saving the derived fleet would change (lines are matched on provider,
     region, instance type and pricing model; several lines with one key are summed)."""
 
-    def by_key(entries: Sequence[FleetEntry]) -> dict[tuple, list[FleetEntry]]:
-        out: dict[tuple, list[FleetEntry]] = {}
+    def by_key(entries: Sequence[FleetEntry]) -> dict[tuple[str, str, str, str], list[FleetEntry]]:
+        out: dict[tuple[str, str, str, str], list[FleetEntry]] = {}
         for e in entries:
             out.setdefault(_key(e), []).append(e)
         return out
@@ -227,11 +232,11 @@ def fleet_changes(
                 + (f", commitment ends {e.commitment_end}" if e.commitment_end else "")
                 for e in after
             )
-            out.append(FleetChange("added", *key, details))
+            out.append(_change("added", key, details))
             continue
         if not after:
             details = tuple(f"{e.count} × at {_rate(e.usd_per_hour)}" for e in before)
-            out.append(FleetChange("removed", *key, details))
+            out.append(_change("removed", key, details))
             continue
         details_list: list[str] = []
         count_old, count_new = sum(e.count for e in before), sum(e.count for e in after)
@@ -255,7 +260,5 @@ def fleet_changes(
                 + " -> "
                 + ", ".join(str(d) if d else "none" for d in ends_new)
             )
-        out.append(
-            FleetChange("changed" if details_list else "unchanged", *key, tuple(details_list))
-        )
+        out.append(_change("changed" if details_list else "unchanged", key, details_list))
     return out
