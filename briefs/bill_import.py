@@ -62,8 +62,6 @@ def _group(source: str, row: dict) -> focus.ChargeGroup:
         consumed=float(row["consumed"]),
         charge_start=row["charge_start"],
         charge_end=row["charge_end"],
-        billing_start=row["billing_start"],
-        billing_end=row["billing_end"],
         unit_rate_min=row["unit_rate_min"],
         unit_rate_max=row["unit_rate_max"],
         text={k: row[k] for k in focus.TEXT_COLUMNS},

@@ -69,8 +69,6 @@ NUMBER_COLUMNS: dict[str, tuple[str, ...]] = {
 TIME_COLUMNS: dict[str, tuple[str, ...]] = {
     "charge_start": ("ChargePeriodStart",),
     "charge_end": ("ChargePeriodEnd",),
-    "billing_start": ("BillingPeriodStart",),
-    "billing_end": ("BillingPeriodEnd",),
 }
 #: Without these a file is not a FOCUS cost export we can account for.
 REQUIRED = ("provider", "charge_category", "billed", "effective", "charge_start", "charge_end")
@@ -140,8 +138,6 @@ class ChargeGroup:
     consumed: float
     charge_start: datetime | None
     charge_end: datetime | None
-    billing_start: datetime | None
-    billing_end: datetime | None
     #: Lowest and highest effective $ per consumed unit among the group's rows (spot variation).
     unit_rate_min: float | None = None
     unit_rate_max: float | None = None

@@ -100,50 +100,42 @@ def read_groups(
     if not path.is_file():
         raise BillFileError(f"{path}: file not found")
     source = _source(path)
-    select: list[str] = []
+    # Inner query: each cell cast once (text keys, numbers, times, and whether a present cell
+    # failed its cast); outer query: the sums per group.
+    inner: list[str] = []
     keys: list[str] = []
     for name, column in text.items():
         expr = f"CAST({_quote(column)} AS VARCHAR)" if column else "CAST(NULL AS VARCHAR)"
-        select.append(f"{expr} AS {_quote(name)}")
+        inner.append(f"{expr} AS {_quote(name)}")
         keys.append(_quote(name))
-    start = _timestamp(times["charge_start"] or "")
-    select.append(f"date_trunc('month', {start}) AS month")
-    keys.append("month")
-
-    def num(name: str) -> str:
-        column = numbers.get(name)
-        return f"TRY_CAST({_quote(column)} AS DOUBLE)" if column else "CAST(NULL AS DOUBLE)"
-
-    aggregates = [
-        "count(*) AS rows",
-        f"coalesce(sum({num('billed')}), 0) AS billed",
-        f"coalesce(sum({num('effective')}), 0) AS effective",
-        f"coalesce(sum({num('consumed')}), 0) AS consumed",
-        f"min({num('effective')} / {num('consumed')}) FILTER (WHERE {num('consumed')} > 0)"
-        " AS unit_rate_min",
-        f"max({num('effective')} / {num('consumed')}) FILTER (WHERE {num('consumed')} > 0)"
-        " AS unit_rate_max",
-    ]
-    for name, column in times.items():
-        fn = "max" if name.endswith("_end") else "min"
-        value = _timestamp(column) if column else "CAST(NULL AS TIMESTAMP)"
-        aggregates.append(f"{fn}({value}) AS {_quote(name)}")
     checks: dict[str, tuple[str, str]] = {}
     for name, column in {**numbers, **times}.items():
         if not column:
+            cast = "CAST(NULL AS DOUBLE)" if name in numbers else "CAST(NULL AS TIMESTAMP)"
+            inner.append(f"{cast} AS {_quote(name)}")
             continue
-        cast = num(name) if name in numbers else _timestamp(column)
+        cast = f"TRY_CAST({_quote(column)} AS DOUBLE)" if name in numbers else _timestamp(column)
+        inner.append(f"{cast} AS {_quote(name)}")
         alias = f"bad_{name}"
         checks[alias] = (column, cast)
-        aggregates.append(
-            f"count(*) FILTER (WHERE {_quote(column)} IS NOT NULL AND {cast} IS NULL)"
-            f" AS {_quote(alias)}"
-        )
+        inner.append(f"({_quote(column)} IS NOT NULL AND {cast} IS NULL) AS {_quote(alias)}")
+    aggregates = [
+        "count(*) AS rows",
+        "coalesce(sum(billed), 0) AS billed",
+        "coalesce(sum(effective), 0) AS effective",
+        "coalesce(sum(consumed), 0) AS consumed",
+        "min(effective / consumed) FILTER (WHERE consumed > 0) AS unit_rate_min",
+        "max(effective / consumed) FILTER (WHERE consumed > 0) AS unit_rate_max",
+        "min(charge_start) AS charge_start",
+        "max(charge_end) AS charge_end",
+        *(f"count(*) FILTER (WHERE {_quote(alias)}) AS {_quote(alias)}" for alias in checks),
+    ]
     # Identifiers only: the columns are the file's spelling of FOCUS names the caller matched
     # (quoted, quotes doubled); every value, the path included, is a bound parameter.
     sql = (
-        f"SELECT {', '.join(select)}, {', '.join(aggregates)} FROM {source}"  # noqa: S608
-        f" GROUP BY {', '.join(keys)}"
+        f"SELECT {', '.join(keys)}, date_trunc('month', charge_start) AS month,"  # noqa: S608
+        f" {', '.join(aggregates)} FROM (SELECT {', '.join(inner)} FROM {source})"
+        f" GROUP BY {', '.join(keys)}, month"
     )
     try:
         with _connect() as con:

@@ -87,8 +87,6 @@ def group(month=date(2026, 10, 1), **text) -> focus.ChargeGroup:
         consumed=text.pop("consumed", 744.0),
         charge_start=text.pop("start", datetime(month.year, month.month, 1)),
         charge_end=text.pop("end", datetime(month.year, month.month + 1, 1)),
-        billing_start=None,
-        billing_end=None,
         text={"charge_category": "Usage", "consumed_unit": "Hours", **text},
     )
 
