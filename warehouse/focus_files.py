@@ -57,6 +57,8 @@ def _connect() -> duckdb.DuckDBPyConnection:
     con = duckdb.connect(":memory:")
     # Bills state times in UTC (FOCUS requires it); a time without a zone is read as UTC.
     con.execute("SET TimeZone = 'UTC'")
+    # DuckDB draws a progress bar on stdout for a long scan; the command's JSON goes there.
+    con.execute("SET enable_progress_bar = false")
     return con
 
 

@@ -59,3 +59,35 @@ def test_the_page_saves_a_new_version(writable_fixture_env):
     with Warehouse.open(writable_fixture_env, read_only=True) as wh:
         versions = workspace_versions(wh)
     assert list(versions["name"]) == ["Fixture Co (edited)", "Fixture Co", "Example Corp"]
+
+
+def test_the_page_previews_an_uploaded_bill_and_saves_its_fleet(writable_fixture_env):
+    """The bill upload shows the same figures as `tokendesk workspace from-bill` and stores
+    nothing until its save button is pressed (tests/fixtures/bills/README.md has the sums)."""
+    from tokendesk.paths import REPO_ROOT
+
+    bill = REPO_ROOT / "tests" / "fixtures" / "bills" / "aws_focus_1_2_gpu_fleet.csv"
+    at = AppTest.from_file(str(VIEWS / "workspace.py"), default_timeout=120)
+    at.run()
+    with Warehouse.open(writable_fixture_env, read_only=True) as wh:
+        before = len(workspace_versions(wh))
+    at.file_uploader(key="ws_bill").set_value([(bill.name, bill.read_bytes(), "text/csv")]).run()
+    assert not at.exception, at.exception
+    # p5 reserved 115,521.12 + 1,510.08 idle and p5 on demand 61,424.64; the fixture warehouse
+    # prices no g6e.xlarge, so its spot hours are listed as not in the price data instead.
+    text = " ".join(m.value.replace("\\", "") for m in at.markdown)
+    assert "2026-10: accelerator spend on the bill $178,455.84" in text, text
+    (unplaced,) = [d.value for d in at.dataframe if "Reason" in d.value.columns]
+    reasons = unplaced["Reason"].tolist()
+    assert "accelerator instance not in the price data (aws g6e.xlarge)" in reasons
+    captions = " ".join(c.value.replace("\\", "") for c in at.caption)
+    assert "aws_focus_1_2_gpu_fleet.csv (14 rows, FOCUS 1.2, AWS, billed $1,451,910.52)" in captions
+    with Warehouse.open(writable_fixture_env, read_only=True) as wh:
+        assert len(workspace_versions(wh)) == before
+    at.button(key="ws_bill_save").click().run()
+    assert not at.exception, at.exception
+    assert any("Saved as version" in s.value for s in at.success)
+    with Warehouse.open(writable_fixture_env, read_only=True) as wh:
+        newest = workspace_versions(wh).iloc[0]
+    assert newest["origin"] == "bill"
+    assert newest["source"] == "bill: aws_focus_1_2_gpu_fleet.csv (2026-10)"
