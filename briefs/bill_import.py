@@ -19,7 +19,14 @@ from briefs import workspace_plans as wp
 from costmodel import Engine
 from costmodel.bill import BilledLine, FleetChange, Reconciliation, fleet_changes, reconcile
 from costmodel.plan import PlanContext, WorkspaceEngine, builtin_plans
-from costmodel.workspace import FLEET_COLUMNS, FleetEntry, Workspace, workspace_to_dict
+from costmodel.workspace import (
+    FLEET_COLUMNS,
+    FleetEntry,
+    Workspace,
+    WorkspaceError,
+    workspace_from_dict,
+    workspace_to_dict,
+)
 from pricing import focus
 from warehouse import Warehouse, queries
 from warehouse.focus_files import BillFileError, file_columns, read_groups
@@ -284,10 +291,14 @@ def save_report(warehouse: Warehouse, report: BillReport) -> int:
     (the warehouse records who saved it)."""
     if not report.workspace.fleet:
         raise BillImportError("the bill yields no fleet line; nothing to save")
+    body = workspace_to_dict(report.workspace)
+    try:
+        # What is stored must read back: every field within the workspace's own bounds.
+        workspace_from_dict(body)
+    except WorkspaceError as exc:
+        raise BillImportError(f"the bill's fleet cannot be saved: {exc}") from None
     wp.check_workspace(wp.engine_for(warehouse), report.workspace)
     month = report.bill.month
     files = ", ".join(f.source for f in report.bill.files)
     source = f"bill: {files}" + (f" ({month:%Y-%m})" if month else "")
-    return save_workspace(
-        warehouse, workspace_to_dict(report.workspace), origin="bill", source=source[:500]
-    )
+    return save_workspace(warehouse, body, origin="bill", source=source[:500])

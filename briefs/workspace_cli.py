@@ -255,7 +255,8 @@ def _print_bill(report: bill_import.BillReport) -> None:
     for change in report.changes:
         details = "; ".join(change.details)
         console.print(
-            f"  {change.change}: {change.provider} {change.region} {terminal_text(change.instance_type)}"
+            f"  {change.change}: {change.provider} {terminal_text(change.region)}"
+            f" {terminal_text(change.instance_type)}"
             f" {change.pricing_model}" + (f" — {details}" if details else ""),
             highlight=False,
         )

@@ -391,7 +391,7 @@ def last_full_month(groups: Iterable[ChargeGroup]) -> tuple[date | None, bool]:
     first: dict[date, datetime] = {}
     last: dict[date, datetime] = {}
     for g in groups:
-        if g.charge_start is None or g.charge_end is None:
+        if g.charge_start is None or g.charge_end is None or not _usage(g):
             continue
         first[g.month] = min(first.get(g.month, g.charge_start), g.charge_start)
         last[g.month] = max(last.get(g.month, g.charge_end), g.charge_end)
@@ -408,9 +408,15 @@ def last_full_month(groups: Iterable[ChargeGroup]) -> tuple[date | None, bool]:
     return max(first), False
 
 
+def _usage(g: ChargeGroup) -> bool:
+    """Usage rows say which hours a bill covers; a purchase's period is a commitment's term."""
+    return g.get("charge_category").lower() in ("usage", "")
+
+
 def _covered_hours(groups: Sequence[ChargeGroup], month: date) -> float:
-    starts = [g.charge_start for g in groups if g.month == month and g.charge_start]
-    ends = [g.charge_end for g in groups if g.month == month and g.charge_end]
+    usage = [g for g in groups if g.month == month and _usage(g)]
+    starts = [g.charge_start for g in usage if g.charge_start]
+    ends = [g.charge_end for g in usage if g.charge_end]
     if not starts or not ends:
         return float(month_hours(month))
     span = (
@@ -570,21 +576,36 @@ def derive_fleet(
                 float(month_hours(line.month)) if full_month else _covered_hours(groups, line.month)
             )
         line.period_hours = hours_by_month[line.month]
-    # Idle commitment cost belongs to the line its commitment covers (same id, same month).
+    # Idle commitment cost belongs to the line its commitment covers (same id, same month); a
+    # commitment shared by several lines (a savings plan) is not split by guesswork.
     for g in idle:
-        for line in lines.values():
-            if g.month == line.month and g.get("commitment_id") in line.commitment_ids:
-                line.idle_commitment_usd += g.effective
-                break
+        covered = [
+            ln
+            for ln in lines.values()
+            if ln.month == g.month and g.get("commitment_id") in ln.commitment_ids
+        ]
+        if len(covered) == 1:
+            covered[0].idle_commitment_usd += g.effective
+        elif covered and month is not None and g.month == month:
+            notes.append(
+                f"${g.effective:,.2f} of unused commitment {g.get('commitment_id')} covers"
+                f" {len(covered)} lines; it is listed as unplaced and left out of the"
+                " reconciliation rather than split between them."
+            )
     # Lines of other months than the fleet's are accounted for, not merged into it.
     out_lines = []
     for line in sorted(lines.values(), key=lambda ln: (ln.month, ln.key[:4])):
-        if line.consumed_hours <= 0:
-            u = unplaced.setdefault(
-                "accelerator charges with no consumed hours",
-                Unplaced("accelerator charges with no consumed hours"),
+        if line.consumed_hours <= 0 or line.effective_usd <= 0:
+            # No rate can be derived: no hours, or hours the export gives no effective cost for
+            # (a commitment it does not amortise).
+            reason = (
+                "accelerator charges with no consumed hours"
+                if line.consumed_hours <= 0
+                else "accelerator usage with no effective cost (commitment not amortised)"
             )
+            u = unplaced.setdefault(reason, Unplaced(reason))
             u.cost_usd += line.billed_usd
+            u.effective_usd += line.effective_usd
             u.rows += line.rows
             continue
         if month is not None and line.month != month:

@@ -217,3 +217,32 @@ def test_gpu_hours_are_turned_into_instance_hours():
     )
     (line,) = focus.derive_fleet([g], [], oci).fleet_lines()
     assert (line.consumed_hours, line.count, line.usd_per_hour) == (744.0, 1, 80.0)
+
+
+def test_a_commitment_bought_in_a_partial_month_does_not_make_it_whole():
+    november_usage = group(date(2026, 11, 1), end=datetime(2026, 11, 12))
+    purchase = group(
+        date(2026, 11, 1),
+        charge_category="Purchase",
+        commitment_id="ri",
+        end=datetime(2027, 11, 1),
+    )
+    october = group(date(2026, 10, 1))
+    assert focus.last_full_month([october, november_usage, purchase]) == (date(2026, 10, 1), True)
+
+
+def test_hours_without_an_effective_cost_make_no_line_but_a_reason():
+    free = group(
+        x_usage_type="BoxUsage:p5.48xlarge",
+        provider="AWS",
+        pricing_category="Committed",
+        commitment_type="Savings Plan",
+        commitment_id="sp",
+        billed=0.0,
+        effective=0.0,
+    )
+    bill = focus.derive_fleet([free], [], SHAPES)
+    assert bill.fleet_lines() == []
+    assert [u.reason for u in bill.unplaced] == [
+        "accelerator usage with no effective cost (commitment not amortised)"
+    ]
