@@ -225,6 +225,11 @@ def instance_type_of(group: ChargeGroup, provider: str) -> str:
     return ""
 
 
+_ACCELERATOR_WORDS = re.compile(
+    r"\b(GPU|TPU|H100|H200|A100|A10G|L4|L40S|MI300X|B200|Gaudi|Inferentia|Trainium)\b",
+    re.IGNORECASE,
+)
+
 #: Instance families that carry accelerators, by provider (for the reason of an unplaced charge:
 #: an accelerator instance the price data does not know is not "not an accelerator").
 _ACCELERATOR_FAMILY = {
@@ -509,7 +514,13 @@ def derive_fleet(
         provider = provider_id(g.get("provider"))
         itype = instance_type_of(g, provider)
         if not itype:
-            drop(f"not an accelerator instance ({g.get('service_category') or 'no category'})", g)
+            if _ACCELERATOR_WORDS.search(g.get("charge_description")):
+                # e.g. Google Cloud bills a GPU apart from its machine ("Nvidia H100 80GB GPU
+                # running in Americas"), with no column naming the machine type.
+                drop(f"accelerator charge with no instance type ({provider})", g)
+            else:
+                category = g.get("service_category") or "no category"
+                drop(f"not an accelerator instance ({category})", g)
             continue
         shape = shapes.get((provider, itype))
         if shape is None:

@@ -45,7 +45,18 @@ def db(tmp_path_factory):
     return path
 
 
+_READ: dict[tuple, dict] = {}
+
+
 def from_bill(db: Path, *files: Path, extra: tuple[str, ...] = ()) -> dict:
+    """The command's JSON (read once per warehouse, files and options: it stores nothing)."""
+    key = (db, files, extra)
+    if key not in _READ:
+        _READ[key] = _run(db, *files, extra=extra)
+    return json.loads(json.dumps(_READ[key]))
+
+
+def _run(db: Path, *files: Path, extra: tuple[str, ...] = ()) -> dict:
     out = runner.invoke(
         app,
         ["workspace", "from-bill", *map(str, files), "--db", str(db), "--format", "json", *extra],

@@ -246,3 +246,13 @@ def test_hours_without_an_effective_cost_make_no_line_but_a_reason():
     assert [u.reason for u in bill.unplaced] == [
         "accelerator usage with no effective cost (commitment not amortised)"
     ]
+
+
+def test_a_gpu_billed_apart_from_its_machine_is_named_as_an_accelerator_charge():
+    gpu = group(
+        provider="Google Cloud",
+        service_category="Compute",
+        charge_description="Nvidia H100 80GB GPU running in Americas",
+    )
+    bill = focus.derive_fleet([gpu], [], SHAPES)
+    assert [u.reason for u in bill.unplaced] == ["accelerator charge with no instance type (gcp)"]
