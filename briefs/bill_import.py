@@ -83,8 +83,9 @@ def read_bill(paths: Sequence[Path], shapes: dict[tuple[str, str], focus.Instanc
     files: list[focus.FileSummary] = []
     for path in paths:
         try:
-            columns = focus.resolve_columns(file_columns(path), path.name)
-            read = read_groups(path, columns.text, columns.numbers, columns.times)
+            types = file_columns(path)
+            columns = focus.resolve_columns(list(types), path.name)
+            read = read_groups(path, columns.text, columns.numbers, columns.times, types)
         except (BillFileError, focus.FocusFileError) as exc:
             raise BillImportError(str(exc)) from None
         mine = [_group(path.name, r) for r in read.groups]

@@ -204,6 +204,23 @@ def test_parquet_and_gzip_read_like_the_csv(db, tmp_path):
         assert got["reconciliation"] == base["reconciliation"]
 
 
+def test_parquet_key_value_columns_are_read_as_json(db, tmp_path):
+    """A Parquet export may store SkuPriceDetails as a struct rather than JSON text."""
+    import pyarrow as pa
+
+    table = pacsv.read_csv(AWS, convert_options=pacsv.ConvertOptions(strings_can_be_null=True))
+    details = [
+        {"InstanceType": "g6e.xlarge", "CoreCount": 4} if text else None
+        for text in table.column("SkuPriceDetails").to_pylist()
+    ]
+    index = table.schema.get_field_index("SkuPriceDetails")
+    table = table.set_column(index, "SkuPriceDetails", pa.array(details))
+    assert pa.types.is_struct(table.schema.field("SkuPriceDetails").type)
+    parquet = tmp_path / "struct.parquet"
+    pq.write_table(table, parquet)
+    assert from_bill(db, parquet)["fleet"] == from_bill(db, AWS)["fleet"]
+
+
 def test_a_bad_cell_is_named_by_file_row_and_column_and_nothing_is_stored(db, tmp_path):
     text = AWS.read_text(encoding="utf-8").replace(",252.96,252.96,252.96,", ",n/a,252.96,252.96,")
     bad = tmp_path / "bad.csv"

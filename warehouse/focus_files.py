@@ -33,6 +33,8 @@ class FileRead:
 
 
 _PARQUET_MAGIC = b"PAR1"
+#: Column types whose values are key-value objects (FOCUS's SkuPriceDetails, Tags in Parquet).
+_NESTED = ("STRUCT", "MAP", "JSON")
 
 
 def _source(path: Path) -> str:
@@ -62,8 +64,8 @@ def _connect() -> duckdb.DuckDBPyConnection:
     return con
 
 
-def file_columns(path: Path) -> list[str]:
-    """The column names of a bill file (its header)."""
+def file_columns(path: Path) -> dict[str, str]:
+    """The columns of a bill file (its header), each with its DuckDB type (VARCHAR for CSV)."""
     if not path.is_file():
         raise BillFileError(f"{path}: file not found")
     try:
@@ -74,7 +76,7 @@ def file_columns(path: Path) -> list[str]:
         raise BillFileError(
             f"{path.name}: not a readable CSV or Parquet file ({_first_line(exc)})"
         ) from None
-    return [str(r[0]) for r in rows]
+    return {str(r[0]): str(r[1]) for r in rows}
 
 
 def _first_line(exc: Exception) -> str:
@@ -90,11 +92,13 @@ def read_groups(
     text: Mapping[str, str | None],
     numbers: Mapping[str, str | None],
     times: Mapping[str, str | None],
+    types: Mapping[str, str] | None = None,
 ) -> FileRead:
     """Sum a bill's charges per distinct ``text`` values and calendar month of the charge start.
 
     ``text``, ``numbers`` and ``times`` map the caller's names to the file's columns (None: the
-    file has no such column). ``numbers`` must name ``billed``, ``effective`` and ``consumed``
+    file has no such column); ``types`` (from ``file_columns``) marks the key-value columns that
+    are read as JSON text. ``numbers`` must name ``billed``, ``effective`` and ``consumed``
     (None allowed for ``consumed``), ``times`` ``charge_start`` and ``charge_end``. Each group
     carries ``rows``, the sums, the time bounds and ``unit_rate_min``/``unit_rate_max``
     (effective $ per consumed unit among its rows).
@@ -106,8 +110,14 @@ def read_groups(
     # failed its cast); outer query: the sums per group.
     inner: list[str] = []
     keys: list[str] = []
+    nested = {c for c, kind in (types or {}).items() if kind.upper().startswith(_NESTED)}
     for name, column in text.items():
-        expr = f"CAST({_quote(column)} AS VARCHAR)" if column else "CAST(NULL AS VARCHAR)"
+        if not column:
+            expr = "CAST(NULL AS VARCHAR)"
+        elif column in nested:  # a Parquet STRUCT / MAP key-value column: read it as JSON
+            expr = f"CAST(to_json({_quote(column)}) AS VARCHAR)"
+        else:
+            expr = f"CAST({_quote(column)} AS VARCHAR)"
         inner.append(f"{expr} AS {_quote(name)}")
         keys.append(_quote(name))
     checks: dict[str, tuple[str, str]] = {}
