@@ -240,6 +240,10 @@ def test_a_file_that_is_not_a_bill_says_which_columns_it_lacks(db, tmp_path):
     out = runner.invoke(app, ["workspace", "from-bill", str(other), "--db", str(db)])
     assert out.exit_code == 2
     assert "invoice.csv: not a FOCUS cost export" in " ".join(out.output.split())
+    empty = tmp_path / "empty.csv"
+    empty.write_bytes(b"")
+    out = runner.invoke(app, ["workspace", "from-bill", str(empty), "--db", str(db)])
+    assert out.exit_code == 2 and "empty.csv: the file is empty" in out.output
     missing = runner.invoke(app, ["workspace", "from-bill", "nope.csv", "--db", str(db)])
     assert missing.exit_code == 2 and "nope.csv: file not found" in missing.output
 

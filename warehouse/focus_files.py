@@ -68,6 +68,8 @@ def file_columns(path: Path) -> dict[str, str]:
     """The columns of a bill file (its header), each with its DuckDB type (VARCHAR for CSV)."""
     if not path.is_file():
         raise BillFileError(f"{path}: file not found")
+    if path.stat().st_size == 0:
+        raise BillFileError(f"{path.name}: the file is empty; export the bill again")
     try:
         with _connect() as con:
             sql = f"DESCRIBE SELECT * FROM {_source(path)}"  # noqa: S608 - fixed text
