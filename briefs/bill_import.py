@@ -288,8 +288,8 @@ def build_report(
 
 
 def save_report(warehouse: Warehouse, report: BillReport) -> int:
-    """Store the bill's fleet as a new workspace version; its source names the files and month
-    (the warehouse records who saved it)."""
+    """Store the bill's fleet as a new workspace version; its source names the files, the month
+    and the reconciliation's two totals (the warehouse records who saved it)."""
     if not report.workspace.fleet:
         raise BillImportError("the bill yields no fleet line; nothing to save")
     body = workspace_to_dict(report.workspace)
@@ -301,5 +301,10 @@ def save_report(warehouse: Warehouse, report: BillReport) -> int:
     wp.check_workspace(wp.engine_for(warehouse), report.workspace)
     month = report.bill.month
     files = ", ".join(f.source for f in report.bill.files)
-    source = f"bill: {files}" + (f" ({month:%Y-%m})" if month else "")
+    rec = report.reconciliation
+    source = (
+        f"bill: {files}"
+        + (f" ({month:%Y-%m})" if month else "")
+        + f"; accelerator spend ${rec.bill_usd:,.2f}, Stay month 1 ${rec.stay_month1_usd:,.2f}"
+    )
     return save_workspace(warehouse, body, origin="bill", source=source[:500])

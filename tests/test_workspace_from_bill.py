@@ -280,7 +280,10 @@ def test_preview_stores_nothing_and_save_stores_a_version_with_its_source(db, tm
     newest = versions.iloc[0]
     assert len(versions) == len(before) + 1
     assert newest["origin"] == "bill"
-    assert newest["source"] == "bill: aws_focus_1_2_gpu_fleet.csv (2026-10)"
+    assert newest["source"] == (
+        "bill: aws_focus_1_2_gpu_fleet.csv (2026-10); accelerator spend $188,499.84,"
+        " Stay month 1 $205,042.40"
+    )
     assert newest["created_by"]
     assert {(e.instance_type, e.pricing_model, e.count) for e in ws.fleet} == {
         ("p5.48xlarge", "reserved_1y", 5),
