@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import pandas as pd
+
 from briefs.workspace_plans import DEMAND_OVERRIDES, ScenarioView, scenario_view
 from costmodel.workspace import (
     FLEET_COLUMNS,
@@ -205,6 +207,22 @@ def bill_view(report: BillReport) -> BillView:
     return BillView(source, fleet, unplaced, summary, explained, changes, list(report.notes))
 
 
+def bill_provenance(versions: pd.DataFrame, version: int | None) -> str:
+    """The sentence the Scenarios page shows when the current fleet was taken from a bill."""
+    if version is None or versions.empty:
+        return ""
+    rows = versions[versions["version"] == version]
+    if rows.empty or rows.iloc[0]["origin"] != "bill":
+        return ""
+    row = rows.iloc[0]
+    who = row["created_by"] or "someone not recorded"
+    return (
+        f"The fleet comes from your cloud bill: {row['source']} (workspace version {version},"
+        f" saved by {who} on {row['saved_at']:%Y-%m-%d}). Stay prices each line at its count ×"
+        " the bill's effective rate × 730 h."
+    )
+
+
 def _where(exc: WorkspaceError) -> str:
     """``fleet[2].count`` -> ``Fleet, row 3, column count``."""
     where = exc.where
@@ -222,6 +240,7 @@ def _where(exc: WorkspaceError) -> str:
 __all__ = [
     "DEMAND_OVERRIDES",
     "BillView",
+    "bill_provenance",
     "bill_view",
     "ScenarioView",
     "demand_rows",

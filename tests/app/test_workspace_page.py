@@ -93,3 +93,24 @@ def test_the_page_previews_an_uploaded_bill_and_saves_its_fleet(writable_fixture
     assert newest["source"].startswith(
         "bill: aws_focus_1_2_gpu_fleet.csv (2026-10); accelerator spend $178,455.84,"
     )
+
+
+def test_the_scenarios_page_says_when_the_fleet_comes_from_a_bill(writable_fixture_env):
+    from briefs import bill_import
+    from tokendesk.paths import REPO_ROOT
+
+    bill = REPO_ROOT / "tests" / "fixtures" / "bills" / "aws_focus_1_2_gpu_fleet.csv"
+    at = AppTest.from_file(str(VIEWS / "scenarios.py"), default_timeout=120)
+    at.run()
+    assert not any("comes from your cloud bill" in c.value for c in at.caption)
+    with Warehouse.open(writable_fixture_env) as wh:
+        report = bill_import.build_report(wh, [bill])
+        version = bill_import.save_report(wh, report)
+    at = AppTest.from_file(str(VIEWS / "scenarios.py"), default_timeout=120)
+    at.run()
+    assert not at.exception, at.exception
+    captions = " ".join(c.value.replace("\\", "") for c in at.caption)
+    assert (
+        "The fleet comes from your cloud bill: bill: aws_focus_1_2_gpu_fleet.csv (2026-10);"
+        f" accelerator spend $178,455.84, Stay month 1 $195,187.40 (workspace version {version},"
+    ) in captions
