@@ -443,6 +443,37 @@ def save_workspace(ws) -> int:
         return save(warehouse, workspace_to_dict(ws), origin="dashboard", source="Workspace page")
 
 
+def bill_report(path: str, files: list[tuple[str, bytes]]):
+    """The fleet uploaded FOCUS bills yield, against the current workspace (nothing stored).
+    The uploads are written to a private temporary folder under their own names (DuckDB reads
+    files), which is removed before this returns."""
+    import tempfile
+    from pathlib import Path
+
+    from planning.bill import build_report
+
+    engine = _engine(path, sees_negotiated())
+    with tempfile.TemporaryDirectory(prefix="tokendesk-bill-") as tmp:
+        paths = []
+        for index, (name, body) in enumerate(files):
+            # Only the base name is kept, and a number keeps two uploads of one name apart.
+            target = Path(tmp) / f"{index}" / Path(name).name
+            target.parent.mkdir()
+            target.write_bytes(body)
+            paths.append(target)
+        with _reading(path) as warehouse:
+            return build_report(warehouse, paths, engine=engine)
+
+
+def save_bill(report) -> int:
+    """Store a bill's fleet as a new workspace version (source: the files and month; saved by
+    the signed-in person)."""
+    from planning.bill import save_report
+
+    with writer(Action.EDIT_WORKSPACE) as warehouse:
+        return save_report(warehouse, report)
+
+
 def check_workspace(path: str, ws) -> list[str]:
     """Problems with rates the warehouse cannot supply (a fleet line with no list price)."""
     from costmodel.workspace import WorkspaceError

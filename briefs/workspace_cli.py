@@ -1,4 +1,4 @@
-"""``tokendesk workspace import | export | versions`` and ``tokendesk scenarios``."""
+"""``tokendesk workspace import | export | versions | audit | from-bill`` and ``tokendesk scenarios``."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ from costmodel.workspace import (
     workspace_from_dict,
     workspace_to_dict,
 )
+from planning import bill as bill_import
 from planning import evaluation as pe
 from planning import workspaces as pw
 from pricing.integrity import check_price_file
@@ -151,6 +152,118 @@ def workspace_audit(
             highlight=False,
         )
     console.print(f"Stored workspace version {version} with the audit ({basis}).")
+
+
+class BillFormat(StrEnum):
+    JSON = "json"
+    TABLE = "table"
+    YAML = "yaml"
+
+
+@workspace_app.command("from-bill")
+def workspace_from_bill(
+    files: Annotated[
+        list[Path],
+        typer.Argument(
+            help="FOCUS cost exports (CSV, gzip CSV or Parquet; several months and"
+            " providers at once)."
+        ),
+    ],
+    fmt: Annotated[BillFormat, typer.Option("--format")] = BillFormat.TABLE,
+    serves: Annotated[
+        str | None,
+        typer.Option(help="The workload every derived line serves (default: the current line's)."),
+    ] = None,
+    save: Annotated[
+        bool,
+        typer.Option(
+            "--save", help="Store the derived fleet as a new workspace version (default: preview)."
+        ),
+    ] = False,
+    db: DbOption = None,
+) -> None:
+    """The fleet the bill shows: accelerator instances by provider, region, type and pricing
+    model at their effective rates; the charges it could not place, by reason; Stay's month-1
+    cost against the bill's last full month; and what saving it would change (with --save)."""
+    try:
+        with Warehouse.open(db, read_only=not save, seed_check=check_price_file) as warehouse:
+            report = bill_import.build_report(warehouse, files, serves=serves)
+            version = bill_import.save_report(warehouse, report) if save else None
+    except (bill_import.BillImportError, WorkspaceError, WarehouseError) as exc:
+        raise _fail(f"{exc}. The warehouse is unchanged.") from None
+    if fmt == BillFormat.JSON:
+        _write((json.dumps(report.as_dict(), indent=2, ensure_ascii=False) + "\n").encode(), None)
+    elif fmt == BillFormat.YAML:
+        sys.stdout.write(pw.export_yaml(report.workspace))
+    else:
+        _print_bill(report)
+    if version is not None:
+        err.print(f"Stored the bill's fleet as workspace version {version}.")
+    elif report.workspace.fleet:
+        err.print("Preview only: add --save to store it as a new workspace version.")
+
+
+def _print_bill(report: bill_import.BillReport) -> None:
+    source = report.source()
+    month = source["month"] or "no month"
+    fleet = Table(
+        title=f"Fleet from the bill ({month}; {', '.join(f['file'] for f in source['files'])})"
+    )
+    for header in (
+        "Provider",
+        "Region",
+        "Instance type",
+        "Count",
+        "Pricing",
+        "$/h",
+        "Ends",
+        "Serves",
+        "Billed $",
+    ):
+        fleet.add_column(header, overflow="fold")
+    for row in report.fleet_rows():
+        fleet.add_row(
+            row["provider"],
+            terminal_text(row["region"]),
+            terminal_text(row["instance_type"]),
+            str(row["count"]),
+            row["pricing_model"],
+            f"{row['usd_per_hour']:,.4f}",
+            row["commitment_end"] or "",
+            row["serves"],
+            f"{row['billed_usd']:,.2f}",
+        )
+    console.print(fleet)
+    unplaced = Table(title="Charges not placed in the fleet")
+    for header in ("Reason", "Billed $", "Rows"):
+        unplaced.add_column(header, overflow="fold")
+    for row in report.unplaced_rows():
+        unplaced.add_row(
+            terminal_text(row["reason"]), f"{row['cost_usd']:,.2f}", f"{row['rows']:,}"
+        )
+    console.print(unplaced)
+    rec = report.reconciliation
+    console.print(
+        f"{month}: accelerator spend on the bill ${rec.bill_usd:,.2f}; Stay month 1"
+        f" ${rec.stay_month1_usd:,.2f}; difference ${rec.difference_usd:+,.2f}",
+        highlight=False,
+    )
+    for line in rec.lines:
+        console.print(f"  {line.label}: ${line.difference_usd:+,.2f}", highlight=False)
+        for part in line.parts:
+            console.print(f"    {part.usd:+,.2f}  {part.why}", highlight=False)
+    version = report.current_version
+    console.print(f"Against the current workspace (version {version or 'bundled example'}):")
+    for change in report.changes:
+        details = "; ".join(change.details)
+        console.print(
+            f"  {change.change}: {change.provider} {terminal_text(change.region)}"
+            f" {terminal_text(change.instance_type)}"
+            f" {change.pricing_model}" + (f" — {details}" if details else ""),
+            highlight=False,
+        )
+    for note in report.notes:
+        console.print(f"Note: {terminal_text(note)}", highlight=False)
 
 
 @workspace_app.command("versions")

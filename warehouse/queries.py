@@ -581,3 +581,17 @@ def negotiated_snapshots(warehouse: Warehouse) -> pd.DataFrame:
         """,
         [PricingModel.NEGOTIATED.value],
     )
+
+
+def instance_shapes(warehouse: Warehouse) -> pd.DataFrame:
+    """Every (provider, instance type) any snapshot priced, with its accelerator and count: what
+    a bill's instance types are looked up in."""
+    return warehouse.query(
+        """
+        SELECT provider, instance_type, any_value(accelerator_id) AS accelerator_id,
+               max(accelerator_count) AS accelerator_count
+        FROM price_quotes
+        GROUP BY provider, instance_type
+        ORDER BY provider, instance_type
+        """
+    )

@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import pandas as pd
 
 from costmodel.workspace import (
     FLEET_COLUMNS,
@@ -20,6 +24,9 @@ from costmodel.workspace import (
     workspace_to_dict,
 )
 from planning.workspaces import DEMAND_OVERRIDES, ScenarioView, scenario_view
+
+if TYPE_CHECKING:
+    from planning.bill import BillReport
 
 DEMAND_COLUMNS = (
     "workload",
@@ -135,6 +142,87 @@ def edited_workspace(
         return None, [_where(exc)]
 
 
+@dataclass(frozen=True)
+class BillView:
+    """What the Workspace page shows of an uploaded bill, as text and table rows."""
+
+    source: str
+    fleet: list[dict]
+    unplaced: list[dict]
+    reconciliation: str
+    explained: list[str]
+    changes: list[dict]
+    notes: list[str]
+
+
+def bill_view(report: BillReport) -> BillView:
+    """The same figures ``tokendesk workspace from-bill`` prints, laid out for the page."""
+    src = report.source()
+    files = "; ".join(
+        f"{f['file']} ({f['rows']:,} rows, FOCUS {f['focus_version']},"
+        f" {', '.join(f['providers'])}, billed ${f['billed_usd']:,.2f})"
+        for f in src["files"]
+    )
+    month = src["month"] or "no month"
+    source = f"Source: {files}. Fleet month: {month}; confidence {src['confidence']}."
+    fleet = [
+        {
+            "Count": r["count"],
+            "Instance type": r["instance_type"],
+            "Provider": r["provider"],
+            "Region": r["region"],
+            "Pricing model": r["pricing_model"],
+            "$/hour (effective)": f"{r['usd_per_hour']:,.4f}",
+            "Commitment ends": r["commitment_end"] or "",
+            "Serves": r["serves"],
+            "Billed $": f"{r['billed_usd']:,.2f}",
+        }
+        for r in report.fleet_rows()
+    ]
+    unplaced = [
+        {"Reason": u["reason"], "Billed $": f"{u['cost_usd']:,.2f}", "Rows": f"{u['rows']:,}"}
+        for u in report.unplaced_rows()
+    ]
+    rec = report.reconciliation
+    summary = (
+        f"{month}: accelerator spend on the bill ${rec.bill_usd:,.2f}; Stay month 1"
+        f" ${rec.stay_month1_usd:,.2f}; difference ${rec.difference_usd:+,.2f}."
+    )
+    explained = [
+        f"{ln.label}: ${ln.difference_usd:+,.2f} = "
+        + " ".join(f"({p.usd:+,.2f}: {p.why})" for p in ln.parts)
+        for ln in rec.lines
+    ]
+    changes = [
+        {
+            "Change": c.change,
+            "Instance type": c.instance_type,
+            "Provider": c.provider,
+            "Region": c.region,
+            "Pricing model": c.pricing_model,
+            "Details": "; ".join(c.details),
+        }
+        for c in report.changes
+    ]
+    return BillView(source, fleet, unplaced, summary, explained, changes, list(report.notes))
+
+
+def bill_provenance(versions: pd.DataFrame, version: int | None) -> str:
+    """The sentence the Scenarios page shows when the current fleet was taken from a bill."""
+    if version is None or versions.empty:
+        return ""
+    rows = versions[versions["version"] == version]
+    if rows.empty or rows.iloc[0]["origin"] != "bill":
+        return ""
+    row = rows.iloc[0]
+    who = row["created_by"] or "someone not recorded"
+    return (
+        f"The fleet comes from your cloud bill: {row['source']} (workspace version {version},"
+        f" saved by {who} on {row['saved_at']:%Y-%m-%d}). Stay prices each line at its count ×"
+        " the bill's effective rate × 730 h."
+    )
+
+
 def _where(exc: WorkspaceError) -> str:
     """``fleet[2].count`` -> ``Fleet, row 3, column count``."""
     where = exc.where
@@ -151,6 +239,9 @@ def _where(exc: WorkspaceError) -> str:
 
 __all__ = [
     "DEMAND_OVERRIDES",
+    "BillView",
+    "bill_provenance",
+    "bill_view",
     "ScenarioView",
     "demand_rows",
     "edited_workspace",

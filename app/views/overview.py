@@ -178,7 +178,7 @@ _, stored_workspace = data.workspace(path)
 INPUTS = page_inputs(*market_view_defaults(stored_workspace))
 chosen = inputs(INPUTS)
 models = tuple(si.models_in_family(chosen["model"], data.filter_values(path)["model"]))
-comparison, viewed = workspace_headline(chosen["pct"], INPUTS[2].default)
+comparison, viewed = workspace_headline(chosen["pct"], str(INPUTS[2].default))
 cheapest = cheapest_per_vendor(
     (("model", models),), chosen["pct"], chosen["slo"], chosen["pricing"], chosen["unit"]
 )

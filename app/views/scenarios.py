@@ -40,6 +40,9 @@ st.caption(
 
 path = data.db_path()
 version, stored = data.workspace(path)
+bill_source = model.bill_provenance(data.workspace_versions(path), version)
+if bill_source:
+    st.caption(plain(bill_source, limit=2000))
 params = st.query_params.to_dict()
 view = model.scenario_view(params, stored)
 for notice in view.notices:

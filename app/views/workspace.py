@@ -15,6 +15,7 @@ from app.safe import plain
 from costmodel import domain
 from costmodel.demand import PERCENTILES
 from costmodel.workspace import FLEET_PRICING_MODELS
+from planning.bill import BillImportError
 from planning.workspaces import WorkspaceFileError, export_yaml, parse_workspace_text
 from tokendesk.access import Action
 
@@ -206,6 +207,51 @@ if upload is not None and right.button(
             right.error(f"Not imported — {problem}")
     else:
         right.success(f"Stored as version {data.save_workspace(imported)}.")
+
+st.subheader("From your cloud bill")
+st.caption(
+    "Upload FOCUS cost exports (CSV, gzip CSV or Parquet; AWS, Azure, Google Cloud, OCI; several"
+    " months and providers at once). The accelerator instances of the last full month become"
+    " fleet lines at their effective rates; every other charge is listed by reason. Nothing is"
+    " stored until you save."
+)
+bills = st.file_uploader(
+    "FOCUS bill files",
+    type=["csv", "gz", "parquet"],
+    accept_multiple_files=True,
+    key="ws_bill",
+    disabled=locked,
+    help=blocked,
+)
+if bills:
+    try:
+        report = data.bill_report(path, [(b.name, b.getvalue()) for b in bills])
+    except BillImportError as exc:
+        st.error(f"Not read — {exc}")
+        report = None
+    if report is not None:
+        bill_view = model.bill_view(report)
+        st.caption(plain(bill_view.source, limit=2000))
+        st.dataframe(pd.DataFrame(bill_view.fleet), hide_index=True, width="stretch")
+        st.markdown("**Charges not placed in the fleet**")
+        st.dataframe(pd.DataFrame(bill_view.unplaced), hide_index=True, width="stretch")
+        st.markdown(plain(bill_view.reconciliation, limit=2000))
+        for line in bill_view.explained:
+            st.caption(plain(line, limit=2000))
+        st.markdown("**Against the current workspace**")
+        st.dataframe(pd.DataFrame(bill_view.changes), hide_index=True, width="stretch")
+        for note in bill_view.notes:
+            st.warning(plain(note, limit=1000))
+        if st.button(
+            "Save the bill's fleet as a new version",
+            key="ws_bill_save",
+            disabled=locked or not report.workspace.fleet,
+            help=blocked,
+        ):
+            try:
+                st.success(f"Saved as version {data.save_bill(report)}.")
+            except BillImportError as exc:
+                st.error(f"Not saved — {exc}")
 
 with st.expander("Versions"):
     st.dataframe(

@@ -60,3 +60,58 @@ def test_the_page_saves_a_new_version(writable_fixture_env):
     with Warehouse.open(writable_fixture_env, read_only=True) as wh:
         versions = workspace_versions(wh)
     assert list(versions["name"]) == ["Fixture Co (edited)", "Fixture Co", "Example Corp"]
+
+
+def test_the_page_previews_an_uploaded_bill_and_saves_its_fleet(writable_fixture_env):
+    """The bill upload shows the same figures as `tokendesk workspace from-bill` and stores
+    nothing until its save button is pressed (tests/fixtures/bills/README.md has the sums)."""
+    from tokendesk.paths import REPO_ROOT
+
+    bill = REPO_ROOT / "tests" / "fixtures" / "bills" / "aws_focus_1_2_gpu_fleet.csv"
+    at = AppTest.from_file(str(VIEWS / "workspace.py"), default_timeout=120)
+    at.run()
+    with Warehouse.open(writable_fixture_env, read_only=True) as wh:
+        before = len(workspace_versions(wh))
+    at.file_uploader(key="ws_bill").set_value([(bill.name, bill.read_bytes(), "text/csv")]).run()
+    assert not at.exception, at.exception
+    # p5 reserved 115,521.12 + 1,510.08 idle and p5 on demand 61,424.64; the fixture warehouse
+    # prices no g6e.xlarge, so its spot hours are listed as not in the price data instead.
+    text = " ".join(m.value.replace("\\", "") for m in at.markdown)
+    assert "2026-10: accelerator spend on the bill $178,455.84" in text, text
+    (unplaced,) = [d.value for d in at.dataframe if "Reason" in d.value.columns]
+    reasons = unplaced["Reason"].tolist()
+    assert "accelerator instance not in the price data (aws g6e.xlarge)" in reasons
+    captions = " ".join(c.value.replace("\\", "") for c in at.caption)
+    assert "aws_focus_1_2_gpu_fleet.csv (14 rows, FOCUS 1.2, AWS, billed $1,451,910.52)" in captions
+    with Warehouse.open(writable_fixture_env, read_only=True) as wh:
+        assert len(workspace_versions(wh)) == before
+    at.button(key="ws_bill_save").click().run()
+    assert not at.exception, at.exception
+    assert any("Saved as version" in s.value for s in at.success)
+    with Warehouse.open(writable_fixture_env, read_only=True) as wh:
+        newest = workspace_versions(wh).iloc[0]
+    assert newest["origin"] == "bill"
+    assert newest["source"].startswith(
+        "bill: aws_focus_1_2_gpu_fleet.csv (2026-10); accelerator spend $178,455.84,"
+    )
+
+
+def test_the_scenarios_page_says_when_the_fleet_comes_from_a_bill(writable_fixture_env):
+    from planning import bill as bill_import
+    from tokendesk.paths import REPO_ROOT
+
+    bill = REPO_ROOT / "tests" / "fixtures" / "bills" / "aws_focus_1_2_gpu_fleet.csv"
+    at = AppTest.from_file(str(VIEWS / "scenarios.py"), default_timeout=120)
+    at.run()
+    assert not any("comes from your cloud bill" in c.value for c in at.caption)
+    with Warehouse.open(writable_fixture_env) as wh:
+        report = bill_import.build_report(wh, [bill])
+        version = bill_import.save_report(wh, report)
+    at = AppTest.from_file(str(VIEWS / "scenarios.py"), default_timeout=120)
+    at.run()
+    assert not at.exception, at.exception
+    captions = " ".join(c.value.replace("\\", "") for c in at.caption)
+    assert (
+        "The fleet comes from your cloud bill: bill: aws_focus_1_2_gpu_fleet.csv (2026-10);"
+        f" accelerator spend $178,455.84, Stay month 1 $195,187.40 (workspace version {version},"
+    ) in captions

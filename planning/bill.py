@@ -1,0 +1,311 @@
+"""A cloud bill (FOCUS exports) as the workspace's baseline: the fleet it yields, the charges it
+could not place, Stay's month-1 cost for that fleet against the bill, and what saving it as a new
+workspace version would change. Shared by ``tokendesk workspace from-bill`` and the Workspace
+page.
+
+The files are read by the warehouse (DuckDB), their columns and charges judged by
+``pricing.focus``, the reconciliation's arithmetic is ``costmodel.bill``'s; Stay comes from the plan
+engine through ``stay_month1_by_line`` alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+from costmodel import Engine
+from costmodel.bill import BilledLine, FleetChange, Reconciliation, fleet_changes, reconcile
+from costmodel.plan import builtin_plans
+from costmodel.workspace import (
+    FLEET_COLUMNS,
+    FleetEntry,
+    Workspace,
+    WorkspaceError,
+    workspace_from_dict,
+    workspace_to_dict,
+)
+from planning import workspaces as pw
+from planning.evaluation import planner_for
+from pricing import focus
+from warehouse import Warehouse, queries
+from warehouse.focus_files import BillFileError, file_columns, read_groups
+from warehouse.workspaces import save_workspace
+
+
+class BillImportError(ValueError):
+    """A bill could not be imported; the message names the file, row or field."""
+
+
+# ---- the one place the reconciliation asks the plan engine for Stay ---------------------------
+def stay_month1_by_line(engine: Engine, ws: Workspace) -> list[float]:
+    """Stay's month-1 cost of each of ``ws.fleet``'s lines (same order), as ``tokendesk
+    scenarios`` prices Stay: the fleet as it is, Σ count × effective $/h × 730 h per line.
+    Top-ups Stay may add where the fleet falls short are not on the bill and not counted here."""
+    stay = planner_for(engine, ws).evaluate(builtin_plans()[:1])[0]
+    fleet_lines = iter(ln for ln in stay.fleet if ln.role == "fleet")
+    by_index: dict[int, float] = {}
+    # Stay lists each workload's fleet lines in fleet order, workload by workload.
+    for w in ws.demand:
+        for i, entry in enumerate(ws.fleet):
+            if entry.serves != w.workload:
+                continue
+            line = next(fleet_lines)
+            if (line.provider, line.instance_type) != (entry.provider, entry.instance_type):
+                raise RuntimeError("Stay's fleet lines are not in the workspace's order")
+            by_index[i] = line.monthly_usd
+    return [by_index[i] for i in range(len(ws.fleet))]
+
+
+# ---- reading the files -------------------------------------------------------------------------
+def _group(source: str, row: dict) -> focus.ChargeGroup:
+    month = row["month"]
+    return focus.ChargeGroup(
+        source=source,
+        month=month.date() if isinstance(month, datetime) else month,
+        rows=int(row["rows"]),
+        billed=float(row["billed"]),
+        effective=float(row["effective"]),
+        consumed=float(row["consumed"]),
+        charge_start=row["charge_start"],
+        charge_end=row["charge_end"],
+        unit_rate_min=row["unit_rate_min"],
+        unit_rate_max=row["unit_rate_max"],
+        text={k: row[k] for k in focus.TEXT_COLUMNS},
+    )
+
+
+def read_bill(paths: Sequence[Path], shapes: dict[tuple[str, str], focus.InstanceShape]):
+    """The fleet a set of FOCUS files yields (several months and providers at once)."""
+    if not paths:
+        raise BillImportError("give at least one bill file (FOCUS CSV, gzip CSV or Parquet)")
+    groups: list[focus.ChargeGroup] = []
+    files: list[focus.FileSummary] = []
+    for path in paths:
+        try:
+            types = file_columns(path)
+            columns = focus.resolve_columns(list(types), path.name)
+            read = read_groups(path, columns.text, columns.numbers, columns.times, types)
+        except (BillFileError, focus.FocusFileError) as exc:
+            raise BillImportError(str(exc)) from None
+        mine = [_group(path.name, r) for r in read.groups]
+        if any(g.month is None for g in mine if g.rows):
+            raise BillImportError(f"{path.name}: a charge has no ChargePeriodStart")
+        groups += mine
+        starts = [g.charge_start for g in mine if g.charge_start]
+        ends = [g.charge_end for g in mine if g.charge_end]
+        files.append(
+            focus.FileSummary(
+                path.name,
+                read.rows,
+                sum(g.billed for g in mine),
+                columns.version_hint,
+                tuple(sorted({g.get("provider") for g in mine if g.get("provider")})),
+                min(starts) if starts else None,
+                max(ends) if ends else None,
+            )
+        )
+    return focus.derive_fleet(groups, files, shapes)
+
+
+def instance_shapes(warehouse: Warehouse) -> dict[tuple[str, str], focus.InstanceShape]:
+    frame = queries.instance_shapes(warehouse)
+    return {
+        (str(r.provider), str(r.instance_type)): focus.InstanceShape(
+            str(r.accelerator_id), int(r.accelerator_count)
+        )
+        for r in frame.itertuples(index=False)
+    }
+
+
+# ---- the report --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class BillReport:
+    bill: focus.BillFleet
+    #: The workspace the bill's fleet would become (the current one with its fleet replaced).
+    workspace: Workspace
+    current_version: int | None
+    current: Workspace
+    #: Per fleet line of ``workspace``: the bill line it came from.
+    lines: tuple[focus.BillLine, ...]
+    reconciliation: Reconciliation
+    changes: tuple[FleetChange, ...]
+    notes: tuple[str, ...]
+    read_at: datetime
+
+    def fleet_rows(self) -> list[dict]:
+        rows = []
+        for entry, line in zip(self.workspace.fleet, self.lines, strict=True):
+            body = fleet_entry_dict(entry)
+            body["billed_usd"] = round(line.billed_usd, 6)
+            rows.append(body)
+        return rows
+
+    def unplaced_rows(self) -> list[dict]:
+        return [
+            {"reason": u.reason, "cost_usd": round(u.cost_usd, 6), "rows": u.rows}
+            for u in self.bill.unplaced
+        ]
+
+    def source(self) -> dict:
+        month = self.bill.month
+        return {
+            "files": [
+                {
+                    "file": f.source,
+                    "rows": f.rows,
+                    "billed_usd": round(f.billed_usd, 6),
+                    "focus_version": f.focus_version,
+                    "providers": list(f.providers),
+                    "first_charge": f.first_charge.isoformat() if f.first_charge else None,
+                    "last_charge": f.last_charge.isoformat() if f.last_charge else None,
+                }
+                for f in self.bill.files
+            ],
+            "month": f"{month:%Y-%m}" if month else None,
+            "month_is_full": self.bill.month_is_full,
+            "read_at": self.read_at.isoformat(timespec="seconds"),
+            "confidence": "high: the provider's own bill"
+            if self.bill.month_is_full
+            else "medium: no calendar month is covered whole",
+        }
+
+    def as_dict(self) -> dict:
+        return {
+            "source": self.source(),
+            "fleet": self.fleet_rows(),
+            "unplaced": self.unplaced_rows(),
+            "total_billed_usd": round(self.bill.total_billed_usd, 6),
+            "reconciliation": self.reconciliation.as_dict(),
+            "preview": {
+                "current_version": self.current_version,
+                "changes": [c.as_dict() for c in self.changes],
+            },
+            "notes": list(self.notes),
+        }
+
+
+def fleet_entry_dict(entry: FleetEntry) -> dict:
+    """A fleet line with every workspace field name (None where unset)."""
+    out: dict = {}
+    for name in FLEET_COLUMNS:
+        value = getattr(entry, name)
+        if isinstance(value, date):
+            value = value.isoformat()
+        if name == "usd_per_hour" and value is not None:
+            value = round(value, 6)
+        out[name] = value
+    return out
+
+
+def _serves(line: focus.BillLine, current: Workspace, forced: str | None) -> tuple[str, str]:
+    """The workload a derived line serves: the one given, else the current workspace's line of
+    the same type, else the first workload (said in a note)."""
+    if forced:
+        return forced, ""
+    for match in (
+        lambda e: (
+            (e.provider, e.region, e.instance_type)
+            == (line.provider, line.region, line.instance_type)
+        ),
+        lambda e: (e.provider, e.instance_type) == (line.provider, line.instance_type),
+    ):
+        hit = next((e for e in current.fleet if match(e)), None)
+        if hit is not None:
+            return hit.serves, ""
+    first = current.demand[0].workload
+    return first, (
+        f"{line.provider} {line.instance_type}: no current line of this type; assumed it serves"
+        f" {first} (use --serves, or edit before saving)"
+    )
+
+
+def derive_workspace(
+    bill: focus.BillFleet, current: Workspace, serves: str | None = None
+) -> tuple[Workspace, tuple[focus.BillLine, ...], list[str]]:
+    if serves is not None and serves not in {w.workload for w in current.demand}:
+        names = ", ".join(w.workload for w in current.demand)
+        raise BillImportError(f"--serves {serves!r} is not a workload of the workspace ({names})")
+    entries, notes = [], []
+    lines = tuple(bill.fleet_lines())
+    for line in lines:
+        workload, note = _serves(line, current, serves)
+        if note:
+            notes.append(note)
+        entries.append(
+            FleetEntry(
+                provider=line.provider,
+                region=line.region,
+                instance_type=line.instance_type,
+                count=line.count,
+                pricing_model=line.pricing_model,
+                serves=workload,
+                usd_per_hour=round(line.usd_per_hour, 6),
+                commitment_end=line.commitment_end,
+            )
+        )
+    return replace(current, fleet=tuple(entries)), lines, notes
+
+
+def build_report(
+    warehouse: Warehouse,
+    paths: Sequence[Path],
+    *,
+    serves: str | None = None,
+    engine: Engine | None = None,
+) -> BillReport:
+    shapes = instance_shapes(warehouse)
+    bill = read_bill(paths, shapes)
+    version, current = pw.stored_workspace(warehouse)
+    ws, lines, notes = derive_workspace(bill, current, serves)
+    engine = engine or pw.engine_for(warehouse)
+    stay = stay_month1_by_line(engine, ws) if ws.fleet else []
+    billed = [
+        BilledLine(
+            f"{e.count} × {e.instance_type} ({e.provider} {e.region}, {e.pricing_model})",
+            e.pricing_model,
+            e.count,
+            ln.consumed_hours,
+            ln.period_hours,
+            ln.effective_usd,
+            ln.idle_commitment_usd,
+            ln.unit_rate_min,
+            ln.unit_rate_max,
+        )
+        for e, ln in zip(ws.fleet, lines, strict=True)
+    ]
+    return BillReport(
+        bill=bill,
+        workspace=ws,
+        current_version=version,
+        current=current,
+        lines=lines,
+        reconciliation=reconcile(bill.month, billed, stay),
+        changes=tuple(fleet_changes(current.fleet, ws.fleet)),
+        notes=tuple([*bill.notes, *notes]),
+        read_at=datetime.now(UTC),
+    )
+
+
+def save_report(warehouse: Warehouse, report: BillReport) -> int:
+    """Store the bill's fleet as a new workspace version; its source names the files, the month
+    and the reconciliation's two totals (the warehouse records who saved it)."""
+    if not report.workspace.fleet:
+        raise BillImportError("the bill yields no fleet line; nothing to save")
+    body = workspace_to_dict(report.workspace)
+    try:
+        # What is stored must read back: every field within the workspace's own bounds.
+        workspace_from_dict(body)
+    except WorkspaceError as exc:
+        raise BillImportError(f"the bill's fleet cannot be saved: {exc}") from None
+    pw.check_workspace(pw.engine_for(warehouse), report.workspace)
+    month = report.bill.month
+    files = ", ".join(f.source for f in report.bill.files)
+    rec = report.reconciliation
+    source = (
+        f"bill: {files}"
+        + (f" ({month:%Y-%m})" if month else "")
+        + f"; accelerator spend ${rec.bill_usd:,.2f}, Stay month 1 ${rec.stay_month1_usd:,.2f}"
+    )
+    return save_workspace(warehouse, body, origin="bill", source=source[:500])

@@ -1,0 +1,310 @@
+"""``tokendesk workspace from-bill``: the fleet a FOCUS bill yields, the charges it cannot place,
+the reconciliation against Stay and the preview / save of a new workspace version.
+
+The hand-made bills in tests/fixtures/bills/ are worked out by hand in that folder's README; the
+real sample (tests/fixtures/real/focus/) is the FinOps Foundation's anonymised export. Every
+total here is recomputed from the files with the csv module, not with the code under test.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+from briefs.workspace_cli import register
+from costmodel.workspace import FLEET_COLUMNS
+from planning import bill as bill_import
+from planning import evaluation as pe
+from planning import workspaces as pw
+from tokendesk.cli import app
+from tokendesk.paths import REPO_ROOT
+from warehouse import Warehouse
+from warehouse.workspaces import workspace_versions
+
+register(app)
+runner = CliRunner()
+BILLS = REPO_ROOT / "tests" / "fixtures" / "bills"
+AWS = BILLS / "aws_focus_1_2_gpu_fleet.csv"
+AZURE = BILLS / "azure_focus_1_0_nd_h100_reservation.csv"
+OCI = BILLS / "oci_focus_1_3_gpu_hours.csv"
+SAMPLE = REPO_ROOT / "tests" / "fixtures" / "real" / "focus" / "focus_sample.csv.gz"
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("bill") / "bill.duckdb"
+    assert runner.invoke(app, ["db", "init", "--db", str(path)]).exit_code == 0
+    return path
+
+
+_READ: dict[tuple, dict] = {}
+
+
+def from_bill(db: Path, *files: Path, extra: tuple[str, ...] = ()) -> dict:
+    """The command's JSON (read once per warehouse, files and options: it stores nothing)."""
+    key = (db, files, extra)
+    if key not in _READ:
+        _READ[key] = _run(db, *files, extra=extra)
+    return json.loads(json.dumps(_READ[key]))
+
+
+def _run(db: Path, *files: Path, extra: tuple[str, ...] = ()) -> dict:
+    out = runner.invoke(
+        app,
+        ["workspace", "from-bill", *map(str, files), "--db", str(db), "--format", "json", *extra],
+    )
+    assert out.exit_code == 0, out.output
+    return json.loads(out.stdout)
+
+
+def billed_total(path: Path) -> float:
+    """Σ BilledCost of a bill file, read with the csv module ("NULL" cells count as nothing)."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8", newline="") as handle:
+        return sum(
+            float(r["BilledCost"])
+            for r in csv.DictReader(handle)
+            if r["BilledCost"] not in ("", "NULL")
+        )
+
+
+def accounted(report: dict) -> float:
+    return sum(ln["billed_usd"] for ln in report["fleet"]) + sum(
+        u["cost_usd"] for u in report["unplaced"]
+    )
+
+
+def test_the_json_has_the_contract_fields(db):
+    report = from_bill(db, AWS)
+    assert {"fleet", "unplaced", "reconciliation"} <= set(report)
+    for line in report["fleet"]:
+        assert list(line) == [*FLEET_COLUMNS, "billed_usd"]
+    for row in report["unplaced"]:
+        assert set(row) == {"reason", "cost_usd", "rows"}
+    assert {"bill_usd", "stay_month1_usd", "difference_usd", "explained"} <= set(
+        report["reconciliation"]
+    )
+
+
+@pytest.mark.parametrize("files", [(AWS,), (AZURE,), (OCI,), (AWS, AZURE, OCI), (SAMPLE,)])
+def test_lines_plus_unplaced_are_the_files_total_billed_cost(db, files):
+    report = from_bill(db, *files)
+    total = sum(billed_total(f) for f in files)
+    assert accounted(report) == pytest.approx(total, abs=1e-5)
+    assert report["total_billed_usd"] == pytest.approx(total, abs=1e-5)
+
+
+def test_the_hand_made_bills_give_the_fleet_worked_out_by_hand(db):
+    report = from_bill(db, AWS, AZURE, OCI)
+    assert report["source"]["month"] == "2026-10"
+    lines = {
+        (ln["provider"], ln["instance_type"], ln["pricing_model"]): ln for ln in report["fleet"]
+    }
+    assert set(lines) == {
+        ("aws", "p5.48xlarge", "reserved_1y"),
+        ("aws", "p5.48xlarge", "on_demand"),
+        ("aws", "g6e.xlarge", "spot"),
+        ("azure", "Standard_ND96isr_H100_v5", "reserved_3y"),
+        ("oci", "BM.GPU.H100.8", "on_demand"),
+    }
+    ri = lines["aws", "p5.48xlarge", "reserved_1y"]
+    # 3,672 used hours / 744 = 4.94 -> 5; 115,521.12 effective / 3,672 h = 31.46; the purchase
+    # row runs 2026-10-01 .. 2027-10-01, so the term is one year and ends then.
+    assert (ri["count"], ri["usd_per_hour"], ri["commitment_end"], ri["billed_usd"]) == (
+        5,
+        31.46,
+        "2027-10-01",
+        0.0,
+    )
+    od = lines["aws", "p5.48xlarge", "on_demand"]
+    assert (od["count"], od["usd_per_hour"], od["billed_usd"]) == (2, 55.04, 61424.64)
+    spot = lines["aws", "g6e.xlarge", "spot"]
+    assert (spot["count"], spot["usd_per_hour"], spot["serves"]) == (15, 0.9, "routing-8b")
+    nd = lines["azure", "Standard_ND96isr_H100_v5", "reserved_3y"]
+    assert (nd["count"], nd["usd_per_hour"], nd["commitment_end"]) == (2, 63.0, None)
+    gpu = lines["oci", "BM.GPU.H100.8", "on_demand"]
+    assert (gpu["count"], gpu["usd_per_hour"]) == (1, 80.0)  # 5,952 GPU-hours / 8 / 744 h
+    reasons = {u["reason"]: u["cost_usd"] for u in report["unplaced"]}
+    assert reasons[
+        "commitment purchases and fees (amortised into the covered usage's EffectiveCost)"
+    ] == pytest.approx(1377948.00 + 93744.00)
+    assert reasons["accelerator instances in 2026-11 (the fleet is taken from 2026-10)"] == 1320.96
+    assert reasons["accelerator instance not in the price data (aws g5.4xlarge)"] == 162.40
+    assert reasons["tax"] == 1234.56 and reasons["credits"] == -500.00
+
+
+def test_the_reconciliation_of_the_hand_made_bills_checked_by_hand(db):
+    rec = from_bill(db, AWS, AZURE, OCI)["reconciliation"]
+    # Bill (EffectiveCost, idle reserved hours included): 10,044 + 61,424.64 + 115,521.12 +
+    # 1,510.08 + 93,744 + 59,520. Stay: count x rate x 730 per line.
+    assert rec["bill_usd"] == 341763.84
+    assert rec["stay_month1_usd"] == pytest.approx(
+        15 * 0.9 * 730 + 2 * 55.04 * 730 + 5 * 31.46 * 730 + 2 * 63.0 * 730 + 80.0 * 730
+    )
+    assert rec["difference_usd"] == pytest.approx(rec["stay_month1_usd"] - rec["bill_usd"])
+    by_line = {e["line"]: e for e in rec["explained"]}
+    ri = by_line["5 × p5.48xlarge (aws us-east-1, reserved_1y)"]
+    assert [p["usd"] for p in ri["parts"]] == [-2202.20, 1510.08, -1510.08]
+    assert "idle commitment" in ri["parts"][2]["why"]
+    od = by_line["2 × p5.48xlarge (aws us-east-1, on_demand)"]
+    assert [p["usd"] for p in od["parts"]] == [-1541.12, 20474.88]
+    spot = by_line["15 × g6e.xlarge (aws us-east-1, spot)"]
+    assert "ran $0.8000–$1.0000/h" in spot["parts"][-1]["why"]
+    for entry in rec["explained"]:
+        assert sum(p["usd"] for p in entry["parts"]) == pytest.approx(
+            entry["difference_usd"], abs=0.02
+        )
+
+
+def test_stay_comes_from_the_same_engine_as_the_scenarios(db):
+    """The adapter's per-line Stay equals the fleet lines of `tokendesk scenarios`' Stay."""
+    with Warehouse.open(db, read_only=True) as wh:
+        report = bill_import.build_report(wh, [AWS, AZURE, OCI])
+        engine = pw.engine_for(wh)
+    stay = pe.compare(engine, report.workspace)[0]
+    assert stay.is_baseline
+    fleet_usd = sum(ln.monthly_usd for ln in stay.fleet if ln.role == "fleet")
+    assert report.reconciliation.stay_month1_usd == pytest.approx(fleet_usd)
+
+
+def test_the_real_sample_is_accounted_for_and_its_gpus_named(db):
+    report = from_bill(db, SAMPLE)
+    assert report["source"]["files"][0]["rows"] == 1000
+    assert report["source"]["files"][0]["providers"] == ["AWS", "Microsoft", "Oracle"]
+    assert report["source"]["month"] == "2024-09" and report["source"]["month_is_full"]
+    # Its only accelerator instances are g5.4xlarge (A10G) and g3.4xlarge (M60), which the
+    # bundled price data does not price: they are listed, not dropped and not made into lines.
+    assert report["fleet"] == []
+    reasons = {u["reason"]: u for u in report["unplaced"]}
+    assert reasons["accelerator instance not in the price data (aws g5.4xlarge)"]["rows"] == 8
+    assert reasons["accelerator instance not in the price data (aws g3.4xlarge)"]["rows"] == 2
+    assert sum(u["rows"] for u in report["unplaced"]) == 1000
+    assert report["reconciliation"]["explained"] == []
+
+
+def test_parquet_and_gzip_read_like_the_csv(db, tmp_path):
+    parquet = tmp_path / "aws.parquet"
+    table = pacsv.read_csv(AWS, convert_options=pacsv.ConvertOptions(strings_can_be_null=True))
+    pq.write_table(table, parquet)
+    gz = tmp_path / "aws.csv.gz"
+    gz.write_bytes(gzip.compress(AWS.read_bytes()))
+    base = from_bill(db, AWS)
+    for other in (parquet, gz):
+        got = from_bill(db, other)
+        assert got["fleet"] == base["fleet"]
+        assert got["unplaced"] == base["unplaced"]
+        assert got["reconciliation"] == base["reconciliation"]
+
+
+def test_parquet_key_value_columns_are_read_as_json(db, tmp_path):
+    """A Parquet export may store SkuPriceDetails as a struct rather than JSON text."""
+    import pyarrow as pa
+
+    table = pacsv.read_csv(AWS, convert_options=pacsv.ConvertOptions(strings_can_be_null=True))
+    details = [
+        {"InstanceType": "g6e.xlarge", "CoreCount": 4} if text else None
+        for text in table.column("SkuPriceDetails").to_pylist()
+    ]
+    index = table.schema.get_field_index("SkuPriceDetails")
+    table = table.set_column(index, "SkuPriceDetails", pa.array(details))
+    assert pa.types.is_struct(table.schema.field("SkuPriceDetails").type)
+    parquet = tmp_path / "struct.parquet"
+    pq.write_table(table, parquet)
+    assert from_bill(db, parquet)["fleet"] == from_bill(db, AWS)["fleet"]
+
+
+def test_a_bad_cell_is_named_by_file_row_and_column_and_nothing_is_stored(db, tmp_path):
+    text = AWS.read_text(encoding="utf-8").replace(",252.96,252.96,252.96,", ",n/a,252.96,252.96,")
+    bad = tmp_path / "bad.csv"
+    bad.write_text(text, encoding="utf-8")
+    before = _versions(db)
+    out = runner.invoke(app, ["workspace", "from-bill", str(bad), "--db", str(db), "--save"])
+    assert out.exit_code == 2
+    message = " ".join(out.output.split())
+    assert "bad.csv: row 9 (line 10), BilledCost: 'n/a' is not a number" in message
+    assert "Traceback" not in out.output and "The warehouse is unchanged" in message
+    assert _versions(db) == before
+
+
+def test_a_file_that_is_not_a_bill_says_which_columns_it_lacks(db, tmp_path):
+    other = tmp_path / "invoice.csv"
+    other.write_text("date,service,cost\n2026-10-01,GPU,10\n", encoding="utf-8")
+    out = runner.invoke(app, ["workspace", "from-bill", str(other), "--db", str(db)])
+    assert out.exit_code == 2
+    assert "invoice.csv: not a FOCUS cost export" in " ".join(out.output.split())
+    empty = tmp_path / "empty.csv"
+    empty.write_bytes(b"")
+    out = runner.invoke(app, ["workspace", "from-bill", str(empty), "--db", str(db)])
+    assert out.exit_code == 2 and "empty.csv: the file is empty" in out.output
+    missing = runner.invoke(app, ["workspace", "from-bill", "nope.csv", "--db", str(db)])
+    assert missing.exit_code == 2 and "nope.csv: file not found" in missing.output
+
+
+def _versions(db: Path) -> list[int]:
+    with Warehouse.open(db, read_only=True) as wh:
+        return list(workspace_versions(wh)["version"])
+
+
+def test_preview_stores_nothing_and_save_stores_a_version_with_its_source(db, tmp_path):
+    copy = tmp_path / "save.duckdb"
+    shutil.copy(db, copy)
+    before = _versions(copy)
+    preview = from_bill(copy, AWS)
+    changes = {
+        (c["change"], c["instance_type"], c["pricing_model"]) for c in preview["preview"]["changes"]
+    }
+    assert ("added", "g6e.xlarge", "spot") in changes
+    assert ("removed", "g6e.xlarge", "on_demand") in changes
+    rate = next(
+        c
+        for c in preview["preview"]["changes"]
+        if c["pricing_model"] == "on_demand" and c["instance_type"] == "p5.48xlarge"
+    )
+    assert rate["details"] == ["rate list price -> $55.0400/h"]
+    assert _versions(copy) == before
+    saved = runner.invoke(
+        app, ["workspace", "from-bill", str(AWS), "--db", str(copy), "--save", "--format", "yaml"]
+    )
+    assert saved.exit_code == 0, saved.output
+    with Warehouse.open(copy, read_only=True) as wh:
+        versions = workspace_versions(wh)
+        _, ws = pw.stored_workspace(wh)
+    newest = versions.iloc[0]
+    assert len(versions) == len(before) + 1
+    assert newest["origin"] == "bill"
+    assert newest["source"] == (
+        "bill: aws_focus_1_2_gpu_fleet.csv (2026-10); accelerator spend $188,499.84,"
+        " Stay month 1 $205,042.40"
+    )
+    assert newest["created_by"]
+    assert {(e.instance_type, e.pricing_model, e.count) for e in ws.fleet} == {
+        ("p5.48xlarge", "reserved_1y", 5),
+        ("p5.48xlarge", "on_demand", 2),
+        ("g6e.xlarge", "spot", 15),
+    }
+    # The YAML printed is the workspace that was stored.
+    assert pw.parse_workspace_text(saved.stdout, "out")[0] == ws
+
+
+def test_serves_must_name_a_workload(db):
+    out = runner.invoke(app, ["workspace", "from-bill", str(OCI), "--db", str(db), "--serves", "x"])
+    assert out.exit_code == 2 and "--serves 'x' is not a workload" in out.output
+    report = from_bill(db, OCI, extra=("--serves", "routing-8b"))
+    assert report["fleet"][0]["serves"] == "routing-8b"
+
+
+def test_the_table_shows_the_fleet_the_reasons_and_the_reconciliation(db):
+    out = runner.invoke(app, ["workspace", "from-bill", str(AWS), "--db", str(db)])
+    assert out.exit_code == 0, out.output
+    text = io.StringIO(out.output).read()
+    for expected in ("Fleet from the bill", "Charges not placed", "Stay month 1", "Preview only"):
+        assert expected in text
