@@ -428,7 +428,8 @@ def cost_gap(path: str, ws, knobs, market_usd_per_1k: float):
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _cost_gap(path: str, ws, knobs, market_usd_per_1k: float, negotiated: bool):
-    from planning.evaluation import planner_for, unit_cost_gap
+    from planning.context import planner_for
+    from planning.evaluation import unit_cost_gap
 
     stay = next(r for r in _workspace_comparison(path, ws, knobs, negotiated) if r.is_baseline)
     return unit_cost_gap(planner_for(_engine(path, negotiated), ws, knobs), stay, market_usd_per_1k)
@@ -494,8 +495,8 @@ def workspace_brief(path: str, ws, knobs, fmt: str, unit: str) -> bytes:
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _workspace_brief(path: str, ws, knobs, fmt: str, unit: str, negotiated: bool) -> bytes:
-    from briefs.commit_cli import commitment_section
-    from briefs.optimize_cli import brief_sections
+    from briefs.commitment import commitment_section
+    from briefs.optimal import brief_sections
     from briefs.render import render_document
     from briefs.workspace_plans import workspace_document
 
@@ -524,7 +525,7 @@ def workspace_optimum(path: str, ws, knobs):
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _workspace_optimum(path: str, ws, knobs, negotiated: bool):
-    from briefs.optimize_cli import optimize
+    from planning.optimum import optimize
 
     return optimize(_engine(path, negotiated), ws, knobs)
 
@@ -537,7 +538,7 @@ def workspace_commitment(path: str, ws, knobs):
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _workspace_commitment(path: str, ws, knobs, negotiated: bool):
-    from briefs.commit_cli import commitments
+    from planning.commitment import commitments
 
     return commitments(_engine(path, negotiated), ws, knobs)
 

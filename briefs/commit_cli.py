@@ -15,105 +15,22 @@ from rich.console import Console
 from rich.table import Table
 
 from briefs.cli import DbOption
-from briefs.document import Bullets, Paragraph, Section, table
-from briefs.optimize_cli import workspace_engine
-from costmodel.commitment import option_rows, recommendation_sentence
-from costmodel.commitment_workspace import WorkloadCommitment, brief_rows, workspace_commitments
-from costmodel.fleet import FleetPolicy
-from costmodel.plan import PlanContext, WorkspaceEngine
-from costmodel.scenarios import Engine
+from briefs.commitment import BASIS, commitment_json
+from costmodel.commitment_workspace import WorkloadCommitment, brief_rows
 from costmodel.workspace import Workspace
 from planning import workspaces as pw
+from planning.commitment import commitments
+from pricing.integrity import check_price_file
 from warehouse import WarehouseError
 
 console = Console()
 err = Console(stderr=True, soft_wrap=True)
-
-BASIS = (
-    "each option is priced over 36 months of demand (a 1-year commitment renewed at the same"
-    " level): committed units paid every hour, the rest bought on demand hour by hour in whole"
-    " units; regret = the option's cost − the cheapest option's cost in the same scenario;"
-    " break-even utilisation = committed rate ÷ on-demand rate"
-)
 
 
 class CommitFormat(StrEnum):
     JSON = "json"
     TABLE = "table"
     MD = "md"
-
-
-def commitments(
-    engine: Engine, ws: Workspace, knobs: pw.Knobs | None = None
-) -> list[WorkloadCommitment]:
-    """The analysis for every workload of ``ws``, at the Scenarios page's utilisation cap."""
-    knobs = knobs or pw.Knobs()
-    ctx = PlanContext(ws, policy=FleetPolicy(utilisation_cap=knobs.utilisation_cap))
-    return workspace_commitments(WorkspaceEngine(engine, ctx))
-
-
-def commitment_section(analysis: list[WorkloadCommitment]) -> Section:
-    """The analysis as a document section (for the brief)."""
-    rows, sentences = brief_rows(analysis)
-    return Section(
-        "How much to commit",
-        (
-            Paragraph(BASIS[0].upper() + BASIS[1:] + "."),
-            Bullets(tuple(sentences)),
-            table("Commitment options under demand uncertainty", rows, sheet="Commitment"),
-        ),
-    )
-
-
-def as_dict(ws: Workspace, analysis: list[WorkloadCommitment]) -> dict:
-    workloads = []
-    for a in analysis:
-        entry: dict = {
-            "workload": a.workload,
-            "provider": a.provider,
-            "region": a.region,
-            "instance_type": a.instance_type,
-            "unit_output_tok_s": round(a.unit_output_tok_s, 2),
-            "notes": list(a.notes),
-        }
-        if a.result is not None:
-            p, r = a.result.problem, a.result
-            entry |= {
-                "on_demand_usd_per_unit_hour": p.on_demand_usd_per_unit_hour,
-                "on_demand_basis": a.on_demand_basis,
-                "terms": [
-                    {
-                        "term": t.name,
-                        "usd_per_unit_hour": round(t.usd_per_unit_hour, 4),
-                        "basis": t.basis,
-                        "break_even_utilisation": round(
-                            t.usd_per_unit_hour / p.on_demand_usd_per_unit_hour, 4
-                        ),
-                    }
-                    for t in p.terms
-                ],
-                "mean_units_needed_month_1": round(p.mean_units, 3),
-                "scenarios": [
-                    {
-                        "name": s.name,
-                        "probability": s.probability,
-                        "demand_factor": s.demand_factor,
-                        "growth_per_quarter": p.growth(s),
-                    }
-                    for s in p.scenarios
-                ],
-                "scenarios_basis": (
-                    "default assumption: no growth / the stated growth / twice it (25/50/25%)"
-                    if a.default_scenarios
-                    else "the workspace's commitment scenarios"
-                ),
-                "options": option_rows(r),
-                "recommended": r.recommended.label,
-                "least_worst_regret": r.least_regret.label,
-                "recommendation": recommendation_sentence(a.workload, r),
-            }
-        workloads.append(entry)
-    return {"workspace": ws.name, "basis": BASIS, "workloads": workloads}
 
 
 def _table_rows(a: WorkloadCommitment) -> list[dict[str, str]]:
@@ -173,7 +90,7 @@ def commit_command(
     """How much capacity to commit per workload, and for how long, given demand scenarios:
     expected cost and regret of each commitment level for 1-year and 3-year terms."""
     try:
-        ws, engine = workspace_engine(db, workspace)
+        ws, engine = pw.workspace_and_engine(db, workspace, check_price_file)
         analysis = commitments(engine, ws)
     except (pw.WorkspaceFileError, WarehouseError, ValueError) as exc:
         err.print(f"[red]error:[/red] {exc}")
@@ -194,7 +111,7 @@ def commit_command(
             console.print(sentence, highlight=False)
         return
     text = (
-        json.dumps(as_dict(ws, analysis), indent=2, ensure_ascii=False) + "\n"
+        json.dumps(commitment_json(ws, analysis), indent=2, ensure_ascii=False) + "\n"
         if fmt == CommitFormat.JSON
         else _markdown(ws, analysis)
     )

@@ -19,8 +19,8 @@ from audit.rules import RuleTableError, load_rules
 from audit.scan import AuditPathError, scan
 from briefs import workspace_plans as wp
 from briefs.cli import BaseUrlOption, DbOption, UnitOption, output_path, token_unit
-from briefs.commit_cli import commitment_section, commitments
-from briefs.optimize_cli import brief_sections, optimize
+from briefs.commitment import commitment_section
+from briefs.optimal import brief_sections
 from costmodel import Engine, domain
 from costmodel.scenario_inputs import parse_custom
 from costmodel.workspace import (
@@ -32,6 +32,8 @@ from costmodel.workspace import (
 from planning import bill as bill_import
 from planning import evaluation as pe
 from planning import workspaces as pw
+from planning.commitment import commitments
+from planning.optimum import optimize
 from pricing.integrity import check_price_file
 from tokendesk.textsafety import terminal_text
 from warehouse import Warehouse, WarehouseError, queries

@@ -293,8 +293,9 @@ class ScenarioResult:
 
 
 def segment_mix(segment: Segment) -> float | None:
-    """Input tokens per output token of a segment's demand (None without output tokens)."""
-    if segment.monthly_output_tokens <= 0:
+    """Input tokens per output token of a segment's demand; None where either volume is not
+    stated (zero): capacity is then read at the benchmark's own mix, never at "no prompts"."""
+    if segment.monthly_output_tokens <= 0 or segment.monthly_input_tokens <= 0:
         return None
     return round(segment.monthly_input_tokens / segment.monthly_output_tokens, 9)
 

@@ -27,7 +27,7 @@ from costmodel.workspace import (
     workspace_to_dict,
 )
 from planning import workspaces as pw
-from planning.evaluation import planner_for
+from planning.context import planner_for
 from pricing import focus
 from warehouse import Warehouse, queries
 from warehouse.focus_files import BillFileError, file_columns, read_groups

@@ -5,17 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from costmodel import Engine, FleetPolicy
+from costmodel import Engine
 from costmodel.plan import (
-    PlanContext,
     PlanResult,
-    PlanScenario,
     WorkspaceEngine,
-    builtin_plans,
-    custom_plan,
 )
-from costmodel.scenarios import MigrationInputs
 from costmodel.workspace import Workspace
+from planning.context import planner_for, scenario_plans
+from planning.optimum import Optimized, optimize
 from planning.verdicts import (
     BUY_WORD,
     Contender,
@@ -24,27 +21,6 @@ from planning.verdicts import (
     plan_verdicts,
 )
 from planning.workspaces import Knobs
-
-
-def plan_context(ws: Workspace, knobs: Knobs) -> PlanContext:
-    """The what-ifs as the engine's context: one place turns knobs into policy and inputs."""
-    return PlanContext(
-        ws,
-        policy=FleetPolicy(utilisation_cap=knobs.utilisation_cap),
-        migration=MigrationInputs(loaded_usd_per_engineer_week=knobs.loaded_usd_per_engineer_week),
-        one_time_usd_by_backend=dict(knobs.one_time_usd_by_backend),
-    )
-
-
-def planner_for(engine: Engine, ws: Workspace, knobs: Knobs | None = None) -> WorkspaceEngine:
-    return WorkspaceEngine(engine, plan_context(ws, knobs or Knobs()))
-
-
-def scenario_plans(knobs: Knobs) -> list[PlanScenario]:
-    plans: list[PlanScenario] = list(builtin_plans(knobs.amd_share, knobs.cpu_share))
-    if knobs.custom:
-        plans.append(custom_plan(knobs.custom))
-    return plans
 
 
 def compare(engine: Engine, ws: Workspace, knobs: Knobs | None = None) -> tuple[PlanResult, ...]:
@@ -65,14 +41,34 @@ def contender(r: PlanResult) -> Contender:
     )
 
 
+#: The optimizer's plan, by the name every surface gives it.
+OPTIMAL = "Optimal"
+
+
+def optimal_contender(optimum: Optimized) -> Contender:
+    """The optimal fleet as the verdict rule reads it: the optimizer's objective is the compared
+    basis itself (run rate + committed units given back but still paid + one-time ÷ 36)."""
+    s = optimum.solution
+    return Contender(
+        OPTIMAL,
+        s.feasible,
+        (),
+        s.objective_usd_per_month if s.objective_usd_per_month is not None else float("inf"),
+        False,
+        0.0 if s.feasible else float("nan"),
+    )
+
+
 @dataclass(frozen=True)
 class Evaluation:
-    """Every plan for one workspace and its what-ifs, each with its verdict by one rule."""
+    """Every plan for one workspace and its what-ifs — Stay, the moves, a custom mix and, where
+    solved, the optimal fleet — each with its verdict by one rule."""
 
-    workspace: Workspace
-    knobs: Knobs
     plans: tuple[PlanResult, ...]
     verdicts: tuple[PlanVerdict, ...]
+    optimum: Optimized | None = None
+    workspace: Workspace | None = None
+    knobs: Knobs | None = None
 
     @property
     def stay(self) -> PlanResult:
@@ -87,20 +83,52 @@ class Evaluation:
         return next(v for v in self.verdicts if v.scenario == name)
 
     @property
+    def by_name(self) -> dict[str, PlanVerdict]:
+        return {v.scenario: v for v in self.verdicts}
+
+    @property
+    def bought(self) -> str | None:
+        """The name of the plan to buy, if any (a scenario or Optimal)."""
+        return next((v.scenario for v in self.verdicts if v.verdict == BUY_WORD), None)
+
+    @property
     def best(self) -> PlanResult | None:
-        """The plan bought, if any."""
-        name = next((v.scenario for v in self.verdicts if v.verdict == BUY_WORD), None)
-        return next((r for r in self.plans if r.name == name), None)
+        """The scenario bought, if the plan bought is one (not Optimal)."""
+        return next((r for r in self.plans if r.name == self.bought), None)
 
 
-def evaluate(engine: Engine, ws: Workspace, knobs: Knobs | None = None) -> Evaluation:
+def verdicts_of(plans: Sequence[PlanResult], optimum: Optimized | None = None) -> list[PlanVerdict]:
+    contenders = [contender(r) for r in plans]
+    if optimum is not None:
+        contenders.append(optimal_contender(optimum))
+    return plan_verdicts(contenders)
+
+
+def as_evaluation(found: Evaluation | Sequence[PlanResult]) -> Evaluation:
+    """An evaluation as is, or one of bare plans (no optimum solved)."""
+    if isinstance(found, Evaluation):
+        return found
+    plans = tuple(found)
+    return Evaluation(plans, tuple(verdicts_of(plans)))
+
+
+def evaluate(
+    engine: Engine,
+    ws: Workspace,
+    knobs: Knobs | None = None,
+    *,
+    optimal: bool = True,
+    frontier: bool = False,
+) -> Evaluation:
+    """Every plan for ``ws``: the scenarios and, ``optimal``, the optimizer's fleet (its main
+    solve; ``frontier`` adds the price of diversification, one solve per vendor-share cap)."""
     knobs = knobs or Knobs()
-    plans = compare(engine, ws, knobs)
-    return Evaluation(ws, knobs, plans, tuple(verdicts_of(plans)))
-
-
-def verdicts_of(plans: Sequence[PlanResult]) -> list[PlanVerdict]:
-    return plan_verdicts([contender(r) for r in plans])
+    if optimal:
+        optimum = optimize(engine, ws, knobs, with_frontier=frontier)
+        plans = optimum.builtins
+    else:
+        optimum, plans = None, compare(engine, ws, knobs)
+    return Evaluation(plans, tuple(verdicts_of(plans, optimum)), optimum, ws, knobs)
 
 
 @dataclass(frozen=True)

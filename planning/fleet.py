@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from costmodel import Engine
 from costmodel.workspace import Workspace
-from planning.evaluation import planner_for
+from planning.context import planner_for
 
 
 @dataclass(frozen=True)

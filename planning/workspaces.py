@@ -236,3 +236,16 @@ def market_view_defaults(ws: Workspace) -> tuple[str, float, str]:
         DEFAULTS.model,
     )
     return family, float(main.ttft_ms), main.percentile
+
+
+def workspace_and_engine(
+    db: Path | None, workspace: Path | None, seed_check=None
+) -> tuple[Workspace, Engine]:
+    """The workspace (from ``workspace``, else the warehouse's current one) and the scenario
+    engine over the warehouse's priced options, read in one visit to the warehouse."""
+    with Warehouse.open(db, read_only=True, seed_check=seed_check) as warehouse:
+        if workspace is not None:
+            ws, _ = read_workspace_file(workspace)
+        else:
+            _, ws = stored_workspace(warehouse)
+        return ws, engine_for(warehouse)

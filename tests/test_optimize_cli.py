@@ -116,7 +116,8 @@ def test_optimize_with_owned_servers_allowed_shows_their_rate_and_break_even(db,
 def test_the_brief_gains_an_owned_hardware_section_only_when_owned_servers_are_allowed(db):
     from dataclasses import replace
 
-    from briefs.optimize_cli import brief_sections, optimize
+    from briefs.optimal import brief_sections
+    from planning.optimum import optimize
     from warehouse import Warehouse
 
     ws, _ = pw.read_workspace_file(EXAMPLE)

@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 from audit.report import summarise, to_json
 from audit.rules import load_rules
 from audit.scan import scan
-from briefs.optimize_cli import optimize
 from briefs.workspace_cli import register
 from planning import workspaces as pw
+from planning.optimum import optimize
 from tests.factories import content_digest
 from tests.workspace_data import EXAMPLE, LINE_FIELDS, example_stay, list_price
 from tokendesk.cli import app

@@ -225,7 +225,7 @@ def test_scenarios_unknown_unit_falls_back_with_a_notice(fixture_env):
 def test_scenarios_page_shows_the_optimal_fleet_and_the_price_of_diversification(fixture_env):
     import json
 
-    from briefs.optimize_cli import optimize
+    from planning.optimum import optimize
 
     at = page("scenarios.py", optimal="true")
     assert at.toggle(key="optimal").value is True
@@ -263,8 +263,8 @@ def test_the_optimizer_runs_only_when_asked_and_the_choice_lives_in_the_url(fixt
 
 
 def test_scenarios_page_says_how_much_to_commit_with_the_commands_figures(app_env):
-    from briefs.commit_cli import commitments
     from costmodel.commitment_workspace import brief_rows
+    from planning.commitment import commitments
 
     at = page("scenarios.py")
     with Warehouse.open(app_env, read_only=True) as wh:
@@ -295,8 +295,8 @@ def test_owned_servers_appear_beside_the_optimal_fleet_when_the_workspace_allows
 ):
     from dataclasses import replace
 
-    from briefs.optimize_cli import optimize
     from costmodel.workspace import workspace_to_dict
+    from planning.optimum import optimize
     from warehouse.workspaces import save_workspace
 
     with Warehouse.open(writable_env, read_only=True) as wh:

@@ -1,0 +1,182 @@
+"""The optimal fleet and the price of diversification as document sections and text: the brief,
+the Scenarios page and ``tokendesk optimize`` show the same sentences and tables."""
+
+from __future__ import annotations
+
+from briefs.document import BarChart, Block, Bullets, Paragraph, Section, table
+from costmodel.optimizer import OwnedComparison, plan_lines
+from planning.optimum import Optimized, owned_rows, proven_sentence
+
+
+def owned_sentences(owned: tuple[OwnedComparison, ...]) -> list[str]:
+    """One sentence per owned server: its rate and its break-even against the cloud."""
+    out = []
+    for c in owned:
+        r = c.rate
+        text = (
+            f"Owned {r.server.name}: ${r.usd_per_server_hour:,.2f}/server-hour ="
+            f" ${r.usd_per_accelerator_hour:,.2f}/accelerator-hour ({r.confidence} confidence)"
+        )
+        if c.cloud:
+            model, o, usd, months = c.cloud[0]
+            against = f"{o.provider} {o.instance_type} {model} at ${usd:,.2f}/h"
+            text += (
+                f"; pays back in {months:,.1f} months against {against}"
+                if months is not None
+                else f"; never pays back against {against}"
+            )
+        out.append(text + ".")
+    return out
+
+
+def optimal_rows(o: Optimized) -> list[dict[str, str]]:
+    return [
+        {
+            "Workload": ln.workload,
+            "Role": ln.role,
+            "Provider / region": f"{ln.provider} {ln.region}",
+            "Instance": ln.instance_type,
+            "Pricing": ln.pricing_model,
+            "Count": str(ln.count),
+            "$/h": f"{ln.usd_per_hour:,.4f}",
+            "$/month": f"{ln.monthly_usd:,.0f}",
+        }
+        for ln in plan_lines(o.solution)
+    ]
+
+
+def optimal_summary(o: Optimized) -> list[str]:
+    s = o.solution
+    out = [
+        f"Solver: {s.status}, {proven_sentence(s)}, {o.n_candidates} candidates, {o.solve_seconds:.2f} s.",
+    ]
+    if s.feasible:
+        shares = ", ".join(f"{k} {v:.0%}" for k, v in s.vendor_shares.items())
+        out.append(
+            f"Optimal: ${s.objective_usd_per_month:,.0f}/month (run rate"
+            f" ${s.run_rate_usd_per_month:,.0f}, one-time ${s.one_time_usd:,.0f});"
+            f" Stay ${o.comparable[o.stay.name]:,.0f}/month; saving"
+            f" ${o.saving_vs_stay:,.0f}/month. Traffic: {shares} (HHI {s.hhi:.2f})."
+        )
+    else:
+        out.append(f"No fleet meets every constraint: {s.message}")
+    for r in o.builtins:
+        flag = "" if r.feasible and not r.constraint_violations else " (breaks a constraint)"
+        out.append(f"{r.name}: ${o.comparable[r.name]:,.0f}/month{flag}")
+    out += owned_sentences(o.owned)
+    out.append("Price of diversification (vendor-share cap → $/month, premium, HHI):")
+    for p in o.frontier:
+        if p.feasible:
+            out.append(
+                f"  ≤ {p.max_vendor_share:.0%}: ${p.objective_usd_per_month:,.0f}"
+                f" (+${p.premium_usd_per_month:,.0f}), HHI {p.hhi:.2f}"
+            )
+        else:
+            out.append(f"  ≤ {p.max_vendor_share:.0%}: no feasible fleet")
+    return out
+
+
+def brief_sections(o: Optimized) -> tuple[Section, ...]:
+    """Optimal and the price of diversification, for the scenario brief (same figures as the
+    Scenarios page and ``tokendesk optimize``)."""
+    s = o.solution
+    stay = o.comparable[o.stay.name]
+    rows = [
+        {
+            "scenario": r.name,
+            "usd_per_month": round(o.comparable[r.name], 2),
+            "vs_stay_usd_per_month": round(o.comparable[r.name] - stay, 2),
+            "meets_every_constraint": "yes" if r.feasible and not r.constraint_violations else "no",
+        }
+        for r in o.builtins
+    ]
+    if s.feasible and s.objective_usd_per_month is not None:
+        rows.append(
+            {
+                "scenario": "Optimal",
+                "usd_per_month": round(s.objective_usd_per_month, 2),
+                "vs_stay_usd_per_month": round(s.objective_usd_per_month - stay, 2),
+                "meets_every_constraint": "yes",
+            }
+        )
+    frontier = [
+        {
+            "max_vendor_share": p.max_vendor_share,
+            "usd_per_month": round(p.objective_usd_per_month, 2),
+            "premium_usd_per_month": round(p.premium_usd_per_month or 0.0, 2),
+            "vendor_hhi": round(p.hhi, 4),
+        }
+        for p in o.frontier
+        if p.feasible and p.objective_usd_per_month is not None and p.hhi is not None
+    ]
+    blocks: list[Block] = [
+        Paragraph(o.as_dict()["basis"].capitalize() + "."),
+        Bullets(tuple(optimal_summary(o))),
+        table("Every scenario and Optimal, priced the same way", rows, sheet="Optimal"),
+    ]
+    if s.feasible:
+        fleet = [ln.as_dict() for ln in plan_lines(s)]
+        blocks.append(table("Optimal: fleet", fleet, sheet="Optimal fleet"))
+    diversification: list[Block] = [
+        Paragraph(
+            "The optimal fleet solved again under each vendor-share cap: what each step away from "
+            "concentration costs. HHI is the sum of squared traffic shares (1 = one vendor)."
+        ),
+        table("Cost against vendor concentration", frontier, sheet="Diversification"),
+    ]
+    if frontier:
+        diversification.append(
+            BarChart(
+                "Optimal cost under each vendor-share cap",
+                tuple(
+                    f"cap {p['max_vendor_share']:.0%}, HHI {p['vendor_hhi']:.2f}" for p in frontier
+                ),
+                tuple(p["usd_per_month"] for p in frontier),
+                "USD per month",
+                value_format=lambda v: f"${v:,.0f}",
+            )
+        )
+    sections = [
+        Section("Optimal", tuple(blocks)),
+        Section("Price of diversification", tuple(diversification)),
+    ]
+    if o.owned:
+        sections.append(owned_section(o.owned))
+    return tuple(sections)
+
+
+def owned_section(owned: tuple[OwnedComparison, ...]) -> Section:
+    """Owned servers next to the cloud: their rate, how it is made, break-even months."""
+    rows = [
+        {k: v for k, v in row.items() if k not in ("inputs", "versus_cloud")}
+        for row in owned_rows(owned)
+    ]
+    inputs = [{"server": row["server"], **i} for row in owned_rows(owned) for i in row["inputs"]]
+    return Section(
+        "Owned hardware",
+        (
+            Paragraph(
+                "Each server's equivalent hourly rate: capital repaid with interest over the"
+                " depreciation years, plus colocation and staff, over 8,760 hours a year, plus"
+                " power × PUE × electricity price. Break-even months = capex ÷ (the cloud"
+                " instance's monthly cost − the server's monthly running cost)."
+            ),
+            Bullets(tuple(owned_sentences(owned))),
+            table("Owned servers: equivalent rates", rows, sheet="Owned"),
+            table("Owned servers: every input and its source", inputs, sheet="Owned inputs"),
+        ),
+    )
+
+
+def optimal_markdown(o: Optimized) -> str:
+    rows = optimal_rows(o)
+    lines = [f"# Optimal fleet for {o.workspace.name}", ""]
+    lines += [f"- {text}" for text in optimal_summary(o)]
+    lines.append("")
+    if rows:
+        lines.append("| " + " | ".join(rows[0]) + " |")
+        lines.append("|" + "---|" * len(rows[0]))
+        lines += ["| " + " | ".join(r.values()) + " |" for r in rows]
+    lines.append("")
+    lines.append(o.as_dict()["basis"].capitalize() + ".")
+    return "\n".join(lines) + "\n"

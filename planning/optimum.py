@@ -1,0 +1,193 @@
+"""The optimal fleet of a workspace: the optimizer's answer beside every other plan priced on the
+same basis, and the price of diversification (``tokendesk optimize``, the Scenarios page, the
+brief)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from costmodel.optimizer import (
+    FrontierPoint,
+    OwnedComparison,
+    Solution,
+    diversification_frontier,
+    plan_lines,
+    solve,
+    with_owned,
+    workspace_problem,
+)
+from costmodel.owned import HOURS_PER_YEAR
+from costmodel.plan import PlanResult, WorkspaceEngine
+from costmodel.scenarios import Engine
+from costmodel.tables import electricity_prices, owned_servers
+from costmodel.workspace import Workspace
+from planning.context import plan_context, scenario_plans
+from planning.workspaces import Knobs
+
+
+@dataclass(frozen=True)
+class Optimized:
+    workspace: Workspace
+    solution: Solution
+    builtins: tuple[PlanResult, ...]
+    #: Each built-in scenario priced as the optimizer prices a plan.
+    comparable: dict[str, float]
+    frontier: list[FrontierPoint]
+    solve_seconds: float
+    n_candidates: int
+    n_plus_one: bool
+    #: The workspace's owned servers beside the cloud options they replace (when allowed).
+    owned: tuple[OwnedComparison, ...] = ()
+
+    @property
+    def stay(self) -> PlanResult:
+        return next(r for r in self.builtins if r.is_baseline)
+
+    @property
+    def saving_vs_stay(self) -> float | None:
+        if self.solution.objective_usd_per_month is None:
+            return None
+        return self.comparable[self.stay.name] - self.solution.objective_usd_per_month
+
+    def as_dict(self) -> dict:
+        s = self.solution
+        return {
+            "name": "Optimal",
+            "workspace": self.workspace.name,
+            "solver_status": s.status,
+            "objective_usd_per_month": _money(s.objective_usd_per_month),
+            "gap": s.gap,
+            "bound_usd_per_month": _money(s.bound_usd_per_month),
+            "run_rate_usd_per_month": round(s.run_rate_usd_per_month, 2),
+            "released_commitments_paid_usd_per_month": round(s.released_paid_usd_per_month, 2),
+            "one_time_usd": round(s.one_time_usd, 2),
+            "vendor_shares": {k: round(v, 4) for k, v in s.vendor_shares.items()},
+            "hhi": round(s.hhi, 4) if s.feasible else None,
+            "n_plus_one": self.n_plus_one,
+            "candidates": self.n_candidates,
+            "solve_seconds": round(self.solve_seconds, 3),
+            "fleet": [ln.as_dict() for ln in plan_lines(s)],
+            "stay_usd_per_month": round(self.comparable[self.stay.name], 2),
+            "saving_vs_stay_usd_per_month": _money(self.saving_vs_stay),
+            "builtin_scenarios": [
+                {
+                    "name": r.name,
+                    "feasible": r.feasible,
+                    "constraint_violations": list(r.constraint_violations),
+                    "comparable_usd_per_month": round(self.comparable[r.name], 2),
+                }
+                for r in self.builtins
+            ],
+            "diversification_frontier": [
+                {
+                    "max_vendor_share": p.max_vendor_share,
+                    "solver_status": p.status,
+                    "objective_usd_per_month": _money(p.objective_usd_per_month),
+                    "premium_usd_per_month": _money(p.premium_usd_per_month),
+                    "hhi": round(p.hhi, 4) if p.feasible else None,
+                    "vendor_shares": {k: round(v, 4) for k, v in p.vendor_shares.items()},
+                }
+                for p in self.frontier
+            ],
+            "owned_hardware": owned_rows(self.owned),
+            "basis": (
+                "objective = month-1 run rate (committed fleet units paid whether used or not)"
+                " + one-time migration and early-termination costs spread over 36 months; the"
+                " built-in scenarios are priced the same way"
+            ),
+        }
+
+
+def proven_sentence(s: Solution) -> str:
+    if s.gap is None or s.bound_usd_per_month is None:
+        return "no proven bound"
+    return f"gap {s.gap:.4%} (no plan costs less than ${s.bound_usd_per_month:,.2f}/month)"
+
+
+def optimize(
+    engine: Engine,
+    ws: Workspace,
+    knobs: Knobs | None = None,
+    *,
+    n_plus_one: bool = False,
+    mip_rel_gap: float = 1e-4,
+    with_frontier: bool = True,
+) -> Optimized:
+    """The cheapest fleet for ``ws`` (the optimizer's main solve), every other plan priced on
+    the same basis, and, ``with_frontier``, the price of diversification (one solve per cap)."""
+    knobs = knobs or Knobs()
+    engine, owned = with_owned(engine, ws, owned_servers(), electricity_prices())
+    planner = WorkspaceEngine(engine, plan_context(ws, knobs))
+    builtins = planner.evaluate(scenario_plans(knobs))
+    problem = workspace_problem(planner, n_plus_one=n_plus_one)
+    started = time.perf_counter()
+    solution = solve(problem, mip_rel_gap=mip_rel_gap)
+    elapsed = time.perf_counter() - started
+    frontier = diversification_frontier(problem, mip_rel_gap=mip_rel_gap) if with_frontier else []
+    # Every plan priced on the one basis the verdicts read (``PlanResult.compared_usd_per_month``).
+    comparable = {r.name: r.compared_usd_per_month for r in builtins}
+    return Optimized(
+        ws,
+        solution,
+        builtins,
+        comparable,
+        frontier,
+        elapsed,
+        len(problem.candidates),
+        n_plus_one,
+        owned,
+    )
+
+
+def owned_rows(owned: tuple[OwnedComparison, ...]) -> list[dict]:
+    """Each owned server's equivalent rate, its inputs' sources and its break-even against the
+    cheapest cloud instance with the same accelerators, per pricing model."""
+    rows = []
+    for c in owned:
+        r = c.rate
+        rows.append(
+            {
+                "server": r.server.server_id,
+                "name": r.server.name,
+                "accelerator_id": r.server.accelerator_id,
+                "accelerators": r.server.accelerator_count,
+                "usd_per_server_hour": round(r.usd_per_server_hour, 4),
+                "usd_per_accelerator_hour": round(r.usd_per_accelerator_hour, 4),
+                "capital_usd_per_hour": round(r.capital_usd_per_year / HOURS_PER_YEAR, 4),
+                "power_usd_per_hour": round(r.power_usd_per_hour, 4),
+                "colo_usd_per_hour": round(r.colo_usd_per_year / HOURS_PER_YEAR, 4),
+                "staff_usd_per_hour": round(r.staff_usd_per_year / HOURS_PER_YEAR, 4),
+                "running_usd_per_month": round(r.running_usd_per_month, 2),
+                "capex_usd": r.server.capex.value,
+                "confidence": r.confidence,
+                "inputs": [
+                    {
+                        "name": i.name,
+                        "value": i.value,
+                        "unit": i.unit,
+                        "source": i.source,
+                        "source_url": i.source_url,
+                        "as_of": i.as_of or "date unknown",
+                        "confidence": i.confidence,
+                    }
+                    for i in r.inputs
+                ],
+                "versus_cloud": [
+                    {
+                        "pricing_model": model,
+                        "provider": o.provider,
+                        "region": o.region,
+                        "instance_type": o.instance_type,
+                        "usd_per_hour": round(usd, 4),
+                        "break_even_months": None if months is None else round(months, 1),
+                    }
+                    for model, o, usd, months in c.cloud
+                ],
+            }
+        )
+    return rows
+
+
+def _money(v: float | None) -> float | None:
+    return None if v is None else round(v, 2)
