@@ -409,16 +409,22 @@ def workspace_versions(path: str) -> pd.DataFrame:
     return versions(_warehouse(path))
 
 
+def workspace_evaluation(path: str, ws, knobs):
+    """Every plan of the workspace and the optimal fleet, each with its verdict: the same call
+    the command line, the Overview and the brief make."""
+    return _workspace_evaluation(path, ws, knobs, sees_negotiated(), False)
+
+
 def workspace_comparison(path: str, ws, knobs):
-    """The workspace's scenarios: the same call the command line and the Overview make."""
-    return _workspace_comparison(path, ws, knobs, sees_negotiated())
+    """The plans of :func:`workspace_evaluation` (Stay, the moves, a custom mix)."""
+    return workspace_evaluation(path, ws, knobs).plans
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _workspace_comparison(path: str, ws, knobs, negotiated: bool):
-    from planning.evaluation import compare
+def _workspace_evaluation(path: str, ws, knobs, negotiated: bool, frontier: bool):
+    from planning.evaluation import evaluate
 
-    return compare(_engine(path, negotiated), ws, knobs)
+    return evaluate(_engine(path, negotiated), ws, knobs, frontier=frontier)
 
 
 def cost_gap(path: str, ws, knobs, market_usd_per_1k: float):
@@ -431,7 +437,7 @@ def _cost_gap(path: str, ws, knobs, market_usd_per_1k: float, negotiated: bool):
     from planning.context import planner_for
     from planning.evaluation import unit_cost_gap
 
-    stay = next(r for r in _workspace_comparison(path, ws, knobs, negotiated) if r.is_baseline)
+    stay = _workspace_evaluation(path, ws, knobs, negotiated, False).stay
     return unit_cost_gap(planner_for(_engine(path, negotiated), ws, knobs), stay, market_usd_per_1k)
 
 
@@ -501,8 +507,8 @@ def _workspace_brief(path: str, ws, knobs, fmt: str, unit: str, negotiated: bool
     from briefs.workspace_plans import workspace_document
 
     commitment = commitment_section(_workspace_commitment(path, ws, knobs, negotiated))
-    optimal = (*brief_sections(_workspace_optimum(path, ws, knobs, negotiated)), commitment)
-    results = _workspace_comparison(path, ws, knobs, negotiated)
+    ev = _workspace_evaluation(path, ws, knobs, negotiated, True)
+    optimal = (*brief_sections(ev.optimum), commitment)
     models = None if negotiated else list(PUBLIC_MODELS)
     with _reading(path) as warehouse:
         options = queries.cost_options(warehouse, sort=None, pricing_model=models)
@@ -512,7 +518,7 @@ def _workspace_brief(path: str, ws, knobs, fmt: str, unit: str, negotiated: bool
             named = snapshots["source"].str.endswith(NEGOTIATED_SOURCE_SUFFIX)
             snapshots = snapshots[~named & ~snapshots["snapshot_id"].isin(hidden["snapshot_id"])]
     doc = workspace_document(
-        results, ws, knobs, optimal=optimal, unit=unit, options=options, snapshots=snapshots
+        ev, ws, knobs, optimal=optimal, unit=unit, options=options, snapshots=snapshots
     )
     return render_document(doc, fmt)
 
@@ -523,11 +529,8 @@ def workspace_optimum(path: str, ws, knobs):
     return _workspace_optimum(path, ws, knobs, sees_negotiated())
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
 def _workspace_optimum(path: str, ws, knobs, negotiated: bool):
-    from planning.optimum import optimize
-
-    return optimize(_engine(path, negotiated), ws, knobs)
+    return _workspace_evaluation(path, ws, knobs, negotiated, True).optimum
 
 
 def workspace_commitment(path: str, ws, knobs):

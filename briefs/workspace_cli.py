@@ -33,7 +33,6 @@ from planning import bill as bill_import
 from planning import evaluation as pe
 from planning import workspaces as pw
 from planning.commitment import commitments
-from planning.optimum import optimize
 from pricing.integrity import check_price_file
 from tokendesk.textsafety import terminal_text
 from warehouse import Warehouse, WarehouseError, queries
@@ -368,19 +367,23 @@ def scenarios(
                 view.workspace,
                 replace(view.knobs, one_time_usd_by_backend=knobs.one_time_usd_by_backend),
             )
-        results = pe.compare(engine, ws, knobs)
+        # Every plan and the optimal fleet; a document also carries the price of diversification.
+        documents = fmt not in (ScenarioFormat.JSON, ScenarioFormat.TABLE)
+        ev = pe.evaluate(engine, ws, knobs, frontier=documents)
+        results = ev.plans
     except (pw.WorkspaceFileError, WarehouseError, ValueError) as exc:
         raise _fail(str(exc)) from None
     if fmt == ScenarioFormat.JSON:
-        _write((wp.results_json(results) + "\n").encode(), output)
+        _write((wp.results_json(ev) + "\n").encode(), output)
     elif fmt != ScenarioFormat.TABLE:
         from briefs.render import render_document
 
         # After the comparison: the optimal fleet, then how much of it to commit.
         commitment = commitment_section(commitments(engine, ws, knobs))
-        optimal = (*brief_sections(optimize(engine, ws, knobs)), commitment)
+        assert ev.optimum is not None
+        optimal = (*brief_sections(ev.optimum), commitment)
         doc = wp.workspace_document(
-            results,
+            ev,
             ws,
             knobs,
             base_url,
@@ -394,7 +397,7 @@ def scenarios(
             output_path(output, doc.file_name(fmt.value), fmt.value),
         )
     else:
-        rows = wp.results_rows(results)
+        rows = wp.results_rows(ev)
         table = Table(title=f"Scenarios for {ws.name}")
         for header in rows[0]:
             table.add_column(header, overflow="fold")

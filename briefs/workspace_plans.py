@@ -33,28 +33,44 @@ from briefs.sources import (
     source_tables,
 )
 from costmodel.demand import HOURS_PER_MONTH
-from costmodel.plan import ON_DEMAND_BASIS_NOTES, PlanLine, PlanResult
+from costmodel.plan import ON_DEMAND_BASIS_NOTES, PlanLine, PlanResult, by_vendor
 from costmodel.workspace import Workspace
-from planning.evaluation import verdicts_of
-from planning.verdicts import BUY_WORD, RULE_SENTENCE, PlanVerdict, decided_plan
+from planning.evaluation import Evaluation, as_evaluation
+from planning.verdicts import BUY_WORD, RULE_SENTENCE, PlanVerdict
 from planning.workspaces import Knobs, view_params
 from tokendesk import formatting
 
-
 # ---- rendering ---------------------------------------------------------------------------------
-def results_json(results: Sequence[PlanResult]) -> str:
-    verdicts = {v.scenario: v for v in verdicts_of(results)}
-    decided = decided_plan(list(verdicts.values()))
+#: The column of the tables the verdicts are read from.
+COMPARED = "$/month compared"
+#: What the command line, the page and the brief are given: an evaluation, or bare plans.
+Found = Evaluation | Sequence[PlanResult]
+
+
+def results_json(found: Found) -> str:
+    """Every plan with its verdict (the optimal fleet last, where it was solved)."""
+    ev = as_evaluation(found)
+    verdicts = ev.by_name
     rows = [
         dict(
             r.as_dict(),
-            cheapest=r.name == decided and verdicts[r.name].verdict == BUY_WORD,
+            cheapest=r.name == ev.bought,
             decision=verdicts[r.name].verdict,
             decision_reason=verdicts[r.name].reason,
             compared_usd_per_month=round(r.compared_usd_per_month, 2),
         )
-        for r in results
+        for r in ev.plans
     ]
+    if ev.optimal is not None:
+        o = ev.optimal
+        rows.append(
+            dict(
+                o.as_dict(),
+                cheapest=o.name == ev.bought,
+                decision=verdicts[o.name].verdict,
+                decision_reason=verdicts[o.name].reason,
+            )
+        )
     return json.dumps(rows, indent=2, ensure_ascii=False)
 
 
@@ -68,37 +84,60 @@ def _payback(r: PlanResult) -> str:
     return f"month {r.payback_month}" if r.payback_month else "never (36 months)"
 
 
-def results_rows(results: Sequence[PlanResult]) -> list[dict[str, str]]:
-    """One row per scenario, the same text on the command line, in markdown and on the page."""
-    verdicts = {v.scenario: v for v in verdicts_of(results)}
+def results_rows(found: Found) -> list[dict[str, str]]:
+    """One row per plan, the same text on the command line, in markdown and on the page."""
+    ev = as_evaluation(found)
+    verdicts = ev.by_name
     rows = []
-    for r in results:
+    for r in ev.plans:
         rows.append(
             {
                 "Scenario": r.name,
                 "Verdict": "INFEASIBLE: demand unserved"
                 if not r.feasible
                 else verdicts[r.name].verdict.upper(),
-                "Requested": _shares(r.requested_allocation),
-                "Achieved": _shares(r.achieved_allocation),
+                "Requested": _shares(by_vendor(r.requested_allocation)),
+                "Achieved": _shares(r.achieved_by_vendor),
                 "Feasible": "yes" if r.feasible else "NO",
                 "Unserved tok/month": f"{r.unserved_tokens_per_month:,.0f}",
                 "Monthly (month 1)": f"${r.monthly_usd:,.2f}",
+                COMPARED: f"${r.compared_usd_per_month:,.2f}",
                 "Month 36": f"${r.monthly_usd_by_month[-1]:,.0f}",
                 "One-time": f"${r.one_time_usd:,.0f}",
                 "Payback": _payback(r),
                 "Cut-over": f"month {r.cutover_month}",
             }
         )
+    o = ev.optimal
+    if o is not None:
+        rows.append(
+            {
+                "Scenario": o.name,
+                "Verdict": verdicts[o.name].verdict.upper() if o.feasible else "INFEASIBLE",
+                "Requested": "the cheapest mix",
+                "Achieved": _shares(o.achieved_by_vendor),
+                "Feasible": "yes" if o.feasible else "NO",
+                "Unserved tok/month": "0" if o.feasible else "—",
+                "Monthly (month 1)": f"${o.monthly_usd:,.2f}" if o.feasible else "—",
+                COMPARED: f"${o.compared_usd_per_month:,.2f}" if o.feasible else "—",
+                "Month 36": "month 1 only",
+                "One-time": f"${o.one_time_usd:,.0f}",
+                "Payback": "—",
+                "Cut-over": "—",
+            }
+        )
     return rows
 
 
-def headline(results: Sequence[PlanResult]) -> str:
+def headline(found: Found) -> str:
     """The Overview's sentence: the fleet as it runs against the plan the verdicts name, from the
     same evaluation the Scenarios page and the brief show (same workspace, same rule)."""
-    stay = next(r for r in results if r.is_baseline)
-    verdicts = {v.scenario: v for v in verdicts_of(results)}
+    ev = as_evaluation(found)
+    results = ev.plans
+    stay = ev.stay
+    verdicts = ev.by_name
     moves = [r for r in results if not r.is_baseline and r.feasible]
+    optimal = ev.optimal
     own = any(ln.role == "fleet" for ln in stay.fleet)
     subject = (
         "Your fleet as it runs (Stay)"
@@ -108,6 +147,13 @@ def headline(results: Sequence[PlanResult]) -> str:
     text = f"{subject} costs ${stay.monthly_usd:,.0f}/month"
     if not stay.feasible:
         text += f" and leaves {stay.unserved_tokens_per_month:,.0f} output tokens/month unserved"
+    if optimal is not None and ev.bought == optimal.name:
+        change = optimal.compared_usd_per_month / stay.compared_usd_per_month - 1
+        return (
+            f"{text}; the plan to buy, the optimal fleet, costs ${optimal.monthly_usd:,.0f}/month"
+            f" at month 1 and ${optimal.one_time_usd:,.0f} one-time:"
+            f" ${optimal.compared_usd_per_month:,.0f}/month as compared ({abs(change):.1%} less)."
+        )
     if not moves:
         return text + "; no alternative plan serves the whole demand."
     # A plan that could move nothing (no result for the target hardware) is Stay by another name.
@@ -143,21 +189,24 @@ def headline(results: Sequence[PlanResult]) -> str:
 
 
 # ---- the brief of a workspace comparison -------------------------------------------------------
-def recommended_plan(results: Sequence[PlanResult]) -> str:
-    return decided_plan(verdicts_of(results))
+def recommended_plan(found: Found) -> str:
+    return as_evaluation(found).decision
 
 
-def brief_stem_for(results: Sequence[PlanResult], day: date | None = None) -> str:
+def brief_stem_for(found: Found, day: date | None = None) -> str:
     """``brief-2026-11-30-shift-25-amd``: the file name (without extension) of the brief."""
-    return brief_stem(day or datetime.now(UTC).date(), recommended_plan(results))
+    return brief_stem(day or datetime.now(UTC).date(), recommended_plan(found))
 
 
 def plan_token_costs(
-    results: Sequence[PlanResult], ws: Workspace, unit: str = formatting.DEFAULT_TOKEN_UNIT
+    found: Found, ws: Workspace, unit: str = formatting.DEFAULT_TOKEN_UNIT
 ) -> dict[str, list[float | None]]:
-    """Per scenario, month 1's cost per output token and per total (input + output) token the
-    workspace's demand asks for, in ``unit``; None for a plan that leaves demand unserved (its
-    money does not buy the tokens, so a per-token figure would flatter it)."""
+    """Per plan (the optimal fleet last, where solved), month 1's cost per output token and per
+    total (input + output) token the workspace's demand asks for, in ``unit``; None for a plan
+    that leaves demand unserved (its money does not buy the tokens, so a per-token figure would
+    flatter it)."""
+    ev = as_evaluation(found)
+    results: list = [*ev.plans, *([ev.optimal] if ev.optimal is not None else [])]
     output = sum(w.output_tokens_per_month for w in ws.demand)
     total = output + sum(w.input_tokens_per_month for w in ws.demand)
     columns: dict[str, list[float | None]] = {}
@@ -180,11 +229,11 @@ TOKEN_COST_NOTE = (
 
 
 def side_by_side_table(
-    results: Sequence[PlanResult], ws: Workspace, unit: str = formatting.DEFAULT_TOKEN_UNIT
+    found: Found, ws: Workspace, unit: str = formatting.DEFAULT_TOKEN_UNIT
 ) -> Table:
     """The Scenarios page's side-by-side table, its per-token columns after month 1's cost."""
-    frame = pd.DataFrame(results_rows(results))
-    costs = plan_token_costs(results, ws, unit)
+    frame = pd.DataFrame(results_rows(found))
+    costs = plan_token_costs(found, ws, unit)
     for offset, (label, values) in enumerate(costs.items(), start=1):
         frame.insert(frame.columns.get_loc("Monthly (month 1)") + offset, label, values)
     return table(
@@ -196,16 +245,20 @@ def side_by_side_table(
     )
 
 
-def _usd(v: float) -> str:
+def _usd(v: float | None) -> str:
+    if v is None or v != v:
+        return "—"
     return ("−" if v < 0 else "") + f"${abs(v):,.0f}"
 
 
-def _signed(v: float) -> str:
+def _signed(v: float | None) -> str:
+    if v is None or v != v:
+        return "—"
     return ("+" if v > 0 else "") + _usd(v)
 
 
 def workspace_document(
-    results: Sequence[PlanResult],
+    found: Found,
     ws: Workspace,
     knobs: Knobs | None = None,
     base_url: str | None = None,
@@ -221,16 +274,17 @@ def workspace_document(
     ``unit``; ``options`` (the cost-options rows the engine was built from) and ``snapshots``
     (the warehouse's snapshot list): the sources behind every fleet line."""
     knobs = knobs or Knobs()
+    ev = as_evaluation(found)
+    results = ev.plans
     generated_at = generated_at or datetime.now(UTC)
     link = dashboard_link(view_params(ws, knobs, unit), base_url)
-    verdicts = {v.scenario: v for v in verdicts_of(results)}
     prices, benches = fleet_evidence(results, ws, options)
     # Fleet sheets are numbered after the sections before them (decision, side by side, optimal).
     first_fleet = 1 + len(optimal)
     weak = weakest_evidence(results, ws, options)
     assumptions = plan_assumptions(ws, knobs, unit)
     sections = (
-        plan_decision_section(results, verdicts, weak),
+        plan_decision_section(ev, weak),
         Section(
             "Assumptions",
             (
@@ -240,7 +294,7 @@ def workspace_document(
             ),
             new_page=True,
         ),
-        Section("Scenarios side by side", (side_by_side_table(results, ws, unit),)),
+        Section("Scenarios side by side", (side_by_side_table(ev, ws, unit),)),
         *optimal,
         *(plan_fleet_section(r, first_fleet + i) for i, r in enumerate(results)),
         monthly_curve_section(results),
@@ -263,68 +317,66 @@ def workspace_document(
         meta,
         sections,
         assumptions,
-        workspace_csv_frame(results, verdicts),
-        file_stem=brief_stem(generated_at.date(), recommended_plan(results)),
+        workspace_csv_frame(ev),
+        file_stem=brief_stem(generated_at.date(), ev.decision),
         link=link,
-        live_model=workspace_live_model(results, stay.name),
+        live_model=workspace_live_model(ev, stay.name),
     )
 
 
-#: The column of the money table the verdicts are read from.
-COMPARED = "$/month compared"
-
-
-def plan_decision_section(
-    results: Sequence[PlanResult],
-    verdicts: Mapping[str, PlanVerdict],
-    weak: Mapping[str, list[str]] | None = None,
-) -> Section:
+def plan_decision_section(ev: Evaluation, weak: Mapping[str, list[str]] | None = None) -> Section:
     """Page 1: the headline, one sentence per plan, the money, its chart, risks and timeline."""
-    feasible = [r for r in results if r.feasible]
+    verdicts = ev.by_name
+    feasible = [r.name for r in ev.plans if r.feasible]
+    if ev.optimal is not None and ev.optimal.feasible:
+        feasible.append(ev.optimal.name)
     return Section(
         "Decision",
         (
-            Paragraph(headline(results)),
-            Bullets(tuple(plan_sentences(results, verdicts, weak))),
-            plan_money_table(results, verdicts),
+            Paragraph(headline(ev)),
+            Bullets(tuple(plan_sentences(ev, weak))),
+            plan_money_table(ev),
             BarChart(
                 "Cost per month as compared (feasible plans only)",
-                tuple(r.name for r in feasible),
-                tuple(verdicts[r.name].usd_per_month for r in feasible),
+                tuple(feasible),
+                tuple(verdicts[name].usd_per_month for name in feasible),
                 "USD per month: month 1's run rate + committed units given back but still paid"
                 " + one-time cost ÷ 36",
-                groups=tuple(verdicts[r.name].verdict for r in feasible),
+                groups=tuple(verdicts[name].verdict for name in feasible),
                 value_format=lambda v: f"${v:,.0f}",
             ),
-            Bullets(tuple(plan_risks(results)), title="Top risks"),
-            Bullets(tuple(plan_timeline(results)), title="Timeline"),
+            Bullets(tuple(plan_risks(ev)), title="Top risks"),
+            Bullets(tuple(plan_timeline(ev)), title="Timeline"),
         ),
     )
 
 
-def plan_sentences(
-    results: Sequence[PlanResult],
-    verdicts: Mapping[str, PlanVerdict],
-    weak: Mapping[str, list[str]] | None = None,
-) -> list[str]:
+def _sentence(plan, v: PlanVerdict, stay: PlanResult, flagged: Sequence[str] | None) -> str:
+    parts = [f"{_usd(plan.monthly_usd)} run rate at month 1"]
+    if plan.stranded_usd_per_month > 0.005:
+        parts.append(f"{_usd(plan.stranded_usd_per_month)} of commitments still paid")
+    if plan.one_time_usd > 0.005:
+        parts.append(f"{_usd(plan.one_time_usd)} one-time")
+    against = "" if plan is stay else f", {_signed(v.vs_stay_usd_per_month)} against {stay.name}"
+    caveat = f" Rests on low-confidence figures: {'; '.join(flagged)}." if flagged else ""
+    return (
+        f"{v.verdict.upper()} {plan.name}: {_usd(v.usd_per_month)}/month as compared"
+        f" ({'; '.join(parts)}){against} — {v.reason}.{caveat}"
+    )
+
+
+def plan_sentences(found: Found, weak: Mapping[str, list[str]] | None = None) -> list[str]:
     """One sentence per plan: the verdict, the compared monthly cost and the reason, flagged
     where the plan's money rests on a low-confidence price (``weakest_evidence``)."""
-    stay = next((r for r in results if r.is_baseline), results[0])
-    out = []
-    for r in results:
-        v = verdicts[r.name]
-        parts = [f"{_usd(r.monthly_usd)} run rate at month 1"]
-        if r.stranded_usd_per_month > 0.005:
-            parts.append(f"{_usd(r.stranded_usd_per_month)} of commitments still paid")
-        if r.one_time_usd > 0.005:
-            parts.append(f"{_usd(r.one_time_usd)} one-time")
-        against = "" if r is stay else f", {_signed(v.vs_stay_usd_per_month)} against {stay.name}"
-        flagged = (weak or {}).get(r.name)
-        caveat = f" Rests on low-confidence figures: {'; '.join(flagged)}." if flagged else ""
-        out.append(
-            f"{v.verdict.upper()} {r.name}: {_usd(v.usd_per_month)}/month as compared"
-            f" ({'; '.join(parts)}){against} — {v.reason}.{caveat}"
-        )
+    ev = as_evaluation(found)
+    verdicts, stay = ev.by_name, ev.stay
+    out = [_sentence(r, verdicts[r.name], stay, (weak or {}).get(r.name)) for r in ev.plans]
+    o = ev.optimal
+    if o is not None:
+        if o.feasible:
+            out.append(_sentence(o, verdicts[o.name], stay, None))
+        else:
+            out.append(f"{verdicts[o.name].verdict.upper()} {o.name}: {o.status_sentence}")
     return out
 
 
@@ -352,12 +404,14 @@ def weakest_evidence(
     return out
 
 
-def plan_money_table(results: Sequence[PlanResult], verdicts: Mapping[str, PlanVerdict]) -> Table:
+def plan_money_table(found: Found) -> Table:
     """Per plan: the compared cost the verdict reads, month 1 and the last month, one-time, the
-    horizon's total, the difference from Stay and payback."""
-    stay = next((r for r in results if r.is_baseline), results[0])
+    horizon's total, the difference from Stay and payback; the optimal fleet (planned for month
+    1 only) has no curve, so its later columns are empty."""
+    ev = as_evaluation(found)
+    verdicts, stay, results = ev.by_name, ev.stay, ev.plans
     months = len(results[0].monthly_usd_by_month)
-    rows = [
+    rows: list[dict] = [
         {
             "option": r.name,
             "decision": verdicts[r.name].verdict,
@@ -372,6 +426,22 @@ def plan_money_table(results: Sequence[PlanResult], verdicts: Mapping[str, PlanV
         }
         for r in results
     ]
+    o = ev.optimal
+    if o is not None and o.feasible:
+        rows.append(
+            {
+                "option": o.name,
+                "decision": verdicts[o.name].verdict,
+                COMPARED: round(verdicts[o.name].usd_per_month, 2),
+                f"vs {stay.name} ($/month)": round(verdicts[o.name].vs_stay_usd_per_month, 2),
+                "$/month (month 1)": round(o.monthly_usd, 2),
+                f"$/month (month {months})": None,
+                "one-time": round(o.one_time_usd, 2),
+                f"{months} months": None,
+                "payback": "month 1 plan only",
+                "weeks to cutover": None,
+            }
+        )
     return table(
         "The money",
         rows,
@@ -382,7 +452,7 @@ def plan_money_table(results: Sequence[PlanResult], verdicts: Mapping[str, PlanV
             f"$/month (month {months})": _usd,
             "one-time": _usd,
             f"{months} months": _usd,
-            "weeks to cutover": lambda w: f"{w:g} w",
+            "weeks to cutover": lambda w: "—" if w is None or w != w else f"{w:g} w",
         },
         sheet="Money",
         note=f"{COMPARED} = month 1's run rate + committed units given back but still paid + the"
@@ -392,27 +462,40 @@ def plan_money_table(results: Sequence[PlanResult], verdicts: Mapping[str, PlanV
     )
 
 
-def plan_risks(results: Sequence[PlanResult]) -> list[str]:
+def plan_risks(found: Found) -> list[str]:
     """Per plan its two risks that matter most: unserved demand and broken constraints first,
     then silicon-vendor concentration and software maturity."""
+    ev = as_evaluation(found)
     out = []
-    for r in results:
-        found = [*(f"unserved: {u}" for u in r.unserved_reasons), *r.constraint_violations]
-        found += [
+    for r in ev.plans:
+        found_risks = [*(f"unserved: {u}" for u in r.unserved_reasons), *r.constraint_violations]
+        found_risks += [
             r.risk.hhi_vendor.sentence.split(":")[0],
             f"software maturity {r.risk.maturity.value:.0f}/100",
         ]
-        out.append(f"{r.name}: " + "; ".join(found[:2]) + ".")
+        out.append(f"{r.name}: " + "; ".join(found_risks[:2]) + ".")
+    o = ev.optimal
+    if o is not None and o.feasible:
+        shares = ", ".join(f"{k} {v:.0%}" for k, v in o.achieved_by_vendor.items() if v > 0)
+        hhi = sum(v * v for v in o.achieved_by_vendor.values()) * 10_000
+        out.append(f"{o.name}: silicon vendor HHI {hhi:,.0f} ({shares}).")
     return out
 
 
-def plan_timeline(results: Sequence[PlanResult]) -> list[str]:
+def plan_timeline(found: Found) -> list[str]:
     """Per plan: how long the migration takes and the month it cuts over."""
-    return [
+    ev = as_evaluation(found)
+    out = [
         f"{r.name}: {r.timeline.sentence.split('; ')[0].rstrip('.')}; "
         f"cut-over in month {r.cutover_month}."
-        for r in results
+        for r in ev.plans
     ]
+    if ev.optimal is not None and ev.optimal.feasible:
+        out.append(
+            f"{ev.optimal.name}: the fleet to reach at month 1; its moves take the stage gates"
+            " of the backends it adds (see the plans above)."
+        )
+    return out
 
 
 def plan_fleet_section(r: PlanResult, number: int) -> Section:
@@ -593,10 +676,16 @@ def fleet_evidence(
     return prices, bench_rows(rows)
 
 
-def workspace_live_model(results: Sequence[PlanResult], baseline: str) -> LiveModel:
+def _with_optimal(ev: Evaluation) -> list:
+    """The plans, and the optimal fleet where it was solved and is feasible."""
+    return [*ev.plans, *([ev.optimal] if ev.optimal is not None and ev.optimal.feasible else [])]
+
+
+def workspace_live_model(found: Found, baseline: str) -> LiveModel:
     """Month 1 of each plan as units × rate: a line held all month is count × $/hour × hours; a
     line that follows the hourly curve on demand is billed unit-hours × $/hour."""
     rows = []
+    results = _with_optimal(as_evaluation(found))
     for r in results:
         for ln in r.fleet:
             held = abs(ln.count * ln.usd_per_hour * HOURS_PER_MONTH - ln.monthly_usd) < 0.005
@@ -625,10 +714,12 @@ def workspace_live_model(results: Sequence[PlanResult], baseline: str) -> LiveMo
     )
 
 
-def workspace_csv_frame(results: Sequence[PlanResult], verdicts: Mapping) -> pd.DataFrame:
-    """One row per fleet line at month 1, then one total row per scenario (to the cent)."""
+def workspace_csv_frame(found: Found) -> pd.DataFrame:
+    """One row per fleet line at month 1, then one total row per plan (to the cent)."""
+    ev = as_evaluation(found)
+    verdicts = ev.by_name
     out = []
-    for r in results:
+    for r in _with_optimal(ev):
         amounts = cents([ln.monthly_usd for ln in r.fleet], r.monthly_usd)
         for ln, amount in zip(r.fleet, amounts, strict=True):
             out.append(

@@ -12,7 +12,7 @@ from costmodel.plan import (
 )
 from costmodel.workspace import Workspace
 from planning.context import planner_for, scenario_plans
-from planning.optimum import Optimized, optimize
+from planning.optimum import OptimalPlan, Optimized, optimize
 from planning.verdicts import (
     BUY_WORD,
     Contender,
@@ -73,6 +73,11 @@ class Evaluation:
     @property
     def stay(self) -> PlanResult:
         return next(r for r in self.plans if r.is_baseline)
+
+    @property
+    def optimal(self) -> OptimalPlan | None:
+        """The optimal fleet as a plan beside the others, where it was solved."""
+        return OptimalPlan.of(self.optimum, OPTIMAL) if self.optimum is not None else None
 
     @property
     def decision(self) -> str:

@@ -18,7 +18,7 @@ from costmodel.optimizer import (
     workspace_problem,
 )
 from costmodel.owned import HOURS_PER_YEAR
-from costmodel.plan import PlanResult, WorkspaceEngine
+from costmodel.plan import PlanLine, PlanResult, WorkspaceEngine
 from costmodel.scenarios import Engine
 from costmodel.tables import electricity_prices, owned_servers
 from costmodel.workspace import Workspace
@@ -191,3 +191,55 @@ def owned_rows(owned: tuple[OwnedComparison, ...]) -> list[dict]:
 
 def _money(v: float | None) -> float | None:
     return None if v is None else round(v, 2)
+
+
+@dataclass(frozen=True)
+class OptimalPlan:
+    """The optimal fleet as a plan beside the others: its month-1 run rate (the lines bought and
+    kept), the committed units it gives back that are still paid, its one-time cost and the
+    compared cost the verdict reads (the optimizer's objective: the sum of the three, one-time
+    spread over the horizon). The optimizer plans month 1; it has no 36-month curve."""
+
+    name: str
+    feasible: bool
+    monthly_usd: float
+    stranded_usd_per_month: float
+    one_time_usd: float
+    compared_usd_per_month: float
+    achieved_by_vendor: dict[str, float]
+    fleet: tuple[PlanLine, ...]
+    status_sentence: str
+
+    @classmethod
+    def of(cls, optimum: Optimized, name: str = "Optimal") -> OptimalPlan:
+        s = optimum.solution
+        fleet = plan_lines(s) if s.feasible else ()
+        return cls(
+            name,
+            s.feasible,
+            sum(c.monthly_usd for c in s.choices),
+            s.released_paid_usd_per_month,
+            s.one_time_usd,
+            s.objective_usd_per_month if s.objective_usd_per_month is not None else float("nan"),
+            dict(s.vendor_shares),
+            tuple(ln for ln in fleet if ln.count > 0 or ln.monthly_usd > 0),
+            f"Solver: {s.status}, {proven_sentence(s)}." if s.feasible else s.message,
+        )
+
+    def as_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "feasible": self.feasible,
+            "monthly_usd": round(self.monthly_usd, 2),
+            "stranded_usd_per_month": round(self.stranded_usd_per_month, 2),
+            "one_time_usd": round(self.one_time_usd, 2),
+            "compared_usd_per_month": round(self.compared_usd_per_month, 2)
+            if self.feasible
+            else None,
+            "allocation_by_vendor": {
+                "requested": None,
+                "achieved": {k: round(v, 6) for k, v in self.achieved_by_vendor.items()},
+            },
+            "fleet": [ln.as_dict() for ln in self.fleet],
+            "solver": self.status_sentence,
+        }

@@ -61,7 +61,12 @@ def test_scenarios_json_has_the_contract_fields_and_the_stay_sum(db):
     )
     assert out.exit_code == 0, out.output
     rows = json.loads(out.stdout)
-    assert [r["name"] for r in rows] == ["Stay", "Shift 25% to AMD", "Add CPU fallback"]
+    assert [r["name"] for r in rows] == ["Stay", "Shift 25% to AMD", "Add CPU fallback", "Optimal"]
+    # Every plan carries its verdict and the traffic each vendor carries; the optimal fleet (its
+    # month-1 plan, no curve) is the last row.
+    for row in rows:
+        assert {"decision", "compared_usd_per_month", "allocation_by_vendor", "fleet"} <= set(row)
+    rows = rows[:-1]
     for row in rows:
         assert set(row) >= FIELDS
         assert len(row["monthly_usd_by_month"]) == 36
@@ -133,7 +138,7 @@ def test_a_custom_plan_that_serves_nothing_is_infeasible_and_not_cheapest(db):
         app, ["scenarios", "--db", str(db), "--custom", "hpu:1", "--format", "json"]
     )
     rows = json.loads(out.stdout)
-    hpu = rows[-1]
+    hpu = next(r for r in rows if r["name"].startswith("Custom"))
     assert hpu["name"] == "Custom: Intel Gaudi 100%"
     assert hpu["feasible"] is False and hpu["unserved_tokens_per_month"] > 0
     assert hpu["cheapest"] is False and hpu["payback_month"] is None
@@ -247,7 +252,8 @@ def test_the_scenarios_brief_opens_with_the_decision_and_links_back_to_its_view(
     sections = [line for line in text.splitlines() if line.startswith("## ")]
     assert sections[0] == "## Decision"
     decision = text.split("## Decision", 1)[1].split("\n## ", 1)[0]
-    assert sum(decision.count(f"- {w} ") for w in ("KEEP", "BUY", "NO-BUY", "DEFER")) == 3
+    # One sentence per plan: Stay, the two moves and the optimal fleet.
+    assert sum(decision.count(f"- {w} ") for w in ("KEEP", "BUY", "NO-BUY", "DEFER")) == 4
     assert "**Top risks**" in decision and "**Timeline**" in decision
     assert ".duckdb" not in text and str(db) not in text
     view = next(line for line in text.splitlines() if "dashboard view" in line)

@@ -10,7 +10,6 @@ from app.url_state import UNIT_INPUT, UrlInput, owned_keys
 from briefs.workspace_plans import plan_token_costs
 from costmodel import scenario_inputs as si
 from costmodel.commitment_workspace import brief_rows
-from costmodel.summary import summary_row, token_cost_labels
 from tokendesk import formatting
 
 #: The optimizer switch (off by default: a solve takes seconds).
@@ -58,45 +57,6 @@ def risk_lines(report) -> list[str]:
         f"**{risk_name(f.name)}: {risk_value(f.value, f.unit)}** — {plain(f.sentence, limit=2000)}"
         for f in report.figures()
     ]
-
-
-#: The side-by-side columns, decision first (after the per-token cost, whose name carries its
-#: unit); the row itself is built once in costmodel.summary.
-SUMMARY_COLUMNS = (
-    "Scenario",
-    "Monthly cost",
-    "Meets FTL SLO",
-    "Savings vs Stay ($/month)",
-    "One-time migration",
-    "Payback",
-    "Vendor HHI",
-    "Weeks to cutover",
-    "Unserved",
-)
-
-
-def summary_table(results, unit: str = formatting.DEFAULT_TOKEN_UNIT) -> Table:
-    """The scenarios side by side, decision columns first; per-token cost in ``unit``."""
-    baseline = results[0]
-    per_token = token_cost_labels(unit)[0]
-    frame = pd.DataFrame([summary_row(r, baseline, unit) for r in results])
-    frame = frame.rename(
-        columns={f"Savings vs {baseline.name} ($/month)": "Savings vs Stay ($/month)"}
-    )
-    columns = list(SUMMARY_COLUMNS)
-    frame = frame[[*columns[:2], per_token, *columns[2:]]]
-    return readable(
-        frame,
-        {column: column for column in frame.columns},
-        numbers={
-            "Monthly cost": "$%,.0f",
-            per_token: formatting.cost_format(unit),
-            "Savings vs Stay ($/month)": "%+,.0f",
-            "One-time migration": "$%,.0f",
-            "Vendor HHI": "%,.0f",
-            "Weeks to cutover": "%g w",
-        },
-    )
 
 
 SLO_MET = {True: "yes", False: "no", None: "n/a (batch)"}
@@ -338,4 +298,27 @@ def commitment_basis(item) -> str:
         + "; ".join(rates)
         + f". Demand scenarios, {source}: {scenarios}.",
         limit=2000,
+    )
+
+
+def _shares(shares) -> str:
+    return ", ".join(f"{k} {v:.1%}" for k, v in shares.items() if v > 0) or "—"
+
+
+def allocation_sentence(r) -> str:
+    """The traffic each vendor carries, asked for and achieved (from each line's own hardware)."""
+    return (
+        f"Traffic by vendor — requested: {_shares(r.requested_by_vendor)}; achieved:"
+        f" {_shares(r.achieved_by_vendor)}."
+    )
+
+
+def savings_sentence(r) -> str:
+    """The month-1 saving against Stay and the horizon's, each in named parts that add up."""
+    month = "; ".join(f"{name} {value:+,.0f}" for name, value in r.savings_parts)
+    horizon = "; ".join(f"{name} {value:+,.0f}" for name, value in r.horizon_savings_parts)
+    total = sum(v for _, v in r.horizon_savings_parts)
+    return (
+        f"Saving against Stay at month 1: \\${r.savings_vs_stay_usd:+,.0f}/month = {month}."
+        f" Over 36 months: \\${total:+,.0f} = {horizon}."
     )

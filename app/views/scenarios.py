@@ -12,6 +12,7 @@ from app import charts, data, ui
 from app.models import workspace as model
 from app.models.scenarios import (
     OPTIMAL,
+    allocation_sentence,
     commitment_basis,
     commitment_frame,
     commitment_sentences,
@@ -21,6 +22,7 @@ from app.models.scenarios import (
     optimal_table,
     owned_table,
     risk_lines,
+    savings_sentence,
     token_cost_columns,
 )
 from app.safe import plain
@@ -127,7 +129,8 @@ if {k: v for k, v in params.items() if k in managed} != wanted:
             del st.query_params[key]
 
 view = model.scenario_view(wanted, stored)
-results = data.workspace_comparison(path, view.workspace, view.knobs)
+evaluation = data.workspace_evaluation(path, view.workspace, view.knobs)
+results = evaluation.plans
 
 st.caption(
     f"Workspace: **{plain(stored.name)}**"
@@ -141,12 +144,12 @@ st.caption(
         else ""
     )
 )
-st.info(plain(headline(results), limit=2000))
+st.info(plain(headline(evaluation), limit=2000))
 
 st.subheader("Side by side")
-side_by_side = pd.DataFrame(results_rows(results))
+side_by_side = pd.DataFrame(results_rows(evaluation))
 for offset, (label, values) in enumerate(
-    token_cost_columns(results, view.workspace, unit).items(), start=1
+    token_cost_columns(evaluation, view.workspace, unit).items(), start=1
 ):
     side_by_side.insert(side_by_side.columns.get_loc("Monthly (month 1)") + offset, label, values)
 st.dataframe(side_by_side, hide_index=True, width="stretch", key="summary")
@@ -201,12 +204,9 @@ for r in results:
             else:
                 st.info("No fleet: nothing approved can serve this plan.")
         with notes_tab:
-            st.write(
-                "Requested: "
-                + ", ".join(f"{k} {v:.2%}" for k, v in r.requested_allocation.items())
-                + " · achieved: "
-                + ", ".join(f"{k} {v:.2%}" for k, v in r.achieved_allocation.items())
-            )
+            st.write(allocation_sentence(r))
+            if not r.is_baseline:
+                st.markdown(plain(savings_sentence(r), limit=4000))
             for note in (*r.allocation_notes, *r.constraint_violations, *r.notes):
                 st.caption(f"⚠️ {plain(note, limit=2000)}")
         with risk_tab:
@@ -330,7 +330,7 @@ if right.button("Prepare the brief", key="brief_prepare"):
     right.download_button(
         f"Download brief ({brief_format.upper()}, {len(payload) / 1024:,.0f} KiB)",
         payload,
-        file_name=f"{brief_stem_for(results)}.{brief_format}",
+        file_name=f"{brief_stem_for(evaluation)}.{brief_format}",
         mime=MIME[brief_format],
         key="brief_download",
     )

@@ -116,8 +116,8 @@ def test_every_surface_reads_the_same_figures(seed, tmp_path_factory, data, amd)
     path, engine, options, snapshots = seed
     ws = workspace_from_dict(data)
     knobs = pw.Knobs(amd_share=amd)
-    results = pe.compare(engine, ws, knobs)
-    verdicts = {v.scenario: v for v in pe.verdicts_of(results)}
+    ev = pe.evaluate(engine, ws, knobs)
+    results, verdicts = ev.plans, ev.by_name
 
     # The command line's JSON, from the same workspace written as a file.
     folder = tmp_path_factory.mktemp("ws")
@@ -138,14 +138,14 @@ def test_every_surface_reads_the_same_figures(seed, tmp_path_factory, data, amd)
     )
     assert out.exit_code == 0, out.output
     rows = {r["name"]: r for r in json.loads(out.stdout)}
-    assert list(rows) == [r.name for r in results]
+    assert list(rows) == [r.name for r in results] + ["Optimal"]
 
-    doc = workspace_document(results, ws, knobs, options=options, snapshots=snapshots)
+    doc = workspace_document(ev, ws, knobs, options=options, snapshots=snapshots)
     md = render_document(doc, "md").decode().replace("\\", "")
     frame = csv_table(render_document(doc, "csv"))
     totals = frame[frame["row"] == "total"].set_index("scenario")
     book = load_workbook(io.BytesIO(render_document(doc, "xlsx")))
-    side = {r["Scenario"]: r for r in results_rows(results)}
+    side = {r["Scenario"]: r for r in results_rows(ev)}
 
     for r in results:
         row, v = rows[r.name], verdicts[r.name]
@@ -170,14 +170,30 @@ def test_every_surface_reads_the_same_figures(seed, tmp_path_factory, data, amd)
             value = value if isinstance(value, float | int) else _money(str(value))
             assert value == pytest.approx(rows[cells[0]]["monthly_usd"], abs=0.005)
 
-    # One rule: the brief's BUY (or KEEP) is the cheapest feasible plan the page shows, and the
-    # headline names the plan the verdicts buy.
+    # The optimal fleet reads the same in the JSON, the brief and the CSV.
+    optimal = ev.optimal
+    assert optimal is not None
+    row = rows["Optimal"]
+    assert row["decision"] == verdicts["Optimal"].verdict
+    if optimal.feasible:
+        assert row["compared_usd_per_month"] == round(optimal.compared_usd_per_month, 2)
+        assert round(totals.loc["Optimal", "monthly_usd"], 2) == round(optimal.monthly_usd, 2)
+        assert f"${optimal.compared_usd_per_month:,.0f}/month as compared" in md
+    # One rule: the brief's BUY is the cheapest feasible plan the page shows (the optimal fleet
+    # among them), and the headline names it.
     chosen = decided_plan(list(verdicts.values()))
-    eligible = [x for x in results if x.feasible and not x.constraint_violations]
-    best = min(eligible, key=lambda x: x.compared_usd_per_month) if eligible else None
-    if best is not None and verdicts[chosen].verdict == BUY_WORD:
-        assert chosen == best.name
-        assert f"the plan to buy, {best.headline}" in headline(results)
+    eligible = {
+        x.name: x.compared_usd_per_month
+        for x in results
+        if x.feasible and not x.constraint_violations
+    }
+    if optimal.feasible:
+        eligible["Optimal"] = optimal.compared_usd_per_month
+    if verdicts[chosen].verdict == BUY_WORD:
+        assert eligible[chosen] == min(eligible.values())
+        best = next((x for x in results if x.name == chosen), None)
+        said = "the optimal fleet" if best is None else best.headline
+        assert f"the plan to buy, {said}" in headline(ev)
     # A plan that moved nothing costs what Stay costs.
     stay = next(x for x in results if x.is_baseline)
     for x in results:
