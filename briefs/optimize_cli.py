@@ -12,8 +12,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from briefs import workspace_plans as wp
 from briefs.cli import DbOption
@@ -36,10 +34,13 @@ from costmodel.scenarios import Engine, MigrationInputs
 from costmodel.tables import electricity_prices, owned_servers
 from costmodel.workspace import Workspace
 from pricing.integrity import check_price_file
+from tokendesk import formatting
+from tokendesk.labels import label, solver_gap
+from tokendesk.terminal import grid_from_rows, make_console, print_table
 from warehouse import Warehouse, WarehouseError
 
-console = Console()
-err = Console(stderr=True, soft_wrap=True)
+console = make_console()
+err = make_console(stderr=True)
 
 
 class OptimizeFormat(StrEnum):
@@ -123,8 +124,8 @@ class Optimized:
 
 def _proven(s: Solution) -> str:
     if s.gap is None or s.bound_usd_per_month is None:
-        return "no proven bound"
-    return f"gap {s.gap:.4%} (no plan costs less than ${s.bound_usd_per_month:,.2f}/month)"
+        return "optimality not proven"
+    return f"{solver_gap(s.gap)}; no plan costs less than ${s.bound_usd_per_month:,.2f}/month"
 
 
 def _money(v: float | None) -> float | None:
@@ -245,9 +246,9 @@ def _rows(o: Optimized) -> list[dict[str, str]]:
             "Role": ln.role,
             "Provider / region": f"{ln.provider} {ln.region}",
             "Instance": ln.instance_type,
-            "Pricing": ln.pricing_model,
+            "Pricing": label(ln.pricing_model),
             "Count": str(ln.count),
-            "$/h": f"{ln.usd_per_hour:,.4f}",
+            "$/h": formatting.usd_rate(ln.usd_per_hour),
             "$/month": f"{ln.monthly_usd:,.0f}",
         }
         for ln in plan_lines(o.solution)
@@ -257,7 +258,7 @@ def _rows(o: Optimized) -> list[dict[str, str]]:
 def _summary(o: Optimized) -> list[str]:
     s = o.solution
     out = [
-        f"Solver: {s.status}, {_proven(s)}, {o.n_candidates} candidates, {o.solve_seconds:.2f} s.",
+        f"Search: {s.status}, {_proven(s)} ({o.n_candidates} candidates, {o.solve_seconds:.2f} s).",
     ]
     if s.feasible:
         shares = ", ".join(f"{k} {v:.0%}" for k, v in s.vendor_shares.items())
@@ -429,13 +430,17 @@ def optimize_command(
     elif fmt == OptimizeFormat.MD:
         text = _markdown(result)
     else:
-        table = Table(title=f"Optimal fleet for {ws.name}")
         rows = _rows(result)
-        for header in rows[0] if rows else ["(no fleet)"]:
-            table.add_column(header, overflow="fold")
-        for row in rows:
-            table.add_row(*row.values())
-        console.print(table)
+        if rows:
+            table = grid_from_rows(
+                rows,
+                title=f"Optimal fleet for {ws.name}",
+                essential=("Workload", "Instance", "Count", "$/month"),
+                prose=("Provider / region", "Pricing"),
+            )
+            print_table(console, table, more="--format json")
+        else:
+            console.print(f"Optimal fleet for {ws.name}: no fleet.")
         for line in _summary(result):
             console.print(line)
         return
@@ -449,4 +454,5 @@ def optimize_command(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("optimize")(optimize_command)
+    if not any(c.callback is optimize_command for c in app.registered_commands):
+        app.command("optimize")(optimize_command)

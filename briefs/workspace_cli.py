@@ -11,8 +11,6 @@ from typing import Annotated
 from urllib.parse import parse_qsl, urlparse
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from audit.report import summarise, to_json
 from audit.rules import RuleTableError, load_rules
@@ -30,12 +28,13 @@ from costmodel.workspace import (
     workspace_to_dict,
 )
 from pricing.integrity import check_price_file
+from tokendesk.terminal import Grid, grid_from_rows, make_console, print_table
 from tokendesk.textsafety import terminal_text
 from warehouse import Warehouse, WarehouseError, queries
 from warehouse.workspaces import save_workspace, workspace_version, workspace_versions
 
-console = Console()
-err = Console(stderr=True, soft_wrap=True)
+console = make_console()
+err = make_console(stderr=True)
 
 workspace_app = typer.Typer(
     help="The company's own fleet, contracts, demand and constraints (YAML in, YAML out).",
@@ -156,9 +155,16 @@ def workspace_list(db: DbOption = None) -> None:
     """Every stored version, newest first (versions are never overwritten)."""
     with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
         frame = workspace_versions(warehouse)
-    table = Table(title=f"{len(frame)} workspace versions")
-    for header in ("Version", "Name", "Saved (UTC)", "By", "Origin", "Source"):
-        table.add_column(header)
+    table = Grid(title=f"{len(frame)} workspace versions")
+    for header, priority, prose in (
+        ("Version", 0, False),
+        ("Name", 0, True),
+        ("Saved (UTC)", 0, False),
+        ("By", 1, False),
+        ("Origin", 2, False),
+        ("Source", 3, True),
+    ):
+        table.add_column(header, priority=priority, prose=prose)
     for row in frame.itertuples(index=False):
         table.add_row(
             str(row.version),
@@ -168,7 +174,7 @@ def workspace_list(db: DbOption = None) -> None:
             row.origin,
             row.source,
         )
-    console.print(table)
+    print_table(console, table)
 
 
 def _one_time(values: list[str]) -> tuple[tuple[str, float], ...]:
@@ -278,12 +284,13 @@ def scenarios(
         )
     else:
         rows = wp.results_rows(results)
-        table = Table(title=f"Scenarios for {ws.name}")
-        for header in rows[0]:
-            table.add_column(header, overflow="fold")
-        for row in rows:
-            table.add_row(*row.values())
-        console.print(table)
+        table = grid_from_rows(
+            rows,
+            title=f"Scenarios for {ws.name}",
+            essential=("Scenario", "Feasible", "Monthly (month 1)"),
+            prose=("Scenario", "Verdict", "Requested", "Achieved", "Payback"),
+        )
+        print_table(console, table, more="--format json")
         for r in results:
             if r.headline != r.name:
                 console.print(f"• {r.headline}")

@@ -40,6 +40,12 @@ def usd_per_1k(value: Any) -> str:
     return f"${number:.{decimals}f}"
 
 
+def usd_rate(value: Any) -> str:
+    """A price per hour or per unit: $31.46 (cents from a dollar up), $0.0525 below a dollar
+    (three significant digits, so a CPU's rate does not round to $0.05)."""
+    return usd_per_1k(value)
+
+
 def usd(value: Any, digits: int = 2) -> str:
     number = _number(value)
     if number is None:
