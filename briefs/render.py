@@ -360,7 +360,9 @@ def pdf(doc: Document) -> bytes:
         url = safe_url(v)
         if url:  # on a line of its own, the address in full: a printed page has no link target
             link = html.escape(url)
-            story.append(P(f'<b>{markup(k)}:</b> <a href="{link}" color="#1a56a8">{link}</a>', small))
+            story.append(
+                P(f'<b>{markup(k)}:</b> <a href="{link}" color="#1a56a8">{link}</a>', small)
+            )
     for index, section in enumerate(doc.sections):
         if section.new_page and index:
             story.append(PageBreak())

@@ -543,7 +543,11 @@ def _live_months(
     base = totals.get(live.baseline)
     for option in curves.values():
         if base is not None:
-            _set(totals[option]["vs_baseline"], f"={totals[option]['horizon']}-{base['horizon']}", sheet)
+            _set(
+                totals[option]["vs_baseline"],
+                f"={totals[option]['horizon']}-{base['horizon']}",
+                sheet,
+            )
     if t.note:
         sheet.cell(row=total_row + 2, column=1, value=cell_value(t.note)).font = Font(italic=True)
     fit_column(assumptions, 1, [5])

@@ -163,7 +163,8 @@ def _one_time(cost_model, option: str) -> float:
     totals = next(
         r
         for r in range(1, cost_model.max_row + 1)
-        if cost_model.cell(r, 1).value == "option" and cost_model.cell(r, 3).value == "one-time cost"
+        if cost_model.cell(r, 1).value == "option"
+        and cost_model.cell(r, 3).value == "one-time cost"
     )
     row = next(r for r in range(totals + 1, totals + 10) if cost_model.cell(r, 1).value == option)
     return cost_model.cell(row, 3).value

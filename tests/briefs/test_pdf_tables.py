@@ -12,9 +12,7 @@ from pypdf import PdfReader
 from briefs.document import Document, Section, table
 from briefs.render import pdf
 
-URL = (
-    "https://github.com/skypilot-org/skypilot-catalog/blob/master/catalogs/v7/gcp/vms.csv"
-)
+URL = "https://github.com/skypilot-org/skypilot-catalog/blob/master/catalogs/v7/gcp/vms.csv"
 DATES = ("2024-08-28", "2023-12-06", "2026-05-18")
 IDS = (
     "prices-azure-20261201T201901-2b75e0",
@@ -42,7 +40,9 @@ def _evidence() -> Document:
             "source": URL,
             "note": f"Sum of two catalog rows, see {URL}.",
         }
-        for snapshot, instance, day in zip(IDS[:2] * 2, (IDS[2],) * 4, DATES + DATES[:1])
+        for snapshot, instance, day in zip(
+            IDS[:2] * 2, (IDS[2],) * 4, DATES + DATES[:1], strict=True
+        )
     ]
     frame = pd.DataFrame(rows)
     return Document(
