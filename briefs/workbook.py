@@ -29,6 +29,8 @@ from openpyxl.worksheet.worksheet import Worksheet
 from briefs.document import MODEL_COLUMNS, BarChart, Bullets, Document, LiveModel, Paragraph, Table
 from tokendesk import formatting
 from tokendesk.exports import FORMULA_PREFIXES
+from tokendesk.labels import label as id_label
+from tokendesk.labels import labelled_column
 from tokendesk.textsafety import clean_text
 
 USD = '"$"#,##0.00;[Red]-"$"#,##0.00'
@@ -188,7 +190,8 @@ def write_table(ws: Worksheet, frame: pd.DataFrame, start_row: int = 1) -> dict[
     for i, row in enumerate(frame.itertuples(index=False), start=start_row + 1):
         unit = str(getattr(row, unit_column)) if unit_column else ""
         for (name, j), value in zip(columns.items(), row, strict=True):
-            put(ws, i, j, value, name, unit)
+            shown = id_label(value) if labelled_column(name) and isinstance(value, str) else value
+            put(ws, i, j, shown, name, unit)
     last = start_row + min(len(frame), 200)
     for name, j in columns.items():
         cells = [ws.cell(row=i, column=j) for i in range(start_row + 1, last + 1)]

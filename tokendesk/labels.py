@@ -30,6 +30,17 @@ LABELS: dict[str, str] = {
 }
 
 
+#: Columns whose cells are stored ids a person reads as labels (in a table's raw or shown name).
+LABELLED_COLUMNS = frozenset(
+    {"pricing_model", "pricing model", "pricing", "backend", "incumbent backend"}
+)
+
+
+def labelled_column(name: object) -> bool:
+    """Whether a column of this name holds ids shown as their labels."""
+    return str(name).strip().lower() in LABELLED_COLUMNS
+
+
 def label(value: object) -> str:
     """What a person reads for a stored id: its label, else the id as it is (never an error —
     a provider's own region or instance name is already the word people use)."""

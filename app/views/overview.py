@@ -14,6 +14,7 @@ from briefs.workspace_plans import Knobs, headline, scenario_view
 from costmodel import domain
 from costmodel import scenario_inputs as si
 from tokendesk import formatting
+from tokendesk.labels import label
 from tokendesk.metrics import PERCENTILES
 from tokendesk.records import PRICING_FAMILIES
 
@@ -47,7 +48,7 @@ def workspace_headline(percentile: str) -> None:
     view = scenario_view(chosen, stored)
     comparison = data.workspace_comparison(path, view.workspace, Knobs())
     st.markdown(
-        f"**Incumbent against the best alternative** ({plain(stored.name)}): "
+        f"**Your {label('incumbent')} against the best alternative** ({plain(stored.name)}): "
         f"{plain(headline(comparison), limit=2000)}"
     )
     st.caption(
