@@ -57,3 +57,20 @@ def test_every_listed_command_loads_and_runs_its_own_help():
         done = runner.invoke(app, [name, "--help"])
         assert done.exit_code == 0, (name, done.output)
         assert "Usage" in done.output
+
+
+def test_a_commands_own_help_loads_none_of_its_libraries_either():
+    probe = PROBE.replace('main(["--help"])', 'main(["db", "migrate", "--help"])')
+    done = subprocess.run(
+        [sys.executable, "-c", probe, *HEAVY],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO_ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    *help_lines, loaded = done.stdout.strip().splitlines()
+    assert json.loads(loaded) == []
+    from warehouse.lake import DATA_PATH_ENV
+
+    assert f"${DATA_PATH_ENV}" in "".join(help_lines).replace(" ", "")

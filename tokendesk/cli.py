@@ -7,6 +7,7 @@ command do not pay for DuckDB, pandas, SciPy or ReportLab they never use.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os  # noqa: F401  (tests replace os.execv through this module, as `tokendesk app` uses it)
 import sys
@@ -42,11 +43,32 @@ err = make_console(stderr=True)
 
 def mount(module_name: str, app: typer.Typer) -> None:
     """Import ``module_name`` and mount its commands on ``app``."""
-    module = importlib.import_module(module_name)
-    module.register(app)
-    from warehouse.engine import report_waits_to  # a write that waits for another says so
+    importlib.import_module(module_name).register(app)
+
+
+def _report_waits() -> None:
+    """A write that waits for another process says so on stderr (the warehouse is imported by
+    then: the command that writes has run its imports)."""
+    from warehouse.engine import report_waits_to
 
     report_waits_to(_say_waiting)
+
+
+def _when_run(command: Any) -> None:
+    """Wrap every leaf command's callback so that, when it runs (not when its help is shown),
+    waits are reported first."""
+    for child in getattr(command, "commands", {}).values():
+        _when_run(child)
+    original = command.callback
+    if original is None or hasattr(command, "commands"):
+        return
+
+    @functools.wraps(original)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        _report_waits()
+        return original(*args, **kwargs)
+
+    command.callback = run
 
 
 def load_command(name: str) -> Any:
@@ -59,7 +81,9 @@ def load_command(name: str) -> Any:
 
     mount(COMMANDS[name][0], holder)
     group: Any = typer.main.get_command(holder)
-    return group.commands[name]
+    command = group.commands[name]
+    _when_run(command)
+    return command
 
 
 class LazyCommands(TyperGroup):
@@ -139,6 +163,8 @@ def _unreachable(exc: Exception) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     """Exit codes: 0 done; 1 failed or partial (the reason is printed); 2 bad input or usage."""
+    if "warehouse.engine" in sys.modules:  # commands mounted up front (tests) run unwrapped
+        _report_waits()
     try:
         # Standalone mode: usage errors exit 2 with click's message, typer.Exit keeps its code.
         app(args=argv, prog_name="tokendesk")

@@ -12,13 +12,7 @@ from typing import Annotated
 
 import typer
 
-from benchmarks.plausibility import roofline_label, roofline_pct
-from costmodel.energy import bundled_energy_columns
-from costmodel.unit_cost import apportion_frame
-from pricing.integrity import check_price_file
 from tokendesk import formatting
-from tokendesk.catalog import load_catalog
-from tokendesk.exports import safe_csv
 from tokendesk.labels import label
 from tokendesk.paths import REPO_ROOT, default_db_path
 from tokendesk.terminal import Grid, make_console, print_table
@@ -29,16 +23,9 @@ from tokendesk.textsafety import (
     read_limited,
     terminal_text,
 )
-from warehouse import Warehouse, WarehouseError
-from warehouse.lake import (
-    DATA_PATH_ENV,
-    LAKE_PREFIX,
-    describe,
-    is_lake_target,
-)
-from warehouse.queries import COST_SORTS, cost_options
-from warehouse.seed import SeedFileError, ingest_price_file, ingest_result_file
-from warehouse.transfer import copy_into_lake
+
+# The warehouse, pandas, the cost model and the price checks are imported inside each command:
+# `tokendesk db --help` (and every other command's help) does not load them.
 
 db_app = typer.Typer(
     help="Create, rebuild, inspect and move the warehouse (an embedded DuckDB file, or DuckLake "
@@ -122,7 +109,11 @@ def costs(
     precision: Annotated[list[str] | None, typer.Option()] = None,
     workload: Annotated[list[str] | None, typer.Option()] = None,
     sort: Annotated[
-        str, typer.Option(help=f"One of: {', '.join(COST_SORTS)}")
+        str,
+        typer.Option(
+            help="Column to sort by, e.g. usd_per_1k_output_tokens (the default), ttft_ms_p95,"
+            " usd_per_hour (a name it does not know lists every one)."
+        ),
     ] = "usd_per_1k_output_tokens",
     limit: Annotated[int | None, typer.Option(help="Show at most this many rows.")] = None,
     output: Annotated[
@@ -131,6 +122,15 @@ def costs(
     db: DbOption = None,
 ) -> None:
     """$/1K tokens and first-token latency per accelerator × cloud × region × pricing model."""
+    from benchmarks.plausibility import roofline_label, roofline_pct
+    from costmodel.energy import bundled_energy_columns
+    from costmodel.unit_cost import apportion_frame
+    from pricing.integrity import check_price_file
+    from tokendesk.catalog import load_catalog
+    from tokendesk.exports import safe_csv
+    from warehouse import Warehouse
+    from warehouse.queries import cost_options
+
     with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
         try:
             frame = cost_options(
@@ -211,6 +211,10 @@ def _build_or_refuse(target: Path) -> dict[str, int]:
     """Open the warehouse (building it on first use from data/, its prices checked by the price
     integrity rules) and count its rows. A seed row that fails validation or the integrity check
     is refused: the message names the file and the row, exit 1, and no seed data is written."""
+    from pricing.integrity import check_price_file
+    from warehouse import Warehouse
+    from warehouse.seed import SeedFileError
+
     try:
         with Warehouse.open(target, seed_check=check_price_file) as warehouse:
             return warehouse.table_counts()
@@ -226,6 +230,8 @@ def _build_or_refuse(target: Path) -> dict[str, int]:
 @db_app.command("init")
 def db_init(db: DbOption = None) -> None:
     """Create the warehouse from the bundled data/ (no network, no credentials)."""
+    from warehouse.lake import describe, is_lake_target
+
     target = db or default_db_path()
     lake = is_lake_target(str(target))
     existed = not lake and Path(target).exists()
@@ -241,6 +247,8 @@ def db_init(db: DbOption = None) -> None:
 @db_app.command("rebuild")
 def db_rebuild(db: DbOption = None) -> None:
     """Build a fresh warehouse from data/. The old file is kept beside it as a dated backup."""
+    from warehouse.lake import is_lake_target
+
     if is_lake_target(str(db or default_db_path())):
         err.print(
             "[red]error:[/red] a team-mode warehouse is shared and append-only: it is never "
@@ -263,6 +271,9 @@ def db_rebuild(db: DbOption = None) -> None:
 @db_app.command("info")
 def db_info(db: DbOption = None) -> None:
     """List snapshots with their dates, status and row counts."""
+    from pricing.integrity import check_price_file
+    from warehouse import Warehouse
+
     with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
         snapshots = warehouse.snapshots()
         retracted = warehouse.retractions().set_index("snapshot_id")
@@ -338,7 +349,10 @@ def db_ingest(
     """Ingest seed-format price or result CSVs, all of them in one transaction: a bad row in any
     file is reported with file, row and field, nothing is written, and the attempt is recorded as
     a failed snapshot. Exit 0 when everything was written, 2 when an input was rejected."""
+    from pricing.integrity import check_price_file
     from tokendesk.records import SnapshotKind
+    from warehouse import Warehouse
+    from warehouse.seed import SeedFileError, ingest_price_file, ingest_result_file
 
     written: list[tuple[Path, list[str]]] = []
     with Warehouse.open(db, seed_check=check_price_file) as warehouse:
@@ -386,13 +400,17 @@ def db_migrate(
         typer.Option(
             "--data-path",
             help="Where the lake's data files go: a directory or s3://bucket/prefix "
-            f"(default: ${DATA_PATH_ENV}).",
+            "(default: $TOKENDESK_DATA_PATH).",
         ),
     ] = None,
     db: DbOption = None,
 ) -> None:
     """Copy the embedded warehouse, with every snapshot, into a DuckLake team-mode warehouse,
     then compare the two table by table and "current" view by view."""
+    from warehouse import Warehouse, WarehouseError
+    from warehouse.lake import LAKE_PREFIX, is_lake_target
+    from warehouse.transfer import copy_into_lake
+
     if not is_lake_target(to):
         err.print(f"[red]error:[/red] --to takes {LAKE_PREFIX}<conninfo>", highlight=False)
         raise typer.Exit(2)
