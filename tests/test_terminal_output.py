@@ -197,3 +197,14 @@ def test_outside_a_terminal_every_row_is_one_plain_line():
     text = render_text(_grid(), 40, terminal=False)
     assert text.splitlines()[2].startswith("aws · us-east-1 · p5en.48xlarge · On demand")
     assert len(text.splitlines()) == 4
+
+
+def test_prose_columns_wrap_between_words_only_in_an_80_column_terminal():
+    from pricing.registry import PROVIDERS
+
+    text = _run_in_terminal(["prices", "providers"])
+    words = {w for spec in PROVIDERS.values() for w in f"{spec.description} {spec.needs}".split()}
+    lines = text.splitlines()
+    for word in words:
+        assert any(word in line for line in lines), f"{word!r} is broken:\n{text}"
+    assert max(len(line) for line in lines) <= 80, text
