@@ -397,7 +397,7 @@ def writer(action: Action, on_wait: WaitReporter | None = None) -> Iterator[Ware
 @st.cache_data(show_spinner=False, ttl=600)
 def workspace(path: str):
     """(version, workspace) stored in the warehouse (the bundled example if none was saved)."""
-    from briefs.workspace_plans import stored_workspace
+    from planning.workspaces import stored_workspace
 
     return stored_workspace(_warehouse(path))
 
@@ -416,7 +416,7 @@ def workspace_comparison(path: str, ws, knobs):
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _workspace_comparison(path: str, ws, knobs, negotiated: bool):
-    from briefs.workspace_plans import compare
+    from planning.evaluation import compare
 
     return compare(_engine(path, negotiated), ws, knobs)
 
@@ -432,8 +432,8 @@ def save_workspace(ws) -> int:
 
 def check_workspace(path: str, ws) -> list[str]:
     """Problems with rates the warehouse cannot supply (a fleet line with no list price)."""
-    from briefs.workspace_plans import check_workspace as check
     from costmodel.workspace import WorkspaceError
+    from planning.workspaces import check_workspace as check
 
     try:
         check(_engine(path, sees_negotiated()), ws)

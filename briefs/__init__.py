@@ -1,37 +1,6 @@
-"""Buy/no-buy briefs, the quarterly futures-day review and CI regression gates."""
+"""Documents only: the buy/no-buy brief of an evaluation (Markdown, HTML, PDF, XLSX, CSV), the
+quarterly futures-day review and CI regression gates."""
 
-from briefs.brief import (
-    BUY,
-    DEFER,
-    KEEP,
-    NO_BUY,
-    Comparison,
-    Recommendation,
-    RuleCheck,
-    Thresholds,
-    brief_document,
-    build_comparison,
-    recommend,
-    recommendations,
-    render_brief,
-)
 from briefs.render import FORMATS, MEDIA_TYPES, render_document
 
-__all__ = [
-    "BUY",
-    "DEFER",
-    "FORMATS",
-    "KEEP",
-    "MEDIA_TYPES",
-    "NO_BUY",
-    "Comparison",
-    "Recommendation",
-    "RuleCheck",
-    "Thresholds",
-    "brief_document",
-    "build_comparison",
-    "recommend",
-    "recommendations",
-    "render_brief",
-    "render_document",
-]
+__all__ = ["FORMATS", "MEDIA_TYPES", "render_document"]

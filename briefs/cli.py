@@ -8,6 +8,7 @@ Mount at top level from ``tokendesk.cli._register_subcommands``::
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Mapping
 from dataclasses import replace
@@ -19,14 +20,15 @@ from urllib.parse import parse_qsl, urlparse
 import typer
 
 from briefs import gate as g
-from briefs import workspace_plans as wp
-from briefs.brief import Thresholds, brief_document, build_comparison
-from briefs.document import dashboard_link
 from briefs.document import table as doc_table
-from briefs.futures import FuturesRules, compare_warehouse, futures_document
+from briefs.futures import FuturesRules, compare_warehouse, futures_document, report_json
 from briefs.gate import parse_fraction
 from briefs.render import FORMATS, _md_table, render_document
+from briefs.workspace_plans import workspace_document
 from costmodel import scenario_inputs as si
+from planning import evaluation as pe
+from planning import fleet as pf
+from planning import workspaces as pw
 from pricing.integrity import check_price_file
 from tokendesk import formatting
 from tokendesk.exports import safe_csv
@@ -61,7 +63,6 @@ DbOption = Annotated[
         "--db", help="Warehouse file (default: $TOKENDESK_DB or the per-user data directory)."
     ),
 ]
-SCENARIO_NAMES = ("stay", "shift-amd", "cpu-fallback", "custom")
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:
@@ -122,113 +123,65 @@ def _write(data: bytes, output: Path | None) -> None:
 
 
 def brief(
-    scenario: Annotated[
-        str, typer.Option(help=f"Comma list of {', '.join(SCENARIO_NAMES)}.")
-    ] = "stay,shift-amd,cpu-fallback",
     fmt: Annotated[str, typer.Option("--format", help="md, html, pdf, xlsx or csv")] = "md",
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Output file (default: stdout).")
     ] = None,
     link: Annotated[
         str | None,
-        typer.Option(help="A Scenarios-page link from the dashboard: the brief uses its inputs."),
+        typer.Option(help="A dashboard link whose inputs the brief uses (its URL keys)."),
     ] = None,
     setting: Annotated[
         list[str] | None,
         typer.Option(
             "--set",
             help="An input as key=value, the dashboard's URL keys "
-            "(out_b, in_b, small_b, inter, peak, slo, pct, amd, cpu, util, spot, "
+            "(out_b, in_b, small_b, inter, peak, slo, pct, amd, cpu, util, "
             "rate, model, custom); repeatable, wins over --link.",
         ),
     ] = None,
-    min_savings: Annotated[
-        str, typer.Option(help="Buy only if saving more than this vs the baseline.")
-    ] = "5%",
-    max_payback_months: Annotated[
-        float, typer.Option(help="Buy only if the migration pays back within this.")
-    ] = 12.0,
-    min_maturity: Annotated[
-        float, typer.Option(help="Defer below this software-maturity score (0-100).")
-    ] = 70.0,
-    max_stale_share: Annotated[
-        str, typer.Option(help="Defer if more spend than this rests on stale benchmarks.")
-    ] = "50%",
     unit: UnitOption = None,
     base_url: BaseUrlOption = None,
     db: DbOption = None,
 ) -> None:
-    """A buy/no-buy brief comparing procurement scenarios, with sources and snapshot ids.
-
-    Inputs are the Scenarios page's: pass its link (--link) to brief exactly what is on screen.
-    """
+    """A market-wide buy/no-buy brief: the same evaluation and document as a company's
+    (``tokendesk scenarios``), for a company with no fleet yet and the demand of the inputs
+    (model class, tokens per month, SLO …) — what buying every token at market prices costs,
+    against moving shares of it to other vendors."""
 
     fmt = fmt.lower()
     if fmt not in FORMATS:
         raise _fail(f"--format {fmt!r}: choose one of {', '.join(FORMATS)}")
-    names = [s.strip().lower() for s in scenario.split(",") if s.strip()]
-    unknown = [n for n in names if n not in SCENARIO_NAMES]
-    if unknown or not names:
-        raise _fail(
-            f"--scenario {', '.join(unknown) or '(empty)'}: choose from {', '.join(SCENARIO_NAMES)}"
-        )
     params: dict[str, str] = dict(parse_qsl(urlparse(link).query)) if link else {}
     for item in setting or ():
         key, sep, value = item.partition("=")
         if (
             not sep
             or key.strip() not in si.BOUNDS
-            and key.strip() not in {"model", "pct", "spot", "custom"}
+            and key.strip() not in {"model", "pct", "custom"}
         ):
             raise _fail(
-                f"--set {item!r}: expected key=value with a key among the Scenarios page's inputs"
+                f"--set {item!r}: expected key=value with a key among the dashboard's inputs"
             )
         params[key.strip()] = value.strip()
+    if "spot" in params:
+        raise _fail(
+            "spot: the brief serves every token at the SLO on the capacity it sizes (batch"
+            " traffic included), so spot capacity is not an input of it; leave spot out"
+        )
     unit = token_unit(unit, params)
     inputs, notices = si.from_params(params)
     if notices:
         raise _fail(" ".join(notices))
-    if "custom" in names and not inputs.custom:
-        raise _fail("--scenario custom needs --set custom=backend:share,… (shares summing to 1)")
-    try:
-        built = {s.name: s for s in si.build_scenarios(inputs)}
-        by_name = {
-            "stay": "Stay",
-            "shift-amd": f"Shift {inputs.amd:.0%} to AMD",
-            "cpu-fallback": "Add CPU fallback",
-        }
-        scenarios = [
-            built[by_name[n]]
-            if n in by_name
-            else next(s for s in built.values() if s.name.startswith("Custom"))
-            for n in dict.fromkeys(names)
-        ]
-        demand, policy = si.build_demand(inputs), si.build_policy(inputs)
-        thresholds = Thresholds(
-            min_savings_pct=parse_fraction(min_savings),
-            max_payback_months=max_payback_months,
-            min_maturity_score=min_maturity,
-            max_stale_share=parse_fraction(max_stale_share),
-        )
-    except ValueError as exc:
-        raise _fail(str(exc)) from None
+    ws, knobs = pw.market_workspace(inputs), pw.market_knobs(inputs)
     with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
+        engine = pw.engine_for(warehouse)
         options = warehouse.cost_options()
         snapshots = warehouse.snapshots()
-
-    comparison = build_comparison(
-        options,
-        scenarios,
-        demand,
-        policy,
-        thresholds=thresholds,
-        snapshots=snapshots,
-        # The Scenarios page reads its what-ifs and knobs, not the market demand (listed under
-        # Assumptions): the link carries only the keys that page accepts.
-        link=dashboard_link(si.page_params(inputs) | formatting.token_unit_params(unit), base_url),
-        unit=unit,
+    results = pe.compare(engine, ws, knobs)
+    doc = workspace_document(
+        results, ws, knobs, base_url, unit=unit, options=options, snapshots=snapshots
     )
-    doc = brief_document(comparison)
     _write(render_document(doc, fmt), output_path(output, doc.file_name(fmt), fmt))
 
 
@@ -286,8 +239,8 @@ def gate(
                 zip(table["accelerator_id"], table["usd_per_accelerator_hour"], strict=True)
             )
             # Accelerators the company runs are priced at what it pays (the workspace's fleet).
-            _, ws = wp.stored_workspace(warehouse)
-            fleet_prices = wp.fleet_accelerator_hour_prices(wp.engine_for(warehouse), ws)
+            _, ws = pw.stored_workspace(warehouse)
+            fleet_prices = pf.fleet_accelerator_hour_prices(pw.engine_for(warehouse), ws)
             prices.update(fleet_prices)
         loader = None
         if warehouse is not None:
@@ -361,8 +314,8 @@ def futures_compare(
     """New and removed SKUs, price changes, perf/$ per accelerator, stale benchmarks and buy/no-buy
     suggestions for new SKUs between two dates, with the decision log."""
 
-    if fmt.lower() not in FORMATS:
-        raise _fail(f"--format {fmt!r}: choose one of {', '.join(FORMATS)}")
+    if fmt.lower() not in (*FORMATS, "json"):
+        raise _fail(f"--format {fmt!r}: choose one of {', '.join(FORMATS)}, json")
     try:
         start = date.fromisoformat(date_from) if date_from else None
         end = date.fromisoformat(date_to) if date_to else date.today()
@@ -376,11 +329,15 @@ def futures_compare(
                 start = _since_last_review(warehouse)
             if not incumbent:
                 # The incumbent is the company's own fleet at its own rates (the workspace).
-                _, ws = wp.stored_workspace(warehouse)
-                rules = replace(rules, fleet=wp.fleet_rates(wp.engine_for(warehouse), ws))
+                _, ws = pw.stored_workspace(warehouse)
+                rules = replace(rules, fleet=pf.fleet_rates(pw.engine_for(warehouse), ws))
             report = compare_warehouse(warehouse, start, end, rules)
     except ValueError as exc:
         raise _fail(str(exc)) from None
+    if fmt.lower() == "json":
+        text = json.dumps(report_json(report), indent=2, ensure_ascii=False) + "\n"
+        _write(text.encode("utf-8"), output)
+        return
     _write(render_document(futures_document(report), fmt.lower()), output)
 
 

@@ -12,7 +12,6 @@ from typing import Annotated
 
 import typer
 
-from briefs import workspace_plans as wp
 from briefs.cli import DbOption
 from briefs.document import Bullets, Paragraph, Section, table
 from briefs.optimize_cli import workspace_engine
@@ -22,6 +21,7 @@ from costmodel.fleet import FleetPolicy
 from costmodel.plan import PlanContext, WorkspaceEngine
 from costmodel.scenarios import Engine
 from costmodel.workspace import Workspace
+from planning import workspaces as pw
 from tokendesk.terminal import grid_from_rows, make_console, print_table
 from warehouse import WarehouseError
 
@@ -43,10 +43,10 @@ class CommitFormat(StrEnum):
 
 
 def commitments(
-    engine: Engine, ws: Workspace, knobs: wp.Knobs | None = None
+    engine: Engine, ws: Workspace, knobs: pw.Knobs | None = None
 ) -> list[WorkloadCommitment]:
     """The analysis for every workload of ``ws``, at the Scenarios page's utilisation cap."""
-    knobs = knobs or wp.Knobs()
+    knobs = knobs or pw.Knobs()
     ctx = PlanContext(ws, policy=FleetPolicy(utilisation_cap=knobs.utilisation_cap))
     return workspace_commitments(WorkspaceEngine(engine, ctx))
 
@@ -174,7 +174,7 @@ def commit_command(
     try:
         ws, engine = workspace_engine(db, workspace)
         analysis = commitments(engine, ws)
-    except (wp.WorkspaceFileError, WarehouseError, ValueError) as exc:
+    except (pw.WorkspaceFileError, WarehouseError, ValueError) as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from None
     if fmt == CommitFormat.TABLE:

@@ -19,6 +19,7 @@ and the cost join "as of D") and compares them, so it can be tested on hand-buil
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -29,6 +30,7 @@ import pandas as pd
 
 from briefs.document import BarChart, Block, Bullets, Document, Paragraph, Section, table
 from costmodel.risk import STALE_AFTER
+from planning.fleet import FleetRate
 from tokendesk import formatting
 from tokendesk.labels import label
 from warehouse import futures as wf
@@ -38,16 +40,6 @@ SKU_KEY = ["provider", "instance_type", "accelerator_id"]
 PRICE_KEY = ["provider", "region", "instance_type", "pricing_model"]
 #: What a suggestion is compared against, in a person's words.
 CURRENT = label("incumbent")
-
-
-@dataclass(frozen=True)
-class FleetRate:
-    """A SKU the company runs and the rate it pays (same basis as the SKU's list price)."""
-
-    provider: str
-    instance_type: str
-    usd_per_hour: float
-    label: str
 
 
 @dataclass(frozen=True)
@@ -76,6 +68,8 @@ class FuturesReport:
     snapshots_to: tuple[str, ...]
     rules: FuturesRules = field(default_factory=FuturesRules)
     decisions: pd.DataFrame | None = None
+    #: Every option (quote × result) on the later date, priced by the cost join's one formula.
+    options: pd.DataFrame | None = None
 
 
 def _day(value: date | datetime | str) -> date:
@@ -378,6 +372,7 @@ def compare(
         snapshots_to=tuple(sorted(set(snapshots_to))),
         rules=rules,
         decisions=decisions,
+        options=costs_to,
     )
 
 
@@ -405,6 +400,51 @@ def compare_warehouse(
         snapshots_from=[*snaps_from["snapshot_id"], *results_from["snapshot_id"].unique()],
         snapshots_to=[*snaps_to["snapshot_id"], *results_to["snapshot_id"].unique()],
     )
+
+
+# -- JSON -----------------------------------------------------------------------------------------
+#: The option columns the JSON carries: the same names and figures as ``tokendesk costs``.
+OPTION_COLUMNS = [
+    "provider",
+    "region",
+    "instance_type",
+    "pricing_model",
+    "price_basis",
+    "accelerator_id",
+    "model",
+    "precision",
+    "scenario",
+    "concurrency",
+    "replicas_per_instance",
+    "instance_output_tok_s",
+    "usd_per_hour",
+    "usd_per_1k_output_tokens",
+    "usd_per_1k_total_tokens",
+]
+
+
+def _records(frame: pd.DataFrame | None, columns: Sequence[str] | None = None) -> list[dict]:
+    if frame is None or frame.empty:
+        return []
+    frame = frame.reindex(columns=list(columns)) if columns else frame
+    return json.loads(frame.to_json(orient="records", date_format="iso"))
+
+
+def report_json(r: FuturesReport) -> dict:
+    """The review as data: every table of the document, and every option of the later date."""
+    return {
+        "from": r.date_from.isoformat(),
+        "to": r.date_to.isoformat(),
+        "new_skus": _records(r.new_skus),
+        "removed_skus": _records(r.removed_skus),
+        "price_changes": _records(r.price_changes),
+        "perf_per_dollar": _records(r.perf_per_dollar),
+        "stale_benchmarks": _records(r.stale),
+        "suggestions": _records(r.suggestions),
+        "options": _records(r.options, OPTION_COLUMNS),
+        "snapshots_from": list(r.snapshots_from),
+        "snapshots_to": list(r.snapshots_to),
+    }
 
 
 # -- the document -----------------------------------------------------------------------------

@@ -13,7 +13,6 @@ from typing import Annotated
 
 import typer
 
-from briefs import workspace_plans as wp
 from briefs.cli import DbOption
 from briefs.document import BarChart, Block, Bullets, Paragraph, Section, table
 from costmodel.fleet import FleetPolicy
@@ -33,6 +32,7 @@ from costmodel.plan import PlanContext, PlanResult, WorkspaceEngine, builtin_pla
 from costmodel.scenarios import Engine, MigrationInputs
 from costmodel.tables import electricity_prices, owned_servers
 from costmodel.workspace import Workspace
+from planning import workspaces as pw
 from pricing.integrity import check_price_file
 from tokendesk import formatting
 from tokendesk.labels import label, solver_gap
@@ -135,12 +135,12 @@ def _money(v: float | None) -> float | None:
 def optimize(
     engine: Engine,
     ws: Workspace,
-    knobs: wp.Knobs | None = None,
+    knobs: pw.Knobs | None = None,
     *,
     n_plus_one: bool = False,
     mip_rel_gap: float = 1e-4,
 ) -> Optimized:
-    knobs = knobs or wp.Knobs()
+    knobs = knobs or pw.Knobs()
     ctx = PlanContext(
         ws,
         policy=FleetPolicy(utilisation_cap=knobs.utilisation_cap),
@@ -397,10 +397,10 @@ def workspace_engine(db: Path | None, workspace: Path | None) -> tuple[Workspace
     engine over the warehouse's priced options, read in one visit to the warehouse."""
     with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
         if workspace is not None:
-            ws, _ = wp.read_workspace_file(workspace)
+            ws, _ = pw.read_workspace_file(workspace)
         else:
-            _, ws = wp.stored_workspace(warehouse)
-        return ws, wp.engine_for(warehouse)
+            _, ws = pw.stored_workspace(warehouse)
+        return ws, pw.engine_for(warehouse)
 
 
 def optimize_command(
@@ -422,7 +422,7 @@ def optimize_command(
     try:
         ws, engine = workspace_engine(db, workspace)
         result = optimize(engine, ws, n_plus_one=n_plus_one)
-    except (wp.WorkspaceFileError, WarehouseError, ValueError) as exc:
+    except (pw.WorkspaceFileError, WarehouseError, ValueError) as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from None
     if fmt == OptimizeFormat.JSON:

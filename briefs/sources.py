@@ -2,8 +2,7 @@
 with its source, its true date ("date unknown" when the source states none), its confidence and
 the snapshot it came in, read from the warehouse's cost-options rows.
 
-Both briefs list it the same way: the market-wide brief (``briefs.brief``) and the workspace's
-Scenarios brief (``briefs.workspace_plans``). A fleet line names its option by id
+Every brief lists it the same way (``briefs.workspace_plans``). A fleet line names its option by id
 (``provider:region[/zone]:instance_type:pricing_model:config_key``, see ``costmodel.options``);
 the rows of that SKU and configuration are the quotes it was priced from and the operating
 points it was sized on.

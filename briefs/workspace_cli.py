@@ -27,6 +27,8 @@ from costmodel.workspace import (
     workspace_from_dict,
     workspace_to_dict,
 )
+from planning import evaluation as pe
+from planning import workspaces as pw
 from pricing.integrity import check_price_file
 from tokendesk.terminal import Grid, grid_from_rows, make_console, print_table
 from tokendesk.textsafety import terminal_text
@@ -74,8 +76,8 @@ def workspace_import(
     """Validate a workspace file whole and store it as the new current version."""
     try:
         with Warehouse.open(db, seed_check=check_price_file) as warehouse:
-            version = wp.import_workspace(warehouse, file)
-    except (wp.WorkspaceFileError, WarehouseError) as exc:
+            version = pw.import_workspace(warehouse, file)
+    except (pw.WorkspaceFileError, WarehouseError) as exc:
         raise _fail(f"{exc}. The warehouse is unchanged.") from None
     console.print(f"Stored {file.name} as workspace version {version}.")
 
@@ -94,7 +96,7 @@ def workspace_export(
     try:
         with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
             if version is None:
-                _, ws = wp.stored_workspace(warehouse)
+                _, ws = pw.stored_workspace(warehouse)
             else:
                 body = workspace_version(warehouse, version)
                 if body is None:
@@ -104,7 +106,7 @@ def workspace_export(
                 ws = workspace_from_dict(body)
     except WarehouseError as exc:
         raise _fail(str(exc)) from None
-    text = wp.export_yaml(ws)
+    text = pw.export_yaml(ws)
     if output is None or str(output) == "-":
         sys.stdout.write(text)
     else:
@@ -134,7 +136,7 @@ def workspace_audit(
         raise _fail(f"{exc}. The warehouse is unchanged.") from None
     try:
         with Warehouse.open(db, seed_check=check_price_file) as warehouse:
-            _, ws = wp.stored_workspace(warehouse)
+            _, ws = pw.stored_workspace(warehouse)
             ws = replace(ws, audit=audit, audit_basis=basis)
             version = save_workspace(
                 warehouse, workspace_to_dict(ws), origin="import", source=f"audit: {path.name}"
@@ -237,28 +239,28 @@ def scenarios(
         mix = parse_custom(custom)
     except ValueError as exc:
         raise _fail(f"--custom {custom!r}: {exc}") from None
-    knobs = wp.Knobs(amd_share, cpu_share, mix, one_time_usd_by_backend=_one_time(one_time or []))
+    knobs = pw.Knobs(amd_share, cpu_share, mix, one_time_usd_by_backend=_one_time(one_time or []))
     params = dict(parse_qsl(urlparse(link).query)) if link else {}
     unit = token_unit(unit, params)
     try:
         with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
             if workspace is not None:
-                ws, _ = wp.read_workspace_file(workspace)
+                ws, _ = pw.read_workspace_file(workspace)
             else:
-                _, ws = wp.stored_workspace(warehouse)
+                _, ws = pw.stored_workspace(warehouse)
             options = queries.cost_options(warehouse, sort=None)
             snapshots = warehouse.snapshots()
         engine = Engine.from_frame(options)
         if link:
-            view = wp.scenario_view(params, ws)
+            view = pw.scenario_view(params, ws)
             if view.notices:
                 raise _fail(" ".join(view.notices))
             ws, knobs = (
                 view.workspace,
                 replace(view.knobs, one_time_usd_by_backend=knobs.one_time_usd_by_backend),
             )
-        results = wp.compare(engine, ws, knobs)
-    except (wp.WorkspaceFileError, WarehouseError, ValueError) as exc:
+        results = pe.compare(engine, ws, knobs)
+    except (pw.WorkspaceFileError, WarehouseError, ValueError) as exc:
         raise _fail(str(exc)) from None
     if fmt == ScenarioFormat.JSON:
         _write((wp.results_json(results) + "\n").encode(), output)

@@ -1,19 +1,14 @@
-"""The one path from a workspace to its scenario comparison, shared by the command line, the
-dashboard's Scenarios and Overview pages, the futures day and the gate: read the workspace (a
-YAML file, or the warehouse's current version, or the bundled example), build the cost engine from
-the current prices and results, evaluate the built-in scenarios, and render them."""
+"""The scenario comparison of a workspace, rendered: the rows the command line, the Scenarios
+page and the brief show, the Overview's sentence, and the brief in every format. Every figure
+comes from the evaluation (``planning``); nothing here prices a plan."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
-from pathlib import Path
-from typing import Any
 
 import pandas as pd
-import yaml
 
 from briefs.document import (
     MODEL_COLUMNS,
@@ -37,157 +32,29 @@ from briefs.sources import (
     snapshot_ids,
     source_tables,
 )
-from costmodel import Engine, FleetPolicy
-from costmodel import scenario_inputs as si
 from costmodel.demand import HOURS_PER_MONTH
-from costmodel.plan import (
-    PlanContext,
-    PlanLine,
-    PlanResult,
-    PlanScenario,
-    WorkspaceEngine,
-    builtin_plans,
-    cheapest,
-    custom_plan,
-)
-from costmodel.scenarios import MigrationInputs
-from costmodel.workspace import Workspace, WorkspaceError, workspace_from_dict, workspace_to_dict
+from costmodel.plan import ON_DEMAND_BASIS_NOTES, PlanLine, PlanResult
+from costmodel.workspace import Workspace
+from planning.evaluation import verdicts_of
+from planning.verdicts import BUY_WORD, RULE_SENTENCE, PlanVerdict, decided_plan
+from planning.workspaces import Knobs, view_params
 from tokendesk import formatting
-from warehouse import Warehouse, queries
-from warehouse.workspaces import current_workspace, example_workspace_body, save_workspace
-
-
-class WorkspaceFileError(ValueError):
-    """A workspace file could not be read; the message names the file and the field."""
-
-
-def parse_workspace_text(text: str, source: str) -> tuple[Workspace, dict]:
-    try:
-        body = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise WorkspaceFileError(f"{source}: not valid YAML ({exc})") from None
-    try:
-        return workspace_from_dict(body), body
-    except WorkspaceError as exc:
-        raise WorkspaceFileError(f"{source}: {exc.where}: {exc.message}") from None
-
-
-def read_workspace_file(path: Path) -> tuple[Workspace, dict]:
-    if not path.exists():
-        raise WorkspaceFileError(f"{path}: file not found")
-    return parse_workspace_text(path.read_text(encoding="utf-8"), str(path.name))
-
-
-def example_workspace() -> Workspace:
-    return workspace_from_dict(example_workspace_body())
-
-
-def stored_workspace(warehouse: Warehouse) -> tuple[int | None, Workspace]:
-    """The warehouse's current workspace (version, workspace); the bundled example if none."""
-    hit = current_workspace(warehouse)
-    if hit is None:
-        return None, example_workspace()
-    version, body = hit
-    return version, workspace_from_dict(body)
-
-
-def engine_for(warehouse: Warehouse) -> Engine:
-    return Engine.from_frame(queries.cost_options(warehouse, sort=None))
-
-
-@dataclass(frozen=True)
-class Knobs:
-    """The scenario inputs beyond the workspace (URL keys on the Scenarios page)."""
-
-    amd_share: float = 0.25
-    cpu_share: float = 0.10
-    custom: tuple[tuple[str, float], ...] = ()
-    loaded_usd_per_engineer_week: float = 5000.0
-    utilisation_cap: float = 0.8
-    #: One-time cost per new backend (e.g. from a portability audit), overriding the estimate.
-    one_time_usd_by_backend: tuple[tuple[str, float], ...] = ()
-
-
-#: URL keys that change the workspace's demand for a what-if (every workload alike). ``pct`` is
-#: the percentile every latency is read at, the same key the Overview uses.
-DEMAND_OVERRIDES = {
-    "peak": "peak_to_mean",
-    "inter": "interactive_share",
-    "slo": "ttft_ms",
-    "pct": "percentile",
-}
-#: The what-ifs that are text, not numbers.
-TEXT_OVERRIDES = frozenset({"pct"})
-
-
-@dataclass(frozen=True)
-class ScenarioView:
-    workspace: Workspace
-    knobs: Knobs
-    notices: tuple[str, ...]
-    #: What-ifs applied on top of the stored workspace, as URL key -> value.
-    overrides: dict
-
-
-def scenario_view(params: Mapping, ws: Workspace) -> ScenarioView:
-    """Validated URL what-ifs on top of the workspace; a bad value falls back with a notice."""
-    inputs, notices = si.from_params(params)
-    present = {k for k in params if k in DEMAND_OVERRIDES}
-    good = {k for k in present if not any(n.startswith(f"Ignored {k}=") for n in notices)}
-    overrides = {k: getattr(inputs, k) for k in sorted(good)}
-    changes: dict[str, Any] = {
-        DEMAND_OVERRIDES[k]: v if k in TEXT_OVERRIDES else float(v) for k, v in overrides.items()
-    }
-    demand = tuple(replace(w, **changes) for w in ws.demand)
-    custom = si.parse_custom(inputs.custom) if inputs.custom else ()
-    knobs = Knobs(
-        amd_share=inputs.amd,
-        cpu_share=inputs.cpu,
-        custom=custom,
-        loaded_usd_per_engineer_week=inputs.rate,
-        utilisation_cap=inputs.util,
-    )
-    return ScenarioView(replace(ws, demand=demand), knobs, tuple(notices), overrides)
-
-
-def check_workspace(engine: Engine, ws: Workspace) -> WorkspaceEngine:
-    """Raises WorkspaceError when a fleet line has neither a rate nor a current list price."""
-    return WorkspaceEngine(engine, PlanContext(ws))
-
-
-def compare(engine: Engine, ws: Workspace, knobs: Knobs | None = None) -> tuple[PlanResult, ...]:
-    knobs = knobs or Knobs()
-    ctx = PlanContext(
-        ws,
-        policy=FleetPolicy(utilisation_cap=knobs.utilisation_cap),
-        migration=MigrationInputs(loaded_usd_per_engineer_week=knobs.loaded_usd_per_engineer_week),
-        one_time_usd_by_backend=dict(knobs.one_time_usd_by_backend),
-    )
-    planner = WorkspaceEngine(engine, ctx)
-    plans: list[PlanScenario] = list(builtin_plans(knobs.amd_share, knobs.cpu_share))
-    if knobs.custom:
-        plans.append(custom_plan(knobs.custom, planner.incumbent_backends))
-    return planner.evaluate(plans)
-
-
-def import_workspace(warehouse: Warehouse, path: Path) -> int:
-    """Validate a YAML file whole (fields, then rates against current prices) and append it."""
-    ws, body = read_workspace_file(path)
-    try:
-        check_workspace(engine_for(warehouse), ws)
-    except WorkspaceError as exc:
-        raise WorkspaceFileError(f"{path.name}: {exc.where}: {exc.message}") from None
-    return save_workspace(warehouse, workspace_to_dict(ws), origin="import", source=path.name)
-
-
-def export_yaml(ws: Workspace) -> str:
-    return yaml.safe_dump(workspace_to_dict(ws), sort_keys=False, allow_unicode=True)
 
 
 # ---- rendering ---------------------------------------------------------------------------------
 def results_json(results: Sequence[PlanResult]) -> str:
-    best = cheapest(results)
-    rows = [dict(r.as_dict(), cheapest=r is best) for r in results]
+    verdicts = {v.scenario: v for v in verdicts_of(results)}
+    decided = decided_plan(list(verdicts.values()))
+    rows = [
+        dict(
+            r.as_dict(),
+            cheapest=r.name == decided and verdicts[r.name].verdict == BUY_WORD,
+            decision=verdicts[r.name].verdict,
+            decision_reason=verdicts[r.name].reason,
+            compared_usd_per_month=round(r.compared_usd_per_month, 2),
+        )
+        for r in results
+    ]
     return json.dumps(rows, indent=2, ensure_ascii=False)
 
 
@@ -203,7 +70,7 @@ def _payback(r: PlanResult) -> str:
 
 def results_rows(results: Sequence[PlanResult]) -> list[dict[str, str]]:
     """One row per scenario, the same text on the command line, in markdown and on the page."""
-    best = cheapest(results)
+    verdicts = {v.scenario: v for v in verdicts_of(results)}
     rows = []
     for r in results:
         rows.append(
@@ -211,9 +78,7 @@ def results_rows(results: Sequence[PlanResult]) -> list[dict[str, str]]:
                 "Scenario": r.name,
                 "Verdict": "INFEASIBLE: demand unserved"
                 if not r.feasible
-                else "cheapest"
-                if r is best and len(results) > 1
-                else "",
+                else verdicts[r.name].verdict.upper(),
                 "Requested": _shares(r.requested_allocation),
                 "Achieved": _shares(r.achieved_allocation),
                 "Feasible": "yes" if r.feasible else "NO",
@@ -228,74 +93,41 @@ def results_rows(results: Sequence[PlanResult]) -> list[dict[str, str]]:
     return rows
 
 
-# ---- the fleet as the incumbent elsewhere -----------------------------------------------------
-def fleet_rates(engine: Engine, ws: Workspace):
-    """The SKUs the company runs at the rates it pays, for the futures day's suggestions."""
-    from briefs.futures import FleetRate
-
-    planner = WorkspaceEngine(engine, PlanContext(ws))
-    out = []
-    for cap in planner.fleet:
-        e = cap.entry
-        out.append(
-            FleetRate(
-                e.provider,
-                e.instance_type,
-                cap.rate,
-                f"your fleet: {e.count} × {e.provider} {e.instance_type} ({e.region},"
-                f" {e.pricing_model} at ${cap.rate:,.2f}/h)",
-            )
-        )
-    return tuple(out)
-
-
-def fleet_accelerator_hour_prices(engine: Engine, ws: Workspace) -> dict[str, float]:
-    """$ per accelerator-hour the company pays for each accelerator it runs (count-weighted over
-    its fleet lines), the gate's reference price for those accelerators."""
-    planner = WorkspaceEngine(engine, PlanContext(ws))
-    paid: dict[str, float] = {}
-    hours: dict[str, float] = {}
-    for cap in planner.fleet:
-        option = cap.option
-        if option is None or option.accelerators_per_unit <= 0:
-            continue
-        per_acc = planner._billed(cap) / option.accelerators_per_unit
-        accelerators = cap.units * option.accelerators_per_unit
-        paid[option.accelerator_id] = paid.get(option.accelerator_id, 0.0) + per_acc * accelerators
-        hours[option.accelerator_id] = hours.get(option.accelerator_id, 0.0) + accelerators
-    return {acc: paid[acc] / hours[acc] for acc in paid if hours[acc] > 0}
-
-
-def _moved(achieved: Mapping[str, float], baseline: Mapping[str, float]) -> bool:
-    keys = set(achieved) | set(baseline)
-    return any(abs(achieved.get(k, 0.0) - baseline.get(k, 0.0)) > 1e-9 for k in keys)
-
-
 def headline(results: Sequence[PlanResult]) -> str:
-    """The Overview's sentence: the fleet as it runs against the cheapest feasible move, both
-    from the same comparison the Scenarios page shows (same workspace, same rules)."""
+    """The Overview's sentence: the fleet as it runs against the plan the verdicts name, from the
+    same evaluation the Scenarios page and the brief show (same workspace, same rule)."""
     stay = next(r for r in results if r.is_baseline)
+    verdicts = {v.scenario: v for v in verdicts_of(results)}
     moves = [r for r in results if not r.is_baseline and r.feasible]
-    text = f"Your fleet as it runs (Stay) costs ${stay.monthly_usd:,.0f}/month"
+    own = any(ln.role == "fleet" for ln in stay.fleet)
+    subject = (
+        "Your fleet as it runs (Stay)"
+        if own
+        else "Buying every token on the incumbent backend at market prices (Stay)"
+    )
+    text = f"{subject} costs ${stay.monthly_usd:,.0f}/month"
     if not stay.feasible:
         text += f" and leaves {stay.unserved_tokens_per_month:,.0f} output tokens/month unserved"
     if not moves:
         return text + "; no alternative plan serves the whole demand."
     # A plan that could move nothing (no result for the target hardware) is Stay by another name.
-    moved = [r for r in moves if _moved(r.achieved_allocation, stay.achieved_allocation)]
+    moved = [r for r in moves if r.achieved_share > 1e-9]
     if not moved:
         return (
             f"{text}; no alternative changes the fleet: "
             + "; ".join(r.headline for r in moves)
             + "."
         )
-    best = min(moved, key=lambda r: r.monthly_usd)
-    change = best.monthly_usd / stay.monthly_usd - 1 if stay.monthly_usd else 0.0
-    if change >= 0:
+    bought = [r for r in moved if verdicts[r.name].verdict == BUY_WORD]
+    if not bought:
+        closest = min(moved, key=lambda r: r.compared_usd_per_month)
+        v = verdicts[closest.name]
         return (
-            f"{text}; no alternative costs less: the closest, {best.headline}, costs"
-            f" ${best.monthly_usd:,.0f}/month ({change:.1%} more)."
+            f"{text}; no alternative to buy: the closest, {closest.headline},"
+            f" {v.verdict} — {v.reason}."
         )
+    best = bought[0]
+    change = best.monthly_usd / stay.monthly_usd - 1 if stay.monthly_usd else 0.0
     payback = (
         f", paying back its ${best.one_time_usd:,.0f} one-time cost in month {best.payback_month}"
         if best.payback_month
@@ -303,117 +135,21 @@ def headline(results: Sequence[PlanResult]) -> str:
         if best.one_time_usd
         else ""
     )
+    direction = "less" if change < 0 else "more"
     return (
-        f"{text}; the best alternative, {best.headline}, costs ${best.monthly_usd:,.0f}/month"
-        f" ({abs(change):.1%} less){payback}."
+        f"{text}; the plan to buy, {best.headline}, costs ${best.monthly_usd:,.0f}/month at month 1"
+        f" ({abs(change):.1%} {direction}){payback}."
     )
 
 
 # ---- the brief of a workspace comparison -------------------------------------------------------
-@dataclass(frozen=True)
-class PlanVerdict:
-    scenario: str
-    verdict: str  # keep | buy | no-buy | defer
-    reason: str
-    horizon_usd: float
-    vs_stay_usd: float
-
-
-def plan_verdicts(results: Sequence[PlanResult]) -> list[PlanVerdict]:
-    """keep / buy / no-buy / defer per scenario, from the 36-month money:
-
-    * a plan that leaves demand unserved is no-buy;
-    * a plan that costs no less than Stay over the curve (one-time cost included) is no-buy;
-    * a cheaper plan that breaks a workspace constraint is defer (settle the constraint first);
-    * the cheapest remaining plan is buy (then Stay is no-buy); other cheaper plans are no-buy,
-      the buy saves more; with no buy, Stay is keep.
-    """
-    stay = next((r for r in results if r.is_baseline), results[0])
-
-    def total(r: PlanResult) -> float:
-        return sum(r.monthly_usd_by_month) + r.one_time_usd
-
-    base = total(stay)
-    candidates = [
-        r
-        for r in results
-        if r is not stay and r.feasible and total(r) < base and not r.constraint_violations
-    ]
-    best = min(candidates, key=total) if candidates else None
-    out = []
-    months = len(stay.monthly_usd_by_month)
-    for r in results:
-        diff = total(r) - base
-        if r is stay:
-            verdict, reason = (
-                (NO_BUY_WORD, f"{best.name} costs less over {months} months")
-                if best
-                else (KEEP_WORD, "the fleet as it runs; no move costs less and serves the demand")
-            )
-        elif not r.feasible:
-            verdict = NO_BUY_WORD
-            reason = f"leaves {r.unserved_tokens_per_month:,.0f} output tokens/month unserved"
-        elif diff >= 0:
-            verdict = NO_BUY_WORD
-            reason = f"costs more than {stay.name} over {months} months"
-        elif r.constraint_violations:
-            verdict = DEFER_WORD
-            reason = "cheaper, but breaks a workspace constraint: " + r.constraint_violations[0]
-        elif r is best:
-            verdict = BUY_WORD
-            pays = r.payback_sentence.rstrip(".")
-            reason = f"the cheapest plan that serves the demand; {pays[:1].lower()}{pays[1:]}"
-        else:
-            verdict = NO_BUY_WORD
-            # Reached only with a best plan: r is cheaper, feasible and within the constraints.
-            better = best.name if best else "another plan"
-            reason = f"cheaper than {stay.name}, but {better} saves more"
-        out.append(PlanVerdict(r.name, verdict, reason, total(r), diff))
-    return out
-
-
-KEEP_WORD, BUY_WORD, NO_BUY_WORD, DEFER_WORD = "keep", "buy", "no-buy", "defer"
-
-
 def recommended_plan(results: Sequence[PlanResult]) -> str:
-    verdicts = plan_verdicts(results)
-    for word in (BUY_WORD, KEEP_WORD):
-        for v in verdicts:
-            if v.verdict == word:
-                return v.scenario
-    return verdicts[0].scenario
+    return decided_plan(verdicts_of(results))
 
 
 def brief_stem_for(results: Sequence[PlanResult], day: date | None = None) -> str:
     """``brief-2026-11-30-shift-25-amd``: the file name (without extension) of the brief."""
     return brief_stem(day or datetime.now(UTC).date(), recommended_plan(results))
-
-
-def view_params(
-    ws: Workspace, knobs: Knobs, unit: str = formatting.DEFAULT_TOKEN_UNIT
-) -> dict[str, str]:
-    """The Scenarios-page URL keys that reproduce this comparison: the knobs that differ from the
-    defaults, the what-ifs (peak, SLO, interactive share) as the comparison used them and the
-    token unit; only keys that page reads (``scenario_inputs.PAGE_KEYS`` and its unit).
-
-    The page applies a what-if to every workload alike, so one is written only where every
-    workload has the same value: workloads that differ (a 2,000 ms chat SLO beside a 1,000 ms
-    routing SLO) are reproduced by leaving the key out."""
-    params = si.page_params(
-        si.ScenarioInputs(
-            amd=knobs.amd_share,
-            cpu=knobs.cpu_share,
-            util=knobs.utilisation_cap,
-            rate=knobs.loaded_usd_per_engineer_week,
-            custom=",".join(f"{b}:{s:g}" for b, s in knobs.custom),
-        )
-    )
-    for key, field in DEMAND_OVERRIDES.items():
-        values = {getattr(w, field) for w in ws.demand}
-        if len(values) == 1:
-            value = values.pop()
-            params[key] = str(value) if key in TEXT_OVERRIDES else f"{value:g}"
-    return params | formatting.token_unit_params(unit)
 
 
 def plan_token_costs(
@@ -487,13 +223,24 @@ def workspace_document(
     knobs = knobs or Knobs()
     generated_at = generated_at or datetime.now(UTC)
     link = dashboard_link(view_params(ws, knobs, unit), base_url)
-    verdicts = {v.scenario: v for v in plan_verdicts(results)}
+    verdicts = {v.scenario: v for v in verdicts_of(results)}
     prices, benches = fleet_evidence(results, ws, options)
     # Fleet sheets are numbered after the sections before them (decision, side by side, optimal).
     first_fleet = 1 + len(optimal)
+    weak = weakest_evidence(results, ws, options)
+    assumptions = plan_assumptions(ws, knobs, unit)
     sections = (
-        plan_decision_section(results, verdicts),
-        Section("Scenarios side by side", (side_by_side_table(results, ws, unit),), new_page=True),
+        plan_decision_section(results, verdicts, weak),
+        Section(
+            "Assumptions",
+            (
+                Bullets(
+                    tuple(f"{item}: {value}" for item, value in assumptions.itertuples(index=False))
+                ),
+            ),
+            new_page=True,
+        ),
+        Section("Scenarios side by side", (side_by_side_table(results, ws, unit),)),
         *optimal,
         *(plan_fleet_section(r, first_fleet + i) for i, r in enumerate(results)),
         monthly_curve_section(results),
@@ -509,10 +256,13 @@ def workspace_document(
     stay = next((r for r in results if r.is_baseline), results[0])
     return Document(
         f"Scenarios for {ws.name}",
-        "Stay, moves and their payback from the company's own fleet, contracts and demand",
+        "Stay, moves and their payback from the company's own fleet, contracts and demand"
+        if ws.fleet
+        else "Buying every token at market prices against moving shares of it to other vendors,"
+        " for the demand under Assumptions",
         meta,
         sections,
-        plan_assumptions(ws, knobs, unit),
+        assumptions,
         workspace_csv_frame(results, verdicts),
         file_stem=brief_stem(generated_at.date(), recommended_plan(results)),
         link=link,
@@ -520,23 +270,29 @@ def workspace_document(
     )
 
 
+#: The column of the money table the verdicts are read from.
+COMPARED = "$/month compared"
+
+
 def plan_decision_section(
-    results: Sequence[PlanResult], verdicts: Mapping[str, PlanVerdict]
+    results: Sequence[PlanResult],
+    verdicts: Mapping[str, PlanVerdict],
+    weak: Mapping[str, list[str]] | None = None,
 ) -> Section:
     """Page 1: the headline, one sentence per plan, the money, its chart, risks and timeline."""
-    months = len(results[0].monthly_usd_by_month)
     feasible = [r for r in results if r.feasible]
     return Section(
         "Decision",
         (
             Paragraph(headline(results)),
-            Bullets(tuple(plan_sentences(results, verdicts))),
+            Bullets(tuple(plan_sentences(results, verdicts, weak))),
             plan_money_table(results, verdicts),
             BarChart(
-                f"Cost over {months} months (feasible plans only)",
+                "Cost per month as compared (feasible plans only)",
                 tuple(r.name for r in feasible),
-                tuple(verdicts[r.name].horizon_usd for r in feasible),
-                f"USD over {months} months, one-time cost included",
+                tuple(verdicts[r.name].usd_per_month for r in feasible),
+                "USD per month: month 1's run rate + committed units given back but still paid"
+                " + one-time cost ÷ 36",
                 groups=tuple(verdicts[r.name].verdict for r in feasible),
                 value_format=lambda v: f"${v:,.0f}",
             ),
@@ -546,35 +302,71 @@ def plan_decision_section(
     )
 
 
-def plan_sentences(results: Sequence[PlanResult], verdicts: Mapping[str, PlanVerdict]) -> list[str]:
-    """One sentence per plan: the verdict, month 1's cost, the horizon's money and the reason."""
+def plan_sentences(
+    results: Sequence[PlanResult],
+    verdicts: Mapping[str, PlanVerdict],
+    weak: Mapping[str, list[str]] | None = None,
+) -> list[str]:
+    """One sentence per plan: the verdict, the compared monthly cost and the reason, flagged
+    where the plan's money rests on a low-confidence price (``weakest_evidence``)."""
     stay = next((r for r in results if r.is_baseline), results[0])
-    months = len(results[0].monthly_usd_by_month)
     out = []
     for r in results:
         v = verdicts[r.name]
-        one_time = f" including {_usd(r.one_time_usd)} one-time" if r.one_time_usd else ""
-        against = "" if r is stay else f" ({_signed(v.vs_stay_usd)} against {stay.name})"
+        parts = [f"{_usd(r.monthly_usd)} run rate at month 1"]
+        if r.stranded_usd_per_month > 0.005:
+            parts.append(f"{_usd(r.stranded_usd_per_month)} of commitments still paid")
+        if r.one_time_usd > 0.005:
+            parts.append(f"{_usd(r.one_time_usd)} one-time")
+        against = "" if r is stay else f", {_signed(v.vs_stay_usd_per_month)} against {stay.name}"
+        flagged = (weak or {}).get(r.name)
+        caveat = f" Rests on low-confidence figures: {'; '.join(flagged)}." if flagged else ""
         out.append(
-            f"{v.verdict.upper()} {r.name}: {_usd(r.monthly_usd)}/month at month 1, "
-            f"{_usd(v.horizon_usd)} over {months} months{one_time}{against} — {v.reason}."
+            f"{v.verdict.upper()} {r.name}: {_usd(v.usd_per_month)}/month as compared"
+            f" ({'; '.join(parts)}){against} — {v.reason}.{caveat}"
         )
     return out
 
 
+def weakest_evidence(
+    results: Sequence[PlanResult], ws: Workspace, options: pd.DataFrame | None
+) -> dict[str, list[str]]:
+    """Per plan, the low-confidence price quotes its lines are priced from (a rate the
+    workspace states is the company's own and never flagged): what a reader should check
+    before signing."""
+    out: dict[str, list[str]] = {}
+    for r in results:
+        prices, _ = fleet_evidence((r,), ws, options)
+        if prices.empty:
+            continue
+        low = prices[prices["price_confidence"].astype(str).str.lower() == "low"]
+        flagged = [
+            f"{row.provider} {row.instance_type} ({row.region}, {row.pricing_model}) at"
+            f" ${row.quote_usd_per_hour:,.2f}/h"
+            f"{' per accelerator' if row.price_basis == 'per_accelerator' else ''},"
+            f" {formatting.day(row.price_observed_at)}"
+            for row in low.itertuples()
+        ]
+        if flagged:
+            out[r.name] = list(dict.fromkeys(flagged))
+    return out
+
+
 def plan_money_table(results: Sequence[PlanResult], verdicts: Mapping[str, PlanVerdict]) -> Table:
-    """Per plan: month 1 and the last month, one-time, the horizon total against Stay, payback."""
+    """Per plan: the compared cost the verdict reads, month 1 and the last month, one-time, the
+    horizon's total, the difference from Stay and payback."""
     stay = next((r for r in results if r.is_baseline), results[0])
     months = len(results[0].monthly_usd_by_month)
     rows = [
         {
             "option": r.name,
             "decision": verdicts[r.name].verdict,
+            COMPARED: round(verdicts[r.name].usd_per_month, 2),
+            f"vs {stay.name} ($/month)": round(verdicts[r.name].vs_stay_usd_per_month, 2),
             "$/month (month 1)": round(r.monthly_usd, 2),
             f"$/month (month {months})": round(r.monthly_usd_by_month[-1], 2),
             "one-time": round(r.one_time_usd, 2),
-            f"{months} months": round(verdicts[r.name].horizon_usd, 2),
-            f"vs {stay.name}, {months} months": round(verdicts[r.name].vs_stay_usd, 2),
+            f"{months} months": round(r.horizon_usd, 2),
             "payback": _payback(r),
             "weeks to cutover": r.timeline.weeks_to_cutover,
         }
@@ -584,16 +376,19 @@ def plan_money_table(results: Sequence[PlanResult], verdicts: Mapping[str, PlanV
         "The money",
         rows,
         formats={
+            COMPARED: _usd,
+            f"vs {stay.name} ($/month)": _signed,
             "$/month (month 1)": _usd,
             f"$/month (month {months})": _usd,
             "one-time": _usd,
             f"{months} months": _usd,
-            f"vs {stay.name}, {months} months": _signed,
             "weeks to cutover": lambda w: f"{w:g} w",
         },
         sheet="Money",
-        note=f"{months} months = the sum of the monthly curve (demand growth, "
-        "commitments paid until they end) + the one-time cost.",
+        note=f"{COMPARED} = month 1's run rate + committed units given back but still paid + the"
+        f" one-time cost ÷ {months} (the basis the verdicts and the optimizer read); {months}"
+        " months = the sum of the monthly curve (demand growth, commitments paid until they end)"
+        " + the one-time cost.",
     )
 
 
@@ -685,25 +480,44 @@ def monthly_curve_section(results: Sequence[PlanResult]) -> Section:
 
 
 def plan_assumptions(ws: Workspace, knobs: Knobs, unit: str) -> pd.DataFrame:
-    """The inputs behind the comparison, for the workbook's Assumptions sheet."""
-    return pd.DataFrame(
-        [
-            ("workspace", ws.name),
-            ("month 1 starts", ws.start.isoformat()),
-            ("hours per month", "730"),
-            ("growth", "applied once a quarter"),
-            ("AMD share (Shift N% to AMD)", f"{knobs.amd_share:.0%}"),
-            ("CPU share (Add CPU fallback)", f"{knobs.cpu_share:.0%}"),
-            ("utilisation cap", f"{knobs.utilisation_cap:.0%}"),
-            ("loaded cost of an engineer-week", f"${knobs.loaded_usd_per_engineer_week:,.0f}"),
-            ("token costs quoted", f"{formatting.token_unit_label(unit)} tokens"),
+    """The inputs behind the comparison, for the Assumptions section and sheet: the horizon and
+    pricing basis, every workload's demand and SLO, the what-ifs and the decision rule."""
+    rows = [
+        ("workspace", ws.name),
+        ("month 1 starts", ws.start.isoformat()),
+        ("hours per month", "730"),
+        ("on-demand capacity", ON_DEMAND_BASIS_NOTES[ws.on_demand_basis]),
+        ("growth", "applied once a quarter"),
+    ]
+    for w in ws.demand:
+        stand_in = (
+            f"; results for {', '.join(w.accept_results_from)} stand in"
+            if w.accept_results_from
+            else ""
+        )
+        rows += [
             (
-                "decision rule",
-                (plan_verdicts.__doc__ or ":").split(":", 1)[1].strip().replace("\n", " "),
+                f"{w.workload}: demand",
+                f"{w.output_tokens_per_month / 1e9:,.3g} B output and"
+                f" {w.input_tokens_per_month / 1e9:,.3g} B input tokens a month of {w.model}"
+                f"{stand_in}",
             ),
-        ],
-        columns=["item", "value"],
-    )
+            (
+                f"{w.workload}: SLO and load",
+                f"first token within {w.ttft_ms:,.0f} ms at {w.percentile}; peak hour"
+                f" {w.peak_to_mean:g}× the mean; {w.interactive_share:.0%} interactive;"
+                f" growth {w.growth_per_quarter:.0%} a quarter",
+            ),
+        ]
+    rows += [
+        ("AMD share (Shift N% to AMD)", f"{knobs.amd_share:.0%}"),
+        ("CPU share (Add CPU fallback)", f"{knobs.cpu_share:.0%}"),
+        ("utilisation cap", f"{knobs.utilisation_cap:.0%}"),
+        ("loaded cost of an engineer-week", f"${knobs.loaded_usd_per_engineer_week:,.0f}"),
+        ("token costs quoted", f"{formatting.token_unit_label(unit)} tokens"),
+        ("decision rule", RULE_SENTENCE),
+    ]
+    return pd.DataFrame(rows, columns=["item", "value"])
 
 
 #: What the Scenarios brief's price table lists.

@@ -37,6 +37,7 @@ from costmodel.scenarios import (
     MigrationInputs,
     Scenario,
     _naive,
+    segment_mix,
 )
 from costmodel.timeline import StageGate, Timeline, plan_timeline
 from costmodel.workspace import FleetEntry, Workload, Workspace
@@ -107,6 +108,8 @@ class PlanLine:
     bench_measured_at: object = None
     #: The option (quote x configuration) the line was priced or sized from; "" when none was.
     option_id: str = ""
+    #: How the unit's capacity was read at the workload's input:output mix.
+    capacity_basis: str = ""
 
     def as_dict(self) -> dict:
         return {
@@ -122,6 +125,9 @@ class PlanLine:
             "commitment_end": self.commitment_end.isoformat() if self.commitment_end else None,
             "monthly_usd": round(self.monthly_usd, 2),
             "accelerator_id": self.accelerator_id,
+            "vendor": self.vendor,
+            "backend": self.backend,
+            "capacity_basis": self.capacity_basis,
             "note": self.note,
         }
 
@@ -151,25 +157,50 @@ class PlanResult:
     fleet_shortfall_tokens_per_month: float = 0.0
     savings_vs_stay_usd: float = 0.0
     is_baseline: bool = False
+    #: The share of traffic the plan asked to move off the fleet onto new capacity, and moved.
+    requested_share: float = 0.0
+    achieved_share: float = 0.0
+    #: Month-1 saving against Stay in named parts that add up to ``savings_vs_stay_usd``.
+    savings_parts: tuple[tuple[str, float], ...] = ()
+    #: The 36-month saving (one-time costs included) in named parts that add up to it.
+    horizon_savings_parts: tuple[tuple[str, float], ...] = ()
+    #: Per workload: the traffic shape the capacity was read at, and how.
+    workload_shapes: tuple[dict, ...] = ()
+    on_demand_basis: str = "held"
+    #: Month-1 cost by kind: the fleet's own lines, top-ups, new capacity (standby included).
+    month1_parts: tuple[tuple[str, float], ...] = ()
+    #: Committed fleet units the plan gives back that are still paid in month 1 (not ended early).
+    stranded_usd_per_month: float = 0.0
+
+    @property
+    def compared_usd_per_month(self) -> float:
+        """The basis every plan is compared on (``planning.verdicts``): month 1's run rate, plus
+        the committed units it gives back that are still paid, plus one-time ÷ the horizon."""
+        months = len(self.monthly_usd_by_month) or MONTHS
+        return self.monthly_usd + self.stranded_usd_per_month + self.one_time_usd / months
 
     @property
     def feasible(self) -> bool:
         return self.unserved_tokens_per_month <= 0.5
 
     @property
-    def requested_share(self) -> float:
-        """The share the scenario asked to move off the incumbent fleet."""
-        return 1.0 - self.requested_allocation.get(INCUMBENT_KEY, 0.0)
+    def requested_by_vendor(self) -> dict[str, float]:
+        return by_vendor(self.requested_allocation)
 
     @property
-    def achieved_share(self) -> float:
-        return 1.0 - self.achieved_allocation.get(INCUMBENT_KEY, 0.0)
+    def achieved_by_vendor(self) -> dict[str, float]:
+        return by_vendor(self.achieved_allocation)
+
+    @property
+    def horizon_usd(self) -> float:
+        """What the plan costs over the horizon, one-time costs included."""
+        return sum(self.monthly_usd_by_month) + self.one_time_usd
 
     @property
     def headline(self) -> str:
         """ "Shift 25% to AMD — 18.75% achieved: no AMD result for …" when they differ."""
         text = self.name
-        if not self.is_baseline and not _same(self.requested_allocation, self.achieved_allocation):
+        if not self.is_baseline and abs(self.requested_share - self.achieved_share) > 1e-9:
             text += f" — {self.achieved_share:.2%} achieved".replace(".00%", "%")
             if self.allocation_notes:
                 text += f": {self.allocation_notes[0].split(' — ')[0]}"
@@ -202,10 +233,42 @@ class PlanResult:
             },
             "constraint_violations": list(self.constraint_violations),
             "notes": list(self.notes),
+            "allocation_by_vendor": {
+                "requested": _rounded(self.requested_by_vendor),
+                "achieved": _rounded(self.achieved_by_vendor),
+            },
+            "allocation_by_backend": {
+                "requested": _rounded(self.requested_allocation),
+                "achieved": _rounded(self.achieved_allocation),
+            },
+            "horizon_usd": round(self.horizon_usd, 2),
+            "on_demand_basis": self.on_demand_basis,
+            "savings_vs_stay_usd": round(self.savings_vs_stay_usd, 2),
+            "savings_parts": [
+                {"part": name, "usd": round(usd, 2)} for name, usd in self.savings_parts
+            ],
+            "horizon_savings_parts": [
+                {"part": name, "usd": round(usd, 2)} for name, usd in self.horizon_savings_parts
+            ],
+            "workloads": list(self.workload_shapes),
         }
 
 
-INCUMBENT_KEY = "incumbent"
+#: Traffic with nothing to serve it (a plan that leaves demand unserved carries this share).
+UNSERVED_KEY = "unserved"
+
+
+def vendor_of(backend: str) -> str:
+    return VENDOR_OF_BACKEND.get(backend, backend)
+
+
+def by_vendor(shares: Mapping[str, float]) -> dict[str, float]:
+    """Backend shares summed per vendor (``rocm`` -> AMD, ``cuda`` -> NVIDIA, …)."""
+    out: dict[str, float] = {}
+    for backend, share in shares.items():
+        key = backend if backend == UNSERVED_KEY else vendor_of(backend)
+        out[key] = out.get(key, 0.0) + share
+    return out
 
 
 def _rounded(shares: Mapping[str, float]) -> dict[str, float]:
@@ -220,7 +283,8 @@ def _same(a: Mapping[str, float], b: Mapping[str, float]) -> bool:
 # ---- scenario definitions -------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Move:
-    """A share of each workload's traffic moved off the fleet onto a backend bought on the market."""
+    """A share of each workload's traffic moved from the fleet's other backends onto ``key``,
+    on top of what the fleet's own ``key`` lines already carry."""
 
     key: str  # backend, e.g. "rocm"
     label: str
@@ -234,12 +298,13 @@ class PlanScenario:
     name: str
     moves: tuple[Move, ...] = ()
     description: str = ""
-    #: A custom mix with no incumbent share: the fleet is released (as commitments allow).
-    keep_fleet: bool = True
+    #: A custom mix: the share of traffic each backend should carry (adds up to 1). Backends the
+    #: fleet runs but the mix leaves out are released (as their commitments allow).
+    mix: tuple[tuple[str, float], ...] = ()
 
     @property
     def is_stay(self) -> bool:
-        return not self.moves and self.keep_fleet
+        return not self.moves and not self.mix
 
 
 def builtin_plans(amd_share: float = 0.25, cpu_share: float = 0.10) -> tuple[PlanScenario, ...]:
@@ -248,8 +313,9 @@ def builtin_plans(amd_share: float = 0.25, cpu_share: float = 0.10) -> tuple[Pla
         PlanScenario(
             f"Shift {amd_share:.0%} to AMD",
             (Move("rocm", "AMD Instinct", amd_share),),
-            f"Move {amd_share:.0%} of every workload's traffic to AMD Instinct GPUs on ROCm;"
-            " the fleet keeps what the rest needs.",
+            f"Move {amd_share:.0%} of every workload's traffic from the fleet's other vendors to"
+            " AMD Instinct GPUs on ROCm, on top of what the fleet's own AMD lines carry; the"
+            " fleet keeps what the rest needs.",
         ),
         PlanScenario(
             "Add CPU fallback",
@@ -260,35 +326,82 @@ def builtin_plans(amd_share: float = 0.25, cpu_share: float = 0.10) -> tuple[Pla
     )
 
 
-def custom_plan(
-    pairs: Sequence[tuple[str, float]], incumbent_backends: Sequence[str]
-) -> PlanScenario:
-    """``(("cuda", 0.5), ("rocm", 0.5))``: the incumbent backends' share stays on the fleet."""
-    moves = tuple(
-        Move(b, f"{b} share", s, small_models_only=b == "cpu")
-        for b, s in pairs
-        if b not in incumbent_backends
-    )
-    label = " / ".join(f"{b} {s:.0%}" for b, s in pairs)
-    kept = sum(s for b, s in pairs if b in incumbent_backends)
+def custom_plan(pairs: Sequence[tuple[str, float]]) -> PlanScenario:
+    """``(("cuda", 0.5), ("rocm", 0.5))``: each backend carries that share of every workload's
+    traffic; the fleet's lines of a backend keep what its share needs."""
+    total = sum(s for _, s in pairs) or 1.0
+    mix = tuple((b, s / total) for b, s in pairs if s > 0)
+    label = " / ".join(f"{vendor_of(b)} {s:.0%}" for b, s in mix)
     return PlanScenario(
         f"Custom: {label}",
-        moves,
+        (),
         "User-defined traffic shares by backend.",
-        keep_fleet=kept > 0,
+        mix=mix,
     )
+
+
+def backend_label(backend: str) -> str:
+    """``rocm`` -> "ROCm (AMD)": a backend in words a person reads."""
+    return BACKEND_LABELS.get(backend, backend)
+
+
+BACKEND_LABELS = {
+    "cuda": "CUDA (NVIDIA)",
+    "rocm": "ROCm (AMD)",
+    "hpu": "Gaudi (Intel)",
+    "cpu": "CPU",
+    "xla": "XLA (Google TPU)",
+    "neuron": "Neuron (AWS)",
+    "qaic": "Qualcomm AI",
+}
+
+
+@dataclass
+class _Month:
+    """One workload (or all of them) in one month: cost by kind, who served what, what not."""
+
+    fleet_usd: float = 0.0
+    topup_usd: float = 0.0
+    new_usd: float = 0.0
+    unserved: float = 0.0
+    reason: str = ""
+    parts: list = field(default_factory=list)
+    #: Output tokens per month each backend serves.
+    served: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def total(self) -> float:
+        return self.fleet_usd + self.topup_usd + self.new_usd
+
+    def serve(self, backend: str, tokens: float) -> None:
+        self.served[backend] = self.served.get(backend, 0.0) + tokens
+
+    def add(self, other: _Month) -> None:
+        self.fleet_usd += other.fleet_usd
+        self.topup_usd += other.topup_usd
+        self.new_usd += other.new_usd
+        self.unserved += other.unserved
 
 
 # ---- the engine ------------------------------------------------------------------------------------
+#: The slice of a workload's traffic the fleet's own lines carry (topped up where they fall short).
+FLEET_KEY = "fleet"
+
+
 @dataclass
 class _FleetCap:
     entry: FleetEntry
     index: int
     rate: float  # $ per billed unit-hour (instance or accelerator)
     units: float  # purchasable units the count stands for
-    unit_tok_s: float  # at SLO, per unit (0 = no usable result)
+    unit_tok_s: float  # at SLO and the workload's input:output mix, per unit (0 = no result)
     option: Option | None
     note: str
+    backend: str = "unknown"
+    accelerator_id: str = ""
+    vendor: str = ""
+    #: How the unit's capacity was read at the workload's input:output mix.
+    mix_basis: str = ""
 
 
 @dataclass
@@ -296,10 +409,33 @@ class _Slice:
     """One workload × one allocation inside a scenario."""
 
     workload: Workload
-    key: str
+    key: str  # FLEET_KEY, or the backend new capacity is bought on
     label: str
     share: float
     move: Move | None
+
+
+@dataclass
+class _WorkloadPlan:
+    """What a scenario does to one workload: the slices it serves on, the fleet units it gives
+    back, the backend shares it asked for, and why anything asked for could not be had."""
+
+    slices: list[_Slice]
+    released: dict[int, float]
+    requested: dict[str, float]
+    requested_new: float
+    notes: list[str]
+    unserved: str = ""
+    #: A custom mix's share no approved option can carry: refused, so left unserved.
+    refused_share: float = 0.0
+
+    @property
+    def fleet_share(self) -> float:
+        return sum(s.share for s in self.slices if s.move is None)
+
+    @property
+    def new_share(self) -> float:
+        return sum(s.share for s in self.slices if s.move is not None)
 
 
 @dataclass
@@ -323,12 +459,17 @@ class WorkspaceEngine:
         self.engine = engine
         self.ctx = ctx
         self.ws = ctx.workspace
-        self.policy = ctx.policy
+        # One pricing basis for every plan: the workspace says how on-demand capacity is paid.
+        self.autoscaled = self.ws.on_demand_basis == "autoscaled"
+        self.policy = replace(ctx.policy, autoscale_on_demand=self.autoscaled)
         self.segments = {w.workload: self._segment(w) for w in self.ws.demand}
-        self.fleet = [self._match(i, e) for i, e in enumerate(self.ws.fleet)]
-        backends = {c.option.backend for c in self.fleet if c.option is not None}
-        self.incumbent_backends = tuple(sorted(backends)) or ("cuda",)
         self._options = {o.option_id: o for o in engine.table.options}
+        self._option_index = {o.option_id: i for i, o in enumerate(engine.table.options)}
+        self.fleet = [self._match(i, e) for i, e in enumerate(self.ws.fleet)]
+        running = [c.backend for c in self.fleet if c.entry.count > 0 and c.backend != "unknown"]
+        #: Backends the fleet runs today: moving traffic onto one of them needs no port.
+        self.fleet_backends = tuple(sorted(set(running)))
+        self.incumbent_backends = self.fleet_backends or ("cuda",)
         self._market_cache: dict[tuple, tuple] = {}
 
     # -- inputs -----------------------------------------------------------------------------------
@@ -348,7 +489,7 @@ class WorkspaceEngine:
         """The fleet line's rate and its at-SLO capacity from the benchmark results."""
         t = self.engine.table
         seg = self.segments[entry.serves]
-        arrays, cap_i, _ = self.engine.capacity(seg.slo)
+        _, cap_i, _ = self.engine.segment_capacity(seg)
         same_sku = [
             i
             for i, o in enumerate(t.options)
@@ -384,17 +525,38 @@ class WorkspaceEngine:
         units = float(entry.count)
         if option is not None and option.price_basis == "per_accelerator":
             units = entry.count / option.accelerators_per_unit
+        # The hardware is known from any quote of the same SKU, with or without a usable result.
+        hardware = option or (t.options[same_sku[0]] if same_sku else None)
+        mix = segment_mix(seg)
         if option is None:
             note = (
                 f"no benchmark result for {' / '.join(seg.models)} on {entry.instance_type}"
                 f" meets {seg.slo.describe()}: counted as no capacity"
             )
+            basis = ""
         else:
             note = (
                 f"{best_cap:,.0f} output tok/s per unit at {seg.slo.describe()}"
                 f" ({option.model}, {option.precision}, {option.runtime})"
             )
-        return _FleetCap(entry, index, rate, units, best_cap, option, note)
+            basis = (
+                self.engine.mix_basis(int(t.group[best]), mix)
+                if mix is not None and best is not None
+                else ""
+            )
+        return _FleetCap(
+            entry,
+            index,
+            rate,
+            units,
+            best_cap,
+            option,
+            note,
+            hardware.backend if hardware is not None else "unknown",
+            hardware.accelerator_id if hardware is not None else "",
+            hardware.vendor if hardware is not None else "",
+            basis,
+        )
 
     def _unit_capacity(self, cap: _FleetCap) -> float:
         return cap.unit_tok_s * self.policy.utilisation_cap * self.policy.availability
@@ -404,6 +566,19 @@ class WorkspaceEngine:
         return sum(
             c.units * self._unit_capacity(c) for c in self.fleet if c.entry.serves == workload
         )
+
+    def fleet_shares(self, workload: str) -> dict[str, float]:
+        """The share of the workload's fleet capacity each backend carries today."""
+        caps = [c for c in self.fleet if c.entry.serves == workload]
+        total = sum(c.units * self._unit_capacity(c) for c in caps)
+        out: dict[str, float] = {}
+        if total <= _EPS:
+            return out
+        for c in caps:
+            share = c.units * self._unit_capacity(c) / total
+            if share > 0:
+                out[c.backend] = out.get(c.backend, 0.0) + share
+        return out
 
     def _allocation(self, key: str, label: str, move: Move | None) -> Allocation:
         c = self.ws.constraints
@@ -450,31 +625,37 @@ class WorkspaceEngine:
         end = c.entry.commitment_end
         return end is None or month_start(self.ws.start, month) < end
 
-    def _releases(self, workload: str, moved_share: float) -> dict[int, float]:
-        """Whole units of the fleet a move frees: its share of the fleet's capacity, released
-        from the lines that cost least to give back (no commitment, dearest per tok/s) first.
-        Only what the moved traffic frees is released, so a move is compared with Stay like
-        with like: a plan that achieves no move keeps the whole fleet and saves nothing."""
-        caps = [c for c in self.fleet if c.entry.serves == workload]
-        target = moved_share * sum(c.units * self._unit_capacity(c) for c in caps)
-        if moved_share >= 1.0 - _EPS:
-            return {c.index: c.units for c in caps}
-
-        def order(c: _FleetCap):
-            cap = self._unit_capacity(c)
-            committed = c.entry.pricing_model in PAID_WHETHER_USED
-            end = c.entry.commitment_end or date.max
-            return (committed, end, -(c.rate / cap) if cap > 0 else 0.0, c.index)
-
+    def _releases(self, workload: str, release: Mapping[str, float]) -> dict[int, float]:
+        """Whole units of the fleet a plan gives back: for each backend, the share of the
+        workload's traffic it moves off that backend's lines, released from the lines that cost
+        least to give back (no commitment, dearest per tok/s) first. Only what the moved traffic
+        frees is released, so a plan is compared with Stay like with like."""
+        current = self.fleet_shares(workload)
         out: dict[int, float] = {}
-        for c in sorted(caps, key=order):
-            cap = self._unit_capacity(c)
-            if cap <= 0 or target <= _EPS:
+        for backend, share in release.items():
+            caps = [c for c in self.fleet if c.entry.serves == workload and c.backend == backend]
+            held = current.get(backend, 0.0)
+            if share <= _EPS or held <= _EPS:
                 continue
-            k = min(c.units, float(math.floor(target / cap + _EPS)))
-            if k > 0:
-                out[c.index] = k
-                target -= k * cap
+            if share >= held - _EPS:
+                out |= {c.index: c.units for c in caps}
+                continue
+            target = share / held * sum(c.units * self._unit_capacity(c) for c in caps)
+
+            def order(c: _FleetCap):
+                cap = self._unit_capacity(c)
+                committed = c.entry.pricing_model in PAID_WHETHER_USED
+                end = c.entry.commitment_end or date.max
+                return (committed, end, -(c.rate / cap) if cap > 0 else 0.0, c.index)
+
+            for c in sorted(caps, key=order):
+                cap = self._unit_capacity(c)
+                if cap <= 0 or target <= _EPS:
+                    continue
+                k = min(c.units, float(math.floor(target / cap + _EPS)))
+                if k > 0:
+                    out[c.index] = k
+                    target -= k * cap
         return out
 
     def _paid_fleet(
@@ -485,27 +666,58 @@ class WorkspaceEngine:
         released: Mapping[int, float],
         terminated: Mapping[int, float],
         carry: bool = True,
-    ) -> tuple[float, float, dict[int, float]]:
-        """(fleet $ this month, peak tok/s the paid units carry, paid units per line).
+        load_h: np.ndarray | None = None,
+    ) -> tuple[float, float, dict[int, tuple[float, float]], dict[str, float]]:
+        """(fleet $ this month, peak tok/s the held units carry, (held, paid) units per line,
+        tok/s capacity per backend).
 
-        Released units stop being paid, except committed ones while their term runs (unless
+        Released units stop being held, except committed ones while their term runs (unless
         ended early, ``terminated``); ``carry=False`` prices the plan once those terms are over.
-        Stay releases nothing, so it pays Σ count × rate × 730.
+        On the ``held`` basis every held unit is paid all month (Stay pays Σ count × rate × 730);
+        on ``autoscaled``, lines paid whether used carry the load first and the others are paid
+        for the units the hourly load needs, cheapest per tok/s first.
         """
-        cost = 0.0
+        held: list[tuple[_FleetCap, float]] = []
         capacity = 0.0
-        paid_units: dict[int, float] = {}
+        by_backend: dict[str, float] = {}
         for c in self.fleet:
             if c.entry.serves != workload:
                 continue
             gone = released.get(c.index, 0.0)
             if carry and self._in_term(c, month):
                 gone = terminated.get(c.index, 0.0)
-            paid = c.units - gone
-            cost += paid * self._billed(c) * HOURS_PER_MONTH
-            capacity += paid * self._unit_capacity(c)
-            paid_units[c.index] = paid
-        return cost, capacity, paid_units
+            units = c.units - gone
+            held.append((c, units))
+            cap = units * self._unit_capacity(c)
+            capacity += cap
+            by_backend[c.backend] = by_backend.get(c.backend, 0.0) + cap
+        paid: dict[int, tuple[float, float]] = {}
+        cost = 0.0
+        scaled = [
+            (c, u)
+            for c, u in held
+            if self.autoscaled
+            and load_h is not None
+            and c.entry.pricing_model not in PAID_WHETHER_USED
+            and self._unit_capacity(c) > 0
+        ]
+        fixed = [(c, u) for c, u in held if (c, u) not in scaled]
+        for c, units in fixed:
+            cost += units * self._billed(c) * HOURS_PER_MONTH
+            paid[c.index] = (units, units)
+        if scaled and load_h is not None:
+            rest = np.maximum(load_h - sum(u * self._unit_capacity(c) for c, u in fixed), 0.0)
+            for c, units in sorted(
+                scaled, key=lambda cu: self._billed(cu[0]) / self._unit_capacity(cu[0])
+            ):
+                cap = self._unit_capacity(c)
+                served = np.minimum(rest, units * cap)
+                rest = rest - served
+                hourly_units = np.minimum(np.ceil(served / cap - _EPS), units)
+                average = float(np.maximum(hourly_units, 0.0).mean())
+                cost += average * self._billed(c) * HOURS_PER_MONTH
+                paid[c.index] = (units, average)
+        return cost, capacity, paid, by_backend
 
     def _billed(self, c: _FleetCap) -> float:
         """$ per hour of one purchasable unit (the rate is per instance or per accelerator)."""
@@ -517,99 +729,151 @@ class WorkspaceEngine:
     def _workload_month(
         self,
         w: Workload,
-        slices: Sequence[_Slice],
+        wp: _WorkloadPlan,
         month: int,
         *,
-        released: Mapping[int, float],
         terminated: Mapping[int, float],
         steady: bool = False,
-    ) -> tuple[float, float, list, str]:
-        """(cost, unserved output tokens, the lines, why unserved) of one workload in one month.
+    ) -> _Month:
+        """What one workload costs and who serves it in one month.
 
         ``steady``: the plan in place with the commitments it releases already ended (the
         month-1 run rate); otherwise committed capacity is paid as its term says.
         """
         base = hourly_load(w, growth_factor(w, month))
-        cost, unserved, reason = 0.0, 0.0, ""
-        inc_share = sum(s.share for s in slices if s.move is None)
-        c_fleet, capacity, paid = self._paid_fleet(
-            w.workload, month, released=released, terminated=terminated, carry=not steady
+        out = _Month()
+        load_fleet = base * wp.fleet_share
+        c_fleet, capacity, paid, by_backend = self._paid_fleet(
+            w.workload,
+            month,
+            released=wp.released,
+            terminated=terminated,
+            carry=not steady,
+            load_h=load_fleet,
         )
-        cost += c_fleet
-        lines: list = [("fleet", paid)]
-        residual = np.maximum(base * inc_share - capacity, 0.0)
-        if inc_share > 0 and residual.max() > _EPS:
-            alloc = self._allocation(INCUMBENT_KEY, "Top-up (incumbent)", None)
+        out.fleet_usd = c_fleet
+        out.parts.append(("fleet", paid))
+        if capacity > _EPS:
+            carried = tokens_per_month(np.minimum(load_fleet, capacity))
+            for backend, cap in by_backend.items():
+                out.serve(backend, carried * cap / capacity)
+        residual = np.maximum(load_fleet - capacity, 0.0)
+        if wp.fleet_share > 0 and residual.max() > _EPS:
+            alloc = self._allocation(FLEET_KEY, "Top-up (the fleet's own vendors)", None)
             c_top, top_line, why = self._market(w, alloc, residual)
             if top_line is None:
-                unserved += tokens_per_month(residual)
-                reason = f"{w.workload}: the fleet falls short and {why}"
+                out.unserved += tokens_per_month(residual)
+                out.reason = f"{w.workload}: the fleet falls short and {why}"
             else:
-                cost += c_top
-                lines.append(("top-up", top_line))
-        for s in slices:
+                out.topup_usd += c_top
+                out.parts.append(("top-up", top_line))
+                out.serve(top_line.backend, tokens_per_month(residual))
+        if wp.refused_share > _EPS:
+            out.unserved += tokens_per_month(base * wp.refused_share)
+            out.reason = f"{w.workload}: {wp.notes[-1] if wp.notes else 'no approved option'}"
+        for s in wp.slices:
             if s.move is None:
                 continue
             load = base * s.share
             alloc = self._allocation(s.key, s.label, s.move)
             c_new, new_line, why = self._market(w, alloc, load)
             if new_line is None:
-                unserved += tokens_per_month(load)
-                reason = f"{w.workload}: {why}"
+                out.unserved += tokens_per_month(load)
+                out.reason = f"{w.workload}: {why}"
             else:
-                cost += c_new
-                lines.append(("new", new_line, s))
+                out.new_usd += c_new
+                out.parts.append(("new", new_line, s))
+                out.serve(new_line.backend, tokens_per_month(load))
             if s.move.standby_share > 0:
                 peak = float(base.max()) * w.interactive_share * s.move.standby_share
                 c_sb, sb_line, _ = self._market(w, alloc, np.full(24, peak), mode="standby")
                 if sb_line is not None:
-                    cost += c_sb
-                    lines.append(("standby", sb_line, s))
-        return cost, unserved, lines, reason
+                    out.new_usd += c_sb
+                    out.parts.append(("standby", sb_line, s))
+        return out
 
-    # -- slices: requested vs achieved -------------------------------------------------------------
-    def _slices(self, scenario: PlanScenario) -> tuple[dict, dict, dict, list[str], list[str]]:
-        """Per workload the achieved slices, plus requested / achieved shares overall and notes."""
-        out: dict[str, list[_Slice]] = {}
-        requested: dict[str, float] = {}
-        achieved: dict[str, float] = {}
+    # -- what a scenario asks of each workload ------------------------------------------------------
+    def _targets(self, scenario: PlanScenario, w: Workload, current: Mapping[str, float]):
+        """The backend shares the scenario asks of ``w``, and notes on what it set aside."""
         notes: list[str] = []
-        unserved: list[str] = []
-        total = sum(w.output_tokens_per_month for w in self.ws.demand) or 1.0
-        for w in self.ws.demand:
-            weight = w.output_tokens_per_month / total
-            moves = [m for m in scenario.moves if not (m.small_models_only and not w.small_model)]
-            moved = sum(m.share for m in moves)
-            keep = max(0.0, 1.0 - moved) if scenario.keep_fleet else 0.0
-            req = [_Slice(w, INCUMBENT_KEY, "Incumbent fleet", keep, None)] if keep > 0 else []
-            req += [_Slice(w, m.key, m.label, m.share, m) for m in moves]
-            scale = sum(s.share for s in req)
-            req = [replace(s, share=s.share / scale) for s in req] if scale > 0 else req
-            ok: list[_Slice] = []
-            for s in req:
-                requested[s.key] = requested.get(s.key, 0.0) + s.share * weight
-                if s.move is None:
-                    if self.fleet_capacity(w.workload) > 0 or self._can_buy(w, s):
-                        ok.append(s)
-                    else:
-                        notes.append(
-                            f"no incumbent capacity or option for {w.model}"
-                            f" ({w.workload}) meets its SLO"
-                        )
-                elif self._can_buy(w, s):
-                    ok.append(s)
-                else:
-                    vendor = VENDOR_OF_BACKEND.get(s.key, s.key)
-                    why = self._why(w, s)
-                    notes.append(f"no {vendor} result for {w.model} ({w.workload}) — {why}")
-            served = sum(s.share for s in ok)
-            if not ok:
-                unserved.append(f"{w.workload}: nothing approved can serve {w.model}")
-            ok = [replace(s, share=s.share / served) for s in ok] if served > 0 else []
-            for s in ok:
-                achieved[s.key] = achieved.get(s.key, 0.0) + s.share * weight
-            out[w.workload] = ok
-        return out, requested, achieved, notes, unserved
+        if scenario.mix:
+            targets = dict(scenario.mix)
+            if not w.small_model and targets.get("cpu", 0.0) > 0:
+                notes.append(
+                    f"{w.workload}: the CPU share applies to small models only; {w.model} keeps"
+                    " it on the other backends of the mix"
+                )
+                targets.pop("cpu")
+            total = sum(targets.values())
+            if total <= _EPS:
+                return dict(current), notes
+            return {b: v / total for b, v in targets.items()}, notes
+        targets = dict(current)
+        for m in scenario.moves:
+            if m.small_models_only and not w.small_model:
+                continue
+            mine = targets.get(m.key, 0.0)
+            others = 1.0 - mine
+            add = min(m.share, others)
+            if others > _EPS:
+                targets = {
+                    b: (v * (others - add) / others if b != m.key else v)
+                    for b, v in targets.items()
+                }
+            targets[m.key] = mine + add
+        return targets, notes
+
+    def _plan(self, scenario: PlanScenario, w: Workload) -> _WorkloadPlan:
+        """The fleet keeps, per backend, the smaller of what it carries and what the plan asks;
+        a backend asked for more than the fleet carries is bought on the market for the
+        difference; what cannot be bought stays on the fleet, with the reason."""
+        current = self.fleet_shares(w.workload) or {self.incumbent_backends[0]: 1.0}
+        targets, notes = self._targets(scenario, w, current)
+        new = {b: t - current.get(b, 0.0) for b, t in targets.items()}
+        new = {b: v for b, v in new.items() if v > 1e-9}
+        release = {b: current[b] - min(current[b], targets.get(b, 0.0)) for b in current}
+        requested_new = sum(new.values())
+        slices: list[_Slice] = []
+        for b, share in new.items():
+            move = next((m for m in scenario.moves if m.key == b), None) or Move(
+                b, f"{backend_label(b)} share", share, small_models_only=b == "cpu"
+            )
+            s = _Slice(w, b, move.label, share, move)
+            if self._can_buy(w, s):
+                slices.append(s)
+            else:
+                notes.append(
+                    f"no {vendor_of(b)} result for {w.model} ({w.workload}) — {self._why(w, s)}"
+                )
+        achieved_new = sum(s.share for s in slices)
+        refused = 0.0
+        if scenario.mix:
+            # A mix is honoured or refused: what no approved option carries is left unserved
+            # (the plan is infeasible, with the reason), never quietly put back on the fleet.
+            refused = requested_new - achieved_new
+        else:
+            scale = achieved_new / requested_new if requested_new > _EPS else 0.0
+            release = {b: v * scale for b, v in release.items()}
+        fleet_share = max(0.0, 1.0 - achieved_new - refused)
+        unserved = ""
+        if fleet_share > _EPS:
+            fleet = _Slice(w, FLEET_KEY, "The fleet as it runs", fleet_share, None)
+            if self.fleet_capacity(w.workload) > 0 or self._can_buy(w, fleet):
+                slices.insert(0, fleet)
+            else:
+                notes.append(
+                    f"no capacity of the fleet or option for {w.model} ({w.workload}) meets its SLO"
+                )
+                unserved = f"{w.workload}: nothing approved can serve {w.model}"
+        return _WorkloadPlan(
+            slices,
+            self._releases(w.workload, release),
+            targets,
+            requested_new,
+            notes,
+            unserved,
+            refused,
+        )
 
     def _can_buy(self, w: Workload, s: _Slice) -> bool:
         alloc = self._allocation(s.key, s.label, s.move)
@@ -636,49 +900,86 @@ class WorkspaceEngine:
 
     def _evaluate(self, scenario: PlanScenario, stay: PlanResult | None) -> PlanResult:
         is_stay = stay is None
-        slices, requested, achieved, notes, unserved_why = self._slices(scenario)
-        new_backends = tuple(sorted({m.key for m in scenario.moves if m.key in achieved}))
+        total_out = sum(w.output_tokens_per_month for w in self.ws.demand) or 1.0
+        plans = {w.workload: self._plan(scenario, w) for w in self.ws.demand}
+        weight = {w.workload: w.output_tokens_per_month / total_out for w in self.ws.demand}
+        requested: dict[str, float] = {}
+        for w in self.ws.demand:
+            for b, v in plans[w.workload].requested.items():
+                requested[b] = requested.get(b, 0.0) + v * weight[w.workload]
+        notes = [n for wp in plans.values() for n in wp.notes]
+        moved_requested = sum(plans[k].requested_new * weight[k] for k in plans)
+        moved_achieved = sum(plans[k].new_share * weight[k] for k in plans)
+        new_backends = tuple(
+            sorted(
+                {
+                    s.key
+                    for wp in plans.values()
+                    for s in wp.slices
+                    if s.move is not None and s.key not in self.fleet_backends
+                }
+            )
+        )
         timeline = self._timeline(new_backends)
         cutover = 1 + math.ceil(timeline.weeks_to_cutover * 7 / DAYS_PER_MONTH - _EPS)
         cutover = min(max(cutover, 1), MONTHS + 1)
         one_time, one_time_notes = self._one_time(new_backends)
         released: dict[int, float] = {}
-        if not is_stay:
-            for w in self.ws.demand:
-                moved = 1.0 - sum(x.share for x in slices[w.workload] if x.move is None)
-                if not slices[w.workload]:
-                    moved = 0.0 if scenario.keep_fleet else 1.0
-                released |= self._releases(w.workload, moved)
+        for wp in plans.values():
+            released |= wp.released
         terminated, etc_usd, etc_notes = self._terminations(released, cutover)
+        porting_usd = one_time
+        stranded = sum(
+            (units - terminated.get(i, 0.0)) * self._billed(c) * HOURS_PER_MONTH
+            for c in self.fleet
+            if (units := released.get(c.index, 0.0)) > 0
+            and c.entry.pricing_model in PAID_WHETHER_USED
+            and self._in_term(c, 1)
+            for i in (c.index,)
+        )
         one_time += etc_usd
         one_time_notes += etc_notes
 
         # Month-1 steady state: the plan in place, commitments it releases already ended.
-        monthly, unserved, lines, reasons = 0.0, 0.0, [], list(unserved_why)
+        month1 = _Month()
+        lines: list[PlanLine] = []
+        reasons = [wp.unserved for wp in plans.values() if wp.unserved]
+        served: dict[str, float] = {}
         for w in self.ws.demand:
-            cost, miss, parts, why = self._workload_month(
-                w, slices[w.workload], 1, released=released, terminated={}, steady=True
-            )
-            if not slices[w.workload]:
-                miss = w.output_tokens_per_month
-            monthly += cost
-            unserved += miss
-            if why:
-                reasons.append(why)
-            lines += self._plan_lines(w, parts)
-
-        curve = []
-        for m in range(1, MONTHS + 1):
-            if stay is not None and m < cutover:  # a move: the fleet runs as it is until cut-over
-                curve.append(stay.monthly_usd_by_month[m - 1])
-                continue
-            total = 0.0
-            for w in self.ws.demand:
-                cost, _, _, _ = self._workload_month(
-                    w, slices[w.workload], m, released=released, terminated=terminated
+            wp = plans[w.workload]
+            m = self._workload_month(w, wp, 1, terminated={}, steady=True)
+            if not wp.slices:
+                m.unserved = w.output_tokens_per_month
+            month1.add(m)
+            if m.reason:
+                reasons.append(m.reason)
+            lines += self._plan_lines(w, m.parts)
+            total_w = w.output_tokens_per_month or 1.0
+            for b, tok in m.served.items():
+                served[b] = served.get(b, 0.0) + tok / total_w * weight[w.workload]
+            if m.unserved > 0.5:
+                served[UNSERVED_KEY] = (
+                    served.get(UNSERVED_KEY, 0.0) + m.unserved / total_w * weight[w.workload]
                 )
-                total += cost
+        monthly = month1.total
+
+        curve: list[float] = []
+        steady_curve: list[float] = []
+        for mth in range(1, MONTHS + 1):
+            if stay is not None and mth < cutover:  # the fleet runs as it is until cut-over
+                curve.append(stay.monthly_usd_by_month[mth - 1])
+                steady_curve.append(stay.monthly_usd_by_month[mth - 1])
+                continue
+            total, steady_total = 0.0, 0.0
+            for w in self.ws.demand:
+                wp = plans[w.workload]
+                total += self._workload_month(w, wp, mth, terminated=terminated).total
+                if stay is not None:
+                    steady_total += self._workload_month(
+                        w, wp, mth, terminated=terminated, steady=True
+                    ).total
             curve.append(total)
+            steady_curve.append(steady_total if stay is not None else total)
 
         shortfall = 0.0
         if is_stay:
@@ -686,24 +987,48 @@ class WorkspaceEngine:
                 residual = np.maximum(hourly_load(w) - self.fleet_capacity(w.workload), 0.0)
                 shortfall += tokens_per_month(residual)
 
-        violations = self._violations(scenario, achieved, lines)
+        violations = self._violations(served, lines)
         risk = self._risk(lines)
+        parts: tuple[tuple[str, float], ...] = ()
+        horizon_parts: tuple[tuple[str, float], ...] = ()
         if stay is None:
             payback, sentence, savings = None, "Baseline: the fleet as it runs today.", 0.0
         else:
             savings = stay.monthly_usd - monthly
-            payback, sentence = _payback(curve, stay.monthly_usd_by_month, one_time, unserved)
+            unserved_now = month1.unserved
+            payback, sentence = _payback(curve, stay.monthly_usd_by_month, one_time, unserved_now)
+            base = stay_month1_parts(stay)
+            parts = (
+                ("Fleet capacity given back", base["fleet"] - month1.fleet_usd),
+                ("Top-ups the fleet needs", base["top-up"] - month1.topup_usd),
+                ("New capacity bought", base["new"] - month1.new_usd),
+            )
+            after = range(cutover - 1, MONTHS)
+            horizon_parts = (
+                (
+                    f"Run-rate saving from cut-over (month {min(cutover, MONTHS)}) to month"
+                    f" {MONTHS}",
+                    sum(stay.monthly_usd_by_month[i] - steady_curve[i] for i in after),
+                ),
+                (
+                    "Released commitments still paid until their term ends",
+                    sum(steady_curve[i] - curve[i] for i in after),
+                ),
+                ("Porting and certification (one-time)", -porting_usd),
+                ("Early termination fees (one-time)", -etc_usd),
+            )
         plan_notes = [c.note for c in self.fleet if c.option is None]
         plan_notes.append(
             "A commitment that ends is assumed renewed at the same rate for units still needed."
         )
+        plan_notes.append(ON_DEMAND_BASIS_NOTES[self.ws.on_demand_basis])
         return PlanResult(
             name=scenario.name,
             description=scenario.description,
-            requested_allocation=_with_incumbent(requested, self.incumbent_backends),
-            achieved_allocation=_with_incumbent(achieved, self.incumbent_backends),
+            requested_allocation=_rounded_shares(requested),
+            achieved_allocation=_rounded_shares(served),
             allocation_notes=tuple(dict.fromkeys(notes)),
-            unserved_tokens_per_month=unserved,
+            unserved_tokens_per_month=month1.unserved,
             unserved_reasons=tuple(dict.fromkeys(reasons)),
             monthly_usd=monthly,
             monthly_usd_by_month=tuple(curve),
@@ -720,7 +1045,31 @@ class WorkspaceEngine:
             fleet_shortfall_tokens_per_month=shortfall,
             savings_vs_stay_usd=savings,
             is_baseline=is_stay,
+            requested_share=moved_requested,
+            achieved_share=moved_achieved,
+            savings_parts=parts,
+            horizon_savings_parts=horizon_parts,
+            workload_shapes=tuple(self._shape(w) for w in self.ws.demand),
+            on_demand_basis=self.ws.on_demand_basis,
+            stranded_usd_per_month=stranded,
+            month1_parts=(
+                ("fleet", month1.fleet_usd),
+                ("top-up", month1.topup_usd),
+                ("new", month1.new_usd),
+            ),
         )
+
+    def _shape(self, w: Workload) -> dict:
+        """The traffic shape a workload's capacity was read at, and the basis of each figure."""
+        mix = segment_mix(self.segments[w.workload])
+        bases = sorted({c.mix_basis for c in self.fleet if c.entry.serves == w.workload})
+        return {
+            "workload": w.workload,
+            "input_tokens_per_month": w.input_tokens_per_month,
+            "output_tokens_per_month": w.output_tokens_per_month,
+            "input_per_output_token": None if mix is None else round(mix, 6),
+            "fleet_capacity_basis": [b for b in bases if b],
+        }
 
     def _terminations(self, released: Mapping[int, float], cutover: int):
         """Released committed units ended early where the termination cost is below the
@@ -830,22 +1179,28 @@ class WorkspaceEngine:
         out: list[PlanLine] = []
         for part in parts:
             if part[0] == "fleet":
-                used = part[1]
+                paid = part[1]
                 for c in self.fleet:
                     if c.entry.serves != w.workload:
                         continue
                     e = c.entry
-                    units = used.get(c.index, 0.0)
+                    held, used = paid.get(c.index, (0.0, 0.0))
                     o = c.option
-                    count = units * (
-                        o.accelerators_per_unit if o and o.price_basis == "per_accelerator" else 1
-                    )
-                    count = int(round(count))
+                    per = o.accelerators_per_unit if o and o.price_basis == "per_accelerator" else 1
+                    count = int(round(held * per))
+                    note = c.note
+                    if count != e.count:
+                        note += f"; {e.count - count} of {e.count} released"
+                    if abs(used - held) > 1e-9:
+                        note += (
+                            f"; autoscaled: {used * HOURS_PER_MONTH:,.0f} unit-hours a month"
+                            f" of {held * HOURS_PER_MONTH:,.0f} held"
+                        )
                     out.append(
                         PlanLine(
                             w.workload,
                             "fleet",
-                            "Incumbent fleet",
+                            "The fleet as it runs",
                             e.provider,
                             e.region,
                             e.instance_type,
@@ -853,26 +1208,22 @@ class WorkspaceEngine:
                             count,
                             c.rate,
                             e.commitment_end,
-                            count * c.rate * HOURS_PER_MONTH,
-                            o.accelerator_id if o else "",
-                            o.vendor if o else "",
-                            o.backend if o else "",
+                            used * self._billed(c) * HOURS_PER_MONTH,
+                            c.accelerator_id,
+                            c.vendor or vendor_of(c.backend),
+                            c.backend,
                             c.unit_tok_s,
-                            c.note
-                            + (
-                                ""
-                                if count == e.count
-                                else f"; {e.count - count} of {e.count} released"
-                            ),
+                            note,
                             o.model if o else "",
                             o.precision if o else "",
                             o.bench_measured_at if o else None,
                             o.option_id if o else "",
+                            capacity_basis=c.mix_basis,
                         )
                     )
                 continue
             role, line = part[0], part[1]
-            label = part[2].label if len(part) > 2 else "Top-up (incumbent)"
+            label = part[2].label if len(part) > 2 else "Top-up"
             if role == "top-up":
                 label = "Top-up: the fleet falls short at the SLO (cheapest approved option)"
             if role == "standby":
@@ -882,6 +1233,13 @@ class WorkspaceEngine:
             per = option.accelerators_per_unit if option is not None and per_acc else 1
             prices = line.sizing.prices
             list_rate = prices.on_demand if prices.on_demand is not None else prices.committed
+            index = self._option_index.get(line.option_id)
+            mix = segment_mix(self.segments[w.workload])
+            basis = (
+                self.engine.mix_basis(int(self.engine.table.group[index]), mix)
+                if index is not None and mix is not None
+                else ""
+            )
             out.append(
                 PlanLine(
                     w.workload,
@@ -904,25 +1262,25 @@ class WorkspaceEngine:
                     line.precision,
                     line.bench_measured_at,
                     line.option_id,
+                    capacity_basis=basis,
                 )
             )
         return out
 
-    def _violations(self, scenario, achieved: Mapping[str, float], lines) -> list[str]:
+    def _violations(self, served: Mapping[str, float], lines) -> list[str]:
+        """Constraints the plan breaks: a vendor above the share cap (from the traffic each
+        vendor actually carries), capacity on a provider that is not approved."""
         c = self.ws.constraints
         out = []
-        for key, share in achieved.items():
-            vendor = (
-                " / ".join(VENDOR_OF_BACKEND.get(b, b) for b in self.incumbent_backends)
-                if key == INCUMBENT_KEY
-                else VENDOR_OF_BACKEND.get(key, key)
-            )
+        for vendor, share in by_vendor(served).items():
+            if vendor == UNSERVED_KEY:
+                continue
             if share > c.max_vendor_share + 1e-9:
                 out.append(
                     f"{vendor} carries {share:.0%} of traffic, above the {c.max_vendor_share:.0%} cap"
                 )
         for ln in lines:
-            if c.providers and ln.provider not in c.providers:
+            if ln.role != "fleet" and c.providers and ln.provider not in c.providers:
                 out.append(f"{ln.instance_type} on {ln.provider} is not an approved provider")
         return list(dict.fromkeys(out))
 
@@ -955,10 +1313,23 @@ class WorkspaceEngine:
         return assess_risk(spend, maturity, self.engine.as_of)
 
 
-def _with_incumbent(shares: Mapping[str, float], backends: Sequence[str]) -> dict[str, float]:
-    return {INCUMBENT_KEY: shares.get(INCUMBENT_KEY, 0.0)} | {
-        k: v for k, v in shares.items() if k != INCUMBENT_KEY
-    }
+def _rounded_shares(shares: Mapping[str, float]) -> dict[str, float]:
+    """Shares above rounding noise, largest first."""
+    return dict(sorted(((k, v) for k, v in shares.items() if v > 1e-9), key=lambda kv: -kv[1]))
+
+
+def stay_month1_parts(stay: PlanResult) -> dict[str, float]:
+    return dict(stay.month1_parts) | {"new": dict(stay.month1_parts).get("new", 0.0)}
+
+
+#: What each on-demand basis means, said once on every plan.
+ON_DEMAND_BASIS_NOTES = {
+    "held": "On-demand capacity is paid for every unit held, all month (730 h), in every plan"
+    " alike; set on_demand_basis: autoscaled in the workspace where it follows the load.",
+    "autoscaled": "On-demand capacity follows the hourly load (units held only in the hours"
+    " needed), in every plan alike, the fleet's own on-demand lines included; committed"
+    " capacity is paid every hour.",
+}
 
 
 def _payback(

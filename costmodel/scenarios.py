@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 import numpy as np
+import pandas as pd
 
 from costmodel.capacity import CapacityArrays, capacity_arrays, explain
 from costmodel.demand import Demand, Segment
@@ -28,6 +29,14 @@ from costmodel.options import BLOCK_OR_CONTRACT, Option, OptionTable, canonical_
 from costmodel.risk import RiskReport, SpendLine, assess_risk
 from costmodel.tables import resolve_architecture, software_maturity, stage_gates
 from costmodel.timeline import StageGate, Timeline, plan_timeline
+from costmodel.unit_cost import (
+    MIX_MEASURED,
+    MIX_STATED,
+    MIX_UNKNOWN,
+    input_token_weight,
+    mix_capacity_factor,
+    prefill_share_by_time,
+)
 from tokendesk import formatting
 
 #: Exact sizing is run on this many cheapest-by-proxy SKUs per slice (integer units and the
@@ -283,6 +292,13 @@ class ScenarioResult:
         return sorted(out.values(), key=lambda r: -r["monthly_usd"])
 
 
+def segment_mix(segment: Segment) -> float | None:
+    """Input tokens per output token of a segment's demand (None without output tokens)."""
+    if segment.monthly_output_tokens <= 0:
+        return None
+    return round(segment.monthly_input_tokens / segment.monthly_output_tokens, 9)
+
+
 def _naive(ts: datetime | None) -> datetime | None:
     if ts is None:
         return None
@@ -301,6 +317,7 @@ class Engine:
         self.n_groups = t.n_groups
         self.group_backend = t.backend.codes[self.rep]
         self._cap: dict[tuple, tuple[CapacityArrays, np.ndarray, np.ndarray]] = {}
+        self._mix: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._prices: dict[tuple, tuple] = {}
         self._masks: dict[tuple, np.ndarray] = {}
         self._ranks: dict[tuple, tuple[np.ndarray, str, np.ndarray, np.ndarray]] = {}
@@ -317,14 +334,78 @@ class Engine:
         return cls(OptionTable.from_frame(df))
 
     # ---- cached vector pieces -------------------------------------------------------------
-    def capacity(self, slo) -> tuple[CapacityArrays, np.ndarray, np.ndarray]:
-        """(per-option arrays, per-group interactive tok/s (NaN infeasible), per-group batch tok/s)."""
-        hit = self._cap.get(slo.key)
+    def capacity(
+        self, slo, mix: float | None = None
+    ) -> tuple[CapacityArrays, np.ndarray, np.ndarray]:
+        """(per-option arrays, per-group interactive tok/s (NaN infeasible), per-group batch tok/s).
+
+        ``mix`` is the workload's input tokens per output token: each group's output capacity is
+        read at that mix from the one it was measured at (``unit_cost.mix_capacity_factor``);
+        ``None`` reads it as measured."""
+        key = (slo.key, None if mix is None else round(float(mix), 9))
+        hit = self._cap.get(key)
         if hit is None:
-            arrays = capacity_arrays(self.table, slo)
-            hit = (arrays, arrays.tok_s[self.rep], arrays.batch_tok_s[self.rep])
-            self._cap[slo.key] = hit
+            if mix is None:
+                arrays = capacity_arrays(self.table, slo)
+                hit = (arrays, arrays.tok_s[self.rep], arrays.batch_tok_s[self.rep])
+            else:
+                arrays, cap_i, cap_b = self.capacity(slo)
+                factor = self.mix_factors(float(mix))
+                hit = (arrays, cap_i * factor, cap_b * factor)
+            self._cap[key] = hit
         return hit
+
+    def segment_capacity(self, segment: Segment) -> tuple[CapacityArrays, np.ndarray, np.ndarray]:
+        """Capacity at the segment's SLO and at its own input:output mix."""
+        return self.capacity(segment.slo, segment_mix(segment))
+
+    def _mix_inputs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per group: the benchmark's input tokens per output token (NaN unknown), the time an
+        input token takes relative to an output token, and whether that weight was measured."""
+        if self._mix is None:
+            t = self.table
+            reps = [t.options[int(i)] for i in self.rep]
+            ratio = np.array(
+                [
+                    o.input_tokens / o.output_tokens
+                    if o.input_tokens and o.output_tokens
+                    else np.nan
+                    for o in reps
+                ]
+            )
+            out_len = np.array([float(o.output_tokens or np.nan) for o in reps])
+            # The median prefill share over each group's points that publish p50 TTFT and TPOT.
+            shares = np.full(len(self.rep), np.nan)
+            group_of_option = t.group
+            per_point_group = group_of_option[t.pt_option]
+            ttft, tpot = t.pt_ttft.get("p50"), t.pt_tpot.get("p50")
+            if ttft is not None and tpot is not None:
+                p = np.atleast_1d(prefill_share_by_time(ttft, tpot, out_len[per_point_group]))
+                ok = np.isfinite(p)
+                medians = pd.Series(p[ok]).groupby(per_point_group[ok]).median()
+                shares[medians.index.to_numpy(dtype=np.int64)] = medians.to_numpy()
+            weight = np.atleast_1d(input_token_weight(shares, ratio))
+            measured = np.isfinite(shares) & np.isfinite(ratio) & (shares < 1)
+            self._mix = (ratio, weight, measured)
+        return self._mix
+
+    def mix_factors(self, mix: float) -> np.ndarray:
+        ratio, weight, _ = self._mix_inputs()
+        return np.atleast_1d(mix_capacity_factor(ratio, mix, weight))
+
+    def mix_basis(self, group: int, mix: float) -> str:
+        """How one group's capacity was read at the workload's mix, in words."""
+        ratio, weight, measured = self._mix_inputs()
+        r = ratio[group]
+        if not np.isfinite(r):
+            return MIX_UNKNOWN
+        rule = MIX_MEASURED if measured[group] else MIX_STATED
+        if abs(r - mix) < 1e-9:
+            return f"measured at the workload's own input:output mix ({r:.3g}:1)"
+        return (
+            f"estimated: measured at input:output {r:.3g}:1, read at the workload's {mix:.3g}:1"
+            f" by the {rule} (×{float(self.mix_factors(mix)[group]):.3f})"
+        )
 
     def prices(self, policy: FleetPolicy) -> tuple[np.ndarray, ...]:
         """Per group: on-demand, best allowed committed, its model code, spot (NaN = none)."""
@@ -417,12 +498,13 @@ class Engine:
             segment.slo.key,
             segment.profile.key,
             policy.key,
+            segment_mix(segment),
         )
         hit = self._ranks.get(key)
         if hit is not None:
             return hit
         gm = self.group_mask(segment, alloc, mode, policy)
-        arrays, cap_i, cap_b = self.capacity(segment.slo)
+        arrays, cap_i, cap_b = self.segment_capacity(segment)
         od, com, _, spot, _ = self.prices(policy)
         if mode == "batch":
             cap = cap_b
@@ -498,7 +580,7 @@ class Engine:
         ranked = self.shortlist(segment, alloc, mode, policy, mean_tok_s)
         if ranked.size == 0:
             return None, reason
-        arrays, cap_i, cap_b = self.capacity(segment.slo)
+        arrays, cap_i, cap_b = self.segment_capacity(segment)
         od, com, com_code, spot, labels = self.prices(policy)
         curve, _ = self._curve(segment)
         best: tuple[int, Sizing, SizingInputs] | None = None

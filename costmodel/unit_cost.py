@@ -141,3 +141,41 @@ def apportion_frame(options) -> dict[str, np.ndarray]:
             strict=True,
         )
     )
+
+
+# -- capacity for a workload's input/output mix --------------------------------------------------
+#: How capacity measured at a benchmark's input:output mix is read for a workload with another
+#: mix. An instance's time is shared by prefill (input tokens) and decode (output tokens); with an
+#: input token costing ``w`` output tokens of that time, one second that served ``O`` output and
+#: ``r_b × O`` input tokens at the benchmark's mix serves ``O × (1 + r_b w) / (1 + r_w w)`` output
+#: tokens at the workload's mix ``r_w``. ``w`` is the apportioning rule above: the measured prefill
+#: time share where the result publishes TTFT and TPOT (w = p / (1 − p) / r_b), else the stated
+#: 4:1 price ratio (w = 1/4). The TTFT the SLO is read at stays the one measured at the
+#: benchmark's input length.
+MIX_MEASURED = "measured prefill/decode time share"
+MIX_STATED = (
+    f"stated rule (an input token costs 1/{OUTPUT_TO_INPUT_COST_RATIO:g} of an output token)"
+)
+MIX_UNKNOWN = "benchmark input length unknown: output throughput read as measured"
+
+
+def input_token_weight(prefill_share, bench_ratio):
+    """The time an input token takes relative to an output token, per row: p / (1 − p) / r_b
+    from the measured prefill share ``p``, else 1 / ``OUTPUT_TO_INPUT_COST_RATIO``."""
+    p = np.asarray(prefill_share, dtype=float)
+    r = np.asarray(bench_ratio, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        measured = p / (1.0 - p) / r
+    ok = np.isfinite(measured) & (measured > 0)
+    out = np.where(ok, measured, 1.0 / OUTPUT_TO_INPUT_COST_RATIO)
+    return float(out) if out.ndim == 0 else out
+
+
+def mix_capacity_factor(bench_ratio, workload_ratio: float, weight):
+    """(1 + r_b w) / (1 + r_w w): output capacity at the workload's input:output ratio ``r_w``
+    per unit of output capacity measured at the benchmark's ``r_b``; 1 where ``r_b`` is unknown."""
+    r_b = np.asarray(bench_ratio, dtype=float)
+    w = np.asarray(weight, dtype=float)
+    factor = (1.0 + r_b * w) / (1.0 + max(float(workload_ratio), 0.0) * w)
+    out = np.where(np.isfinite(r_b), factor, 1.0)
+    return float(out) if out.ndim == 0 else out

@@ -26,6 +26,10 @@ FLEET_PRICING_MODELS = tuple(m.value for m in PricingModel)
 DEFAULT_START = date(2026, 12, 1)
 
 
+#: How on-demand capacity is paid (``Workspace.on_demand_basis``).
+ON_DEMAND_BASES = ("held", "autoscaled")
+
+
 class WorkspaceError(ValueError):
     """A workspace field failed validation; ``where`` names it (``fleet[2].count``)."""
 
@@ -120,6 +124,9 @@ class Workspace:
     owned: OwnedParams | None = None
     #: Demand scenarios and committed discounts for the commitment analysis.
     commitment: CommitmentInputs = field(default_factory=CommitmentInputs)
+    #: How on-demand capacity is paid, in every plan alike (Stay's fleet lines, top-ups and new
+    #: lines): ``held`` (every unit all month) or ``autoscaled`` (units follow the hourly load).
+    on_demand_basis: str = "held"
 
     def audit_for(self, backend: str) -> AuditEffort | None:
         return next((a for a in self.audit if a.backend == backend), None)
@@ -305,6 +312,7 @@ def workspace_from_dict(data: object) -> Workspace:
             "audit",
             "owned",
             "commitment",
+            "on_demand_basis",
         },
         "workspace",
     )
@@ -361,6 +369,13 @@ def workspace_from_dict(data: object) -> Workspace:
         for k in sorted(one_time)
     )
     audit, audit_basis = audit_from_dict(data.get("audit"))
+    basis = data.get("on_demand_basis", "held")
+    if basis not in ON_DEMAND_BASES:
+        raise WorkspaceError(
+            "on_demand_basis",
+            f"{str(basis)[:40]!r} is not one of {', '.join(ON_DEMAND_BASES)} (held: every"
+            " on-demand unit is paid all month; autoscaled: units follow the hourly load)",
+        )
     return Workspace(
         name,
         fleet,
@@ -372,6 +387,7 @@ def workspace_from_dict(data: object) -> Workspace:
         audit_basis,
         owned,
         commitment_from_dict(data.get("commitment")),
+        basis,
     )
 
 
@@ -534,6 +550,8 @@ def workspace_to_dict(ws: Workspace) -> dict:
         "demand": demand,
         "constraints": constraints,
     }
+    if ws.on_demand_basis != "held":
+        out["on_demand_basis"] = ws.on_demand_basis
     if ws.one_time_usd_by_backend:
         out["one_time_usd"] = dict(ws.one_time_usd_by_backend)
     if ws.owned is not None:

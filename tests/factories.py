@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from briefs.workspace_plans import import_workspace, read_workspace_file
 from costmodel.workspace import Workspace
+from planning.workspaces import import_workspace, read_workspace_file
 from pricing.integrity import check_price_file
 from tokendesk.metrics import usd_per_1k_tokens
 from tokendesk.records import BenchmarkResult, PriceQuote

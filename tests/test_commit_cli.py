@@ -8,6 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from briefs.commit_cli import register
+from planning import workspaces as pw
 from tests.workspace_data import EXAMPLE, list_price
 from tokendesk.cli import app
 
@@ -76,14 +77,13 @@ def test_a_bad_commitment_block_is_a_clear_error(db, tmp_path):
 
 
 def test_the_brief_section_prints_one_sentence_per_workload_and_every_option(db):
-    from briefs import workspace_plans as wp
     from briefs.commit_cli import commitment_section, commitments
     from costmodel.commitment_workspace import brief_rows
     from warehouse import Warehouse
 
-    ws, _ = wp.read_workspace_file(EXAMPLE)
+    ws, _ = pw.read_workspace_file(EXAMPLE)
     with Warehouse.open(db, read_only=True) as wh:
-        analysis = commitments(wp.engine_for(wh), ws)
+        analysis = commitments(pw.engine_for(wh), ws)
     rows, sentences = brief_rows(analysis)
     assert len(sentences) == len(ws.demand)
     assert len(rows) == sum(len(a.result.options) for a in analysis if a.result)

@@ -8,6 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from briefs.optimize_cli import register
+from planning import workspaces as pw
 from tests.workspace_data import EXAMPLE, LINE_FIELDS, example_stay
 from tokendesk.cli import app
 
@@ -115,13 +116,12 @@ def test_optimize_with_owned_servers_allowed_shows_their_rate_and_break_even(db,
 def test_the_brief_gains_an_owned_hardware_section_only_when_owned_servers_are_allowed(db):
     from dataclasses import replace
 
-    from briefs import workspace_plans as wp
     from briefs.optimize_cli import brief_sections, optimize
     from warehouse import Warehouse
 
-    ws, _ = wp.read_workspace_file(EXAMPLE)
+    ws, _ = pw.read_workspace_file(EXAMPLE)
     with Warehouse.open(db, read_only=True) as wh:
-        engine = wp.engine_for(wh)
+        engine = pw.engine_for(wh)
     titles = [s.title for s in brief_sections(optimize(engine, ws))]
     assert "Owned hardware" not in titles
     allowed = replace(ws, constraints=replace(ws.constraints, allow_owned=True))

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from briefs.workspace_plans import compare, engine_for, example_workspace
 from costmodel.demand import HOURS_PER_MONTH
+from planning.evaluation import compare
+from planning.workspaces import engine_for, example_workspace
 from pricing.integrity import check_snapshot
 from tokendesk.catalog import check_in_catalog, load_catalog
 from tokendesk.paths import data_dir

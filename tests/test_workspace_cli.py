@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 from audit.report import summarise, to_json
 from audit.rules import load_rules
 from audit.scan import scan
-from briefs import workspace_plans as wp
 from briefs.optimize_cli import optimize
 from briefs.workspace_cli import register
+from planning import workspaces as pw
 from tests.factories import content_digest
 from tests.workspace_data import EXAMPLE, LINE_FIELDS, example_stay, list_price
 from tokendesk.cli import app
@@ -75,7 +75,7 @@ def test_the_example_shift_checked_by_hand(db):
     out = runner.invoke(app, ["scenarios", "--db", str(db), "--format", "json"])
     stay, shift = json.loads(out.stdout)[:2]
     # 25% of chat-70b (150 of 170 billion output tokens) moves; routing-8b has no AMD result.
-    assert shift["requested_allocation"] == {"incumbent": 0.75, "rocm": 0.25}
+    assert shift["requested_allocation"] == {"cuda": 0.75, "rocm": 0.25}
     assert shift["achieved_allocation"]["rocm"] == pytest.approx(0.25 * 150 / 170, abs=1e-6)
     # The moved share frees whole p5s only: floor(25% of 7 units) = 1, an on-demand one.
     fleet = {(ln["role"], ln["instance_type"], ln["pricing_model"]): ln for ln in shift["fleet"]}
@@ -115,9 +115,9 @@ def test_the_scenario_brief_carries_optimal_and_the_price_of_diversification(db)
     md = runner.invoke(app, ["scenarios", "--db", str(db), "--format", "md"])
     assert md.exit_code == 0, md.output
     with Warehouse.open(db, read_only=True) as wh:
-        _, ws = wp.stored_workspace(wh)
-        engine = wp.engine_for(wh)
-    want = optimize(engine, ws, wp.Knobs())
+        _, ws = pw.stored_workspace(wh)
+        engine = pw.engine_for(wh)
+    want = optimize(engine, ws, pw.Knobs())
     text = md.stdout.replace("\\$", "$")  # markdown escapes dollar signs
     assert "## Optimal" in text and "## Price of diversification" in text
     # The same optimum and saving as ``tokendesk optimize`` and the Scenarios page.
@@ -134,7 +134,7 @@ def test_a_custom_plan_that_serves_nothing_is_infeasible_and_not_cheapest(db):
     )
     rows = json.loads(out.stdout)
     hpu = rows[-1]
-    assert hpu["name"] == "Custom: hpu 100%"
+    assert hpu["name"] == "Custom: Intel Gaudi 100%"
     assert hpu["feasible"] is False and hpu["unserved_tokens_per_month"] > 0
     assert hpu["cheapest"] is False and hpu["payback_month"] is None
 
@@ -271,7 +271,10 @@ def test_the_scenarios_brief_opens_with_the_decision_and_links_back_to_its_view(
         cents = round(lines.loc[lines["scenario"] == r["name"], "monthly_usd"].sum() * 100)
         total = totals.loc[totals["scenario"] == r["name"], "monthly_usd"].item()
         assert cents == round(total * 100) == round(r["monthly_usd"] * 100), r["name"]
-        assert f"{r['name']}: \\${total:,.0f}/month at month 1" in decision
+        sentence = next(ln for ln in decision.splitlines() if f" {r['name']}: " in ln)
+        assert f"\\${total:,.0f} run rate at month 1" in sentence
+        compared = r["compared_usd_per_month"]
+        assert f"{r['name']}: \\${compared:,.0f}/month as compared" in sentence
 
     monkeypatch.chdir(tmp_path)
     pdf = runner.invoke(app, ["scenarios", "--db", str(db), "--link", link, "--format", "pdf"])
@@ -344,5 +347,5 @@ def test_the_scenarios_pdf_holds_the_decision_of_four_options_on_page_one(db, tm
     assert done.exit_code == 0, done.output
     first = re.sub(r"\s+", "", PdfReader(target).pages[0].extract_text())
     assert "Toprisks" in first and "Timeline" in first
-    for name in ("Stay", "Shift40%toAMD", "AddCPUfallback", "Custom:cuda50%/rocm50%"):
+    for name in ("Stay", "Shift40%toAMD", "AddCPUfallback", "Custom:NVIDIA50%/AMD50%"):
         assert first.count(name + ":") >= 3, name

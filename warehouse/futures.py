@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from tokendesk.metrics import usd_per_1k_sql
+from warehouse.queries import COST_FORMULAS, COST_JOIN_ON
 
 if TYPE_CHECKING:
     from warehouse.store import Warehouse
@@ -83,7 +83,7 @@ ORDER BY q.provider, q.region, q.instance_type, q.pricing_model
 _RESULTS_AS_OF = """
 SELECT r.result_id, r.snapshot_id, r.config_key, r.accelerator_id, a.vendor, a.backend,
        r.accelerators_per_replica, r.runtime, r.runtime_version, r.model, r.precision, r.workload,
-       r.scenario, r.concurrency, r.output_tok_s, r.ttft_ms_p50, r.ttft_ms_p95, r.ttft_ms_p99,
+       r.scenario, r.concurrency, r.output_tok_s, r.total_tok_s, r.ttft_ms_p50, r.ttft_ms_p95, r.ttft_ms_p99,
        r.measured_at, r.source_tool, r.source_title, r.source_url
 FROM benchmark_results r
 JOIN snapshots s USING (snapshot_id)
@@ -98,21 +98,13 @@ ORDER BY r.accelerator_id, r.model, r.measured_at
 _COSTS_AS_OF = f"""
 WITH p AS ({_PRICES_AS_OF}), r AS ({_RESULTS_AS_OF})
 SELECT p.provider, p.region, p.instance_type, p.pricing_model, p.price_basis, p.accelerator_id,
-       p.vendor, p.backend, p.usd_per_hour AS quote_usd_per_hour, p.usd_per_accelerator_hour,
+       p.vendor, p.backend,
        p.source AS price_source, p.observed_at AS price_observed_at, p.snapshot_id AS price_snapshot_id,
        r.result_id, r.config_key, r.model, r.precision, r.runtime, r.runtime_version, r.scenario,
-       r.concurrency, r.accelerators_per_replica, r.ttft_ms_p95, r.ttft_ms_p99,
+       r.concurrency, r.ttft_ms_p95, r.ttft_ms_p99,
        r.measured_at AS bench_measured_at, r.source_title AS bench_source_title,
-       r.snapshot_id AS bench_snapshot_id,
-       CASE WHEN p.price_basis = 'per_accelerator' THEN p.usd_per_hour * r.accelerators_per_replica
-            ELSE p.usd_per_hour END AS usd_per_hour,
-       CASE WHEN p.price_basis = 'per_accelerator' THEN 1
-            ELSE p.accelerator_count // r.accelerators_per_replica END AS replicas_per_instance,
-       replicas_per_instance * r.output_tok_s AS instance_output_tok_s,
-       {usd_per_1k_sql("usd_per_hour", "instance_output_tok_s")} AS usd_per_1k_output_tokens
-FROM p JOIN r
-  ON r.accelerator_id = p.accelerator_id
- AND (p.price_basis = 'per_accelerator' OR p.accelerator_count >= r.accelerators_per_replica)
+       r.snapshot_id AS bench_snapshot_id,{COST_FORMULAS}
+FROM p JOIN r ON {COST_JOIN_ON}
 ORDER BY usd_per_1k_output_tokens
 """  # noqa: S608 - fixed text
 

@@ -59,10 +59,12 @@ COST_SORTS = {
 #: titles, URLs, dates, labels) repeat across thousands of joined rows, so they are fetched once
 #: per price quote and per result and attached as pandas categoricals: materialising them per
 #: joined row made the join six times slower than the arithmetic it carries.
-_COST_CORE = f"""
-SELECT
-    (p.price_id << 32) + r.result_id                                    AS option_id,
-    p.price_id, r.result_id,
+#: The economics of one option, over a price quote ``p`` and a benchmark result ``r``: the one place
+#: the unit-cost formula is written in SQL (the cost join below and futures day's join as of a date
+#: both select it). A per-accelerator quote is billed for the accelerators one replica needs; every
+#: name a later expression reads is an alias defined here (``billed_usd_per_hour``), never a
+#: column of ``p`` that a select list could shadow.
+COST_FORMULAS = f"""
     CASE WHEN p.price_basis = 'per_accelerator' THEN r.accelerators_per_replica
          ELSE p.accelerator_count END                                   AS accelerator_count,
     CASE WHEN p.price_basis = 'per_accelerator' THEN p.usd_per_hour * r.accelerators_per_replica
@@ -76,15 +78,22 @@ SELECT
     replicas_per_instance * r.output_tok_s                              AS instance_output_tok_s,
     replicas_per_instance * r.total_tok_s                               AS instance_total_tok_s,
     {usd_per_1k_sql("billed_usd_per_hour", "instance_output_tok_s")} AS usd_per_1k_output_tokens,
-    {usd_per_1k_sql("billed_usd_per_hour", "instance_total_tok_s")} AS usd_per_1k_total_tokens,
+    {usd_per_1k_sql("billed_usd_per_hour", "instance_total_tok_s")} AS usd_per_1k_total_tokens"""
+#: Which quotes can host which results: the same accelerator, and room for one replica.
+COST_JOIN_ON = """r.accelerator_id = p.accelerator_id
+ AND (p.price_basis = 'per_accelerator' OR p.accelerator_count >= r.accelerators_per_replica)"""
+
+_COST_CORE = f"""
+SELECT
+    (p.price_id << 32) + r.result_id                                    AS option_id,
+    p.price_id, r.result_id,{COST_FORMULAS},
     r.concurrency, r.request_rate_rps, r.input_tokens, r.output_tokens,
     r.ttft_ms_p50, r.ttft_ms_p90, r.ttft_ms_p95, r.ttft_ms_p99,
     r.tpot_ms_p50, r.tpot_ms_p95, r.tpot_ms_p99,
     r.parity_exact_match, r.parity_similarity, r.measured_power_w
 FROM price_quotes p
 JOIN benchmark_results r
-  ON r.accelerator_id = p.accelerator_id
- AND (p.price_basis = 'per_accelerator' OR p.accelerator_count >= r.accelerators_per_replica)
+  ON {COST_JOIN_ON}
 JOIN accelerators a ON a.accelerator_id = p.accelerator_id
 -- The same rows as current_prices x current_results, written as semi-joins on the base tables:
 -- DuckDB plans this about twice as fast as the join of the two views.

@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from briefs.workspace_plans import DEMAND_OVERRIDES, ScenarioView, scenario_view
 from costmodel.workspace import (
     FLEET_COLUMNS,
     Workspace,
@@ -20,6 +19,7 @@ from costmodel.workspace import (
     workspace_from_dict,
     workspace_to_dict,
 )
+from planning.workspaces import DEMAND_OVERRIDES, ScenarioView, scenario_view
 
 DEMAND_COLUMNS = (
     "workload",

@@ -10,9 +10,10 @@ from app import charts, data, ui
 from app.models import overview as model
 from app.safe import plain
 from app.url_state import UrlInput
-from briefs.workspace_plans import Knobs, headline, scenario_view
+from briefs.workspace_plans import headline
 from costmodel import domain
 from costmodel import scenario_inputs as si
+from planning.workspaces import Knobs, scenario_view
 from tokendesk import formatting
 from tokendesk.labels import label
 from tokendesk.metrics import PERCENTILES

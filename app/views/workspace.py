@@ -12,10 +12,10 @@ import streamlit as st
 from app import auth, data
 from app.models import workspace as model
 from app.safe import plain
-from briefs.workspace_plans import WorkspaceFileError, export_yaml, parse_workspace_text
 from costmodel import domain
 from costmodel.demand import PERCENTILES
 from costmodel.workspace import FLEET_PRICING_MODELS
+from planning.workspaces import WorkspaceFileError, export_yaml, parse_workspace_text
 from tokendesk.access import Action
 
 st.title("Workspace")

@@ -4,7 +4,9 @@ figures worked out by hand from its rows, and the engine's comparison shown as t
 from streamlit.testing.v1 import AppTest
 
 from app.models.tables import has_no_literals
-from briefs.workspace_plans import Knobs, compare, engine_for, headline, stored_workspace
+from briefs.workspace_plans import headline
+from planning.evaluation import compare
+from planning.workspaces import Knobs, engine_for, stored_workspace
 from tests.app.pages import VIEWS, chart, shown
 from tokendesk.formatting import usd_per_1k
 from warehouse import Warehouse
@@ -137,7 +139,7 @@ def test_scenarios_read_their_state_from_the_url(fixture_env):
     at = page("scenarios.py", amd="0.4", slo="900", custom="cuda:0.5,rocm:0.5")
     table = at.dataframe[0].value
     assert "Shift 40% to AMD" in list(table["Scenario"])
-    assert "Custom: cuda 50% / rocm 50%" in list(table["Scenario"])
+    assert "Custom: NVIDIA 50% / AMD 50%" in list(table["Scenario"])
     assert at.number_input(key="slo").value == 900
     knobs = Knobs(amd_share=0.4, custom=(("cuda", 0.5), ("rocm", 0.5)))
     want = expected(fixture_env, knobs, ttft_ms=900.0)

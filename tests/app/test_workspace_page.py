@@ -33,7 +33,8 @@ def test_a_bad_cell_names_table_row_and_column():
 
 
 def test_an_edited_count_changes_stay_by_count_times_rate_times_730(fixture_env):
-    from briefs.workspace_plans import compare, engine_for
+    from planning.evaluation import compare
+    from planning.workspaces import engine_for
 
     ws = fixture_workspace()
     fleet = model.fleet_rows(ws)

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 
 import pytest
 
@@ -23,19 +24,34 @@ def seed_options(seed_db):
         return warehouse.cost_options(), warehouse.snapshots()
 
 
+@dataclass(frozen=True)
+class Brief:
+    """A brief as ``tokendesk brief`` makes it: the evaluation and the document rendered."""
+
+    results: tuple
+    workspace: object
+    options: object
+    snapshots: object
+    document: object
+    link: str
+
+
 @pytest.fixture(scope="session")
-def comparison(seed_options, seed_db):
-    from briefs import build_comparison
-    from costmodel import builtin_scenarios
-    from costmodel.example import example_demand
+def market_brief(seed_db, seed_options) -> Brief:
+    """The market-wide brief of the default inputs, on the seed: the same evaluation and document
+    as a company's, for a workspace with no fleet."""
+    from briefs.document import dashboard_link
+    from briefs.workspace_plans import workspace_document
+    from costmodel import scenario_inputs as si
+    from planning import evaluation as pe
+    from planning import workspaces as pw
 
     options, snapshots = seed_options
-    from briefs.document import dashboard_link
-
-    return build_comparison(
-        options,
-        builtin_scenarios(),
-        example_demand(),
-        snapshots=snapshots,
-        link=dashboard_link({"amd": "0.25"}, "http://127.0.0.1:8501/scenarios"),
-    )
+    ws, knobs = pw.market_workspace(si.DEFAULTS), pw.market_knobs(si.DEFAULTS)
+    with Warehouse.open(seed_db, read_only=True) as warehouse:
+        engine = pw.engine_for(warehouse)
+    results = pe.compare(engine, ws, knobs)
+    base = "http://127.0.0.1:8501/scenarios"
+    doc = workspace_document(results, ws, knobs, base, options=options, snapshots=snapshots)
+    link = dashboard_link(pw.view_params(ws, knobs), base)
+    return Brief(results, ws, options, snapshots, doc, link)

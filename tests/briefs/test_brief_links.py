@@ -14,6 +14,8 @@ from briefs import workspace_plans as wp
 from briefs.cli import register as register_brief
 from briefs.workspace_cli import register as register_scenarios
 from costmodel import Engine
+from planning import evaluation as pe
+from planning import workspaces as pw
 from tests.page_links import assert_the_scenarios_page_accepts
 from tokendesk.cli import app
 
@@ -38,8 +40,8 @@ def test_the_check_itself_rejects_foreign_keys_and_out_of_range_values():
 
 
 def test_the_market_brief_links_only_the_keys_the_scenarios_page_reads(seed_db):
-    market_only = ["out_b=50", "in_b=90", "small_b=0", "model=8b", "spot=false"]
-    args = ["brief", "--scenario", "stay,shift-amd,custom", "--db", str(seed_db), "--unit", "1m"]
+    market_only = ["out_b=50", "in_b=90", "small_b=0", "model=8b"]
+    args = ["brief", "--db", str(seed_db), "--unit", "1m"]
     both = ["amd=0.4", "slo=900", "pct=p99", "custom=cuda:0.5,rocm:0.5", "rate=7000"]
     for setting in [*market_only, *both]:
         args += ["--set", setting]
@@ -53,18 +55,22 @@ def test_the_market_brief_links_only_the_keys_the_scenarios_page_reads(seed_db):
         "custom": "cuda:0.5,rocm:0.5",
         "rate": "7000",
         "unit": "1m",
+        # The demand what-ifs every workload of the brief shares, as the page reads them.
+        "inter": "0.9",
+        "peak": "1.8",
     }
-    # The market demand is stated in the brief itself, where the page cannot show it.
-    assert "monthly output tokens" in out.stdout
+    # The market demand is stated in the brief itself (its Assumptions), where the page
+    # cannot show it.
+    assert "50 B output and 90 B input tokens a month" in out.stdout
 
 
 @pytest.mark.parametrize(
     ("knobs", "unit"),
     [
-        (wp.Knobs(), "1k"),
-        (wp.Knobs(amd_share=0.4, cpu_share=0.3), "1m"),
+        (pw.Knobs(), "1k"),
+        (pw.Knobs(amd_share=0.4, cpu_share=0.3), "1m"),
         (
-            wp.Knobs(
+            pw.Knobs(
                 custom=(("cuda", 0.5), ("rocm", 0.3), ("hpu", 0.2)),
                 utilisation_cap=0.6,
                 loaded_usd_per_engineer_week=8000.0,
@@ -75,12 +81,12 @@ def test_the_market_brief_links_only_the_keys_the_scenarios_page_reads(seed_db):
 )
 def test_the_scenarios_brief_link_reproduces_its_view_with_accepted_keys(seed_options, knobs, unit):
     options, _ = seed_options
-    ws = wp.example_workspace()
-    results = wp.compare(Engine.from_frame(options), ws, knobs)
+    ws = pw.example_workspace()
+    results = pe.compare(Engine.from_frame(options), ws, knobs)
     doc = wp.workspace_document(results, ws, knobs, unit=unit)
     params = assert_the_scenarios_page_accepts(doc.link)
     assert dict(doc.meta)["dashboard view"] == doc.link
-    view = wp.scenario_view(params, ws)
+    view = pw.scenario_view(params, ws)
     assert not view.notices and view.knobs == knobs and view.workspace == ws
     assert url_state.read(params, INPUTS)[0]["unit"] == unit
 

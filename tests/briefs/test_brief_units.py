@@ -5,20 +5,19 @@ from __future__ import annotations
 
 import io
 import re
-from dataclasses import replace
 
 import pytest
 from openpyxl import load_workbook
 from pypdf import PdfReader
 from typer.testing import CliRunner
 
-from briefs import render_brief
 from briefs import workspace_plans as wp
-from briefs.brief import brief_document
 from briefs.cli import register as register_brief
 from briefs.render import render_document
 from briefs.workspace_cli import register as register_scenarios
 from costmodel import Engine
+from planning import evaluation as pe
+from planning import workspaces as pw
 from tokendesk import formatting
 from tokendesk.cli import app
 
@@ -33,13 +32,19 @@ UNITS = tuple(formatting.TOKEN_UNITS)
 @pytest.fixture(scope="module")
 def workspace_case(seed_options):
     options, snapshots = seed_options
-    ws, knobs = wp.example_workspace(), wp.Knobs(amd_share=0.4)
-    results = wp.compare(Engine.from_frame(options), ws, knobs)
+    ws, knobs = pw.example_workspace(), pw.Knobs(amd_share=0.4)
+    results = pe.compare(Engine.from_frame(options), ws, knobs)
     return ws, knobs, results, options, snapshots
 
 
-def _market(comparison, unit):
-    return brief_document(replace(comparison, unit=unit))
+def _market(brief, unit):
+    return wp.workspace_document(
+        brief.results,
+        brief.workspace,
+        unit=unit,
+        options=brief.options,
+        snapshots=brief.snapshots,
+    )
 
 
 def _scenarios(case, unit):
@@ -61,10 +66,10 @@ def _per_token_columns(doc) -> dict[str, list]:
 
 @pytest.mark.parametrize("which", ["market", "scenarios"])
 def test_per_token_figures_are_exactly_1000_times_larger_per_1m_tokens(
-    which, comparison, workspace_case
+    which, market_brief, workspace_case
 ):
     build = _market if which == "market" else _scenarios
-    source = comparison if which == "market" else workspace_case
+    source = market_brief if which == "market" else workspace_case
     per_1k = _per_token_columns(build(source, "1k"))
     per_1m = _per_token_columns(build(source, "1m"))
     assert per_1k and len(per_1k) == len(per_1m)
@@ -82,9 +87,9 @@ def test_per_token_figures_are_exactly_1000_times_larger_per_1m_tokens(
 @pytest.mark.parametrize("which", ["market", "scenarios"])
 @pytest.mark.parametrize("unit", UNITS)
 def test_every_format_names_the_chosen_unit_and_never_the_other(
-    which, unit, comparison, workspace_case
+    which, unit, market_brief, workspace_case
 ):
-    doc = _market(comparison, unit) if which == "market" else _scenarios(workspace_case, unit)
+    doc = _market(market_brief, unit) if which == "market" else _scenarios(workspace_case, unit)
     chosen = formatting.token_unit_label(unit)
     other = formatting.token_unit_label(next(u for u in UNITS if u != unit))
     texts = {
@@ -104,8 +109,8 @@ def test_every_format_names_the_chosen_unit_and_never_the_other(
 
 
 @pytest.mark.parametrize("unit", UNITS)
-def test_xlsx_per_token_cells_carry_the_number_format_of_their_unit(unit, comparison):
-    book = load_workbook(io.BytesIO(render_brief(replace(comparison, unit=unit), "xlsx")))
+def test_xlsx_per_token_cells_carry_the_number_format_of_their_unit(unit, market_brief):
+    book = load_workbook(io.BytesIO(render_document(_market(market_brief, unit), "xlsx")))
     expected = formatting.spreadsheet_cost_format(unit)
     seen = 0
     for ws in book.worksheets:
@@ -118,13 +123,13 @@ def test_xlsx_per_token_cells_carry_the_number_format_of_their_unit(unit, compar
                 if isinstance(cell.value, float):
                     seen += 1
                     assert cell.number_format == expected, (ws.title, cell.coordinate)
-    assert seen >= len(comparison.results)
+    assert seen >= len(market_brief.results)
     assert expected == ('"$"0.000000' if unit == "1k" else '"$"0.000')
 
 
 def test_the_brief_command_takes_the_unit_from_the_option_or_the_link(seed_db):
     runner = CliRunner()
-    base = ["brief", "--scenario", "stay,shift-amd", "--db", str(seed_db)]
+    base = ["brief", "--db", str(seed_db)]
     per_1m = runner.invoke(app, [*base, "--unit", "1m"])
     assert per_1m.exit_code == 0, per_1m.output
     assert "$/1M total (input + output) tokens" in per_1m.output and "$/1K" not in per_1m.output

@@ -15,14 +15,16 @@ from briefs import workspace_plans as wp
 from briefs.render import _md_text, render_document
 from briefs.sources import plain_frame
 from costmodel import Engine
+from planning import evaluation as pe
+from planning import workspaces as pw
 from tokendesk import formatting
 
 
 @pytest.fixture(scope="module")
 def case(seed_options):
     options, snapshots = seed_options
-    ws, knobs = wp.example_workspace(), wp.Knobs(amd_share=0.4)
-    results = wp.compare(Engine.from_frame(options), ws, knobs)
+    ws, knobs = pw.example_workspace(), pw.Knobs(amd_share=0.4)
+    results = pe.compare(Engine.from_frame(options), ws, knobs)
     doc = wp.workspace_document(results, ws, knobs, options=options, snapshots=snapshots)
     return ws, results, plain_frame(options), doc
 

@@ -1,5 +1,5 @@
-"""The one-sentence headline the Overview and Scenarios pages share: it never calls a plan that
-moved nothing, or one that costs more, "the best alternative"."""
+"""The one-sentence headline the Overview and Scenarios pages share: it names the plan the
+verdicts buy, never a plan that moved nothing or one that costs more."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ from briefs.workspace_plans import headline
 from costmodel import Engine
 from costmodel.plan import PlanContext, WorkspaceEngine, builtin_plans
 from costmodel.workspace import workspace_from_dict
+from planning.evaluation import verdicts_of
+from planning.verdicts import decided_plan
 from tests.workspace_data import OPTIONS, workspace
 
 
@@ -38,17 +40,26 @@ def test_a_dearer_move_is_the_closest_not_the_best():
     ]
     assert moved and min(r.monthly_usd for r in moved) > stay.monthly_usd
     text = headline(found)
-    assert "no alternative costs less: the closest" in text and "best alternative" not in text
+    assert "no alternative to buy: the closest" in text and "the plan to buy" not in text
+    assert "a month more than Stay" in text
 
 
 def test_a_cheaper_move_is_the_best_alternative_with_its_saving():
-    found = results(workspace())
+    data = workspace()
+    # No commitment to strand: every p5 is on demand, so the move to AMD pays for itself.
+    data["fleet"][0] = {
+        k: v for k, v in data["fleet"][0].items() if k not in ("commitment_end", "pricing_model")
+    } | {"pricing_model": "on_demand"}
+    found = results(data)
     stay = found[0]
-    best = min(
-        (r for r in found[1:] if r.feasible and r.achieved_allocation != stay.achieved_allocation),
-        key=lambda r: r.monthly_usd,
+    verdicts = verdicts_of(found)
+    bought = decided_plan(verdicts)
+    best = next(r for r in found if r.name == bought)
+    assert not best.is_baseline and best.compared_usd_per_month < stay.compared_usd_per_month
+    # The plan the sentence names is the one the verdicts buy: the cheapest on the compared basis.
+    assert best.compared_usd_per_month == min(
+        r.compared_usd_per_month for r in found if r.feasible and not r.constraint_violations
     )
-    assert best.monthly_usd < stay.monthly_usd
     saving = 1 - best.monthly_usd / stay.monthly_usd
-    assert f"the best alternative, {best.headline}" in headline(found)
+    assert f"the plan to buy, {best.headline}" in headline(found)
     assert f"({saving:.1%} less)" in headline(found)

@@ -138,7 +138,7 @@ def test_the_optimum_never_costs_more_than_a_built_in_scenario(cap):
     plans = (
         *builtin_plans(amd_share=0.25),
         *builtin_plans(amd_share=0.5)[1:2],
-        custom_plan((("cuda", 0.6), ("rocm", 0.4)), planner.incumbent_backends),
+        custom_plan((("cuda", 0.6), ("rocm", 0.4))),
     )
     results = planner.evaluate(plans)
     problem = workspace_problem(planner)

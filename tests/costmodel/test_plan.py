@@ -9,11 +9,9 @@ import pytest
 
 from costmodel import Engine
 from costmodel.plan import (
-    INCUMBENT_KEY,
     PlanContext,
     WorkspaceEngine,
     builtin_plans,
-    cheapest,
     custom_plan,
     growth_factor,
     month_start,
@@ -23,6 +21,8 @@ from costmodel.workspace import (
     workspace_from_dict,
     workspace_to_dict,
 )
+from planning.evaluation import verdicts_of
+from planning.verdicts import NO_BUY_WORD, decided_plan
 from tests.workspace_data import HOURS, OPTIONS, workspace
 
 
@@ -43,7 +43,7 @@ def test_stay_month_one_is_count_times_rate_times_730_to_the_cent():
     assert stay.feasible and stay.fleet_shortfall_tokens_per_month == 0
     assert [ln.role for ln in stay.fleet] == ["fleet"] * 3
     assert sum(ln.monthly_usd for ln in stay.fleet) == pytest.approx(expected)
-    assert stay.requested_allocation == {INCUMBENT_KEY: 1.0}
+    assert stay.requested_allocation == {"cuda": 1.0}
     assert stay.payback_month is None
 
 
@@ -85,14 +85,15 @@ def test_early_termination_is_used_when_cheaper_than_paying_out_the_term():
 
 def test_an_unserved_plan_is_infeasible_and_never_the_cheapest():
     eng = engine()
-    results = eng.evaluate((*builtin_plans(), custom_plan((("hpu", 1.0),), eng.incumbent_backends)))
+    results = eng.evaluate((*builtin_plans(), custom_plan((("hpu", 1.0),))))
     hpu = results[-1]
     assert not hpu.feasible
     assert hpu.unserved_tokens_per_month == pytest.approx(60e9)
     assert hpu.unserved_reasons
     assert hpu.payback_month is None
-    assert cheapest(results) is not hpu
-    assert cheapest(results).feasible
+    verdicts = verdicts_of(results)
+    assert verdicts[-1].verdict == NO_BUY_WORD
+    assert decided_plan(verdicts) != hpu.name
     assert "INFEASIBLE" in hpu.headline
 
 
@@ -108,7 +109,7 @@ def test_achieved_allocation_differs_from_requested_with_the_reason():
 def test_a_plan_that_achieves_no_move_costs_what_stay_costs():
     results = engine().evaluate(builtin_plans())
     stay, cpu = results[0], results[2]
-    assert cpu.achieved_allocation == {INCUMBENT_KEY: 1.0}
+    assert cpu.achieved_allocation == {"cuda": 1.0}
     assert cpu.monthly_usd_by_month == pytest.approx(stay.monthly_usd_by_month)
     assert cpu.payback_month is None
 

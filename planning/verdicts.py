@@ -1,0 +1,113 @@
+"""One rule for every verdict: keep, buy, no-buy or defer.
+
+Every plan an evaluation holds — Stay, the moves, a custom mix and, where it was solved, the
+optimal fleet — is compared on one basis: what it costs per month once in place (month 1's run
+rate), plus the committed units it gives back that are still paid that month, plus its one-time
+cost spread over the horizon. It is the basis the optimizer minimises, so the cheapest plan named
+here and the optimum on the next page are read on one scale.
+
+* a plan that leaves demand unserved is no-buy;
+* a plan that costs no less than Stay is no-buy (at a tie it says so);
+* a cheaper plan that breaks a workspace constraint is defer (settle the constraint first);
+* the cheapest remaining plan is buy (then Stay is no-buy); other cheaper plans are no-buy, the
+  buy saves more; with no buy, Stay is keep.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+KEEP_WORD, BUY_WORD, NO_BUY_WORD, DEFER_WORD = "keep", "buy", "no-buy", "defer"
+#: Differences below a cent a month are ties.
+TIE_USD = 0.005
+
+
+@dataclass(frozen=True)
+class Contender:
+    """What the rule reads of a plan."""
+
+    name: str
+    feasible: bool
+    constraint_violations: tuple[str, ...]
+    #: On the compared basis (see the module docstring).
+    usd_per_month: float
+    is_baseline: bool
+    unserved_tokens_per_month: float = 0.0
+    payback_sentence: str = ""
+
+
+@dataclass(frozen=True)
+class PlanVerdict:
+    scenario: str
+    verdict: str  # keep | buy | no-buy | defer
+    reason: str
+    #: The plan's cost per month on the compared basis, and its difference from Stay's.
+    usd_per_month: float
+    vs_stay_usd_per_month: float
+
+
+def plan_verdicts(plans: Sequence[Contender]) -> list[PlanVerdict]:
+    """keep / buy / no-buy / defer per plan (the rule in the module docstring)."""
+    stay = next((p for p in plans if p.is_baseline), plans[0])
+    base = stay.usd_per_month
+    candidates = [
+        p
+        for p in plans
+        if p is not stay
+        and p.feasible
+        and p.usd_per_month < base - TIE_USD
+        and not p.constraint_violations
+    ]
+    best = min(candidates, key=lambda p: p.usd_per_month) if candidates else None
+    out = []
+    for p in plans:
+        diff = p.usd_per_month - base
+        if p is stay:
+            verdict, reason = (
+                (
+                    NO_BUY_WORD,
+                    f"{best.name} costs ${-(best.usd_per_month - base):,.0f} a month less",
+                )
+                if best
+                else (KEEP_WORD, "no other plan costs less and serves the whole demand")
+            )
+        elif not p.feasible:
+            verdict = NO_BUY_WORD
+            reason = f"leaves {p.unserved_tokens_per_month:,.0f} output tokens a month unserved"
+        elif abs(diff) < TIE_USD:
+            verdict, reason = NO_BUY_WORD, f"costs the same as {stay.name}"
+        elif diff > 0:
+            verdict, reason = NO_BUY_WORD, f"costs ${diff:,.0f} a month more than {stay.name}"
+        elif p.constraint_violations:
+            verdict = DEFER_WORD
+            reason = "cheaper, but breaks a workspace constraint: " + p.constraint_violations[0]
+        elif p is best:
+            verdict = BUY_WORD
+            reason = (
+                f"the cheapest plan that serves the demand, ${-diff:,.0f} a month below {stay.name}"
+            )
+            if p.payback_sentence:
+                pays = p.payback_sentence.rstrip(".")
+                reason += f"; {pays[:1].lower()}{pays[1:]}"
+        else:
+            verdict = NO_BUY_WORD
+            assert best is not None  # p is cheaper, feasible and within the constraints
+            if abs(p.usd_per_month - best.usd_per_month) < TIE_USD:
+                reason = f"costs the same as {best.name}, which is named first"
+            else:
+                reason = f"cheaper than {stay.name}, but {best.name} saves more"
+        out.append(PlanVerdict(p.name, verdict, reason, p.usd_per_month, diff))
+    return out
+
+
+def decided_plan(verdicts: Sequence[PlanVerdict]) -> str:
+    """The plan to act on: the one to buy, else the one to keep."""
+    for word in (BUY_WORD, KEEP_WORD):
+        for v in verdicts:
+            if v.verdict == word:
+                return v.scenario
+    return verdicts[0].scenario
+
+
+RULE_SENTENCE = " ".join((__doc__ or "").split("\n\n")[1].split())

@@ -1,0 +1,217 @@
+"""The workspace and its what-ifs: read a workspace (a YAML file, the warehouse's current version
+or the bundled example), validate it against the current prices, and apply the what-ifs a page
+address or the command line carries."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from costmodel import Engine
+from costmodel import scenario_inputs as si
+from costmodel.plan import PlanContext, WorkspaceEngine
+from costmodel.workspace import (
+    Workload,
+    Workspace,
+    WorkspaceError,
+    workspace_from_dict,
+    workspace_to_dict,
+)
+from tokendesk import formatting
+from warehouse import Warehouse, queries
+from warehouse.workspaces import current_workspace, example_workspace_body, save_workspace
+
+#: The one table of defaults every surface starts from (shares, SLO, peak, utilisation, …).
+DEFAULTS = si.DEFAULTS
+
+
+class WorkspaceFileError(ValueError):
+    """A workspace file could not be read; the message names the file and the field."""
+
+
+def parse_workspace_text(text: str, source: str) -> tuple[Workspace, dict]:
+    try:
+        body = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise WorkspaceFileError(f"{source}: not valid YAML ({exc})") from None
+    try:
+        return workspace_from_dict(body), body
+    except WorkspaceError as exc:
+        raise WorkspaceFileError(f"{source}: {exc.where}: {exc.message}") from None
+
+
+def read_workspace_file(path: Path) -> tuple[Workspace, dict]:
+    if not path.exists():
+        raise WorkspaceFileError(f"{path}: file not found")
+    return parse_workspace_text(path.read_text(encoding="utf-8"), str(path.name))
+
+
+def example_workspace() -> Workspace:
+    return workspace_from_dict(example_workspace_body())
+
+
+def stored_workspace(warehouse: Warehouse) -> tuple[int | None, Workspace]:
+    """The warehouse's current workspace (version, workspace); the bundled example if none."""
+    hit = current_workspace(warehouse)
+    if hit is None:
+        return None, example_workspace()
+    version, body = hit
+    return version, workspace_from_dict(body)
+
+
+def engine_for(warehouse: Warehouse) -> Engine:
+    return Engine.from_frame(queries.cost_options(warehouse, sort=None))
+
+
+@dataclass(frozen=True)
+class Knobs:
+    """The scenario inputs beyond the workspace (URL keys on the Scenarios page)."""
+
+    amd_share: float = DEFAULTS.amd
+    cpu_share: float = DEFAULTS.cpu
+    custom: tuple[tuple[str, float], ...] = ()
+    loaded_usd_per_engineer_week: float = DEFAULTS.rate
+    utilisation_cap: float = DEFAULTS.util
+    #: One-time cost per new backend (e.g. from a portability audit), overriding the estimate.
+    one_time_usd_by_backend: tuple[tuple[str, float], ...] = ()
+
+
+#: URL keys that change the workspace's demand for a what-if (every workload alike). ``pct`` is
+#: the percentile every latency is read at, the same key the Overview uses.
+DEMAND_OVERRIDES = {
+    "peak": "peak_to_mean",
+    "inter": "interactive_share",
+    "slo": "ttft_ms",
+    "pct": "percentile",
+}
+#: The what-ifs that are text, not numbers.
+TEXT_OVERRIDES = frozenset({"pct"})
+
+
+@dataclass(frozen=True)
+class ScenarioView:
+    workspace: Workspace
+    knobs: Knobs
+    notices: tuple[str, ...]
+    #: What-ifs applied on top of the stored workspace, as URL key -> value.
+    overrides: dict
+
+
+def scenario_view(params: Mapping, ws: Workspace) -> ScenarioView:
+    """Validated URL what-ifs on top of the workspace; a bad value falls back with a notice."""
+    inputs, notices = si.from_params(params)
+    present = {k for k in params if k in DEMAND_OVERRIDES}
+    good = {k for k in present if not any(n.startswith(f"Ignored {k}=") for n in notices)}
+    overrides = {k: getattr(inputs, k) for k in sorted(good)}
+    changes: dict[str, Any] = {
+        DEMAND_OVERRIDES[k]: v if k in TEXT_OVERRIDES else float(v) for k, v in overrides.items()
+    }
+    demand = tuple(replace(w, **changes) for w in ws.demand)
+    custom = si.parse_custom(inputs.custom) if inputs.custom else ()
+    knobs = Knobs(
+        amd_share=inputs.amd,
+        cpu_share=inputs.cpu,
+        custom=custom,
+        loaded_usd_per_engineer_week=inputs.rate,
+        utilisation_cap=inputs.util,
+    )
+    return ScenarioView(replace(ws, demand=demand), knobs, tuple(notices), overrides)
+
+
+def check_workspace(engine: Engine, ws: Workspace) -> WorkspaceEngine:
+    """Raises WorkspaceError when a fleet line has neither a rate nor a current list price."""
+    return WorkspaceEngine(engine, PlanContext(ws))
+
+
+def import_workspace(warehouse: Warehouse, path: Path) -> int:
+    """Validate a YAML file whole (fields, then rates against current prices) and append it."""
+    ws, body = read_workspace_file(path)
+    try:
+        check_workspace(engine_for(warehouse), ws)
+    except WorkspaceError as exc:
+        raise WorkspaceFileError(f"{path.name}: {exc.where}: {exc.message}") from None
+    return save_workspace(warehouse, workspace_to_dict(ws), origin="import", source=path.name)
+
+
+def export_yaml(ws: Workspace) -> str:
+    return yaml.safe_dump(workspace_to_dict(ws), sort_keys=False, allow_unicode=True)
+
+
+def view_params(
+    ws: Workspace, knobs: Knobs, unit: str = formatting.DEFAULT_TOKEN_UNIT
+) -> dict[str, str]:
+    """The Scenarios-page URL keys that reproduce this comparison: the knobs that differ from the
+    defaults, the what-ifs (peak, SLO, interactive share) as the comparison used them and the
+    token unit; only keys that page reads (``scenario_inputs.PAGE_KEYS`` and its unit).
+
+    The page applies a what-if to every workload alike, so one is written only where every
+    workload has the same value: workloads that differ (a 2,000 ms chat SLO beside a 1,000 ms
+    routing SLO) are reproduced by leaving the key out."""
+    params = si.page_params(
+        si.ScenarioInputs(
+            amd=knobs.amd_share,
+            cpu=knobs.cpu_share,
+            util=knobs.utilisation_cap,
+            rate=knobs.loaded_usd_per_engineer_week,
+            custom=",".join(f"{b}:{s:g}" for b, s in knobs.custom),
+        )
+    )
+    for key, field in DEMAND_OVERRIDES.items():
+        values = {getattr(w, field) for w in ws.demand}
+        if len(values) == 1:
+            value = values.pop()
+            params[key] = str(value) if key in TEXT_OVERRIDES else f"{value:g}"
+    return params | formatting.token_unit_params(unit)
+
+
+#: The name of the workspace a market-wide brief prices: no fleet, the demand of its inputs.
+MARKET_WORKSPACE = "The market (no fleet of your own)"
+
+
+def market_workspace(inputs: si.ScenarioInputs) -> Workspace:
+    """A company with no fleet yet and the demand of the dashboard's market inputs (``model``,
+    ``out_b``, ``in_b``, ``small_b``, ``inter``, ``peak``, ``slo``, ``pct``): the market-wide brief
+    is the same evaluation as a company's, on this workspace. Its Stay buys every token on the
+    incumbent backend (CUDA) at market prices."""
+    family = si.MODEL_FAMILIES[inputs.model]
+    shape = (inputs.inter, inputs.peak, inputs.slo, inputs.pct)
+    demand = [
+        Workload(
+            f"main ({inputs.model})",
+            family[0],
+            inputs.out_b * 1e9,
+            inputs.in_b * 1e9,
+            *shape,
+            accept_results_from=tuple(family[1:]),
+            small_model=inputs.model == "8b",
+        )
+    ]
+    if inputs.small_b > 0 and inputs.model != "8b":
+        small = si.MODEL_FAMILIES["8b"]
+        demand.append(
+            Workload(
+                "small model (8b)",
+                small[0],
+                inputs.small_b * 1e9,
+                # Routing and classification prompts run about twice their outputs.
+                inputs.small_b * 2e9,
+                *shape,
+                accept_results_from=tuple(small[1:]),
+                small_model=True,
+            )
+        )
+    return Workspace(MARKET_WORKSPACE, (), tuple(demand))
+
+
+def market_knobs(inputs: si.ScenarioInputs) -> Knobs:
+    return Knobs(
+        amd_share=inputs.amd,
+        cpu_share=inputs.cpu,
+        custom=si.parse_custom(inputs.custom) if inputs.custom else (),
+        loaded_usd_per_engineer_week=inputs.rate,
+        utilisation_cap=inputs.util,
+    )
