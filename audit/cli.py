@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from audit.render import markdown, pdf
 from audit.report import summarise, to_json
 from audit.rules import RuleTableError, load_rules
 from audit.scan import AuditPathError, scan
+from tokendesk.terminal import make_console
 
-err = Console(stderr=True, soft_wrap=True)
+err = make_console(stderr=True)
 FORMATS = ("md", "json", "pdf")
 
 
@@ -78,4 +78,5 @@ def audit(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("audit")(audit)
+    if not any(c.callback is audit for c in app.registered_commands):
+        app.command("audit")(audit)

@@ -15,8 +15,6 @@ from typing import Annotated, NoReturn
 from urllib.parse import urlparse
 
 import typer
-from rich.console import Console
-from rich.table import Table
 from typer.core import TyperCommand
 
 from benchmarks.bundle import Bundle, verify_bundle
@@ -49,6 +47,7 @@ from pricing.integrity import check_price_file
 from tokendesk.access import local_user_name
 from tokendesk.catalog import UnknownAcceleratorError, check_accelerator_id
 from tokendesk.records import SnapshotKind
+from tokendesk.terminal import Grid, make_console, print_table
 from tokendesk.textsafety import InputFileError, clean_text, read_limited, terminal_text
 from warehouse import RetractionError, Warehouse
 
@@ -59,8 +58,8 @@ bench_app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-console = Console()
-err = Console(stderr=True, soft_wrap=True)
+console = make_console()
+err = make_console(stderr=True)
 
 DbOption = Annotated[
     Path | None,
@@ -600,7 +599,7 @@ def _fmt(value, digits: int = 1) -> str:
 
 
 def _print_points(blocks: list[dict], parity: dict | None, basis_words: dict) -> None:
-    console.print(_points_table(blocks))
+    print_table(console, _points_table(blocks))
     bases = {
         basis_words.get(b["tokens"]["count_basis"], b["tokens"]["count_basis"]) for b in blocks
     }
@@ -612,25 +611,26 @@ def _print_points(blocks: list[dict], parity: dict | None, basis_words: dict) ->
         _print_parity(parity)
 
 
-def _points_table(blocks: list[dict]) -> Table:
+def _points_table(blocks: list[dict]) -> Grid:
     """One row per operating point: load, outcome, throughput and latency percentiles."""
-    table = Table(title="operating points")
-    for col in (
-        "load",
-        "ok",
-        "failed",
-        "out tok/s",
-        "total tok/s",
-        "tok/s/user",
-        "TTFT p50",
-        "TTFT p95",
-        "TTFT p99",
-        "TPOT p50",
-        "ITL p99",
-        "E2EL p95",
-        "recorded",
+    table = Grid(title="operating points")
+    # (header, priority): priority 0 always shows; the rest give way on a narrow terminal.
+    for col, priority in (
+        ("load", 0),
+        ("ok", 1),
+        ("failed", 0),
+        ("out tok/s", 0),
+        ("total tok/s", 3),
+        ("tok/s/user", 3),
+        ("TTFT p50", 1),
+        ("TTFT p95", 0),
+        ("TTFT p99", 2),
+        ("TPOT p50", 1),
+        ("ITL p99", 4),
+        ("E2EL p95", 4),
+        ("recorded", 0),
     ):
-        table.add_column(col, justify="right", overflow="fold")
+        table.add_column(col, priority=priority, justify="right")
     for b in blocks:
         lat = b["latency_ms"]
         validity = b.get("validity") or {"valid": True}
@@ -802,7 +802,7 @@ def import_cmd(
     if output_format == "json":
         print(json.dumps({"records": _json_records(checked), "rejected": [], "dry_run": dry_run}))
     if output_format == "table":
-        console.print(_results_table(checked))
+        print_table(console, _results_table(checked), more="--format json")
     if dry_run:
         if output_format == "table":
             console.print("dry run: nothing written")
@@ -877,24 +877,24 @@ def _json_records(checked: list[_CheckedFile]) -> list[dict]:
     ]
 
 
-def _results_table(checked: list[_CheckedFile]) -> Table:
+def _results_table(checked: list[_CheckedFile]) -> Grid:
     """One row per imported result, with its share of the roofline bound."""
-    table = Table(title="results")
-    for col in (
-        "file",
-        "format",
-        "accelerator",
-        "x",
-        "runtime",
-        "model",
-        "precision",
-        "load",
-        "out tok/s",
-        "TTFT p50",
-        "TTFT basis",
-        "% of roofline",
+    table = Grid(title="results")
+    for col, priority, prose in (
+        ("file", 3, False),
+        ("format", 4, False),
+        ("accelerator", 0, False),
+        ("x", 2, False),
+        ("runtime", 2, False),
+        ("model", 0, False),
+        ("precision", 1, False),
+        ("load", 1, False),
+        ("out tok/s", 0, False),
+        ("TTFT p50", 0, False),
+        ("TTFT basis", 5, True),
+        ("% of roofline", 1, True),
     ):
-        table.add_column(col)
+        table.add_column(col, priority=priority, prose=prose)
     for name, fmt, results, checks in checked:
         for r, check in zip(results, checks, strict=True):
             table.add_row(*(terminal_text(cell) for cell in _result_row(name, fmt, r, check)))
@@ -1036,3 +1036,9 @@ def serve_fake_cmd(
 
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(serve(cfg, host, port, duration_s=duration_s, ready=ready))
+
+
+def register(app: typer.Typer) -> None:
+    """Mount ``bench`` on ``app`` (once)."""
+    if not any(group.typer_instance is bench_app for group in app.registered_groups):
+        app.add_typer(bench_app, name="bench")

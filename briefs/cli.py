@@ -18,8 +18,6 @@ from typing import Annotated
 from urllib.parse import parse_qsl, urlparse
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from briefs import gate as g
 from briefs.document import table as doc_table
@@ -35,8 +33,15 @@ from pricing.integrity import check_price_file
 from tokendesk import formatting
 from tokendesk.exports import safe_csv
 from tokendesk.paths import default_db_path
+from tokendesk.terminal import Grid, make_console, print_table
 from warehouse import Warehouse
-from warehouse.decisions import Decision, DecisionError, decisions, record_decision
+from warehouse.decisions import (
+    Decision,
+    DecisionError,
+    decisions,
+    last_review,
+    record_decision,
+)
 from warehouse.futures import (
     accelerator_hour_prices,
     price_snapshots_as_of,
@@ -44,8 +49,8 @@ from warehouse.futures import (
     snapshot_results,
 )
 
-console = Console()
-err = Console(stderr=True, soft_wrap=True)
+console = make_console()
+err = make_console(stderr=True)
 
 futures_app = typer.Typer(
     help="Quarterly futures day: what changed between two dates, and the decision log.",
@@ -281,8 +286,13 @@ def gate(
 @futures_app.command("compare")
 def futures_compare(
     date_from: Annotated[
-        str, typer.Option("--from", help="Earlier date (YYYY-MM-DD), e.g. last quarter's review.")
-    ],
+        str,
+        typer.Option(
+            "--from",
+            help="Earlier date (YYYY-MM-DD); default: since the last review (the latest recorded"
+            " review or decision, else the oldest snapshot).",
+        ),
+    ] = "",
     date_to: Annotated[
         str, typer.Option("--to", help="Later date (YYYY-MM-DD); default today.")
     ] = "",
@@ -307,7 +317,7 @@ def futures_compare(
     if fmt.lower() not in (*FORMATS, "json"):
         raise _fail(f"--format {fmt!r}: choose one of {', '.join(FORMATS)}, json")
     try:
-        start = date.fromisoformat(date_from)
+        start = date.fromisoformat(date_from) if date_from else None
         end = date.fromisoformat(date_to) if date_to else date.today()
         rules = FuturesRules(
             tuple(incumbent or ("cuda",)),
@@ -315,6 +325,8 @@ def futures_compare(
             parse_fraction(max_ftl_regression),
         )
         with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
+            if start is None:
+                start = _since_last_review(warehouse)
             if not incumbent:
                 # The incumbent is the company's own fleet at its own rates (the workspace).
                 _, ws = pw.stored_workspace(warehouse)
@@ -327,6 +339,23 @@ def futures_compare(
         _write(text.encode("utf-8"), output)
         return
     _write(render_document(futures_document(report), fmt.lower()), output)
+
+
+def _since_last_review(warehouse: Warehouse) -> date:
+    """The default start of a comparison, said in a sentence on stderr (stdout is the report)."""
+    last = last_review(warehouse)
+    if last is None:
+        raise ValueError("the warehouse has no snapshots to compare: give --from YYYY-MM-DD")
+    why = {
+        "review": f"the end of the last recorded review (decision {last.decision_id})",
+        "decision": f"the day of the last recorded decision (decision {last.decision_id})",
+        "oldest snapshot": "the oldest snapshot's date, as no review or decision is recorded yet",
+    }[last.basis]
+    err.print(
+        f"Comparing since {last.day.isoformat()}, {why}; --from YYYY-MM-DD picks another date.",
+        highlight=False,
+    )
+    return last.day
 
 
 @futures_app.command("decide")
@@ -401,19 +430,19 @@ def futures_log(
     if fmt == "md":
         sys.stdout.write("\n".join(_md_table(doc_table("Decision log", log))) + "\n")
         return
-    out = Table(title=f"{len(log)} decisions")
-    for header in (
-        "id",
-        "decided",
-        "subject",
-        "decision",
-        "rationale",
-        "by",
-        "review",
-        "snapshots",
-        "superseded by",
+    out = Grid(title=f"{len(log)} decisions")
+    for header, priority, prose in (
+        ("id", 0, False),
+        ("decided", 0, False),
+        ("subject", 0, False),
+        ("decision", 0, False),
+        ("rationale", 1, True),
+        ("by", 2, False),
+        ("review", 3, False),
+        ("snapshots", 4, False),
+        ("superseded by", 2, False),
     ):
-        out.add_column(header, overflow="fold")
+        out.add_column(header, priority=priority, prose=prose)
     for row in log.itertuples():
         review = (
             f"{row.review_from or ''} → {row.review_to or ''}"
@@ -433,7 +462,7 @@ def futures_log(
             if row.superseded_by != row.superseded_by or row.superseded_by is None
             else str(int(row.superseded_by)),
         )
-    console.print(out)
+    print_table(console, out, more="--format csv")
 
 
 def register(app: typer.Typer) -> None:

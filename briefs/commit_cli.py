@@ -11,8 +11,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from briefs.cli import DbOption
 from briefs.commitment import BASIS, commitment_json
@@ -21,10 +19,11 @@ from costmodel.workspace import Workspace
 from planning import workspaces as pw
 from planning.commitment import commitments
 from pricing.integrity import check_price_file
+from tokendesk.terminal import grid_from_rows, make_console, print_table
 from warehouse import WarehouseError
 
-console = Console()
-err = Console(stderr=True, soft_wrap=True)
+console = make_console()
+err = make_console(stderr=True)
 
 
 class CommitFormat(StrEnum):
@@ -101,12 +100,13 @@ def commit_command(
             rows = _table_rows(a)
             if not rows:
                 continue
-            grid = Table(title=f"{a.workload}: {a.provider} {a.instance_type} ({a.region})")
-            for header in rows[0]:
-                grid.add_column(header, overflow="fold")
-            for row in rows:
-                grid.add_row(*row.values())
-            console.print(grid)
+            grid = grid_from_rows(
+                rows,
+                title=f"{a.workload}: {a.provider} {a.instance_type} ({a.region})",
+                essential=("Option", "Expected $/month", "Expected regret"),
+                prose=("Option",),
+            )
+            print_table(console, grid, more="--format json")
         for sentence in sentences:
             console.print(sentence, highlight=False)
         return
@@ -123,4 +123,5 @@ def commit_command(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("commit")(commit_command)
+    if not any(c.callback is commit_command for c in app.registered_commands):
+        app.command("commit")(commit_command)

@@ -19,6 +19,8 @@ from urllib.parse import urlencode
 
 import pandas as pd
 
+from tokendesk.labels import label, labelled_column
+
 #: Where the dashboard's Scenarios page is served, for the link a brief carries back to its view.
 DEFAULT_BASE_URL = "http://127.0.0.1:8501/scenarios"
 BASE_URL_ENV = "TOKENDESK_BASE_URL"
@@ -60,7 +62,8 @@ class Table:
         """Every cell as text, formatted for people."""
         out = pd.DataFrame(index=self.frame.index)
         for column in self.frame.columns:
-            fmt = self.formats.get(column, _plain)
+            # Stored ids (on_demand, rocm) read as their labels unless the table formats them.
+            fmt = self.formats.get(column, label if labelled_column(column) else _plain)
             gap = self.gaps.get(column, "—")
             out[column] = [gap if _missing(v) else fmt(v) for v in self.frame[column]]
         return out.rename(columns=lambda c: str(c).replace("_", " "))

@@ -32,11 +32,14 @@ from briefs.document import BarChart, Block, Bullets, Document, Paragraph, Secti
 from costmodel.risk import STALE_AFTER
 from planning.fleet import FleetRate
 from tokendesk import formatting
+from tokendesk.labels import label
 from warehouse import futures as wf
 from warehouse.decisions import decisions as decision_log
 
 SKU_KEY = ["provider", "instance_type", "accelerator_id"]
 PRICE_KEY = ["provider", "region", "instance_type", "pricing_model"]
+#: What a suggestion is compared against, in a person's words.
+CURRENT = label("incumbent")
 
 
 @dataclass(frozen=True)
@@ -291,23 +294,23 @@ def suggestions(
         if not cheaper:
             row.update(
                 suggestion="no-buy",
-                rule=f"$/1K output {cost_change:+.1%} vs incumbent (needs < -{rules.min_savings_pct:.0%})",
+                rule=f"$/1K output {cost_change:+.1%} vs {CURRENT} (needs < -{rules.min_savings_pct:.0%})",
             )
         elif ftl_change is None:
             row.update(
                 suggestion="defer",
-                rule=f"$/1K output {cost_change:+.1%} vs incumbent, but no FTL to compare: run the harness",
+                rule=f"$/1K output {cost_change:+.1%} vs {CURRENT}, but no FTL to compare: run the harness",
             )
         elif ftl_change > rules.max_ftl_regression_pct:
             row.update(
                 suggestion="no-buy",
-                rule=f"$/1K output {cost_change:+.1%} but FTL {ftl_change:+.1%} vs incumbent "
+                rule=f"$/1K output {cost_change:+.1%} but FTL {ftl_change:+.1%} vs {CURRENT} "
                 f"(max +{rules.max_ftl_regression_pct:.0%})",
             )
         else:
             row.update(
                 suggestion="buy",
-                rule=f"$/1K output {cost_change:+.1%} and FTL {ftl_change:+.1%} vs incumbent",
+                rule=f"$/1K output {cost_change:+.1%} and FTL {ftl_change:+.1%} vs {CURRENT}",
             )
         rows.append(row)
     return (

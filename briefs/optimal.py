@@ -6,6 +6,8 @@ from __future__ import annotations
 from briefs.document import BarChart, Block, Bullets, Paragraph, Section, table
 from costmodel.optimizer import OwnedComparison, plan_lines
 from planning.optimum import Optimized, owned_rows, proven_sentence
+from tokendesk import formatting
+from tokendesk.labels import label
 
 
 def owned_sentences(owned: tuple[OwnedComparison, ...]) -> list[str]:
@@ -36,9 +38,9 @@ def optimal_rows(o: Optimized) -> list[dict[str, str]]:
             "Role": ln.role,
             "Provider / region": f"{ln.provider} {ln.region}",
             "Instance": ln.instance_type,
-            "Pricing": ln.pricing_model,
+            "Pricing": label(ln.pricing_model),
             "Count": str(ln.count),
-            "$/h": f"{ln.usd_per_hour:,.4f}",
+            "$/h": formatting.usd_rate(ln.usd_per_hour),
             "$/month": f"{ln.monthly_usd:,.0f}",
         }
         for ln in plan_lines(o.solution)
@@ -48,7 +50,8 @@ def optimal_rows(o: Optimized) -> list[dict[str, str]]:
 def optimal_summary(o: Optimized) -> list[str]:
     s = o.solution
     out = [
-        f"Solver: {s.status}, {proven_sentence(s)}, {o.n_candidates} candidates, {o.solve_seconds:.2f} s.",
+        f"Search: {s.status}, {proven_sentence(s)} ({o.n_candidates} candidates,"
+        f" {o.solve_seconds:.2f} s).",
     ]
     if s.feasible:
         shares = ", ".join(f"{k} {v:.0%}" for k, v in s.vendor_shares.items())

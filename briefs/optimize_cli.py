@@ -10,17 +10,16 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from briefs.cli import DbOption
 from briefs.optimal import optimal_markdown, optimal_rows, optimal_summary
 from planning import workspaces as pw
 from planning.optimum import optimize
+from tokendesk.terminal import grid_from_rows, make_console, print_table
 from warehouse import WarehouseError
 
-console = Console()
-err = Console(stderr=True, soft_wrap=True)
+console = make_console()
+err = make_console(stderr=True)
 
 
 class OptimizeFormat(StrEnum):
@@ -56,13 +55,17 @@ def optimize_command(
     elif fmt == OptimizeFormat.MD:
         text = optimal_markdown(result)
     else:
-        table = Table(title=f"Optimal fleet for {ws.name}")
         rows = optimal_rows(result)
-        for header in rows[0] if rows else ["(no fleet)"]:
-            table.add_column(header, overflow="fold")
-        for row in rows:
-            table.add_row(*row.values())
-        console.print(table)
+        if rows:
+            table = grid_from_rows(
+                rows,
+                title=f"Optimal fleet for {ws.name}",
+                essential=("Workload", "Instance", "Count", "$/month"),
+                prose=("Provider / region", "Pricing"),
+            )
+            print_table(console, table, more="--format json")
+        else:
+            console.print(f"Optimal fleet for {ws.name}: no fleet.")
         for line in optimal_summary(result):
             console.print(line)
         return
@@ -76,4 +79,5 @@ def optimize_command(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("optimize")(optimize_command)
+    if not any(c.callback is optimize_command for c in app.registered_commands):
+        app.command("optimize")(optimize_command)

@@ -13,6 +13,7 @@ import pandas as pd
 from briefs.charts import drawing, svg
 from briefs.document import BarChart, Bullets, Document, Paragraph, Table
 from tokendesk.exports import neutralise, safe_csv
+from tokendesk.formatting import link_text
 from tokendesk.textsafety import clean_text, safe_message
 
 # reportlab and openpyxl are imported inside the PDF and XLSX writers, a measured start-up cost:
@@ -232,33 +233,41 @@ def html_page(doc: Document) -> bytes:
 
 
 # -- PDF --------------------------------------------------------------------------------------
-def _tokens(text: str) -> list[str]:
-    return [] if safe_url(text) else text.split()
+#: An http(s) address inside a longer text.
+_URL_IN_TEXT = re.compile(r"https?://[^\s<>\"']*[^\s<>\"'.,;:)]")
+
+
+def _shown_words(text: str) -> list[str]:
+    """The words a PDF cell shows for ``text``: each address as its short link text."""
+    return _URL_IN_TEXT.sub(lambda m: link_text(m.group(0)), text).split()
 
 
 def _col_widths(
     shown: pd.DataFrame, total: float, font: str, bold: str, size: float, pad_pt: float = 6.0
 ) -> tuple[list[float], float]:
     """Column widths and the font size that let every word and figure sit whole in its cell:
-    each column gets at least its widest word (a URL may wrap anywhere, so it does not count);
-    the width left over goes to the columns of long text, in proportion to how much more they
-    would need to fit on one line. If even the widest words do not fit, the font shrinks."""
+    each column gets at least its widest word (a date, an id, a figure, a header word, a link's
+    short text); the width left over goes to the columns of long text, in proportion to how much
+    more they would need to fit on one line. If even the widest words do not fit, the font
+    shrinks: the text shrinks, the cell padding (``pad_pt``, more than the grid's) does not."""
     from reportlab.pdfbase.pdfmetrics import stringWidth
 
     minimum, desired = [], []
     for column in shown.columns:
         cells = [str(v) for v in shown[column]]
         word = max(
-            [stringWidth(w, font, size) for v in cells for w in _tokens(v)]
+            [stringWidth(w, font, size) for v in cells for w in _shown_words(v)]
             + [stringWidth(w, bold, size) for w in str(column).split()]
             + [stringWidth("—", font, size)]
         )
-        line = max([stringWidth(v, font, size) for v in cells] + [word])
+        line = max([stringWidth(" ".join(_shown_words(v)), font, size) for v in cells] + [word])
         minimum.append(word + pad_pt)
         desired.append(line + pad_pt)
     if sum(minimum) > total:
-        scale = total / sum(minimum)
-        return [w * scale for w in minimum], size * scale * 0.98
+        padding = pad_pt * len(minimum)
+        scale = max(total - padding, 1.0) / (sum(minimum) - padding)
+        widths = [(w - pad_pt) * scale + pad_pt for w in minimum]
+        return widths, size * scale * 0.98
     if sum(desired) <= total:
         return [w * total / sum(desired) for w in desired], size
     spare = total - sum(minimum)
@@ -266,14 +275,24 @@ def _col_widths(
     return [m + spare * e / sum(extra) for m, e in zip(minimum, extra, strict=True)], size
 
 
+def _link(url: str) -> str:
+    target = html.escape(url)
+    return f'<a href="{target}" color="#1a56a8">{html.escape(link_text(url), quote=False)}</a>'
+
+
 def _pdf_cell(text: str) -> str:
+    """``text`` as reportlab markup: each address a short link text whose target is the full
+    address (an address never wraps a few characters a line)."""
     from tokendesk.pdf import markup
 
     url = safe_url(text)
     if url:
-        link = html.escape(url)
-        return f'<a href="{link}" color="#1a56a8">{link}</a>'
-    return markup(text)
+        return _link(url)
+    out, start = [], 0
+    for match in _URL_IN_TEXT.finditer(text):
+        out += [markup(text[start : match.start()]), _link(match.group(0))]
+        start = match.end()
+    return "".join([*out, markup(text[start:])])
 
 
 def pdf(doc: Document) -> bytes:
@@ -338,8 +357,12 @@ def pdf(doc: Document) -> bytes:
         )
     )
     for k, v in doc.meta:
-        if safe_url(v):
-            story.append(P(f"<b>{markup(k)}:</b> {_pdf_cell(v)}", small))
+        url = safe_url(v)
+        if url:  # on a line of its own, the address in full: a printed page has no link target
+            link = html.escape(url)
+            story.append(
+                P(f'<b>{markup(k)}:</b> <a href="{link}" color="#1a56a8">{link}</a>', small)
+            )
     for index, section in enumerate(doc.sections):
         if section.new_page and index:
             story.append(PageBreak())

@@ -29,6 +29,8 @@ from openpyxl.worksheet.worksheet import Worksheet
 from briefs.document import MODEL_COLUMNS, BarChart, Bullets, Document, LiveModel, Paragraph, Table
 from tokendesk import formatting
 from tokendesk.exports import FORMULA_PREFIXES
+from tokendesk.labels import label as id_label
+from tokendesk.labels import labelled_column
 from tokendesk.textsafety import clean_text
 
 USD = '"$"#,##0.00;[Red]-"$"#,##0.00'
@@ -62,10 +64,12 @@ def number_format(header: str, value: object, unit: str = "") -> str:
         return USD_RATE
     if "% of" in h or "roofline" in h:
         return PERCENT_NUMBER
-    if "%" in h or "share" in h or "pct" in h:
-        return PERCENT
+    # Money before shares: "Shift 25% to AMD $/month" holds dollars, not a percentage.
     if "$" in h or "usd" in h or "cost" in h or "one-time" in h or "months" in h:
         return USD
+    if "%" in h or "share" in h or "pct" in h:
+        # A share is a fraction; a figure far above 1 under a "%" header is not one.
+        return PERCENT if not isinstance(value, int | float) or abs(value) <= 10 else DECIMAL
     if "ms" in h.split() or h.endswith("_ms") or "ftl" in h or "ttft" in h:
         return MS
     if "week" in h:
@@ -99,10 +103,43 @@ def cell_value(value: object) -> object:
     return text
 
 
+_MONEY_TEXT = re.compile(r"(-?)\$(-?[\d,]*\d(?:\.\d+)?)")
+_PERCENT_TEXT = re.compile(r"-?\d+(?:\.\d+)?%")
+_GROUPED_TEXT = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_PLAIN_INTEGER = re.compile(r"-?\d+")
+#: Header words of a column of counts, where "0" or "12" is a number, not an id or a label.
+_COUNT_WORDS = ("tok", "count", "units", "unserved", "requests", "rows", "month")
+
+
+def numeric_text(text: str, header: str) -> tuple[float, str] | None:
+    """A figure a document formatted as text ("$215,565.35", "12.5%", "3,000"), as the number
+    and the cell format a spreadsheet needs to add it up; None for any other text."""
+    money = _MONEY_TEXT.fullmatch(text)
+    if money:
+        sign, digits = money.groups()
+        number = float(digits.replace(",", "")) * (-1 if sign else 1)
+        decimals = len(digits.partition(".")[2])
+        return number, USD_RATE if decimals > 2 else USD
+    if _PERCENT_TEXT.fullmatch(text):
+        return float(text[:-1]) / 100, PERCENT
+    if _GROUPED_TEXT.fullmatch(text):
+        number = float(text.replace(",", ""))
+        return number, INTEGER if number.is_integer() else DECIMAL
+    if _PLAIN_INTEGER.fullmatch(text) and any(w in header.lower() for w in _COUNT_WORDS):
+        return float(text), INTEGER
+    return None
+
+
 def put(ws: Worksheet, row: int, column: int, value: object, header: str = "", unit: str = ""):
-    """Write one cell with its number format; text stays text (quote prefix, no apostrophe)."""
+    """Write one cell with its number format; text stays text (quote prefix, no apostrophe),
+    except a table's figure formatted as text, which is written as the number it shows."""
     v = cell_value(value)
     cell = ws.cell(row=row, column=column)
+    if header and isinstance(v, str):
+        figure = numeric_text(v, header)
+        if figure is not None:
+            cell.value, cell.number_format = figure
+            return cell
     if v is None:
         h = header.lower()
         dated = any(w in h for w in ("date", "observed", "measured", "as_of", "_at", "as of"))
@@ -153,14 +190,37 @@ def write_table(ws: Worksheet, frame: pd.DataFrame, start_row: int = 1) -> dict[
     for i, row in enumerate(frame.itertuples(index=False), start=start_row + 1):
         unit = str(getattr(row, unit_column)) if unit_column else ""
         for (name, j), value in zip(columns.items(), row, strict=True):
-            put(ws, i, j, value, name, unit)
+            shown = id_label(value) if labelled_column(name) and isinstance(value, str) else value
+            put(ws, i, j, shown, name, unit)
+    last = start_row + min(len(frame), 200)
     for name, j in columns.items():
-        width = max([len(name)] + [len(str(v)) for v in frame.iloc[:200, j - 1]])
-        letter = get_column_letter(j)
-        ws.column_dimensions[letter].width = max(
-            ws.column_dimensions[letter].width or 0, min(max(width + 2, 9), 60)
-        )
+        cells = [ws.cell(row=i, column=j) for i in range(start_row + 1, last + 1)]
+        fit_column(ws, j, [len(name), *(shown_length(c.value, c.number_format) for c in cells)])
     return columns
+
+
+def shown_length(value: object, number_format: str) -> int:
+    """About how many characters a cell shows: a column narrower than a figure shows "###"."""
+    if isinstance(value, datetime):
+        return 16 if number_format == DATETIME else 10
+    if isinstance(value, date):
+        return 10
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return len(str(value or ""))
+    if number_format in (PERCENT, PERCENT_NUMBER):
+        return len(f"{value * 100:,.1f}%")
+    decimals = number_format.split(";")[0].rpartition(".")[2]
+    digits = sum(ch == "0" for ch in decimals) if "." in number_format else 0
+    text = f"{value:,.{digits}f}"
+    return len(text) + (1 if "$" in number_format else 0) + (4 if "ms" in number_format else 0)
+
+
+def fit_column(ws: Worksheet, column: int, lengths: list[int], cap: int = 60) -> None:
+    """Widen a column to its longest cell (at least 9, at most ``cap`` characters; longer text
+    wraps), never narrowing what an earlier table on the sheet needed."""
+    letter = get_column_letter(column)
+    width = min(max(max(lengths, default=0) + 2, 9), cap)
+    ws.column_dimensions[letter].width = max(ws.column_dimensions[letter].width or 0, width)
 
 
 # -- the live model ---------------------------------------------------------------------------
@@ -341,9 +401,10 @@ def _decision_sheet(ws: Worksheet, doc: Document, totals: dict, live: LiveModel 
             ws.cell(row=row, column=1, value=cell_value(block.title)).font = BOLD
             columns = write_table(ws, block.frame, start_row=row + 1)
             if live is not None and block.title == live.money_table and "option" in columns:
+                money_columns = {**_curve_money_columns(columns, totals), **live.money_columns}
                 for i, option in enumerate(block.frame["option"], start=row + 2):
-                    for column, kind in live.money_columns.items():
-                        if option in totals and column in columns:
+                    for column, kind in money_columns.items():
+                        if option in totals and column in columns and kind in totals[option]:
                             cell = ws.cell(row=i, column=columns[column])
                             cell.value = f"={totals[option][kind]}"
                             cell.number_format = USD
@@ -354,6 +415,27 @@ def _decision_sheet(ws: Worksheet, doc: Document, totals: dict, live: LiveModel 
         elif isinstance(block, BarChart):
             row = _native_chart(ws, row, block)
     ws.column_dimensions["A"].width = max(ws.column_dimensions["A"].width or 0, 22)
+
+
+_MONTH_N = re.compile(r"\$/month \(month (\d+)\)")
+_HORIZON = re.compile(r"\d+ months")
+_VS_BASELINE = re.compile(r"vs .+, \d+ months")
+
+
+def _curve_money_columns(columns: dict[str, int], totals: dict) -> dict[str, str]:
+    """The money table's columns a live monthly curve fills: month n, the horizon total and the
+    difference to the baseline (only where the workbook has a live curve: ``month 1`` etc.)."""
+    live_curve = any("month 2" in refs for refs in totals.values())
+    out: dict[str, str] = {}
+    for column in columns if live_curve else ():
+        month = _MONTH_N.fullmatch(column)
+        if month:
+            out[column] = f"month {month.group(1)}"
+        elif _HORIZON.fullmatch(column):
+            out[column] = "horizon"
+        elif _VS_BASELINE.fullmatch(column):
+            out[column] = "vs_baseline"
+    return out
 
 
 def _text_row(ws: Worksheet, row: int, text: str, width: int) -> int:
@@ -373,6 +455,8 @@ def _native_chart(ws: Worksheet, row: int, chart: BarChart) -> int:
         put(ws, row + i, col, label)
         cell = ws.cell(row=row + i, column=col + 1, value=None if value != value else value)
         cell.number_format = USD if "$" in chart.unit or "USD" in chart.unit else DECIMAL
+        fit_column(ws, col, [len(str(label)), 6])
+        fit_column(ws, col + 1, [shown_length(cell.value, cell.number_format), len(chart.unit)])
     xl = XlBarChart()
     xl.type = "bar"
     xl.title = chart.title
@@ -388,6 +472,104 @@ def _native_chart(ws: Worksheet, row: int, chart: BarChart) -> int:
     xl.height, xl.width = 2.2 + 1.0 * n, 18
     ws.add_chart(xl, f"A{row}")
     return row + int(xl.height * 2) + 2
+
+
+# -- the monthly curve, live -------------------------------------------------------------------
+def curve_columns(t: Table, totals: dict) -> dict[str, str]:
+    """A month-by-month table's cost columns by option ("Stay $/month" -> "Stay"), when ``t`` is
+    one: its first column is "month" and its other columns are "<option> $/month"."""
+    frame_columns = [str(c) for c in t.frame.columns]
+    if not frame_columns or frame_columns[0] != "month":
+        return {}
+    out = {}
+    for column in frame_columns[1:]:
+        option = column.removesuffix(" $/month")
+        if option != column and option in totals:
+            out[column] = option
+    return out
+
+
+def _live_months(
+    sheet: Worksheet,
+    assumptions: Worksheet,
+    t: Table,
+    columns: dict[str, int],
+    totals: dict,
+    live: LiveModel,
+) -> None:
+    """Month n of each option = its month-1 cost on the Cost model sheet × the curve's multiple
+    for month n, an input on the Assumptions sheet (the plan engine's demand growth and fleet
+    steps at today's rates); the horizon total and the difference to the baseline are sums over
+    these months. Change a rate, a unit count or a multiple and every month and total follows."""
+    curves = curve_columns(t, totals)
+    months = [int(m) for m in t.frame["month"]]
+    top = assumptions.max_row + 2
+    assumptions.cell(row=top, column=1, value="Monthly curve: month n ÷ month 1").font = BOLD
+    note = (
+        "The plan engine's curve (quarterly demand growth, fleet steps, commitments ending) as a "
+        "multiple of month 1; the Months sheet multiplies it by the Cost model's month-1 cost."
+    )
+    assumptions.cell(row=top + 1, column=1, value=note).font = Font(italic=True)
+    header_row = top + 2
+    for j, name in enumerate(("month", *curves.values()), start=1):
+        cell = assumptions.cell(row=header_row, column=j, value=name)
+        cell.font, cell.fill = BOLD, HEADER_FILL
+    for i, month in enumerate(months, start=1):
+        assumptions.cell(row=header_row + i, column=1, value=month).number_format = INTEGER
+    for k, (column, option) in enumerate(curves.items(), start=2):
+        values = [float(v) for v in t.frame[column]]
+        first = values[0]
+        letter = get_column_letter(k)
+        for i, value in enumerate(values, start=1):
+            # A curve that starts at $0 has no multiple: its months are inputs in dollars.
+            multiple = value / first if first else value
+            cell = assumptions.cell(row=header_row + i, column=k, value=multiple)
+            cell.number_format = "0.0000" if first else USD
+            cell.fill, cell.font = INPUT_FILL, INPUT_FONT
+            target = sheet.cell(row=i + 1, column=columns[column])
+            factor = f"Assumptions!${letter}${header_row + i}"
+            target.value = f"={totals[option]['monthly']}*{factor}" if first else f"={factor}"
+            target.number_format = USD
+            totals[option][f"month {months[i - 1]}"] = (
+                f"{quote_sheetname(sheet.title)}!${get_column_letter(columns[column])}${i + 1}"
+            )
+    total_row = len(months) + 3
+    sheet.cell(row=total_row, column=1, value=f"{len(months)} months").font = BOLD
+    for column, option in curves.items():
+        letter = get_column_letter(columns[column])
+        cell = sheet.cell(row=total_row, column=columns[column])
+        cell.value = f"=SUM({letter}2:{letter}{len(months) + 1})"
+        cell.number_format, cell.font = USD, BOLD
+        months_total = f"{quote_sheetname(sheet.title)}!${letter}${total_row}"
+        # The Cost model's horizon total and the difference to the baseline follow the curve.
+        _set(totals[option]["horizon"], f"={months_total}+{totals[option]['one_time']}", sheet)
+    base = totals.get(live.baseline)
+    for option in curves.values():
+        if base is not None:
+            _set(
+                totals[option]["vs_baseline"],
+                f"={totals[option]['horizon']}-{base['horizon']}",
+                sheet,
+            )
+    if t.note:
+        sheet.cell(row=total_row + 2, column=1, value=cell_value(t.note)).font = Font(italic=True)
+    fit_column(assumptions, 1, [5])
+
+
+def _set(ref: str, formula: str, any_sheet: Worksheet) -> None:
+    """Write ``formula`` into the cell ``ref`` ("'Cost model'!$D$12") with a money format."""
+    sheet_name, _, address = ref.rpartition("!")
+    target = any_sheet.parent[sheet_name.strip("'")][address.replace("$", "")]
+    target.value, target.number_format = formula, USD
+
+
+def _print_setup(ws: Worksheet) -> None:
+    """Landscape, every column on one page width (as many pages down as it takes)."""
+    ws.page_setup.orientation = "landscape"
+    ws.page_setup.paperSize = ws.PAPERSIZE_A4
+    ws.sheet_properties.pageSetUpPr.fitToPage = True
+    ws.page_setup.fitToWidth = 1
+    ws.page_setup.fitToHeight = 0
 
 
 # -- the workbook -----------------------------------------------------------------------------
@@ -416,16 +598,22 @@ def workbook(doc: Document) -> bytes:
         totals = _cost_model_sheet(
             wb.create_sheet(_sheet_name("Cost model", used)), live, hours, horizon, refs
         )
-    _decision_sheet(decision, doc, totals, live)
     for section in doc.sections[1:]:
         for t in (b for b in section.blocks if isinstance(b, Table)):
             sheet = wb.create_sheet(_sheet_name(t.sheet or t.title, used))
-            write_table(sheet, t.frame)
+            columns = write_table(sheet, t.frame)
             sheet.freeze_panes = "A2"
-            if t.note:
+            sheet.print_title_rows = "1:1"  # the header row on every printed page
+            if live is not None and not live.flat_horizon and curve_columns(t, totals):
+                _live_months(sheet, assumptions, t, columns, totals, live)
+            elif t.note:
                 sheet.cell(row=len(t.frame) + 3, column=1, value=cell_value(t.note)).font = Font(
                     italic=True
                 )
+    # The decision is written last (it stays the first sheet): its money reads every total.
+    _decision_sheet(decision, doc, totals, live)
+    for sheet in wb.worksheets:
+        _print_setup(sheet)
     buffer = io.BytesIO()
     wb.properties.title = doc.title
     wb.properties.creator = "tokendesk"

@@ -11,8 +11,6 @@ from typing import Annotated
 from urllib.parse import parse_qsl, urlparse
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from audit.report import summarise, to_json
 from audit.rules import RuleTableError, load_rules
@@ -34,12 +32,15 @@ from planning import evaluation as pe
 from planning import workspaces as pw
 from planning.commitment import commitments
 from pricing.integrity import check_price_file
+from tokendesk import formatting
+from tokendesk.labels import label
+from tokendesk.terminal import Grid, grid_from_rows, make_console, print_table
 from tokendesk.textsafety import terminal_text
 from warehouse import Warehouse, WarehouseError, queries
 from warehouse.workspaces import save_workspace, workspace_version, workspace_versions
 
-console = Console()
-err = Console(stderr=True, soft_wrap=True)
+console = make_console()
+err = make_console(stderr=True)
 
 workspace_app = typer.Typer(
     help="The company's own fleet, contracts, demand and constraints (YAML in, YAML out).",
@@ -207,42 +208,37 @@ def workspace_from_bill(
 def _print_bill(report: bill_import.BillReport) -> None:
     source = report.source()
     month = source["month"] or "no month"
-    fleet = Table(
-        title=f"Fleet from the bill ({month}; {', '.join(f['file'] for f in source['files'])})"
-    )
-    for header in (
-        "Provider",
-        "Region",
-        "Instance type",
-        "Count",
-        "Pricing",
-        "$/h",
-        "Ends",
-        "Serves",
-        "Billed $",
-    ):
-        fleet.add_column(header, overflow="fold")
-    for row in report.fleet_rows():
-        fleet.add_row(
-            row["provider"],
-            terminal_text(row["region"]),
-            terminal_text(row["instance_type"]),
-            str(row["count"]),
-            row["pricing_model"],
-            f"{row['usd_per_hour']:,.4f}",
-            row["commitment_end"] or "",
-            row["serves"],
-            f"{row['billed_usd']:,.2f}",
-        )
-    console.print(fleet)
-    unplaced = Table(title="Charges not placed in the fleet")
-    for header in ("Reason", "Billed $", "Rows"):
-        unplaced.add_column(header, overflow="fold")
-    for row in report.unplaced_rows():
-        unplaced.add_row(
-            terminal_text(row["reason"]), f"{row['cost_usd']:,.2f}", f"{row['rows']:,}"
-        )
-    console.print(unplaced)
+    title = f"Fleet from the bill ({month}; {', '.join(f['file'] for f in source['files'])})"
+    fleet = [
+        {
+            "Provider": row["provider"],
+            "Region": terminal_text(row["region"]),
+            "Instance type": terminal_text(row["instance_type"]),
+            "Count": str(row["count"]),
+            "Pricing": label(row["pricing_model"]),
+            "$/h": formatting.usd_rate(row["usd_per_hour"]),
+            "Ends": row["commitment_end"] or "",
+            "Serves": row["serves"],
+            "Billed $": f"{row['billed_usd']:,.2f}",
+        }
+        for row in report.fleet_rows()
+    ]
+    if fleet:
+        essential = ("Instance type", "Count", "$/h", "Billed $")
+        print_table(console, grid_from_rows(fleet, title, essential), more="--format json")
+    else:
+        console.print(f"{title}: no accelerator instance placed.")
+    unplaced = [
+        {
+            "Reason": terminal_text(row["reason"]),
+            "Billed $": f"{row['cost_usd']:,.2f}",
+            "Rows": f"{row['rows']:,}",
+        }
+        for row in report.unplaced_rows()
+    ]
+    if unplaced:
+        grid = grid_from_rows(unplaced, "Charges not placed in the fleet", ("Reason", "Billed $"))
+        print_table(console, grid, more="--format json")
     rec = report.reconciliation
     console.print(
         f"{month}: accelerator spend on the bill ${rec.bill_usd:,.2f}; Stay month 1"
@@ -272,9 +268,16 @@ def workspace_list(db: DbOption = None) -> None:
     """Every stored version, newest first (versions are never overwritten)."""
     with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
         frame = workspace_versions(warehouse)
-    table = Table(title=f"{len(frame)} workspace versions")
-    for header in ("Version", "Name", "Saved (UTC)", "By", "Origin", "Source"):
-        table.add_column(header)
+    table = Grid(title=f"{len(frame)} workspace versions")
+    for header, priority, prose in (
+        ("Version", 0, False),
+        ("Name", 0, True),
+        ("Saved (UTC)", 0, False),
+        ("By", 1, False),
+        ("Origin", 2, False),
+        ("Source", 3, True),
+    ):
+        table.add_column(header, priority=priority, prose=prose)
     for row in frame.itertuples(index=False):
         table.add_row(
             str(row.version),
@@ -284,7 +287,7 @@ def workspace_list(db: DbOption = None) -> None:
             row.origin,
             row.source,
         )
-    console.print(table)
+    print_table(console, table)
 
 
 def _one_time(values: list[str]) -> tuple[tuple[str, float], ...]:
@@ -398,12 +401,13 @@ def scenarios(
         )
     else:
         rows = wp.results_rows(ev)
-        table = Table(title=f"Scenarios for {ws.name}")
-        for header in rows[0]:
-            table.add_column(header, overflow="fold")
-        for row in rows:
-            table.add_row(*row.values())
-        console.print(table)
+        table = grid_from_rows(
+            rows,
+            title=f"Scenarios for {ws.name}",
+            essential=("Scenario", "Feasible", "Monthly (month 1)"),
+            prose=("Scenario", "Verdict", "Requested", "Achieved", "Payback"),
+        )
+        print_table(console, table, more="--format json")
         for r in results:
             if r.headline != r.name:
                 console.print(f"• {r.headline}")

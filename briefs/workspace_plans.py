@@ -536,7 +536,7 @@ def plan_fleet_section(r: PlanResult, number: int) -> Section:
                 f"{r.name}: fleet at month 1",
                 fleet,
                 formats={"$/hour": lambda v: f"${v:,.4f}", "$/month": lambda v: f"${v:,.2f}"},
-                sheet=f"Fleet {number}",
+                sheet=f"Fleet, {r.name}",
             ),
         ),
     )

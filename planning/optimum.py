@@ -24,6 +24,7 @@ from costmodel.tables import electricity_prices, owned_servers
 from costmodel.workspace import Workspace
 from planning.context import plan_context, scenario_plans
 from planning.workspaces import Knobs
+from tokendesk.labels import solver_gap
 
 
 @dataclass(frozen=True)
@@ -101,8 +102,8 @@ class Optimized:
 
 def proven_sentence(s: Solution) -> str:
     if s.gap is None or s.bound_usd_per_month is None:
-        return "no proven bound"
-    return f"gap {s.gap:.4%} (no plan costs less than ${s.bound_usd_per_month:,.2f}/month)"
+        return "optimality not proven"
+    return f"{solver_gap(s.gap)}; no plan costs less than ${s.bound_usd_per_month:,.2f}/month"
 
 
 def optimize(

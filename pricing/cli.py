@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -15,7 +14,6 @@ from rich.progress import (
     TextColumn,
     TimeElapsedColumn,
 )
-from rich.table import Table
 
 from pricing.base import ProgressEvent
 from pricing.integrity import IntegrityReport, check_price_file, check_snapshot
@@ -23,6 +21,7 @@ from pricing.refresh import refresh
 from pricing.registry import PROVIDERS, provider_names
 from pricing.sheets import SheetValidationError, load_sheet
 from tokendesk.records import PriceQuote, SnapshotStatus
+from tokendesk.terminal import Grid, make_console, print_table
 from tokendesk.textsafety import terminal_text
 from warehouse import Warehouse
 
@@ -30,8 +29,8 @@ prices_app = typer.Typer(
     help="Refresh live cloud prices, check their integrity, list price providers.",
     no_args_is_help=True,
 )
-console = Console()
-err = Console(stderr=True)
+console = make_console()
+err = make_console(stderr=True)
 
 DbOption = Annotated[
     Path | None,
@@ -107,9 +106,14 @@ def refresh_command(
         ) as bar,
     ):
         report = refresh(provider, region, warehouse, _Bars(bar))
-    table = Table(
-        "provider", "snapshot source", "status", "rows", "quarantined", "review", "snapshot / error"
-    )
+    table = Grid()
+    table.add_column("provider", priority=0)
+    table.add_column("snapshot source", priority=2)
+    table.add_column("status", priority=0)
+    table.add_column("rows", priority=1, justify="right")
+    table.add_column("quarantined", priority=3, justify="right")
+    table.add_column("review", priority=3, justify="right")
+    table.add_column("snapshot / error", priority=0, prose=True)
     for o in report.outcomes:
         colour = {"ok": "green", "partial": "yellow", "failed": "red"}[o.status.value]
         detail = o.snapshot_id if not o.error else f"{o.snapshot_id}\n{o.error}"
@@ -122,7 +126,7 @@ def refresh_command(
             str(o.review_flagged),
             terminal_text(detail),
         )
-    console.print(table)
+    print_table(console, table)
     for name in report.not_applicable:
         console.print(
             f"{name}: nothing to refresh (no requested region applies, or no price sheet exists)"
@@ -135,8 +139,17 @@ def refresh_command(
         raise typer.Exit(1)
 
 
+def _rules_grid(title: str) -> Grid:
+    table = Grid(title=title)
+    table.add_column("rule", priority=0)
+    table.add_column("checked", priority=0, justify="right")
+    table.add_column("failed", priority=0, justify="right")
+    table.add_column("detail", priority=1, prose=True)
+    return table
+
+
 def print_integrity(report: IntegrityReport, quotes: list[PriceQuote], title: str) -> None:
-    table = Table("rule", "checked", "failed", "detail", title=title)
+    table = _rules_grid(title)
     for rule in report.rules:
         colour = (
             "red"
@@ -146,7 +159,7 @@ def print_integrity(report: IntegrityReport, quotes: list[PriceQuote], title: st
         table.add_row(
             rule.rule, str(rule.checked), f"[{colour}]{rule.failed}[/]", terminal_text(rule.detail)
         )
-    console.print(table)
+    print_table(console, table)
     for label, flags in (("quarantined", report.quarantine), ("review", report.review_flags)):
         for index, reason in sorted(flags.items())[:50]:
             q = quotes[index]
@@ -193,10 +206,12 @@ def integrity_command(
                     "info` lists snapshots."
                 )
                 raise typer.Exit(1)
-            table = Table("rule", "checked", "failed", "detail", title=f"integrity of {snapshot}")
+            table = _rules_grid(f"integrity of {snapshot}")
             for row in frame.itertuples(index=False):
-                table.add_row(str(row.rule), str(row.checked), str(row.failed), str(row.detail))
-            console.print(table)
+                table.add_row(
+                    str(row.rule), str(row.checked), str(row.failed), terminal_text(str(row.detail))
+                )
+            print_table(console, table)
             return
         quotes = warehouse.current_price_quotes(provider)
     if not quotes:
@@ -209,7 +224,12 @@ def integrity_command(
 def providers_command() -> None:
     """List the price providers and what each needs configured."""
     defaults = set(provider_names(defaults_only=True))
-    table = Table("provider", "default", "origin", "what it reads", "needs")
+    table = Grid()
+    table.add_column("provider", priority=0)
+    table.add_column("default", priority=1)
+    table.add_column("origin", priority=2)
+    table.add_column("what it reads", priority=0, prose=True)
+    table.add_column("needs", priority=1, prose=True)
     for spec in PROVIDERS.values():
         table.add_row(
             spec.name,
@@ -218,4 +238,10 @@ def providers_command() -> None:
             spec.description,
             spec.needs,
         )
-    console.print(table)
+    print_table(console, table)
+
+
+def register(app: typer.Typer) -> None:
+    """Mount ``prices`` on ``app`` (once)."""
+    if not any(group.typer_instance is prices_app for group in app.registered_groups):
+        app.add_typer(prices_app, name="prices")

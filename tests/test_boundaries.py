@@ -41,6 +41,7 @@ WAREHOUSE_MUST_NOT_IMPORT = {"benchmarks", "pricing"}
 # `tokendesk` command itself, so they may use any room but the dashboard.
 COMMAND_MODULES = {
     "tokendesk.cli",
+    "tokendesk.commands",
     "pricing.cli",
     "benchmarks.cli",
     "briefs.cli",

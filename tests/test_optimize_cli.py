@@ -61,7 +61,7 @@ def test_optimize_md(db):
     )
     assert out.exit_code == 0, out.output
     assert "Price of diversification" in out.stdout
-    assert "| chat-70b | fleet | aws us-east-1 | p5.48xlarge | reserved_1y | 5 |" in out.stdout
+    assert "| chat-70b | fleet | aws us-east-1 | p5.48xlarge | Reserved 1 yr | 5 |" in out.stdout
     assert "None" not in out.stdout
 
 

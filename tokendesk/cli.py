@@ -1,66 +1,125 @@
-"""The ``tokendesk`` command: everything a person runs outside the browser."""
+"""The ``tokendesk`` command: everything a person runs outside the browser.
+
+This module is the root only. Each command lives in the module named in :data:`COMMANDS` and is
+imported when it runs (or when its own ``--help`` is asked for): ``tokendesk --help`` and a quick
+command do not pay for DuckDB, pandas, SciPy or ReportLab they never use.
+"""
 
 from __future__ import annotations
 
-import os
-import shutil
+import functools
+import importlib
+import os  # noqa: F401  (tests replace os.execv through this module, as `tokendesk app` uses it)
 import sys
-from datetime import UTC, datetime
-from enum import StrEnum
-from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
+from typer.core import TyperCommand, TyperGroup
 
-from audit.cli import register as register_audit
-from benchmarks.cli import bench_app
-from benchmarks.plausibility import roofline_label, roofline_pct
-from briefs.cli import register
-from briefs.commit_cli import register as register_commit
-from briefs.optimize_cli import register as register_optimize
-from briefs.workspace_cli import register as register_workspace
-from costmodel.energy import bundled_energy_columns
-from costmodel.unit_cost import apportion_frame
-from pricing.cli import prices_app
-from pricing.integrity import check_price_file
-from tokendesk import formatting
 from tokendesk.access import USER_ENV, set_local_user
-from tokendesk.catalog import load_catalog
-from tokendesk.exports import safe_csv
-from tokendesk.paths import REPO_ROOT, default_db_path
-from tokendesk.textsafety import (
-    InputFileError,
-    clean_text,
-    decode_text,
-    read_limited,
-    terminal_text,
-)
-from warehouse import Warehouse, WarehouseError
-from warehouse.engine import Wait, report_waits_to
-from warehouse.lake import (
-    DATA_PATH_ENV,
-    LAKE_PREFIX,
-    describe,
-    is_lake_target,
-    unreachable_reason,
-)
-from warehouse.queries import COST_SORTS, cost_options
-from warehouse.seed import SeedFileError, ingest_price_file, ingest_result_file
-from warehouse.transfer import copy_into_lake
+from tokendesk.terminal import make_console
+
+#: Every top-level command: the module that defines it (with a ``register(app)`` that mounts it)
+#: and the one line ``tokendesk --help`` lists it with (short enough for 80 columns; the
+#: command's own ``--help`` says the rest).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "costs": ("tokendesk.commands", "$/1K tokens and first-token latency per option."),
+    "db": ("tokendesk.commands", "Create, rebuild, inspect and move the warehouse."),
+    "app": ("tokendesk.commands", "Start the dashboard."),
+    "prices": ("pricing.cli", "Refresh live cloud prices, check their integrity."),
+    "bench": ("benchmarks.cli", "Run the portability harness, import results."),
+    "brief": ("briefs.cli", "A buy/no-buy brief comparing procurement scenarios."),
+    "gate": ("briefs.cli", "Fail a CI job when a backend regresses in cost or FTL."),
+    "futures": ("briefs.cli", "Futures day: what changed since the last review."),
+    "audit": ("audit.cli", "What ties a repository to CUDA, per target backend."),
+    "workspace": ("briefs.workspace_cli", "Your fleet, demand and constraints (YAML in/out)."),
+    "scenarios": ("briefs.workspace_cli", "Stay / Shift to AMD / CPU fallback from your fleet."),
+    "optimize": ("briefs.optimize_cli", "The cheapest fleet that meets your demand and SLOs."),
+    "commit": ("briefs.commit_cli", "How much capacity to commit per workload, how long."),
+}
+
+err = make_console(stderr=True)
+
+
+def mount(module_name: str, app: typer.Typer) -> None:
+    """Import ``module_name`` and mount its commands on ``app``."""
+    importlib.import_module(module_name).register(app)
+
+
+def _report_waits() -> None:
+    """A write that waits for another process says so on stderr (the warehouse is imported by
+    then: the command that writes has run its imports)."""
+    from warehouse.engine import report_waits_to
+
+    report_waits_to(_say_waiting)
+
+
+def _when_run(command: Any) -> None:
+    """Wrap every leaf command's callback so that, when it runs (not when its help is shown),
+    waits are reported first."""
+    for child in getattr(command, "commands", {}).values():
+        _when_run(child)
+    original = command.callback
+    if original is None or hasattr(command, "commands"):
+        return
+
+    @functools.wraps(original)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        _report_waits()
+        return original(*args, **kwargs)
+
+    command.callback = run
+
+
+def load_command(name: str) -> Any:
+    """The real click command ``name``, its module imported now."""
+    holder = typer.Typer(rich_markup_mode=None)
+
+    @holder.callback()
+    def _group() -> None:  # a callback keeps typer building a group, even of one command
+        pass
+
+    mount(COMMANDS[name][0], holder)
+    group: Any = typer.main.get_command(holder)
+    command = group.commands[name]
+    _when_run(command)
+    return command
+
+
+class LazyCommands(TyperGroup):
+    """The root group: lists every command from :data:`COMMANDS` and imports one when it runs."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(dict.fromkeys([*COMMANDS, *super().list_commands(ctx)]))
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None or cmd_name not in COMMANDS:
+            return command
+        # Listing for --help: a stand-in with the command's one line, nothing imported.
+        line = COMMANDS[cmd_name][1]
+        return TyperCommand(name=cmd_name, help=line, short_help=line, callback=None)
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        name = args[0] if args else None
+        if name in COMMANDS and super().get_command(ctx, name) is None:
+            self.commands[name] = load_command(name)
+        elif name is not None and name not in self.commands:
+            # A typo: stand-ins make every command a candidate for "Did you mean …?".
+            for other in COMMANDS:
+                self.commands.setdefault(other, self.get_command(ctx, other))
+        return super().resolve_command(ctx, args)
+
 
 app = typer.Typer(
+    cls=LazyCommands,
+    # Click's own help layout: typer's rich layout imports rich's traceback, pretty-printer and
+    # markdown modules first, most of the time `tokendesk --help` would otherwise take.
+    rich_markup_mode=None,
     help="What a thousand tokens cost, and how fast the first one arrives, on every accelerator.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-db_app = typer.Typer(
-    help="Create, rebuild, inspect and move the warehouse (an embedded DuckDB file, or DuckLake "
-    "in team mode).",
-    no_args_is_help=True,
-)
-app.add_typer(db_app, name="db")
 
 
 @app.callback()
@@ -79,478 +138,46 @@ def _acting_user(
     set_local_user(acting_as)
 
 
-console = Console()
-err = Console(stderr=True, soft_wrap=True)
-
-DbOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--db", help="Warehouse file (default: $TOKENDESK_DB or the per-user data directory)."
-    ),
-]
-
-
-class OutputFormat(StrEnum):
-    TABLE = "table"
-    CSV = "csv"
-    JSON = "json"
-
-
 def _register_subcommands() -> None:
-
-    app.add_typer(prices_app, name="prices")
-    app.add_typer(bench_app, name="bench")
-    register(app)
-    register_audit(app)
-    register_workspace(app)
-    register_optimize(app)
-    register_commit(app)
+    """Mount every command on ``app`` now (for tests that inspect the whole app at once)."""
+    for module_name in dict.fromkeys(module for module, _ in COMMANDS.values()):
+        mount(module_name, app)
 
 
-COSTS_COLUMNS = [
-    "provider",
-    "region",
-    "instance_type",
-    "pricing_model",
-    "accelerator_id",
-    "model",
-    "precision",
-    "scenario",
-    "concurrency",
-    "replicas_per_instance",
-    "instance_output_tok_s",
-    "usd_per_hour",
-    "usd_per_1k_output_tokens",
-    "usd_per_1k_total_tokens",
-    "ttft_ms_p50",
-    "ttft_ms_p95",
-    "ttft_ms_p99",
-    "tpot_ms_p50",
-    "tpot_ms_p95",
-    "tpot_ms_p99",
-    # The hour split between input and output tokens, and the rule that split it.
-    "usd_per_1k_input_tokens",
-    "usd_per_1k_output_tokens_apportioned",
-    "apportioning_rule",
-    # Energy and carbon per output token, with the basis and the grid figure used.
-    "joules_per_output_token",
-    "energy_basis",
-    "kwh_per_1m_output_tokens",
-    "g_co2e_per_1m_output_tokens",
-    "grid_g_co2e_per_kwh",
-    "grid_year",
-    "grid_source",
-    "grid_source_url",
-    "price_source",
-    "price_observed_at",
-    "bench_source_title",
-    "bench_measured_at",
-    "price_confidence",
-    "bench_confidence",
-    "roofline_pct",
-]
+def _say_waiting(wait: Any) -> None:
+    from tokendesk.textsafety import terminal_text
 
-
-@app.command()
-def costs(
-    accelerator: Annotated[
-        list[str] | None, typer.Option(help="Accelerator id (repeatable).")
-    ] = None,
-    vendor: Annotated[
-        list[str] | None, typer.Option(help="NVIDIA, AMD, Intel, Google, AWS, …")
-    ] = None,
-    provider: Annotated[list[str] | None, typer.Option(help="aws, gcp, azure, lambda, …")] = None,
-    region: Annotated[list[str] | None, typer.Option()] = None,
-    pricing_model: Annotated[
-        list[str] | None, typer.Option("--pricing-model", help="on_demand, spot, reserved_1y, …")
-    ] = None,
-    model: Annotated[list[str] | None, typer.Option()] = None,
-    precision: Annotated[list[str] | None, typer.Option()] = None,
-    workload: Annotated[list[str] | None, typer.Option()] = None,
-    sort: Annotated[
-        str, typer.Option(help=f"One of: {', '.join(COST_SORTS)}")
-    ] = "usd_per_1k_output_tokens",
-    limit: Annotated[int | None, typer.Option(help="Show at most this many rows.")] = None,
-    output: Annotated[
-        OutputFormat, typer.Option("--format", help="table, csv or json")
-    ] = OutputFormat.TABLE,
-    db: DbOption = None,
-) -> None:
-    """$/1K tokens and first-token latency per accelerator × cloud × region × pricing model."""
-    with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
-        try:
-            frame = cost_options(
-                warehouse,
-                sort=sort,
-                limit=limit,
-                accelerator=accelerator,
-                vendor=vendor,
-                provider=provider,
-                region=region,
-                pricing_model=pricing_model,
-                model=model,
-                precision=precision,
-                workload=workload,
-            )
-        except ValueError as exc:
-            err.print(f"[red]error:[/red] {exc}")
-            raise typer.Exit(2) from None
-    # How close each result sits to the physical bound of its accelerator ("% of roofline").
-    frame["roofline_pct"] = roofline_pct(frame.to_dict("records"), load_catalog())
-    for name, values in apportion_frame(frame).items():
-        frame[name] = values
-    frame = frame.join(bundled_energy_columns(frame))[COSTS_COLUMNS]
-    if output is OutputFormat.CSV:
-        sys.stdout.write(safe_csv(frame).decode("utf-8"))
-        return
-    if output is OutputFormat.JSON:
-        sys.stdout.write(frame.to_json(orient="records", date_format="iso", indent=1) + "\n")
-        return
-    if frame.empty:
-        console.print("No option matches these filters. Try fewer filters, or `tokendesk db info`.")
-        return
-    table = Table(title=f"{len(frame)} options, sorted by {sort}")
-    for header in (
-        "Provider · region · instance · pricing",
-        "Accelerator",
-        "Model · precision · scenario",
-        "Load",
-        "Instance tok/s",
-        "$/h",
-        "$/1K out",
-        "FTL p95",
-        "FTL p99",
-        "Price date",
-        "Result date",
-        "% of roofline",
-        "Result source",
-    ):
-        table.add_column(header, overflow="fold")
-    for row in frame.itertuples():
-        table.add_row(
-            f"{row.provider} · {row.region} · {row.instance_type} · {row.pricing_model}",
-            row.accelerator_id,
-            f"{row.model} · {row.precision} · {row.scenario}",
-            _load(row.concurrency),
-            formatting.tok_s(row.instance_output_tok_s),
-            formatting.usd(row.usd_per_hour, 3),
-            formatting.usd_per_1k(row.usd_per_1k_output_tokens),
-            formatting.ms(row.ttft_ms_p95),
-            formatting.ms(row.ttft_ms_p99),
-            formatting.day(row.price_observed_at),
-            formatting.day(row.bench_measured_at),
-            roofline_label(row.roofline_pct),
-            terminal_text(row.bench_source_title or "—"),
-        )
-    console.print(table)
-    console.print(
-        "Sources of every price and result: --format csv or json (price_source, bench_source_title)."
-    )
-
-
-def _load(concurrency) -> str:
-    """Concurrency of the operating point, '-' when the result did not say (offline runs)."""
-    if concurrency is None or concurrency != concurrency:  # None or NaN
-        return "-"
-    return f"c={concurrency:g}"
-
-
-def _build_or_refuse(target: Path) -> dict[str, int]:
-    """Open the warehouse (building it on first use from data/, its prices checked by the price
-    integrity rules) and count its rows. A seed row that fails validation or the integrity check
-    is refused: the message names the file and the row, exit 1, and no seed data is written."""
-    try:
-        with Warehouse.open(target, seed_check=check_price_file) as warehouse:
-            return warehouse.table_counts()
-    except SeedFileError as exc:
-        err.print(f"[red]refused:[/red] {terminal_text(str(exc))}", highlight=False)
-        err.print(
-            "nothing from the seed was written; fix the row, then run `tokendesk db rebuild`",
-            highlight=False,
-        )
-        raise typer.Exit(1) from None
-
-
-@db_app.command("init")
-def db_init(db: DbOption = None) -> None:
-    """Create the warehouse from the bundled data/ (no network, no credentials)."""
-    target = db or default_db_path()
-    lake = is_lake_target(str(target))
-    existed = not lake and Path(target).exists()
-    counts = _build_or_refuse(target)
-    where = describe(str(target)) if lake else target  # a catalog named without credentials
-    verb = "ready" if lake else "up to date" if existed else "built"
-    console.print(
-        f"Warehouse {verb} at {where}: {counts['price_quotes']} price quotes, "
-        f"{counts['benchmark_results']} benchmark results, {counts['snapshots']} snapshots."
-    )
-
-
-@db_app.command("rebuild")
-def db_rebuild(db: DbOption = None) -> None:
-    """Build a fresh warehouse from data/. The old file is kept beside it as a dated backup."""
-    if is_lake_target(str(db or default_db_path())):
-        err.print(
-            "[red]error:[/red] a team-mode warehouse is shared and append-only: it is never "
-            "rebuilt. Build a new one in an empty catalog database with `tokendesk db init`."
-        )
-        raise typer.Exit(2)
-    target = Path(db or default_db_path())
-    if target.exists():
-        backup = target.with_name(
-            f"{target.stem}.{datetime.now(UTC):%Y%m%dT%H%M%S}.bak{target.suffix}"
-        )
-        shutil.move(target, backup)
-        wal = target.with_name(target.name + ".wal")
-        if wal.exists():
-            shutil.move(wal, backup.with_name(backup.name + ".wal"))
-        console.print(f"Previous warehouse kept at {backup}")
-    db_init(target)
-
-
-@db_app.command("info")
-def db_info(db: DbOption = None) -> None:
-    """List snapshots with their dates, status and row counts."""
-    with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
-        snapshots = warehouse.snapshots()
-        retracted = warehouse.retractions().set_index("snapshot_id")
-        version = warehouse.schema_version()
-        path = warehouse.path
-    console.print(f"Warehouse {path} (schema version {version})")
-    table = Table(title=f"{len(snapshots)} snapshots")
-    for header in (
-        "Snapshot",
-        "Kind",
-        "Source",
-        "Origin",
-        "Data as of",
-        "Written",
-        "By",
-        "Status",
-        "Rows",
-        "Error / notes",
-    ):
-        table.add_column(header, overflow="fold")
-    for row in snapshots.itertuples():
-        table.add_row(
-            row.snapshot_id,
-            row.kind,
-            row.source,
-            row.origin,
-            f"{row.as_of:%Y-%m-%d}",
-            f"{row.created_at:%Y-%m-%d %H:%M}",
-            terminal_text(row.created_by) or "not recorded",
-            row.status + (" (retracted)" if row.snapshot_id in retracted.index else ""),
-            str(row.row_count),
-            _retraction(retracted, row.snapshot_id) or row.error or row.notes,
-        )
-    console.print(table)
-
-
-def _retraction(retracted, snapshot_id: str) -> str:
-    """ "retracted 2026-12-01 14:05 UTC by ana: a test run" for a retracted snapshot, else ""."""
-    if snapshot_id not in retracted.index:
-        return ""
-    marker = retracted.loc[snapshot_id]
-    return (
-        f"retracted {marker['retracted_at']:%Y-%m-%d %H:%M} UTC by "
-        f"{terminal_text(marker['retracted_by'])}: {terminal_text(marker['reason'])}"
-    )
-
-
-def _ingest_kind(path: Path) -> str:
-    """ "prices" or "results", from the header row of a seed-format CSV (any encoding)."""
-    from warehouse.seed import SeedFileError
-
-    try:
-        text = decode_text(read_limited(path), clean_text(path.name)).text
-    except InputFileError as exc:
-        raise SeedFileError(path, 0, "-", exc.message) from None
-    header = text.split("\n", 1)[0]
-    if "usd_per_hour" in header:
-        return "prices"
-    if "output_tok_s" in header:
-        return "results"
-    raise SeedFileError(
-        path,
-        1,
-        "-",
-        "neither a price file (a usd_per_hour column) nor a result file (an output_tok_s"
-        " column); see data/seed_prices.csv and data/seed_results.csv for the formats",
-    )
-
-
-@db_app.command("ingest")
-def db_ingest(
-    files: Annotated[list[Path], typer.Argument(help="Seed-format CSV files (prices or results).")],
-    db: DbOption = None,
-) -> None:
-    """Ingest seed-format price or result CSVs, all of them in one transaction: a bad row in any
-    file is reported with file, row and field, nothing is written, and the attempt is recorded as
-    a failed snapshot. Exit 0 when everything was written, 2 when an input was rejected."""
-    from tokendesk.records import SnapshotKind
-
-    written: list[tuple[Path, list[str]]] = []
-    with Warehouse.open(db, seed_check=check_price_file) as warehouse:
-        kind = "prices"
-        current: Path | None = None
-        try:
-            with warehouse.atomic():
-                for path in files:
-                    current = path
-                    kind = _ingest_kind(path)
-                    if kind == "prices":
-                        ids = ingest_price_file(
-                            warehouse, path, check=check_price_file, origin="sheet"
-                        )
-                    else:
-                        ids = [ingest_result_file(warehouse, path, origin="import")]
-                    written.append((path, ids))
-        except SeedFileError as exc:
-            # The transaction is rolled back; the failure is recorded in a transaction of its own.
-            warehouse.record_failed_snapshot(
-                SnapshotKind.PRICES if kind == "prices" else SnapshotKind.BENCHMARKS,
-                f"ingest:{clean_text(current.name if current else '-')}",
-                str(exc),
-                origin="import",
-            )
-            err.print(f"[red]rejected:[/red] {terminal_text(str(exc))}", highlight=False)
-            err.print("nothing was written (no file of this command): fix the row and run it again")
-            raise typer.Exit(2) from None
-    for path, ids in written:
-        console.print(f"{terminal_text(str(path))}: ingested as {', '.join(ids)}", highlight=False)
-
-
-@db_app.command("migrate")
-def db_migrate(
-    to: Annotated[
-        str,
-        typer.Option(
-            "--to",
-            help="The team-mode warehouse: ducklake:postgres:<libpq conninfo> "
-            "(a new, empty catalog database).",
-        ),
-    ],
-    data_path: Annotated[
-        str | None,
-        typer.Option(
-            "--data-path",
-            help="Where the lake's data files go: a directory or s3://bucket/prefix "
-            f"(default: ${DATA_PATH_ENV}).",
-        ),
-    ] = None,
-    db: DbOption = None,
-) -> None:
-    """Copy the embedded warehouse, with every snapshot, into a DuckLake team-mode warehouse,
-    then compare the two table by table and "current" view by view."""
-    if not is_lake_target(to):
-        err.print(f"[red]error:[/red] --to takes {LAKE_PREFIX}<conninfo>", highlight=False)
-        raise typer.Exit(2)
-    source_path = str(db or default_db_path())
-    if is_lake_target(source_path) or not Path(source_path).exists():
-        err.print(
-            "[red]error:[/red] --db names the embedded warehouse file to copy, and there is no "
-            f"such file: {terminal_text(source_path)}",
-            highlight=False,
-        )
-        raise typer.Exit(2)
-    try:
-        with (
-            Warehouse.open(source_path, read_only=True, build=False) as source,
-            Warehouse.open(to, data_path=data_path, build=False) as target,
-        ):
-            report = copy_into_lake(source, target)
-            where = target.path
-    except WarehouseError as exc:
-        err.print(f"[red]error:[/red] {terminal_text(str(exc))}", highlight=False)
-        raise typer.Exit(1) from None
-    copied = ", ".join(f"{count} {table}" for table, count in report.rows.items())
-    views = ", ".join(f"{view} {count} rows" for view, count in report.current_rows.items())
-    console.print(f"Copied into the {where}: {copied}.", highlight=False)
-    console.print(f"Equal before and after: every table count; {views}.", highlight=False)
-
-
-@app.command("app")
-def run_app(
-    port: Annotated[int, typer.Option(help="Port to serve on.")] = 8501,
-    host: Annotated[
-        str,
-        typer.Option(
-            help="Address to bind. The default serves this machine only; the warehouse can hold "
-            "negotiated quotes, so bind a wider address only with team sign-in configured (see "
-            "--secrets) or behind your own access control."
-        ),
-    ] = "127.0.0.1",
-    headless: Annotated[bool, typer.Option(help="Do not open a browser.")] = True,
-    db: DbOption = None,
-    secrets: Annotated[
-        Path | None,
-        typer.Option(
-            exists=True,
-            dir_okay=False,
-            help="secrets.toml with the [auth] sign-in and [tokendesk] role settings (default:"
-            " .streamlit/secrets.toml in the repository, then ~/.streamlit/secrets.toml).",
-        ),
-    ] = None,
-) -> None:
-    """Start the dashboard (builds the warehouse from data/ on first start)."""
-    target = db or default_db_path()
-    _build_or_refuse(target)  # build or migrate before the read-only app opens it
-    entry = REPO_ROOT / "app" / "main.py"
-    command = [
-        sys.executable,
-        "-m",
-        "app.serve",  # `streamlit run`, after importing what the pages import
-        "run",
-        str(entry),
-        "--server.address",
-        host,
-        "--server.port",
-        str(port),
-        "--server.headless",
-        str(headless).lower(),
-        "--browser.gatherUsageStats",
-        "false",
-        *(["--secrets.files", str(secrets.resolve())] if secrets is not None else []),
-        "--",
-        "--db",
-        str(target),
-    ]
-    shown = "localhost" if host in ("127.0.0.1", "localhost") else host
-    console.print(f"Serving tokendesk on http://{shown}:{port}")
-    sys.stdout.flush()
-    sys.stderr.flush()
-    # Become the Streamlit server rather than its parent: a SIGTERM to `tokendesk app` then
-    # stops the server itself, and nothing is left listening behind a stopped parent.
-    os.chdir(REPO_ROOT)
-    os.execv(sys.executable, command)
-
-
-def _say_waiting(wait: Wait) -> None:
     err.print(f"[yellow]{terminal_text(wait.message())}[/yellow]", highlight=False)
 
 
-_registered = False
+def _warehouse_failure(exc: Exception) -> bool:
+    """Whether ``exc`` is the warehouse's own error (only possible once the warehouse loaded)."""
+    store = sys.modules.get("warehouse.store")
+    return store is not None and isinstance(exc, store.WarehouseError)
+
+
+def _unreachable(exc: Exception) -> str:
+    lake = sys.modules.get("warehouse.lake")
+    return lake.unreachable_reason(exc) if lake is not None else ""
 
 
 def main(argv: list[str] | None = None) -> None:
     """Exit codes: 0 done; 1 failed or partial (the reason is printed); 2 bad input or usage."""
-    global _registered
-    if not _registered:
-        _register_subcommands()
-        _registered = True
-    report_waits_to(_say_waiting)  # a write that waits for another process says so
+    if "warehouse.engine" in sys.modules:  # commands mounted up front (tests) run unwrapped
+        _report_waits()
     try:
         # Standalone mode: usage errors exit 2 with click's message, typer.Exit keeps its code.
         app(args=argv, prog_name="tokendesk")
-    except WarehouseError as exc:  # e.g. another process held the file too long: advice
-        err.print(f"[red]error:[/red] {terminal_text(str(exc))}", highlight=False)
-        raise SystemExit(1) from None
     except KeyboardInterrupt:
         err.print("interrupted; nothing more was written")
         raise SystemExit(130) from None
     except Exception as exc:  # the last line of defence: a message, never a traceback
-        reason = unreachable_reason(exc)
+        from tokendesk.textsafety import terminal_text
+
+        if _warehouse_failure(exc):  # e.g. another process held the file too long: advice
+            err.print(f"[red]error:[/red] {terminal_text(str(exc))}", highlight=False)
+            raise SystemExit(1) from None
+        reason = _unreachable(exc)
         if reason:  # team mode: PostgreSQL went away under a read (its text names the server)
             err.print(
                 f"[red]error:[/red] the team warehouse's catalog server does not answer ({reason})."

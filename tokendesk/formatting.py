@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from typing import Any
+from urllib.parse import urlsplit
 
 
 def _missing(value: object) -> bool:
@@ -38,6 +39,12 @@ def usd_per_1k(value: Any) -> str:
         return f"${number:,.2f}"
     decimals = -math.floor(math.log10(number)) + 2
     return f"${number:.{decimals}f}"
+
+
+def usd_rate(value: Any) -> str:
+    """A price per hour or per unit: $31.46 (cents from a dollar up), $0.0525 below a dollar
+    (three significant digits, so a CPU's rate does not round to $0.05)."""
+    return usd_per_1k(value)
 
 
 def usd(value: Any, digits: int = 2) -> str:
@@ -137,3 +144,21 @@ def usd_per_tokens(value: Any, unit: str, tokens: str = "") -> str:
         return "—"
     words = f"{tokens} tokens" if tokens else "tokens"
     return f"{usd_per_1k(number * token_unit_factor(unit))} /{_UNIT_SHORT[_unit(unit)]} {words}"
+
+
+#: The longest link text a document shows in place of an address (the address is the target).
+LINK_TEXT_LIMIT = 40
+
+
+def link_text(url: str) -> str:
+    """What a person reads for a link: the host and the last part of the path
+    ("github.com/…/vms.csv"); the full address stays the link's target."""
+    parts = urlsplit(url.strip())
+    host = parts.netloc.removeprefix("www.")
+    segments = [s for s in parts.path.split("/") if s]
+    if not host:
+        return url
+    if not segments:
+        return host
+    text = host + ("/…/" if len(segments) > 1 else "/") + segments[-1]
+    return text if len(text) <= LINK_TEXT_LIMIT else host + "/…"

@@ -135,3 +135,34 @@ def decisions(
         params.extend(subjects)
     sql += " ORDER BY d.decided_on, d.decision_id"
     return warehouse.query(sql, params)
+
+
+@dataclass(frozen=True)
+class LastReview:
+    """Where "since the last review" starts: the day, and what it was read from."""
+
+    day: date
+    #: "review" (a decision's review window ended that day), "decision" (a decision recorded
+    #: without a review window was taken that day) or "oldest snapshot" (no decision yet).
+    basis: str
+    decision_id: int | None = None
+
+
+def last_review(warehouse: Warehouse) -> LastReview | None:
+    """The latest day a review ended or a decision was taken, else the oldest snapshot's data date,
+    else None (an empty warehouse)."""
+    row = warehouse.query(
+        "SELECT decision_id, coalesce(review_to, decided_on) AS day, review_to IS NOT NULL AS"
+        " reviewed FROM decisions ORDER BY day DESC, decision_id DESC LIMIT 1"
+    )
+    if not row.empty:
+        first = row.iloc[0]
+        return LastReview(
+            pd.Timestamp(first["day"]).date(),
+            "review" if bool(first["reviewed"]) else "decision",
+            int(first["decision_id"]),
+        )
+    oldest = warehouse.query("SELECT min(as_of) AS day FROM snapshots WHERE status = 'ok'")
+    if oldest.empty or pd.isna(oldest.iloc[0]["day"]):
+        return None
+    return LastReview(pd.Timestamp(oldest.iloc[0]["day"]).date(), "oldest snapshot")

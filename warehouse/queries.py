@@ -398,21 +398,51 @@ def distinct_values(warehouse: Warehouse) -> dict[str, list[str]]:
     return out
 
 
+#: Whether a snapshot's data carries a date: some row of it is dated (a snapshot of undated rows
+#: is stamped with its write time, which must never read as "fresh"). An empty snapshot (a failed
+#: attempt) has no rows to date; its as_of is the attempt. ``s`` is the snapshots table.
+SNAPSHOT_DATE_KNOWN_SQL = """
+    (s.row_count = 0
+     OR (s.kind = 'prices' AND EXISTS (SELECT 1 FROM price_quotes q
+                                       WHERE q.snapshot_id = s.snapshot_id
+                                         AND q.observed_at IS NOT NULL))
+     OR (s.kind <> 'prices' AND EXISTS (SELECT 1 FROM benchmark_results r
+                                        WHERE r.snapshot_id = s.snapshot_id
+                                          AND r.measured_at IS NOT NULL)))
+"""
+
+
 def freshness(warehouse: Warehouse) -> pd.DataFrame:
-    """Per source: the newest good snapshot's data date, its age in days and the last failure."""
+    """Per source: the newest good snapshot's data date, its age in days and the last failure.
+
+    ``date_known`` is False when the newest good snapshot's rows carry no date: its data date and
+    age are then missing ("date unknown"), never the day it was written."""
     return warehouse.query(
-        """
+        f"""
+        WITH dated AS (
+            SELECT s.*, {SNAPSHOT_DATE_KNOWN_SQL} AS date_known FROM snapshots s
+        ),
+        per_source AS (
+            SELECT kind, source,
+                   max(as_of) FILTER (WHERE status = 'ok')                   AS newest_as_of,
+                   arg_max(date_known, as_of) FILTER (WHERE status = 'ok')   AS date_known,
+                   max(created_at)                                           AS last_attempt,
+                   arg_max(status, created_at)                               AS last_status,
+                   arg_max(error, created_at)                                AS last_error
+            FROM dated
+            GROUP BY kind, source
+        )
         SELECT kind, source,
-               max(as_of) FILTER (WHERE status = 'ok')                       AS data_as_of,
-               date_diff('day', max(as_of) FILTER (WHERE status = 'ok'),
-                         current_timestamp::TIMESTAMP)                        AS age_days,
-               max(created_at)                                               AS last_attempt,
-               arg_max(status, created_at)                                   AS last_status,
-               arg_max(error, created_at)                                    AS last_error
-        FROM snapshots
-        GROUP BY kind, source
+               CASE WHEN date_known THEN newest_as_of END                    AS data_as_of,
+               CASE WHEN date_known
+                    THEN date_diff('day', newest_as_of, current_timestamp::TIMESTAMP)
+               END                                                           AS age_days,
+               coalesce(date_known, FALSE)                                   AS date_known,
+               newest_as_of IS NOT NULL                                      AS has_good_snapshot,
+               last_attempt, last_status, last_error
+        FROM per_source
         ORDER BY kind, source
-        """
+        """  # noqa: S608  (a constant expression, no input)
     )
 
 

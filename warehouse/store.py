@@ -44,7 +44,7 @@ from warehouse.lake import (
     unreachable_reason,
 )
 from warehouse.migrations import MIGRATIONS, Migration
-from warehouse.queries import cost_options
+from warehouse.queries import SNAPSHOT_DATE_KNOWN_SQL, cost_options
 from warehouse.seed import PriceCheck, load_seed
 from warehouse.workspaces import seed_workspace
 
@@ -704,9 +704,11 @@ class Warehouse:
 
     # -- reads --------------------------------------------------------------------------------
     def snapshots(self, kind: SnapshotKind | None = None) -> pd.DataFrame:
-        """Every snapshot, oldest first, with who wrote it (``created_by``, '' if not recorded)."""
+        """Every snapshot, oldest first, with who wrote it (``created_by``, '' if not recorded) and
+        whether its data carries a date (``date_known``; when not, ``as_of`` is the write time)."""
         sql = (
-            "SELECT s.*, coalesce(w.created_by, '') AS created_by"
+            "SELECT s.*, coalesce(w.created_by, '') AS created_by,"  # noqa: S608 (a constant)
+            f" {SNAPSHOT_DATE_KNOWN_SQL} AS date_known"
             " FROM snapshots s LEFT JOIN snapshot_authors w USING (snapshot_id)"
         )
         params: list[object] = []

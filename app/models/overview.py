@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from app.models.tables import Table, readable
+from app.models.tables import MISSING, Table, readable
 from tokendesk import formatting
 
 #: A price older than this many days gets a "stale" badge (prices move every quarter).
@@ -58,8 +58,11 @@ def plotted_options(nearby: pd.DataFrame, frontier: pd.DataFrame) -> pd.DataFram
     return pd.concat([nearby, extra], ignore_index=True)
 
 
-def freshness_state(kind: str, age_days: float | None) -> str:
-    """🟢 fresh, 🟠 stale (past the kind's limit) or 🔴 no good snapshot."""
+def freshness_state(kind: str, age_days: float | None, date_known: bool = True) -> str:
+    """🟢 fresh, 🟠 stale (past the kind's limit), ⚪ date unknown (the source states no date:
+    never counted fresh) or 🔴 no good snapshot."""
+    if not date_known:
+        return "⚪ date unknown"
     if age_days is None or pd.isna(age_days):
         return "🔴 no good snapshot"
     limit = STALE_PRICE_DAYS if kind == "prices" else STALE_RESULT_DAYS
@@ -68,8 +71,21 @@ def freshness_state(kind: str, age_days: float | None) -> str:
 
 def freshness_table(fresh: pd.DataFrame) -> tuple[Table, int]:
     """The freshness table and how many sources are stale."""
+    known = (
+        fresh["date_known"] | ~fresh["has_good_snapshot"]
+        if "date_known" in fresh
+        else pd.Series(True, index=fresh.index)
+    )
     frame = fresh.assign(
-        state=[freshness_state(k, a) for k, a in zip(fresh["kind"], fresh["age_days"], strict=True)]
+        state=[
+            freshness_state(k, a, d)
+            for k, a, d in zip(fresh["kind"], fresh["age_days"], known, strict=True)
+        ],
+        # The data's own date, "date unknown" when its rows carry none (never the write date).
+        data_as_of=[
+            formatting.DATE_UNKNOWN if not d else MISSING if pd.isna(v) else formatting.day(v)
+            for v, d in zip(fresh["data_as_of"], known, strict=True)
+        ],
     )
     stale = int(frame["state"].str.contains("stale").sum())
     table = readable(
@@ -85,6 +101,6 @@ def freshness_table(fresh: pd.DataFrame) -> tuple[Table, int]:
             "last_error": "Last error",
         },
         numbers={"age_days": "%d days"},
-        dates=("data_as_of", "last_attempt"),
+        dates=("last_attempt",),
     )
     return table, stale

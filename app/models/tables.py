@@ -9,6 +9,9 @@ from typing import Any
 
 import pandas as pd
 
+from tokendesk.labels import label as id_label
+from tokendesk.labels import labelled_column
+
 #: What a missing value reads as, everywhere on the dashboard.
 MISSING = "—"
 
@@ -103,6 +106,8 @@ def readable(
                 kept_dates.append(label)
             else:
                 out[label] = [MISSING if pd.isna(v) else f"{v:%Y-%m-%d}" for v in values]
+        elif labelled_column(column):  # stored ids (on_demand, rocm) read as words
+            out[label] = [_text(v) if _text(v) == MISSING else id_label(v) for v in values]
         else:
             out[label] = [_text(v) for v in values]
     return Table(out.reset_index(drop=True), kept_numbers, tuple(kept_dates))

@@ -15,6 +15,7 @@ from costmodel import domain
 from costmodel import scenario_inputs as si
 from planning.workspaces import Knobs, is_example, market_view_defaults, scenario_view
 from tokendesk import formatting
+from tokendesk.labels import label
 from tokendesk.metrics import PERCENTILES
 from tokendesk.records import PRICING_FAMILIES
 
@@ -46,7 +47,7 @@ def workspace_headline(percentile: str, default_percentile: str) -> tuple:
     comparison = data.workspace_comparison(path, view.workspace, Knobs())
     example = is_example(stored)
     st.markdown(
-        f"**Your fleet against the plan to buy** ({plain(stored.name)}"
+        f"**Your {label('incumbent')} against the plan to buy** ({plain(stored.name)}"
         f"{', the bundled example' if example else ''}): "
         f"{plain(headline(comparison), limit=2000)}"
     )

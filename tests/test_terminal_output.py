@@ -1,0 +1,210 @@
+"""What the commands print never breaks a value: at 80 columns in a terminal, and piped."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tokendesk import formatting
+from tokendesk.cli import app
+from tokendesk.paths import REPO_ROOT
+from tokendesk.terminal import Grid, column_widths, render_text
+
+runner = CliRunner()
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+#: A dollar amount as printed: "$1,234.56", "$0.000517".
+AMOUNT = re.compile(r"\$[0-9][0-9,]*(?:\.[0-9]+)?")
+DAY = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("terminal") / "cli.duckdb"
+    done = runner.invoke(app, ["db", "init", "--db", str(path)])
+    assert done.exit_code == 0, done.output
+    return path
+
+
+def _costs_json(db: Path) -> list[dict]:
+    done = runner.invoke(app, ["costs", "--db", str(db), "--limit", "10", "--format", "json"])
+    assert done.exit_code == 0, done.output
+    return json.loads(done.stdout)
+
+
+def _expected_values(records: list[dict]) -> dict[str, set[str]]:
+    """The values a person must find whole in the costs table, as the table formats them."""
+    return {
+        "amounts": {formatting.usd_per_1k(r["usd_per_1k_output_tokens"]) for r in records}
+        | {formatting.usd(r["usd_per_hour"], 3) for r in records},
+        "days": {formatting.day(r["price_observed_at"]) for r in records}
+        | {formatting.day(r["bench_measured_at"]) for r in records},
+        "ids": {r["accelerator_id"] for r in records} | {r["instance_type"] for r in records},
+    }
+
+
+def _run_in_terminal(args: list[str], columns: int = 80) -> str:
+    """Run ``tokendesk ARGS`` with a real terminal (a pseudo-terminal) as its output."""
+    leader, follower = pty.openpty()
+    env = {**os.environ, "COLUMNS": str(columns), "TERM": "xterm", "LINES": "50"}
+    env.pop("NO_COLOR", None)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tokendesk.cli", *args],
+        stdout=follower,
+        stderr=follower,
+        stdin=subprocess.DEVNULL,
+        cwd=REPO_ROOT,
+        env=env,
+    )
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the follower closed: the command has ended
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    assert process.wait(timeout=120) == 0, b"".join(chunks).decode(errors="replace")
+    return ANSI.sub("", b"".join(chunks).decode("utf-8", errors="replace")).replace("\r\n", "\n")
+
+
+def _assert_whole(text: str, expected: dict[str, set[str]]) -> None:
+    lines = text.splitlines()
+    for kind, values in expected.items():
+        for value in values:
+            assert any(value in line for line in lines), f"{kind} {value!r} is not whole:\n{text}"
+    # Every amount and date printed is one of the real values, not a piece of one.
+    printed_amounts = set(AMOUNT.findall(text))
+    assert printed_amounts <= expected["amounts"], printed_amounts - expected["amounts"]
+    assert set(DAY.findall(text)) <= expected["days"]
+
+
+def test_costs_piped_at_80_columns_prints_one_unwrapped_line_per_option(db):
+    records = _costs_json(db)
+    done = runner.invoke(app, ["costs", "--db", str(db), "--limit", "10"], env={"COLUMNS": "80"})
+    assert done.exit_code == 0, done.output
+    _assert_whole(done.stdout, _expected_values(records))
+    # A title, a header, one line per option and the closing sentence: nothing wrapped.
+    assert len(done.stdout.splitlines()) == len(records) + 3, done.stdout
+
+
+def test_costs_in_an_80_column_terminal_fit_the_width_without_breaking_a_value(db):
+    records = _costs_json(db)
+    text = _run_in_terminal(["costs", "--db", str(db), "--limit", "10"])
+    expected = _expected_values(records)
+    # Columns left out at this width are named; what is shown is whole.
+    shown = {"amounts": {formatting.usd_per_1k(r["usd_per_1k_output_tokens"]) for r in records}}
+    for kind, values in shown.items():
+        for value in values:
+            assert any(value in line for line in text.splitlines()), f"{kind} {value!r}:\n{text}"
+    assert set(AMOUNT.findall(text)) <= expected["amounts"], text
+    assert set(DAY.findall(text)) <= expected["days"], text
+    assert max(len(line) for line in text.splitlines()) <= 80, text
+    assert "Not shown at 80 columns" in text
+    assert len(text.splitlines()) < 80, text  # not 506 lines for 10 rows
+
+
+def test_db_info_keeps_snapshot_ids_and_dates_whole_in_a_terminal_and_piped(db):
+    from warehouse import Warehouse
+
+    with Warehouse.open(db, read_only=True) as warehouse:
+        ids = set(warehouse.snapshots()["snapshot_id"])
+    for text in (
+        _run_in_terminal(["db", "info", "--db", str(db)]),
+        runner.invoke(app, ["db", "info", "--db", str(db)], env={"COLUMNS": "80"}).stdout,
+    ):
+        lines = text.splitlines()
+        for snapshot_id in ids:
+            assert any(snapshot_id in line for line in lines), f"{snapshot_id}:\n{text}"
+        assert not re.search(r"\d{4}-\s*\n", text), text
+
+
+def test_a_message_keeps_a_long_path_and_the_snapshot_id_on_one_line_when_piped(tmp_path):
+    """A temporary folder deep enough to pass 80 columns: ``ingested as`` stays with its path."""
+    deep = tmp_path.joinpath(*(["a-rather-long-folder-name"] * 4))
+    deep.mkdir(parents=True)
+    sheet = deep / "extra.csv"
+    sheet.write_text(
+        "provider,region,instance_type,accelerator_id,accelerator_count,pricing_model,"
+        "usd_per_hour,source,observed_at\n"
+        "aws,us-east-1,p5.48xlarge,nvidia-h100-sxm-80gb,8,on_demand,50.0,my sheet,2026-11-20\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tokendesk.cli",
+            "db",
+            "ingest",
+            str(sheet),
+            "--db",
+            str(deep / "w.duckdb"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO_ROOT,
+        env={**os.environ, "COLUMNS": "80"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert re.search(rf"^{re.escape(str(sheet))}: ingested as prices-\S+$", done.stdout, re.M), (
+        done.stdout
+    )
+
+
+# ---- the layout rules, on a grid alone ---------------------------------------------------------
+def _grid() -> Grid:
+    grid = Grid(title="options")
+    grid.add_column("Where", priority=0, prose=True)
+    grid.add_column("$/1K out", priority=0, justify="right")
+    grid.add_column("Price date", priority=1)
+    grid.add_column("Source", priority=2, prose=True)
+    grid.add_row("aws · us-east-1 · p5en.48xlarge · On demand", "$0.000120", "2023-12-06", "x")
+    grid.add_row("azure · eastus · Standard_ND96isr_H200_v5", "$207,874.80", "2024-08-28", "a b")
+    return grid
+
+
+def test_a_narrow_terminal_drops_the_least_important_column_first():
+    shown, _ = column_widths(_grid(), 60)
+    assert [_grid().columns[i].header for i in shown] == ["Where", "$/1K out", "Price date"]
+
+
+def test_too_narrow_for_the_essential_columns_prints_one_record_per_block():
+    text = render_text(_grid(), 30)
+    assert "$/1K out: $207,874.80" in text and "Price date: 2023-12-06" in text
+
+
+@pytest.mark.parametrize("width", [40, 60, 80, 120])
+def test_no_width_breaks_a_value(width):
+    text = render_text(_grid(), width)
+    for value in ("$0.000120", "$207,874.80", "2023-12-06", "p5en.48xlarge", "us-east-1"):
+        assert value in text, text
+    assert max(len(line) for line in text.splitlines()) <= max(width, 45)
+
+
+def test_outside_a_terminal_every_row_is_one_plain_line():
+    text = render_text(_grid(), 40, terminal=False)
+    assert text.splitlines()[2].startswith("aws · us-east-1 · p5en.48xlarge · On demand")
+    assert len(text.splitlines()) == 4
+
+
+def test_prose_columns_wrap_between_words_only_in_an_80_column_terminal():
+    from pricing.registry import PROVIDERS
+
+    text = _run_in_terminal(["prices", "providers"])
+    words = {w for spec in PROVIDERS.values() for w in f"{spec.description} {spec.needs}".split()}
+    lines = text.splitlines()
+    for word in words:
+        assert any(word in line for line in lines), f"{word!r} is broken:\n{text}"
+    assert max(len(line) for line in lines) <= 80, text

@@ -1,0 +1,58 @@
+"""The words a person reads in place of the ids the data stores: one table, used by the CLI, the
+dashboard and the briefs alike ("on_demand" is stored; "On demand" is shown)."""
+
+from __future__ import annotations
+
+#: Stored id -> what a person reads. Pricing models, backends, fleet roles and solver words.
+LABELS: dict[str, str] = {
+    # pricing models
+    "on_demand": "On demand",
+    "spot": "Spot",
+    "reserved_1y": "Reserved 1 yr",
+    "reserved_3y": "Reserved 3 yr",
+    "savings_plan_1y": "Savings plan 1 yr",
+    "savings_plan_3y": "Savings plan 3 yr",
+    "committed_use_1y": "Committed use 1 yr",
+    "committed_use_3y": "Committed use 3 yr",
+    "capacity_block": "Capacity block",
+    "negotiated": "Negotiated",
+    "owned": "Owned",
+    # software backends (what a fleet runs on)
+    "cuda": "CUDA (NVIDIA)",
+    "rocm": "ROCm (AMD)",
+    "hpu": "Gaudi (Intel)",
+    "xla": "XLA (Google TPU)",
+    "neuron": "Neuron (AWS)",
+    "qaic": "Cloud AI 100 (Qualcomm)",
+    "cpu": "CPU",
+    # the fleet that runs today
+    "incumbent": "current fleet",
+}
+
+
+#: Columns whose cells are stored ids a person reads as labels (in a table's raw or shown name).
+LABELLED_COLUMNS = frozenset(
+    {"pricing_model", "pricing model", "pricing", "backend", "incumbent backend"}
+)
+
+
+def labelled_column(name: object) -> bool:
+    """Whether a column of this name holds ids shown as their labels."""
+    return str(name).strip().lower() in LABELLED_COLUMNS
+
+
+def label(value: object) -> str:
+    """What a person reads for a stored id: its label, else the id as it is (never an error —
+    a provider's own region or instance name is already the word people use)."""
+    text = "" if value is None else str(value)
+    return LABELS.get(text, text)
+
+
+def solver_gap(gap: float | None) -> str:
+    """The solver's optimality gap in words: "proven cheapest" at zero, else how far from proven.
+    ``gap`` is a fraction (0.001 = 0.1%)."""
+    if gap is None:
+        return "optimality not proven"
+    if gap <= 1e-9:
+        return "proven cheapest (no cheaper plan exists under these constraints)"
+    return f"within {gap * 100:.2g}% of the cheapest possible plan"
