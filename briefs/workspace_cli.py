@@ -17,14 +17,13 @@ from rich.table import Table
 from audit.report import summarise, to_json
 from audit.rules import RuleTableError, load_rules
 from audit.scan import AuditPathError, scan
-from benchmarks.traces import TraceFileError, read_trace
 from briefs import workspace_plans as wp
 from briefs.cli import BaseUrlOption, DbOption, UnitOption, output_path, token_unit
 from briefs.commit_cli import commitment_section, commitments
+from briefs.demand_doc import TraceFileError, TrafficError, demand_rows, trace_document
 from briefs.optimize_cli import brief_sections, optimize
 from costmodel import Engine, domain
 from costmodel.scenario_inputs import parse_custom
-from costmodel.traffic import TrafficError, derive_demand
 from costmodel.workspace import (
     WorkspaceError,
     audit_from_dict,
@@ -178,51 +177,6 @@ class DemandFormat(StrEnum):
     TABLE = "table"
 
 
-def _share(value: float | None) -> str:
-    return "cannot be told" if value is None else f"{value:.1%}"
-
-
-def _ratio(value: float | None) -> str:
-    return "not measurable" if value is None else f"{value:,.2f}"
-
-
-def _demand_rows(doc: dict) -> list[tuple[str, str]]:
-    src, bursts = doc["source"], doc["burstiness"]
-    rows = [
-        ("File", f"{src['file']} ({src['title']})"),
-        ("First request", src["first_request"] or "no wall-clock time (relative time stamps)"),
-        ("Requests", f"{doc['requests']:,}"),
-        ("Trace span", f"{doc['trace_hours']:,.3f} h"),
-        ("Input tokens / month", f"{doc['input_tokens_per_month']:,}"),
-        ("Output tokens / month", f"{doc['output_tokens_per_month']:,}"),
-        ("Hours per month", f"{doc['hours_per_month']:g} (the month is the trace repeated)"),
-        ("Input : output", _ratio(doc["input_output_ratio"])),
-        ("Peak ÷ mean", f"{_ratio(doc['peak_to_mean'])} (per {doc['peak_to_mean_grain']})"),
-        ("Prefix cache share", _share(doc["prefix_cache_share"])),
-        (
-            "Burstiness",
-            f"gap CV {_ratio(bursts['interarrival_cv'])}, requests per bucket variance ÷ mean "
-            f"{_ratio(bursts['count_dispersion'])}",
-        ),
-    ]
-    for key, label in (("input_length", "Input length"), ("output_length", "Output length")):
-        d = doc[key]
-        rows.append(
-            (
-                label,
-                f"mean {d['mean']:,.1f}, p50 {d['p50']:,.0f}, p90 {d['p90']:,.0f}, "
-                f"p99 {d['p99']:,.0f}, max {d['max']:,}",
-            )
-        )
-    curve = doc["hour_of_day"]
-    if curve is not None:
-        hours = ", ".join(
-            f"{h:02d}h {v:.2f}" for h, v in enumerate(curve["values"]) if v is not None
-        )
-        rows.append(("Hour of day", f"{hours} (clock: {curve['clock']}; 1 = the mean rate)"))
-    return rows
-
-
 @workspace_app.command("demand-from")
 def workspace_demand_from(
     file: Annotated[
@@ -237,35 +191,16 @@ def workspace_demand_from(
     burstiness, the daily curve, length percentiles and the prefix-cache share, with notes on
     what the trace cannot support. Reads the file only; the workspace is unchanged."""
     try:
-        trace = read_trace(file)
-        demand = derive_demand(
-            trace.arrival_s,
-            trace.input_tokens,
-            trace.output_tokens,
-            start=trace.start,
-            clock=trace.clock,
-            prefix_blocks=trace.prefix_blocks,
-            block_tokens=trace.block_tokens,
-        )
+        doc = trace_document(file)
     except (TraceFileError, TrafficError) as exc:
         raise _fail(str(exc)) from None
-    doc = {
-        "source": {
-            "file": file.name,
-            "format": trace.format,
-            "title": trace.title,
-            "first_request": trace.start.isoformat() if trace.start else None,
-            "clock": trace.clock or None,
-        },
-        **demand.to_json(),
-    }
     if fmt == DemandFormat.JSON:
         sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
         return
     table = Table(title=f"Demand from {file.name}", show_header=False)
     table.add_column("", no_wrap=True)
     table.add_column("", overflow="fold")
-    for label, value in _demand_rows(doc):
+    for label, value in demand_rows(doc):
         table.add_row(label, value)
     console.print(table, highlight=False)
     for note in doc["notes"]:

@@ -9,9 +9,10 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from app import auth, data
+from app import auth, charts, data
 from app.models import workspace as model
 from app.safe import plain
+from briefs.demand_doc import demand_rows
 from briefs.workspace_plans import WorkspaceFileError, export_yaml, parse_workspace_text
 from costmodel import domain
 from costmodel.demand import PERCENTILES
@@ -126,6 +127,40 @@ demand = st.data_editor(
         "small_model": st.column_config.CheckboxColumn("Small model (CPU may serve)"),
     },
 )
+
+with st.expander("Demand from a request trace"):
+    st.caption(
+        "Upload a request log to read what your traffic asks of a fleet: tokens per month, "
+        "peak ÷ mean, the daily curve, prompt and reply lengths and the share of input a "
+        "prefix cache could serve. Reads: an Azure LLM inference trace CSV "
+        "(TIMESTAMP, ContextTokens, GeneratedTokens) or a Mooncake trace (JSON Lines). "
+        "Nothing is saved: put the figures you accept into the Demand table."
+    )
+    trace_file = st.file_uploader("Request trace", type=["csv", "jsonl", "json"], key="ws_trace")
+    if trace_file is not None:
+        doc, refused = model.trace_demand(trace_file.name, trace_file.getvalue())
+        if refused is not None:
+            st.error(f"Not read — {refused}")
+        elif doc is not None:
+            st.table(
+                pd.DataFrame(demand_rows(doc), columns=["Figure", "Value"]).set_index("Figure")
+            )
+            for note in doc["notes"]:
+                st.caption(f"• {plain(note, limit=500)}")
+            curve = model.hour_of_day_frame(doc)
+            if curve.empty:
+                st.caption("No daily curve: the trace's time stamps carry no time of day.")
+            else:
+                st.plotly_chart(
+                    charts.daily_curve(curve, doc["hour_of_day"]["clock"]),
+                    width="stretch",
+                    key="ws_trace_curve",
+                )
+            st.plotly_chart(
+                charts.length_distribution(model.length_frame(doc)),
+                width="stretch",
+                key="ws_trace_lengths",
+            )
 
 st.subheader("Constraints")
 left, middle, right = st.columns(3)

@@ -59,3 +59,46 @@ def test_the_page_saves_a_new_version(writable_fixture_env):
     with Warehouse.open(writable_fixture_env, read_only=True) as wh:
         versions = workspace_versions(wh)
     assert list(versions["name"]) == ["Fixture Co (edited)", "Fixture Co", "Example Corp"]
+
+
+# ------------------------------------------------------------------ demand from a trace
+def _real(name: str) -> bytes:
+    from tokendesk.paths import REPO_ROOT
+
+    return (REPO_ROOT / "tests" / "fixtures" / "real" / "traces" / name).read_bytes()
+
+
+def test_an_uploaded_azure_trace_gives_the_clis_figures_and_both_plots():
+    from app import charts
+    from briefs.demand_doc import trace_document
+    from tokendesk.paths import REPO_ROOT
+
+    name = "AzureLLMInferenceTrace_code_first2000.csv"
+    doc, refused = model.trace_demand(name, _real(name))
+    assert refused is None and doc is not None
+    cli = trace_document(REPO_ROOT / "tests" / "fixtures" / "real" / "traces" / name)
+    assert doc == cli  # one computation, whichever way the file arrives
+    curve = model.hour_of_day_frame(doc)
+    assert list(curve["hour"]) == ["18:00"] and curve["relative_rate"].iloc[0] == 1.0
+    lengths = model.length_frame(doc)
+    assert lengths.groupby("which")["requests"].sum().to_dict() == {"Input": 2000, "Output": 2000}
+    # the excerpt's shortest prompt and reply are both 6 tokens: bin 4–7
+    assert (doc["input_length"]["min"], doc["output_length"]["min"]) == (6, 6)
+    assert list(lengths["tokens"][:2]) == ["4–7", "4–7"]
+    assert list(lengths["which"][:2]) == ["Input", "Output"]
+    figure = charts.length_distribution(lengths)
+    assert [t.name for t in figure.data] == ["Input", "Output"]
+    assert len(charts.daily_curve(curve, doc["hour_of_day"]["clock"]).data) == 1
+
+
+def test_a_mooncake_trace_has_no_daily_curve_and_a_bad_upload_is_refused_plainly():
+    doc, _ = model.trace_demand("m.jsonl", _real("mooncake_conversation_trace_first300.jsonl"))
+    assert doc is not None and model.hour_of_day_frame(doc).empty
+    assert doc["prefix_cache_share"] > 0
+    doc, refused = model.trace_demand(
+        "x.csv", b"TIMESTAMP,ContextTokens,GeneratedTokens\nnow,1,1\n"
+    )
+    assert doc is None and refused.startswith("x.csv, line 2: TIMESTAMP 'now'")
+    big = b"x" * (model.MAX_TRACE_UPLOAD_BYTES + 1)
+    doc, refused = model.trace_demand("big.csv", big)
+    assert doc is None and "workspace demand-from" in refused

@@ -134,3 +134,13 @@ def test_unsorted_arrivals_are_sorted_with_their_lengths():
     a = derive_demand([0, 10, 5], [1, 3, 2], [1, 1, 1])
     b = derive_demand([0, 5, 10], [1, 2, 3], [1, 1, 1])
     assert a.to_json() == b.to_json()
+
+
+def test_length_histogram_doubles():
+    d = derive_demand([0, 1, 2, 3, 4, 5], [0, 1, 2, 3, 4, 9], [1] * 6)
+    # bins 0 | 1 | 2-3 | 4-7 | 8-15: lengths 0; 1; 2, 3; 4; 9
+    assert d.input_length.histogram == ((0, 1, 1), (1, 2, 1), (2, 4, 2), (4, 8, 1), (8, 16, 1))
+    assert d.output_length.histogram == ((1, 2, 6),)
+    assert d.to_json()["output_length"]["histogram"] == [
+        {"from_tokens": 1, "below_tokens": 2, "requests": 6}
+    ]
