@@ -909,7 +909,7 @@ def daily_curve(frame: pd.DataFrame, clock: str) -> go.Figure:
         "relative_rate",
         colour=None,
         value_hover=".2f",
-        category_axis=axis(f"Hour of day ({clock})"),
+        category_axis=axis(f"Hour of day, {clock}"),
         value_axis=axis("Tokens per second ÷ the trace's mean", rangemode="tozero"),
         category_order=list(frame["hour"]),
         height=300,
@@ -933,3 +933,18 @@ def length_distribution(frame: pd.DataFrame) -> go.Figure:
         legend_title="Tokens",
         height=300,
     )
+
+
+def rate_over_time(frame: pd.DataFrame) -> go.Figure:
+    """Tokens per bucket over a trace relative to its mean: peak ÷ mean is the highest bar."""
+    unit = frame["unit"].iloc[0] if len(frame) else "bucket"
+    figure = bars(
+        frame,
+        "after",
+        "relative_rate",
+        value_hover=".2f",
+        category_axis=axis(f"{unit.capitalize()}s after the first request"),
+        value_axis=axis("Tokens ÷ the trace's mean", rangemode="tozero"),
+        height=300,
+    )
+    return add_threshold(figure, 1.0, "mean")

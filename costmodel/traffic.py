@@ -102,6 +102,9 @@ class TrafficDemand:
     input_length: LengthStats
     output_length: LengthStats
     notes: tuple[str, ...] = field(default=())
+    #: Tokens per whole bucket at the peak ÷ mean grain, ÷ their mean: the curve peak ÷ mean
+    #: is read from (its highest value).
+    buckets: tuple[float, ...] = ()
 
     @property
     def input_tokens_mean(self) -> float:
@@ -139,6 +142,12 @@ class TrafficDemand:
                     "values": list(self.hour_of_day),
                 }
             ),
+            "over_time": {
+                "grain": self.peak_to_mean_grain,
+                "basis": "input + output tokens per whole bucket from the first request ÷ "
+                "their mean",
+                "values": list(self.buckets),
+            },
             "input_length": self.input_length.to_json(),
             "output_length": self.output_length.to_json(),
             "notes": list(self.notes),
@@ -362,4 +371,5 @@ def derive_demand(
         input_length=length_stats(ins),
         output_length=length_stats(outs),
         notes=tuple(notes),
+        buckets=tuple(float(v) for v in per_bucket / per_bucket.mean()) if peak else (),
     )

@@ -35,6 +35,7 @@ KEYS = {
     "prefix_cache_share",
     "burstiness",
     "hour_of_day",
+    "over_time",
     "input_length",
     "output_length",
     "notes",

@@ -163,9 +163,10 @@ __all__ = [
 
 
 # ------------------------------------------------------------------ demand from a trace
-#: An upload larger than this is refused: the week-long Azure traces (~700 MB) belong on the
-#: command line (``tokendesk workspace demand-from FILE``), which streams them.
-MAX_TRACE_UPLOAD_BYTES = 200 * 1024 * 1024
+#: The dashboard's upload limit (``.streamlit/config.toml`` ``maxUploadSize``): about 550,000
+#: rows of an Azure trace. The week-long Azure traces (~700 MB) belong on the command line
+#: (``tokendesk workspace demand-from FILE``), which streams them.
+MAX_TRACE_UPLOAD_BYTES = 20 * 1024 * 1024
 
 
 def trace_demand(name: str, data: bytes) -> tuple[dict | None, str | None]:
@@ -194,6 +195,22 @@ def hour_of_day_frame(doc: dict) -> pd.DataFrame:
         ]
     )
     return pd.DataFrame(rows, columns=["hour", "relative_rate"])
+
+
+def over_time_frame(doc: dict) -> pd.DataFrame:
+    """The trace's tokens per bucket (its peak ÷ mean grain) relative to the mean, by bucket
+    start: hours or minutes after the first request."""
+    curve = doc["over_time"]
+    grain = curve["grain"].split()[-1]
+    return pd.DataFrame(
+        {"after": list(range(len(curve["values"]))), "relative_rate": curve["values"]}
+    ).assign(unit=grain)
+
+
+def daily_curve_complete(doc: dict) -> bool:
+    """A daily curve needs every hour of the day."""
+    curve = doc["hour_of_day"]
+    return curve is not None and all(v is not None for v in curve["values"])
 
 
 def _bin_label(low: int, below: int) -> str:

@@ -136,7 +136,13 @@ with st.expander("Demand from a request trace"):
         "(TIMESTAMP, ContextTokens, GeneratedTokens) or a Mooncake trace (JSON Lines). "
         "Nothing is saved: put the figures you accept into the Demand table."
     )
-    trace_file = st.file_uploader("Request trace", type=["csv", "jsonl", "json"], key="ws_trace")
+    trace_file = st.file_uploader(
+        "Request trace",
+        type=["csv", "jsonl", "json"],
+        key="ws_trace",
+        max_upload_size=model.MAX_TRACE_UPLOAD_BYTES // 1024**2,
+        help="Larger traces: `tokendesk workspace demand-from FILE` reads them from disk.",
+    )
     if trace_file is not None:
         doc, refused = model.trace_demand(trace_file.name, trace_file.getvalue())
         if refused is not None:
@@ -147,14 +153,21 @@ with st.expander("Demand from a request trace"):
             )
             for note in doc["notes"]:
                 st.caption(f"• {plain(note, limit=500)}")
-            curve = model.hour_of_day_frame(doc)
-            if curve.empty:
-                st.caption("No daily curve: the trace's time stamps carry no time of day.")
-            else:
+            if model.daily_curve_complete(doc):
                 st.plotly_chart(
-                    charts.daily_curve(curve, doc["hour_of_day"]["clock"]),
+                    charts.daily_curve(model.hour_of_day_frame(doc), doc["hour_of_day"]["clock"]),
                     width="stretch",
                     key="ws_trace_curve",
+                )
+            else:
+                st.caption(
+                    "No daily curve: the trace does not cover every hour of the day (see the "
+                    "notes). Its rate over the time it covers:"
+                )
+            over_time = model.over_time_frame(doc)
+            if not over_time.empty:
+                st.plotly_chart(
+                    charts.rate_over_time(over_time), width="stretch", key="ws_trace_over_time"
                 )
             st.plotly_chart(
                 charts.length_distribution(model.length_frame(doc)),

@@ -4,6 +4,7 @@ Over the fixture warehouse and its workspace (tests/fixtures/warehouse/README.md
 
 from __future__ import annotations
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from app.models import workspace as model
@@ -89,6 +90,12 @@ def test_an_uploaded_azure_trace_gives_the_clis_figures_and_both_plots():
     figure = charts.length_distribution(lengths)
     assert [t.name for t in figure.data] == ["Input", "Output"]
     assert len(charts.daily_curve(curve, doc["hour_of_day"]["clock"]).data) == 1
+    # under an hour of trace: no daily curve on the page, the per-minute rate instead
+    assert not model.daily_curve_complete(doc)
+    over_time = model.over_time_frame(doc)
+    assert over_time["relative_rate"].max() == pytest.approx(doc["peak_to_mean"])
+    assert len(over_time) == int(doc["trace_hours"] * 60)  # whole minutes
+    assert len(charts.rate_over_time(over_time).data) == 1
 
 
 def test_a_mooncake_trace_has_no_daily_curve_and_a_bad_upload_is_refused_plainly():

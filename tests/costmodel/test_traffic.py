@@ -48,6 +48,8 @@ def test_peak_to_mean_by_hand():
     # [440, 110 × 9, 0] -> mean 1,430 / 11 = 130, peak 440 -> 3.3846
     assert d.peak_to_mean_grain == "1 minute"
     assert d.peak_to_mean == pytest.approx(440 / 130)
+    assert d.buckets == pytest.approx([440 / 130] + [110 / 130] * 9 + [0])
+    assert d.to_json()["over_time"]["values"] == list(d.buckets)
 
 
 def test_burstiness_by_hand():
