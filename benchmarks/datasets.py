@@ -92,8 +92,14 @@ def filler_text(n_tokens: int, rng: random.Random, tokenizer=None) -> str:
         if total > n_tokens:  # a two-token word overshot by one: end on a one-token word
             words[-1] = rng.choice(_ONE_TOKEN_WORDS)
         return " ".join(words)
-    words = []
-    # Grow past the target, then cut back to exactly n_tokens tokens of the tokenizer.
+    return _grown_text(n_tokens, rng, tokenizer)
+
+
+def _grown_text(n_tokens: int, rng: random.Random, tokenizer=None) -> str:
+    """Grow past the target, then cut back to exactly ``n_tokens`` tokens of the tokenizer
+    (or of ``approx_tokens``). ``random:IN:OUT`` keeps this way, so its prompts, and the prompt
+    set's digest, stay what earlier runs sent."""
+    words: list[str] = []
     while _count(" ".join(words), tokenizer) < n_tokens:
         words.extend(rng.choice(_WORDS) for _ in range(max(8, n_tokens // 4)))
     while len(words) > 1 and _count(" ".join(words[:-1]), tokenizer) >= n_tokens:
@@ -109,7 +115,7 @@ def random_prompts(
     rng = random.Random(seed)
     return [
         GoldenPrompt(
-            f"random-{n_in}-{n_out}-{i:03d}", "random", filler_text(n_in, rng, tokenizer), n_out
+            f"random-{n_in}-{n_out}-{i:03d}", "random", _grown_text(n_in, rng, tokenizer), n_out
         )
         for i in range(count)
     ]

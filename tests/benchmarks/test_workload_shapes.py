@@ -137,3 +137,15 @@ def test_recorded_result_carries_the_shape(tmp_path):
 
 def test_replay_point_label():
     assert OperatingPoint(replay_speed=10).label() == "trace replay at 10x"
+
+
+def test_random_prompts_are_the_ones_earlier_runs_sent():
+    """random:IN:OUT keeps its generator: the digest is the one the harness recorded before the
+    workload shapes were added (computed on that version)."""
+    from benchmarks.prompts import prompt_set_digest
+
+    prompts, _ = load_dataset("random:64:16", "chat-short")
+    assert (
+        prompt_set_digest(prompts)
+        == "49c6a93917f153730a21160f26397da386456040295b5771f0bd4cddf83e477b"
+    )
