@@ -462,6 +462,9 @@ async def run_point(
             if math.isinf(point.request_rate_rps)
             else min(point.concurrency or 4, cfg.num_prompts)
         )
+    if cfg.warmup is None and cfg.prompts[0].meta.get("session") is not None:
+        # Warm-up requests would be turns taken out of their sessions: none by default.
+        warmup = 0
     total = warmup + cfg.num_prompts
     if point.replay_speed is not None:
         # A trace is sent once, as recorded: no warm-up, no wrapping round to its start.

@@ -149,3 +149,27 @@ def test_random_prompts_are_the_ones_earlier_runs_sent():
         prompt_set_digest(prompts)
         == "49c6a93917f153730a21160f26397da386456040295b5771f0bd4cddf83e477b"
     )
+
+
+def test_sessions_run_whole_sessions_in_order_without_warm_up(fake_server):
+    """Against the in-repo server: every turn is sent once, each after the one before it in
+    its session, and none is spent as warm-up."""
+    import asyncio
+
+    from benchmarks.runner import HarnessConfig, run_point
+
+    prompts = session_prompts(3, 3, 8, 4)
+    cfg = HarnessConfig(
+        endpoint=fake_server.url,
+        model="fake/echo-1",
+        prompts=prompts,
+        workload="sessions",
+        num_prompts=len(prompts),
+        max_tokens=4,
+    )
+    block, records = asyncio.run(run_point(cfg, OperatingPoint(concurrency=2), return_records=True))
+    assert block["requests"]["warmup"] == 0 and block["requests"]["ok"] == 9
+    by_id = {r.prompt_id: r for r in records}
+    for s in range(3):
+        turns = [by_id[f"session-{s:03d}-turn-{k:02d}"] for k in range(3)]
+        assert all(a.done_at() <= b.sent_at for a, b in zip(turns, turns[1:], strict=False))
