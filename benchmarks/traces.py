@@ -32,6 +32,7 @@ from tokendesk.textsafety import clean_text, safe_message
 AZURE_HEADER = ("TIMESTAMP", "ContextTokens", "GeneratedTokens")
 #: Mooncake's README: "The block size is 512 tokens."
 MOONCAKE_BLOCK_TOKENS = 512
+NO_ZONE = "as recorded (the release states no time zone)"
 #: A prompt or a reply longer than this is a broken row, not traffic (no model reads 100M tokens).
 MAX_TOKENS_PER_REQUEST = 100_000_000
 
@@ -143,7 +144,7 @@ def read_azure(name: str, lines: Iterable[str]) -> Trace:
         trace.clock = "UTC"
     else:
         trace.start = first
-        trace.clock = "as recorded (the release states no time zone)"
+        trace.clock = NO_ZONE
     return trace
 
 
@@ -231,10 +232,52 @@ def _chain(seen: list[str], stream: Iterator[str]) -> Iterator[str]:
     yield from stream
 
 
+def _azure_fast(name: str, source: Path | io.BytesIO) -> Trace | None:
+    """An Azure trace through pandas' C parser: about ten times faster than row by row (the
+    week-long files have 17 and 27 million rows). None when any row needs the careful reader,
+    which then names the line and the field."""
+    import pandas as pd
+
+    try:
+        frame = pd.read_csv(
+            source,
+            encoding="utf-8-sig",
+            dtype={"TIMESTAMP": str, "ContextTokens": "int64", "GeneratedTokens": "int64"},
+        )
+        if [str(c).strip() for c in frame.columns] != list(AZURE_HEADER) or frame.empty:
+            return None
+        # pandas also reads words ("now", "today") as times: only dates go the fast way
+        if not frame["TIMESTAMP"].str.match(r"\s*\d{4}-\d\d-\d\d[ T]\d", na=False).all():
+            return None
+        stamps = pd.to_datetime(frame["TIMESTAMP"], format="ISO8601")
+    except (ValueError, TypeError, OverflowError, pd.errors.ParserError):
+        return None  # not a whole number, a bad or mixed-zone time, a ragged row, ...
+    counts = frame[["ContextTokens", "GeneratedTokens"]]
+    if not ((counts >= 0) & (counts <= MAX_TOKENS_PER_REQUEST)).all().all():
+        return None
+    first = stamps.iloc[0]
+    trace = Trace(name=name, format="azure-2023")
+    trace.arrival_s = array("d", (stamps - first).dt.total_seconds().to_numpy())
+    trace.input_tokens = array("q", frame["ContextTokens"].to_numpy())
+    trace.output_tokens = array("q", frame["GeneratedTokens"].to_numpy())
+    trace.start = first.floor("us").to_pydatetime()
+    if stamps.dt.tz is not None:
+        trace.format, trace.clock = "azure-2024", "UTC"
+        trace.start = trace.start.astimezone(UTC)
+    else:
+        trace.clock = NO_ZONE
+    return trace
+
+
 def read_trace(path: Path) -> Trace:
     """Read a trace file (streamed: the week-long Azure files are hundreds of megabytes)."""
     try:
         with path.open(encoding="utf-8", newline="") as handle:
+            if handle.readline().lstrip("\ufeff").startswith("TIMESTAMP"):
+                fast = _azure_fast(path.name, path)
+                if fast is not None:
+                    return fast
+            handle.seek(0)
             return parse_trace(path.name, handle)
     except UnicodeDecodeError as exc:
         raise TraceFileError(path.name, "", f"not UTF-8 text ({exc.reason})") from None
@@ -248,4 +291,8 @@ def parse_trace_bytes(name: str, data: bytes) -> Trace:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise TraceFileError(name, "", f"not UTF-8 text ({exc.reason})") from None
+    if text.lstrip("\ufeff").startswith("TIMESTAMP"):
+        fast = _azure_fast(name, io.BytesIO(data))
+        if fast is not None:
+            return fast
     return parse_trace(name, io.StringIO(text, newline=""))

@@ -128,3 +128,43 @@ def test_not_utf8_and_missing_file(tmp_path):
         parse_trace_bytes("x.csv", b"\xff\xfe\x00T")
     with pytest.raises(TraceFileError, match="cannot read"):
         read_trace(tmp_path / "absent.csv")
+
+
+@pytest.mark.parametrize("path", [AZURE_CODE, AZURE_CONV])
+def test_the_fast_azure_reader_agrees_with_the_row_by_row_one(path):
+    from benchmarks.traces import _azure_fast, parse_trace
+
+    fast = _azure_fast(path.name, path)
+    assert fast is not None
+    assert parse_trace_bytes(path.name, path.read_bytes()).input_tokens == fast.input_tokens
+    with path.open(newline="") as f:
+        careful = parse_trace(path.name, f)
+    assert (fast.format, fast.clock, fast.start) == (careful.format, careful.clock, careful.start)
+    assert fast.input_tokens == careful.input_tokens
+    assert fast.output_tokens == careful.output_tokens
+    # the release's 7th fractional digit: pandas keeps it, Python's datetime drops it
+    assert list(fast.arrival_s) == pytest.approx(list(careful.arrival_s), abs=1e-6)
+
+
+def test_the_fast_reader_leaves_bad_rows_to_the_careful_one(tmp_path):
+    bad = tmp_path / "t.csv"
+    bad.write_text(AZURE_2024 + "2024-05-10 00:00:02+00:00,12x,3\n")
+    with pytest.raises(TraceFileError, match="line 6: ContextTokens must be"):
+        read_trace(bad)
+    word = tmp_path / "w.csv"
+    word.write_text(AZURE_2024 + "now,12,3\n")  # pandas alone would read it as the time now
+    with pytest.raises(TraceFileError, match="line 6: TIMESTAMP 'now' is not a time"):
+        read_trace(word)
+    empty = tmp_path / "e.csv"
+    empty.write_text(AZURE_2024 + ",12,3\n")
+    with pytest.raises(TraceFileError, match="line 6: TIMESTAMP '' is not a time"):
+        read_trace(empty)
+    mixed = tmp_path / "m.csv"
+    mixed.write_text(AZURE_2024 + "2024-05-10 00:00:02,12,3\n")
+    with pytest.raises(TraceFileError, match="line 6: TIMESTAMP mixes"):
+        read_trace(mixed)
+    good = tmp_path / "g.csv"
+    good.write_bytes(("\ufeff" + AZURE_2024).encode())
+    trace = read_trace(good)
+    assert trace.format == "azure-2024" and len(trace) == 4
+    assert trace.start == datetime(2024, 5, 10, 0, 0, 0, 9930, tzinfo=UTC)
