@@ -899,3 +899,52 @@ def interactivity_frontier(
         annotation_position="top",
     )
     return figure
+
+
+def daily_curve(frame: pd.DataFrame, clock: str) -> go.Figure:
+    """A trace's rate per hour of the day relative to its mean (1 = average)."""
+    figure = bars(
+        frame,
+        "hour",
+        "relative_rate",
+        colour=None,
+        value_hover=".2f",
+        category_axis=axis(f"Hour of day, {clock}"),
+        value_axis=axis("Tokens per second ÷ the trace's mean", rangemode="tozero"),
+        category_order=list(frame["hour"]),
+        height=300,
+    )
+    return add_threshold(figure, 1.0, "mean")
+
+
+def length_distribution(frame: pd.DataFrame) -> go.Figure:
+    """Requests per doubling of prompt and reply length (tokens)."""
+    return bars(
+        frame,
+        "tokens",
+        "requests",
+        colour="which",
+        colour_order=["Input", "Output"],
+        value_hover=",.0f",
+        category_axis=axis("Length (tokens)"),
+        value_axis=axis("Requests", rangemode="tozero"),
+        category_order=list(dict.fromkeys(frame["tokens"])),
+        barmode="group",
+        legend_title="Tokens",
+        height=300,
+    )
+
+
+def rate_over_time(frame: pd.DataFrame) -> go.Figure:
+    """Tokens per bucket over a trace relative to its mean: peak ÷ mean is the highest bar."""
+    unit = frame["unit"].iloc[0] if len(frame) else "bucket"
+    figure = bars(
+        frame,
+        "after",
+        "relative_rate",
+        value_hover=".2f",
+        category_axis=axis(f"{unit.capitalize()}s after the first request"),
+        value_axis=axis("Tokens ÷ the trace's mean", rangemode="tozero"),
+        height=300,
+    )
+    return add_threshold(figure, 1.0, "mean")

@@ -19,7 +19,7 @@ from typer.core import TyperCommand
 
 from benchmarks.bundle import Bundle, verify_bundle
 from benchmarks.client import TOKEN_BASIS_WORDS, tls_context
-from benchmarks.datasets import DatasetError, load_dataset
+from benchmarks.datasets import DatasetError, load_dataset, workload_shape
 from benchmarks.errors import BundleError, ResultFileError
 from benchmarks.fake_server import FakeServerConfig, serve
 from benchmarks.importers import MAX_IMPORT_BYTES, ImportOverrides, import_sources
@@ -173,9 +173,19 @@ def run_cmd(
     dataset: Annotated[
         str,
         typer.Option(
-            help="golden (the --workload prompts), random:IN:OUT, sharegpt:PATH or jsonl:PATH."
+            help="golden (the --workload prompts), random:IN:OUT, sharegpt:PATH, jsonl:PATH, "
+            "trace:PATH (replayed as recorded), sessions:SESSIONS:TURNS:IN:OUT (multi-turn, "
+            "growing context) or prefix:IN:OUT:SHARE (a shared prefix of SHARE of the input)."
         ),
     ] = "golden",
+    trace_speed: Annotated[
+        float,
+        typer.Option(
+            min=0.001,
+            help="trace:PATH without --concurrency/--request-rate replays the trace's arrival "
+            "times divided by this (10 = ten times faster).",
+        ),
+    ] = 1.0,
     runtime_version: Annotated[str, typer.Option()] = "",
     instance_type: Annotated[str | None, typer.Option()] = None,
     provider: Annotated[str | None, typer.Option()] = None,
@@ -310,11 +320,20 @@ def run_cmd(
     the others are reported with their reasons and kept in the -o file only."""
 
     _check_target(accelerator, api)
-    points, headers, slo_bounds = _parse_load_options(
-        sweep, concurrency, request_rate, max_concurrency, sweep_max, api_key, header, slo
-    )
+    replay = dataset.startswith("trace:") and not (sweep or concurrency or request_rate)
+    if replay:
+        _, headers, slo_bounds = _parse_load_options(
+            sweep, "1", None, max_concurrency, sweep_max, api_key, header, slo
+        )
+        points = [OperatingPoint(concurrency=max_concurrency, replay_speed=trace_speed)]
+    else:
+        points, headers, slo_bounds = _parse_load_options(
+            sweep, concurrency, request_rate, max_concurrency, sweep_max, api_key, header, slo
+        )
     bundle_obj, counter = _load_bundle_and_counter(bundle, tokenizer, model, precision)
-    prompts, prompt_set_name, workload = _load_prompts(dataset, workload, counter)
+    prompts, prompt_set_name, workload = _load_prompts(
+        dataset, workload, counter, num_prompts or 100
+    )
     ssl_context = _ssl_context(endpoint, insecure, ca_bundle)
     _wait_until_ready(endpoint, model, headers, ssl_context, ready_timeout_s)
     if num_prompts is None:
@@ -436,11 +455,11 @@ def _load_bundle_and_counter(
 
 
 def _load_prompts(
-    dataset: str, workload: str, counter: TokenCounter | None
+    dataset: str, workload: str, counter: TokenCounter | None, limit: int = 100
 ) -> tuple[list, str, str]:
-    """(prompts, prompt set name, workload to record)."""
+    """(prompts, prompt set name, workload to record); ``limit``: rows of a trace."""
     try:
-        prompts, prompt_set_name = load_dataset(dataset, workload, tokenizer=counter)
+        prompts, prompt_set_name = load_dataset(dataset, workload, tokenizer=counter, limit=limit)
     except (DatasetError, PromptBundleError) as exc:
         raise _fail(str(exc)) from exc
     if dataset != "golden":
@@ -546,6 +565,7 @@ def _run_config(
             "prompts": len(cfg.prompts),
             "sha256": prompt_set_digest(cfg.prompts),
         },
+        "workload_shape": workload_shape(cfg.prompts),
         "timeout_s": cfg.timeout_s,
         "telemetry": cfg.telemetry,
         "max_failure_rate": max_failure_rate,
@@ -715,6 +735,8 @@ def _print_parity(parity: dict) -> None:
 
 
 def _load_label(b: dict) -> str:
+    if b.get("replay"):
+        return f"replay {b['replay']['speed']:g}x"
     if b.get("request_rate_rps") is None:
         return f"c={b['concurrency']}"
     return f"rate={b['request_rate_rps']}"

@@ -55,17 +55,23 @@ class GoldenPrompt:
     approx_input_tokens: int = 0
     #: What the long-context question asks for (the planted fact), when there is one.
     needle: str = ""
+    #: Earlier turns of a multi-turn session, ``(role, content)`` in order, before ``text``.
+    history: tuple[tuple[str, str], ...] = ()
     meta: dict = field(default_factory=dict, compare=False, hash=False)
 
     def messages(self) -> list[dict[str, str]]:
         out = []
         if self.system:
             out.append({"role": "system", "content": self.system})
+        out.extend({"role": role, "content": content} for role, content in self.history)
         out.append({"role": "user", "content": self.text})
         return out
 
     def completion_prompt(self) -> str:
-        return f"{self.system}\n\n{self.text}" if self.system else self.text
+        parts = [self.system] if self.system else []
+        parts.extend(content for _, content in self.history)
+        parts.append(self.text)
+        return "\n\n".join(parts)
 
 
 class PromptBundleError(ValueError):

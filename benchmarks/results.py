@@ -73,6 +73,11 @@ def _pos(value) -> float | None:
     return value if value is not None and value > 0 else None
 
 
+def _share(value) -> float | None:
+    value = _num(value)
+    return value if value is not None and 0 <= value <= 1 else None
+
+
 def _round_pos_int(value) -> int | None:
     value = _num(value)
     return round(value) if value is not None and value >= 0.5 else None
@@ -139,6 +144,12 @@ def document_points(doc: dict, source_file: str = "") -> list[tuple[dict, Benchm
         notes_common.append(
             f"parity vs bundle {parity.get('bundle')!r} on {parity.get('prompts')} prompts"
         )
+    # The load's shape as the run designed it (older result files have none).
+    shape = config.get("workload_shape") or {}
+    if shape.get("prefix_cache_share") is not None:
+        notes_common.append(
+            f"data set's reusable prefix share {shape['prefix_cache_share']:.0%} (of its input)"
+        )
     out = []
     with_slo = any(p.get("slo") for p in doc["operating_points"])
     for point in doc["operating_points"]:
@@ -159,6 +170,12 @@ def document_points(doc: dict, source_file: str = "") -> list[tuple[dict, Benchm
         notes.append(f"token counts from {basis}")
         if rate == "inf":
             notes.append("request_rate=inf (burst)")
+        replay = point.get("replay")
+        if replay:
+            notes.append(
+                f"trace replay at {replay['speed']:g}x: {replay['requests']} requests over "
+                f"{replay['trace_span_s']:.0f} s of trace"
+            )
         if point.get("slo"):
             targets = ",".join(f"{k}<={v:g}" for k, v in point["slo"]["targets_ms"].items())
             notes.append(
@@ -199,6 +216,7 @@ def document_points(doc: dict, source_file: str = "") -> list[tuple[dict, Benchm
                     workload=config["workload"],
                     input_tokens=_round_pos_int(tokens.get("input_mean")),
                     output_tokens=_round_pos_int(tokens.get("output_mean")),
+                    prefix_cache_share=_share(shape.get("prefix_cache_share")),
                     scenario="online",
                     concurrency=point.get("concurrency"),
                     request_rate_rps=None if rate in (None, "inf") else float(rate),

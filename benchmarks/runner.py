@@ -32,7 +32,7 @@ import math
 import random
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -74,8 +74,13 @@ def endpoint_url(endpoint: str, api: str) -> str:
 class OperatingPoint:
     concurrency: int | None = None
     request_rate_rps: float | None = None  # math.inf = burst
+    #: Trace replay: each prompt goes out at its recorded arrival time divided by this speed.
+    replay_speed: float | None = None
 
     def label(self) -> str:
+        if self.replay_speed is not None:
+            cap = f", max concurrency {self.concurrency}" if self.concurrency else ""
+            return f"trace replay at {self.replay_speed:g}x{cap}"
         if self.request_rate_rps is None:
             return f"concurrency {self.concurrency}"
         rate = "inf" if math.isinf(self.request_rate_rps) else f"{self.request_rate_rps:g}"
@@ -147,6 +152,26 @@ class HarnessConfig:
 ProgressCallback = Callable[[RequestRecord], None]
 
 
+def work_units(prompts: list[GoldenPrompt], total: int) -> Iterator[list[int]]:
+    """Request indices as a stream takes them: one at a time, or a multi-turn session's turns
+    together (a stream sends a session's turns in order, each after the reply to the one
+    before). Prompts are listed session by session, so index ``i`` is prompt ``i % len``."""
+    idx = 0
+    while idx < total:
+        unit = [idx]
+        session = prompts[idx % len(prompts)].meta.get("session")
+        idx += 1
+        while (
+            session is not None
+            and idx < total
+            and idx % len(prompts)
+            and prompts[idx % len(prompts)].meta.get("session") == session
+        ):
+            unit.append(idx)
+            idx += 1
+        yield unit
+
+
 async def _closed_loop(
     cfg: HarnessConfig,
     url: str,
@@ -158,7 +183,7 @@ async def _closed_loop(
 ) -> tuple[list[RequestRecord], dict]:
     records: list[RequestRecord] = []
     marks: dict[str, float] = {}
-    indices = iter(range(total))
+    units = work_units(cfg.prompts, total)
     chat = cfg.api == "chat"
     keep_text = cfg.needs_text
     async with cfg.pool(concurrency) as clients:
@@ -166,7 +191,7 @@ async def _closed_loop(
         async def worker(stream: int, client) -> None:
             if cfg.ramp_up_s > 0 and stream:
                 await asyncio.sleep(cfg.ramp_up_s * stream / concurrency)
-            for idx in indices:
+            for idx in (idx for unit in units for idx in unit):
                 if _past(cfg, marks, idx, warmup):
                     break
                 rec = RequestRecord(
@@ -214,6 +239,7 @@ async def _open_loop(
     total: int,
     warmup: int,
     on_done: ProgressCallback | None,
+    replay_speed: float | None = None,
 ) -> tuple[list[RequestRecord], dict]:
     records: list[RequestRecord] = []
     rng = random.Random(cfg.seed)
@@ -253,7 +279,13 @@ async def _open_loop(
         for idx in range(total):
             if idx == warmup:
                 marks["first_measured_send"] = time.perf_counter()
-            if not math.isinf(rate) and idx > 0:
+            if replay_speed is not None:
+                # As recorded: the prompt's arrival time after the first, on a faster clock.
+                t_next = marks["start"] + cfg.prompts[idx].meta["arrival_s"] / replay_speed
+                delay = t_next - time.perf_counter()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+            elif not math.isinf(rate) and idx > 0:
                 now_rate = rate
                 if cfg.ramp_up_s > 0:
                     elapsed = t_next - marks["start"]
@@ -430,11 +462,30 @@ async def run_point(
             if math.isinf(point.request_rate_rps)
             else min(point.concurrency or 4, cfg.num_prompts)
         )
+    if cfg.warmup is None and cfg.prompts[0].meta.get("session") is not None:
+        # Warm-up requests would be turns taken out of their sessions: none by default.
+        warmup = 0
     total = warmup + cfg.num_prompts
+    if point.replay_speed is not None:
+        # A trace is sent once, as recorded: no warm-up, no wrapping round to its start.
+        warmup = cfg.warmup or 0
+        total = min(total, len(cfg.prompts))
     sampler = TelemetrySampler().start() if cfg.telemetry else None
     started_at = datetime.now(UTC)
     try:
-        if point.request_rate_rps is None:
+        if point.replay_speed is not None:
+            records, marks = await _open_loop(
+                cfg,
+                url,
+                bodies,
+                math.inf,
+                point.concurrency,
+                total,
+                warmup,
+                on_done,
+                replay_speed=point.replay_speed,
+            )
+        elif point.request_rate_rps is None:
             records, marks = await _closed_loop(cfg, url, bodies, streams, total, warmup, on_done)
         else:
             records, marks = await _open_loop(
@@ -444,9 +495,25 @@ async def run_point(
         telemetry = sampler.stop() if sampler is not None else None
     count_with_tokenizer(records, cfg.tokenizer)
     block = summarise_point(point, records, marks, started_at)
+    if point.replay_speed is not None:
+        block["replay"] = replay_summary(cfg.prompts[:total], point.replay_speed)
+        # The rate the replay offered, so the result reads as an open loop at that rate.
+        block["request_rate_rps"] = block["replay"]["offered_rate_rps"]
     if telemetry is not None:
         block["telemetry"] = telemetry.to_json()
     return (block, records) if return_records else block
+
+
+def replay_summary(prompts: list[GoldenPrompt], speed: float) -> dict:
+    """What a trace replay offered: its speed, the trace time it covered and the mean rate."""
+    span_s = prompts[-1].meta["arrival_s"] - prompts[0].meta["arrival_s"]
+    sent_span_s = span_s / speed
+    return {
+        "speed": speed,
+        "requests": len(prompts),
+        "trace_span_s": span_s,
+        "offered_rate_rps": (len(prompts) - 1) / sent_span_s if sent_span_s > 0 else None,
+    }
 
 
 def operating_points(

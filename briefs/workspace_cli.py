@@ -18,6 +18,7 @@ from audit.scan import AuditPathError, scan
 from briefs import workspace_plans as wp
 from briefs.cli import BaseUrlOption, DbOption, UnitOption, output_path, token_unit
 from briefs.commitment import commitment_section
+from briefs.demand_doc import TraceFileError, TrafficError, demand_rows, trace_document
 from briefs.optimal import brief_sections
 from costmodel import Engine, domain
 from costmodel.scenario_inputs import parse_custom
@@ -288,6 +289,41 @@ def workspace_list(db: DbOption = None) -> None:
             row.source,
         )
     print_table(console, table)
+
+
+class DemandFormat(StrEnum):
+    JSON = "json"
+    TABLE = "table"
+
+
+@workspace_app.command("demand-from")
+def workspace_demand_from(
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="A request trace: Azure LLM inference trace CSV or Mooncake JSON Lines."
+        ),
+    ],
+    fmt: Annotated[DemandFormat, typer.Option("--format")] = DemandFormat.TABLE,
+) -> None:
+    """Derive a workload's demand from a request trace: tokens per month, peak ÷ mean,
+    burstiness, the daily curve, length percentiles and the prefix-cache share, with notes on
+    what the trace cannot support. Reads the file only; the workspace is unchanged."""
+    try:
+        doc = trace_document(file)
+    except (TraceFileError, TrafficError) as exc:
+        raise _fail(str(exc)) from None
+    if fmt == DemandFormat.JSON:
+        sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        return
+    rows = [{"Figure": name, "Value": value} for name, value in demand_rows(doc)]
+    print_table(
+        console,
+        grid_from_rows(rows, f"Demand from {file.name}", ("Figure", "Value"), ("Value",)),
+        more="--format json",
+    )
+    for note in doc["notes"]:
+        console.print(f"• {note}", highlight=False)
 
 
 def _one_time(values: list[str]) -> tuple[tuple[str, float], ...]:

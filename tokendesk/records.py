@@ -298,6 +298,9 @@ class BenchmarkResult(_SourcedRecord):
     workload: str = Field(min_length=1)
     input_tokens: int | None = Field(default=None, gt=0, le=100_000_000)
     output_tokens: int | None = Field(default=None, gt=0, le=100_000_000)
+    #: Share of the input a prefix cache could serve in the load it was measured at (the
+    #: harness's data set: shared system prompts, growing multi-turn context); None = not known.
+    prefix_cache_share: float | None = Field(default=None, ge=0, le=1)
     #: "offline" has no latency bound; "server"/"interactive"/"online" do.
     scenario: str = "online"
     concurrency: float | None = Field(default=None, gt=0, le=MAX_COUNT)

@@ -349,4 +349,20 @@ MIGRATIONS: tuple[Migration, ...] = (
           AND r.snapshot_id NOT IN (SELECT snapshot_id FROM retractions);
         """,
     ),
+    Migration(
+        13,
+        "prefix cache share of a result's load",
+        """
+        -- The workload shape a result was measured at: besides its input and output lengths,
+        -- the share of the input a prefix cache could serve (shared system prompt, multi-turn
+        -- context). NULL: not known (other tools' files do not say).
+        ALTER TABLE benchmark_results ADD COLUMN prefix_cache_share DOUBLE;
+
+        CREATE OR REPLACE VIEW current_results AS
+        SELECT r.*
+        FROM benchmark_results r JOIN snapshots s USING (snapshot_id)
+        WHERE s.status = 'ok'
+          AND r.snapshot_id NOT IN (SELECT snapshot_id FROM retractions);
+        """,
+    ),
 )

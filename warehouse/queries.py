@@ -90,7 +90,7 @@ SELECT
     r.concurrency, r.request_rate_rps, r.input_tokens, r.output_tokens,
     r.ttft_ms_p50, r.ttft_ms_p90, r.ttft_ms_p95, r.ttft_ms_p99,
     r.tpot_ms_p50, r.tpot_ms_p95, r.tpot_ms_p99,
-    r.parity_exact_match, r.parity_similarity, r.measured_power_w
+    r.parity_exact_match, r.parity_similarity, r.measured_power_w, r.prefix_cache_share
 FROM price_quotes p
 JOIN benchmark_results r
   ON {COST_JOIN_ON}
@@ -193,6 +193,7 @@ COST_COLUMNS = [
     "parity_exact_match",
     "parity_similarity",
     "measured_power_w",
+    "prefix_cache_share",
     "bench_source_tool",
     "bench_source_title",
     "bench_source_url",

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from briefs.demand_doc import TraceFileError, TrafficError, trace_document
 from costmodel.workspace import (
     FLEET_COLUMNS,
     Workspace,
@@ -248,3 +249,74 @@ __all__ = [
     "fleet_rows",
     "scenario_view",
 ]
+
+
+# ------------------------------------------------------------------ demand from a trace
+#: The dashboard's upload limit (``.streamlit/config.toml`` ``maxUploadSize``): about 550,000
+#: rows of an Azure trace. The week-long Azure traces (~700 MB) belong on the command line
+#: (``tokendesk workspace demand-from FILE``), which streams them.
+MAX_TRACE_UPLOAD_BYTES = 20 * 1024 * 1024
+
+
+def trace_demand(name: str, data: bytes) -> tuple[dict | None, str | None]:
+    """(the demand document, None) for an uploaded trace, or (None, why it was refused)."""
+    if len(data) > MAX_TRACE_UPLOAD_BYTES:
+        return None, (
+            f"{name}: {len(data) / 1024**2:,.0f} MB is over the page's "
+            f"{MAX_TRACE_UPLOAD_BYTES // 1024**2} MB; use `tokendesk workspace demand-from FILE`"
+        )
+    try:
+        return trace_document(name=name, data=data), None
+    except (TraceFileError, TrafficError) as exc:
+        return None, str(exc)
+
+
+def hour_of_day_frame(doc: dict) -> pd.DataFrame:
+    """One row per hour of the clock the trace covered: its rate relative to the mean."""
+    curve = doc["hour_of_day"]
+    rows = (
+        []
+        if curve is None
+        else [
+            {"hour": f"{h:02d}:00", "relative_rate": v}
+            for h, v in enumerate(curve["values"])
+            if v is not None
+        ]
+    )
+    return pd.DataFrame(rows, columns=["hour", "relative_rate"])
+
+
+def over_time_frame(doc: dict) -> pd.DataFrame:
+    """The trace's tokens per bucket (its peak ÷ mean grain) relative to the mean, by bucket
+    start: hours or minutes after the first request."""
+    curve = doc["over_time"]
+    grain = curve["grain"].split()[-1]
+    return pd.DataFrame(
+        {"after": list(range(len(curve["values"]))), "relative_rate": curve["values"]}
+    ).assign(unit=grain)
+
+
+def daily_curve_complete(doc: dict) -> bool:
+    """A daily curve needs every hour of the day."""
+    curve = doc["hour_of_day"]
+    return curve is not None and all(v is not None for v in curve["values"])
+
+
+def _bin_label(low: int, below: int) -> str:
+    return f"{low:,}" if below - low == 1 else f"{low:,}–{below - 1:,}"
+
+
+def length_frame(doc: dict) -> pd.DataFrame:
+    """Requests per doubling of length, input and output, in length order."""
+    rows = [
+        {
+            "tokens": _bin_label(b["from_tokens"], b["below_tokens"]),
+            "from_tokens": b["from_tokens"],
+            "which": which,
+            "requests": b["requests"],
+        }
+        for key, which in (("input_length", "Input"), ("output_length", "Output"))
+        for b in doc[key]["histogram"]
+    ]
+    frame = pd.DataFrame(rows, columns=["tokens", "from_tokens", "which", "requests"])
+    return frame.sort_values(["from_tokens", "which"], kind="stable").reset_index(drop=True)

@@ -9,9 +9,10 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from app import auth, data
+from app import auth, charts, data
 from app.models import workspace as model
 from app.safe import plain
+from briefs.demand_doc import demand_rows
 from costmodel import domain
 from costmodel.demand import PERCENTILES
 from costmodel.workspace import FLEET_PRICING_MODELS
@@ -127,6 +128,53 @@ demand = st.data_editor(
         "small_model": st.column_config.CheckboxColumn("Small model (CPU may serve)"),
     },
 )
+
+with st.expander("Demand from a request trace"):
+    st.caption(
+        "Upload a request log to read what your traffic asks of a fleet: tokens per month, "
+        "peak ÷ mean, the daily curve, prompt and reply lengths and the share of input a "
+        "prefix cache could serve. Reads: an Azure LLM inference trace CSV "
+        "(TIMESTAMP, ContextTokens, GeneratedTokens) or a Mooncake trace (JSON Lines). "
+        "Nothing is saved: put the figures you accept into the Demand table."
+    )
+    trace_file = st.file_uploader(
+        "Request trace",
+        type=["csv", "jsonl", "json"],
+        key="ws_trace",
+        max_upload_size=model.MAX_TRACE_UPLOAD_BYTES // 1024**2,
+        help="Larger traces: `tokendesk workspace demand-from FILE` reads them from disk.",
+    )
+    if trace_file is not None:
+        doc, refused = model.trace_demand(trace_file.name, trace_file.getvalue())
+        if refused is not None:
+            st.error(f"Not read — {refused}")
+        elif doc is not None:
+            st.table(
+                pd.DataFrame(demand_rows(doc), columns=["Figure", "Value"]).set_index("Figure")
+            )
+            for note in doc["notes"]:
+                st.caption(f"• {plain(note, limit=500)}")
+            if model.daily_curve_complete(doc):
+                st.plotly_chart(
+                    charts.daily_curve(model.hour_of_day_frame(doc), doc["hour_of_day"]["clock"]),
+                    width="stretch",
+                    key="ws_trace_curve",
+                )
+            else:
+                st.caption(
+                    "No daily curve: the trace does not cover every hour of the day (see the "
+                    "notes). Its rate over the time it covers:"
+                )
+            over_time = model.over_time_frame(doc)
+            if not over_time.empty:
+                st.plotly_chart(
+                    charts.rate_over_time(over_time), width="stretch", key="ws_trace_over_time"
+                )
+            st.plotly_chart(
+                charts.length_distribution(model.length_frame(doc)),
+                width="stretch",
+                key="ws_trace_lengths",
+            )
 
 st.subheader("Constraints")
 left, middle, right = st.columns(3)

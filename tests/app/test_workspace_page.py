@@ -4,6 +4,7 @@ Over the fixture warehouse and its workspace (tests/fixtures/warehouse/README.md
 
 from __future__ import annotations
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from app.models import workspace as model
@@ -115,3 +116,52 @@ def test_the_scenarios_page_says_when_the_fleet_comes_from_a_bill(writable_fixtu
         "The fleet comes from your cloud bill: bill: aws_focus_1_2_gpu_fleet.csv (2026-10);"
         f" accelerator spend $178,455.84, Stay month 1 $195,187.40 (workspace version {version},"
     ) in captions
+
+
+# ------------------------------------------------------------------ demand from a trace
+def _real(name: str) -> bytes:
+    from tokendesk.paths import REPO_ROOT
+
+    return (REPO_ROOT / "tests" / "fixtures" / "real" / "traces" / name).read_bytes()
+
+
+def test_an_uploaded_azure_trace_gives_the_clis_figures_and_both_plots():
+    from app import charts
+    from briefs.demand_doc import trace_document
+    from tokendesk.paths import REPO_ROOT
+
+    name = "AzureLLMInferenceTrace_code_first2000.csv"
+    doc, refused = model.trace_demand(name, _real(name))
+    assert refused is None and doc is not None
+    cli = trace_document(REPO_ROOT / "tests" / "fixtures" / "real" / "traces" / name)
+    assert doc == cli  # one computation, whichever way the file arrives
+    curve = model.hour_of_day_frame(doc)
+    assert list(curve["hour"]) == ["18:00"] and curve["relative_rate"].iloc[0] == 1.0
+    lengths = model.length_frame(doc)
+    assert lengths.groupby("which")["requests"].sum().to_dict() == {"Input": 2000, "Output": 2000}
+    # the excerpt's shortest prompt and reply are both 6 tokens: bin 4–7
+    assert (doc["input_length"]["min"], doc["output_length"]["min"]) == (6, 6)
+    assert list(lengths["tokens"][:2]) == ["4–7", "4–7"]
+    assert list(lengths["which"][:2]) == ["Input", "Output"]
+    figure = charts.length_distribution(lengths)
+    assert [t.name for t in figure.data] == ["Input", "Output"]
+    assert len(charts.daily_curve(curve, doc["hour_of_day"]["clock"]).data) == 1
+    # under an hour of trace: no daily curve on the page, the per-minute rate instead
+    assert not model.daily_curve_complete(doc)
+    over_time = model.over_time_frame(doc)
+    assert over_time["relative_rate"].max() == pytest.approx(doc["peak_to_mean"])
+    assert len(over_time) == int(doc["trace_hours"] * 60)  # whole minutes
+    assert len(charts.rate_over_time(over_time).data) == 1
+
+
+def test_a_mooncake_trace_has_no_daily_curve_and_a_bad_upload_is_refused_plainly():
+    doc, _ = model.trace_demand("m.jsonl", _real("mooncake_conversation_trace_first300.jsonl"))
+    assert doc is not None and model.hour_of_day_frame(doc).empty
+    assert doc["prefix_cache_share"] > 0
+    doc, refused = model.trace_demand(
+        "x.csv", b"TIMESTAMP,ContextTokens,GeneratedTokens\nnow,1,1\n"
+    )
+    assert doc is None and refused.startswith("x.csv, line 2: TIMESTAMP 'now'")
+    big = b"x" * (model.MAX_TRACE_UPLOAD_BYTES + 1)
+    doc, refused = model.trace_demand("big.csv", big)
+    assert doc is None and "workspace demand-from" in refused

@@ -61,3 +61,26 @@ def test_editing_the_fleet_changes_the_scenarios(app_url, page):
     # 15 more g6e.xlarge at $1.861 list for 730 h: +$20,378 a month.
     delta = int(after.replace(",", "")) - int(before.replace(",", ""))
     assert abs(delta - 15 * 1.861 * 730) < 1.5
+
+
+def test_an_uploaded_trace_shows_its_demand_daily_curve_and_lengths(app_url, page):
+    from tokendesk.paths import REPO_ROOT
+
+    trace = REPO_ROOT / "tests/fixtures/real/traces/AzureLLMInferenceTrace_code_first2000.csv"
+    page.goto(f"{app_url}/workspace")
+    page.get_by_text("Demand from a request trace").first.click()
+    uploader = page.locator('[data-testid="stFileUploader"]').filter(has_text="Request trace")
+    uploader.locator('input[type="file"]').set_input_files(str(trace))
+    page.get_by_text("12,239,724,983").first.wait_for(timeout=60_000)  # input tokens / month
+    assert page.get_by_text("181,829,595").first.is_visible()  # output tokens / month
+    # under an hour of trace: the rate over it (per minute) and the length distribution
+    charts = page.locator('[data-testid="stPlotlyChart"]')
+    charts.nth(1).wait_for(timeout=60_000)
+    assert charts.count() == 2
+    assert page.get_by_text("No daily curve").first.is_visible()
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.get_by_text("Input tokens / month").last.scroll_into_view_if_needed()
+    screenshot(page, "workspace-trace-figures")
+    charts.nth(1).scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    screenshot(page, "workspace-trace-plots")
