@@ -127,7 +127,7 @@ def test_the_p5_price_cut_is_kept_as_history_beside_the_current_price() -> None:
         if (quote.provider, quote.region, quote.instance_type, quote.pricing_model)
         == ("aws", "us-east-1", "p5.48xlarge", "on_demand")
     }
-    assert p5 == {("historical", None): 98.32, ("current", date(2025, 9, 10)): 55.04}
+    assert p5 == {("historical", None): 98.32, ("current", date(2025, 9, 10)): 55.06}
 
 
 def test_the_mlperf_h200_server_point_keeps_loadgen_s_percentiles() -> None:
