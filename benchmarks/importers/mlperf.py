@@ -281,6 +281,15 @@ def _precision(src: Source, system: dict) -> str:
     )
 
 
+def _latency_bounds(src: Source, f: dict[str, str]) -> str:
+    """The TTFT and TPOT bounds the run was held to (what tells Interactive from Server)."""
+    ttft = src.ms(src.number(f, "ttft_latency (ns)"), "ns", "ttft_latency (ns)")
+    tpot = src.ms(src.number(f, "tpot_latency (ns)"), "ns", "tpot_latency (ns)")
+    if not ttft or not tpot:
+        return ""
+    return f"held to p99 TTFT <= {ttft:g} ms and p99 TPOT <= {tpot:g} ms"
+
+
 def sniff_measurements(src: Source) -> bool:
     return (
         src.kind == "json"
@@ -365,6 +374,7 @@ def parse_log_summary(src: Source) -> list[BenchmarkResult]:
     )
     model = src.required_text(benchmark_model, "--model", "benchmark (model)")
     qps = src.number(f, "target_qps")
+    bounds = _latency_bounds(src, f) if scenario in ("server", "interactive") else ""
     return [
         src.result(
             accelerator_id=acc,
@@ -401,6 +411,7 @@ def parse_log_summary(src: Source) -> list[BenchmarkResult]:
                     [
                         "MLPerf system total output tokens/s",
                         "target_qps is samples/s" if qps else "",
+                        bounds,
                         token_note,
                     ],
                 )

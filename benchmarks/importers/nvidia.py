@@ -172,7 +172,9 @@ def _load_setting(config: dict, key: str) -> float | None:
     genai-perf writes it at the top of ``input_config``, AIPerf under ``phases[]``. Only a plain
     number counts, so a sweep range is never read as the measured load."""
     stimulus = (config.get("perf_analyzer") or {}).get("stimulus")
-    for place in (stimulus, config, *(config.get("phases") or [])):
+    # AIPerf before 0.13 keeps the load settings under input_config.loadgen.
+    loadgen = config.get("loadgen")
+    for place in (stimulus, loadgen, config, *(config.get("phases") or [])):
         value = place.get(key) if isinstance(place, dict) else None
         if isinstance(value, int | float) and not isinstance(value, bool):
             return float(value)
@@ -195,7 +197,33 @@ def _measured_runtime(config: dict) -> str | None:
     return _RUNTIME_ALIASES.get(str(backend or "").lower())
 
 
+def _token_basis(config: dict) -> str:
+    """How the file's token counts were made, as its configuration states it."""
+    endpoint = config.get("endpoint")
+    if isinstance(endpoint, dict) and endpoint.get("use_server_token_count") is True:
+        return "tokens as the server reported them (usage), not re-tokenised"
+    return "tokens counted client-side by re-tokenising the text"
+
+
+def _refuse_unfinished(src: Source) -> None:
+    """A cancelled or incomplete AIPerf run measured part of what it set out to."""
+    data = src.data if isinstance(src.data, dict) else {}
+    if data.get("was_cancelled") is True:
+        raise src.fail(
+            "was_cancelled",
+            "the run was cancelled before it finished, so its figures cover part of it; "
+            "import a run that completed",
+        )
+    if data.get("is_complete") is False:
+        raise src.fail(
+            "is_complete",
+            "the run did not complete, so its figures cover part of it; import a run that "
+            "completed",
+        )
+
+
 def _build(src: Source, metrics: dict, config: dict, tool: str) -> list[BenchmarkResult]:
+    _refuse_unfinished(src)
     out_entry = metrics.get("output_token_throughput")
     if not isinstance(out_entry, dict):
         raise src.fail("output_token_throughput", "required metric is missing")
@@ -280,7 +308,7 @@ def _build(src: Source, metrics: dict, config: dict, tool: str) -> list[Benchmar
             requests_failed=int(failed) if failed is not None else None,
             measured_at=src.when(measured),
             source_tool=tool,
-            notes="tokens counted client-side by re-tokenising the text",
+            notes=_token_basis(config),
         )
     ]
 

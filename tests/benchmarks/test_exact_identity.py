@@ -5,13 +5,14 @@ test, and summaries whose throughput LoadGen inferred. Each case is a file a rea
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from benchmarks.errors import ResultFileError
-from benchmarks.importers import ImportOverrides, import_files
+from benchmarks.importers import ImportOverrides, import_files, import_sources
 from benchmarks.importers.hardware import FAMILIES, identify
 from benchmarks.plausibility import check_result
 from tokendesk.catalog import load_catalog
@@ -262,3 +263,45 @@ def test_a_llama_bench_table_with_the_backend_log_above_it_imports():
     assert r.accelerators_per_replica == 2
     assert r.runtime_version == "b5600 (d17a809e)"
     assert r.ttft_ms_p50 == pytest.approx(1000 * 512 / 12004.34)
+
+
+# -- AIPerf: what the run set and how it counted -----------------------------------------------
+
+AIPERF = next(REAL.glob("aiperf/*/profile_export_aiperf.json"))
+STAND_INS = ImportOverrides(accelerator_id="nvidia-h100-sxm-80gb", runtime="vllm", precision="bf16")
+
+
+def _aiperf(edit) -> list:
+    data = json.loads(AIPERF.read_bytes())
+    edit(data)
+    [(_, _, records)] = import_sources([(AIPERF.name, json.dumps(data).encode())], STAND_INS)
+    return records
+
+
+def test_aiperf_token_counts_say_the_basis_the_run_configured():
+    # The corpus file (AIPerf 0.13) re-tokenised client-side; a run with
+    # --use-server-token-count (input_config.endpoint.use_server_token_count) did not.
+    (r,) = one(str(AIPERF.relative_to(REAL)), STAND_INS)
+    assert "re-tokenising" in r.notes and r.concurrency == 4
+
+    def server_counts(data):
+        data["input_config"]["endpoint"]["use_server_token_count"] = True
+
+    (served,) = _aiperf(server_counts)
+    assert "as the server reported them" in served.notes and "re-tokenising" not in served.notes
+
+
+def test_aiperf_load_under_loadgen_is_read():
+    # AIPerf before 0.13 keeps --concurrency under input_config.loadgen, not under phases.
+    def old_layout(data):
+        data["input_config"].pop("phases")
+        data["input_config"]["loadgen"] = {"concurrency": 4}
+
+    (r,) = _aiperf(old_layout)
+    assert (r.concurrency, r.request_rate_rps) == (4.0, None)
+
+
+@pytest.mark.parametrize(("key", "value"), [("was_cancelled", True), ("is_complete", False)])
+def test_a_cancelled_or_incomplete_aiperf_run_is_refused(key, value):
+    with pytest.raises(ResultFileError, match="import a run that completed"):
+        _aiperf(lambda data: data.__setitem__(key, value))
