@@ -19,6 +19,7 @@ from benchmarks.errors import ResultFileError
 from benchmarks.importers import (
     guidellm,
     harness,
+    inferencex,
     ledger,
     llamabench,
     llmperf,
@@ -40,6 +41,7 @@ REGISTRY: list[Importer] = [
     *nvidia.IMPORTERS,
     *llmperf.IMPORTERS,
     *mlperf.IMPORTERS,
+    *inferencex.IMPORTERS,
     *serving.IMPORTERS,
     *llamabench.IMPORTERS,
 ]

@@ -626,6 +626,49 @@ MLPERF_LOG = Ledger(
     ),
 )
 
+_INFX_STATS = r"(mean|median|std|p\d+(\.\d+)?)_"
+INFERENCEX = Ledger(
+    formats=("inferencex-agg",),
+    scope="top-level keys",
+    mapped={
+        "hw": "accelerator (exactly, or --accelerator)",
+        "conc": "concurrency",
+        "tp": "accelerators_per_replica of a single-node aggregated run",
+        "ep": "notes",
+        "dp_attention": "notes",
+        "disagg": "a disaggregated run asks for --accelerators-per-replica",
+        "is_multinode": "a multi-node run asks for --accelerators-per-replica",
+        "tput_per_gpu": "total_tok_s (x GPUs per replica)",
+        "output_tput_per_gpu": "output_tok_s (x GPUs per replica)",
+        "isl": "input_tokens and the workload",
+        "osl": "output_tokens and the workload",
+        "model": "model",
+        "framework": "runtime",
+        "image": "runtime_version (the image tag) and notes",
+        "precision": "precision",
+        "spec_decoding": "notes",
+    },
+    ignored={
+        "infmax_model_prefix": "InferenceX's short model name; model is kept",
+        "input_tput_per_gpu": "total minus output throughput",
+    },
+    patterns=(
+        (
+            _INFX_STATS + "ttft",
+            "mapped",
+            "ttft_ms_p50 (median) / p90 / p99; mean, std, p99.9 not kept",
+        ),
+        (
+            _INFX_STATS + "tpot",
+            "mapped",
+            "tpot_ms_p50 (median) / p99; mean, std, p90, p99.9 not kept",
+        ),
+        (_INFX_STATS + "e2el", "mapped", "e2el_ms_p50 (median); the rest not kept"),
+        (_INFX_STATS + "intvty", "ignored", "interactivity is 1 / TPOT, which is kept"),
+        (_INFX_STATS + "itl", "ignored", "time between streamed chunks, not a TPOT"),
+    ),
+)
+
 LEDGERS: tuple[Ledger, ...] = (
     NVIDIA_SUMMARY,
     NVIDIA_CSV,
@@ -638,6 +681,7 @@ LEDGERS: tuple[Ledger, ...] = (
     MLPERF_MEASUREMENTS,
     MLPERF_SUMMARY,
     MLPERF_LOG,
+    INFERENCEX,
 )
 _BY_FORMAT = {fmt: ledger for ledger in LEDGERS for fmt in ledger.formats}
 #: Formats without a ledger, and why.

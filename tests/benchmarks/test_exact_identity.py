@@ -305,3 +305,34 @@ def test_aiperf_load_under_loadgen_is_read():
 def test_a_cancelled_or_incomplete_aiperf_run_is_refused(key, value):
     with pytest.raises(ResultFileError, match="import a run that completed"):
         _aiperf(lambda data: data.__setitem__(key, value))
+
+
+# -- InferenceX per-run aggregates ---------------------------------------------------------------
+
+INFX = (
+    "inferencex/agg_kimik2.5_1k1k_int4_vllm_tp8-ep1-dpafalse_disagg-false_spec-mtp_conc4_"
+    "MI355-gbt350-odcdh5-wbb3.json"
+)
+
+
+def test_an_inferencex_aggregate_is_one_tp8_replica_at_the_concurrency_it_ran():
+    (r,) = one(INFX)
+    assert (r.accelerator_id, r.accelerators_per_replica) == ("amd-mi355x-288gb", 8)
+    assert (r.concurrency, r.request_rate_rps, r.workload) == (4.0, None, "isl1024-osl1024")
+    # Throughput per GPU x 8 GPUs; latencies are seconds in the file.
+    assert r.output_tok_s == pytest.approx(27.678011491816765 * 8)
+    assert r.total_tok_s == pytest.approx(55.62670336516291 * 8)
+    assert r.ttft_ms_p50 == pytest.approx(296.9768075272441)
+    assert r.tpot_ms_p99 == pytest.approx(18.459965544077445)
+    assert (r.runtime, r.runtime_version, r.precision) == ("vllm", "0.21.0", "int4")
+    assert "speculative decoding: mtp" in r.notes and r.measured_at is None
+    # Kimi K2.5 is not in data/model_architectures.csv, so no physical bound can be drawn.
+    assert check_result(r, load_catalog()).verdict == "unchecked"
+
+
+def test_a_disaggregated_inferencex_run_asks_how_many_gpus_a_replica_holds():
+    path = REAL / INFX
+    data = json.loads(path.read_bytes())
+    data.update(disagg=True)
+    with pytest.raises(ResultFileError, match="pass --accelerators-per-replica"):
+        import_sources([(path.name, json.dumps(data).encode())])
