@@ -14,6 +14,7 @@ import pytest
 from benchmarks.errors import ResultFileError
 from benchmarks.importers import ImportOverrides, import_files, import_sources
 from benchmarks.importers.hardware import FAMILIES, identify
+from benchmarks.importers.mlperf import scenario_and_model
 from benchmarks.plausibility import check_result
 from tokendesk.catalog import load_catalog
 
@@ -336,3 +337,18 @@ def test_a_disaggregated_inferencex_run_asks_how_many_gpus_a_replica_holds():
     data.update(disagg=True)
     with pytest.raises(ResultFileError, match="pass --accelerators-per-replica"):
         import_sources([(path.name, json.dumps(data).encode())])
+
+
+@pytest.mark.parametrize(
+    ("scenario", "benchmark", "expected"),
+    [
+        ("Server", "llama2-70b-interactive-99.9", ("interactive", "llama2-70b-99.9")),
+        ("Offline", "llama2-70b-interactive-99", ("offline", "llama2-70b-99")),
+        ("Server", "llama2-70b-99", ("server", "llama2-70b-99")),
+        ("Interactive", "llama3.1-8b", ("interactive", "llama3.1-8b")),
+        ("SingleStream", "gptj-99", ("singlestream", "gptj-99")),
+        ("MultiStream", "llama2-70b-99", ("multistream", "llama2-70b-99")),
+    ],
+)
+def test_the_scenario_is_the_submission_s_own(scenario, benchmark, expected):
+    assert scenario_and_model(scenario, benchmark) == expected
