@@ -18,6 +18,7 @@ from pathlib import Path
 
 from benchmarks.importers.base import Importer, Source
 from benchmarks.importers.hardware import identify
+from benchmarks.importers.ledger import not_understood, note_for
 from tokendesk.records import BenchmarkResult
 
 #: Publication dates of the rounds (results carry no run date).
@@ -230,12 +231,21 @@ def _system_json(src: Source, system: str | None) -> dict | None:
             candidate = Path(*parts[:i]) / "systems" / f"{system}.json"
             if candidate.is_file():
                 try:
-                    return json.loads(candidate.read_text(encoding="utf-8"))
+                    described = json.loads(candidate.read_text(encoding="utf-8"))
                 except json.JSONDecodeError as exc:
                     raise src.fail(
                         str(candidate), f"system JSON is not valid JSON ({exc.msg})"
                     ) from exc
+                _ledger_check(src, "mlperf-system", candidate, described)
+                return described
     return None
+
+
+def _ledger_check(src: Source, fmt: str, path: Path, described: object) -> None:
+    """A companion read from the submission layout is held to its ledger like a file given."""
+    unknown = not_understood(fmt, "json", described)
+    if unknown:
+        src.notes.append(note_for(f"{fmt} ({path.name})", unknown))
 
 
 def _declared_precision(src: Source, described: dict) -> str:
@@ -273,6 +283,7 @@ def _precision(src: Source, system: dict) -> str:
                 except json.JSONDecodeError as exc:
                     raise src.fail(str(candidate), f"not valid JSON ({exc.msg})") from exc
                 if isinstance(described, dict) and described.get("weight_data_types"):
+                    _ledger_check(src, "mlperf-measurements", candidate, described)
                     return _declared_precision(src, described)
     raise src.fail(
         "weight_data_types",

@@ -5,11 +5,19 @@ records' notes (so a new tool version shows up in a dry run)."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
-from benchmarks.importers import REGISTRY, ImportOverrides, _source, detect, import_sources
+from benchmarks.importers import (
+    REGISTRY,
+    ImportOverrides,
+    _source,
+    detect,
+    import_files,
+    import_sources,
+)
 from benchmarks.importers import ledger as ledger_module
 from benchmarks.importers.ledger import LEDGER_FILE, LEDGERS, UNLEDGERED, markdown, not_understood
 
@@ -68,3 +76,18 @@ def test_an_mlperf_summary_line_loadgen_adds_is_named_too():
     )
     fmt = "mlperf-log-summary"
     assert not_understood(fmt, "text", None, text) == ["Energy per token (J)"]
+
+
+def test_a_companion_found_in_the_submission_layout_is_held_to_its_ledger(tmp_path):
+    # The run's measurements JSON is read from disk beside the summary; a field it gains later
+    # is named on the record like one in a file given on the command line.
+    root = tmp_path / "v5.1"
+    shutil.copytree(REAL / "mlperf_v5.1/closed/RedHat", root / "closed/RedHat")
+    measured = next((root / "closed/RedHat/measurements").rglob("Server/*.json"))
+    data = json.loads(measured.read_text(encoding="utf-8"))
+    data["kv_cache_data_type"] = "fp8"
+    measured.write_text(json.dumps(data), encoding="utf-8")
+    run = next((root / "closed/RedHat/results").rglob("Server/performance/run_1/*.txt"))
+    [(_, [record])] = import_files([run])
+    assert "'kv_cache_data_type' not understood" in record.notes
+    assert "mlperf-measurements" in record.notes
