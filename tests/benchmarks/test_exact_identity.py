@@ -352,3 +352,19 @@ def test_a_disaggregated_inferencex_run_asks_how_many_gpus_a_replica_holds():
 )
 def test_the_scenario_is_the_submission_s_own(scenario, benchmark, expected):
     assert scenario_and_model(scenario, benchmark) == expected
+
+
+# -- GuideLLM: the load its strategy set, never the worker cap -----------------------------------
+
+
+def test_a_guidellm_constant_rate_run_is_recorded_at_its_rate_not_its_worker_cap():
+    # GuideLLM 0.8.1 at a constant 2 requests/s: its strategy also says max_concurrency 10240
+    # (the scheduler's cap on open requests), which is not a load the run held.
+    (r,) = one("guidellm/constant_rate2/benchmarks.json", STAND_INS)
+    assert (r.request_rate_rps, r.concurrency) == (2.0, None)
+    assert "guidellm strategy constant" in r.notes
+
+
+def test_a_guidellm_concurrent_run_is_recorded_at_its_streams():
+    (r,) = one("guidellm/benchmarks.json", STAND_INS)
+    assert (r.concurrency, r.request_rate_rps) == (4.0, None)
