@@ -9,7 +9,10 @@ ns). Their ``inter_token_latency`` is (E2EL − TTFT)/(OSL − 1), i.e. vLLM's T
 derived from ``total_isl``/``total_osl``/``benchmark_duration`` when present. The CSVs carry
 the same figures with the unit in the row name (``Time To First Token (ms)``) and no run
 configuration, so model, concurrency and hardware come from flags (a concurrency in the
-artifact directory name such as ``-concurrency16`` is used).
+artifact directory name such as ``-concurrency16`` is used). The load is read where each version
+keeps it (AIPerf 0.8: ``input_config.loadgen``; 0.13: ``input_config.phases[]``; genai-perf:
+``perf_analyzer.stimulus``), and the token-count basis as the configuration states it
+(``endpoint.use_server_token_count``); a CSV states neither, and its records say so.
 """
 
 from __future__ import annotations
@@ -198,7 +201,13 @@ def _measured_runtime(config: dict) -> str | None:
 
 
 def _token_basis(config: dict) -> str:
-    """How the file's token counts were made, as its configuration states it."""
+    """How the file's token counts were made, as its configuration states it (a CSV carries no
+    configuration, so it does not say)."""
+    if not config:
+        return (
+            "token-count basis not stated in the file (client-side re-tokenising unless the run "
+            "used --use-server-token-count; its JSON export says which)"
+        )
     endpoint = config.get("endpoint")
     if isinstance(endpoint, dict) and endpoint.get("use_server_token_count") is True:
         return "tokens as the server reported them (usage), not re-tokenised"

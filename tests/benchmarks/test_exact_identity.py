@@ -268,7 +268,7 @@ def test_a_llama_bench_table_with_the_backend_log_above_it_imports():
 
 # -- AIPerf: what the run set and how it counted -----------------------------------------------
 
-AIPERF = next(REAL.glob("aiperf/*/profile_export_aiperf.json"))
+AIPERF = REAL / "aiperf/fake_echo-1-openai-chat-concurrency4/profile_export_aiperf.json"
 STAND_INS = ImportOverrides(accelerator_id="nvidia-h100-sxm-80gb", runtime="vllm", precision="bf16")
 
 
@@ -279,27 +279,10 @@ def _aiperf(edit) -> list:
     return records
 
 
-def test_aiperf_token_counts_say_the_basis_the_run_configured():
-    # The corpus file (AIPerf 0.13) re-tokenised client-side; a run with
-    # --use-server-token-count (input_config.endpoint.use_server_token_count) did not.
+def test_aiperf_013_counted_tokens_client_side_and_says_so():
+    # The corpus's AIPerf 0.13 run re-tokenised the text (no --use-server-token-count).
     (r,) = one(str(AIPERF.relative_to(REAL)), STAND_INS)
-    assert "re-tokenising" in r.notes and r.concurrency == 4
-
-    def server_counts(data):
-        data["input_config"]["endpoint"]["use_server_token_count"] = True
-
-    (served,) = _aiperf(server_counts)
-    assert "as the server reported them" in served.notes and "re-tokenising" not in served.notes
-
-
-def test_aiperf_load_under_loadgen_is_read():
-    # AIPerf before 0.13 keeps --concurrency under input_config.loadgen, not under phases.
-    def old_layout(data):
-        data["input_config"].pop("phases")
-        data["input_config"]["loadgen"] = {"concurrency": 4}
-
-    (r,) = _aiperf(old_layout)
-    assert (r.concurrency, r.request_rate_rps) == (4.0, None)
+    assert "re-tokenising the text" in r.notes and r.concurrency == 4
 
 
 @pytest.mark.parametrize(("key", "value"), [("was_cancelled", True), ("is_complete", False)])
@@ -368,3 +351,21 @@ def test_a_guidellm_constant_rate_run_is_recorded_at_its_rate_not_its_worker_cap
 def test_a_guidellm_concurrent_run_is_recorded_at_its_streams():
     (r,) = one("guidellm/benchmarks.json", STAND_INS)
     assert (r.concurrency, r.request_rate_rps) == (4.0, None)
+
+
+AIPERF_08 = "aiperf/v0.8.0_server_token_count/profile_export_aiperf"
+
+
+def test_an_aiperf_08_export_keeps_its_concurrency_and_its_server_token_counts():
+    # AIPerf 0.8.0 keeps --concurrency under input_config.loadgen and, run with
+    # --use-server-token-count, says so under input_config.endpoint.
+    (r,) = one(AIPERF_08 + ".json", STAND_INS)
+    assert (r.concurrency, r.request_rate_rps) == (4.0, None)
+    assert "as the server reported them" in r.notes and "re-tokenising the text" not in r.notes
+    assert r.output_tok_s == pytest.approx(324.091434837393)
+
+
+def test_an_aiperf_csv_does_not_claim_a_token_basis_it_does_not_state():
+    (r,) = one(AIPERF_08 + ".csv", replace(STAND_INS, model="fake/echo-1"))
+    assert "token-count basis not stated" in r.notes
+    assert r.output_tok_s == 324.09
