@@ -17,6 +17,7 @@ from urllib.parse import urlparse
 import typer
 from typer.core import TyperCommand
 
+from benchmarks.bulk import IMPORTED, NEEDS_FLAG, REFUSED, import_tree, summary
 from benchmarks.bundle import Bundle, verify_bundle
 from benchmarks.client import TOKEN_BASIS_WORDS, tls_context
 from benchmarks.datasets import DatasetError, load_dataset, workload_shape
@@ -835,6 +836,100 @@ def import_cmd(
             f"{terminal_text(Path(name).name)}: {count} result(s) -> snapshot {snap}",
             highlight=False,
         )
+
+
+@bench_app.command("import-tree")
+def import_tree_cmd(
+    root: Annotated[Path, typer.Argument(help="A results folder (an MLPerf round, ...).")],
+    accelerator: Annotated[str | None, typer.Option("--accelerator")] = None,
+    accelerators_per_replica: Annotated[int | None, typer.Option(min=1)] = None,
+    runtime: Annotated[str | None, typer.Option()] = None,
+    model: Annotated[str | None, typer.Option()] = None,
+    precision: Annotated[str | None, typer.Option()] = None,
+    skip_unknown_hardware: Annotated[
+        bool, typer.Option(help="MLPerf summaries: skip rows on unplaced accelerators.")
+    ] = False,
+    dry_run: Annotated[bool, typer.Option(help="Validate and show, write nothing.")] = False,
+    accept_implausible: Annotated[
+        bool, typer.Option(help="Keep results beyond the physical bounds, flagged.")
+    ] = False,
+    output_format: Annotated[
+        str, typer.Option("--format", help="table, or json: every file's outcome.")
+    ] = "table",
+    db: DbOption = None,
+) -> None:
+    """Import every result file under a folder, each on its own, and summarise: imported,
+    refused (with the reason) and needing a flag (with the flag).
+
+    Result files are found by the names the tools give them (mlperf_log_summary.txt in a
+    performance/run_N folder, summary_results.json, agg_*.json, profile_export_*.json, ...);
+    accuracy, compliance and ranging runs are not read. Flags apply to every file, so pass
+    --accelerator only for a tree of one system. Every imported file is its own snapshot."""
+    if output_format not in ("table", "json"):
+        raise _fail("--format is table or json")
+    if not root.exists():
+        raise _fail(f"{root}: no such file or folder")
+    overrides = ImportOverrides(
+        accelerator_id=accelerator,
+        accelerators_per_replica=accelerators_per_replica,
+        runtime=runtime,
+        model=model,
+        precision=precision,
+        skip_unknown_accelerators=skip_unknown_hardware,
+    )
+    outcomes = import_tree(root, overrides, accept=accept_implausible)
+    if not outcomes:
+        raise _fail(f"{root}: no result files found (see `tokendesk bench import-tree --help`)")
+    counts = summary(outcomes)
+    written: dict[str, str] = {}
+    imported = [o for o in outcomes if o.status == IMPORTED]
+    if imported and not dry_run:
+        checked = [(str(o.path), o.importer, o.results, o.checks) for o in imported]
+        written = {name: snap for name, _count, snap in _write_imports(db, checked)}
+    if output_format == "json":
+        files = [
+            {
+                "file": str(o.path),
+                "status": o.status,
+                "records": len(o.results),
+                "key": o.key,
+                "reason": o.reason,
+                "flags": list(o.flags),
+                "snapshot": written.get(str(o.path)),
+            }
+            for o in outcomes
+        ]
+        print(json.dumps({"summary": counts, "files": files, "dry_run": dry_run}))
+        return
+    console.print(_tree_summary_table(counts))
+    # One line per file not imported, never wrapped inside a path, a number or an id.
+    for o in outcomes:
+        if o.status == IMPORTED:
+            continue
+        shown = o.path.relative_to(root) if root.is_dir() else o.path
+        where = f" ({o.key})" if o.key else ""
+        console.print(
+            terminal_text(f"{o.status}: {shown}{where}: {o.reason}"),
+            soft_wrap=True,
+            highlight=False,
+        )
+    console.print(
+        "dry run: nothing written"
+        if dry_run
+        else f"{len(written)} file(s) written, each as its own snapshot"
+    )
+
+
+def _tree_summary_table(counts: dict) -> Table:
+    table = Table(title="results tree")
+    table.add_column("outcome")
+    table.add_column("files", justify="right")
+    for label in (IMPORTED, REFUSED, NEEDS_FLAG):
+        table.add_row(label, f"{counts[label]:,}")
+    table.add_row("records imported", f"{counts['records']:,}")
+    for flag, n in counts["flags"].items():
+        table.add_row(f"asking for {flag}", f"{n:,}")
+    return table
 
 
 #: One imported file after the checks: (file name, format, its results, their plausibility checks).

@@ -107,16 +107,16 @@ class AzureSize:
 
 
 #: armSkuName -> shape, from the Azure VM size pages (ND H100 v5, ND H200 v5, ND MI300X v5,
-#: NC A100 v4, NC H100 v5 (H100 NVL), ND A100 v4).
+#: NC A100 v4 (A100 80GB PCIe cards), NC H100 v5 (H100 NVL), ND A100 v4 (SXM4 modules)).
 SIZES: dict[str, AzureSize] = {
     "Standard_ND96isr_H100_v5": AzureSize("nvidia-h100-sxm-80gb", 8, 96, 1900),
     "Standard_ND96is_H100_v5": AzureSize("nvidia-h100-sxm-80gb", 8, 96, 1900),
     "Standard_ND96isr_H200_v5": AzureSize("nvidia-h200-141gb", 8, 96, 1850),
     "Standard_ND96isr_MI300X_v5": AzureSize("amd-mi300x-192gb", 8, 96, 1850),
     "Standard_ND96is_MI300X_v5": AzureSize("amd-mi300x-192gb", 8, 96, 1850),
-    "Standard_NC24ads_A100_v4": AzureSize("nvidia-a100-80gb", 1, 24, 220),
-    "Standard_NC48ads_A100_v4": AzureSize("nvidia-a100-80gb", 2, 48, 440),
-    "Standard_NC96ads_A100_v4": AzureSize("nvidia-a100-80gb", 4, 96, 880),
+    "Standard_NC24ads_A100_v4": AzureSize("nvidia-a100-pcie-80gb", 1, 24, 220),
+    "Standard_NC48ads_A100_v4": AzureSize("nvidia-a100-pcie-80gb", 2, 48, 440),
+    "Standard_NC96ads_A100_v4": AzureSize("nvidia-a100-pcie-80gb", 4, 96, 880),
     "Standard_ND96asr_v4": AzureSize("nvidia-a100-40gb", 8, 96, 900),
     "Standard_ND96amsr_A100_v4": AzureSize("nvidia-a100-80gb", 8, 96, 1900),
     "Standard_NC40ads_H100_v5": AzureSize("nvidia-h100-nvl-94gb", 1, 40, 320),

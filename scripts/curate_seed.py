@@ -563,6 +563,11 @@ CORRECTIONS = [
     "spot, including p5 spot $20.99) were read before the June 2025 AWS price cut; they are "
     "history. The derived post-cut p4d estimate keeps `valid_from` 2025-06-01 (the cut's "
     "effective month).",
+    "**Post-cut p5.48xlarge on demand** is an estimate, $55.06 = $98.32 x (1 - 0.44), confidence "
+    "low: its source (dstack's 'The state of cloud GPUs in 2025', 2025-09-10) states 'Only AWS "
+    "has reduced H100 instance prices by 44%' and no price. The $55.04 this row carried before "
+    "was recalled from an announcement no one had read, so it is gone; the live Price List API "
+    "(`tokendesk prices refresh`) replaces the estimate with AWS's own figure.",
     '**Undated sources** keep "date unknown" (empty `observed_at` / `measured_at`, the '
     "source's words in `source_date_text`) instead of an invented date: SkyPilot/gpuhunt catalog "
     'snapshots (e.g. RunPod B200, formerly "2024-01-01"), the TensorRT-LLM perf overview at '

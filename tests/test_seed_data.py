@@ -5,6 +5,7 @@ this module is the one place that checks them."""
 from __future__ import annotations
 
 import csv
+import re
 from datetime import date
 from pathlib import Path
 
@@ -128,7 +129,46 @@ def test_the_p5_price_cut_is_kept_as_history_beside_the_current_price() -> None:
         if (quote.provider, quote.region, quote.instance_type, quote.pricing_model)
         == ("aws", "us-east-1", "p5.48xlarge", "on_demand")
     }
-    assert p5 == {("historical", None): 98.32, ("current", date(2025, 9, 10)): 55.04}
+    assert p5 == {("historical", None): 98.32, ("current", date(2025, 9, 10)): 55.06}
+
+
+_ESTIMATE = re.compile(r"ESTIMATE (?P<base>[\d.]+)\*(?P<factor>[\d.]+)=(?P<value>[\d.]+)")
+
+
+def test_a_price_no_source_states_is_an_estimate_whose_arithmetic_gives_the_price() -> None:
+    # A figure that was recalled, or read from a page no one retrieved, is not a price: the row
+    # says ESTIMATE, shows the arithmetic from the figures its source does state, is low
+    # confidence, and the arithmetic gives the row's price.
+    estimates = 0
+    for _, quote in read_price_file(data_dir() / SEED_PRICES):
+        text = f"{quote.source} {quote.notes}".lower()
+        match = _ESTIMATE.search(quote.notes)
+        if "recalled" in text or "not directly retrieved" in text:
+            assert match, (quote.instance_type, quote.notes)
+        if not match:
+            continue
+        estimates += 1
+        assert quote.source.startswith("Derived:"), quote.source
+        assert quote.confidence.startswith("low"), quote.confidence
+        base, factor = float(match["base"]), float(match["factor"])
+        assert float(match["value"]) == quote.usd_per_hour == round(base * factor, 2)
+    assert estimates >= 2
+
+
+def test_the_p5_estimate_rests_on_the_seed_s_own_pre_cut_price_and_the_cited_cut() -> None:
+    # The cited blog states "Only AWS has reduced H100 instance prices by 44%": the estimate is
+    # the seed's historical p5 list price less that 44%, both figures named in the row.
+    rows = {
+        name: quote
+        for name, quote in read_price_file(data_dir() / SEED_PRICES)
+        if (quote.provider, quote.region, quote.instance_type, quote.pricing_model)
+        == ("aws", "us-east-1", "p5.48xlarge", "on_demand")
+    }
+    current, before = rows["current"], rows["historical"]
+    match = _ESTIMATE.search(current.notes)
+    assert match and float(match["base"]) == before.usd_per_hour
+    assert "44%" in current.source and float(match["factor"]) == round(1 - 0.44, 2)
+    assert "55.04" not in f"{current.usd_per_hour}"
 
 
 def test_the_mlperf_h200_server_point_keeps_loadgen_s_percentiles() -> None:

@@ -19,6 +19,8 @@ from benchmarks.errors import ResultFileError
 from benchmarks.importers import (
     guidellm,
     harness,
+    inferencex,
+    ledger,
     llamabench,
     llmperf,
     mlperf,
@@ -39,6 +41,7 @@ REGISTRY: list[Importer] = [
     *nvidia.IMPORTERS,
     *llmperf.IMPORTERS,
     *mlperf.IMPORTERS,
+    *inferencex.IMPORTERS,
     *serving.IMPORTERS,
     *llamabench.IMPORTERS,
 ]
@@ -133,6 +136,20 @@ def _missing_flags(src: Source, imp: Importer, first: ResultFileError) -> list[s
     return flags
 
 
+def _ledger_note(src: Source, imp: Importer) -> str:
+    """ "field X not understood" for the fields of ``src`` its format's ledger does not list."""
+    unknown = ledger.not_understood(imp.name, src.kind, src.data, src.text)
+    return ledger.note_for(f"{imp.name} ({src.name})" if imp.context_only else imp.name, unknown)
+
+
+def _with_note(results: list[BenchmarkResult], note: str) -> list[BenchmarkResult]:
+    if not note:
+        return results
+    return [
+        r.model_copy(update={"notes": "; ".join(filter(None, [r.notes, note]))}) for r in results
+    ]
+
+
 def _parse(src: Source, imp: Importer) -> list[BenchmarkResult]:
     try:
         results = imp.parse(src)
@@ -175,12 +192,17 @@ def import_sources(
     sources = [_source(name, data, overrides) for name, data in items]
     detected = [(src, detect(src)) for src in sources]
     companions = {src.name: src.data for src, imp in detected if imp.context_only}
+    # A context file's unknown fields are said on every record it informed.
+    context_notes = [_ledger_note(src, imp) for src, imp in detected if imp.context_only]
     out = []
     for src, imp in detected:
         if imp.context_only:
             continue
         src.companions = companions
-        out.append((src.name, imp.name, _parse(src, imp)))
+        results = _parse(src, imp)
+        for note in [_ledger_note(src, imp), *context_notes]:
+            results = _with_note(results, note)
+        out.append((src.name, imp.name, results))
     if not out:
         names = ", ".join(src.name for src in sources)
         raise ResultFileError(

@@ -16,7 +16,7 @@ from typing import Any, Literal, overload
 from pydantic import ValidationError
 
 from benchmarks.errors import ResultFileError
-from benchmarks.importers.hardware import accelerator_for
+from benchmarks.importers.hardware import identify
 from tokendesk.catalog import UnknownAcceleratorError, check_accelerator_id, check_in_catalog
 from tokendesk.records import BenchmarkResult
 from tokendesk.units import UnitError, to_ms
@@ -127,7 +127,10 @@ class Source:
             raise self.fail(key, str(exc)) from exc
 
     # -- context ----------------------------------------------------------------------------------
-    def accelerator(self, found_name: str | None, key: str) -> str:
+    def accelerator(self, found_name: str | None, key: str, memory_gb: float | None = None) -> str:
+        """The catalog id the file states (exactly: see :mod:`benchmarks.importers.hardware`),
+        or the one ``--accelerator`` gives; otherwise a rejection naming the string and the flag.
+        ``memory_gb`` is a memory size the file states beside the name."""
         ov = self.overrides.accelerator_id
         if ov:
             try:
@@ -138,12 +141,12 @@ class Source:
             count, found_name = count_and_name(str(found_name))
             if count:
                 self.found_count = count
-            acc = accelerator_for(found_name.replace("_", " "))
-            if acc:
-                return acc
+            placed = identify(found_name, memory_gb)
+            if placed.accelerator_id:
+                return placed.accelerator_id
             raise self.fail(
                 key,
-                f"accelerator {found_name!r} is not in the alias table; "
+                f"cannot place the accelerator: {placed.reason}; "
                 "pass --accelerator ID (a catalog id from data/accelerators.csv)",
             )
         raise self.fail(

@@ -58,6 +58,27 @@ def _pct(src: Source, dist: dict | None, q: str, where: str) -> float | None:
     return value
 
 
+def _controlled_load(stype: str, strategy: object, notes: list[str]) -> tuple[object, object]:
+    """(concurrency, request rate) as the strategy controlled them — never both, and never the
+    scheduler's worker cap: GuideLLM writes ``max_concurrency`` (10240 by default) into every
+    strategy, and only a ``concurrent`` run holds its streams at a set number."""
+    if not isinstance(strategy, dict):
+        return None, None
+    if stype == "synchronous":
+        return 1, None
+    if stype == "concurrent":
+        streams = strategy.get("streams")
+        return (streams if not isinstance(streams, list) else None), None
+    if stype in ("constant", "poisson", "async"):
+        return None, strategy.get("rate")
+    if stype == "throughput":
+        notes.append(
+            "throughput strategy: requests sent as fast as the worker cap allows "
+            f"(max_concurrency {strategy.get('max_concurrency')}); no rate or concurrency was set"
+        )
+    return None, None
+
+
 def parse(src: Source) -> list[BenchmarkResult]:
     return _results(src, src.data["benchmarks"], lambda i: f"benchmarks[{i}].")
 
@@ -125,14 +146,7 @@ def _results(src: Source, benches: list, place: Callable[[int], str]) -> list[Be
             if isinstance(strategy, dict)
             else str(strategy)
         )
-        concurrency = rate = None
-        if isinstance(strategy, dict):
-            concurrency = strategy.get("streams") or strategy.get("max_concurrency")
-            rate = strategy.get("rate")
-        if stype == "synchronous":
-            concurrency = 1
-        if isinstance(concurrency, list):
-            concurrency = None
+        concurrency, rate = _controlled_load(stype, strategy, notes)
         counts = find_key(bench, "requests_made") or {}
         model = find_key(bench, "model", "backend_model") or find_key(
             src.data.get("config") or {}, "model"

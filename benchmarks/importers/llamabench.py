@@ -58,9 +58,33 @@ _MD_TEST = re.compile(r"^(pp|tg|pg)\s*(\d+)(?:\s*\+\s*tg\s*(\d+))?(?:\s*@\s*d\s*
 _MD_TS = re.compile(r"^([\d.]+)(?:\s*±\s*([\d.]+))?$")
 
 
+#: Log lines llama-bench prints to stderr around its table (kept when a run is saved with 2>&1):
+#: "  Device 0: NVIDIA A30, compute capability 8.0, VMM: yes" and "build: 8c32d9d96 (7199)".
+_MD_DEVICE = re.compile(r"^\s*Device \d+: (?P<name>.+?), compute capability\b")
+_MD_BUILD = re.compile(r"^build: (?P<commit>[0-9a-f]+|unknown) \((?P<number>\d+)\)\s*$")
+
+
+def _markdown_context(text: str) -> dict[str, Any]:
+    """What the log lines around a table state: the GPUs the CUDA backend found and the build."""
+    devices = [m["name"] for m in map(_MD_DEVICE.match, text.splitlines()) if m]
+    builds = [m for m in map(_MD_BUILD.match, text.splitlines()) if m]
+    context: dict[str, Any] = {}
+    if devices:
+        context["gpu_info"] = ", ".join(devices)
+    if builds and builds[0]["number"] != "0":
+        context["build_number"] = builds[0]["number"]
+        context["build_commit"] = "" if builds[0]["commit"] == "unknown" else builds[0]["commit"]
+    return context
+
+
+def _table_lines(text: str) -> list[str]:
+    return [ln.strip() for ln in text.splitlines() if ln.strip().startswith("|")]
+
+
 def _markdown_records(src: Source) -> list[dict]:
-    """Rows of a pasted ``llama-bench -o md`` table as JSON-schema records."""
-    lines = [ln.strip() for ln in src.text.splitlines() if ln.strip().startswith("|")]
+    """Rows of a pasted ``llama-bench -o md`` table as JSON-schema records (log lines around the
+    table are allowed; the device and build lines among them are read)."""
+    lines = _table_lines(src.text)
     if len(lines) < 3 or not re.match(r"^\|[\s:|-]+\|$", lines[1]):
         return []
     header = [c.strip() for c in lines[0].strip("|").split("|")]
@@ -82,7 +106,8 @@ def _markdown_records(src: Source) -> list[dict]:
                 f"table row {line_no}", f"test {row['test']!r} / t/s {row['t/s']!r} not understood"
             )
         kind, first, gen, depth = test.groups()
-        rec: dict[str, Any] = {_MD_COLUMNS[k]: v for k, v in row.items() if k in _MD_COLUMNS}
+        rec: dict[str, Any] = _markdown_context(src.text)
+        rec.update({_MD_COLUMNS[k]: v for k, v in row.items() if k in _MD_COLUMNS})
         rec.update(
             n_prompt=int(first) if kind in ("pp", "pg") else 0,
             n_gen=int(first) if kind == "tg" else int(gen or 0),
@@ -117,8 +142,10 @@ def _records(src: Source) -> list[dict]:
 
 def sniff(src: Source) -> bool:
     if src.kind == "text":
-        head = src.text.lstrip().splitlines()[0]
-        return head.startswith("|") and bool(re.search(r"\|\s*t/s\s*\|", head))
+        # The table's header row, wherever it sits: a run saved with 2>&1 has the backend's log
+        # lines ("ggml_cuda_init: …") above it.
+        lines = _table_lines(src.text)
+        return bool(lines) and bool(re.search(r"\|\s*test\s*\|(?:.*\|)?\s*t/s\s*\|", lines[0]))
     if src.kind == "csv":  # the header says whose file it is; a bad row is parse's to report
         return bool(src.data) and all(k in src.data[0] for k in ("avg_ts", "n_prompt", "n_gen"))
     rows = _records(src)
@@ -236,6 +263,10 @@ def parse(src: Source) -> list[BenchmarkResult]:
                     except ValueError:
                         measured = None
                 threads = tg.get("n_threads")
+                # -d N runs each test after N tokens already sit in the context: a different
+                # workload from the same test at depth 0, so the depth is part of its name.
+                n_depth = int(src.number(tg, "n_depth") or 0)
+                test_name = f"pp{prompt_tokens}+tg{n_gen}" if prompt_tokens else f"tg{n_gen}"
                 out.append(
                     src.result(
                         accelerator_id=accelerator,
@@ -251,7 +282,7 @@ def parse(src: Source) -> list[BenchmarkResult]:
                         ),
                         precision=src.overrides.precision
                         or precision_of(str(tg.get("model_type"))),
-                        workload=f"pp{prompt_tokens}+tg{n_gen}" if prompt_tokens else f"tg{n_gen}",
+                        workload=f"{test_name}@d{n_depth}" if n_depth else test_name,
                         input_tokens=prompt_tokens or None,
                         output_tokens=n_gen,
                         scenario="offline",
@@ -262,7 +293,8 @@ def parse(src: Source) -> list[BenchmarkResult]:
                         tpot_ms_p50=1000.0 / tg_ts,
                         measured_at=src.when(measured),
                         source_tool="llama-bench",
-                        notes=f"single stream, batch 1; backends={tg.get('backends')}; threads={threads}",
+                        notes=f"single stream, batch 1; backends={tg.get('backends')}; threads={threads}"
+                        + (f"; context depth {n_depth} tokens before each test" if n_depth else ""),
                     )
                 )
     if not out:

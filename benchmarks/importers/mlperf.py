@@ -17,7 +17,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from benchmarks.importers.base import Importer, Source
-from benchmarks.importers.hardware import accelerator_for
+from benchmarks.importers.hardware import identify
+from benchmarks.importers.ledger import not_understood, note_for
 from tokendesk.records import BenchmarkResult
 
 #: Publication dates of the rounds (results carry no run date).
@@ -48,6 +49,37 @@ def _runtime(software: str) -> str:
     return (s.split()[0] if s.split() else "") or "unknown"
 
 
+#: LoadGen scenario names -> the record's scenario values.
+_SCENARIOS = {
+    "offline": "offline",
+    "server": "server",
+    "interactive": "interactive",
+    "singlestream": "singlestream",
+    "multistream": "multistream",
+}
+#: v5.0 ran the interactive LLM test as its own benchmark ("llama2-70b-interactive-99.9") under
+#: the Server scenario with tighter TTFT/TPOT bounds; v5.1 made it a scenario of its own.
+_INTERACTIVE_BENCHMARK = re.compile(r"-interactive(?=-|$)", re.IGNORECASE)
+
+
+def scenario_and_model(scenario: str, benchmark: str) -> tuple[str, str]:
+    """The record's scenario and the benchmark's model, exactly as the submission states them:
+    a v5.0 ``<model>-interactive-<target>`` benchmark run as Server is the interactive scenario."""
+    key = re.sub(r"[\s_-]+", "", scenario).lower()
+    value = _SCENARIOS.get(key, key)
+    if _INTERACTIVE_BENCHMARK.search(benchmark):
+        benchmark = _INTERACTIVE_BENCHMARK.sub("", benchmark)
+        if value == "server":
+            value = "interactive"
+    return value, benchmark
+
+
+def _memory_gb(text: object) -> float | None:
+    """``"141 GB"`` -> 141.0; anything else (``"N/A"``, ``""``) -> None."""
+    match = re.match(r"^\s*(\d+(?:\.\d+)?)\s*gi?b\b", str(text or ""), re.IGNORECASE)
+    return float(match.group(1)) if match else None
+
+
 # ------------------------------------------------------------------ summary_results.json
 def sniff_summary(src: Source) -> bool:
     data = src.data
@@ -67,7 +99,7 @@ def parse_summary(src: Source) -> list[BenchmarkResult]:
         where = f"[{i}]."
         units = str(row.get("Performance_Units", ""))
         model = str(row.get("Model") or row.get("UsedModel") or "")
-        scenario = str(row.get("Scenario", "")).lower()
+        scenario, model = scenario_and_model(str(row.get("Scenario", "")), model)
         if not _LLM.search(model) or "gpt" in model.lower() and "oss" not in model.lower():
             continue  # not an LLM token benchmark (GPT-J reports samples/s)
         row_notes = ["MLPerf system total output tokens/s"]
@@ -82,14 +114,15 @@ def parse_summary(src: Source) -> list[BenchmarkResult]:
         acc_name = str(row.get("Accelerator") or "").strip()
         nodes = src.number(row, "Nodes", where) or 1
         if acc_name and acc_name.upper() not in ("N/A", "NONE", "-"):
-            acc = accelerator_for(acc_name)
+            placed = identify(acc_name)
             count = (src.number(row, "a#", where) or 1) * nodes
             key = "Accelerator"
         else:
             acc_name = str(row.get("Processor") or "")
-            acc = accelerator_for(acc_name)
+            placed = identify(acc_name)
             count = (src.number(row, "host_processors_per_node", where) or 1) * nodes
             key = "Processor"
+        acc = placed.accelerator_id
         if src.overrides.accelerator_id:
             acc = src.accelerator(None, key)
         if acc is None:
@@ -97,8 +130,8 @@ def parse_summary(src: Source) -> list[BenchmarkResult]:
                 continue
             raise src.fail(
                 f"{where}{key}",
-                f"accelerator {acc_name!r} is not in the alias table; add it to "
-                "benchmarks/importers/hardware.py or pass --skip-unknown-hardware",
+                f"cannot place the accelerator: {placed.reason}; pass --accelerator ID for a "
+                "file of one system, or --skip-unknown-hardware to leave such rows out",
             )
         value = src.number(row, "Performance_Result", where, required=True)
         version = str(row.get("version") or "")
@@ -198,12 +231,21 @@ def _system_json(src: Source, system: str | None) -> dict | None:
             candidate = Path(*parts[:i]) / "systems" / f"{system}.json"
             if candidate.is_file():
                 try:
-                    return json.loads(candidate.read_text(encoding="utf-8"))
+                    described = json.loads(candidate.read_text(encoding="utf-8"))
                 except json.JSONDecodeError as exc:
                     raise src.fail(
                         str(candidate), f"system JSON is not valid JSON ({exc.msg})"
                     ) from exc
+                _ledger_check(src, "mlperf-system", candidate, described)
+                return described
     return None
+
+
+def _ledger_check(src: Source, fmt: str, path: Path, described: object) -> None:
+    """A companion read from the submission layout is held to its ledger like a file given."""
+    unknown = not_understood(fmt, "json", described)
+    if unknown:
+        src.notes.append(note_for(f"{fmt} ({path.name})", unknown))
 
 
 def _declared_precision(src: Source, described: dict) -> str:
@@ -241,12 +283,22 @@ def _precision(src: Source, system: dict) -> str:
                 except json.JSONDecodeError as exc:
                     raise src.fail(str(candidate), f"not valid JSON ({exc.msg})") from exc
                 if isinstance(described, dict) and described.get("weight_data_types"):
+                    _ledger_check(src, "mlperf-measurements", candidate, described)
                     return _declared_precision(src, described)
     raise src.fail(
         "weight_data_types",
         "precision unknown: pass the run's measurements/<system>_<Scenario>.json "
         "with the summary, or --precision",
     )
+
+
+def _latency_bounds(src: Source, f: dict[str, str]) -> str:
+    """The TTFT and TPOT bounds the run was held to (what tells Interactive from Server)."""
+    ttft = src.ms(src.number(f, "ttft_latency (ns)"), "ns", "ttft_latency (ns)")
+    tpot = src.ms(src.number(f, "tpot_latency (ns)"), "ns", "tpot_latency (ns)")
+    if not ttft or not tpot:
+        return ""
+    return f"held to p99 TTFT <= {ttft:g} ms and p99 TPOT <= {tpot:g} ms"
 
 
 def sniff_measurements(src: Source) -> bool:
@@ -261,7 +313,8 @@ def sniff_measurements(src: Source) -> bool:
 
 def parse_log_summary(src: Source) -> list[BenchmarkResult]:
     f = parse_log_fields(src.text)
-    scenario = src.need(f, "Scenario").lower()
+    system_name, benchmark = _path_parts(src.name)
+    scenario, benchmark_model = scenario_and_model(src.need(f, "Scenario"), benchmark or "")
     # LoadGen prints "Server" for an Interactive run (a Server run under tighter latency
     # bounds); the submission's folder says which it was.
     if scenario == "server" and "Interactive" in Path(src.name).parts:
@@ -270,6 +323,18 @@ def parse_log_summary(src: Source) -> list[BenchmarkResult]:
     if validity.upper() != "VALID":
         raise src.fail("Result is", f"the run is {validity}; MLPerf results only count when VALID")
     tok = src.number(f, "Tokens per second") or src.number(f, "Completed tokens per second")
+    token_note = ""
+    if tok is None:
+        tok = src.number(f, "Tokens per second (inferred)") or src.number(
+            f, "Completed tokens per second (inferred)"
+        )
+        if tok is not None:
+            # LoadGen prints this when the SUT reports no tokens: samples/s times the
+            # benchmark's fixed tokens per sample (token_latency_scaling_factor).
+            token_note = (
+                "tokens/s as LoadGen inferred it (samples/s x the benchmark's fixed tokens per "
+                "sample), not counted token by token"
+            )
     if tok is None:
         raise src.fail(
             "Tokens per second", "the summary reports samples/s only (not an LLM token benchmark)"
@@ -290,7 +355,6 @@ def parse_log_summary(src: Source) -> list[BenchmarkResult]:
         )
         for q in ("50", "95", "99")
     }
-    system_name, benchmark = _path_parts(src.name)
     system = _system_json(src, system_name)
     if system is None and not src.overrides.accelerator_id:
         raise src.fail(
@@ -309,14 +373,19 @@ def parse_log_summary(src: Source) -> list[BenchmarkResult]:
             )
             per_node = src.number(system, "host_processors_per_node") or 1
         else:
-            acc = src.accelerator(acc_name, "accelerator_model_name")
+            acc = src.accelerator(
+                acc_name,
+                "accelerator_model_name",
+                _memory_gb(system.get("accelerator_memory_capacity")),
+            )
             per_node = src.number(system, "accelerators_per_node") or 1
     nodes = src.number(system, "number_of_nodes") or 1
     count = src.overrides.accelerators_per_replica or int(
         (per_node if not src.overrides.accelerator_id else 1) * nodes
     )
-    model = src.required_text(benchmark, "--model", "benchmark (model)")
+    model = src.required_text(benchmark_model, "--model", "benchmark (model)")
     qps = src.number(f, "target_qps")
+    bounds = _latency_bounds(src, f) if scenario in ("server", "interactive") else ""
     return [
         src.result(
             accelerator_id=acc,
@@ -328,7 +397,11 @@ def parse_log_summary(src: Source) -> list[BenchmarkResult]:
             precision=_precision(src, system),
             workload=f"mlperf-{model}-{scenario}",
             scenario=scenario,
-            request_rate_rps=qps if scenario != "offline" and qps and qps > 0 else None,
+            # Server and Interactive offer target_qps as a Poisson arrival rate; Offline sends
+            # everything at once and SingleStream one query after another.
+            request_rate_rps=qps
+            if scenario in ("server", "interactive") and qps and qps > 0
+            else None,
             output_tok_s=tok,
             ttft_ms_p50=ttft["50"],
             ttft_ms_p90=ttft["90"],
@@ -343,9 +416,17 @@ def parse_log_summary(src: Source) -> list[BenchmarkResult]:
             f"{scenario}".strip(),
             confidence="MLPerf VALID run"
             + (f" ({system['status']})" if system.get("status") else ""),
-            notes="MLPerf system total output tokens/s; target_qps is samples/s"
-            if qps
-            else "MLPerf system total output tokens/s",
+            notes="; ".join(
+                filter(
+                    None,
+                    [
+                        "MLPerf system total output tokens/s",
+                        "target_qps is samples/s" if qps else "",
+                        bounds,
+                        token_note,
+                    ],
+                )
+            ),
         )
     ]
 

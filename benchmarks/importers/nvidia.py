@@ -9,7 +9,10 @@ ns). Their ``inter_token_latency`` is (E2EL − TTFT)/(OSL − 1), i.e. vLLM's T
 derived from ``total_isl``/``total_osl``/``benchmark_duration`` when present. The CSVs carry
 the same figures with the unit in the row name (``Time To First Token (ms)``) and no run
 configuration, so model, concurrency and hardware come from flags (a concurrency in the
-artifact directory name such as ``-concurrency16`` is used).
+artifact directory name such as ``-concurrency16`` is used). The load is read where each version
+keeps it (AIPerf 0.8: ``input_config.loadgen``; 0.13: ``input_config.phases[]``; genai-perf:
+``perf_analyzer.stimulus``), and the token-count basis as the configuration states it
+(``endpoint.use_server_token_count``); a CSV states neither, and its records say so.
 """
 
 from __future__ import annotations
@@ -172,7 +175,9 @@ def _load_setting(config: dict, key: str) -> float | None:
     genai-perf writes it at the top of ``input_config``, AIPerf under ``phases[]``. Only a plain
     number counts, so a sweep range is never read as the measured load."""
     stimulus = (config.get("perf_analyzer") or {}).get("stimulus")
-    for place in (stimulus, config, *(config.get("phases") or [])):
+    # AIPerf before 0.13 keeps the load settings under input_config.loadgen.
+    loadgen = config.get("loadgen")
+    for place in (stimulus, loadgen, config, *(config.get("phases") or [])):
         value = place.get(key) if isinstance(place, dict) else None
         if isinstance(value, int | float) and not isinstance(value, bool):
             return float(value)
@@ -195,7 +200,39 @@ def _measured_runtime(config: dict) -> str | None:
     return _RUNTIME_ALIASES.get(str(backend or "").lower())
 
 
+def _token_basis(config: dict) -> str:
+    """How the file's token counts were made, as its configuration states it (a CSV carries no
+    configuration, so it does not say)."""
+    if not config:
+        return (
+            "token-count basis not stated in the file (client-side re-tokenising unless the run "
+            "used --use-server-token-count; its JSON export says which)"
+        )
+    endpoint = config.get("endpoint")
+    if isinstance(endpoint, dict) and endpoint.get("use_server_token_count") is True:
+        return "tokens as the server reported them (usage), not re-tokenised"
+    return "tokens counted client-side by re-tokenising the text"
+
+
+def _refuse_unfinished(src: Source) -> None:
+    """A cancelled or incomplete AIPerf run measured part of what it set out to."""
+    data = src.data if isinstance(src.data, dict) else {}
+    if data.get("was_cancelled") is True:
+        raise src.fail(
+            "was_cancelled",
+            "the run was cancelled before it finished, so its figures cover part of it; "
+            "import a run that completed",
+        )
+    if data.get("is_complete") is False:
+        raise src.fail(
+            "is_complete",
+            "the run did not complete, so its figures cover part of it; import a run that "
+            "completed",
+        )
+
+
 def _build(src: Source, metrics: dict, config: dict, tool: str) -> list[BenchmarkResult]:
+    _refuse_unfinished(src)
     out_entry = metrics.get("output_token_throughput")
     if not isinstance(out_entry, dict):
         raise src.fail("output_token_throughput", "required metric is missing")
@@ -280,7 +317,7 @@ def _build(src: Source, metrics: dict, config: dict, tool: str) -> list[Benchmar
             requests_failed=int(failed) if failed is not None else None,
             measured_at=src.when(measured),
             source_tool=tool,
-            notes="tokens counted client-side by re-tokenising the text",
+            notes=_token_basis(config),
         )
     ]
 

@@ -84,7 +84,10 @@ def test_an_accelerator_the_file_names_but_the_catalog_lacks_points_at_the_field
     row["gpu"] = "Mystery 9000"
     preview = bi.build_preview("m.json", json.dumps(row).encode(), bi.UploadFields(), CATALOG)
     [error] = preview.errors
-    assert "'Mystery 9000' is not in the alias table; choose it in the Accelerator field" in error
+    assert (
+        "'Mystery 9000' is not an accelerator the catalog knows; choose it in the Accelerator field"
+        in error
+    )
     assert "--" not in error and "accelerators.csv" not in error
 
 

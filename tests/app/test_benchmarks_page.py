@@ -179,7 +179,10 @@ def test_unknown_accelerator_is_rejected_then_fixed_with_an_override(writable_fi
     at = preview(upload(run_page(), "sweep.jsonl", sweep.encode()))
     [error] = [shown(e.value) for e in at.tabs[IMPORT].error]
     assert error.startswith("sweep.jsonl was not imported (its key “line 1: accelerator")
-    assert "'Mystery 9000' is not in the alias table; choose it in the Accelerator field" in error
+    assert (
+        "'Mystery 9000' is not an accelerator the catalog knows; choose it in the Accelerator field"
+        in error
+    )
     assert count_results(writable_fixture_env) == before
 
     at.selectbox(key="upload_accelerator").set_value("amd-mi300x-192gb")

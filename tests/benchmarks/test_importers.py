@@ -58,6 +58,12 @@ CASES = {
     # Written by GuideLLM itself (tests/fixtures/real/README.md), not shaped from a description.
     "guidellm-csv": ("../../fixtures/real/guidellm/csv_and_json/benchmarks.csv", H100),
     "llmperf": ("meta-llama-Llama-2-7b-chat-hf_550_150_summary.json", H100),
+    # Written by InferenceX's benchmark (tests/fixtures/real/README.md).
+    "inferencex-agg": (
+        "../../fixtures/real/inferencex/agg_kimik2.5_1k1k_int4_vllm_tp8-ep1-dpafalse_disagg-"
+        "false_spec-mtp_conc4_MI355-gbt350-odcdh5-wbb3.json",
+        ImportOverrides(),
+    ),
     "mlperf-summary-results": ("mlperf_summary_results.json", ImportOverrides()),
     "mlperf-log-summary": (MLPERF_RUN, ImportOverrides()),
     "mlperf-system": (

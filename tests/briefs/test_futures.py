@@ -168,7 +168,7 @@ def test_prices_as_of_mirror_the_current_view_with_a_cutoff(seed_db):
             "usd_per_hour"
         ].tolist()
 
-    assert p5(then) == [98.32] and p5(now) == [55.04]
+    assert p5(then) == [98.32] and p5(now) == [55.06]
     # Currency is per observation: every price known on the day was observed by then.
     # (An undated price counts from its snapshot's date.)
     dated = pd.to_datetime(then["observed_at"]).dropna()
@@ -182,7 +182,7 @@ def test_futures_day_on_the_seed_warehouse(seed_db):
         report = compare_warehouse(warehouse, "2025-03-31", "2026-11-30")
     changes = report.price_changes.set_index(["instance_type", "pricing_model"])
     p5 = changes.loc[("p5.48xlarge", "on_demand")]
-    assert (p5["usd_per_hour_from"], p5["usd_per_hour_to"]) == (98.32, 55.04)
+    assert (p5["usd_per_hour_from"], p5["usd_per_hour_to"]) == (98.32, 55.06)
     assert round(p5["change_pct"] * 100) == -44
     assert len(report.new_skus) > 0 and set(report.suggestions["suggestion"]) <= {
         "buy",
@@ -191,7 +191,7 @@ def test_futures_day_on_the_seed_warehouse(seed_db):
     }
     assert report.snapshots_from and report.snapshots_to
     md = render_document(futures_document(report), "md").decode()
-    assert "p5.48xlarge" in md and "-44.0%" in md and "$98.320" in md and "$55.040" in md
+    assert "p5.48xlarge" in md and "-44.0%" in md and "$98.320" in md and "$55.060" in md
 
 
 def test_decision_log_is_append_only_and_shown_at_the_next_review(seed_db, tmp_path):

@@ -10,6 +10,7 @@ import respx
 
 from pricing.azure import (
     API_URL,
+    SIZES,
     WaitBudget,
     _retry_after_s,
     fetch_azure,
@@ -197,3 +198,15 @@ def test_an_empty_region_is_reported_not_passed_over():
     assert [(s.what, s.reason) for s in result.skipped] == [
         ("eastus", "the price API returned no items; check the region name")
     ]
+
+
+def test_nc_a100_v4_is_priced_as_the_pcie_card_not_the_sxm_module():
+    # NC A100 v4 sizes carry A100 80GB PCIe cards (1,935 GB/s, 300 W); the ND A100 v4 sizes
+    # carry SXM4 modules. The catalog keeps them apart, so the prices do too.
+    for name in (
+        "Standard_NC24ads_A100_v4",
+        "Standard_NC48ads_A100_v4",
+        "Standard_NC96ads_A100_v4",
+    ):
+        assert SIZES[name].accelerator_id == "nvidia-a100-pcie-80gb"
+    assert SIZES["Standard_ND96amsr_A100_v4"].accelerator_id == "nvidia-a100-80gb"

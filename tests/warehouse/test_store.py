@@ -37,12 +37,12 @@ def test_historical_seed_rows_are_kept_but_not_current(seeded):
         "SELECT usd_per_hour FROM price_quotes WHERE instance_type = "
         "'p5.48xlarge' AND pricing_model = 'on_demand'"
     )
-    assert sorted(old.usd_per_hour) == [55.04, 98.32]
+    assert sorted(old.usd_per_hour) == [55.06, 98.32]
     current = seeded.query(
         "SELECT usd_per_hour FROM current_prices WHERE instance_type = "
         "'p5.48xlarge' AND pricing_model = 'on_demand'"
     )
-    assert list(current.usd_per_hour) == [55.04]
+    assert list(current.usd_per_hour) == [55.06]
     # Azure's 2023 ND H100 v5 list prices are superseded by the newer Azure snapshot, which no
     # longer lists northcentralus, so they are not current either.
     assert (

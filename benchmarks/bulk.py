@@ -1,0 +1,131 @@
+"""Import a whole results tree (an MLPerf round, an InferenceX results folder, a directory of
+tool outputs) in one pass, each file on its own: what imported, what was refused and why, and
+what needs a flag before it can import.
+
+A tree is not one import: one file's refusal says nothing about its neighbours, so each result
+file is parsed and checked alone (with the companions the submission layout puts beside it,
+which the MLPerf importer finds on disk) and the outcome is one row per file. Which files are
+result files is decided by name, the way the tools name them, so the accuracy logs, compliance
+runs and per-request dumps of an MLPerf round are not read at all.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchmarks.errors import ResultFileError
+from benchmarks.importers import MAX_IMPORT_BYTES, ImportOverrides, import_sources
+from benchmarks.plausibility import Plausibility, gate
+from tokendesk.records import BenchmarkResult
+
+#: File names the supported tools write (fnmatch patterns on the file name).
+RESULT_FILE_NAMES = (
+    "mlperf_log_summary.txt",  # MLPerf: one per run (performance/run_N/)
+    "summary_results.json",  # MLPerf: a round's table
+    "agg_*.json",  # InferenceX per-run aggregates
+    "profile_export_aiperf.json",
+    "profile_export_aiperf.csv",
+    "profile_export_genai_perf.json",
+    "profile_export_genai_perf.csv",
+    "benchmarks.json",  # GuideLLM
+    "benchmarks.csv",
+    "*_summary.json",  # LLMPerf
+    "*bench*serv*.json",  # vLLM / SGLang serving benchmarks (as commonly saved)
+    "*bench*serv*.jsonl",
+    "llama-bench*.json",
+    "llama-bench*.jsonl",
+    "llama-bench*.csv",
+)
+#: Folders whose files are never a result a record should carry.
+SKIPPED_FOLDERS = frozenset({"accuracy", "compliance", "ranging", ".git", "node_modules"})
+#: MLPerf keeps its performance runs in performance/run_N; only those are results.
+_MLPERF_RUN = re.compile(r"^run_\d+$")
+_FLAG = re.compile(r"--[a-z][a-z-]*")
+
+IMPORTED, REFUSED, NEEDS_FLAG = "imported", "refused", "needs a flag"
+
+
+@dataclass
+class FileOutcome:
+    path: Path
+    status: str  # IMPORTED | REFUSED | NEEDS_FLAG
+    importer: str = ""
+    results: list[BenchmarkResult] = field(default_factory=list)
+    checks: list[Plausibility] = field(default_factory=list)
+    key: str = ""
+    reason: str = ""
+    flags: tuple[str, ...] = ()
+
+
+def result_files(root: Path) -> Iterator[Path]:
+    """The result files under ``root`` (or ``root`` itself), in a stable order."""
+    if root.is_file():
+        yield root
+        return
+    for path in sorted(root.rglob("*")):
+        if not path.is_file() or SKIPPED_FOLDERS.intersection(path.relative_to(root).parts):
+            continue
+        if not any(fnmatch.fnmatch(path.name, pattern) for pattern in RESULT_FILE_NAMES):
+            continue
+        if path.name == "mlperf_log_summary.txt" and not (
+            _MLPERF_RUN.match(path.parent.name) and path.parent.parent.name == "performance"
+        ):
+            continue
+        yield path
+
+
+def _outcome_of_error(path: Path, exc: ResultFileError) -> FileOutcome:
+    # "pass --runtime … --accelerator …", "… or --precision": every flag the reason names is
+    # one that settles (part of) what the file left open.
+    flags = tuple(dict.fromkeys(_FLAG.findall(exc.reason)))
+    return FileOutcome(
+        path=path,
+        status=NEEDS_FLAG if flags else REFUSED,
+        key=exc.key,
+        reason=exc.reason,
+        flags=flags,
+    )
+
+
+def import_one(path: Path, overrides: ImportOverrides, *, accept: bool = False) -> FileOutcome:
+    """Parse and check one result file: its outcome, never an exception."""
+    try:
+        if path.stat().st_size > MAX_IMPORT_BYTES:
+            raise ResultFileError(
+                str(path), "", f"the file is over the {MAX_IMPORT_BYTES // 1_000_000} MB limit"
+            )
+        [(_, importer, results)] = import_sources([(str(path), path.read_bytes())], overrides)
+        kept, checks, rejected = gate(str(path), results, accept=accept)
+    except ResultFileError as exc:
+        return _outcome_of_error(path, exc)
+    except OSError as exc:
+        return FileOutcome(path, REFUSED, reason=f"cannot be read ({exc.strerror or exc})")
+    if rejected:
+        return _outcome_of_error(path, rejected[0])
+    return FileOutcome(path, IMPORTED, importer=importer, results=kept, checks=checks)
+
+
+def import_tree(
+    root: Path, overrides: ImportOverrides | None = None, *, accept: bool = False
+) -> list[FileOutcome]:
+    overrides = overrides or ImportOverrides()
+    return [import_one(path, overrides, accept=accept) for path in result_files(root)]
+
+
+def summary(outcomes: list[FileOutcome]) -> dict[str, object]:
+    """Counts by status, records imported, and how many files each flag would unblock."""
+    by_status = Counter(o.status for o in outcomes)
+    by_flag: Counter[str] = Counter(flag for o in outcomes for flag in o.flags)
+    return {
+        "files": len(outcomes),
+        IMPORTED: by_status[IMPORTED],
+        REFUSED: by_status[REFUSED],
+        NEEDS_FLAG: by_status[NEEDS_FLAG],
+        "records": sum(len(o.results) for o in outcomes),
+        "flags": dict(sorted(by_flag.items())),
+    }

@@ -1,0 +1,110 @@
+"""A results tree imports file by file: each outcome says imported, refused (why) or needs a flag
+(which); accuracy, compliance and ranging runs are never read."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from benchmarks.bulk import IMPORTED, NEEDS_FLAG, REFUSED, import_tree, result_files, summary
+from benchmarks.cli import bench_app
+
+REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
+V41 = REAL / "mlperf_v4.1"
+
+
+def _round(tmp_path: Path) -> Path:
+    """The v4.1 corpus as a round: its runs, plus an accuracy log and a compliance run beside
+    them (real rounds carry both) and a file that is no result at all."""
+    root = tmp_path / "v4.1"
+    shutil.copytree(V41, root)
+    run = root / "closed/NVIDIA/results/H200-SXM-141GBx8_TRT/llama2-70b-99/Server"
+    (run / "accuracy").mkdir()
+    (run / "accuracy" / "mlperf_log_summary.txt").write_text("not read", encoding="utf-8")
+    compliance = root / "closed/NVIDIA/compliance/H200-SXM-141GBx8_TRT/llama2-70b-99/Server"
+    (compliance / "TEST06" / "performance" / "run_1").mkdir(parents=True)
+    shutil.copyfile(
+        run / "performance/run_1/mlperf_log_summary.txt",
+        compliance / "TEST06/performance/run_1/mlperf_log_summary.txt",
+    )
+    (root / "closed/NVIDIA/README.md").write_text("# notes", encoding="utf-8")
+    return root
+
+
+def test_only_performance_runs_are_result_files(tmp_path):
+    root = _round(tmp_path)
+    found = [p.relative_to(root).as_posix() for p in result_files(root)]
+    assert all("/performance/run_1/mlperf_log_summary.txt" in p for p in found)
+    assert not any("compliance" in p or "accuracy" in p for p in found)
+    # H200 Server and Offline, MI300X Server, GH200 144GB Server, Xeon 6 GPT-J Offline.
+    assert len(found) == 5
+
+
+def test_each_run_of_a_round_has_its_own_outcome(tmp_path):
+    root = _round(tmp_path)
+    outcomes = {o.path.relative_to(root).as_posix(): o for o in import_tree(root)}
+    by = {path.split("/results/")[1].split("/performance")[0]: o for path, o in outcomes.items()}
+    assert by["H200-SXM-141GBx8_TRT/llama2-70b-99/Server"].status == IMPORTED
+    assert by["8xMI300X_2xEPYC-9374F/llama2-70b-99/Server"].status == IMPORTED
+    # The GH200 144GB and Xeon 6 runs carry no measurements JSON: --precision settles them.
+    gh200 = by["GH200-GraceHopper-Superchip_GH200-144GB_aarch64x1_TRT/llama2-70b-99.9/Server"]
+    assert (gh200.status, gh200.key, gh200.flags) == (
+        NEEDS_FLAG,
+        "weight_data_types",
+        ("--precision",),
+    )
+    counts = summary(list(outcomes.values()))
+    assert counts["files"] == 5 and (counts[IMPORTED], counts[NEEDS_FLAG], counts[REFUSED]) == (
+        3,
+        2,
+        0,
+    )
+    assert counts["flags"]["--precision"] == counts[NEEDS_FLAG]
+
+
+def test_an_invalid_run_is_refused_with_its_reason_and_the_rest_still_import(tmp_path):
+    root = _round(tmp_path)
+    summary_file = (
+        root / "closed/AMD/results/8xMI300X_2xEPYC-9374F/llama2-70b-99/Server/performance/run_1/"
+        "mlperf_log_summary.txt"
+    )
+    summary_file.write_text(
+        summary_file.read_text(encoding="utf-8").replace(
+            "Result is : VALID", "Result is : INVALID"
+        ),
+        encoding="utf-8",
+    )
+    outcomes = import_tree(root)
+    [amd] = [o for o in outcomes if "MI300X" in str(o.path)]
+    assert (amd.status, amd.key) == (REFUSED, "Result is") and "INVALID" in amd.reason
+    assert sum(o.status == IMPORTED for o in outcomes) == 2
+
+
+def test_the_cli_summarises_a_tree_as_json_and_writes_nothing_in_a_dry_run(tmp_path):
+    root = _round(tmp_path)
+    db = tmp_path / "w.duckdb"
+    out = CliRunner().invoke(
+        bench_app, ["import-tree", str(root), "--dry-run", "--format", "json", "--db", str(db)]
+    )
+    assert out.exit_code == 0, out.output
+    doc = json.loads(out.stdout)
+    assert doc["dry_run"] is True and doc["summary"]["files"] == 5
+    assert {f["status"] for f in doc["files"]} <= {IMPORTED, NEEDS_FLAG, REFUSED}
+    assert all(f["snapshot"] is None for f in doc["files"])
+    assert not db.exists()
+
+
+def test_each_imported_file_of_a_tree_is_written_as_its_own_snapshot(tmp_path):
+    root = _round(tmp_path)
+    db = tmp_path / "w.duckdb"
+    out = CliRunner().invoke(
+        bench_app, ["import-tree", str(root), "--format", "json", "--db", str(db)]
+    )
+    assert out.exit_code == 0, out.output
+    files = json.loads(out.stdout)["files"]
+    snapshots = [f["snapshot"] for f in files if f["status"] == IMPORTED]
+    assert len(snapshots) == 3 and len(set(snapshots)) == 3 and all(snapshots)
+    assert all(f["snapshot"] is None for f in files if f["status"] != IMPORTED)
