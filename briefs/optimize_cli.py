@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 import sys
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -26,6 +27,7 @@ from costmodel.optimizer import (
     comparable_cost,
     diversification_frontier,
     plan_lines,
+    plan_rows,
     solve,
     with_owned,
     workspace_problem,
@@ -61,6 +63,13 @@ class Optimized:
     n_plus_one: bool
     #: The workspace's owned servers beside the cloud options they replace (when allowed).
     owned: tuple[OwnedComparison, ...] = ()
+    #: Output tok/s to carry per workload in each hour of the average day (what the plan meets).
+    load_by_hour: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
+    horizon_months: int = 36
+
+    @property
+    def one_time_usd_per_month(self) -> float:
+        return self.solution.one_time_usd / self.horizon_months
 
     @property
     def stay(self) -> PlanResult:
@@ -78,18 +87,30 @@ class Optimized:
             "name": "Optimal",
             "workspace": self.workspace.name,
             "solver_status": s.status,
+            "proven_optimal": s.status == "optimal",
             "objective_usd_per_month": _money(s.objective_usd_per_month),
             "gap": s.gap,
             "bound_usd_per_month": _money(s.bound_usd_per_month),
             "run_rate_usd_per_month": round(s.run_rate_usd_per_month, 2),
             "released_commitments_paid_usd_per_month": round(s.released_paid_usd_per_month, 2),
             "one_time_usd": round(s.one_time_usd, 2),
+            "one_time_usd_per_month": round(self.one_time_usd_per_month, 2),
             "vendor_shares": {k: round(v, 4) for k, v in s.vendor_shares.items()},
             "hhi": round(s.hhi, 4) if s.feasible else None,
             "n_plus_one": self.n_plus_one,
             "candidates": self.n_candidates,
             "solve_seconds": round(self.solve_seconds, 3),
-            "fleet": [ln.as_dict() for ln in plan_lines(s)],
+            "fleet": [
+                ln.line.as_dict()
+                | {
+                    "count_by_hour": list(ln.count_by_hour),
+                    "output_tok_s_per_count": round(ln.output_tok_s_per_count, 3),
+                }
+                for ln in plan_rows(s)
+            ],
+            "load_by_hour": {
+                w: [round(v, 3) for v in load] for w, load in self.load_by_hour.items()
+            },
             "stay_usd_per_month": round(self.comparable[self.stay.name], 2),
             "saving_vs_stay_usd_per_month": _money(self.saving_vs_stay),
             "builtin_scenarios": [
@@ -116,7 +137,9 @@ class Optimized:
             "basis": (
                 "objective = month-1 run rate (committed fleet units paid whether used or not)"
                 " + one-time migration and early-termination costs spread over 36 months; the"
-                " built-in scenarios are priced the same way"
+                " built-in scenarios are priced the same way. Each fleet line's count_by_hour ×"
+                " output_tok_s_per_count, summed over a workload's lines, carries that hour of"
+                " load_by_hour (output tok/s at the workload's SLO)"
             ),
         }
 
@@ -124,7 +147,17 @@ class Optimized:
 def _proven(s: Solution) -> str:
     if s.gap is None or s.bound_usd_per_month is None:
         return "no proven bound"
-    return f"gap {s.gap:.4%} (no plan costs less than ${s.bound_usd_per_month:,.2f}/month)"
+    if s.status == "optimal":
+        return f"proven optimal (no plan costs less than ${s.bound_usd_per_month:,.2f}/month)"
+    return (
+        f"not proven optimal: within {s.gap:.4%} of the cheapest possible (no plan costs less"
+        f" than ${s.bound_usd_per_month:,.2f}/month)"
+    )
+
+
+def _sentence(text: str) -> str:
+    """The text as a sentence: a capital first letter (the rest as written) and a full stop."""
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
 
 def _money(v: float | None) -> float | None:
@@ -137,7 +170,7 @@ def optimize(
     knobs: wp.Knobs | None = None,
     *,
     n_plus_one: bool = False,
-    mip_rel_gap: float = 1e-4,
+    mip_rel_gap: float = 0.0,
 ) -> Optimized:
     knobs = knobs or wp.Knobs()
     ctx = PlanContext(
@@ -165,6 +198,8 @@ def optimize(
         len(problem.candidates),
         n_plus_one,
         owned,
+        dict(problem.loads),
+        problem.horizon_months,
     )
 
 
@@ -239,10 +274,12 @@ def owned_sentences(owned: tuple[OwnedComparison, ...]) -> list[str]:
 
 
 def _rows(o: Optimized) -> list[dict[str, str]]:
-    return [
+    """The plan's lines, then its one-time cost per month: the $/month column adds up to the
+    headline."""
+    rows = [
         {
             "Workload": ln.workload,
-            "Role": ln.role,
+            "Role": f"{ln.role}: {ln.allocation.removeprefix('Optimal: ')}",
             "Provider / region": f"{ln.provider} {ln.region}",
             "Instance": ln.instance_type,
             "Pricing": ln.pricing_model,
@@ -252,6 +289,33 @@ def _rows(o: Optimized) -> list[dict[str, str]]:
         }
         for ln in plan_lines(o.solution)
     ]
+    if o.solution.one_time_usd:
+        rows.append(
+            {
+                "Workload": "all",
+                "Role": "one-time",
+                "Provider / region": "",
+                "Instance": "migration and early termination",
+                "Pricing": f"${o.solution.one_time_usd:,.0f} ÷ {o.horizon_months} months",
+                "Count": "",
+                "$/h": "",
+                "$/month": f"{o.one_time_usd_per_month:,.0f}",
+            }
+        )
+    if rows:
+        rows.append(
+            {
+                "Workload": "total",
+                "Role": "",
+                "Provider / region": "",
+                "Instance": "",
+                "Pricing": "",
+                "Count": "",
+                "$/h": "",
+                "$/month": f"{o.solution.objective_usd_per_month or 0:,.0f}",
+            }
+        )
+    return rows
 
 
 def _summary(o: Optimized) -> list[str]:
@@ -262,7 +326,8 @@ def _summary(o: Optimized) -> list[str]:
     if s.feasible:
         shares = ", ".join(f"{k} {v:.0%}" for k, v in s.vendor_shares.items())
         out.append(
-            f"Optimal: ${s.objective_usd_per_month:,.0f}/month (run rate"
+            ("Optimal" if s.status == "optimal" else "Best plan found (not proven optimal)")
+            + f": ${s.objective_usd_per_month:,.0f}/month (run rate"
             f" ${s.run_rate_usd_per_month:,.0f}, one-time ${s.one_time_usd:,.0f});"
             f" Stay ${o.comparable[o.stay.name]:,.0f}/month; saving"
             f" ${o.saving_vs_stay:,.0f}/month. Traffic: {shares} (HHI {s.hhi:.2f})."
@@ -319,12 +384,22 @@ def brief_sections(o: Optimized) -> tuple[Section, ...]:
         if p.feasible and p.objective_usd_per_month is not None and p.hhi is not None
     ]
     blocks: list[Block] = [
-        Paragraph(o.as_dict()["basis"].capitalize() + "."),
+        Paragraph(_sentence(o.as_dict()["basis"])),
         Bullets(tuple(_summary(o))),
         table("Every scenario and Optimal, priced the same way", rows, sheet="Optimal"),
     ]
     if s.feasible:
         fleet = [ln.as_dict() for ln in plan_lines(s)]
+        if s.one_time_usd:
+            # so that the table's $/month adds up to Optimal's
+            fleet.append(
+                {
+                    "workload": "all",
+                    "role": "one-time",
+                    "allocation": f"${s.one_time_usd:,.0f} one-time ÷ {o.horizon_months} months",
+                    "monthly_usd": round(o.one_time_usd_per_month, 2),
+                }
+            )
         blocks.append(table("Optimal: fleet", fleet, sheet="Optimal fleet"))
     diversification: list[Block] = [
         Paragraph(
@@ -387,7 +462,7 @@ def _markdown(o: Optimized) -> str:
         lines.append("|" + "---|" * len(rows[0]))
         lines += ["| " + " | ".join(r.values()) + " |" for r in rows]
     lines.append("")
-    lines.append(o.as_dict()["basis"].capitalize() + ".")
+    lines.append(_sentence(o.as_dict()["basis"]))
     return "\n".join(lines) + "\n"
 
 

@@ -170,6 +170,8 @@ class Solution:
     message: str = ""
     #: The solver's proven lower bound on the objective (HiGHS's dual bound): no plan costs less.
     bound_usd_per_month: float | None = None
+    #: Hours in the day the plan's hourly counts cover.
+    hours: int = 24
 
     @property
     def feasible(self) -> bool:
@@ -819,6 +821,7 @@ def _solution(
         released_paid,
         message,
         bound,
+        problem.hours,
     )
 
 
@@ -1244,69 +1247,142 @@ def diversification_frontier(
 
 
 # ---- reporting ---------------------------------------------------------------------------------
-def plan_lines(solution: Solution) -> tuple[PlanLine, ...]:
-    """The solution as the scenarios' fleet lines (same fields as ``tokendesk scenarios``)."""
-    out: list[PlanLine] = []
+KEPT = "Optimal: fleet kept"
+RELEASED = "Optimal: released"
+RELEASED_PAID = "Optimal: released, still paid"
+BOUGHT = "Optimal: bought"
+
+
+@dataclass(frozen=True)
+class PlanRow:
+    """One line of the optimal plan and its count in each hour of the average day (in the line's
+    own unit: instances, or accelerators for a per-accelerator quote)."""
+
+    line: PlanLine
+    count_by_hour: tuple[int, ...]
+    #: Peak output tok/s one counted unit carries at the SLO (0 for idle, paid units).
+    output_tok_s_per_count: float
+
+
+def plan_rows(solution: Solution) -> tuple[PlanRow, ...]:
+    """The solution as the scenarios' fleet lines, each with its hourly counts. Every unit the
+    plan pays for is on a line, so the lines' $/month add up to the run rate: a fleet line keeps
+    what it keeps; the units it releases are a line of their own when they are still paid (a
+    commitment in term, or its early-termination fee spread over the horizon), and a line of no
+    units and no cost when all of it is released."""
+    out: list[PlanRow] = []
     for ch in solution.choices:
         c = ch.candidate
         per = c.count_per_unit
+        hours = solution.hours
         if c.role == "fleet":
-            kept = ch.units[0]
-            released = (c.max_units or 0) - kept
-            note = c.note
-            if released:
-                paid = released * c.release_usd_per_unit_month
-                note += f"; {released} of {c.max_units} released" + (
-                    f" (still ${paid:,.0f}/month while the commitment runs)" if paid else ""
-                )
-            out.append(
-                PlanLine(
-                    c.workload,
-                    "fleet",
-                    "Optimal: fleet kept",
-                    c.provider,
-                    c.region,
-                    c.instance_type,
-                    c.pricing_model,
-                    kept,
-                    c.usd_per_unit / HOURS_PER_MONTH,
-                    c.commitment_end,
-                    ch.monthly_usd,
-                    c.accelerator_id,
-                    c.vendor,
-                    c.backend,
-                    None,
-                    note,
-                )
-            )
+            out += _fleet_rows(ch, hours)
             continue
         if c.kind == HELD:
             rate = c.usd_per_unit / HOURS_PER_MONTH / per
-            how = f"{ch.units[0]} units held all month ({c.pricing_model})"
+            how = f"{_n_units(ch.units[0], per)} held all month ({c.pricing_model})"
             model = c.pricing_model
+            counts = (ch.units[0] * per,) * hours
         else:
             rate = c.usd_per_unit / per
             low, high = min(ch.units), max(ch.units)
-            how = f"on-demand following the hourly curve, {low}–{high} units"
+            how = f"on-demand following the hourly curve, {_n_units(low, per, high)} by the hour"
             model = "on_demand"
-        out.append(
-            PlanLine(
-                c.workload,
-                "new",
-                "Optimal: bought",
-                c.provider,
-                c.region,
-                c.instance_type,
-                model,
-                ch.peak_units * per,
-                rate,
-                None,
-                ch.monthly_usd,
-                c.accelerator_id,
-                c.vendor,
-                c.backend,
-                None,
-                f"{how}; {c.note}",
+            counts = tuple(u * per for u in ch.units)
+        line = PlanLine(
+            c.workload,
+            "new",
+            BOUGHT,
+            c.provider,
+            c.region,
+            c.instance_type,
+            model,
+            ch.peak_units * per,
+            rate,
+            None,
+            ch.monthly_usd,
+            c.accelerator_id,
+            c.vendor,
+            c.backend,
+            c.unit_capacity / per,
+            f"{how}; {c.note}",
+            option_id=c.option_id,
+        )
+        out.append(PlanRow(line, counts, c.unit_capacity / per))
+    return tuple(out)
+
+
+def _n_units(low: int, per: int, high: int | None = None) -> str:
+    """ "3 units", "0–3 units", "0–3 units of 8 accelerators (0–24 accelerators)"."""
+    high = low if high is None else high
+    span = str(low) if high == low else f"{low}–{high}"
+    text = f"{span} unit" + ("" if span == "1" else "s")
+    if per == 1:
+        return text
+    acc = str(low * per) if high == low else f"{low * per}–{high * per}"
+    return f"{text} of {per} accelerators ({acc} accelerators)"
+
+
+def _fleet_rows(ch: Choice, hours: int) -> list[PlanRow]:
+    c = ch.candidate
+    kept = ch.units[0]
+    count = c.max_units or 0
+    released = count - kept
+    rate = c.usd_per_unit / HOURS_PER_MONTH
+
+    def row(label: str, n: int, monthly: float, note: str, used: bool) -> PlanRow:
+        line = PlanLine(
+            c.workload,
+            "fleet",
+            label,
+            c.provider,
+            c.region,
+            c.instance_type,
+            c.pricing_model,
+            n,
+            rate,
+            c.commitment_end,
+            monthly,
+            c.accelerator_id,
+            c.vendor,
+            c.backend,
+            c.unit_capacity if used else 0.0,
+            note,
+            option_id=c.option_id,
+        )
+        return PlanRow(line, ((n if used else 0),) * hours, c.unit_capacity if used else 0.0)
+
+    rows: list[PlanRow] = []
+    if kept:
+        note = c.note + (f"; {kept} of {count} kept, {released} released" if released else "")
+        rows.append(row(KEPT, kept, ch.monthly_usd, note, True))
+    if released and c.release_usd_per_unit_month > 0:
+        paid = released * c.release_usd_per_unit_month
+        why = (
+            "paid at its rate until the commitment ends"
+            if c.release_usd_per_unit_month >= c.usd_per_unit - _EPS
+            else "ended early: the termination fee spread over the horizon"
+        )
+        end = f" ({c.commitment_end.isoformat()})" if c.commitment_end else ""
+        rows.append(
+            row(
+                RELEASED_PAID,
+                released,
+                paid,
+                f"{released} of {count} idle, {why}{end}: ${paid:,.0f}/month",
+                False,
             )
         )
-    return tuple(out)
+    elif released and not kept:
+        rows.append(row(RELEASED, 0, 0.0, f"all {count} released; no longer paid", False))
+    elif released:
+        rows[-1] = replace(
+            rows[-1], line=replace(rows[-1].line, note=rows[-1].line.note + " (no longer paid)")
+        )
+    return rows
+
+
+def plan_lines(solution: Solution) -> tuple[PlanLine, ...]:
+    """The solution as the scenarios' fleet lines (same fields as ``tokendesk scenarios``); their
+    $/month add up to the solution's run rate (see ``plan_rows``)."""
+    return tuple(r.line for r in plan_rows(solution))
