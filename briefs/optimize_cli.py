@@ -32,6 +32,7 @@ from costmodel.optimizer import (
     with_owned,
     workspace_problem,
 )
+from costmodel.options import Option
 from costmodel.owned import HOURS_PER_YEAR
 from costmodel.plan import PlanContext, PlanResult, WorkspaceEngine, builtin_plans
 from costmodel.scenarios import Engine, MigrationInputs
@@ -238,18 +239,36 @@ def owned_rows(owned: tuple[OwnedComparison, ...]) -> list[dict]:
                 ],
                 "versus_cloud": [
                     {
-                        "pricing_model": model,
-                        "provider": o.provider,
-                        "region": o.region,
-                        "instance_type": o.instance_type,
-                        "usd_per_hour": round(usd, 4),
-                        "break_even_months": None if months is None else round(months, 1),
+                        "pricing_model": alt.pricing_model,
+                        "provider": alt.option.provider,
+                        "region": alt.option.region,
+                        "instance_type": alt.option.instance_type,
+                        "usd_per_hour": round(alt.usd_per_server_hour, 4),
+                        "break_even_months": (
+                            None
+                            if alt.break_even_months is None
+                            else round(alt.break_even_months, 1)
+                        ),
+                        "price_basis": alt.option.price_basis,
+                        "usd_per_accelerator_hour": round(alt.usd_per_accelerator_hour, 4),
+                        "priced_as": alt.basis,
+                        **_price_source(alt.option),
                     }
-                    for model, o, usd, months in c.cloud
+                    for alt in c.cloud
                 ],
             }
         )
     return rows
+
+
+def _price_source(o: Option) -> dict[str, str]:
+    """Where a cloud price comes from, its date and how sure it is."""
+    return {
+        "source": o.price_source or "source not recorded",
+        "source_url": o.price_source_url,
+        "as_of": o.price_observed_at.date().isoformat() if o.price_observed_at else "date unknown",
+        "confidence": o.price_confidence or "confidence not stated",
+    }
 
 
 def owned_sentences(owned: tuple[OwnedComparison, ...]) -> list[str]:
@@ -262,8 +281,15 @@ def owned_sentences(owned: tuple[OwnedComparison, ...]) -> list[str]:
             f" ${r.usd_per_accelerator_hour:,.2f}/accelerator-hour ({r.confidence} confidence)"
         )
         if c.cloud:
-            model, o, usd, months = c.cloud[0]
-            against = f"{o.provider} {o.instance_type} {model} at ${usd:,.2f}/h"
+            alt = c.cloud[0]
+            o, months = alt.option, alt.break_even_months
+            where = _price_source(o)
+            against = (
+                f"the cheapest approved cloud option with the same accelerator, {o.provider}"
+                f" {o.instance_type} {alt.pricing_model} at ${alt.usd_per_server_hour:,.2f}/h"
+                f" ({alt.basis}; {where['source']}, {where['as_of']}, {where['confidence']}"
+                " confidence)"
+            )
             text += (
                 f"; pays back in {months:,.1f} months against {against}"
                 if months is not None

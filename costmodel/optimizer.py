@@ -49,13 +49,14 @@ from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_array
 
 from costmodel.demand import HOURS_PER_MONTH
-from costmodel.options import BLOCK_OR_CONTRACT, OWNED, Option, OptionTable
+from costmodel.options import BLOCK_OR_CONTRACT, OWNED
 from costmodel.owned import (
     OWNED_PROVIDER,
+    CloudAlternative,
     ElectricityPrice,
     OwnedRate,
     OwnedServer,
-    break_even_months,
+    cloud_alternatives,
     electricity_input,
     owned_options,
     owned_rates,
@@ -1117,8 +1118,9 @@ class OwnedComparison:
     """An owned server beside the cloud options with the same accelerators."""
 
     rate: OwnedRate
-    #: (pricing model, option, $ per server-hour, break-even months or None) per cloud option.
-    cloud: tuple[tuple[str, Option, float, float | None], ...]
+    #: The cheapest approved cloud option with the same accelerator per pricing model, cheapest
+    #: first (instances and per-accelerator quotes alike).
+    cloud: tuple[CloudAlternative, ...]
 
 
 def with_owned(
@@ -1134,34 +1136,10 @@ def with_owned(
     rates = owned_rates(servers, ws.owned, electricity_input(ws.owned, electricity))
     extra = owned_options(engine.table, rates, ws.owned.site_region)
     comparisons = tuple(
-        OwnedComparison(r, _cloud_alternatives(engine.table, r, ws.constraints.providers))
+        OwnedComparison(r, cloud_alternatives(engine.table.options, r, ws.constraints.providers))
         for r in rates
     )
     return Engine(engine.table.with_options(extra)), comparisons
-
-
-def _cloud_alternatives(
-    table: OptionTable, rate: OwnedRate, providers: Sequence[str] | None
-) -> tuple[tuple[str, Option, float, float | None], ...]:
-    """The cheapest approved cloud instance with the same accelerators, per pricing model."""
-    best: dict[str, Option] = {}
-    for o in table.options:
-        if (
-            o.provider == OWNED_PROVIDER
-            or o.accelerator_id != rate.server.accelerator_id
-            or o.price_basis != "instance"
-            or o.accelerators_per_unit != rate.server.accelerator_count
-            or o.pricing_model == "spot"
-            or (providers is not None and o.provider not in providers)
-        ):
-            continue
-        kept = best.get(o.pricing_model)
-        if kept is None or o.usd_per_unit_hour < kept.usd_per_unit_hour:
-            best[o.pricing_model] = o
-    return tuple(
-        (model, o, o.usd_per_unit_hour, break_even_months(rate, o.usd_per_unit_hour))
-        for model, o in sorted(best.items(), key=lambda kv: kv[1].usd_per_unit_hour)
-    )
 
 
 def comparable_cost(planner: WorkspaceEngine, result: PlanResult, horizon: int = MONTHS) -> float:

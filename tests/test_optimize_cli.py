@@ -167,6 +167,7 @@ def test_optimize_with_owned_servers_allowed_shows_their_rate_and_break_even(
     body, without = json.loads(out.stdout), example_json
     assert without["owned_hardware"] == []
     servers = {row["server"]: row for row in body["owned_hardware"]}
+    approved = {"aws", "azure", "gcp", "oci", "crusoe"}
     assert set(servers) == {"dgx-h100", "mi300x-8gpu"}
     for row in servers.values():
         parts = ("capital", "power", "colo", "staff")
@@ -182,6 +183,17 @@ def test_optimize_with_owned_servers_allowed_shows_their_rate_and_break_even(
             row["capex_usd"] / (first["usd_per_hour"] * 730 - row["running_usd_per_month"]),
             abs=0.06,
         )
+    # The MI300X server against the cheapest approved option with its accelerator: a per-GPU
+    # quote × 8 GPUs, not a dearer 8-GPU instance; the price's source and confidence are shown.
+    mi300x = servers["mi300x-8gpu"]["versus_cloud"]
+    first = mi300x[0]
+    assert first["price_basis"] == "per_accelerator"
+    assert first["usd_per_hour"] == pytest.approx(8 * first["usd_per_accelerator_hour"], abs=1e-3)
+    assert first["usd_per_hour"] == min(v["usd_per_hour"] for v in mi300x)
+    assert first["provider"] in approved
+    assert first["break_even_months"] == pytest.approx(8.9, abs=0.05)
+    assert first["source"] and first["confidence"] in ("low", "medium", "high")
+    assert first["as_of"]
     # More ways to buy never cost more than the cloud-only optimum.
     assert body["objective_usd_per_month"] <= without["objective_usd_per_month"] + 0.01
     owned = [ln for ln in body["fleet"] if ln["pricing_model"] == "owned"]
@@ -190,6 +202,7 @@ def test_optimize_with_owned_servers_allowed_shows_their_rate_and_break_even(
         app, ["optimize", "--db", str(db), "--workspace", str(mine), "--format", "md"]
     )
     assert "Owned NVIDIA DGX H100" in md.stdout and "pays back in" in md.stdout
+    assert "per accelerator-hour × 8 accelerators" in md.stdout and "confidence)" in md.stdout
 
 
 def test_the_brief_gains_an_owned_hardware_section_only_when_owned_servers_are_allowed(db):
