@@ -4,18 +4,24 @@ more than a built-in scenario priced the same way, and the diversification front
 from __future__ import annotations
 
 import math
+from datetime import date
 
 import pytest
 
 from costmodel import Engine
 from costmodel.optimizer import (
+    BOUGHT,
     HELD,
     HOURLY,
+    KEPT,
+    RELEASED,
+    RELEASED_PAID,
     Candidate,
     Problem,
     comparable_cost,
     diversification_frontier,
     objective_of,
+    plan_rows,
     prune,
     solve,
     workspace_problem,
@@ -232,3 +238,34 @@ def test_the_frontier_only_rises_as_the_cap_tightens():
         if p.feasible:
             assert max(p.vendor_shares.values()) <= p.max_vendor_share + 1e-6
             assert 0 < p.hhi <= 1.0 + 1e-9
+
+
+def test_the_plan_lines_add_up_to_the_run_rate_and_never_keep_nothing():
+    # 3 committed units ending early for $10/month each (less than their $36,500 rate), 2
+    # on-demand fleet units, and a far cheaper option: the plan releases all five, and the three
+    # committed ones are still paid (their fee) on a line of their own.
+    committed = Candidate(
+        "a", HELD, "fleet", "aws", "r", "p5", "reserved_1y", "cuda", 1000.0, 50.0 * 730,
+        max_units=3, release_usd_per_unit_month=10.0, commitment_end=date(2027, 6, 30),
+    )  # fmt: skip
+    on_demand = Candidate(
+        "a", HELD, "fleet", "aws", "r", "p5", "on_demand", "cuda", 1000.0, 80.0 * 730, max_units=2
+    )
+    cheap = Candidate("a", HOURLY, "new", "aws", "r", "x", "on_demand", "cuda", 1000.0, 5.0)
+    got = solve(Problem({"a": (2500.0, 1500.0)}, (committed, on_demand, cheap)), mip_rel_gap=0.0)
+    assert got.status == "optimal"
+    rows = plan_rows(got)
+    lines = [r.line for r in rows]
+    assert sum(ln.monthly_usd for ln in lines) == pytest.approx(got.run_rate_usd_per_month)
+    by_label = {(ln.pricing_model, ln.allocation): ln for ln in lines}
+    paid = by_label[("reserved_1y", RELEASED_PAID)]
+    assert (paid.count, paid.monthly_usd) == (3, pytest.approx(30.0))
+    assert "2027-06-30" in paid.note and "ended early" in paid.note
+    gone = by_label[("on_demand", RELEASED)]
+    assert (gone.count, gone.monthly_usd) == (0, 0.0)
+    assert not any(ln.allocation == KEPT and ln.count == 0 for ln in lines)
+    bought = next(r for r in rows if r.line.allocation == BOUGHT)
+    assert bought.count_by_hour == (3, 2) and bought.line.count == 3
+    # Each hour's counts carry that hour's load.
+    for h, need in enumerate((2500.0, 1500.0)):
+        assert sum(r.count_by_hour[h] * r.output_tok_s_per_count for r in rows) >= need
