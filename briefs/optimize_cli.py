@@ -161,6 +161,12 @@ def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
 
+def _whole_dollars(v: float | None) -> float:
+    """A dollar figure to print in whole dollars: solver noise of a fraction of a cent either side
+    of zero prints as 0, never "-0"."""
+    return 0.0 if v is None or abs(v) < 0.5 else v
+
+
 def _money(v: float | None) -> float | None:
     return None if v is None else round(v, 2)
 
@@ -369,7 +375,7 @@ def _summary(o: Optimized) -> list[str]:
         if p.feasible:
             out.append(
                 f"  ≤ {p.max_vendor_share:.0%}: ${p.objective_usd_per_month:,.0f}"
-                f" (+${p.premium_usd_per_month:,.0f}), HHI {p.hhi:.2f}"
+                f" (+${_whole_dollars(p.premium_usd_per_month):,.0f}), HHI {p.hhi:.2f}"
             )
         else:
             out.append(f"  ≤ {p.max_vendor_share:.0%}: no feasible fleet")
