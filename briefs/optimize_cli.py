@@ -168,7 +168,8 @@ def _whole_dollars(v: float | None) -> float:
 
 
 def _money(v: float | None) -> float | None:
-    return None if v is None else round(v, 2)
+    # (``or 0.0``: a negative zero from solver noise is written as 0.0)
+    return None if v is None else round(v, 2) or 0.0
 
 
 def optimize(
