@@ -48,7 +48,7 @@ from pricing.integrity import check_price_file
 from tokendesk.access import local_user_name
 from tokendesk.catalog import UnknownAcceleratorError, check_accelerator_id
 from tokendesk.records import SnapshotKind
-from tokendesk.terminal import Grid, make_console, print_table
+from tokendesk.terminal import Grid, grid_from_rows, make_console, print_table
 from tokendesk.textsafety import InputFileError, clean_text, read_limited, terminal_text
 from warehouse import RetractionError, Warehouse
 
@@ -901,7 +901,7 @@ def import_tree_cmd(
         ]
         print(json.dumps({"summary": counts, "files": files, "dry_run": dry_run}))
         return
-    console.print(_tree_summary_table(counts))
+    print_table(console, _tree_summary_table(counts))
     # One line per file not imported, never wrapped inside a path, a number or an id.
     for o in outcomes:
         if o.status == IMPORTED:
@@ -920,16 +920,16 @@ def import_tree_cmd(
     )
 
 
-def _tree_summary_table(counts: dict) -> Table:
-    table = Table(title="results tree")
-    table.add_column("outcome")
-    table.add_column("files", justify="right")
-    for label in (IMPORTED, REFUSED, NEEDS_FLAG):
-        table.add_row(label, f"{counts[label]:,}")
-    table.add_row("records imported", f"{counts['records']:,}")
-    for flag, n in counts["flags"].items():
-        table.add_row(f"asking for {flag}", f"{n:,}")
-    return table
+def _tree_summary_table(counts: dict) -> Grid:
+    rows = [
+        {"outcome": label, "files": f"{counts[label]:,}"}
+        for label in (IMPORTED, REFUSED, NEEDS_FLAG)
+    ]
+    rows.append({"outcome": "records imported", "files": f"{counts['records']:,}"})
+    rows += [
+        {"outcome": f"asking for {flag}", "files": f"{n:,}"} for flag, n in counts["flags"].items()
+    ]
+    return grid_from_rows(rows, "results tree", ("outcome", "files"))
 
 
 #: One imported file after the checks: (file name, format, its results, their plausibility checks).

@@ -14,6 +14,7 @@ import typer
 
 from briefs.cli import DbOption
 from briefs.commitment import BASIS, commitment_json
+from costmodel.commitment import shown_options
 from costmodel.commitment_workspace import WorkloadCommitment, brief_rows
 from costmodel.workspace import Workspace
 from planning import workspaces as pw
@@ -36,7 +37,7 @@ def _table_rows(a: WorkloadCommitment) -> list[dict[str, str]]:
     if a.result is None:
         return []
     out = []
-    for o in a.result.options:
+    for o in shown_options(a.result):
         out.append(
             {
                 "Option": o.label,

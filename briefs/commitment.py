@@ -10,9 +10,12 @@ from costmodel.workspace import Workspace
 
 BASIS = (
     "each option is priced over 36 months of demand (a 1-year commitment renewed at the same"
-    " level): committed units paid every hour, the rest bought on demand hour by hour in whole"
-    " units; regret = the option's cost − the cheapest option's cost in the same scenario;"
-    " break-even utilisation = committed rate ÷ on-demand rate"
+    " level): the fleet's commitments still in term carry need first and are paid whatever is"
+    " decided; new committed units are paid every hour; the rest is bought on demand hour by hour"
+    " in whole units; options run over every whole unit up to the horizon's peak need, each"
+    " labelled with its share of the stated month-1 mean need; regret = the option's cost − the"
+    " cheapest option's cost in the same scenario; break-even utilisation = committed rate ÷"
+    " on-demand rate"
 )
 
 
@@ -58,6 +61,18 @@ def commitment_json(ws: Workspace, analysis: list[WorkloadCommitment]) -> dict:
                     for t in p.terms
                 ],
                 "mean_units_needed_month_1": round(p.mean_units, 3),
+                "peak_units_needed_over_horizon": p.peak_units,
+                "held_commitments": [
+                    {
+                        "line": h.line,
+                        "count": h.count,
+                        "units": round(h.units, 3),
+                        "term_end": h.term_end.isoformat() if h.term_end else None,
+                        "usd_per_month": round(h.usd_per_month, 2),
+                    }
+                    for h in p.held_commitments
+                ],
+                "held_units_by_month": [round(u, 3) for u in p.held],
                 "scenarios": [
                     {
                         "name": s.name,

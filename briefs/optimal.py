@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from briefs.document import BarChart, Block, Bullets, Paragraph, Section, table
 from costmodel.optimizer import OwnedComparison, plan_lines
-from planning.optimum import Optimized, owned_rows, proven_sentence
+from planning.optimum import Optimized, owned_rows, price_source, proven_sentence
 from tokendesk import formatting
 from tokendesk.labels import label
 
@@ -20,8 +20,15 @@ def owned_sentences(owned: tuple[OwnedComparison, ...]) -> list[str]:
             f" ${r.usd_per_accelerator_hour:,.2f}/accelerator-hour ({r.confidence} confidence)"
         )
         if c.cloud:
-            model, o, usd, months = c.cloud[0]
-            against = f"{o.provider} {o.instance_type} {model} at ${usd:,.2f}/h"
+            alt = c.cloud[0]
+            o, months = alt.option, alt.break_even_months
+            where = price_source(o)
+            against = (
+                f"the cheapest approved cloud option with the same accelerator, {o.provider}"
+                f" {o.instance_type} {label(alt.pricing_model)} at"
+                f" ${alt.usd_per_server_hour:,.2f}/h ({alt.basis}; {where['source']},"
+                f" {where['as_of']}, {where['confidence']} confidence)"
+            )
             text += (
                 f"; pays back in {months:,.1f} months against {against}"
                 if months is not None
@@ -32,10 +39,12 @@ def owned_sentences(owned: tuple[OwnedComparison, ...]) -> list[str]:
 
 
 def optimal_rows(o: Optimized) -> list[dict[str, str]]:
-    return [
+    """The plan's lines, then its one-time cost per month: the $/month column adds up to the
+    headline."""
+    rows = [
         {
             "Workload": ln.workload,
-            "Role": ln.role,
+            "Role": f"{ln.role}: {ln.allocation.removeprefix('Optimal: ')}",
             "Provider / region": f"{ln.provider} {ln.region}",
             "Instance": ln.instance_type,
             "Pricing": label(ln.pricing_model),
@@ -45,6 +54,44 @@ def optimal_rows(o: Optimized) -> list[dict[str, str]]:
         }
         for ln in plan_lines(o.solution)
     ]
+    if o.solution.one_time_usd:
+        rows.append(
+            {
+                "Workload": "all",
+                "Role": "one-time",
+                "Provider / region": "",
+                "Instance": "migration and early termination",
+                "Pricing": f"${o.solution.one_time_usd:,.0f} ÷ {o.horizon_months} months",
+                "Count": "",
+                "$/h": "",
+                "$/month": f"{o.one_time_usd_per_month:,.0f}",
+            }
+        )
+    if rows:
+        rows.append(
+            {
+                "Workload": "total",
+                "Role": "",
+                "Provider / region": "",
+                "Instance": "",
+                "Pricing": "",
+                "Count": "",
+                "$/h": "",
+                "$/month": f"{o.solution.objective_usd_per_month or 0:,.0f}",
+            }
+        )
+    return rows
+
+
+def _sentence(text: str) -> str:
+    """The text as a sentence: a capital first letter (the rest as written) and a full stop."""
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
+def _whole_dollars(v: float | None) -> float:
+    """A dollar figure to print in whole dollars: solver noise of a fraction of a cent either side
+    of zero prints as 0, never "-0"."""
+    return 0.0 if v is None or abs(v) < 0.5 else v
 
 
 def optimal_summary(o: Optimized) -> list[str]:
@@ -56,7 +103,8 @@ def optimal_summary(o: Optimized) -> list[str]:
     if s.feasible:
         shares = ", ".join(f"{k} {v:.0%}" for k, v in s.vendor_shares.items())
         out.append(
-            f"Optimal: ${s.objective_usd_per_month:,.0f}/month (run rate"
+            ("Optimal" if s.status == "optimal" else "Best plan found (not proven optimal)")
+            + f": ${s.objective_usd_per_month:,.0f}/month (run rate"
             f" ${s.run_rate_usd_per_month:,.0f}, one-time ${s.one_time_usd:,.0f});"
             f" Stay ${o.comparable[o.stay.name]:,.0f}/month; saving"
             f" ${o.saving_vs_stay:,.0f}/month. Traffic: {shares} (HHI {s.hhi:.2f})."
@@ -72,7 +120,7 @@ def optimal_summary(o: Optimized) -> list[str]:
         if p.feasible:
             out.append(
                 f"  ≤ {p.max_vendor_share:.0%}: ${p.objective_usd_per_month:,.0f}"
-                f" (+${p.premium_usd_per_month:,.0f}), HHI {p.hhi:.2f}"
+                f" (+${_whole_dollars(p.premium_usd_per_month):,.0f}), HHI {p.hhi:.2f}"
             )
         else:
             out.append(f"  ≤ {p.max_vendor_share:.0%}: no feasible fleet")
@@ -113,12 +161,22 @@ def brief_sections(o: Optimized) -> tuple[Section, ...]:
         if p.feasible and p.objective_usd_per_month is not None and p.hhi is not None
     ]
     blocks: list[Block] = [
-        Paragraph(o.as_dict()["basis"].capitalize() + "."),
+        Paragraph(_sentence(o.as_dict()["basis"])),
         Bullets(tuple(optimal_summary(o))),
         table("Every scenario and Optimal, priced the same way", rows, sheet="Optimal"),
     ]
     if s.feasible:
         fleet = [ln.as_dict() for ln in plan_lines(s)]
+        if s.one_time_usd:
+            # so that the table's $/month adds up to Optimal's
+            fleet.append(
+                {
+                    "workload": "all",
+                    "role": "one-time",
+                    "allocation": f"${s.one_time_usd:,.0f} one-time ÷ {o.horizon_months} months",
+                    "monthly_usd": round(o.one_time_usd_per_month, 2),
+                }
+            )
         blocks.append(table("Optimal: fleet", fleet, sheet="Optimal fleet"))
     diversification: list[Block] = [
         Paragraph(
@@ -181,5 +239,5 @@ def optimal_markdown(o: Optimized) -> str:
         lines.append("|" + "---|" * len(rows[0]))
         lines += ["| " + " | ".join(r.values()) + " |" for r in rows]
     lines.append("")
-    lines.append(o.as_dict()["basis"].capitalize() + ".")
+    lines.append(_sentence(o.as_dict()["basis"]))
     return "\n".join(lines) + "\n"

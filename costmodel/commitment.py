@@ -7,22 +7,24 @@ hour-by-hour need of month ``m`` in scenario ``s`` is
 
     D_h(s, m) = units_h × demand_factor_s × (1 + g_s)^⌊(m − 1) / 3⌋     (units_h: month 1, stated)
 
-Committing ``R`` whole units (a level ``f`` of the stated mean need, ``R = round(f × mean_h
-units_h)``) and buying the rest on demand by the hour, month ``m`` costs
+The fleet may already hold committed capacity: ``K_m`` units (in the same unit's capacity) whose
+term covers month ``m``, paid ``k_m`` a month whatever is decided. They carry need first. Committing
+``R`` more whole units and buying the rest on demand by the hour, month ``m`` costs
 
-    cost(R, s, m) = R × c_t × 730 + p × 730 / 24 × Σ_h ⌈max(0, D_h(s, m) − R)⌉
+    cost(R, s, m) = k_m + R × c_t × 730 + p × 730 / 24 × Σ_h ⌈max(0, D_h(s, m) − K_m − R)⌉
 
 and the figure compared is its mean over the horizon (36 months; a 1-year commitment is renewed
-at the same level each year, so every option is compared over the same months). Then, per option
-(term, level):
+at the same level each year, so every option is compared over the same months). ``R`` runs over
+every whole number of units from 0 to the horizon's peak need net of what is held (the busiest
+hour of the busiest month of any scenario, rounded up), so the cheapest whole commitment is
+always among the options. Each is labelled with its true share of the stated month-1 mean need
+(3 units of a 3.5-unit mean need is 86%). Then, per option (term, units):
 
 * **expected cost** = Σ_s P(s) × cost(R, s);
 * **regret** in scenario ``s`` = cost(R, s) − the cheapest option's cost in ``s`` (what hindsight
   would have saved); the expected and the worst regret are both reported;
 * **break-even utilisation** = c_t ÷ p: a committed unit pays for itself once it is busy more than
   this share of the hours (u* = 1 − discount).
-
-Levels that round to the same whole units are one option, listed at the lowest level.
 
 The recommendation is the option with the least expected cost (the shorter term, then the smaller
 commitment, on a tie); the option with the least worst-case regret is shown beside it.
@@ -33,13 +35,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date
 
 import numpy as np
 
 from costmodel.demand import HOURS_PER_MONTH
 
-#: Shares of the stated mean need that may be committed.
-LEVELS = (0.0, 0.25, 0.5, 0.75, 1.0)
 HORIZON_MONTHS = 36
 _EPS = 1e-9
 
@@ -76,6 +77,25 @@ def default_scenarios(base_growth: float) -> tuple[DemandScenario, ...]:
 
 
 @dataclass(frozen=True)
+class HeldCommitment:
+    """Committed capacity the fleet already holds for the workload."""
+
+    #: The fleet line, in words (provider, instance type, pricing model).
+    line: str
+    count: int
+    #: Its capacity in units of the analysis (an identical unit counts 1).
+    units: float
+    term_end: date | None
+    usd_per_month: float
+
+    def describe(self) -> str:
+        end = f"until {self.term_end.isoformat()}" if self.term_end else "with no end date"
+        same = abs(self.units - self.count) < 1e-6
+        size = "" if same else f" (the capacity of {_units(self.units)})"
+        return f"{self.count} × {self.line} {end}{size}, ${self.usd_per_month:,.0f}/month"
+
+
+@dataclass(frozen=True)
 class Term:
     name: str  # "1y" | "3y"
     months: int
@@ -93,8 +113,14 @@ class CommitmentProblem:
     #: The workload's own quarterly growth (for scenarios that state none).
     growth_per_quarter: float
     scenarios: tuple[DemandScenario, ...]
-    levels: tuple[float, ...] = LEVELS
     horizon_months: int = HORIZON_MONTHS
+    #: Units already committed in each month of the horizon (0 once their term ends), in the
+    #: unit's capacity; empty = none held.
+    held_units_by_month: tuple[float, ...] = ()
+    #: What the held commitments cost in each month of the horizon (paid whatever is decided).
+    held_usd_by_month: tuple[float, ...] = ()
+    #: The held commitments themselves, for the reader.
+    held_commitments: tuple[HeldCommitment, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.on_demand_usd_per_unit_hour > 0:
@@ -106,10 +132,45 @@ class CommitmentProblem:
             raise ValueError(f"scenario probabilities add up to {total:g}; they must add up to 1")
         if not self.units_by_hour or min(self.units_by_hour) < 0:
             raise ValueError("units_by_hour needs non-negative hourly figures")
+        for name in ("held_units_by_month", "held_usd_by_month"):
+            given = getattr(self, name)
+            if given and len(given) != self.horizon_months:
+                raise ValueError(f"{name} needs one figure per month of the horizon")
 
     @property
     def mean_units(self) -> float:
+        """The stated month-1 mean need, in units (what every level is a share of)."""
         return float(np.mean(self.units_by_hour))
+
+    @property
+    def held(self) -> np.ndarray:
+        """Units held in each month of the horizon."""
+        if not self.held_units_by_month:
+            return np.zeros(self.horizon_months)
+        return np.asarray(self.held_units_by_month, dtype=float)
+
+    @property
+    def held_usd(self) -> np.ndarray:
+        if not self.held_usd_by_month:
+            return np.zeros(self.horizon_months)
+        return np.asarray(self.held_usd_by_month, dtype=float)
+
+    def need(self, s: DemandScenario) -> np.ndarray:
+        """Units needed in each month (rows) and hour of the day (columns) in scenario ``s``."""
+        months = np.arange(self.horizon_months)
+        factor = s.demand_factor * (1.0 + self.growth(s)) ** (months // 3)
+        return factor[:, None] * np.asarray(self.units_by_hour, dtype=float)[None, :]
+
+    def net_need(self, s: DemandScenario) -> np.ndarray:
+        """The need the held commitments leave over, by month and hour."""
+        return np.maximum(0.0, self.need(s) - self.held[:, None])
+
+    @property
+    def peak_units(self) -> int:
+        """The horizon's peak need net of what is held, in whole units: the most worth
+        committing (a unit above it would idle every hour of every scenario)."""
+        peak = max(float(self.net_need(s).max()) for s in self.scenarios)
+        return max(0, math.ceil(peak - _EPS))
 
     def growth(self, s: DemandScenario) -> float:
         return self.growth_per_quarter if s.growth_per_quarter is None else s.growth_per_quarter
@@ -134,15 +195,22 @@ class OptionOutcome:
     #: Expected share of committed unit-hours in use.
     expected_utilisation: float | None
 
+    #: Units the fleet already holds in month 1 (counted before these).
+    held_units: float = 0.0
+
     @property
     def label(self) -> str:
         if self.term == "none":
+            if self.held_units > _EPS:
+                return "No new commitment (held units, the rest on demand)"
             return "No commitment (all on demand)"
-        return f"Commit {_units(self.committed_units)} ({self.level:.0%}) for {self.term}"
+        more = " more" if self.held_units > _EPS else ""
+        return f"Commit {_units(self.committed_units)}{more} ({self.level:.0%}) for {self.term}"
 
 
-def _units(n: int) -> str:
-    return f"{n} unit" if n == 1 else f"{n} units"
+def _units(n: float) -> str:
+    text = f"{n:g}" if n == int(n) else f"{n:,.1f}"
+    return f"{text} unit" if n == 1 else f"{text} units"
 
 
 @dataclass(frozen=True)
@@ -169,60 +237,59 @@ def monthly_cost(
     )
 
 
-def _need(problem: CommitmentProblem, s: DemandScenario, month: int) -> np.ndarray:
-    factor = s.demand_factor * (1.0 + problem.growth(s)) ** ((month - 1) // 3)
-    return np.asarray(problem.units_by_hour, dtype=float) * factor
+def _mean_cost(problem: CommitmentProblem, net: np.ndarray, units: int, rate: float) -> float:
+    """Mean monthly cost over the horizon of ``units`` more committed at ``rate`` (docstring)."""
+    burst = np.ceil(np.maximum(0.0, net - units) - _EPS).clip(min=0)
+    slot = HOURS_PER_MONTH / net.shape[1]
+    monthly = (
+        problem.held_usd
+        + units * rate * HOURS_PER_MONTH
+        + problem.on_demand_usd_per_unit_hour * slot * burst.sum(axis=1)
+    )
+    return float(monthly.mean())
 
 
-def _mean_cost(problem: CommitmentProblem, s: DemandScenario, units: int, rate: float) -> float:
-    months = range(1, problem.horizon_months + 1)
-    p = problem.on_demand_usd_per_unit_hour
-    return float(np.mean([monthly_cost(units, rate, p, _need(problem, s, m)) for m in months]))
-
-
-def _utilisation(problem: CommitmentProblem, units: int) -> float | None:
+def _utilisation(problem: CommitmentProblem, nets: list[np.ndarray], units: int) -> float | None:
+    """Expected share of the new committed unit-hours in use (the held units carry need first)."""
     if units <= 0:
         return None
-    used = 0.0
-    for s in problem.scenarios:
-        months = range(1, problem.horizon_months + 1)
-        busy = np.mean([np.minimum(_need(problem, s, m), units).mean() for m in months])
-        used += s.probability * float(busy)
+    used = sum(
+        s.probability * float(np.minimum(net, units).mean())
+        for s, net in zip(problem.scenarios, nets, strict=True)
+    )
     return used / units
 
 
 def committed_units(problem: CommitmentProblem, level: float) -> int:
-    """Whole units for a level of the stated mean need (halves round up)."""
+    """Whole units for a share of the stated month-1 mean need (halves round up)."""
     return int(math.floor(level * problem.mean_units + 0.5))
+
+
+def share_of_mean_need(problem: CommitmentProblem, units: float) -> float:
+    """``units`` as a share of the stated month-1 mean need (3 of 3.5 units is 86%)."""
+    return units / problem.mean_units if problem.mean_units > _EPS else 0.0
 
 
 def evaluate(problem: CommitmentProblem) -> CommitmentResult:
     """Every option's expected cost and regret, and the recommendation (module docstring)."""
     p = problem.on_demand_usd_per_unit_hour
-    plans: list[tuple[str, float, int, float | None]] = [("none", 0.0, 0, None)]
+    plans: list[tuple[str, int, float | None]] = [("none", 0, None)]
     for term in problem.terms:
-        seen = {0}
-        for level in problem.levels:
-            # Levels that round to the same whole units are one commitment, listed at the lowest.
-            units = committed_units(problem, level)
-            if units not in seen:
-                seen.add(units)
-                plans.append((term.name, level, units, term.usd_per_unit_hour))
+        plans += [(term.name, k, term.usd_per_unit_hour) for k in range(1, problem.peak_units + 1)]
+    nets = [problem.net_need(s) for s in problem.scenarios]
     costs = np.array(
-        [
-            [_mean_cost(problem, s, units, rate or 0.0) for s in problem.scenarios]
-            for _, _, units, rate in plans
-        ]
+        [[_mean_cost(problem, net, units, rate or 0.0) for net in nets] for _, units, rate in plans]
     )
     probs = np.array([s.probability for s in problem.scenarios])
     best = costs.min(axis=0)
+    held_now = float(problem.held[0]) if problem.horizon_months else 0.0
     outcomes = []
-    for (name, level, units, rate), row in zip(plans, costs, strict=True):
+    for (name, units, rate), row in zip(plans, costs, strict=True):
         regret = row - best
         outcomes.append(
             OptionOutcome(
                 term=name,
-                level=level,
+                level=share_of_mean_need(problem, units),
                 committed_units=units,
                 usd_per_unit_hour=rate,
                 monthly_usd_by_scenario=tuple(float(v) for v in row),
@@ -231,7 +298,8 @@ def evaluate(problem: CommitmentProblem) -> CommitmentResult:
                 expected_regret_usd=float(probs @ regret),
                 max_regret_usd=float(regret.max()),
                 break_even_utilisation=None if rate is None else rate / p,
-                expected_utilisation=_utilisation(problem, units),
+                expected_utilisation=_utilisation(problem, nets, units),
+                held_units=held_now,
             )
         )
     order = {t.name: i for i, t in enumerate(problem.terms)}
@@ -246,12 +314,22 @@ def evaluate(problem: CommitmentProblem) -> CommitmentResult:
 
 
 def recommendation_sentence(workload: str, result: CommitmentResult) -> str:
-    """One sentence a brief or a page prints for a workload."""
+    """One sentence a brief or a page prints for a workload: what is already held (counted
+    first), then what to commit on top of it."""
     r, none = result.recommended, result.no_commitment
+    problem = result.problem
+    held = problem.held_commitments
+    already = (
+        f"already holds {'; '.join(h.describe() for h in held)}, counted before anything more; "
+        if held
+        else ""
+    )
     if r.term == "none":
+        what = "commit nothing more" if held else "commit nothing"
+        rest = "the rest on demand" if held else "all on demand"
         return (
-            f"{workload}: commit nothing; all on demand is cheapest in expectation"
-            f" (${r.expected_monthly_usd:,.0f}/month over {result.problem.horizon_months} months)."
+            f"{workload}: {already}{what}; {rest} is cheapest in expectation"
+            f" (${r.expected_monthly_usd:,.0f}/month over {problem.horizon_months} months)."
         )
     saving = none.expected_monthly_usd - r.expected_monthly_usd
     worst = int(np.argmax(r.regret_by_scenario))
@@ -259,33 +337,67 @@ def recommendation_sentence(workload: str, result: CommitmentResult) -> str:
         "no regret in any scenario"
         if r.max_regret_usd < 0.5
         else f"worst regret ${r.max_regret_usd:,.0f}/month (if demand turns out"
-        f" {result.problem.scenarios[worst].name})"
+        f" {problem.scenarios[worst].name})"
     )
     top = (
-        "; this is the top of the range asked, so committing more may pay too"
-        if r.committed_units == committed_units(result.problem, max(result.problem.levels))
+        "; that covers the horizon's peak need, the most worth committing"
+        if r.committed_units >= problem.peak_units
         else ""
     )
+    more = " more" if held else ""
+    baseline = "no new commitment" if held else "all on demand"
     return (
-        f"{workload}: commit {_units(r.committed_units)} ({r.level:.0%} of the stated mean need)"
-        f" for {r.term} at ${r.usd_per_unit_hour:,.2f}/unit-hour: expected"
-        f" ${r.expected_monthly_usd:,.0f}/month over {result.problem.horizon_months} months of"
-        f" demand, ${saving:,.0f}/month less than all on demand; break-even utilisation"
-        f" {r.break_even_utilisation:.0%}, expected utilisation {r.expected_utilisation:.0%};"
-        f" {regret}{top}."
+        f"{workload}: {already}commit {_units(r.committed_units)}{more} ({r.level:.0%} of the"
+        f" stated month-1 mean need of {_units(round(problem.mean_units, 1))}) for {r.term} at"
+        f" ${r.usd_per_unit_hour:,.2f}/unit-hour: expected ${r.expected_monthly_usd:,.0f}/month"
+        f" over {problem.horizon_months} months of demand, ${saving:,.0f}/month less than"
+        f" {baseline}; break-even utilisation {r.break_even_utilisation:.0%}, expected"
+        f" utilisation {r.expected_utilisation:.0%}; {regret}{top}."
     )
 
 
-def option_rows(result: CommitmentResult) -> list[dict]:
-    """One row per option, for a table (the CLI, the page, a brief section)."""
+#: Commitment levels a table lists in full; above it, the levels near the recommendation.
+SHOWN_LEVELS = 12
+
+
+def shown_options(result: CommitmentResult) -> tuple[OptionOutcome, ...]:
+    """The options a table for people lists: every level up to ``SHOWN_LEVELS`` units or three
+    above the recommendation and the least-regret option (whichever is more), and the horizon's
+    peak; ``option_rows(result, every=True)`` has them all."""
+    top = max(
+        SHOWN_LEVELS,
+        result.recommended.committed_units + 3,
+        result.least_regret.committed_units + 3,
+    )
+    peak = result.problem.peak_units
+    return tuple(o for o in result.options if o.committed_units <= top or o.committed_units == peak)
+
+
+def hidden_levels_note(result: CommitmentResult) -> str:
+    """What a table leaves out, in words ('' when nothing)."""
+    hidden = len(result.options) - len(shown_options(result))
+    if not hidden:
+        return ""
+    return (
+        f"{hidden} further options (every whole unit up to the horizon's peak need of"
+        f" {_units(result.problem.peak_units)}) cost more in expectation than the recommendation;"
+        " `tokendesk commit --format json` lists them all"
+    )
+
+
+def option_rows(result: CommitmentResult, every: bool = True) -> list[dict]:
+    """One row per option, for a table (the CLI, the page, a brief section); ``every=False``:
+    only the ``shown_options``."""
     names = [s.name for s in result.problem.scenarios]
     rows = []
-    for o in result.options:
+    for o in result.options if every else shown_options(result):
         row: dict = {
             "option": o.label,
             "term": o.term,
             "level": o.level,
+            "share_of_month_1_mean_need": round(o.level, 4),
             "committed_units": o.committed_units,
+            "held_units_month_1": round(o.held_units, 3),
             "committed_usd_per_unit_hour": o.usd_per_unit_hour,
             "break_even_utilisation": o.break_even_utilisation,
             "expected_utilisation": o.expected_utilisation,

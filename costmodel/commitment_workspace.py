@@ -9,15 +9,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from costmodel.commitment import (
+    HORIZON_MONTHS,
     CommitmentProblem,
     CommitmentResult,
+    HeldCommitment,
     default_scenarios,
     evaluate,
+    hidden_levels_note,
     option_rows,
     recommendation_sentence,
     terms_from,
 )
-from costmodel.plan import WorkspaceEngine, hourly_load
+from costmodel.demand import HOURS_PER_MONTH
+from costmodel.plan import PAID_WHETHER_USED, WorkspaceEngine, hourly_load
 from tokendesk.records import PricingModel
 
 #: Committed pricing models by term, as the option table and the fleet spell them.
@@ -72,6 +76,30 @@ def _rate(planner: WorkspaceEngine, provider: str, region: str, instance: str, m
     return min(found) if found else (None, "")
 
 
+def _held(
+    planner: WorkspaceEngine, workload: str, capacity: float, months: int = HORIZON_MONTHS
+) -> tuple[tuple[HeldCommitment, ...], tuple[float, ...], tuple[float, ...]]:
+    """The workload's committed fleet lines (paid whether used or not), and per month of the
+    horizon the units they hold (in the analysed unit's capacity) and what they cost."""
+    held: list[HeldCommitment] = []
+    units = np.zeros(months)
+    usd = np.zeros(months)
+    for c in planner.fleet:
+        e = c.entry
+        if e.serves != workload or e.pricing_model not in PAID_WHETHER_USED:
+            continue
+        in_term = np.array([planner._in_term(c, m) for m in range(1, months + 1)])
+        if not in_term.any():
+            continue
+        equivalent = c.units * planner._unit_capacity(c) / capacity
+        monthly = c.units * planner._billed(c) * HOURS_PER_MONTH
+        units += np.where(in_term, equivalent, 0.0)
+        usd += np.where(in_term, monthly, 0.0)
+        line = f"{e.provider} {e.instance_type} {e.pricing_model}"
+        held.append(HeldCommitment(line, e.count, equivalent, e.commitment_end, monthly))
+    return tuple(held), tuple(float(u) for u in units), tuple(float(v) for v in usd)
+
+
 def workspace_commitments(planner: WorkspaceEngine) -> list[WorkloadCommitment]:
     """The analysis for every workload of the planner's workspace (see the module docstring)."""
     ws = planner.ws
@@ -123,12 +151,16 @@ def workspace_commitments(planner: WorkspaceEngine) -> list[WorkloadCommitment]:
             )
             continue
         units = np.asarray(hourly_load(w), dtype=float) / capacity
+        held, held_units, held_usd = _held(planner, w.workload, capacity)
         problem = CommitmentProblem(
             on_demand_usd_per_unit_hour=on_demand,
             terms=terms,
             units_by_hour=tuple(float(u) for u in units),
             growth_per_quarter=w.growth_per_quarter,
             scenarios=c.scenarios or default_scenarios(w.growth_per_quarter),
+            held_units_by_month=held_units if held else (),
+            held_usd_by_month=held_usd if held else (),
+            held_commitments=held,
         )
         out.append(
             WorkloadCommitment(
@@ -153,7 +185,11 @@ def brief_rows(analysis: list[WorkloadCommitment]) -> tuple[list[dict], list[str
         if a.result is None:
             sentences.append(f"{a.workload}: no commitment analysis — {'; '.join(a.notes)}.")
             continue
-        sentences.append(recommendation_sentence(a.workload, a.result))
+        hidden = hidden_levels_note(a.result)
+        sentences.append(
+            recommendation_sentence(a.workload, a.result)
+            + (f" {hidden[0].upper()}{hidden[1:]}." if hidden else "")
+        )
         sentences += [f"{a.workload}: {note}." for note in a.notes]
-        rows += [{"workload": a.workload, **row} for row in option_rows(a.result)]
+        rows += [{"workload": a.workload, **row} for row in option_rows(a.result, every=False)]
     return rows, sentences

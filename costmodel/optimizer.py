@@ -26,9 +26,12 @@ way, so the optimum can be checked against every scenario the engine builds.
 
 Options that whole units of one other option of the same workload and backend replace at no more
 cost are dropped before solving (see ``prune``); this never changes the optimum and keeps the
-programme small. ``solve`` first solves the LP relaxation (a proven lower bound), rounds it to a
-whole-unit plan that is checked against every row, and runs branch and bound only while that plan
-is not proven within the gap asked; every solution carries the proven bound and its true gap.
+programme small. Hours of equal load share their variables only where that is exact (no binding
+vendor-share cap; see ``_merging_is_exact``). ``solve`` first solves the LP relaxation (a proven
+lower bound), rounds it to a whole-unit plan that is checked against every row, and runs branch and
+bound on the exact programme only while that plan is not proven within the gap asked; every
+solution carries the proven bound and its true gap, and is called optimal only once the gap is
+closed.
 """
 
 from __future__ import annotations
@@ -46,13 +49,14 @@ from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_array
 
 from costmodel.demand import HOURS_PER_MONTH
-from costmodel.options import BLOCK_OR_CONTRACT, OWNED, Option, OptionTable
+from costmodel.options import BLOCK_OR_CONTRACT, OWNED
 from costmodel.owned import (
     OWNED_PROVIDER,
+    CloudAlternative,
     ElectricityPrice,
     OwnedRate,
     OwnedServer,
-    break_even_months,
+    cloud_alternatives,
     electricity_input,
     owned_options,
     owned_rates,
@@ -69,6 +73,8 @@ from costmodel.plan import (
 from costmodel.scenarios import Engine
 from costmodel.workspace import Workspace
 
+#: A plan is called optimal when it costs at most this much more a month than the proven bound.
+PROVEN_USD = 0.01
 HELD = "held"  # paid every hour of the month (committed, contract, a kept fleet line)
 HOURLY = "hourly"  # on-demand, paid for the hours of the day it is up
 _EPS = 1e-9
@@ -153,7 +159,8 @@ class Choice:
 
 @dataclass(frozen=True)
 class Solution:
-    #: optimal (proven within the gap asked) | feasible (time limit first) | infeasible | error
+    #: optimal (proven: costs at most PROVEN_USD more than the bound) | feasible (a plan, with its
+    #: proven gap) | infeasible | error
     status: str
     objective_usd_per_month: float | None
     gap: float | None
@@ -164,6 +171,8 @@ class Solution:
     message: str = ""
     #: The solver's proven lower bound on the objective (HiGHS's dual bound): no plan costs less.
     bound_usd_per_month: float | None = None
+    #: Hours in the day the plan's hourly counts cover.
+    hours: int = 24
 
     @property
     def feasible(self) -> bool:
@@ -235,32 +244,39 @@ def solve(
 ) -> Solution:
     """Solve the programme (see the module docstring). The solver stops once its plan is proven
     within ``mip_rel_gap`` of the cheapest possible (0.1% by default; 0 proves optimality) or at
-    ``time_limit_s``; the solution carries the proven bound and the true gap either way."""
+    ``time_limit_s``; the solution carries the proven bound and the true gap either way, and is
+    called optimal only when the gap is closed (see ``PROVEN_USD``)."""
     deadline = time.perf_counter() + time_limit_s
-    p = _build(problem, dominance)
+    # Hours of equal load merged into one class: a smaller programme, exact unless a vendor-share
+    # cap couples the hours (see _hour_classes). Its relaxation equals the exact programme's (a
+    # relaxed solution averaged over hours of equal load is one, at the same cost), so its bound
+    # holds either way, and its whole-unit plans are plans of the exact programme too.
+    merged = _build(problem, dominance, merge=True)
+    exact = merged if merged.exact else _build(problem, dominance, merge=False)
 
     # 1. The relaxation: its optimum is a proven lower bound, and its traffic split is the plan
     #    the rounding below follows.
-    lp = _relax(p, p.bounds, deadline)
+    lp = _relax(merged, merged.bounds, deadline)
     if lp.status == 2:
         return Solution("infeasible", None, None, (), {}, 0.0, 0.0, lp.message)
-    lp_bound = float(lp.fun) if lp.status == 0 else -math.inf
+    bound = float(lp.fun) if lp.status == 0 else -math.inf
 
     # 2. Rounding (see _round_relaxation), then polishing the rounded plan.
     best_x: np.ndarray | None = None
+    best_p = merged
     best_obj = math.inf
     if lp.status == 0 and not problem.n_plus_one:
-        best_x, best_obj = _round_relaxation(problem, p, lp.x, deadline)
-        best_x, best_obj = _polish(p, best_x, best_obj, deadline)
-    bound = lp_bound
+        best_x, best_obj = _round_relaxation(problem, merged, lp.x, deadline)
+        best_x, best_obj = _polish(merged, best_x, best_obj, deadline)
 
-    # 3. Branch and bound, unless the rounded plan is already proven close enough.
+    # 3. Branch and bound on the exact programme, unless the rounded plan is already proven close
+    #    enough. Its dual bound is a bound only because the programme is exact.
     message = "rounded from the LP relaxation, within the gap asked of its bound"
     # (Skipped when less than half a second is left and a plan is in hand: branch and bound on a
     # large programme does not finish its first node in that time.)
     left = deadline - time.perf_counter()
     if best_x is None or (best_obj - bound > mip_rel_gap * abs(best_obj) and left > 0.5):
-        res = _branch_and_bound(p, mip_rel_gap, deadline)
+        res = _branch_and_bound(exact, mip_rel_gap, deadline)
         message = res.message
         if res.status == 2:
             return Solution("infeasible", None, None, (), {}, 0.0, 0.0, res.message)
@@ -268,10 +284,10 @@ def solve(
         if mip_bound is not None and math.isfinite(mip_bound):
             bound = max(bound, float(mip_bound))
         if res.x is not None and float(res.fun) < best_obj:
-            best_x, best_obj = np.asarray(res.x), float(res.fun)
+            best_x, best_obj, best_p = np.asarray(res.x), float(res.fun), exact
     if best_x is None:
         return Solution("error", None, None, (), {}, 0.0, 0.0, message)
-    return _solution(problem, p, best_x, best_obj, bound, mip_rel_gap, message)
+    return _solution(problem, best_p, best_x, best_obj, bound, message)
 
 
 class _Columns:
@@ -312,6 +328,9 @@ class _Columns:
 class _Programme:
     """The built programme and the index maps that read a solution of it back."""
 
+    #: Whether the programme's optimum is the problem's (False: hours merged under a vendor cap,
+    #: a restriction whose plans are real but whose branch-and-bound bound is not a bound).
+    exact: bool
     cands: tuple[Candidate, ...]
     vendors: list[str]
     #: Weight of each hour class (how many hours of the day share its loads).
@@ -344,14 +363,16 @@ class _Programme:
         return len(self.c_vec)
 
 
-def _build(problem: Problem, dominance: bool) -> _Programme:
+def _build(problem: Problem, dominance: bool, merge: bool) -> _Programme:
     """The programme's variables and rows, always added in the same order: units, the fixed
     cost, one-time costs per backend, N+1 headroom, hourly capacity, traffic by vendor, the
-    vendor-share cap."""
+    vendor-share cap. ``merge``: hours of equal load share their variables (see
+    ``_hour_classes``; the programme says whether that is exact)."""
     cands = prune(problem.candidates, problem.n_plus_one) if dominance else problem.candidates
     cands = tuple(c for c in cands if c.workload in problem.loads)
     workloads = list(problem.loads)
-    classes, weight, hour_class = _hour_classes(problem, workloads)
+    exact = not merge or _merging_is_exact(problem, cands)
+    classes, weight, hour_class = _hour_classes(problem, workloads, merge)
     H = len(classes)
     # Loads and capacities in units of the largest hourly load, so that the rows the solver sees are
     # of order one (tok/s in the hundred thousands next to unit counts slows it down).
@@ -379,11 +400,14 @@ def _build(problem: Problem, dominance: bool) -> _Programme:
         for vendor in vendors:
             entries = [(s, weight[h]) for (_, vv, h), s in share_vars.items() if vv == vendor]
             m.row(entries, -np.inf, problem.max_vendor_share * total)
+    if not merge:
+        _order_equal_hours(m, cands, classes, unit_vars)
 
     n = len(m.cost)
     A = coo_array((m.vals, (m.rows, m.cols)), shape=(len(m.rlo), n)).tocsr()
     row_lo, row_hi = np.array(m.rlo), np.array(m.rhi)
     return _Programme(
+        exact=exact,
         cands=cands,
         vendors=vendors,
         weight=weight,
@@ -408,24 +432,61 @@ def _build(problem: Problem, dominance: bool) -> _Programme:
     )
 
 
-def _hour_classes(
-    problem: Problem, workloads: list[str]
-) -> tuple[dict[tuple[float, ...], int], np.ndarray, list[int]]:
-    """(hours per distinct load vector, their weights, the class of each hour).
+def _merging_is_exact(problem: Problem, cands: Sequence[Candidate]) -> bool:
+    """Whether hours of equal load may share their variables without changing the optimum.
 
-    Hours with the same load in every workload are one constraint with a weight (a day that is
-    symmetric around its peak has 13 distinct hours, not 24)."""
-    classes: dict[tuple[float, ...], int] = {}
-    for h in range(problem.hours):
-        key = tuple(round(float(problem.loads[w][h]), 9) for w in workloads)
-        classes[key] = classes.get(key, 0) + 1
-    weight = np.array(list(classes.values()), dtype=float)
-    order = {key: j for j, key in enumerate(classes)}
-    hour_class = [
-        order[tuple(round(float(problem.loads[w][h]), 9) for w in workloads)]
-        for h in range(problem.hours)
+    Without a binding vendor-share cap the hours are coupled only through choices every hour
+    shares (held units, backends paid for, the N+1 headroom); once those are fixed each hour is
+    its own problem and equal hours have the same cheapest answer. A vendor-share cap sums
+    traffic over the day, and two hours of equal load may then need different unit counts (one
+    hour leaning on one vendor, the other on the other)."""
+    vendors = {c.vendor for c in cands if c.unit_capacity > 0}
+    return problem.max_vendor_share >= 1.0 - _EPS or len(vendors) < 2
+
+
+def _hour_classes(
+    problem: Problem, workloads: list[str], merge: bool
+) -> tuple[list[tuple[float, ...]], np.ndarray, list[int]]:
+    """(the load vector of each hour class, the classes' weights, the class of each hour).
+
+    With ``merge``, hours with the same load in every workload are one class with a weight (a
+    day symmetric around its peak has 13 distinct hours, not 24); without, every hour is its own.
+    """
+    keys = [
+        tuple(round(float(problem.loads[w][h]), 9) for w in workloads) for h in range(problem.hours)
     ]
-    return classes, weight, hour_class
+    if not merge:
+        return keys, np.ones(len(keys)), list(range(len(keys)))
+    counts: dict[tuple[float, ...], int] = {}
+    for key in keys:
+        counts[key] = counts.get(key, 0) + 1
+    order = {key: j for j, key in enumerate(counts)}
+    return list(counts), np.array(list(counts.values()), dtype=float), [order[k] for k in keys]
+
+
+def _order_equal_hours(
+    m: _Columns,
+    cands: Sequence[Candidate],
+    classes: Sequence[tuple[float, ...]],
+    unit_vars: Sequence[Sequence[int]],
+) -> None:
+    """Hours of equal load are interchangeable: any plan can be reordered so that their on-demand
+    bills rise hour by hour, at the same cost. Asking for that order removes the copies of every
+    plan that differ only in which of those hours is which, which branch and bound would
+    otherwise explore one by one. Exact: every plan keeps a reordered twin that meets it."""
+    hourly = [i for i, c in enumerate(cands) if c.kind == HOURLY]
+    if not hourly:
+        return
+    seen: dict[tuple[float, ...], int] = {}
+    for h, key in enumerate(classes):
+        before = seen.get(key)
+        seen[key] = h
+        if before is None:
+            continue
+        # bill(before) − bill(h) ≤ 0, with each candidate's price per unit-hour
+        entries = [(unit_vars[i][before], cands[i].usd_per_unit) for i in hourly]
+        entries += [(unit_vars[i][h], -cands[i].usd_per_unit) for i in hourly]
+        m.row(entries, -np.inf, 0.0)
 
 
 def _add_units(
@@ -720,7 +781,6 @@ def _solution(
     best_x: np.ndarray,
     best_obj: float,
     bound: float,
-    mip_rel_gap: float,
     message: str,
 ) -> Solution:
     """The plan read back: units per candidate per hour of the day, one-time costs, vendor
@@ -749,7 +809,9 @@ def _solution(
     bound = min(bound, best_obj)
     # The true gap, (cost − proven bound) ÷ cost, not the tolerance asked for.
     gap = (best_obj - bound) / abs(best_obj) if best_obj else 0.0
-    status = "optimal" if gap <= mip_rel_gap + 1e-12 else "feasible"
+    # Optimal only when proven: the plan costs no more than the bound plus a cent (HiGHS's own
+    # tolerances). A plan merely within the gap asked is feasible, with its gap.
+    status = "optimal" if best_obj - bound <= PROVEN_USD else "feasible"
     return Solution(
         status,
         best_obj,
@@ -760,6 +822,7 @@ def _solution(
         released_paid,
         message,
         bound,
+        problem.hours,
     )
 
 
@@ -1055,8 +1118,9 @@ class OwnedComparison:
     """An owned server beside the cloud options with the same accelerators."""
 
     rate: OwnedRate
-    #: (pricing model, option, $ per server-hour, break-even months or None) per cloud option.
-    cloud: tuple[tuple[str, Option, float, float | None], ...]
+    #: The cheapest approved cloud option with the same accelerator per pricing model, cheapest
+    #: first (instances and per-accelerator quotes alike).
+    cloud: tuple[CloudAlternative, ...]
 
 
 def with_owned(
@@ -1072,34 +1136,10 @@ def with_owned(
     rates = owned_rates(servers, ws.owned, electricity_input(ws.owned, electricity))
     extra = owned_options(engine.table, rates, ws.owned.site_region)
     comparisons = tuple(
-        OwnedComparison(r, _cloud_alternatives(engine.table, r, ws.constraints.providers))
+        OwnedComparison(r, cloud_alternatives(engine.table.options, r, ws.constraints.providers))
         for r in rates
     )
     return Engine(engine.table.with_options(extra)), comparisons
-
-
-def _cloud_alternatives(
-    table: OptionTable, rate: OwnedRate, providers: Sequence[str] | None
-) -> tuple[tuple[str, Option, float, float | None], ...]:
-    """The cheapest approved cloud instance with the same accelerators, per pricing model."""
-    best: dict[str, Option] = {}
-    for o in table.options:
-        if (
-            o.provider == OWNED_PROVIDER
-            or o.accelerator_id != rate.server.accelerator_id
-            or o.price_basis != "instance"
-            or o.accelerators_per_unit != rate.server.accelerator_count
-            or o.pricing_model == "spot"
-            or (providers is not None and o.provider not in providers)
-        ):
-            continue
-        kept = best.get(o.pricing_model)
-        if kept is None or o.usd_per_unit_hour < kept.usd_per_unit_hour:
-            best[o.pricing_model] = o
-    return tuple(
-        (model, o, o.usd_per_unit_hour, break_even_months(rate, o.usd_per_unit_hour))
-        for model, o in sorted(best.items(), key=lambda kv: kv[1].usd_per_unit_hour)
-    )
 
 
 def comparable_cost(planner: WorkspaceEngine, result: PlanResult, horizon: int = MONTHS) -> float:
@@ -1185,69 +1225,142 @@ def diversification_frontier(
 
 
 # ---- reporting ---------------------------------------------------------------------------------
-def plan_lines(solution: Solution) -> tuple[PlanLine, ...]:
-    """The solution as the scenarios' fleet lines (same fields as ``tokendesk scenarios``)."""
-    out: list[PlanLine] = []
+KEPT = "Optimal: fleet kept"
+RELEASED = "Optimal: released"
+RELEASED_PAID = "Optimal: released, still paid"
+BOUGHT = "Optimal: bought"
+
+
+@dataclass(frozen=True)
+class PlanRow:
+    """One line of the optimal plan and its count in each hour of the average day (in the line's
+    own unit: instances, or accelerators for a per-accelerator quote)."""
+
+    line: PlanLine
+    count_by_hour: tuple[int, ...]
+    #: Peak output tok/s one counted unit carries at the SLO (0 for idle, paid units).
+    output_tok_s_per_count: float
+
+
+def plan_rows(solution: Solution) -> tuple[PlanRow, ...]:
+    """The solution as the scenarios' fleet lines, each with its hourly counts. Every unit the
+    plan pays for is on a line, so the lines' $/month add up to the run rate: a fleet line keeps
+    what it keeps; the units it releases are a line of their own when they are still paid (a
+    commitment in term, or its early-termination fee spread over the horizon), and a line of no
+    units and no cost when all of it is released."""
+    out: list[PlanRow] = []
     for ch in solution.choices:
         c = ch.candidate
         per = c.count_per_unit
+        hours = solution.hours
         if c.role == "fleet":
-            kept = ch.units[0]
-            released = (c.max_units or 0) - kept
-            note = c.note
-            if released:
-                paid = released * c.release_usd_per_unit_month
-                note += f"; {released} of {c.max_units} released" + (
-                    f" (still ${paid:,.0f}/month while the commitment runs)" if paid else ""
-                )
-            out.append(
-                PlanLine(
-                    c.workload,
-                    "fleet",
-                    "Optimal: fleet kept",
-                    c.provider,
-                    c.region,
-                    c.instance_type,
-                    c.pricing_model,
-                    kept,
-                    c.usd_per_unit / HOURS_PER_MONTH,
-                    c.commitment_end,
-                    ch.monthly_usd,
-                    c.accelerator_id,
-                    c.vendor,
-                    c.backend,
-                    None,
-                    note,
-                )
-            )
+            out += _fleet_rows(ch, hours)
             continue
         if c.kind == HELD:
             rate = c.usd_per_unit / HOURS_PER_MONTH / per
-            how = f"{ch.units[0]} units held all month ({c.pricing_model})"
+            how = f"{_n_units(ch.units[0], per)} held all month ({c.pricing_model})"
             model = c.pricing_model
+            counts = (ch.units[0] * per,) * hours
         else:
             rate = c.usd_per_unit / per
             low, high = min(ch.units), max(ch.units)
-            how = f"on-demand following the hourly curve, {low}–{high} units"
+            how = f"on-demand following the hourly curve, {_n_units(low, per, high)} by the hour"
             model = "on_demand"
-        out.append(
-            PlanLine(
-                c.workload,
-                "new",
-                "Optimal: bought",
-                c.provider,
-                c.region,
-                c.instance_type,
-                model,
-                ch.peak_units * per,
-                rate,
-                None,
-                ch.monthly_usd,
-                c.accelerator_id,
-                c.vendor,
-                c.backend,
-                None,
-                f"{how}; {c.note}",
+            counts = tuple(u * per for u in ch.units)
+        line = PlanLine(
+            c.workload,
+            "new",
+            BOUGHT,
+            c.provider,
+            c.region,
+            c.instance_type,
+            model,
+            ch.peak_units * per,
+            rate,
+            None,
+            ch.monthly_usd,
+            c.accelerator_id,
+            c.vendor,
+            c.backend,
+            c.unit_capacity / per,
+            f"{how}; {c.note}",
+            option_id=c.option_id,
+        )
+        out.append(PlanRow(line, counts, c.unit_capacity / per))
+    return tuple(out)
+
+
+def _n_units(low: int, per: int, high: int | None = None) -> str:
+    """ "3 units", "0–3 units", "0–3 units of 8 accelerators (0–24 accelerators)"."""
+    high = low if high is None else high
+    span = str(low) if high == low else f"{low}–{high}"
+    text = f"{span} unit" + ("" if span == "1" else "s")
+    if per == 1:
+        return text
+    acc = str(low * per) if high == low else f"{low * per}–{high * per}"
+    return f"{text} of {per} accelerators ({acc} accelerators)"
+
+
+def _fleet_rows(ch: Choice, hours: int) -> list[PlanRow]:
+    c = ch.candidate
+    kept = ch.units[0]
+    count = c.max_units or 0
+    released = count - kept
+    rate = c.usd_per_unit / HOURS_PER_MONTH
+
+    def row(label: str, n: int, monthly: float, note: str, used: bool) -> PlanRow:
+        line = PlanLine(
+            c.workload,
+            "fleet",
+            label,
+            c.provider,
+            c.region,
+            c.instance_type,
+            c.pricing_model,
+            n,
+            rate,
+            c.commitment_end,
+            monthly,
+            c.accelerator_id,
+            c.vendor,
+            c.backend,
+            c.unit_capacity if used else 0.0,
+            note,
+            option_id=c.option_id,
+        )
+        return PlanRow(line, ((n if used else 0),) * hours, c.unit_capacity if used else 0.0)
+
+    rows: list[PlanRow] = []
+    if kept:
+        note = c.note + (f"; {kept} of {count} kept, {released} released" if released else "")
+        rows.append(row(KEPT, kept, ch.monthly_usd, note, True))
+    if released and c.release_usd_per_unit_month > 0:
+        paid = released * c.release_usd_per_unit_month
+        why = (
+            "paid at its rate until the commitment ends"
+            if c.release_usd_per_unit_month >= c.usd_per_unit - _EPS
+            else "ended early: the termination fee spread over the horizon"
+        )
+        end = f" ({c.commitment_end.isoformat()})" if c.commitment_end else ""
+        rows.append(
+            row(
+                RELEASED_PAID,
+                released,
+                paid,
+                f"{released} of {count} idle, {why}{end}: ${paid:,.0f}/month",
+                False,
             )
         )
-    return tuple(out)
+    elif released and not kept:
+        rows.append(row(RELEASED, 0, 0.0, f"all {count} released; no longer paid", False))
+    elif released:
+        rows[-1] = replace(
+            rows[-1], line=replace(rows[-1].line, note=rows[-1].line.note + " (no longer paid)")
+        )
+    return rows
+
+
+def plan_lines(solution: Solution) -> tuple[PlanLine, ...]:
+    """The solution as the scenarios' fleet lines (same fields as ``tokendesk scenarios``); their
+    $/month add up to the solution's run rate (see ``plan_rows``)."""
+    return tuple(r.line for r in plan_rows(solution))

@@ -87,6 +87,9 @@ class Option:
     ttft_basis: str = "measured"
     price_source_url: str = ""
     price_observed_at: datetime | None = None
+    #: Who published the price and how sure it is (the price quote's source and confidence).
+    price_source: str = ""
+    price_confidence: str = ""
     bench_source_url: str = ""
     bench_source_title: str = ""
     bench_measured_at: datetime | None = None
@@ -501,6 +504,8 @@ def _frame_columns(df) -> tuple[tuple[Option, ...], dict]:
             "runtime_version",
             "workload",
             "ttft_basis",
+            "price_source",
+            "price_confidence",
             "price_source_url",
             "bench_source_url",
             "bench_source_title",
@@ -553,6 +558,8 @@ def _frame_columns(df) -> tuple[tuple[Option, ...], dict]:
                 ttft_basis=text["ttft_basis"][j] or "measured",
                 price_source_url=text["price_source_url"][j],
                 price_observed_at=_ts(observed[j]),
+                price_source=text["price_source"][j],
+                price_confidence=text["price_confidence"][j],
                 bench_source_url=text["bench_source_url"][j],
                 bench_source_title=text["bench_source_title"][j],
                 bench_measured_at=_ts(measured_min[g]) if measured_min is not None else None,

@@ -18,6 +18,11 @@ draw (a conservative figure: servers rarely run at their maximum all day).
 
     months = capex ÷ (cloud $/month − running $/month),  running = colocation + staff + power
 
+The cloud option is the cheapest approved one with the same accelerator: an instance with the
+server's accelerator count at its hourly price, or a quote per accelerator-hour × the server's
+accelerators (``cloud_alternatives``), whichever costs less; spot is left out (it can be taken
+back, a server cannot).
+
 ``None`` when the cloud option costs no more a month than running the server does. Months are of
 730 hours, as everywhere in the cost model.
 
@@ -29,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -246,6 +252,63 @@ def break_even_months(rate: OwnedRate, cloud_usd_per_server_hour: float) -> floa
     if saving <= 0:
         return None
     return rate.server.capex.value / saving
+
+
+class CloudAlternative(NamedTuple):
+    """A cloud option an owned server would replace, priced per server-hour."""
+
+    pricing_model: str
+    option: Option
+    #: What the cloud charges for the server's accelerators for one hour.
+    usd_per_server_hour: float
+    break_even_months: float | None
+    usd_per_accelerator_hour: float
+    #: How the server-hour was priced, in words.
+    basis: str
+
+
+def cloud_alternatives(
+    options: Sequence[Option], rate: OwnedRate, providers: Sequence[str] | None
+) -> tuple[CloudAlternative, ...]:
+    """The cheapest approved cloud option with the server's accelerator per pricing model,
+    cheapest first: instances with the server's accelerator count at their hourly price, and
+    quotes per accelerator-hour × the server's accelerator count (module docstring)."""
+    server = rate.server
+    best: dict[str, tuple[float, Option, str]] = {}
+    for o in options:
+        if (
+            o.provider == OWNED_PROVIDER
+            or o.accelerator_id != server.accelerator_id
+            or o.pricing_model == "spot"
+            or (providers is not None and o.provider not in providers)
+        ):
+            continue
+        per_accelerator = o.usd_per_unit_hour / max(o.accelerators_per_unit, 1)
+        if o.price_basis == "per_accelerator":
+            usd = per_accelerator * server.accelerator_count
+            basis = (
+                f"${per_accelerator:,.2f} per accelerator-hour × {server.accelerator_count}"
+                " accelerators"
+            )
+        elif o.accelerators_per_unit == server.accelerator_count:
+            usd = o.usd_per_unit_hour
+            basis = f"one {o.instance_type} instance ({o.accelerators_per_unit} accelerators)"
+        else:
+            continue
+        kept = best.get(o.pricing_model)
+        if kept is None or usd < kept[0]:
+            best[o.pricing_model] = (usd, o, basis)
+    return tuple(
+        CloudAlternative(
+            model,
+            o,
+            usd,
+            break_even_months(rate, usd),
+            usd / server.accelerator_count,
+            basis,
+        )
+        for model, (usd, o, basis) in sorted(best.items(), key=lambda kv: kv[1][0])
+    )
 
 
 # ---- owned servers as options --------------------------------------------------------------------

@@ -5,7 +5,8 @@ brief)."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from costmodel.optimizer import (
     FrontierPoint,
@@ -13,10 +14,12 @@ from costmodel.optimizer import (
     Solution,
     diversification_frontier,
     plan_lines,
+    plan_rows,
     solve,
     with_owned,
     workspace_problem,
 )
+from costmodel.options import Option
 from costmodel.owned import HOURS_PER_YEAR
 from costmodel.plan import PlanLine, PlanResult, WorkspaceEngine
 from costmodel.scenarios import Engine
@@ -40,6 +43,13 @@ class Optimized:
     n_plus_one: bool
     #: The workspace's owned servers beside the cloud options they replace (when allowed).
     owned: tuple[OwnedComparison, ...] = ()
+    #: Output tok/s to carry per workload in each hour of the average day (what the plan meets).
+    load_by_hour: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
+    horizon_months: int = 36
+
+    @property
+    def one_time_usd_per_month(self) -> float:
+        return self.solution.one_time_usd / self.horizon_months
 
     @property
     def stay(self) -> PlanResult:
@@ -57,18 +67,30 @@ class Optimized:
             "name": "Optimal",
             "workspace": self.workspace.name,
             "solver_status": s.status,
+            "proven_optimal": s.status == "optimal",
             "objective_usd_per_month": _money(s.objective_usd_per_month),
             "gap": s.gap,
             "bound_usd_per_month": _money(s.bound_usd_per_month),
             "run_rate_usd_per_month": round(s.run_rate_usd_per_month, 2),
             "released_commitments_paid_usd_per_month": round(s.released_paid_usd_per_month, 2),
             "one_time_usd": round(s.one_time_usd, 2),
+            "one_time_usd_per_month": round(self.one_time_usd_per_month, 2),
             "vendor_shares": {k: round(v, 4) for k, v in s.vendor_shares.items()},
             "hhi": round(s.hhi, 4) if s.feasible else None,
             "n_plus_one": self.n_plus_one,
             "candidates": self.n_candidates,
             "solve_seconds": round(self.solve_seconds, 3),
-            "fleet": [ln.as_dict() for ln in plan_lines(s)],
+            "fleet": [
+                ln.line.as_dict()
+                | {
+                    "count_by_hour": list(ln.count_by_hour),
+                    "output_tok_s_per_count": round(ln.output_tok_s_per_count, 3),
+                }
+                for ln in plan_rows(s)
+            ],
+            "load_by_hour": {
+                w: [round(v, 3) for v in load] for w, load in self.load_by_hour.items()
+            },
             "stay_usd_per_month": round(self.comparable[self.stay.name], 2),
             "saving_vs_stay_usd_per_month": _money(self.saving_vs_stay),
             "builtin_scenarios": [
@@ -95,7 +117,9 @@ class Optimized:
             "basis": (
                 "objective = month-1 run rate (committed fleet units paid whether used or not)"
                 " + one-time migration and early-termination costs spread over 36 months; the"
-                " built-in scenarios are priced the same way"
+                " built-in scenarios are priced the same way. Each fleet line's count_by_hour ×"
+                " output_tok_s_per_count, summed over a workload's lines, carries that hour of"
+                " load_by_hour (output tok/s at the workload's SLO)"
             ),
         }
 
@@ -103,7 +127,12 @@ class Optimized:
 def proven_sentence(s: Solution) -> str:
     if s.gap is None or s.bound_usd_per_month is None:
         return "optimality not proven"
-    return f"{solver_gap(s.gap)}; no plan costs less than ${s.bound_usd_per_month:,.2f}/month"
+    if s.status == "optimal":
+        return f"proven cheapest (no plan costs less than ${s.bound_usd_per_month:,.2f}/month)"
+    return (
+        f"not proven optimal: {solver_gap(s.gap)} (no plan costs less"
+        f" than ${s.bound_usd_per_month:,.2f}/month)"
+    )
 
 
 def optimize(
@@ -112,7 +141,7 @@ def optimize(
     knobs: Knobs | None = None,
     *,
     n_plus_one: bool = False,
-    mip_rel_gap: float = 1e-4,
+    mip_rel_gap: float = 0.0,
     with_frontier: bool = True,
 ) -> Optimized:
     """The cheapest fleet for ``ws`` (the optimizer's main solve), every other plan priced on
@@ -138,6 +167,8 @@ def optimize(
         len(problem.candidates),
         n_plus_one,
         owned,
+        dict(problem.loads),
+        problem.horizon_months,
     )
 
 
@@ -176,14 +207,22 @@ def owned_rows(owned: tuple[OwnedComparison, ...]) -> list[dict]:
                 ],
                 "versus_cloud": [
                     {
-                        "pricing_model": model,
-                        "provider": o.provider,
-                        "region": o.region,
-                        "instance_type": o.instance_type,
-                        "usd_per_hour": round(usd, 4),
-                        "break_even_months": None if months is None else round(months, 1),
+                        "pricing_model": alt.pricing_model,
+                        "provider": alt.option.provider,
+                        "region": alt.option.region,
+                        "instance_type": alt.option.instance_type,
+                        "usd_per_hour": round(alt.usd_per_server_hour, 4),
+                        "break_even_months": (
+                            None
+                            if alt.break_even_months is None
+                            else round(alt.break_even_months, 1)
+                        ),
+                        "price_basis": alt.option.price_basis,
+                        "usd_per_accelerator_hour": round(alt.usd_per_accelerator_hour, 4),
+                        "priced_as": alt.basis,
+                        **price_source(alt.option),
                     }
-                    for model, o, usd, months in c.cloud
+                    for alt in c.cloud
                 ],
             }
         )
@@ -191,7 +230,8 @@ def owned_rows(owned: tuple[OwnedComparison, ...]) -> list[dict]:
 
 
 def _money(v: float | None) -> float | None:
-    return None if v is None else round(v, 2)
+    # (``or 0.0``: a negative zero from solver noise is written as 0.0)
+    return None if v is None else round(v, 2) or 0.0
 
 
 @dataclass(frozen=True)
@@ -244,3 +284,13 @@ class OptimalPlan:
             "fleet": [ln.as_dict() for ln in self.fleet],
             "solver": self.status_sentence,
         }
+
+
+def price_source(o: Option) -> dict[str, str]:
+    """Where a cloud price comes from, its date and how sure it is."""
+    return {
+        "source": o.price_source or "source not recorded",
+        "source_url": o.price_source_url,
+        "as_of": o.price_observed_at.date().isoformat() if o.price_observed_at else "date unknown",
+        "confidence": o.price_confidence or "confidence not stated",
+    }

@@ -78,6 +78,7 @@ def test_a_bad_commitment_block_is_a_clear_error(db, tmp_path):
 
 def test_the_brief_section_prints_one_sentence_per_workload_and_every_option(db):
     from briefs.commitment import commitment_section
+    from costmodel.commitment import shown_options
     from costmodel.commitment_workspace import brief_rows
     from planning.commitment import commitments
     from warehouse import Warehouse
@@ -87,7 +88,41 @@ def test_the_brief_section_prints_one_sentence_per_workload_and_every_option(db)
         analysis = commitments(pw.engine_for(wh), ws)
     rows, sentences = brief_rows(analysis)
     assert len(sentences) == len(ws.demand)
-    assert len(rows) == sum(len(a.result.options) for a in analysis if a.result)
+    # Every option a person needs: each whole unit up to a dozen (or past the recommendation);
+    # the rest, dearer, are named and in the JSON.
+    shown = [o for a in analysis if a.result for o in shown_options(a.result)]
+    assert len(rows) == len(shown)
+    assert any("further options" in s for s in sentences)
     section = commitment_section(analysis)
     (options,) = [b for b in section.blocks if hasattr(b, "frame")]
     assert len(options.frame) == len(rows)
+
+
+def test_levels_reach_the_horizon_peak_say_their_true_share_and_count_held_units(db):
+    out = runner.invoke(
+        app, ["commit", "--db", str(db), "--workspace", str(EXAMPLE), "--format", "json"]
+    )
+    assert out.exit_code == 0, out.output
+    chat = next(w for w in json.loads(out.stdout)["workloads"] if w["workload"] == "chat-70b")
+    # The 5 reserved p5s (until 2027-06-30) are shown and counted before anything more.
+    (held,) = chat["held_commitments"]
+    assert (held["count"], held["term_end"]) == (5, "2027-06-30")
+    assert held["line"] == "aws p5.48xlarge reserved_1y"
+    assert chat["held_units_by_month"][0] == pytest.approx(5.0)
+    assert chat["held_units_by_month"][-1] == 0.0  # the term ends in month 7
+    assert (
+        "already holds 5 × aws p5.48xlarge reserved_1y until 2027-06-30" in (chat["recommendation"])
+    )
+    mean = chat["mean_units_needed_month_1"]
+    peak = chat["peak_units_needed_over_horizon"]
+    for term in ("1y", "3y"):
+        units = [o["committed_units"] for o in chat["options"] if o["term"] == term]
+        # Every whole unit up to the horizon's peak need, well past the month-1 mean need.
+        assert units == list(range(1, peak + 1)) and peak > 2 * mean
+    for o in chat["options"]:
+        share = o["committed_units"] / mean
+        assert o["share_of_month_1_mean_need"] == pytest.approx(share, rel=1e-3)
+        if o["term"] != "none":
+            assert f"({share:.0%})" in o["option"]
+    best = min(chat["options"], key=lambda o: o["expected_monthly_usd"])
+    assert chat["recommended"] == best["option"]

@@ -3,6 +3,8 @@ calculations, the recommendation, and the workspace's commitment block."""
 
 from __future__ import annotations
 
+from datetime import date
+
 import numpy as np
 import pytest
 
@@ -10,6 +12,7 @@ from costmodel import Engine
 from costmodel.commitment import (
     CommitmentProblem,
     DemandScenario,
+    HeldCommitment,
     Term,
     default_scenarios,
     evaluate,
@@ -50,8 +53,9 @@ def test_a_month_costs_committed_units_all_month_and_whole_on_demand_units_by_th
 def test_expected_cost_regret_and_break_even_match_a_hand_calculation():
     result = evaluate(_problem())
     by_units = {o.committed_units: o for o in result.options}
-    # Levels 25% and 50% of 2 units are both 1 unit, 75% and 100% both 2: each listed once.
+    # Every whole unit up to the peak need (2 units), each labelled with its share of the mean.
     assert [o.committed_units for o in result.options] == [0, 1, 2]
+    assert [o.level for o in result.options] == [0.0, 0.5, 1.0]
     none, one, two = by_units[0], by_units[1], by_units[2]
     # busy needs 2 units every hour, quiet 1 (730 h a month):
     #   none: 2 × 10 × 730 = 14,600 | 1 × 10 × 730 = 7,300  -> expected 10,950
@@ -75,7 +79,7 @@ def test_expected_cost_regret_and_break_even_match_a_hand_calculation():
     assert none.break_even_utilisation is None
     assert result.recommended is one and result.least_regret is one
     sentence = recommendation_sentence("chat", result)
-    assert "commit 1 unit (25%" in sentence and "$2,920/month" in sentence and "60%" in sentence
+    assert "commit 1 unit (50%" in sentence and "$2,920/month" in sentence and "60%" in sentence
 
 
 def test_growth_steps_once_a_quarter_and_a_longer_term_can_win():
@@ -85,9 +89,67 @@ def test_growth_steps_once_a_quarter_and_a_longer_term_can_win():
     none = result.no_commitment
     assert none.expected_monthly_usd == pytest.approx((3 * 14_600 + 3 * 21_900) / 6)
     best = result.recommended
-    # 2 units on 3y: 2 × 4 × 730 = 5,840 a month, plus 1 on-demand unit in months 4-6 (7,300).
-    assert (best.term, best.committed_units) == ("3y", 2)
-    assert best.expected_monthly_usd == pytest.approx(5_840 + 7_300 / 2)
+    # 2 units on 3y: 2 × 4 × 730 = 5,840 a month, plus 1 on-demand unit in months 4-6 (7,300):
+    # 9,490 on average. 3 units on 3y, above the month-1 need: 3 × 4 × 730 = 8,760, cheaper.
+    two = next(o for o in result.options if (o.term, o.committed_units) == ("3y", 2))
+    assert two.expected_monthly_usd == pytest.approx(5_840 + 7_300 / 2)
+    assert (best.term, best.committed_units) == ("3y", 3)
+    assert best.expected_monthly_usd == pytest.approx(8_760)
+    assert best.level == pytest.approx(1.5)
+
+
+def test_levels_run_to_the_horizons_peak_need_and_say_their_true_share():
+    # A mean need of 3.5 units (3 units half the day, 4 the other half) growing 20% a quarter
+    # for a year: month 10-12 need 4 × 1.2³ = 6.9 units at the busiest hour, so 7 is the top.
+    need = (3.0,) * 12 + (4.0,) * 12
+    grow = (DemandScenario("grow", 1.0, growth_per_quarter=0.2),)
+    problem = _problem(
+        units_by_hour=need, scenarios=grow, horizon_months=12, terms=(Term("1y", 12, 5.0),)
+    )
+    assert problem.peak_units == 7
+    result = evaluate(problem)
+    committed = [o for o in result.options if o.term == "1y"]
+    assert [o.committed_units for o in committed] == list(range(1, 8))
+    three = next(o for o in committed if o.committed_units == 3)
+    assert three.level == pytest.approx(3 / 3.5) and "(86%)" in three.label
+
+    # The cheapest whole commitment is among them, whatever the month-1 need says: checked
+    # against every count priced by hand (committed units all month, whole on-demand units for
+    # the rest, month by month).
+    def by_hand(units: int) -> float:
+        months = []
+        for m in range(12):
+            hours = np.array(need) * 1.2 ** (m // 3)
+            months.append(monthly_cost(units, 5.0, 10.0, hours))
+        return float(np.mean(months))
+
+    cheapest = min(range(0, 12), key=by_hand)
+    assert cheapest > 4  # above the month-1 mean need: the old levels stopped at 4
+    assert result.recommended.committed_units == cheapest
+    assert result.recommended.expected_monthly_usd == pytest.approx(by_hand(cheapest))
+
+
+def test_commitments_already_held_are_counted_first_and_named():
+    # 2 units needed every hour; the fleet holds 2 committed units for the first 3 months of 6.
+    held = HeldCommitment("aws p5.48xlarge reserved_1y", 2, 2.0, date(2027, 3, 1), 2 * 6.0 * 730)
+    problem = _problem(
+        scenarios=(DemandScenario("as stated", 1.0),),
+        held_units_by_month=(2.0,) * 3 + (0.0,) * 3,
+        held_usd_by_month=(held.usd_per_month,) * 3 + (0.0,) * 3,
+        held_commitments=(held,),
+    )
+    result = evaluate(problem)
+    none = result.no_commitment
+    # Held units carry months 1-3 (paid 8,760 a month); months 4-6 need 2 on-demand units
+    # (14,600 a month): (3 × 8,760 + 3 × 14,600) / 6.
+    assert none.expected_monthly_usd == pytest.approx((3 * 8_760 + 3 * 14_600) / 6)
+    # Two more committed units idle in months 1-3: busy half the horizon.
+    two = next(o for o in result.options if o.committed_units == 2)
+    assert two.expected_utilisation == pytest.approx(0.5)
+    assert "more" in two.label and none.label.startswith("No new commitment")
+    sentence = recommendation_sentence("chat", result)
+    assert "already holds 2 × aws p5.48xlarge reserved_1y until 2027-03-01" in sentence
+    assert "counted before anything more" in sentence
 
 
 def test_nothing_is_committed_when_the_units_would_idle_half_the_day():
@@ -97,7 +159,10 @@ def test_nothing_is_committed_when_the_units_would_idle_half_the_day():
     peaky = (2.0,) * 12 + (0.0,) * 12
     one = (DemandScenario("as stated", 1.0),)
     result = evaluate(_problem(terms=(Term("1y", 12, 9.5),), units_by_hour=peaky, scenarios=one))
-    assert [o.expected_monthly_usd for o in result.options] == pytest.approx([7_300, 10_585])
+    # (2 committed units, up to the peak need: 2 × 9.5 × 730 = 13,870.)
+    assert [o.expected_monthly_usd for o in result.options] == pytest.approx(
+        [7_300, 10_585, 13_870]
+    )
     assert result.options[1].expected_utilisation == pytest.approx(0.5)
     assert result.recommended.term == "none"
     assert "commit nothing" in recommendation_sentence("chat", result)

@@ -4,25 +4,38 @@ more than a built-in scenario priced the same way, and the diversification front
 from __future__ import annotations
 
 import math
+from datetime import date
 
 import pytest
 
 from costmodel import Engine
 from costmodel.optimizer import (
+    BOUGHT,
     HELD,
     HOURLY,
+    KEPT,
+    RELEASED,
+    RELEASED_PAID,
     Candidate,
     Problem,
     comparable_cost,
     diversification_frontier,
     objective_of,
+    plan_rows,
     prune,
     solve,
     workspace_problem,
 )
 from costmodel.plan import PlanContext, WorkspaceEngine, builtin_plans, custom_plan
 from costmodel.workspace import workspace_from_dict
-from tests.optimizer_reference import brute_force, feasible, random_problem
+from tests.optimizer_reference import (
+    brute_force,
+    checked_plan_cost,
+    exact_optimum,
+    feasible,
+    random_mixed_problem,
+    random_problem,
+)
 from tests.workspace_data import OPTIONS, workspace
 
 
@@ -70,6 +83,58 @@ def test_the_rounded_relaxation_is_a_real_plan_and_the_bound_a_real_bound():
             1 - got.bound_usd_per_month / got.objective_usd_per_month, abs=1e-12
         )
     assert rounded >= 6, "the rounding should give a plan on most small cases"
+
+
+def test_two_hours_of_equal_load_may_need_different_fleets_under_a_vendor_cap():
+    # Two hours of 100 tok/s; an NVIDIA unit ($1/h) or an AMD unit ($2/h) carries one hour; no
+    # vendor may carry more than half the day. The cheapest plan runs NVIDIA in one hour and AMD
+    # in the other. Forcing both hours to the same units would need both vendors in both hours.
+    def od(name, backend, rate):
+        return Candidate("a", HOURLY, "new", "p", "r", name, "on_demand", backend, 100.0, rate)
+
+    problem = Problem(
+        {"a": (100.0, 100.0)}, (od("n", "cuda", 1.0), od("m", "rocm", 2.0)), max_vendor_share=0.5
+    )
+    cheapest = (1.0 + 2.0) * 730 / 2
+    assert exact_optimum(problem) == pytest.approx(cheapest)
+    for gap in (0.0, 1e-4):
+        got = solve(problem, mip_rel_gap=gap)
+        assert got.status == "optimal"
+        assert got.objective_usd_per_month == pytest.approx(cheapest)
+        assert got.bound_usd_per_month <= cheapest + 1e-6
+        assert checked_plan_cost(problem, got.choices) == pytest.approx(cheapest)
+        units = {ch.candidate.instance_type: ch.units for ch in got.choices}
+        assert sorted([units["n"], units["m"]]) == [(0, 1), (1, 0)]
+
+
+# Random small workspaces the reference MILP proves within a second or two on a busy machine
+# (seed 9 asks for N+1); seeds 0, 8 and 16 catch hours of equal load forced to one unit count.
+MIXED_SEEDS = (0, 5, 8, 9, 13, 16, 18)
+
+
+@pytest.mark.parametrize("seed", MIXED_SEEDS)
+def test_the_optimizer_agrees_with_an_independent_exact_milp_on_mixed_fleets(seed):
+    problem = random_mixed_problem(seed)
+    truth = exact_optimum(problem)
+    assert math.isfinite(truth)
+    tolerance = 0.01
+    for kw in (
+        {"mip_rel_gap": 0.0},
+        {"mip_rel_gap": 0.05},
+        {"mip_rel_gap": 0.0, "time_limit_s": 0.3},
+    ):
+        got = solve(problem, **kw)
+        assert got.feasible, kw
+        # A real plan: checked apart from the solver, costing what the solver says.
+        assert checked_plan_cost(problem, got.choices) == pytest.approx(
+            got.objective_usd_per_month, abs=tolerance
+        )
+        # No plan is cheaper than the true optimum, and the bound never passes it.
+        assert got.objective_usd_per_month >= truth - tolerance, kw
+        assert got.bound_usd_per_month <= truth + tolerance, kw
+        if got.status == "optimal":
+            assert got.objective_usd_per_month == pytest.approx(truth, abs=tolerance), kw
+    assert solve(problem, mip_rel_gap=0.0).status == "optimal"
 
 
 def test_dominance_pruning_never_changes_the_optimum():
@@ -173,3 +238,34 @@ def test_the_frontier_only_rises_as_the_cap_tightens():
         if p.feasible:
             assert max(p.vendor_shares.values()) <= p.max_vendor_share + 1e-6
             assert 0 < p.hhi <= 1.0 + 1e-9
+
+
+def test_the_plan_lines_add_up_to_the_run_rate_and_never_keep_nothing():
+    # 3 committed units ending early for $10/month each (less than their $36,500 rate), 2
+    # on-demand fleet units, and a far cheaper option: the plan releases all five, and the three
+    # committed ones are still paid (their fee) on a line of their own.
+    committed = Candidate(
+        "a", HELD, "fleet", "aws", "r", "p5", "reserved_1y", "cuda", 1000.0, 50.0 * 730,
+        max_units=3, release_usd_per_unit_month=10.0, commitment_end=date(2027, 6, 30),
+    )  # fmt: skip
+    on_demand = Candidate(
+        "a", HELD, "fleet", "aws", "r", "p5", "on_demand", "cuda", 1000.0, 80.0 * 730, max_units=2
+    )
+    cheap = Candidate("a", HOURLY, "new", "aws", "r", "x", "on_demand", "cuda", 1000.0, 5.0)
+    got = solve(Problem({"a": (2500.0, 1500.0)}, (committed, on_demand, cheap)), mip_rel_gap=0.0)
+    assert got.status == "optimal"
+    rows = plan_rows(got)
+    lines = [r.line for r in rows]
+    assert sum(ln.monthly_usd for ln in lines) == pytest.approx(got.run_rate_usd_per_month)
+    by_label = {(ln.pricing_model, ln.allocation): ln for ln in lines}
+    paid = by_label[("reserved_1y", RELEASED_PAID)]
+    assert (paid.count, paid.monthly_usd) == (3, pytest.approx(30.0))
+    assert "2027-06-30" in paid.note and "ended early" in paid.note
+    gone = by_label[("on_demand", RELEASED)]
+    assert (gone.count, gone.monthly_usd) == (0, 0.0)
+    assert not any(ln.allocation == KEPT and ln.count == 0 for ln in lines)
+    bought = next(r for r in rows if r.line.allocation == BOUGHT)
+    assert bought.count_by_hour == (3, 2) and bought.line.count == 3
+    # Each hour's counts carry that hour's load.
+    for h, need in enumerate((2500.0, 1500.0)):
+        assert sum(r.count_by_hour[h] * r.output_tok_s_per_count for r in rows) >= need

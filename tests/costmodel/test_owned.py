@@ -9,12 +9,14 @@ from costmodel import Engine
 from costmodel.optimizer import OWNED_NOTE, solve, with_owned, workspace_problem
 from costmodel.options import OWNED, OptionTable
 from costmodel.owned import (
+    CloudAlternative,
     ElectricityPrice,
     OwnedParams,
     OwnedServer,
     Sourced,
     break_even_months,
     capital_recovery_factor,
+    cloud_alternatives,
     electricity_input,
     owned_options,
     owned_rate,
@@ -23,6 +25,7 @@ from costmodel.owned import (
 from costmodel.plan import PlanContext, WorkspaceEngine
 from costmodel.tables import electricity_prices, owned_servers
 from costmodel.workspace import WorkspaceError, workspace_from_dict, workspace_to_dict
+from tests.factories import frame, sweep
 from tests.workspace_data import OPTIONS, workspace
 
 SERVER = OwnedServer(
@@ -81,6 +84,70 @@ def test_the_rate_reproduces_a_hand_calculation_to_the_cent():
     names = [i.name for i in rate.inputs]
     assert {"server capex", "server power", "electricity", "PUE", "colocation fee"} <= set(names)
     assert "a test sheet" in rate.source_note
+
+
+def _quote(source: str, confidence: str, **kw) -> list[dict]:
+    rows = sweep(**kw)
+    for row in rows:
+        row.update(price_source=source, price_confidence=confidence)
+    return rows
+
+
+def test_break_even_is_against_the_cheapest_approved_option_per_gpu_quotes_included():
+    # An 8-GPU instance at $80/h, the same instance reserved at $50/h, one GPU at $3.90/h from a
+    # per-GPU seller (8 × 3.90 = $31.20/h for the server's eight), a cheaper per-GPU seller that
+    # is not approved, and spot (which can be taken back) at $10/h.
+    table = OptionTable.from_frame(
+        frame(
+            _quote("a list price", "low", usd_per_hour=80.0),
+            _quote("a reservation", "high", usd_per_hour=50.0, pricing_model="reserved_1y"),
+            _quote(
+                "a GPU seller's page",
+                "medium",
+                provider="crusoe",
+                region="global",
+                instance_type="H100 (per GPU)",
+                usd_per_hour=3.90,
+                accelerator_count=1,
+                accelerators_per_replica=1,
+                price_basis="per_accelerator",
+            ),
+            _quote(
+                "elsewhere",
+                "medium",
+                provider="cheapo",
+                region="global",
+                instance_type="H100 (per GPU)",
+                usd_per_hour=2.0,
+                accelerator_count=1,
+                accelerators_per_replica=1,
+                price_basis="per_accelerator",
+            ),
+            _quote("spot", "high", usd_per_hour=10.0, pricing_model="spot"),
+        )
+    )
+    rate = owned_rate(SERVER, PARAMS, POWER)
+    found = cloud_alternatives(table.options, rate, ["aws", "crusoe"])
+    assert [(a.pricing_model, a.option.provider) for a in found] == [
+        ("on_demand", "crusoe"),
+        ("reserved_1y", "aws"),
+    ]
+    cheapest = found[0]
+    assert isinstance(cheapest, CloudAlternative)
+    assert cheapest.usd_per_server_hour == pytest.approx(8 * 3.90)
+    assert cheapest.usd_per_accelerator_hour == pytest.approx(3.90)
+    assert "per accelerator-hour × 8 accelerators" in cheapest.basis
+    # 270,000 / (31.20 × 730 − 2,862.96) = 270,000 / 19,913.04 = 13.56 months, not the 7.24
+    # months the $80 instance would suggest.
+    assert cheapest.break_even_months == pytest.approx(270_000 / (31.2 * 730 - 2_862.96), abs=0.01)
+    assert round(cheapest.break_even_months, 2) == 13.56
+    # The price keeps its source and confidence for the reader.
+    assert (cheapest.option.price_source, cheapest.option.price_confidence) == (
+        "a GPU seller's page",
+        "medium",
+    )
+    # Every provider approved: the cheaper seller wins.
+    assert cloud_alternatives(table.options, rate, None)[0].option.provider == "cheapo"
 
 
 def test_the_bundled_sheets_load_with_sources_dates_and_confidence():
@@ -158,7 +225,7 @@ def test_the_optimizer_buys_owned_servers_only_when_the_workspace_allows_them():
     assert any(ch.candidate.pricing_model == OWNED and any(ch.units) for ch in got.choices)
     # Each server is shown beside the cheapest approved cloud instance with its accelerators.
     (comparison,) = owned
-    model, option, usd, months = comparison.cloud[0]
+    model, option, usd, months, *_ = comparison.cloud[0]
     assert (option.provider, option.instance_type, usd) == ("aws", "p5.48xlarge", 80.0)
     assert months == pytest.approx(break_even_months(comparison.rate, 80.0))
 
