@@ -1014,7 +1014,7 @@ def workspace_problem(
         if owned_ok and ws.owned is not None:
             alloc = _with_owned_site(alloc, ws.owned.site_region)
         gm = engine.group_mask(seg, alloc, "interactive", policy)
-        _, cap_i, _ = engine.capacity(seg.slo)
+        _, cap_i, _ = engine.segment_capacity(seg)
         ok_group = gm & np.isfinite(cap_i) & (cap_i > 0)
         best: dict[tuple[int, str], int] = {}
         for i in np.flatnonzero(ok_group[t.group]).tolist():
@@ -1032,10 +1032,13 @@ def workspace_problem(
             unit_cap = float(cap_i[g]) * policy.utilisation_cap * policy.availability
             per = o.accelerators_per_unit if o.price_basis == "per_accelerator" else 1
             rate = float(t.price[i])
+            # One pricing basis with every plan: on-demand capacity follows the hourly load only
+            # where the workspace says it does; otherwise it is held, and paid, all month.
+            hourly = model == "on_demand" and planner.autoscaled
             cands.append(
                 Candidate(
                     workload=w.workload,
-                    kind=HOURLY if model == "on_demand" else HELD,
+                    kind=HOURLY if hourly else HELD,
                     role="new",
                     provider=o.provider,
                     region=o.region,
@@ -1043,7 +1046,7 @@ def workspace_problem(
                     pricing_model=model,
                     backend=o.backend,
                     unit_capacity=unit_cap,
-                    usd_per_unit=rate if model == "on_demand" else rate * HOURS_PER_MONTH,
+                    usd_per_unit=rate if hourly else rate * HOURS_PER_MONTH,
                     accelerator_id=o.accelerator_id,
                     option_id=o.option_id,
                     count_per_unit=per,
@@ -1072,7 +1075,7 @@ def workspace_problem(
                 region=e.region,
                 instance_type=e.instance_type,
                 pricing_model=e.pricing_model,
-                backend=c.option.backend if c.option else planner.incumbent_backends[0],
+                backend=c.backend if c.backend != "unknown" else planner.incumbent_backends[0],
                 unit_capacity=per_count_cap,
                 usd_per_unit=month_rate,
                 max_units=e.count,
