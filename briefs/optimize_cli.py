@@ -18,6 +18,7 @@ from rich.table import Table
 from briefs import workspace_plans as wp
 from briefs.cli import DbOption
 from briefs.document import BarChart, Block, Bullets, Paragraph, Section, table
+from briefs.workspace_input import read_workspace
 from costmodel.fleet import FleetPolicy
 from costmodel.optimizer import (
     FrontierPoint,
@@ -396,7 +397,7 @@ def workspace_engine(db: Path | None, workspace: Path | None) -> tuple[Workspace
     engine over the warehouse's priced options, read in one visit to the warehouse."""
     with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
         if workspace is not None:
-            ws, _ = wp.read_workspace_file(workspace)
+            ws, _ = read_workspace(workspace)
         else:
             _, ws = wp.stored_workspace(warehouse)
         return ws, wp.engine_for(warehouse)

@@ -21,6 +21,7 @@ from briefs import workspace_plans as wp
 from briefs.cli import BaseUrlOption, DbOption, UnitOption, output_path, token_unit
 from briefs.commit_cli import commitment_section, commitments
 from briefs.optimize_cli import brief_sections, optimize
+from briefs.workspace_input import check_workspace_file, read_workspace
 from costmodel import Engine, domain
 from costmodel.scenario_inputs import parse_custom
 from costmodel.workspace import (
@@ -74,6 +75,7 @@ def workspace_import(
 ) -> None:
     """Validate a workspace file whole and store it as the new current version."""
     try:
+        check_workspace_file(file)  # type, size, encoding and YAML limits before the warehouse
         with Warehouse.open(db, seed_check=check_price_file) as warehouse:
             version = wp.import_workspace(warehouse, file)
     except (wp.WorkspaceFileError, WarehouseError) as exc:
@@ -237,7 +239,7 @@ def scenarios(
     try:
         with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
             if workspace is not None:
-                ws, _ = wp.read_workspace_file(workspace)
+                ws, _ = read_workspace(workspace)
             else:
                 _, ws = wp.stored_workspace(warehouse)
             options = queries.cost_options(warehouse, sort=None)

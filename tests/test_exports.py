@@ -23,4 +23,4 @@ def test_formula_cells_are_exported_inert():
         "4.0",
         "5.0",
     ]  # numbers stay numbers
-    assert neutralise(42) == 42 and neutralise("\tcmd") == "'\tcmd"
+    assert neutralise(42) == 42 and neutralise("\tcmd") == "' cmd"

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from pydantic import ValidationError
 
+from benchmarks.plausibility import gate
 from tokendesk.catalog import check_in_catalog
 from tokendesk.paths import data_dir
 from tokendesk.records import BenchmarkResult, PriceQuote
@@ -110,6 +111,7 @@ def _read_rows(
         notes.lines.append(f"{clean_text(path.name)}: {encoding_note}")
     out: list[tuple[dict[str, str], Record]] = []
     seen: dict[str, int] = {}
+    same_item: dict[tuple, tuple[int, PriceQuote]] = {}
     reader = csv.DictReader(io.StringIO(text, newline=""))
     csv.field_size_limit(max(csv.field_size_limit(), CSV_FIELD_LIMIT))
     try:
@@ -157,6 +159,8 @@ def _read_rows(
                     f"duplicates row {seen[key]} (same item and figures); remove one of them",
                 )
             seen[key] = row_no
+            if isinstance(record, PriceQuote):
+                _refuse_disagreeing_price(path, row, record, row_no, same_item)
             out.append((row, record))
     except csv.Error as exc:
         raise SeedFileError(
@@ -168,6 +172,47 @@ def _read_rows(
     if not out:
         raise SeedFileError(path, 2, "-", "the file has a header but no data rows; add rows")
     return out
+
+
+def _refuse_disagreeing_price(
+    path: Path,
+    row: dict[str, str],
+    quote: PriceQuote,
+    row_no: int,
+    same_item: dict[tuple, tuple[int, PriceQuote]],
+) -> None:
+    """Refuse a row that prices an item an earlier row priced differently on the same date: the
+    write would keep one of them without saying which, so the file must say which is right."""
+    item = (
+        row.get("seed_snapshot") or "current",
+        quote.provider,
+        quote.region,
+        quote.zone,
+        quote.instance_type,
+        quote.pricing_model,
+        quote.quote_id,
+        quote.observed_at,
+        quote.valid_from,
+    )
+    if item not in same_item:
+        same_item[item] = (row_no, quote)
+        return
+    earlier_row, earlier = same_item[item]
+    differing = [
+        f"{name} {getattr(earlier, name)} vs {getattr(quote, name)}"
+        for name in ("usd_per_hour", "accelerator_id", "accelerator_count", "price_basis")
+        if getattr(earlier, name) != getattr(quote, name)
+    ]
+    if differing:
+        raise SeedFileError(
+            path,
+            row_no,
+            "usd_per_hour" if differing[0].startswith("usd_per_hour") else "-",
+            f"prices the same item as row {earlier_row} ({clean_text(quote.provider)}"
+            f" {clean_text(quote.region)} {clean_text(quote.instance_type)}"
+            f" {quote.pricing_model}, same date) differently: {'; '.join(differing)};"
+            " keep the right row",
+        )
 
 
 def _duplicate_key(
@@ -256,8 +301,18 @@ def ingest_price_file(
 
 
 def ingest_result_file(warehouse: Warehouse, path: Path, *, origin: str = "seed") -> str:
+    """Validate a seed-format result CSV whole and write it as one snapshot. It passes the same
+    gate as every other result (``benchmarks.plausibility.gate``): physical bounds and no two
+    rows for one operating point with different figures."""
     read_notes = ReadNotes()
     results = read_result_file(path, read_notes)
+    _, _, rejected = gate(path.name, results, where=lambda index: f"row {index + 2}")
+    if rejected:
+        first = rejected[0]
+        more = f" ({len(rejected) - 1} more row(s) rejected too)" if len(rejected) > 1 else ""
+        # The bench-import advice (--accept-implausible, --accelerator …) has no place here.
+        reason = first.reason.split("; if the file is right")[0]
+        raise SeedFileError(path, 0, "-", f"{first.key}: {reason}{more}")
     return warehouse.ingest_results(
         f"seed:{path.stem}",
         results,

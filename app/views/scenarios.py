@@ -187,7 +187,7 @@ for r in results:
         with fleet_tab:
             if r.fleet:
                 st.dataframe(
-                    pd.DataFrame([ln.as_dict() for ln in r.fleet]).fillna("—"),
+                    pd.DataFrame(data.shown_lines([ln.as_dict() for ln in r.fleet])).fillna("—"),
                     hide_index=True,
                     width="stretch",
                     column_config={
@@ -251,7 +251,9 @@ if solve_it:
     if optimum.solution.feasible:
         with st.expander("Optimal fleet"):
             st.dataframe(
-                pd.DataFrame([ln.as_dict() for ln in plan_lines(optimum.solution)]).fillna("—"),
+                pd.DataFrame(
+                    data.shown_lines([ln.as_dict() for ln in plan_lines(optimum.solution)])
+                ).fillna("—"),
                 hide_index=True,
                 width="stretch",
                 key="optimal_fleet",
