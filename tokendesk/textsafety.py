@@ -45,11 +45,13 @@ def excerpt(value: object, limit: int = EXCERPT_CHARS) -> str:
     """At most ``limit`` characters of ``value``'s text, cleaned, with how much was left out.
     Containers are summarised, never walked: an alias bomb must not be expanded to be quoted."""
     if isinstance(value, dict):
-        return f"a mapping of {len(value)} key(s)"
+        return f"a mapping of {len(value):,} key(s)"
     if isinstance(value, (list, tuple)):
-        return f"a list of {len(value)} item(s)"
+        return f"a list of {len(value):,} item(s)"
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 100:
-        # str() of a huge int is slow and Python refuses it past 4,300 digits; count instead.
+        # Python refuses str() of an int past 4,300 digits (about 14,000 bits): estimate then.
+        if value.bit_length() < 14_000:
+            return f"a whole number of {len(str(abs(value))):,} digits"
         return f"a whole number of about {int(value.bit_length() * 0.30103):,} digits"
     text = clean_text(value if isinstance(value, str) else repr(value))
     if len(text) <= limit:
