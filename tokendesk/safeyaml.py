@@ -109,7 +109,11 @@ def yaml_problem(exc: yaml.YAMLError) -> str:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     line = getattr(mark, "line", None)
     column = getattr(mark, "column", None)
-    where = f" at line {line + 1}, column {column + 1}" if line is not None else ""
+    where = (
+        f" at line {line + 1}, column {column + 1}"
+        if isinstance(line, int) and isinstance(column, int)
+        else ""
+    )
     return clean_text(str(problem))[:200] + where
 
 

@@ -17,6 +17,7 @@ import pandas as pd
 
 from briefs.document import Document, Table
 from costmodel.workspace import FleetEntry, Workspace
+from tokendesk.records import PriceQuote
 
 NEGOTIATED = "negotiated"
 #: The note a plan line whose figures are withheld carries.
@@ -75,26 +76,25 @@ def restore_rates(edited: Workspace, stored: Workspace) -> Workspace:
     return replace(edited, fleet=tuple(fleet))
 
 
-def quoted_rates(ws: Workspace, quotes: Iterable[object]) -> Workspace:
+def quoted_rates(ws: Workspace, quotes: Iterable[PriceQuote]) -> Workspace:
     """``ws`` with each negotiated line that states no rate given the current negotiated quote's
     rate for its instance (the cheapest, in its region, else anywhere at that provider): the
     pricing a person who may see the quote would get, without handing them the quote itself."""
     rates: dict[tuple[str, str, str], float] = {}
     for quote in quotes:
-        if str(getattr(quote, "pricing_model", "")) != NEGOTIATED:
+        if quote.pricing_model != NEGOTIATED:
             continue
-        for region in (str(quote.region), "*"):  # type: ignore[attr-defined]
-            key = (str(quote.provider).lower(), region, str(quote.instance_type))  # type: ignore[attr-defined]
-            rate = float(quote.usd_per_hour)  # type: ignore[attr-defined]
-            rates[key] = min(rates.get(key, rate), rate)
+        for region in (quote.region, "*"):
+            key = (quote.provider.lower(), region, quote.instance_type)
+            rates[key] = min(rates.get(key, quote.usd_per_hour), quote.usd_per_hour)
     fleet = []
     for line in ws.fleet:
         if line.pricing_model == NEGOTIATED and line.usd_per_hour is None:
-            rate = rates.get((line.provider, line.region, line.instance_type)) or rates.get(
-                (line.provider, "*", line.instance_type)
-            )
-            if rate is not None:
-                line = replace(line, usd_per_hour=rate)
+            found = rates.get((line.provider, line.region, line.instance_type))
+            if found is None:
+                found = rates.get((line.provider, "*", line.instance_type))
+            if found is not None:
+                line = replace(line, usd_per_hour=found)
         fleet.append(line)
     return replace(ws, fleet=tuple(fleet))
 
