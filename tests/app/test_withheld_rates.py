@@ -178,3 +178,29 @@ def test_plan_lines_and_brief_tables_lose_only_the_negotiated_money_figures():
     out = masked_frame(frame)
     assert out["$/hour"].tolist()[0] is None and out["$/hour"].tolist()[1] == 2.0
     assert out["count"].tolist() == [2, 3]
+
+
+def _brief_markdown() -> None:
+    """The Scenarios brief (Markdown) as the person of this session would download it."""
+    import streamlit as st
+
+    from app import data
+    from briefs.workspace_plans import Knobs
+
+    path = data.db_path()
+    _, ws = data.workspace(path)
+    st.code(data.workspace_brief(path, ws, Knobs(), "md", "1k").decode(), language="markdown")
+
+
+@pytest.mark.parametrize(("user", "shown"), [(VIEWER, False), (EDITOR, True)])
+def test_the_brief_withholds_the_rate_from_a_viewer_only(negotiated_env, user, shown):
+    at = AppTest.from_function(_brief_markdown, default_timeout=300)
+    at.secrets, at.user = TEAM, user
+    at.run()
+    assert not at.exception, at.exception
+    brief = at.code[0].value
+    assert "q-1" in brief
+    assert (f"{SECRET_RATE:.2f}" in brief or str(SECRET_RATE) in brief) is shown
+    line_cost = f"{2 * SECRET_RATE * 730:,.0f}"  # 2 instances x rate x 730 h
+    if not shown:
+        assert line_cost not in brief
