@@ -13,9 +13,6 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from audit.render import markdown
-from audit.report import summarise
-from audit.scan import scan
 from briefs.commit_cli import register as register_commit
 from briefs.optimize_cli import register as register_optimize
 from briefs.workspace_cli import register
@@ -201,16 +198,3 @@ def test_a_workspace_with_yaml_timestamps_is_read_by_every_command(db, tmp_path)
 def test_reading_a_workspace_file_refuses_a_pipe_without_blocking(tmp_path):
     with pytest.raises(WorkspaceFileError, match="not a regular file"):
         read_workspace(_fifo(tmp_path))
-
-
-# -- the audit's tree -----------------------------------------------------------------------------
-def test_the_audit_skips_a_pipe_and_cleans_names_in_its_markdown(tmp_path):
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    os.mkfifo(repo / "blocking.py")  # a read would wait forever
-    (repo / "model.py").write_text("import torch\nx = torch.cuda.is_available()\n")
-    (repo / "evil\x1b[31m\u202e.py").write_text("y = torch.cuda.current_device()\n")
-    result = scan(repo)
-    assert any(s.path == "blocking.py" and "not a regular file" in s.reason for s in result.skipped)
-    text = markdown(summarise(result)).decode()
-    assert "\x1b" not in text and "\u202e" not in text

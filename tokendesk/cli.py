@@ -380,6 +380,16 @@ def _ingest_kind(path: Path) -> str:
     )
 
 
+def result_gate(name: str, results, where) -> list[tuple[str, str]]:
+    """The gate every result passes (``benchmarks.plausibility.gate``), for ``db ingest``: one
+    (row, reason) per refused row. The bench-import advice (--accept-implausible, --accelerator)
+    is left off: ``db ingest`` has no such options."""
+    from benchmarks.plausibility import gate
+
+    _, _, rejected = gate(name, results, where=where)
+    return [(r.key, r.reason.split("; if the file is right")[0]) for r in rejected]
+
+
 @db_app.command("ingest")
 def db_ingest(
     files: Annotated[list[Path], typer.Argument(help="Seed-format CSV files (prices or results).")],
@@ -404,7 +414,9 @@ def db_ingest(
                             warehouse, path, check=check_price_file, origin="sheet"
                         )
                     else:
-                        ids = [ingest_result_file(warehouse, path, origin="import")]
+                        ids = [
+                            ingest_result_file(warehouse, path, origin="import", check=result_gate)
+                        ]
                     written.append((path, ids))
         except SeedFileError as exc:
             # The transaction is rolled back; the failure is recorded in a transaction of its own.

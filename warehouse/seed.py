@@ -13,7 +13,7 @@ from __future__ import annotations
 import csv
 import io
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from pydantic import ValidationError
 
-from benchmarks.plausibility import gate
 from tokendesk.catalog import check_in_catalog
 from tokendesk.paths import data_dir
 from tokendesk.records import BenchmarkResult, PriceQuote
@@ -300,19 +299,31 @@ def ingest_price_file(
     return ids
 
 
-def ingest_result_file(warehouse: Warehouse, path: Path, *, origin: str = "seed") -> str:
-    """Validate a seed-format result CSV whole and write it as one snapshot. It passes the same
-    gate as every other result (``benchmarks.plausibility.gate``): physical bounds and no two
-    rows for one operating point with different figures."""
+#: The result gate a caller passes in (``benchmarks.plausibility.gate`` through the commands; the
+#: warehouse itself must not import the benchmarks room): (file name, results, row label) ->
+#: one (where, reason) per refused row.
+ResultCheck = Callable[
+    [str, Sequence[BenchmarkResult], Callable[[int], str]], list[tuple[str, str]]
+]
+
+
+def ingest_result_file(
+    warehouse: Warehouse,
+    path: Path,
+    *,
+    origin: str = "seed",
+    check: ResultCheck | None = None,
+) -> str:
+    """Validate a seed-format result CSV whole and write it as one snapshot. With ``check`` (the
+    result gate every other way in passes: physical bounds, no two rows for one operating point
+    with different figures) a refused row refuses the file, naming the row."""
     read_notes = ReadNotes()
     results = read_result_file(path, read_notes)
-    _, _, rejected = gate(path.name, results, where=lambda index: f"row {index + 2}")
-    if rejected:
-        first = rejected[0]
-        more = f" ({len(rejected) - 1} more row(s) rejected too)" if len(rejected) > 1 else ""
-        # The bench-import advice (--accept-implausible, --accelerator …) has no place here.
-        reason = first.reason.split("; if the file is right")[0]
-        raise SeedFileError(path, 0, "-", f"{first.key}: {reason}{more}")
+    refused = check(path.name, results, lambda index: f"row {index + 2}") if check else []
+    if refused:
+        where, reason = refused[0]
+        more = f" ({len(refused) - 1} more row(s) refused too)" if len(refused) > 1 else ""
+        raise SeedFileError(path, 0, "-", f"{where}: {reason}{more}")
     return warehouse.ingest_results(
         f"seed:{path.stem}",
         results,
