@@ -46,7 +46,7 @@ from warehouse.lake import (
     is_lake_target,
     unreachable_reason,
 )
-from warehouse.queries import COST_SORTS, cost_options
+from warehouse.queries import COST_SORTS, cost_options, count_options
 from warehouse.seed import SeedFileError, ingest_price_file, ingest_result_file
 from warehouse.transfer import copy_into_lake
 
@@ -106,6 +106,10 @@ def _register_subcommands() -> None:
     register_optimize(app)
     register_commit(app)
 
+
+#: Most cost-option rows one ``costs`` command materialises (each row is ~1 KiB in pandas with
+#: its derived columns: 200,000 rows stay well under half a gigabyte).
+MAX_COST_ROWS = 200_000
 
 COSTS_COLUMNS = [
     "provider",
@@ -176,22 +180,35 @@ def costs(
     ] = OutputFormat.TABLE,
     db: DbOption = None,
 ) -> None:
-    """$/1K tokens and first-token latency per accelerator × cloud × region × pricing model."""
+    """$/1K tokens and first-token latency per accelerator × cloud × region × pricing model.
+
+    At most ``MAX_COST_ROWS`` rows are read at once: a larger join (a price file of a million
+    rows meets every result on its accelerators) is refused, counted but not materialised,
+    unless filters or ``--limit`` narrow it."""
+    filters = dict(
+        accelerator=accelerator,
+        vendor=vendor,
+        provider=provider,
+        region=region,
+        pricing_model=pricing_model,
+        model=model,
+        precision=precision,
+        workload=workload,
+    )
     with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
         try:
-            frame = cost_options(
-                warehouse,
-                sort=sort,
-                limit=limit,
-                accelerator=accelerator,
-                vendor=vendor,
-                provider=provider,
-                region=region,
-                pricing_model=pricing_model,
-                model=model,
-                precision=precision,
-                workload=workload,
-            )
+            if limit is None or limit > MAX_COST_ROWS:
+                matching = count_options(warehouse, **filters)
+                if matching > MAX_COST_ROWS and (limit is None or limit > MAX_COST_ROWS):
+                    err.print(
+                        f"[red]error:[/red] {matching:,} options match, more than the"
+                        f" {MAX_COST_ROWS:,} one command writes at once; narrow them with"
+                        " filters (--provider, --accelerator, --model, …) or pass --limit"
+                        f" (at most {MAX_COST_ROWS:,})",
+                        highlight=False,
+                    )
+                    raise typer.Exit(2)
+            frame = cost_options(warehouse, sort=sort, limit=limit, **filters)
         except ValueError as exc:
             err.print(f"[red]error:[/red] {exc}")
             raise typer.Exit(2) from None
