@@ -8,7 +8,7 @@ import sys
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -185,7 +185,7 @@ def costs(
     At most ``MAX_COST_ROWS`` rows are read at once: a larger join (a price file of a million
     rows meets every result on its accelerators) is refused, counted but not materialised,
     unless filters or ``--limit`` narrow it."""
-    filters = dict(
+    filters: dict[str, Any] = dict(
         accelerator=accelerator,
         vendor=vendor,
         provider=provider,
