@@ -200,7 +200,14 @@ def _date(data: Mapping, key: str, where: str) -> date | None:
         try:
             day = date.fromisoformat(value.strip())
         except ValueError:
-            raise WorkspaceError(field, f"{excerpt(value)} is not a date (YYYY-MM-DD)") from None
+            # A version stored before timestamps were normalised holds "2026-12-01T00:00:00".
+            try:
+                moment = datetime.fromisoformat(value.strip())
+            except ValueError:
+                raise WorkspaceError(
+                    field, f"{excerpt(value)} is not a date (YYYY-MM-DD)"
+                ) from None
+            return _date({key: moment}, key, where)
     else:
         raise WorkspaceError(field, f"{excerpt(value)} is not a date (YYYY-MM-DD)")
     if not FIRST_DATE <= day <= LAST_DATE:

@@ -138,6 +138,9 @@ def _with(**changes) -> dict:
         ("start: 2026-12-01 00:00:00", "2026-12-01"),
         ("start: 2026-12-01T00:00:00Z", "2026-12-01"),
         ("start: '2026-12-01'", "2026-12-01"),
+        # How a version stored before the normalisation holds a timestamp: still readable.
+        ("start: '2026-12-01T00:00:00'", "2026-12-01"),
+        ("start: '2026-12-01T00:00:00+00:00'", "2026-12-01"),
     ],
 )
 def test_a_yaml_timestamp_start_is_stored_as_its_day(text, stored):
