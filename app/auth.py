@@ -59,10 +59,18 @@ def current_user() -> Principal:
     except AccessConfigError:
         return NOBODY  # a broken role map grants nothing; the gate says what is wrong
     claims = st.user.to_dict()
-    email = str(claims.get("email") or claims.get("sub") or "").strip()
-    if not email:
-        return NOBODY
-    return roles.principal(email, groups_from_claim(claims.get(roles.group_claim)))
+    identity = roles.identity(claims)
+    if identity.email is None:
+        return NOBODY  # no role without an address the provider vouches for; the gate says why
+    return roles.principal(identity.email, groups_from_claim(claims.get(roles.group_claim)))
+
+
+def identity_problem() -> str:
+    """Why the signed-in person has no verified identity ('' when they have one)."""
+    try:
+        return role_map().identity(st.user.to_dict()).problem
+    except AccessConfigError:
+        return ""
 
 
 def _providers() -> list[str]:
@@ -98,9 +106,11 @@ def require_sign_in() -> Principal:
         st.stop()
     user = current_user()
     if user is NOBODY:
+        problem = identity_problem() or "your identity provider sent no verified e-mail address"
         st.error(
-            "Your identity provider sent no e-mail address, so no role can be given. Sign out"
-            " and sign in with an account that has one."
+            f"No role can be given: {plain(problem)}. Roles are given only to an e-mail address"
+            " the provider has verified. Sign out and sign in with an account whose address is"
+            " verified, or ask an admin to set verified_email_claim in secrets.toml."
         )
         if st.button("Sign out", key="sign_out_no_email"):
             st.logout()

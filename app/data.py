@@ -409,10 +409,47 @@ def workspace_versions(path: str) -> pd.DataFrame:
     return versions(_warehouse(path))
 
 
+def shown_workspace(ws):
+    """``ws`` as this person may read it: negotiated fleet rates withheld from a role that may
+    not see negotiated quotes (the Workspace page's tables and its YAML download)."""
+    from app.models.withheld import withhold_rates
+
+    return ws if sees_negotiated() else withhold_rates(ws)
+
+
+def shown_lines(rows: list[dict]) -> list[dict]:
+    """Plan lines (``PlanLine.as_dict()``) as this person may read them: a negotiated line's
+    rate and monthly cost withheld from a role that may not see negotiated quotes."""
+    from app.models.withheld import masked_rows
+
+    return rows if sees_negotiated() else masked_rows(rows)
+
+
+def with_withheld_terms(ws):
+    """An edit made on the withheld view (:func:`shown_workspace`), with the negotiated terms the
+    person could not see taken back from the stored workspace, so a save never drops them."""
+    if sees_negotiated():
+        return ws
+    from app.models.withheld import restore_rates
+
+    return restore_rates(ws, workspace(db_path())[1])
+
+
+def priced_workspace(path: str, ws):
+    """``ws`` ready to be priced for this person: for a role that may not see negotiated quotes,
+    a negotiated fleet line without a rate gets the current negotiated quote's rate (their
+    engine holds no negotiated quote, yet the line must be priced as it is paid)."""
+    from app.models.withheld import quoted_rates, withheld_lines
+
+    if sees_negotiated() or not withheld_lines(ws):
+        return ws
+    return quoted_rates(ws, _current_price_quotes(path))
+
+
 def workspace_evaluation(path: str, ws, knobs):
     """Every plan of the workspace and the optimal fleet, each with its verdict: the same call
     the command line, the Overview and the brief make."""
-    return _workspace_evaluation(path, ws, knobs, sees_negotiated(), False)
+    return _workspace_evaluation(path, priced_workspace(path, ws), knobs, sees_negotiated(), False)
 
 
 def workspace_comparison(path: str, ws, knobs):
@@ -429,7 +466,7 @@ def _workspace_evaluation(path: str, ws, knobs, negotiated: bool, frontier: bool
 
 def cost_gap(path: str, ws, knobs, market_usd_per_1k: float):
     """Why Stay's cost per output token is not the cheapest option's (``planning``)."""
-    return _cost_gap(path, ws, knobs, market_usd_per_1k, sees_negotiated())
+    return _cost_gap(path, priced_workspace(path, ws), knobs, market_usd_per_1k, sees_negotiated())
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -446,6 +483,7 @@ def save_workspace(ws) -> int:
     from costmodel.workspace import workspace_to_dict
     from warehouse.workspaces import save_workspace as save
 
+    ws = with_withheld_terms(ws)
     with writer(Action.EDIT_WORKSPACE) as warehouse:
         return save(warehouse, workspace_to_dict(ws), origin="dashboard", source="Workspace page")
 
@@ -487,7 +525,7 @@ def check_workspace(path: str, ws) -> list[str]:
     from planning.workspaces import check_workspace as check
 
     try:
-        check(_engine(path, sees_negotiated()), ws)
+        check(_engine(path, sees_negotiated()), priced_workspace(path, with_withheld_terms(ws)))
     except WorkspaceError as exc:
         return [f"{exc.where}: {exc.message}"]
     return []
@@ -495,8 +533,9 @@ def check_workspace(path: str, ws) -> list[str]:
 
 def workspace_brief(path: str, ws, knobs, fmt: str, unit: str) -> bytes:
     """The Scenarios brief in ``fmt``, its per-token figures in ``unit``, with the sources (the
-    cost-options rows and snapshots) behind every fleet line — those this person may see."""
-    return _workspace_brief(path, ws, knobs, fmt, unit, sees_negotiated())
+    cost-options rows and snapshots) behind every fleet line — those this person may see (a
+    negotiated fleet line's rate and cost withheld from a role that may not see them)."""
+    return _workspace_brief(path, priced_workspace(path, ws), knobs, fmt, unit, sees_negotiated())
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -520,13 +559,17 @@ def _workspace_brief(path: str, ws, knobs, fmt: str, unit: str, negotiated: bool
     doc = workspace_document(
         ev, ws, knobs, optimal=optimal, unit=unit, options=options, snapshots=snapshots
     )
+    if not negotiated:
+        from app.models.withheld import masked_document
+
+        doc = masked_document(doc)
     return render_document(doc, fmt)
 
 
 def workspace_optimum(path: str, ws, knobs):
     """The workspace's optimal fleet and its diversification frontier: the same call as
     ``tokendesk optimize``."""
-    return _workspace_optimum(path, ws, knobs, sees_negotiated())
+    return _workspace_optimum(path, priced_workspace(path, ws), knobs, sees_negotiated())
 
 
 def _workspace_optimum(path: str, ws, knobs, negotiated: bool):
@@ -536,7 +579,7 @@ def _workspace_optimum(path: str, ws, knobs, negotiated: bool):
 def workspace_commitment(path: str, ws, knobs):
     """How much to commit per workload under demand uncertainty: the same call as
     ``tokendesk commit``, on the options this person may see."""
-    return _workspace_commitment(path, ws, knobs, sees_negotiated())
+    return _workspace_commitment(path, priced_workspace(path, ws), knobs, sees_negotiated())
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

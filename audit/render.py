@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 
 from audit.report import AuditReport, location
+from tokendesk.textsafety import clean_text
 
 BACKEND_NAMES = {
     "rocm": "ROCm (AMD Instinct)",
@@ -162,7 +163,9 @@ def _intro(report: AuditReport) -> str:
 
 
 def _md(text: str) -> str:
-    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    """A table cell: escape sequences, control and bidi characters removed, one line, pipes
+    escaped (a scanned file's line or name is the audited repository's, not ours)."""
+    return clean_text(str(text)).replace("\\", "\\\\").replace("|", "\\|")
 
 
 def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -174,7 +177,7 @@ def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
 def markdown(report: AuditReport) -> bytes:
     scan = report.scan
     out = [
-        f"# Portability gap list: {scan.label}",
+        f"# Portability gap list: {_md(scan.label)}",
         "",
         _intro(report),
         "",

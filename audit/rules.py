@@ -11,9 +11,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from tokendesk.paths import data_dir
+from tokendesk.safeyaml import YamlInputError, YamlLimits, load_yaml_file
 
 BACKENDS: tuple[str, ...] = ("rocm", "cpu", "neuron", "xla", "hpu")
 FILE_KINDS: tuple[str, ...] = (
@@ -112,12 +111,16 @@ def _text(entry: dict, key: str, where: str) -> str:
     return value.strip()
 
 
+#: The bundled rule table is 40 KiB; a custom one may be larger, never unbounded.
+RULE_TABLE_LIMITS = YamlLimits(max_bytes=4 * 1024 * 1024)
+
+
 def load_rules(path: Path | None = None) -> RuleSet:
     path = Path(path) if path else data_dir() / RULES_FILE
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise RuleTableError(f"{path}: cannot read the rule table ({exc})") from None
+        raw = load_yaml_file(path, RULE_TABLE_LIMITS)
+    except YamlInputError as exc:
+        raise RuleTableError(f"cannot read the rule table: {exc}") from None
     if not isinstance(raw, dict) or not isinstance(raw.get("rules"), list):
         raise RuleTableError(f"{path}: expected a mapping with a 'rules' list")
     sources = {

@@ -13,6 +13,7 @@ import io
 import json
 import os
 import re
+import stat
 import tokenize
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -331,7 +332,21 @@ def iter_files(
                 if not target.is_file():
                     skipped.append(Skipped(rel, "symbolic link that leads to no file"))
                     continue
+            elif not _regular(path):
+                # A pipe would block the read forever and a device (a copy of /dev/zero) never
+                # ends: refused by type, before a byte is read.
+                skipped.append(
+                    Skipped(rel, "skipped: not a regular file (a pipe, device or socket)")
+                )
+                continue
             yield path, rel
+
+
+def _regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(path.lstat().st_mode)
+    except OSError:
+        return False
 
 
 def _read_text(path: Path, size: int) -> tuple[str | None, str | None]:
@@ -340,7 +355,10 @@ def _read_text(path: Path, size: int) -> tuple[str | None, str | None]:
             None,
             f"skipped: {size / 1024 / 1024:.1f} MiB is over the {MAX_FILE_BYTES // 1024 // 1024} MiB limit",
         )
-    data = path.read_bytes()
+    with path.open("rb") as handle:  # never more than the limit, whatever the size said
+        data = handle.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        return None, f"skipped: over the {MAX_FILE_BYTES // 1024 // 1024} MiB limit"
     if b"\x00" in data[:8192]:
         return None, "skipped: binary file"
     try:

@@ -110,7 +110,13 @@ def _csv_rates(text: str | None) -> list[float] | None:
 
 
 def _ingest(db: Path | None, source: str, results, origin: str) -> str:
-
+    """Write measured results after the gate every imported file passes (physical bounds, no
+    disagreeing duplicates); a refused point is reported and nothing is written."""
+    _, _, rejected = gate(source, results)
+    if rejected:
+        for failure in rejected:
+            err.print(f"[red]rejected[/red] {terminal_text(str(failure))}", highlight=False)
+        raise _fail("nothing recorded: a measured point failed the result gate above")
     with Warehouse.open(db, seed_check=check_price_file) as wh:
         return wh.ingest_results(source, results, origin=origin)
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import csv
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -287,15 +287,21 @@ def gate(
     catalog: dict[str, Accelerator] | None = None,
     *,
     accept: bool = False,
+    where: Callable[[int], str] | None = None,
 ) -> tuple[list, list[Plausibility], list[ResultFileError]]:
-    """Check every result of one file: (results, their checks, one rejection per implausible one).
+    """The gate every result passes before it is written (``bench import``, ``bench run``,
+    ``db ingest``, the dashboard's upload): (results, their checks, one rejection per
+    implausible result and per pair of results that describe one operating point differently).
 
-    With ``accept`` an implausible result is kept with ``plausibility_flag`` set instead."""
+    Internal consistency (TTFT <= end-to-end latency, …) is the record's own validation, so no
+    result reaches this gate without it. With ``accept`` an implausible result is kept with
+    ``plausibility_flag`` set instead; disagreeing duplicates are always refused."""
     if catalog is None:
         from tokendesk.catalog import load_catalog
 
         catalog = load_catalog()
-    kept, checks, rejected = [], [], []
+    where = where or _result_number
+    kept, checks, rejected = [], [], list(disagreeing_duplicates(name, results, where))
     for index, result in enumerate(results):
         check_ = check_result(result, catalog)
         if check_.verdict == "implausible":
@@ -304,7 +310,7 @@ def gate(
                 rejected.append(
                     ResultFileError(
                         name,
-                        f"result {index + 1}",
+                        where(index),
                         f"physically implausible: {reason}; if the file is right, check the "
                         "accelerator, accelerators per replica and precision (--accelerator, "
                         "--accelerators-per-replica, --precision), or keep it flagged with "
@@ -315,3 +321,71 @@ def gate(
         kept.append(result)
         checks.append(check_)
     return kept, checks, rejected
+
+
+#: What makes two results the same operating point: the configuration and the load it ran at.
+OPERATING_POINT = (
+    "accelerator_id",
+    "accelerators_per_replica",
+    "instance_type",
+    "system",
+    "runtime",
+    "runtime_version",
+    "model",
+    "precision",
+    "workload",
+    "input_tokens",
+    "output_tokens",
+    "scenario",
+    "concurrency",
+    "request_rate_rps",
+    "nodes",
+    "measured_at",
+)
+#: The measured figures two rows for one operating point must agree on.
+MEASURED = (
+    "output_tok_s",
+    "total_tok_s",
+    *(f"ttft_ms_{p}" for p in PERCENTILES),
+    "tpot_ms_p50",
+    "tpot_ms_p95",
+    "tpot_ms_p99",
+    "e2el_ms_p50",
+    "e2el_ms_p95",
+    "peak_memory_gib",
+)
+
+
+def _result_number(index: int) -> str:
+    return f"result {index + 1}"
+
+
+def disagreeing_duplicates(
+    name: str, results: Sequence, where: Callable[[int], str] = _result_number
+) -> list[ResultFileError]:
+    """One rejection per result that repeats an earlier one's operating point with different
+    figures: which of the two is right cannot be told, and keeping the later one (what a write
+    would otherwise do) silently drops the other."""
+    first_at: dict[tuple, int] = {}
+    rejected = []
+    for index, result in enumerate(results):
+        key = tuple(getattr(result, f, None) for f in OPERATING_POINT)
+        if key not in first_at:
+            first_at[key] = index
+            continue
+        earlier = results[first_at[key]]
+        differing = [f for f in MEASURED if getattr(earlier, f, None) != getattr(result, f, None)]
+        if not differing:
+            continue
+        shown = ", ".join(
+            f"{f} {getattr(earlier, f, None)} vs {getattr(result, f, None)}" for f in differing[:3]
+        )
+        rejected.append(
+            ResultFileError(
+                name,
+                f"{where(first_at[key])} and {where(index)}",
+                f"describe the same operating point ({result.model}, {result.accelerator_id},"
+                f" {result.workload}) with different figures ({shown}); keep the right one",
+            )
+        )
+    return rejected

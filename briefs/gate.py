@@ -40,7 +40,6 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 import pandas as pd
-import yaml
 from pydantic import ValidationError
 
 from benchmarks.errors import ResultFileError
@@ -48,6 +47,7 @@ from benchmarks.importers import import_files
 from tokendesk.catalog import load_catalog
 from tokendesk.metrics import usd_per_1k_tokens
 from tokendesk.records import BenchmarkResult
+from tokendesk.safeyaml import YamlInputError, YamlLimits, load_yaml_file
 from warehouse.seed import SeedFileError, read_result_file
 
 #: Measured mean token counts vary run to run, so the match uses the workload name, not them.
@@ -287,9 +287,9 @@ def load_exceptions(path: str | Path) -> list[GateException]:
     if not path.exists():
         raise GateInputError(path, "-", "file not found")
     try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise GateInputError(path, "-", f"not valid YAML: {exc}") from None
+        doc = load_yaml_file(path, YamlLimits(max_bytes=1024 * 1024))
+    except YamlInputError as exc:
+        raise GateInputError(path, "-", exc.message) from None
     items = doc.get("exceptions") if isinstance(doc, dict) else doc
     if doc is None:
         return []

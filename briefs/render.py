@@ -57,8 +57,11 @@ _MD_SPECIAL = re.compile(r"([\\`\[\]<>!|&$])")
 
 
 def _md_text(text: object) -> str:
-    """Any text of the document, escaped for Markdown, control characters and secrets removed."""
-    return _MD_SPECIAL.sub(r"\\\1", safe_message(str(text), limit=10_000))
+    """Any text of the document, escaped for Markdown, control characters and secrets removed,
+    on one line: a line break inside a name would otherwise start a heading or a list item in
+    the middle of a paragraph."""
+    cleaned = safe_message(str(text), limit=10_000).replace("\r", " ").replace("\n", " ")
+    return _MD_SPECIAL.sub(r"\\\1", cleaned)
 
 
 def _md_value(text: object) -> str:

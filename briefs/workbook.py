@@ -162,7 +162,7 @@ def put(ws: Worksheet, row: int, column: int, value: object, header: str = "", u
 
 
 def _sheet_name(name: str, used: set[str]) -> str:
-    clean = re.sub(r"[\[\]:*?/\\']", " ", name).strip()[:31] or "Sheet"
+    clean = re.sub(r"[\[\]:*?/\\']", " ", clean_text(name)).strip()[:31] or "Sheet"
     candidate, n = clean, 2
     while candidate.lower() in used:
         suffix = f" ({n})"
@@ -184,7 +184,7 @@ def write_table(ws: Worksheet, frame: pd.DataFrame, start_row: int = 1) -> dict[
     frame = _plain(frame)
     columns = {str(c): j for j, c in enumerate(frame.columns, start=1)}
     for name, j in columns.items():
-        cell = ws.cell(row=start_row, column=j, value=name.replace("_", " "))
+        cell = ws.cell(row=start_row, column=j, value=cell_value(name.replace("_", " ")))
         cell.font, cell.fill = BOLD, HEADER_FILL
     unit_column = "unit" if "unit" in columns else None
     for i, row in enumerate(frame.itertuples(index=False), start=start_row + 1):

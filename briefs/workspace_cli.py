@@ -80,6 +80,7 @@ def workspace_import(
 ) -> None:
     """Validate a workspace file whole and store it as the new current version."""
     try:
+        pw.read_workspace_file(file)  # type, size, encoding and YAML limits before the warehouse
         with Warehouse.open(db, seed_check=check_price_file) as warehouse:
             version = pw.import_workspace(warehouse, file)
     except (pw.WorkspaceFileError, WarehouseError) as exc:

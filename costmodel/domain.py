@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from tokendesk.textsafety import excerpt
+
 
 @dataclass(frozen=True)
 class Bound:
@@ -25,16 +27,18 @@ class Bound:
     def check(self, value: object) -> float:
         """The value as a float, or a ValueError that says what is allowed."""
         if isinstance(value, bool):
-            raise ValueError(f"{self.label}: expected a number, got {value!r}")
+            raise ValueError(f"{self.label}: expected a number, got {excerpt(value)}")
         try:
             number = float(value)  # type: ignore[arg-type]
+        except OverflowError:  # a whole number too large for a float: out of range, not a fault
+            number = math.inf
         except (TypeError, ValueError):
-            raise ValueError(f"{self.label}: {value!r} is not a number") from None
+            raise ValueError(f"{self.label}: {excerpt(value)} is not a number") from None
         if not math.isfinite(number) or not self.low <= number <= self.high:
             reason = f" ({self.why})" if self.why else ""
             raise ValueError(
                 f"{self.label} must be a number between {self.low:g} and {self.high:g}{reason},"
-                f" got {value!r}"
+                f" got {excerpt(value)}"
             )
         return number
 

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 
 from costmodel import domain
 from costmodel.commitment import CommitmentInputs, DemandScenario
 from costmodel.demand import PERCENTILES
 from costmodel.owned import OwnedParams
 from tokendesk.records import PricingModel
+from tokendesk.textsafety import excerpt, has_control
 
 #: Pricing models a fleet line may be bought under; the committed ones are paid for every hour of
 #: the term whether used or not.
@@ -24,6 +25,15 @@ FLEET_PRICING_MODELS = tuple(m.value for m in PricingModel)
 
 #: Month 1 of a workspace that states no start.
 DEFAULT_START = date(2026, 12, 1)
+#: Dates a workspace may hold: a plan runs 36 months from its start, so the last day of the range
+#: leaves room for it (9999-12-01 would run past the calendar).
+FIRST_DATE, LAST_DATE = date(2000, 1, 1), date(2199, 12, 31)
+#: Fleet lines and workloads one workspace may hold: every plan prices each line against each
+#: workload, so the count bounds how long every page and command takes.
+MAX_FLEET_LINES = 500
+MAX_WORKLOADS = 200
+#: Longest name, region or other text field.
+MAX_TEXT_CHARS = 200
 
 
 #: How on-demand capacity is paid (``Workspace.on_demand_basis``).
@@ -146,8 +156,20 @@ def _text(data: Mapping, key: str, where: str, *, required: bool = True) -> str:
             raise WorkspaceError(f"{where}.{key}", "is required")
         return ""
     if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-        raise WorkspaceError(f"{where}.{key}", f"expected text, got {value!r}")
-    return str(value).strip()
+        raise WorkspaceError(f"{where}.{key}", f"expected text, got {excerpt(value)}")
+    if isinstance(value, int) and value.bit_length() > 64:
+        raise WorkspaceError(f"{where}.{key}", f"expected text, got {excerpt(value)}")
+    text = str(value).strip()
+    if len(text) > MAX_TEXT_CHARS:
+        raise WorkspaceError(
+            f"{where}.{key}", f"is {len(text):,} characters long; at most {MAX_TEXT_CHARS}"
+        )
+    if has_control(text) or "\n" in text or "\r" in text or "\t" in text:
+        raise WorkspaceError(
+            f"{where}.{key}",
+            f"{excerpt(text)} holds a line break or control character; write it on one line",
+        )
+    return text
 
 
 def _number(data: Mapping, key: str, where: str, bound: domain.Bound, default=None):
@@ -158,7 +180,7 @@ def _number(data: Mapping, key: str, where: str, bound: domain.Bound, default=No
         try:
             value = float(value)
         except ValueError:
-            raise WorkspaceError(f"{where}.{key}", f"{value!r} is not a number") from None
+            raise WorkspaceError(f"{where}.{key}", f"{excerpt(value)} is not a number") from None
     try:
         return bound.check(value)
     except ValueError as exc:
@@ -166,15 +188,42 @@ def _number(data: Mapping, key: str, where: str, bound: domain.Bound, default=No
 
 
 def _date(data: Mapping, key: str, where: str) -> date | None:
+    """A calendar day. YAML reads an unquoted ``2026-12-01`` as a date and ``2026-12-01 00:00``
+    as a date and time; both are taken as their day (a time other than midnight is refused, as
+    the plan counts whole months), so what is stored is always a plain YYYY-MM-DD."""
     value = data.get(key)
-    if value in (None, ""):
+    if value is None or (isinstance(value, str) and not value.strip()):
         return None
-    if isinstance(value, date):
-        return value
-    try:
-        return date.fromisoformat(str(value))
-    except ValueError:
-        raise WorkspaceError(f"{where}.{key}", f"{value!r} is not a date (YYYY-MM-DD)") from None
+    field = f"{where}.{key}"
+    if isinstance(value, datetime):
+        if (value.hour, value.minute, value.second, value.microsecond) != (0, 0, 0, 0):
+            raise WorkspaceError(
+                field, f"{excerpt(value)} has a time of day; write the day only (YYYY-MM-DD)"
+            )
+        day = value.date()
+    elif isinstance(value, date):
+        day = value
+    elif isinstance(value, str):
+        try:
+            day = date.fromisoformat(value.strip())
+        except ValueError:
+            # A version stored before timestamps were normalised holds "2026-12-01T00:00:00".
+            try:
+                moment = datetime.fromisoformat(value.strip())
+            except ValueError:
+                raise WorkspaceError(
+                    field, f"{excerpt(value)} is not a date (YYYY-MM-DD)"
+                ) from None
+            return _date({key: moment}, key, where)
+    else:
+        raise WorkspaceError(field, f"{excerpt(value)} is not a date (YYYY-MM-DD)")
+    if not FIRST_DATE <= day <= LAST_DATE:
+        raise WorkspaceError(
+            field,
+            f"{day.isoformat()} is outside {FIRST_DATE.isoformat()} to {LAST_DATE.isoformat()};"
+            " a plan runs 36 months from the start, so write a date in that range",
+        )
+    return day
 
 
 def _names(value: object, where: str) -> tuple[str, ...] | None:
@@ -183,7 +232,7 @@ def _names(value: object, where: str) -> tuple[str, ...] | None:
     if isinstance(value, str):
         value = [v for v in value.split(",") if v.strip()]
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-        raise WorkspaceError(where, f"expected a list of names, got {value!r}")
+        raise WorkspaceError(where, f"expected a list of names, got {excerpt(value)}")
     names = tuple(v.strip() for v in value if v.strip())
     return names or None
 
@@ -225,7 +274,7 @@ WORKLOAD_FIELDS = {
 
 def fleet_entry_from_dict(row: Mapping, where: str) -> FleetEntry:
     if not isinstance(row, Mapping):
-        raise WorkspaceError(where, f"expected a mapping, got {row!r}")
+        raise WorkspaceError(where, f"expected a mapping, got {excerpt(row)}")
     _unknown(row, FLEET_FIELDS, where)
     count = _number(row, "count", where, domain.FLEET_COUNT)
     if count is None:
@@ -235,7 +284,8 @@ def fleet_entry_from_dict(row: Mapping, where: str) -> FleetEntry:
     pricing = _text(row, "pricing_model", where)
     if pricing not in FLEET_PRICING_MODELS:
         raise WorkspaceError(
-            f"{where}.pricing_model", f"{pricing!r}: use one of {', '.join(FLEET_PRICING_MODELS)}"
+            f"{where}.pricing_model",
+            f"{excerpt(pricing)}: use one of {', '.join(FLEET_PRICING_MODELS)}",
         )
     end = _date(row, "commitment_end", where)
     if end is not None and pricing in ("on_demand", "spot"):
@@ -259,7 +309,7 @@ def fleet_entry_from_dict(row: Mapping, where: str) -> FleetEntry:
 
 def workload_from_dict(row: Mapping, where: str) -> Workload:
     if not isinstance(row, Mapping):
-        raise WorkspaceError(where, f"expected a mapping, got {row!r}")
+        raise WorkspaceError(where, f"expected a mapping, got {excerpt(row)}")
     _unknown(row, WORKLOAD_FIELDS, where)
     slo = row.get("slo") or {}
     if not isinstance(slo, Mapping):
@@ -268,14 +318,16 @@ def workload_from_dict(row: Mapping, where: str) -> Workload:
     percentile = str(slo.get("percentile", "p95"))
     if percentile not in PERCENTILES:
         raise WorkspaceError(
-            f"{where}.slo.percentile", f"{percentile!r}: use one of {', '.join(PERCENTILES)}"
+            f"{where}.slo.percentile", f"{excerpt(percentile)}: use one of {', '.join(PERCENTILES)}"
         )
     out = _number(row, "output_tokens_per_month", where, domain.TOKENS_PER_MONTH)
     if out is None:
         raise WorkspaceError(f"{where}.output_tokens_per_month", "is required")
     small = row.get("small_model", False)
     if not isinstance(small, bool):
-        raise WorkspaceError(f"{where}.small_model", f"expected true or false, got {small!r}")
+        raise WorkspaceError(
+            f"{where}.small_model", f"expected true or false, got {excerpt(small)}"
+        )
     return Workload(
         workload=_text(row, "workload", where),
         model=_text(row, "model", where),
@@ -323,17 +375,25 @@ def workspace_from_dict(data: object) -> Workspace:
         raise WorkspaceError("fleet", "expected a list of fleet lines")
     if not isinstance(demand_rows, list) or not demand_rows:
         raise WorkspaceError("demand", "expected at least one workload")
+    if len(fleet_rows) > MAX_FLEET_LINES:
+        raise WorkspaceError(
+            "fleet", f"has {len(fleet_rows):,} lines; at most {MAX_FLEET_LINES} (merge lines)"
+        )
+    if len(demand_rows) > MAX_WORKLOADS:
+        raise WorkspaceError(
+            "demand", f"has {len(demand_rows):,} workloads; at most {MAX_WORKLOADS}"
+        )
     demand = tuple(workload_from_dict(row, f"demand[{i}]") for i, row in enumerate(demand_rows))
     names = [w.workload for w in demand]
     for i, n in enumerate(names):
         if names.index(n) != i:
-            raise WorkspaceError(f"demand[{i}].workload", f"{n!r} is listed twice")
+            raise WorkspaceError(f"demand[{i}].workload", f"{excerpt(n)} is listed twice")
     fleet = tuple(fleet_entry_from_dict(row, f"fleet[{i}]") for i, row in enumerate(fleet_rows))
     for i, line in enumerate(fleet):
         if line.serves not in names:
             raise WorkspaceError(
                 f"fleet[{i}].serves",
-                f"{line.serves!r} is not a workload in demand ({', '.join(names)})",
+                f"{excerpt(line.serves)} is not a workload in demand ({', '.join(names)})",
             )
     raw = data.get("constraints") or {}
     if not isinstance(raw, Mapping):
@@ -342,7 +402,7 @@ def workspace_from_dict(data: object) -> Workspace:
     allow_owned = raw.get("allow_owned", False)
     if not isinstance(allow_owned, bool):
         raise WorkspaceError(
-            "constraints.allow_owned", f"expected true or false, got {allow_owned!r}"
+            "constraints.allow_owned", f"expected true or false, got {excerpt(allow_owned)}"
         )
     providers = _names(raw.get("providers"), "constraints.providers")
     constraints = Constraints(
@@ -366,7 +426,7 @@ def workspace_from_dict(data: object) -> Workspace:
         raise WorkspaceError("one_time_usd", "expected backend: USD pairs, e.g. {rocm: 90000}")
     one_time_pairs = tuple(
         (str(k), _number(one_time, k, "one_time_usd", domain.ONE_TIME_USD))
-        for k in sorted(one_time)
+        for k in sorted(one_time, key=str)
     )
     audit, audit_basis = audit_from_dict(data.get("audit"))
     basis = data.get("on_demand_basis", "held")
@@ -437,7 +497,7 @@ def commitment_from_dict(data: object) -> CommitmentInputs:
     for i, row in enumerate(rows):
         where = f"commitment.scenarios[{i}]"
         if not isinstance(row, Mapping):
-            raise WorkspaceError(where, f"expected a mapping, got {row!r}")
+            raise WorkspaceError(where, f"expected a mapping, got {excerpt(row)}")
         _unknown(row, {"name", "probability", "demand_factor", "growth_per_quarter"}, where)
         probability = _number(row, "probability", where, domain.PROBABILITY)
         if probability is None:
@@ -482,7 +542,7 @@ def audit_from_dict(data: object) -> tuple[tuple[AuditEffort, ...], str]:
     if not isinstance(backends, Mapping) or not backends:
         raise WorkspaceError("audit.backends", "expected effort per backend (rocm, cpu, ...)")
     out = []
-    for backend in sorted(backends):
+    for backend in sorted(backends, key=str):
         where = f"audit.backends.{backend}"
         entry = backends[backend]
         if not isinstance(entry, Mapping) or not isinstance(entry.get("engineer_weeks"), Mapping):

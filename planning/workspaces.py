@@ -22,6 +22,8 @@ from costmodel.workspace import (
     workspace_to_dict,
 )
 from tokendesk import formatting
+from tokendesk.safeyaml import YamlInputError, YamlLimits, load_yaml_text, read_yaml_text
+from tokendesk.textsafety import clean_text
 from warehouse import Warehouse, queries
 from warehouse.workspaces import current_workspace, example_workspace_body, save_workspace
 
@@ -33,21 +35,50 @@ class WorkspaceFileError(ValueError):
     """A workspace file could not be read; the message names the file and the field."""
 
 
+#: Largest workspace file: the bundled example is 3 KiB and a 500-line fleet about 100 KiB.
+MAX_WORKSPACE_BYTES = 512 * 1024
+#: Every way a workspace enters (a file, an upload, ``--workspace``) is read within these: the
+#: size, and YAML's alias, depth and node limits, before anything is parsed whole.
+WORKSPACE_LIMITS = YamlLimits(max_bytes=MAX_WORKSPACE_BYTES, max_nodes=50_000)
+
+
 def parse_workspace_text(text: str, source: str) -> tuple[Workspace, dict]:
+    """The validated workspace in ``text`` and the parsed document; a refusal names the file
+    and the field in one short sentence, never the document echoed back."""
+    source = clean_text(source)
     try:
-        body = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise WorkspaceFileError(f"{source}: not valid YAML ({exc})") from None
+        body = load_yaml_text(text, source, WORKSPACE_LIMITS)
+    except YamlInputError as exc:
+        raise WorkspaceFileError(str(exc)) from None
     try:
-        return workspace_from_dict(body), body
+        return workspace_from_dict(body), body  # type: ignore[return-value]
     except WorkspaceError as exc:
         raise WorkspaceFileError(f"{source}: {exc.where}: {exc.message}") from None
 
 
 def read_workspace_file(path: Path) -> tuple[Workspace, dict]:
-    if not path.exists():
-        raise WorkspaceFileError(f"{path}: file not found")
-    return parse_workspace_text(path.read_text(encoding="utf-8"), str(path.name))
+    """A workspace file: a regular file (a directory, device or pipe is refused by its type
+    before a byte is read), at most ``MAX_WORKSPACE_BYTES``, UTF-8, then validated."""
+    try:
+        text = read_yaml_text(path, WORKSPACE_LIMITS)
+    except YamlInputError as exc:
+        raise WorkspaceFileError(str(exc)) from None
+    return parse_workspace_text(text, path.name)
+
+
+def workspace_from_upload(name: str, payload: bytes) -> tuple[Workspace, dict]:
+    """An uploaded workspace (the dashboard's file uploader holds it in memory)."""
+    if len(payload) > MAX_WORKSPACE_BYTES:
+        raise WorkspaceFileError(
+            f"{clean_text(name)}: is larger than {MAX_WORKSPACE_BYTES // 1024} KiB; shorten it"
+        )
+    try:
+        text = payload.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise WorkspaceFileError(
+            f"{clean_text(name)}: is not UTF-8 text (byte {exc.start:,}); save it as UTF-8"
+        ) from None
+    return parse_workspace_text(text, name)
 
 
 def example_workspace() -> Workspace:

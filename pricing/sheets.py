@@ -41,18 +41,26 @@ from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from pricing.base import ProviderResult, RegionProgress, SkippedItem, no_progress
 from tokendesk.catalog import check_in_catalog
 from tokendesk.paths import data_dir, user_data_dir
 from tokendesk.records import PriceBasis, PriceQuote, PricingModel
-from tokendesk.textsafety import InputFileError, clean_text, decode_text, read_limited
+from tokendesk.safeyaml import YamlInputError, YamlLimits, load_yaml_text
+from tokendesk.textsafety import (
+    MAX_FILE_BYTES,
+    InputFileError,
+    clean_text,
+    decode_text,
+    read_limited,
+)
 
 PROVIDER = "sheets"
 SHEETS_DIR_ENV = "TOKENDESK_PRICE_SHEETS"
 SUFFIXES = (".yaml", ".yml", ".csv")
+#: A YAML sheet: as large as any input file, up to two million values, few aliases.
+SHEET_LIMITS = YamlLimits(max_bytes=MAX_FILE_BYTES, max_nodes=2_000_000)
 FIELDS = (
     "provider",
     "region",
@@ -116,10 +124,9 @@ def _read_rows(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], dict[str, 
                 [SheetIssue(str(path), 0, "(csv)", f"not a readable CSV ({exc})")]
             ) from None
     try:
-        doc = yaml.safe_load(text)
-    except (yaml.YAMLError, RecursionError, ValueError) as exc:
-        message = clean_text(str(exc))[:300]
-        raise SheetValidationError([SheetIssue(str(path), 0, "(yaml)", message)]) from None
+        doc = load_yaml_text(text, path.name, SHEET_LIMITS)
+    except YamlInputError as exc:
+        raise SheetValidationError([SheetIssue(str(path), 0, "(yaml)", exc.message)]) from None
     return _yaml_rows(path, doc)
 
 

@@ -129,3 +129,66 @@ def test_role_map_entries_list_who_has_which_role():
         ("group:staff", "viewer"),
         ("anyone else signed in", "viewer"),
     ]
+
+
+# -- identity: a role only from an address the identity provider vouches for ----------------------
+ROLES = {"roles": {"cto@example.com": "admin", "kto@example.com": "admin"}}
+
+
+@pytest.mark.parametrize(
+    ("claims", "problem"),
+    [
+        # The provider sends the address but says it did not verify it (anyone can type one).
+        ({"sub": "m-1", "email": "CTO@Example.com", "email_verified": False}, "not true"),
+        ({"sub": "m-2", "email": "cto@example.com"}, "not true"),
+        ({"sub": "m-3", "email": "cto@example.com", "email_verified": "false"}, "not true"),
+        ({"sub": "m-4", "email": "cto@example.com", "email_verified": 1}, "not true"),
+        # A subject is an opaque id some providers let the user pick: never an address.
+        ({"sub": "cto@example.com"}, "sent no e-mail address"),
+        ({"sub": "cto@example.com", "email": ""}, "sent no e-mail address"),
+        # Addresses that could pass for another: blanks, controls, format characters, two '@'.
+        ({"email": "cto@example.com\u200b", "email_verified": True}, "not a plain address"),
+        ({"email": "cto@example.com\nx", "email_verified": True}, "not a plain address"),
+        ({"email": "cto@evil@example.com", "email_verified": True}, "not a plain address"),
+        ({"email": ["cto@example.com"], "email_verified": True}, "not a plain address"),
+    ],
+)
+def test_no_identity_without_an_address_the_provider_verified(claims, problem):
+    identity = parse_role_map(ROLES).identity(claims)
+    assert identity.email is None
+    assert problem in identity.problem
+
+
+@pytest.mark.parametrize("verified", [True, "true", "TRUE"])
+def test_a_verified_address_gets_its_role_whatever_its_case(verified):
+    roles = parse_role_map(ROLES)
+    identity = roles.identity(
+        {"sub": "x", "email": " CTO@Example.COM ", "email_verified": verified}
+    )
+    assert identity.email == "cto@example.com"
+    assert roles.principal(identity.email).role is Role.ADMIN
+
+
+def test_look_alike_letters_are_not_folded_onto_a_role_entry():
+    # KELVIN SIGN lower-cases to a plain 'k' with str.lower(): "Kto@" must not become kto@.
+    roles = parse_role_map(ROLES)
+    identity = roles.identity({"email": "\u212ato@example.com", "email_verified": True})
+    assert identity.email == "\u212ato@example.com"
+    assert roles.role_for(identity.email) is Role.VIEWER
+    assert access.normalise_email("K\u0130@Example.com") == "k\u0130@example.com"
+
+
+def test_a_configured_claim_the_provider_vouches_for_is_used_as_the_address():
+    roles = parse_role_map({**ROLES, "verified_email_claim": "upn"})
+    assert roles.identity({"sub": "opaque", "upn": "CTO@example.com"}).email == "cto@example.com"
+    # Without that claim, the verified e-mail rule still applies.
+    assert roles.identity({"sub": "opaque", "email": "cto@example.com"}).email is None
+    with pytest.raises(AccessConfigError, match="cannot be 'sub'"):
+        parse_role_map({"verified_email_claim": "sub"})
+    with pytest.raises(AccessConfigError, match="name of a claim"):
+        parse_role_map({"verified_email_claim": ""})
+
+
+def test_a_role_entry_that_is_not_a_plain_address_is_refused():
+    with pytest.raises(AccessConfigError, match="not a plain e-mail address"):
+        parse_role_map({"roles": {"cto@example.com\u202e": "admin"}})

@@ -120,3 +120,17 @@ def test_costs_json_carries_the_input_output_split_and_energy_and_carbon(db):
     assert split and all(
         r["usd_per_1k_output_tokens_apportioned"] <= r["usd_per_1k_output_tokens"] for r in split
     )
+
+
+def test_costs_refuses_a_join_too_large_to_write_at_once(db, monkeypatch):
+    import tokendesk.cli as cli
+
+    monkeypatch.setattr(cli, "MAX_COST_ROWS", 5)  # the seed holds more options than five
+    out = runner.invoke(app, ["costs", "--db", str(db), "--format", "json"])
+    assert out.exit_code == 2
+    assert "options match, more than the 5 one command writes at once" in out.output
+    assert "[" not in out.stdout  # no row was written
+    limited = runner.invoke(app, ["costs", "--db", str(db), "--format", "json", "--limit", "3"])
+    assert limited.exit_code == 0 and len(json.loads(limited.stdout)) == 3
+    too_many = runner.invoke(app, ["costs", "--db", str(db), "--limit", "6"])
+    assert too_many.exit_code == 2

@@ -1,14 +1,21 @@
 """The hostile-input corpus (tests/fixtures/hostile/, written by its generate.py): every
-malformed or hostile file is rejected by ``db ingest`` or ``bench import`` with a plain error
-that names the file (and row and field where there is one), exit code 2, no traceback, no escape
-sequence, no secret in the output or in the stored failure, and the warehouse's data unchanged;
-the attempt is recorded as a failed snapshot."""
+malformed or hostile file is rejected by ``db ingest``, ``bench import`` or ``workspace import``
+with a plain error that names the file (and row and field where there is one), exit code 2, no
+traceback, no escape sequence, no secret in the output or in the stored failure, and the
+warehouse's data unchanged; a refused price or result file is recorded as a failed snapshot.
+Every case is bounded: it must finish within ``CASE_LIMIT_S`` and allocate less than
+``CASE_MEMORY_BYTES`` (alias bombs, /dev/zero and pipes included), and print a short message."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
 import shutil
+import signal
+import tracemalloc
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,6 +29,14 @@ CORPUS = Path(__file__).parent / "fixtures" / "hostile"
 MANIFEST = json.loads((CORPUS / "cases.json").read_text(encoding="utf-8"))
 SECRETS: list[str] = MANIFEST["secrets"]
 CASES: list[dict] = MANIFEST["cases"]
+FILE_CASES = [c for c in CASES if c["command"] != "workspace"]
+WORKSPACE_CASES = [c for c in CASES if c["command"] == "workspace"]
+#: Wall-clock bound of one case (the slowest take about a second on a loaded machine).
+CASE_LIMIT_S = 30
+#: Python allocations one case may make (an expanded alias bomb would take gigabytes).
+CASE_MEMORY_BYTES = 256 * 1024 * 1024
+#: Longest output a refusal may print: a sentence per rejected file, never the input echoed.
+MAX_OUTPUT_CHARS = 3_000
 
 
 def data_digest(warehouse: Warehouse) -> str:
@@ -59,6 +74,14 @@ def _materialise(name: str, tmp_path: Path) -> tuple[str, str]:
         with big.open("wb") as handle:  # sparse: costs no disk
             handle.truncate(MAX_FILE_BYTES + 1)
         return str(big), "oversized.csv"
+    if name == "@fifo":
+        fifo = tmp_path / "workspace.yaml"
+        os.mkfifo(fifo)  # nobody ever writes: a read would block forever
+        return str(fifo), "workspace.yaml"
+    if name == "@oversized_workspace":
+        big = tmp_path / "big_workspace.yaml"
+        big.write_text("# padding\n" * 60_000, encoding="utf-8")  # 600 KiB of comments
+        return str(big), "big_workspace.yaml"
     if name == "@ansi_name":
         hostile = tmp_path / "evil\x1b[2J\x1b[31mname.csv"
         hostile.write_bytes((CORPUS / "name_ansi_red_provider.csv").read_bytes())
@@ -66,18 +89,52 @@ def _materialise(name: str, tmp_path: Path) -> tuple[str, str]:
     return str(CORPUS / name), name
 
 
-@pytest.mark.parametrize("entry", CASES, ids=[c["id"] for c in CASES])
+class CaseTookTooLong(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def bounded() -> Iterator[None]:
+    """Fail (not hang) past ``CASE_LIMIT_S``; fail past ``CASE_MEMORY_BYTES`` allocated."""
+
+    def _alarm(signum, frame):
+        raise CaseTookTooLong(f"the case ran past {CASE_LIMIT_S} s")
+
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(CASE_LIMIT_S)
+    tracemalloc.start()
+    try:
+        yield
+    finally:
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert peak < CASE_MEMORY_BYTES, f"the case allocated {peak / 2**20:.0f} MiB"
+
+
+COMMANDS = {
+    "ingest": ["db", "ingest"],
+    "import": ["bench", "import"],
+    "workspace": ["workspace", "import"],
+}
+
+
+def _run(entry: dict, db: Path, tmp_path: Path, capsys) -> tuple[int, str, tuple[str, ...]]:
+    args, shown = zip(*(_materialise(name, tmp_path) for name in entry["files"]), strict=True)
+    with bounded(), pytest.raises(SystemExit) as exit_info:
+        main([*COMMANDS[entry["command"]], *args, "--db", str(db)])
+    out = capsys.readouterr()
+    return exit_info.value.code, out.out + out.err, shown
+
+
+@pytest.mark.parametrize("entry", FILE_CASES, ids=[c["id"] for c in FILE_CASES])
 def test_hostile_input_is_rejected_plainly_and_changes_nothing(entry, template, tmp_path, capsys):
     db = tmp_path / "w.duckdb"
     shutil.copy(template[0], db)
-    args, shown = zip(*(_materialise(name, tmp_path) for name in entry["files"]), strict=True)
-    command = ["db", "ingest"] if entry["command"] == "ingest" else ["bench", "import"]
-    with pytest.raises(SystemExit) as exit_info:
-        main([*command, *args, "--db", str(db)])
-    out = capsys.readouterr()
-    output = out.out + out.err
+    code, output, shown = _run(entry, db, tmp_path, capsys)
 
-    assert exit_info.value.code == 2, output
+    assert code == 2, output
     assert "Traceback" not in output and 'File "' not in output
     assert "\x1b" not in output and "\x9b" not in output
     for secret in SECRETS:
@@ -99,10 +156,38 @@ def test_hostile_input_is_rejected_plainly_and_changes_nothing(entry, template, 
         assert secret not in stored
 
 
+def _workspace_versions(db: Path) -> str:
+    with Warehouse.open(db, read_only=True) as warehouse:
+        return warehouse.query("SELECT * FROM workspaces ORDER BY ALL").to_csv(index=False)
+
+
+@pytest.mark.parametrize("entry", WORKSPACE_CASES, ids=[c["id"] for c in WORKSPACE_CASES])
+def test_hostile_workspace_is_refused_briefly_and_changes_nothing(
+    entry, template, tmp_path, capsys
+):
+    db = tmp_path / "w.duckdb"
+    shutil.copy(template[0], db)
+    before = _workspace_versions(db)
+    code, output, shown = _run(entry, db, tmp_path, capsys)
+
+    assert code == 2, output
+    assert "fault in tokendesk" not in output and "Traceback" not in output
+    assert "\x1b" not in output and "\u202e" not in output
+    assert len(output) < MAX_OUTPUT_CHARS, f"{len(output)} characters: {output[:300]}"
+    lowered = " ".join(output.lower().split())
+    for fragment in entry["expect"]:
+        assert fragment.lower() in lowered, output
+    assert clean_text(Path(shown[-1]).name) in output, output
+    assert "warehouse is unchanged" in lowered
+    assert _workspace_versions(db) == before
+
+
 def test_the_corpus_covers_every_class_with_at_least_80_inputs():
     classes = {c["class"] for c in CASES}
     assert len(CASES) >= 80
     assert {
+        "consistency",
+        "workspace",
         "non-finite",
         "bounds",
         "integer-overflow",
@@ -115,4 +200,4 @@ def test_the_corpus_covers_every_class_with_at_least_80_inputs():
         "secrets",
         "multi-file",
     } <= classes
-    assert {c["command"] for c in CASES} == {"ingest", "import"}
+    assert {c["command"] for c in CASES} == {"ingest", "import", "workspace"}

@@ -107,7 +107,7 @@ def test_doubled_demand_is_solved_without_forcing_equal_hours_to_one_count(db, t
     )
     doubled = tmp_path / "doubled.yaml"
     doubled.write_text(text, encoding="utf-8")
-    ws, _ = wp.read_workspace_file(doubled)
+    ws, _ = pw.read_workspace_file(doubled)
     assert ws.demand[0].output_tokens_per_month == 300e9
     assert ws.demand[1].output_tokens_per_month == 40e9
     with Warehouse.open(db, read_only=True) as wh:

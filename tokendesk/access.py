@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import getpass
 import os
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -24,6 +25,10 @@ from enum import StrEnum
 USER_ENV = "TOKENDESK_USER"
 #: Role-map keys with this prefix name a group of the identity provider's group claim.
 GROUP_PREFIX = "group:"
+#: The claim that says the provider checked the ``email`` claim (OpenID Connect Core 5.1).
+EMAIL_VERIFIED_CLAIM = "email_verified"
+#: Longest e-mail address taken from a claim (RFC 5321 allows 254 characters in a path).
+MAX_EMAIL_CHARS = 254
 
 
 class Role(StrEnum):
@@ -118,10 +123,14 @@ class RoleMap:
     #: The identity-token claim that lists a person's groups.
     group_claim: str = "groups"
     negotiated: frozenset[Role] = DEFAULT_NEGOTIATED_ROLES
+    #: A claim the identity provider vouches for as the person's e-mail address without sending
+    #: ``email_verified`` (a directory's ``upn``, say); None: only a verified ``email`` counts.
+    verified_email_claim: str | None = None
 
     def role_for(self, email: str | None, groups: Iterable[str] = ()) -> Role:
-        if email and email.strip().lower() in self.emails:
-            return self.emails[email.strip().lower()]
+        key = normalise_email(email) if email else None
+        if key is not None and key in self.emails:
+            return self.emails[key]
         matched = [self.groups[g] for g in groups if g in self.groups]
         return max(matched, key=_RANK.__getitem__) if matched else self.default
 
@@ -129,6 +138,10 @@ class RoleMap:
         """The signed-in person ``email`` (member of ``groups``)."""
         role = self.role_for(email, groups)
         return Principal(email, role, signed_in=True, sees_negotiated=role in self.negotiated)
+
+    def identity(self, claims: Mapping[str, object]) -> Identity:
+        """Who the identity token says this is, only as far as the provider vouches for it."""
+        return verified_identity(claims, self.verified_email_claim)
 
     def entries(self) -> list[tuple[str, str]]:
         """(who, role) rows for display: e-mail addresses, then groups, then the default."""
@@ -141,11 +154,12 @@ class RoleMap:
 def parse_role_map(section: Mapping[str, object] | None) -> RoleMap:
     """The role map from the ``[tokendesk]`` section of ``secrets.toml`` (None: defaults).
 
-    Keys: ``default_role``, ``group_claim``, ``negotiated_quotes`` (roles that see them) and a
+    Keys: ``default_role``, ``group_claim``, ``negotiated_quotes`` (roles that see them),
+    ``verified_email_claim`` (a claim the provider vouches for as the e-mail address) and a
     ``roles`` table whose keys are e-mail addresses or ``group:NAME``.
     """
     section = dict(section or {})
-    known = {"default_role", "group_claim", "negotiated_quotes", "roles"}
+    known = {"default_role", "group_claim", "negotiated_quotes", "roles", "verified_email_claim"}
     unknown = sorted(set(section) - known)
     if unknown:
         raise AccessConfigError(
@@ -172,13 +186,97 @@ def parse_role_map(section: Mapping[str, object] | None) -> RoleMap:
         if key.startswith(GROUP_PREFIX) and key[len(GROUP_PREFIX) :].strip():
             groups[key[len(GROUP_PREFIX) :].strip()] = _role(value, where)
         elif "@" in key:
-            emails[key.lower()] = _role(value, where)
+            address = normalise_email(key)
+            if address is None:
+                raise AccessConfigError(
+                    f"{where} is not a plain e-mail address (one '@', no spaces or control"
+                    " characters); write it as the identity provider sends it"
+                )
+            emails[address] = _role(value, where)
         else:
             raise AccessConfigError(
                 f"{where} is neither an e-mail address nor 'group:NAME'; write the person's"
                 " e-mail address or prefix a group name with 'group:'"
             )
-    return RoleMap(emails, groups, default, claim.strip(), seeing)
+    vouched = section.get("verified_email_claim")
+    if vouched is not None and (not isinstance(vouched, str) or not vouched.strip()):
+        raise AccessConfigError(
+            "[tokendesk] verified_email_claim must be the name of a claim, such as 'upn'"
+        )
+    if isinstance(vouched, str) and vouched.strip() == "sub":
+        raise AccessConfigError(
+            "[tokendesk] verified_email_claim cannot be 'sub': a subject identifier is chosen by"
+            " the provider's users and is not an e-mail address the provider checked"
+        )
+    return RoleMap(
+        emails, groups, default, claim.strip(), seeing, vouched.strip() if vouched else None
+    )
+
+
+# ASCII letters only: str.lower() would fold look-alikes onto plain letters (KELVIN SIGN 'K'
+# becomes 'k'), letting an address the provider verified for someone else match a role entry.
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def normalise_email(value: object) -> str | None:
+    """An e-mail address as role entries are compared: surrounding blanks removed, ASCII letters
+    lower-cased (addresses are matched case-blind, as providers treat them). None when the value
+    is not a plain address: not text, not exactly one '@' with text either side, or holding
+    blanks, control or format characters (which can disguise one address as another)."""
+    if not isinstance(value, str):
+        return None
+    address = value.strip()
+    if not address or len(address) > MAX_EMAIL_CHARS or address.count("@") != 1:
+        return None
+    local, domain = address.split("@")
+    if not local or not domain:
+        return None
+    if any(ch.isspace() or not ch.isprintable() for ch in address):
+        return None
+    if any(unicodedata.category(ch) in ("Cf", "Cc", "Co", "Cs") for ch in address):
+        return None
+    return address.translate(_ASCII_LOWER)
+
+
+@dataclass(frozen=True)
+class Identity:
+    """The e-mail address an identity token vouches for (None: none) and, if none, why not."""
+
+    email: str | None
+    problem: str = ""
+
+
+def _is_true(value: object) -> bool:
+    # Most providers send a JSON boolean; a few (Cognito among them) send the string "true".
+    return value is True or (isinstance(value, str) and value.strip().lower() == "true")
+
+
+def verified_identity(claims: Mapping[str, object], vouched_claim: str | None = None) -> Identity:
+    """The person's e-mail address from identity-token ``claims``, only where the provider vouches
+    for it: the ``email`` claim with ``email_verified`` true, or the configured ``vouched_claim``.
+
+    ``sub`` is never read as an address: it is an opaque identifier, and at some providers the
+    user picks it, so a subject ``cto@example.com`` says nothing about who signed in.
+    """
+    if vouched_claim:
+        address = normalise_email(claims.get(vouched_claim))
+        if address is not None:
+            return Identity(address)
+    raw = claims.get("email")
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return Identity(None, "your identity provider sent no e-mail address")
+    address = normalise_email(raw)
+    if address is None:
+        return Identity(
+            None, "the e-mail address your identity provider sent is not a plain address"
+        )
+    if not _is_true(claims.get(EMAIL_VERIFIED_CLAIM)):
+        return Identity(
+            None,
+            "your identity provider did not confirm that the e-mail address is verified"
+            f" ({EMAIL_VERIFIED_CLAIM} is not true)",
+        )
+    return Identity(address)
 
 
 def _role(value: object, where: str) -> Role:

@@ -8,7 +8,7 @@ import sys
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -48,6 +48,10 @@ class OutputFormat(StrEnum):
     CSV = "csv"
     JSON = "json"
 
+
+#: Most cost-option rows one ``costs`` command materialises (each row is ~1 KiB in pandas with
+#: its derived columns: 200,000 rows stay well under half a gigabyte).
+MAX_COST_ROWS = 200_000
 
 COSTS_COLUMNS = [
     "provider",
@@ -129,23 +133,35 @@ def costs(
     from tokendesk.catalog import load_catalog
     from tokendesk.exports import safe_csv
     from warehouse import Warehouse
-    from warehouse.queries import cost_options
+    from warehouse.queries import cost_options, count_options
 
+    filters: dict[str, Any] = dict(
+        accelerator=accelerator,
+        vendor=vendor,
+        provider=provider,
+        region=region,
+        pricing_model=pricing_model,
+        model=model,
+        precision=precision,
+        workload=workload,
+    )
     with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
         try:
-            frame = cost_options(
-                warehouse,
-                sort=sort,
-                limit=limit,
-                accelerator=accelerator,
-                vendor=vendor,
-                provider=provider,
-                region=region,
-                pricing_model=pricing_model,
-                model=model,
-                precision=precision,
-                workload=workload,
-            )
+            # At most MAX_COST_ROWS rows are read at once: a larger join (a price file of a
+            # million rows meets every result on its accelerators) is counted, not materialised,
+            # unless filters or --limit narrow it.
+            if limit is None or limit > MAX_COST_ROWS:
+                matching = count_options(warehouse, **filters)
+                if matching > MAX_COST_ROWS:
+                    err.print(
+                        f"[red]error:[/red] {matching:,} options match, more than the"
+                        f" {MAX_COST_ROWS:,} one command writes at once; narrow them with"
+                        " filters (--provider, --accelerator, --model, …) or pass --limit"
+                        f" (at most {MAX_COST_ROWS:,})",
+                        highlight=False,
+                    )
+                    raise typer.Exit(2)
+            frame = cost_options(warehouse, sort=sort, limit=limit, **filters)
         except ValueError as exc:
             err.print(f"[red]error:[/red] {exc}")
             raise typer.Exit(2) from None
@@ -319,6 +335,16 @@ def _retraction(retracted, snapshot_id: str) -> str:
     )
 
 
+def result_gate(name: str, results, where) -> list[tuple[str, str]]:
+    """The gate every result passes (``benchmarks.plausibility.gate``), for ``db ingest``: one
+    (row, reason) per refused row. The bench-import advice (--accept-implausible, --accelerator)
+    is left off: ``db ingest`` has no such options."""
+    from benchmarks.plausibility import gate
+
+    _, _, rejected = gate(name, results, where=where)
+    return [(r.key, r.reason.split("; if the file is right")[0]) for r in rejected]
+
+
 def _ingest_kind(path: Path) -> str:
     """ "prices" or "results", from the header row of a seed-format CSV (any encoding)."""
     from warehouse.seed import SeedFileError
@@ -368,7 +394,9 @@ def db_ingest(
                             warehouse, path, check=check_price_file, origin="sheet"
                         )
                     else:
-                        ids = [ingest_result_file(warehouse, path, origin="import")]
+                        ids = [
+                            ingest_result_file(warehouse, path, origin="import", check=result_gate)
+                        ]
                     written.append((path, ids))
         except SeedFileError as exc:
             # The transaction is rolled back; the failure is recorded in a transaction of its own.

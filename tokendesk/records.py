@@ -281,6 +281,10 @@ class PriceQuote(_SourcedRecord):
         return self.usd_per_hour / self.accelerator_count if self.accelerator_count else None
 
 
+#: Relative slack when comparing latencies a file printed rounded (TTFT against end-to-end).
+CONSISTENCY_SLACK = 0.005
+
+
 class BenchmarkResult(_SourcedRecord):
     """One measured operating point of one configuration (model x runtime x hardware x load)."""
 
@@ -363,4 +367,42 @@ class BenchmarkResult(_SourcedRecord):
                 f"total_tok_s ({self.total_tok_s}) is below output_tok_s ({self.output_tok_s});"
                 " total throughput counts input and output tokens"
             )
+        self._consistent()
         return self
+
+    def _consistent(self) -> None:
+        """Figures that cannot all be true of one run: each request's first token arrives after
+        it was sent and before its last one, so TTFT > 0 and, percentile by percentile,
+        TTFT <= end-to-end latency and time per output token <= end-to-end latency (every
+        request's own figures obey it, so their percentiles do); a closed loop runs at least one
+        request at a time; and a run with no successful request measured no throughput."""
+        for name in PERCENTILES:
+            ttft = getattr(self, f"ttft_ms_{name}", None)
+            if ttft is not None and ttft <= 0:
+                raise ValueError(
+                    f"ttft_ms_{name} is {ttft:g}: a first token cannot arrive in 0 ms; a missing"
+                    " figure is left empty, not 0"
+                )
+            e2el = getattr(self, f"e2el_ms_{name}", None)
+            if e2el is None:
+                continue
+            for family in ("ttft_ms", "tpot_ms"):
+                value = getattr(self, f"{family}_{name}", None)
+                # Rounding slack: files print latencies to 0.01 ms or to 3 significant digits.
+                if value is not None and value > e2el * (1 + CONSISTENCY_SLACK) + 0.01:
+                    raise ValueError(
+                        f"{family}_{name} ({value:g} ms) is above e2el_ms_{name} ({e2el:g} ms):"
+                        f" no request's {'first token' if family == 'ttft_ms' else 'token gap'}"
+                        " takes longer than the whole request; check the columns"
+                    )
+        if self.concurrency is not None and self.request_rate_rps is None and self.concurrency < 1:
+            raise ValueError(
+                f"concurrency is {self.concurrency:g}: a closed loop (no request rate) runs at"
+                " least 1 request at a time"
+            )
+        if self.requests_ok == 0:
+            failed = self.requests_failed or 0
+            raise ValueError(
+                f"no request succeeded ({failed} failed): a run without a successful request"
+                " measured no throughput; fix the server or drop the run"
+            )

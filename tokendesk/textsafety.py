@@ -22,6 +22,8 @@ MAX_FIELD_CHARS = 2_000
 MAX_FILE_BYTES = 64 * 1024 * 1024
 #: Deepest JSON nesting an importer accepts (real result files nest fewer than 10 levels).
 MAX_JSON_DEPTH = 64
+#: Longest excerpt of an input value an error message repeats.
+EXCERPT_CHARS = 60
 
 # CSI (ESC [ ... final), OSC (ESC ] ... BEL or ESC \), and two-character escapes.
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]|\x9b")
@@ -37,6 +39,24 @@ def clean_text(value: str, *, keep_newlines: bool = False) -> str:
     if not keep_newlines:
         value = value.replace("\t", " ").replace("\r", " ").replace("\n", " ")
     return value
+
+
+def excerpt(value: object, limit: int = EXCERPT_CHARS) -> str:
+    """At most ``limit`` characters of ``value``'s text, cleaned, with how much was left out.
+    Containers are summarised, never walked: an alias bomb must not be expanded to be quoted."""
+    if isinstance(value, dict):
+        return f"a mapping of {len(value):,} key(s)"
+    if isinstance(value, (list, tuple)):
+        return f"a list of {len(value):,} item(s)"
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 100:
+        # Python refuses str() of an int past 4,300 digits (about 14,000 bits): estimate then.
+        if value.bit_length() < 14_000:
+            return f"a whole number of {len(str(abs(value))):,} digits"
+        return f"a whole number of about {int(value.bit_length() * 0.30103):,} digits"
+    text = clean_text(value if isinstance(value, str) else repr(value))
+    if len(text) <= limit:
+        return repr(value) if isinstance(value, str) else text
+    return repr(text[:limit]) + f" … ({len(text) - limit:,} more characters)"
 
 
 def has_control(value: str) -> bool:

@@ -33,6 +33,7 @@ from urllib.parse import urlsplit
 import duckdb
 
 from tokendesk.paths import user_data_dir
+from tokendesk.textsafety import clean_text
 from warehouse.dialect import lake_sql
 from warehouse.engine import (
     WRITE_WAIT_ENV,
@@ -88,8 +89,49 @@ _CONNECTION_FAILURES = (
 )
 
 
+#: What PostgreSQL says when it answers but refuses the connection: the server is up, so waiting
+#: will not help; the person must fix the connection settings. Checked before the failures above
+#: (DuckDB wraps both in "Unable to connect to Postgres").
+_CONNECTION_REFUSALS = (
+    (
+        "password authentication failed",
+        "the server refused the user name or password; check the password (PGPASSWORD or"
+        " ~/.pgpass) and the user in the connection string",
+    ),
+    (
+        "no password supplied",
+        "the server asks for a password and none was given; set PGPASSWORD or ~/.pgpass",
+    ),
+    (
+        "does not exist",
+        "the database or user named in the connection string does not exist on the server;"
+        " create it (createdb) or fix dbname/user",
+    ),
+    (
+        "no pg_hba.conf entry",
+        "the server does not accept this user from this host (its pg_hba.conf); ask its"
+        " administrator",
+    ),
+    (
+        "permission denied for database",
+        "the user may not connect to that database; ask the server's administrator",
+    ),
+)
+
+
+def refusal_reason(exc: BaseException) -> str | None:
+    """Plain words for a server that answered and refused the connection; None otherwise."""
+    text = str(exc).lower()
+    if "fatal" not in text and "unable to connect" not in text:
+        return None  # "does not exist" in a query error (a missing table) is not a refusal
+    return next((reason for marker, reason in _CONNECTION_REFUSALS if marker in text), None)
+
+
 def unreachable_reason(exc: BaseException) -> str | None:
-    """Plain words for a failure to reach the catalog's server; None for any other error."""
+    """Plain words for a failure to reach the catalog's server; None for any other error
+    (a server that answered and refused the login or the database is not unreachable)."""
+    if refusal_reason(exc) is not None:
+        return None
     text = str(exc).lower()
     return next((reason for marker, reason in _CONNECTION_FAILURES if marker in text), None)
 
@@ -290,7 +332,7 @@ class LakeEngine:
                     list(secret.values()),
                 )
             else:
-                Path(self.data_path).mkdir(parents=True, exist_ok=True)
+                self._make_data_folder()
             options.append(f"DATA_PATH {sql_literal(self.data_path.rstrip('/') + '/')}")
         clause = f" ({', '.join(options)})" if options else ""
         try:
@@ -300,7 +342,27 @@ class LakeEngine:
                 raise CatalogUnreachable(self._attach_error(exc)) from None
             raise WarehouseError(self._attach_error(exc)) from None
 
+    def _make_data_folder(self) -> None:
+        """The local data folder, made if missing; a path that is a file (or cannot be made) is
+        refused naming it, before the catalog is touched."""
+        folder = Path(self.data_path)
+        if folder.exists() and not folder.is_dir():
+            raise WarehouseError(
+                f"the data path {clean_text(self.data_path)} ({DATA_PATH_ENV}) is a file, not a"
+                " directory; point it at a directory (or s3://bucket/prefix)"
+            )
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise WarehouseError(
+                f"the data path {clean_text(self.data_path)} ({DATA_PATH_ENV}) cannot be made a"
+                f" directory: {clean_text(exc.strerror or type(exc).__name__)}"
+            ) from None
+
     def _attach_error(self, exc: duckdb.Error) -> str:
+        refused = refusal_reason(exc)
+        if refused:
+            return f"cannot open the {self.path}: {refused}."
         reason = unreachable_reason(exc)
         if reason:
             return (

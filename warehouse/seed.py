@@ -11,9 +11,10 @@ dashboard), and a bundled seed whose prices fail that check is refused.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -109,7 +110,8 @@ def _read_rows(
     if encoding_note and notes is not None:
         notes.lines.append(f"{clean_text(path.name)}: {encoding_note}")
     out: list[tuple[dict[str, str], Record]] = []
-    seen: dict[str, int] = {}
+    seen: dict[bytes, int] = {}
+    same_item: dict[tuple, tuple[int, PriceQuote]] = {}
     reader = csv.DictReader(io.StringIO(text, newline=""))
     csv.field_size_limit(max(csv.field_size_limit(), CSV_FIELD_LIMIT))
     try:
@@ -148,16 +150,21 @@ def _read_rows(
                 raise SeedFileError(path, row_no, field_name, clean_text(message)) from None
             except ValueError as exc:  # the catalog check: the row names an unknown accelerator
                 raise SeedFileError(path, row_no, "accelerator_id", clean_text(str(exc))) from None
-            key = _duplicate_key(row, record, meta)
-            if key in seen:
+            # A digest, not the record's JSON: a million rows' keys then take 16 MB, not 500.
+            identity = _duplicate_key(row, record, meta).encode()
+            digest = hashlib.blake2b(identity, digest_size=16).digest()
+            if digest in seen:
                 raise SeedFileError(
                     path,
                     row_no,
                     "-",
-                    f"duplicates row {seen[key]} (same item and figures); remove one of them",
+                    f"duplicates row {seen[digest]} (same item and figures); remove one of them",
                 )
-            seen[key] = row_no
-            out.append((row, record))
+            seen[digest] = row_no
+            if isinstance(record, PriceQuote):
+                _refuse_disagreeing_price(path, row, record, row_no, same_item)
+            # Only the meta columns of the raw row are needed later; the rest is in the record.
+            out.append(({name: row[name] for name in meta if name in row}, record))
     except csv.Error as exc:
         raise SeedFileError(
             path,
@@ -168,6 +175,47 @@ def _read_rows(
     if not out:
         raise SeedFileError(path, 2, "-", "the file has a header but no data rows; add rows")
     return out
+
+
+def _refuse_disagreeing_price(
+    path: Path,
+    row: dict[str, str],
+    quote: PriceQuote,
+    row_no: int,
+    same_item: dict[tuple, tuple[int, PriceQuote]],
+) -> None:
+    """Refuse a row that prices an item an earlier row priced differently on the same date: the
+    write would keep one of them without saying which, so the file must say which is right."""
+    item = (
+        row.get("seed_snapshot") or "current",
+        quote.provider,
+        quote.region,
+        quote.zone,
+        quote.instance_type,
+        quote.pricing_model,
+        quote.quote_id,
+        quote.observed_at,
+        quote.valid_from,
+    )
+    if item not in same_item:
+        same_item[item] = (row_no, quote)
+        return
+    earlier_row, earlier = same_item[item]
+    differing = [
+        f"{name} {getattr(earlier, name)} vs {getattr(quote, name)}"
+        for name in ("usd_per_hour", "accelerator_id", "accelerator_count", "price_basis")
+        if getattr(earlier, name) != getattr(quote, name)
+    ]
+    if differing:
+        raise SeedFileError(
+            path,
+            row_no,
+            "usd_per_hour" if differing[0].startswith("usd_per_hour") else "-",
+            f"prices the same item as row {earlier_row} ({clean_text(quote.provider)}"
+            f" {clean_text(quote.region)} {clean_text(quote.instance_type)}"
+            f" {quote.pricing_model}, same date) differently: {'; '.join(differing)};"
+            " keep the right row",
+        )
 
 
 def _duplicate_key(
@@ -255,9 +303,31 @@ def ingest_price_file(
     return ids
 
 
-def ingest_result_file(warehouse: Warehouse, path: Path, *, origin: str = "seed") -> str:
+#: The result gate a caller passes in (``benchmarks.plausibility.gate`` through the commands; the
+#: warehouse itself must not import the benchmarks room): (file name, results, row label) ->
+#: one (where, reason) per refused row.
+ResultCheck = Callable[
+    [str, Sequence[BenchmarkResult], Callable[[int], str]], list[tuple[str, str]]
+]
+
+
+def ingest_result_file(
+    warehouse: Warehouse,
+    path: Path,
+    *,
+    origin: str = "seed",
+    check: ResultCheck | None = None,
+) -> str:
+    """Validate a seed-format result CSV whole and write it as one snapshot. With ``check`` (the
+    result gate every other way in passes: physical bounds, no two rows for one operating point
+    with different figures) a refused row refuses the file, naming the row."""
     read_notes = ReadNotes()
     results = read_result_file(path, read_notes)
+    refused = check(path.name, results, lambda index: f"row {index + 2}") if check else []
+    if refused:
+        where, reason = refused[0]
+        more = f" ({len(refused) - 1} more row(s) refused too)" if len(refused) > 1 else ""
+        raise SeedFileError(path, 0, "-", f"{where}: {reason}{more}")
     return warehouse.ingest_results(
         f"seed:{path.stem}",
         results,

@@ -193,7 +193,7 @@ for r in results:
         with fleet_tab:
             if r.fleet:
                 st.dataframe(
-                    pd.DataFrame([ln.as_dict() for ln in r.fleet]).fillna("—"),
+                    pd.DataFrame(data.shown_lines([ln.as_dict() for ln in r.fleet])).fillna("—"),
                     hide_index=True,
                     width="stretch",
                     column_config={
@@ -254,7 +254,9 @@ if solve_it:
     if optimum.solution.feasible:
         with st.expander("Optimal fleet"):
             st.dataframe(
-                pd.DataFrame([ln.as_dict() for ln in plan_lines(optimum.solution)]).fillna("—"),
+                pd.DataFrame(
+                    data.shown_lines([ln.as_dict() for ln in plan_lines(optimum.solution)])
+                ).fillna("—"),
                 hide_index=True,
                 width="stretch",
                 key="optimal_fleet",

@@ -11,13 +11,18 @@ import streamlit as st
 
 from app import auth, charts, data
 from app.models import workspace as model
+from app.models.withheld import WITHHELD_NOTE
 from app.safe import plain
 from briefs.demand_doc import demand_rows
 from costmodel import domain
 from costmodel.demand import PERCENTILES
 from costmodel.workspace import FLEET_PRICING_MODELS
 from planning.bill import BillImportError
-from planning.workspaces import WorkspaceFileError, export_yaml, parse_workspace_text
+from planning.workspaces import (
+    WorkspaceFileError,
+    export_yaml,
+    workspace_from_upload,
+)
 from tokendesk.access import Action
 
 st.title("Workspace")
@@ -29,6 +34,8 @@ st.caption(
 
 path = data.db_path()
 version, ws = data.workspace(path)
+#: What this person may read of it: negotiated fleet rates withheld from a role that may not see them.
+shown = data.shown_workspace(ws)
 #: Why this person may not change the workspace (None: they may); every edit control says so.
 blocked = auth.why_not(Action.EDIT_WORKSPACE)
 locked = blocked is not None
@@ -67,9 +74,11 @@ def _number(bound: domain.Bound, label: str, **extra: Any) -> Any:
 
 
 st.subheader("Fleet")
+if shown is not ws:
+    st.caption(WITHHELD_NOTE)
 workloads = [w.workload for w in ws.demand]
 fleet = st.data_editor(
-    pd.DataFrame(model.fleet_rows(ws), columns=list(model.FLEET_COLUMNS)),
+    pd.DataFrame(model.fleet_rows(shown), columns=list(model.FLEET_COLUMNS)),
     num_rows="dynamic",
     hide_index=True,
     key="ws_fleet",
@@ -234,7 +243,7 @@ st.subheader("Import and export")
 left, right = st.columns(2)
 left.download_button(
     "Download as YAML",
-    export_yaml(ws),
+    export_yaml(shown),
     file_name="workspace.yaml",
     mime="application/x-yaml",
     key="ws_export",
@@ -246,9 +255,9 @@ if upload is not None and right.button(
     "Store the uploaded workspace", key="ws_import_go", disabled=locked
 ):
     try:
-        imported, _ = parse_workspace_text(upload.getvalue().decode("utf-8"), upload.name)
+        imported, _ = workspace_from_upload(upload.name, upload.getvalue())
         problems = data.check_workspace(path, imported)
-    except (WorkspaceFileError, UnicodeDecodeError) as exc:
+    except WorkspaceFileError as exc:
         problems = [str(exc)]
     if problems:
         for problem in problems:

@@ -166,6 +166,17 @@ def _common(src: Source, row: dict, where: str, tool: str, e2el_metric: str) -> 
     out_tok_s = src.number(row, "output_throughput", where, required=True)
     if out_tok_s <= 0:
         raise src.fail(f"{where}output_throughput", f"must be positive, got {out_tok_s}")
+    if completed <= 0:
+        raise src.fail(
+            f"{where}completed",
+            f"no request completed ({failed or 0:g} failed); a run without a successful request"
+            " measured no throughput",
+        )
+    if tout is not None and tout <= 0:
+        raise src.fail(
+            f"{where}total_output_tokens",
+            f"is {tout:g} while output_throughput is {out_tok_s:g} tok/s; one of them is wrong",
+        )
     notes = []
     if replicas > 1:
         # One endpoint in front of several replicas: the client measured their sum. A result is

@@ -150,3 +150,26 @@ def test_write_refuses_a_preview_with_errors_and_writes_nothing(memory_warehouse
     with pytest.raises(ValueError, match="sweep.jsonl has nothing that can be written"):
         bi.write(memory_warehouse, preview)
     assert memory_warehouse.table_counts() == before
+
+
+@pytest.mark.parametrize(
+    ("changes", "said"),
+    [
+        (
+            {"p50_ttft_ms": 4000.0, "median_ttft_ms": 4000.0, "p99_ttft_ms": 4500.0},
+            "above e2el_ms_p50",
+        ),
+        ({"total_output_tokens": 0, "output_throughput": 335.0}, "total_output_tokens"),
+        ({"completed": 0, "failed": 640}, "no request completed"),
+    ],
+    ids=["ttft-above-e2e", "no-output-tokens", "every-request-failed"],
+)
+def test_the_upload_passes_the_same_consistency_gate_as_the_command_line(changes, said):
+    row = json.loads((FIXTURES / "vllm_bench_serve.json").read_text())
+    for key in ("p90_ttft_ms", "p95_ttft_ms"):  # keep the percentiles ordered
+        if "p99_ttft_ms" in changes and key in row:
+            row[key] = changes["p50_ttft_ms"] + 100
+    row.update(changes)
+    preview = bi.build_preview("odd.json", json.dumps(row).encode(), bi.UploadFields(), CATALOG)
+    assert not preview.writable
+    assert any(said in error for error in preview.errors), preview.errors

@@ -21,8 +21,8 @@ AUTH = {
     "server_metadata_url": "http://localhost:9400/.well-known/openid-configuration",
 }
 TEAM = {"auth": AUTH, "tokendesk": {"roles": {"lee@example.com": "editor"}}}
-VIEWER = {"is_logged_in": True, "email": "pat@example.com"}
-EDITOR = {"is_logged_in": True, "email": "lee@example.com"}
+VIEWER = {"is_logged_in": True, "email": "pat@example.com", "email_verified": True}
+EDITOR = {"is_logged_in": True, "email": "lee@example.com", "email_verified": True}
 NEGOTIATED_SOURCE = "sheet:examplecloud:negotiated"
 
 
@@ -184,7 +184,9 @@ def test_the_sidebar_says_who_is_signed_in_and_what_is_hidden(team_env):
     assert not viewer.sidebar.expander  # the role map is for admins
 
     admin_config = {**TEAM, "tokendesk": {"roles": {"ana@example.com": "admin"}}}
-    admin = _main({"is_logged_in": True, "email": "ana@example.com"}, admin_config)
+    admin = _main(
+        {"is_logged_in": True, "email": "ana@example.com", "email_verified": True}, admin_config
+    )
     assert [e.label for e in admin.sidebar.expander] == ["Roles"]
     assert not any("are hidden" in c.value for c in admin.sidebar.caption)
 
@@ -201,3 +203,45 @@ def test_a_broken_role_map_stops_every_page_and_names_the_key(team_env):
     assert "role settings cannot be used" in at.error[0].value
     assert "neither an e\\-mail address" in at.error[0].value
     assert not at.sidebar.caption and not at.title  # no page was drawn
+
+
+# -- identity: the role comes only from an address the provider verified -------------------------
+CTO_ADMIN = {**TEAM, "tokendesk": {"roles": {"cto@example.com": "admin"}}}
+
+
+@pytest.mark.parametrize(
+    ("user", "problem"),
+    [
+        (
+            {"is_logged_in": True, "sub": "mallory", "email": "CTO@Example.com"},
+            "did not confirm that the e\\-mail address is verified",
+        ),
+        (
+            {
+                "is_logged_in": True,
+                "sub": "mallory",
+                "email": "CTO@Example.com",
+                "email_verified": False,
+            },
+            "did not confirm that the e\\-mail address is verified",
+        ),
+        ({"is_logged_in": True, "sub": "cto@example.com"}, "sent no e\\-mail address"),
+    ],
+    ids=["unverified-email", "email-verified-false", "email-only-in-sub"],
+)
+def test_a_spoofed_identity_gets_no_role_and_no_page(team_env, user, problem):
+    at = _main(user, CTO_ADMIN)
+    assert len(at.error) == 1, [e.value for e in at.error]
+    assert "No role can be given" in at.error[0].value
+    assert problem in at.error[0].value
+    assert not at.sidebar.expander and not at.title  # no page, no role map, no quote
+
+
+def test_a_verified_address_in_another_case_is_the_configured_admin(team_env):
+    at = _main(
+        {"is_logged_in": True, "sub": "x", "email": "CTO@Example.COM", "email_verified": True},
+        CTO_ADMIN,
+    )
+    captions = [c.value for c in at.sidebar.caption]
+    assert captions[0] == "Signed in as **cto@example\\.com** · role: admin"
+    assert [e.label for e in at.sidebar.expander] == ["Roles"]

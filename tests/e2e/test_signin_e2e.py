@@ -26,6 +26,7 @@ pytestmark = pytest.mark.e2e
 VIEWER = "viewer@example.com"  # not in the role map: the default role, viewer
 EDITOR = "editor@example.com"  # an editor through the group claim of the identity token
 EDITORS_GROUP = "procurement"
+CTO = "cto@example.com"  # an admin by the role map
 NEGOTIATED_PROVIDER = "examplecloud"
 SIGNED_IN = re.compile(r"Signed in as")
 TIMEOUT_MS = 90_000
@@ -40,7 +41,10 @@ def provider() -> Iterator[str]:
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1})
     thread.start()
     url = f"http://127.0.0.1:{server.server_port}"
-    claims = {VIEWER: {"groups": ["staff"]}, EDITOR: {"groups": ["staff", EDITORS_GROUP]}}
+    claims = {
+        VIEWER: {"groups": ["staff"], "email_verified": True},
+        EDITOR: {"groups": ["staff", EDITORS_GROUP], "email_verified": True},
+    }
     for email, extra in claims.items():
         response = httpx.put(f"{url}/users/{url_quote(email)}", json={"email": email, **extra})
         assert response.status_code == 204
@@ -79,6 +83,7 @@ server_metadata_url = "{provider}/.well-known/openid-configuration"
 
 [tokendesk.roles]
 "group:{EDITORS_GROUP}" = "editor"
+"{CTO}" = "admin"
 """,
         encoding="utf-8",
     )
@@ -169,3 +174,51 @@ def test_without_sign_in_configured_the_dashboard_says_it_is_single_user(app_url
     page.get_by_text("Single-user mode: no sign-in is configured").wait_for(timeout=TIMEOUT_MS)
     assert page.get_by_role("button", name="Save as a new version").is_enabled()
     assert page.get_by_text(SIGNED_IN).count() == 0
+
+
+def authorize(page, url: str, provider: str, sub: str) -> None:
+    """Open the dashboard unsigned and authorize at the provider as the subject ``sub``."""
+    page.goto(url)
+    page.wait_for_url(f"{provider}/oauth2/authorize*", timeout=TIMEOUT_MS)
+    page.get_by_placeholder("sub").fill(sub)
+    page.get_by_role("button", name="Authorize").click()
+
+
+def _user(provider: str, sub: str, claims: dict) -> None:
+    response = httpx.put(f"{provider}/users/{url_quote(sub)}", json=claims)
+    assert response.status_code == 204
+
+
+def test_an_unverified_email_of_the_admin_gets_no_role(team_url, provider, page):
+    # The provider passes on whatever address the account holder typed, unverified.
+    _user(provider, "mallory", {"email": "CTO@Example.com", "email_verified": False})
+    authorize(page, team_url, provider, "mallory")
+    page.get_by_text("No role can be given").wait_for(timeout=TIMEOUT_MS)
+    assert page.get_by_text("did not confirm that the e-mail address is verified").count() == 1
+    assert page.get_by_text(SIGNED_IN).count() == 0
+    screenshot(page, "signin-unverified")
+
+
+def test_a_subject_that_reads_as_the_admins_address_gets_no_role(team_url, provider, page):
+    # A subject the account holder chose, and no e-mail claim at all.
+    _user(provider, CTO, {})
+    authorize(page, team_url, provider, CTO)
+    page.get_by_text("No role can be given").wait_for(timeout=TIMEOUT_MS)
+    assert page.get_by_text("sent no e-mail address").count() == 1
+    assert page.get_by_text(SIGNED_IN).count() == 0
+
+
+def test_a_new_subject_typed_at_the_provider_gets_no_role(team_url, provider, page):
+    # The provider makes an account on the spot whose e-mail claim is the typed subject,
+    # without email_verified: typing the admin's address is not signing in as the admin.
+    authorize(page, team_url, provider, "CTO@example.com")
+    page.get_by_text("No role can be given").wait_for(timeout=TIMEOUT_MS)
+    assert page.get_by_text(SIGNED_IN).count() == 0
+
+
+def test_the_admins_verified_address_in_another_case_is_admin(team_url, provider, page):
+    _user(provider, "cto-account", {"email": "Cto@Example.COM", "email_verified": True})
+    authorize(page, team_url, provider, "cto-account")
+    page.get_by_text(SIGNED_IN).first.wait_for(timeout=TIMEOUT_MS)
+    shown = page.get_by_text(SIGNED_IN).first.inner_text()
+    assert CTO in shown and "role: admin" in shown
