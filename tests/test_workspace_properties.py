@@ -21,10 +21,12 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from briefs import workspace_plans as wp
-from briefs.commit_cli import commitments
-from briefs.optimize_cli import optimize
 from briefs.workspace_cli import register
 from costmodel.workspace import FLEET_PRICING_MODELS, WorkspaceError, workspace_to_dict
+from planning import evaluation as pe
+from planning import workspaces as pw
+from planning.commitment import commitments
+from planning.optimum import optimize
 from planning.workspaces import parse_workspace_text as workspace_from_text
 from tokendesk.cli import app
 from tokendesk.textsafety import has_control
@@ -118,7 +120,7 @@ def db(tmp_path_factory):
 @pytest.fixture(scope="module")
 def engine(db):
     with Warehouse.open(db, read_only=True) as warehouse:
-        return wp.engine_for(warehouse)
+        return pw.engine_for(warehouse)
 
 
 def _readable_everywhere(engine, ws) -> None:
@@ -126,9 +128,9 @@ def _readable_everywhere(engine, ws) -> None:
     stored = json.loads(json.dumps(workspace_to_dict(ws)))  # the warehouse keeps JSON
     again, _ = workspace_from_text(yaml.safe_dump(stored), "stored.yaml")
     assert again == ws, "the stored form reads back as a different workspace"
-    exported, _ = workspace_from_text(wp.export_yaml(ws), "exported.yaml")
+    exported, _ = workspace_from_text(pw.export_yaml(ws), "exported.yaml")
     assert exported == ws
-    results = wp.compare(engine, ws)
+    results = pe.compare(engine, ws)
     assert results and all(math.isfinite(r.monthly_usd) for r in results)
     json.loads(wp.results_json(results))
 
@@ -142,14 +144,14 @@ def _readable_everywhere(engine, ws) -> None:
 def test_accepted_is_readable_everywhere_and_refused_is_one_short_sentence(engine, text):
     try:
         ws, _ = workspace_from_text(text, SOURCE)
-    except wp.WorkspaceFileError as exc:
+    except pw.WorkspaceFileError as exc:
         message = str(exc)
         assert message.startswith(SOURCE + ": ")
         assert len(message) < MAX_MESSAGE_CHARS, message
         assert not has_control(message)
         return
     try:
-        wp.check_workspace(engine, ws)  # the import's second step: rates it can price
+        pw.check_workspace(engine, ws)  # the import's second step: rates it can price
     except WorkspaceError as exc:
         assert exc.where.startswith("fleet[") and len(exc.message) < MAX_MESSAGE_CHARS
         return
@@ -165,11 +167,11 @@ def test_accepted_is_readable_everywhere_and_refused_is_one_short_sentence(engin
 def test_an_accepted_workspace_also_optimises_and_commits(engine, text):
     try:
         ws, _ = workspace_from_text(text, SOURCE)
-        wp.check_workspace(engine, ws)
-    except (wp.WorkspaceFileError, WorkspaceError):
+        pw.check_workspace(engine, ws)
+    except (pw.WorkspaceFileError, WorkspaceError):
         return
     optimize(engine, ws)
-    commitments(engine, ws, wp.Knobs())
+    commitments(engine, ws, pw.Knobs())
 
 
 @settings(
