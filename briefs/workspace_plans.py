@@ -39,6 +39,7 @@ from planning.evaluation import Evaluation, as_evaluation
 from planning.verdicts import BUY_WORD, RULE_SENTENCE, PlanVerdict
 from planning.workspaces import Knobs, view_params
 from tokendesk import formatting
+from tokendesk.labels import label
 
 # ---- rendering ---------------------------------------------------------------------------------
 #: The column of the tables the verdicts are read from.
@@ -211,8 +212,8 @@ def plan_token_costs(
     total = output + sum(w.input_tokens_per_month for w in ws.demand)
     columns: dict[str, list[float | None]] = {}
     for counted, tokens in (("output", output), ("total (input + output)", total)):
-        label = formatting.cost_label(unit, counted) + " (month 1)"
-        columns[label] = [
+        column = formatting.cost_label(unit, counted) + " (month 1)"
+        columns[column] = [
             formatting.per_tokens(r.monthly_usd / (tokens / 1000), unit)
             if r.feasible and tokens > 0
             else None
@@ -234,8 +235,8 @@ def side_by_side_table(
     """The Scenarios page's side-by-side table, its per-token columns after month 1's cost."""
     frame = pd.DataFrame(results_rows(found))
     costs = plan_token_costs(found, ws, unit)
-    for offset, (label, values) in enumerate(costs.items(), start=1):
-        frame.insert(frame.columns.get_loc("Monthly (month 1)") + offset, label, values)
+    for offset, (column, values) in enumerate(costs.items(), start=1):
+        frame.insert(frame.columns.get_loc("Monthly (month 1)") + offset, column, values)
     return table(
         "Scenarios side by side",
         frame,
@@ -292,7 +293,6 @@ def workspace_document(
                     tuple(f"{item}: {value}" for item, value in assumptions.itertuples(index=False))
                 ),
             ),
-            new_page=True,
         ),
         Section("Scenarios side by side", (side_by_side_table(ev, ws, unit),)),
         *optimal,
@@ -336,6 +336,8 @@ def plan_decision_section(ev: Evaluation, weak: Mapping[str, list[str]] | None =
             Paragraph(headline(ev)),
             Bullets(tuple(plan_sentences(ev, weak))),
             plan_money_table(ev),
+            Bullets(tuple(plan_risks(ev)), title="Top risks"),
+            Bullets(tuple(plan_timeline(ev)), title="Timeline"),
             BarChart(
                 "Cost per month as compared (feasible plans only)",
                 tuple(feasible),
@@ -345,8 +347,6 @@ def plan_decision_section(ev: Evaluation, weak: Mapping[str, list[str]] | None =
                 groups=tuple(verdicts[name].verdict for name in feasible),
                 value_format=lambda v: f"${v:,.0f}",
             ),
-            Bullets(tuple(plan_risks(ev)), title="Top risks"),
-            Bullets(tuple(plan_timeline(ev)), title="Timeline"),
         ),
     )
 
@@ -393,7 +393,7 @@ def weakest_evidence(
             continue
         low = prices[prices["price_confidence"].astype(str).str.lower() == "low"]
         flagged = [
-            f"{row.provider} {row.instance_type} ({row.region}, {row.pricing_model}) at"
+            f"{row.provider} {row.instance_type} ({row.region}, {label(row.pricing_model)}) at"
             f" ${row.quote_usd_per_hour:,.2f}/h"
             f"{' per accelerator' if row.price_basis == 'per_accelerator' else ''},"
             f" {formatting.day(row.price_observed_at)}"

@@ -16,10 +16,9 @@ from typer.testing import CliRunner
 from briefs.commit_cli import register as register_commit
 from briefs.optimize_cli import register as register_optimize
 from briefs.workspace_cli import register
-from briefs.workspace_plans import WorkspaceFileError
 from costmodel.workspace import WorkspaceError, workspace_from_dict
+from planning.workspaces import WorkspaceFileError, workspace_from_upload
 from planning.workspaces import read_workspace_file as read_workspace
-from planning.workspaces import workspace_from_upload
 from tests.workspace_data import EXAMPLE
 from tokendesk.cli import app
 from tokendesk.safeyaml import YamlInputError, YamlLimits, load_yaml_text, read_yaml_text

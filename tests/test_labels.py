@@ -11,8 +11,8 @@ from openpyxl import load_workbook
 
 from app.models.tables import readable
 from briefs.document import Document, Section, table
-from briefs.optimize_cli import _proven
 from briefs.render import render_document
+from planning.optimum import proven_sentence as _proven
 from tokendesk import formatting
 from tokendesk.labels import label
 
@@ -31,9 +31,9 @@ def test_an_hourly_rate_shows_cents_not_four_decimals():
 
 
 def test_the_solver_gap_reads_as_words():
-    proven = _proven(SimpleNamespace(gap=0.0, bound_usd_per_month=1234.5))
+    proven = _proven(SimpleNamespace(status="optimal", gap=0.0, bound_usd_per_month=1234.5))
     assert "proven cheapest" in proven and "gap" not in proven and "%" not in proven
-    close = _proven(SimpleNamespace(gap=0.0004, bound_usd_per_month=1234.5))
+    close = _proven(SimpleNamespace(status="feasible", gap=0.0004, bound_usd_per_month=1234.5))
     assert "within 0.04% of the cheapest possible plan" in close
 
 

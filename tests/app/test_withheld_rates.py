@@ -194,7 +194,7 @@ def _brief_markdown() -> None:
     import streamlit as st
 
     from app import data
-    from briefs.workspace_plans import Knobs
+    from planning.workspaces import Knobs
 
     path = data.db_path()
     _, ws = data.workspace(path)
