@@ -150,9 +150,16 @@ def headline(found: Found) -> str:
         text += f" and leaves {stay.unserved_tokens_per_month:,.0f} output tokens/month unserved"
     if optimal is not None and ev.bought == optimal.name:
         change = optimal.compared_usd_per_month / stay.compared_usd_per_month - 1
+        parts = [f"${optimal.monthly_usd:,.0f}/month at month 1"]
+        if optimal.stranded_usd_per_month > 0.005:
+            parts.append(
+                f"${optimal.stranded_usd_per_month:,.0f}/month of commitments it gives back"
+                " but still pays"
+            )
+        if optimal.one_time_usd > 0.005:
+            parts.append(f"${optimal.one_time_usd:,.0f} one-time")
         return (
-            f"{text}; the plan to buy, the optimal fleet, costs ${optimal.monthly_usd:,.0f}/month"
-            f" at month 1 and ${optimal.one_time_usd:,.0f} one-time:"
+            f"{text}; the plan to buy, the optimal fleet, costs {' + '.join(parts)}:"
             f" ${optimal.compared_usd_per_month:,.0f}/month as compared ({abs(change):.1%} less)."
         )
     if not moves:

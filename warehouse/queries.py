@@ -425,8 +425,11 @@ def freshness(warehouse: Warehouse) -> pd.DataFrame:
         ),
         per_source AS (
             SELECT kind, source,
-                   max(as_of) FILTER (WHERE status = 'ok')                   AS newest_as_of,
-                   arg_max(date_known, as_of) FILTER (WHERE status = 'ok')   AS date_known,
+                   -- The newest data date among good snapshots whose rows carry one: an
+                   -- undated snapshot is stamped with its write time, which is no data date.
+                   max(as_of) FILTER (WHERE status = 'ok' AND date_known)    AS newest_as_of,
+                   bool_or(date_known) FILTER (WHERE status = 'ok')          AS date_known,
+                   count(*) FILTER (WHERE status = 'ok')                     AS good_snapshots,
                    max(created_at)                                           AS last_attempt,
                    arg_max(status, created_at)                               AS last_status,
                    arg_max(error, created_at)                                AS last_error
@@ -439,7 +442,7 @@ def freshness(warehouse: Warehouse) -> pd.DataFrame:
                     THEN date_diff('day', newest_as_of, current_timestamp::TIMESTAMP)
                END                                                           AS age_days,
                coalesce(date_known, FALSE)                                   AS date_known,
-               newest_as_of IS NOT NULL                                      AS has_good_snapshot,
+               good_snapshots > 0                                            AS has_good_snapshot,
                last_attempt, last_status, last_error
         FROM per_source
         ORDER BY kind, source

@@ -44,7 +44,7 @@ def workspace_headline(percentile: str, default_percentile: str) -> tuple:
     _, stored = data.workspace(path)
     chosen = {"pct": percentile} if percentile != default_percentile else {}
     view = scenario_view(chosen, stored)
-    comparison = data.workspace_comparison(path, view.workspace, Knobs())
+    comparison = data.workspace_evaluation(path, view.workspace, Knobs())
     example = is_example(stored)
     st.markdown(
         f"**Your {label('incumbent')} against the plan to buy** ({plain(stored.name)}"

@@ -5,7 +5,7 @@ from streamlit.testing.v1 import AppTest
 
 from app.models.tables import has_no_literals
 from briefs.workspace_plans import headline
-from planning.evaluation import compare
+from planning.evaluation import evaluate
 from planning.workspaces import Knobs, engine_for, stored_workspace
 from tests.app.pages import VIEWS, chart, shown
 from tokendesk.formatting import usd_per_1k
@@ -29,7 +29,14 @@ def expected(fixture_db, knobs: Knobs | None = None, **what_if):
         engine = engine_for(wh)
     if what_if:
         ws = replace(ws, demand=tuple(replace(w, **what_if) for w in ws.demand))
-    return compare(engine, ws, knobs or Knobs())
+    return evaluate(engine, ws, knobs or Knobs())
+
+
+def rows_of(ev) -> tuple[list[str], list[str]]:
+    """The plan names and month-1 figures the Scenarios table lists: every plan, then Optimal."""
+    names = [r.name for r in ev.plans] + [ev.optimal.name]
+    month1 = [f"${r.monthly_usd:,.2f}" for r in ev.plans] + [f"${ev.optimal.monthly_usd:,.2f}"]
+    return names, month1
 
 
 def test_overview_cards_compare_one_pricing_family_and_the_headline_is_the_engines(fixture_env):
@@ -121,8 +128,9 @@ def test_scenarios_page_shows_the_engine_figures(fixture_env):
     at = page("scenarios.py")
     table = at.dataframe[0].value
     want = expected(fixture_env)
-    assert list(table["Scenario"]) == [r.name for r in want]
-    assert list(table["Monthly (month 1)"]) == [f"${r.monthly_usd:,.2f}" for r in want]
+    names, month1 = rows_of(want)
+    assert list(table["Scenario"]) == names
+    assert list(table["Monthly (month 1)"]) == month1
     # Stay: (3 x $30 reserved + 1 x $40 list + 2 x $10 list) x 730 h.
     assert table.loc[0, "Monthly (month 1)"] == "$109,500.00"
     assert table.loc[0, "Payback"] == "baseline"
@@ -143,7 +151,7 @@ def test_scenarios_read_their_state_from_the_url(fixture_env):
     assert at.number_input(key="slo").value == 900
     knobs = Knobs(amd_share=0.4, custom=(("cuda", 0.5), ("rocm", 0.5)))
     want = expected(fixture_env, knobs, ttft_ms=900.0)
-    assert list(table["Monthly (month 1)"]) == [f"${r.monthly_usd:,.2f}" for r in want]
+    assert list(table["Monthly (month 1)"]) == rows_of(want)[1]
 
 
 def test_a_bad_url_parameter_falls_back_with_a_visible_notice(fixture_env):
@@ -321,7 +329,7 @@ def test_the_scenarios_read_every_latency_at_the_percentile_in_the_link(app_env)
     assert at.query_params["pct"] in (["p99"], "p99")
     want = expected(app_env, percentile="p99")
     table = at.dataframe[0].value
-    assert list(table["Monthly (month 1)"]) == [f"${r.monthly_usd:,.2f}" for r in want]
+    assert list(table["Monthly (month 1)"]) == rows_of(want)[1]
     assert any("pct=p99" in shown(c.value) for c in at.caption)
     # Changed on the page, the link follows (a what-if once set stays explicit, like slo).
     at.selectbox(key="pct").set_value("p50").run()

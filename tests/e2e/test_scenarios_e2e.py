@@ -20,7 +20,7 @@ def test_overview_loads(app_url, page):
     page.goto(app_url)
     page.get_by_text("Data freshness").wait_for(timeout=60_000)
     page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
-    assert page.get_by_text("Your current fleet against the best alternative").first.is_visible()
+    assert page.get_by_text("Your current fleet against the plan to buy").first.is_visible()
     screenshot(page, "overview")
 
 
