@@ -121,7 +121,8 @@ def results_rows(found: Found) -> list[dict[str, str]]:
                 "Unserved tok/month": "0" if o.feasible else "—",
                 "Monthly (month 1)": f"${o.monthly_usd:,.2f}" if o.feasible else "—",
                 COMPARED: f"${o.compared_usd_per_month:,.2f}" if o.feasible else "—",
-                "Month 36": "month 1 only",
+                # The optimizer plans month 1: no later month to show.
+                "Month 36": "",
                 "One-time": f"${o.one_time_usd:,.0f}",
                 "Payback": "—",
                 "Cut-over": "—",

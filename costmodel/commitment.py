@@ -92,7 +92,9 @@ class HeldCommitment:
         end = f"until {self.term_end.isoformat()}" if self.term_end else "with no end date"
         same = abs(self.units - self.count) < 1e-6
         size = "" if same else f" (the capacity of {_units(self.units)})"
-        return f"{self.count} × {self.line} {end}{size}, ${self.usd_per_month:,.0f}/month"
+        # No money here: the commitment is paid whatever is decided, and its rate may be a
+        # negotiated one that not every reader may see.
+        return f"{self.count} × {self.line} {end}{size}"
 
 
 @dataclass(frozen=True)

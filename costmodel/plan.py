@@ -244,11 +244,13 @@ class PlanResult:
             "horizon_usd": round(self.horizon_usd, 2),
             "on_demand_basis": self.on_demand_basis,
             "savings_vs_stay_usd": round(self.savings_vs_stay_usd, 2),
+            # (``or 0.0``: a part of nothing is written as 0.0, never -0.0)
             "savings_parts": [
-                {"part": name, "usd": round(usd, 2)} for name, usd in self.savings_parts
+                {"part": name, "usd": round(usd, 2) or 0.0} for name, usd in self.savings_parts
             ],
             "horizon_savings_parts": [
-                {"part": name, "usd": round(usd, 2)} for name, usd in self.horizon_savings_parts
+                {"part": name, "usd": round(usd, 2) or 0.0}
+                for name, usd in self.horizon_savings_parts
             ],
             "workloads": list(self.workload_shapes),
         }

@@ -168,8 +168,9 @@ def unit_cost_gap(
     if tokens_k <= 0 or capacity <= 0 or fleet_usd <= 0 or market_usd_per_1k <= 0:
         return None
     from costmodel.demand import HOURS_PER_MONTH
+    from tokendesk.metrics import usd_per_1k_tokens
 
-    full = fleet_usd / (capacity * HOURS_PER_MONTH * 3.6)
+    full = usd_per_1k_tokens(fleet_usd / HOURS_PER_MONTH, capacity)
     headroom = 1.0 / (planner.policy.utilisation_cap * planner.policy.availability)
     stay_per_1k = stay.monthly_usd / tokens_k
     factors = (

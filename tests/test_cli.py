@@ -123,9 +123,9 @@ def test_costs_json_carries_the_input_output_split_and_energy_and_carbon(db):
 
 
 def test_costs_refuses_a_join_too_large_to_write_at_once(db, monkeypatch):
-    import tokendesk.cli as cli
+    import tokendesk.commands as commands
 
-    monkeypatch.setattr(cli, "MAX_COST_ROWS", 5)  # the seed holds more options than five
+    monkeypatch.setattr(commands, "MAX_COST_ROWS", 5)  # the seed holds more options than five
     out = runner.invoke(app, ["costs", "--db", str(db), "--format", "json"])
     assert out.exit_code == 2
     assert "options match, more than the 5 one command writes at once" in out.output

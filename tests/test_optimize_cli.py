@@ -91,10 +91,9 @@ def test_the_plan_can_be_checked_by_hand_hour_by_hour(example_json):
 
 
 def test_doubled_demand_is_solved_without_forcing_equal_hours_to_one_count(db, tmp_path):
-    """The example with twice the demand: $187,374.05 is a plan an independent MILP found (equal
-    hours with different unit counts), so no proven bound may pass it; the optimizer's own plan
-    is checked apart from the solver."""
-    from briefs import workspace_plans as wp
+    """The example with twice the demand, on-demand capacity autoscaled: $187,374.05 is a plan an
+    independent MILP found (equal hours with different unit counts), so no proven bound may pass
+    it; the optimizer's own plan is checked apart from the solver."""
     from costmodel.optimizer import solve, workspace_problem
     from costmodel.plan import PlanContext, WorkspaceEngine
     from tests.optimizer_reference import checked_plan_cost
@@ -105,13 +104,15 @@ def test_doubled_demand_is_solved_without_forcing_equal_hours_to_one_count(db, t
         lambda m: f"{m[1]}{2 * float(m[2]):.0f}",
         EXAMPLE.read_text(encoding="utf-8"),
     )
+    # Hour-by-hour unit counts matter where on-demand capacity follows the load.
+    text += "on_demand_basis: autoscaled\n"
     doubled = tmp_path / "doubled.yaml"
     doubled.write_text(text, encoding="utf-8")
     ws, _ = pw.read_workspace_file(doubled)
     assert ws.demand[0].output_tokens_per_month == 300e9
     assert ws.demand[1].output_tokens_per_month == 40e9
     with Warehouse.open(db, read_only=True) as wh:
-        engine = wp.engine_for(wh)
+        engine = pw.engine_for(wh)
     problem = workspace_problem(WorkspaceEngine(engine, PlanContext(ws)))
     got = solve(problem, mip_rel_gap=0.0)
     known = 187_374.05

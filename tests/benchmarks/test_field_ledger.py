@@ -23,8 +23,13 @@ from benchmarks.importers.ledger import LEDGER_FILE, LEDGERS, UNLEDGERED, markdo
 
 ROOT = Path(__file__).resolve().parents[2]
 REAL = ROOT / "tests" / "fixtures" / "real"
+#: Folders of real files that are not benchmark results: audited source trees, cloud bills
+#: (``pricing.focus``) and request traces (``benchmarks.traces``), each tested by its own suite.
+NOT_RESULTS = {"audit", "focus", "traces"}
 CORPUS = sorted(
-    p for p in REAL.rglob("*") if p.is_file() and p.name != "README.md" and "audit" not in p.parts
+    p
+    for p in REAL.rglob("*")
+    if p.is_file() and p.name != "README.md" and not NOT_RESULTS & set(p.parts)
 )
 
 
