@@ -271,8 +271,11 @@ class OptimalPlan:
         return {
             "name": self.name,
             "feasible": self.feasible,
-            "monthly_usd": round(self.monthly_usd, 2),
-            "stranded_usd_per_month": round(self.stranded_usd_per_month, 2),
+            # An optimal fleet that could not be solved has no figures (never a $0 plan).
+            "monthly_usd": round(self.monthly_usd, 2) if self.feasible else None,
+            "stranded_usd_per_month": round(self.stranded_usd_per_month, 2)
+            if self.feasible
+            else None,
             "one_time_usd": round(self.one_time_usd, 2),
             "compared_usd_per_month": round(self.compared_usd_per_month, 2)
             if self.feasible
