@@ -16,11 +16,12 @@ from app.safe import plain
 from briefs.demand_doc import demand_rows
 from costmodel import domain
 from costmodel.demand import PERCENTILES
-from costmodel.workspace import FLEET_PRICING_MODELS
+from costmodel.workspace import FLEET_PRICING_MODELS, ON_DEMAND_BASES
 from planning.bill import BillImportError
 from planning.workspaces import (
     WorkspaceFileError,
     export_yaml,
+    is_example,
     workspace_from_upload,
 )
 from tokendesk.access import Action
@@ -64,7 +65,27 @@ else:
         "estimates. Keep one with `tokendesk workspace audit PATH`."
     )
 
+if is_example(ws):
+    st.warning(
+        f"This is the bundled example, {plain(ws.name)}: an illustrative company, not yours."
+        " Every figure on the Overview and Scenarios pages starts from it until you replace it —"
+        " edit the tables below and save, import your YAML, or derive your fleet from your cloud"
+        " bill (FOCUS export) further down."
+    )
 name = st.text_input("Name", ws.name, key="ws_name", disabled=locked)
+basis = st.radio(
+    "On-demand capacity is paid",
+    list(ON_DEMAND_BASES),
+    list(ON_DEMAND_BASES).index(ws.on_demand_basis),
+    format_func=lambda b: {
+        "held": "for every unit held, all month (730 h)",
+        "autoscaled": "for the hours the load needs it (autoscaled)",
+    }[b],
+    horizontal=True,
+    key="ws_basis",
+    disabled=locked,
+    help="One basis for every plan: Stay's own on-demand lines, top-ups and new capacity alike.",
+)
 
 
 def _number(bound: domain.Bound, label: str, **extra: Any) -> Any:
@@ -219,6 +240,7 @@ if st.button("Save as a new version", type="primary", key="ws_save", disabled=lo
     base = replace(
         ws,
         name=name.strip() or ws.name,
+        on_demand_basis=basis,
         # replace(), so constraints this page does not edit (allow_owned) are kept.
         constraints=replace(
             ws.constraints,

@@ -165,3 +165,32 @@ def test_a_mooncake_trace_has_no_daily_curve_and_a_bad_upload_is_refused_plainly
     big = b"x" * (model.MAX_TRACE_UPLOAD_BYTES + 1)
     doc, refused = model.trace_demand("big.csv", big)
     assert doc is None and "workspace demand-from" in refused
+
+
+def test_the_on_demand_basis_is_edited_on_the_page_and_saved(writable_fixture_env):
+    from planning.workspaces import stored_workspace
+
+    at = AppTest.from_file(str(VIEWS / "workspace.py"), default_timeout=60)
+    at.run()
+    # The fixture is the company's own workspace: no example notice.
+    assert not any("bundled example" in w.value for w in at.warning)
+    assert at.radio(key="ws_basis").value == "held"
+    at.radio(key="ws_basis").set_value("autoscaled")
+    at.button(key="ws_save").click().run()
+    assert not at.exception, at.exception
+    with Warehouse.open(writable_fixture_env, read_only=True) as wh:
+        _, ws = stored_workspace(wh)
+    assert ws.on_demand_basis == "autoscaled"
+
+
+def test_the_bundled_example_says_it_is_not_the_users(tmp_path, monkeypatch):
+    from tests.factories import seeded_warehouse
+
+    db = tmp_path / "example.duckdb"
+    seeded_warehouse(db).close()
+    monkeypatch.setenv("TOKENDESK_DB", str(db))
+    at = AppTest.from_file(str(VIEWS / "workspace.py"), default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    notice = next(w.value for w in at.warning if "bundled example" in w.value)
+    assert "not yours" in notice and "Example Corp" in notice
