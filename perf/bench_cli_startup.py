@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 TARGET_S = 0.5
 COMMANDS = {
     "python -c pass": [sys.executable, "-c", "pass"],
-    "tokendesk --help": [sys.executable, "-m", "tokendesk.cli", "--help"],
-    "tokendesk db --help": [sys.executable, "-m", "tokendesk.cli", "db", "--help"],
+    "tokendesk --help": [sys.executable, "-m", "cli.main", "--help"],
+    "tokendesk db --help": [sys.executable, "-m", "cli.main", "db", "--help"],
 }
 
 

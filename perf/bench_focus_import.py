@@ -290,7 +290,7 @@ def median_seconds(fn, repeats: int = 3) -> tuple[float, object]:
 def whole_command(path: Path) -> tuple[float, dict]:
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "bench.duckdb"
-        cli = [sys.executable, "-c", "from tokendesk.cli import main; main()"]
+        cli = [sys.executable, "-c", "from cli.main import main; main()"]
         subprocess.run([*cli, "db", "init", "--db", str(db)], check=True, capture_output=True)
         start = time.perf_counter()
         out = subprocess.run(

@@ -48,7 +48,7 @@ def _wait_healthy(url: str, process: subprocess.Popen, seconds: float = 120) -> 
 def test_sigterm_stops_the_server_and_it_binds_localhost_by_default(tmp_path):
     port = _free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "tokendesk.cli", "app", "--port", str(port)]
+        [sys.executable, "-m", "cli.main", "app", "--port", str(port)]
         + ["--db", str(tmp_path / "w.duckdb")],
         cwd=REPO_ROOT,
         stdout=subprocess.DEVNULL,

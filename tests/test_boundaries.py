@@ -2,8 +2,8 @@
 imports under ``if TYPE_CHECKING:`` do not, as they never run).
 
 The rooms depend one way:
-app -> briefs -> planning -> costmodel, warehouse -> pricing, benchmarks -> tokendesk
-(app may also use briefs, for the brief download on the Scenarios page; audit/, if it appears, may
+cli, app -> briefs -> planning -> costmodel, warehouse -> pricing, benchmarks -> tokendesk
+(the commands in cli/ may use every room but app/, and nothing imports them; audit/ may
 depend on tokendesk only). Streamlit belongs to app/ alone, the warehouse imports neither benchmarks
 nor pricing (whoever builds it hands it the seed's price check), no module imports another in a
 circle, and no other installed distribution claims one of our top-level names.
@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Each room's layer: a room may import rooms of a lower layer and its own room, nothing above.
 LAYERS: dict[str, int] = {
+    "cli": 6,
     "app": 5,
     "briefs": 4,
     "planning": 3,
@@ -37,16 +38,9 @@ ALLOWED_ONLY: dict[str, set[str]] = {"audit": {"audit", "tokendesk"}}
 # it does not fetch or judge prices nor import or run benchmarks. (The price check the bundled seed
 # must pass is handed to it by whoever builds it; see the test below.)
 WAREHOUSE_MUST_NOT_IMPORT = {"benchmarks", "pricing"}
-# Command modules wire the rooms together (fetch -> check -> store) and are imported only by the
-# `tokendesk` command itself, so they may use any room but the dashboard.
-COMMAND_MODULES = {
-    "tokendesk.cli",
-    "tokendesk.commands",
-    "pricing.cli",
-    "benchmarks.cli",
-    "briefs.cli",
-    "briefs.workspace_cli",
-}
+# The command room wires the rooms together (fetch -> check -> store): it may use any room but
+# the dashboard, and nothing outside it imports it (it sits above every other room).
+COMMANDS = "cli"
 
 ROOMS = sorted([*LAYERS, *ALLOWED_ONLY])
 
@@ -209,7 +203,7 @@ def test_dependencies_point_one_way() -> None:
                 continue
             if source in ALLOWED_ONLY:
                 ok = dest in ALLOWED_ONLY[source]
-            elif name in COMMAND_MODULES:
+            elif source == COMMANDS:
                 ok = dest != "app"
             elif dest in ALLOWED_ONLY:
                 ok = False

@@ -13,14 +13,14 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from briefs.commit_cli import register as register_commit
-from briefs.optimize_cli import register as register_optimize
-from briefs.workspace_cli import register
+from cli.commit import register as register_commit
+from cli.main import app
+from cli.optimize import register as register_optimize
+from cli.workspace import register
 from costmodel.workspace import WorkspaceError, workspace_from_dict
 from planning.workspaces import WorkspaceFileError, workspace_from_upload
 from planning.workspaces import read_workspace_file as read_workspace
 from tests.workspace_data import EXAMPLE
-from tokendesk.cli import app
 from tokendesk.safeyaml import YamlInputError, YamlLimits, load_yaml_text, read_yaml_text
 from tokendesk.textsafety import excerpt
 from warehouse import Warehouse

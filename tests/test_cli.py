@@ -5,7 +5,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from tokendesk.cli import app
+from cli.main import app
 
 runner = CliRunner()
 
@@ -123,7 +123,7 @@ def test_costs_json_carries_the_input_output_split_and_energy_and_carbon(db):
 
 
 def test_costs_refuses_a_join_too_large_to_write_at_once(db, monkeypatch):
-    import tokendesk.commands as commands
+    import cli.core as commands
 
     monkeypatch.setattr(commands, "MAX_COST_ROWS", 5)  # the seed holds more options than five
     out = runner.invoke(app, ["costs", "--db", str(db), "--format", "json"])

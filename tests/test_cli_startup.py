@@ -13,7 +13,7 @@ HEAVY = ("scipy", "reportlab", "pandas", "numpy", "duckdb", "streamlit", "openpy
 
 PROBE = """
 import json, sys
-from tokendesk.cli import main
+from cli.main import main
 try:
     main(["--help"])
 except SystemExit:
@@ -40,7 +40,7 @@ def test_importing_the_cli_and_printing_its_help_loads_no_heavy_library():
 
 
 def test_each_listed_line_fits_80_columns_and_names_a_real_command():
-    from tokendesk.cli import COMMANDS, load_command
+    from cli.main import COMMANDS, load_command
 
     for name, (_, line) in COMMANDS.items():
         assert len(line) <= 60, line
@@ -50,7 +50,7 @@ def test_each_listed_line_fits_80_columns_and_names_a_real_command():
 def test_every_listed_command_loads_and_runs_its_own_help():
     from typer.testing import CliRunner
 
-    from tokendesk.cli import COMMANDS, app
+    from cli.main import COMMANDS, app
 
     runner = CliRunner()
     for name in COMMANDS:

@@ -7,10 +7,10 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from briefs.commit_cli import register
+from cli.commit import register
+from cli.main import app
 from planning import workspaces as pw
 from tests.workspace_data import EXAMPLE, list_price
-from tokendesk.cli import app
 
 register(app)
 runner = CliRunner()

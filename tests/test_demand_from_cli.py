@@ -10,8 +10,8 @@ from datetime import datetime
 import pytest
 from typer.testing import CliRunner
 
-from briefs.workspace_cli import register
-from tokendesk.cli import app
+from cli.main import app
+from cli.workspace import register
 from tokendesk.paths import REPO_ROOT
 
 register(app)

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from cli.main import main
 from tests.factories import seeded_warehouse
-from tokendesk.cli import main
 from tokendesk.textsafety import MAX_FILE_BYTES, clean_text
 from warehouse import Warehouse
 

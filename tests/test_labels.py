@@ -71,7 +71,7 @@ def test_page_tables_show_pricing_models_and_backends_as_labels():
 def test_the_costs_table_shows_the_pricing_model_label(tmp_path):
     from typer.testing import CliRunner
 
-    from tokendesk.cli import app
+    from cli.main import app
 
     runner = CliRunner()
     db = tmp_path / "w.duckdb"

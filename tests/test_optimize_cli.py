@@ -8,10 +8,10 @@ import re
 import pytest
 from typer.testing import CliRunner
 
-from briefs.optimize_cli import register
+from cli.main import app
+from cli.optimize import register
 from planning import workspaces as pw
 from tests.workspace_data import EXAMPLE, LINE_FIELDS, example_stay
-from tokendesk.cli import app
 
 register(app)
 runner = CliRunner()

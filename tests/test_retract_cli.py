@@ -2,8 +2,8 @@
 
 import pytest
 
+from cli.main import main
 from tests.factories import content_digest, result, seeded_warehouse
-from tokendesk.cli import main
 from warehouse import Warehouse
 
 MODEL = "retraction-probe-70b"

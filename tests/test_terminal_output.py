@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from cli.main import app
 from tokendesk import formatting
-from tokendesk.cli import app
 from tokendesk.paths import REPO_ROOT
 from tokendesk.terminal import Grid, column_widths, render_text
 
@@ -56,7 +56,7 @@ def _run_in_terminal(args: list[str], columns: int = 80) -> str:
     env = {**os.environ, "COLUMNS": str(columns), "TERM": "xterm", "LINES": "50"}
     env.pop("NO_COLOR", None)
     process = subprocess.Popen(
-        [sys.executable, "-m", "tokendesk.cli", *args],
+        [sys.executable, "-m", "cli.main", *args],
         stdout=follower,
         stderr=follower,
         stdin=subprocess.DEVNULL,
@@ -144,7 +144,7 @@ def test_a_message_keeps_a_long_path_and_the_snapshot_id_on_one_line_when_piped(
         [
             sys.executable,
             "-m",
-            "tokendesk.cli",
+            "cli.main",
             "db",
             "ingest",
             str(sheet),

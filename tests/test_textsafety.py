@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tokendesk.cli import main
+from cli.main import main
 from tokendesk.textsafety import (
     InputFileError,
     clean_text,

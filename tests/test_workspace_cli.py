@@ -13,12 +13,12 @@ from typer.testing import CliRunner
 from audit.report import summarise, to_json
 from audit.rules import load_rules
 from audit.scan import scan
-from briefs.workspace_cli import register
+from cli.main import app
+from cli.workspace import register
 from planning import workspaces as pw
 from planning.optimum import optimize
 from tests.factories import content_digest
 from tests.workspace_data import EXAMPLE, LINE_FIELDS, example_stay, list_price
-from tokendesk.cli import app
 from tokendesk.paths import REPO_ROOT
 from warehouse import Warehouse
 from warehouse.workspaces import current_workspace, workspace_versions

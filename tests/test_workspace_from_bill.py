@@ -20,12 +20,12 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-from briefs.workspace_cli import register
+from cli.main import app
+from cli.workspace import register
 from costmodel.workspace import FLEET_COLUMNS
 from planning import bill as bill_import
 from planning import evaluation as pe
 from planning import workspaces as pw
-from tokendesk.cli import app
 from tokendesk.paths import REPO_ROOT
 from warehouse import Warehouse
 from warehouse.workspaces import workspace_versions

@@ -21,14 +21,14 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from briefs import workspace_plans as wp
-from briefs.workspace_cli import register
+from cli.main import app
+from cli.workspace import register
 from costmodel.workspace import FLEET_PRICING_MODELS, WorkspaceError, workspace_to_dict
 from planning import evaluation as pe
 from planning import workspaces as pw
 from planning.commitment import commitments
 from planning.optimum import optimize
 from planning.workspaces import parse_workspace_text as workspace_from_text
-from tokendesk.cli import app
 from tokendesk.textsafety import has_control
 from warehouse import Warehouse
 

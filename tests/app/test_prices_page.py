@@ -304,7 +304,7 @@ def test_a_write_from_the_command_line_while_the_page_is_open_shows_on_the_next_
         [
             sys.executable,
             "-m",
-            "tokendesk.cli",
+            "cli.main",
             "db",
             "ingest",
             str(sheet),

@@ -5,7 +5,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from tokendesk.cli import _register_subcommands, app
+from cli.main import _register_subcommands, app
 from tokendesk.paths import REPO_ROOT
 
 _register_subcommands()

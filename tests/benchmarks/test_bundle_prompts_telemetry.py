@@ -11,7 +11,6 @@ import pytest
 from typer.testing import CliRunner
 
 from benchmarks.bundle import verify_bundle
-from benchmarks.cli import bench_app
 from benchmarks.errors import BundleError
 from benchmarks.parity import compare_outputs, token_similarity
 from benchmarks.prompts import (
@@ -29,6 +28,7 @@ from benchmarks.telemetry import (
     parse_proc_stat,
     parse_rocm_smi,
 )
+from cli.bench import bench_app
 
 ROOT = Path(__file__).parents[2]
 BUNDLE = ROOT / "data" / "model_bundles" / "fake-echo-1-bf16"

@@ -12,13 +12,13 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from benchmarks.cli import bench_app
 from benchmarks.client import SSEParser
 from benchmarks.fake_server import fake_output_tokens
 from benchmarks.prompts import GoldenPrompt, load_prompts
 from benchmarks.results import RunContext, build_document, document_to_results
 from benchmarks.runner import HarnessConfig, OperatingPoint, endpoint_url, run_point
 from benchmarks.stats import summary
+from cli.bench import bench_app
 from warehouse import Warehouse
 
 BUNDLE = Path(__file__).parents[2] / "data" / "model_bundles" / "fake-echo-1-bf16"

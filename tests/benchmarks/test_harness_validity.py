@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import benchmarks.cli as cli_mod
-from benchmarks.cli import _fmt, bench_app
+import cli.bench as cli_mod
 from benchmarks.client import RequestRecord
 from benchmarks.datasets import DatasetError, load_dataset
 from benchmarks.prompts import GoldenPrompt, load_prompts
@@ -30,7 +29,8 @@ from benchmarks.runner import (
 )
 from benchmarks.slo import SLOError, parse_slo, pick_goodput_point
 from benchmarks.tokens import load_token_counter
-from tokendesk.cli import app as tokendesk_app
+from cli.bench import _fmt, bench_app
+from cli.main import app as tokendesk_app
 from warehouse import Warehouse
 
 BUNDLE = Path(__file__).parents[2] / "data" / "model_bundles" / "fake-echo-1-bf16"

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from benchmarks.cli import bench_app
 from benchmarks.errors import ResultFileError
 from benchmarks.importers import (
     MAX_IMPORT_BYTES,
@@ -21,6 +20,7 @@ from benchmarks.importers import (
 )
 from benchmarks.importers.hardware import accelerator_for
 from benchmarks.importers.llamabench import precision_of
+from cli.bench import bench_app
 from warehouse import Warehouse
 
 FIX = Path(__file__).parent / "fixtures"

@@ -29,10 +29,10 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from benchmarks.cli import bench_app
 from benchmarks.datasets import load_dataset
 from benchmarks.prompts import approx_tokens, load_prompts
 from benchmarks.runner import HarnessConfig, OperatingPoint, run_point
+from cli.bench import bench_app
 from tests.benchmarks.tiny_gguf import write_tiny_llama
 from warehouse import Warehouse
 

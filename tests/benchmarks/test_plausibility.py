@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from benchmarks.plausibility import architecture_for, check, check_result, precision_class
+from cli.main import _register_subcommands, app
 from tokendesk.catalog import accelerator, load_catalog
-from tokendesk.cli import _register_subcommands, app
 from tokendesk.paths import data_dir
 
 L4_70B = {

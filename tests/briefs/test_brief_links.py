@@ -11,13 +11,13 @@ from typer.testing import CliRunner
 from app import url_state
 from app.models.scenarios import INPUTS
 from briefs import workspace_plans as wp
-from briefs.cli import register as register_brief
-from briefs.workspace_cli import register as register_scenarios
+from cli.briefs import register as register_brief
+from cli.main import app
+from cli.workspace import register as register_scenarios
 from costmodel import Engine
 from planning import evaluation as pe
 from planning import workspaces as pw
 from tests.page_links import assert_the_scenarios_page_accepts
-from tokendesk.cli import app
 
 register_brief(app)
 register_scenarios(app)

@@ -12,14 +12,14 @@ from pypdf import PdfReader
 from typer.testing import CliRunner
 
 from briefs import workspace_plans as wp
-from briefs.cli import register as register_brief
 from briefs.render import render_document
-from briefs.workspace_cli import register as register_scenarios
+from cli.briefs import register as register_brief
+from cli.main import app
+from cli.workspace import register as register_scenarios
 from costmodel import Engine
 from planning import evaluation as pe
 from planning import workspaces as pw
 from tokendesk import formatting
-from tokendesk.cli import app
 
 register_brief(app)
 register_scenarios(app)

@@ -10,10 +10,10 @@ import pytest
 from openpyxl import load_workbook
 from typer.testing import CliRunner
 
-from briefs.cli import register
 from briefs.futures import FuturesRules, compare, compare_warehouse, futures_document
 from briefs.render import render_document
-from tokendesk.cli import app
+from cli.briefs import register
+from cli.main import app
 from warehouse import Warehouse
 from warehouse.decisions import Decision, DecisionError, decisions, record_decision
 from warehouse.futures import price_snapshots_as_of, prices_as_of

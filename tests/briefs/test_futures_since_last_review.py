@@ -6,7 +6,7 @@ import shutil
 
 from typer.testing import CliRunner
 
-from tokendesk.cli import app
+from cli.main import app
 from warehouse import Warehouse
 
 runner = CliRunner()

@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from briefs import gate as g
-from briefs.cli import register
-from tokendesk.cli import app
+from cli.briefs import register
+from cli.main import app
 
 register(app)
 runner = CliRunner()

@@ -15,7 +15,7 @@ from openpyxl import load_workbook
 from typer.testing import CliRunner
 
 from briefs.workbook import PERCENT, USD, shown_length
-from tokendesk.cli import app
+from cli.main import app
 
 runner = CliRunner()
 

@@ -31,7 +31,7 @@ def start_dashboard(
     process = subprocess.Popen(
         [
             sys.executable,
-            *("-m", "tokendesk.cli", "app", "--port", str(port), "--db", str(db)),
+            *("-m", "cli.main", "app", "--port", str(port), "--db", str(db)),
             *extra,
         ],
         stdout=log,

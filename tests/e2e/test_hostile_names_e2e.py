@@ -9,9 +9,9 @@ from urllib.parse import urlparse
 
 import pytest
 
+from cli.main import main
 from tests.e2e.artifacts import screenshot
 from tests.e2e.server import start_dashboard
-from tokendesk.cli import main
 
 pytestmark = pytest.mark.e2e
 

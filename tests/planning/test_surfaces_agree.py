@@ -16,16 +16,16 @@ from hypothesis import strategies as st
 from openpyxl import load_workbook
 from typer.testing import CliRunner
 
-from briefs.cli import register as register_briefs
 from briefs.render import csv_table, render_document
-from briefs.workspace_cli import register as register_workspace
 from briefs.workspace_plans import headline, results_rows, workspace_document
+from cli.briefs import register as register_briefs
+from cli.main import app
+from cli.workspace import register as register_workspace
 from costmodel.workspace import workspace_from_dict
 from planning import evaluation as pe
 from planning import workspaces as pw
 from planning.verdicts import BUY_WORD, decided_plan
 from tests.factories import seeded_warehouse
-from tokendesk.cli import app
 from warehouse import Warehouse
 
 register_workspace(app)
@@ -205,7 +205,7 @@ def test_every_surface_reads_the_same_figures(seed, tmp_path_factory, data, amd)
 
 
 def test_futures_day_prices_every_option_as_the_costs_page_does(seed):
-    from tokendesk.cli import app as cli
+    from cli.main import app as cli
 
     path = seed[0]
     costs = runner.invoke(

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from pricing.cli import prices_app
+from cli.prices import prices_app
 from tokendesk.paths import data_dir
 
 runner = CliRunner()

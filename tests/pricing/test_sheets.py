@@ -98,8 +98,8 @@ def test_fetch_sheets_keeps_good_files_and_reports_bad_ones(tmp_path: Path):
 
 
 def test_a_bad_sheet_is_named_and_the_others_still_load(tmp_path: Path, capsys):
+    from cli.main import main
     from pricing.sheets import fetch_sheets
-    from tokendesk.cli import main
 
     good = tmp_path / "good.csv"
     good.write_text(

@@ -102,9 +102,9 @@ def test_an_older_warehouse_gains_the_column_and_keeps_its_rows(tmp_path, monkey
 def test_as_names_who_a_command_line_write_is_recorded_for(tmp_path, monkeypatch):
     from typer.testing import CliRunner
 
-    from briefs.workspace_cli import register
+    from cli.main import app
+    from cli.workspace import register
     from tokendesk import access
-    from tokendesk.cli import app
     from tokendesk.paths import data_dir
 
     register(app)

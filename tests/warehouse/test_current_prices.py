@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from cli.main import main
 from tests.factories import quote
-from tokendesk.cli import main
 from tokendesk.records import PriceQuote
 
 

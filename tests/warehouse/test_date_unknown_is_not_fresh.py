@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from app.models import overview
+from cli.main import app
 from tests.factories import quote
-from tokendesk.cli import app
 from warehouse import Warehouse
 from warehouse.queries import freshness
 

@@ -59,7 +59,7 @@ def _state(path: Path) -> tuple[str, int, int, int]:
 
 def _ingest(db: Path, files: list[Path]) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "tokendesk.cli", "db", "ingest", *map(str, files), "--db", str(db)],
+        [sys.executable, "-m", "cli.main", "db", "ingest", *map(str, files), "--db", str(db)],
         cwd=REPO_ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -15,10 +15,10 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
+from cli.main import app
 from pricing.integrity import check_price_file
 from tests.factories import quote, seeded_warehouse
 from tests.lake_servers import PostgresServer, S3Server
-from tokendesk.cli import app
 from tokendesk.paths import REPO_ROOT
 from warehouse import Warehouse, WarehouseError
 from warehouse.decisions import Decision, record_decision

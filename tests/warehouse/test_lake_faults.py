@@ -34,7 +34,7 @@ from warehouse.lake import unreachable_reason
 
 #: A hang guard for the helper processes, not a timing assertion.
 PROCESS_LIMIT_S = 600
-TOKENDESK = [sys.executable, "-m", "tokendesk.cli"]
+TOKENDESK = [sys.executable, "-m", "cli.main"]
 
 
 @pytest.fixture(scope="module")

@@ -193,7 +193,7 @@ def test_a_write_that_cannot_get_the_file_gives_up_with_advice_and_changes_nothi
         said = {}
         for command in (["db", "ingest", str(sheet)], ["db", "info"]):
             done = subprocess.run(
-                [sys.executable, "-m", "tokendesk.cli", *command, "--db", str(path)],
+                [sys.executable, "-m", "cli.main", *command, "--db", str(path)],
                 capture_output=True,
                 text=True,
                 timeout=120,
@@ -219,7 +219,7 @@ def test_a_cli_write_that_waited_says_so(seeded, tmp_path):
     rows = (REPO_ROOT / "data" / "seed_prices.csv").read_text().splitlines()[:3]
     sheet.write_text("\n".join(rows) + "\n")
     ingest = subprocess.Popen(
-        [sys.executable, "-m", "tokendesk.cli", "db", "ingest", str(sheet), "--db", str(path)],
+        [sys.executable, "-m", "cli.main", "db", "ingest", str(sheet), "--db", str(path)],
         cwd=REPO_ROOT,
         text=True,
         stdout=subprocess.PIPE,

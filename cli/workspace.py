@@ -16,10 +16,10 @@ from audit.report import summarise, to_json
 from audit.rules import RuleTableError, load_rules
 from audit.scan import AuditPathError, scan
 from briefs import workspace_plans as wp
-from briefs.cli import BaseUrlOption, DbOption, UnitOption, output_path, token_unit
 from briefs.commitment import commitment_section
 from briefs.demand_doc import TraceFileError, TrafficError, demand_rows, trace_document
 from briefs.optimal import brief_sections
+from cli.briefs import BaseUrlOption, DbOption, UnitOption, output_path, token_unit
 from costmodel import Engine, domain
 from costmodel.scenario_inputs import parse_custom
 from costmodel.workspace import (

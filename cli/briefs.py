@@ -1,8 +1,8 @@
 """``tokendesk brief``, ``tokendesk gate`` and ``tokendesk futures compare | decide | log``.
 
-Mount at top level from ``tokendesk.cli._register_subcommands``::
+Mount at top level from ``cli.main._register_subcommands``::
 
-    from briefs.cli import register
+    from cli.briefs import register
     register(app)
 """
 

@@ -1,8 +1,8 @@
 """``tokendesk audit PATH``: the portability audit of a repository, as Markdown, JSON or PDF.
 
-Mount at top level from ``tokendesk.cli._register_subcommands``::
+Mount at top level from ``cli.main._register_subcommands``::
 
-    from audit.cli import register
+    from cli.audit import register
     register(app)
 """
 

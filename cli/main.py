@@ -23,19 +23,19 @@ from tokendesk.terminal import make_console
 #: and the one line ``tokendesk --help`` lists it with (short enough for 80 columns; the
 #: command's own ``--help`` says the rest).
 COMMANDS: dict[str, tuple[str, str]] = {
-    "costs": ("tokendesk.commands", "$/1K tokens and first-token latency per option."),
-    "db": ("tokendesk.commands", "Create, rebuild, inspect and move the warehouse."),
-    "app": ("tokendesk.commands", "Start the dashboard."),
-    "prices": ("pricing.cli", "Refresh live cloud prices, check their integrity."),
-    "bench": ("benchmarks.cli", "Run the portability harness, import results."),
-    "brief": ("briefs.cli", "A buy/no-buy brief comparing procurement scenarios."),
-    "gate": ("briefs.cli", "Fail a CI job when a backend regresses in cost or FTL."),
-    "futures": ("briefs.cli", "Futures day: what changed since the last review."),
-    "audit": ("audit.cli", "What ties a repository to CUDA, per target backend."),
-    "workspace": ("briefs.workspace_cli", "Your fleet, demand and constraints (YAML in/out)."),
-    "scenarios": ("briefs.workspace_cli", "Stay / Shift to AMD / CPU fallback from your fleet."),
-    "optimize": ("briefs.optimize_cli", "The cheapest fleet that meets your demand and SLOs."),
-    "commit": ("briefs.commit_cli", "How much capacity to commit per workload, how long."),
+    "costs": ("cli.core", "$/1K tokens and first-token latency per option."),
+    "db": ("cli.core", "Create, rebuild, inspect and move the warehouse."),
+    "app": ("cli.core", "Start the dashboard."),
+    "prices": ("cli.prices", "Refresh live cloud prices, check their integrity."),
+    "bench": ("cli.bench", "Run the portability harness, import results."),
+    "brief": ("cli.briefs", "A buy/no-buy brief comparing procurement scenarios."),
+    "gate": ("cli.briefs", "Fail a CI job when a backend regresses in cost or FTL."),
+    "futures": ("cli.briefs", "Futures day: what changed since the last review."),
+    "audit": ("cli.audit", "What ties a repository to CUDA, per target backend."),
+    "workspace": ("cli.workspace", "Your fleet, demand and constraints (YAML in/out)."),
+    "scenarios": ("cli.workspace", "Stay / Shift to AMD / CPU fallback from your fleet."),
+    "optimize": ("cli.optimize", "The cheapest fleet that meets your demand and SLOs."),
+    "commit": ("cli.commit", "How much capacity to commit per workload, how long."),
 }
 
 err = make_console(stderr=True)
