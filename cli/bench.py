@@ -44,6 +44,7 @@ from benchmarks.tokens import (
     bundle_token_counter,
     load_token_counter,
 )
+from cli.options import DbOption
 from pricing.integrity import check_price_file
 from tokendesk.access import local_user_name
 from tokendesk.catalog import UnknownAcceleratorError, check_accelerator_id
@@ -61,13 +62,6 @@ bench_app = typer.Typer(
 
 console = make_console()
 err = make_console(stderr=True)
-
-DbOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--db", help="Warehouse file (default: $TOKENDESK_DB or the per-user data directory)."
-    ),
-]
 
 
 # A time-bounded run (--duration-s) has no request cap; this stands for "no cap" in the

@@ -25,6 +25,7 @@ from briefs.futures import FuturesRules, compare_warehouse, futures_document, re
 from briefs.gate import parse_fraction
 from briefs.render import FORMATS, _md_table, render_document
 from briefs.workspace_plans import workspace_document
+from cli.options import DbOption
 from costmodel import scenario_inputs as si
 from planning import evaluation as pe
 from planning import fleet as pf
@@ -56,13 +57,6 @@ futures_app = typer.Typer(
     help="Quarterly futures day: what changed between two dates, and the decision log.",
     no_args_is_help=True,
 )
-
-DbOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--db", help="Warehouse file (default: $TOKENDESK_DB or the per-user data directory)."
-    ),
-]
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:

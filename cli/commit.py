@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from briefs.commitment import BASIS, commitment_json
-from cli.briefs import DbOption
+from cli.options import DbOption
 from costmodel.commitment import shown_options
 from costmodel.commitment_workspace import WorkloadCommitment, brief_rows
 from costmodel.workspace import Workspace

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
+from cli.options import DbOption
 from tokendesk import formatting
 from tokendesk.labels import label
 from tokendesk.paths import REPO_ROOT, default_db_path
@@ -34,13 +35,6 @@ db_app = typer.Typer(
 )
 console = make_console()
 err = make_console(stderr=True)
-
-DbOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--db", help="Warehouse file (default: $TOKENDESK_DB or the per-user data directory)."
-    ),
-]
 
 
 class OutputFormat(StrEnum):

@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from briefs.optimal import optimal_markdown, optimal_rows, optimal_summary
-from cli.briefs import DbOption
+from cli.options import DbOption
 from planning import workspaces as pw
 from planning.optimum import optimize
 from tokendesk.terminal import grid_from_rows, make_console, print_table

@@ -15,6 +15,7 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
+from cli.options import DbOption
 from pricing.base import ProgressEvent
 from pricing.integrity import IntegrityReport, check_price_file, check_snapshot
 from pricing.refresh import refresh
@@ -31,13 +32,6 @@ prices_app = typer.Typer(
 )
 console = make_console()
 err = make_console(stderr=True)
-
-DbOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--db", help="Warehouse file (default: $TOKENDESK_DB or the per-user data directory)."
-    ),
-]
 
 
 class _Bars:

@@ -19,7 +19,8 @@ from briefs import workspace_plans as wp
 from briefs.commitment import commitment_section
 from briefs.demand_doc import TraceFileError, TrafficError, demand_rows, trace_document
 from briefs.optimal import brief_sections
-from cli.briefs import BaseUrlOption, DbOption, UnitOption, output_path, token_unit
+from cli.briefs import BaseUrlOption, UnitOption, output_path, token_unit
+from cli.options import DbOption
 from costmodel import Engine, domain
 from costmodel.scenario_inputs import parse_custom
 from costmodel.workspace import (

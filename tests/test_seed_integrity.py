@@ -13,10 +13,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from typer.testing import CliRunner
 
+from cli import core
+from cli.main import app as tokendesk_app
 from pricing.integrity import check_price_file
 from tests.app.pages import shown
 from tests.factories import FIXTURE_WAREHOUSE
-from tokendesk import cli
 from tokendesk.paths import DATA_DIR_ENV, REPO_ROOT, data_dir
 from warehouse import Warehouse
 from warehouse.seed import SEED_PRICES, SEED_RESULTS, SeedFileError, load_seed
@@ -72,7 +73,7 @@ def test_the_seed_loader_refuses_the_row_and_writes_nothing(failing_seed, tmp_pa
 
 def test_db_rebuild_refuses_a_seed_that_fails_the_integrity_check(failing_seed, tmp_path):
     db = tmp_path / "w.duckdb"
-    out = runner.invoke(cli.app, ["db", "rebuild", "--db", str(db)])
+    out = runner.invoke(tokendesk_app, ["db", "rebuild", "--db", str(db)])
     assert out.exit_code == 1, out.output
     assert f"row {failing_seed}: {REFUSED}" in out.output and "Traceback" not in out.output
     assert "nothing from the seed was written" in out.output
@@ -81,9 +82,9 @@ def test_db_rebuild_refuses_a_seed_that_fails_the_integrity_check(failing_seed, 
 
 def test_tokendesk_app_refuses_it_before_serving(failing_seed, tmp_path, monkeypatch):
     served: list[list[str]] = []
-    monkeypatch.setattr(cli.os, "execv", lambda _exe, command: served.append(command))
+    monkeypatch.setattr(core.os, "execv", lambda _exe, command: served.append(command))
     db = tmp_path / "w.duckdb"
-    out = runner.invoke(cli.app, ["app", "--db", str(db)])
+    out = runner.invoke(tokendesk_app, ["app", "--db", str(db)])
     assert out.exit_code == 1 and REFUSED in out.output
     assert served == []  # the dashboard never started on an unchecked seed
     assert _seed_rows(db) == (0, 0)

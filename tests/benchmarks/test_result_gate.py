@@ -8,8 +8,8 @@ import pytest
 import typer
 from pydantic import ValidationError
 
-from benchmarks import cli as bench_cli
 from benchmarks.plausibility import disagreeing_duplicates, gate
+from cli import bench as bench_cli
 from tests.factories import result
 from warehouse import Warehouse
 
