@@ -544,6 +544,7 @@ def _workspace_brief(path: str, ws, knobs, fmt: str, unit: str, negotiated: bool
     from briefs.optimal import brief_sections
     from briefs.render import render_document
     from briefs.workspace_plans import workspace_document
+    from planning.workspaces import bill_provenance
 
     commitment = commitment_section(_workspace_commitment(path, ws, knobs, negotiated))
     ev = _workspace_evaluation(path, ws, knobs, negotiated, True)
@@ -556,8 +557,16 @@ def _workspace_brief(path: str, ws, knobs, fmt: str, unit: str, negotiated: bool
             hidden = queries.negotiated_snapshots(warehouse)
             named = snapshots["source"].str.endswith(NEGOTIATED_SOURCE_SUFFIX)
             snapshots = snapshots[~named & ~snapshots["snapshot_id"].isin(hidden["snapshot_id"])]
+        provenance = bill_provenance(warehouse)
     doc = workspace_document(
-        ev, ws, knobs, optimal=optimal, unit=unit, options=options, snapshots=snapshots
+        ev,
+        ws,
+        knobs,
+        optimal=optimal,
+        unit=unit,
+        options=options,
+        snapshots=snapshots,
+        provenance=provenance,
     )
     if not negotiated:
         from app.models.withheld import masked_document

@@ -276,6 +276,7 @@ def workspace_document(
     unit: str = formatting.DEFAULT_TOKEN_UNIT,
     options: pd.DataFrame | None = None,
     snapshots: pd.DataFrame | None = None,
+    provenance: str | None = None,
 ):
     """The scenario brief of a workspace comparison, in every export format (same figures as the
     page and ``tokendesk scenarios``): the decision on page 1, then the evidence; ``optimal``:
@@ -291,7 +292,7 @@ def workspace_document(
     # Fleet sheets are numbered after the sections before them (decision, side by side, optimal).
     first_fleet = 1 + len(optimal)
     weak = weakest_evidence(results, ws, options)
-    assumptions = plan_assumptions(ws, knobs, unit)
+    assumptions = plan_assumptions(ws, knobs, unit, provenance)
     sections = (
         plan_decision_section(ev, weak),
         Section(
@@ -570,7 +571,9 @@ def monthly_curve_section(results: Sequence[PlanResult]) -> Section:
     )
 
 
-def plan_assumptions(ws: Workspace, knobs: Knobs, unit: str) -> pd.DataFrame:
+def plan_assumptions(
+    ws: Workspace, knobs: Knobs, unit: str, provenance: str | None = None
+) -> pd.DataFrame:
     """The inputs behind the comparison, for the Assumptions section and sheet: the horizon and
     pricing basis, every workload's demand and SLO, the what-ifs and the decision rule."""
     rows = [
@@ -578,6 +581,7 @@ def plan_assumptions(ws: Workspace, knobs: Knobs, unit: str) -> pd.DataFrame:
         ("month 1 starts", ws.start.isoformat()),
         ("hours per month", "730"),
         ("on-demand capacity", ON_DEMAND_BASIS_NOTES[ws.on_demand_basis]),
+        *((("fleet from the cloud bill", provenance),) if provenance else ()),
         ("growth", "applied once a quarter"),
     ]
     for w in ws.demand:

@@ -391,12 +391,14 @@ def scenarios(
     knobs = pw.Knobs(amd_share, cpu_share, mix, one_time_usd_by_backend=_one_time(one_time or []))
     params = dict(parse_qsl(urlparse(link).query)) if link else {}
     unit = token_unit(unit, params)
+    provenance = None
     try:
         with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
             if workspace is not None:
                 ws, _ = pw.read_workspace_file(workspace)
             else:
                 _, ws = pw.stored_workspace(warehouse)
+                provenance = pw.bill_provenance(warehouse)
             options = queries.cost_options(warehouse, sort=None)
             snapshots = warehouse.snapshots()
         engine = Engine.from_frame(options)
@@ -432,6 +434,7 @@ def scenarios(
             unit=unit,
             options=options,
             snapshots=snapshots,
+            provenance=provenance,
         )
         _write(
             render_document(doc, fmt.value),

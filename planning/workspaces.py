@@ -25,7 +25,12 @@ from tokendesk import formatting
 from tokendesk.safeyaml import YamlInputError, YamlLimits, load_yaml_text, read_yaml_text
 from tokendesk.textsafety import clean_text
 from warehouse import Warehouse, queries
-from warehouse.workspaces import current_workspace, example_workspace_body, save_workspace
+from warehouse.workspaces import (
+    current_workspace,
+    example_workspace_body,
+    save_workspace,
+    workspace_versions,
+)
 
 #: The one table of defaults every surface starts from (shares, SLO, peak, utilisation, …).
 DEFAULTS = si.DEFAULTS
@@ -97,6 +102,19 @@ def stored_workspace(warehouse: Warehouse) -> tuple[int | None, Workspace]:
         return None, example_workspace()
     version, body = hit
     return version, workspace_from_dict(body)
+
+
+def bill_provenance(warehouse: Warehouse) -> str | None:
+    """Where the current workspace's fleet came from when it was derived from a cloud bill
+    (``tokendesk workspace from-bill --save``): its files, month and the reconciliation of that
+    month's accelerator spend against Stay; None otherwise."""
+    versions = workspace_versions(warehouse)
+    if versions.empty or versions.iloc[0]["origin"] != "bill":
+        return None
+    newest = versions.iloc[0]
+    return (
+        f"{newest['source']} (saved as version {int(newest['version'])} by {newest['created_by']})"
+    )
 
 
 def engine_for(warehouse: Warehouse) -> Engine:

@@ -293,6 +293,14 @@ def test_preview_stores_nothing_and_save_stores_a_version_with_its_source(db, tm
     }
     # The YAML printed is the workspace that was stored.
     assert pw.parse_workspace_text(saved.stdout, "out")[0] == ws
+    # The brief says where the fleet came from and how the bill reconciled with Stay.
+    brief = runner.invoke(app, ["scenarios", "--db", str(copy), "--format", "md"])
+    assert brief.exit_code == 0, brief.output
+    assumptions = brief.stdout.replace("\\", "").split("## Assumptions", 1)[1].split("\n## ")[0]
+    assert (
+        "fleet from the cloud bill: bill: aws_focus_1_2_gpu_fleet.csv (2026-10); accelerator"
+        " spend $188,499.84, Stay month 1 $205,042.40" in assumptions
+    )
 
 
 def test_serves_must_name_a_workload(db):
