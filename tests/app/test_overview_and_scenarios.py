@@ -345,3 +345,28 @@ def test_the_overview_headline_reads_the_slos_at_the_chosen_percentile(app_env):
     sentence = headline(expected(app_env, percentile="p99"))
     assert any(sentence in shown(md.value) for md in at.markdown)
     assert any("every SLO read at p99" in shown(c.value) for c in at.caption)
+
+
+def test_the_overview_starts_from_the_workspaces_own_slo(writable_fixture_env):
+    """The market cards answer for the company's SLO (its largest workload's), not a default."""
+    from dataclasses import replace
+
+    from costmodel.workspace import workspace_to_dict
+    from planning.workspaces import market_view_defaults
+    from warehouse.workspaces import save_workspace
+
+    with Warehouse.open(writable_fixture_env, read_only=True) as wh:
+        _, ws = stored_workspace(wh)
+    main = max(ws.demand, key=lambda w: w.output_tokens_per_month)
+    slower = tuple(
+        replace(w, ttft_ms=1500.0, percentile="p99") if w is main else w for w in ws.demand
+    )
+    ws = replace(ws, demand=slower)
+    with Warehouse.open(writable_fixture_env) as wh:
+        save_workspace(wh, workspace_to_dict(ws), origin="test", source="a slower SLO")
+    assert market_view_defaults(ws)[1:] == (1500.0, "p99")
+    at = page("overview.py")
+    assert at.number_input(key="slo").value == 1500
+    assert at.selectbox(key="pct").value == "p99"
+    # Nothing was changed on the page, so the link carries none of them.
+    assert "slo" not in at.query_params and "pct" not in at.query_params
