@@ -703,7 +703,8 @@ class WorkspaceEngine:
             and c.entry.pricing_model not in PAID_WHETHER_USED
             and self._unit_capacity(c) > 0
         ]
-        fixed = [(c, u) for c, u in held if (c, u) not in scaled]
+        scaled_lines = {c.index for c, _ in scaled}
+        fixed = [(c, u) for c, u in held if c.index not in scaled_lines]
         for c, units in fixed:
             cost += units * self._billed(c) * HOURS_PER_MONTH
             paid[c.index] = (units, units)

@@ -3,9 +3,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from tests.factories import seeded_warehouse
 from warehouse import Warehouse
+
+# Property tests draw the same examples on every run (and keep no example database): a test never
+# fails because of the draw it happened to get, and CI and a developer see the same cases.
+hypothesis_settings.register_profile("deterministic", derandomize=True, database=None)
+hypothesis_settings.load_profile("deterministic")
 
 
 @pytest.fixture
