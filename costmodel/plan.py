@@ -41,6 +41,7 @@ from costmodel.scenarios import (
 )
 from costmodel.timeline import StageGate, Timeline, plan_timeline
 from costmodel.workspace import FleetEntry, Workload, Workspace
+from tokendesk.labels import label
 
 MONTHS = 36
 DAYS_PER_MONTH = 365.25 / 12
@@ -340,22 +341,6 @@ def custom_plan(pairs: Sequence[tuple[str, float]]) -> PlanScenario:
         "User-defined traffic shares by backend.",
         mix=mix,
     )
-
-
-def backend_label(backend: str) -> str:
-    """``rocm`` -> "ROCm (AMD)": a backend in words a person reads."""
-    return BACKEND_LABELS.get(backend, backend)
-
-
-BACKEND_LABELS = {
-    "cuda": "CUDA (NVIDIA)",
-    "rocm": "ROCm (AMD)",
-    "hpu": "Gaudi (Intel)",
-    "cpu": "CPU",
-    "xla": "XLA (Google TPU)",
-    "neuron": "Neuron (AWS)",
-    "qaic": "Qualcomm AI",
-}
 
 
 @dataclass
@@ -839,7 +824,7 @@ class WorkspaceEngine:
         slices: list[_Slice] = []
         for b, share in new.items():
             move = next((m for m in scenario.moves if m.key == b), None) or Move(
-                b, f"{backend_label(b)} share", share, small_models_only=b == "cpu"
+                b, f"{label(b)} share", share, small_models_only=b == "cpu"
             )
             s = _Slice(w, b, move.label, share, move)
             if self._can_buy(w, s):
