@@ -8,6 +8,7 @@ import pandas as pd
 
 from app.models.tables import MISSING, Table, readable
 from tokendesk import formatting
+from tokendesk.labels import label
 
 #: A price older than this many days gets a "stale" badge (prices move every quarter).
 STALE_PRICE_DAYS = 90
@@ -42,8 +43,8 @@ def vendor_cards(
             Card(
                 row.accelerator_name,
                 formatting.usd_per_tokens(row.usd_per_1k_output_tokens, unit, "output"),
-                f"{row.provider} · {row.instance_type} · {row.pricing_model} · {ftl}",
-                f"{row.provider} {row.instance_type} ({row.pricing_model}, {row.region}) · "
+                f"{row.provider} · {row.instance_type} · {label(row.pricing_model)} · {ftl}",
+                f"{row.provider} {row.instance_type} ({label(row.pricing_model)}, {row.region}) · "
                 f"{row.model} {row.precision} · {ftl} ({row.ftl_basis}) · price: "
                 f"{row.price_source} ({_day(row.price_observed_at)}) · result: "
                 f"{row.bench_source_title} ({_day(row.bench_measured_at)})",

@@ -52,8 +52,8 @@ def test_overview_cards_compare_one_pricing_family_and_the_headline_is_the_engin
     }
     cards = [shown(c.value) for c in at.caption if "·" in c.value]
     assert cards == [
-        "aws · p5.48xlarge · on_demand · FTL 1,500 ms",
-        "azure · Standard_ND96isr_MI300X_v5 · on_demand · FTL 600 ms",
+        "aws · p5.48xlarge · On demand · FTL 1,500 ms",
+        "azure · Standard_ND96isr_MI300X_v5 · On demand · FTL 600 ms",
     ]
     want = expected(fixture_env)
     sentence = headline(want)
