@@ -32,6 +32,7 @@ from briefs.document import BarChart, Block, Bullets, Document, Paragraph, Secti
 from costmodel.risk import STALE_AFTER
 from planning.fleet import FleetRate
 from tokendesk import formatting
+from tokendesk.columns import OPTION_FIGURES
 from tokendesk.labels import label
 from warehouse import futures as wf
 from warehouse.decisions import decisions as decision_log
@@ -403,24 +404,9 @@ def compare_warehouse(
 
 
 # -- JSON -----------------------------------------------------------------------------------------
-#: The option columns the JSON carries: the same names and figures as ``tokendesk costs``.
-OPTION_COLUMNS = [
-    "provider",
-    "region",
-    "instance_type",
-    "pricing_model",
-    "price_basis",
-    "accelerator_id",
-    "model",
-    "precision",
-    "scenario",
-    "concurrency",
-    "replicas_per_instance",
-    "instance_output_tok_s",
-    "usd_per_hour",
-    "usd_per_1k_output_tokens",
-    "usd_per_1k_total_tokens",
-]
+#: The option columns the JSON carries: the same names and figures as ``tokendesk costs``, and
+#: how each price is quoted (per instance or per accelerator).
+OPTION_COLUMNS = [*OPTION_FIGURES, "price_basis"]
 
 
 def _records(frame: pd.DataFrame | None, columns: Sequence[str] | None = None) -> list[dict]:

@@ -14,6 +14,7 @@ import typer
 
 from cli.options import DbOption
 from tokendesk import formatting
+from tokendesk.columns import OPTION_FIGURES
 from tokendesk.labels import label
 from tokendesk.paths import REPO_ROOT, default_db_path
 from tokendesk.terminal import Grid, make_console, print_table
@@ -48,20 +49,7 @@ class OutputFormat(StrEnum):
 MAX_COST_ROWS = 200_000
 
 COSTS_COLUMNS = [
-    "provider",
-    "region",
-    "instance_type",
-    "pricing_model",
-    "accelerator_id",
-    "model",
-    "precision",
-    "scenario",
-    "concurrency",
-    "replicas_per_instance",
-    "instance_output_tok_s",
-    "usd_per_hour",
-    "usd_per_1k_output_tokens",
-    "usd_per_1k_total_tokens",
+    *OPTION_FIGURES,
     "ttft_ms_p50",
     "ttft_ms_p95",
     "ttft_ms_p99",

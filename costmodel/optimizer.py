@@ -21,8 +21,8 @@ fleet's lines to keep, so that every hour of the average day is carried:
   hour still carried after losing the largest unit in use).
 
 ``objective_usd_per_month`` = month-1 run rate (what is held, plus committed units paid whether
-used or not) + one-time costs ÷ horizon. ``comparable_cost`` prices a built-in scenario the same
-way, so the optimum can be checked against every scenario the engine builds.
+used or not) + one-time costs ÷ horizon. ``PlanResult.compared_usd_per_month`` prices a built-in
+scenario the same way, so the optimum can be checked against every scenario the engine builds.
 
 Options that whole units of one other option of the same workload and backend replace at no more
 cost are dropped before solving (see ``prune``); this never changes the optimum and keeps the
@@ -66,7 +66,6 @@ from costmodel.plan import (
     PAID_WHETHER_USED,
     VENDOR_OF_BACKEND,
     PlanLine,
-    PlanResult,
     WorkspaceEngine,
     hourly_load,
 )
@@ -1143,43 +1142,6 @@ def with_owned(
         for r in rates
     )
     return Engine(engine.table.with_options(extra)), comparisons
-
-
-def comparable_cost(planner: WorkspaceEngine, result: PlanResult, horizon: int = MONTHS) -> float:
-    """A built-in scenario priced as the optimizer prices a plan: its month-1 run rate, plus the
-    committed fleet units it releases that are still paid in month 1 (unless ended early, whose
-    fee is in its one-time cost), plus its one-time cost ÷ the horizon."""
-    paid_anyway = 0.0
-    ended = {ln for ln in result.one_time_notes if ln.startswith("End ")}
-    for c in planner.fleet:
-        e = c.entry
-        if e.pricing_model not in PAID_WHETHER_USED or not planner._in_term(c, 1):
-            continue
-        kept = sum(
-            ln.count
-            for ln in result.fleet
-            if ln.role == "fleet"
-            and ln.workload == e.serves
-            and ln.instance_type == e.instance_type
-            and ln.region == e.region
-            and ln.pricing_model == e.pricing_model
-            and ln.provider == e.provider
-        )
-        same = [
-            x
-            for x in planner.fleet
-            if x.entry.serves == e.serves
-            and x.entry.instance_type == e.instance_type
-            and x.entry.region == e.region
-            and x.entry.pricing_model == e.pricing_model
-            and x.entry.provider == e.provider
-        ]
-        if len(same) != 1:
-            raise ValueError(f"fleet lines for {e.label} are not unique; cannot match them")
-        released = e.count - kept
-        if released > 0 and not any(e.instance_type in note for note in ended):
-            paid_anyway += released * c.rate * HOURS_PER_MONTH
-    return result.monthly_usd + paid_anyway + result.one_time_usd / horizon
 
 
 # ---- the price of diversification -------------------------------------------------------------
