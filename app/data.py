@@ -393,6 +393,41 @@ def writer(action: Action, on_wait: WaitReporter | None = None) -> Iterator[Ware
         forget_results()
 
 
+# -- futures day -------------------------------------------------------------------------------
+def futures_review(path: str, date_from, date_to):
+    """What changed between two dates, judged against the stored workspace's fleet: the report
+    ``tokendesk futures compare`` prints, without the quotes this person may not see."""
+    return _futures_review(path, date_from, date_to, sees_negotiated())
+
+
+@st.cache_data(show_spinner=False, ttl=600, max_entries=16)
+def _futures_review(path: str, date_from, date_to, negotiated: bool):
+    from briefs.futures import company_review
+
+    with _reading(path) as warehouse:
+        return company_review(
+            warehouse, date_from, date_to, hidden_pricing_models=() if negotiated else (NEGOTIATED,)
+        )
+
+
+@st.cache_data(show_spinner=False, ttl=600)
+def review_dates(path: str):
+    """The last review (the default start of a comparison) and every good snapshot's date."""
+    from warehouse.decisions import last_review
+    from warehouse.futures import snapshot_days
+
+    with _reading(path) as warehouse:
+        return last_review(warehouse), snapshot_days(warehouse)
+
+
+def record_decision(decision) -> int:
+    """Append a futures-day decision to the log, as the person of this session (editors)."""
+    from warehouse.decisions import record_decision as append
+
+    with writer(Action.RECORD_DECISION) as warehouse:
+        return append(warehouse, decision)
+
+
 # -- workspace ---------------------------------------------------------------------------------
 @st.cache_data(show_spinner=False, ttl=600)
 def workspace(path: str):

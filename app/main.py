@@ -59,6 +59,12 @@ navigation = st.navigation(
             icon=":material/compare_arrows:",
             url_path="scenarios",
         ),
+        st.Page(
+            PAGES / "futures.py",
+            title="Futures day",
+            icon=":material/event_upcoming:",
+            url_path="futures",
+        ),
         st.Page(PAGES / "prices.py", title="Prices", icon=":material/sell:", url_path="prices"),
         st.Page(
             PAGES / "benchmarks.py",

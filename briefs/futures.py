@@ -14,14 +14,18 @@ and the cost join "as of D") and compares them, so it can be tested on hand-buil
   cheapest option on an incumbent backend that is not new): buy if it is cheaper per 1K output
   tokens by more than ``min_savings_pct`` and its FTL is no worse than the incumbent's by more
   than ``max_ftl_regression_pct``; defer if its FTL is unknown or there is no incumbent to
-  compare with; no-buy otherwise.
+  compare with; no-buy otherwise. Against the company's own fleet (``FuturesRules.fleet``), only
+  the models its workloads run are judged, each against the fleet lines serving that workload, and
+  a SKU it already runs is never a candidate (it is the incumbent).
+* **Effect on Stay**: a list price move on a SKU the fleet pays list price for changes what Stay
+  costs by (new - old $/h) x count x hours per month; a line at a rate of its own is unchanged.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from typing import Any
 
@@ -29,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from briefs.document import BarChart, Block, Bullets, Document, Paragraph, Section, table
+from costmodel.demand import HOURS_PER_MONTH
 from costmodel.risk import STALE_AFTER
 from planning.fleet import FleetRate
 from tokendesk import formatting
@@ -71,16 +76,31 @@ class FuturesReport:
     decisions: pd.DataFrame | None = None
     #: Every option (quote × result) on the later date, priced by the cost join's one formula.
     options: pd.DataFrame | None = None
+    #: What each price move on a SKU the company runs does to Stay's monthly cost.
+    fleet_effects: pd.DataFrame | None = None
 
 
 def _day(value: date | datetime | str) -> date:
     return pd.Timestamp(value).date()
 
 
+def _with_confidence(frame: pd.DataFrame) -> pd.DataFrame:
+    """Frames built by hand (tests) may carry no confidence: an empty one, never a KeyError."""
+    return frame if "confidence" in frame else frame.assign(confidence="")
+
+
 def _skus(prices: pd.DataFrame) -> pd.DataFrame:
+    prices = _with_confidence(prices)
     if prices.empty:
         return pd.DataFrame(
-            columns=[*SKU_KEY, "regions", "pricing_models", "price_source", "observed_at"]
+            columns=[
+                *SKU_KEY,
+                "regions",
+                "pricing_models",
+                "price_source",
+                "observed_at",
+                "confidence",
+            ]
         )
     grouped = prices.groupby(SKU_KEY, dropna=False)
     return pd.DataFrame(
@@ -91,6 +111,7 @@ def _skus(prices: pd.DataFrame) -> pd.DataFrame:
             ),
             "price_source": grouped["source"].agg(lambda s: "; ".join(sorted(set(map(str, s))))),
             "observed_at": grouped["observed_at"].max(),
+            "confidence": grouped["confidence"].agg(lambda s: ", ".join(sorted(set(map(str, s))))),
         }
     ).reset_index()
 
@@ -116,18 +137,29 @@ def price_changes(old: pd.DataFrame, new: pd.DataFrame, min_change: float = 0.00
         "source_from",
         "observed_from",
         "snapshot_from",
+        "confidence_from",
         "source_to",
         "observed_to",
         "snapshot_to",
+        "confidence_to",
     ]
     if old.empty or new.empty:
         return pd.DataFrame(columns=columns)
 
     def one(frame: pd.DataFrame) -> pd.DataFrame:
+        frame = _with_confidence(frame)
         # Several quotes of one key (zones, sources): the lowest is what a buyer would pay.
         frame = frame.sort_values("usd_per_hour").drop_duplicates(PRICE_KEY, keep="first")
         return frame[
-            [*PRICE_KEY, "accelerator_id", "usd_per_hour", "source", "observed_at", "snapshot_id"]
+            [
+                *PRICE_KEY,
+                "accelerator_id",
+                "usd_per_hour",
+                "source",
+                "observed_at",
+                "snapshot_id",
+                "confidence",
+            ]
         ]
 
     merged = one(old).merge(one(new), on=PRICE_KEY, suffixes=("_from", "_to"))
@@ -214,6 +246,17 @@ def _ftl(frame: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
     )
 
 
+#: The candidate's evidence, carried into each suggestion: the price and the result it rests on.
+EVIDENCE = [
+    "price_source",
+    "price_observed_at",
+    "price_confidence",
+    "bench_source_title",
+    "bench_measured_at",
+    "bench_confidence",
+]
+
+
 def suggestions(
     new_costs: pd.DataFrame, new_skus: pd.DataFrame, rules: FuturesRules
 ) -> pd.DataFrame:
@@ -232,6 +275,7 @@ def suggestions(
         "incumbent_ftl_ms",
         "ftl_change_pct",
         "ftl_percentile",
+        *EVIDENCE,
     ]
     if new_costs.empty or new_skus.empty:
         return pd.DataFrame(columns=columns)
@@ -240,7 +284,19 @@ def suggestions(
     new_keys = set(map(tuple, new_skus[SKU_KEY].astype(str).to_numpy()))
     costs["is_new"] = [tuple(k) in new_keys for k in costs[SKU_KEY].astype(str).to_numpy()]
     if rules.fleet:
+        # A SKU the company runs is its incumbent, never a candidate, even when it is new to the
+        # price data; and only the models its workloads run are judged.
+        run = {(f.provider, f.instance_type) for f in rules.fleet}
+        runs_it = pd.Series(
+            [(p, i) in run for p, i in zip(costs["provider"], costs["instance_type"], strict=True)],
+            index=costs.index,
+            dtype=bool,
+        )
+        costs["is_new"] = costs["is_new"] & ~runs_it
         incumbents = _fleet_incumbents(costs[~costs["is_new"]], rules.fleet)
+        if all(f.models for f in rules.fleet):
+            wanted = {m for f in rules.fleet for m in f.models}
+            costs = costs[~costs["is_new"] | costs["model"].isin(wanted)]
         no_incumbent = "no line of your fleet has a result for {model}"
     else:
         incumbents = costs[
@@ -268,6 +324,7 @@ def suggestions(
             usd_per_1k_output=cand["usd_per_1k_output_tokens"],
             ftl_ms=cand["ftl_ms"],
             ftl_percentile=cand["ftl_percentile"] or "unknown",
+            **{name: cand.get(name) for name in EVIDENCE},
         )
         if inc.empty:
             row.update(
@@ -329,6 +386,8 @@ def _fleet_incumbents(costs: pd.DataFrame, fleet: Sequence[FleetRate]) -> pd.Dat
         rows = costs[
             (costs["provider"].astype(str) == line.provider)
             & (costs["instance_type"].astype(str) == line.instance_type)
+            # a line is the incumbent for the models its own workload runs only
+            & (costs["model"].isin(line.models) if line.models else True)
         ].copy()
         if rows.empty:
             continue
@@ -339,6 +398,63 @@ def _fleet_incumbents(costs: pd.DataFrame, fleet: Sequence[FleetRate]) -> pd.Dat
     if not parts:
         return costs.iloc[0:0].assign(fleet_label=pd.Series(dtype=str))
     return pd.concat(parts, ignore_index=True)
+
+
+FLEET_EFFECT_COLUMNS = [
+    "fleet_line",
+    "provider",
+    "region",
+    "instance_type",
+    "pricing_model",
+    "count",
+    "usd_per_hour_from",
+    "usd_per_hour_to",
+    "change_pct",
+    "pays",
+    "stay_change_usd_per_month",
+    "source_to",
+    "observed_to",
+    "snapshot_to",
+    "confidence_to",
+]
+
+
+def fleet_effects(changes: pd.DataFrame, fleet: Sequence[FleetRate]) -> pd.DataFrame:
+    """Each price move on a SKU a fleet line runs (same provider, region, instance type and
+    pricing model), and what it does to Stay per month: a line paying the list price pays the
+    move on every instance every hour; a line at a rate of its own pays what it paid."""
+    rows = []
+    for line in fleet:
+        moves = changes[
+            (changes["provider"].astype(str) == line.provider)
+            & (changes["region"].astype(str) == line.region)
+            & (changes["instance_type"].astype(str) == line.instance_type)
+            & (changes["pricing_model"].astype(str) == line.pricing_model)
+        ]
+        for move in moves.itertuples():
+            delta = float(move.usd_per_hour_to) - float(move.usd_per_hour_from)
+            rows.append(
+                dict(
+                    fleet_line=line.label,
+                    provider=line.provider,
+                    region=line.region,
+                    instance_type=line.instance_type,
+                    pricing_model=line.pricing_model,
+                    count=line.count,
+                    usd_per_hour_from=move.usd_per_hour_from,
+                    usd_per_hour_to=move.usd_per_hour_to,
+                    change_pct=move.change_pct,
+                    pays="list price" if line.list_priced else "a rate of its own",
+                    stay_change_usd_per_month=(
+                        delta * line.count * HOURS_PER_MONTH if line.list_priced else 0.0
+                    ),
+                    source_to=move.source_to,
+                    observed_to=move.observed_to,
+                    snapshot_to=move.snapshot_to,
+                    confidence_to=getattr(move, "confidence_to", ""),
+                )
+            )
+    return pd.DataFrame(rows, columns=FLEET_EFFECT_COLUMNS)
 
 
 def compare(
@@ -360,12 +476,13 @@ def compare(
     if start >= end:
         raise ValueError(f"the earlier date ({start}) must come before the later one ({end})")
     added, removed = sku_changes(prices_from, prices_to)
+    moves = price_changes(prices_from, prices_to, rules.min_price_change_pct)
     return FuturesReport(
         date_from=start,
         date_to=end,
         new_skus=added,
         removed_skus=removed,
-        price_changes=price_changes(prices_from, prices_to, rules.min_price_change_pct),
+        price_changes=moves,
         perf_per_dollar=perf_per_dollar(costs_from, costs_to),
         stale=stale_benchmarks(results_to, end),
         suggestions=suggestions(costs_to, added, rules),
@@ -374,13 +491,28 @@ def compare(
         rules=rules,
         decisions=decisions,
         options=costs_to,
+        fleet_effects=fleet_effects(moves, rules.fleet),
     )
 
 
 def compare_warehouse(
-    warehouse, date_from, date_to, rules: FuturesRules | None = None
+    warehouse,
+    date_from,
+    date_to,
+    rules: FuturesRules | None = None,
+    *,
+    hidden_pricing_models: Sequence[str] = (),
 ) -> FuturesReport:
-    """Load both dates' frames from the warehouse and compare them; attach the decision log."""
+    """Load both dates' frames from the warehouse and compare them; attach the decision log.
+
+    ``hidden_pricing_models``: quotes a reader may not see (negotiated ones, for a role without
+    that right) are left out of every frame before anything is compared.
+    """
+
+    def visible(frame: pd.DataFrame) -> pd.DataFrame:
+        if not hidden_pricing_models or frame.empty:
+            return frame
+        return frame[~frame["pricing_model"].isin(hidden_pricing_models)].reset_index(drop=True)
 
     snaps_from = wf.price_snapshots_as_of(warehouse, date_from)
     snaps_to = wf.price_snapshots_as_of(warehouse, date_to)
@@ -391,15 +523,45 @@ def compare_warehouse(
     return compare(
         date_from,
         date_to,
-        wf.prices_as_of(warehouse, date_from),
-        wf.prices_as_of(warehouse, date_to),
-        wf.costs_as_of(warehouse, date_from),
-        wf.costs_as_of(warehouse, date_to),
+        visible(wf.prices_as_of(warehouse, date_from)),
+        visible(wf.prices_as_of(warehouse, date_to)),
+        visible(wf.costs_as_of(warehouse, date_from)),
+        visible(wf.costs_as_of(warehouse, date_to)),
         results_to,
         rules=rules,
         decisions=decision_log(warehouse),
         snapshots_from=[*snaps_from["snapshot_id"], *results_from["snapshot_id"].unique()],
         snapshots_to=[*snaps_to["snapshot_id"], *results_to["snapshot_id"].unique()],
+    )
+
+
+def company_review(
+    warehouse,
+    date_from,
+    date_to,
+    rules: FuturesRules | None = None,
+    *,
+    hidden_pricing_models: Sequence[str] = (),
+) -> FuturesReport:
+    """The review judged against the company's own fleet (the stored workspace) at the rates it
+    pays: what ``tokendesk futures compare`` prints and the dashboard's Futures page shows.
+
+    A line whose pricing model is hidden from the reader keeps its place as the incumbent, but
+    its rate is not named in the label.
+    """
+    from planning import fleet as pf
+    from planning import workspaces as pw
+
+    _, ws = pw.stored_workspace(warehouse)
+    lines = tuple(
+        replace(line, label=line.label.split(" at $")[0] + " at a withheld rate)")
+        if line.pricing_model in hidden_pricing_models
+        else line
+        for line in pf.fleet_rates(pw.engine_for(warehouse), ws)
+    )
+    rules = replace(rules or FuturesRules(), fleet=lines)
+    return compare_warehouse(
+        warehouse, date_from, date_to, rules, hidden_pricing_models=hidden_pricing_models
     )
 
 
@@ -427,6 +589,7 @@ def report_json(r: FuturesReport) -> dict:
         "perf_per_dollar": _records(r.perf_per_dollar),
         "stale_benchmarks": _records(r.stale),
         "suggestions": _records(r.suggestions),
+        "fleet_effects": _records(r.fleet_effects),
         "options": _records(r.options, OPTION_COLUMNS),
         "snapshots_from": list(r.snapshots_from),
         "snapshots_to": list(r.snapshots_to),

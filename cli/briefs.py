@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Mapping
-from dataclasses import replace
 from datetime import date
 from pathlib import Path
 from typing import Annotated
@@ -21,7 +20,13 @@ import typer
 
 from briefs import gate as g
 from briefs.document import table as doc_table
-from briefs.futures import FuturesRules, compare_warehouse, futures_document, report_json
+from briefs.futures import (
+    FuturesRules,
+    company_review,
+    compare_warehouse,
+    futures_document,
+    report_json,
+)
 from briefs.gate import parse_fraction
 from briefs.render import FORMATS, _md_table, render_document
 from briefs.workspace_plans import workspace_document
@@ -321,11 +326,10 @@ def futures_compare(
         with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
             if start is None:
                 start = _since_last_review(warehouse)
-            if not incumbent:
-                # The incumbent is the company's own fleet at its own rates (the workspace).
-                _, ws = pw.stored_workspace(warehouse)
-                rules = replace(rules, fleet=pf.fleet_rates(pw.engine_for(warehouse), ws))
-            report = compare_warehouse(warehouse, start, end, rules)
+            # The incumbent is the company's own fleet at its own rates (the workspace), unless
+            # incumbent backends are named.
+            review = compare_warehouse if incumbent else company_review
+            report = review(warehouse, start, end, rules)
     except ValueError as exc:
         raise _fail(str(exc)) from None
     if fmt.lower() == "json":

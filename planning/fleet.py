@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from costmodel import Engine
 from costmodel.workspace import Workspace
 from planning.context import planner_for
+from tokendesk.labels import label
 
 
 @dataclass(frozen=True)
@@ -18,11 +19,21 @@ class FleetRate:
     instance_type: str
     usd_per_hour: float
     label: str
+    region: str = ""
+    pricing_model: str = ""
+    count: int = 0
+    #: The models the line's workload runs (its model and the results that stand in for it);
+    #: empty = any model (a line whose workload is not known).
+    models: tuple[str, ...] = ()
+    #: True when the line pays the current list price (no rate of its own in the workspace), so a
+    #: list price move changes what it costs.
+    list_priced: bool = False
 
 
 def fleet_rates(engine: Engine, ws: Workspace):
     """The SKUs the company runs at the rates it pays, for the futures day's suggestions."""
     planner = planner_for(engine, ws)
+    models = {w.workload: w.models for w in ws.demand}
     out = []
     for cap in planner.fleet:
         e = cap.entry
@@ -32,7 +43,12 @@ def fleet_rates(engine: Engine, ws: Workspace):
                 e.instance_type,
                 cap.rate,
                 f"your fleet: {e.count} × {e.provider} {e.instance_type} ({e.region},"
-                f" {e.pricing_model} at ${cap.rate:,.2f}/h)",
+                f" {label(e.pricing_model)} at ${cap.rate:,.2f}/h)",
+                region=e.region,
+                pricing_model=e.pricing_model,
+                count=e.count,
+                models=models.get(e.serves, ()),
+                list_priced=e.usd_per_hour is None,
             )
         )
     return tuple(out)

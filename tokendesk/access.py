@@ -49,6 +49,7 @@ class Action(StrEnum):
     RETRACT = "retracting an import"
     REFRESH_PRICES = "refreshing prices"
     WRITE = "writing to the warehouse"
+    RECORD_DECISION = "recording a futures-day decision"
     SEE_ROLE_MAP = "seeing the role map"
 
 
@@ -59,6 +60,7 @@ LOWEST_ROLE = {
     Action.RETRACT: Role.EDITOR,
     Action.REFRESH_PRICES: Role.EDITOR,
     Action.WRITE: Role.EDITOR,
+    Action.RECORD_DECISION: Role.EDITOR,
     Action.SEE_ROLE_MAP: Role.ADMIN,
 }
 

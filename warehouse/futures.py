@@ -84,7 +84,7 @@ _RESULTS_AS_OF = """
 SELECT r.result_id, r.snapshot_id, r.config_key, r.accelerator_id, a.vendor, a.backend,
        r.accelerators_per_replica, r.runtime, r.runtime_version, r.model, r.precision, r.workload,
        r.scenario, r.concurrency, r.output_tok_s, r.total_tok_s, r.ttft_ms_p50, r.ttft_ms_p95, r.ttft_ms_p99,
-       r.measured_at, r.source_tool, r.source_title, r.source_url
+       r.measured_at, r.source_tool, r.source_title, r.source_url, r.confidence
 FROM benchmark_results r
 JOIN snapshots s USING (snapshot_id)
 JOIN accelerators a ON a.accelerator_id = r.accelerator_id
@@ -100,10 +100,11 @@ WITH p AS ({_PRICES_AS_OF}), r AS ({_RESULTS_AS_OF})
 SELECT p.provider, p.region, p.instance_type, p.pricing_model, p.price_basis, p.accelerator_id,
        p.vendor, p.backend,
        p.source AS price_source, p.observed_at AS price_observed_at, p.snapshot_id AS price_snapshot_id,
+       p.confidence AS price_confidence,
        r.result_id, r.config_key, r.model, r.precision, r.runtime, r.runtime_version, r.scenario,
        r.concurrency, r.ttft_ms_p95, r.ttft_ms_p99,
        r.measured_at AS bench_measured_at, r.source_title AS bench_source_title,
-       r.snapshot_id AS bench_snapshot_id,{COST_FORMULAS}
+       r.snapshot_id AS bench_snapshot_id, r.confidence AS bench_confidence,{COST_FORMULAS}
 FROM p JOIN r ON {COST_JOIN_ON}
 ORDER BY usd_per_1k_output_tokens
 """  # noqa: S608 - fixed text
@@ -161,6 +162,15 @@ def accelerator_hour_prices(
             "newest_observed_at": grouped["observed_at"].max(),
         }
     ).reset_index()
+
+
+def snapshot_days(warehouse: Warehouse) -> list[date]:
+    """Every day a good snapshot describes, newest first: the dates a review can start from."""
+    days = warehouse.query(
+        "SELECT DISTINCT CAST(as_of AS DATE) AS day FROM snapshots WHERE status = 'ok'"
+        " ORDER BY day DESC"
+    )
+    return [pd.Timestamp(day).date() for day in days["day"]]
 
 
 def snapshot_results(warehouse: Warehouse, snapshot_id: str) -> pd.DataFrame:
