@@ -420,6 +420,15 @@ def review_dates(path: str):
         return last_review(warehouse), snapshot_days(warehouse)
 
 
+@st.cache_data(show_spinner=False, ttl=600)
+def decision_log(path: str) -> pd.DataFrame:
+    """The futures-day decision log, oldest first (what replaced what included)."""
+    from warehouse.decisions import decisions
+
+    with _reading(path) as warehouse:
+        return decisions(warehouse)
+
+
 def record_decision(decision) -> int:
     """Append a futures-day decision to the log, as the person of this session (editors)."""
     from warehouse.decisions import record_decision as append

@@ -15,6 +15,7 @@ from app import auth, data, ui
 from app.models import futures as model
 from app.safe import plain
 from app.url_state import UrlInput
+from briefs.futures import FuturesReport
 from planning.workspaces import is_example
 from tokendesk.access import Action
 from warehouse.decisions import DECISIONS, Decision, DecisionError
@@ -48,92 +49,112 @@ st.caption(
     + (", the bundled example: replace it on the Workspace page." if is_example(ws) else ".")
 )
 
+
+def review(start: date) -> FuturesReport:
+    """The review from ``start`` to today: its headline, the moves on your fleet, the judged
+    new SKUs, and every price move and new SKU."""
+    report = data.futures_review(path, start, today)
+    head = model.headline(report)
+    st.subheader(f"{report.date_from:%Y-%m-%d} → {report.date_to:%Y-%m-%d}")
+    cards = st.columns(4)
+    cards[0].metric(
+        "Stay per month, from price moves",
+        model.signed_usd(head.stay_change_usd_per_month),
+        help="The price moves on SKUs your fleet runs, on the lines paying the list price: "
+        "(new − old $/h) × instances × 730 h. Sources below.",
+    )
+    cards[1].metric("Price moves", f"{head.price_moves:,}")
+    cards[2].metric("New SKUs", f"{head.new_skus:,}")
+    cards[3].metric("Buy suggestions", f"{head.buys:,}")
+    st.markdown(plain(model.stay_sentence(head), limit=2000))
+
+    st.subheader("Price moves on the SKUs you run")
+    effects = model.fleet_effects_table(report)
+    if effects.frame.empty:
+        st.caption("No price moved on a SKU your fleet runs.")
+    else:
+        ui.show_table(effects, key="futures_effects")
+
+    st.subheader("New SKUs for your workloads")
+    st.caption(
+        plain(
+            f"Each new SKU, for each model your workloads run, against the fleet line serving it: buy"
+            f" if it is cheaper per output token by more than {report.rules.min_savings_pct:.0%} and"
+            f" its first-token latency is no more than {report.rules.max_ftl_regression_pct:.0%}"
+            " worse; defer when latency is unknown or nothing comparable runs; no-buy otherwise. A SKU"
+            " you already run is never a candidate.",
+            limit=2000,
+        )
+    )
+    suggested = model.suggestions_table(report)
+    if suggested.frame.empty:
+        st.caption("No new SKU has a result for a model your workloads run.")
+    else:
+        ui.show_table(suggested, key="futures_suggestions")
+
+    with st.expander(f"All price moves ({head.price_moves:,})"):
+        ui.show_table(model.price_moves_table(report), key="futures_moves")
+    with st.expander(f"All new SKUs ({head.new_skus:,})"):
+        ui.show_table(model.new_skus_table(report), key="futures_new_skus")
+    return report
+
+
+def decision_log(report: FuturesReport | None) -> None:
+    """The log, and the form that appends to it (editors); a decision taken on a review links
+    that review's dates and snapshots."""
+    st.subheader("Decision log")
+    log = model.decisions_table(data.decision_log(path))
+    if log.frame.empty:
+        st.caption("No decisions recorded yet.")
+    else:
+        ui.show_table(log, key="futures_log")
+
+    blocked = auth.why_not(Action.RECORD_DECISION)
+    if blocked:
+        st.info(f"{blocked} You can read the review and the decision log.")
+    with st.form("futures_decide"):
+        st.markdown("**Record a decision** (appended; an earlier one is never changed)")
+        left, right = st.columns(2)
+        subject = left.text_input("Subject", key="decide_subject", disabled=bool(blocked))
+        decision = right.selectbox(
+            "Decision", DECISIONS, key="decide_decision", disabled=bool(blocked)
+        )
+        rationale = st.text_area("Why", key="decide_rationale", disabled=bool(blocked))
+        by = st.text_input(
+            "Decided by", value=auth.current_user().name, key="decide_by", disabled=bool(blocked)
+        )
+        submitted = st.form_submit_button("Record", disabled=bool(blocked))
+    linked = tuple(dict.fromkeys((*report.snapshots_from, *report.snapshots_to))) if report else ()
+    if submitted and not blocked:
+        try:
+            decision_id = data.record_decision(
+                Decision(
+                    subject,
+                    decision,
+                    rationale,
+                    by,
+                    today,
+                    linked,
+                    report.date_from if report else None,
+                    report.date_to if report else None,
+                )
+            )
+        except DecisionError as exc:
+            st.error(f"Nothing was recorded: {plain(exc)}.")
+        else:
+            st.success(f"Decision {decision_id} recorded: {plain(subject)} → {decision}.")
+
+
 if start is None or start >= today:
     st.info(
-        "There is nothing to compare yet: the warehouse has no snapshot before today. Refresh "
-        "prices or import results, then come back."
-    )
-    st.stop()
-
-report = data.futures_review(path, start, today)
-head = model.headline(report)
-st.subheader(f"{report.date_from:%Y-%m-%d} → {report.date_to:%Y-%m-%d}")
-cards = st.columns(4)
-cards[0].metric(
-    "Stay per month, from price moves",
-    model.signed_usd(head.stay_change_usd_per_month),
-    help="The price moves on SKUs your fleet runs, on the lines paying the list price: "
-    "(new − old $/h) × instances × 730 h. Sources below.",
-)
-cards[1].metric("Price moves", f"{head.price_moves:,}")
-cards[2].metric("New SKUs", f"{head.new_skus:,}")
-cards[3].metric("Buy suggestions", f"{head.buys:,}")
-st.markdown(plain(model.stay_sentence(head), limit=2000))
-
-st.subheader("Price moves on the SKUs you run")
-effects = model.fleet_effects_table(report)
-if effects.frame.empty:
-    st.caption("No price moved on a SKU your fleet runs.")
-else:
-    ui.show_table(effects, key="futures_effects")
-
-st.subheader("New SKUs for your workloads")
-st.caption(
-    plain(
-        f"Each new SKU, for each model your workloads run, against the fleet line serving it: buy"
-        f" if it is cheaper per output token by more than {report.rules.min_savings_pct:.0%} and"
-        f" its first-token latency is no more than {report.rules.max_ftl_regression_pct:.0%}"
-        " worse; defer when latency is unknown or nothing comparable runs; no-buy otherwise. A SKU"
-        " you already run is never a candidate.",
-        limit=2000,
-    )
-)
-suggested = model.suggestions_table(report)
-if suggested.frame.empty:
-    st.caption("No new SKU has a result for a model your workloads run.")
-else:
-    ui.show_table(suggested, key="futures_suggestions")
-
-with st.expander(f"All price moves ({head.price_moves:,})"):
-    ui.show_table(model.price_moves_table(report), key="futures_moves")
-with st.expander(f"All new SKUs ({head.new_skus:,})"):
-    ui.show_table(model.new_skus_table(report), key="futures_new_skus")
-
-st.subheader("Decision log")
-log = model.decisions_table(report.decisions)
-if log.frame.empty:
-    st.caption("No decisions recorded yet.")
-else:
-    ui.show_table(log, key="futures_log")
-
-blocked = auth.why_not(Action.RECORD_DECISION)
-if blocked:
-    st.info(f"{blocked} You can read the review and the decision log.")
-with st.form("futures_decide"):
-    st.markdown("**Record a decision** (appended; an earlier one is never changed)")
-    left, right = st.columns(2)
-    subject = left.text_input("Subject", key="decide_subject", disabled=bool(blocked))
-    decision = right.selectbox("Decision", DECISIONS, key="decide_decision", disabled=bool(blocked))
-    rationale = st.text_area("Why", key="decide_rationale", disabled=bool(blocked))
-    by = st.text_input(
-        "Decided by", value=auth.current_user().name, key="decide_by", disabled=bool(blocked)
-    )
-    submitted = st.form_submit_button("Record", disabled=bool(blocked))
-if submitted and not blocked:
-    try:
-        decision_id = data.record_decision(
-            Decision(
-                subject,
-                decision,
-                rationale,
-                by,
-                today,
-                tuple(dict.fromkeys((*report.snapshots_from, *report.snapshots_to))),
-                report.date_from,
-                report.date_to,
-            )
+        "There is nothing to compare: "
+        + (
+            "the warehouse has no snapshot yet. Refresh prices or import results."
+            if start is None
+            else "the last review ended today. Pick an earlier snapshot above to see what"
+            " changed before it."
         )
-    except DecisionError as exc:
-        st.error(f"Nothing was recorded: {plain(exc)}.")
-    else:
-        st.success(f"Decision {decision_id} recorded: {plain(subject)} → {decision}.")
+    )
+    decision_log(None)
+else:
+    decision_log(review(start))

@@ -1,0 +1,160 @@
+"""The Futures page: the review since the last one (or a snapshot's date, from the URL), judged
+against the company's fleet, with the figures ``tokendesk futures compare --format json`` prints,
+every figure with its source, date and confidence, and the decision log (editors record)."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+from typer.testing import CliRunner
+
+from app.models.tables import has_no_literals
+from cli.main import app as cli
+from tests.app.pages import VIEWS, shown
+from tests.app.test_roles import EDITOR, TEAM, VIEWER
+from warehouse import Warehouse
+from warehouse.decisions import decisions
+
+PAGE = str(VIEWS / "futures.py")
+
+
+def _page(params: dict | None = None, user: dict | None = None) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    for key, value in (params or {}).items():
+        at.query_params[key] = value
+    if user is not None:
+        at.secrets, at.user = TEAM, user
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+#: The page's tables in the order it draws them (AppTest does not name a table by its key).
+ORDER = (
+    "futures_effects",
+    "futures_suggestions",
+    "futures_moves",
+    "futures_new_skus",
+    "futures_log",
+)
+
+
+def _table(at: AppTest, key: str) -> pd.DataFrame:
+    return at.dataframe[ORDER.index(key)].value
+
+
+def _cli_json(db, *extra: str) -> dict:
+    done = CliRunner().invoke(
+        cli, ["futures", "compare", "--format", "json", "--to", date.today().isoformat(), "--db",
+              str(db), *extra]
+    )  # fmt: skip
+    assert done.exit_code == 0, done.output
+    return json.loads(done.stdout)
+
+
+def test_the_page_shows_the_figures_the_cli_json_prints(app_env):
+    at = _page()
+    report = _cli_json(app_env)
+    # The same review window: since the last review (here the oldest snapshot) until today.
+    assert at.subheader[0].value == f"{report['from']} → {report['to']}"
+
+    suggested = _table(at, "futures_suggestions")
+    expected = pd.DataFrame(report["suggestions"])
+    assert len(suggested) == len(expected) > 0
+    page = dict(
+        zip(zip(suggested["New SKU"], suggested["Model"], strict=True), suggested["$/1K output"],
+            strict=True)
+    )  # fmt: skip
+    cli_rows = {
+        (f"{r.provider} {r.instance_type}", r.model): r.usd_per_1k_output
+        for r in expected.itertuples()
+    }
+    assert page.keys() == cli_rows.keys()
+    for key, value in cli_rows.items():
+        # the JSON writes 10 decimal places
+        assert page[key] == pytest.approx(value, rel=1e-6), key
+    assert list(suggested["Suggestion"]) == list(expected["suggestion"])
+
+    effects = _table(at, "futures_effects")
+    cli_effects = pd.DataFrame(report["fleet_effects"])
+    assert list(effects["Stay per month"]) == pytest.approx(
+        list(cli_effects["stay_change_usd_per_month"])
+    )
+    total = cli_effects["stay_change_usd_per_month"].sum()
+    metric = next(m for m in at.metric if m.label.startswith("Stay per month"))
+    assert metric.value == f"−${abs(total):,.0f}"  # a cut: Stay is lower
+    assert f"${abs(total):,.0f} a month lower" in shown(at.markdown[0].value)
+
+
+def test_every_figure_carries_its_source_date_and_confidence(app_env):
+    at = _page()
+    for key, columns in {
+        "futures_effects": ("Source", "Source date", "Confidence"),
+        "futures_suggestions": (
+            "Price source",
+            "Price date",
+            "Price confidence",
+            "Result source",
+            "Result date",
+            "Result confidence",
+        ),
+        "futures_moves": ("Source now", "Source date", "Confidence"),
+        "futures_new_skus": ("Source", "Source date", "Confidence"),
+    }.items():
+        table = _table(at, key)
+        assert set(columns) <= set(table.columns), (key, table.columns)
+        assert has_no_literals(table), key
+        for column in columns:
+            assert (table[column].astype(str).str.strip() != "").all(), (key, column)
+    # A price whose source states no date says so, never a made-up one.
+    assert (_table(at, "futures_suggestions")["Price date"] == "date unknown").any()
+
+
+def test_the_start_comes_from_the_url_and_a_bad_one_is_refused(app_env):
+    with Warehouse.open(app_env, read_only=True) as warehouse:
+        days = warehouse.snapshots().query("status == 'ok'")["as_of"].dt.date.unique()
+    later = sorted(d for d in days if d < date.today())[-2]
+    picked = _page({"since": later.isoformat()})
+    assert picked.subheader[0].value.startswith(f"{later.isoformat()} → ")
+
+    bad = _page({"since": "2024-13-45"})
+    assert any("Ignored since='2024-13-45'" in w.value for w in bad.warning)
+    default = _page()
+    assert bad.subheader[0].value == default.subheader[0].value
+
+
+def test_a_viewer_cannot_record_a_decision_and_an_editor_can(writable_env):
+    viewer = _page(user=VIEWER)
+    assert viewer.button(key="FormSubmitter:futures_decide-Record").disabled
+    assert any("recording a futures-day decision needs" in i.value for i in viewer.info)
+
+    editor = _page(user=EDITOR)
+    editor.text_input(key="decide_subject").input("gcp a3-highgpu-8g")
+    editor.selectbox(key="decide_decision").select("defer")
+    editor.text_area(key="decide_rationale").input("needs an FTL run at our prompt lengths")
+    editor.button(key="FormSubmitter:futures_decide-Record").click().run()
+    assert not editor.exception, editor.exception
+    assert any("Decision 1 recorded" in s.value for s in editor.success)
+    with Warehouse.open(writable_env, read_only=True) as warehouse, warehouse.reading():
+        log = decisions(warehouse)
+    assert list(log["decided_by"]) == ["lee@example.com"]
+    assert list(log["decision"]) == ["defer"]
+    assert len(log["snapshot_ids"].iloc[0]) > 0  # the review's snapshots are linked
+    # The next run starts at that review's end (today): nothing to compare, the log shown.
+    again = _page(user=EDITOR)
+    assert any("the last review ended today" in i.value for i in again.info)
+    assert list(again.dataframe[0].value["Subject"]) == ["gcp a3-highgpu-8g"]
+
+
+def test_an_empty_rationale_is_refused_in_words(writable_env):
+    at = _page()
+    at.text_input(key="decide_subject").input("x")
+    at.button(key="FormSubmitter:futures_decide-Record").click().run()
+    assert not at.exception, at.exception
+    assert [e.value for e in at.error] == [
+        "Nothing was recorded: a decision needs a non\\-empty rationale."
+    ]
