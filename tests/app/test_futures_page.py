@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from app.models.tables import has_no_literals
 from cli.main import app as cli
 from tests.app.pages import VIEWS, shown
-from tests.app.test_roles import EDITOR, TEAM, VIEWER
+from tests.app.team import EDITOR, TEAM, VIEWER
 from warehouse import Warehouse
 from warehouse.decisions import decisions
 
