@@ -18,6 +18,7 @@ import plotly.graph_objects as go
 from app.style import VENDOR_COLOURS
 from costmodel.timeline import ScheduledGate
 from tokendesk import formatting
+from tokendesk.labels import label as id_label
 
 #: label -> a column of the frame, or a Series aligned with it (already formatted as wanted).
 Hover = Mapping[str, "str | pd.Series"]
@@ -47,6 +48,18 @@ SYMBOLS = (
     "hourglass",
 )
 MARGIN = {"l": 10, "r": 10, "t": 30, "b": 10}
+#: Where every legend goes: under the plot, at the foot of the figure, entries side by side. The
+#: toolbar (Plotly's mode bar) shows over the top right corner, where a legend would otherwise
+#: sit, and covers its first entries; at the foot nothing covers it. Its margin grows to fit it.
+LEGEND_BELOW: dict[str, Any] = {
+    "orientation": "h",
+    "yref": "container",
+    "y": 0,
+    "yanchor": "bottom",
+    "xanchor": "left",
+    "x": 0,
+    "tracegroupgap": 0,
+}
 MISSING = "—"
 
 #: $ on a log axis, ticks at 1, 2 and 5 of every decade: "$0.0002", "$0.0005", "$0.001", …
@@ -134,7 +147,7 @@ def _layout(
         "xaxis": dict(x_axis),
         "yaxis": dict(y_axis),
         "margin": dict(MARGIN),
-        "legend": {"tracegroupgap": 0},
+        "legend": dict(LEGEND_BELOW),
         "hoverlabel": {"align": "left"},
     }
     if height is not None:
@@ -478,21 +491,48 @@ def cost_against_ftl(
     drawn in ``unit`` ($/1K or $/1M)."""
     shown = options.assign(cost=formatting.per_tokens(options["cost"], unit))
     words = f"$ per {formatting.token_unit_label(unit)[2:]} {basis} tokens (log scale)"
-    return scatter_by(
-        shown,
+    grouping = by_pricing(shown) if shown["pricing_model"].nunique() > 1 else {}
+    figure = scatter_by(
+        grouping.pop("frame", shown),
         "cost",
         "ftl_ms",
-        "vendor",
-        symbol="pricing_model",
+        grouping.pop("group", "vendor"),
         title="accelerator_name",
         hover=OPTION_HOVER,
         x_axis=axis(words, LOG_USD_AXIS),
         y_axis=axis(f"First-token latency {percentile} (ms)", MS_AXIS),
         x_hover="$.3g",
         y_hover=",.0f",
-        legend_title="Vendor · pricing",
+        legend_title=grouping.pop("legend_title", "Vendor"),
         height=520,
+        **grouping,
     )
+    return open_spot_markers(figure)
+
+
+def open_spot_markers(figure: go.Figure) -> go.Figure:
+    """Spot points drawn hollow (a vendor's shape, open): on top of their own colour, a reader
+    tells spot from on demand by shape as well, in print and for colour-blind eyes."""
+    spot = id_label("spot") + " · "
+    for trace in figure.data:
+        if str(trace.name or "").startswith(spot) and trace.marker.symbol:
+            trace.marker.symbol = f"{trace.marker.symbol}-open"
+            trace.marker.line = {"width": 2, "color": trace.marker.color}
+    return figure
+
+
+def by_pricing(options: pd.DataFrame) -> dict[str, Any]:
+    """How a scatter draws options of several pricing models: each pricing model in its own
+    colour (spot is never drawn like on demand), each vendor in its own marker shape, and the
+    legend naming both ("Spot · NVIDIA"). The arguments for ``scatter_by``."""
+    pricing = options["pricing_model"].map(lambda m: id_label(str(m)))
+    return {
+        "frame": options.assign(pricing=pricing),
+        "group": "pricing",
+        "symbol": "vendor",
+        "colours": {id_label(model): colour for model, colour in PRICING_COLOURS.items()},
+        "legend_title": "Pricing · vendor",
+    }
 
 
 def pareto(
@@ -508,20 +548,24 @@ def pareto(
     plotted = plotted.assign(**{column: formatting.per_tokens(plotted[column], unit)})
     frontier = frontier.assign(**{column: formatting.per_tokens(frontier[column], unit)})
     words = f"$ per {formatting.token_unit_label(unit)[2:]} output tokens (log scale)"
+    # A pricing family (committed) holds several pricing models: then each gets its own colour.
+    grouping = by_pricing(plotted) if plotted["pricing_model"].nunique() > 1 else {}
     figure = scatter_by(
-        plotted,
+        grouping.pop("frame", plotted),
         column,
         "ftl_ms",
-        "vendor",
+        grouping.pop("group", "vendor"),
         title="accelerator_name",
         hover=OPTION_HOVER,
         x_axis=axis(words, LOG_USD_AXIS),
         y_axis=axis(f"FTL {percentile} (ms)", MS_AXIS),
         x_hover="$.3g",
         y_hover=",.0f",
-        legend_title="Vendor",
+        legend_title=grouping.pop("legend_title", "Vendor"),
         height=460,
+        **grouping,
     )
+    open_spot_markers(figure)
     frontier = frontier.sort_values(column)
     add_step_line(
         figure,
@@ -611,8 +655,6 @@ def memory_breakdown(frame: pd.DataFrame) -> go.Figure:
         legend_title="",
         height=max(320, 36 * len(order) + 160),
     )
-    # Above the plot, so it never overlaps the axis title below it.
-    figure.update_layout(legend={"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0})
     return figure
 
 
@@ -780,6 +822,7 @@ def throughput_against_ftl(
         margin={"l": 10, "r": 10, "t": 30, "b": CURVE_AXIS_PX + legend_px},
         legend={
             "orientation": "v",
+            "yref": "paper",  # under the plot area, past the x axis (not the figure's foot)
             "yanchor": "top",
             "y": -CURVE_AXIS_PX / CURVE_PLOT_PX,
             "xanchor": "left",

@@ -120,7 +120,8 @@ def fleet_effects_table(report: FuturesReport) -> Table:
     if frame.empty:
         frame = pd.DataFrame(columns=list(_EFFECT_LABELS))
     frame = _dated(_percent_points(frame, ["change_pct"]), ["observed_to"]).assign(
-        confidence_to=lambda f: f["confidence_to"].map(_confidence)
+        confidence_to=lambda f: f["confidence_to"].map(_confidence),
+        fleet_line=lambda f: f["fleet_line"].astype(str).str.removeprefix("your fleet: "),
     )
     return readable(
         frame,
@@ -134,14 +135,14 @@ def fleet_effects_table(report: FuturesReport) -> Table:
     )
 
 
+#: The decision column (what it does to Stay) next to the line, so a narrow window shows it.
 _EFFECT_LABELS = {
     "fleet_line": "Your fleet line",
-    "pricing_model": "Pricing",
+    "stay_change_usd_per_month": "Stay per month",
+    "change_pct": "Price change",
     "usd_per_hour_from": "$/h then",
     "usd_per_hour_to": "$/h now",
-    "change_pct": "Change",
     "pays": "The line pays",
-    "stay_change_usd_per_month": "Stay per month",
     "source_to": "Source",
     "observed_to": "Source date",
     "confidence_to": "Confidence",
@@ -160,6 +161,9 @@ def suggestions_table(report: FuturesReport) -> Table:
     """Each new SKU judged for each model your workloads run, against the fleet line serving it."""
     frame = report.suggestions.copy()
     frame["sku"] = frame["provider"].astype(str) + " " + frame["instance_type"].astype(str)
+    frame["incumbent"] = [
+        v.removeprefix("your fleet: ") if isinstance(v, str) else v for v in frame["incumbent"]
+    ]
     frame = _percent_points(frame, ["cost_change_pct", "ftl_change_pct"])
     frame = _dated(frame, ["price_observed_at", "bench_measured_at"])
     for column in ("price_confidence", "bench_confidence"):
@@ -170,11 +174,11 @@ def suggestions_table(report: FuturesReport) -> Table:
             "suggestion": "Suggestion",
             "sku": "New SKU",
             "model": "Model",
-            "usd_per_1k_output": "$/1K output",
-            "incumbent": "Against",
-            "incumbent_usd_per_1k_output": "Yours $/1K output",
             "cost_change_pct": "Cost change",
             "ftl_change_pct": "FTL change",
+            "usd_per_1k_output": "$/1K output",
+            "incumbent_usd_per_1k_output": "Yours $/1K output",
+            "incumbent": "Against",
             "rule": "Why",
             "price_source": "Price source",
             "price_observed_at": "Price date",

@@ -58,7 +58,7 @@ def review(start: date) -> FuturesReport:
     st.subheader(f"{report.date_from:%Y-%m-%d} → {report.date_to:%Y-%m-%d}")
     cards = st.columns(4)
     cards[0].metric(
-        "Stay per month, from price moves",
+        "Stay per month",
         model.signed_usd(head.stay_change_usd_per_month),
         help="The price moves on SKUs your fleet runs, on the lines paying the list price: "
         "(new − old $/h) × instances × 730 h. Sources below.",

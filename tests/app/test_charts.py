@@ -297,3 +297,75 @@ def test_the_interactivity_frontier_draws_each_vendors_curves_in_one_broken_line
     assert by_name["NVIDIA"].marker.color == VENDOR_COLOURS["NVIDIA"]
     assert figure.layout.shapes[0].x0 == 9.0  # the target
     assert "tok/s per user" in figure.layout.xaxis.title.text
+
+
+# -- legends clear of the toolbar; spot and on demand told apart --------------------------------
+def _legend_below(figure) -> bool:
+    legend = figure.layout.legend
+    return (
+        legend.orientation == "h"
+        and legend.yref == "container"
+        and legend.y == 0
+        and legend.yanchor == "bottom"
+    )
+
+
+def _scatter_options(options: pd.DataFrame) -> pd.DataFrame:
+    """The options with every field the cost scatters' hover names."""
+    return options.assign(
+        usd_per_1k_output_tokens=options["cost"],
+        ftl_basis="p95",
+        option_id=range(len(options)),
+        instance_type="i",
+        region="r",
+        model="m",
+        precision="bf16",
+        scenario="server",
+        price_source="list",
+        bench_source_title="run",
+        bench_measured_at=pd.Timestamp("2026-01-01"),
+    )
+
+
+def test_every_legend_sits_under_the_plot_where_the_toolbar_cannot_cover_it(options):
+    # The toolbar shows over the top right corner: Plotly's default legend place.
+    frame = _scatter_options(options)
+    figures = {
+        "cost_against_ftl": charts.cost_against_ftl(frame, "output", "p95"),
+        "pareto": charts.pareto(frame, frame.head(2), "p95", 1000.0),
+        "scatter_by": charts.scatter_by(options, "cost", "ftl_ms", "vendor"),
+        "bars": charts.bars(options, "accelerator_name", "cost", colour="vendor"),
+        "memory_breakdown": charts.memory_breakdown(
+            pd.DataFrame(
+                {
+                    "replica": ["1 × H100"] * 2,
+                    "gib": [60.0, 20.0],
+                    "total": [80.0] * 2,
+                    "part": ["Weights", "KV cache (requested sequences)"],
+                }
+            )  # fmt: skip
+        ),
+    }
+    for name, figure in figures.items():
+        assert _legend_below(figure), (name, figure.layout.legend)
+
+
+def test_spot_and_on_demand_points_differ_in_colour_and_shape_and_the_legend_says_which(options):
+    figure = charts.cost_against_ftl(_scatter_options(options), "output", "p95")
+    traces = {t.name: t for t in figure.data}
+    assert set(traces) == {"Spot · NVIDIA", "Spot · Acme", "On demand · AMD", "On demand · NVIDIA"}
+    spot, on_demand = traces["Spot · NVIDIA"], traces["On demand · NVIDIA"]
+    assert spot.marker.color != on_demand.marker.color
+    assert spot.marker.symbol != on_demand.marker.symbol
+    assert spot.marker.symbol.endswith("-open") and not on_demand.marker.symbol.endswith("-open")
+    # One colour per pricing model, whatever the vendor.
+    assert traces["Spot · Acme"].marker.color == spot.marker.color
+    assert traces["On demand · AMD"].marker.color == on_demand.marker.color
+    assert figure.layout.legend.title.text == "Pricing · vendor"
+
+
+def test_one_pricing_model_keeps_the_vendor_colours(options):
+    one = _scatter_options(options[options["pricing_model"] == "on_demand"])
+    figure = charts.pareto(one, one.head(1), "p95", 1000.0)
+    markers = {t.name: t.marker.color for t in figure.data if t.mode == "markers"}
+    assert markers == {"AMD": VENDOR_COLOURS["AMD"], "NVIDIA": VENDOR_COLOURS["NVIDIA"]}

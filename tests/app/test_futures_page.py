@@ -85,7 +85,7 @@ def test_the_page_shows_the_figures_the_cli_json_prints(app_env):
         list(cli_effects["stay_change_usd_per_month"])
     )
     total = cli_effects["stay_change_usd_per_month"].sum()
-    metric = next(m for m in at.metric if m.label.startswith("Stay per month"))
+    metric = next(m for m in at.metric if m.label == "Stay per month")
     assert metric.value == f"−${abs(total):,.0f}"  # a cut: Stay is lower
     assert f"${abs(total):,.0f} a month lower" in shown(at.markdown[0].value)
 
