@@ -42,8 +42,11 @@ def vendor_cards(
         cards.append(
             Card(
                 row.accelerator_name,
-                formatting.usd_per_tokens(row.usd_per_1k_output_tokens, unit, "output"),
-                f"{row.provider} · {row.instance_type} · {label(row.pricing_model)} · {ftl}",
+                # The figure alone: a card is a quarter of the page wide, and with its unit the
+                # value was cut short at 1280 pixels. The unit leads the caption under it.
+                formatting.usd_per_1k(formatting.per_tokens(row.usd_per_1k_output_tokens, unit)),
+                f"{formatting.cost_label(unit, 'output')} · {row.provider} · {row.instance_type}"
+                f" · {label(row.pricing_model)} · {ftl}",
                 f"{row.provider} {row.instance_type} ({label(row.pricing_model)}, {row.region}) · "
                 f"{row.model} {row.precision} · {ftl} ({row.ftl_basis}) · price: "
                 f"{row.price_source} ({_day(row.price_observed_at)}) · result: "

@@ -127,6 +127,18 @@ def token_cost_columns(results, workspace, unit: str) -> dict[str, list[str]]:
     }
 
 
+#: The side-by-side table's columns a reader decides on, first: a 1280-pixel window shows the
+#: scenario, its verdict and what it costs (month 1, per token) without scrolling sideways.
+DECIDING_FIRST = ("Scenario", "Verdict", "Monthly (month 1)")
+
+
+def side_by_side_order(columns: list[str], token_costs: list[str]) -> list[str]:
+    """The side-by-side columns in reading order: scenario, verdict, month 1's cost, its cost per
+    token, then the rest as the brief lists them."""
+    first = [c for c in (*DECIDING_FIRST, *token_costs) if c in columns]
+    return first + [c for c in columns if c not in first]
+
+
 # -- the optimal fleet -----------------------------------------------------------------------------
 def optimal_sentence(optimized) -> str:
     """What the optimizer found, its saving against Stay, and how close it is proven to be."""

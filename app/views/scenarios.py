@@ -23,6 +23,7 @@ from app.models.scenarios import (
     owned_table,
     risk_lines,
     savings_sentence,
+    side_by_side_order,
     token_cost_columns,
 )
 from app.safe import plain
@@ -148,10 +149,10 @@ st.info(plain(headline(evaluation), limit=2000))
 
 st.subheader("Side by side")
 side_by_side = pd.DataFrame(results_rows(evaluation))
-for offset, (label, values) in enumerate(
-    token_cost_columns(evaluation, view.workspace, unit).items(), start=1
-):
+token_costs = token_cost_columns(evaluation, view.workspace, unit)
+for offset, (label, values) in enumerate(token_costs.items(), start=1):
     side_by_side.insert(side_by_side.columns.get_loc("Monthly (month 1)") + offset, label, values)
+side_by_side = side_by_side[side_by_side_order(list(side_by_side), list(token_costs))]
 st.dataframe(side_by_side, hide_index=True, width="stretch", key="summary")
 st.caption(TOKEN_COST_NOTE)
 for r in results:

@@ -47,13 +47,13 @@ def test_overview_cards_compare_one_pricing_family_and_the_headline_is_the_engin
     # AMD: the ND96 at $48/h, 8 replicas x 400 tok/s (600 ms): 48 / (3200 x 3.6) = $0.00417.
     # The CPU result is an 8B model: no card in the 70B class.
     assert {m.label: m.value for m in at.metric} == {
-        "NVIDIA H100 SXM 80GB": "$0.00222 /1K output tokens",
-        "AMD Instinct MI300X 192GB": "$0.00417 /1K output tokens",
+        "NVIDIA H100 SXM 80GB": "$0.00222",
+        "AMD Instinct MI300X 192GB": "$0.00417",
     }
     cards = [shown(c.value) for c in at.caption if "·" in c.value]
     assert cards == [
-        "aws · p5.48xlarge · On demand · FTL 1,500 ms",
-        "azure · Standard_ND96isr_MI300X_v5 · On demand · FTL 600 ms",
+        "$/1K output tokens · aws · p5.48xlarge · On demand · FTL 1,500 ms",
+        "$/1K output tokens · azure · Standard_ND96isr_MI300X_v5 · On demand · FTL 600 ms",
     ]
     want = expected(fixture_env)
     sentence = headline(want)
@@ -85,6 +85,11 @@ def test_overview_bad_url_value_falls_back_with_a_notice(fixture_env):
     assert at.number_input(key="slo").value == 2000 and at.selectbox(key="pct").value == "p95"
 
 
+def _card_captions(at) -> list[str]:
+    """The captions under the Overview's cards (each names its unit first)."""
+    return [shown(c.value) for c in at.caption if "·" in c.value]
+
+
 def _figure(text: str) -> float:
     return float(text.split(" ")[0].lstrip("$"))
 
@@ -96,8 +101,8 @@ def test_overview_unit_switch_reads_1000_times_larger_and_stays_in_the_url(fixtu
     small = {m.label: m.value for m in per_1k.metric}
     large = {m.label: m.value for m in per_1m.metric}
     assert small.keys() == large.keys() and small
-    assert all(v.endswith(" /1K output tokens") for v in small.values())
-    assert all(v.endswith(" /1M output tokens") for v in large.values())
+    assert all(c.startswith("$/1K output tokens · ") for c in _card_captions(per_1k))
+    assert all(c.startswith("$/1M output tokens · ") for c in _card_captions(per_1m))
     for label, value in small.items():
         assert round(_figure(value) * 1000, 9) == round(_figure(large[label]), 9)
     # The frontier chart: every point exactly 1,000 times further right, its axis says so.
@@ -115,7 +120,7 @@ def test_overview_unknown_unit_falls_back_to_1k_with_a_notice(fixture_env):
     at = page("overview.py", unit="per-token")
     assert any("Ignored unit='per-token'" in w.value for w in at.warning)
     assert at.radio(key="unit").value == "1k"
-    assert all(m.value.endswith(" /1K output tokens") for m in at.metric)
+    assert all(c.startswith("$/1K output tokens · ") for c in _card_captions(at))
 
 
 def test_overview_with_an_impossible_slo_explains_itself(fixture_env):
