@@ -130,7 +130,7 @@ def fleet_effects_table(report: FuturesReport) -> Table:
             "usd_per_hour_from": "$%,.2f",
             "usd_per_hour_to": "$%,.2f",
             "change_pct": "%+.1f%%",
-            "stay_change_usd_per_month": "$%+,.0f",
+            "stay_change_usd_per_month": "%+,.0f",
         },
     )
 
@@ -138,7 +138,7 @@ def fleet_effects_table(report: FuturesReport) -> Table:
 #: The decision column (what it does to Stay) next to the line, so a narrow window shows it.
 _EFFECT_LABELS = {
     "fleet_line": "Your fleet line",
-    "stay_change_usd_per_month": "Stay per month",
+    "stay_change_usd_per_month": "Stay per month ($)",
     "change_pct": "Price change",
     "usd_per_hour_from": "$/h then",
     "usd_per_hour_to": "$/h now",

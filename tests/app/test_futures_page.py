@@ -81,7 +81,7 @@ def test_the_page_shows_the_figures_the_cli_json_prints(app_env):
 
     effects = _table(at, "futures_effects")
     cli_effects = pd.DataFrame(report["fleet_effects"])
-    assert list(effects["Stay per month"]) == pytest.approx(
+    assert list(effects["Stay per month ($)"]) == pytest.approx(
         list(cli_effects["stay_change_usd_per_month"])
     )
     total = cli_effects["stay_change_usd_per_month"].sum()
