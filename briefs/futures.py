@@ -279,7 +279,25 @@ def suggestions(
     ]
     if new_costs.empty or new_skus.empty:
         return pd.DataFrame(columns=columns)
-    costs = new_costs[new_costs["usd_per_1k_output_tokens"] > 0].copy()
+    # Only the columns a suggestion reads: the cost join is wide, and every selection below
+    # copies each column it carries (most of this function's time on a wide frame).
+    wanted = [
+        *SKU_KEY,
+        "region",
+        "pricing_model",
+        "backend",
+        "model",
+        "usd_per_hour",
+        "usd_per_1k_output_tokens",
+        "ttft_ms_p95",
+        "ttft_ms_p99",
+        *EVIDENCE,
+    ]
+    costs = new_costs.loc[
+        new_costs["usd_per_1k_output_tokens"] > 0, [c for c in wanted if c in new_costs]
+    ].copy()
+    # Plain object columns: a row picked from an Arrow-backed string column costs far more.
+    costs = costs.astype({c: object for c in costs.columns if costs[c].dtype == "str"})
     costs["ftl_ms"], costs["ftl_percentile"] = _ftl(costs)
     new_keys = set(map(tuple, new_skus[SKU_KEY].astype(str).to_numpy()))
     costs["is_new"] = [tuple(k) in new_keys for k in costs[SKU_KEY].astype(str).to_numpy()]
@@ -295,8 +313,8 @@ def suggestions(
         costs["is_new"] = costs["is_new"] & ~runs_it
         incumbents = _fleet_incumbents(costs[~costs["is_new"]], rules.fleet)
         if all(f.models for f in rules.fleet):
-            wanted = {m for f in rules.fleet for m in f.models}
-            costs = costs[~costs["is_new"] | costs["model"].isin(wanted)]
+            runs_models = {m for f in rules.fleet for m in f.models}
+            costs = costs[~costs["is_new"] | costs["model"].isin(runs_models)]
         no_incumbent = "no line of your fleet has a result for {model}"
     else:
         incumbents = costs[
@@ -306,10 +324,12 @@ def suggestions(
             f"no incumbent ({', '.join(rules.incumbent_backends)}) option serves " + "{model}"
         )
     rows = []
+    by_model = dict(tuple(incumbents.groupby("model", sort=False)))
+    no_rows = incumbents.iloc[0:0]
     for (provider, instance, acc, model), group in costs[costs["is_new"]].groupby(
         [*SKU_KEY, "model"]
     ):
-        inc = incumbents[incumbents["model"] == model]
+        inc = by_model.get(model, no_rows)
         # Compare latency-bearing operating points when both sides have one (cost and FTL from the
         # same point); otherwise compare cost alone and defer until the harness measures FTL.
         cand_online, inc_online = group[group["ftl_ms"].notna()], inc[inc["ftl_ms"].notna()]
