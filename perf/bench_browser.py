@@ -136,10 +136,12 @@ def warm(browser, db: Path, repeat: int) -> dict:
             page.get_by_role("link", name=name).first.click()
             settled(page, marker)
         switches, reloads, inputs = [], [], []
+        by_page: dict[str, list[float]] = {name: [] for name in PAGES}
         for _ in range(repeat):
             for name, marker in PAGES.items():
                 link = page.get_by_role("link", name=name).first
                 switches.append(timed(link.click, page, marker))
+                by_page[name].append(switches[-1])
             reloads.append(timed(partial(page.goto, f"{url}/scenarios"), page, PAGES["Scenarios"]))
         page.goto(f"{url}/scenarios")
         settled(page, PAGES["Scenarios"])
@@ -159,6 +161,10 @@ def warm(browser, db: Path, repeat: int) -> dict:
         process.wait(timeout=30)
     return {
         "page_switch": quantiles(switches),
+        # Which page a slow switch lands on: the median switch to each.
+        "page_switch_p50_by_page": {
+            name: round(statistics.median(times), 3) for name, times in by_page.items()
+        },
         "full_reload_reference": quantiles(reloads),
         "what_if_scenarios_slo": quantiles(inputs),
         "what_if_futures_since": quantiles(futures),
