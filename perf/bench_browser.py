@@ -142,6 +142,9 @@ def warm(browser, db: Path, repeat: int) -> dict:
                 link = page.get_by_role("link", name=name).first
                 switches.append(timed(link.click, page, marker))
                 by_page[name].append(switches[-1])
+        # The reloads after the switches, not between their rounds: a reload starts a new
+        # session, and the switch right after it paid for that (it was always the Costs page).
+        for _ in range(repeat):
             reloads.append(timed(partial(page.goto, f"{url}/scenarios"), page, PAGES["Scenarios"]))
         page.goto(f"{url}/scenarios")
         settled(page, PAGES["Scenarios"])
