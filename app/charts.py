@@ -484,6 +484,11 @@ OPTION_HOVER = {
 }
 
 
+def _option_hover(options: pd.DataFrame) -> dict[str, Any]:
+    """OPTION_HOVER with the pricing model in words ("On demand", not its stored id)."""
+    return {**OPTION_HOVER, "pricing": options["pricing_model"].map(lambda m: id_label(str(m)))}
+
+
 def cost_against_ftl(
     options: pd.DataFrame, basis: str, percentile: str, unit: str = formatting.DEFAULT_TOKEN_UNIT
 ) -> go.Figure:
@@ -498,7 +503,7 @@ def cost_against_ftl(
         "ftl_ms",
         grouping.pop("group", "vendor"),
         title="accelerator_name",
-        hover=OPTION_HOVER,
+        hover=_option_hover(shown),
         x_axis=axis(words, LOG_USD_AXIS),
         y_axis=axis(f"First-token latency {percentile} (ms)", MS_AXIS),
         x_hover="$.3g",
@@ -556,7 +561,7 @@ def pareto(
         "ftl_ms",
         grouping.pop("group", "vendor"),
         title="accelerator_name",
-        hover=OPTION_HOVER,
+        hover=_option_hover(plotted),
         x_axis=axis(words, LOG_USD_AXIS),
         y_axis=axis(f"FTL {percentile} (ms)", MS_AXIS),
         x_hover="$.3g",

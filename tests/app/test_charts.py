@@ -369,3 +369,10 @@ def test_one_pricing_model_keeps_the_vendor_colours(options):
     figure = charts.pareto(one, one.head(1), "p95", 1000.0)
     markers = {t.name: t.marker.color for t in figure.data if t.mode == "markers"}
     assert markers == {"AMD": VENDOR_COLOURS["AMD"], "NVIDIA": VENDOR_COLOURS["NVIDIA"]}
+
+
+def test_the_option_hover_names_the_pricing_model_in_words(options):
+    figure = charts.cost_against_ftl(_scatter_options(options), "output", "p95")
+    column = list(charts.OPTION_HOVER).index("pricing")  # customdata follows the hover fields
+    values = {row[column] for trace in figure.data for row in trace.customdata}
+    assert values == {"Spot", "On demand"}
