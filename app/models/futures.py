@@ -248,6 +248,33 @@ def new_skus_table(report: FuturesReport) -> Table:
     )
 
 
+def results_table(report: FuturesReport) -> Table:
+    """Output tokens per dollar of the best option per accelerator, then and now, for the
+    models your workloads run (every model when the fleet names none): what new results and
+    price moves did to each accelerator's perf per dollar."""
+    frame = report.perf_per_dollar
+    runs = {m for line in report.rules.fleet for m in line.models}
+    if runs:
+        frame = frame[frame["model"].isin(runs)]
+    frame = _percent_points(frame, ["change_pct"])
+    return readable(
+        frame,
+        {
+            "accelerator_id": "Accelerator",
+            "model": "Model",
+            "tokens_per_usd_from": "Output tokens per $ then",
+            "tokens_per_usd_to": "Output tokens per $ now",
+            "change_pct": "Change",
+            "best_option_to": "Best option now",
+        },
+        numbers={
+            "tokens_per_usd_from": "%,.0f",
+            "tokens_per_usd_to": "%,.0f",
+            "change_pct": "%+.1f%%",
+        },
+    )
+
+
 def decisions_table(log: pd.DataFrame | None) -> Table:
     """The decision log, oldest first, with what replaced what."""
     frame = log.copy() if log is not None else pd.DataFrame()

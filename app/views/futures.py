@@ -96,6 +96,13 @@ def review(start: date) -> FuturesReport:
         ui.show_table(model.price_moves_table(report), key="futures_moves")
     with st.expander(f"All new SKUs ({head.new_skus:,})"):
         ui.show_table(model.new_skus_table(report), key="futures_new_skus")
+    results = model.results_table(report)
+    with st.expander(f"Perf per dollar for your models ({len(results.frame):,} accelerators)"):
+        st.caption(
+            "Output tokens per dollar of each accelerator's cheapest option, on both dates: new"
+            " results and price moves both show here. The sources are on the Costs page."
+        )
+        ui.show_table(results, key="futures_results")
     return report
 
 

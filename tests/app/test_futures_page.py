@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from app.models.tables import has_no_literals
 from cli.main import app as cli
+from planning.workspaces import example_workspace
 from tests.app.pages import VIEWS, shown
 from tests.app.team import EDITOR, TEAM, VIEWER
 from warehouse import Warehouse
@@ -39,6 +40,7 @@ ORDER = (
     "futures_suggestions",
     "futures_moves",
     "futures_new_skus",
+    "futures_results",
     "futures_log",
 )
 
@@ -112,6 +114,29 @@ def test_every_figure_carries_its_source_date_and_confidence(app_env):
             assert (table[column].astype(str).str.strip() != "").all(), (key, column)
     # A price whose source states no date says so, never a made-up one.
     assert (_table(at, "futures_suggestions")["Price date"] == "date unknown").any()
+
+
+def test_perf_per_dollar_is_shown_for_the_models_the_company_runs(app_env):
+    at = _page()
+    table = _table(at, "futures_results")
+    runs = {m for w in example_workspace().demand for m in w.models}
+    expected = {
+        (r["accelerator_id"], r["model"]): r["tokens_per_usd_to"]
+        for r in _cli_json(app_env)["perf_per_dollar"]
+        if r["model"] in runs
+    }
+    assert expected, "the example's models have perf-per-dollar rows"
+    shown = dict(
+        zip(zip(table["Accelerator"], table["Model"], strict=True),
+            table["Output tokens per $ now"], strict=True)
+    )  # fmt: skip
+    assert shown.keys() == expected.keys()  # no model the company does not run
+    for key, value in expected.items():
+        if value is None:  # no option on the later date: shown as a dash
+            assert shown[key] == "—", key
+        else:
+            # numeric, or text at whole tokens when the column has a gap
+            assert float(str(shown[key]).replace(",", "")) == pytest.approx(value, abs=0.5), key
 
 
 def test_the_start_comes_from_the_url_and_a_bad_one_is_refused(app_env):
