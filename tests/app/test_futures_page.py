@@ -183,3 +183,16 @@ def test_an_empty_rationale_is_refused_in_words(writable_env):
     assert [e.value for e in at.error] == [
         "Nothing was recorded: a decision needs a non\\-empty rationale."
     ]
+
+
+def test_a_viewer_sees_no_negotiated_quote_in_the_review(writable_env):
+    from tests.factories import negotiated_quotes
+
+    with Warehouse.open(writable_env) as warehouse:
+        warehouse.ingest_prices(
+            "sheet:examplecloud:negotiated", negotiated_quotes("examplecloud", {"q-1": "Q-1"})
+        )
+    editor = _page(user=EDITOR)
+    assert "examplecloud" in set(_table(editor, "futures_new_skus")["Provider"])
+    viewer = _page(user=VIEWER)
+    assert "examplecloud" not in set(_table(viewer, "futures_new_skus")["Provider"])
