@@ -637,6 +637,7 @@ def futures_document(report: FuturesReport) -> Document:
     r = report
     sections = (
         _summary_section(r),
+        _fleet_effects_section(r),
         _suggestions_section(r),
         _skus_section(r),
         _perf_per_dollar_section(r),
@@ -689,6 +690,39 @@ def _summary_section(r: FuturesReport) -> Section:
         )
     )
     return Section("Summary", tuple(blocks))
+
+
+def _fleet_effects_section(r: FuturesReport) -> Section:
+    """What the price moves on the SKUs the company runs do to Stay per month."""
+    effects = r.fleet_effects if r.fleet_effects is not None else pd.DataFrame()
+    if not len(effects):
+        return Section("Your fleet", (Paragraph("No price moved on a SKU your fleet runs."),))
+    total = float(effects["stay_change_usd_per_month"].sum())
+    said = (
+        "Stay costs what it did: no line that moved pays the list price."
+        if abs(total) < 0.5
+        else f"These price moves make Stay {formatting.usd(abs(total), 0)} a month "
+        f"{'lower' if total < 0 else 'higher'} (lines paying the list price; a line at a rate "
+        "of its own is unchanged)."
+    )
+    return Section(
+        "Your fleet",
+        (
+            Paragraph(said),
+            table(
+                "Price moves on the SKUs you run",
+                effects,
+                formats={
+                    "usd_per_hour_from": _usd3,
+                    "usd_per_hour_to": _usd3,
+                    "change_pct": _pct,
+                    "stay_change_usd_per_month": formatting.usd_change,
+                    "observed_to": _d,
+                },
+                sheet="Your fleet",
+            ),
+        ),
+    )
 
 
 def _price_moves_chart(cuts: pd.DataFrame) -> BarChart | None:

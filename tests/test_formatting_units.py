@@ -31,3 +31,10 @@ def test_labels_and_text_name_the_unit_and_the_tokens():
 def test_an_unknown_unit_is_refused_by_name():
     with pytest.raises(ValueError, match="unknown token unit '1g'; choose one of 1k, 1m"):
         formatting.token_unit_factor("1g")
+
+
+def test_a_change_in_dollars_has_its_sign_before_the_currency():
+    assert formatting.usd_change(-63159.6) == "−$63,160"
+    assert formatting.usd_change(1200) == "+$1,200"
+    assert formatting.usd_change(0.2) == "$0"
+    assert formatting.usd_change(None) == "—"

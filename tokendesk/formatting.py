@@ -54,6 +54,16 @@ def usd(value: Any, digits: int = 2) -> str:
     return f"${number:,.{digits}f}"
 
 
+def usd_change(value: Any) -> str:
+    """A change in dollars, its sign before the currency: −$63,160 / +$1,200 / $0."""
+    number = _number(value)
+    if number is None:
+        return "—"
+    if abs(number) < 0.5:
+        return "$0"
+    return f"{'−' if number < 0 else '+'}{usd(abs(number), 0)}"
+
+
 def ms(value: Any) -> str:
     number = _number(value)
     if number is None:

@@ -77,13 +77,6 @@ def headline(report: FuturesReport) -> Headline:
     )
 
 
-def signed_usd(value: float) -> str:
-    """-$63,160 / +$1,200 / $0: a change in dollars, its sign before the currency."""
-    if abs(value) < 0.5:
-        return "$0"
-    return f"{'−' if value < 0 else '+'}{formatting.usd(abs(value), 0)}"
-
-
 def stay_sentence(h: Headline) -> str:
     """What the price moves did to Stay, exact at zero."""
     if h.moves_on_your_fleet == 0:

@@ -17,6 +17,7 @@ from app.safe import plain
 from app.url_state import UrlInput
 from briefs.futures import FuturesReport
 from planning.workspaces import is_example
+from tokendesk import formatting
 from tokendesk.access import Action
 from warehouse.decisions import DECISIONS, Decision, DecisionError
 
@@ -59,7 +60,7 @@ def review(start: date) -> FuturesReport:
     cards = st.columns(4)
     cards[0].metric(
         "Stay per month",
-        model.signed_usd(head.stay_change_usd_per_month),
+        formatting.usd_change(head.stay_change_usd_per_month),
         help="The price moves on SKUs your fleet runs, on the lines paying the list price: "
         "(new − old $/h) × instances × 730 h. Sources below.",
     )
