@@ -182,15 +182,18 @@ st.caption(
     "quarter and the cheapest approved top-up carries what the fleet cannot."
 )
 
-for r in results:
-    title = f"{plain(r.name)} — \\${r.monthly_usd:,.0f}/month" + (
-        "" if r.feasible else " — INFEASIBLE"
+
+def plan_details(r) -> None:
+    """One plan's fleet, allocation and notes, risk, and timeline, one tab each; only the tab a
+    person has open is drawn (a Gantt chart in an unseen tab cost the browser as much as one in
+    view)."""
+    st.markdown(plain(r.description, limit=2000))
+    fleet_tab, notes_tab, risk_tab, timeline_tab = st.tabs(
+        ["Fleet", "Allocation and notes", "Risk", "Timeline and payback"],
+        key=f"plan_tabs_{r.name}",
+        on_change="rerun",
     )
-    with st.expander(title, expanded=r.is_baseline):
-        st.markdown(plain(r.description, limit=2000))
-        fleet_tab, notes_tab, risk_tab, timeline_tab = st.tabs(
-            ["Fleet", "Allocation and notes", "Risk", "Timeline and payback"]
-        )
+    if fleet_tab.open:
         with fleet_tab:
             if r.fleet:
                 st.dataframe(
@@ -204,15 +207,18 @@ for r in results:
                 )
             else:
                 st.info("No fleet: nothing approved can serve this plan.")
+    if notes_tab.open:
         with notes_tab:
             st.write(allocation_sentence(r))
             if not r.is_baseline:
                 st.markdown(plain(savings_sentence(r), limit=4000))
             for note in (*r.allocation_notes, *r.constraint_violations, *r.notes):
                 st.caption(f"⚠️ {plain(note, limit=2000)}")
+    if risk_tab.open:
         with risk_tab:
             for line in risk_lines(r.risk):
                 st.markdown(line)
+    if timeline_tab.open:
         with timeline_tab:
             st.markdown(plain(r.timeline.sentence, limit=2000))
             if r.timeline.gates:
@@ -220,6 +226,17 @@ for r in results:
                     charts.gantt_weeks(r.timeline.gates), width="stretch", key=f"gantt_{r.name}"
                 )
             st.caption(plain(" ".join((r.payback_sentence, *r.one_time_notes)), limit=4000))
+
+
+for r in results:
+    title = f"{plain(r.name)} — \\${r.monthly_usd:,.0f}/month" + (
+        "" if r.feasible else " — INFEASIBLE"
+    )
+    # Drawn when opened (Stay is open to begin with): closed plans cost the browser nothing.
+    details = st.expander(title, expanded=r.is_baseline, key=f"plan_{r.name}", on_change="rerun")
+    if details.open:
+        with details:
+            plan_details(r)
 
 # Solved last, so that every scenario above is on screen while the optimizer works.
 st.subheader("Optimal")
