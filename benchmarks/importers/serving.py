@@ -189,6 +189,18 @@ def _common(src: Source, row: dict, where: str, tool: str, e2el_metric: str) -> 
     rate = src.number(row, "request_rate", where)
     max_conc = src.number(row, "max_concurrency", where)
     concurrency = max_conc if max_conc else None
+    if row.get("ramp_up_strategy"):
+        raise src.fail(
+            f"{where}ramp_up_strategy",
+            f"the request rate ramped ({row['ramp_up_strategy']}) from"
+            f" {row.get('ramp_up_start_rps')} to {row.get('ramp_up_end_rps')} req/s during the"
+            " run, so its figures mix many loads; a result is one operating point — import a"
+            " run at a fixed --request-rate or --max-concurrency",
+        )
+    if row.get("dataset_name") == "timed_trace":
+        # The trace's own timestamps set the arrivals; request_rate (inf by default) did not.
+        rate = None
+        notes.append("arrivals followed the timed trace's timestamps")
     request_rate = None if rate is None or math.isinf(rate) else rate
     if rate is not None and math.isinf(rate):
         notes.append(

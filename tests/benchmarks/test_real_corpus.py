@@ -549,3 +549,43 @@ def test_guidellm_081_csv_imports_to_the_figures_of_its_json_twin():
     )
     assert {f: getattr(from_csv, f) for f in fields} == {f: getattr(from_json, f) for f in fields}
     assert from_csv.measured_at.date() == from_json.measured_at.date()
+
+
+LLMD_V01 = "llm-d-benchmark/br_v0_1_inference-perf_tpu7x_stage0.yaml"
+
+
+def test_llm_d_report_01_asks_for_the_hardware_it_does_not_state():
+    # The report of a run on an existing stack states no host and no engine precision: the
+    # import asks for every flag at once instead of guessing a TPU or a precision.
+    with pytest.raises(ResultFileError) as caught:
+        one(LLMD_V01)
+    for flag in ("--accelerator", "--accelerators-per-replica", "--precision"):
+        assert flag in caught.value.reason
+
+
+def test_llm_d_report_01_imports_to_what_the_report_states():
+    # The guide quoting it says 8 TPU 7x chips served it; the report itself does not.
+    flags = replace(
+        NONE, accelerator_id="google-tpu-v7", accelerators_per_replica=8, precision="fp8"
+    )
+    (r,) = one(LLMD_V01, flags)
+    assert (r.accelerator_id, r.accelerators_per_replica, r.source_tool) == (
+        "google-tpu-v7",
+        8,
+        "llm-d-benchmark",
+    )
+    # scenario.model.name is "unknown"; the harness configuration names the model it requested.
+    assert r.model == "Qwen/Qwen3.5-397B-A17B-FP8" and "'unknown'" in r.notes
+    assert r.runtime == "vllm" and "server type" in r.notes
+    # inference-perf stage 0 of a constant-rate load at 1 req/s; its 100 workers are a cap.
+    assert (r.request_rate_rps, r.concurrency) == (1.0, None)
+    assert r.output_tok_s == 536.2990930576744
+    assert r.total_tok_s == 1361.179763925593
+    assert (r.ttft_ms_p50, r.ttft_ms_p99) == (2560.1073873694986, 5700.49525849987)
+    assert (r.tpot_ms_p50, r.tpot_ms_p99) == (37.827638220733206, 42.248297349610766)
+    assert r.e2el_ms_p50 == 41635.87325881235
+    assert (r.input_tokens, r.output_tokens) == (1050, 683)  # means 1050.175 and 682.775
+    assert (r.requests_ok, r.requests_failed) == (120, 0)
+    assert r.workload == "random-isl1050-osl683"
+    assert r.measured_at is None and "date unknown" in r.notes
+    assert "not understood" not in r.notes
