@@ -296,8 +296,9 @@ def _v01_load(src: Source, load: dict, notes: list[str]) -> tuple[float | None, 
         if not isinstance(stage, int) or not 0 <= stage < len(stages):
             raise src.fail(
                 "scenario.load.metadata.stage",
-                f"stage {stage!r} is not one of the {len(stages)} load stages the harness ran;"
-                " pass --concurrency if the run held a fixed concurrency",
+                f"stage {stage!r} is not one of the {len(stages)} load stages the harness ran,"
+                " so the report does not say which load it measured; check that the report is"
+                " the converter's unmodified output",
             )
         notes.append(f"inference-perf stage {stage} of {len(stages)}")
         where = f"scenario.load.args.load.stages[{stage}]."
@@ -308,8 +309,8 @@ def _v01_load(src: Source, load: dict, notes: list[str]) -> tuple[float | None, 
             notes.append(f"{settings.get('type') or 'constant'} arrivals at {rate:g} req/s")
         return rate, None
     notes.append(
-        f"the load the {harness or 'harness'} controlled is not stated in a form tokendesk"
-        " reads; pass --concurrency if it ran at a fixed concurrency"
+        f"load not known: the {harness or 'harness'}'s native arguments are not read, so the"
+        " record keeps neither a request rate nor a concurrency"
     )
     return None, None
 
@@ -452,10 +453,7 @@ def _v02_load(src: Source, std: dict, notes: list[str]) -> tuple[float | None, f
         rate = None
         notes.append("request rate unbounded")
     if rate is None and concurrency is None:
-        notes.append(
-            "the report states neither a request rate nor a concurrency; pass --concurrency if"
-            " the run held one"
-        )
+        notes.append("load not known: the report states neither a request rate nor a concurrency")
     return rate, concurrency
 
 
