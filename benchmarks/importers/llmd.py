@@ -283,7 +283,33 @@ def _v01_sizes(scenario: dict) -> set[int]:
     return {int(e.get("count") or 0) for e in entries if isinstance(e, dict)}
 
 
-def _v01_load(src: Source, load: dict, notes: list[str]) -> tuple[float | None, float | None]:
+#: How far a stage's request count may stray from rate x duration before the report is taken
+#: to describe another stage (Poisson arrivals over 20 s at 10 req/s stay well within this).
+_STAGE_COUNT_SLACK = 1.5
+
+
+def _check_stage_count(
+    src: Source, settings: dict, rate: float, sent: float | None, stage: int, where: str
+) -> None:
+    """A report whose request count the stage it names could not have sent is refused: its
+    figures belong to another load than the one the record would carry."""
+    duration = src.number(settings, "duration", where)
+    planned = src.number(settings, "num_requests", where) or (rate * duration if duration else None)
+    if not planned or sent is None:
+        return
+    if sent > planned * _STAGE_COUNT_SLACK + 5 or sent < planned / _STAGE_COUNT_SLACK - 5:
+        raise src.fail(
+            "metrics.requests.total",
+            f"{sent:g} requests, but stage {stage} sends about {planned:g}"
+            + (f" ({rate:g} req/s for {duration:g} s)" if duration else "")
+            + ": the figures are not that stage's, so the load they were measured at is not"
+            " known",
+        )
+
+
+def _v01_load(
+    src: Source, load: dict, sent: float | None, notes: list[str]
+) -> tuple[float | None, float | None]:
     """(request rate, concurrency) the harness controlled, read from its native arguments."""
     harness = str(load.get("name") or "")
     args = _at(load, "args") or {}
@@ -307,6 +333,7 @@ def _v01_load(src: Source, load: dict, notes: list[str]) -> tuple[float | None, 
         rate = src.number(stages[stage], "rate", where)
         if rate is not None:
             notes.append(f"{settings.get('type') or 'constant'} arrivals at {rate:g} req/s")
+            _check_stage_count(src, stages[stage], rate, sent, stage, where)
         return rate, None
     notes.append(
         f"load not known: the {harness or 'harness'}'s native arguments are not read, so the"
@@ -335,8 +362,9 @@ def _parse_v01(src: Source) -> BenchmarkResult:
     runtime = _runtime(
         src, engine.get("name"), "scenario.platform.engine", notes, server.get("type")
     )
-    rate, concurrency = _v01_load(src, load, notes)
     requests = src.need(metrics, "requests", "metrics.")
+    sent = src.number(requests, "total", "metrics.requests.")
+    rate, concurrency = _v01_load(src, load, sent, notes)
     isl, osl = _lengths(src, requests, "metrics.requests")
     ok, failed = _requests(src, requests, "metrics.requests")
     incomplete = src.number(requests, "incomplete", "metrics.requests.")
