@@ -32,15 +32,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from benchmarks.importers.base import Importer, Source
-from benchmarks.importers.serving import KNOWN_RUNTIMES
+from benchmarks.importers.serving import KNOWN_RUNTIMES, TORCH_DTYPES
 from tokendesk.records import BenchmarkResult
 
 V01 = "0.1"
 V02 = ("0.2", "0.2.1")
 #: Roles of a disaggregated deployment (0.1 host types and 0.2 engine roles).
 _SPLIT_ROLES = {"prefill", "decode"}
-#: torch dtype names (vLLM --dtype) -> the precision names used across tokendesk
-_DTYPES = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": "fp32"}
 #: Names a model carries when the converter did not know it.
 _NO_MODEL = {"", "unknown", "none", "null"}
 
@@ -133,7 +131,7 @@ def _precision_from_args(args: Any) -> str | None:
     for key in ("--quantization", "quantization", "-q", "--dtype", "dtype"):
         value = args.get(key)
         if isinstance(value, str) and value and value.lower() != "auto":
-            return _DTYPES.get(value.lower(), value.lower())
+            return TORCH_DTYPES.get(value.lower(), value.lower())
     return None
 
 
@@ -144,24 +142,26 @@ def _image_tag(text: str) -> str:
 
 
 def _power_w(
-    values: list[float], instance_sizes: set[int], per_replica: int, what: str, notes: list[str]
+    values: list[float], instance_sizes: list[int], per_replica: int, what: str, notes: list[str]
 ) -> float | None:
     """The mean power of one replica's accelerators (W), where the report's figures place it.
 
     The report gives one power statistic per serving instance (DCGM's per-device power,
-    aggregated over the instance's pod). With one accelerator per instance each figure is one
-    device's draw, so a replica draws their mean times its accelerators. With several per
-    instance the report does not say whether a figure is their sum or their mean, so it is kept
-    in the notes and not on the record."""
+    aggregated over the instance's pod). With one accelerator per instance and a figure for
+    every instance, each figure is one device's draw, so a replica draws their mean times its
+    accelerators. With several per instance the report does not say whether a figure is their
+    sum or their mean, and with figures for only some instances the rest are not known: either
+    way the figures are kept in the notes and not on the record."""
     if not values:
         return None
     mean = sum(values) / len(values)
-    if instance_sizes == {1}:
+    if set(instance_sizes) == {1} and len(values) == len(instance_sizes):
         return mean * per_replica
+    sizes = "/".join(map(str, sorted(set(instance_sizes)))) or "unknown"
     notes.append(
-        f"{what} reports a mean power of {mean:.1f} W per serving instance of"
-        f" {'/'.join(map(str, sorted(instance_sizes)))} accelerators; not kept as measured"
-        " power because the report does not say whether it is their sum or their mean"
+        f"{what} reports a mean power of {mean:.1f} W over {len(values)} of"
+        f" {len(instance_sizes)} serving instances of {sizes} accelerators; not kept as"
+        " measured power: the report does not place it on every accelerator of a replica"
     )
     return None
 
@@ -209,12 +209,14 @@ def _runtime(src: Source, name: Any, where: str, notes: list[str], server_type: 
 
 
 def _finish(
-    src: Source, fields: dict[str, Any], replicas: int, notes: list[str], where: str
+    src: Source, fields: dict[str, Any], replicas: int, notes: list[str], output_key: str
 ) -> BenchmarkResult:
     """Share the deployment's figures out over its independent replicas and build the record."""
     output = fields["output_tok_s"]
-    if output is None or output <= 0:
-        raise src.fail(f"{where}output", f"output token throughput must be positive, got {output}")
+    if output is None:
+        raise src.fail(output_key, "the report gives no output token throughput")
+    if output <= 0:
+        raise src.fail(output_key, f"output token throughput must be positive, got {output:g}")
     if replicas > 1:
         notes.append(
             f"measured across {replicas} replicas behind one endpoint; throughput and offered"
@@ -277,10 +279,10 @@ def _v01_deployment(src: Source, scenario: dict, notes: list[str]) -> tuple[str,
     return accelerator, src.per_replica(counts[0] or None), len(entries)
 
 
-def _v01_sizes(scenario: dict) -> set[int]:
-    """Accelerators per serving instance, as ``scenario.host.accelerator[].count`` states."""
+def _v01_sizes(scenario: dict) -> list[int]:
+    """Accelerators of each serving instance, as ``scenario.host.accelerator[].count`` states."""
     entries = _at(scenario, "host", "accelerator") or []
-    return {int(e.get("count") or 0) for e in entries if isinstance(e, dict)}
+    return [int(e.get("count") or 0) for e in entries if isinstance(e, dict)]
 
 
 #: How far a stage's request count may stray from rate x duration before the report is taken
@@ -401,7 +403,7 @@ def _parse_v01(src: Source) -> BenchmarkResult:
     )
     if str(load.get("name") or ""):
         notes.append(f"harness {load['name']}")
-    return _finish(src, fields, replicas, notes, "metrics.throughput.")
+    return _finish(src, fields, replicas, notes, "metrics.throughput.output_tokens_per_sec")
 
 
 # -- schema 0.2 / 0.2.1 -----------------------------------------------------------------------
@@ -578,7 +580,11 @@ def _parse_v02(src: Source) -> BenchmarkResult:
         requests_failed=failed,
         measured_power_w=_power_w(
             power,
-            {int(_at(std, "accelerator", "count") or 0) for _, _, std in engines},
+            [
+                int(_at(std, "accelerator", "count") or 0)
+                for _, _, std in engines
+                for _ in range(int(std.get("replicas") or 1))
+            ],
             per_replica,
             where,
             notes,
@@ -588,7 +594,13 @@ def _parse_v02(src: Source) -> BenchmarkResult:
             src, _at(aggregate, "latency"), "results.request_performance.aggregate.latency"
         ),
     )
-    return _finish(src, fields, replicas, notes, "results.request_performance.aggregate.")
+    return _finish(
+        src,
+        fields,
+        replicas,
+        notes,
+        "results.request_performance.aggregate.throughput.output_token_rate",
+    )
 
 
 def _runtime_version(engine: dict, runtime: str, notes: list[str]) -> str:

@@ -35,7 +35,7 @@ _COUNT_KEYS = ("accelerators_per_replica", "num_gpus", "tp", "tensor_parallel_si
 _REPLICA_KEYS = ("decode_replicas", "replicas", "num_replicas")
 _PRECISION_KEYS = ("precision", "dtype", "quantization", "quant")
 #: torch dtype names (vLLM --dtype) -> the precision names used across tokendesk
-_DTYPES = {
+TORCH_DTYPES = {
     "bfloat16": "bf16",
     "float16": "fp16",
     "half": "fp16",
@@ -154,7 +154,7 @@ def _common(src: Source, row: dict, where: str, tool: str, e2el_metric: str) -> 
     )
     model = src.required_text(first_present(row, "model_id", "model"), "--model", "model")
     precision = src.required_text(first_present(row, *_PRECISION_KEYS), "--precision", "precision")
-    precision = _DTYPES.get(str(precision).lower(), str(precision).lower())
+    precision = TORCH_DTYPES.get(str(precision).lower(), str(precision).lower())
     completed = src.number(row, "completed", where, required=True)
     failed = src.number(row, "failed", where)
     num_prompts = src.number(row, "num_prompts", where)

@@ -185,3 +185,11 @@ def test_malformed_yaml_names_the_line():
     with pytest.raises(ResultFileError, match="not valid YAML") as caught:
         load(V02.name, text.encode())
     assert caught.value.key.startswith("line ")
+
+
+def test_power_of_some_instances_only_is_noted_not_extrapolated():
+    report = _replicas_of_one_accelerator()
+    del report["results"]["observability"]["components"][1]  # the second pod's power is gone
+    (r,) = load("half-power.yaml", as_yaml(report), ImportOverrides())
+    assert r.measured_power_w is None
+    assert "300.0 W over 1 of 2 serving instances" in r.notes
