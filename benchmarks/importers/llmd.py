@@ -378,7 +378,7 @@ def _parse_v01(src: Source) -> BenchmarkResult:
         for entry in _at(metrics, "resources", "accelerator") or []
         if (p := src.number(_at(entry, "power") or {}, "mean", "metrics.resources.power."))
     ]
-    workload = str(load.get("type") or _at(load, "args", "data", "type") or "llm-d")
+    workload = _name(load.get("type"), _at(load, "args", "data", "type"))
     fields: dict[str, Any] = dict(
         accelerator_id=accelerator,
         accelerators_per_replica=per_replica,
@@ -561,7 +561,7 @@ def _parse_v02(src: Source) -> BenchmarkResult:
     osl = osl or _int_or_none(src.number(_at(load_std, "output_seq_len") or {}, "value"))
     ok, failed = _requests(src, requests, "results.request_performance.aggregate.requests")
     power, where = _v02_power(src, d, engines)
-    workload = str(_at(native, "data", "type") or load_std.get("source") or "llm-d")
+    workload = _name(_at(native, "data", "type"), load_std.get("source"))
     fields: dict[str, Any] = dict(
         accelerator_id=accelerator,
         accelerators_per_replica=per_replica,
@@ -612,6 +612,15 @@ def _runtime_version(engine: dict, runtime: str, notes: list[str]) -> str:
     if image:
         notes.append(f"engine {engine.get('tool')} {image}")
     return ""
+
+
+def _name(*candidates: Any) -> str:
+    """The first plain name among ``candidates`` (a harness's data type, the load's source), for
+    the workload; "llm-d" when none is a name."""
+    for value in candidates:
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return "llm-d"
 
 
 def _int_or_none(value: float | None) -> int | None:
