@@ -4,10 +4,11 @@ A result is measured at one *shape*: its input tokens per output token (``r``) a
 its input a prefix cache served (``c``). A workload asks for another. The rules, stated once:
 
 * **Near**: a result is near a workload when its input:output ratio is within a factor of
-  ``NEAR_RATIO_FACTOR`` (2) of the workload's and, where the workload states a prefix-cache
-  share, its cache share is within ``NEAR_CACHE_SHARE`` (±0.2) of it. A result that records no
-  cache share is read as 0 (fixed synthetic prompts share nothing). The distance is the larger
-  of |log2(r_result / r_workload)| and |c_result − c_workload| / 0.2, so *near* is distance ≤ 1.
+  ``NEAR_RATIO_FACTOR`` (2) of the workload's and its prefix-cache share is within
+  ``NEAR_CACHE_SHARE`` (±0.2) of the workload's. A share not recorded (a result's) or not
+  stated (a workload's) is read as 0: nothing is assumed cached that was not measured or
+  said. The distance is the larger of |log2(r_result / r_workload)| and
+  |c_result − c_workload| / 0.2, so *near* is distance ≤ 1.
 * **Nearest**: for one configuration (the same quote, accelerators per replica, model,
   precision and runtime), the result at the smallest distance among those that meet the SLO.
 * **Reading it at the workload's shape**: the prefill work of a request is its *uncached*
@@ -57,11 +58,8 @@ def shape_distance(bench_ratio, bench_cache, ratio: float, cache: float | None):
     with np.errstate(divide="ignore", invalid="ignore"):
         by_ratio = np.abs(np.log2(r_b / ratio)) / math.log2(NEAR_RATIO_FACTOR)
     by_ratio = np.where(np.isfinite(by_ratio), by_ratio, np.inf)
-    if cache is None:
-        out = by_ratio
-    else:
-        c_b = np.nan_to_num(np.asarray(bench_cache, dtype=float))
-        out = np.maximum(by_ratio, np.abs(c_b - cache) / NEAR_CACHE_SHARE)
+    c_b = np.nan_to_num(np.asarray(bench_cache, dtype=float))
+    out = np.maximum(by_ratio, np.abs(c_b - (cache or 0.0)) / NEAR_CACHE_SHARE)
     return float(out) if np.ndim(out) == 0 else out
 
 

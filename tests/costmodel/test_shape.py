@@ -1,0 +1,171 @@
+"""Capacity by workload shape: the result at the nearest measured shape of a configuration, the
+rule that reads it at the workload's shape, and prefix-cache pricing, checked by hand.
+
+The hand rule (``costmodel.shape``): with no measured prefill share an input token takes a
+quarter of an output token's time (w = 1/4), and cached input tokens need no prefill, so output
+capacity at the workload's shape = capacity measured × (1 + r_b(1 − c_b)/4) / (1 + r_w(1 − c_w)/4).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from costmodel import Engine
+from costmodel.plan import PlanContext, WorkspaceEngine, builtin_plans
+from costmodel.shape import NEAR_CACHE_SHARE, NEAR_RATIO_FACTOR, shape_distance
+from costmodel.workspace import WorkspaceError, workspace_from_dict
+from tests.factories import frame, sweep
+from tests.workspace_data import HOURS, workspace
+
+#: The chat configuration's p5 sweep at 2:1 (1,000 in, 500 out): 8,000 tok/s at FTL 900 ms.
+CHAT = sweep(backend="cuda", usd_per_hour=80.0, config_key="p5-70b-2to1")
+#: The same configuration measured prompt-heavy, 4,000 in and 200 out (20:1): 2,400 tok/s.
+PROMPT_HEAVY = sweep(
+    backend="cuda",
+    usd_per_hour=80.0,
+    config_key="p5-70b-20to1",
+    points=((1, 200, 300), (8, 1200, 600), (32, 2400, 850)),
+)
+#: The same configuration at 2:1 with 70% of the input served from a prefix cache: 9,000 tok/s.
+CACHED = sweep(
+    backend="cuda",
+    usd_per_hour=80.0,
+    config_key="p5-70b-2to1-cached",
+    points=((1, 600, 140), (8, 3500, 280), (32, 9000, 880)),
+)
+for row in PROMPT_HEAVY:
+    row["input_tokens"], row["output_tokens"] = 4000, 200
+for row in CACHED:
+    row["prefix_cache_share"] = 0.7
+
+
+def planner(data: dict, *sweeps) -> WorkspaceEngine:
+    options = frame(*(sweeps or (CHAT, PROMPT_HEAVY)))
+    return WorkspaceEngine(Engine.from_frame(options), PlanContext(workspace_from_dict(data)))
+
+
+def chat_only(*, input_per_output: float = 2.0, cache: float | None = None, **changes) -> dict:
+    """The hand workspace with its chat workload only, at the given shape (50e9 output)."""
+    data = workspace(**changes)
+    data["fleet"] = data["fleet"][:2]  # 4 reserved + 2 on-demand p5 serve chat
+    chat = data["demand"][0]
+    chat["input_tokens_per_month"] = input_per_output * chat["output_tokens_per_month"]
+    if cache is not None:
+        chat["prefix_cache_share"] = cache
+    data["demand"] = [chat]
+    return data
+
+
+def basis(plan: WorkspaceEngine) -> dict:
+    stay = plan.evaluate(builtin_plans())[0]
+    return stay.as_dict()["workloads"][0]["capacity_basis"][0]
+
+
+def test_near_is_a_factor_of_two_in_input_output_and_a_fifth_in_cache_share():
+    assert NEAR_RATIO_FACTOR == 2 and NEAR_CACHE_SHARE == 0.2
+    assert shape_distance(4.0, 0.0, 2.0, None) == pytest.approx(1.0)  # twice: still near
+    assert shape_distance(2.0, None, 67.0, None) == pytest.approx(5.066, abs=1e-3)
+    # A result that records no cache share is read as 0: 0.7 away is 3.5 fifths away.
+    assert shape_distance(2.0, float("nan"), 2.0, 0.7) == pytest.approx(3.5)
+    assert shape_distance(float("nan"), 0.0, 2.0, None) == float("inf")
+
+
+def test_the_nearest_measured_shape_is_used_and_named():
+    chat = planner(chat_only())
+    heavy = planner(chat_only(input_per_output=20.0))
+    # Chat reads the 2:1 result as measured; the 20:1 workload reads the 20:1 one (2,400 tok/s).
+    assert chat.fleet[0].unit_tok_s == pytest.approx(8000)
+    assert heavy.fleet[0].unit_tok_s == pytest.approx(2400)
+    found = basis(heavy)
+    assert found["kind"] == "measured"
+    assert found["at"] == {"input_tokens": 4000, "output_tokens": 200, "prefix_cache_share": None}
+    assert found["factor"] == pytest.approx(1.0)
+
+
+def test_with_no_result_near_the_capacity_is_an_estimate_with_its_gap():
+    # 67:1 is more than twice 20:1: the 20:1 result, read by the stated rule, ×(1 + 5)/(1 + 67/4).
+    far = planner(chat_only(input_per_output=67.0))
+    assert far.fleet[0].unit_tok_s == pytest.approx(2400 * 6 / 17.75)
+    found = basis(far)
+    assert found["kind"] == "estimated"
+    assert found["gap"] == "nearest measured shape 20:1, workload 67:1"
+    assert "stated rule" in found["rule"]
+    # With only the 2:1 result, the gap says so: 8,000 × 1.5 / 17.75.
+    only_chat = planner(chat_only(input_per_output=67.0), CHAT)
+    assert only_chat.fleet[0].unit_tok_s == pytest.approx(8000 * 1.5 / 17.75)
+    assert basis(only_chat)["gap"] == "nearest measured shape 2:1, workload 67:1"
+
+
+def test_cached_input_tokens_need_no_prefill_where_no_result_was_measured_at_that_share():
+    cached = planner(chat_only(cache=0.7))
+    # 2:1 with 70% cached prefills 0.6 input tokens per output token: 8,000 × 1.5 / 1.15.
+    assert cached.fleet[0].unit_tok_s == pytest.approx(8000 * 1.5 / 1.15)
+    found = basis(cached)
+    assert found["kind"] == "estimated"
+    assert "cached input tokens need no prefill compute" in found["rule"]
+    assert found["gap"] == "nearest measured shape 2:1, workload 2:1, 70% cached"
+
+
+def test_a_result_measured_at_the_cache_share_is_used_where_one_exists():
+    cached = planner(chat_only(cache=0.7), CHAT, CACHED)
+    assert cached.fleet[0].unit_tok_s == pytest.approx(9000)
+    found = basis(cached)
+    assert found["kind"] == "measured"
+    assert found["at"]["prefix_cache_share"] == 0.7
+    # Chat with no cache share stated still reads the uncached result.
+    assert planner(chat_only(), CHAT, CACHED).fleet[0].unit_tok_s == pytest.approx(8000)
+
+
+def test_prompt_heavy_costs_more_and_a_cached_prefix_less_per_output_token():
+    """All-in $ per 1K output tokens of one on-demand p5 ($80/h) at its capacity at the SLO."""
+    usd_per_1k = {}
+    for name, data in {
+        "chat": chat_only(),
+        "prompt-heavy": chat_only(input_per_output=20.0),
+        "cached": chat_only(cache=0.7),
+    }.items():
+        p5 = planner(data).fleet[1]
+        usd_per_1k[name] = 80.0 / (p5.unit_tok_s * 3.6)
+    assert usd_per_1k["chat"] == pytest.approx(80 / (8000 * 3.6))
+    assert usd_per_1k["prompt-heavy"] == pytest.approx(80 / (2400 * 3.6))  # 3.3 times chat
+    assert usd_per_1k["cached"] == pytest.approx(80 / (8000 * 1.5 / 1.15 * 3.6))  # 23% less
+    # The split of that hour: a quarter-weight input token, at 2:1 a third of the hour is prefill.
+    split = basis(planner(chat_only()))["unit_cost_at_slo"]
+    assert split["prefill_time_share"] == pytest.approx(1 / 3)
+    # The fleet's first line is the reserved p5 at $50/h.
+    assert split["usd_per_1k_output_tokens"] == pytest.approx(50 * 2 / 3 / (8000 * 3.6), abs=1e-9)
+    assert split["usd_per_1k_input_tokens"] == pytest.approx(50 / 3 / (16000 * 3.6), abs=1e-9)
+
+
+def test_stay_pays_top_ups_for_a_prompt_heavy_workload_and_less_for_a_cached_one():
+    # Autoscaled on-demand lines follow the load, so a fleet that carries more pays for fewer
+    # on-demand hours; the prompt-heavy workload needs top-ups beyond the fleet.
+    runs = {
+        name: planner(chat_only(on_demand_basis="autoscaled", **shape)).evaluate(builtin_plans())[0]
+        for name, shape in {
+            "chat": {},
+            "prompt-heavy": {"input_per_output": 20.0},
+            "cached": {"cache": 0.7},
+        }.items()
+    }
+    reserved = 4 * 50 * HOURS
+    assert runs["prompt-heavy"].monthly_usd > runs["chat"].monthly_usd > runs["cached"].monthly_usd
+    assert runs["cached"].monthly_usd >= reserved
+    assert dict(runs["prompt-heavy"].month1_parts)["top-up"] > 0
+
+
+def test_the_prefix_cache_share_is_validated_and_kept():
+    data = chat_only()
+    data["demand"][0]["prefix_cache_share"] = 1.5
+    with pytest.raises(WorkspaceError) as err:
+        workspace_from_dict(data)
+    assert "demand[0].prefix_cache_share" in str(err.value)
+    assert "between 0 and 1" in str(err.value)
+    data["demand"][0]["prefix_cache_share"] = 0.4
+    data["demand"][0]["input_tokens_mean"] = 1986.6
+    ws = workspace_from_dict(data)
+    assert ws.demand[0].prefix_cache_share == 0.4
+    shape = planner(data).evaluate(builtin_plans())[0].as_dict()["workloads"][0]
+    assert shape["prefix_cache_share"] == 0.4
+    assert shape["input_tokens_mean"] == 1986.6 and shape["output_tokens_mean"] is None
+    assert shape["mean_basis"] == "given in the workspace"
