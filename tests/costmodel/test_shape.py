@@ -14,46 +14,14 @@ from costmodel import Engine
 from costmodel.plan import PlanContext, WorkspaceEngine, builtin_plans
 from costmodel.shape import NEAR_CACHE_SHARE, NEAR_RATIO_FACTOR, shape_distance
 from costmodel.workspace import WorkspaceError, workspace_from_dict
-from tests.factories import frame, sweep
-from tests.workspace_data import HOURS, workspace
-
-#: The chat configuration's p5 sweep at 2:1 (1,000 in, 500 out): 8,000 tok/s at FTL 900 ms.
-CHAT = sweep(backend="cuda", usd_per_hour=80.0, config_key="p5-70b-2to1")
-#: The same configuration measured prompt-heavy, 4,000 in and 200 out (20:1): 2,400 tok/s.
-PROMPT_HEAVY = sweep(
-    backend="cuda",
-    usd_per_hour=80.0,
-    config_key="p5-70b-20to1",
-    points=((1, 200, 300), (8, 1200, 600), (32, 2400, 850)),
-)
-#: The same configuration at 2:1 with 70% of the input served from a prefix cache: 9,000 tok/s.
-CACHED = sweep(
-    backend="cuda",
-    usd_per_hour=80.0,
-    config_key="p5-70b-2to1-cached",
-    points=((1, 600, 140), (8, 3500, 280), (32, 9000, 880)),
-)
-for row in PROMPT_HEAVY:
-    row["input_tokens"], row["output_tokens"] = 4000, 200
-for row in CACHED:
-    row["prefix_cache_share"] = 0.7
+from tests.factories import frame
+from tests.shape_data import CACHED, CHAT, PROMPT_HEAVY, chat_only
+from tests.workspace_data import HOURS
 
 
 def planner(data: dict, *sweeps) -> WorkspaceEngine:
     options = frame(*(sweeps or (CHAT, PROMPT_HEAVY)))
     return WorkspaceEngine(Engine.from_frame(options), PlanContext(workspace_from_dict(data)))
-
-
-def chat_only(*, input_per_output: float = 2.0, cache: float | None = None, **changes) -> dict:
-    """The hand workspace with its chat workload only, at the given shape (50e9 output)."""
-    data = workspace(**changes)
-    data["fleet"] = data["fleet"][:2]  # 4 reserved + 2 on-demand p5 serve chat
-    chat = data["demand"][0]
-    chat["input_tokens_per_month"] = input_per_output * chat["output_tokens_per_month"]
-    if cache is not None:
-        chat["prefix_cache_share"] = cache
-    data["demand"] = [chat]
-    return data
 
 
 def basis(plan: WorkspaceEngine) -> dict:

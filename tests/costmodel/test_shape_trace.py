@@ -14,16 +14,8 @@ from costmodel import Engine
 from costmodel.plan import PlanContext, WorkspaceEngine, builtin_plans
 from costmodel.workspace import workspace_from_dict
 from tests.factories import frame, sweep
-from tokendesk.paths import REPO_ROOT
+from tests.shape_data import AZURE_CODE
 
-AZURE_CODE = (
-    REPO_ROOT
-    / "tests"
-    / "fixtures"
-    / "real"
-    / "traces"
-    / "AzureLLMInferenceTrace_code_first2000.csv"
-)
 #: One single-GPU instance at $2/h, measured prompt-heavy (4,000 in, 200 out: 20:1): 120 output
 #: tok/s at FTL p95 900 ms.
 SMALL = sweep(
