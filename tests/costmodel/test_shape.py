@@ -137,3 +137,24 @@ def test_the_prefix_cache_share_is_validated_and_kept():
     assert shape["prefix_cache_share"] == 0.4
     assert shape["input_tokens_mean"] == 1986.6 and shape["output_tokens_mean"] is None
     assert shape["mean_basis"] == "given in the workspace"
+
+
+def test_where_ttft_and_tpot_are_measured_the_split_and_the_reading_use_the_measured_time():
+    timed = [dict(row, ttft_ms_p50=200.0, tpot_ms_p50=20.0) for row in CHAT]
+    # Prefill takes TTFT ÷ (TTFT + TPOT × (500 − 1)) of a request's time at 2:1, so an input
+    # token takes w = p / (1 − p) / 2 of an output token's time.
+    p = 200 / (200 + 20 * 499)
+    w = p / (1 - p) / 2
+    chat = planner(chat_only(), timed)
+    split = basis(chat)["unit_cost_at_slo"]
+    assert split["prefill_time_share"] == pytest.approx(
+        p, abs=1e-6
+    )  # at its own shape: as measured
+    assert split["split_rule"] == "measured prefill/decode time share"
+    # Read at 20:1 (more than twice away: an estimate) by the measured weight.
+    heavy = planner(chat_only(input_per_output=20.0), timed)
+    assert heavy.fleet[0].unit_tok_s == pytest.approx(8000 * (1 + 2 * w) / (1 + 20 * w))
+    assert "measured prefill/decode time share" in basis(heavy)["rule"]
+    # 70% cached at 20:1 prefills 6 tokens per output token.
+    cached = planner(chat_only(input_per_output=20.0, cache=0.7), timed)
+    assert cached.fleet[0].unit_tok_s == pytest.approx(8000 * (1 + 2 * w) / (1 + 6 * w))
