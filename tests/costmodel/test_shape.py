@@ -158,3 +158,29 @@ def test_where_ttft_and_tpot_are_measured_the_split_and_the_reading_use_the_meas
     # 70% cached at 20:1 prefills 6 tokens per output token.
     cached = planner(chat_only(input_per_output=20.0, cache=0.7), timed)
     assert cached.fleet[0].unit_tok_s == pytest.approx(8000 * (1 + 2 * w) / (1 + 6 * w))
+
+
+def test_a_workloads_shape_survives_the_yaml_and_an_edit_of_the_workspace_table():
+    from app.models.workspace import demand_rows, edited_workspace, fleet_rows
+    from costmodel.workspace import workspace_to_dict
+
+    data = chat_only(cache=0.7)
+    data["demand"][0] |= {
+        "input_tokens_mean": 1986.579,
+        "output_tokens_mean": 29.512,
+        "shape_source": "from the trace code.csv (2,000 requests)",
+    }
+    ws = workspace_from_dict(data)
+    assert workspace_from_dict(workspace_to_dict(ws)) == ws
+    # The page's table has no shape columns: a workload kept under its name keeps its shape.
+    rows = demand_rows(ws)
+    rows[0]["output_tokens_per_month"] = 60e9
+    edited, problems = edited_workspace(ws, fleet_rows(ws), rows)
+    assert not problems and edited is not None
+    kept = edited.demand[0]
+    assert kept.output_tokens_per_month == 60e9
+    assert (kept.prefix_cache_share, kept.input_tokens_mean, kept.shape_source) == (
+        0.7,
+        1986.579,
+        "from the trace code.csv (2,000 requests)",
+    )
