@@ -124,6 +124,8 @@ class Segment:
     home_regions: tuple[str, ...] | None = None
     #: A small model (3B-13B) that a CPU fallback may serve.
     small_model: bool = False
+    #: Share of the input tokens a prefix cache serves (None = not known).
+    prefix_cache_share: float | None = None
 
     def __post_init__(self) -> None:
         if not self.models:

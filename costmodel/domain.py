@@ -87,6 +87,17 @@ USD_PER_HOUR = _b(
 )
 EARLY_TERMINATION_USD = _b("early_termination_usd", "Early-termination cost ($)", 0.0, 1e10, 1000.0)
 TOKENS_PER_MONTH = _b("tokens_per_month", "Tokens per month", 0.0, 1e16, 1e9)
+PREFIX_CACHE_SHARE = _b(
+    "prefix_cache_share",
+    "Prefix-cache share of input tokens",
+    0.0,
+    1.0,
+    0.05,
+    "a share of the input tokens: 0 (nothing cached) to 1 (all cached)",
+)
+TOKENS_PER_REQUEST = _b(
+    "tokens_per_request", "Mean tokens per request", 1.0, 1e7, 1.0, "1 to 10 million tokens"
+)
 GROWTH_PER_QUARTER = _b(
     "growth_per_quarter", "Demand growth per quarter", -0.5, 2.0, 0.01, "-50% to +200% a quarter"
 )

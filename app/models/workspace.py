@@ -19,6 +19,7 @@ import pandas as pd
 from briefs.demand_doc import TraceFileError, TrafficError, trace_document
 from costmodel.workspace import (
     FLEET_COLUMNS,
+    SHAPE_FIELDS,
     Workspace,
     WorkspaceError,
     workspace_from_dict,
@@ -137,6 +138,14 @@ def edited_workspace(
     body = workspace_to_dict(ws)
     body["fleet"] = [_clean(r) for r in fleet if any(not _blank(v) for v in r.values())]
     body["demand"] = [_demand_body(r) for r in demand if any(not _blank(v) for v in r.values())]
+    # The table does not show a workload's shape (prefix-cache share, mean lengths, source):
+    # a workload kept under its name keeps the shape it had.
+    shapes = {w["workload"]: w for w in workspace_to_dict(ws)["demand"]}
+    for row in body["demand"]:
+        kept = shapes.get(row.get("workload"), {})
+        for name in SHAPE_FIELDS:
+            if name in kept and _blank(row.get(name)):
+                row[name] = kept[name]
     try:
         return workspace_from_dict(body), []
     except WorkspaceError as exc:

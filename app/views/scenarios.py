@@ -23,6 +23,7 @@ from app.models.scenarios import (
     owned_table,
     risk_lines,
     savings_sentence,
+    shape_frame,
     token_cost_columns,
 )
 from app.safe import plain
@@ -154,6 +155,8 @@ for offset, (label, values) in enumerate(
     side_by_side.insert(side_by_side.columns.get_loc("Monthly (month 1)") + offset, label, values)
 st.dataframe(side_by_side, hide_index=True, width="stretch", key="summary")
 st.caption(TOKEN_COST_NOTE)
+st.markdown("**Workload shape**: what each workload's capacity was read at, and how.")
+st.dataframe(shape_frame(results), hide_index=True, width="stretch", key="shapes")
 for r in results:
     if r.headline != r.name:
         (st.warning if r.feasible else st.error)(plain(r.headline, limit=2000))

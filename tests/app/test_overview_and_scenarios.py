@@ -4,7 +4,7 @@ figures worked out by hand from its rows, and the engine's comparison shown as t
 from streamlit.testing.v1 import AppTest
 
 from app.models.tables import has_no_literals
-from briefs.workspace_plans import headline
+from briefs.workspace_plans import headline, workload_shape_rows
 from planning.evaluation import evaluate
 from planning.workspaces import Knobs, engine_for, stored_workspace
 from tests.app.pages import VIEWS, chart, shown
@@ -141,6 +141,11 @@ def test_scenarios_page_shows_the_engine_figures(fixture_env):
     assert [shown(w.value) for w in at.warning] == [
         "Shift 25% to AMD — 24.51% achieved: no AMD result for llama-3.1-8b-instruct (routing-8b)"
     ]
+    # Each workload's shape and its capacity basis, as the brief's Assumptions say them.
+    shapes = at.dataframe[1].value
+    stay = next(r for r in want.plans if r.is_baseline)
+    assert list(shapes.itertuples(index=False, name=None)) == workload_shape_rows(stay)
+    assert "chat-70b: workload shape" in list(shapes["Workload"])
 
 
 def test_scenarios_read_their_state_from_the_url(fixture_env):
