@@ -26,11 +26,11 @@ def test_a_bad_cell_names_table_row_and_column():
     fleet[1]["count"] = -3
     edited, problems = model.edited_workspace(ws, fleet, model.demand_rows(ws))
     assert edited is None
-    assert problems[0].startswith("Fleet, row 2, column count: Instance count must be")
+    assert problems[0].startswith("Fleet line 2 (p5.48xlarge), Count: Instance count must be")
     demand = model.demand_rows(ws)
     demand[0]["peak_to_mean"] = 24.0
     _, problems = model.edited_workspace(ws, model.fleet_rows(ws), demand)
-    assert problems[0].startswith("Demand, row 1, column peak_to_mean")
+    assert problems[0].startswith(f"Workload 1 ({ws.demand[0].workload}), Peak ÷ mean")
 
 
 def test_an_edited_count_changes_stay_by_count_times_rate_times_730(fixture_env):
