@@ -74,7 +74,7 @@ if draft:
         + (f" The stored workspace is version {version}." if version else "")
     )
 else:
-    st.caption(plain(model.header(ws.name, version, is_example(ws)), limit=500))
+    st.caption(model.header(plain(ws.name), version, is_example(ws)))
 if ws.audit:
     st.caption(
         plain(
