@@ -63,8 +63,6 @@ def restart(new_draft: dict | None) -> None:
 
 base = draft["base"] if draft else shown
 saved_message = st.session_state.pop(SAVED, None)
-if saved_message:
-    st.success(saved_message)
 if blocked:
     st.info(f"{blocked} You can read the workspace and download it.")
 if draft:
@@ -163,7 +161,7 @@ st.caption(
     " must meet and how fast it grows. Fleet lines below name the workload they serve."
 )
 with (
-    st.expander("Add a workload", expanded=draft is not None and not draft["demand"]),
+    st.expander("Add a workload", expanded=draft is not None),
     st.form(key("ws_add_workload_form"), clear_on_submit=False, border=False),
 ):
     one, two = st.columns(2)
@@ -199,6 +197,15 @@ with (
         step=domain.PEAK_TO_MEAN.step,
         key=key("ws_new_peak"),
         help=domain.PEAK_TO_MEAN.why,
+    )
+    measured_models = sorted(data.benchmark_results(path)["model"].dropna().unique())
+    new_stand_ins = st.multiselect(
+        "Results that may stand in (same size and architecture)",
+        measured_models,
+        key=key("ws_new_stand_ins"),
+        help="Published results for these models are used where your model has none on an"
+        " accelerator (e.g. llama-3.1-70b-instruct for llama-3.3-70b-instruct). Without a result"
+        " that meets the SLO, a fleet line counts as no capacity.",
     )
     add_workload = st.form_submit_button("Add workload", disabled=locked)
 
@@ -249,11 +256,59 @@ if add_workload:
         new_percentile,
         new_growth,
         new_peak,
+        new_stand_ins,
     )
     if problem:
         st.error(f"Not added — {problem}")
     else:
         pending_workload = row
+
+with st.expander("Demand from a request trace"):
+    st.caption(
+        "Upload a request log to read what your traffic asks of a fleet: tokens per month, "
+        "peak ÷ mean, the daily curve, prompt and reply lengths and the share of input a "
+        "prefix cache could serve. Reads: an Azure LLM inference trace CSV "
+        "(TIMESTAMP, ContextTokens, GeneratedTokens) or a Mooncake trace (JSON Lines). "
+        "Nothing is saved: put the figures you accept into the Demand table."
+    )
+    trace_file = st.file_uploader(
+        "Request trace",
+        type=["csv", "jsonl", "json"],
+        key="ws_trace",
+        max_upload_size=model.MAX_TRACE_UPLOAD_BYTES // 1024**2,
+        help="Larger traces: `tokendesk workspace demand-from FILE` reads them from disk.",
+    )
+    if trace_file is not None:
+        doc, refused = model.trace_demand(trace_file.name, trace_file.getvalue())
+        if refused is not None:
+            st.error(f"Not read — {refused}")
+        elif doc is not None:
+            st.table(
+                pd.DataFrame(demand_rows(doc), columns=["Figure", "Value"]).set_index("Figure")
+            )
+            for note in doc["notes"]:
+                st.caption(f"• {plain(note, limit=500)}")
+            if model.daily_curve_complete(doc):
+                st.plotly_chart(
+                    charts.daily_curve(model.hour_of_day_frame(doc), doc["hour_of_day"]["clock"]),
+                    width="stretch",
+                    key="ws_trace_curve",
+                )
+            else:
+                st.caption(
+                    "No daily curve: the trace does not cover every hour of the day (see the "
+                    "notes). Its rate over the time it covers:"
+                )
+            over_time = model.over_time_frame(doc)
+            if not over_time.empty:
+                st.plotly_chart(
+                    charts.rate_over_time(over_time), width="stretch", key="ws_trace_over_time"
+                )
+            st.plotly_chart(
+                charts.length_distribution(model.length_frame(doc)),
+                width="stretch",
+                key="ws_trace_lengths",
+            )
 
 st.subheader("Fleet")
 st.caption(
@@ -263,9 +318,7 @@ st.caption(
 if shown is not ws:
     st.caption(WITHHELD_NOTE)
 catalog = data.instance_catalog(path)
-with st.expander(
-    "Add a line from the price catalog", expanded=draft is not None and not draft["fleet"]
-):
+with st.expander("Add a line from the price catalog", expanded=draft is not None):
     one, two, three = st.columns([2, 1, 1])
     query = one.text_input(
         "Search instance types",
@@ -380,53 +433,6 @@ if add_line and sku_key:
         commitment_end=line_end,
     )
 
-with st.expander("Demand from a request trace"):
-    st.caption(
-        "Upload a request log to read what your traffic asks of a fleet: tokens per month, "
-        "peak ÷ mean, the daily curve, prompt and reply lengths and the share of input a "
-        "prefix cache could serve. Reads: an Azure LLM inference trace CSV "
-        "(TIMESTAMP, ContextTokens, GeneratedTokens) or a Mooncake trace (JSON Lines). "
-        "Nothing is saved: put the figures you accept into the Demand table."
-    )
-    trace_file = st.file_uploader(
-        "Request trace",
-        type=["csv", "jsonl", "json"],
-        key="ws_trace",
-        max_upload_size=model.MAX_TRACE_UPLOAD_BYTES // 1024**2,
-        help="Larger traces: `tokendesk workspace demand-from FILE` reads them from disk.",
-    )
-    if trace_file is not None:
-        doc, refused = model.trace_demand(trace_file.name, trace_file.getvalue())
-        if refused is not None:
-            st.error(f"Not read — {refused}")
-        elif doc is not None:
-            st.table(
-                pd.DataFrame(demand_rows(doc), columns=["Figure", "Value"]).set_index("Figure")
-            )
-            for note in doc["notes"]:
-                st.caption(f"• {plain(note, limit=500)}")
-            if model.daily_curve_complete(doc):
-                st.plotly_chart(
-                    charts.daily_curve(model.hour_of_day_frame(doc), doc["hour_of_day"]["clock"]),
-                    width="stretch",
-                    key="ws_trace_curve",
-                )
-            else:
-                st.caption(
-                    "No daily curve: the trace does not cover every hour of the day (see the "
-                    "notes). Its rate over the time it covers:"
-                )
-            over_time = model.over_time_frame(doc)
-            if not over_time.empty:
-                st.plotly_chart(
-                    charts.rate_over_time(over_time), width="stretch", key="ws_trace_over_time"
-                )
-            st.plotly_chart(
-                charts.length_distribution(model.length_frame(doc)),
-                width="stretch",
-                key="ws_trace_lengths",
-            )
-
 st.subheader("Constraints")
 left, middle, right = st.columns(3)
 providers = left.text_input(
@@ -478,6 +484,8 @@ if pending_workload is not None or pending_line is not None:
         }
     )
 
+if saved_message:
+    st.success(saved_message)
 if st.button(
     "Save as a new version", type="primary", key=key("ws_save"), disabled=locked, help=blocked
 ):

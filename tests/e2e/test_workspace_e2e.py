@@ -39,7 +39,7 @@ def test_editing_the_fleet_changes_the_scenarios(app_url, page):
     page.goto(f"{app_url}/scenarios")
     before = stay_cost(page)
     page.goto(f"{app_url}/workspace")
-    grid = page.locator('[data-testid="stDataFrame"]').first
+    grid = page.locator('[data-testid="stDataFrame"]').nth(1)  # the Demand table comes first
     grid.wait_for(timeout=60_000)
     page.wait_for_timeout(1500)
     box = grid.bounding_box()
