@@ -343,8 +343,25 @@ FIELD_WORDS = {
     "max_vendor_share": "Largest share on one vendor",
     "providers": "Approved providers",
     "regions": "Approved regions",
+    "allow_owned": "The optimizer may buy servers",
+    "start": "Month 1 starts",
+    "site_region": "Site region",
+    "usd_per_kwh": "Electricity ($ per kWh)",
+    "depreciation_years": "Depreciation (years)",
+    "financing_rate": "Financing rate (per year)",
+    "pue": "PUE",
+    "colo_usd_per_kw_month": "Colocation fee ($ per kW per month)",
+    "staff_usd_per_fte_year": "Operations staff ($ per person per year)",
+    "servers_per_fte": "Servers one operations person runs",
+    "discount_1y": "1-year committed discount",
+    "discount_3y": "3-year committed discount",
+    "probability": "Probability",
+    "demand_factor": "Demand ÷ stated demand",
+    "scenarios": "Commitment scenarios",
+    "one_time_usd": "One-time cost per new backend",
 }
 _ROW = re.compile(r"^(fleet|demand)\[(\d+)\]\.?(.*)$")
+_SCENARIO = re.compile(r"^commitment\.scenarios\[(\d+)\]\.?(.*)$")
 
 
 def _normalised(name: str) -> str:
@@ -394,7 +411,13 @@ def problem_in_words(
     where = exc.where
     match = _ROW.match(where)
     suggestion = ""
-    if match is None:
+    scenario = _SCENARIO.match(where)
+    if scenario is not None:
+        field = scenario.group(2)
+        place = f"Commitment scenario {int(scenario.group(1)) + 1}" + (
+            f", {FIELD_WORDS.get(field, field)}" if field else ""
+        )
+    elif match is None:
         field = where.split(".")[-1]
         place = FIELD_WORDS.get(field, where)
     else:

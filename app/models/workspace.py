@@ -178,13 +178,19 @@ def _filled(row: Mapping) -> bool:
 
 
 def edited_workspace(
-    ws: Workspace, fleet: Sequence[Mapping], demand: Sequence[Mapping]
+    ws: Workspace,
+    fleet: Sequence[Mapping],
+    demand: Sequence[Mapping],
+    settings: Callable[[], dict] | None = None,
 ) -> tuple[Workspace | None, list[str]]:
-    """The workspace with the edited tables, or None and the problem in the words of the
-    page: the line or workload counted from 1 and named, the column by its header."""
+    """The workspace with the edited tables (and ``settings()``, a :func:`settings_body`), or
+    None and the problem in the words of the page: the line or workload counted from 1 and
+    named, the column by its header."""
     body = workspace_to_dict(ws)
     body["fleet"] = [_fleet_body(r) for r in fleet if _filled(r)]
     try:
+        if settings is not None:
+            body.update(settings())
         body["demand"] = [_demand_body(r, i) for i, r in enumerate(r for r in demand if _filled(r))]
         if not body["demand"]:
             return None, [
@@ -231,6 +237,68 @@ def new_workload_row(
         return row, problem.replace("Workload 1", "The new workload", 1)
     # shown as the table shows it, so the person sees how their figures were read
     return {**row, **demand_row(parsed)}, None
+
+
+# ---- the settings beyond the tables: start month, owned hardware, commitment, one-time costs ----
+#: Columns of the commitment-scenario table, growth in people's units like the Demand table's.
+SCENARIO_COLUMNS = ("name", "probability", "demand_factor", "growth_per_quarter")
+
+
+def scenario_rows(ws: Workspace) -> list[dict]:
+    """The commitment analysis's demand scenarios; empty growth = each workload's own."""
+    return [
+        {
+            "name": s.name,
+            "probability": s.probability,
+            "demand_factor": s.demand_factor,
+            "growth_per_quarter": units.growth_text(s.growth_per_quarter),
+        }
+        for s in ws.commitment.scenarios
+    ]
+
+
+def one_time_rows(ws: Workspace) -> list[dict]:
+    return [{"backend": b, "usd": usd} for b, usd in ws.one_time_usd_by_backend]
+
+
+def settings_body(
+    *,
+    start: object,
+    owned: Mapping | None,
+    discount_1y: object,
+    discount_3y: object,
+    scenarios: Sequence[Mapping],
+    one_time: Sequence[Mapping],
+) -> dict:
+    """The workspace fields the settings section edits, in the YAML shape the validator reads
+    (``edited_workspace(settings=...)``); a bad value is named by the validator."""
+    body: dict = {"start": start.isoformat() if hasattr(start, "isoformat") else start}
+    body["owned"] = {k: v for k, v in (owned or {}).items() if not _blank(v)} or None
+    commitment_scenarios = []
+    for index, row in enumerate(r for r in scenarios if _filled(r)):
+        row = _clean(row)
+        if "growth_per_quarter" in row:
+            try:
+                row["growth_per_quarter"] = units.parse_growth(row["growth_per_quarter"], "")
+            except units.UnitError as exc:
+                raise WorkspaceError(
+                    f"commitment.scenarios[{index}].growth_per_quarter",
+                    str(exc).removeprefix(": "),
+                ) from None
+        commitment_scenarios.append(row)
+    commitment = {
+        "scenarios": commitment_scenarios,
+        "discount_1y": discount_1y,
+        "discount_3y": discount_3y,
+    }
+    body["commitment"] = {k: v for k, v in commitment.items() if v not in (None, [])} or None
+    costs = {}
+    for row in one_time:
+        row = _clean(row)
+        if row.get("backend"):
+            costs[str(row["backend"]).strip().lower()] = row.get("usd")
+    body["one_time_usd"] = costs or None
+    return body
 
 
 # ---- a workspace of one's own -----------------------------------------------------------------

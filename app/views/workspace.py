@@ -16,11 +16,12 @@ from app.safe import plain
 from briefs.demand_doc import demand_rows
 from costmodel import domain
 from costmodel.demand import PERCENTILES
-from costmodel.workspace import ON_DEMAND_BASES
+from costmodel.workspace import FIRST_DATE, LAST_DATE, ON_DEMAND_BASES, OWNED_REQUIRED
 from planning.bill import BillImportError
 from planning.workspaces import (
     FIELD_WORDS,
     WorkspaceFileError,
+    example_workspace,
     export_yaml,
     is_example,
     workspace_from_upload,
@@ -45,8 +46,11 @@ locked = blocked is not None
 #: Unsaved work on this page: {"base": the workspace whose settings it keeps, "fleet": rows,
 #: "demand": rows}; None while the tables show the stored workspace as it is.
 DRAFT, GENERATION, SAVED = "ws_draft", "ws_generation", "ws_saved_message"
+#: The settings section's own generation: adding a line keeps what was typed there.
+SETTINGS_GENERATION = "ws_settings_generation"
 draft = st.session_state.get(DRAFT)
 generation = st.session_state.get(GENERATION, 0)
+settings_generation = st.session_state.get(SETTINGS_GENERATION, 0)
 
 
 def key(name: str) -> str:
@@ -55,9 +59,15 @@ def key(name: str) -> str:
     return name if generation == 0 else f"{name}_{generation}"
 
 
-def restart(new_draft: dict | None) -> None:
+def settings_key(name: str) -> str:
+    return name if settings_generation == 0 else f"{name}_{settings_generation}"
+
+
+def restart(new_draft: dict | None, *, keep_settings: bool = False) -> None:
     st.session_state[DRAFT] = new_draft
     st.session_state[GENERATION] = generation + 1
+    if not keep_settings:
+        st.session_state[SETTINGS_GENERATION] = settings_generation + 1
     st.rerun()
 
 
@@ -457,6 +467,107 @@ cap = right.number_input(
     disabled=locked,
 )
 
+allow_owned = st.checkbox(
+    "The optimizer may also buy servers (owned hardware, priced by the terms below)",
+    base.constraints.allow_owned,
+    key=settings_key("ws_allow_owned"),
+    disabled=locked,
+)
+
+with st.expander("More settings: month 1, owned hardware, commitment, one-time costs"):
+    start = st.date_input(
+        "Month 1 of every 36-month plan starts",
+        base.start,
+        min_value=FIRST_DATE,
+        max_value=LAST_DATE,
+        key=settings_key("ws_start"),
+        disabled=locked,
+    )
+    st.markdown("**Owned hardware** (used where the optimizer may buy servers)")
+    terms = base.owned or model.start_own(example_workspace()).owned
+    owned_values: dict[str, Any] = {}
+    columns = st.columns(4)
+    owned_values["site_region"] = columns[0].text_input(
+        FIELD_WORDS["site_region"],
+        terms.site_region if terms else "",
+        key=settings_key("ws_owned_site_region"),
+        disabled=locked,
+    )
+    owned_values["usd_per_kwh"] = columns[1].text_input(
+        f"{FIELD_WORDS['usd_per_kwh']}, empty = the region's average",
+        "" if terms is None or terms.usd_per_kwh is None else f"{terms.usd_per_kwh:g}",
+        key=settings_key("ws_owned_usd_per_kwh"),
+        disabled=locked,
+    )
+    for index, (field, bound) in enumerate(OWNED_REQUIRED):
+        owned_values[field] = columns[(index + 2) % 4].number_input(
+            FIELD_WORDS[field],
+            bound.low,
+            bound.high,
+            float(getattr(terms, field)) if terms else bound.low,
+            step=bound.step,
+            key=settings_key(f"ws_owned_{field}"),
+            disabled=locked,
+            help=bound.why or None,
+        )
+    if terms is not None and terms.servers:
+        owned_values["servers"] = list(terms.servers)
+    st.markdown("**Commitment** (`tokendesk commit`: how much to commit, and for how long)")
+    left, right = st.columns(2)
+    discount_1y = left.text_input(
+        f"{FIELD_WORDS['discount_1y']} (0 to 0.95; empty = none)",
+        "" if base.commitment.discount_1y is None else f"{base.commitment.discount_1y:g}",
+        key=settings_key("ws_discount_1y"),
+        disabled=locked,
+    )
+    discount_3y = right.text_input(
+        f"{FIELD_WORDS['discount_3y']} (0 to 0.95; empty = none)",
+        "" if base.commitment.discount_3y is None else f"{base.commitment.discount_3y:g}",
+        key=settings_key("ws_discount_3y"),
+        disabled=locked,
+    )
+    scenarios_table = st.data_editor(
+        pd.DataFrame(model.scenario_rows(base), columns=list(model.SCENARIO_COLUMNS)),
+        num_rows="dynamic",
+        hide_index=True,
+        key=settings_key("ws_scenarios"),
+        disabled=locked,
+        width="stretch",
+        column_config={
+            "name": st.column_config.TextColumn("Scenario"),
+            "probability": _number(domain.PROBABILITY, FIELD_WORDS["probability"]),
+            "demand_factor": _number(domain.DEMAND_FACTOR, FIELD_WORDS["demand_factor"]),
+            "growth_per_quarter": st.column_config.TextColumn(
+                FIELD_WORDS["growth_per_quarter"],
+                help="e.g. 20 %/qtr; empty = each workload's own growth",
+            ),
+        },
+    )
+    st.markdown("**One-time migration cost per new backend** (overrides the estimate)")
+    one_time_table = st.data_editor(
+        pd.DataFrame(model.one_time_rows(base), columns=["backend", "usd"]),
+        num_rows="dynamic",
+        hide_index=True,
+        key=settings_key("ws_one_time"),
+        disabled=locked,
+        column_config={
+            "backend": st.column_config.TextColumn("Backend (rocm, cpu, …)"),
+            "usd": _number(domain.ONE_TIME_USD, "One-time cost ($)", format="%,.0f"),
+        },
+    )
+
+
+def settings() -> dict:
+    """What the settings section holds, in the workspace file's shape (validated on save)."""
+    return model.settings_body(
+        start=start,
+        owned=owned_values if (base.owned is not None or allow_owned) else None,
+        discount_1y=discount_1y.strip() or None,
+        discount_3y=discount_3y.strip() or None,
+        scenarios=scenarios_table.to_dict("records"),
+        one_time=one_time_table.to_dict("records"),
+    )
+
 
 def _names(text: str) -> tuple[str, ...] | None:
     names = tuple(p.strip() for p in text.split(",") if p.strip())
@@ -467,12 +578,13 @@ edited_base = replace(
     base,
     name=name.strip() or base.name,
     on_demand_basis=basis,
-    # replace(), so constraints this page does not edit (allow_owned) are kept.
+    # replace(), so a constraint added to the records later is kept until the page edits it.
     constraints=replace(
         base.constraints,
         providers=tuple(p.lower() for p in _names(providers) or ()) or None,
         regions=_names(regions),
         max_vendor_share=cap,
+        allow_owned=allow_owned,
     ),
 )
 if pending_workload is not None or pending_line is not None:
@@ -481,7 +593,8 @@ if pending_workload is not None or pending_line is not None:
             "base": edited_base,
             "fleet": fleet_records + ([pending_line] if pending_line else []),
             "demand": demand_records + ([pending_workload] if pending_workload else []),
-        }
+        },
+        keep_settings=True,
     )
 
 if saved_message:
@@ -489,7 +602,7 @@ if saved_message:
 if st.button(
     "Save as a new version", type="primary", key=key("ws_save"), disabled=locked, help=blocked
 ):
-    edited, problems = model.edited_workspace(edited_base, fleet_records, demand_records)
+    edited, problems = model.edited_workspace(edited_base, fleet_records, demand_records, settings)
     if edited is not None:
         problems = data.check_workspace(path, edited)
     if problems:

@@ -145,3 +145,36 @@ def test_start_my_own_add_search_and_save_and_the_header_follows(writable_env):
     (chat,) = body["demand"]
     assert chat["output_tokens_per_month"] == 30e9 and chat["growth_per_quarter"] == 0.1
     assert chat["slo"] == {"ttft_ms": 1500.0, "percentile": "p95"}
+
+
+def test_the_settings_beyond_the_tables_are_edited_on_the_page_and_kept_on_save(writable_env):
+    from datetime import date
+
+    from planning.workspaces import example_workspace
+
+    at = _page()
+    at.date_input(key="ws_start").set_value(date(2027, 1, 1))
+    at.text_input(key="ws_discount_1y").set_value("0.3")
+    at.checkbox(key="ws_allow_owned").check()
+    at.button(key="ws_save").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    with Warehouse.open(writable_env, read_only=True) as wh:
+        _, body = current_workspace(wh) or (None, {})
+    example = example_workspace()
+    assert body["start"] == "2027-01-01"
+    assert body["commitment"]["discount_1y"] == 0.3
+    assert body["commitment"]["discount_3y"] == example.commitment.discount_3y
+    assert [s["name"] for s in body["commitment"]["scenarios"]] == ["low", "base", "high"]
+    assert body["constraints"]["allow_owned"] is True
+    assert example.owned is not None and body["owned"]["pue"] == example.owned.pue
+
+    at = _page()
+    frame = at.dataframe(key="ws_scenarios").value
+    assert list(frame["growth_per_quarter"]) == ["0 %/qtr", "", "20 %/qtr"]
+    at.text_input(key="ws_discount_3y").set_value("1.5")
+    at.button(key="ws_save").click().run()
+    (problem,) = [e.value.replace("\\", "") for e in at.error]  # markdown escapes
+    assert problem == (
+        "Not saved — 3-year committed discount: Discount off the on-demand rate must be a number"
+        " between 0 and 0.95 (0% to 95% off on-demand), got 1.5"
+    )

@@ -64,6 +64,15 @@ def test_the_page_saves_a_new_version(writable_fixture_env):
     with Warehouse.open(writable_fixture_env, read_only=True) as wh:
         versions = workspace_versions(wh)
     assert list(versions["name"]) == ["Fixture Co (edited)", "Fixture Co", "Example Corp"]
+    # everything else the page shows (tables in people's units, settings) is saved as it was
+    from dataclasses import replace
+
+    from costmodel.workspace import workspace_from_dict
+    from warehouse.workspaces import current_workspace
+
+    with Warehouse.open(writable_fixture_env, read_only=True) as wh:
+        _, body = current_workspace(wh) or (None, {})
+    assert workspace_from_dict(body) == replace(fixture_workspace(), name="Fixture Co (edited)")
 
 
 def test_the_page_previews_an_uploaded_bill_and_saves_its_fleet(writable_fixture_env):
