@@ -407,7 +407,7 @@ def problem_in_words(
     counted from 1 and named ("Fleet line 2 (ND96isr MI300X v5), $/hour (effective): …"), the
     field in words, and for a fleet line the catalog's nearest instance type ("did you mean
     Standard_ND96isr_MI300X_v5?"). ``with_path`` adds the field's place in the YAML file
-    (``[fleet[1].usd_per_hour]``) for a person fixing the file."""
+    ("(at fleet[1].usd_per_hour)") for a person fixing the file."""
     where = exc.where
     match = _ROW.match(where)
     suggestion = ""
@@ -433,5 +433,6 @@ def problem_in_words(
             nearest = nearest_instance_type(name, known_instances)
             if nearest is not None:
                 suggestion = f" — did you mean {nearest}?"
-    path = f" [{where}]" if with_path else ""
+    # Parentheses, not brackets: a terminal that reads markup would take "[workspace.name]" for a tag.
+    path = f" (at {where})" if with_path else ""
     return f"{place}{path}: {exc.message}{suggestion}"

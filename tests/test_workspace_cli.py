@@ -203,7 +203,7 @@ def test_a_loosely_written_instance_is_refused_naming_the_line_from_1_with_the_n
     assert out.exit_code == 2
     text = " ".join(out.output.split())
     assert (
-        "mine.yaml: Fleet line 2 (ND96isr MI300X v5), $/hour (effective) [fleet[1].usd_per_hour]:"
+        "mine.yaml: Fleet line 2 (ND96isr MI300X v5), $/hour (effective) (at fleet[1].usd_per_hour):"
         " no current on demand list price for ND96isr MI300X v5 in azure eastus; give the rate"
         " you pay — did you mean Standard_ND96isr_MI300X_v5?"
     ) in text

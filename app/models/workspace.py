@@ -46,6 +46,21 @@ DEMAND_COLUMNS = (
     "accept_results_from",
     "small_model",
 )
+#: How the demand table shows its columns: what a workload is and asks for (volume, latency,
+#: growth) before the finer points, so they show without scrolling at 1280 px.
+DEMAND_ORDER = (
+    "workload",
+    "model",
+    "output_tokens_per_month",
+    "ttft_ms",
+    "percentile",
+    "growth_per_quarter",
+    "input_tokens_per_month",
+    "peak_to_mean",
+    "interactive_share",
+    "accept_results_from",
+    "small_model",
+)
 #: How the fleet table shows its columns (the count first: it is what changes most often; what a
 #: line serves before the optional terms, so it shows without scrolling at 1280 px).
 FLEET_ORDER = (

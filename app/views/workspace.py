@@ -228,6 +228,7 @@ demand = st.data_editor(
     key=key("ws_demand"),
     disabled=locked,
     width="stretch",
+    column_order=model.DEMAND_ORDER,
     column_config={
         "workload": st.column_config.TextColumn(FIELD_WORDS["workload"]),
         "model": st.column_config.TextColumn(FIELD_WORDS["model"]),

@@ -41,6 +41,7 @@ def test_editing_the_fleet_changes_the_scenarios(app_url, page):
     page.goto(f"{app_url}/workspace")
     grid = page.locator('[data-testid="stDataFrame"]').nth(1)  # the Demand table comes first
     grid.wait_for(timeout=60_000)
+    grid.scroll_into_view_if_needed()
     page.wait_for_timeout(1500)
     box = grid.bounding_box()
     # The count column comes first, after the row markers; rows are 35 px under a 35 px header.

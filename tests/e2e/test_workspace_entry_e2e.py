@@ -21,9 +21,14 @@ STAY = re.compile(r"^Stay — \$([\d,]+)/month")
 
 
 def settle(page) -> None:
-    """Wait for the page's script run to finish (the running indicator goes away)."""
+    """Wait for the page's script run to finish: the running indicator gone and no element of the
+    previous run left on the page (Streamlit marks those stale until it replaces them)."""
     page.wait_for_timeout(400)
     page.locator('[data-testid="stStatusWidget"]').wait_for(state="hidden", timeout=90_000)
+    page.wait_for_function(
+        "() => document.querySelectorAll('[data-stale=\"true\"]').length === 0",
+        timeout=90_000,
+    )
     page.wait_for_timeout(200)
 
 
