@@ -393,7 +393,12 @@ def _row_name(body: Mapping | None, table: str, index: int) -> str:
     if not isinstance(row, Mapping):
         return ""
     value = row.get("instance_type" if table == "fleet" else "workload")
-    return str(value).strip()[:60] if value not in (None, "") else ""
+    if not isinstance(value, (str, int, float)) or isinstance(value, bool) or value == "":
+        return ""  # a name that is itself the problem is not repeated
+    if isinstance(value, int) and value.bit_length() > 64:
+        return ""  # nor a number too long to be a name
+    text = clean_text(str(value)).strip()
+    return text if len(text) <= 60 else text[:59] + "…"
 
 
 def problem_in_words(

@@ -178,3 +178,20 @@ def test_the_settings_beyond_the_tables_are_edited_on_the_page_and_kept_on_save(
         "Not saved — 3-year committed discount: Discount off the on-demand rate must be a number"
         " between 0 and 0.95 (0% to 95% off on-demand), got 1.5"
     )
+
+
+def test_a_line_named_with_control_characters_is_named_cleanly():
+    from costmodel.workspace import WorkspaceError
+    from planning.workspaces import problem_in_words
+    from tokendesk.textsafety import has_control
+
+    body = {"fleet": [{"instance_type": "p5\u202e.48x\x1b[31mlarge" + "x" * 100}]}
+    text = problem_in_words(WorkspaceError("fleet[0].count", "is required"), body)
+    assert not has_control(text) and "\x1b" not in text
+    assert text.startswith("Fleet line 1 (p5.48xlargexxx") and text.endswith(
+        "x…), Count: is required"
+    )
+    huge = {"fleet": [{"instance_type": 10**5000}]}
+    assert problem_in_words(WorkspaceError("fleet[0].count", "is required"), huge) == (
+        "Fleet line 1, Count: is required"
+    )
