@@ -507,6 +507,8 @@ with st.expander("More settings: month 1, owned hardware, commitment, one-time c
             bound.high,
             float(getattr(terms, field)) if terms else bound.low,
             step=bound.step,
+            # whole dollars, people and years show without ".00"
+            format="%.0f" if bound.step >= 1 else None,
             key=settings_key(f"ws_owned_{field}"),
             disabled=locked,
             help=bound.why or None,
@@ -553,7 +555,7 @@ with st.expander("More settings: month 1, owned hardware, commitment, one-time c
         disabled=locked,
         column_config={
             "backend": st.column_config.TextColumn("Backend (rocm, cpu, …)"),
-            "usd": _number(domain.ONE_TIME_USD, "One-time cost ($)", format="%,.0f"),
+            "usd": _number(domain.ONE_TIME_USD, "One-time cost ($)", format="dollar"),
         },
     )
 

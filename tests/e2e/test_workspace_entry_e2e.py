@@ -158,6 +158,10 @@ def test_a_new_user_enters_their_fleet_and_demand_and_scenarios_evaluates_it(app
         screenshot(page, "workspace-entry-saved-top-1280x720")
         page.get_by_role("heading", name="Fleet").scroll_into_view_if_needed()
         screenshot(page, "workspace-entry-saved-fleet-1280x720")
+        page.locator("summary").filter(has_text="More settings").first.click()
+        page.get_by_role("group", name="Month 1 of every 36-month plan starts").wait_for()
+        page.get_by_role("heading", name="Constraints").scroll_into_view_if_needed()
+        screenshot(page, "workspace-entry-settings-1280x720")
 
         with page.expect_download(timeout=60_000) as download:
             page.get_by_role("button", name="Download as YAML").click()
