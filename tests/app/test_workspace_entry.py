@@ -9,11 +9,9 @@ from __future__ import annotations
 from streamlit.testing.v1 import AppTest
 
 from app.models import workspace as model
-from planning.workspaces import engine_for, pricing_problems
 from tests.app.pages import VIEWS
 from tests.factories import fixture_workspace
 from warehouse import Warehouse
-from warehouse.queries import instance_catalog
 from warehouse.workspaces import current_workspace
 
 NEAREST = "did you mean Standard_ND96isr_MI300X_v5?"
@@ -64,6 +62,8 @@ def test_the_fleet_table_shows_pricing_models_in_words_and_stores_the_id():
 
 
 def test_a_loosely_written_instance_is_named_from_1_with_the_nearest_catalog_type(app_env):
+    from planning.workspaces import engine_for, pricing_problems
+
     ws = fixture_workspace()
     fleet = model.fleet_rows(ws)
     fleet[1].update(
@@ -81,6 +81,8 @@ def test_a_loosely_written_instance_is_named_from_1_with_the_nearest_catalog_typ
 
 
 def test_the_catalog_search_finds_the_instance_however_it_is_written(app_env):
+    from warehouse.queries import instance_catalog
+
     with Warehouse.open(app_env, read_only=True) as wh:
         catalog = instance_catalog(wh)
     for query in ("ND96isr MI300X v5", "mi300x", "standard_nd96isr"):
