@@ -359,6 +359,15 @@ FIELD_WORDS = {
     "demand_factor": "Demand ÷ stated demand",
     "scenarios": "Commitment scenarios",
     "one_time_usd": "One-time cost per new backend",
+    # whole blocks of the file
+    "workspace": "The workspace",
+    "fleet": "Fleet",
+    "demand": "Demand",
+    "constraints": "Constraints",
+    "owned": "Owned hardware",
+    "commitment": "Commitment",
+    "audit": "Portability audit",
+    "engineer_weeks": "Engineer-weeks",
 }
 _ROW = re.compile(r"^(fleet|demand)\[(\d+)\]\.?(.*)$")
 _SCENARIO = re.compile(r"^commitment\.scenarios\[(\d+)\]\.?(.*)$")
@@ -439,5 +448,5 @@ def problem_in_words(
             if nearest is not None:
                 suggestion = f" — did you mean {nearest}?"
     # Parentheses, not brackets: a terminal that reads markup would take "[workspace.name]" for a tag.
-    path = f" (at {where})" if with_path else ""
+    path = f" (at {where})" if with_path and place != where else ""
     return f"{place}{path}: {exc.message}{suggestion}"
