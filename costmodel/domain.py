@@ -54,14 +54,17 @@ def _b(key: str, label: str, low: float, high: float, step: float, why: str = ""
     return Bound(key, label, low, high, step, why)
 
 
-#: The peak-to-mean factor drives a sinusoidal day that stays non-negative only up to 2.
+#: The peak-to-mean factor shapes the day (``costmodel.demand.HourlyProfile``): a sinusoid up to 2,
+#: a narrower single peak above. At an hourly grain a day cannot peak above 24 times its mean
+#: (every token in one hour); 20 leaves that limit out of reach of a rounding step.
 PEAK_TO_MEAN = _b(
     "peak",
     "Peak hour ÷ mean hour",
     1.0,
-    2.0,
+    20.0,
     0.1,
-    "a smooth day peaking above twice its mean would need negative hours",
+    "the busiest hour ÷ the average hour; above 20 nearly all of a day's traffic falls in one"
+    " hour, so give the 24-hour curve instead",
 )
 INTERACTIVE_SHARE = _b("inter", "Interactive share", 0.0, 1.0, 0.05)
 SLO_MS = _b("slo", "FTL SLO (ms)", 10.0, 120_000.0, 100.0)

@@ -501,8 +501,9 @@ class WorkspaceEngine:
 
                 raise WorkspaceError(
                     f"fleet[{index}].usd_per_hour",
-                    f"no current {entry.pricing_model} list price for {entry.instance_type} in"
-                    f" {entry.provider} {entry.region}; give the rate you pay",
+                    f"no current {label(entry.pricing_model).lower()} list price for"
+                    f" {entry.instance_type} in {entry.provider} {entry.region}; give the rate"
+                    " you pay",
                 )
             rate = min(listed)
         model_ok = t.model_mask(seg.model_keys)
