@@ -292,6 +292,14 @@ def _price_skus(path: str) -> pd.DataFrame:
         return queries.price_skus(warehouse)
 
 
+@st.cache_data(show_spinner=False, ttl=600)
+def instance_catalog(path: str) -> pd.DataFrame:
+    """Every instance type the current prices list, with its accelerators and on-demand list
+    price (the Workspace page's instance search)."""
+    with _reading(path) as warehouse:
+        return queries.instance_catalog(warehouse)
+
+
 def price_history(
     path: str, provider: str, region: str, instance_type: str, pricing_model: str
 ) -> pd.DataFrame:
@@ -565,14 +573,11 @@ def save_bill(report) -> int:
 
 def check_workspace(path: str, ws) -> list[str]:
     """Problems with rates the warehouse cannot supply (a fleet line with no list price)."""
-    from costmodel.workspace import WorkspaceError
-    from planning.workspaces import check_workspace as check
+    from planning.workspaces import pricing_problems
 
-    try:
-        check(_engine(path, sees_negotiated()), priced_workspace(path, with_withheld_terms(ws)))
-    except WorkspaceError as exc:
-        return [f"{exc.where}: {exc.message}"]
-    return []
+    return pricing_problems(
+        _engine(path, sees_negotiated()), priced_workspace(path, with_withheld_terms(ws))
+    )
 
 
 def workspace_brief(path: str, ws, knobs, fmt: str, unit: str) -> bytes:

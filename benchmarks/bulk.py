@@ -40,6 +40,9 @@ RESULT_FILE_NAMES = (
     "llama-bench*.json",
     "llama-bench*.jsonl",
     "llama-bench*.csv",
+    "benchmark_report,_*.yaml",  # llm-d-benchmark report v0.1
+    "benchmark_report_v0.2*,_*.yaml",  # llm-d-benchmark report v0.2 / v0.2.1
+    "benchmark_report*.json",
 )
 #: Folders whose files are never a result a record should carry.
 SKIPPED_FOLDERS = frozenset({"accuracy", "compliance", "ranging", ".git", "node_modules"})

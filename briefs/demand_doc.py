@@ -31,6 +31,7 @@ def demand_document(trace: Trace) -> dict:
             "clock": trace.clock or None,
         },
         **demand.to_json(),
+        "workload_fields": demand.workload_fields(trace.name),
     }
 
 

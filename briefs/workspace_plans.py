@@ -292,7 +292,8 @@ def workspace_document(
     # Fleet sheets are numbered after the sections before them (decision, side by side, optimal).
     first_fleet = 1 + len(optimal)
     weak = weakest_evidence(results, ws, options)
-    assumptions = plan_assumptions(ws, knobs, unit, provenance)
+    stay = next((r for r in results if r.is_baseline), results[0])
+    assumptions = plan_assumptions(ws, knobs, unit, provenance, workload_shape_rows(stay))
     sections = (
         plan_decision_section(ev, weak),
         Section(
@@ -316,7 +317,6 @@ def workspace_document(
         ("snapshots", f"{len(snapshot_ids(prices, benches))} (listed under Sources)"),
         ("dashboard view", link),
     )
-    stay = next((r for r in results if r.is_baseline), results[0])
     return Document(
         f"Scenarios for {ws.name}",
         "Stay, moves and their payback from the company's own fleet, contracts and demand"
@@ -571,11 +571,70 @@ def monthly_curve_section(results: Sequence[PlanResult]) -> Section:
     )
 
 
+def _shape_basis(entry: Mapping) -> str:
+    """One configuration's capacity basis in words: measured at which shape, or estimated with
+    its rule and gap."""
+    what = f"{entry['instance_type']} ({entry['model']}, {entry['precision']}, {entry['role']})"
+    at = entry.get("at")
+    if entry["kind"] == "measured" and at:
+        cached = at.get("prefix_cache_share")
+        shape = f"{at['input_tokens']:,} input / {at['output_tokens']:,} output tokens" + (
+            f", {cached:.0%} cached" if cached else ""
+        )
+        factor = "" if abs(entry["factor"] - 1) < 1e-9 else f", read ×{entry['factor']:.3f}"
+        return f"{what}: measured at {shape}{factor}"
+    return f"{what}: estimated: {entry['rule']} ({entry['gap']})"
+
+
+def workload_shape_rows(plan: PlanResult) -> list[tuple[str, str]]:
+    """Per workload, the shape its capacity was read at and the basis of each configuration's
+    capacity (``PlanResult.workload_shapes``, computed once in the plan engine)."""
+    rows: list[tuple[str, str]] = []
+    for shape in plan.workload_shapes:
+        name = shape["workload"]
+        ratio = shape["input_per_output_token"]
+        mix = "not stated (no input tokens)" if ratio is None else f"{ratio:,.3g}:1"
+        if shape["input_tokens_mean"] is None and shape["output_tokens_mean"] is None:
+            means = f"mean request lengths {shape['mean_basis']}"
+        else:
+            means = (
+                "; ".join(
+                    f"mean {shape[key]:,.1f} {side} tokens per request"
+                    for key, side in (
+                        ("input_tokens_mean", "input"),
+                        ("output_tokens_mean", "output"),
+                    )
+                    if shape[key] is not None
+                )
+                + f" ({shape['mean_basis']})"
+            )
+        rows.append(
+            (
+                f"{name}: workload shape",
+                f"input:output {mix} from the monthly totals; {means};"
+                f" {shape['prefix_cache_rule']}",
+            )
+        )
+        if shape["capacity_basis"]:
+            rows.append(
+                (
+                    f"{name}: capacity basis",
+                    "; ".join(_shape_basis(entry) for entry in shape["capacity_basis"]),
+                )
+            )
+    return rows
+
+
 def plan_assumptions(
-    ws: Workspace, knobs: Knobs, unit: str, provenance: str | None = None
+    ws: Workspace,
+    knobs: Knobs,
+    unit: str,
+    provenance: str | None = None,
+    shapes: Sequence[tuple[str, str]] = (),
 ) -> pd.DataFrame:
     """The inputs behind the comparison, for the Assumptions section and sheet: the horizon and
-    pricing basis, every workload's demand and SLO, the what-ifs and the decision rule."""
+    pricing basis, every workload's demand and SLO, the shape Stay's capacity was read at
+    (``workload_shape_rows``), the what-ifs and the decision rule."""
     rows = [
         ("workspace", ws.name),
         ("month 1 starts", ws.start.isoformat()),
@@ -604,6 +663,7 @@ def plan_assumptions(
                 f" growth {w.growth_per_quarter:.0%} a quarter",
             ),
         ]
+    rows += list(shapes)
     rows += [
         ("AMD share (Shift N% to AMD)", f"{knobs.amd_share:.0%}"),
         ("CPU share (Add CPU fallback)", f"{knobs.cpu_share:.0%}"),

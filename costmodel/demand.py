@@ -53,13 +53,38 @@ class Slo:
         return text
 
 
+#: Up to this peak ÷ mean the day is a sinusoid; above it (a sinusoid would need negative hours)
+#: a single narrower peak.
+SINUSOID_PEAK_LIMIT = 2.0
+
+
+def _peaked(peak_factor: float, angle: np.ndarray) -> np.ndarray:
+    """A day with one peak whose busiest hour is ``peak_factor`` times its mean and no hour below
+    zero: exp(k·cos(angle)), k found by bisection (peak ÷ mean rises with k from 1 towards 24)."""
+
+    def ratio(k: float) -> float:
+        values = np.exp(k * (np.cos(angle) - 1.0))
+        return float(values.max() / values.mean())
+
+    low, high = 0.0, 1.0
+    while ratio(high) < peak_factor:
+        high *= 2.0
+    for _ in range(80):
+        middle = (low + high) / 2.0
+        low, high = (middle, high) if ratio(middle) < peak_factor else (low, middle)
+    return np.exp(high * (np.cos(angle) - 1.0))
+
+
 @lru_cache(maxsize=256)
 def _normalised(peak_factor, curve, peak_hour) -> np.ndarray:
     if curve is not None:
         values = np.asarray(curve, dtype=float)
     else:
-        hours = np.arange(24)
-        values = 1.0 + (peak_factor - 1.0) * np.cos(2 * np.pi * (hours - peak_hour) / 24)
+        angle = 2 * np.pi * (np.arange(24) - peak_hour) / 24
+        if peak_factor <= SINUSOID_PEAK_LIMIT:
+            values = 1.0 + (peak_factor - 1.0) * np.cos(angle)
+        else:
+            values = _peaked(peak_factor, angle)
     return values / values.mean()
 
 
@@ -67,9 +92,9 @@ def _normalised(peak_factor, curve, peak_hour) -> np.ndarray:
 class HourlyProfile:
     """Shape of demand over a day: a peak factor (peak / mean) or 24 hourly values (any scale).
 
-    With only a peak factor the day is a sinusoid peaking at ``peak_hour`` whose peak is
-    ``peak_factor`` times the mean; it stays non-negative only up to 2, so a spikier day must be
-    given as a 24-value curve.
+    With only a peak factor the day peaks at ``peak_hour`` at ``peak_factor`` times the mean: a
+    sinusoid up to 2 (above that a sinusoid would need negative hours), a single narrower peak
+    above 2 (up to ``PEAK_TO_MEAN.high``); any other day is given as a 24-value curve.
     """
 
     peak_factor: float | None = 1.5
@@ -124,6 +149,8 @@ class Segment:
     home_regions: tuple[str, ...] | None = None
     #: A small model (3B-13B) that a CPU fallback may serve.
     small_model: bool = False
+    #: Share of the input tokens a prefix cache serves (None = not known).
+    prefix_cache_share: float | None = None
 
     def __post_init__(self) -> None:
         if not self.models:

@@ -54,14 +54,17 @@ def _b(key: str, label: str, low: float, high: float, step: float, why: str = ""
     return Bound(key, label, low, high, step, why)
 
 
-#: The peak-to-mean factor drives a sinusoidal day that stays non-negative only up to 2.
+#: The peak-to-mean factor shapes the day (``costmodel.demand.HourlyProfile``): a sinusoid up to 2,
+#: a narrower single peak above. At an hourly grain a day cannot peak above 24 times its mean
+#: (every token in one hour); 20 leaves that limit out of reach of a rounding step.
 PEAK_TO_MEAN = _b(
     "peak",
     "Peak hour ÷ mean hour",
     1.0,
-    2.0,
+    20.0,
     0.1,
-    "a smooth day peaking above twice its mean would need negative hours",
+    "the busiest hour ÷ the average hour; above 20 nearly all of a day's traffic falls in one"
+    " hour, so give the 24-hour curve instead",
 )
 INTERACTIVE_SHARE = _b("inter", "Interactive share", 0.0, 1.0, 0.05)
 SLO_MS = _b("slo", "FTL SLO (ms)", 10.0, 120_000.0, 100.0)
@@ -87,6 +90,17 @@ USD_PER_HOUR = _b(
 )
 EARLY_TERMINATION_USD = _b("early_termination_usd", "Early-termination cost ($)", 0.0, 1e10, 1000.0)
 TOKENS_PER_MONTH = _b("tokens_per_month", "Tokens per month", 0.0, 1e16, 1e9)
+PREFIX_CACHE_SHARE = _b(
+    "prefix_cache_share",
+    "Prefix-cache share of input tokens",
+    0.0,
+    1.0,
+    0.05,
+    "a share of the input tokens: 0 (nothing cached) to 1 (all cached)",
+)
+TOKENS_PER_REQUEST = _b(
+    "tokens_per_request", "Mean tokens per request", 1.0, 1e7, 1.0, "1 to 10 million tokens"
+)
 GROWTH_PER_QUARTER = _b(
     "growth_per_quarter", "Demand growth per quarter", -0.5, 2.0, 0.01, "-50% to +200% a quarter"
 )

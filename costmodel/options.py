@@ -84,6 +84,8 @@ class Option:
     workload: str = ""
     input_tokens: int | None = None
     output_tokens: int | None = None
+    #: Share of the input a prefix cache served in the load the result was measured at.
+    prefix_cache_share: float | None = None
     ttft_basis: str = "measured"
     price_source_url: str = ""
     price_observed_at: datetime | None = None
@@ -512,6 +514,7 @@ def _frame_columns(df) -> tuple[tuple[Option, ...], dict]:
         )
     }
     in_tokens, out_tokens = num("input_tokens")[heads], num("output_tokens")[heads]
+    cache_shares = num("prefix_cache_share")[heads]
     observed = (
         frame["price_observed_at"].iloc[heads].to_numpy(dtype=object)
         if "price_observed_at" in frame
@@ -555,6 +558,7 @@ def _frame_columns(df) -> tuple[tuple[Option, ...], dict]:
                 output_tokens=int(out_tokens[j])
                 if out_tokens[j] == out_tokens[j] and out_tokens[j]
                 else None,
+                prefix_cache_share=None if math.isnan(cache_shares[j]) else float(cache_shares[j]),
                 ttft_basis=text["ttft_basis"][j] or "measured",
                 price_source_url=text["price_source_url"][j],
                 price_observed_at=_ts(observed[j]),

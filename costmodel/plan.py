@@ -38,7 +38,9 @@ from costmodel.scenarios import (
     Scenario,
     _naive,
     segment_mix,
+    segment_shape,
 )
+from costmodel.shape import cache_rule, mean_basis
 from costmodel.timeline import StageGate, Timeline, plan_timeline
 from costmodel.workspace import FleetEntry, Workload, Workspace
 from tokendesk.labels import label
@@ -111,6 +113,8 @@ class PlanLine:
     option_id: str = ""
     #: How the unit's capacity was read at the workload's input:output mix.
     capacity_basis: str = ""
+    #: The same as data: ``costmodel.shape.CapacityBasis.as_dict`` (None where no result).
+    capacity_basis_detail: dict | None = None
 
     def as_dict(self) -> dict:
         return {
@@ -389,6 +393,7 @@ class _FleetCap:
     vendor: str = ""
     #: How the unit's capacity was read at the workload's input:output mix.
     mix_basis: str = ""
+    mix_basis_detail: dict | None = None
 
 
 @dataclass
@@ -470,6 +475,7 @@ class WorkspaceEngine:
             slo=Slo(ftl_ms=w.ttft_ms, percentile=w.percentile),
             profile=HourlyProfile(peak_factor=w.peak_to_mean),
             small_model=w.small_model,
+            prefix_cache_share=w.prefix_cache_share,
         )
 
     def _match(self, index: int, entry: FleetEntry) -> _FleetCap:
@@ -495,8 +501,9 @@ class WorkspaceEngine:
 
                 raise WorkspaceError(
                     f"fleet[{index}].usd_per_hour",
-                    f"no current {entry.pricing_model} list price for {entry.instance_type} in"
-                    f" {entry.provider} {entry.region}; give the rate you pay",
+                    f"no current {label(entry.pricing_model).lower()} list price for"
+                    f" {entry.instance_type} in {entry.provider} {entry.region}; give the rate"
+                    " you pay",
                 )
             rate = min(listed)
         model_ok = t.model_mask(seg.model_keys)
@@ -514,7 +521,8 @@ class WorkspaceEngine:
             units = entry.count / option.accelerators_per_unit
         # The hardware is known from any quote of the same SKU, with or without a usable result.
         hardware = option or (t.options[same_sku[0]] if same_sku else None)
-        mix = segment_mix(seg)
+        shape = segment_shape(seg)
+        detail = None
         if option is None:
             note = (
                 f"no benchmark result for {' / '.join(seg.models)} on {entry.instance_type}"
@@ -526,11 +534,8 @@ class WorkspaceEngine:
                 f"{best_cap:,.0f} output tok/s per unit at {seg.slo.describe()}"
                 f" ({option.model}, {option.precision}, {option.runtime})"
             )
-            basis = (
-                self.engine.mix_basis(int(t.group[best]), mix)
-                if mix is not None and best is not None
-                else ""
-            )
+            found = self.engine.capacity_basis(int(t.group[best]), shape)
+            basis, detail = found.sentence, found.as_dict()
         return _FleetCap(
             entry,
             index,
@@ -543,6 +548,7 @@ class WorkspaceEngine:
             hardware.accelerator_id if hardware is not None else "",
             hardware.vendor if hardware is not None else "",
             basis,
+            detail,
         )
 
     def _unit_capacity(self, cap: _FleetCap) -> float:
@@ -1037,7 +1043,7 @@ class WorkspaceEngine:
             achieved_share=moved_achieved,
             savings_parts=parts,
             horizon_savings_parts=horizon_parts,
-            workload_shapes=tuple(self._shape(w) for w in self.ws.demand),
+            workload_shapes=tuple(self._shape(w, lines) for w in self.ws.demand),
             on_demand_basis=self.ws.on_demand_basis,
             stranded_usd_per_month=stranded,
             month1_parts=(
@@ -1047,15 +1053,54 @@ class WorkspaceEngine:
             ),
         )
 
-    def _shape(self, w: Workload) -> dict:
-        """The traffic shape a workload's capacity was read at, and the basis of each figure."""
-        mix = segment_mix(self.segments[w.workload])
+    def _shape(self, w: Workload, lines: Sequence[PlanLine]) -> dict:
+        """The traffic shape a workload's capacity was read at, and the basis of each figure:
+        per fleet line and configuration, ``measured`` at which shape or ``estimated`` with the
+        rule and the gap (``costmodel.shape``)."""
+        seg = self.segments[w.workload]
+        mix = segment_mix(seg)
         bases = sorted({c.mix_basis for c in self.fleet if c.entry.serves == w.workload})
+        per_line: dict[tuple, dict] = {}
+        for ln in lines:
+            if ln.workload != w.workload or ln.capacity_basis_detail is None:
+                continue
+            key = (ln.role, ln.provider, ln.region, ln.instance_type, ln.option_id)
+            per_line.setdefault(
+                key,
+                {
+                    "role": ln.role,
+                    "provider": ln.provider,
+                    "region": ln.region,
+                    "instance_type": ln.instance_type,
+                    "model": ln.model,
+                    "precision": ln.precision,
+                    **ln.capacity_basis_detail,
+                },
+            )
+        for c in self.fleet:
+            if c.entry.serves != w.workload or c.option is None or c.unit_tok_s <= 0:
+                continue
+            split = self.engine.cost_split(
+                self._option_index[c.option.option_id], segment_shape(seg), c.rate, c.unit_tok_s
+            )
+            for key, entry in per_line.items():
+                if (
+                    key[0] == "fleet"
+                    and key[3] == c.entry.instance_type
+                    and key[4] == (c.option.option_id)
+                ):
+                    entry.setdefault("unit_cost_at_slo", split)
         return {
             "workload": w.workload,
             "input_tokens_per_month": w.input_tokens_per_month,
             "output_tokens_per_month": w.output_tokens_per_month,
             "input_per_output_token": None if mix is None else round(mix, 6),
+            "input_tokens_mean": w.input_tokens_mean,
+            "output_tokens_mean": w.output_tokens_mean,
+            "mean_basis": mean_basis(w.input_tokens_mean, w.output_tokens_mean, w.shape_source),
+            "prefix_cache_share": w.prefix_cache_share,
+            "prefix_cache_rule": cache_rule(w.prefix_cache_share),
+            "capacity_basis": list(per_line.values()),
             "fleet_capacity_basis": [b for b in bases if b],
         }
 
@@ -1207,6 +1252,7 @@ class WorkspaceEngine:
                             o.bench_measured_at if o else None,
                             o.option_id if o else "",
                             capacity_basis=c.mix_basis,
+                            capacity_basis_detail=c.mix_basis_detail,
                         )
                     )
                 continue
@@ -1222,11 +1268,12 @@ class WorkspaceEngine:
             prices = line.sizing.prices
             list_rate = prices.on_demand if prices.on_demand is not None else prices.committed
             index = self._option_index.get(line.option_id)
-            mix = segment_mix(self.segments[w.workload])
-            basis = (
-                self.engine.mix_basis(int(self.engine.table.group[index]), mix)
-                if index is not None and mix is not None
-                else ""
+            found = (
+                self.engine.capacity_basis(
+                    int(self.engine.table.group[index]), segment_shape(self.segments[w.workload])
+                )
+                if index is not None
+                else None
             )
             out.append(
                 PlanLine(
@@ -1250,7 +1297,8 @@ class WorkspaceEngine:
                     line.precision,
                     line.bench_measured_at,
                     line.option_id,
-                    capacity_basis=basis,
+                    capacity_basis=found.sentence if found is not None else "",
+                    capacity_basis_detail=found.as_dict() if found is not None else None,
                 )
             )
         return out

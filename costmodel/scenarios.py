@@ -27,15 +27,23 @@ from costmodel.fleet import (
 )
 from costmodel.options import BLOCK_OR_CONTRACT, Option, OptionTable, canonical_precision
 from costmodel.risk import RiskReport, SpendLine, assess_risk
+from costmodel.shape import (
+    RULE_CACHED,
+    CapacityBasis,
+    basis_for,
+    effective_ratio,
+    prefill_time_share,
+    shape_distance,
+)
 from costmodel.tables import resolve_architecture, software_maturity, stage_gates
 from costmodel.timeline import StageGate, Timeline, plan_timeline
 from costmodel.unit_cost import (
     MIX_MEASURED,
     MIX_STATED,
-    MIX_UNKNOWN,
     input_token_weight,
     mix_capacity_factor,
     prefill_share_by_time,
+    usd_per_1k_tokens,
 )
 from tokendesk import formatting
 
@@ -300,6 +308,35 @@ def segment_mix(segment: Segment) -> float | None:
     return round(segment.monthly_input_tokens / segment.monthly_output_tokens, 9)
 
 
+#: A workload's shape: (input tokens per output token, prefix-cache share or None).
+Shape = tuple[float, float | None]
+
+
+def segment_shape(segment: Segment) -> Shape | None:
+    """The segment's (input:output, prefix-cache share); None where its input:output is not
+    stated (capacity is then read at each result's own shape)."""
+    mix = segment_mix(segment)
+    return None if mix is None else (mix, segment.prefix_cache_share)
+
+
+def _shape_key(shape: Shape) -> tuple:
+    mix, cached = shape
+    return (round(float(mix), 9), None if cached is None else round(float(cached), 9))
+
+
+def _family(o: Option) -> tuple:
+    """One configuration on one quote, whatever shape its results were measured at."""
+    return (
+        *o.group_key[:5],
+        o.accelerator_id,
+        o.accelerators_per_replica,
+        o.model,
+        o.precision,
+        o.runtime,
+        o.runtime_version,
+    )
+
+
 def _naive(ts: datetime | None) -> datetime | None:
     if ts is None:
         return None
@@ -318,7 +355,7 @@ class Engine:
         self.n_groups = t.n_groups
         self.group_backend = t.backend.codes[self.rep]
         self._cap: dict[tuple, tuple[CapacityArrays, np.ndarray, np.ndarray]] = {}
-        self._mix: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._mix: tuple[np.ndarray, ...] | None = None
         self._prices: dict[tuple, tuple] = {}
         self._masks: dict[tuple, np.ndarray] = {}
         self._ranks: dict[tuple, tuple[np.ndarray, str, np.ndarray, np.ndarray]] = {}
@@ -336,33 +373,39 @@ class Engine:
 
     # ---- cached vector pieces -------------------------------------------------------------
     def capacity(
-        self, slo, mix: float | None = None
+        self, slo, shape: Shape | float | None = None
     ) -> tuple[CapacityArrays, np.ndarray, np.ndarray]:
         """(per-option arrays, per-group interactive tok/s (NaN infeasible), per-group batch tok/s).
 
-        ``mix`` is the workload's input tokens per output token: each group's output capacity is
-        read at that mix from the one it was measured at (``unit_cost.mix_capacity_factor``);
-        ``None`` reads it as measured."""
-        key = (slo.key, None if mix is None else round(float(mix), 9))
+        ``shape`` is the workload's (input tokens per output token, prefix-cache share), or a bare
+        ratio: each configuration's interactive capacity is read from its result at the nearest
+        measured shape (``costmodel.shape``; the configuration's other results are set aside)
+        and scaled to the workload's shape (``unit_cost.mix_capacity_factor`` over the uncached
+        input); ``None`` reads every result as measured."""
+        if shape is not None and not isinstance(shape, tuple):
+            shape = (float(shape), None)
+        key = (slo.key, None if shape is None else _shape_key(shape))
         hit = self._cap.get(key)
         if hit is None:
-            if mix is None:
+            if shape is None:
                 arrays = capacity_arrays(self.table, slo)
                 hit = (arrays, arrays.tok_s[self.rep], arrays.batch_tok_s[self.rep])
             else:
                 arrays, cap_i, cap_b = self.capacity(slo)
-                factor = self.mix_factors(float(mix))
-                hit = (arrays, cap_i * factor, cap_b * factor)
+                factor = self.shape_factors(shape)
+                keep = self._nearest(cap_i, shape)
+                hit = (arrays, np.where(keep, cap_i * factor, np.nan), cap_b * factor)
             self._cap[key] = hit
         return hit
 
     def segment_capacity(self, segment: Segment) -> tuple[CapacityArrays, np.ndarray, np.ndarray]:
-        """Capacity at the segment's SLO and at its own input:output mix."""
-        return self.capacity(segment.slo, segment_mix(segment))
+        """Capacity at the segment's SLO and at its own shape."""
+        return self.capacity(segment.slo, segment_shape(segment))
 
-    def _mix_inputs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _mix_inputs(self) -> tuple[np.ndarray, ...]:
         """Per group: the benchmark's input tokens per output token (NaN unknown), the time an
-        input token takes relative to an output token, and whether that weight was measured."""
+        input token takes relative to an output token, whether that weight was measured, the
+        result's prefix-cache share (NaN unknown) and its configuration (``_family``)."""
         if self._mix is None:
             t = self.table
             reps = [t.options[int(i)] for i in self.rep]
@@ -373,6 +416,9 @@ class Engine:
                     else np.nan
                     for o in reps
                 ]
+            )
+            cache = np.array(
+                [np.nan if o.prefix_cache_share is None else o.prefix_cache_share for o in reps]
             )
             out_len = np.array([float(o.output_tokens or np.nan) for o in reps])
             # The median prefill share over each group's points that publish p50 TTFT and TPOT.
@@ -385,28 +431,98 @@ class Engine:
                 ok = np.isfinite(p)
                 medians = pd.Series(p[ok]).groupby(per_point_group[ok]).median()
                 shares[medians.index.to_numpy(dtype=np.int64)] = medians.to_numpy()
-            weight = np.atleast_1d(input_token_weight(shares, ratio))
+            # The prefill time was spent on the uncached input only.
+            uncached = np.atleast_1d(effective_ratio(ratio, cache))
+            weight = np.atleast_1d(input_token_weight(shares, uncached))
             measured = np.isfinite(shares) & np.isfinite(ratio) & (shares < 1)
-            self._mix = (ratio, weight, measured)
+            family, _ = pd.factorize(pd.Series([_family(o) for o in reps], dtype=object))
+            self._mix = (ratio, weight, measured, cache, family.astype(np.int64))
         return self._mix
 
-    def mix_factors(self, mix: float) -> np.ndarray:
-        ratio, weight, _ = self._mix_inputs()
-        return np.atleast_1d(mix_capacity_factor(ratio, mix, weight))
-
-    def mix_basis(self, group: int, mix: float) -> str:
-        """How one group's capacity was read at the workload's mix, in words."""
-        ratio, weight, measured = self._mix_inputs()
-        r = ratio[group]
-        if not np.isfinite(r):
-            return MIX_UNKNOWN
-        rule = MIX_MEASURED if measured[group] else MIX_STATED
-        if abs(r - mix) < 1e-9:
-            return f"measured at the workload's own input:output mix ({r:.3g}:1)"
-        return (
-            f"estimated: measured at input:output {r:.3g}:1, read at the workload's {mix:.3g}:1"
-            f" by the {rule} (×{float(self.mix_factors(mix)[group]):.3f})"
+    def shape_factors(self, shape: Shape) -> np.ndarray:
+        """Per group: output capacity at the workload's shape ÷ capacity at the result's own."""
+        ratio, weight, _, cache, _ = self._mix_inputs()
+        mix, cached = shape
+        return np.atleast_1d(
+            mix_capacity_factor(
+                effective_ratio(ratio, cache), float(effective_ratio(mix, cached)), weight
+            )
         )
+
+    def mix_factors(self, mix: float) -> np.ndarray:
+        return self.shape_factors((float(mix), None))
+
+    def _nearest(self, cap_i: np.ndarray, shape: Shape) -> np.ndarray:
+        """Per group: whether it is its configuration's result at the nearest measured shape
+        among those that meet the SLO. A configuration with no result of known shape keeps
+        every result (each read as measured)."""
+        ratio, _, _, cache, family = self._mix_inputs()
+        distance = np.atleast_1d(shape_distance(ratio, cache, shape[0], shape[1]))
+        candidate = np.flatnonzero(np.isfinite(cap_i) & np.isfinite(distance))
+        keep = np.ones(len(cap_i), dtype=bool)
+        if candidate.size == 0:
+            return keep
+        order = np.lexsort((-cap_i[candidate], distance[candidate], family[candidate]))
+        ordered = candidate[order]
+        first = np.r_[True, family[ordered][1:] != family[ordered][:-1]]
+        chosen = ordered[first]
+        has_known = np.zeros(int(family.max()) + 1, dtype=bool)
+        has_known[family[chosen]] = True
+        keep = ~has_known[family]
+        keep[chosen] = True
+        return keep
+
+    def capacity_basis(self, group: int, shape: Shape | None) -> CapacityBasis:
+        """How one group's capacity was read at the workload's shape (``costmodel.shape``)."""
+        _, _, measured, _, _ = self._mix_inputs()
+        o = self.table.options[int(self.rep[group])]
+        mix, cached = shape if shape is not None else (None, None)
+        factor = 1.0 if shape is None else float(self.shape_factors(shape)[group])
+        return basis_for(
+            bench_input=o.input_tokens,
+            bench_output=o.output_tokens,
+            bench_cache=o.prefix_cache_share,
+            ratio=mix,
+            cache=cached,
+            factor=factor,
+            mix_rule=MIX_MEASURED if measured[group] else MIX_STATED,
+        )
+
+    def cost_split(
+        self, option_index: int, shape: Shape | None, usd_per_unit_hour: float, unit_tok_s: float
+    ) -> dict:
+        """$/1K input and $/1K output tokens of one unit at its at-SLO capacity and the
+        workload's shape, the hour split by the time prefill takes at that shape
+        (``costmodel.shape.prefill_time_share``): the measured prefill/decode time share where
+        the result publishes TTFT and TPOT, else the stated rule. Input $/1K is per input token,
+        cached ones included."""
+        _, weight, measured, _, _ = self._mix_inputs()
+        group = int(self.table.group[option_index])
+        rule = MIX_MEASURED if measured[group] else MIX_STATED
+        if shape is None:
+            return {
+                "usd_per_1k_input_tokens": None,
+                "usd_per_1k_output_tokens": round(
+                    float(usd_per_1k_tokens(usd_per_unit_hour, unit_tok_s)), 9
+                ),
+                "split_rule": "the workload states no input tokens: the hour is charged to output",
+            }
+        mix, cached = shape
+        share = prefill_time_share(mix, cached, float(weight[group]))
+        output = usd_per_1k_tokens((1 - share) * usd_per_unit_hour, unit_tok_s)
+        inputs = usd_per_1k_tokens(share * usd_per_unit_hour, unit_tok_s * mix)
+        return {
+            "usd_per_1k_input_tokens": round(float(inputs), 9),
+            "usd_per_1k_output_tokens": round(float(output), 9),
+            "prefill_time_share": round(share, 6),
+            "split_rule": rule + (f"; {RULE_CACHED}" if cached else ""),
+        }
+
+    def mix_basis(self, group: int, shape: Shape | float | None) -> str:
+        """How one group's capacity was read at the workload's shape, in words."""
+        if shape is not None and not isinstance(shape, tuple):
+            shape = (float(shape), None)
+        return self.capacity_basis(group, shape).sentence
 
     def prices(self, policy: FleetPolicy) -> tuple[np.ndarray, ...]:
         """Per group: on-demand, best allowed committed, its model code, spot (NaN = none)."""
@@ -499,7 +615,7 @@ class Engine:
             segment.slo.key,
             segment.profile.key,
             policy.key,
-            segment_mix(segment),
+            segment_shape(segment),
         )
         hit = self._ranks.get(key)
         if hit is not None:

@@ -31,6 +31,7 @@ from datetime import datetime
 import numpy as np
 
 from costmodel.demand import HOURS_PER_MONTH
+from costmodel.domain import PEAK_TO_MEAN
 
 PERCENTILES = (50, 90, 95, 99)
 SECONDS_PER_HOUR = 3600.0
@@ -117,6 +118,25 @@ class TrafficDemand:
     @property
     def input_output_ratio(self) -> float | None:
         return self.input_tokens / self.output_tokens if self.output_tokens else None
+
+    def workload_fields(self, source: str) -> dict:
+        """The workspace demand fields this trace supplies (paste them into a workload): its
+        monthly tokens, mean request lengths, prefix-cache share (where the trace can tell) and
+        peak ÷ mean where it was read per hour within the workspace's 1-2 (a day's peak hour;
+        a minute's or second's peak is a burst, not the daily curve the workspace means)."""
+        fields: dict = {
+            "output_tokens_per_month": round(self.output_tokens_per_month),
+            "input_tokens_per_month": round(self.input_tokens_per_month),
+            "input_tokens_mean": round(self.input_tokens_mean, 3),
+            "output_tokens_mean": round(self.output_tokens_mean, 3),
+            "shape_source": f"from the trace {source} ({self.requests:,} requests)",
+        }
+        if self.prefix_cache_share is not None:
+            fields["prefix_cache_share"] = round(self.prefix_cache_share, 6)
+        peak = self.peak_to_mean
+        if peak is not None and self.peak_to_mean_grain == "1 hour":
+            fields["peak_to_mean"] = round(min(max(peak, PEAK_TO_MEAN.low), PEAK_TO_MEAN.high), 6)
+        return fields
 
     def to_json(self) -> dict:
         return {

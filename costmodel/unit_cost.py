@@ -156,7 +156,6 @@ MIX_MEASURED = "measured prefill/decode time share"
 MIX_STATED = (
     f"stated rule (an input token costs 1/{OUTPUT_TO_INPUT_COST_RATIO:g} of an output token)"
 )
-MIX_UNKNOWN = "benchmark input length unknown: output throughput read as measured"
 
 
 def input_token_weight(prefill_share, bench_ratio):

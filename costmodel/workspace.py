@@ -88,6 +88,14 @@ class Workload:
     accept_results_from: tuple[str, ...] = ()
     #: A small model (3B-13B) that a CPU fallback may serve.
     small_model: bool = False
+    #: Share of the input tokens a prefix cache serves (0-1; None = not known): cached input
+    #: tokens are priced as what they cost on each configuration (``costmodel.shape``).
+    prefix_cache_share: float | None = None
+    #: Mean tokens per request (None = not known: the workspace gives monthly totals only).
+    input_tokens_mean: float | None = None
+    output_tokens_mean: float | None = None
+    #: Where the shape came from ("from the trace X"); "" = typed into the workspace.
+    shape_source: str = ""
 
     @property
     def models(self) -> tuple[str, ...]:
@@ -269,7 +277,15 @@ WORKLOAD_FIELDS = {
     "growth_per_quarter",
     "accept_results_from",
     "small_model",
+    "prefix_cache_share",
+    "input_tokens_mean",
+    "output_tokens_mean",
+    "shape_source",
 }
+
+
+#: A workload's optional shape fields (left out of the YAML when unset).
+SHAPE_FIELDS = ("prefix_cache_share", "input_tokens_mean", "output_tokens_mean", "shape_source")
 
 
 def fleet_entry_from_dict(row: Mapping, where: str) -> FleetEntry:
@@ -345,6 +361,10 @@ def workload_from_dict(row: Mapping, where: str) -> Workload:
         accept_results_from=_names(row.get("accept_results_from"), f"{where}.accept_results_from")
         or (),
         small_model=small,
+        prefix_cache_share=_number(row, "prefix_cache_share", where, domain.PREFIX_CACHE_SHARE),
+        input_tokens_mean=_number(row, "input_tokens_mean", where, domain.TOKENS_PER_REQUEST),
+        output_tokens_mean=_number(row, "output_tokens_mean", where, domain.TOKENS_PER_REQUEST),
+        shape_source=_text(row, "shape_source", where, required=False),
     )
 
 
@@ -595,6 +615,9 @@ def workspace_to_dict(ws: Workspace) -> dict:
             row["accept_results_from"] = list(w.accept_results_from)
         if w.small_model:
             row["small_model"] = True
+        for name in SHAPE_FIELDS:
+            if getattr(w, name) not in (None, ""):
+                row[name] = getattr(w, name)
         demand.append(row)
     constraints: dict = {"max_vendor_share": ws.constraints.max_vendor_share}
     if ws.constraints.providers:

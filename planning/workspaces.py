@@ -4,7 +4,9 @@ address or the command line carries."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import difflib
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -58,7 +60,9 @@ def parse_workspace_text(text: str, source: str) -> tuple[Workspace, dict]:
     try:
         return workspace_from_dict(body), body  # type: ignore[return-value]
     except WorkspaceError as exc:
-        raise WorkspaceFileError(f"{source}: {exc.where}: {exc.message}") from None
+        raise WorkspaceFileError(
+            f"{source}: {problem_in_words(exc, body if isinstance(body, Mapping) else None, with_path=True)}"
+        ) from None
 
 
 def read_workspace_file(path: Path) -> tuple[Workspace, dict]:
@@ -181,13 +185,24 @@ def check_workspace(engine: Engine, ws: Workspace) -> WorkspaceEngine:
     return WorkspaceEngine(engine, PlanContext(ws))
 
 
+def pricing_problems(engine: Engine, ws: Workspace, *, with_path: bool = False) -> list[str]:
+    """What stops ``ws`` from being priced, in the words of :func:`problem_in_words` (a fleet
+    line with neither a rate nor a current list price, with the catalog's nearest instance type);
+    empty when every line is priced."""
+    try:
+        check_workspace(engine, ws)
+    except WorkspaceError as exc:
+        known = {o.instance_type for o in engine.table.options}
+        return [problem_in_words(exc, workspace_to_dict(ws), known, with_path=with_path)]
+    return []
+
+
 def import_workspace(warehouse: Warehouse, path: Path) -> int:
     """Validate a YAML file whole (fields, then rates against current prices) and append it."""
     ws, body = read_workspace_file(path)
-    try:
-        check_workspace(engine_for(warehouse), ws)
-    except WorkspaceError as exc:
-        raise WorkspaceFileError(f"{path.name}: {exc.where}: {exc.message}") from None
+    problems = pricing_problems(engine_for(warehouse), ws, with_path=True)
+    if problems:
+        raise WorkspaceFileError(f"{path.name}: {problems[0]}")
     return save_workspace(warehouse, workspace_to_dict(ws), origin="import", source=path.name)
 
 
@@ -298,3 +313,140 @@ def workspace_and_engine(
         else:
             _, ws = stored_workspace(warehouse)
         return ws, engine_for(warehouse)
+
+
+# ---- problems in the words of the person who entered the workspace -----------------------------
+#: What a person reads for each workspace field: the Workspace page's column headers and the
+#: field a problem names.
+FIELD_WORDS = {
+    "provider": "Provider",
+    "region": "Region",
+    "instance_type": "Instance type",
+    "count": "Count",
+    "pricing_model": "Pricing model",
+    "usd_per_hour": "$/hour (effective)",
+    "commitment_end": "Commitment ends",
+    "early_termination_usd": "Early-termination cost ($)",
+    "serves": "Serves",
+    "workload": "Workload",
+    "model": "Model",
+    "output_tokens_per_month": "Output tokens / month",
+    "input_tokens_per_month": "Input tokens / month",
+    "interactive_share": "Interactive share",
+    "peak_to_mean": "Peak ÷ mean",
+    "ttft_ms": "FTL SLO",
+    "percentile": "Percentile",
+    "growth_per_quarter": "Growth / quarter",
+    "accept_results_from": "Results that may stand in",
+    "small_model": "Small model",
+    "name": "Name",
+    "max_vendor_share": "Largest share on one vendor",
+    "providers": "Approved providers",
+    "regions": "Approved regions",
+    "allow_owned": "The optimizer may buy servers",
+    "start": "Month 1 starts",
+    "site_region": "Site region",
+    "usd_per_kwh": "Electricity ($ per kWh)",
+    "depreciation_years": "Depreciation (years)",
+    "financing_rate": "Financing rate (per year)",
+    "pue": "PUE",
+    "colo_usd_per_kw_month": "Colocation fee ($ per kW per month)",
+    "staff_usd_per_fte_year": "Operations staff ($ per person per year)",
+    "servers_per_fte": "Servers one operations person runs",
+    "discount_1y": "1-year committed discount",
+    "discount_3y": "3-year committed discount",
+    "probability": "Probability",
+    "demand_factor": "Demand ÷ stated demand",
+    "scenarios": "Commitment scenarios",
+    "one_time_usd": "One-time cost per new backend",
+    # whole blocks of the file
+    "workspace": "The workspace",
+    "fleet": "Fleet",
+    "demand": "Demand",
+    "constraints": "Constraints",
+    "owned": "Owned hardware",
+    "commitment": "Commitment",
+    "audit": "Portability audit",
+    "engineer_weeks": "Engineer-weeks",
+}
+_ROW = re.compile(r"^(fleet|demand)\[(\d+)\]\.?(.*)$")
+_SCENARIO = re.compile(r"^commitment\.scenarios\[(\d+)\]\.?(.*)$")
+
+
+def _normalised(name: str) -> str:
+    """An instance type as people loosely write it: case, spaces, ``_`` and Azure's ``Standard``
+    prefix do not count ("ND96isr MI300X v5" ~ "Standard_ND96isr_MI300X_v5")."""
+    key = re.sub(r"[^a-z0-9]", "", name.lower())
+    return key.removeprefix("standard")
+
+
+def nearest_instance_type(name: str, known: Iterable[str]) -> str | None:
+    """The catalog's instance type ``name`` most likely means (None when none is close)."""
+    by_key: dict[str, str] = {}
+    for candidate in sorted(set(known)):
+        by_key.setdefault(_normalised(candidate), candidate)
+    key = _normalised(name)
+    if not key or by_key.get(key) == name:
+        return None
+    if key in by_key:
+        return by_key[key]
+    close = difflib.get_close_matches(key, list(by_key), n=1, cutoff=0.75)
+    return by_key[close[0]] if close else None
+
+
+def _row_name(body: Mapping | None, table: str, index: int) -> str:
+    rows = body.get(table) if isinstance(body, Mapping) else None
+    if not isinstance(rows, list) or not 0 <= index < len(rows):
+        return ""
+    row = rows[index]
+    if not isinstance(row, Mapping):
+        return ""
+    value = row.get("instance_type" if table == "fleet" else "workload")
+    if not isinstance(value, (str, int, float)) or isinstance(value, bool) or value == "":
+        return ""  # a name that is itself the problem is not repeated
+    if isinstance(value, int) and value.bit_length() > 64:
+        return ""  # nor a number too long to be a name
+    text = clean_text(str(value)).strip()
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+def problem_in_words(
+    exc: WorkspaceError,
+    body: Mapping | None = None,
+    known_instances: Iterable[str] = (),
+    *,
+    with_path: bool = False,
+) -> str:
+    """A workspace problem as the person who entered it reads it: fleet lines and workloads
+    counted from 1 and named ("Fleet line 2 (ND96isr MI300X v5), $/hour (effective): …"), the
+    field in words, and for a fleet line the catalog's nearest instance type ("did you mean
+    Standard_ND96isr_MI300X_v5?"). ``with_path`` adds the field's place in the YAML file
+    ("(at fleet[1].usd_per_hour)") for a person fixing the file."""
+    where = exc.where
+    match = _ROW.match(where)
+    suggestion = ""
+    scenario = _SCENARIO.match(where)
+    if scenario is not None:
+        field = scenario.group(2)
+        place = f"Commitment scenario {int(scenario.group(1)) + 1}" + (
+            f", {FIELD_WORDS.get(field, field)}" if field else ""
+        )
+    elif match is None:
+        field = where.split(".")[-1]
+        place = FIELD_WORDS.get(field, where)
+    else:
+        table, index, field = match.group(1), int(match.group(2)), match.group(3)
+        field = field.removeprefix("slo.")
+        name = _row_name(body, table, index)
+        place = f"{'Fleet line' if table == 'fleet' else 'Workload'} {index + 1}"
+        if name:
+            place += f" ({name})"
+        if field:
+            place += f", {FIELD_WORDS.get(field, field)}"
+        if table == "fleet" and field in ("usd_per_hour", "instance_type") and name:
+            nearest = nearest_instance_type(name, known_instances)
+            if nearest is not None:
+                suggestion = f" — did you mean {nearest}?"
+    # Parentheses, not brackets: a terminal that reads markup would take "[workspace.name]" for a tag.
+    path = f" (at {where})" if with_path and place != where else ""
+    return f"{place}{path}: {exc.message}{suggestion}"

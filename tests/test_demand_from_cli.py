@@ -39,6 +39,7 @@ KEYS = {
     "input_length",
     "output_length",
     "notes",
+    "workload_fields",
 }
 
 

@@ -192,6 +192,23 @@ def test_a_bad_file_is_rejected_naming_the_field_and_the_warehouse_is_unchanged(
         assert content_digest(wh) == before
 
 
+def test_a_loosely_written_instance_is_refused_naming_the_line_from_1_with_the_nearest_type(
+    db, tmp_path
+):
+    body = yaml.safe_load(EXAMPLE.read_text())
+    body["fleet"][1].update(provider="azure", region="eastus", instance_type="ND96isr MI300X v5")
+    path = tmp_path / "mine.yaml"
+    path.write_text(yaml.safe_dump(body))
+    out = runner.invoke(app, ["workspace", "import", str(path), "--db", str(db)])
+    assert out.exit_code == 2
+    text = " ".join(out.output.split())
+    assert (
+        "mine.yaml: Fleet line 2 (ND96isr MI300X v5), $/hour (effective) (at fleet[1].usd_per_hour):"
+        " no current on demand list price for ND96isr MI300X v5 in azure eastus; give the rate"
+        " you pay — did you mean Standard_ND96isr_MI300X_v5?"
+    ) in text
+
+
 def test_a_scenarios_link_gives_the_page_figures_and_every_brief_format(db, tmp_path):
     link = "http://localhost:8501/scenarios?amd=0.4&slo=900"
     out = runner.invoke(app, ["scenarios", "--db", str(db), "--link", link, "--format", "json"])

@@ -629,3 +629,41 @@ def instance_shapes(warehouse: Warehouse) -> pd.DataFrame:
         ORDER BY provider, instance_type
         """
     )
+
+
+def instance_catalog(warehouse: Warehouse) -> pd.DataFrame:
+    """Every instance type the current prices list, one row per provider, region and instance
+    type: its accelerator (id and name), accelerators per instance, the cheapest current
+    on-demand list price per instance-hour (NULL when it is sold only otherwise, e.g. reserved)
+    and that price's date (NULL when the source states none) and source. What the Workspace
+    page's instance search offers."""
+    return warehouse.query(
+        """
+        WITH skus AS (
+            SELECT provider, region, instance_type,
+                   any_value(accelerator_id) AS accelerator_id,
+                   max(accelerator_count)    AS accelerator_count
+            FROM current_prices
+            -- a list of what anyone may buy: a negotiated quote is one company's contract
+            WHERE pricing_model <> ?
+            GROUP BY provider, region, instance_type
+        ),
+        on_demand AS (
+            SELECT provider, region, instance_type,
+                   arg_min(usd_per_hour, usd_per_hour) AS usd_per_hour,
+                   arg_min(observed_at, usd_per_hour)  AS observed_at,
+                   arg_min(source, usd_per_hour)       AS source
+            FROM current_prices
+            WHERE pricing_model = ? AND price_basis = 'instance'
+            GROUP BY provider, region, instance_type
+        )
+        SELECT s.provider, s.region, s.instance_type, s.accelerator_id,
+               coalesce(a.name, s.accelerator_id) AS accelerator_name, s.accelerator_count,
+               o.usd_per_hour AS on_demand_usd_per_hour, o.observed_at, o.source
+        FROM skus s
+        LEFT JOIN on_demand o USING (provider, region, instance_type)
+        LEFT JOIN accelerators a ON a.accelerator_id = s.accelerator_id
+        ORDER BY s.provider, s.region, s.instance_type
+        """,
+        [PricingModel.NEGOTIATED.value, PricingModel.ON_DEMAND.value],
+    )

@@ -7,7 +7,7 @@ import pandas as pd
 from app.models.tables import MISSING, Table, readable
 from app.safe import plain
 from app.url_state import UNIT_INPUT, UrlInput, owned_keys
-from briefs.workspace_plans import plan_token_costs
+from briefs.workspace_plans import plan_token_costs, workload_shape_rows
 from costmodel import scenario_inputs as si
 from costmodel.commitment_workspace import brief_rows
 from tokendesk import formatting
@@ -34,6 +34,17 @@ RISK_NAMES = {
     "software_maturity": "Software maturity",
     "stale_benchmark_share": "Spend resting on stale benchmarks",
 }
+
+
+def shape_frame(results) -> pd.DataFrame:
+    """Per workload, the shape Stay's capacity was read at and each configuration's basis: the
+    rows the brief's Assumptions section carries (``briefs.workspace_plans``)."""
+    stay = next((r for r in results if r.is_baseline), None)
+    rows = workload_shape_rows(stay) if stay is not None else []
+    return pd.DataFrame(
+        [{"Workload": item, "Shape and capacity basis": value} for item, value in rows],
+        columns=["Workload", "Shape and capacity basis"],
+    )
 
 
 def risk_name(key: str) -> str:

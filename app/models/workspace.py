@@ -10,21 +10,26 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from briefs.demand_doc import TraceFileError, TrafficError, trace_document
 from costmodel.workspace import (
     FLEET_COLUMNS,
+    FLEET_PRICING_MODELS,
+    SHAPE_FIELDS,
     Workspace,
     WorkspaceError,
     workspace_from_dict,
     workspace_to_dict,
 )
-from planning.workspaces import DEMAND_OVERRIDES, ScenarioView, scenario_view
+from planning.workspaces import DEMAND_OVERRIDES, ScenarioView, problem_in_words, scenario_view
+from tokendesk import formatting, units
+from tokendesk.labels import label
 
 if TYPE_CHECKING:
     from planning.bill import BillReport
@@ -42,17 +47,33 @@ DEMAND_COLUMNS = (
     "accept_results_from",
     "small_model",
 )
-#: How the fleet table shows its columns (the count first: it is what changes most often).
+#: How the demand table shows its columns: what a workload is and asks for (volume, latency,
+#: growth) before the finer points, so they show without scrolling at 1280 px.
+DEMAND_ORDER = (
+    "workload",
+    "model",
+    "output_tokens_per_month",
+    "ttft_ms",
+    "percentile",
+    "growth_per_quarter",
+    "input_tokens_per_month",
+    "peak_to_mean",
+    "interactive_share",
+    "accept_results_from",
+    "small_model",
+)
+#: How the fleet table shows its columns (the count first: it is what changes most often; what a
+#: line serves before the optional terms, so it shows without scrolling at 1280 px).
 FLEET_ORDER = (
     "count",
     "instance_type",
     "provider",
     "region",
     "pricing_model",
+    "serves",
     "usd_per_hour",
     "commitment_end",
     "early_termination_usd",
-    "serves",
 )
 #: Optional numbers are edited as text so an unset one shows empty; the validator parses them.
 _OPTIONAL_NUMBERS = {"usd_per_hour", "early_termination_usd"}
@@ -79,43 +100,74 @@ def _clean(row: Mapping) -> dict:
     return out
 
 
+#: Pricing models as a person reads them in the fleet table (the stored id is kept on save).
+PRICING_LABELS = {label(m): m for m in FLEET_PRICING_MODELS}
+
+
+def pricing_model_id(value: object) -> object:
+    """The stored id for a pricing model the table shows as its label ("On demand" ->
+    "on_demand"); an id typed as it is stays; anything else goes to the validator, which names
+    the choices."""
+    text = str(value).strip() if isinstance(value, str) else value
+    return PRICING_LABELS.get(text, text) if isinstance(text, str) else value
+
+
 def _cell(column: str, value: object) -> object:
     if value is None:
         return ""
     if column in _OPTIONAL_NUMBERS:
         return f"{value:g}"
+    if column == "pricing_model":
+        return label(value)
     return value
 
 
 def fleet_rows(ws: Workspace) -> list[dict]:
-    """One row per fleet line; an unset value is an empty cell (never "None")."""
+    """One row per fleet line; an unset value is an empty cell (never "None"), the pricing
+    model as its label."""
     body = workspace_to_dict(ws)
     return [{c: _cell(c, line.get(c)) for c in FLEET_COLUMNS} for line in body["fleet"]]
 
 
+#: Demand columns entered as text in people's units, with the one parser each goes through.
+HUMAN_COLUMNS: dict[str, tuple[Callable[[Any], str], Callable[[Any, str], float]]] = {
+    "output_tokens_per_month": (units.tokens_text, units.parse_tokens),
+    "input_tokens_per_month": (units.tokens_text, units.parse_tokens),
+    "ttft_ms": (units.ms_text, units.parse_ms),
+    "growth_per_quarter": (units.growth_text, units.parse_growth),
+}
+
+
+def demand_row(w) -> dict:
+    """One workload as the Demand table shows it: 30 B tokens, 1,500 ms, 10 %/qtr."""
+    return {
+        "workload": w.workload,
+        "model": w.model,
+        "output_tokens_per_month": units.tokens_text(w.output_tokens_per_month),
+        "input_tokens_per_month": units.tokens_text(w.input_tokens_per_month),
+        "interactive_share": w.interactive_share,
+        "peak_to_mean": w.peak_to_mean,
+        "ttft_ms": units.ms_text(w.ttft_ms),
+        "percentile": w.percentile,
+        "growth_per_quarter": units.growth_text(w.growth_per_quarter),
+        "accept_results_from": ", ".join(w.accept_results_from),
+        "small_model": w.small_model,
+    }
+
+
 def demand_rows(ws: Workspace) -> list[dict]:
-    rows = []
-    for w in ws.demand:
-        rows.append(
-            {
-                "workload": w.workload,
-                "model": w.model,
-                "output_tokens_per_month": w.output_tokens_per_month,
-                "input_tokens_per_month": w.input_tokens_per_month,
-                "interactive_share": w.interactive_share,
-                "peak_to_mean": w.peak_to_mean,
-                "ttft_ms": w.ttft_ms,
-                "percentile": w.percentile,
-                "growth_per_quarter": w.growth_per_quarter,
-                "accept_results_from": ", ".join(w.accept_results_from),
-                "small_model": w.small_model,
-            }
-        )
-    return rows
+    return [demand_row(w) for w in ws.demand]
 
 
-def _demand_body(row: Mapping) -> dict:
+def _demand_body(row: Mapping, index: int) -> dict:
     row = _clean(row)
+    for column, (_, parse) in HUMAN_COLUMNS.items():
+        if column in row:
+            try:
+                row[column] = parse(row[column], "")
+            except units.UnitError as exc:
+                where = f"demand[{index}].{'slo.' if column == 'ttft_ms' else ''}{column}"
+                raise WorkspaceError(where, str(exc).removeprefix(": ")) from None
     slo = {}
     if "ttft_ms" in row:
         slo["ttft_ms"] = row.pop("ttft_ms")
@@ -130,17 +182,238 @@ def _demand_body(row: Mapping) -> dict:
     return row
 
 
+def _fleet_body(row: Mapping) -> dict:
+    row = _clean(row)
+    if "pricing_model" in row:
+        row["pricing_model"] = pricing_model_id(row["pricing_model"])
+    return row
+
+
+def _filled(row: Mapping) -> bool:
+    return any(not _blank(v) and v is not False for v in row.values())
+
+
 def edited_workspace(
-    ws: Workspace, fleet: Sequence[Mapping], demand: Sequence[Mapping]
+    ws: Workspace,
+    fleet: Sequence[Mapping],
+    demand: Sequence[Mapping],
+    settings: Callable[[], dict] | None = None,
 ) -> tuple[Workspace | None, list[str]]:
-    """The workspace with the edited tables, or None and a problem per bad cell."""
+    """The workspace with the edited tables (and ``settings()``, a :func:`settings_body`), or
+    None and the problem in the words of the page: the line or workload counted from 1 and
+    named, the column by its header."""
     body = workspace_to_dict(ws)
-    body["fleet"] = [_clean(r) for r in fleet if any(not _blank(v) for v in r.values())]
-    body["demand"] = [_demand_body(r) for r in demand if any(not _blank(v) for v in r.values())]
+    body["fleet"] = [_fleet_body(r) for r in fleet if _filled(r)]
     try:
+        if settings is not None:
+            body.update(settings())
+        body["demand"] = [_demand_body(r, i) for i, r in enumerate(r for r in demand if _filled(r))]
+        if not body["demand"]:
+            return None, [
+                "Add at least one workload to the Demand table: what the fleet serves (a name,"
+                " the model and its tokens per month)."
+            ]
+        _keep_shapes(ws, body["demand"])
         return workspace_from_dict(body), []
     except WorkspaceError as exc:
-        return None, [_where(exc)]
+        return None, [problem_in_words(exc, body)]
+
+
+def _keep_shapes(ws: Workspace, rows: list[dict]) -> None:
+    """The table does not show a workload's shape (prefix-cache share, mean lengths, source):
+    a workload kept under its name keeps the shape it had."""
+    shapes = {w["workload"]: w for w in workspace_to_dict(ws)["demand"]}
+    for row in rows:
+        kept = shapes.get(row.get("workload"), {})
+        for name in SHAPE_FIELDS:
+            if name in kept and _blank(row.get(name)):
+                row[name] = kept[name]
+
+
+def new_workload_row(
+    workload: str,
+    model: str,
+    output_tokens: str,
+    input_tokens: str,
+    slo: str,
+    percentile: str,
+    growth: str,
+    peak_to_mean: float,
+    stand_ins: Sequence[str] = (),
+) -> tuple[dict, str | None]:
+    """A Demand table row from the "Add a workload" fields, checked the way a save checks it:
+    (the row, None), or (the row, the problem in the page's words)."""
+    from costmodel.workspace import workload_from_dict
+
+    row = {
+        "workload": workload.strip(),
+        "model": model.strip(),
+        "output_tokens_per_month": output_tokens.strip(),
+        "input_tokens_per_month": input_tokens.strip(),
+        "interactive_share": 1.0,
+        "peak_to_mean": float(peak_to_mean),
+        "ttft_ms": slo.strip(),
+        "percentile": percentile,
+        "growth_per_quarter": growth.strip(),
+        "accept_results_from": ", ".join(m for m in stand_ins if m != model.strip()),
+        "small_model": False,
+    }
+    try:
+        parsed = workload_from_dict(_demand_body(row, 0), "demand[0]")
+    except WorkspaceError as exc:
+        problem = problem_in_words(exc, {"demand": [row]})
+        return row, problem.replace("Workload 1", "The new workload", 1)
+    # shown as the table shows it, so the person sees how their figures were read
+    return {**row, **demand_row(parsed)}, None
+
+
+# ---- the settings beyond the tables: start month, owned hardware, commitment, one-time costs ----
+#: Columns of the commitment-scenario table, growth in people's units like the Demand table's.
+SCENARIO_COLUMNS = ("name", "probability", "demand_factor", "growth_per_quarter")
+
+
+def scenario_rows(ws: Workspace) -> list[dict]:
+    """The commitment analysis's demand scenarios; empty growth = each workload's own."""
+    return [
+        {
+            "name": s.name,
+            "probability": s.probability,
+            "demand_factor": s.demand_factor,
+            "growth_per_quarter": units.growth_text(s.growth_per_quarter),
+        }
+        for s in ws.commitment.scenarios
+    ]
+
+
+def one_time_rows(ws: Workspace) -> list[dict]:
+    return [{"backend": b, "usd": usd} for b, usd in ws.one_time_usd_by_backend]
+
+
+def settings_body(
+    *,
+    start: object,
+    owned: Mapping | None,
+    discount_1y: object,
+    discount_3y: object,
+    scenarios: Sequence[Mapping],
+    one_time: Sequence[Mapping],
+) -> dict:
+    """The workspace fields the settings section edits, in the YAML shape the validator reads
+    (``edited_workspace(settings=...)``); a bad value is named by the validator."""
+    body: dict = {"start": start.isoformat() if hasattr(start, "isoformat") else start}
+    body["owned"] = {k: v for k, v in (owned or {}).items() if not _blank(v)} or None
+    commitment_scenarios = []
+    for index, row in enumerate(r for r in scenarios if _filled(r)):
+        row = _clean(row)
+        if "growth_per_quarter" in row:
+            try:
+                row["growth_per_quarter"] = units.parse_growth(row["growth_per_quarter"], "")
+            except units.UnitError as exc:
+                raise WorkspaceError(
+                    f"commitment.scenarios[{index}].growth_per_quarter",
+                    str(exc).removeprefix(": "),
+                ) from None
+        commitment_scenarios.append(row)
+    commitment = {
+        "scenarios": commitment_scenarios,
+        "discount_1y": discount_1y,
+        "discount_3y": discount_3y,
+    }
+    body["commitment"] = {k: v for k, v in commitment.items() if v not in (None, [])} or None
+    costs = {}
+    for row in one_time:
+        row = _clean(row)
+        if row.get("backend"):
+            costs[str(row["backend"]).strip().lower()] = row.get("usd")
+    body["one_time_usd"] = costs or None
+    return body
+
+
+# ---- a workspace of one's own -----------------------------------------------------------------
+#: The name a new workspace starts with (the person types their company's).
+OWN_WORKSPACE_NAME = "My company"
+
+
+def start_own(example: Workspace) -> Workspace:
+    """An empty workspace to fill in: no fleet and no workloads, with the example's settings for
+    everything else (start month, constraints, commitment scenarios, owned-hardware terms,
+    on-demand basis), which the scenarios need and the person may change later."""
+    return replace(example, name=OWN_WORKSPACE_NAME, fleet=(), demand=(), audit=(), audit_basis="")
+
+
+def header(name: str, version: int | None, example: bool) -> str:
+    """The line under the page title: which workspace and which stored version is shown."""
+    if version is None:
+        return f"Current: **{name}**, the bundled example (not saved yet)."
+    return f"Current: **{name}**, version {version}" + (
+        " (the bundled example)." if example else "."
+    )
+
+
+# ---- the instance catalog: search and add a fleet line ----------------------------------------
+def _search_key(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def search_catalog(catalog: pd.DataFrame, query: str) -> pd.DataFrame:
+    """Catalog rows whose provider, region, instance type or accelerator match every word of
+    ``query``, ignoring case, spaces and ``_`` ("ND96isr MI300X v5" and "mi300x" both find
+    Standard_ND96isr_MI300X_v5)."""
+    words = [_search_key(w) for w in re.split(r"[\s,]+", query) if _search_key(w)]
+    if not words or catalog.empty:
+        return catalog
+    haystack = (
+        catalog["provider"].astype(str)
+        + " "
+        + catalog["region"].astype(str)
+        + " "
+        + catalog["instance_type"].astype(str)
+        + " "
+        + catalog["accelerator_name"].astype(str)
+    ).map(_search_key)
+    keep = haystack.map(lambda text: all(w in text for w in words))
+    return catalog[keep]
+
+
+def sku_text(row: Mapping) -> str:
+    """What the instance list shows for one SKU: the instance, its accelerators and the
+    on-demand list price with its date ("date unknown" when the source states none)."""
+    count = int(row["accelerator_count"]) if not _blank(row["accelerator_count"]) else 0
+    accelerator = str(row["accelerator_name"])
+    hardware = f"{count} × {accelerator}" if count > 1 else accelerator
+    price = row.get("on_demand_usd_per_hour")
+    if _blank(price):
+        listed = "no on-demand list price per instance"
+    else:
+        listed = (
+            f"{formatting.usd_rate(price)}/h on demand ({formatting.day(row.get('observed_at'))})"
+        )
+    return f"{row['instance_type']} — {hardware} — {listed}"
+
+
+def fleet_line_from_sku(
+    sku: Mapping,
+    *,
+    count: int,
+    pricing_model: str,
+    serves: str,
+    region: str = "",
+    usd_per_hour: str = "",
+    commitment_end: str = "",
+) -> dict:
+    """A fleet table row for a SKU picked from the catalog (provider, region and instance type
+    from the catalog; the region the person runs it in when the catalog's differs)."""
+    return {
+        "provider": str(sku["provider"]),
+        "region": region.strip() or str(sku["region"]),
+        "instance_type": str(sku["instance_type"]),
+        "count": count,
+        "pricing_model": label(pricing_model_id(pricing_model)),
+        "usd_per_hour": usd_per_hour.strip(),
+        "commitment_end": commitment_end.strip(),
+        "early_termination_usd": "",
+        "serves": serves,
+    }
 
 
 @dataclass(frozen=True)
@@ -222,20 +495,6 @@ def bill_provenance(versions: pd.DataFrame, version: int | None) -> str:
         f" saved by {who} on {row['saved_at']:%Y-%m-%d}). Stay prices each line at its count ×"
         " the bill's effective rate × 730 h."
     )
-
-
-def _where(exc: WorkspaceError) -> str:
-    """``fleet[2].count`` -> ``Fleet, row 3, column count``."""
-    where = exc.where
-    for table in ("fleet", "demand"):
-        if where.startswith(f"{table}["):
-            index, _, column = where[len(table) + 1 :].partition("]")
-            column = column.lstrip(".").replace("slo.", "")
-            label = f"{table.capitalize()}, row {int(index) + 1}"
-            return (
-                f"{label}, column {column}: {exc.message}" if column else f"{label}: {exc.message}"
-            )
-    return f"{where}: {exc.message}"
 
 
 __all__ = [

@@ -23,7 +23,7 @@ from warehouse.engine import Wait
 
 #: The importers' own limit, also enforced by the upload widget before a byte reaches the server.
 MAX_UPLOAD_MB = MAX_IMPORT_BYTES // (1024 * 1024)
-UPLOAD_TYPES = ["json", "jsonl", "csv", "txt", "log", "md"]
+UPLOAD_TYPES = ["json", "jsonl", "csv", "txt", "log", "md", "yaml", "yml"]
 IMPORT_STATE = "benchmarks_last_import"
 PREVIEW_STATE = "benchmarks_upload_preview"
 RETRACT_STATE = "benchmarks_retracted"

@@ -23,6 +23,7 @@ from app.models.scenarios import (
     owned_table,
     risk_lines,
     savings_sentence,
+    shape_frame,
     side_by_side_order,
     token_cost_columns,
 )
@@ -155,6 +156,8 @@ for offset, (label, values) in enumerate(token_costs.items(), start=1):
 side_by_side = side_by_side[side_by_side_order(list(side_by_side), list(token_costs))]
 st.dataframe(side_by_side, hide_index=True, width="stretch", key="summary")
 st.caption(TOKEN_COST_NOTE)
+st.markdown("**Workload shape**: what each workload's capacity was read at, and how.")
+st.dataframe(shape_frame(results), hide_index=True, width="stretch", key="shapes")
 for r in results:
     if r.headline != r.name:
         (st.warning if r.feasible else st.error)(plain(r.headline, limit=2000))

@@ -16,10 +16,12 @@ from app.safe import plain
 from briefs.demand_doc import demand_rows
 from costmodel import domain
 from costmodel.demand import PERCENTILES
-from costmodel.workspace import FLEET_PRICING_MODELS, ON_DEMAND_BASES
+from costmodel.workspace import FIRST_DATE, LAST_DATE, ON_DEMAND_BASES, OWNED_REQUIRED
 from planning.bill import BillImportError
 from planning.workspaces import (
+    FIELD_WORDS,
     WorkspaceFileError,
+    example_workspace,
     export_yaml,
     is_example,
     workspace_from_upload,
@@ -40,12 +42,47 @@ shown = data.shown_workspace(ws)
 #: Why this person may not change the workspace (None: they may); every edit control says so.
 blocked = auth.why_not(Action.EDIT_WORKSPACE)
 locked = blocked is not None
+
+#: Unsaved work on this page: {"base": the workspace whose settings it keeps, "fleet": rows,
+#: "demand": rows}; None while the tables show the stored workspace as it is.
+DRAFT, GENERATION, SAVED = "ws_draft", "ws_generation", "ws_saved_message"
+#: The settings section's own generation: adding a line keeps what was typed there.
+SETTINGS_GENERATION = "ws_settings_generation"
+draft = st.session_state.get(DRAFT)
+generation = st.session_state.get(GENERATION, 0)
+settings_generation = st.session_state.get(SETTINGS_GENERATION, 0)
+
+
+def key(name: str) -> str:
+    """A widget's key in this generation of the page: a new draft or a save starts the tables
+    and fields afresh from the draft or the stored workspace."""
+    return name if generation == 0 else f"{name}_{generation}"
+
+
+def settings_key(name: str) -> str:
+    return name if settings_generation == 0 else f"{name}_{settings_generation}"
+
+
+def restart(new_draft: dict | None, *, keep_settings: bool = False) -> None:
+    st.session_state[DRAFT] = new_draft
+    st.session_state[GENERATION] = generation + 1
+    if not keep_settings:
+        st.session_state[SETTINGS_GENERATION] = settings_generation + 1
+    st.rerun()
+
+
+base = draft["base"] if draft else shown
+saved_message = st.session_state.pop(SAVED, None)
 if blocked:
     st.info(f"{blocked} You can read the workspace and download it.")
-st.caption(
-    f"Current: **{plain(ws.name)}**, "
-    + (f"version {version}." if version else "the bundled example (not saved yet).")
-)
+if draft:
+    st.caption(
+        f"Editing: **{plain(base.name)}** — not saved yet. Nothing changes on the other pages"
+        " until you press **Save as a new version** below."
+        + (f" The stored workspace is version {version}." if version else "")
+    )
+else:
+    st.caption(model.header(plain(ws.name), version, is_example(ws)))
 if ws.audit:
     st.caption(
         plain(
@@ -65,24 +102,49 @@ else:
         "estimates. Keep one with `tokendesk workspace audit PATH`."
     )
 
-if is_example(ws):
-    st.warning(
-        f"This is the bundled example, {plain(ws.name)}: an illustrative company, not yours."
-        " Every figure on the Overview and Scenarios pages starts from it until you replace it —"
-        " edit the tables below and save, import your YAML, or derive your fleet from your cloud"
-        " bill (FOCUS export) further down."
+if is_example(ws) and draft is None:
+    with st.container(border=True):
+        st.warning(
+            f"**This is the bundled example, not yours.** {plain(ws.name)} is an illustrative"
+            " company. Every figure on the Overview and Scenarios pages starts from it until you"
+            " enter your own: start your own workspace here (a few lines: what you run and what"
+            " it serves), import your YAML, or derive your fleet from your cloud bill (FOCUS"
+            " export) further down."
+        )
+        start_own = st.button(
+            "Start my own workspace",
+            type="primary",
+            key=key("ws_start_own"),
+            disabled=locked,
+            help=blocked
+            or "Empty tables to fill in, with the example's settings (start month, constraints,"
+            " commitment scenarios); saved as a new version when you press Save.",
+        )
+elif draft is None:
+    start_own = st.button(
+        "Start a new workspace from empty tables",
+        key=key("ws_start_own"),
+        disabled=locked,
+        help=blocked,
     )
-name = st.text_input("Name", ws.name, key="ws_name", disabled=locked)
+else:
+    start_own = False
+    if st.button("Discard these changes", key=key("ws_discard")):
+        restart(None)
+if start_own:
+    restart({"base": model.start_own(ws), "fleet": [], "demand": []})
+
+name = st.text_input("Name", base.name, key=key("ws_name"), disabled=locked)
 basis = st.radio(
     "On-demand capacity is paid",
     list(ON_DEMAND_BASES),
-    list(ON_DEMAND_BASES).index(ws.on_demand_basis),
+    list(ON_DEMAND_BASES).index(base.on_demand_basis),
     format_func=lambda b: {
         "held": "for every unit held, all month (730 h)",
         "autoscaled": "for the hours the load needs it (autoscaled)",
     }[b],
     horizontal=True,
-    key="ws_basis",
+    key=key("ws_basis"),
     disabled=locked,
     help="One basis for every plan: Stay's own on-demand lines, top-ups and new capacity alike.",
 )
@@ -94,70 +156,123 @@ def _number(bound: domain.Bound, label: str, **extra: Any) -> Any:
     )
 
 
-st.subheader("Fleet")
-if shown is not ws:
-    st.caption(WITHHELD_NOTE)
-workloads = [w.workload for w in ws.demand]
-fleet = st.data_editor(
-    pd.DataFrame(model.fleet_rows(shown), columns=list(model.FLEET_COLUMNS)),
-    num_rows="dynamic",
-    hide_index=True,
-    key="ws_fleet",
-    disabled=locked,
-    width="stretch",
-    column_order=model.FLEET_ORDER,
-    column_config={
-        "count": _number(domain.FLEET_COUNT, "Count", width="small", format="%d"),
-        "provider": st.column_config.TextColumn("Provider", help="aws, azure, gcp, … or owned"),
-        "region": st.column_config.TextColumn("Region"),
-        "instance_type": st.column_config.TextColumn("Instance type"),
-        "pricing_model": st.column_config.SelectboxColumn(
-            "Pricing model", options=list(FLEET_PRICING_MODELS)
-        ),
-        "usd_per_hour": st.column_config.TextColumn(
-            "$/hour (effective)",
-            help="Leave empty to use the current list price of this pricing model"
-            f" ({domain.USD_PER_HOUR.low:g} to {domain.USD_PER_HOUR.high:,.0f}).",
-        ),
-        "commitment_end": st.column_config.TextColumn(
-            "Commitment ends", help="YYYY-MM-DD; committed capacity is paid until then."
-        ),
-        "early_termination_usd": st.column_config.TextColumn(
-            "Early-termination cost ($)",
-            help="To end the whole line's commitment now; empty = unknown (paid to the end).",
-        ),
-        "serves": st.column_config.SelectboxColumn("Serves", options=workloads),
-    },
-)
+def _text_help(field: str) -> str:
+    return {
+        "output_tokens_per_month": "Tokens a month, e.g. 30 B, 1.5 T, 750 M or 30e9.",
+        "input_tokens_per_month": "Prompt tokens a month, e.g. 60 B; empty = none.",
+        "ttft_ms": "First-token latency target, e.g. 1,500 ms (or 1.5 s).",
+        "growth_per_quarter": "Demand growth per quarter, e.g. 10 %/qtr (−50 to 200).",
+    }[field]
+
 
 st.subheader("Demand")
+st.caption(
+    "What your fleet serves: one line per workload, its model and tokens a month, the latency it"
+    " must meet and how fast it grows. Fleet lines below name the workload they serve."
+)
+with (
+    st.expander("Add a workload", expanded=draft is not None),
+    st.form(key("ws_add_workload_form"), clear_on_submit=False, border=False),
+):
+    one, two = st.columns(2)
+    new_workload = one.text_input(
+        "Workload name", key=key("ws_new_workload"), placeholder="chat-70b"
+    )
+    new_model = two.text_input(
+        "Model", key=key("ws_new_model"), placeholder="llama-3.3-70b-instruct"
+    )
+    one, two, three = st.columns(3)
+    new_output = one.text_input(
+        "Output tokens / month", key=key("ws_new_output"), placeholder="30 B"
+    )
+    new_input = two.text_input(
+        "Input tokens / month", key=key("ws_new_input"), placeholder="60 B (empty = none)"
+    )
+    new_growth = three.text_input(
+        "Growth / quarter", key=key("ws_new_growth"), placeholder="10 %/qtr"
+    )
+    one, two, three = st.columns(3)
+    new_slo = one.text_input("FTL SLO", key=key("ws_new_slo"), placeholder="1,500 ms")
+    new_percentile = two.selectbox(
+        "Percentile",
+        list(PERCENTILES),
+        index=list(PERCENTILES).index("p95"),
+        key=key("ws_new_percentile"),
+    )
+    new_peak = three.number_input(
+        "Peak ÷ mean",
+        domain.PEAK_TO_MEAN.low,
+        domain.PEAK_TO_MEAN.high,
+        1.5,
+        step=domain.PEAK_TO_MEAN.step,
+        key=key("ws_new_peak"),
+        help=domain.PEAK_TO_MEAN.why,
+    )
+    measured_models = sorted(data.benchmark_results(path)["model"].dropna().unique())
+    new_stand_ins = st.multiselect(
+        "Results that may stand in (same size and architecture)",
+        measured_models,
+        key=key("ws_new_stand_ins"),
+        help="Published results for these models are used where your model has none on an"
+        " accelerator (e.g. llama-3.1-70b-instruct for llama-3.3-70b-instruct). Without a result"
+        " that meets the SLO, a fleet line counts as no capacity.",
+    )
+    add_workload = st.form_submit_button("Add workload", disabled=locked)
+
 demand = st.data_editor(
-    pd.DataFrame(model.demand_rows(ws), columns=list(model.DEMAND_COLUMNS)),
+    pd.DataFrame(
+        draft["demand"] if draft else model.demand_rows(base), columns=list(model.DEMAND_COLUMNS)
+    ),
     num_rows="dynamic",
     hide_index=True,
-    key="ws_demand",
+    key=key("ws_demand"),
     disabled=locked,
     width="stretch",
+    column_order=model.DEMAND_ORDER,
     column_config={
-        "workload": st.column_config.TextColumn("Workload"),
-        "model": st.column_config.TextColumn("Model"),
-        "output_tokens_per_month": _number(
-            domain.TOKENS_PER_MONTH, "Output tokens / month", format="%.3e"
+        "workload": st.column_config.TextColumn(FIELD_WORDS["workload"]),
+        "model": st.column_config.TextColumn(FIELD_WORDS["model"]),
+        **{
+            column: st.column_config.TextColumn(FIELD_WORDS[column], help=_text_help(column))
+            for column in model.HUMAN_COLUMNS
+        },
+        "interactive_share": _number(domain.INTERACTIVE_SHARE, FIELD_WORDS["interactive_share"]),
+        "peak_to_mean": _number(
+            domain.PEAK_TO_MEAN, FIELD_WORDS["peak_to_mean"], help=domain.PEAK_TO_MEAN.why
         ),
-        "input_tokens_per_month": _number(
-            domain.TOKENS_PER_MONTH, "Input tokens / month", format="%.3e"
+        "percentile": st.column_config.SelectboxColumn(
+            FIELD_WORDS["percentile"], options=list(PERCENTILES)
         ),
-        "interactive_share": _number(domain.INTERACTIVE_SHARE, "Interactive share"),
-        "peak_to_mean": _number(domain.PEAK_TO_MEAN, "Peak ÷ mean", help=domain.PEAK_TO_MEAN.why),
-        "ttft_ms": _number(domain.SLO_MS, "FTL SLO (ms)"),
-        "percentile": st.column_config.SelectboxColumn("Percentile", options=list(PERCENTILES)),
-        "growth_per_quarter": _number(domain.GROWTH_PER_QUARTER, "Growth / quarter"),
         "accept_results_from": st.column_config.TextColumn(
-            "Results that may stand in", help="Comma list of same-size models"
+            FIELD_WORDS["accept_results_from"], help="Comma list of same-size models"
         ),
         "small_model": st.column_config.CheckboxColumn("Small model (CPU may serve)"),
     },
 )
+demand_records = demand.to_dict("records")
+workloads = [
+    r["workload"].strip()
+    for r in demand_records
+    if isinstance(r["workload"], str) and r["workload"].strip()
+]
+
+pending_workload = None
+if add_workload:
+    row, problem = model.new_workload_row(
+        new_workload,
+        new_model,
+        new_output,
+        new_input,
+        new_slo,
+        new_percentile,
+        new_growth,
+        new_peak,
+        new_stand_ins,
+    )
+    if problem:
+        st.error(f"Not added — {problem}")
+    else:
+        pending_workload = row
 
 with st.expander("Demand from a request trace"):
     st.caption(
@@ -206,29 +321,255 @@ with st.expander("Demand from a request trace"):
                 key="ws_trace_lengths",
             )
 
+st.subheader("Fleet")
+st.caption(
+    "What runs today: one line per instance type, region and pricing model. Leave $/hour empty"
+    " to pay the current list price."
+)
+if shown is not ws:
+    st.caption(WITHHELD_NOTE)
+catalog = data.instance_catalog(path)
+with st.expander("Add a line from the price catalog", expanded=draft is not None):
+    one, two, three = st.columns([2, 1, 1])
+    query = one.text_input(
+        "Search instance types",
+        key=key("ws_sku_search"),
+        placeholder="mi300x, ND96isr MI300X v5, p5.48xlarge, L40S …",
+        help="Matches the provider, region, instance type and accelerator, ignoring case,"
+        " spaces and underscores.",
+    )
+    found = model.search_catalog(catalog, query)
+    sku_providers = sorted(found["provider"].unique())
+    provider = two.selectbox(
+        "Provider", ["Any provider", *sku_providers], key=key("ws_sku_provider")
+    )
+    if provider != "Any provider":
+        found = found[found["provider"] == provider]
+    sku_regions = sorted(found["region"].unique())
+    region = three.selectbox("Region", ["Any region", *sku_regions], key=key("ws_sku_region"))
+    if region != "Any region":
+        found = found[found["region"] == region]
+    skus = {
+        f"{r['provider']}|{r['region']}|{r['instance_type']}": r for r in found.to_dict("records")
+    }
+    if not skus:
+        st.caption("No instance type in the current prices matches; try fewer words.")
+    sku_key = st.selectbox(
+        f"Instance type ({len(skus):,} listed in the current prices)",
+        list(skus),
+        format_func=lambda k: (
+            f"{skus[k]['provider']} {skus[k]['region']}: {model.sku_text(skus[k])}"
+        ),
+        key=key("ws_sku"),
+    )
+    one, two, three = st.columns(3)
+    line_count = one.number_input(
+        "Count",
+        int(domain.FLEET_COUNT.low) or 1,
+        int(domain.FLEET_COUNT.high),
+        1,
+        step=1,
+        key=key("ws_line_count"),
+    )
+    line_pricing = two.selectbox(
+        "Pricing model", list(model.PRICING_LABELS), key=key("ws_line_pricing")
+    )
+    line_serves = three.selectbox(
+        "Serves", workloads or ["(add a workload first)"], key=key("ws_line_serves")
+    )
+    one, two, three = st.columns(3)
+    line_region = one.text_input(
+        "Your region (if not the catalog's)",
+        key=key("ws_line_region"),
+        placeholder=str(skus[sku_key]["region"]) if sku_key else "",
+    )
+    line_rate = two.text_input(
+        "$/hour you pay (empty = list price)", key=key("ws_line_rate"), placeholder="31.46"
+    )
+    line_end = three.text_input(
+        "Commitment ends (reserved)", key=key("ws_line_end"), placeholder="2027-06-30"
+    )
+    add_line = st.button(
+        "Add to fleet",
+        key=key("ws_add_line"),
+        disabled=locked or not sku_key or not workloads,
+        help=blocked or (None if workloads else "Add the workload this line serves first."),
+    )
+
+fleet = st.data_editor(
+    pd.DataFrame(
+        draft["fleet"] if draft else model.fleet_rows(shown), columns=list(model.FLEET_COLUMNS)
+    ),
+    num_rows="dynamic",
+    hide_index=True,
+    key=key("ws_fleet"),
+    disabled=locked,
+    width="stretch",
+    column_order=model.FLEET_ORDER,
+    column_config={
+        "count": _number(domain.FLEET_COUNT, FIELD_WORDS["count"], width="small", format="%d"),
+        "provider": st.column_config.TextColumn(
+            FIELD_WORDS["provider"], help="aws, azure, gcp, … or owned"
+        ),
+        "region": st.column_config.TextColumn(FIELD_WORDS["region"]),
+        "instance_type": st.column_config.TextColumn(FIELD_WORDS["instance_type"]),
+        "pricing_model": st.column_config.SelectboxColumn(
+            FIELD_WORDS["pricing_model"], options=list(model.PRICING_LABELS)
+        ),
+        "usd_per_hour": st.column_config.TextColumn(
+            FIELD_WORDS["usd_per_hour"],
+            help="Leave empty to use the current list price of this pricing model"
+            f" ({domain.USD_PER_HOUR.low:g} to {domain.USD_PER_HOUR.high:,.0f}).",
+        ),
+        "commitment_end": st.column_config.TextColumn(
+            FIELD_WORDS["commitment_end"], help="YYYY-MM-DD; committed capacity is paid until then."
+        ),
+        "early_termination_usd": st.column_config.TextColumn(
+            FIELD_WORDS["early_termination_usd"],
+            help="To end the whole line's commitment now; empty = unknown (paid to the end).",
+        ),
+        "serves": st.column_config.SelectboxColumn(FIELD_WORDS["serves"], options=workloads),
+    },
+)
+fleet_records = fleet.to_dict("records")
+pending_line = None
+if add_line and sku_key:
+    pending_line = model.fleet_line_from_sku(
+        skus[sku_key],
+        count=int(line_count),
+        pricing_model=line_pricing,
+        serves=line_serves,
+        region=line_region,
+        usd_per_hour=line_rate,
+        commitment_end=line_end,
+    )
+
 st.subheader("Constraints")
 left, middle, right = st.columns(3)
 providers = left.text_input(
     "Approved providers (comma list; empty = any)",
-    ", ".join(ws.constraints.providers or ()),
-    key="ws_providers",
+    ", ".join(base.constraints.providers or ()),
+    key=key("ws_providers"),
     disabled=locked,
 )
 regions = middle.text_input(
     "Approved regions for new capacity (comma list; empty = any)",
-    ", ".join(ws.constraints.regions or ()),
-    key="ws_regions",
+    ", ".join(base.constraints.regions or ()),
+    key=key("ws_regions"),
     disabled=locked,
 )
 cap = right.number_input(
     domain.MAX_VENDOR_SHARE.label,
     domain.MAX_VENDOR_SHARE.low,
     domain.MAX_VENDOR_SHARE.high,
-    ws.constraints.max_vendor_share,
+    base.constraints.max_vendor_share,
     step=domain.MAX_VENDOR_SHARE.step,
-    key="ws_cap",
+    key=key("ws_cap"),
     disabled=locked,
 )
+
+allow_owned = st.checkbox(
+    "The optimizer may also buy servers (owned hardware, priced by the terms below)",
+    base.constraints.allow_owned,
+    key=settings_key("ws_allow_owned"),
+    disabled=locked,
+)
+
+with st.expander("More settings: month 1, owned hardware, commitment, one-time costs"):
+    start = st.date_input(
+        "Month 1 of every 36-month plan starts",
+        base.start,
+        min_value=FIRST_DATE,
+        max_value=LAST_DATE,
+        key=settings_key("ws_start"),
+        disabled=locked,
+    )
+    st.markdown("**Owned hardware** (used where the optimizer may buy servers)")
+    terms = base.owned or model.start_own(example_workspace()).owned
+    owned_values: dict[str, Any] = {}
+    columns = st.columns(4)
+    owned_values["site_region"] = columns[0].text_input(
+        FIELD_WORDS["site_region"],
+        terms.site_region if terms else "",
+        key=settings_key("ws_owned_site_region"),
+        disabled=locked,
+    )
+    owned_values["usd_per_kwh"] = columns[1].text_input(
+        f"{FIELD_WORDS['usd_per_kwh']}, empty = the region's average",
+        "" if terms is None or terms.usd_per_kwh is None else f"{terms.usd_per_kwh:g}",
+        key=settings_key("ws_owned_usd_per_kwh"),
+        disabled=locked,
+    )
+    for index, (field, bound) in enumerate(OWNED_REQUIRED):
+        owned_values[field] = columns[(index + 2) % 4].number_input(
+            FIELD_WORDS[field],
+            bound.low,
+            bound.high,
+            float(getattr(terms, field)) if terms else bound.low,
+            step=bound.step,
+            # whole dollars, people and years show without ".00"
+            format="%.0f" if bound.step >= 1 else None,
+            key=settings_key(f"ws_owned_{field}"),
+            disabled=locked,
+            help=bound.why or None,
+        )
+    if terms is not None and terms.servers:
+        owned_values["servers"] = list(terms.servers)
+    st.markdown("**Commitment** (`tokendesk commit`: how much to commit, and for how long)")
+    left, right = st.columns(2)
+    discount_1y = left.text_input(
+        f"{FIELD_WORDS['discount_1y']} (0 to 0.95; empty = none)",
+        "" if base.commitment.discount_1y is None else f"{base.commitment.discount_1y:g}",
+        key=settings_key("ws_discount_1y"),
+        disabled=locked,
+    )
+    discount_3y = right.text_input(
+        f"{FIELD_WORDS['discount_3y']} (0 to 0.95; empty = none)",
+        "" if base.commitment.discount_3y is None else f"{base.commitment.discount_3y:g}",
+        key=settings_key("ws_discount_3y"),
+        disabled=locked,
+    )
+    scenarios_table = st.data_editor(
+        pd.DataFrame(model.scenario_rows(base), columns=list(model.SCENARIO_COLUMNS)),
+        num_rows="dynamic",
+        hide_index=True,
+        key=settings_key("ws_scenarios"),
+        disabled=locked,
+        width="stretch",
+        column_config={
+            "name": st.column_config.TextColumn("Scenario"),
+            "probability": _number(domain.PROBABILITY, FIELD_WORDS["probability"]),
+            "demand_factor": _number(domain.DEMAND_FACTOR, FIELD_WORDS["demand_factor"]),
+            "growth_per_quarter": st.column_config.TextColumn(
+                FIELD_WORDS["growth_per_quarter"],
+                help="e.g. 20 %/qtr; empty = each workload's own growth",
+            ),
+        },
+    )
+    st.markdown("**One-time migration cost per new backend** (overrides the estimate)")
+    one_time_table = st.data_editor(
+        pd.DataFrame(model.one_time_rows(base), columns=["backend", "usd"]),
+        num_rows="dynamic",
+        hide_index=True,
+        key=settings_key("ws_one_time"),
+        disabled=locked,
+        column_config={
+            "backend": st.column_config.TextColumn("Backend (rocm, cpu, …)"),
+            "usd": _number(domain.ONE_TIME_USD, "One-time cost ($)", format="dollar"),
+        },
+    )
+
+
+def settings() -> dict:
+    """What the settings section holds, in the workspace file's shape (validated on save)."""
+    return model.settings_body(
+        start=start,
+        owned=owned_values if (base.owned is not None or allow_owned) else None,
+        discount_1y=discount_1y.strip() or None,
+        discount_3y=discount_3y.strip() or None,
+        scenarios=scenarios_table.to_dict("records"),
+        one_time=one_time_table.to_dict("records"),
+    )
 
 
 def _names(text: str) -> tuple[str, ...] | None:
@@ -236,30 +577,47 @@ def _names(text: str) -> tuple[str, ...] | None:
     return names or None
 
 
-if st.button("Save as a new version", type="primary", key="ws_save", disabled=locked, help=blocked):
-    base = replace(
-        ws,
-        name=name.strip() or ws.name,
-        on_demand_basis=basis,
-        # replace(), so constraints this page does not edit (allow_owned) are kept.
-        constraints=replace(
-            ws.constraints,
-            providers=tuple(p.lower() for p in _names(providers) or ()) or None,
-            regions=_names(regions),
-            max_vendor_share=cap,
-        ),
+edited_base = replace(
+    base,
+    name=name.strip() or base.name,
+    on_demand_basis=basis,
+    # replace(), so a constraint added to the records later is kept until the page edits it.
+    constraints=replace(
+        base.constraints,
+        providers=tuple(p.lower() for p in _names(providers) or ()) or None,
+        regions=_names(regions),
+        max_vendor_share=cap,
+        allow_owned=allow_owned,
+    ),
+)
+if pending_workload is not None or pending_line is not None:
+    restart(
+        {
+            "base": edited_base,
+            "fleet": fleet_records + ([pending_line] if pending_line else []),
+            "demand": demand_records + ([pending_workload] if pending_workload else []),
+        },
+        keep_settings=True,
     )
-    edited, problems = model.edited_workspace(
-        base, fleet.to_dict("records"), demand.to_dict("records")
-    )
+
+if saved_message:
+    st.success(saved_message)
+if st.button(
+    "Save as a new version", type="primary", key=key("ws_save"), disabled=locked, help=blocked
+):
+    edited, problems = model.edited_workspace(edited_base, fleet_records, demand_records, settings)
     if edited is not None:
         problems = data.check_workspace(path, edited)
     if problems:
         for problem in problems:
-            st.error(f"Not saved — {problem}")
+            st.error(f"Not saved — {plain(problem, limit=1000)}")
     else:
         saved = data.save_workspace(edited)
-        st.success(f"Saved as version {saved}. The Scenarios and Overview pages now start from it.")
+        # A fresh run reads the stored version, so the header names the one just saved.
+        st.session_state[SAVED] = (
+            f"Saved as version {saved}. The Scenarios and Overview pages now start from it."
+        )
+        restart(None)
 
 st.subheader("Import and export")
 left, right = st.columns(2)
@@ -285,7 +643,8 @@ if upload is not None and right.button(
         for problem in problems:
             right.error(f"Not imported — {problem}")
     else:
-        right.success(f"Stored as version {data.save_workspace(imported)}.")
+        st.session_state[SAVED] = f"Stored as version {data.save_workspace(imported)}."
+        restart(None)
 
 st.subheader("From your cloud bill")
 st.caption(
@@ -328,9 +687,11 @@ if bills:
             help=blocked,
         ):
             try:
-                st.success(f"Saved as version {data.save_bill(report)}.")
+                st.session_state[SAVED] = f"Saved as version {data.save_bill(report)}."
             except BillImportError as exc:
                 st.error(f"Not saved — {exc}")
+            else:
+                restart(None)
 
 with st.expander("Versions"):
     st.dataframe(

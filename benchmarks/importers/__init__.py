@@ -22,6 +22,7 @@ from benchmarks.importers import (
     inferencex,
     ledger,
     llamabench,
+    llmd,
     llmperf,
     mlperf,
     nvidia,
@@ -37,6 +38,7 @@ MAX_IMPORT_BYTES = 20 * 1024 * 1024
 #: Every importer, in detection order (more specific formats first).
 REGISTRY: list[Importer] = [
     *harness.IMPORTERS,
+    *llmd.IMPORTERS,
     *guidellm.IMPORTERS,
     *nvidia.IMPORTERS,
     *llmperf.IMPORTERS,

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal, overload
 
+import yaml
 from pydantic import ValidationError
 
 from benchmarks.errors import ResultFileError
@@ -21,6 +22,12 @@ from tokendesk.catalog import UnknownAcceleratorError, check_accelerator_id, che
 from tokendesk.records import BenchmarkResult
 from tokendesk.units import UnitError, to_ms
 
+#: A YAML document whose top level states a report schema version (llm-d-benchmark's reports).
+_YAML_REPORT = re.compile(r"^version:\s*['\"]?\d+(\.\d+)+['\"]?\s*(#.*)?$", re.MULTILINE)
+_YAML_REPORT_SECTION = re.compile(r"^(scenario|metrics|run|results):(\s|$)", re.MULTILINE)
+#: Bounds on a YAML document's nodes: anchors and aliases can make a small text a huge tree.
+MAX_YAML_NODES = 200_000
+MAX_YAML_DEPTH = 64
 _HUB_CACHE = re.compile(r"models--([^/\\]+?)--([^/\\]+)")
 _COUNT_PREFIX = re.compile(r"^\s*(\d+)\s*[xX×*]\s*(.+)$")
 
@@ -74,7 +81,7 @@ class Source:
 
     name: str
     text: str
-    kind: str  # json | jsonl | csv | text
+    kind: str  # json | jsonl | yaml | csv | text
     data: Any
     overrides: ImportOverrides = field(default_factory=ImportOverrides)
     #: Companion files given alongside (e.g. an MLPerf system description), by file name.
@@ -207,7 +214,8 @@ class Source:
 
 
 def parse_structure(name: str, text: str) -> tuple[str, Any]:
-    """JSON, JSON Lines, CSV or plain text, decided by content (file names lie)."""
+    """JSON, JSON Lines, a versioned YAML report, CSV or plain text, decided by content (file
+    names lie)."""
     stripped = text.strip()
     if not stripped:
         raise ResultFileError(name, "", "the file is empty")
@@ -230,10 +238,53 @@ def parse_structure(name: str, text: str) -> tuple[str, Any]:
                         name, f"line {line_no}", f"not valid JSON ({exc.msg})"
                     ) from exc
             return "jsonl", rows
+    if _YAML_REPORT.search(stripped) and _YAML_REPORT_SECTION.search(stripped):
+        return "yaml", _load_yaml(name, stripped)
     first = stripped.splitlines()[0]
     if "," in first and ":" not in first.split(",")[0]:
         return "csv", list(csv.reader(io.StringIO(stripped)))
     return "text", stripped
+
+
+def _load_yaml(name: str, text: str) -> Any:
+    """A YAML report as plain data; a document that is not one mapping, is malformed or grows
+    beyond the node bounds (alias expansion) is refused naming the line."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        where = f"line {mark.line + 1}" if mark is not None else ""
+        raise ResultFileError(name, where, f"not valid YAML ({exc.problem})") from None
+    except (yaml.YAMLError, RecursionError) as exc:
+        raise ResultFileError(name, "", f"not valid YAML ({type(exc).__name__})") from None
+    if not isinstance(data, dict):
+        raise ResultFileError(name, "", "a YAML result file must be one mapping of keys")
+    if not _yaml_bounded(data):
+        raise ResultFileError(
+            name,
+            "",
+            f"the YAML expands to more than {MAX_YAML_NODES:,} values or nests deeper than"
+            f" {MAX_YAML_DEPTH} levels; no report is this large — check that this is the tool's"
+            " result file",
+        )
+    return data
+
+
+def _yaml_bounded(data: Any) -> bool:
+    """Whether the loaded tree stays within the node and depth bounds (aliases counted each
+    time they are reached, as any reader of the tree would reach them)."""
+    budget = MAX_YAML_NODES
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    while stack:
+        node, depth = stack.pop()
+        budget -= 1
+        if budget < 0 or depth > MAX_YAML_DEPTH:
+            return False
+        if isinstance(node, dict):
+            stack.extend((v, depth + 1) for v in node.values())
+        elif isinstance(node, list):
+            stack.extend((v, depth + 1) for v in node)
+    return True
 
 
 Sniffer = Callable[[Source], bool]

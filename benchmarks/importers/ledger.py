@@ -226,6 +226,11 @@ _SERVING_PERCENTILES = (
     "ttft_ms_* and tpot_ms_* (p50/p90/p95/p99), e2el_ms_p50/p95 (median for p50); mean, std "
     "and ITL are not kept (ITL is per streamed chunk, not a TPOT)",
 )
+_SERVING_PROBE = (
+    "latency probes sent beside the load (--probe-request-rate); not the load's figures"
+)
+_SERVING_SPEC = "speculative decoding acceptance from the server's metrics; not a record field"
+_SERVING_DIFFUSION = "diffusion decoding counters from the server's metrics; not a record field"
 _SERVING_HARDWARE = "the accelerator, its count, runtime or precision (--metadata from the run)"
 SERVING = Ledger(
     formats=("vllm", "sglang"),
@@ -240,6 +245,9 @@ SERVING = Ledger(
         "num_prompts": "requests sent (failures when 'failed' is absent)",
         "request_rate": "request_rate_rps (inf is a burst)",
         "max_concurrency": "concurrency",
+        "ramp_up_strategy": "a ramp-up run is refused: its request rate changed during the run",
+        "ramp_up_start_rps": "a ramp-up run is refused (see ramp_up_strategy)",
+        "ramp_up_end_rps": "a ramp-up run is refused (see ramp_up_strategy)",
         "duration": "total_tok_s from the token totals when no total throughput is written",
         "total_input_tokens": "input_tokens (per completed request) and the workload name",
         "total_output_tokens": "output_tokens (per completed request) and the workload name",
@@ -304,8 +312,44 @@ SERVING = Ledger(
         "sharegpt_output_len": "a dataset option",
         "total_output_tokens_retokenized": "SGLang's re-count; the server's count is kept",
         "accept_length": "speculative decoding acceptance; not a record field",
+        "input_lens": "per-request detail (--save-detailed)",
+        "output_lens": "per-request detail (--save-detailed)",
+        "ttfts": "per-request detail (--save-detailed)",
+        "itls": "per-request detail (--save-detailed)",
+        "start_times": "per-request detail (--save-detailed)",
+        "generated_texts": "per-request detail (--save-detailed)",
+        "errors": "per-request detail (--save-detailed)",
+        "rps_change_events": "when a ramp-up changed the rate; a ramp-up run is refused",
+        "total_input_sequences": "a pooling (embedding) run, which writes no output tokens "
+        "and is refused for its missing output_throughput",
+        "input_sequence_throughput": "a pooling (embedding) run's inputs/s; no output tokens",
+        "probe_completed": _SERVING_PROBE,
+        "probe_failed": _SERVING_PROBE,
+        "probe_median_e2el_ms": _SERVING_PROBE,
+        "probe_p99_e2el_ms": _SERVING_PROBE,
+        "probe_max_e2el_ms": _SERVING_PROBE,
+        "spec_decode_acceptance_rate": _SERVING_SPEC,
+        "spec_decode_acceptance_length": _SERVING_SPEC,
+        "spec_decode_num_drafts": _SERVING_SPEC,
+        "spec_decode_draft_tokens": _SERVING_SPEC,
+        "spec_decode_accepted_tokens": _SERVING_SPEC,
+        "spec_decode_per_position_acceptance_rates": _SERVING_SPEC,
+        "diffusion_committed_throughput": _SERVING_DIFFUSION,
+        "diffusion_steps_per_canvas": _SERVING_DIFFUSION,
+        "diffusion_committed_per_step": _SERVING_DIFFUSION,
+        "diffusion_committed_tokens": _SERVING_DIFFUSION,
+        "diffusion_denoising_steps": _SERVING_DIFFUSION,
+        "diffusion_canvas_positions": _SERVING_DIFFUSION,
     },
-    patterns=(_SERVING_PERCENTILES,),
+    patterns=(
+        _SERVING_PERCENTILES,
+        (
+            r"(mean|median|std|p\d+(\.\d+)?)_(client_queue_time|e2el_including_client_queue)_ms",
+            "ignored",
+            "time requests waited in the client for a --max-concurrency slot; E2EL as served "
+            "is kept",
+        ),
+    ),
 )
 
 _LLAMA_CONFIG = "a run setting kept in the configuration key that pairs pp with tg tests"
@@ -669,6 +713,186 @@ INFERENCEX = Ledger(
     ),
 )
 
+_LLMD_FREE_FORM = "free-form by the schema (native arguments, labels, metadata); not a figure"
+_LLMD_NOT_KEPT = "a statistic the record does not keep"
+_LLMD_SETTING = "a workload setting; the measured lengths and the controlled load are kept"
+_LLMD_RUN_ID = "an identifier of the run, no figure"
+#: llm-d-benchmark reports. Fields are key paths ("a.b.c", list items as "[]"); a statistics
+#: block (units, mean, percentiles) is one field; free-form subtrees are one field each.
+LLMD = Ledger(
+    formats=("llmd-report",),
+    scope="key paths; a statistics block and a free-form subtree are one field each",
+    mapped={
+        "version": "which schema the report follows (0.1, 0.2, 0.2.1); another is refused",
+        # 0.1
+        "scenario.host.accelerator[].model": "accelerator (exactly, or --accelerator)",
+        "scenario.host.accelerator[].memory": "accelerator (the memory size tells parts apart)",
+        "scenario.host.accelerator[].count": "accelerators_per_replica (the sum when "
+        "prefill/decode are disaggregated)",
+        "scenario.host.type[]": "replica, prefill or decode: replicas share the figures out, "
+        "a disaggregated deployment is one unit",
+        "scenario.host.accelerator[].parallelism.tp": "notes",
+        "scenario.host.accelerator[].parallelism.pp": "notes",
+        "scenario.host.accelerator[].parallelism.ep": "notes",
+        "scenario.host.accelerator[].parallelism.dp": "notes",
+        "scenario.platform.engine[].name": "runtime",
+        "scenario.platform.engine[].version": "runtime_version",
+        "scenario.platform.engine[].args": "precision (--quantization, else --dtype)",
+        "scenario.model.name": "model ('unknown': the harness configuration's model, noted)",
+        "scenario.model.quantization": "precision",
+        "scenario.load.name": "notes; inference-perf's arguments give the controlled load",
+        "scenario.load.type": "the workload name",
+        "scenario.load.args": "request_rate_rps or concurrency of the stage (inference-perf "
+        "load.type and stages[stage]); data.type names the workload; server.model_name and "
+        "server.type stand in for a missing model and engine, noted",
+        "scenario.load.metadata": "the stage this report is of",
+        "metrics.time.start": "measured_at",
+        "metrics.requests.total": "requests_ok (total less failures)",
+        "metrics.requests.failures": "requests_failed",
+        "metrics.requests.incomplete": "notes",
+        "metrics.requests.input_length": "input_tokens (mean) and the workload name",
+        "metrics.requests.output_length": "output_tokens (mean) and the workload name",
+        "metrics.latency.time_to_first_token": "ttft_ms_p50 / p90 / p95 / p99",
+        "metrics.latency.time_per_output_token": "tpot_ms_p50 / p95 / p99",
+        "metrics.latency.request_latency": "e2el_ms_p50 / p95",
+        "metrics.throughput.output_tokens_per_sec": "output_tok_s (per replica)",
+        "metrics.throughput.total_tokens_per_sec": "total_tok_s (per replica)",
+        "metrics.resources.accelerator[].power": "measured_power_w with one accelerator per "
+        "instance; otherwise notes",
+        # 0.2 / 0.2.1
+        "run.time.start": "measured_at",
+        "scenario.stack[].standardized.kind": "inference_engine components describe the deployment",
+        "scenario.stack[].standardized.tool": "runtime (a server runtime's name, else --runtime)",
+        "scenario.stack[].standardized.tool_version": "runtime_version (the image tag) when "
+        "the tool is the runtime; otherwise notes",
+        "scenario.stack[].standardized.role": "replica, prefill or decode (as host.type)",
+        "scenario.stack[].standardized.replicas": "replicas the figures are shared out over",
+        "scenario.stack[].standardized.model.name": "model",
+        "scenario.stack[].standardized.accelerator.model": "accelerator (exactly, or "
+        "--accelerator)",
+        "scenario.stack[].standardized.accelerator.count": "accelerators_per_replica",
+        "scenario.stack[].standardized.accelerator.parallelism.tp": "notes",
+        "scenario.stack[].standardized.accelerator.parallelism.pp": "notes",
+        "scenario.stack[].standardized.accelerator.parallelism.ep": "notes",
+        "scenario.stack[].standardized.accelerator.parallelism.dp": "notes",
+        "scenario.stack[].standardized.accelerator.parallelism.dp_local": "notes",
+        "scenario.stack[].native": "precision (args --quantization, else --dtype); the rest "
+        + _LLMD_FREE_FORM,
+        "scenario.load.standardized.tool": "notes",
+        "scenario.load.standardized.tool_version": "notes",
+        "scenario.load.standardized.stage": "notes",
+        "scenario.load.standardized.rate_qps": "request_rate_rps",
+        "scenario.load.standardized.concurrency": "concurrency (unbounded: none, noted)",
+        "scenario.load.standardized.input_seq_len.value": "input_tokens when the results give "
+        "no measured length",
+        "scenario.load.standardized.output_seq_len.value": "output_tokens when the results "
+        "give no measured length",
+        "scenario.load.native": "config.data.type names the workload; config.server stands in "
+        "for a missing model and engine, noted",
+        "results.request_performance.aggregate.requests.total": "requests_ok (total less failures)",
+        "results.request_performance.aggregate.requests.failures": "requests_failed",
+        "results.request_performance.aggregate.requests.input_length": "input_tokens (mean)",
+        "results.request_performance.aggregate.requests.output_length": "output_tokens (mean)",
+        "results.request_performance.aggregate.latency.time_to_first_token": "ttft_ms_p50 / "
+        "p90 / p95 / p99",
+        "results.request_performance.aggregate.latency.time_per_output_token": "tpot_ms_p50 / "
+        "p95 / p99",
+        "results.request_performance.aggregate.latency.request_latency": "e2el_ms_p50 / p95",
+        "results.request_performance.aggregate.throughput.output_token_rate": "output_tok_s "
+        "(mean, per replica)",
+        "results.request_performance.aggregate.throughput.total_token_rate": "total_tok_s "
+        "(mean, per replica)",
+        "results.observability": "measured_power_w from components[].aggregate."
+        "power_consumption of the inference engines (one accelerator per instance; otherwise "
+        "notes); the rest is cluster telemetry the record does not keep",
+    },
+    ignored={
+        "scenario.description": _LLMD_FREE_FORM,
+        "scenario.host.accelerator[].metadata": _LLMD_FREE_FORM,
+        "scenario.host.metadata": _LLMD_FREE_FORM,
+        "scenario.platform.engine[].metadata": _LLMD_FREE_FORM,
+        "scenario.model.adapters": "LoRA adapters served; not a record field",
+        "scenario.model.metadata": _LLMD_FREE_FORM,
+        "metrics.time.duration": "the figures are rates already",
+        "metrics.time.stop": "time.start dates the run",
+        "metrics.latency.inter_token_latency": "time between streamed chunks, not a TPOT",
+        "metrics.latency.normalized_time_per_output_token": "E2E latency per output token, "
+        "not a TPOT",
+        "metrics.throughput.input_tokens_per_sec": "total minus output throughput",
+        "metrics.throughput.requests_per_sec": "requests/s; tokens/s is kept",
+        "metrics.service.batch_size": _LLMD_NOT_KEPT,
+        "metrics.service.queue_size": _LLMD_NOT_KEPT,
+        "metrics.service.kv_cache_size": _LLMD_NOT_KEPT,
+        "metrics.resources.accelerator[].memory.consumption": _LLMD_NOT_KEPT,
+        "metrics.resources.accelerator[].memory.utilization": _LLMD_NOT_KEPT,
+        "metrics.resources.accelerator[].memory.bandwidth": _LLMD_NOT_KEPT,
+        "metrics.resources.accelerator[].compute.utilization": _LLMD_NOT_KEPT,
+        "metrics.description": _LLMD_FREE_FORM,
+        "metrics.metadata": _LLMD_FREE_FORM,
+        "metadata": _LLMD_FREE_FORM,
+        "run.uid": _LLMD_RUN_ID,
+        "run.eid": _LLMD_RUN_ID,
+        "run.cid": _LLMD_RUN_ID,
+        "run.pid": _LLMD_RUN_ID,
+        "run.user": "who ran it",
+        "run.description": _LLMD_FREE_FORM,
+        "run.keywords": _LLMD_FREE_FORM,
+        "run.time.end": "time.start dates the run",
+        "run.time.duration": "the figures are rates already",
+        "scenario.stack[].metadata": _LLMD_FREE_FORM,
+        "scenario.stack[].standardized": "a component other than an inference engine (router, "
+        "gateway): free-form by the schema",
+        "scenario.stack[].standardized.accelerator.parallelism.workers": "engine worker "
+        "processes; the accelerator count is kept",
+        "scenario.load.standardized.parallelism": "load-generator processes, not a load level",
+        "scenario.load.standardized.source": "random or sampled prompts; names the workload "
+        "only when no data type is given",
+        "scenario.load.standardized.input_seq_len.distribution": _LLMD_SETTING,
+        "scenario.load.standardized.input_seq_len.std_dev": _LLMD_SETTING,
+        "scenario.load.standardized.input_seq_len.min": _LLMD_SETTING,
+        "scenario.load.standardized.input_seq_len.max": _LLMD_SETTING,
+        "scenario.load.standardized.output_seq_len.distribution": _LLMD_SETTING,
+        "scenario.load.standardized.output_seq_len.std_dev": _LLMD_SETTING,
+        "scenario.load.standardized.output_seq_len.min": _LLMD_SETTING,
+        "scenario.load.standardized.output_seq_len.max": _LLMD_SETTING,
+        "results.request_performance.aggregate.throughput.input_token_rate": "total minus "
+        "output throughput",
+        "results.request_performance.aggregate.throughput.request_rate": "requests/s; "
+        "tokens/s is kept",
+        "results.request_performance.aggregate.requests.incomplete": "requests still running "
+        "at the end; completed and failed are kept",
+        "results.request_performance.aggregate.latency.inter_token_latency": "time between "
+        "streamed chunks, not a TPOT",
+        "results.request_performance.aggregate.latency.normalized_time_per_output_token": "E2E"
+        " latency per output token, not a TPOT",
+        "results.request_performance.aggregate.requests.request_size": "request bytes "
+        "(multi-modal payloads, 0.2.1); not a record field",
+        "results.request_performance.time_series": "per-interval samples; the aggregate is kept",
+        "results.session_performance": "multi-turn session statistics; a session report "
+        "without request performance is refused",
+        "results.profiling": "profiler output, no figure",
+        "results.component_health": "restarts and health of the stack's pods",
+    },
+    patterns=(
+        (
+            r"scenario\.load\.standardized\.(prefix|multi_turn)\..+",
+            "ignored",
+            "shared-prefix and multi-turn settings; the workload name and measured lengths are"
+            " kept",
+        ),
+        (
+            r"results\.request_performance\.aggregate\.requests\.multimodal\..+",
+            "ignored",
+            "image, video and audio payload statistics (0.2.1); not record fields",
+        ),
+        (
+            r"results\.request_performance\.aggregate\.throughput\.(image|video|audio)_rate",
+            "ignored",
+            "media items per second (0.2.1); tokens/s is kept",
+        ),
+    ),
+)
+
 LEDGERS: tuple[Ledger, ...] = (
     NVIDIA_SUMMARY,
     NVIDIA_CSV,
@@ -682,6 +906,7 @@ LEDGERS: tuple[Ledger, ...] = (
     MLPERF_SUMMARY,
     MLPERF_LOG,
     INFERENCEX,
+    LLMD,
 )
 _BY_FORMAT = {fmt: ledger for ledger in LEDGERS for fmt in ledger.formats}
 #: Formats without a ledger, and why.
@@ -722,6 +947,8 @@ def fields_of(importer_name: str, kind: str, data: Any, text: str = "") -> list[
                 names += (
                     [f"metrics.{k}" for k in metrics or {}] if isinstance(metrics, dict) else []
                 )
+    elif importer_name == "llmd-report" and isinstance(data, dict):
+        names = _report_paths(data, "")
     elif importer_name == "llama-bench" and kind == "csv" and data:
         names = list(data[0])
     elif isinstance(data, dict):
@@ -731,6 +958,50 @@ def fields_of(importer_name: str, kind: str, data: Any, text: str = "") -> list[
             if isinstance(row, dict):
                 names += list(row)
     return list(dict.fromkeys(names))
+
+
+#: Report keys whose subtree the schema leaves free-form: one field each, not walked into.
+_REPORT_OPAQUE = frozenset(
+    {
+        "args",
+        "native",
+        "metadata",
+        "description",
+        "keywords",
+        "adapters",
+        "time_series",
+        "profiling",
+        "observability",
+        "component_health",
+        "session_performance",
+    }
+)
+
+
+def _report_paths(obj: Any, prefix: str, depth: int = 0) -> list[str]:
+    """Key paths of an llm-d report: list items as ``[]``, a statistics block (one with
+    ``units``) as one field, free-form subtrees and non-engine components' blocks as one."""
+    if depth > 32:
+        return [prefix]
+    out: list[str] = []
+    if isinstance(obj, dict):
+        if "units" in obj and prefix:
+            return [prefix]
+        if prefix == "scenario.stack[].standardized" and obj.get("kind") != "inference_engine":
+            return [prefix]
+        for key, value in obj.items():
+            path = f"{prefix}.{key}" if prefix else str(key)
+            if key in _REPORT_OPAQUE or not isinstance(value, dict | list) or not value:
+                out.append(path)
+            else:
+                out += _report_paths(value, path, depth + 1)
+    elif isinstance(obj, list):
+        for item in obj:
+            if isinstance(item, dict | list):
+                out += _report_paths(item, f"{prefix}[]", depth + 1)
+            else:
+                out.append(f"{prefix}[]")
+    return list(dict.fromkeys(out))
 
 
 def not_understood(importer_name: str, kind: str, data: Any, text: str = "") -> list[str]:

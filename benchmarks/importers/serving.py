@@ -35,7 +35,7 @@ _COUNT_KEYS = ("accelerators_per_replica", "num_gpus", "tp", "tensor_parallel_si
 _REPLICA_KEYS = ("decode_replicas", "replicas", "num_replicas")
 _PRECISION_KEYS = ("precision", "dtype", "quantization", "quant")
 #: torch dtype names (vLLM --dtype) -> the precision names used across tokendesk
-_DTYPES = {
+TORCH_DTYPES = {
     "bfloat16": "bf16",
     "float16": "fp16",
     "half": "fp16",
@@ -154,7 +154,7 @@ def _common(src: Source, row: dict, where: str, tool: str, e2el_metric: str) -> 
     )
     model = src.required_text(first_present(row, "model_id", "model"), "--model", "model")
     precision = src.required_text(first_present(row, *_PRECISION_KEYS), "--precision", "precision")
-    precision = _DTYPES.get(str(precision).lower(), str(precision).lower())
+    precision = TORCH_DTYPES.get(str(precision).lower(), str(precision).lower())
     completed = src.number(row, "completed", where, required=True)
     failed = src.number(row, "failed", where)
     num_prompts = src.number(row, "num_prompts", where)
@@ -189,6 +189,18 @@ def _common(src: Source, row: dict, where: str, tool: str, e2el_metric: str) -> 
     rate = src.number(row, "request_rate", where)
     max_conc = src.number(row, "max_concurrency", where)
     concurrency = max_conc if max_conc else None
+    if row.get("ramp_up_strategy"):
+        raise src.fail(
+            f"{where}ramp_up_strategy",
+            f"the request rate ramped ({row['ramp_up_strategy']}) from"
+            f" {row.get('ramp_up_start_rps')} to {row.get('ramp_up_end_rps')} req/s during the"
+            " run, so its figures mix many loads; a result is one operating point — import a"
+            " run at a fixed --request-rate or --max-concurrency",
+        )
+    if row.get("dataset_name") == "timed_trace":
+        # The trace's own timestamps set the arrivals; request_rate (inf by default) did not.
+        rate = None
+        notes.append("arrivals followed the timed trace's timestamps")
     request_rate = None if rate is None or math.isinf(rate) else rate
     if rate is not None and math.isinf(rate):
         notes.append(

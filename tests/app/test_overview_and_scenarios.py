@@ -4,7 +4,7 @@ figures worked out by hand from its rows, and the engine's comparison shown as t
 from streamlit.testing.v1 import AppTest
 
 from app.models.tables import has_no_literals
-from briefs.workspace_plans import headline
+from briefs.workspace_plans import headline, workload_shape_rows
 from planning.evaluation import evaluate
 from planning.workspaces import Knobs, engine_for, stored_workspace
 from tests.app.pages import VIEWS, chart, shown
@@ -146,6 +146,11 @@ def test_scenarios_page_shows_the_engine_figures(fixture_env):
     assert [shown(w.value) for w in at.warning] == [
         "Shift 25% to AMD — 24.51% achieved: no AMD result for llama-3.1-8b-instruct (routing-8b)"
     ]
+    # Each workload's shape and its capacity basis, as the brief's Assumptions say them.
+    shapes = at.dataframe[1].value
+    stay = next(r for r in want.plans if r.is_baseline)
+    assert list(shapes.itertuples(index=False, name=None)) == workload_shape_rows(stay)
+    assert "chat-70b: workload shape" in list(shapes["Workload"])
 
 
 def test_scenarios_read_their_state_from_the_url(fixture_env):
@@ -167,10 +172,10 @@ def test_a_bad_url_parameter_falls_back_with_a_visible_notice(fixture_env):
 
 
 def test_a_peak_outside_the_input_domain_falls_back_with_a_notice(fixture_env):
-    for value in ("2.1", "24"):
+    for value in ("0.9", "24"):
         at = page("scenarios.py", peak=value)
         assert any(f"Ignored peak='{value}'" in shown(w.value) for w in at.warning), value
-        assert any("between 1 and 2" in shown(w.value) for w in at.warning)
+        assert any("between 1 and 20" in shown(w.value) for w in at.warning)
         assert at.number_input(key="peak").value == 1.8
 
 

@@ -135,6 +135,8 @@ def test_a_viewer_finds_every_write_control_disabled_with_the_reason(team_env):
     workspace = _page("workspace.py", VIEWER)
     assert workspace.button(key="ws_save").disabled
     assert workspace.text_input(key="ws_name").disabled
+    assert workspace.button(key="ws_start_own").disabled
+    assert workspace.button(key="ws_add_line").disabled
     assert any("saving or importing a workspace needs" in i.value for i in workspace.info)
 
     prices = _page("prices.py", VIEWER)

@@ -105,7 +105,7 @@ def _fleet_text(at: AppTest) -> str:
 def test_a_viewer_reads_the_workspace_without_the_negotiated_rate(negotiated_env):
     at = _page("workspace.py", VIEWER)
     fleet = _fleet_text(at)
-    assert "q-1" in fleet and "negotiated" in fleet  # the line is there …
+    assert "q-1" in fleet and "Negotiated" in fleet  # the line is there, its model in words …
     assert str(SECRET_RATE) not in fleet and "98765" not in fleet  # … without its terms
     assert any(WITHHELD_NOTE in c.value for c in at.caption)
     exported = _download(at, "ws_export").decode()

@@ -26,11 +26,11 @@ def test_a_bad_cell_names_table_row_and_column():
     fleet[1]["count"] = -3
     edited, problems = model.edited_workspace(ws, fleet, model.demand_rows(ws))
     assert edited is None
-    assert problems[0].startswith("Fleet, row 2, column count: Instance count must be")
+    assert problems[0].startswith("Fleet line 2 (p5.48xlarge), Count: Instance count must be")
     demand = model.demand_rows(ws)
     demand[0]["peak_to_mean"] = 24.0
     _, problems = model.edited_workspace(ws, model.fleet_rows(ws), demand)
-    assert problems[0].startswith("Demand, row 1, column peak_to_mean")
+    assert problems[0].startswith(f"Workload 1 ({ws.demand[0].workload}), Peak ÷ mean")
 
 
 def test_an_edited_count_changes_stay_by_count_times_rate_times_730(fixture_env):
@@ -58,9 +58,21 @@ def test_the_page_saves_a_new_version(writable_fixture_env):
     assert not at.exception, at.exception
     # Version 1 is the bundled example every new warehouse stores, 2 the imported fixture.
     assert any("Saved as version 3" in s.value for s in at.success)
+    # the header names the version just saved, not the one the page opened on
+    captions = [c.value.replace("\\", "") for c in at.caption]
+    assert "Current: **Fixture Co (edited)**, version 3." in captions
     with Warehouse.open(writable_fixture_env, read_only=True) as wh:
         versions = workspace_versions(wh)
     assert list(versions["name"]) == ["Fixture Co (edited)", "Fixture Co", "Example Corp"]
+    # everything else the page shows (tables in people's units, settings) is saved as it was
+    from dataclasses import replace
+
+    from costmodel.workspace import workspace_from_dict
+    from warehouse.workspaces import current_workspace
+
+    with Warehouse.open(writable_fixture_env, read_only=True) as wh:
+        _, body = current_workspace(wh) or (None, {})
+    assert workspace_from_dict(body) == replace(fixture_workspace(), name="Fixture Co (edited)")
 
 
 def test_the_page_previews_an_uploaded_bill_and_saves_its_fleet(writable_fixture_env):

@@ -108,3 +108,17 @@ def test_each_imported_file_of_a_tree_is_written_as_its_own_snapshot(tmp_path):
     snapshots = [f["snapshot"] for f in files if f["status"] == IMPORTED]
     assert len(snapshots) == 3 and len(set(snapshots)) == 3 and all(snapshots)
     assert all(f["snapshot"] is None for f in files if f["status"] != IMPORTED)
+
+
+def test_llm_d_reports_in_a_results_folder_are_found_by_the_names_the_harness_gives(tmp_path):
+    # llm-d-benchmark writes both versions beside the harness's own output of each stage.
+    run = tmp_path / "inference-perf_1777686654_random" / "results"
+    run.mkdir(parents=True)
+    report = REAL / "llm-d-benchmark" / "br_v0_1_inference-perf_tpu7x_stage0.yaml"
+    shutil.copyfile(report, run / "benchmark_report,_stage_0_lifecycle_metrics.json.yaml")
+    (run / "stage_0_lifecycle_metrics.json").write_text("{}", encoding="utf-8")
+    (run / "config.yaml").write_text("load: {}", encoding="utf-8")
+    [outcome] = import_tree(tmp_path)
+    assert outcome.path.name == "benchmark_report,_stage_0_lifecycle_metrics.json.yaml"
+    assert outcome.status == NEEDS_FLAG and outcome.importer == ""
+    assert set(outcome.flags) >= {"--accelerator", "--precision"}

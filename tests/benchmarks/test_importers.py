@@ -64,6 +64,13 @@ CASES = {
         "false_spec-mtp_conc4_MI355-gbt350-odcdh5-wbb3.json",
         ImportOverrides(),
     ),
+    # Written by llm-d-benchmark's converter (tests/fixtures/real/README.md).
+    "llmd-report": (
+        "../../fixtures/real/llm-d-benchmark/br_v0_1_inference-perf_tpu7x_stage0.yaml",
+        ImportOverrides(
+            accelerator_id="google-tpu-v7", accelerators_per_replica=8, precision="fp8"
+        ),
+    ),
     "mlperf-summary-results": ("mlperf_summary_results.json", ImportOverrides()),
     "mlperf-log-summary": (MLPERF_RUN, ImportOverrides()),
     "mlperf-system": (

@@ -549,3 +549,90 @@ def test_guidellm_081_csv_imports_to_the_figures_of_its_json_twin():
     )
     assert {f: getattr(from_csv, f) for f in fields} == {f: getattr(from_json, f) for f in fields}
     assert from_csv.measured_at.date() == from_json.measured_at.date()
+
+
+LLMD_V01 = "llm-d-benchmark/br_v0_1_inference-perf_tpu7x_stage0.yaml"
+
+
+def test_llm_d_report_01_asks_for_the_hardware_it_does_not_state():
+    # The report of a run on an existing stack states no host and no engine precision: the
+    # import asks for every flag at once instead of guessing a TPU or a precision.
+    with pytest.raises(ResultFileError) as caught:
+        one(LLMD_V01)
+    for flag in ("--accelerator", "--accelerators-per-replica", "--precision"):
+        assert flag in caught.value.reason
+
+
+def test_llm_d_report_01_imports_to_what_the_report_states():
+    # The guide quoting it says 8 TPU 7x chips served it; the report itself does not.
+    flags = replace(
+        NONE, accelerator_id="google-tpu-v7", accelerators_per_replica=8, precision="fp8"
+    )
+    (r,) = one(LLMD_V01, flags)
+    assert (r.accelerator_id, r.accelerators_per_replica, r.source_tool) == (
+        "google-tpu-v7",
+        8,
+        "llm-d-benchmark",
+    )
+    # scenario.model.name is "unknown"; the harness configuration names the model it requested.
+    assert r.model == "Qwen/Qwen3.5-397B-A17B-FP8" and "'unknown'" in r.notes
+    assert r.runtime == "vllm" and "server type" in r.notes
+    # inference-perf stage 0 of a constant-rate load at 1 req/s; its 100 workers are a cap.
+    assert (r.request_rate_rps, r.concurrency) == (1.0, None)
+    assert r.output_tok_s == 536.2990930576744
+    assert r.total_tok_s == 1361.179763925593
+    assert (r.ttft_ms_p50, r.ttft_ms_p99) == (2560.1073873694986, 5700.49525849987)
+    assert (r.tpot_ms_p50, r.tpot_ms_p99) == (37.827638220733206, 42.248297349610766)
+    assert r.e2el_ms_p50 == 41635.87325881235
+    assert (r.input_tokens, r.output_tokens) == (1050, 683)  # means 1050.175 and 682.775
+    assert (r.requests_ok, r.requests_failed) == (120, 0)
+    assert r.workload == "random-isl1050-osl683"
+    assert r.measured_at is None and "date unknown" in r.notes
+    assert "not understood" not in r.notes
+
+
+LLMD_RATE45 = "llm-d-benchmark/br_v0_1_inference-perf_gpt-oss-120b_h200_rate45.yaml"
+LLMD_STAGE2 = "llm-d-benchmark/br_v0_1_inference-perf_qwen3-32b_shared-prefix_stage2_rate10.yaml"
+LLMD_1500 = (
+    "llm-d-benchmark/br_v0_1_inference-perf_qwen3-32b_shared-prefix_stage2_1500requests.yaml"
+)
+
+
+def test_llm_d_report_01_of_a_constant_rate_run_on_h200():
+    # The guide quoting it: "running on 16 H200 GPUs"; gpt-oss-120b's weights are MXFP4.
+    flags = replace(
+        NONE, accelerator_id="nvidia-h200-141gb", accelerators_per_replica=16, precision="mxfp4"
+    )
+    (r,) = one(LLMD_RATE45, flags)
+    assert (r.model, r.request_rate_rps, r.concurrency) == ("openai/gpt-oss-120b", 45.0, None)
+    assert (r.output_tok_s, r.total_tok_s) == (12236.597879353767, 236554.83733748455)
+    assert (r.ttft_ms_p50, r.ttft_ms_p99) == (1264.039859175682, 4425.801018970096)
+    assert (r.tpot_ms_p50, r.tpot_ms_p99) == (8.331082850694656, 9.630139790810645)
+    assert (r.input_tokens, r.output_tokens, r.requests_ok) == (5151, 281, 5400)
+
+
+def test_llm_d_report_01_of_one_stage_of_many_carries_that_stage_s_rate():
+    # 17 Poisson stages (15, 3, 10, 15 … 60 req/s); the report is stage 2's: 10 req/s for 20 s,
+    # 200 requests. The guide names no accelerator, so a stand-in is passed.
+    flags = replace(NONE, accelerator_id="nvidia-h100-sxm-80gb", precision="bf16")
+    with pytest.raises(ResultFileError, match="--accelerators-per-replica"):
+        one(LLMD_STAGE2, flags)
+    (r,) = one(LLMD_STAGE2, replace(flags, accelerators_per_replica=2))
+    assert (r.model, r.request_rate_rps, r.concurrency) == ("Qwen/Qwen3-32B", 10.0, None)
+    assert "stage 2 of 17" in r.notes and "poisson" in r.notes
+    assert (r.output_tok_s, r.total_tok_s) == (4023.797460896292, 37479.873410757944)
+    assert (r.ttft_ms_p50, r.ttft_ms_p99) == (136.047175998101, 391.44611745723483)
+    assert r.e2el_ms_p50 == 23907.766903503216
+    assert (r.input_tokens, r.output_tokens, r.requests_ok) == (7577, 911, 200)
+    assert r.workload == "shared_prefix-isl7577-osl911"
+
+
+def test_llm_d_report_01_whose_figures_do_not_fit_its_stage_is_refused():
+    # A later revision of the same guide quotes a "stage 2" report of 1,500 requests in 25 s:
+    # stage 2 sends about 200 (the last stage, 60 req/s for 25 s, sends 1,500). Recording it at
+    # 10 req/s would pair its figures with a load they were not measured at.
+    flags = replace(
+        NONE, accelerator_id="nvidia-h100-sxm-80gb", accelerators_per_replica=2, precision="bf16"
+    )
+    with pytest.raises(ResultFileError, match="1500 requests, but stage 2 sends about 200"):
+        one(LLMD_1500, flags)

@@ -145,8 +145,8 @@ def test_workspace_round_trips_and_bad_fields_are_named():
     with pytest.raises(WorkspaceError, match=r"fleet\[1\]\.count"):
         workspace_from_dict(bad)
     bad = workspace()
-    bad["demand"][0]["peak_to_mean"] = 2.1
-    with pytest.raises(WorkspaceError, match=r"demand\[0\]\.peak_to_mean.*between 1 and 2"):
+    bad["demand"][0]["peak_to_mean"] = 20.1
+    with pytest.raises(WorkspaceError, match=r"demand\[0\]\.peak_to_mean.*between 1 and 20"):
         workspace_from_dict(bad)
     bad = workspace()
     bad["fleet"][0]["serves"] = "nope"

@@ -16,8 +16,14 @@ from hypothesis import strategies as st
 from openpyxl import load_workbook
 from typer.testing import CliRunner
 
+from app.models.scenarios import shape_frame
 from briefs.render import csv_table, render_document
-from briefs.workspace_plans import headline, results_rows, workspace_document
+from briefs.workspace_plans import (
+    headline,
+    results_rows,
+    workload_shape_rows,
+    workspace_document,
+)
 from cli.briefs import register as register_briefs
 from cli.main import app
 from cli.workspace import register as register_workspace
@@ -76,6 +82,9 @@ def workspaces(draw):
                 "growth_per_quarter": draw(st.sampled_from([0.0, 0.1])),
             }
         )
+        cached = draw(st.sampled_from([None, 0.0, 0.7]))
+        if cached is not None:
+            demand[-1]["prefix_cache_share"] = cached
     fleet = []
     for i in range(draw(st.integers(1, 3))):
         provider, region, instance = draw(st.sampled_from(LINES))
@@ -200,6 +209,13 @@ def test_every_surface_reads_the_same_figures(seed, tmp_path_factory, data, amd)
         assert f"the plan to buy, {said}" in headline(ev)
     # A plan that moved nothing costs what Stay costs.
     stay = next(x for x in results if x.is_baseline)
+    # The shape each workload's capacity was read at: one computation, read by the JSON, the
+    # brief's Assumptions and the page alike.
+    assert rows[stay.name]["workloads"] == json.loads(json.dumps(list(stay.workload_shapes)))
+    shape_rows = workload_shape_rows(stay)
+    assert shape_rows and all(f"{item}: {value}" in md for item, value in shape_rows)
+    page = shape_frame(results)
+    assert list(page.itertuples(index=False, name=None)) == shape_rows
     for x in results:
         if x.achieved_share == 0 and x.feasible:
             assert x.monthly_usd_by_month == pytest.approx(stay.monthly_usd_by_month)
