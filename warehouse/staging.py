@@ -25,7 +25,7 @@ from tokendesk.records import PriceQuote, PricingModel
 from warehouse.price_rows import PRICE_COLUMNS, PRICE_TYPES, stored_quote
 
 #: Memory the scratch database may use before it spills to its folder (sorts, joins, pages).
-SCRATCH_MEMORY_LIMIT = "192MB"
+SCRATCH_MEMORY_LIMIT = "64MB"
 
 #: The key columns each staged row carries (16-byte digests computed by the caller).
 KEY_COLUMNS = ("dup_key", "item_key", "figures_key", "reference_key", "previous_key")
