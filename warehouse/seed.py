@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
+import duckdb
 from pydantic import ValidationError
 
 from tokendesk.catalog import check_in_catalog
@@ -25,7 +26,7 @@ from tokendesk.paths import data_dir
 from tokendesk.records import BenchmarkResult, PriceQuote
 from tokendesk.textsafety import InputFileError, clean_text, sniff_text_file
 from warehouse.price_rows import price_row
-from warehouse.staging import PriceStaging, StagedBatch, StagedGroup
+from warehouse.staging import SCRATCH_MEMORY_LIMIT, PriceStaging, StagedBatch, StagedGroup
 
 if TYPE_CHECKING:
     from warehouse.store import Warehouse
@@ -336,15 +337,24 @@ def ingest_price_file(
     time and wait in a scratch database (``warehouse.staging``) until they are written."""
     read_notes = ReadNotes()
     with PriceStaging() as staging:
-        _stage(staging, path, check, read_notes, batch_rows)
-        # Historical first so that, if dates tie, the current snapshot is the newer write.
-        groups = sorted(
-            staging.groups(), key=lambda g: (g.snapshot_name != "historical", g.provider)
-        )
-        checked = [
-            (group, _check_group(staging, path, group, check, origin, batch_rows))
-            for group in groups
-        ]
+        try:
+            _stage(staging, path, check, read_notes, batch_rows)
+            # Historical first so that, if dates tie, the current snapshot is the newer write.
+            groups = sorted(
+                staging.groups(), key=lambda g: (g.snapshot_name != "historical", g.provider)
+            )
+            checked = [
+                (group, _check_group(staging, path, group, check, origin, batch_rows))
+                for group in groups
+            ]
+        except duckdb.OutOfMemoryException:
+            raise SeedFileError(
+                path,
+                0,
+                "-",
+                f"could not be checked within the {SCRATCH_MEMORY_LIMIT} of memory set aside"
+                " for a price file; split it into smaller files",
+            ) from None
         # Snapshot dates only order snapshots. An undated historical group sorts before
         # everything dated in the file, so it can never outrank the current one; the rows keep
         # no date.

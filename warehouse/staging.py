@@ -25,7 +25,7 @@ from tokendesk.records import PriceQuote, PricingModel
 from warehouse.price_rows import PRICE_COLUMNS, PRICE_TYPES, stored_quote
 
 #: Memory the scratch database may use before it spills to its folder (sorts, joins, pages).
-SCRATCH_MEMORY_LIMIT = "64MB"
+SCRATCH_MEMORY_LIMIT = "128MB"
 
 #: The key columns each staged row carries (16-byte digests computed by the caller).
 KEY_COLUMNS = ("dup_key", "item_key", "figures_key", "reference_key", "previous_key")
@@ -112,15 +112,18 @@ class Conflict:
 class PriceStaging:
     """One price file's checked rows in a scratch database; closed (and deleted) on leaving."""
 
-    def __init__(self, memory_limit: str = SCRATCH_MEMORY_LIMIT) -> None:
+    def __init__(self, memory_limit: str | None = None) -> None:
         self._folder = tempfile.TemporaryDirectory(prefix="tokendesk-staging-")
         folder = Path(self._folder.name)
         self._con = duckdb.connect(
             str(folder / "staging.duckdb"),
             config={
-                "memory_limit": memory_limit,
+                "memory_limit": memory_limit or SCRATCH_MEMORY_LIMIT,
                 "temp_directory": str(folder / "spill"),
-                "preserve_insertion_order": True,
+                # Every read that needs an order says so (ORDER BY row_no); one thread keeps
+                # the memory of sorts and joins small, on a machine that does other work too.
+                "preserve_insertion_order": False,
+                "threads": 1,
             },
         )
         columns = ", ".join(f"{field.name} {_DUCKDB_TYPES[field.type]}" for field in STAGED_SCHEMA)
