@@ -42,7 +42,6 @@ HEADER = (
 )
 #: Accelerators the bundled results measure, with an on-demand price per accelerator-hour.
 ACCELERATORS = (
-    ("nvidia-h100-sxm-80gb", 3.9),
     ("nvidia-h200-141gb", 4.6),
     ("amd-mi300x-192gb", 3.4),
     ("intel-gaudi2-96gb", 1.6),
@@ -58,14 +57,11 @@ def write_quotes(path: Path, rows: int) -> int:
         for n in range(rows):
             item, spot = divmod(n, 2)
             accelerator, per_hour = ACCELERATORS[item % len(ACCELERATORS)]
-            region = f"region-{item % REGIONS}"
-            instance = f"bench{item // REGIONS}.8x"
+            region = f"r{item % REGIONS}"
+            instance = f"i{item // REGIONS}.8x"
             usd = round(per_hour * 8 * (0.4 if spot else 1.0) * (1 + (item % 97) / 400), 4)
             model = "spot" if spot else "on_demand"
-            handle.write(
-                f"bench,{region},{instance},{accelerator},8,{model},{usd},"
-                "synthetic benchmark sheet,2026-11-01\n"
-            )
+            handle.write(f"b,{region},{instance},{accelerator},8,{model},{usd},s,2026-11-01\n")
     return path.stat().st_size
 
 
@@ -93,19 +89,45 @@ con.close()
 """
 
 
-def measure(command: list[str], stdout=subprocess.DEVNULL) -> dict:
-    """Run ``command``; its wall time, peak RSS (its own process) and exit status."""
+def measure(
+    command: list[str], stdout=subprocess.DEVNULL, limit_s: float = 600, limit_mib: int = 4096
+) -> dict:
+    """Run ``command``; its wall time, peak RSS (its own process) and exit status. A command
+    still running after ``limit_s``, or holding more than ``limit_mib`` (the machine is shared),
+    is stopped: exit -9, and ``stopped`` says why."""
     start = time.perf_counter()
     proc = subprocess.Popen(command, cwd=ROOT, stdout=stdout, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
+    stopped = ""
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        if not stopped and time.perf_counter() - start > limit_s:
+            stopped = f"still running after {limit_s:.0f} s"
+        elif not stopped and _rss_mib(proc.pid) > limit_mib:
+            stopped = f"held more than {limit_mib:,} MiB"
+        if stopped:
+            proc.kill()
+        time.sleep(0.1)
     seconds = time.perf_counter() - start
     stderr = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
     return {
         "seconds": round(seconds, 2),
         "peak_rss_mib": round(usage.ru_maxrss / 1024),  # KiB on Linux
         "exit": os.waitstatus_to_exitcode(status),
+        "stopped": stopped,
         "stderr_tail": stderr[-400:],
     }
+
+
+def _rss_mib(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
 
 
 def cli(*args: str) -> list[str]:
@@ -154,22 +176,21 @@ def main() -> int:
         largest = db
         after = {
             "costs --format json": cli("costs", "--format", "json", "--db", str(largest)),
-            "costs --format json --region region-1 --model (one)": cli(
+            "costs --format json --region r1 --accelerator amd-mi300x-192gb": cli(
                 "costs",
                 "--format",
                 "json",
                 "--region",
-                "region-1",
+                "r1",
                 "--accelerator",
-                "nvidia-h100-sxm-80gb",
+                "amd-mi300x-192gb",
                 "--db",
                 str(largest),
             ),
             "costs --limit 20 (table)": cli("costs", "--limit", "20", "--db", str(largest)),
             "db info": cli("db", "info", "--db", str(largest)),
-            "prices integrity --provider bench": cli(
-                "prices", "integrity", "--provider", "bench", "--db", str(largest)
-            ),
+            "prices integrity (current prices)": cli("prices", "integrity", "--db", str(largest)),
+            "scenarios (example workspace)": cli("scenarios", "--db", str(largest)),
         }
         for name, command in after.items():
             with (work / "out.txt").open("wb") as sink:
@@ -180,6 +201,7 @@ def main() -> int:
                 f"after {sizes[-1]:,} rows: {name}: {measured['seconds']:.1f} s,"
                 f" {measured['peak_rss_mib']} MiB, exit {measured['exit']},"
                 f" {measured['stdout_bytes']:,} bytes out"
+                + (f" | stopped: {measured['stopped']}" if measured["stopped"] else "")
                 + (f" | {measured['stderr_tail'].strip()[:200]}" if measured["exit"] else ""),
                 flush=True,
             )
