@@ -15,8 +15,9 @@ bundled results cover, so the cost join after it is real), builds a fresh wareho
   types) and inserts it into a table of the same shape in a new database file.
 
 After the largest size it also times the commands a user runs next on that warehouse:
-``costs --format json`` (unfiltered, then narrowed), ``costs`` as a table, ``db info`` and
-``prices integrity``. Results go to ``perf/out/bench_price_ingest.json`` too.
+``costs --format json`` (unfiltered, then narrowed), ``costs`` as a table, ``db info``,
+``prices integrity``, ``scenarios``, and what the Costs and Prices pages read. Results go to
+``perf/out/bench_price_ingest.json`` too.
 """
 
 from __future__ import annotations
@@ -130,6 +131,17 @@ def _rss_mib(pid: int) -> float:
     return 0.0
 
 
+def page_data(db: Path, reads: str) -> list[str]:
+    """A process that opens ``db`` as the dashboard does and runs ``reads`` (``q``: the
+    warehouse's queries, ``w``: the warehouse)."""
+    code = (
+        "import sys; from warehouse import Warehouse; import warehouse.queries as q\n"
+        "with Warehouse.open(sys.argv[1], read_only=True) as w, w.reading():\n"
+        f"    {reads}"
+    )
+    return [sys.executable, "-c", code, str(db)]
+
+
 def cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "cli.main", *args]
 
@@ -191,6 +203,15 @@ def main() -> int:
             "db info": cli("db", "info", "--db", str(largest)),
             "prices integrity (current prices)": cli("prices", "integrity", "--db", str(largest)),
             "scenarios (example workspace)": cli("scenarios", "--db", str(largest)),
+            # What the dashboard's pages read (app/data.py -> warehouse.queries), no rendering.
+            "Costs page data (count + the 2,000 cheapest)": page_data(
+                largest,
+                "n = q.count_options(w); f = q.cost_options(w, limit=2000, ftl_percentile='p95')",
+            ),
+            "Prices page data (price_explorer: every current quote)": page_data(
+                largest, "f = q.price_explorer(w)"
+            ),
+            "Prices page data (price_skus)": page_data(largest, "f = q.price_skus(w)"),
         }
         for name, command in after.items():
             with (work / "out.txt").open("wb") as sink:
