@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import json
+import tracemalloc
 from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
@@ -232,3 +233,35 @@ def test_batches_refuse_and_store_exactly_what_the_whole_file_reader_does(path):
         else:
             assert expected is None, f"the whole-file reader refuses it: {expected}"
             assert _stored(batched) == _stored(whole)
+
+
+def _sheet(path: Path, rows: int) -> Path:
+    """``rows`` distinct valid quotes in eight regions."""
+    return _write(
+        path,
+        [
+            _row(n % 8, instance_type=f"gpu{n // 8}.8x", usd_per_hour=f"{20 + n % 50}.5")
+            for n in range(rows)
+        ],
+    )
+
+
+def test_python_memory_of_an_ingest_does_not_grow_with_the_file(tmp_path):
+    # The file as filed: a million rows held as records took 4.4 GB. With batches of 500, four
+    # times the rows must not take four times the memory (DuckDB's own is not counted here;
+    # perf/bench_price_ingest.py measures the whole process).
+    peaks = {}
+    for rows in (1_000, 4_000):
+        path = _sheet(tmp_path / f"prices_{rows}.csv", rows)
+        with Warehouse.open(":memory:") as warehouse:
+            tracemalloc.start()
+            try:
+                with warehouse.atomic():
+                    ingest_price_file(
+                        warehouse, path, check=check_price_file, origin="sheet", batch_rows=500
+                    )
+                peaks[rows] = tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
+            assert warehouse.table_counts()["price_quotes"] == rows
+    assert peaks[4_000] < peaks[1_000] * 1.5, peaks
