@@ -313,6 +313,9 @@ def read_result_file(path: Path, notes: ReadNotes | None = None) -> list[Benchma
 
 #: Rows validated, staged and checked at a time: what a price file holds in memory at once.
 BATCH_ROWS = 50_000
+#: What the warehouse's DuckDB may hold while a price file is written (it spills the rest):
+#: without a cap it keeps every written page and the key index of a million rows in memory.
+WRITE_MEMORY_LIMIT = "160MB"
 
 
 def ingest_price_file(
@@ -355,38 +358,59 @@ def ingest_price_file(
                 f"could not be checked within the {SCRATCH_MEMORY_LIMIT} of memory set aside"
                 " for a price file; split it into smaller files",
             ) from None
-        # Snapshot dates only order snapshots. An undated historical group sorts before
-        # everything dated in the file, so it can never outrank the current one; the rows keep
-        # no date.
-        oldest = staging.oldest() or datetime(1970, 1, 1)
-        ids: list[str] = []
-        with warehouse.atomic():
-            for group, integrity in checked:
-                historical = group.snapshot_name == "historical"
-                now = datetime.now(UTC)
-                ids.append(
-                    warehouse.ingest_price_frames(
-                        group.provider,
-                        staging.frames(group, batch_rows),
-                        row_count=group.rows,
-                        regions=group.regions,
-                        origin=origin,
-                        as_of=group.newest or (oldest if historical else now),
-                        notes="; ".join(
-                            filter(
-                                None,
-                                [
-                                    f"{group.snapshot_name} seed snapshot from"
-                                    f" {clean_text(path.name)}",
-                                    read_notes.text(),
-                                ],
-                            )
-                        ),
-                        integrity=integrity,
-                        complete=origin == "seed" and not historical,
-                        now=now,
-                    )
+        try:
+            return _write(warehouse, staging, path, checked, origin, batch_rows, read_notes)
+        except duckdb.OutOfMemoryException:
+            raise SeedFileError(
+                path,
+                0,
+                "-",
+                f"could not be written within the {WRITE_MEMORY_LIMIT} of memory set aside"
+                " for writing a price file; split it into smaller files",
+            ) from None
+
+
+def _write(
+    warehouse: Warehouse,
+    staging: PriceStaging,
+    path: Path,
+    checked: list[tuple[StagedGroup, list[tuple[str, int, int, str]]]],
+    origin: str,
+    batch_rows: int,
+    read_notes: ReadNotes,
+) -> list[str]:
+    """Write each checked group as one snapshot, a batch at a time, in one transaction."""
+    # Snapshot dates only order snapshots. An undated historical group sorts before
+    # everything dated in the file, so it can never outrank the current one; the rows keep
+    # no date.
+    oldest = staging.oldest() or datetime(1970, 1, 1)
+    ids: list[str] = []
+    with warehouse.atomic(), warehouse.memory_capped(WRITE_MEMORY_LIMIT):
+        for group, integrity in checked:
+            historical = group.snapshot_name == "historical"
+            now = datetime.now(UTC)
+            ids.append(
+                warehouse.ingest_price_frames(
+                    group.provider,
+                    staging.frames(group, batch_rows),
+                    row_count=group.rows,
+                    regions=group.regions,
+                    origin=origin,
+                    as_of=group.newest or (oldest if historical else now),
+                    notes="; ".join(
+                        filter(
+                            None,
+                            [
+                                f"{group.snapshot_name} seed snapshot from {clean_text(path.name)}",
+                                read_notes.text(),
+                            ],
+                        )
+                    ),
+                    integrity=integrity,
+                    complete=origin == "seed" and not historical,
+                    now=now,
                 )
+            )
     return ids
 
 

@@ -11,7 +11,7 @@ import hashlib
 import time
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -408,6 +408,24 @@ class Warehouse:
             else:
                 self._batch = None
                 tx.execute("COMMIT")
+
+    @contextmanager
+    def memory_capped(self, limit: str) -> Iterator[None]:
+        """Inside ``atomic()``: cap the memory this process's DuckDB may hold for the block (a
+        write of a million rows then spills its pages instead of keeping them), then return to
+        the default (nothing else sets one), so later reads of a long-lived process are not
+        held to it."""
+        if self._batch is None:
+            raise WarehouseError("memory_capped() is used inside atomic()")
+        tx = self._batch
+        tx.execute("SET memory_limit = ?", [limit])
+        try:
+            yield
+        finally:
+            # A failed write may have aborted the transaction: its own error is the one to
+            # report (atomic() rolls it back), and the cap then stays for this process.
+            with suppress(duckdb.Error):
+                tx.execute("RESET memory_limit")
 
     def _check_writable(self) -> None:
         """Every write passes here first: a read-only connection or an actor whose role may

@@ -265,3 +265,24 @@ def test_python_memory_of_an_ingest_does_not_grow_with_the_file(tmp_path):
                 tracemalloc.stop()
             assert warehouse.table_counts()["price_quotes"] == rows
     assert peaks[4_000] < peaks[1_000] * 1.5, peaks
+
+
+def test_the_write_is_held_to_its_memory_cap_and_the_cap_is_lifted_after(warehouse, tmp_path):
+    def limit() -> str:
+        return str(warehouse.query("SELECT current_setting('memory_limit') AS m").m[0])
+
+    before = limit()
+    seen: list[str] = []
+    original = warehouse.ingest_price_frames
+
+    def spy(*args, **kwargs):
+        seen.append(limit())
+        return original(*args, **kwargs)
+
+    warehouse.ingest_price_frames = spy  # type: ignore[method-assign]
+    with warehouse.atomic():
+        ingest_price_file(
+            warehouse, _sheet(tmp_path / "p.csv", 10), check=check_price_file, origin="sheet"
+        )
+    assert seen == ["152.5 MiB"]  # 160 MB, as DuckDB shows it
+    assert limit() == before
