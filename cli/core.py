@@ -21,8 +21,7 @@ from tokendesk.terminal import Grid, make_console, print_table
 from tokendesk.textsafety import (
     InputFileError,
     clean_text,
-    decode_text,
-    read_limited,
+    sniff_text_file,
     terminal_text,
 )
 
@@ -332,10 +331,11 @@ def _ingest_kind(path: Path) -> str:
     from warehouse.seed import SeedFileError
 
     try:
-        text = decode_text(read_limited(path), clean_text(path.name)).text
+        # Only the header is read: the encoding is checked in chunks, never the whole file held.
+        with sniff_text_file(path, name=clean_text(path.name)).open() as handle:
+            header = handle.readline()
     except InputFileError as exc:
         raise SeedFileError(path, 0, "-", exc.message) from None
-    header = text.split("\n", 1)[0]
     if "usd_per_hour" in header:
         return "prices"
     if "output_tok_s" in header:

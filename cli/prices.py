@@ -25,6 +25,7 @@ from tokendesk.records import PriceQuote, SnapshotStatus
 from tokendesk.terminal import Grid, make_console, print_table
 from tokendesk.textsafety import terminal_text
 from warehouse import Warehouse
+from warehouse.queries import count_current_prices
 
 prices_app = typer.Typer(
     help="Refresh live cloud prices, check their integrity, list price providers.",
@@ -166,6 +167,12 @@ def print_integrity(report: IntegrityReport, quotes: list[PriceQuote], title: st
             )
 
 
+#: Most current prices ``prices integrity`` reads and checks at once (each is a validated record
+#: of about 2 KiB in memory: 200,000 stay under half a gigabyte). More are refused with a pointer
+#: to the reports stored with every snapshot.
+MAX_CHECKED_NOW = 200_000
+
+
 @prices_app.command("integrity")
 def integrity_command(
     snapshot: Annotated[
@@ -207,6 +214,19 @@ def integrity_command(
                 )
             print_table(console, table)
             return
+        with warehouse.reading():
+            count = count_current_prices(warehouse, provider)
+        if count > MAX_CHECKED_NOW:
+            err.print(
+                f"[red]error:[/red] {count:,} current prices"
+                + (f" of {terminal_text(provider)}" if provider else "")
+                + f": more than the {MAX_CHECKED_NOW:,} this command checks at once. Every"
+                " snapshot was checked when it was written: `tokendesk prices integrity"
+                " --snapshot ID` shows its report (`tokendesk db info` lists the ids);"
+                " or check one provider with --provider",
+                highlight=False,
+            )
+            raise typer.Exit(2)
         quotes = warehouse.current_price_quotes(provider)
     if not quotes:
         err.print("No current prices" + (f" for {provider}" if provider else "") + ".")

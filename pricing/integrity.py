@@ -115,8 +115,162 @@ def _key(q: PriceQuote) -> tuple[str, str, str, str, str]:
     return (q.provider, q.region, q.instance_type, q.price_basis.value, q.accelerator_id)
 
 
+def reference_key(q: PriceQuote) -> tuple[str, ...]:
+    """Quotes with the same key are one item: its on-demand price bounds its spot and committed
+    prices (the lowest on-demand quote of the key in the snapshot)."""
+    return _key(q)
+
+
+def previous_key(q: PriceQuote) -> tuple[str, ...]:
+    """A quote's counterpart in the previous snapshot (the last one there with this key)."""
+    return (*_key(q), q.pricing_model.value, q.zone or "")
+
+
 def _add(target: dict[int, str], index: int, reason: str) -> None:
     target[index] = f"{target[index]}; {reason}" if index in target else reason
+
+
+class _Tally:
+    """One rule's counts and its first three examples."""
+
+    def __init__(self, rule: str) -> None:
+        self.rule, self.checked, self.failed = rule, 0, 0
+        self.examples: list[str] = []
+
+    def fail(self, example: str | None = None) -> None:
+        self.failed += 1
+        if example is not None and len(self.examples) < 3:
+            self.examples.append(example)
+
+    def result(self, detail: str | None = None) -> RuleResult:
+        return RuleResult(
+            self.rule,
+            self.checked,
+            self.failed,
+            "; ".join(self.examples) if detail is None else detail,
+        )
+
+
+class RowChecks:
+    """Every rule of a snapshot, applied one quote at a time in the snapshot's order.
+
+    The rules that compare quotes get the comparison handed in: ``on_demand_usd``, the lowest
+    on-demand price among the snapshot's quotes with the same ``reference_key``, and
+    ``previous_usd``, the price of the quote with the same ``previous_key`` in the previous
+    snapshot (None where there is none). ``check_snapshot`` computes both in memory; a file too
+    large to hold computes them in its staging database and feeds the quotes in batches."""
+
+    def __init__(self, anchors: Sequence[Anchor] | None = None, today: date | None = None) -> None:
+        anchors = load_anchors() if anchors is None else anchors
+        self.today = today or date.today()
+        self.by_anchor: dict[tuple[str, str, str, PricingModel], Anchor] = {
+            (a.provider, a.region, a.instance_type, a.pricing_model): a for a in anchors
+        }
+        self.known = accelerator_ids()
+        self.catalog = load_catalog()
+        self.expected = _expected_counts()
+        self.positive = _Tally(RULE_POSITIVE)
+        self.spot = _Tally(RULE_SPOT)
+        self.committed = _Tally(RULE_COMMITTED)
+        self.accelerator = _Tally(RULE_ACCELERATOR)
+        self.anchor = _Tally(RULE_ANCHOR)
+        self.moved = _Tally(RULE_MOVED)
+        self.expired = _Tally(RULE_EXPIRED)
+        self.expired_per_vendor: dict[str, int] = defaultdict(int)
+
+    def check(
+        self, q: PriceQuote, on_demand_usd: float | None, previous_usd: float | None
+    ) -> tuple[str | None, str | None]:
+        """(quarantine reason, review flag) of one quote; None where it passes."""
+        quarantine: list[str] = []
+        review: list[str] = []
+        # price > 0 (and finite): the record forbids <= 0, but NaN/inf slip through a float field.
+        self.positive.checked += 1
+        if not (math.isfinite(q.usd_per_hour) and q.usd_per_hour > 0):
+            self.positive.fail()
+            quarantine.append(f"price {q.usd_per_hour!r} is not a positive number")
+        for tally, models in (
+            (self.spot, {PricingModel.SPOT}),
+            (self.committed, COMMITTED_MODELS),
+        ):
+            if q.pricing_model not in models or on_demand_usd is None:
+                continue
+            tally.checked += 1
+            if q.usd_per_hour > on_demand_usd * (1 + 1e-9):
+                reason = f"{q.pricing_model} ${q.usd_per_hour:g} above on-demand ${on_demand_usd:g}"
+                tally.fail(f"{q.instance_type} {q.region}: {reason}")
+                quarantine.append(reason)
+        self._check_accelerator(q, quarantine)
+        self._check_anchor(q, quarantine)
+        if previous_usd is not None and previous_usd > 0:
+            self.moved.checked += 1
+            move = q.usd_per_hour / previous_usd - 1
+            if abs(move) > MAX_MOVE_FRACTION:
+                reason = (
+                    f"moved {move:+.0%} since the previous snapshot (${previous_usd:g} ->"
+                    f" ${q.usd_per_hour:g})"
+                )
+                self.moved.fail(f"{q.instance_type} {q.region} {q.pricing_model}: {reason}")
+                review.append(reason)
+        if q.expires_on is not None:
+            self.expired.checked += 1
+            if q.expires_on < self.today:
+                self.expired.fail()
+                self.expired_per_vendor[q.provider] += 1
+                review.append(f"expired on {q.expires_on.isoformat()} (quote {q.quote_id or '?'})")
+        return "; ".join(quarantine) or None, "; ".join(review) or None
+
+    def _check_accelerator(self, q: PriceQuote, quarantine: list[str]) -> None:
+        self.accelerator.checked += 1
+        reason = ""
+        if q.accelerator_id not in self.known:
+            reason = f"unknown accelerator id {q.accelerator_id!r}"
+        elif q.accelerator_count < 1 and self.catalog[q.accelerator_id].backend is not Backend.CPU:
+            reason = f"accelerator count {q.accelerator_count} for {q.accelerator_id}"
+        elif (
+            q.provider,
+            q.instance_type,
+        ) in self.expected and q.accelerator_count != self.expected[(q.provider, q.instance_type)]:
+            reason = (
+                f"{q.instance_type} has {self.expected[(q.provider, q.instance_type)]}"
+                f" accelerators, row says {q.accelerator_count}"
+            )
+        if reason:
+            self.accelerator.fail(f"{q.instance_type}: {reason}")
+            quarantine.append(reason)
+
+    def _check_anchor(self, q: PriceQuote, quarantine: list[str]) -> None:
+        anchor = self.by_anchor.get((q.provider, q.region, q.instance_type, q.pricing_model))
+        if anchor is None:
+            return
+        self.anchor.checked += 1
+        deviation = abs(q.usd_per_hour / anchor.usd_per_hour - 1) * 100
+        if deviation > anchor.tolerance_pct:
+            reason = (
+                f"${q.usd_per_hour:g} is {deviation:.1f}% off the anchor ${anchor.usd_per_hour:g}"
+                f" (tolerance {anchor.tolerance_pct:g}%, {anchor.source_date}); if the price really"
+                f" changed, update {ANCHORS_FILE} with a new source"
+            )
+            self.anchor.fail(f"{q.instance_type} {q.region}: {reason}")
+            quarantine.append(reason)
+
+    def rules(self) -> list[RuleResult]:
+        """Each rule's (checked, failed, examples), in the order the report lists them."""
+        detail = ", ".join(
+            f"{vendor}: {n}" for vendor, n in sorted(self.expired_per_vendor.items())
+        )
+        return [
+            self.positive.result(),
+            self.spot.result(),
+            self.committed.result(),
+            self.accelerator.result(),
+            self.anchor.result(),
+            self.moved.result(),
+            self.expired.result(detail),
+        ]
+
+    def as_tuples(self) -> list[tuple[str, int, int, str]]:
+        return [(r.rule, r.checked, r.failed, r.detail) for r in self.rules()]
 
 
 def check_snapshot(
@@ -127,139 +281,44 @@ def check_snapshot(
     today: date | None = None,
 ) -> IntegrityReport:
     """Run every rule over ``quotes`` (``previous``: the current quotes before this snapshot)."""
-    anchors = load_anchors() if anchors is None else anchors
-    today = today or date.today()
-    report = IntegrityReport()
-
-    # price > 0 (and finite): the record forbids <= 0, but NaN/inf slip through a float field.
-    bad = [
-        i
-        for i, q in enumerate(quotes)
-        if not (math.isfinite(q.usd_per_hour) and q.usd_per_hour > 0)
-    ]
-    for i in bad:
-        _add(report.quarantine, i, f"price {quotes[i].usd_per_hour!r} is not a positive number")
-    report.rules.append(RuleResult(RULE_POSITIVE, len(quotes), len(bad)))
-
     on_demand: dict[tuple[str, ...], float] = {}
     for q in quotes:
         if q.pricing_model is PricingModel.ON_DEMAND:
-            key = _key(q)
+            key = reference_key(q)
             on_demand[key] = min(on_demand.get(key, math.inf), q.usd_per_hour)
-
-    for rule, models in (
-        (RULE_SPOT, {PricingModel.SPOT}),
-        (RULE_COMMITTED, set(COMMITTED_MODELS)),
-    ):
-        checked = failed = 0
-        examples: list[str] = []
-        for i, q in enumerate(quotes):
-            if q.pricing_model not in models or _key(q) not in on_demand:
-                continue
-            checked += 1
-            reference = on_demand[_key(q)]
-            if q.usd_per_hour > reference * (1 + 1e-9):
-                failed += 1
-                reason = f"{q.pricing_model} ${q.usd_per_hour:g} above on-demand ${reference:g}"
-                _add(report.quarantine, i, reason)
-                if len(examples) < 3:
-                    examples.append(f"{q.instance_type} {q.region}: {reason}")
-        report.rules.append(RuleResult(rule, checked, failed, "; ".join(examples)))
-
-    known = accelerator_ids()
-    catalog = load_catalog()
-    expected = _expected_counts()
-    failed = 0
-    examples = []
+    before = {previous_key(p): p.usd_per_hour for p in previous}
+    rows = RowChecks(anchors, today)
+    report = IntegrityReport()
     for i, q in enumerate(quotes):
-        reason = ""
-        if q.accelerator_id not in known:
-            reason = f"unknown accelerator id {q.accelerator_id!r}"
-        elif q.accelerator_count < 1 and catalog[q.accelerator_id].backend is not Backend.CPU:
-            reason = f"accelerator count {q.accelerator_count} for {q.accelerator_id}"
-        elif (q.provider, q.instance_type) in expected and q.accelerator_count != expected[
-            (q.provider, q.instance_type)
-        ]:
-            reason = (
-                f"{q.instance_type} has {expected[(q.provider, q.instance_type)]} accelerators,"
-                f" row says {q.accelerator_count}"
-            )
-        if reason:
-            failed += 1
-            _add(report.quarantine, i, reason)
-            if len(examples) < 3:
-                examples.append(f"{q.instance_type}: {reason}")
-    report.rules.append(RuleResult(RULE_ACCELERATOR, len(quotes), failed, "; ".join(examples)))
-
-    by_anchor: dict[tuple[str, str, str, PricingModel], Anchor] = {
-        (a.provider, a.region, a.instance_type, a.pricing_model): a for a in anchors
-    }
-    checked = failed = 0
-    examples = []
-    for i, q in enumerate(quotes):
-        anchor = by_anchor.get((q.provider, q.region, q.instance_type, q.pricing_model))
-        if anchor is None:
-            continue
-        checked += 1
-        deviation = abs(q.usd_per_hour / anchor.usd_per_hour - 1) * 100
-        if deviation > anchor.tolerance_pct:
-            failed += 1
-            reason = (
-                f"${q.usd_per_hour:g} is {deviation:.1f}% off the anchor ${anchor.usd_per_hour:g}"
-                f" (tolerance {anchor.tolerance_pct:g}%, {anchor.source_date}); if the price really"
-                f" changed, update {ANCHORS_FILE} with a new source"
-            )
-            _add(report.quarantine, i, reason)
-            if len(examples) < 3:
-                examples.append(f"{q.instance_type} {q.region}: {reason}")
-    report.rules.append(RuleResult(RULE_ANCHOR, checked, failed, "; ".join(examples)))
-
-    before: dict[tuple[str, ...], float] = {}
-    for p in previous:
-        before[(*_key(p), p.pricing_model.value, p.zone or "")] = p.usd_per_hour
-    checked = failed = 0
-    examples = []
-    for i, q in enumerate(quotes):
-        old = before.get((*_key(q), q.pricing_model.value, q.zone or ""))
-        if old is None or old <= 0:
-            continue
-        checked += 1
-        move = q.usd_per_hour / old - 1
-        if abs(move) > MAX_MOVE_FRACTION:
-            failed += 1
-            reason = (
-                f"moved {move:+.0%} since the previous snapshot (${old:g} -> ${q.usd_per_hour:g})"
-            )
-            _add(report.review_flags, i, reason)
-            if len(examples) < 3:
-                examples.append(f"{q.instance_type} {q.region} {q.pricing_model}: {reason}")
-    report.rules.append(RuleResult(RULE_MOVED, checked, failed, "; ".join(examples)))
-
-    checked = failed = 0
-    per_vendor: dict[str, int] = defaultdict(int)
-    for i, q in enumerate(quotes):
-        if q.expires_on is None:
-            continue
-        checked += 1
-        if q.expires_on < today:
-            failed += 1
-            per_vendor[q.provider] += 1
-            _add(
-                report.review_flags,
-                i,
-                f"expired on {q.expires_on.isoformat()} (quote {q.quote_id or '?'})",
-            )
-    detail = ", ".join(f"{vendor}: {n}" for vendor, n in sorted(per_vendor.items()))
-    report.rules.append(RuleResult(RULE_EXPIRED, checked, failed, detail))
+        quarantine, review = rows.check(
+            q, on_demand.get(reference_key(q)), before.get(previous_key(q))
+        )
+        if quarantine:
+            report.quarantine[i] = quarantine
+        if review:
+            report.review_flags[i] = review
+    report.rules = rows.rules()
     return report
 
 
-def check_price_file(
-    quotes: Sequence[PriceQuote], previous: Sequence[PriceQuote], *, historical: bool
-) -> IntegrityReport:
+class PriceFileCheck:
     """The check a seed-format price file (the bundled seed, a price sheet) is stored with, one
     snapshot at a time; ``previous`` is the file's historical snapshot of the same provider.
 
     Today's anchors describe today's prices, so they do not judge a historical snapshot; a
-    current snapshot is compared with the historical one for the >50% move rule."""
-    return check_snapshot(quotes, previous, anchors=() if historical else None)
+    current snapshot is compared with the historical one for the >50% move rule. A file too large
+    to hold in memory is checked through ``rows`` with the same rules."""
+
+    reference_key = staticmethod(reference_key)
+    previous_key = staticmethod(previous_key)
+
+    def __call__(
+        self, quotes: Sequence[PriceQuote], previous: Sequence[PriceQuote], *, historical: bool
+    ) -> IntegrityReport:
+        return check_snapshot(quotes, previous, anchors=() if historical else None)
+
+    def rows(self, *, historical: bool) -> RowChecks:
+        return RowChecks(anchors=() if historical else None)
+
+
+check_price_file = PriceFileCheck()

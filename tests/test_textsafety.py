@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from cli.main import main
@@ -10,7 +12,9 @@ from tokendesk.textsafety import (
     clean_text,
     decode_text,
     json_depth_ok,
+    read_limited,
     redact_secrets,
+    sniff_text_file,
     terminal_text,
 )
 from warehouse import Warehouse
@@ -99,3 +103,54 @@ def test_db_ingest_reads_excel_and_legacy_encodings(encode, noted, tmp_path, cap
         notes = warehouse.snapshots().notes.tolist()
     assert [q.source for q in quotes] == ["Preisliste Müller"]
     assert any("read as Latin-1" in n for n in notes) == noted
+
+
+HOSTILE = Path(__file__).parent / "fixtures" / "hostile"
+
+
+def _whole(path: Path) -> tuple[str, str] | str:
+    try:
+        decoded = decode_text(read_limited(path), path.name)
+    except InputFileError as exc:
+        return exc.message
+    return decoded.encoding, decoded.note
+
+
+def _chunked(path: Path) -> tuple[str, str] | str:
+    try:
+        found = sniff_text_file(path, name=path.name)
+    except InputFileError as exc:
+        return exc.message
+    return found.encoding, found.note
+
+
+@pytest.mark.parametrize(
+    "path", sorted(p for p in HOSTILE.iterdir() if p.suffix in (".csv", ".json")), ids=str
+)
+def test_a_file_checked_in_chunks_gets_the_whole_file_decision(path):
+    assert _chunked(path) == _whole(path)
+
+
+def test_a_bad_utf8_byte_past_the_first_chunk_is_found_at_its_offset(tmp_path, monkeypatch):
+    import tokendesk.textsafety as textsafety
+
+    monkeypatch.setattr(textsafety, "_CHUNK_BYTES", 1000)  # many chunks, a split sequence
+    data = ("é" * 40_000).encode() + b"\xff" + "ü".encode()
+    path = tmp_path / "prices.csv"
+    path.write_bytes(data)
+    assert _chunked(path) == _whole(path)
+    assert "(byte 80000)" in _chunked(path)[1]
+    with sniff_text_file(path).open() as handle:
+        assert handle.read() == data.decode("latin-1")
+
+
+def test_a_file_over_the_size_cap_is_refused_before_it_is_read(tmp_path):
+    path = tmp_path / "big.csv"
+    path.write_bytes(b"a,b\n" * 300)
+    assert "larger than" in _chunked_with_limit(path, 1024)  # 1,200 bytes against 1,024
+
+
+def _chunked_with_limit(path: Path, limit: int) -> str:
+    with pytest.raises(InputFileError) as refused:
+        sniff_text_file(path, limit=limit)
+    return refused.value.message

@@ -12,9 +12,12 @@ Three jobs, each needed wherever such text is stored, printed or shown:
 
 from __future__ import annotations
 
+import codecs
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 #: Longest string a record field keeps; a longer cell is rejected, not truncated silently.
 MAX_FIELD_CHARS = 2_000
@@ -158,18 +161,23 @@ def read_limited(path: Path | str, limit: int = MAX_FILE_BYTES) -> bytes:
     """The bytes of a regular file, refusing devices, pipes and anything over ``limit``."""
     path = Path(path)
     shown = clean_text(str(path))
+    _refuse_special(path, shown)
+    with path.open("rb") as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise InputFileError(shown, _too_large(limit))
+    return data
+
+
+def _refuse_special(path: Path, shown: str) -> None:
     if not path.exists():
         raise InputFileError(shown, "no such file; check the path")
     if not path.is_file():
         raise InputFileError(shown, "not a regular file (a directory, device or pipe); pass a file")
-    with path.open("rb") as handle:
-        data = handle.read(limit + 1)
-    if len(data) > limit:
-        raise InputFileError(
-            shown,
-            f"larger than {limit // (1024 * 1024)} MiB; split it into smaller files",
-        )
-    return data
+
+
+def _too_large(limit: int) -> str:
+    return f"larger than {limit // (1024 * 1024)} MiB; split it into smaller files"
 
 
 def decode_text(data: bytes, name: str = "input") -> DecodedText:
@@ -177,6 +185,64 @@ def decode_text(data: bytes, name: str = "input") -> DecodedText:
 
     Binary content (NUL bytes outside a UTF-16/32 file) is refused with a plain message.
     """
+    encoding, note = _choose_encoding([data], name)
+    return DecodedText(data.decode(encoding), encoding, note)
+
+
+@dataclass(frozen=True)
+class TextFile:
+    """A regular text file within the size cap whose encoding is known (``sniff_text_file``):
+    opened again for reading, it is decoded as it streams, never held whole in memory."""
+
+    path: Path
+    encoding: str
+    #: Set when the encoding was a guess the user should know about.
+    note: str = ""
+
+    def open(self) -> IO[str]:
+        """The file as text, newline-preserving (what the csv module needs)."""
+        return self.path.open(encoding=self.encoding, newline="")
+
+
+#: Bytes read at a time when a file is checked without holding it whole.
+_CHUNK_BYTES = 1024 * 1024
+
+
+def sniff_text_file(
+    path: Path | str, limit: int = MAX_FILE_BYTES, name: str | None = None
+) -> TextFile:
+    """What ``read_limited`` + ``decode_text`` decide about a file (the same refusals, the same
+    encoding and note), read in chunks so that memory does not grow with the file."""
+    path = Path(path)
+    shown = clean_text(str(path))
+    _refuse_special(path, shown)
+    if path.stat().st_size > limit:
+        raise InputFileError(shown, _too_large(limit))
+
+    def chunks() -> Iterator[bytes]:
+        total = 0
+        with path.open("rb") as handle:
+            while chunk := handle.read(_CHUNK_BYTES):
+                total += len(chunk)
+                if total > limit:
+                    raise InputFileError(shown, _too_large(limit))
+                yield chunk
+
+    encoding, note = _choose_encoding(chunks(), name or shown)
+    return TextFile(path, encoding, note)
+
+
+def _choose_encoding(chunks: Iterable[bytes], name: str) -> tuple[str, str]:
+    """(encoding, note) of the bytes ``chunks`` yields, all of which must decode with it; the
+    rules of ``decode_text``. The chunks are read once, one at a time."""
+    stream = iter(chunks)
+    head = next(stream, b"")
+    # The first 64 KiB decide; a first chunk shorter than that is topped up.
+    while len(head) < 65536:
+        more = next(stream, b"")
+        if not more:
+            break
+        head += more
     boms = (
         (b"\xef\xbb\xbf", "utf-8-sig"),
         (b"\xff\xfe\x00\x00", "utf-32"),
@@ -185,47 +251,78 @@ def decode_text(data: bytes, name: str = "input") -> DecodedText:
         (b"\xfe\xff", "utf-16"),
     )
     for bom, encoding in boms:
-        if data.startswith(bom):
+        if head.startswith(bom):
             try:
-                text = data.decode(encoding)
+                sample = _decode_all(head, stream, encoding)
             except UnicodeDecodeError:
                 raise InputFileError(
                     name, f"starts with a {encoding} byte-order mark but is not {encoding} text"
                 ) from None
-            if _looks_binary(text):
+            if _looks_binary(sample):
                 raise InputFileError(name, "is binary (control bytes), not a text file")
-            return DecodedText(text, encoding)
-    if b"\x00" in data[:65536]:
+            return encoding, ""
+    if b"\x00" in head[:65536]:
         # UTF-16-LE without a BOM: ASCII text has a NUL in every odd byte and none in the even.
-        sample = data[:4096]
-        half = len(sample) // 2
+        sample_bytes = head[:4096]
+        half = len(sample_bytes) // 2
         if (
-            len(sample) >= 4
-            and sample[1::2].count(0) > half * 0.9
-            and sample[0::2].count(0) < half * 0.1
+            len(sample_bytes) >= 4
+            and sample_bytes[1::2].count(0) > half * 0.9
+            and sample_bytes[0::2].count(0) < half * 0.1
         ):
             try:
-                text = data.decode("utf-16-le")
+                sample = _decode_all(head, stream, "utf-16-le")
             except UnicodeDecodeError:
-                text = ""
-            if text and not _looks_binary(text):
-                return DecodedText(text, "utf-16-le", "read as UTF-16-LE (no byte-order mark)")
+                sample = ""
+            if sample and not _looks_binary(sample):
+                return "utf-16-le", "read as UTF-16-LE (no byte-order mark)"
         raise InputFileError(
             name, "is binary (contains NUL bytes), not a text file; export it as CSV or JSON text"
         )
+    encoding, note = "utf-8", ""
     try:
-        decoded = DecodedText(data.decode("utf-8"), "utf-8")
-    except UnicodeDecodeError as exc:
-        decoded = DecodedText(
-            data.decode("latin-1"),
-            "latin-1",
-            f"not valid UTF-8 (byte {exc.start}); read as Latin-1 — save it as UTF-8 to be sure",
-        )
-    if _looks_binary(decoded.text):
+        sample = _decode_all(head, stream, "utf-8")
+    except _BadByte as exc:
+        encoding = "latin-1"
+        note = f"not valid UTF-8 (byte {exc.offset}); read as Latin-1 — save it as UTF-8 to be sure"
+        sample = head.decode("latin-1")
+        for _ in stream:  # the rest is read for the size limit; Latin-1 decodes any byte
+            pass
+    if _looks_binary(sample):
         raise InputFileError(
             name, "is binary (control bytes), not a text file; export it as CSV or JSON text"
         )
-    return decoded
+    return encoding, note
+
+
+class _BadByte(UnicodeDecodeError):
+    """A UTF-8 error with the offset of the bad byte from the start of the file."""
+
+    def __init__(self, error: UnicodeDecodeError, offset: int) -> None:
+        super().__init__(error.encoding, error.object, error.start, error.end, error.reason)
+        self.offset = offset
+
+
+def _decode_all(head: bytes, rest: Iterator[bytes], encoding: str) -> str:
+    """Decode ``head`` and then every chunk of ``rest`` with ``encoding`` (raising
+    UnicodeDecodeError where one does not decode); return the first 64K characters."""
+    decoder = codecs.getincrementaldecoder(encoding)()
+    sample = ""
+    offset = 0  # bytes of the file fed to the decoder before this chunk
+    chunk = head
+    while True:
+        final = not chunk
+        pending = len(decoder.getstate()[0])
+        try:
+            text = decoder.decode(chunk, final=final)
+        except UnicodeDecodeError as exc:
+            raise _BadByte(exc, offset - pending + exc.start) from None
+        if len(sample) < 65536:
+            sample += text[: 65536 - len(sample)]
+        if final:
+            return sample
+        offset += len(chunk)
+        chunk = next(rest, b"")
 
 
 def _looks_binary(text: str) -> bool:

@@ -284,6 +284,17 @@ def count_options(warehouse: Warehouse, **filters: object) -> int:
     return int(row[0]) if row else 0
 
 
+def count_current_prices(warehouse: Warehouse, provider: str | None = None) -> int:
+    """How many current price quotes there are (of one provider), without reading them."""
+    sql = "SELECT count(*) FROM current_prices"
+    params: list[object] = []
+    if provider is not None:
+        sql += " WHERE provider = ?"
+        params.append(provider)
+    row = warehouse.cursor().execute(sql, params).fetchone()
+    return int(row[0]) if row else 0
+
+
 def cost_options(
     warehouse: Warehouse,
     *,

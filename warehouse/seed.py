@@ -12,20 +12,21 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import io
-from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
+import duckdb
 from pydantic import ValidationError
 
 from tokendesk.catalog import check_in_catalog
 from tokendesk.paths import data_dir
 from tokendesk.records import BenchmarkResult, PriceQuote
-from tokendesk.textsafety import InputFileError, clean_text, decode_text, read_limited
+from tokendesk.textsafety import InputFileError, clean_text, sniff_text_file
+from warehouse.price_rows import price_row
+from warehouse.staging import SCRATCH_MEMORY_LIMIT, PriceStaging, StagedBatch, StagedGroup
 
 if TYPE_CHECKING:
     from warehouse.store import Warehouse
@@ -64,13 +65,36 @@ class PriceCheckReport(Protocol):
         ...
 
 
+class RowCheck(Protocol):
+    """A price check applied one quote at a time (``pricing.integrity.RowChecks``)."""
+
+    def check(
+        self, quote: PriceQuote, on_demand_usd: float | None, previous_usd: float | None
+    ) -> tuple[str | None, str | None]:
+        """(quarantine reason, review flag) of one quote, None where it passes."""
+        ...
+
+    def as_tuples(self) -> list[tuple[str, int, int, str]]: ...
+
+
 class PriceCheck(Protocol):
     """Checks one snapshot of a price file against ``previous`` (the file's historical snapshot of
-    the same provider; empty for a historical snapshot itself)."""
+    the same provider; empty for a historical snapshot itself).
+
+    The same rules one quote at a time, for a file too large to hold (``rows``): the quote's
+    comparisons are handed in, found through ``reference_key`` (the lowest on-demand price among
+    the snapshot's quotes with the same key) and ``previous_key`` (the price of the last quote of
+    ``previous`` with the same key)."""
 
     def __call__(
         self, quotes: Sequence[PriceQuote], previous: Sequence[PriceQuote], *, historical: bool
     ) -> PriceCheckReport: ...
+
+    def reference_key(self, quote: PriceQuote) -> tuple[str, ...]: ...
+
+    def previous_key(self, quote: PriceQuote) -> tuple[str, ...]: ...
+
+    def rows(self, *, historical: bool) -> RowCheck: ...
 
 
 class SeedFileError(ValueError):
@@ -93,133 +117,182 @@ class ReadNotes:
         return "; ".join(self.lines)
 
 
-def _decoded_lines(path: Path) -> tuple[str, str]:
+def _validated_rows(
+    path: Path, model: type[Record], meta: set[str], notes: ReadNotes | None = None
+) -> Iterator[tuple[int, dict[str, str], Record]]:
+    """(row number, the row's meta columns, validated record) for each data row of a seed-format
+    CSV, read as it streams (never the whole file in memory). Row numbers count the header as
+    row 1. The first bad row raises SeedFileError naming the file, the row and the field."""
+    if not path.exists():
+        raise SeedFileError(path, 0, "-", "file not found")
     try:
-        decoded = decode_text(read_limited(path), clean_text(path.name))
+        source = sniff_text_file(path, name=clean_text(path.name))
     except InputFileError as exc:
         raise SeedFileError(path, 0, "-", exc.message) from None
-    return decoded.text, decoded.note
+    if source.note and notes is not None:
+        notes.lines.append(f"{clean_text(path.name)}: {source.note}")
+    csv.field_size_limit(max(csv.field_size_limit(), CSV_FIELD_LIMIT))
+    rows = 0
+    with source.open() as handle:
+        reader = csv.DictReader(handle)
+        try:
+            header = [clean_text(name or "").strip() for name in (reader.fieldnames or ())]
+            reader.fieldnames = header
+            if not header or header == [""]:
+                raise SeedFileError(path, 1, "-", "the file is empty; expected a header row")
+            unknown = sorted(set(header) - set(model.model_fields) - meta)
+            if unknown:
+                shown = [name if len(name) <= 40 else name[:40] + "…" for name in unknown[:5]]
+                raise SeedFileError(
+                    path,
+                    1,
+                    shown[0],
+                    f"unknown column(s) {', '.join(shown)}; the columns are those of"
+                    f" data/{SEED_PRICES if model is PriceQuote else SEED_RESULTS}",
+                )
+            for row_no, row in enumerate(reader, start=2):
+                record = _validate_row(path, model, meta, row_no, row)
+                rows += 1
+                # Only the meta columns of the raw row are needed later; the rest is in the record.
+                yield row_no, {name: row[name] for name in meta if name in row}, record
+        except csv.Error as exc:
+            raise SeedFileError(
+                path,
+                reader.line_num + 1,
+                "-",
+                f"not a readable CSV ({exc}); check quoting and cell sizes",
+            ) from None
+        except UnicodeDecodeError:  # the file changed since its encoding was checked
+            raise SeedFileError(
+                path, 0, "-", "changed while it was read; write it whole, then ingest it"
+            ) from None
+    if not rows:
+        raise SeedFileError(path, 2, "-", "the file has a header but no data rows; add rows")
+
+
+def _validate_row(
+    path: Path, model: type[Record], meta: set[str], row_no: int, row: dict[str, str]
+) -> Record:
+    """One CSV row as a record, checked by the record's rules and the accelerator catalog."""
+    if None in row:
+        raise SeedFileError(path, row_no, "-", "row has more values than the header has columns")
+    fields: dict[str, str | None] = {
+        key: value
+        for key, value in row.items()
+        if key not in meta and (value not in ("", None) or key in UNDATED_OK)
+    }
+    for key in UNDATED_OK & fields.keys():
+        fields[key] = fields[key] or None
+    try:
+        return check_in_catalog(model.model_validate(fields))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field_name = ".".join(str(part) for part in first["loc"]) or "-"
+        message = str(first["msg"]).removeprefix("Value error, ")
+        raise SeedFileError(path, row_no, field_name, clean_text(message)) from None
+    except ValueError as exc:  # the catalog check: the row names an unknown accelerator
+        raise SeedFileError(path, row_no, "accelerator_id", clean_text(str(exc))) from None
 
 
 def _read_rows(
     path: Path, model: type[Record], meta: set[str], notes: ReadNotes | None = None
 ) -> list[tuple[dict[str, str], Record]]:
-    if not path.exists():
-        raise SeedFileError(path, 0, "-", "file not found")
-    text, encoding_note = _decoded_lines(path)
-    if encoding_note and notes is not None:
-        notes.lines.append(f"{clean_text(path.name)}: {encoding_note}")
+    """Every row of a file small enough to hold, duplicates refused (``StagedPriceFile`` does
+    the same for a price file of any size, by the same keys, in a scratch database)."""
     out: list[tuple[dict[str, str], Record]] = []
     seen: dict[bytes, int] = {}
-    same_item: dict[tuple, tuple[int, PriceQuote]] = {}
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    csv.field_size_limit(max(csv.field_size_limit(), CSV_FIELD_LIMIT))
-    try:
-        header = [clean_text(name or "").strip() for name in (reader.fieldnames or ())]
-        reader.fieldnames = header
-        if not header or header == [""]:
-            raise SeedFileError(path, 1, "-", "the file is empty; expected a header row")
-        unknown = sorted(set(header) - set(model.model_fields) - meta)
-        if unknown:
-            shown = [name if len(name) <= 40 else name[:40] + "…" for name in unknown[:5]]
-            raise SeedFileError(
-                path,
-                1,
-                shown[0],
-                f"unknown column(s) {', '.join(shown)}; the columns are those of"
-                f" data/{SEED_PRICES if model is PriceQuote else SEED_RESULTS}",
-            )
-        for row_no, row in enumerate(reader, start=2):
-            if None in row:
-                raise SeedFileError(
-                    path, row_no, "-", "row has more values than the header has columns"
-                )
-            fields = {
-                key: value
-                for key, value in row.items()
-                if key not in meta and (value not in ("", None) or key in UNDATED_OK)
-            }
-            for key in UNDATED_OK & fields.keys():
-                fields[key] = fields[key] or None
-            try:
-                record = check_in_catalog(model.model_validate(fields))
-            except ValidationError as exc:
-                first = exc.errors()[0]
-                field_name = ".".join(str(part) for part in first["loc"]) or "-"
-                message = str(first["msg"]).removeprefix("Value error, ")
-                raise SeedFileError(path, row_no, field_name, clean_text(message)) from None
-            except ValueError as exc:  # the catalog check: the row names an unknown accelerator
-                raise SeedFileError(path, row_no, "accelerator_id", clean_text(str(exc))) from None
-            # A digest, not the record's JSON: a million rows' keys then take 16 MB, not 500.
-            identity = _duplicate_key(row, record, meta).encode()
-            digest = hashlib.blake2b(identity, digest_size=16).digest()
-            if digest in seen:
-                raise SeedFileError(
-                    path,
-                    row_no,
-                    "-",
-                    f"duplicates row {seen[digest]} (same item and figures); remove one of them",
-                )
-            seen[digest] = row_no
-            if isinstance(record, PriceQuote):
-                _refuse_disagreeing_price(path, row, record, row_no, same_item)
-            # Only the meta columns of the raw row are needed later; the rest is in the record.
-            out.append(({name: row[name] for name in meta if name in row}, record))
-    except csv.Error as exc:
-        raise SeedFileError(
-            path,
-            reader.line_num + 1,
-            "-",
-            f"not a readable CSV ({exc}); check quoting and cell sizes",
-        ) from None
-    if not out:
-        raise SeedFileError(path, 2, "-", "the file has a header but no data rows; add rows")
+    same_item: dict[bytes, tuple[int, PriceQuote, bytes]] = {}
+    for row_no, meta_values, record in _validated_rows(path, model, meta, notes):
+        digest = duplicate_digest(meta_values, record)
+        if digest in seen:
+            raise duplicate_error(path, row_no, seen[digest])
+        seen[digest] = row_no
+        if isinstance(record, PriceQuote):
+            item, figures = item_digest(meta_values, record), figures_digest(record)
+            if item not in same_item:
+                same_item[item] = (row_no, record, figures)
+            elif same_item[item][2] != figures:
+                earlier_row, earlier, _ = same_item[item]
+                raise disagreement_error(path, row_no, record, earlier_row, earlier)
+        out.append((meta_values, record))
     return out
 
 
-def _refuse_disagreeing_price(
-    path: Path,
-    row: dict[str, str],
-    quote: PriceQuote,
-    row_no: int,
-    same_item: dict[tuple, tuple[int, PriceQuote]],
-) -> None:
-    """Refuse a row that prices an item an earlier row priced differently on the same date: the
-    write would keep one of them without saying which, so the file must say which is right."""
+def _digest(text: str) -> bytes:
+    # A digest, not the text: a million rows' keys then take 16 MB, not 500.
+    return hashlib.blake2b(text.encode(), digest_size=16).digest()
+
+
+def duplicate_digest(meta_values: Mapping[str, str], record: PriceQuote | BenchmarkResult) -> bytes:
+    """Equal for two rows that are duplicates: the same record (and the same seed snapshot)."""
+    return _digest(_duplicate_key(meta_values, record, set(meta_values)))
+
+
+def item_digest(meta_values: Mapping[str, str], quote: PriceQuote) -> bytes:
+    """Equal for two rows that price the same item on the same date (in the same seed snapshot)."""
     item = (
-        row.get("seed_snapshot") or "current",
+        meta_values.get("seed_snapshot") or "current",
         quote.provider,
         quote.region,
         quote.zone,
         quote.instance_type,
-        quote.pricing_model,
+        str(quote.pricing_model),
         quote.quote_id,
-        quote.observed_at,
+        _moment_key(quote.observed_at),
         quote.valid_from,
     )
-    if item not in same_item:
-        same_item[item] = (row_no, quote)
-        return
-    earlier_row, earlier = same_item[item]
+    return _digest(repr(item))
+
+
+#: Figures two rows for one item must agree on (else the file must say which is right).
+ITEM_FIGURES = ("usd_per_hour", "accelerator_id", "accelerator_count", "price_basis")
+
+
+def figures_digest(quote: PriceQuote) -> bytes:
+    return _digest(repr(tuple(str(getattr(quote, name)) for name in ITEM_FIGURES)))
+
+
+def _moment_key(moment: datetime | None) -> str:
+    """Equal for equal moments (an aware time in UTC; a naive one is never equal to an aware)."""
+    if moment is None:
+        return "-"
+    if moment.tzinfo is not None:
+        return moment.astimezone(UTC).replace(tzinfo=None).isoformat() + "Z"
+    return moment.isoformat()
+
+
+def duplicate_error(path: Path, row_no: int, earlier_row: int) -> SeedFileError:
+    return SeedFileError(
+        path,
+        row_no,
+        "-",
+        f"duplicates row {earlier_row} (same item and figures); remove one of them",
+    )
+
+
+def disagreement_error(
+    path: Path, row_no: int, quote: PriceQuote, earlier_row: int, earlier: PriceQuote
+) -> SeedFileError:
+    """A row that prices an item an earlier row priced differently on the same date: the write
+    would keep one of them without saying which, so the file must say which is right."""
     differing = [
         f"{name} {getattr(earlier, name)} vs {getattr(quote, name)}"
-        for name in ("usd_per_hour", "accelerator_id", "accelerator_count", "price_basis")
+        for name in ITEM_FIGURES
         if getattr(earlier, name) != getattr(quote, name)
     ]
-    if differing:
-        raise SeedFileError(
-            path,
-            row_no,
-            "usd_per_hour" if differing[0].startswith("usd_per_hour") else "-",
-            f"prices the same item as row {earlier_row} ({clean_text(quote.provider)}"
-            f" {clean_text(quote.region)} {clean_text(quote.instance_type)}"
-            f" {quote.pricing_model}, same date) differently: {'; '.join(differing)};"
-            " keep the right row",
-        )
+    return SeedFileError(
+        path,
+        row_no,
+        "usd_per_hour" if differing[0].startswith("usd_per_hour") else "-",
+        f"prices the same item as row {earlier_row} ({clean_text(quote.provider)}"
+        f" {clean_text(quote.region)} {clean_text(quote.instance_type)}"
+        f" {quote.pricing_model}, same date) differently: {'; '.join(differing)};"
+        " keep the right row",
+    )
 
 
 def _duplicate_key(
-    row: dict[str, str], record: PriceQuote | BenchmarkResult, meta: set[str]
+    row: Mapping[str, str], record: PriceQuote | BenchmarkResult, meta: set[str]
 ) -> str:
     """Two rows are duplicates if they carry the same record (and the same seed snapshot)."""
     extra = "|".join(str(row.get(name) or "") for name in sorted(meta) if name == "seed_snapshot")
@@ -238,8 +311,20 @@ def read_result_file(path: Path, notes: ReadNotes | None = None) -> list[Benchma
     return [result for _, result in _read_rows(path, BenchmarkResult, RESULT_META, notes)]
 
 
+#: Rows validated, staged and checked at a time: what a price file holds in memory at once.
+BATCH_ROWS = 50_000
+#: What the warehouse's DuckDB may hold while a price file is written (it spills the rest):
+#: without a cap it keeps every written page and the key index of a million rows in memory.
+WRITE_MEMORY_LIMIT = "160MB"
+
+
 def ingest_price_file(
-    warehouse: Warehouse, path: Path, *, check: PriceCheck, origin: str = "seed"
+    warehouse: Warehouse,
+    path: Path,
+    *,
+    check: PriceCheck,
+    origin: str = "seed",
+    batch_rows: int = BATCH_ROWS,
 ) -> list[str]:
     """Validate a seed-format price CSV whole, then write one snapshot per provider (and per
     seed snapshot: historical rows go to an older snapshot of their own), all in one transaction.
@@ -249,58 +334,165 @@ def ingest_price_file(
     written. Any other file keeps such rows quarantined, out of current prices.
 
     The bundled seed's current snapshot is its provider's whole catalog (older items it does not
-    list are withdrawn); any other file speaks only for the items it lists."""
-    groups: dict[tuple[str, str], list[tuple[int, PriceQuote]]] = defaultdict(list)
-    read_notes = ReadNotes()
-    # Row numbers as SeedFileError counts them: the header is row 1.
-    for row_no, (snapshot_name, quote) in enumerate(read_price_file(path, read_notes), start=2):
-        groups[(snapshot_name, quote.provider)].append((row_no, quote))
-    # Historical first so that, if dates tie, the current snapshot is the newer write.
-    ordered = sorted(groups.items(), key=lambda item: (item[0][0] != "historical", item[0][1]))
+    list are withdrawn); any other file speaks only for the items it lists.
 
-    # Snapshot dates only order snapshots. An undated historical group sorts before everything
-    # dated in the file, so it can never outrank the current one; the rows keep no date.
-    known = [q.observed_at for group in groups.values() for _, q in group if q.observed_at]
-    oldest = min(known) if known else datetime(1970, 1, 1)
+    Memory does not grow with the file: rows are read, validated and checked ``batch_rows`` at a
+    time and wait in a scratch database (``warehouse.staging``) until they are written."""
+    read_notes = ReadNotes()
+    with PriceStaging() as staging:
+        try:
+            _stage(staging, path, check, read_notes, batch_rows)
+            # Historical first so that, if dates tie, the current snapshot is the newer write.
+            groups = sorted(
+                staging.groups(), key=lambda g: (g.snapshot_name != "historical", g.provider)
+            )
+            checked = [
+                (group, _check_group(staging, path, group, check, origin, batch_rows))
+                for group in groups
+            ]
+        except duckdb.OutOfMemoryException:
+            raise SeedFileError(
+                path,
+                0,
+                "-",
+                f"could not be checked within the {SCRATCH_MEMORY_LIMIT} of memory set aside"
+                " for a price file; split it into smaller files",
+            ) from None
+        try:
+            return _write(warehouse, staging, path, checked, origin, batch_rows, read_notes)
+        except duckdb.OutOfMemoryException:
+            raise SeedFileError(
+                path,
+                0,
+                "-",
+                f"could not be written within the {WRITE_MEMORY_LIMIT} of memory set aside"
+                " for writing a price file; split it into smaller files",
+            ) from None
+
+
+def _write(
+    warehouse: Warehouse,
+    staging: PriceStaging,
+    path: Path,
+    checked: list[tuple[StagedGroup, list[tuple[str, int, int, str]]]],
+    origin: str,
+    batch_rows: int,
+    read_notes: ReadNotes,
+) -> list[str]:
+    """Write each checked group as one snapshot, a batch at a time, in one transaction."""
+    # Snapshot dates only order snapshots. An undated historical group sorts before
+    # everything dated in the file, so it can never outrank the current one; the rows keep
+    # no date.
+    oldest = staging.oldest() or datetime(1970, 1, 1)
     ids: list[str] = []
-    with warehouse.atomic():
-        for (snapshot_name, provider), numbered in ordered:
-            historical = snapshot_name == "historical"
-            quotes = [quote for _, quote in numbered]
-            previous = () if historical else groups.get(("historical", provider), ())
-            report = check(quotes, [quote for _, quote in previous], historical=historical)
-            if origin == "seed" and report.quarantine:
-                index, reason = min(report.quarantine.items())
-                raise SeedFileError(
-                    path,
-                    numbered[index][0],
-                    "-",
-                    f"fails the price integrity check ({clean_text(reason)}); the bundled seed"
-                    " must pass it, so fix the row or its anchor",
-                )
-            dated = [q.observed_at for q in quotes if q.observed_at]
+    with warehouse.atomic(), warehouse.memory_capped(WRITE_MEMORY_LIMIT):
+        for group, integrity in checked:
+            historical = group.snapshot_name == "historical"
+            now = datetime.now(UTC)
             ids.append(
-                warehouse.ingest_prices(
-                    provider,
-                    quotes,
+                warehouse.ingest_price_frames(
+                    group.provider,
+                    staging.frames(group, batch_rows),
+                    row_count=group.rows,
+                    regions=group.regions,
                     origin=origin,
-                    as_of=max(dated) if dated else (oldest if historical else None),
+                    as_of=group.newest or (oldest if historical else now),
                     notes="; ".join(
                         filter(
                             None,
                             [
-                                f"{snapshot_name} seed snapshot from {clean_text(path.name)}",
+                                f"{group.snapshot_name} seed snapshot from {clean_text(path.name)}",
                                 read_notes.text(),
                             ],
                         )
                     ),
-                    quarantine=report.quarantine,
-                    review_flags=report.review_flags,
-                    integrity=report.as_tuples(),
+                    integrity=integrity,
                     complete=origin == "seed" and not historical,
+                    now=now,
                 )
             )
     return ids
+
+
+def _stage(
+    staging: PriceStaging, path: Path, check: PriceCheck, notes: ReadNotes, batch_rows: int
+) -> None:
+    """Read, validate and stage the file a batch at a time; the first bad row raises, be it a
+    row the record refuses or one that repeats or contradicts an earlier row. A batch is held
+    as its stored values only (columns of plain values), not as records."""
+    batch = StagedBatch()
+    try:
+        for row_no, meta_values, quote in _validated_rows(path, PriceQuote, PRICE_META, notes):
+            batch.add(
+                row_no,
+                meta_values.get("seed_snapshot") or "current",
+                price_row(quote),
+                (
+                    duplicate_digest(meta_values, quote),
+                    item_digest(meta_values, quote),
+                    figures_digest(quote),
+                    _digest(repr(check.reference_key(quote))),
+                    _digest(repr(check.previous_key(quote))),
+                ),
+            )
+            if len(batch) == batch_rows:
+                _append(staging, path, batch)
+                batch = StagedBatch()
+    except SeedFileError:
+        # The rows before the bad one come first: one of them may repeat an earlier row, and
+        # the first problem in the file is the one reported.
+        _append(staging, path, batch)
+        raise
+    _append(staging, path, batch)
+
+
+def _append(staging: PriceStaging, path: Path, batch: StagedBatch) -> None:
+    conflict = staging.append(batch)
+    if conflict is None:
+        return
+    if conflict.duplicate:
+        raise duplicate_error(path, conflict.row_no, conflict.earlier_row)
+    raise disagreement_error(
+        path,
+        conflict.row_no,
+        staging.stored(conflict.row_no),
+        conflict.earlier_row,
+        staging.stored(conflict.earlier_row),
+    )
+
+
+def _check_group(
+    staging: PriceStaging,
+    path: Path,
+    group: StagedGroup,
+    check: PriceCheck,
+    origin: str,
+    batch_rows: int,
+) -> list[tuple[str, int, int, str]]:
+    """Run the price check over one group a batch at a time, recording each row's flags; a
+    current group is compared with the file's historical snapshot of the same provider."""
+    historical = group.snapshot_name == "historical"
+    rows = check.rows(historical=historical)
+    flags: list[tuple[int, str | None, str | None]] = []
+    for row_no, quote, on_demand_usd, previous_usd in staging.with_references(
+        group, previous_snapshot=None if historical else "historical", batch_rows=batch_rows
+    ):
+        quarantine, review = rows.check(quote, on_demand_usd, previous_usd)
+        if quarantine and origin == "seed":
+            raise SeedFileError(
+                path,
+                row_no,
+                "-",
+                f"fails the price integrity check ({clean_text(quarantine)}); the bundled"
+                " seed must pass it, so fix the row or its anchor",
+            )
+        if quarantine or review:
+            flags.append((row_no, quarantine, review))
+            if len(flags) == batch_rows:
+                staging.flag(flags)
+                flags = []
+    staging.flag(flags)
+    return rows.as_tuples()
 
 
 #: The result gate a caller passes in (``benchmarks.plausibility.gate`` through the commands; the

@@ -11,13 +11,14 @@ import hashlib
 import time
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pandas as pd
+import pyarrow as pa
 
 from tokendesk.access import Action, Principal, local_user
 from tokendesk.catalog import check_in_catalog, load_catalog
@@ -44,33 +45,10 @@ from warehouse.lake import (
     unreachable_reason,
 )
 from warehouse.migrations import MIGRATIONS, Migration
+from warehouse.price_rows import PRICE_COLUMNS, price_row, utc_naive
 from warehouse.queries import SNAPSHOT_DATE_KNOWN_SQL, cost_options
 from warehouse.seed import PriceCheck, load_seed
 from warehouse.workspaces import seed_workspace
-
-PRICE_COLUMNS = (
-    "provider",
-    "region",
-    "zone",
-    "instance_type",
-    "accelerator_id",
-    "accelerator_count",
-    "vcpus",
-    "memory_gib",
-    "pricing_model",
-    "usd_per_hour",
-    "price_basis",
-    "source",
-    "source_url",
-    "observed_at",
-    "source_date_text",
-    "confidence",
-    "notes",
-    "quote_id",
-    "vendor_contact",
-    "valid_from",
-    "expires_on",
-)
 
 RESULT_COLUMNS = tuple(
     name for name in BenchmarkResult.model_fields if name not in {"ttft_basis"}
@@ -116,13 +94,6 @@ def config_key(result: BenchmarkResult) -> str:
 def new_snapshot_id(kind: SnapshotKind, source: str, now: datetime) -> str:
     slug = "".join(ch if ch.isalnum() else "-" for ch in source.lower()).strip("-")[:40]
     return f"{kind.value}-{slug}-{now:%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
-
-
-def _utc_naive(moment: datetime | None) -> datetime | None:
-    """DuckDB TIMESTAMP has no zone; we store UTC. None (date unknown) stays None."""
-    if moment is not None and moment.tzinfo is not None:
-        moment = moment.astimezone(UTC).replace(tzinfo=None)
-    return moment
 
 
 def _newest(moments: Iterable[datetime | None], fallback: datetime) -> datetime:
@@ -387,7 +358,7 @@ class Warehouse:
             tx.execute(self._engine.schema_sql(migration.sql))
             tx.execute(
                 "INSERT INTO schema_migrations VALUES (?, ?, ?)",
-                [migration.version, migration.name, _utc_naive(datetime.now(UTC))],
+                [migration.version, migration.name, utc_naive(datetime.now(UTC))],
             )
         return True
 
@@ -438,6 +409,24 @@ class Warehouse:
                 self._batch = None
                 tx.execute("COMMIT")
 
+    @contextmanager
+    def memory_capped(self, limit: str) -> Iterator[None]:
+        """Inside ``atomic()``: cap the memory this process's DuckDB may hold for the block (a
+        write of a million rows then spills its pages instead of keeping them), then return to
+        the default (nothing else sets one), so later reads of a long-lived process are not
+        held to it."""
+        if self._batch is None:
+            raise WarehouseError("memory_capped() is used inside atomic()")
+        tx = self._batch
+        tx.execute("SET memory_limit = ?", [limit])
+        try:
+            yield
+        finally:
+            # A failed write may have aborted the transaction: its own error is the one to
+            # report (atomic() rolls it back), and the cap then stays for this process.
+            with suppress(duckdb.Error):
+                tx.execute("RESET memory_limit")
+
     def _check_writable(self) -> None:
         """Every write passes here first: a read-only connection or an actor whose role may
         not write is refused before the file is touched."""
@@ -487,12 +476,6 @@ class Warehouse:
         ``complete`` declares the snapshot the whole catalog of its source (the bundled seed):
         older items it no longer lists are then withdrawn.
         """
-        if complete:
-            scope = None
-        elif scope is None:
-            scope = sorted({quote.region for quote in quotes}) or ["-"]
-        now = datetime.now(UTC)
-        snapshot_id = new_snapshot_id(SnapshotKind.PRICES, source, now)
         quarantine = quarantine or {}
         review_flags = review_flags or {}
         for index in (*quarantine, *review_flags):
@@ -501,19 +484,58 @@ class Warehouse:
         _check_catalog(quotes)
         rows = []
         for index, quote in enumerate(quotes):
-            row = quote.model_dump(mode="python", include=set(PRICE_COLUMNS))
-            row["observed_at"] = _utc_naive(row["observed_at"])
-            row["pricing_model"] = str(quote.pricing_model)
-            row["price_basis"] = str(quote.price_basis)
+            row = price_row(quote)
             row["quarantine_reason"] = quarantine.get(index)
             row["review_flag"] = review_flags.get(index)
             rows.append(row)
+        frame = pd.DataFrame(rows, columns=[*PRICE_COLUMNS, "quarantine_reason", "review_flag"])
+        now = datetime.now(UTC)
+        return self.ingest_price_frames(
+            source,
+            [frame] if rows else [],
+            row_count=len(quotes),
+            regions=sorted({quote.region for quote in quotes}),
+            origin=origin,
+            status=status,
+            error=error,
+            as_of=as_of or _newest((q.observed_at for q in quotes), now),
+            scope=scope,
+            complete=complete,
+            integrity=integrity,
+            notes=notes,
+            now=now,
+        )
+
+    def ingest_price_frames(
+        self,
+        source: str,
+        frames: Iterable[pd.DataFrame | pa.Table],
+        *,
+        row_count: int,
+        regions: Sequence[str],
+        origin: str,
+        as_of: datetime,
+        status: SnapshotStatus = SnapshotStatus.OK,
+        error: str = "",
+        scope: Sequence[str] | None = None,
+        complete: bool = False,
+        integrity: Sequence[tuple[str, int, int, str]] | None = None,
+        notes: str = "",
+        now: datetime | None = None,
+    ) -> str:
+        """Write one price snapshot whose rows come as frames (``PRICE_COLUMNS`` plus
+        ``quarantine_reason`` and ``review_flag``, checked rows only), one frame in memory at a
+        time: how a price file of a million rows is written. ``regions``: the sorted regions its
+        rows name; the rest as ``ingest_prices``."""
+        if complete:
+            scope = None
+        elif scope is None:
+            scope = list(regions) or ["-"]
+        now = now or datetime.now(UTC)
+        snapshot_id = new_snapshot_id(SnapshotKind.PRICES, source, now)
         columns = [*PRICE_COLUMNS, "quarantine_reason", "review_flag"]
-        frame = pd.DataFrame(rows, columns=columns)
-        ids = self.next_ids("price_id", len(rows))
-        if ids is not None:
-            frame["price_id"], columns = ids, [*columns, "price_id"]
-        data_as_of = as_of or _newest((q.observed_at for q in quotes), now)
+        ids = self.next_ids("price_id", row_count)
+        written = 0
         with self._transaction() as tx:
             self._insert_snapshot(
                 tx,
@@ -523,14 +545,28 @@ class Warehouse:
                 origin,
                 scope,
                 now,
-                data_as_of,
+                as_of,
                 status,
                 error,
-                len(quotes),
+                row_count,
                 notes,
             )
-            if rows:
-                _insert_frame(tx, "price_quotes", frame, columns, snapshot_id)
+            for frame in frames:
+                count = len(frame)
+                if ids is not None:
+                    frame = _with_ids(frame, "price_id", ids[written : written + count])
+                _insert_frame(
+                    tx,
+                    "price_quotes",
+                    frame,
+                    [*columns, *(["price_id"] if ids else [])],
+                    snapshot_id,
+                )
+                written += count
+            if written != row_count:
+                raise WarehouseError(
+                    f"{written} price rows were given for a snapshot of {row_count}; nothing written"
+                )
             for rule, checked, failed, detail in integrity or ():
                 tx.execute(
                     "INSERT INTO integrity_checks VALUES (?, ?, ?, ?, ?)",
@@ -556,7 +592,7 @@ class Warehouse:
         rows = []
         for result in results:
             row = result.model_dump(mode="python")
-            row["measured_at"] = _utc_naive(row["measured_at"])
+            row["measured_at"] = utc_naive(row["measured_at"])
             row["instance_type"] = row["instance_type"] or None
             row["config_key"] = config_key(result)
             rows.append(row)
@@ -657,7 +693,7 @@ class Warehouse:
             tx.execute(
                 "INSERT INTO retractions (snapshot_id, reason, retracted_by, retracted_at)"
                 " VALUES (?, ?, ?, ?)",
-                [snapshot_id, reason, retracted_by, _utc_naive(now)],
+                [snapshot_id, reason, retracted_by, utc_naive(now)],
             )
         return now
 
@@ -689,8 +725,8 @@ class Warehouse:
                 source,
                 origin,
                 scope_text,
-                _utc_naive(created_at),
-                _utc_naive(as_of),
+                utc_naive(created_at),
+                utc_naive(as_of),
                 SnapshotStatus(status).value,
                 error,
                 row_count,
@@ -844,6 +880,15 @@ def _insert_frame(
         )
     finally:
         tx.unregister(name)
+
+
+def _with_ids(
+    frame: pd.DataFrame | pa.Table, column: str, ids: Sequence[int]
+) -> pd.DataFrame | pa.Table:
+    """``frame`` with its rows' ids (team mode numbers rows itself; a file's table does)."""
+    if isinstance(frame, pa.Table):
+        return frame.append_column(column, pa.array(ids, pa.int64()))
+    return frame.assign(**{column: list(ids)})
 
 
 def _none_for_nan(row: dict) -> dict:

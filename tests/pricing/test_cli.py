@@ -50,3 +50,18 @@ def test_unknown_provider_is_rejected(tmp_path: Path):
         prices_app, ["refresh", "--provider", "ibm", "--db", str(tmp_path / "x.duckdb")]
     )
     assert result.exit_code == 2
+
+
+def test_integrity_of_more_current_prices_than_it_reads_at_once_points_to_the_stored_reports(
+    tmp_path: Path, monkeypatch
+):
+    # A price file of a million rows must not make `prices integrity` read a million records:
+    # over the cap it says how many there are and where each snapshot's report already is.
+    import cli.prices
+
+    monkeypatch.setattr(cli.prices, "MAX_CHECKED_NOW", 3)
+    db = str(tmp_path / "t.duckdb")
+    result = runner.invoke(prices_app, ["integrity", "--db", db], env={"COLUMNS": "200"})
+    assert result.exit_code == 2, result.output
+    assert "current prices: more than the 3 this command checks at once" in result.output
+    assert "--snapshot ID" in result.output and "Traceback" not in result.output
