@@ -30,6 +30,14 @@ told were committed, against ``tokendesk db info`` afterwards), the CPU seconds 
 writers, PostgreSQL (team mode) and this load client used in the window, and the load average
 (the machine is shared). ``--find-max`` repeats the window with ``--step`` more sessions while
 the server-side p95 stays at or under 2 s with no error, and reports the largest such N.
+
+Reference measured in the same run, on the same servers, before the load: one session with no
+writer, clicking every 0.5 s for ``--reference-s`` seconds; the load's p95 is printed as a
+ratio of its p95.
+
+No browser handshake is needed: the front end's ``/_stcore/health`` and ``host-config``
+requests only decide what it draws, and ``serve`` waits for the health answer before any
+session starts.
 """
 
 from __future__ import annotations
@@ -363,6 +371,9 @@ def main() -> None:
     parser.add_argument(
         "--find-max", action="store_true", help="add --step sessions while p95 <= 2 s, 0 errors"
     )
+    parser.add_argument(
+        "--reference-s", type=float, default=30.0, help="window of the one-session reference"
+    )
     parser.add_argument("--step", type=int, default=20)
     parser.add_argument("--max-sessions", type=int, default=200)
     args = parser.parse_args()
@@ -382,6 +393,13 @@ def main() -> None:
         app_pids = [process.pid for process, _ in apps]
         results: list[dict] = []
         try:
+            # The reference, same servers, same run: one session clicking every half second
+            # with no writer, so what the load costs shows as a ratio.
+            quiet = argparse.Namespace(
+                **{**vars(args), "writers": 0, "think": 0.5, "duration": args.reference_s}
+            )
+            reference = window_run(target, folder, urls, app_pids, server, quiet, 1)
+            print(json.dumps(reference, indent=1), file=sys.stderr)
             sessions = args.sessions
             while True:
                 result = window_run(target, folder, urls, app_pids, server, args, sessions)
@@ -402,6 +420,7 @@ def main() -> None:
     served = [r["sessions"] for r in results if held(r)]
     report = {
         "setup": {**vars(args), "warehouse": mode, "load_average_at_start": load_at_start},
+        "reference_one_session_no_writers": reference,
         "runs": results,
         "largest_sessions_held": max(served) if served else None,
     }
@@ -409,7 +428,14 @@ def main() -> None:
     out.mkdir(exist_ok=True)
     name = "bench_ws_load" + ("_team" if args.team else "") + ".json"
     (out / name).write_text(json.dumps(report, indent=1) + "\n")
-    print_table(results, mode)
+    print_table([reference, *results], mode)
+    quiet_p95 = reference["server_time_all_runs"].get("p95_s") or float("nan")
+    for result in results:
+        loaded_p95 = result["server_time_all_runs"].get("p95_s") or float("nan")
+        print(
+            f"{result['sessions']} sessions: p95 {loaded_p95} s = {loaded_p95 / quiet_p95:.1f}x"
+            f" the one quiet session's {quiet_p95} s (first row)"
+        )
     print(
         f"\nlargest number of sessions held at server-side p95 <= {P95_TARGET_S:g} s with no "
         f"error: {report['largest_sessions_held']} (tried {[r['sessions'] for r in results]})"
