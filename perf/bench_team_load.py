@@ -286,10 +286,18 @@ async def session(
         await asyncio.sleep(think_s * rng.uniform(0.5, 1.5))
 
 
-def writer_loop(target: Target, folder: Path, writer: int, window: Window, out: dict) -> None:
+def writer_loop(
+    target: Target, folder: Path, writer: int, window: Window, out: dict, pause_s: float = 0.0
+) -> None:
+    """``tokendesk db ingest`` of a new sheet, again and again until the window closes, with
+    ``pause_s`` seconds between two writes (0: back to back)."""
     round_ = 0
     window.opened.wait()
     while time.monotonic() < window.until:
+        if round_ and pause_s:
+            time.sleep(max(0.0, min(pause_s, window.until - time.monotonic())))
+            if time.monotonic() >= window.until:
+                break
         sheet = price_sheet(folder, writer, round_)
         started = time.perf_counter()
         done = subprocess.run(

@@ -3,7 +3,7 @@ Streamlit's websocket by a protocol-level client (no browser, nothing rendered),
 ingesting in a loop, 3 dashboard processes on one warehouse.
 
     python perf/bench_ws_load.py [--sessions 20] [--think 10] [--duration 120]
-                                 [--apps 3] [--writers 2] [--team]
+                                 [--apps 3] [--writers 2] [--write-pause 0] [--team]
                                  [--find-max [--step 20] [--max-sessions 200]]
 
 Each dashboard process is started as ``tokendesk app`` starts it (``python -m cli.main app``,
@@ -11,7 +11,7 @@ which becomes ``python -m app.serve run app/main.py …``), each on its own port
 warehouse: one DuckDB file, or with ``--team`` a DuckLake catalog in a real PostgreSQL started
 for the run (as the tests start it, ``tests/lake_servers.py``) with its Parquet files in a local
 folder. The writers are ``bench_team_load``'s: ``tokendesk db ingest`` of a 28-quote price sheet
-in a loop, each command one snapshot.
+in a loop, each command one snapshot, back to back (or ``--write-pause`` seconds apart).
 
 Sessions (``tests/streamlit_ws.py``: one websocket each, spread round-robin over the servers)
 arrive ``--arrival`` seconds apart and open the Overview (the first page, reported apart: it
@@ -134,8 +134,9 @@ async def user(
                 run = await session.open_page(PAGES[current])
                 tally.add(current, run)
                 changed = False
-            if any(problem.startswith("connection closed") for problem in run.problems):
-                await session.close()  # as the front end does: a new socket, same page next
+            if not run.finished:  # a dropped socket, or a run given up on: as a user reloads,
+                # a new socket (the old one would deliver the abandoned run's tail next)
+                await session.close()
                 try:
                     await session.connect()
                 except (OSError, TimeoutError, websockets.WebSocketException) as exc:
@@ -240,7 +241,9 @@ def window_run(
     }
     window = Window(sessions, args.duration)
     writers = [
-        threading.Thread(target=writer_loop, args=(target, folder, w, window, writes))
+        threading.Thread(
+            target=writer_loop, args=(target, folder, w, window, writes, args.write_pause)
+        )
         for w in range(args.writers)
     ]
     for thread in writers:
@@ -366,6 +369,9 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=120.0, help="measured window, s")
     parser.add_argument("--apps", type=int, default=3, help="dashboard processes")
     parser.add_argument("--writers", type=int, default=2)
+    parser.add_argument(
+        "--write-pause", type=float, default=0.0, help="s each writer waits between writes"
+    )
     parser.add_argument("--arrival", type=float, default=0.25, help="s between two arrivals")
     parser.add_argument("--team", action="store_true", help="DuckLake on a real PostgreSQL")
     parser.add_argument(
