@@ -28,7 +28,8 @@ in the page's text, a run not finished within 60 s, a dropped socket), the dashb
 and overall, the what-if change p95, writes landed and lost snapshots (the ids each writer was
 told were committed, against ``tokendesk db info`` afterwards), the CPU seconds the servers, the
 writers, PostgreSQL (team mode) and this load client used in the window, and the load average
-(the machine is shared). ``--find-max`` repeats the window with ``--step`` more sessions while
+(the machine is shared); in file mode also the longest unbroken holds of the warehouse file's
+lock, per process, from ``/proc/locks``. ``--find-max`` repeats the window with ``--step`` more sessions while
 the server-side p95 stays at or under 2 s with no error, and reports the largest such N.
 
 Reference measured in the same run, on the same servers, before the load: one session with no
@@ -205,6 +206,54 @@ class Meter:
             self.load_max = max(self.load_max, os.getloadavg()[0])
 
 
+@dataclass
+class LockWatch:
+    """Who holds a lock on the warehouse file, and for how long without a break: /proc/locks
+    read five times a second (file mode; DuckDB locks the file with fcntl)."""
+
+    path: str
+    longest: dict[tuple[int, str], float] = field(default_factory=dict)  # (pid, READ/WRITE)
+    commands: dict[int, str] = field(default_factory=dict)
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def held_now(self, inode: int) -> set[tuple[int, str]]:
+        held = set()
+        for line in Path("/proc/locks").read_text().splitlines():
+            words = line.split()
+            if "->" in words or len(words) < 6:  # "->": a process waiting for the lock
+                continue
+            if int(words[5].rsplit(":", 1)[1]) == inode:
+                held.add((int(words[4]), words[3]))
+        return held
+
+    def run(self) -> None:
+        try:
+            inode = os.stat(self.path).st_ino
+        except OSError:
+            return
+        since: dict[tuple[int, str], float] = {}
+        while not self.stop.wait(0.2):
+            now = time.monotonic()
+            held = self.held_now(inode)
+            for key in held - since.keys():
+                since[key] = now
+                with contextlib.suppress(OSError):
+                    command = Path(f"/proc/{key[0]}/cmdline").read_bytes().split(b"\0")
+                    self.commands[key[0]] = " ".join(w.decode() for w in command[1:5])
+            for key in list(since):
+                span = now - since[key]
+                self.longest[key] = max(self.longest.get(key, 0.0), span)
+                if key not in held:
+                    del since[key]
+
+    def report(self) -> list[str]:
+        ranked = sorted(self.longest.items(), key=lambda item: -item[1])[:5]
+        return [
+            f"{span:.1f} s {kind} lock, pid {pid}: {self.commands.get(pid, '?')}"
+            for (pid, kind), span in ranked
+        ]
+
+
 def db_info_statuses(target: Target) -> dict[str, str]:
     """Snapshot id -> status, as ``tokendesk db info`` lists them."""
     listed = subprocess.run(
@@ -250,6 +299,9 @@ def window_run(
         thread.start()
     meter = Meter(app_pids, server)
     sampler = threading.Thread(target=meter.sample_load, daemon=True)
+    locks = LockWatch(target.db)
+    if server is None:  # file mode: one file, locked by every reader and writer
+        threading.Thread(target=locks.run, daemon=True).start()
     tally = Tally()
     load_before = os.getloadavg()[0]
 
@@ -266,6 +318,7 @@ def window_run(
 
     before, after = asyncio.run(everyone())
     meter.stop.set()
+    locks.stop.set()
     for thread in writers:
         thread.join()
     # The writer still running when the window closed finished after the reading: count it too.
@@ -274,7 +327,10 @@ def window_run(
     landed = set(good_snapshot_ids(target))
     written = writes["written"]
     lost = sorted(s for s in written if statuses.get(s) != "ok" or s not in landed)
-    return summary(tally, window, writes, lost, before, after, load_before, meter, sessions)
+    result = summary(tally, window, writes, lost, before, after, load_before, meter, sessions)
+    if server is None:
+        result["longest_holds_of_the_warehouse_file"] = locks.report()
+    return result
 
 
 def summary(
