@@ -67,7 +67,10 @@ sys.path.insert(0, str(ROOT))
 from tests.lake_servers import PostgresServer, postgres_server  # noqa: E402
 from warehouse import Warehouse  # noqa: E402
 
-TOKENDESK = str(ROOT / ".venv" / "bin" / "tokendesk")
+#: ``tokendesk`` as this checkout's code under this interpreter (``python -m cli.main`` is what
+#: the installed ``tokendesk`` script runs; a worktree without its own virtual environment
+#: would otherwise run another checkout's code).
+TOKENDESK = [sys.executable, "-m", "cli.main"]
 CHROMIUM = "/usr/bin/chromium"
 #: The browser as launched: Chromium itself, or (``--browser-priority idle``) a wrapper that
 #: starts it under Linux's SCHED_IDLE policy, which every process it forks inherits.
@@ -139,7 +142,7 @@ def free_port() -> int:
 def serve(target: Target) -> tuple[subprocess.Popen, str]:
     port = free_port()
     process = subprocess.Popen(
-        [TOKENDESK, "app", "--port", str(port), "--db", target.db],
+        [*TOKENDESK, "app", "--port", str(port), "--db", target.db],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         cwd=ROOT,
@@ -283,14 +286,22 @@ async def session(
         await asyncio.sleep(think_s * rng.uniform(0.5, 1.5))
 
 
-def writer_loop(target: Target, folder: Path, writer: int, window: Window, out: dict) -> None:
+def writer_loop(
+    target: Target, folder: Path, writer: int, window: Window, out: dict, pause_s: float = 0.0
+) -> None:
+    """``tokendesk db ingest`` of a new sheet, again and again until the window closes, with
+    ``pause_s`` seconds between two writes (0: back to back)."""
     round_ = 0
     window.opened.wait()
     while time.monotonic() < window.until:
+        if round_ and pause_s:
+            time.sleep(max(0.0, min(pause_s, window.until - time.monotonic())))
+            if time.monotonic() >= window.until:
+                break
         sheet = price_sheet(folder, writer, round_)
         started = time.perf_counter()
         done = subprocess.run(
-            [TOKENDESK, "db", "ingest", str(sheet), "--db", target.db],
+            [*TOKENDESK, "db", "ingest", str(sheet), "--db", target.db],
             capture_output=True,
             text=True,
             cwd=ROOT,
@@ -482,7 +493,7 @@ def kills(target: Target, folder: Path, url: str, times: int) -> list[dict]:
     # One whole write, timed, so the kills land across the command's life (start-up included).
     started = time.perf_counter()
     timed = subprocess.run(
-        [TOKENDESK, "db", "ingest", str(price_sheet(folder, 99, 999)), "--db", target.db],
+        [*TOKENDESK, "db", "ingest", str(price_sheet(folder, 99, 999)), "--db", target.db],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -496,7 +507,7 @@ def kills(target: Target, folder: Path, url: str, times: int) -> list[dict]:
         before = good_snapshot_ids(target)
         sheet = price_sheet(folder, 99, 1000 + round_)
         process = subprocess.Popen(
-            [TOKENDESK, "db", "ingest", str(sheet), "--db", target.db],
+            [*TOKENDESK, "db", "ingest", str(sheet), "--db", target.db],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             cwd=ROOT,
@@ -594,11 +605,11 @@ def main() -> None:
         if server is not None:
             target = Target(server.create_database("team_load"), str(folder / "lake-data"))
             subprocess.run(
-                [TOKENDESK, "db", "init", "--db", target.db], check=True, cwd=ROOT, env=target.env
+                [*TOKENDESK, "db", "init", "--db", target.db], check=True, cwd=ROOT, env=target.env
             )
         else:
             target = Target(str(folder / "team.duckdb"))
-            subprocess.run([TOKENDESK, "db", "rebuild", "--db", target.db], check=True, cwd=ROOT)
+            subprocess.run([*TOKENDESK, "db", "rebuild", "--db", target.db], check=True, cwd=ROOT)
         apps = [serve(target) for _ in range(args.apps)]
         APP_PIDS.extend(process.pid for process, _ in apps)
         urls = [url for _, url in apps]
