@@ -368,6 +368,8 @@ def figures(run: dict, rows: list[dict], speed: float, slo: dict) -> dict:
         "rate_offered_rps": (len(rows) - 1) / sched_span if sched_span > 0 else None,
         "goodput_rps": len(good) / span if span > 0 else None,
         "goodput_share": len(good) / len(rows) if rows else None,
+        # Per request, in arrival order: its send-time error against the schedule (ms).
+        "send_err_ms": [round(e, 3) for e in errs],
     }
 
 
