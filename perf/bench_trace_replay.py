@@ -441,6 +441,7 @@ def main() -> None:
         return
     started = time.perf_counter()
     slo = {"ttft_ms": args.slo_ttft_ms, "tpot_ms": args.slo_tpot_ms}
+    args.trace = args.trace.resolve()  # the tools run in their own working directory
     rows = load_rows(args.trace, args.rows)
     WORK_DIR.mkdir(parents=True, exist_ok=True)
     run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=WORK_DIR))
