@@ -10,7 +10,8 @@ not shift the schedule); the first content token is written at ``stamp + ttft_ms
 at ``stamp + ttft_ms + i * itl_ms`` (absolute deadlines, so timer lateness does not accumulate).
 It runs on raw non-blocking sockets on one event loop (no framework), to keep its own per-chunk
 cost far below the schedule being measured. ``GET /fake/stats`` reports what it actually did:
-each response's real first-token delay and how late tokens were written.
+each response's real first-token delay, how late tokens were written, and when each request
+arrived with its prompt length and ``max_tokens``.
 
 Outputs are deterministic at every temperature: token *i* is a word picked by hashing the prompt
 and *i*. ``drift`` replaces that fraction of positions with another word, which imitates a
@@ -506,6 +507,9 @@ class _Conn:
             tokens = []
         model = body.get("model") or self.cfg.model
         n_prompt = approx_tokens(prompt)
+        # Arrival order and lengths as received, so a client's schedule and lengths can be judged
+        # here, by one referee, whichever tool sent them.
+        self.server.arrivals.append((t0, n_prompt, max_tokens))
         usage = {
             "prompt_tokens": n_prompt,
             "completion_tokens": len(tokens),
@@ -555,6 +559,8 @@ class FakeServer:
         self.lateness_s: list[float] = []
         #: Response id -> seconds from request arrival to the first content token actually written.
         self.first_token_delay_s: dict[str, float] = {}
+        #: Each completion request as it arrived: (arrival stamp, prompt tokens, max_tokens).
+        self.arrivals: list[tuple[float, int, int]] = []
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
         self._sock = socket.create_server((host, port), backlog=1024)
@@ -601,7 +607,14 @@ class FakeServer:
                 "max": late[-1] * 1000 if late else None,
             },
             "first_token_delay_ms": {k: v * 1000 for k, v in self.first_token_delay_s.items()},
+            "arrivals": self._arrivals_json(),
         }
+
+    def _arrivals_json(self) -> list[dict]:
+        """Completion requests in arrival order, timed from the first one's arrival."""
+        arrivals = sorted(self.arrivals)
+        first = arrivals[0][0] if arrivals else 0.0
+        return [{"at_s": t - first, "prompt_tokens": n, "max_tokens": m} for t, n, m in arrivals]
 
 
 async def serve(

@@ -237,3 +237,17 @@ def test_cli_rejects_unknown_accelerator():
         ],
     )
     assert res.exit_code == 2 and "did you mean" in res.output
+
+
+def test_fake_server_reports_each_arrival_with_its_lengths(make_server):
+    """/fake/stats lists every completion request as it arrived (time from the first, prompt
+    tokens, max_tokens), so a trace replay's schedule and lengths are judged at the server."""
+    server = make_server("--ttft-ms", "1", "--itl-ms", "1")
+    body = {"model": "fake/echo-1", "stream": True, "max_tokens": 3}
+    for text in ("one two three", "four five"):
+        payload = {**body, "messages": [{"role": "user", "content": text}]}
+        with httpx.stream("POST", f"{server.url}/v1/chat/completions", json=payload) as r:
+            r.read()
+    arrivals = httpx.get(f"{server.url}/fake/stats").json()["arrivals"]
+    assert [(a["prompt_tokens"], a["max_tokens"]) for a in arrivals] == [(3, 3), (2, 3)]
+    assert arrivals[0]["at_s"] == 0.0 and arrivals[1]["at_s"] > 0.0
