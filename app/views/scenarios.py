@@ -186,6 +186,14 @@ st.caption(
 )
 
 
+def _dash_for_missing(frame: pd.DataFrame) -> pd.DataFrame:
+    """A dash where a cell has no value (a rate withheld from this person); the columns holding
+    one become text columns, the others keep their numbers."""
+    for column in frame.columns[frame.isna().any()]:
+        frame[column] = frame[column].astype(object).where(frame[column].notna(), "—")
+    return frame
+
+
 def plan_details(r) -> None:
     """One plan's fleet, allocation and notes, risk, and timeline, one tab each; only the tab a
     person has open is drawn (a Gantt chart in an unseen tab cost the browser as much as one in
@@ -200,7 +208,9 @@ def plan_details(r) -> None:
         with fleet_tab:
             if r.fleet:
                 st.dataframe(
-                    pd.DataFrame(data.shown_lines([ln.as_dict() for ln in r.fleet])).fillna("—"),
+                    _dash_for_missing(
+                        pd.DataFrame(data.shown_lines([ln.as_dict() for ln in r.fleet]))
+                    ),
                     hide_index=True,
                     width="stretch",
                     column_config={
