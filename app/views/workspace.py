@@ -159,7 +159,10 @@ def _number(bound: domain.Bound, label: str, **extra: Any) -> Any:
 def _text_help(field: str) -> str:
     return {
         "output_tokens_per_month": "Tokens a month, e.g. 30 B, 1.5 T, 750 M or 30e9.",
-        "input_tokens_per_month": "Prompt tokens a month, e.g. 60 B; empty = none.",
+        "input_tokens_per_month": (
+            "Prompt tokens a month, e.g. 60 B; empty = not stated (capacity is read at the"
+            " results' own input:output mix)."
+        ),
         "ttft_ms": "First-token latency target, e.g. 1,500 ms (or 1.5 s).",
         "growth_per_quarter": "Demand growth per quarter, e.g. 10 %/qtr (−50 to 200).",
     }[field]
@@ -186,7 +189,9 @@ with (
         "Output tokens / month", key=key("ws_new_output"), placeholder="30 B"
     )
     new_input = two.text_input(
-        "Input tokens / month", key=key("ws_new_input"), placeholder="60 B (empty = none)"
+        "Input tokens / month",
+        key=key("ws_new_input"),
+        placeholder="60 B (empty: the results' own mix)",
     )
     new_growth = three.text_input(
         "Growth / quarter", key=key("ws_new_growth"), placeholder="10 %/qtr"

@@ -50,6 +50,22 @@ def test_the_demand_table_reads_in_peoples_units_and_saves_what_they_type():
     assert "K, M, B or T" in problems[0]
 
 
+def test_input_tokens_not_stated_show_as_an_empty_cell_not_zero_and_stay_not_stated():
+    """0 input tokens means "not stated" (capacity is read at the results' own mix): the table
+    must not tell the person the workload sends no prompts, and saving the empty cell keeps it so.
+    """
+    import dataclasses
+
+    ws = fixture_workspace()
+    first = dataclasses.replace(ws.demand[0], input_tokens_per_month=0.0)
+    ws = dataclasses.replace(ws, demand=(first, *ws.demand[1:]))
+    rows = model.demand_rows(ws)
+    assert rows[0]["input_tokens_per_month"] == ""
+    edited, problems = model.edited_workspace(ws, model.fleet_rows(ws), rows)
+    assert problems == [] and edited is not None
+    assert edited.demand[0].input_tokens_per_month == 0.0
+
+
 def test_the_fleet_table_shows_pricing_models_in_words_and_stores_the_id():
     ws = fixture_workspace()
     fleet = model.fleet_rows(ws)
