@@ -168,7 +168,10 @@ def write_inputs(max_requests: int) -> tuple[Path, Path, Path | None]:
 # --- the server and one measured run -----------------------------------------------------------
 
 
-def start_server() -> tuple[subprocess.Popen, str]:
+def start_server(
+    ttft_ms: float = TTFT_MS, itl_ms: float = ITL_MS, output_tokens: int = OUTPUT_TOKENS
+) -> tuple[subprocess.Popen, str]:
+    """The in-repo fake server on a free port (also ``bench_trace_replay``'s), and its URL."""
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -177,16 +180,17 @@ def start_server() -> tuple[subprocess.Popen, str]:
             "--port",
             "0",
             "--ttft-ms",
-            str(TTFT_MS),
+            str(ttft_ms),
             "--itl-ms",
-            str(ITL_MS),
+            str(itl_ms),
             "--output-tokens",
-            str(OUTPUT_TOKENS),
+            str(output_tokens),
         ],
         stdout=subprocess.PIPE,
         text=True,
         cwd=ROOT,
     )
+    assert proc.stdout is not None
     port = int(proc.stdout.readline().split()[1])
     return proc, f"http://127.0.0.1:{port}"
 

@@ -55,6 +55,8 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench_peers import start_server as peers_server  # noqa: E402
+
 from benchmarks.stats import percentile  # noqa: E402
 from benchmarks.traces import read_trace  # noqa: E402
 
@@ -250,28 +252,8 @@ def tool_env() -> dict:
 
 
 def start_server() -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "benchmarks.fake_server",
-            "--port",
-            "0",
-            "--ttft-ms",
-            str(TTFT_MS),
-            "--itl-ms",
-            str(ITL_MS),
-            # Far above any trace row: every reply is exactly the max_tokens asked for.
-            "--output-tokens",
-            "1000000",
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-        cwd=ROOT,
-    )
-    assert proc.stdout is not None
-    port = int(proc.stdout.readline().split()[1])
-    return proc, f"http://127.0.0.1:{port}"
+    # Far above any trace row: every reply is exactly the max_tokens asked for.
+    return peers_server(ttft_ms=TTFT_MS, itl_ms=ITL_MS, output_tokens=1_000_000)
 
 
 def one_run(tool: str, cmd_for, reader, run_dir: Path) -> dict:
