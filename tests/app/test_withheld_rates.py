@@ -23,20 +23,11 @@ from app.models.withheld import (
 )
 from costmodel.workspace import workspace_from_dict
 from tests.app.pages import VIEWS
+from tests.app.team import EDITOR, TEAM, VIEWER
 from tests.factories import negotiated_quotes
 from warehouse import Warehouse
 from warehouse.workspaces import current_workspace, save_workspace
 
-AUTH = {
-    "redirect_uri": "http://localhost:8501/oauth2callback",
-    "cookie_secret": "not-a-real-secret",
-    "client_id": "tokendesk",
-    "client_secret": "not-a-real-secret",
-    "server_metadata_url": "http://localhost:9400/.well-known/openid-configuration",
-}
-TEAM = {"auth": AUTH, "tokendesk": {"roles": {"lee@example.com": "editor"}}}
-VIEWER = {"is_logged_in": True, "email": "pat@example.com", "email_verified": True}
-EDITOR = {"is_logged_in": True, "email": "lee@example.com", "email_verified": True}
 #: A rate no other figure on the pages has, so its absence is telling.
 SECRET_RATE = 12.3457
 NEGOTIATED_LINE = {
