@@ -4,6 +4,7 @@ what it concludes from each ForwardMsg, and one real dashboard driven over its w
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 
 import pytest
 from streamlit.proto.Alert_pb2 import Alert
@@ -94,7 +95,10 @@ def test_a_real_dashboard_runs_a_page_and_a_what_if_change_to_script_finished(da
         finally:
             await session.close()
 
-    page, change, query, sent, missing = asyncio.run(visit())
+    # In a thread of its own: a browser test earlier in the same run (Playwright's sync API)
+    # leaves an event loop running in this one, where asyncio.run() refuses to start another.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        page, change, query, sent, missing = pool.submit(asyncio.run, visit()).result()
     assert page.ok, page.problems + page.notices
     assert {"amd", "slo"} <= set(page.widgets)
     assert change.ok, change.problems
