@@ -231,19 +231,25 @@ def _finish(
 # -- schema 0.1 -------------------------------------------------------------------------------
 
 
+def _from_flags(src: Source, accelerator_at: str, count_at: str, why: str) -> tuple[str, int, int]:
+    """A report that does not state its accelerators: both from the flags, or the question."""
+    accelerator = src.accelerator(None, accelerator_at)
+    if not src.overrides.accelerators_per_replica:
+        raise src.fail(count_at, f"{why}; pass --accelerators-per-replica N")
+    return accelerator, src.per_replica(None), 1
+
+
 def _v01_deployment(src: Source, scenario: dict, notes: list[str]) -> tuple[str, int, int]:
     """(accelerator id, accelerators per replica, independent replicas) from ``scenario.host``."""
     host = _at(scenario, "host") or {}
     entries = [e for e in _at(host, "accelerator") or [] if isinstance(e, dict)]
     if not entries:
-        accelerator = src.accelerator(None, "scenario.host.accelerator")
-        if not src.overrides.accelerators_per_replica:
-            raise src.fail(
-                "scenario.host",
-                "the report does not say how many accelerators served it; pass"
-                " --accelerators-per-replica N",
-            )
-        return accelerator, src.per_replica(None), 1
+        return _from_flags(
+            src,
+            "scenario.host.accelerator",
+            "scenario.host",
+            "the report does not say how many accelerators served it",
+        )
     models = {str(e.get("model") or "") for e in entries}
     memories = {e.get("memory") for e in entries}
     if (len(models) > 1 or len(memories) > 1) and not src.overrides.accelerator_id:
@@ -423,14 +429,12 @@ def _v02_deployment(
     src: Source, engines: list[tuple[int, dict, dict]], notes: list[str]
 ) -> tuple[str, int, int]:
     if not engines:
-        accelerator = src.accelerator(None, "scenario.stack")
-        if not src.overrides.accelerators_per_replica:
-            raise src.fail(
-                "scenario.stack",
-                "the report names no inference engine, so not how many accelerators served"
-                " it; pass --accelerators-per-replica N",
-            )
-        return accelerator, src.per_replica(None), 1
+        return _from_flags(
+            src,
+            "scenario.stack",
+            "scenario.stack",
+            "the report names no inference engine, so not how many accelerators served it",
+        )
     models = {str(_at(std, "accelerator", "model") or "") for _, _, std in engines}
     if len(models) > 1 and not src.overrides.accelerator_id:
         raise src.fail(
