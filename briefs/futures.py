@@ -200,7 +200,7 @@ def perf_per_dollar(old_costs: pd.DataFrame, new_costs: pd.DataFrame) -> pd.Data
                     + " ("
                     + rows["region"].astype(str)
                     + ", "
-                    + rows["pricing_model"].astype(str)
+                    + rows["pricing_model"].map(label)
                     + ")"
                 ).to_numpy(),
             }
@@ -359,7 +359,7 @@ def suggestions(
             incumbent=best["fleet_label"]
             if "fleet_label" in best.index
             else f"{best['provider']} {best['instance_type']} ({best['region']}, "
-            f"{best['pricing_model']})",
+            f"{label(best['pricing_model'])})",
             incumbent_usd_per_1k_output=best["usd_per_1k_output_tokens"],
             cost_change_pct=cost_change,
             incumbent_ftl_ms=best["ftl_ms"],
@@ -731,7 +731,9 @@ def _price_moves_chart(cuts: pd.DataFrame) -> BarChart | None:
         return None
     return BarChart(
         "Largest price moves (size of the change in $/h; green = cut, red = rise)",
-        tuple(f"{p.provider} {p.instance_type} {p.pricing_model}" for p in cuts.itertuples()),
+        tuple(
+            f"{p.provider} {p.instance_type} {label(p.pricing_model)}" for p in cuts.itertuples()
+        ),
         tuple(abs(float(p.change_pct)) * 100 for p in cuts.itertuples()),
         "% change in $/h",
         groups=tuple("cut" if p.change_pct < 0 else "rise" for p in cuts.itertuples()),
