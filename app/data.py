@@ -188,6 +188,57 @@ def _cost_options(
         )
 
 
+def costs_page_frames(
+    path: str,
+    filters: Filters,
+    *,
+    limit: int,
+    percentile: str,
+    basis: str,
+    energy: bool,
+    target: float,
+    unit: str,
+) -> tuple[pd.DataFrame, Any]:
+    """The Costs page's options (cost per ``basis``, details at ``percentile``) and their
+    interactivity frontier at ``target``: computed once per choice of inputs, not on every
+    rerun (the frontier's curves are most of a page switch's server time)."""
+    visible = _visible_filters(filters)
+    return _costs_page_frames(
+        path,
+        visible if visible is not None else filters,
+        visible is None,
+        limit,
+        percentile,
+        basis,
+        energy,
+        target,
+        unit,
+    )
+
+
+@st.cache_data(show_spinner=False, ttl=600, max_entries=32)
+def _costs_page_frames(
+    path: str,
+    filters: Filters,
+    nothing_visible: bool,
+    limit: int,
+    percentile: str,
+    basis: str,
+    energy: bool,
+    target: float,
+    unit: str,
+) -> tuple[pd.DataFrame, Any]:
+    from app.models import costs as model
+
+    found = _cost_options(path, filters, limit=limit, ftl_percentile=percentile)
+    if nothing_visible:
+        found = found.iloc[0:0]
+    if found.empty:
+        return found, None
+    options = model.with_details(model.with_cost(found, basis), percentile, energy)
+    return options, model.interactivity_frontier(options, percentile, target, unit)
+
+
 @st.cache_data(show_spinner=False, ttl=600)
 def _count_options(path: str, filters: Filters) -> int:
     with _reading(path) as warehouse:

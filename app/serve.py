@@ -1,10 +1,11 @@
 """Start the Streamlit server with everything the pages import already imported.
 
-``tokendesk app`` runs ``python -m app.serve run app/main.py …``, which is ``streamlit run``
-preceded by one step: importing the libraries the dashboard's pages import (pandas, Plotly,
-DuckDB, the cost model, the brief renderer …). Streamlit runs each page as a script, so without
-this the first visitor of every server process pays those imports (several CPU seconds), and
-every visitor arriving meanwhile waits behind Python's import lock. Here they are paid once,
+``tokendesk app`` runs ``python -m app.serve --warehouse TARGET run app/main.py …``, which is
+``streamlit run`` preceded by building or migrating the warehouse (``tokendesk db init``, in a
+process of its own) and, meanwhile, importing the libraries the dashboard's pages import
+(pandas, Plotly, DuckDB, the cost model, the brief renderer …). Streamlit runs each page as a
+script, so without this the first visitor of every server process pays those imports (several
+CPU seconds), and every visitor arriving meanwhile waits behind Python's import lock. Here they are paid once,
 before the server listens, so the health check answers only when a page can be served at once.
 """
 
@@ -14,6 +15,8 @@ import ast
 import importlib
 import importlib.util
 import logging
+import subprocess
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -64,10 +67,31 @@ def warm(scripts: Iterable[Path] = SCRIPTS) -> None:
         checks.setLevel(level)
 
 
+def build_command(argv: list[str]) -> tuple[list[str] | None, list[str]]:
+    """``--warehouse TARGET`` at the front of ``argv``: the ``tokendesk db init`` that builds or
+    migrates it, and the rest of ``argv`` (Streamlit's own arguments)."""
+    if argv[:1] != ["--warehouse"] or len(argv) < 2:
+        return None, argv
+    init = [sys.executable, "-m", "cli.main", "db", "init", "--db", argv[1]]
+    return init, argv[2:]
+
+
 def main() -> None:
+    """``python -m app.serve [--warehouse TARGET] run app/main.py …``.
+
+    With ``--warehouse``, ``tokendesk db init`` builds or migrates the warehouse in a process of
+    its own while this one imports the page libraries (the two overlap on a machine with two
+    cores; building here would load the warehouse libraries twice, about 0.7 s, in series).
+    A refused seed or a path that is not a warehouse stops the start with that command's own
+    message and exit status: nothing listens."""
+    init, streamlit_args = build_command(sys.argv[1:])
+    building = subprocess.Popen(init, stdin=subprocess.DEVNULL) if init else None
     warm()
+    if building is not None and building.wait() != 0:
+        raise SystemExit(building.returncode)
     from streamlit.web import cli
 
+    sys.argv = [sys.argv[0], *streamlit_args]
     cli.main(prog_name="streamlit")
 
 

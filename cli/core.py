@@ -472,12 +472,15 @@ def run_app(
 ) -> None:
     """Start the dashboard (builds the warehouse from data/ on first start)."""
     target = db or default_db_path()
-    _build_or_refuse(target)  # build or migrate before the read-only app opens it
     entry = REPO_ROOT / "app" / "main.py"
     command = [
         sys.executable,
         "-m",
-        "app.serve",  # `streamlit run`, after importing what the pages import
+        # `streamlit run`, after building or migrating the warehouse (before the read-only app
+        # opens it) and importing what the pages import, side by side.
+        "app.serve",
+        "--warehouse",
+        str(target),
         "run",
         str(entry),
         "--server.address",

@@ -102,6 +102,30 @@ def _newest(moments: Iterable[datetime | None], fallback: datetime) -> datetime:
     return max(known) if known else fallback
 
 
+#: DuckDB's database files carry these bytes at offset 8 (its storage header's magic).
+_DUCKDB_MAGIC = (8, b"DUCK")
+
+
+def _refuse_unless_duckdb_file(path: Path) -> None:
+    """A warehouse path that exists must be a DuckDB file: a folder, a pipe or device, or a
+    file of something else is refused in words (DuckDB's own errors read like a fault, and
+    reading a pipe would wait forever). ``tokendesk`` never overwrites such a path."""
+    where = f"the warehouse path {path}"
+    if path.is_dir():
+        raise WarehouseError(f"{where} is a folder; give --db a file path (one is built there)")
+    if not path.is_file():
+        raise WarehouseError(f"{where} is not a regular file (a pipe or device?); give a file path")
+    offset, magic = _DUCKDB_MAGIC
+    with path.open("rb") as handle:
+        head = handle.read(offset + len(magic))
+    if head[offset:] != magic:
+        what = "an empty file" if not head else "not a DuckDB database file"
+        raise WarehouseError(
+            f"{where} is {what}, so it is not a tokendesk warehouse; give another path (a new"
+            " one is built there) or move the file away — it is left as it is"
+        )
+
+
 class Warehouse:
     """A DuckDB warehouse file (or ``:memory:``) with tokendesk's schema.
 
@@ -174,6 +198,8 @@ class Warehouse:
             warehouse.actor = actor or warehouse.actor
             return warehouse
         exists = Path(target).exists()
+        if exists:
+            _refuse_unless_duckdb_file(Path(target))
         if not exists and read_only and not build:
             raise WarehouseError(f"no warehouse at {target}; run `tokendesk db init`")
         Path(target).parent.mkdir(parents=True, exist_ok=True)

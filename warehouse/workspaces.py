@@ -7,8 +7,11 @@ workspace never reaches the table.
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 from datetime import UTC, date, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -86,12 +89,19 @@ def workspace_versions(warehouse: Warehouse) -> pd.DataFrame:
 
 
 def example_workspace_body() -> dict:
-    """The bundled example workspace as parsed YAML."""
-    import yaml
-
+    """The bundled example workspace as parsed YAML (a copy the caller may change)."""
     from tokendesk.paths import data_dir
 
-    return yaml.safe_load((data_dir() / EXAMPLE_WORKSPACE).read_text(encoding="utf-8"))
+    path = data_dir() / EXAMPLE_WORKSPACE
+    return copy.deepcopy(_parsed_yaml(str(path), path.stat().st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=4)
+def _parsed_yaml(path: str, mtime_ns: int) -> dict:
+    """Parsed once per file version: every page asks whether the workspace is the example."""
+    import yaml
+
+    return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
 
 
 def seed_workspace(warehouse: Warehouse) -> None:

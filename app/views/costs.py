@@ -144,11 +144,11 @@ def option_table(options, basis: str, percentile: str, unit: str, energy: bool) 
     )
 
 
-def frontier(options, percentile: str, target: float, unit: str, shown_all: bool) -> None:
+def frontier(found, percentile: str, target: float, unit: str, shown_all: bool) -> None:
+    """``found``: ``model.interactivity_frontier`` of the options on the page."""
     st.subheader(
         f"Interactivity frontier: {formatting.cost_label(unit, 'output')} at a pace per user"
     )
-    found = model.interactivity_frontier(options, percentile, target, unit)
     if found.points.empty:
         st.info(
             f"None of these options publishes a time per output token at {percentile} or above, "
@@ -181,14 +181,22 @@ st.caption(
 )
 filters = tuple((name, tuple(chosen[name])) for name in FILTERS if chosen[name])
 total = data.count_options(path, filters)
-found = data.cost_options(path, filters, limit=MAX_ROWS, ftl_percentile=percentile)
-if found.empty:
+options, found_frontier = data.costs_page_frames(
+    path,
+    filters,
+    limit=MAX_ROWS,
+    percentile=percentile,
+    basis=basis,
+    energy=chosen["energy"],
+    target=chosen["target"],
+    unit=unit,
+)
+if options.empty:
     st.info("No priced option matches these filters. Remove a filter to see more options.")
     st.stop()
-options = model.with_details(model.with_cost(found, basis), percentile, chosen["energy"])
 headline(options, total, basis, percentile, unit)
 if options["cost"].isna().all():
     st.warning(f"None of these results can be priced per {model.TOKEN_BASES[basis]}.")
 scatter(options, basis, percentile, unit)
 option_table(options, basis, percentile, unit, chosen["energy"])
-frontier(options, percentile, chosen["target"], unit, total <= len(options))
+frontier(found_frontier, percentile, chosen["target"], unit, total <= len(options))
