@@ -502,14 +502,16 @@ def workspace(path: str):
     """(version, workspace) stored in the warehouse (the bundled example if none was saved)."""
     from planning.workspaces import stored_workspace
 
-    return stored_workspace(_warehouse(path))
+    with _reading(path) as warehouse:
+        return stored_workspace(warehouse)
 
 
 @st.cache_data(show_spinner=False, ttl=600)
 def workspace_versions(path: str) -> pd.DataFrame:
     from warehouse.workspaces import workspace_versions as versions
 
-    return versions(_warehouse(path))
+    with _reading(path) as warehouse:
+        return versions(warehouse)
 
 
 def shown_workspace(ws):

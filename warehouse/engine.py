@@ -358,7 +358,11 @@ class FileEngine:
             reporter_for(report),
         )
         # Even when this process has the file attached already, a new read waits while a writer
-        # elsewhere holds the gate: else overlapping sessions could keep the file forever.
+        # elsewhere holds the gate: else overlapping sessions could keep the file forever. An
+        # attachment no read of this process uses any more (a ``cursor()`` taken outside a read
+        # block) is let go first: kept, it would hold the file while this read waits for the
+        # writer, and the writer for it, until one of them gave up.
+        self._release_if_idle()
         self._gate.pass_through(waiter)
         with self._state:
             while self._writing or self._writers_waiting:

@@ -294,3 +294,46 @@ def test_a_cursor_kept_after_its_read_does_not_keep_the_file(seeded):
         inside.execute("SELECT 1")
     second = seeded.ingest_prices("test:kept-2", [quote()], origin="test")
     assert {first, second} <= set(seeded.snapshots()["snapshot_id"])
+
+
+def _gate_closed(path: Path) -> bool:
+    """Whether a writer in another process holds the gate beside the warehouse."""
+    import fcntl
+
+    fd = os.open(str(path) + ".writer-gate", os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the writer gate needs flock")
+def test_a_read_lets_go_of_a_cursor_left_attached_before_it_waits_for_a_writer(seeded, monkeypatch):
+    """A cursor taken outside a read block keeps the file attached (shared). When a writer in
+    another process then closes the gate, this process's next read must let that attachment go
+    before it queues: else the read waits for the writer and the writer for the attachment,
+    until both give up (a dashboard held the file 120 s this way under load)."""
+    path = Path(seeded.path)
+    lingering = seeded.cursor()  # outside any read block: the file stays attached
+    lingering.execute("SELECT count(*) FROM snapshots").fetchone()
+    writer = _python(
+        WRITER, str(path), "after-linger", "1", env={**os.environ, WRITE_WAIT_ENV: "60"}
+    )
+    try:
+        for _ in range(600):  # the writer closes the gate, then waits for the file
+            if _gate_closed(path) or writer.poll() is not None:
+                break
+            threading.Event().wait(0.05)
+        assert _gate_closed(path), writer.communicate()
+        monkeypatch.setenv(READ_WAIT_ENV, "30")
+        with seeded.reading():
+            seen = set(seeded.snapshots()["snapshot_id"])
+        out, err = writer.communicate(timeout=60)
+    finally:
+        if writer.poll() is None:
+            writer.kill()
+    assert writer.returncode == 0, err
+    assert out.strip() in seen  # the read went after the write, and saw it
