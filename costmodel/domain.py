@@ -24,6 +24,16 @@ class Bound:
     step: float
     why: str = ""
 
+    @property
+    def widget_format(self) -> str:
+        """A number input's printf format: as many decimals as the step has (1,500 ms shows as
+        "1500", not "1500.00")."""
+        decimals = 0
+        for value in (self.step, self.low):  # the smallest allowed value must show, too
+            while decimals < 4 and abs(round(value, decimals) - value) > 1e-9:
+                decimals += 1
+        return f"%.{decimals}f"
+
     def check(self, value: object) -> float:
         """The value as a float, or a ValueError that says what is allowed."""
         if isinstance(value, bool):

@@ -83,7 +83,8 @@ def inputs(declared: tuple[UrlInput, ...]) -> dict:
     start = ui.url_inputs(declared)
     slo_input = declared[1]
     families = list(si.MODEL_FAMILIES)
-    left, middle, right, far = st.columns(4)
+    # The model class names two of its models: it gets the room to show them at 1280 px.
+    left, middle, right, far = st.columns([1.6, 1, 0.8, 1])
     chosen = {
         "model": left.selectbox(
             "Model class",
@@ -98,6 +99,7 @@ def inputs(declared: tuple[UrlInput, ...]) -> dict:
             slo_input.high,
             start["slo"],
             step=domain.SLO_MS.step,
+            format=domain.SLO_MS.widget_format,
             key="slo",
         ),
         "pct": right.selectbox(
@@ -137,11 +139,13 @@ def cheapest_per_vendor(scope, percentile: str, slo: float, pricing: str, unit: 
     return float(best["usd_per_1k_output_tokens"].min())
 
 
-def pareto(scope, percentile: str, slo: float, unit: str) -> None:
-    st.subheader(f"Pareto frontier: {formatting.cost_label(unit, 'output')} against FTL")
+def pareto(scope, percentile: str, slo: float, pricing: str, unit: str) -> None:
+    """The frontier among the options priced as chosen (the cards above use the same choice)."""
+    st.subheader(f"Pareto frontier: {pricing} {formatting.cost_label(unit, 'output')} against FTL")
+    priced = (*scope, ("pricing_model", PRICING_FAMILIES[pricing]))
     unbounded: dict[str, Any] = {"ftl_percentile": percentile, "max_ftl_ms": float("inf")}
-    frontier = data.cost_options(path, scope, frontier_only=True, **unbounded)
-    nearby = data.cost_options(path, scope, limit=MAX_POINTS, **unbounded)
+    frontier = data.cost_options(path, priced, frontier_only=True, **unbounded)
+    nearby = data.cost_options(path, priced, limit=MAX_POINTS, **unbounded)
     plotted = model.plotted_options(nearby, frontier)
     if plotted.empty:
         st.info("No option of this model class publishes a first-token latency.")
@@ -187,5 +191,5 @@ if cheapest is not None:
     sentence = gap_sentence(comparison, viewed, cheapest, chosen["unit"])
     if sentence:
         st.caption(plain(sentence, limit=2000))
-pareto((("model", models),), chosen["pct"], chosen["slo"], chosen["unit"])
+pareto((("model", models),), chosen["pct"], chosen["slo"], chosen["pricing"], chosen["unit"])
 freshness()

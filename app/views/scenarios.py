@@ -57,7 +57,14 @@ first = stored.demand[0]
 
 def _number(bound: domain.Bound, value: float, key: str, **extra) -> float:
     return st.number_input(
-        bound.label, bound.low, bound.high, float(value), step=bound.step, key=key, **extra
+        bound.label,
+        bound.low,
+        bound.high,
+        float(value),
+        step=bound.step,
+        format=bound.widget_format,
+        key=key,
+        **extra,
     )
 
 

@@ -380,3 +380,24 @@ def test_the_overview_starts_from_the_workspaces_own_slo(writable_fixture_env):
     assert at.selectbox(key="pct").value == "p99"
     # Nothing was changed on the page, so the link carries none of them.
     assert "slo" not in at.query_params and "pct" not in at.query_params
+
+
+def test_the_overview_frontier_holds_only_the_options_priced_as_chosen(fixture_env):
+    """The cards and the Pareto chart answer the same question: with on-demand chosen, the
+    fixture's $16 spot p5 is not a point (it used to sit on the frontier), and the other way
+    round. Each point's hover names its pricing (customdata[3])."""
+    for pricing, kept in (("on-demand", "On demand"), ("spot", "Spot")):
+        at = page("overview.py", pricing=pricing)
+        traces = [t for t in chart(at, "pareto")["data"] if t["name"] != "Pareto frontier"]
+        shown_as = {row[3] for t in traces for row in t["customdata"]}
+        assert shown_as == {kept}, shown_as
+        assert any(f"Pareto frontier: {pricing} " in h.value for h in at.subheader)
+    # $16/h over 2 replicas x 2,500 tok/s: 16 / (5000 x 3.6) = $0.000889, spot only.
+    on_demand = chart(page("overview.py", pricing="on-demand"), "pareto")["data"]
+    assert all(round(x, 9) != round(16 / 18000, 9) for t in on_demand for x in t["x"])
+
+
+def test_the_slo_reads_in_whole_milliseconds_on_both_pages(fixture_env):
+    for name in ("overview.py", "scenarios.py"):
+        assert page(name).number_input(key="slo").proto.format == "%.0f"
+    assert page("scenarios.py").number_input(key="peak").proto.format == "%.1f"
