@@ -140,6 +140,18 @@ def _is_lock_conflict(exc: Exception) -> bool:
     return "could not set lock" in text or "conflicting lock" in text
 
 
+_FILE_SYSTEM_REFUSALS = ("permission denied", "read-only file system")
+
+
+def _refused_by_the_file_system(exc: Exception) -> str:
+    """The reason in DuckDB's 'Cannot open file "…": Permission denied' (or a read-only file
+    system), in lower case; "" for any other error."""
+    if not isinstance(exc, duckdb.IOException):
+        return ""
+    text = str(exc).lower()
+    return next((reason for reason in _FILE_SYSTEM_REFUSALS if reason in text), "")
+
+
 def _is_from_newer_duckdb(exc: Exception) -> bool:
     """DuckDB 1.5 on a file written by 2.0: "Trying to read a database file with version number
     999, but we can only read versions between 64 and 68"."""
@@ -316,6 +328,12 @@ class FileEngine:
                         f"the warehouse {self.path} was written by a newer DuckDB than this "
                         f"tokendesk runs ({duckdb.__version__}), which cannot read it. Rebuild "
                         "it with `tokendesk db rebuild` (the old file is kept beside it)."
+                    ) from None
+                reason = _refused_by_the_file_system(exc)
+                if reason:
+                    raise WarehouseError(
+                        f"the warehouse {self.path} cannot be opened ({reason}). Give a path"
+                        " this user may read (and, to build or write it, write)"
                     ) from None
                 if not _is_lock_conflict(exc):
                     raise

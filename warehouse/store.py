@@ -202,7 +202,13 @@ class Warehouse:
             _refuse_unless_duckdb_file(Path(target))
         if not exists and read_only and not build:
             raise WarehouseError(f"no warehouse at {target}; run `tokendesk db init`")
-        Path(target).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            Path(target).parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # a parent that is a file, a read-only or virtual file system
+            raise WarehouseError(
+                f"the warehouse path {target} cannot be used: its folder cannot be created"
+                f" ({exc.strerror or type(exc).__name__}); give a path in a folder you can write"
+            ) from None
         engine = FileEngine.shared(target)
         warehouse = cls(engine, target, read_only=False, on_wait=on_wait)
         try:

@@ -85,3 +85,27 @@ def test_the_dashboard_refuses_to_start_on_such_a_path_and_says_why(tmp_path):
     assert "is not a DuckDB database file" in " ".join(started.stderr.split())
     assert "Traceback" not in started.stderr
     assert "fault in tokendesk" not in started.stderr
+
+
+def test_a_path_whose_folder_cannot_be_made_is_refused_plainly(tmp_path, capsys):
+    a_file = tmp_path / "not-a-folder"
+    a_file.write_text("x", encoding="utf-8")
+    with pytest.raises(SystemExit) as done:
+        tokendesk(["db", "info", "--db", str(a_file / "tokendesk.duckdb")])
+    err = " ".join(capsys.readouterr().err.split())
+    assert done.value.code == 1
+    assert "its folder cannot be created (File exists)" in err
+    assert "fault in tokendesk" not in err
+    assert a_file.read_text(encoding="utf-8") == "x"
+
+
+@pytest.mark.skipif(not Path("/sys/kernel").is_dir(), reason="needs Linux's sysfs")
+def test_a_path_nobody_may_create_a_file_in_is_refused_plainly(capsys):
+    """sysfs refuses new files even to root (or is mounted read-only in a container): DuckDB's
+    refusal said in words."""
+    with pytest.raises(SystemExit) as done:
+        tokendesk(["db", "info", "--db", "/sys/tokendesk.duckdb"])
+    err = " ".join(capsys.readouterr().err.split())
+    assert done.value.code == 1
+    assert "the warehouse /sys/tokendesk.duckdb cannot be opened (" in err
+    assert "fault in tokendesk" not in err
