@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import yaml
 
 from costmodel import Engine
@@ -121,8 +122,32 @@ def bill_provenance(warehouse: Warehouse) -> str | None:
     )
 
 
-def engine_for(warehouse: Warehouse) -> Engine:
-    return Engine.from_frame(queries.cost_options(warehouse, sort=None))
+def fleet_instance_types(ws: Workspace) -> tuple[str, ...]:
+    """The instance types ``ws``'s fleet names (sorted, once each)."""
+    return tuple(sorted({entry.instance_type for entry in ws.fleet}))
+
+
+def planning_options(
+    warehouse: Warehouse, ws: Workspace | None = None, *, pricing_model: Iterable[str] | None = None
+) -> pd.DataFrame:
+    """The cost-options rows ``ws`` is planned on (``queries.planning_options``: dominated
+    duplicate quotes pruned, every quote of the fleet's instance types kept); ``ws`` None is
+    the warehouse's stored workspace. The one frame an engine is built from and a brief lists
+    its sources from."""
+    if ws is None:
+        _, ws = stored_workspace(warehouse)
+    return queries.planning_options(
+        warehouse,
+        pricing_model=None if pricing_model is None else list(pricing_model),
+        keep_instance_types=fleet_instance_types(ws),
+    )
+
+
+def engine_for(
+    warehouse: Warehouse, ws: Workspace | None = None, *, pricing_model: Iterable[str] | None = None
+) -> Engine:
+    """The scenario engine over :func:`planning_options` for ``ws`` (None: the stored one)."""
+    return Engine.from_frame(planning_options(warehouse, ws, pricing_model=pricing_model))
 
 
 @dataclass(frozen=True)
@@ -200,7 +225,7 @@ def pricing_problems(engine: Engine, ws: Workspace, *, with_path: bool = False) 
 def import_workspace(warehouse: Warehouse, path: Path) -> int:
     """Validate a YAML file whole (fields, then rates against current prices) and append it."""
     ws, body = read_workspace_file(path)
-    problems = pricing_problems(engine_for(warehouse), ws, with_path=True)
+    problems = pricing_problems(engine_for(warehouse, ws), ws, with_path=True)
     if problems:
         raise WorkspaceFileError(f"{path.name}: {problems[0]}")
     return save_workspace(warehouse, workspace_to_dict(ws), origin="import", source=path.name)
@@ -312,7 +337,7 @@ def workspace_and_engine(
             ws, _ = read_workspace_file(workspace)
         else:
             _, ws = stored_workspace(warehouse)
-        return ws, engine_for(warehouse)
+        return ws, engine_for(warehouse, ws)
 
 
 # ---- problems in the words of the person who entered the workspace -----------------------------
