@@ -398,10 +398,11 @@ def _options_frame(warehouse: Warehouse, table: pa.Table, *, with_ftl: bool) -> 
     return pd.DataFrame({name: core[name] for name in columns}, copy=False)
 
 
-#: The most options ``planning_options`` hands the scenario engine. ``Engine.from_frame`` holds
-#: about 450 bytes per option (the frame, then its columns; perf/README.md): two million fit in
-#: about a gigabyte.
-MAX_PLANNING_OPTIONS = 2_000_000
+#: The most cost-option rows ``planning_options`` hands the scenario engine. Measured: the frame
+#: and ``Engine.from_frame`` over 560,264 rows (one operating point each, the dearest case: one
+#: Python ``Option`` per row) peaked 3.0 GiB above the process's start, about 5.7 KB a row, so
+#: 200,000 rows stay near 1.1 GiB (perf/README.md, price ingest).
+MAX_PLANNING_OPTIONS = 200_000
 
 #: What, besides its price, the planner can tell two current quotes apart by. Quotes equal in all
 #: of these join the same benchmark results into the same operating points at the same units:
