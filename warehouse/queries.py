@@ -600,6 +600,15 @@ _EXPLORER_ROWS = """
                OR (p.quarantine_reason IS NOT NULL
                    AND p.price_id IN (SELECT price_id FROM latest_price_ids)))
 """
+#: The current quotes alone (what ``current_prices`` holds), for reads that leave quarantined
+#: quotes out: one semi-join, about half the work of ``_EXPLORER_ROWS``' two.
+_CURRENT_ROWS = """
+        FROM price_quotes p
+        JOIN snapshots s ON s.snapshot_id = p.snapshot_id
+        LEFT JOIN accelerators a ON a.accelerator_id = p.accelerator_id
+        WHERE p.price_id IN (SELECT price_id FROM current_price_ids)
+          AND p.quarantine_reason IS NULL
+"""
 _EXPLORER_ORDER = (
     "p.provider, p.region, p.instance_type, p.pricing_model, p.zone NULLS FIRST, p.price_id"
 )
@@ -644,8 +653,7 @@ def price_explorer(
     $/accelerator-hour first (quotes without an accelerator count left out).
     """
     conditions, params = _explorer_filters(filters)
-    if current_only:
-        conditions += " AND p.quarantine_reason IS NULL"
+    rows = _CURRENT_ROWS if current_only else _EXPLORER_ROWS
     order = _EXPLORER_ORDER
     if order_by_accelerator_hour:
         conditions += " AND p.accelerator_count > 0"
@@ -658,7 +666,7 @@ def price_explorer(
                p.source, p.source_url, p.observed_at, p.confidence, p.notes, p.quote_id, p.expires_on,
                coalesce(p.expires_on < current_date, false)               AS quote_expired,
                p.quarantine_reason, p.review_flag, p.snapshot_id, s.as_of AS snapshot_as_of
-        {_EXPLORER_ROWS}{conditions}
+        {rows}{conditions}
         ORDER BY {order}
     """
     if limit is not None:
@@ -693,8 +701,7 @@ def price_explorer_summary(warehouse: Warehouse, **filters: object) -> dict[str,
     newest = warehouse.query(
         f"""
         SELECT p.provider, p.instance_type, p.pricing_model, p.source, p.observed_at
-        {_EXPLORER_ROWS}{conditions}
-          AND p.quarantine_reason IS NULL AND p.observed_at IS NOT NULL
+        {_CURRENT_ROWS}{conditions} AND p.observed_at IS NOT NULL
         ORDER BY p.observed_at DESC, {_EXPLORER_ORDER}
         LIMIT 1
         """,
@@ -714,15 +721,15 @@ def current_price_values(warehouse: Warehouse, **filters: object) -> dict[str, l
     """The values each explorer filter (and the Prices tabs' pickers) can take among the
     current quotes matching ``filters``: one ``SELECT DISTINCT`` per column, sorted."""
     conditions, params = _explorer_filters(filters)
-    out: dict[str, list[str]] = {}
-    for name, column in PRICE_FILTERS.items():
-        frame = warehouse.query(
-            f"SELECT DISTINCT {column} AS value {_EXPLORER_ROWS}{conditions}"
-            " AND p.quarantine_reason IS NULL",
-            params,
-        )
-        out[name] = sorted(str(v) for v in frame["value"].dropna())
-    return out
+    lists = ", ".join(f"list(DISTINCT {column})" for column in PRICE_FILTERS.values())
+    row = (
+        warehouse.cursor().execute(f"SELECT {lists} {_CURRENT_ROWS}{conditions}", params).fetchone()
+    )
+    found = row if row else [[] for _ in PRICE_FILTERS]
+    return {
+        name: sorted(str(v) for v in values or [] if v is not None)
+        for name, values in zip(PRICE_FILTERS, found, strict=True)
+    }
 
 
 def price_sku_spread(warehouse: Warehouse, **filters: object) -> pd.DataFrame:
@@ -732,7 +739,7 @@ def price_sku_spread(warehouse: Warehouse, **filters: object) -> pd.DataFrame:
     return warehouse.query(
         f"""
         SELECT p.instance_type, p.pricing_model, count(DISTINCT p.region) AS regions
-        {_EXPLORER_ROWS}{conditions} AND p.quarantine_reason IS NULL
+        {_CURRENT_ROWS}{conditions}
         GROUP BY p.instance_type, p.pricing_model
         ORDER BY p.instance_type, p.pricing_model
         """,
@@ -747,8 +754,7 @@ def accelerator_hour_offer(warehouse: Warehouse, **filters: object) -> pd.DataFr
     return warehouse.query(
         f"""
         SELECT DISTINCT p.accelerator_id, a.name AS accelerator_name, p.pricing_model
-        {_EXPLORER_ROWS}{conditions}
-          AND p.quarantine_reason IS NULL AND p.accelerator_count > 0
+        {_CURRENT_ROWS}{conditions} AND p.accelerator_count > 0
         ORDER BY p.accelerator_id, p.pricing_model
         """,
         params,
