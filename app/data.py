@@ -685,7 +685,20 @@ def check_workspace(path: str, ws) -> list[str]:
     from planning.workspaces import pricing_problems
 
     ws = priced_workspace(path, with_withheld_terms(ws))
-    return pricing_problems(_engine(path, sees_negotiated(), ws), ws)
+    negotiated = sees_negotiated()
+    return pricing_problems(
+        _engine(path, negotiated, ws),
+        ws,
+        known_instance_types=_current_instance_types(path, negotiated),
+    )
+
+
+@st.cache_data(show_spinner=False, ttl=600)
+def _current_instance_types(path: str, negotiated: bool) -> list[str]:
+    """Every current instance type ``negotiated`` says this person may see."""
+    models = None if negotiated else list(PUBLIC_MODELS)
+    with _reading(path) as warehouse:
+        return queries.current_instance_types(warehouse, models)
 
 
 def workspace_brief(path: str, ws, knobs, fmt: str, unit: str) -> bytes:

@@ -225,6 +225,11 @@ def main() -> int:
                 " c = q.price_explorer(w, limit=200, current_only=True,"
                 " order_by_accelerator_hour=True, accelerator='nvidia-h200-141gb')",
             ),
+            # The reference: every quote the explorer matches, as the page read it before it
+            # paged in SQL.
+            "every explorer quote (the unpaged read, reference)": page_data(
+                largest, "f = q.price_explorer(w)"
+            ),
             "Prices page data (price_skus)": page_data(largest, "f = q.price_skus(w)"),
         }
         for name, command in after.items():

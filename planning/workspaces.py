@@ -210,14 +210,28 @@ def check_workspace(engine: Engine, ws: Workspace) -> WorkspaceEngine:
     return WorkspaceEngine(engine, PlanContext(ws))
 
 
-def pricing_problems(engine: Engine, ws: Workspace, *, with_path: bool = False) -> list[str]:
+def pricing_problems(
+    engine: Engine,
+    ws: Workspace,
+    *,
+    with_path: bool = False,
+    known_instance_types: Iterable[str] | None = None,
+) -> list[str]:
     """What stops ``ws`` from being priced, in the words of :func:`problem_in_words` (a fleet
-    line with neither a rate nor a current list price, with the catalog's nearest instance type);
-    empty when every line is priced."""
+    line with neither a rate nor a current list price, with the catalog's nearest instance type
+    among ``known_instance_types``, default the engine's); empty when every line is priced.
+
+    The engine plans on pruned options (``queries.planning_options``), so an instance type a
+    mistyped line meant may be absent from it: pass every current one
+    (``queries.current_instance_types``)."""
     try:
         check_workspace(engine, ws)
     except WorkspaceError as exc:
-        known = {o.instance_type for o in engine.table.options}
+        known = (
+            set(known_instance_types)
+            if known_instance_types is not None
+            else {o.instance_type for o in engine.table.options}
+        )
         return [problem_in_words(exc, workspace_to_dict(ws), known, with_path=with_path)]
     return []
 
@@ -225,7 +239,12 @@ def pricing_problems(engine: Engine, ws: Workspace, *, with_path: bool = False) 
 def import_workspace(warehouse: Warehouse, path: Path) -> int:
     """Validate a YAML file whole (fields, then rates against current prices) and append it."""
     ws, body = read_workspace_file(path)
-    problems = pricing_problems(engine_for(warehouse, ws), ws, with_path=True)
+    problems = pricing_problems(
+        engine_for(warehouse, ws),
+        ws,
+        with_path=True,
+        known_instance_types=queries.current_instance_types(warehouse),
+    )
     if problems:
         raise WorkspaceFileError(f"{path.name}: {problems[0]}")
     return save_workspace(warehouse, workspace_to_dict(ws), origin="import", source=path.name)

@@ -510,6 +510,20 @@ def planning_options(
     return _options_frame(warehouse, table, with_ftl=False)
 
 
+def current_instance_types(
+    warehouse: Warehouse, pricing_model: Sequence[str] | None = None
+) -> list[str]:
+    """Every instance type among the current quotes (of these pricing models), sorted: what a
+    mistyped fleet line's nearest instance type is looked up in."""
+    sql = "SELECT DISTINCT instance_type FROM current_prices"
+    params: list[object] = []
+    if pricing_model is not None:
+        models = _as_list(pricing_model)
+        sql += f" WHERE pricing_model IN ({', '.join('?' for _ in models)})"
+        params.extend(models)
+    return sorted(str(v) for v in warehouse.query(sql, params)["instance_type"])
+
+
 def distinct_values(warehouse: Warehouse) -> dict[str, list[str]]:
     """Values each cost filter can take in the current data (for filter widgets)."""
     out: dict[str, list[str]] = {}

@@ -179,3 +179,17 @@ def test_the_scenarios_command_exits_2_with_the_refusal(tmp_path, monkeypatch):
     )
     assert out.exit_code == 2, out.output
     assert "12 options to plan on" in out.output and "Traceback" not in out.output
+
+
+def test_a_mistyped_fleet_line_is_told_the_type_it_meant_even_when_pruned(
+    empty_warehouse, tmp_path
+):
+    _dominated_warehouse(empty_warehouse)
+    # "dear.1" names no quote, so nothing of it is kept whole; "dear.15" is pruned from the
+    # options (the $10 quote of its key is cheaper), yet it is still the type suggested.
+    path = tmp_path / "typo.yaml"
+    path.write_text(pw.export_yaml(_workspace("dear.1")), encoding="utf-8")
+    with pytest.raises(pw.WorkspaceFileError) as caught:
+        pw.import_workspace(empty_warehouse, path)
+    assert "dear.15" in str(caught.value)
+    assert "dear.15" not in {o.instance_type for o in pw.engine_for(empty_warehouse).table.options}
