@@ -99,7 +99,7 @@ def _forget_if_changed(path: str) -> None:
     seen = _seen_versions.setdefault(path, version)
     if version != seen:
         _seen_versions[path] = version
-        _engine.clear()
+        _fleet_engine.clear()
         st.cache_data.clear()
 
 
@@ -115,7 +115,7 @@ def warehouse() -> Warehouse:
 def forget_results() -> None:
     """Drop every cached result, so the next read sees the newest snapshot."""
     _seen_versions.clear()
-    _engine.clear()
+    _fleet_engine.clear()
     st.cache_data.clear()
 
 
@@ -252,18 +252,9 @@ def filter_values(path: str) -> dict[str, list[str]]:
     values = _filter_values(path)
     if sees_negotiated():
         return values
-    current = price_explorer(path, ())
-    current = current[current["quarantine_reason"].isna()]
-    columns = {
-        "accelerator": "accelerator_id",
-        "vendor": "vendor",
-        "provider": "provider",
-        "region": "region",
-        "pricing_model": "pricing_model",
-    }
-    for name, column in columns.items():
-        values = {**values, name: sorted(str(v) for v in current[column].dropna().unique())}
-    return values
+    current = _current_price_values(path, _visible_price_filters(()) or ())
+    names = ("accelerator", "vendor", "provider", "region", "pricing_model")
+    return values | {name: current[name] for name in names}
 
 
 @st.cache_data(show_spinner=False, ttl=600)
@@ -309,28 +300,142 @@ def hidden_negotiated_quotes(path: str) -> int:
     """How many current negotiated quotes this person's role keeps from them (0 if none)."""
     if sees_negotiated():
         return 0
-    current = _price_explorer(path, ())
-    return int((current["pricing_model"] == NEGOTIATED).sum())
+    return int(_explorer_summary(path, (("pricing_model", (NEGOTIATED,)),))["quotes"])
 
 
 # -- scenarios ---------------------------------------------------------------------------------
-@st.cache_resource(show_spinner=False)
-def _engine(path: str, negotiated: bool):
-    """The scenario engine over every priced option ``negotiated`` says this person may see."""
+def _engine(path: str, negotiated: bool, ws):
+    """The scenario engine ``ws`` is planned on, over the options ``negotiated`` says this
+    person may see."""
+    from planning.workspaces import fleet_instance_types
+
+    return _fleet_engine(path, negotiated, fleet_instance_types(ws))
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _fleet_engine(path: str, negotiated: bool, fleet_types: tuple[str, ...]):
+    """The engine over ``_planning_options``: cached per fleet's instance types, the only part
+    of a workspace the options depend on."""
+    return Engine.from_frame(_planning_options(path, negotiated, fleet_types))
+
+
+def _planning_options(path: str, negotiated: bool, fleet_types: tuple[str, ...]) -> pd.DataFrame:
+    """``queries.planning_options`` for a fleet of ``fleet_types``, without negotiated quotes
+    unless ``negotiated``: what an engine is built from and a brief lists its sources from."""
     models = None if negotiated else list(PUBLIC_MODELS)
     with _reading(path) as warehouse:
-        return Engine.from_frame(queries.cost_options(warehouse, sort=None, pricing_model=models))
+        return queries.planning_options(
+            warehouse, pricing_model=models, keep_instance_types=fleet_types
+        )
 
 
-def price_explorer(path: str, filters: Filters) -> pd.DataFrame:
-    """Every quote of the current price snapshots matching ``filters`` (quarantined included)."""
-    return _without_negotiated(_price_explorer(path, filters))
+def _visible_price_filters(filters: Filters) -> Filters | None:
+    """The Prices page's ``filters`` narrowed to what this person may see (negotiated quotes
+    left out in the query itself, so a page of N rows holds N rows they may see); None when
+    that leaves nothing."""
+    if sees_negotiated():
+        return filters
+    chosen = dict(filters)
+    models = tuple(m for m in chosen.get("pricing_model") or PUBLIC_MODELS if m != NEGOTIATED)
+    if not models:
+        return None
+    chosen["pricing_model"] = models
+    return tuple(chosen.items())
+
+
+def price_explorer(path: str, filters: Filters, limit: int | None = None) -> pd.DataFrame:
+    """The quotes of the current price snapshots matching ``filters`` (quarantined included),
+    in the explorer's order, at most ``limit`` of them."""
+    visible = _visible_price_filters(filters)
+    if visible is None:
+        return _price_explorer(path, (), 0)
+    return _price_explorer(path, visible, limit)
 
 
 @st.cache_data(show_spinner=False, ttl=600)
-def _price_explorer(path: str, filters: Filters) -> pd.DataFrame:
+def _price_explorer(path: str, filters: Filters, limit: int | None = None) -> pd.DataFrame:
     with _reading(path) as warehouse:
-        return queries.price_explorer(warehouse, **{name: list(values) for name, values in filters})
+        return queries.price_explorer(warehouse, limit=limit, **_filter_args(filters))
+
+
+def explorer_summary(path: str, filters: Filters) -> dict[str, Any]:
+    """The explorer's headline figures over every quote matching ``filters``
+    (``queries.price_explorer_summary``), of the quotes this person may see."""
+    visible = _visible_price_filters(filters)
+    if visible is None:
+        return dict.fromkeys(("quotes", "current", "providers", "regions", "flagged"), 0) | {
+            "newest": None
+        }
+    return _explorer_summary(path, visible)
+
+
+@st.cache_data(show_spinner=False, ttl=600)
+def _explorer_summary(path: str, filters: Filters) -> dict[str, Any]:
+    with _reading(path) as warehouse:
+        return queries.price_explorer_summary(warehouse, **_filter_args(filters))
+
+
+@st.cache_data(show_spinner=False, ttl=600)
+def _current_price_values(path: str, filters: Filters) -> dict[str, list[str]]:
+    with _reading(path) as warehouse:
+        return queries.current_price_values(warehouse, **_filter_args(filters))
+
+
+def price_sku_spread(path: str) -> pd.DataFrame:
+    """Per current SKU (instance type, pricing model) this person may see: its region count."""
+    return _price_sku_spread(path, _visible_price_filters(()) or ())
+
+
+@st.cache_data(show_spinner=False, ttl=600)
+def _price_sku_spread(path: str, filters: Filters) -> pd.DataFrame:
+    with _reading(path) as warehouse:
+        return queries.price_sku_spread(warehouse, **_filter_args(filters))
+
+
+def sku_quotes(path: str, instance_type: str, pricing_model: str) -> pd.DataFrame:
+    """One SKU's current quotes (every region), of those this person may see."""
+    filters = (("instance_type", (instance_type,)), ("pricing_model", (pricing_model,)))
+    visible = _visible_price_filters(filters)
+    if visible is None:
+        return _current_quotes(path, (), 0)
+    return _current_quotes(path, visible, None)
+
+
+def accelerator_hour_offer(path: str) -> pd.DataFrame:
+    """Each accelerator and pricing model with a $/accelerator-hour this person may see."""
+    return _accelerator_hour_offer(path, _visible_price_filters(()) or ())
+
+
+@st.cache_data(show_spinner=False, ttl=600)
+def _accelerator_hour_offer(path: str, filters: Filters) -> pd.DataFrame:
+    with _reading(path) as warehouse:
+        return queries.accelerator_hour_offer(warehouse, **_filter_args(filters))
+
+
+def cheapest_accelerator_quotes(
+    path: str, accelerator_id: str, pricing_models: tuple[str, ...], limit: int
+) -> pd.DataFrame:
+    """The ``limit`` current quotes of one accelerator in these pricing models with the lowest
+    $/accelerator-hour, cheapest first, of those this person may see."""
+    filters = (("accelerator", (accelerator_id,)), ("pricing_model", pricing_models))
+    visible = _visible_price_filters(filters) if pricing_models else None
+    if visible is None:
+        return _current_quotes(path, (), 0, by_accelerator_hour=True)
+    return _current_quotes(path, visible, limit, by_accelerator_hour=True)
+
+
+@st.cache_data(show_spinner=False, ttl=600)
+def _current_quotes(
+    path: str, filters: Filters, limit: int | None, *, by_accelerator_hour: bool = False
+) -> pd.DataFrame:
+    with _reading(path) as warehouse:
+        return queries.price_explorer(
+            warehouse,
+            limit=limit,
+            current_only=True,
+            order_by_accelerator_hour=by_accelerator_hour,
+            **_filter_args(filters),
+        )
 
 
 def price_skus(path: str) -> pd.DataFrame:
@@ -566,7 +671,7 @@ def workspace_comparison(path: str, ws, knobs):
 def _workspace_evaluation(path: str, ws, knobs, negotiated: bool, frontier: bool):
     from planning.evaluation import evaluate
 
-    return evaluate(_engine(path, negotiated), ws, knobs, frontier=frontier)
+    return evaluate(_engine(path, negotiated, ws), ws, knobs, frontier=frontier)
 
 
 def cost_gap(path: str, ws, knobs, market_usd_per_1k: float):
@@ -580,7 +685,9 @@ def _cost_gap(path: str, ws, knobs, market_usd_per_1k: float, negotiated: bool):
     from planning.evaluation import unit_cost_gap
 
     stay = _workspace_evaluation(path, ws, knobs, negotiated, False).stay
-    return unit_cost_gap(planner_for(_engine(path, negotiated), ws, knobs), stay, market_usd_per_1k)
+    return unit_cost_gap(
+        planner_for(_engine(path, negotiated, ws), ws, knobs), stay, market_usd_per_1k
+    )
 
 
 def save_workspace(ws) -> int:
@@ -602,7 +709,7 @@ def bill_report(path: str, files: list[tuple[str, bytes]]):
 
     from planning.bill import build_report
 
-    engine = _engine(path, sees_negotiated())
+    negotiated = sees_negotiated()
     with tempfile.TemporaryDirectory(prefix="tokendesk-bill-") as tmp:
         paths = []
         for index, (name, body) in enumerate(files):
@@ -612,7 +719,9 @@ def bill_report(path: str, files: list[tuple[str, bytes]]):
             target.write_bytes(body)
             paths.append(target)
         with _reading(path) as warehouse:
-            return build_report(warehouse, paths, engine=engine)
+            return build_report(
+                warehouse, paths, engine_for=lambda ws: _engine(path, negotiated, ws)
+            )
 
 
 def save_bill(report) -> int:
@@ -628,9 +737,21 @@ def check_workspace(path: str, ws) -> list[str]:
     """Problems with rates the warehouse cannot supply (a fleet line with no list price)."""
     from planning.workspaces import pricing_problems
 
+    ws = priced_workspace(path, with_withheld_terms(ws))
+    negotiated = sees_negotiated()
     return pricing_problems(
-        _engine(path, sees_negotiated()), priced_workspace(path, with_withheld_terms(ws))
+        _engine(path, negotiated, ws),
+        ws,
+        known_instance_types=_current_instance_types(path, negotiated),
     )
+
+
+@st.cache_data(show_spinner=False, ttl=600)
+def _current_instance_types(path: str, negotiated: bool) -> list[str]:
+    """Every current instance type ``negotiated`` says this person may see."""
+    models = None if negotiated else list(PUBLIC_MODELS)
+    with _reading(path) as warehouse:
+        return queries.current_instance_types(warehouse, models)
 
 
 def workspace_brief(path: str, ws, knobs, fmt: str, unit: str) -> bytes:
@@ -646,14 +767,13 @@ def _workspace_brief(path: str, ws, knobs, fmt: str, unit: str, negotiated: bool
     from briefs.optimal import brief_sections
     from briefs.render import render_document
     from briefs.workspace_plans import workspace_document
-    from planning.workspaces import bill_provenance
+    from planning.workspaces import bill_provenance, fleet_instance_types
 
     commitment = commitment_section(_workspace_commitment(path, ws, knobs, negotiated))
     ev = _workspace_evaluation(path, ws, knobs, negotiated, True)
     optimal = (*brief_sections(ev.optimum), commitment)
-    models = None if negotiated else list(PUBLIC_MODELS)
+    options = _planning_options(path, negotiated, fleet_instance_types(ws))
     with _reading(path) as warehouse:
-        options = queries.cost_options(warehouse, sort=None, pricing_model=models)
         snapshots = warehouse.snapshots()
         if not negotiated:
             hidden = queries.negotiated_snapshots(warehouse)
@@ -697,7 +817,7 @@ def workspace_commitment(path: str, ws, knobs):
 def _workspace_commitment(path: str, ws, knobs, negotiated: bool):
     from planning.commitment import commitments
 
-    return commitments(_engine(path, negotiated), ws, knobs)
+    return commitments(_engine(path, negotiated, ws), ws, knobs)
 
 
 def _filter_args(filters: Filters) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from app.safe import plain
 from tokendesk.access import AccessDenied
 from warehouse import CatalogUnreachable, WarehouseError
 from warehouse.lake import unreachable_reason
+from warehouse.queries import TooManyPlanningOptions
 
 PAGES = Path(__file__).parent / "views"
 #: Team mode: PostgreSQL, which keeps the shared warehouse's catalog, does not answer (restarting,
@@ -91,6 +92,9 @@ try:
     navigation.run()
 except AccessDenied as exc:  # a write asked for by a role that may not make it: nothing written
     st.warning(f"Nothing was written. {plain(exc)}")
+except TooManyPlanningOptions as exc:  # a warehouse too large to plan on: what to do about it
+    said = plain(exc)
+    st.warning(f"Nothing to plan on this page: {said}.", icon="⚠️")
 except CatalogUnreachable as exc:  # what did not happen, and that nothing is lost
     said = plain(exc)
     st.warning(f"{said[:1].upper()}{said[1:]} Reload in a moment.", icon=":material/cloud_off:")

@@ -577,7 +577,7 @@ def company_review(
         replace(line, label=line.label.split(" at $")[0] + " at a withheld rate)")
         if line.pricing_model in hidden_pricing_models
         else line
-        for line in pf.fleet_rates(pw.engine_for(warehouse), ws)
+        for line in pf.fleet_rates(pw.engine_for(warehouse, ws), ws)
     )
     rules = replace(rules or FuturesRules(), fleet=lines)
     return compare_warehouse(

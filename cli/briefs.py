@@ -31,6 +31,7 @@ from briefs.gate import parse_fraction
 from briefs.render import FORMATS, _md_table, render_document
 from briefs.workspace_plans import workspace_document
 from cli.options import DbOption
+from costmodel import Engine
 from costmodel import scenario_inputs as si
 from planning import evaluation as pe
 from planning import fleet as pf
@@ -54,6 +55,7 @@ from warehouse.futures import (
     results_as_of,
     snapshot_results,
 )
+from warehouse.queries import TooManyPlanningOptions
 
 console = make_console()
 err = make_console(stderr=True)
@@ -173,11 +175,13 @@ def brief(
     if notices:
         raise _fail(" ".join(notices))
     ws, knobs = pw.market_workspace(inputs), pw.market_knobs(inputs)
-    with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
-        engine = pw.engine_for(warehouse)
-        options = warehouse.cost_options()
-        snapshots = warehouse.snapshots()
-    results = pe.compare(engine, ws, knobs)
+    try:
+        with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
+            options = pw.planning_options(warehouse, ws)
+            snapshots = warehouse.snapshots()
+    except TooManyPlanningOptions as exc:
+        raise _fail(str(exc)) from None
+    results = pe.compare(Engine.from_frame(options), ws, knobs)
     doc = workspace_document(
         results, ws, knobs, base_url, unit=unit, options=options, snapshots=snapshots
     )
@@ -239,7 +243,7 @@ def gate(
             )
             # Accelerators the company runs are priced at what it pays (the workspace's fleet).
             _, ws = pw.stored_workspace(warehouse)
-            fleet_prices = pf.fleet_accelerator_hour_prices(pw.engine_for(warehouse), ws)
+            fleet_prices = pf.fleet_accelerator_hour_prices(pw.engine_for(warehouse, ws), ws)
             prices.update(fleet_prices)
         loader = None
         if warehouse is not None:
@@ -250,6 +254,8 @@ def gate(
     except g.GateInputError as exc:
         err.print(f"[red]bad input:[/red] {exc.path}: key {exc.key}: {exc.reason}")
         raise typer.Exit(2) from None
+    except TooManyPlanningOptions as exc:
+        raise _fail(str(exc)) from None
     finally:
         if warehouse is not None:
             warehouse.close()

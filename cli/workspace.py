@@ -38,7 +38,8 @@ from tokendesk import formatting
 from tokendesk.labels import label
 from tokendesk.terminal import Grid, grid_from_rows, make_console, print_table
 from tokendesk.textsafety import terminal_text
-from warehouse import Warehouse, WarehouseError, queries
+from warehouse import Warehouse, WarehouseError
+from warehouse.queries import TooManyPlanningOptions
 from warehouse.workspaces import save_workspace, workspace_version, workspace_versions
 
 console = make_console()
@@ -84,7 +85,7 @@ def workspace_import(
         pw.read_workspace_file(file)  # type, size, encoding and YAML limits before the warehouse
         with Warehouse.open(db, seed_check=check_price_file) as warehouse:
             version = pw.import_workspace(warehouse, file)
-    except (pw.WorkspaceFileError, WarehouseError) as exc:
+    except (pw.WorkspaceFileError, WarehouseError, TooManyPlanningOptions) as exc:
         raise _fail(f"{exc}. The warehouse is unchanged.") from None
     console.print(f"Stored {file.name} as workspace version {version}.")
 
@@ -194,7 +195,12 @@ def workspace_from_bill(
         with Warehouse.open(db, read_only=not save, seed_check=check_price_file) as warehouse:
             report = bill_import.build_report(warehouse, files, serves=serves)
             version = bill_import.save_report(warehouse, report) if save else None
-    except (bill_import.BillImportError, WorkspaceError, WarehouseError) as exc:
+    except (
+        bill_import.BillImportError,
+        WorkspaceError,
+        WarehouseError,
+        TooManyPlanningOptions,
+    ) as exc:
         raise _fail(f"{exc}. The warehouse is unchanged.") from None
     if fmt == BillFormat.JSON:
         _write((json.dumps(report.as_dict(), indent=2, ensure_ascii=False) + "\n").encode(), None)
@@ -399,7 +405,7 @@ def scenarios(
             else:
                 _, ws = pw.stored_workspace(warehouse)
                 provenance = pw.bill_provenance(warehouse)
-            options = queries.cost_options(warehouse, sort=None)
+            options = pw.planning_options(warehouse, ws)
             snapshots = warehouse.snapshots()
         engine = Engine.from_frame(options)
         if link:

@@ -16,7 +16,8 @@ bundled results cover, so the cost join after it is real), builds a fresh wareho
 
 After the largest size it also times the commands a user runs next on that warehouse:
 ``costs --format json`` (unfiltered, then narrowed), ``costs`` as a table, ``db info``,
-``prices integrity``, ``scenarios``, and what the Costs and Prices pages read. Results go to
+``prices integrity``, ``scenarios``, ``optimize``, the options the scenario engine is built
+from (with how many the pruning leaves), and what the Costs and Prices pages read. Results go to
 ``perf/out/bench_price_ingest.json`` too.
 """
 
@@ -203,12 +204,30 @@ def main() -> int:
             "db info": cli("db", "info", "--db", str(largest)),
             "prices integrity (current prices)": cli("prices", "integrity", "--db", str(largest)),
             "scenarios (example workspace)": cli("scenarios", "--db", str(largest)),
+            "optimize (example workspace)": cli("optimize", "--db", str(largest)),
+            # The options the engine is built from, and how many the pruning leaves (printed).
+            "planning options (counted)": page_data(
+                largest,
+                "f = q.planning_options(w, keep_instance_types=['p5.48xlarge', 'g6e.xlarge']);"
+                " print(f'{q.count_options(w)} joined, {len(f)} planned on,"
+                " {f.price_id.nunique()} quotes of {q.count_current_prices(w)}')",
+            ),
             # What the dashboard's pages read (app/data.py -> warehouse.queries), no rendering.
             "Costs page data (count + the 2,000 cheapest)": page_data(
                 largest,
                 "n = q.count_options(w); f = q.cost_options(w, limit=2000, ftl_percentile='p95')",
             ),
-            "Prices page data (price_explorer: every current quote)": page_data(
+            "Prices page data (explorer page, summary, filter values, pickers)": page_data(
+                largest,
+                "f = q.price_explorer(w, limit=500); s = q.price_explorer_summary(w);"
+                " v = q.current_price_values(w); d = q.price_sku_spread(w);"
+                " a = q.accelerator_hour_offer(w);"
+                " c = q.price_explorer(w, limit=200, current_only=True,"
+                " order_by_accelerator_hour=True, accelerator='nvidia-h200-141gb')",
+            ),
+            # The reference: every quote the explorer matches, as the page read it before it
+            # paged in SQL.
+            "every explorer quote (the unpaged read, reference)": page_data(
                 largest, "f = q.price_explorer(w)"
             ),
             "Prices page data (price_skus)": page_data(largest, "f = q.price_skus(w)"),
@@ -217,11 +236,14 @@ def main() -> int:
             with (work / "out.txt").open("wb") as sink:
                 measured = measure(command, stdout=sink)
             measured["stdout_bytes"] = (work / "out.txt").stat().st_size
+            if name.endswith("(counted)"):
+                measured["printed"] = (work / "out.txt").read_text(encoding="utf-8").strip()
             results["after_largest"][name] = measured
             print(
                 f"after {sizes[-1]:,} rows: {name}: {measured['seconds']:.1f} s,"
                 f" {measured['peak_rss_mib']} MiB, exit {measured['exit']},"
                 f" {measured['stdout_bytes']:,} bytes out"
+                + (f" | {measured['printed']}" if "printed" in measured else "")
                 + (f" | stopped: {measured['stopped']}" if measured["stopped"] else "")
                 + (f" | {measured['stderr_tail'].strip()[:200]}" if measured["exit"] else ""),
                 flush=True,

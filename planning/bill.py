@@ -10,7 +10,7 @@ engine through ``stay_month1_by_line`` alone.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -253,13 +253,16 @@ def build_report(
     paths: Sequence[Path],
     *,
     serves: str | None = None,
-    engine: Engine | None = None,
+    engine_for: Callable[[Workspace], Engine] | None = None,
 ) -> BillReport:
+    """The bill's fleet against the current workspace; Stay is priced by the engine
+    ``engine_for`` gives for the derived workspace (default ``pw.engine_for``: every quote of
+    the bill's instance types is kept, so each line's list price is found)."""
     shapes = instance_shapes(warehouse)
     bill = read_bill(paths, shapes)
     version, current = pw.stored_workspace(warehouse)
     ws, lines, notes = derive_workspace(bill, current, serves)
-    engine = engine or pw.engine_for(warehouse)
+    engine = engine_for(ws) if engine_for is not None else pw.engine_for(warehouse, ws)
     stay = stay_month1_by_line(engine, ws) if ws.fleet else []
     billed = [
         BilledLine(
@@ -299,7 +302,7 @@ def save_report(warehouse: Warehouse, report: BillReport) -> int:
         workspace_from_dict(body)
     except WorkspaceError as exc:
         raise BillImportError(f"the bill's fleet cannot be saved: {exc}") from None
-    pw.check_workspace(pw.engine_for(warehouse), report.workspace)
+    pw.check_workspace(pw.engine_for(warehouse, report.workspace), report.workspace)
     month = report.bill.month
     files = ", ".join(f.source for f in report.bill.files)
     rec = report.reconciliation

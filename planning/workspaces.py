@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import yaml
 
 from costmodel import Engine
@@ -121,8 +122,32 @@ def bill_provenance(warehouse: Warehouse) -> str | None:
     )
 
 
-def engine_for(warehouse: Warehouse) -> Engine:
-    return Engine.from_frame(queries.cost_options(warehouse, sort=None))
+def fleet_instance_types(ws: Workspace) -> tuple[str, ...]:
+    """The instance types ``ws``'s fleet names (sorted, once each)."""
+    return tuple(sorted({entry.instance_type for entry in ws.fleet}))
+
+
+def planning_options(
+    warehouse: Warehouse, ws: Workspace | None = None, *, pricing_model: Iterable[str] | None = None
+) -> pd.DataFrame:
+    """The cost-options rows ``ws`` is planned on (``queries.planning_options``: dominated
+    duplicate quotes pruned, every quote of the fleet's instance types kept); ``ws`` None is
+    the warehouse's stored workspace. The one frame an engine is built from and a brief lists
+    its sources from."""
+    if ws is None:
+        _, ws = stored_workspace(warehouse)
+    return queries.planning_options(
+        warehouse,
+        pricing_model=None if pricing_model is None else list(pricing_model),
+        keep_instance_types=fleet_instance_types(ws),
+    )
+
+
+def engine_for(
+    warehouse: Warehouse, ws: Workspace | None = None, *, pricing_model: Iterable[str] | None = None
+) -> Engine:
+    """The scenario engine over :func:`planning_options` for ``ws`` (None: the stored one)."""
+    return Engine.from_frame(planning_options(warehouse, ws, pricing_model=pricing_model))
 
 
 @dataclass(frozen=True)
@@ -185,14 +210,28 @@ def check_workspace(engine: Engine, ws: Workspace) -> WorkspaceEngine:
     return WorkspaceEngine(engine, PlanContext(ws))
 
 
-def pricing_problems(engine: Engine, ws: Workspace, *, with_path: bool = False) -> list[str]:
+def pricing_problems(
+    engine: Engine,
+    ws: Workspace,
+    *,
+    with_path: bool = False,
+    known_instance_types: Iterable[str] | None = None,
+) -> list[str]:
     """What stops ``ws`` from being priced, in the words of :func:`problem_in_words` (a fleet
-    line with neither a rate nor a current list price, with the catalog's nearest instance type);
-    empty when every line is priced."""
+    line with neither a rate nor a current list price, with the catalog's nearest instance type
+    among ``known_instance_types``, default the engine's); empty when every line is priced.
+
+    The engine plans on pruned options (``queries.planning_options``), so an instance type a
+    mistyped line meant may be absent from it: pass every current one
+    (``queries.current_instance_types``)."""
     try:
         check_workspace(engine, ws)
     except WorkspaceError as exc:
-        known = {o.instance_type for o in engine.table.options}
+        known = (
+            set(known_instance_types)
+            if known_instance_types is not None
+            else {o.instance_type for o in engine.table.options}
+        )
         return [problem_in_words(exc, workspace_to_dict(ws), known, with_path=with_path)]
     return []
 
@@ -200,7 +239,12 @@ def pricing_problems(engine: Engine, ws: Workspace, *, with_path: bool = False) 
 def import_workspace(warehouse: Warehouse, path: Path) -> int:
     """Validate a YAML file whole (fields, then rates against current prices) and append it."""
     ws, body = read_workspace_file(path)
-    problems = pricing_problems(engine_for(warehouse), ws, with_path=True)
+    problems = pricing_problems(
+        engine_for(warehouse, ws),
+        ws,
+        with_path=True,
+        known_instance_types=queries.current_instance_types(warehouse),
+    )
     if problems:
         raise WorkspaceFileError(f"{path.name}: {problems[0]}")
     return save_workspace(warehouse, workspace_to_dict(ws), origin="import", source=path.name)
@@ -312,7 +356,7 @@ def workspace_and_engine(
             ws, _ = read_workspace_file(workspace)
         else:
             _, ws = stored_workspace(warehouse)
-        return ws, engine_for(warehouse)
+        return ws, engine_for(warehouse, ws)
 
 
 # ---- problems in the words of the person who entered the workspace -----------------------------

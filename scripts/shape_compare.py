@@ -40,7 +40,7 @@ def main() -> int:
     workload = args.workload or ws.demand[0].workload
     doc = trace_document(args.trace)
     with Warehouse.open(None, read_only=True) as warehouse:
-        engine = pw.engine_for(warehouse)
+        engine = pw.engine_for(warehouse, ws)
     rows = shape_comparison(engine, ws, workload, doc)
     if args.json:
         print(json.dumps(rows, indent=2))

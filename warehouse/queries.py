@@ -370,6 +370,12 @@ def cost_options(
             ],
         )
         table = table.take(order_index)
+    return _options_frame(warehouse, table, with_ftl=ftl_percentile is not None)
+
+
+def _options_frame(warehouse: Warehouse, table: pa.Table, *, with_ftl: bool) -> pd.DataFrame:
+    """The cost-options frame of the joined rows in ``table`` (numbers and keys), with each
+    quote's and result's descriptive columns attached once per id."""
     core: dict[str, Any] = {
         name: table.column(name).to_numpy() for name in table.column_names if name != "ftl_basis"
     }
@@ -388,8 +394,134 @@ def cost_options(
     )
     _attach(core, prices, price_ids)
     _attach(core, results, result_ids)
-    columns = COST_COLUMNS + (["ftl_ms", "ftl_basis"] if ftl_percentile is not None else [])
+    columns = COST_COLUMNS + (["ftl_ms", "ftl_basis"] if with_ftl else [])
     return pd.DataFrame({name: core[name] for name in columns}, copy=False)
+
+
+#: The most cost-option rows ``planning_options`` hands the scenario engine. Measured: the frame
+#: and ``Engine.from_frame`` over 560,264 rows (one operating point each, the dearest case: one
+#: Python ``Option`` per row) peaked 3.0 GiB above the process's start, about 5.7 KB a row, so
+#: 200,000 rows stay near 1.1 GiB (perf/README.md, price ingest).
+MAX_PLANNING_OPTIONS = 200_000
+
+#: What, besides its price, the planner can tell two current quotes apart by. Quotes equal in all
+#: of these join the same benchmark results into the same operating points at the same units:
+#:
+#: * provider and region: the workspace's approved providers and regions filter on them;
+#: * zone: part of an option's identity and of its sibling quotes (``Option.group_key``);
+#: * pricing model: on demand, spot, reserved and committed capacity are paid differently;
+#: * price basis and accelerator count: how many replicas a unit holds and what a unit bills;
+#: * accelerator: which results the quote can host.
+#:
+#: Not in it: the instance type only names the SKU (two types with the same accelerators host
+#: the same results; a fleet's own types are kept whole, below); source, date and confidence
+#: are shown with the option the planner picks, never used to pick it (confidence breaks ties,
+#: so the surviving quote is the better-founded one); an expired quote is left out before the
+#: ranking, as the cost join leaves it out; quote id and review flag are read by no plan.
+PLANNING_QUOTE_KEY = (
+    "provider",
+    "region",
+    "zone",
+    "pricing_model",
+    "price_basis",
+    "accelerator_id",
+    "accelerator_count",
+)
+
+
+class TooManyPlanningOptions(ValueError):
+    """The cost join is too large to plan on even after pruning; the message says what to do."""
+
+
+#: The current quotes the planner can use (the price side of ``_COST_CORE``, plus its
+#: not-expired rule), ranked within ``PLANNING_QUOTE_KEY``: the first is the cheapest (a
+#: non-positive price, which no option may carry, last), then the more confident, then the
+#: oldest id. ``{pricing}`` is the optional pricing-model condition (bound parameters).
+_PLANNING_PRICE_IDS = f"""
+WITH eligible AS (
+    SELECT p.price_id, p.instance_type, p.pricing_model,
+           row_number() OVER (
+               PARTITION BY {", ".join(f"p.{column}" for column in PLANNING_QUOTE_KEY)}
+               ORDER BY p.usd_per_hour > 0 DESC NULLS LAST, p.usd_per_hour NULLS LAST,
+                        CASE lower(p.confidence) WHEN 'high' THEN 0 WHEN 'medium' THEN 1
+                                                 WHEN 'low' THEN 2 ELSE 3 END,
+                        p.price_id) AS rank_in_key
+    FROM price_quotes p
+    WHERE p.quarantine_reason IS NULL
+      AND p.price_id IN (SELECT price_id FROM current_price_ids)
+      AND (p.expires_on IS NULL OR p.expires_on >= current_date){{pricing}}
+),
+planning_price_ids AS (
+    SELECT price_id FROM eligible
+    WHERE rank_in_key = 1
+       OR pricing_model = '{PricingModel.NEGOTIATED.value}'
+       OR instance_type IN (SELECT instance_type FROM kept_instance_types)
+)
+"""  # noqa: S608 - fixed text: the key and the pricing model are constants of this module
+
+
+def planning_options(
+    warehouse: Warehouse,
+    *,
+    pricing_model: Sequence[str] | str | None = None,
+    keep_instance_types: Sequence[str] = (),
+) -> pd.DataFrame:
+    """The cost-options rows the scenario engine and the briefs plan on: the cost join (current
+    quotes and results, expired quotes left out, in no particular order) over the quotes that
+    can matter to a plan.
+
+    Among current quotes the planner cannot tell apart except by price — same provider, region,
+    zone, pricing model, price basis, accelerator and accelerator count
+    (``PLANNING_QUOTE_KEY``) — only the cheapest is kept (ties: the higher price confidence,
+    then the lowest ``price_id``). Kept whole: every quote of an instance type in
+    ``keep_instance_types`` (the workspace's fleet: a fleet line's own rate is always found, in
+    any region) and every negotiated quote (a company's own contract). The pruning runs over the
+    quotes before they are joined with the results, so a price file of a million quotes joins
+    only the few thousand that survive.
+
+    Raises ``TooManyPlanningOptions`` when the pruned join still has more than
+    ``MAX_PLANNING_OPTIONS`` rows, naming the count and what to do.
+    """
+    pricing_params = [] if pricing_model is None else _as_list(pricing_model)
+    pricing = (
+        f"\n      AND p.pricing_model IN ({', '.join('?' for _ in pricing_params)})"
+        if pricing_params
+        else ""
+    )
+    price_ids = _PLANNING_PRICE_IDS.replace("{pricing}", pricing)
+    core = price_ids + _COST_CORE.replace("FROM current_price_ids)", "FROM planning_price_ids)", 1)
+    kept = pa.table({"instance_type": pa.array(sorted(set(keep_instance_types)), pa.string())})
+    cursor = warehouse.cursor()
+    cursor.register("kept_instance_types", kept)
+    try:
+        row = cursor.execute(f"SELECT count(*) FROM ({core})", pricing_params).fetchone()  # noqa: S608 - fixed text
+        count = int(row[0]) if row else 0
+        if count > MAX_PLANNING_OPTIONS:
+            raise TooManyPlanningOptions(
+                f"the current prices and benchmark results make {count:,} options to plan on,"
+                f" more than the {MAX_PLANNING_OPTIONS:,} the scenario engine is built for, even"
+                " after keeping only the cheapest of quotes that differ in nothing but price."
+                " Retract benchmark imports that are no longer needed (tokendesk bench retract),"
+                " or ingest price files for fewer regions and zones; nothing was planned"
+            )
+        table = cursor.sql(core, params=pricing_params).to_arrow_table()
+    finally:
+        cursor.unregister("kept_instance_types")
+    return _options_frame(warehouse, table, with_ftl=False)
+
+
+def current_instance_types(
+    warehouse: Warehouse, pricing_model: Sequence[str] | None = None
+) -> list[str]:
+    """Every instance type among the current quotes (of these pricing models), sorted: what a
+    mistyped fleet line's nearest instance type is looked up in."""
+    sql = "SELECT DISTINCT instance_type FROM current_prices"
+    params: list[object] = []
+    if pricing_model is not None:
+        models = _as_list(pricing_model)
+        sql += f" WHERE pricing_model IN ({', '.join('?' for _ in models)})"
+        params.extend(models)
+    return sorted(str(v) for v in warehouse.query(sql, params)["instance_type"])
 
 
 def distinct_values(warehouse: Warehouse) -> dict[str, list[str]]:
@@ -468,15 +600,41 @@ PRICE_FILTERS = {
     "accelerator": "p.accelerator_id",
     "pricing_model": "p.pricing_model",
     "vendor": "a.vendor",
+    "instance_type": "p.instance_type",
 }
 
+#: The Prices page's quotes: every quote of the current price snapshots, and the quarantined
+#: quotes of the latest ones (what integrity kept out, shown so a person can see it). A quote
+#: of the first kind is current; ``p.quarantine_reason IS NULL`` tells them apart.
+_EXPLORER_ROWS = """
+        FROM price_quotes p
+        JOIN snapshots s ON s.snapshot_id = p.snapshot_id
+        LEFT JOIN accelerators a ON a.accelerator_id = p.accelerator_id
+        WHERE (p.price_id IN (SELECT price_id FROM current_price_ids)
+               OR (p.quarantine_reason IS NOT NULL
+                   AND p.price_id IN (SELECT price_id FROM latest_price_ids)))
+"""
+#: The current quotes alone (what ``current_prices`` holds), for reads that leave quarantined
+#: quotes out: one semi-join, about half the work of ``_EXPLORER_ROWS``' two.
+_CURRENT_ROWS = """
+        FROM price_quotes p
+        JOIN snapshots s ON s.snapshot_id = p.snapshot_id
+        LEFT JOIN accelerators a ON a.accelerator_id = p.accelerator_id
+        WHERE p.price_id IN (SELECT price_id FROM current_price_ids)
+          AND p.quarantine_reason IS NULL
+"""
+_EXPLORER_ORDER = (
+    "p.provider, p.region, p.instance_type, p.pricing_model, p.zone NULLS FIRST, p.price_id"
+)
+#: A quote the page labels other than "current" (``app.models.prices.status``): quarantined,
+#: expired, or flagged for review.
+_FLAGGED = """(coalesce(p.quarantine_reason, '') <> ''
+               OR coalesce(p.expires_on < current_date, false)
+               OR coalesce(p.review_flag, '') <> '')"""
 
-def price_explorer(warehouse: Warehouse, **filters: object) -> pd.DataFrame:
-    """Every quote of the current price snapshots, with its source, date and flags.
 
-    Quarantined quotes of those snapshots are included (``quarantine_reason`` set) so a person
-    can see what integrity kept out; they are never part of ``current_prices``.
-    """
+def _explorer_filters(filters: dict[str, object]) -> tuple[str, list[object]]:
+    """`` AND ...`` conditions for the explorer's filters, and their bound values."""
     where: list[str] = []
     params: list[object] = []
     for name, value in filters.items():
@@ -489,7 +647,32 @@ def price_explorer(warehouse: Warehouse, **filters: object) -> pd.DataFrame:
         values = _as_list(value)
         where.append(f"{PRICE_FILTERS[name]} IN ({', '.join('?' for _ in values)})")
         params.extend(values)
-    sql = """
+    return "".join(f" AND {condition}" for condition in where), params
+
+
+def price_explorer(
+    warehouse: Warehouse,
+    *,
+    limit: int | None = None,
+    current_only: bool = False,
+    order_by_accelerator_hour: bool = False,
+    **filters: object,
+) -> pd.DataFrame:
+    """The quotes of the current price snapshots, with source, date and flags, in the explorer's
+    order (provider, region, instance type, pricing model, zone), at most ``limit`` of them.
+
+    Quarantined quotes of those snapshots are included (``quarantine_reason`` set) so a person
+    can see what integrity kept out; they are never part of ``current_prices`` and
+    ``current_only`` leaves them out. ``order_by_accelerator_hour`` puts the cheapest
+    $/accelerator-hour first (quotes without an accelerator count left out).
+    """
+    conditions, params = _explorer_filters(filters)
+    rows = _CURRENT_ROWS if current_only else _EXPLORER_ROWS
+    order = _EXPLORER_ORDER
+    if order_by_accelerator_hour:
+        conditions += " AND p.accelerator_count > 0"
+        order = f"usd_per_accelerator_hour, {order}"
+    sql = f"""
         SELECT p.price_id, p.provider, p.region, p.zone, p.instance_type, p.accelerator_id,
                a.name AS accelerator_name, a.vendor, p.accelerator_count, p.vcpus, p.memory_gib,
                p.pricing_model, p.price_basis, p.usd_per_hour,
@@ -497,16 +680,99 @@ def price_explorer(warehouse: Warehouse, **filters: object) -> pd.DataFrame:
                p.source, p.source_url, p.observed_at, p.confidence, p.notes, p.quote_id, p.expires_on,
                coalesce(p.expires_on < current_date, false)               AS quote_expired,
                p.quarantine_reason, p.review_flag, p.snapshot_id, s.as_of AS snapshot_as_of
-        FROM price_quotes p
-        JOIN snapshots s ON s.snapshot_id = p.snapshot_id
-        LEFT JOIN accelerators a ON a.accelerator_id = p.accelerator_id
-        WHERE (p.price_id IN (SELECT price_id FROM current_price_ids)
-               OR (p.quarantine_reason IS NOT NULL
-                   AND p.price_id IN (SELECT price_id FROM latest_price_ids)))
+        {rows}{conditions}
+        ORDER BY {order}
     """
-    sql += "".join(f" AND {condition}" for condition in where)
-    sql += " ORDER BY p.provider, p.region, p.instance_type, p.pricing_model, p.zone NULLS FIRST, p.price_id"
+    if limit is not None:
+        sql += " LIMIT ?"
+        params.append(int(limit))
     return warehouse.query(sql, params)
+
+
+def price_explorer_summary(warehouse: Warehouse, **filters: object) -> dict[str, Any]:
+    """The explorer's figures over every quote it matches, read by aggregates (no quote is
+    loaded): ``quotes`` (quarantined included), ``current``, ``providers`` and ``regions`` (of the
+    current quotes), ``flagged`` (quarantined, expired or flagged for review) and ``newest``:
+    the current quote with the newest price date (the first in the explorer's order where dates
+    tie; provider, instance type, pricing model, source, observed_at), None when none is dated."""
+    conditions, params = _explorer_filters(filters)
+    row = (
+        warehouse.cursor()
+        .execute(
+            f"""
+        SELECT count(*),
+               count(*) FILTER (WHERE p.quarantine_reason IS NULL),
+               count(DISTINCT p.provider) FILTER (WHERE p.quarantine_reason IS NULL),
+               count(DISTINCT p.region) FILTER (WHERE p.quarantine_reason IS NULL),
+               count(*) FILTER (WHERE {_FLAGGED})
+        {_EXPLORER_ROWS}{conditions}
+        """,
+            params,
+        )
+        .fetchone()
+    )
+    quotes, current, providers, regions, flagged = (int(v) for v in row) if row else (0,) * 5
+    newest = warehouse.query(
+        f"""
+        SELECT p.provider, p.instance_type, p.pricing_model, p.source, p.observed_at
+        {_CURRENT_ROWS}{conditions} AND p.observed_at IS NOT NULL
+        ORDER BY p.observed_at DESC, {_EXPLORER_ORDER}
+        LIMIT 1
+        """,
+        params,
+    )
+    return {
+        "quotes": quotes,
+        "current": current,
+        "providers": providers,
+        "regions": regions,
+        "flagged": flagged,
+        "newest": None if newest.empty else newest.iloc[0].to_dict(),
+    }
+
+
+def current_price_values(warehouse: Warehouse, **filters: object) -> dict[str, list[str]]:
+    """The values each explorer filter (and the Prices tabs' pickers) can take among the
+    current quotes matching ``filters``: one ``SELECT DISTINCT`` per column, sorted."""
+    conditions, params = _explorer_filters(filters)
+    lists = ", ".join(f"list(DISTINCT {column})" for column in PRICE_FILTERS.values())
+    row = (
+        warehouse.cursor().execute(f"SELECT {lists} {_CURRENT_ROWS}{conditions}", params).fetchone()
+    )
+    found = row if row else [[] for _ in PRICE_FILTERS]
+    return {
+        name: sorted(str(v) for v in values or [] if v is not None)
+        for name, values in zip(PRICE_FILTERS, found, strict=True)
+    }
+
+
+def price_sku_spread(warehouse: Warehouse, **filters: object) -> pd.DataFrame:
+    """Per SKU (instance type, pricing model) among the current quotes: in how many regions it
+    is sold (``regions``). What the Prices page's by-region tab picks from."""
+    conditions, params = _explorer_filters(filters)
+    return warehouse.query(
+        f"""
+        SELECT p.instance_type, p.pricing_model, count(DISTINCT p.region) AS regions
+        {_CURRENT_ROWS}{conditions}
+        GROUP BY p.instance_type, p.pricing_model
+        ORDER BY p.instance_type, p.pricing_model
+        """,
+        params,
+    )
+
+
+def accelerator_hour_offer(warehouse: Warehouse, **filters: object) -> pd.DataFrame:
+    """Each accelerator (id and name) and pricing model among the current quotes with a known
+    accelerator count: what the Prices page's $/accelerator-hour tab picks from."""
+    conditions, params = _explorer_filters(filters)
+    return warehouse.query(
+        f"""
+        SELECT DISTINCT p.accelerator_id, a.name AS accelerator_name, p.pricing_model
+        {_CURRENT_ROWS}{conditions} AND p.accelerator_count > 0
+        ORDER BY p.accelerator_id, p.pricing_model
+        """,
+        params,
+    )
 
 
 def price_skus(warehouse: Warehouse) -> pd.DataFrame:

@@ -84,32 +84,25 @@ def with_status(prices: pd.DataFrame) -> pd.DataFrame:
     return prices.assign(status=status(prices), flag_detail=flag_detail(prices))
 
 
-def current_only(prices: pd.DataFrame) -> pd.DataFrame:
-    """The quotes that are current: a quarantined row stays in its snapshot but is not current."""
-    return prices[prices["quarantine_reason"].isna()]
-
-
-def explorer_headline(prices: pd.DataFrame) -> list[Headline]:
+def explorer_headline(summary: Mapping) -> list[Headline]:
     """Current quotes, providers · regions, flagged quotes and the newest price date (when any
-    quote is dated) of the explorer's quotes (``with_status`` applied)."""
-    live = current_only(prices)
+    quote is dated) of every quote the explorer matches, from its summary
+    (``queries.price_explorer_summary``: counted by the warehouse, not from loaded rows)."""
     figures = [
         Headline(
             "Current quotes",
-            f"{len(live):,}",
+            f"{summary['current']:,}",
             "Quarantined rows are kept in their snapshot but are not current",
         ),
-        Headline(
-            "Providers · regions", f"{live['provider'].nunique()} · {live['region'].nunique()}"
-        ),
+        Headline("Providers · regions", f"{summary['providers']} · {summary['regions']}"),
         Headline(
             "Flagged",
-            f"{int((prices['status'] != 'current').sum()):,}",
+            f"{summary['flagged']:,}",
             "Quarantined, expired negotiated quotes, or moved > 50% since the last snapshot",
         ),
     ]
-    if live["observed_at"].notna().any():
-        newest = live.loc[live["observed_at"].idxmax()]
+    newest = summary.get("newest")
+    if newest:
         figures.append(
             Headline(
                 "Newest price date",
@@ -119,6 +112,20 @@ def explorer_headline(prices: pd.DataFrame) -> list[Headline]:
             )
         )
     return figures
+
+
+#: Quotes the explorer's table shows at most; the rest are counted, and the filters narrow them.
+EXPLORER_PAGE_ROWS = 500
+
+
+def explorer_shown(shown: int, total: int) -> str | None:
+    """What the table leaves out: None when it shows every matching quote."""
+    if shown >= total:
+        return None
+    return (
+        f"Showing {shown:,} of {total:,} quotes (in provider, region and instance order) —"
+        " narrow with the filters."
+    )
 
 
 EXPLORER_COLUMNS = {
@@ -162,13 +169,13 @@ def _preferred(frame: pd.DataFrame) -> pd.Series:
     return (frame["instance_type"] == instance) & (frame["pricing_model"] == pricing_model)
 
 
-def widest_sku(current: pd.DataFrame) -> pd.Series:
-    """The SKU (instance_type, pricing_model) sold in the most regions, so the tab starts on a
-    real comparison; ties go to the preferred SKU, then by instance type."""
-    spread = current.groupby(["instance_type", "pricing_model"])["region"].nunique().reset_index()
-    spread["preferred"] = _preferred(spread)
-    widest = spread.sort_values(
-        ["region", "preferred", "instance_type"], ascending=[False, False, True]
+def widest_sku(spread: pd.DataFrame) -> pd.Series:
+    """The SKU (instance_type, pricing_model) sold in the most regions (``spread``: one row per
+    SKU with its ``regions`` count), so the tab starts on a real comparison; ties go to the
+    preferred SKU, then by instance type."""
+    ranked = spread.assign(preferred=_preferred(spread))
+    widest = ranked.sort_values(
+        ["regions", "preferred", "instance_type"], ascending=[False, False, True]
     ).iloc[0]
     return widest[["instance_type", "pricing_model"]]
 
@@ -212,9 +219,12 @@ def region_sources(instance_type: str, pricing_model: str, sku: pd.DataFrame) ->
 
 
 # -- $/accelerator-hour across providers ------------------------------------------------------
-def with_accelerator_hour(current: pd.DataFrame) -> pd.DataFrame:
-    """The current quotes with a $/accelerator-hour (a known accelerator count)."""
-    return current[current["usd_per_accelerator_hour"].notna()]
+#: Bars the $/accelerator-hour chart draws at most: the cheapest quotes of the accelerator.
+ACCELERATOR_BARS = 200
+ACCELERATOR_BARS_NOTE = (
+    f"The {ACCELERATOR_BARS} cheapest quotes per accelerator-hour are drawn; narrow the pricing"
+    " models to see others."
+)
 
 
 def accelerator_names(priced: pd.DataFrame) -> dict[str, str]:
@@ -592,16 +602,17 @@ HISTORY_PICKERS = {
 }
 
 
-def pick_choices(current: pd.DataFrame, skus: pd.DataFrame) -> dict[str, list[str]]:
+def pick_choices(
+    spread: pd.DataFrame, offer: pd.DataFrame, skus: pd.DataFrame
+) -> dict[str, list[str]]:
     """What a link may name for each tab's pick (URL key -> values): the region pickers choose
-    among current quotes, the history pickers among every SKU ever stored, the accelerator-hour
-    tab among quotes with a known accelerator count."""
-    priced = with_accelerator_hour(current)
+    among current SKUs (``spread``), the history pickers among every SKU ever stored, the
+    accelerator-hour tab among quotes with a known accelerator count (``offer``)."""
     return {
-        **{key: options(current, column) for key, (column, _) in REGION_PICKERS.items()},
+        **{key: options(spread, column) for key, (column, _) in REGION_PICKERS.items()},
         **{key: options(skus, column) for key, (column, _) in HISTORY_PICKERS.items()},
-        "accelerator_hour_accelerator": options(priced, "accelerator_id"),
-        "accelerator_hour_pricing_models": options(priced, "pricing_model"),
+        "accelerator_hour_accelerator": options(offer, "accelerator_id"),
+        "accelerator_hour_pricing_models": options(offer, "pricing_model"),
     }
 
 

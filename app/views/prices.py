@@ -122,11 +122,15 @@ def sidebar(filters: dict[str, list[str]], start: dict) -> dict:
     return chosen | {"unit": ui.unit_switch(start["unit"])}
 
 
-def explorer_tab(prices: pd.DataFrame) -> None:
+def explorer_tab(prices: pd.DataFrame, total: int) -> None:
+    """The first ``model.EXPLORER_PAGE_ROWS`` matching quotes (``prices``) of ``total``."""
     if prices.empty:
         st.info(model.NO_MATCH)
         return
     table = model.explorer_table(prices)
+    shown = model.explorer_shown(len(table), total)
+    if shown:
+        st.info(shown)
     ui.show_columns(table, model.EXPLORER_COLUMNS, key="price_table", dates=model.EXPLORER_DATES)
     st.caption(model.EXPLORER_NOTE)
     st.download_button(  # the CSV is written when clicked, not on every rerun
@@ -134,32 +138,43 @@ def explorer_tab(prices: pd.DataFrame) -> None:
     )
 
 
-def region_tab(current: pd.DataFrame, start: dict) -> dict[str, str]:
+def region_tab(path: str, spread: pd.DataFrame, start: dict) -> dict[str, str]:
+    """``spread``: every current SKU with its region count; the picked SKU's quotes are read."""
     st.subheader("One SKU's price in every region")
-    if current.empty:
+    if spread.empty:
         st.info("There are no current prices yet. Refresh prices or ingest a price sheet.")
         return {}
-    sku, url = pick_sku(current, model.REGION_PICKERS, model.widest_sku(current), start)
-    quotes = model.region_prices(current, sku["instance_type"], sku["pricing_model"])
+    sku, url = pick_sku(spread, model.REGION_PICKERS, model.widest_sku(spread), start)
+    quotes = model.region_prices(
+        data.sku_quotes(path, sku["instance_type"], sku["pricing_model"]),
+        sku["instance_type"],
+        sku["pricing_model"],
+    )
     figure = charts.region_price_bars(quotes, model.billing_unit(quotes))
     st.plotly_chart(figure, width="stretch", key="region_bars")
     st.caption(model.region_sources(sku["instance_type"], sku["pricing_model"], quotes))
     return url
 
 
-def accelerator_hour_tab(path: str, current: pd.DataFrame, start: dict, unit: str) -> dict:
+def accelerator_hour_tab(path: str, offer: pd.DataFrame, start: dict, unit: str) -> dict:
+    """``offer``: each accelerator and pricing model with a known accelerator count; the picked
+    accelerator's cheapest quotes are read."""
     st.subheader("$ per accelerator-hour across providers")
-    priced = model.with_accelerator_hour(current)
-    if priced.empty:
+    if offer.empty:
         st.info("There are no current prices with a known accelerator count.")
         return {}
-    accelerator, pricing, url = accelerator_pickers(priced, start)
-    quotes = model.accelerator_prices(priced, accelerator, pricing)
+    accelerator, pricing, url = accelerator_pickers(offer, start)
+    cheapest = data.cheapest_accelerator_quotes(
+        path, accelerator, tuple(pricing), model.ACCELERATOR_BARS
+    )
+    quotes = model.accelerator_prices(cheapest, accelerator, pricing)
     if quotes.empty:
         st.info("Choose at least one pricing model.")
         return url
     st.plotly_chart(charts.accelerator_hour_bars(quotes), width="stretch", key="accel_bars")
     st.caption(model.cheapest_accelerator_hour(quotes))
+    if len(quotes) >= model.ACCELERATOR_BARS:
+        st.caption(model.ACCELERATOR_BARS_NOTE)
     token_cost(path, accelerator, pricing, unit)
     return url
 
@@ -249,23 +264,25 @@ tab_list, tab_region, tab_accelerator, tab_history, tab_integrity, tab_refresh =
 # The refresh runs before anything is read, so the rest of the page shows the new snapshots.
 with tab_refresh:
     refresh_tab(path)
-everything = data.price_explorer(path, ())
-current = model.current_only(everything)
+# Every figure over all quotes is counted by the warehouse; only the rows shown are read.
+spread = data.price_sku_spread(path)
+offer = data.accelerator_hour_offer(path)
 skus = data.price_skus(path)
 filter_values = data.filter_values(path)
-start = ui.url_inputs(INPUTS, choices=filter_values | model.pick_choices(current, skus))
+start = ui.url_inputs(INPUTS, choices=filter_values | model.pick_choices(spread, offer, skus))
 chosen = sidebar(filter_values, start)
 filters = tuple((name, tuple(chosen[name])) for name in model.FILTERS if chosen[name])
-prices = model.with_status(data.price_explorer(path, filters) if filters else everything)
+summary = data.explorer_summary(path, filters)
+prices = model.with_status(data.price_explorer(path, filters, model.EXPLORER_PAGE_ROWS))
 with header:
-    for place, figure in zip(st.columns(4), model.explorer_headline(prices), strict=False):
+    for place, figure in zip(st.columns(4), model.explorer_headline(summary), strict=False):
         place.metric(figure.label, figure.value, help=figure.help or None)
 with tab_list:
-    explorer_tab(prices)
+    explorer_tab(prices, summary["quotes"])
 with tab_region:
-    picked = region_tab(current, start)
+    picked = region_tab(path, spread, start)
 with tab_accelerator:
-    picked |= accelerator_hour_tab(path, current, start, chosen["unit"])
+    picked |= accelerator_hour_tab(path, offer, start, chosen["unit"])
 with tab_history:
     picked |= history_tab(path, skus, start)
 with tab_integrity:

@@ -78,36 +78,44 @@ def test_flag_detail_joins_a_quarantine_reason_and_a_review_flag():
     assert list(model.flag_detail(prices)) == ["below anchor; moved 60%"]
 
 
-def test_the_headline_counts_current_quotes_and_flags_and_dates_the_newest():
-    prices = model.with_status(
-        quotes(
-            {"observed_at": pd.Timestamp("2026-07-01")},
-            {"provider": "gcp", "region": "us-central1", "review_flag": "moved 60%"},
-            {
-                "provider": "acme",
-                "region": "eu",
-                "quarantine_reason": "bad",
-                "observed_at": pd.Timestamp("2026-09-30"),
-            },
-            {"region": "us-west-2", "observed_at": pd.Timestamp("2026-08-15"), "source": "api"},
-        )
-    )
-    figures = {f.label: f for f in model.explorer_headline(prices)}
-    assert figures["Current quotes"].value == "3"  # the quarantined row is not current
+def test_the_headline_reads_the_explorer_summary_and_dates_the_newest():
+    summary = {
+        "quotes": 1_000_240,
+        "current": 1_000_000,
+        "providers": 2,
+        "regions": 3,
+        "flagged": 1_240,
+        "newest": {
+            "provider": "aws",
+            "instance_type": "p5.48xlarge",
+            "pricing_model": "on_demand",
+            "source": "api",
+            "observed_at": pd.Timestamp("2026-08-15"),
+        },
+    }
+    figures = {f.label: f for f in model.explorer_headline(summary)}
+    assert figures["Current quotes"].value == "1,000,000"
     assert figures["Providers · regions"].value == "2 · 3"
-    assert figures["Flagged"].value == "2"  # the review flag and the quarantined row
-    # The newest *current* price: the later quarantined one does not count.
+    assert figures["Flagged"].value == "1,240"
     assert figures["Newest price date"].value == "2026-08-15"
     assert figures["Newest price date"].help == "aws p5\\.48xlarge (on_demand): api"
 
 
 def test_no_dated_quote_leaves_out_the_newest_date():
-    prices = model.with_status(quotes({"observed_at": None}))
-    assert [f.label for f in model.explorer_headline(prices)] == [
+    summary = {"quotes": 1, "current": 1, "providers": 1, "regions": 1, "flagged": 0}
+    assert [f.label for f in model.explorer_headline(summary | {"newest": None})] == [
         "Current quotes",
         "Providers · regions",
         "Flagged",
     ]
+
+
+def test_the_explorer_says_how_many_quotes_it_leaves_out():
+    assert model.explorer_shown(3, 3) is None
+    assert model.explorer_shown(500, 1_000_240) == (
+        "Showing 500 of 1,000,240 quotes (in provider, region and instance order) — narrow with"
+        " the filters."
+    )
 
 
 def test_the_explorer_table_shows_a_zone_column_only_when_a_quote_has_one():
@@ -119,28 +127,30 @@ def test_the_explorer_table_shows_a_zone_column_only_when_a_quote_has_one():
 
 
 # -- by region --------------------------------------------------------------------------------
+def spread(*rows: tuple[str, str, int]) -> pd.DataFrame:
+    """SKUs (instance type, pricing model, regions) as ``queries.price_sku_spread`` returns them."""
+    return pd.DataFrame(rows, columns=["instance_type", "pricing_model", "regions"])
+
+
 def test_the_region_tab_starts_on_the_sku_sold_in_the_most_regions():
-    current = quotes(
-        {"instance_type": "a3", "region": "r1"},
-        {"instance_type": "a3", "region": "r2"},
-        {"instance_type": "a3", "region": "r2", "zone": "r2-b"},  # one region, two zones
-        {"region": "r1"},
+    assert tuple(
+        model.widest_sku(spread(("a3", "on_demand", 2), ("p5.48xlarge", "on_demand", 1)))
+    ) == (
+        "a3",
+        "on_demand",
     )
-    assert tuple(model.widest_sku(current)) == ("a3", "on_demand")
 
 
 def test_a_tie_in_regions_goes_to_the_preferred_sku_then_by_instance_name():
-    current = quotes(
-        {"instance_type": "a3", "region": "r1"},
-        {"instance_type": "p5.48xlarge", "region": "r1"},
-        {"instance_type": "p5.48xlarge", "pricing_model": "spot", "region": "r1"},
+    current = spread(
+        ("a3", "on_demand", 1), ("p5.48xlarge", "on_demand", 1), ("p5.48xlarge", "spot", 1)
     )
     assert tuple(model.widest_sku(current)) == ("p5.48xlarge", "on_demand")
     assert tuple(model.widest_sku(current[current["pricing_model"] == "spot"])) == (
         "p5.48xlarge",
         "spot",
     )
-    others = quotes({"instance_type": "b", "region": "r1"}, {"instance_type": "a", "region": "r2"})
+    others = spread(("b", "on_demand", 1), ("a", "on_demand", 1))
     assert tuple(model.widest_sku(others)) == ("a", "on_demand")
 
 
@@ -186,13 +196,10 @@ def test_the_region_caption_names_each_regions_source_and_date():
 
 # -- $/accelerator-hour -----------------------------------------------------------------------
 def test_accelerators_are_offered_by_name_and_start_on_the_h100_where_priced():
-    priced = model.with_accelerator_hour(
-        quotes(
-            {"accelerator_id": "amd-mi300x-192gb", "accelerator_name": "AMD Instinct MI300X"},
-            {"accelerator_id": "x-unknown", "accelerator_name": None},
-            {"accelerator_id": "cpu", "accelerator_name": "Xeon", "usd_per_accelerator_hour": None},
-            {},
-        )
+    priced = quotes(
+        {"accelerator_id": "amd-mi300x-192gb", "accelerator_name": "AMD Instinct MI300X"},
+        {"accelerator_id": "x-unknown", "accelerator_name": None},
+        {},
     )
     names = model.accelerator_names(priced)
     assert names == {
@@ -556,9 +563,13 @@ def test_a_picker_starts_on_the_preferred_choice_where_offered():
 
 
 def test_a_link_may_name_what_each_tab_offers():
-    current = quotes(
-        {"instance_type": "a3", "pricing_model": "spot"},
-        {"accelerator_id": "cpu", "usd_per_accelerator_hour": None, "pricing_model": "reserved_1y"},
+    current = spread(("a3", "spot", 1), ("p5.48xlarge", "reserved_1y", 1))
+    offer = pd.DataFrame(
+        {
+            "accelerator_id": ["nvidia-h100-sxm-80gb"],
+            "accelerator_name": ["NVIDIA H100 SXM 80GB"],
+            "pricing_model": ["spot"],
+        }
     )
     skus = pd.DataFrame(
         {
@@ -568,12 +579,12 @@ def test_a_link_may_name_what_each_tab_offers():
             "pricing_model": ["on_demand", "spot"],
         }
     )
-    choices = model.pick_choices(current, skus)
+    choices = model.pick_choices(current, offer, skus)
     assert choices["region_instance"] == ["a3", "p5.48xlarge"]
     assert choices["region_pricing_model"] == ["reserved_1y", "spot"]
     assert choices["history_instance"] == ["a2", "p4d"]  # every SKU ever stored
     assert choices["history_provider"] == ["aws", "gcp"]
-    assert choices["accelerator_hour_accelerator"] == ["nvidia-h100-sxm-80gb"]  # cpu: no count
+    assert choices["accelerator_hour_accelerator"] == ["nvidia-h100-sxm-80gb"]
     assert choices["accelerator_hour_pricing_models"] == ["spot"]
 
 

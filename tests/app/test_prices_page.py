@@ -428,3 +428,39 @@ def test_each_tabs_picks_live_in_the_url_and_the_starting_picks_add_nothing(fixt
     assert shared.multiselect(key="accelerator_hour_pricing_models").value == ["spot"]
     assert any("Ignored region_instance='nowhere-1'" in w.value for w in shared.warning)
     assert shared.selectbox(key="region_instance").value == widest == "p5.48xlarge"
+
+
+def test_the_explorer_shows_one_page_of_quotes_and_counts_them_all(writable_fixture_env):
+    # 600 more current quotes than the fixture has: the table holds one page of them, the
+    # headline and the notice count every one.
+    with Warehouse.open(writable_fixture_env) as warehouse:
+        before = warehouse.query("SELECT count(*) AS n FROM current_prices")["n"].iloc[0]
+        warehouse.ingest_prices(
+            "bulk",
+            [
+                PriceQuote(
+                    provider="bulk",
+                    region=f"region-{i:03d}",
+                    instance_type="bulk.8xh100",
+                    accelerator_id="nvidia-h100-sxm-80gb",
+                    accelerator_count=8,
+                    pricing_model="on_demand",
+                    usd_per_hour=20.0 + i / 100,
+                    source="bulk sheet",
+                    observed_at=datetime(2026, 1, 20, tzinfo=UTC),
+                )
+                for i in range(600)
+            ],
+        )
+    at = run_prices()
+    table = at.tabs[EXPLORER].dataframe[0].value
+    assert len(table) == 500
+    total = int(before) + 600
+    assert {m.label: m.value for m in at.metric}["Current quotes"] == f"{total:,}"
+    notices = [i.value for i in at.tabs[EXPLORER].info]
+    assert f"Showing 500 of {total:,} quotes" in " ".join(notices)
+    # Narrowed to the bulk provider, the table shows its first 500 in region order.
+    at = run_prices(provider=["bulk"])
+    table = at.tabs[EXPLORER].dataframe[0].value
+    assert list(table["region"]) == [f"region-{i:03d}" for i in range(500)]
+    assert "Showing 500 of 600 quotes" in " ".join(i.value for i in at.tabs[EXPLORER].info)
