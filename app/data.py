@@ -252,7 +252,7 @@ def filter_values(path: str) -> dict[str, list[str]]:
     values = _filter_values(path)
     if sees_negotiated():
         return values
-    current = _current_price_values(path, _visible_price_filters(()) or ())
+    current = _current_price_values(path, _visible_filters(()) or ())
     names = ("accelerator", "vendor", "provider", "region", "pricing_model")
     return values | {name: current[name] for name in names}
 
@@ -329,24 +329,10 @@ def _planning_options(path: str, negotiated: bool, fleet_types: tuple[str, ...])
         )
 
 
-def _visible_price_filters(filters: Filters) -> Filters | None:
-    """The Prices page's ``filters`` narrowed to what this person may see (negotiated quotes
-    left out in the query itself, so a page of N rows holds N rows they may see); None when
-    that leaves nothing."""
-    if sees_negotiated():
-        return filters
-    chosen = dict(filters)
-    models = tuple(m for m in chosen.get("pricing_model") or PUBLIC_MODELS if m != NEGOTIATED)
-    if not models:
-        return None
-    chosen["pricing_model"] = models
-    return tuple(chosen.items())
-
-
 def price_explorer(path: str, filters: Filters, limit: int | None = None) -> pd.DataFrame:
     """The quotes of the current price snapshots matching ``filters`` (quarantined included),
     in the explorer's order, at most ``limit`` of them."""
-    visible = _visible_price_filters(filters)
+    visible = _visible_filters(filters)
     if visible is None:
         return _price_explorer(path, (), 0)
     return _price_explorer(path, visible, limit)
@@ -361,7 +347,7 @@ def _price_explorer(path: str, filters: Filters, limit: int | None = None) -> pd
 def explorer_summary(path: str, filters: Filters) -> dict[str, Any]:
     """The explorer's headline figures over every quote matching ``filters``
     (``queries.price_explorer_summary``), of the quotes this person may see."""
-    visible = _visible_price_filters(filters)
+    visible = _visible_filters(filters)
     if visible is None:
         return dict.fromkeys(("quotes", "current", "providers", "regions", "flagged"), 0) | {
             "newest": None
@@ -383,7 +369,7 @@ def _current_price_values(path: str, filters: Filters) -> dict[str, list[str]]:
 
 def price_sku_spread(path: str) -> pd.DataFrame:
     """Per current SKU (instance type, pricing model) this person may see: its region count."""
-    return _price_sku_spread(path, _visible_price_filters(()) or ())
+    return _price_sku_spread(path, _visible_filters(()) or ())
 
 
 @st.cache_data(show_spinner=False, ttl=600)
@@ -395,7 +381,7 @@ def _price_sku_spread(path: str, filters: Filters) -> pd.DataFrame:
 def sku_quotes(path: str, instance_type: str, pricing_model: str) -> pd.DataFrame:
     """One SKU's current quotes (every region), of those this person may see."""
     filters = (("instance_type", (instance_type,)), ("pricing_model", (pricing_model,)))
-    visible = _visible_price_filters(filters)
+    visible = _visible_filters(filters)
     if visible is None:
         return _current_quotes(path, (), 0)
     return _current_quotes(path, visible, None)
@@ -403,7 +389,7 @@ def sku_quotes(path: str, instance_type: str, pricing_model: str) -> pd.DataFram
 
 def accelerator_hour_offer(path: str) -> pd.DataFrame:
     """Each accelerator and pricing model with a $/accelerator-hour this person may see."""
-    return _accelerator_hour_offer(path, _visible_price_filters(()) or ())
+    return _accelerator_hour_offer(path, _visible_filters(()) or ())
 
 
 @st.cache_data(show_spinner=False, ttl=600)
@@ -418,7 +404,7 @@ def cheapest_accelerator_quotes(
     """The ``limit`` current quotes of one accelerator in these pricing models with the lowest
     $/accelerator-hour, cheapest first, of those this person may see."""
     filters = (("accelerator", (accelerator_id,)), ("pricing_model", pricing_models))
-    visible = _visible_price_filters(filters) if pricing_models else None
+    visible = _visible_filters(filters) if pricing_models else None
     if visible is None:
         return _current_quotes(path, (), 0, by_accelerator_hour=True)
     return _current_quotes(path, visible, limit, by_accelerator_hour=True)
