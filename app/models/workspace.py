@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -374,6 +375,11 @@ def settings_fields(ws: Workspace) -> dict[str, Any]:
     for name, bound in OWNED_REQUIRED:
         fields[name] = float(getattr(terms, name)) if terms else bound.low
     return fields
+
+
+def settings_signature(fields: Mapping[str, Any]) -> str:
+    """The settings as one text, equal for equal settings (a gap reads the same each time)."""
+    return json.dumps(fields, sort_keys=True, default=str)
 
 
 def settings_from_fields(fields: Mapping[str, Any], *, owned: bool) -> dict:

@@ -280,7 +280,8 @@ tab_results, tab_curves, tab_parity, tab_import, tab_history = st.tabs(
     key="benchmarks_tab",
     on_change="rerun",
 )
-# The import and a retraction run first, so every other tab already shows the new snapshot.
+# The import and a retraction run before the results are read, so the filters and every other
+# tab already show the new snapshot.
 if tab_import.open:
     with tab_import:
         import_tab(user.why_not(Action.IMPORT_RESULTS))

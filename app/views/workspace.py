@@ -47,9 +47,11 @@ locked = blocked is not None
 DRAFT, GENERATION, SAVED = "ws_draft", "ws_generation", "ws_saved_message"
 #: The settings section's own generation: adding a line keeps what was typed there.
 SETTINGS_GENERATION = "ws_settings_generation"
-#: What the settings section holds ({field: value}, ``model.settings_fields``'s shape) once the
-#: person has opened it. Its widgets are drawn only while it is open and Streamlit forgets a
-#: widget that is not drawn, yet Save reads every setting: the page keeps them here.
+#: What the settings section holds once the person has opened it: {"fields": {field: value} in
+#: ``model.settings_fields``'s shape, "from": the signature of the settings it started from}. Its
+#: widgets are drawn only while it is open and Streamlit forgets a widget that is not drawn, yet
+#: Save reads every setting: the page keeps them here, until the workspace they started from
+#: changes (a save, here or elsewhere) or the page starts afresh.
 SETTINGS_KEPT = "ws_settings_kept"
 draft = st.session_state.get(DRAFT)
 generation = st.session_state.get(GENERATION, 0)
@@ -614,7 +616,10 @@ def settings_form(fields: dict[str, Any]) -> dict[str, Any]:
     return fields
 
 
-settings_fields = st.session_state.get(SETTINGS_KEPT) or model.settings_fields(base)
+own_settings = model.settings_fields(base)
+settings_from = model.settings_signature(own_settings)
+kept = st.session_state.get(SETTINGS_KEPT)
+settings_fields = kept["fields"] if kept and kept["from"] == settings_from else own_settings
 more_settings = st.expander(
     "More settings: month 1, owned hardware, commitment, one-time costs",
     key="ws_more_settings_open",
@@ -623,7 +628,7 @@ more_settings = st.expander(
 if more_settings.open:
     with more_settings:
         settings_fields = settings_form(settings_fields)
-    st.session_state[SETTINGS_KEPT] = settings_fields
+    st.session_state[SETTINGS_KEPT] = {"fields": settings_fields, "from": settings_from}
 
 
 def settings() -> dict:

@@ -130,3 +130,24 @@ def test_settings_edited_then_closed_are_shown_again_and_saved(writable_env):
     scenarios = body["commitment"]["scenarios"]
     assert [s["name"] for s in scenarios] == ["low", "base", "high", "flat"]
     assert scenarios[0]["demand_factor"] == 0.7
+
+
+def test_kept_settings_give_way_to_a_version_saved_meanwhile(writable_env):
+    """Settings kept while "More settings" is closed belong to the workspace they were opened on:
+    once someone saves another version, the page shows and saves that version's settings, not
+    the kept ones over it."""
+    from warehouse.workspaces import save_workspace
+
+    at = open_section(_page(), MORE_SETTINGS)
+    at.text_input(key="ws_discount_1y").set_value("0.2")
+    at.run()
+    open_section(at, MORE_SETTINGS, False)
+
+    body = _stored_body(writable_env)
+    body["commitment"]["discount_1y"] = 0.4  # saved elsewhere, e.g. `tokendesk workspace import`
+    with Warehouse.open(writable_env) as wh:
+        save_workspace(wh, body, origin="import", source="elsewhere.yaml")
+    at.run()
+    at.button(key="ws_save").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert _stored_body(writable_env)["commitment"]["discount_1y"] == 0.4
