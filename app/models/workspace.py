@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -21,13 +22,20 @@ from briefs.demand_doc import TraceFileError, TrafficError, trace_document
 from costmodel.workspace import (
     FLEET_COLUMNS,
     FLEET_PRICING_MODELS,
+    OWNED_REQUIRED,
     SHAPE_FIELDS,
     Workspace,
     WorkspaceError,
     workspace_from_dict,
     workspace_to_dict,
 )
-from planning.workspaces import DEMAND_OVERRIDES, ScenarioView, problem_in_words, scenario_view
+from planning.workspaces import (
+    DEMAND_OVERRIDES,
+    ScenarioView,
+    example_workspace,
+    problem_in_words,
+    scenario_view,
+)
 from tokendesk import formatting, units
 from tokendesk.labels import label
 
@@ -286,6 +294,9 @@ def scenario_rows(ws: Workspace) -> list[dict]:
     ]
 
 
+ONE_TIME_COLUMNS = ("backend", "usd")
+
+
 def one_time_rows(ws: Workspace) -> list[dict]:
     return [{"backend": b, "usd": usd} for b, usd in ws.one_time_usd_by_backend]
 
@@ -328,6 +339,63 @@ def settings_body(
             costs[str(row["backend"]).strip().lower()] = row.get("usd")
     body["one_time_usd"] = costs or None
     return body
+
+
+#: The owned-hardware terms the settings section edits, in the workspace file's names.
+OWNED_FIELDS = ("site_region", "usd_per_kwh", *(name for name, _ in OWNED_REQUIRED))
+
+
+def _as_edited(rows: list[dict], columns: Sequence[str]) -> list[dict]:
+    """Rows as a table editor gives them back unedited (every column present)."""
+    return pd.DataFrame(rows, columns=list(columns)).to_dict("records")
+
+
+def settings_fields(ws: Workspace) -> dict[str, Any]:
+    """The settings section's fields as the page first shows them for ``ws``, by the workspace
+    file's names, with the tables as rows. Save reads these while the section was never opened;
+    owned-hardware terms come from the example where ``ws`` keeps none (used only if the person
+    lets the optimizer buy servers)."""
+    terms = ws.owned or start_own(example_workspace()).owned
+    fields: dict[str, Any] = {
+        "start": ws.start,
+        "site_region": terms.site_region if terms else "",
+        "usd_per_kwh": ""
+        if terms is None or terms.usd_per_kwh is None
+        else f"{terms.usd_per_kwh:g}",
+        "servers": list(terms.servers) if terms is not None and terms.servers else [],
+        "discount_1y": ""
+        if ws.commitment.discount_1y is None
+        else f"{ws.commitment.discount_1y:g}",
+        "discount_3y": ""
+        if ws.commitment.discount_3y is None
+        else f"{ws.commitment.discount_3y:g}",
+        "scenarios": _as_edited(scenario_rows(ws), SCENARIO_COLUMNS),
+        "one_time": _as_edited(one_time_rows(ws), ONE_TIME_COLUMNS),
+    }
+    for name, bound in OWNED_REQUIRED:
+        fields[name] = float(getattr(terms, name)) if terms else bound.low
+    return fields
+
+
+def settings_signature(fields: Mapping[str, Any]) -> str:
+    """The settings as one text, equal for equal settings (a gap reads the same each time)."""
+    return json.dumps(fields, sort_keys=True, default=str)
+
+
+def settings_from_fields(fields: Mapping[str, Any], *, owned: bool) -> dict:
+    """``settings_body`` from the section's fields; ``owned``: whether the workspace keeps
+    owned-hardware terms (it has them, or the optimizer may buy servers)."""
+    terms: dict[str, Any] = {name: fields[name] for name in OWNED_FIELDS}
+    if fields["servers"]:
+        terms["servers"] = list(fields["servers"])
+    return settings_body(
+        start=fields["start"],
+        owned=terms if owned else None,
+        discount_1y=str(fields["discount_1y"]).strip() or None,
+        discount_3y=str(fields["discount_3y"]).strip() or None,
+        scenarios=fields["scenarios"],
+        one_time=fields["one_time"],
+    )
 
 
 # ---- a workspace of one's own -----------------------------------------------------------------

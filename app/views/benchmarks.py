@@ -273,29 +273,43 @@ st.title("Benchmark results")
 st.caption(model.PAGE_NOTE)
 path = data.db_path()
 user = auth.current_user()
+# Only the open tab is drawn (the tabs rerun the page when one is picked): every tab drawn on each
+# run cost the server as much as the one in view.
 tab_results, tab_curves, tab_parity, tab_import, tab_history = st.tabs(
-    ["Results", "Throughput vs FTL", "Output parity", "Import result file", "Import history"]
+    ["Results", "Throughput vs FTL", "Output parity", "Import result file", "Import history"],
+    key="benchmarks_tab",
+    on_change="rerun",
 )
-# The import and a retraction run first, so every other tab already shows the new snapshot.
-with tab_import:
-    import_tab(user.why_not(Action.IMPORT_RESULTS))
-with tab_history:
-    history_tab(path, user)
+# The import and a retraction run before the results are read, so the filters and every other
+# tab already show the new snapshot.
+if tab_import.open:
+    with tab_import:
+        import_tab(user.why_not(Action.IMPORT_RESULTS))
+if tab_history.open:
+    with tab_history:
+        history_tab(path, user)
 results = data.benchmark_results(path)
 if results.empty:
     for tab in (tab_results, tab_curves, tab_parity):
-        with tab:
-            st.info(model.NO_RESULTS)
+        if tab.open:
+            with tab:
+                st.info(model.NO_RESULTS)
     st.stop()
 results = model.labelled(results)
 choices = model.filter_choices(results)
 start = ui.url_inputs(INPUTS, choices=choices)
 picked, percentile = sidebar(choices, start)
-results = model.with_ftl(model.filtered(results, picked), percentile)
-with tab_results:
-    results_tab(results)
-with tab_curves:
-    shown = curves_tab(results, percentile, start)
-ui.keep_in_url(picked | {"percentile": percentile} | shown, INPUTS)
-with tab_parity:
-    parity_tab(results)
+# The curves tab's own inputs as the URL gives them while it is closed, so they stay in the URL.
+curve_inputs: dict[str, object] = {name: start[name] for name in ("throughput", "sweeps_only")}
+if tab_results.open or tab_curves.open or tab_parity.open:
+    results = model.with_ftl(model.filtered(results, picked), percentile)
+    if tab_results.open:
+        with tab_results:
+            results_tab(results)
+    if tab_curves.open:
+        with tab_curves:
+            curve_inputs = curves_tab(results, percentile, start)
+    if tab_parity.open:
+        with tab_parity:
+            parity_tab(results)
+ui.keep_in_url(picked | {"percentile": percentile} | curve_inputs, INPUTS)

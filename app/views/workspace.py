@@ -21,7 +21,6 @@ from planning.bill import BillImportError
 from planning.workspaces import (
     FIELD_WORDS,
     WorkspaceFileError,
-    example_workspace,
     export_yaml,
     is_example,
     workspace_from_upload,
@@ -48,6 +47,12 @@ locked = blocked is not None
 DRAFT, GENERATION, SAVED = "ws_draft", "ws_generation", "ws_saved_message"
 #: The settings section's own generation: adding a line keeps what was typed there.
 SETTINGS_GENERATION = "ws_settings_generation"
+#: What the settings section holds once the person has opened it: {"fields": {field: value} in
+#: ``model.settings_fields``'s shape, "from": the signature of the settings it started from}. Its
+#: widgets are drawn only while it is open and Streamlit forgets a widget that is not drawn, yet
+#: Save reads every setting: the page keeps them here, until the workspace they started from
+#: changes (a save, here or elsewhere) or the page starts afresh.
+SETTINGS_KEPT = "ws_settings_kept"
 draft = st.session_state.get(DRAFT)
 generation = st.session_state.get(GENERATION, 0)
 settings_generation = st.session_state.get(SETTINGS_GENERATION, 0)
@@ -68,6 +73,7 @@ def restart(new_draft: dict | None, *, keep_settings: bool = False) -> None:
     st.session_state[GENERATION] = generation + 1
     if not keep_settings:
         st.session_state[SETTINGS_GENERATION] = settings_generation + 1
+        st.session_state.pop(SETTINGS_KEPT, None)
     st.rerun()
 
 
@@ -173,56 +179,75 @@ st.caption(
     "What your fleet serves: one line per workload, its model and tokens a month, the latency it"
     " must meet and how fast it grows. Fleet lines below name the workload they serve."
 )
-with (
-    st.expander("Add a workload", expanded=draft is not None),
-    st.form(key("ws_add_workload_form"), clear_on_submit=False, border=False),
-):
-    one, two = st.columns(2)
-    new_workload = one.text_input(
-        "Workload name", key=key("ws_new_workload"), placeholder="chat-70b"
-    )
-    new_model = two.text_input(
-        "Model", key=key("ws_new_model"), placeholder="llama-3.3-70b-instruct"
-    )
-    one, two, three = st.columns(3)
-    new_output = one.text_input(
-        "Output tokens / month", key=key("ws_new_output"), placeholder="30 B"
-    )
-    new_input = two.text_input(
-        "Input tokens / month",
-        key=key("ws_new_input"),
-        placeholder="60 B (empty: the results' own mix)",
-    )
-    new_growth = three.text_input(
-        "Growth / quarter", key=key("ws_new_growth"), placeholder="10 %/qtr"
-    )
-    one, two, three = st.columns(3)
-    new_slo = one.text_input("FTL SLO", key=key("ws_new_slo"), placeholder="1,500 ms")
-    new_percentile = two.selectbox(
-        "Percentile",
-        list(PERCENTILES),
-        index=list(PERCENTILES).index("p95"),
-        key=key("ws_new_percentile"),
-    )
-    new_peak = three.number_input(
-        "Peak ÷ mean",
-        domain.PEAK_TO_MEAN.low,
-        domain.PEAK_TO_MEAN.high,
-        1.5,
-        step=domain.PEAK_TO_MEAN.step,
-        key=key("ws_new_peak"),
-        help=domain.PEAK_TO_MEAN.why,
-    )
-    measured_models = sorted(data.benchmark_results(path)["model"].dropna().unique())
-    new_stand_ins = st.multiselect(
-        "Results that may stand in (same size and architecture)",
-        measured_models,
-        key=key("ws_new_stand_ins"),
-        help="Published results for these models are used where your model has none on an"
-        " accelerator (e.g. llama-3.1-70b-instruct for llama-3.3-70b-instruct). Without a result"
-        " that meets the SLO, a fleet line counts as no capacity.",
-    )
-    add_workload = st.form_submit_button("Add workload", disabled=locked)
+
+
+def workload_form() -> dict[str, Any] | None:
+    """The "Add a workload" fields: what was typed when the person pressed Add, else None."""
+    with st.form(key("ws_add_workload_form"), clear_on_submit=False, border=False):
+        one, two = st.columns(2)
+        typed: dict[str, Any] = {
+            "workload": one.text_input(
+                "Workload name", key=key("ws_new_workload"), placeholder="chat-70b"
+            ),
+            "model": two.text_input(
+                "Model", key=key("ws_new_model"), placeholder="llama-3.3-70b-instruct"
+            ),
+        }
+        one, two, three = st.columns(3)
+        typed["output_tokens"] = one.text_input(
+            "Output tokens / month", key=key("ws_new_output"), placeholder="30 B"
+        )
+        typed["input_tokens"] = two.text_input(
+            "Input tokens / month",
+            key=key("ws_new_input"),
+            placeholder="60 B (empty: the results' own mix)",
+        )
+        typed["growth"] = three.text_input(
+            "Growth / quarter", key=key("ws_new_growth"), placeholder="10 %/qtr"
+        )
+        one, two, three = st.columns(3)
+        typed["slo"] = one.text_input("FTL SLO", key=key("ws_new_slo"), placeholder="1,500 ms")
+        typed["percentile"] = two.selectbox(
+            "Percentile",
+            list(PERCENTILES),
+            index=list(PERCENTILES).index("p95"),
+            key=key("ws_new_percentile"),
+        )
+        typed["peak_to_mean"] = three.number_input(
+            "Peak ÷ mean",
+            domain.PEAK_TO_MEAN.low,
+            domain.PEAK_TO_MEAN.high,
+            1.5,
+            step=domain.PEAK_TO_MEAN.step,
+            key=key("ws_new_peak"),
+            help=domain.PEAK_TO_MEAN.why,
+        )
+        measured_models = sorted(data.benchmark_results(path)["model"].dropna().unique())
+        typed["stand_ins"] = st.multiselect(
+            "Results that may stand in (same size and architecture)",
+            measured_models,
+            key=key("ws_new_stand_ins"),
+            help="Published results for these models are used where your model has none on an"
+            " accelerator (e.g. llama-3.1-70b-instruct for llama-3.3-70b-instruct). Without a"
+            " result that meets the SLO, a fleet line counts as no capacity.",
+        )
+        added = st.form_submit_button("Add workload", disabled=locked)
+    return typed if added else None
+
+
+# Every section below that starts closed is drawn only while open (keyed, rerun on open and
+# close): a closed section's widgets and tables cost the browser as much as open ones. While a
+# draft is being entered the two "Add" sections open with each new generation of the page.
+add_workload_section = st.expander(
+    "Add a workload",
+    expanded=draft is not None,
+    key=key("ws_add_workload_open"),
+    on_change="rerun",
+)
+new_workload = None
+if add_workload_section.open:
+    with add_workload_section:
+        new_workload = workload_form()
 
 demand = st.data_editor(
     pd.DataFrame(
@@ -262,24 +287,16 @@ workloads = [
 ]
 
 pending_workload = None
-if add_workload:
-    row, problem = model.new_workload_row(
-        new_workload,
-        new_model,
-        new_output,
-        new_input,
-        new_slo,
-        new_percentile,
-        new_growth,
-        new_peak,
-        new_stand_ins,
-    )
+if new_workload is not None:
+    row, problem = model.new_workload_row(**new_workload)
     if problem:
         st.error(f"Not added — {problem}")
     else:
         pending_workload = row
 
-with st.expander("Demand from a request trace"):
+
+def trace_demand_form() -> None:
+    """Demand read from an uploaded request log; nothing is stored."""
     st.caption(
         "Upload a request log to read what your traffic asks of a fleet: tokens per month, "
         "peak ÷ mean, the daily curve, prompt and reply lengths and the share of input a "
@@ -326,6 +343,12 @@ with st.expander("Demand from a request trace"):
                 key="ws_trace_lengths",
             )
 
+
+trace_section = st.expander("Demand from a request trace", key="ws_trace_open", on_change="rerun")
+if trace_section.open:
+    with trace_section:
+        trace_demand_form()
+
 st.subheader("Fleet")
 st.caption(
     "What runs today: one line per instance type, region and pricing model. Leave $/hour empty"
@@ -333,8 +356,11 @@ st.caption(
 )
 if shown is not ws:
     st.caption(WITHHELD_NOTE)
-catalog = data.instance_catalog(path)
-with st.expander("Add a line from the price catalog", expanded=draft is not None):
+
+
+def fleet_line_form(workloads: list[str]) -> dict | None:
+    """A line found in the current prices: the fleet row to add when the person pressed Add."""
+    catalog = data.instance_catalog(path)
     one, two, three = st.columns([2, 1, 1])
     query = one.text_input(
         "Search instance types",
@@ -394,12 +420,37 @@ with st.expander("Add a line from the price catalog", expanded=draft is not None
     line_end = three.text_input(
         "Commitment ends (reserved)", key=key("ws_line_end"), placeholder="2027-06-30"
     )
-    add_line = st.button(
-        "Add to fleet",
-        key=key("ws_add_line"),
-        disabled=locked or not sku_key or not workloads,
-        help=blocked or (None if workloads else "Add the workload this line serves first."),
+    if (
+        not st.button(
+            "Add to fleet",
+            key=key("ws_add_line"),
+            disabled=locked or not sku_key or not workloads,
+            help=blocked or (None if workloads else "Add the workload this line serves first."),
+        )
+        or not sku_key
+    ):
+        return None
+    return model.fleet_line_from_sku(
+        skus[sku_key],
+        count=int(line_count),
+        pricing_model=line_pricing,
+        serves=line_serves,
+        region=line_region,
+        usd_per_hour=line_rate,
+        commitment_end=line_end,
     )
+
+
+add_line_section = st.expander(
+    "Add a line from the price catalog",
+    expanded=draft is not None,
+    key=key("ws_add_line_open"),
+    on_change="rerun",
+)
+new_line = None
+if add_line_section.open:
+    with add_line_section:
+        new_line = fleet_line_form(workloads)
 
 fleet = st.data_editor(
     pd.DataFrame(
@@ -437,17 +488,6 @@ fleet = st.data_editor(
     },
 )
 fleet_records = fleet.to_dict("records")
-pending_line = None
-if add_line and sku_key:
-    pending_line = model.fleet_line_from_sku(
-        skus[sku_key],
-        count=int(line_count),
-        pricing_model=line_pricing,
-        serves=line_serves,
-        region=line_region,
-        usd_per_hour=line_rate,
-        commitment_end=line_end,
-    )
 
 st.subheader("Constraints")
 left, middle, right = st.columns(3)
@@ -480,37 +520,49 @@ allow_owned = st.checkbox(
     disabled=locked,
 )
 
-with st.expander("More settings: month 1, owned hardware, commitment, one-time costs"):
-    start = st.date_input(
+
+def table_rows(fields: dict[str, Any], name: str) -> list[dict]:
+    """The rows a settings table is drawn from. A table editor applies a person's edits to the
+    rows it was given, so while it is open it gets the rows it opened with; when it is drawn
+    afresh (the section was closed) it opens with what it held last."""
+    opened_with = f"{name}_opened_with"
+    if settings_key(f"ws_{name}") not in st.session_state or opened_with not in fields:
+        fields[opened_with] = fields[name]
+    return fields[opened_with]
+
+
+def settings_form(fields: dict[str, Any]) -> dict[str, Any]:
+    """Month 1, owned-hardware terms, commitment and one-time costs, drawn from ``fields`` (what
+    the section held when last open, or the workspace's own); returns what the widgets hold."""
+    fields = dict(fields)
+    fields["start"] = st.date_input(
         "Month 1 of every 36-month plan starts",
-        base.start,
+        fields["start"],
         min_value=FIRST_DATE,
         max_value=LAST_DATE,
         key=settings_key("ws_start"),
         disabled=locked,
     )
     st.markdown("**Owned hardware** (used where the optimizer may buy servers)")
-    terms = base.owned or model.start_own(example_workspace()).owned
-    owned_values: dict[str, Any] = {}
     columns = st.columns(4)
-    owned_values["site_region"] = columns[0].text_input(
+    fields["site_region"] = columns[0].text_input(
         FIELD_WORDS["site_region"],
-        terms.site_region if terms else "",
+        fields["site_region"],
         key=settings_key("ws_owned_site_region"),
         disabled=locked,
     )
-    owned_values["usd_per_kwh"] = columns[1].text_input(
+    fields["usd_per_kwh"] = columns[1].text_input(
         f"{FIELD_WORDS['usd_per_kwh']}, empty = the region's average",
-        "" if terms is None or terms.usd_per_kwh is None else f"{terms.usd_per_kwh:g}",
+        fields["usd_per_kwh"],
         key=settings_key("ws_owned_usd_per_kwh"),
         disabled=locked,
     )
     for index, (field, bound) in enumerate(OWNED_REQUIRED):
-        owned_values[field] = columns[(index + 2) % 4].number_input(
+        fields[field] = columns[(index + 2) % 4].number_input(
             FIELD_WORDS[field],
             bound.low,
             bound.high,
-            float(getattr(terms, field)) if terms else bound.low,
+            fields[field],
             step=bound.step,
             # whole dollars, people and years show without ".00"
             format="%.0f" if bound.step >= 1 else None,
@@ -518,24 +570,22 @@ with st.expander("More settings: month 1, owned hardware, commitment, one-time c
             disabled=locked,
             help=bound.why or None,
         )
-    if terms is not None and terms.servers:
-        owned_values["servers"] = list(terms.servers)
     st.markdown("**Commitment** (`tokendesk commit`: how much to commit, and for how long)")
     left, right = st.columns(2)
-    discount_1y = left.text_input(
+    fields["discount_1y"] = left.text_input(
         f"{FIELD_WORDS['discount_1y']} (0 to 0.95; empty = none)",
-        "" if base.commitment.discount_1y is None else f"{base.commitment.discount_1y:g}",
+        fields["discount_1y"],
         key=settings_key("ws_discount_1y"),
         disabled=locked,
     )
-    discount_3y = right.text_input(
+    fields["discount_3y"] = right.text_input(
         f"{FIELD_WORDS['discount_3y']} (0 to 0.95; empty = none)",
-        "" if base.commitment.discount_3y is None else f"{base.commitment.discount_3y:g}",
+        fields["discount_3y"],
         key=settings_key("ws_discount_3y"),
         disabled=locked,
     )
-    scenarios_table = st.data_editor(
-        pd.DataFrame(model.scenario_rows(base), columns=list(model.SCENARIO_COLUMNS)),
+    fields["scenarios"] = st.data_editor(
+        pd.DataFrame(table_rows(fields, "scenarios"), columns=list(model.SCENARIO_COLUMNS)),
         num_rows="dynamic",
         hide_index=True,
         key=settings_key("ws_scenarios"),
@@ -550,10 +600,10 @@ with st.expander("More settings: month 1, owned hardware, commitment, one-time c
                 help="e.g. 20 %/qtr; empty = each workload's own growth",
             ),
         },
-    )
+    ).to_dict("records")
     st.markdown("**One-time migration cost per new backend** (overrides the estimate)")
-    one_time_table = st.data_editor(
-        pd.DataFrame(model.one_time_rows(base), columns=["backend", "usd"]),
+    fields["one_time"] = st.data_editor(
+        pd.DataFrame(table_rows(fields, "one_time"), columns=list(model.ONE_TIME_COLUMNS)),
         num_rows="dynamic",
         hide_index=True,
         key=settings_key("ws_one_time"),
@@ -562,19 +612,28 @@ with st.expander("More settings: month 1, owned hardware, commitment, one-time c
             "backend": st.column_config.TextColumn("Backend (rocm, cpu, …)"),
             "usd": _number(domain.ONE_TIME_USD, "One-time cost ($)", format="dollar"),
         },
-    )
+    ).to_dict("records")
+    return fields
+
+
+own_settings = model.settings_fields(base)
+settings_from = model.settings_signature(own_settings)
+kept = st.session_state.get(SETTINGS_KEPT)
+settings_fields = kept["fields"] if kept and kept["from"] == settings_from else own_settings
+more_settings = st.expander(
+    "More settings: month 1, owned hardware, commitment, one-time costs",
+    key="ws_more_settings_open",
+    on_change="rerun",
+)
+if more_settings.open:
+    with more_settings:
+        settings_fields = settings_form(settings_fields)
+    st.session_state[SETTINGS_KEPT] = {"fields": settings_fields, "from": settings_from}
 
 
 def settings() -> dict:
     """What the settings section holds, in the workspace file's shape (validated on save)."""
-    return model.settings_body(
-        start=start,
-        owned=owned_values if (base.owned is not None or allow_owned) else None,
-        discount_1y=discount_1y.strip() or None,
-        discount_3y=discount_3y.strip() or None,
-        scenarios=scenarios_table.to_dict("records"),
-        one_time=one_time_table.to_dict("records"),
-    )
+    return model.settings_from_fields(settings_fields, owned=base.owned is not None or allow_owned)
 
 
 def _names(text: str) -> tuple[str, ...] | None:
@@ -595,11 +654,11 @@ edited_base = replace(
         allow_owned=allow_owned,
     ),
 )
-if pending_workload is not None or pending_line is not None:
+if pending_workload is not None or new_line is not None:
     restart(
         {
             "base": edited_base,
-            "fleet": fleet_records + ([pending_line] if pending_line else []),
+            "fleet": fleet_records + ([new_line] if new_line else []),
             "demand": demand_records + ([pending_workload] if pending_workload else []),
         },
         keep_settings=True,
@@ -698,10 +757,12 @@ if bills:
             else:
                 restart(None)
 
-with st.expander("Versions"):
-    st.dataframe(
-        data.workspace_versions(path),
-        hide_index=True,
-        width="stretch",
-        column_config={"created_by": "Saved by"},
-    )
+versions_section = st.expander("Versions", key="ws_versions_open", on_change="rerun")
+if versions_section.open:
+    with versions_section:
+        st.dataframe(
+            data.workspace_versions(path),
+            hide_index=True,
+            width="stretch",
+            column_config={"created_by": "Saved by"},
+        )

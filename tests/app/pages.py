@@ -33,3 +33,12 @@ def chart(at, key):
     charts = [c for c in at.get("plotly_chart") if key in c.proto.id]
     assert charts, f"no plotly chart with key {key}"
     return plain(json.loads(charts[0].proto.spec))
+
+
+def open_section(at, key: str, value: object = True):
+    """Open a keyed expander (``True``) or pick a keyed tab (its label) the way a person's click
+    does: the page reruns with it open."""
+    at.session_state[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    return at

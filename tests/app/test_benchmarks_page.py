@@ -8,17 +8,22 @@ from datetime import UTC, date, datetime
 from streamlit.testing.v1 import AppTest
 
 from app.models.tables import has_no_literals
-from tests.app.pages import VIEWS, chart, shown
+from tests.app.pages import VIEWS, chart, open_section, shown
 from tokendesk.records import BenchmarkResult
 from warehouse import Warehouse
 
 RESULTS, CURVES, PARITY, IMPORT, HISTORY = range(5)
+#: The tabs' key and labels: only the open tab is drawn, so a test opens the one it reads.
+TABS = "benchmarks_tab"
+LABELS = ["Results", "Throughput vs FTL", "Output parity", "Import result file", "Import history"]
 SWEEP_LABEL = "AMD Instinct MI300X 192GB · vllm · bf16"
 H100_SWEEP = "NVIDIA H100 SXM 80GB · vllm · fp8"
 
 
-def run_page(at=None):
+def run_page(at=None, tab=RESULTS):
+    """The page run (again) with ``tab`` open, the way a person's click on it opens it."""
     at = at or AppTest.from_file(str(VIEWS / "benchmarks.py"), default_timeout=60)
+    at.session_state[TABS] = LABELS[tab]
     at.run()
     assert not at.exception, at.exception
     return at
@@ -106,7 +111,7 @@ def test_results_table_shows_latency_source_date_and_parity(fixture_env):
 
 
 def test_curves_follow_each_configuration_across_its_sweep(fixture_env):
-    at = run_page()
+    at = run_page(tab=CURVES)
     spec = chart(at, "curve_chart")
     # The fixture's H100 sweep: concurrency 8, 32, 64 at 1000, 2500, 3000 tok/s per replica.
     line = next(t for t in spec["data"] if t["name"] == H100_SWEEP)
@@ -116,7 +121,7 @@ def test_curves_follow_each_configuration_across_its_sweep(fixture_env):
     assert spec["layout"]["yaxis"]["title"]["text"] == "First-token latency p95 (ms)"
     at.radio(key="throughput").set_value("accelerator")
     at.selectbox(key="percentile").set_value("p99")
-    at = run_page(at)
+    at = run_page(at, CURVES)
     spec = chart(at, "curve_chart")
     line = next(t for t in spec["data"] if t["name"] == H100_SWEEP)
     # Four H100s per replica: 1000 / 4, 2500 / 4, 3000 / 4; the rows' p99 450, 1700, 3400 ms.
@@ -125,7 +130,7 @@ def test_curves_follow_each_configuration_across_its_sweep(fixture_env):
 
 
 def test_output_parity_is_shown_where_measured_and_said_to_be_missing_elsewhere(fixture_env):
-    parity = run_page().tabs[PARITY].dataframe[0].value
+    parity = run_page(tab=PARITY).tabs[PARITY].dataframe[0].value
     measured = parity[parity["backend"] == "AMD Instinct MI300X 192GB · vllm 0.9.0"].iloc[0]
     assert measured["exact_match"] == "92.0%" and measured["similarity"] == "0.981"
     others = parity[parity["backend"] != "AMD Instinct MI300X 192GB · vllm 0.9.0"]
@@ -144,12 +149,12 @@ def upload(at, name, payload):
 
 def preview(at):
     at.button(key="upload_preview").click()
-    return run_page(at)
+    return run_page(at, IMPORT)
 
 
 def test_bad_upload_names_the_file_and_key_and_writes_nothing(writable_fixture_env):
     before = count_results(writable_fixture_env)
-    at = upload(run_page(), "bad.json", json.dumps(vllm_row(completed=None)).encode())
+    at = upload(run_page(tab=IMPORT), "bad.json", json.dumps(vllm_row(completed=None)).encode())
     at = preview(at)
     errors = [shown(e.value) for e in at.tabs[IMPORT].error]
     assert errors == [
@@ -176,7 +181,7 @@ def test_unknown_accelerator_is_rejected_then_fixed_with_an_override(writable_fi
         for c, t, f in ((1, 90.0, 40), (16, 1100.0, 160), (64, 2600.0, 700))
     )
     before = count_results(writable_fixture_env)
-    at = preview(upload(run_page(), "sweep.jsonl", sweep.encode()))
+    at = preview(upload(run_page(tab=IMPORT), "sweep.jsonl", sweep.encode()))
     [error] = [shown(e.value) for e in at.tabs[IMPORT].error]
     assert error.startswith("sweep.jsonl was not imported (its key “line 1: accelerator")
     assert (
@@ -196,7 +201,7 @@ def test_unknown_accelerator_is_rejected_then_fixed_with_an_override(writable_fi
     assert all(v.startswith("within physical bounds") for v in table["Plausibility"])
     assert count_results(writable_fixture_env) == before
     at.button(key="upload_confirm").click()
-    at = run_page(at)
+    at = run_page(at, IMPORT)
     [success] = [shown(s.value) for s in at.tabs[IMPORT].success]
     assert success.startswith(
         "Imported 3 operating point(s) from **sweep.jsonl** "
@@ -211,7 +216,8 @@ def test_unknown_accelerator_is_rejected_then_fixed_with_an_override(writable_fi
     assert list(stored["concurrency"]) == [1, 16, 64]
     assert set(stored["accelerator_id"]) == {"amd-mi300x-192gb"}
     assert set(stored["instance_type"]) == {"Standard_ND96isr_MI300X_v5"}
-    # The rest of the page already shows the new snapshot: one line across the three loads.
+    # The rest of the page shows the new snapshot: one line across the three loads.
+    at = run_page(at, CURVES)
     line = next(t for t in chart(at, "curve_chart")["data"] if t["name"].startswith(SWEEP_LABEL))
     assert line["x"] == [90.0, 1100.0, 2600.0] and line["y"] == [40.0, 160.0, 700.0]
 
@@ -222,7 +228,7 @@ def test_a_plain_result_file_that_needs_model_and_precision_imports_from_the_pag
     # What `vllm bench serve --save-result` writes names no accelerator, precision or usable model.
     plain_row = vllm_row(gpu=None, num_gpus=None, dtype=None, model_id="/models/ckpt/")
     before = count_results(writable_fixture_env)
-    at = preview(upload(run_page(), "plain.json", json.dumps(plain_row).encode()))
+    at = preview(upload(run_page(tab=IMPORT), "plain.json", json.dumps(plain_row).encode()))
     [error] = [shown(e.value) for e in at.tabs[IMPORT].error]
     assert error == (
         "plain.json was not imported: the file does not say everything a result needs. "
@@ -250,7 +256,7 @@ def test_a_plain_result_file_that_needs_model_and_precision_imports_from_the_pag
     at.text_input(key="upload_precision").set_value("fp8")
     at = preview(at)
     at.button(key="upload_confirm").click()
-    at = run_page(at)
+    at = run_page(at, IMPORT)
     snapshot_id = shown(at.tabs[IMPORT].success[0].value).split("`")[1]
     with Warehouse.open(writable_fixture_env, read_only=True) as warehouse:
         stored = warehouse.query(
@@ -266,10 +272,12 @@ def test_a_plain_result_file_that_needs_model_and_precision_imports_from_the_pag
     )
 
 
-def open_benchmarks(**params) -> AppTest:
+def open_benchmarks(tab=CURVES, **params) -> AppTest:
+    """The page opened from a link carrying ``params``, with ``tab`` open."""
     at = AppTest.from_file(str(VIEWS / "benchmarks.py"), default_timeout=60)
     for key, value in params.items():
         at.query_params[key] = value
+    at.session_state[TABS] = LABELS[tab]
     at.run()
     assert not at.exception, at.exception
     return at
@@ -284,6 +292,24 @@ def test_benchmark_inputs_live_in_the_url(fixture_env):
     assert not at.exception
     assert at.query_params["sweeps_only"] in (["true"], "true")
     assert at.query_params["runtime"] in (["vllm"], "vllm")
+
+
+def test_the_curves_inputs_stay_in_the_url_while_another_tab_is_open(fixture_env):
+    """The curves tab is drawn only while open; its inputs live on in the URL meanwhile."""
+    at = open_benchmarks(tab=RESULTS, throughput="accelerator", sweeps_only="true")
+    assert not [r for r in at.radio if r.key == "throughput"]  # the curves tab is not drawn
+    assert at.query_params["throughput"] in (["accelerator"], "accelerator")
+    assert at.query_params["sweeps_only"] in (["true"], "true")
+    at = open_section(at, TABS, LABELS[CURVES])
+    assert at.radio(key="throughput").value == "accelerator"
+    assert at.toggle(key="sweeps_only").value is True
+    at.toggle(key="sweeps_only").set_value(False).run()
+    at = open_section(at, TABS, LABELS[PARITY])
+    assert at.query_params["throughput"] in (["accelerator"], "accelerator")
+    assert "sweeps_only" not in at.query_params  # off is the default: not written
+    at = open_section(at, TABS, LABELS[CURVES])
+    assert at.radio(key="throughput").value == "accelerator"
+    assert at.toggle(key="sweeps_only").value is False
 
 
 def test_benchmark_bad_url_values_fall_back_with_a_notice(fixture_env):
@@ -303,17 +329,18 @@ def test_an_import_is_retracted_from_the_history_and_stays_there_with_its_reason
             "import:test", [_sweep_point(4, 400.0, 90.0)], origin="import"
         )
     at = run_page()
+    assert "tokendesk harness run" in set(at.tabs[RESULTS].dataframe[0].value["source"])
+    at = run_page(at, HISTORY)
     history = at.tabs[HISTORY].dataframe[0].value.set_index("Snapshot")
     assert history.loc[snapshot, "State"] == "current"
     assert history.loc[snapshot, "Retraction"] == "—"
-    assert "tokendesk harness run" in set(at.tabs[RESULTS].dataframe[0].value["source"])
 
     # No reason: refused, nothing written.
     before = count_results(writable_fixture_env)
     at.selectbox(key="retract_snapshot").set_value(snapshot)
     at.text_input(key="retract_by").set_value("ana")
     at.button(key="retract_confirm").click()
-    at = run_page(at)
+    at = run_page(at, HISTORY)
     assert [e.value for e in at.tabs[HISTORY].error] == [
         "Give a reason and your name; nothing was retracted."
     ]
@@ -321,7 +348,7 @@ def test_an_import_is_retracted_from_the_history_and_stays_there_with_its_reason
 
     at.text_input(key="retract_reason").set_value("a test run, not a measurement")
     at.button(key="retract_confirm").click()
-    at = run_page(at)
+    at = run_page(at, HISTORY)
     assert not at.tabs[HISTORY].error
     assert shown(at.tabs[HISTORY].success[0].value) == (
         f"Retracted snapshot `{snapshot}`: its results no longer count anywhere."
@@ -333,6 +360,7 @@ def test_an_import_is_retracted_from_the_history_and_stays_there_with_its_reason
         " UTC by ana: a test run, not a measurement"
     )
     assert has_no_literals(at.tabs[HISTORY].dataframe[0].value)
-    # Its result is gone from the results; a retracted import is no longer offered.
-    assert "tokendesk harness run" not in set(at.tabs[RESULTS].dataframe[0].value["source"])
+    # A retracted import is no longer offered; its result is gone from the results.
     assert snapshot not in at.selectbox(key="retract_snapshot").options
+    at = run_page(at, RESULTS)
+    assert "tokendesk harness run" not in set(at.tabs[RESULTS].dataframe[0].value["source"])

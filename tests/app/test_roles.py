@@ -8,13 +8,15 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.pages import VIEWS
+from tests.app.pages import VIEWS, open_section
 from tests.app.team import EDITOR, TEAM, VIEWER
 from tests.factories import negotiated_quotes
 from warehouse import Warehouse
 from warehouse.workspaces import workspace_versions
 
 NEGOTIATED_SOURCE = "sheet:examplecloud:negotiated"
+#: The Benchmarks page's tabs (only the open one is drawn).
+BENCH_TABS = "benchmarks_tab"
 
 
 @pytest.fixture
@@ -136,6 +138,7 @@ def test_a_viewer_finds_every_write_control_disabled_with_the_reason(team_env):
     assert workspace.button(key="ws_save").disabled
     assert workspace.text_input(key="ws_name").disabled
     assert workspace.button(key="ws_start_own").disabled
+    open_section(workspace, "ws_add_line_open")
     assert workspace.button(key="ws_add_line").disabled
     assert any("saving or importing a workspace needs" in i.value for i in workspace.info)
 
@@ -143,10 +146,11 @@ def test_a_viewer_finds_every_write_control_disabled_with_the_reason(team_env):
     assert prices.button(key="refresh_run").disabled
     assert any("refreshing prices needs the editor" in i.value for i in prices.info)
 
-    benchmarks = _page("benchmarks.py", VIEWER)
+    benchmarks = open_section(_page("benchmarks.py", VIEWER), BENCH_TABS, "Import result file")
     assert benchmarks.button(key="upload_preview").disabled
-    assert benchmarks.button(key="retract_confirm").disabled
     assert any("importing benchmark results needs" in i.value for i in benchmarks.info)
+    open_section(benchmarks, BENCH_TABS, "Import history")
+    assert benchmarks.button(key="retract_confirm").disabled
     assert any("retracting an import needs" in i.value for i in benchmarks.info)
 
 
@@ -157,7 +161,10 @@ def test_an_editor_and_the_single_user_find_them_enabled(team_env, user):
     prices = _page("prices.py", user)
     assert not prices.button(key="refresh_run").disabled
     benchmarks = _page("benchmarks.py", user)
-    assert not benchmarks.info or not any("needs the" in i.value for i in benchmarks.info)
+    for tab in ("Import result file", "Import history"):
+        open_section(benchmarks, BENCH_TABS, tab)
+        assert not benchmarks.info or not any("needs the" in i.value for i in benchmarks.info)
+    assert not benchmarks.button(key="retract_confirm").disabled
 
 
 def _main(user: dict | None, secrets: dict | None = None) -> AppTest:

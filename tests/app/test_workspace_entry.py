@@ -9,12 +9,13 @@ from __future__ import annotations
 from streamlit.testing.v1 import AppTest
 
 from app.models import workspace as model
-from tests.app.pages import VIEWS
+from tests.app.pages import VIEWS, open_section
 from tests.factories import fixture_workspace
 from warehouse import Warehouse
 from warehouse.workspaces import current_workspace
 
 NEAREST = "did you mean Standard_ND96isr_MI300X_v5?"
+MORE_SETTINGS = "ws_more_settings_open"
 
 
 def _page() -> AppTest:
@@ -170,7 +171,7 @@ def test_the_settings_beyond_the_tables_are_edited_on_the_page_and_kept_on_save(
 
     from planning.workspaces import example_workspace
 
-    at = _page()
+    at = open_section(_page(), MORE_SETTINGS)
     at.date_input(key="ws_start").set_value(date(2027, 1, 1))
     at.text_input(key="ws_discount_1y").set_value("0.3")
     at.checkbox(key="ws_allow_owned").check()
@@ -186,7 +187,7 @@ def test_the_settings_beyond_the_tables_are_edited_on_the_page_and_kept_on_save(
     assert body["constraints"]["allow_owned"] is True
     assert example.owned is not None and body["owned"]["pue"] == example.owned.pue
 
-    at = _page()
+    at = open_section(_page(), MORE_SETTINGS)
     frame = at.dataframe(key="ws_scenarios").value
     assert list(frame["growth_per_quarter"]) == ["0 %/qtr", "", "20 %/qtr"]
     at.text_input(key="ws_discount_3y").set_value("1.5")
