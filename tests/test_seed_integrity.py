@@ -6,14 +6,17 @@ prices fail it is refused with its row named and no seed data written."""
 from __future__ import annotations
 
 import csv
+import os
 import shutil
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 from typer.testing import CliRunner
 
-from cli import core
 from cli.main import app as tokendesk_app
 from pricing.integrity import check_price_file
 from tests.app.pages import shown
@@ -80,14 +83,32 @@ def test_db_rebuild_refuses_a_seed_that_fails_the_integrity_check(failing_seed, 
     assert _seed_rows(db) == (0, 0)
 
 
-def test_tokendesk_app_refuses_it_before_serving(failing_seed, tmp_path, monkeypatch):
-    served: list[list[str]] = []
-    monkeypatch.setattr(core.os, "execv", lambda _exe, command: served.append(command))
+def test_tokendesk_app_refuses_it_before_serving(failing_seed, tmp_path):
+    """The real start: `tokendesk app` becomes the server process, which builds the warehouse
+    (`tokendesk db init`) before it listens; a refused seed stops it there, exit 1, nothing
+    served (the port stays closed) and nothing written."""
     db = tmp_path / "w.duckdb"
-    out = runner.invoke(tokendesk_app, ["app", "--db", str(db)])
-    assert out.exit_code == 1 and REFUSED in out.output
-    assert served == []  # the dashboard never started on an unchecked seed
+    port = _free_port()
+    started = subprocess.run(
+        [sys.executable, "-m", "cli.main", "app", "--port", str(port), "--db", str(db)],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+        timeout=180,
+        stdin=subprocess.DEVNULL,
+        env=dict(os.environ),  # with the failing data/ the fixture named
+    )
+    said = " ".join((started.stdout + started.stderr).split())
+    assert started.returncode == 1, said
+    assert f"row {failing_seed}: {REFUSED}" in said and "Traceback" not in said
+    assert "Uvicorn" not in said and "You can now view" not in said  # it never listened
     assert _seed_rows(db) == (0, 0)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 def test_the_dashboards_first_start_refuses_it(failing_seed, tmp_path, monkeypatch):
