@@ -252,7 +252,7 @@ def filter_values(path: str) -> dict[str, list[str]]:
     values = _filter_values(path)
     if sees_negotiated():
         return values
-    current = _current_price_values(path, _visible_filters(()) or ())
+    current = _price_read(path, "values", _visible_filters(()) or ())
     names = ("accelerator", "vendor", "provider", "region", "pricing_model")
     return values | {name: current[name] for name in names}
 
@@ -300,7 +300,7 @@ def hidden_negotiated_quotes(path: str) -> int:
     """How many current negotiated quotes this person's role keeps from them (0 if none)."""
     if sees_negotiated():
         return 0
-    return int(_explorer_summary(path, (("pricing_model", (NEGOTIATED,)),))["quotes"])
+    return int(_price_read(path, "summary", (("pricing_model", (NEGOTIATED,)),))["quotes"])
 
 
 # -- scenarios ---------------------------------------------------------------------------------
@@ -329,6 +329,24 @@ def _planning_options(path: str, negotiated: bool, fleet_types: tuple[str, ...])
         )
 
 
+#: The Prices page's aggregate reads over the current quotes matching a filter, by name: each
+#: counted or listed by the warehouse, never from loaded rows.
+_PRICE_READS = {
+    "summary": queries.price_explorer_summary,
+    "values": queries.current_price_values,
+    "sku_spread": queries.price_sku_spread,
+    "accelerator_hour": queries.accelerator_hour_offer,
+}
+
+
+@st.cache_data(show_spinner=False, ttl=600)
+def _price_read(path: str, read: str, filters: Filters) -> Any:
+    """``_PRICE_READS[read]`` over the quotes ``filters`` (already narrowed to what this person
+    may see) match."""
+    with _reading(path) as warehouse:
+        return _PRICE_READS[read](warehouse, **_filter_args(filters))
+
+
 def price_explorer(path: str, filters: Filters, limit: int | None = None) -> pd.DataFrame:
     """The quotes of the current price snapshots matching ``filters`` (quarantined included),
     in the explorer's order, at most ``limit`` of them."""
@@ -352,30 +370,12 @@ def explorer_summary(path: str, filters: Filters) -> dict[str, Any]:
         return dict.fromkeys(("quotes", "current", "providers", "regions", "flagged"), 0) | {
             "newest": None
         }
-    return _explorer_summary(path, visible)
-
-
-@st.cache_data(show_spinner=False, ttl=600)
-def _explorer_summary(path: str, filters: Filters) -> dict[str, Any]:
-    with _reading(path) as warehouse:
-        return queries.price_explorer_summary(warehouse, **_filter_args(filters))
-
-
-@st.cache_data(show_spinner=False, ttl=600)
-def _current_price_values(path: str, filters: Filters) -> dict[str, list[str]]:
-    with _reading(path) as warehouse:
-        return queries.current_price_values(warehouse, **_filter_args(filters))
+    return _price_read(path, "summary", visible)
 
 
 def price_sku_spread(path: str) -> pd.DataFrame:
     """Per current SKU (instance type, pricing model) this person may see: its region count."""
-    return _price_sku_spread(path, _visible_filters(()) or ())
-
-
-@st.cache_data(show_spinner=False, ttl=600)
-def _price_sku_spread(path: str, filters: Filters) -> pd.DataFrame:
-    with _reading(path) as warehouse:
-        return queries.price_sku_spread(warehouse, **_filter_args(filters))
+    return _price_read(path, "sku_spread", _visible_filters(()) or ())
 
 
 def sku_quotes(path: str, instance_type: str, pricing_model: str) -> pd.DataFrame:
@@ -389,13 +389,7 @@ def sku_quotes(path: str, instance_type: str, pricing_model: str) -> pd.DataFram
 
 def accelerator_hour_offer(path: str) -> pd.DataFrame:
     """Each accelerator and pricing model with a $/accelerator-hour this person may see."""
-    return _accelerator_hour_offer(path, _visible_filters(()) or ())
-
-
-@st.cache_data(show_spinner=False, ttl=600)
-def _accelerator_hour_offer(path: str, filters: Filters) -> pd.DataFrame:
-    with _reading(path) as warehouse:
-        return queries.accelerator_hour_offer(warehouse, **_filter_args(filters))
+    return _price_read(path, "accelerator_hour", _visible_filters(()) or ())
 
 
 def cheapest_accelerator_quotes(
