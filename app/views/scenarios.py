@@ -340,15 +340,20 @@ for item in commitment:
     options = commitment_frame(item)
     if options.empty:
         continue
-    with st.expander(
+    # Drawn when opened, like the plans above: a closed chart costs the page nothing.
+    section = st.expander(
         f"{plain(item.workload)}: {plain(item.provider)} {plain(item.instance_type)} "
-        f"({plain(item.region)})"
-    ):
-        st.plotly_chart(
-            charts.commitment_chart(options), width="stretch", key=f"commit_{item.workload}"
-        )
-        ui.show_table(commitment_table(item), key=f"commit_table_{item.workload}")
-        st.caption(commitment_basis(item))
+        f"({plain(item.region)})",
+        key=f"commitment_{item.workload}",
+        on_change="rerun",
+    )
+    if section.open:
+        with section:
+            st.plotly_chart(
+                charts.commitment_chart(options), width="stretch", key=f"commit_{item.workload}"
+            )
+            ui.show_table(commitment_table(item), key=f"commit_table_{item.workload}")
+            st.caption(commitment_basis(item))
 
 st.subheader("Brief")
 st.caption(

@@ -7,7 +7,7 @@ from app.models.tables import has_no_literals
 from briefs.workspace_plans import headline, workload_shape_rows
 from planning.evaluation import evaluate
 from planning.workspaces import Knobs, engine_for, stored_workspace
-from tests.app.pages import VIEWS, chart, shown
+from tests.app.pages import VIEWS, chart, open_section, shown
 from tokendesk.formatting import usd_per_1k
 from warehouse import Warehouse
 
@@ -293,8 +293,11 @@ def test_scenarios_page_says_how_much_to_commit_with_the_commands_figures(app_en
     shown_text = [shown(m.value) for m in at.markdown]
     for sentence in sentences:
         assert any(sentence in text for text in shown_text), sentence
-    # One table per workload with a result: its expected costs are the model's.
+    # One table per workload with a result, drawn when its section is opened: its expected
+    # costs are the model's.
     chat = next(a for a in analysis if a.workload == "chat-70b")
+    assert not [d for d in at.dataframe if "Expected $/month" in d.value.columns]
+    open_section(at, "commitment_chat-70b")
     table = next(
         d.value
         for d in at.dataframe
