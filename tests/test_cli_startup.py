@@ -74,3 +74,30 @@ def test_a_commands_own_help_loads_none_of_its_libraries_either():
     from warehouse.lake import DATA_PATH_ENV
 
     assert f"${DATA_PATH_ENV}" in "".join(help_lines).replace(" ", "")
+
+
+EXEC_PROBE = """
+import json, os, sys
+from cli.main import main
+
+def become(path, argv):  # where `tokendesk app` would become the server: what it loaded so far
+    heavy = sorted({m.split(".")[0] for m in sys.modules} & set(sys.argv[2:]))
+    print(json.dumps({"heavy": heavy, "argv": argv[1:4]}))
+    raise SystemExit(0)
+
+os.execv = become
+main(["app", "--port", "8599", "--db", sys.argv[1]])
+"""
+
+
+def test_tokendesk_app_becomes_the_server_without_loading_a_library_first(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-c", EXEC_PROBE, str(tmp_path / "w.duckdb"), *HEAVY],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO_ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    loaded = json.loads(done.stdout.strip().splitlines()[-1])
+    assert loaded == {"heavy": [], "argv": ["-m", "app.serve", "--warehouse"]}
