@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from app import warming
+
+warming.wait()  # a visitor who arrived while the server was starting: its imports first
+
 import streamlit as st
 from PIL import Image
 

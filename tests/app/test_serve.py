@@ -70,3 +70,62 @@ def test_the_server_neither_watches_sources_nor_collects_garbage_after_every_pag
     settings = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
     assert settings["server"]["fileWatcherType"] == "none"
     assert settings["runner"]["postScriptGC"] is False
+
+
+def test_no_installed_package_has_a_component_for_the_skipped_scan_to_find(monkeypatch):
+    """The server is told there are no custom components to find: the real scan, run here on
+    the same environment, finds none, and once app.serve has said so the server's discovery
+    lists no installed distribution at all."""
+    import importlib.metadata
+
+    from streamlit.components.v2 import manifest_scanner
+    from streamlit.components.v2.component_manager import BidiComponentManager
+
+    from app import serve
+
+    assert manifest_scanner.scan_component_manifests() == []
+    listed = []
+    real = importlib.metadata.distributions
+    monkeypatch.setattr(importlib.metadata, "distributions", lambda: listed.append(1) or real())
+    monkeypatch.setattr(
+        manifest_scanner, "scan_component_manifests", manifest_scanner.scan_component_manifests
+    )
+    BidiComponentManager().discover_and_register_components(start_file_watching=False)
+    assert listed  # the stock discovery lists them
+    listed.clear()
+    serve.skip_component_scan()
+    BidiComponentManager().discover_and_register_components(start_file_watching=False)
+    assert listed == []
+
+
+def test_a_page_run_waits_for_the_start_up_imports_and_only_for_them():
+    import threading
+
+    from app import warming
+
+    warming.wait()  # nothing under way: returns at once
+    warming.begin()
+    ran = threading.Event()
+    page = threading.Thread(target=lambda: (warming.wait(), ran.set()))
+    page.start()
+    assert not ran.wait(0.2)  # still importing: the page waits
+    warming.finish()
+    assert ran.wait(30)
+    page.join()
+
+
+def test_a_served_process_skips_the_prompt_check_that_reads_every_frames_source():
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from streamlit import delta_generator as d; from app.serve import skip_repl_check;"
+            " before = d._use_warning_has_been_displayed; skip_repl_check();"
+            " print(before, d._use_warning_has_been_displayed)",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
+    assert done.stdout.split() == ["False", "True"]
