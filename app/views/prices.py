@@ -29,6 +29,8 @@ INPUTS = (
     UrlInput("accelerator_hour_accelerator", "choice", ""),
     UrlInput("accelerator_hour_pricing_models", "choices", []),
 )
+#: The URL keys the tabs' own pickers write (every input after the filters and the unit).
+TAB_PICKS = tuple(i.key for i in INPUTS[len(model.FILTERS) + 1 :])
 
 
 def pick_sku(frame: pd.DataFrame, pickers: dict, top: pd.Series, start: dict) -> tuple[dict, dict]:
@@ -259,11 +261,14 @@ st.caption(model.PAGE_NOTE)
 path = data.db_path()
 header = st.container()
 tab_list, tab_region, tab_accelerator, tab_history, tab_integrity, tab_refresh = st.tabs(
-    ["Explorer", "By region", "$/accelerator-hour", "Price history", "Integrity", "Refresh prices"]
+    ["Explorer", "By region", "$/accelerator-hour", "Price history", "Integrity", "Refresh prices"],
+    key="prices_tab",
+    on_change="rerun",  # only the open tab is drawn: each closed one would cost as much
 )
 # The refresh runs before anything is read, so the rest of the page shows the new snapshots.
-with tab_refresh:
-    refresh_tab(path)
+if tab_refresh.open:
+    with tab_refresh:
+        refresh_tab(path)
 # Every figure over all quotes is counted by the warehouse; only the rows shown are read.
 spread = data.price_sku_spread(path)
 offer = data.accelerator_hour_offer(path)
@@ -273,18 +278,25 @@ start = ui.url_inputs(INPUTS, choices=filter_values | model.pick_choices(spread,
 chosen = sidebar(filter_values, start)
 filters = tuple((name, tuple(chosen[name])) for name in model.FILTERS if chosen[name])
 summary = data.explorer_summary(path, filters)
-prices = model.with_status(data.price_explorer(path, filters, model.EXPLORER_PAGE_ROWS))
 with header:
     for place, figure in zip(st.columns(4), model.explorer_headline(summary), strict=False):
         place.metric(figure.label, figure.value, help=figure.help or None)
-with tab_list:
-    explorer_tab(prices, summary["quotes"])
-with tab_region:
-    picked = region_tab(path, spread, start)
-with tab_accelerator:
-    picked |= accelerator_hour_tab(path, offer, start, chosen["unit"])
-with tab_history:
-    picked |= history_tab(path, skus, start)
-with tab_integrity:
-    integrity_tab(path)
+# A closed tab's picks stay in the URL as the link gave them; the open tab's replace them.
+picked = {name: start[name] for name in TAB_PICKS}
+if tab_list.open:
+    with tab_list:
+        prices = model.with_status(data.price_explorer(path, filters, model.EXPLORER_PAGE_ROWS))
+        explorer_tab(prices, summary["quotes"])
+if tab_region.open:
+    with tab_region:
+        picked |= region_tab(path, spread, start)
+if tab_accelerator.open:
+    with tab_accelerator:
+        picked |= accelerator_hour_tab(path, offer, start, chosen["unit"])
+if tab_history.open:
+    with tab_history:
+        picked |= history_tab(path, skus, start)
+if tab_integrity.open:
+    with tab_integrity:
+        integrity_tab(path)
 ui.keep_in_url(chosen | picked, INPUTS)

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from app.models.tables import has_no_literals
 from pricing.base import MissingCredentialsError, PermissionDeniedError, ProviderResult
 from pricing.registry import PROVIDERS, ProviderSpec
-from tests.app.pages import VIEWS, chart, shown
+from tests.app.pages import VIEWS, chart, open_section, shown
 from tests.factories import FIXTURE_WAREHOUSE
 from tokendesk.formatting import usd_per_tokens
 from tokendesk.paths import REPO_ROOT
@@ -20,6 +20,19 @@ from tokendesk.records import PriceQuote, SnapshotKind
 from warehouse import Warehouse
 
 EXPLORER, BY_REGION, PER_ACCELERATOR, HISTORY, INTEGRITY, REFRESH = range(6)
+TAB_LABELS = (
+    "Explorer",
+    "By region",
+    "$/accelerator-hour",
+    "Price history",
+    "Integrity",
+    "Refresh prices",
+)
+
+
+def show(at: AppTest, tab: int) -> AppTest:
+    """Open tab ``tab`` as a click does: only the open tab is drawn."""
+    return open_section(at, "prices_tab", TAB_LABELS[tab])
 
 
 def run_prices(**multiselects):
@@ -84,7 +97,7 @@ def test_a_price_per_accelerator_is_shown_per_accelerator(writable_fixture_env):
 
 
 def test_history_of_p5_spans_every_snapshot(fixture_env):
-    at = run_prices()
+    at = show(run_prices(), HISTORY)
     history_tab = at.tabs[HISTORY]
     assert history_tab.selectbox(key="history_instance").value == "p5.48xlarge"
     assert history_tab.selectbox(key="history_pricing_model").value == "on_demand"
@@ -103,7 +116,7 @@ def test_history_of_p5_spans_every_snapshot(fixture_env):
 
 
 def test_region_bars_and_accelerator_hour_comparison(fixture_env):
-    at = run_prices()
+    at = show(run_prices(), BY_REGION)
     at.selectbox(key="region_instance").set_value("p5.48xlarge")
     at.run()
     at.selectbox(key="region_pricing_model").set_value("on_demand")
@@ -111,6 +124,7 @@ def test_region_bars_and_accelerator_hour_comparison(fixture_env):
     regions = chart(at, "region_bars")
     assert regions["data"][0]["y"] == [40.0] and regions["data"][0]["x"] == ["aws · us-east-1"]
     assert regions["layout"]["yaxis"]["title"]["text"] == "$ per instance-hour"
+    show(at, PER_ACCELERATOR)
     per_accelerator = chart(at, "accel_bars")
     bars = {
         label: value
@@ -132,7 +146,7 @@ def test_region_bars_and_accelerator_hour_comparison(fixture_env):
 
 
 def test_integrity_report_of_the_current_snapshots(fixture_env):
-    at = run_prices()
+    at = show(run_prices(), INTEGRITY)
     report = at.tabs[INTEGRITY].dataframe[0].value
     aws = report[report["source"] == "aws"].set_index("rule")
     assert {
@@ -249,7 +263,7 @@ def test_refresh_without_credentials_keeps_the_last_good_snapshot(
         before = warehouse.query(
             "SELECT snapshot_id FROM current_price_snapshots WHERE provider = 'aws' LIMIT 1"
         ).iloc[0, 0]
-    at = run_prices()
+    at = show(run_prices(), REFRESH)
     at.multiselect(key="refresh_providers").set_value(["aws", "gcp", "azure"])
     at.button(key="refresh_run").click()
     at.run()
@@ -273,11 +287,11 @@ def test_refresh_without_credentials_keeps_the_last_good_snapshot(
     assert "azure · eastus (1/1) 1 price" in progress_lines
     # The page re-read the warehouse: AWS is still the fixture's snapshot (p5 on-demand $40.00
     # and spot $16.00; the undated $60.00 stays history), Azure's new snapshot adds its one price.
-    table = at.tabs[EXPLORER].dataframe[0].value
+    table = show(at, EXPLORER).tabs[EXPLORER].dataframe[0].value
     p5 = table.loc[table["instance_type"] == "p5.48xlarge", "usd_per_hour"]
     assert sorted(p5) == [16.0, 40.0]
     assert "Standard_NC40ads_H100_v5" in set(table["instance_type"])
-    report = at.tabs[INTEGRITY].dataframe[0].value
+    report = show(at, INTEGRITY).tabs[INTEGRITY].dataframe[0].value
     assert report["basis"].str.startswith("stored with prices-azure-").any()
     with Warehouse.open(writable_fixture_env, read_only=True) as warehouse:
         failed = warehouse.snapshots(SnapshotKind.PRICES).query("status == 'failed'")
@@ -354,8 +368,8 @@ def test_explorer_bad_url_value_falls_back_with_a_notice(fixture_env):
 
 
 def test_the_accelerator_hour_tab_says_what_the_cheapest_price_comes_to_per_token(fixture_env):
-    per_1k = open_prices()
-    per_1m = open_prices(unit="1m")
+    per_1k = show(open_prices(), PER_ACCELERATOR)
+    per_1m = show(open_prices(unit="1m"), PER_ACCELERATOR)
     assert per_1m.radio(key="unit").value == "1m" and not per_1m.warning
     small = {m.label: m.value for m in per_1k.tabs[PER_ACCELERATOR].metric}
     large = {m.label: m.value for m in per_1m.tabs[PER_ACCELERATOR].metric}
@@ -406,10 +420,14 @@ TAB_KEYS = {
 
 def test_each_tabs_picks_live_in_the_url_and_the_starting_picks_add_nothing(fixture_env):
     at = open_prices()
-    assert not TAB_KEYS & set(at.query_params)  # where each tab starts: no key
-    widest = at.selectbox(key="region_instance").value
-    at.selectbox(key="history_instance").set_value("Standard_ND96isr_MI300X_v5").run()
-    at.multiselect(key="accelerator_hour_pricing_models").set_value(["spot"]).run()
+    for tab in (BY_REGION, PER_ACCELERATOR, HISTORY):
+        show(at, tab)
+        assert not TAB_KEYS & set(at.query_params)  # where each tab starts: no key
+    widest = show(at, BY_REGION).selectbox(key="region_instance").value
+    show(at, HISTORY).selectbox(key="history_instance").set_value("Standard_ND96isr_MI300X_v5")
+    at.run()
+    show(at, PER_ACCELERATOR).multiselect(key="accelerator_hour_pricing_models").set_value(["spot"])
+    at.run()
     assert not at.exception
     assert at.query_params["history_instance"] in (
         ["Standard_ND96isr_MI300X_v5"],
@@ -422,12 +440,15 @@ def test_each_tabs_picks_live_in_the_url_and_the_starting_picks_add_nothing(fixt
         accelerator_hour_pricing_models="spot",
         region_instance="nowhere-1",
     )
+    assert any("Ignored region_instance='nowhere-1'" in w.value for w in shared.warning)
+    show(shared, HISTORY)
     assert shared.selectbox(key="history_instance").value == "Standard_ND96isr_MI300X_v5"
     # The fixture's only MI300X instance is sold by azure.
     assert shared.selectbox(key="history_provider").value == "azure"
+    show(shared, PER_ACCELERATOR)
     assert shared.multiselect(key="accelerator_hour_pricing_models").value == ["spot"]
-    assert any("Ignored region_instance='nowhere-1'" in w.value for w in shared.warning)
-    assert shared.selectbox(key="region_instance").value == widest == "p5.48xlarge"
+    assert show(shared, BY_REGION).selectbox(key="region_instance").value == widest
+    assert widest == "p5.48xlarge"
 
 
 def test_the_explorer_shows_one_page_of_quotes_and_counts_them_all(writable_fixture_env):
@@ -464,3 +485,16 @@ def test_the_explorer_shows_one_page_of_quotes_and_counts_them_all(writable_fixt
     table = at.tabs[EXPLORER].dataframe[0].value
     assert list(table["region"]) == [f"region-{i:03d}" for i in range(500)]
     assert "Showing 500 of 600 quotes" in " ".join(i.value for i in at.tabs[EXPLORER].info)
+
+
+def test_only_the_open_tab_is_drawn(fixture_env):
+    """A closed tab's charts and tables are not sent (each cost a switch as much as the open
+    one); opening one draws it, and only it."""
+    at = run_prices()
+    assert not at.get("plotly_chart")
+    assert len(at.tabs[EXPLORER].dataframe) == 1
+    assert not at.tabs[INTEGRITY].dataframe and not at.tabs[HISTORY].dataframe
+    show(at, HISTORY)
+    assert [c for c in at.get("plotly_chart") if "history_chart" in c.proto.id]
+    assert not [c for c in at.get("plotly_chart") if "region_bars" in c.proto.id]
+    assert not at.tabs[EXPLORER].dataframe

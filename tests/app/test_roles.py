@@ -142,7 +142,7 @@ def test_a_viewer_finds_every_write_control_disabled_with_the_reason(team_env):
     assert workspace.button(key="ws_add_line").disabled
     assert any("saving or importing a workspace needs" in i.value for i in workspace.info)
 
-    prices = _page("prices.py", VIEWER)
+    prices = open_section(_page("prices.py", VIEWER), "prices_tab", "Refresh prices")
     assert prices.button(key="refresh_run").disabled
     assert any("refreshing prices needs the editor" in i.value for i in prices.info)
 
@@ -158,7 +158,7 @@ def test_a_viewer_finds_every_write_control_disabled_with_the_reason(team_env):
 def test_an_editor_and_the_single_user_find_them_enabled(team_env, user):
     workspace = _page("workspace.py", user)
     assert not workspace.button(key="ws_save").disabled
-    prices = _page("prices.py", user)
+    prices = open_section(_page("prices.py", user), "prices_tab", "Refresh prices")
     assert not prices.button(key="refresh_run").disabled
     benchmarks = _page("benchmarks.py", user)
     for tab in ("Import result file", "Import history"):
