@@ -16,9 +16,9 @@ from __future__ import annotations
 import csv
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import pandas as pd
 import streamlit as st
@@ -35,6 +35,7 @@ from warehouse.engine import WaitReporter
 from warehouse.lake import is_lake_target
 
 Filters = tuple[tuple[str, tuple[str, ...]], ...]
+T = TypeVar("T")
 
 NEGOTIATED = PricingModel.NEGOTIATED.value
 #: Every pricing model but the confidential one: the filter of a person who may not see
@@ -100,6 +101,7 @@ def _forget_if_changed(path: str) -> None:
     if version != seen:
         _seen_versions[path] = version
         _fleet_engine.clear()
+        _derived.clear()
         st.cache_data.clear()
 
 
@@ -116,6 +118,7 @@ def forget_results() -> None:
     """Drop every cached result, so the next read sees the newest snapshot."""
     _seen_versions.clear()
     _fleet_engine.clear()
+    _derived.clear()
     st.cache_data.clear()
 
 
@@ -124,6 +127,20 @@ def _reading(path: str) -> Iterator[Warehouse]:
     warehouse = _warehouse(path)
     with warehouse.reading():
         yield warehouse
+
+
+def derived(kind: str, inputs: tuple, build: Callable[[], T]) -> T:
+    """``build()``, made once per ``kind`` and ``inputs`` until the warehouse changes: what a
+    page derives from its cached reads (a figure, a formatted table) and would otherwise rebuild
+    on every rerun, most of a page switch's server time. ``inputs`` must name everything
+    ``build`` reads, the person's right to see negotiated quotes included; what it returns is
+    shared by every session, so no page may change it."""
+    return _derived(kind, (sees_negotiated(), *inputs), build)
+
+
+@st.cache_resource(show_spinner=False, ttl=600, max_entries=128)
+def _derived(kind: str, inputs: tuple, _build: Callable[[], T]) -> T:
+    return _build()
 
 
 def sees_negotiated() -> bool:

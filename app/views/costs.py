@@ -90,9 +90,15 @@ def sidebar(values: dict[str, list[str]], start: dict) -> dict:
 def headline(options, total: int, basis: str, percentile: str, unit: str) -> None:
     left, middle, right = st.columns(3)
     left.metric("Options", f"{total:,}", help="Price quote × compatible benchmark result pairs")
-    best = model.cheapest(options, basis, percentile, unit)
+    best, fastest = data.derived(
+        "costs_headline",
+        inputs,
+        lambda: (
+            model.cheapest(options, basis, percentile, unit),
+            model.fastest(options, percentile),
+        ),
+    )
     middle.metric(best.label, best.value, help=plain(best.help, limit=2000))
-    fastest = model.fastest(options, percentile)
     if fastest:
         right.metric(fastest.label, fastest.value, help=plain(fastest.help, limit=2000))
     if total > len(options):
@@ -108,9 +114,15 @@ def scatter(options, basis: str, percentile: str, unit: str) -> None:
     if plotted.empty:
         st.info(f"None of these options has a published TTFT at {percentile} or above to plot.")
     else:
-        figure = charts.cost_against_ftl(plotted, model.COUNTED[basis], percentile, unit)
+        figure, upper = data.derived(
+            "costs_scatter",
+            inputs,
+            lambda: (
+                charts.cost_against_ftl(plotted, model.COUNTED[basis], percentile, unit),
+                model.upper_bound_count(plotted, percentile),
+            ),
+        )
         st.plotly_chart(figure, width="stretch", key="cost_scatter")
-        upper = model.upper_bound_count(plotted, percentile)
         if upper:
             st.caption(
                 f"{upper} of {len(plotted)} plotted points publish no {percentile}; they are "
@@ -127,7 +139,9 @@ def scatter(options, basis: str, percentile: str, unit: str) -> None:
 
 def option_table(options, basis: str, percentile: str, unit: str, energy: bool) -> None:
     st.subheader("All options")
-    table = model.option_table(options, basis, percentile, unit, energy)
+    table = data.derived(
+        "costs_table", inputs, lambda: model.option_table(options, basis, percentile, unit, energy)
+    )
     ui.show_table(table, key="cost_table")
     st.caption(
         "Dates are the source's own date (for undated sources, the earliest plausible date, so "
@@ -155,7 +169,11 @@ def frontier(found, percentile: str, target: float, unit: str, shown_all: bool) 
             "so there is no interactivity to plot."
         )
         return
-    figure = charts.interactivity_frontier(found.points, target, percentile, unit)
+    figure = data.derived(
+        "costs_frontier",
+        inputs,
+        lambda: charts.interactivity_frontier(found.points, target, percentile, unit),
+    )
     st.plotly_chart(figure, width="stretch", key="interactivity_frontier")
     st.caption(model.frontier_caption(found, percentile, target))
     if not shown_all:
@@ -181,16 +199,17 @@ st.caption(
 )
 filters = tuple((name, tuple(chosen[name])) for name in FILTERS if chosen[name])
 total = data.count_options(path, filters)
-options, found_frontier = data.costs_page_frames(
-    path,
-    filters,
-    limit=MAX_ROWS,
-    percentile=percentile,
-    basis=basis,
-    energy=chosen["energy"],
-    target=chosen["target"],
-    unit=unit,
-)
+settings = {
+    "limit": MAX_ROWS,
+    "percentile": percentile,
+    "basis": basis,
+    "energy": chosen["energy"],
+    "target": chosen["target"],
+    "unit": unit,
+}
+options, found_frontier = data.costs_page_frames(path, filters, **settings)
+#: Everything the page's figures and tables are made from: they are made once per these.
+inputs = (path, filters, *settings.values())
 if options.empty:
     st.info("No priced option matches these filters. Remove a filter to see more options.")
     st.stop()

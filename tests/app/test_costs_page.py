@@ -225,3 +225,54 @@ def test_input_and_output_costs_follow_the_unit_and_name_their_rule(app_env):
     }
     p50 = open_costs(accelerator="nvidia-h200-141gb", percentile="p50").dataframe[0].value
     assert {"FTL p50 (ms)", "TPOT p50 (ms)"} <= set(p50.columns)
+
+
+def test_figures_and_tables_are_made_once_per_inputs_until_the_warehouse_changes(
+    writable_fixture_env, monkeypatch
+):
+    """A rerun with the same inputs (a page switch back) draws what was made before; another
+    input, or a write to the warehouse, makes them again."""
+    from datetime import UTC, datetime
+
+    from app import charts
+    from app.models import costs as model
+    from tokendesk.records import PriceQuote
+    from warehouse import Warehouse
+
+    made: list[str] = []
+
+    def counted(name, build):
+        def wrapper(*args, **kwargs):
+            made.append(name)
+            return build(*args, **kwargs)
+
+        return wrapper
+
+    monkeypatch.setattr(charts, "cost_against_ftl", counted("scatter", charts.cost_against_ftl))
+    monkeypatch.setattr(model, "option_table", counted("table", model.option_table))
+    at = open_costs()
+    shown = at.dataframe[0].value
+    at.run()
+    assert made == ["scatter", "table"]
+    assert at.dataframe[0].value.equals(shown)
+    at.selectbox(key="percentile").set_value("p50").run()
+    assert made == ["scatter", "table"] * 2
+    with Warehouse.open(writable_fixture_env) as warehouse:  # a price sheet lands meanwhile
+        warehouse.ingest_prices(
+            "sheet",
+            [
+                PriceQuote(
+                    provider="sheet",
+                    region="r-1",
+                    instance_type="sheet.8xh100",
+                    accelerator_id=H100,
+                    accelerator_count=8,
+                    pricing_model="on_demand",
+                    usd_per_hour=20.0,
+                    source="a sheet",
+                    observed_at=datetime(2026, 1, 20, tzinfo=UTC),
+                )
+            ],
+        )
+    at.run()
+    assert made == ["scatter", "table"] * 3
