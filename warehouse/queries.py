@@ -524,21 +524,29 @@ def current_instance_types(
     return sorted(str(v) for v in warehouse.query(sql, params)["instance_type"])
 
 
+#: Each cost filter's column, per view: one scan of each view gives every filter's values
+#: (grouping sets: a row per distinct value of one column, the others empty).
+FILTER_COLUMNS_SQL = (
+    """
+    SELECT p.accelerator_id AS accelerator, a.vendor, p.provider, p.region, p.pricing_model
+    FROM current_prices p LEFT JOIN accelerators a USING (accelerator_id)
+    GROUP BY GROUPING SETS ((accelerator), (vendor), (provider), (region), (pricing_model))
+    """,
+    """
+    SELECT model, precision, workload, scenario
+    FROM current_results
+    GROUP BY GROUPING SETS ((model), (precision), (workload), (scenario))
+    """,
+)
+
+
 def distinct_values(warehouse: Warehouse) -> dict[str, list[str]]:
     """Values each cost filter can take in the current data (for filter widgets)."""
     out: dict[str, list[str]] = {}
-    for name, sql in {
-        "accelerator": "SELECT DISTINCT accelerator_id FROM current_prices",
-        "vendor": "SELECT DISTINCT a.vendor FROM current_prices p JOIN accelerators a USING (accelerator_id)",
-        "provider": "SELECT DISTINCT provider FROM current_prices",
-        "region": "SELECT DISTINCT region FROM current_prices",
-        "pricing_model": "SELECT DISTINCT pricing_model FROM current_prices",
-        "model": "SELECT DISTINCT model FROM current_results",
-        "precision": "SELECT DISTINCT precision FROM current_results",
-        "workload": "SELECT DISTINCT workload FROM current_results",
-        "scenario": "SELECT DISTINCT scenario FROM current_results",
-    }.items():
-        out[name] = sorted(str(v) for v in warehouse.query(sql).iloc[:, 0].dropna())
+    for sql in FILTER_COLUMNS_SQL:
+        frame = warehouse.query(sql)
+        for name in frame.columns:
+            out[name] = sorted(str(v) for v in frame[name].dropna().unique())
     return out
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
-from tests.factories import quote
+from tests.factories import quote, seeded_warehouse
 from warehouse import queries
 
 
@@ -94,3 +94,29 @@ def test_filter_values_skus_and_the_accelerator_offer_are_distinct_values(empty_
         accelerator="nvidia-h200-141gb",
     )
     assert list(cheapest["usd_per_hour"]) == [63.296, 63.296]
+
+
+def test_the_filter_values_from_one_scan_per_view_are_each_columns_own_distinct_values(tmp_path):
+    """Every cost filter's values, read with one grouping-sets scan of each view, are what a
+    separate ``SELECT DISTINCT`` of that column gives (the vendor only where the accelerator is
+    catalogued)."""
+    one_each = {
+        "accelerator": "SELECT DISTINCT accelerator_id FROM current_prices",
+        "vendor": "SELECT DISTINCT a.vendor FROM current_prices JOIN accelerators a"
+        " USING (accelerator_id)",
+        "provider": "SELECT DISTINCT provider FROM current_prices",
+        "region": "SELECT DISTINCT region FROM current_prices",
+        "pricing_model": "SELECT DISTINCT pricing_model FROM current_prices",
+        "model": "SELECT DISTINCT model FROM current_results",
+        "precision": "SELECT DISTINCT precision FROM current_results",
+        "workload": "SELECT DISTINCT workload FROM current_results",
+        "scenario": "SELECT DISTINCT scenario FROM current_results",
+    }
+    with seeded_warehouse(tmp_path / "seeded.duckdb") as warehouse:
+        expected = {
+            name: sorted(str(v) for v in warehouse.query(sql).iloc[:, 0].dropna())
+            for name, sql in one_each.items()
+        }
+        values = queries.distinct_values(warehouse)
+    assert values == expected
+    assert all(values[name] for name in ("accelerator", "vendor", "provider", "model"))
