@@ -5,8 +5,9 @@ run`` preceded by building or migrating the warehouse (``tokendesk db init``, in
 own). Streamlit runs each page as a script, so without warming the first visitor of every server
 process pays the imports of pandas, Plotly, DuckDB, the cost model and the brief renderer (several
 CPU seconds). Here a thread imports them while the server starts and the visitor's browser loads
-the dashboard's own scripts; a page run that begins before they are done waits for them
-(``app.warming``), so no visitor imports beside the thread.
+the dashboard's own scripts: first what the entry point and the Overview (the page a visitor lands
+on) import — a page run that begins before those are done waits for them (``app.warming``) —
+then, while that first page runs, the other pages' libraries.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from app import warming
 APP = Path(__file__).resolve().parent
 #: The scripts Streamlit runs: the entry point and every page.
 SCRIPTS = (APP / "main.py", *sorted((APP / "views").glob("*.py")))
+#: What the first page run of a visit needs: the entry point and the default page.
+FIRST_RUN = (APP / "main.py", APP / "views" / "overview.py")
 
 
 def imported_modules(scripts: Iterable[Path]) -> list[str]:
@@ -105,10 +108,12 @@ def _warm_in_background() -> None:
     warming.begin()
 
     def run() -> None:
+        # A failed import is met again, with its own error, by the page that needs it.
         try:
-            warm()
-        finally:  # a failed import is met again, with its own error, by the page that needs it
+            warm(FIRST_RUN)
+        finally:
             warming.finish()
+        warm()  # the other pages' libraries, while the first page runs
 
     threading.Thread(target=run, name="tokendesk-warm", daemon=True).start()
 

@@ -1,9 +1,9 @@
 """Whether the server's start-up imports are done: the first page run waits for them.
 
-``app.serve`` starts the server while a thread of its own imports the page libraries; a page run
-that began meanwhile waits here instead of importing beside it (two threads importing one
-package's modules at once can meet a half-initialised module). Outside ``app.serve`` (AppTest,
-``streamlit run``) nothing is being warmed and nothing waits.
+``app.serve`` starts the server while a thread of its own imports what the first page run needs
+(the entry point's and the Overview's libraries); a page run that began meanwhile waits here
+instead of importing the same packages beside it. Outside ``app.serve`` (AppTest, ``streamlit
+run``) nothing is being warmed and nothing waits.
 """
 
 from __future__ import annotations

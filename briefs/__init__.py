@@ -1,6 +1,6 @@
 """Documents only: the buy/no-buy brief of an evaluation (Markdown, HTML, PDF, XLSX, CSV), the
-quarterly futures-day review and CI regression gates."""
+quarterly futures-day review and CI regression gates.
 
-from briefs.render import FORMATS, MEDIA_TYPES, render_document
-
-__all__ = ["FORMATS", "MEDIA_TYPES", "render_document"]
+Each module is imported by name (``briefs.render``, ``briefs.workspace_plans`` …): importing the
+package loads none of them, so a page that only reads a verdict's words does not load the PDF
+and workbook libraries."""

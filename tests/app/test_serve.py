@@ -129,3 +129,22 @@ def test_a_served_process_skips_the_prompt_check_that_reads_every_frames_source(
         check=True,
     )
     assert done.stdout.split() == ["False", "True"]
+
+
+def test_the_first_page_run_waits_for_its_own_libraries_not_for_the_documents_ones():
+    """The Overview's imports (what a visitor's first page run waits for) leave the PDF and
+    workbook libraries to the pages that make documents."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from app.serve import FIRST_RUN, warm; warm(FIRST_RUN);"
+            " print(*(m in sys.modules for m in ('plotly.graph_objects', 'briefs.workspace_plans',"
+            " 'reportlab', 'openpyxl', 'briefs.render')))",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
+    assert done.stdout.split() == ["True", "True", "False", "False", "False"]
