@@ -73,7 +73,7 @@ def sidebar(values: dict[str, list[str]], start: dict) -> dict:
             float(start["target"]),
             step=1.0,
             key="target",
-            help="The pace each user receives tokens at, 1000 ÷ TPOT (ms); the frontier below "
+            help="The pace each user receives tokens at, 1000 ÷ TPOT (ms); the Interactivity frontier tab "
             "prices every configuration at it.",
         )
         chosen["energy"] = st.toggle(
@@ -216,6 +216,15 @@ if options.empty:
 headline(options, total, basis, percentile, unit)
 if options["cost"].isna().all():
     st.warning(f"None of these results can be priced per {model.TOKEN_BASES[basis]}.")
-scatter(options, basis, percentile, unit)
+# Two views of the same options; only the open one is drawn (a chart costs a page switch as much
+# as the rest of the page).
+scatter_tab, frontier_tab = st.tabs(
+    ["Cost against FTL", "Interactivity frontier"], key="costs_chart", on_change="rerun"
+)
+if scatter_tab.open:
+    with scatter_tab:
+        scatter(options, basis, percentile, unit)
+if frontier_tab.open:
+    with frontier_tab:
+        frontier(found_frontier, percentile, chosen["target"], unit, total <= len(options))
 option_table(options, basis, percentile, unit, chosen["energy"])
-frontier(found_frontier, percentile, chosen["target"], unit, total <= len(options))

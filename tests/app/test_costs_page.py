@@ -4,10 +4,13 @@ figure below is worked out by hand from its rows with $/1K = $/hour / (instance 
 from streamlit.testing.v1 import AppTest
 
 from app.models.tables import has_no_literals
-from tests.app.pages import VIEWS, chart
+from tests.app.pages import VIEWS, chart, open_section
 from tokendesk.formatting import usd_per_1k
 
 H100 = "nvidia-h100-sxm-80gb"
+
+
+FRONTIER_TAB = ("costs_chart", "Interactivity frontier")
 
 
 def open_costs(**params) -> AppTest:
@@ -170,6 +173,7 @@ def test_an_unknown_unit_in_the_link_falls_back_to_1k_with_a_notice(fixture_env)
 def test_the_interactivity_frontier_prices_each_curve_at_the_target_and_never_beyond(app_env):
     at = open_costs(model="llama-2-70b-chat", accelerator="nvidia-h200-141gb", unit="1m")
     assert at.number_input(key="target").value == 20.0 and url(at, "target") is None
+    open_section(at, *FRONTIER_TAB)
     assert any(s.value.startswith("Interactivity frontier") for s in at.subheader)
     figure = chart(at, "interactivity_frontier")
     xs = [x for trace in figure["data"] for x in trace["x"] if x is not None]
@@ -182,6 +186,7 @@ def test_the_interactivity_frontier_prices_each_curve_at_the_target_and_never_be
     assert has_no_literals(table)
     # Past the fastest measured point every curve says why it has no cost.
     fast = open_costs(model="llama-2-70b-chat", accelerator="nvidia-h200-141gb", target="500")
+    open_section(fast, *FRONTIER_TAB)
     assert url(fast, "target") == "500"
     table = next(d.value for d in fast.dataframe if "at 500 tok/s/user" in " ".join(d.value))
     column = "$/1K output tokens at 500 tok/s/user"
@@ -196,7 +201,7 @@ def test_a_target_out_of_bounds_falls_back_with_a_notice(app_env):
 
 
 def test_results_without_tpot_are_left_out_of_the_frontier_and_counted(app_env):
-    at = open_costs(accelerator="nvidia-h200-141gb")
+    at = open_section(open_costs(accelerator="nvidia-h200-141gb"), *FRONTIER_TAB)
     captions = " ".join(c.value for c in at.caption)
     assert "options are left out: their results publish no time per output token" in captions
 
@@ -276,3 +281,13 @@ def test_figures_and_tables_are_made_once_per_inputs_until_the_warehouse_changes
         )
     at.run()
     assert made == ["scatter", "table"] * 3
+
+
+def test_only_the_open_chart_tab_is_drawn(app_env):
+    """The scatter and the interactivity frontier are two tabs; a closed one sends nothing."""
+    at = open_costs(accelerator="nvidia-h200-141gb")
+    drawn = lambda: [c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")]  # noqa: E731
+    assert drawn() == ["cost_scatter"]
+    open_section(at, *FRONTIER_TAB)
+    assert drawn() == ["interactivity_frontier"]
+    assert at.dataframe  # the options table stays below either tab
