@@ -146,13 +146,19 @@ def pareto(scope, percentile: str, slo: float, pricing: str, unit: str) -> None:
     unbounded: dict[str, Any] = {"ftl_percentile": percentile, "max_ftl_ms": float("inf")}
     frontier = data.cost_options(path, priced, frontier_only=True, **unbounded)
     nearby = data.cost_options(path, priced, limit=MAX_POINTS, **unbounded)
-    plotted = model.plotted_options(nearby, frontier)
-    if plotted.empty:
+
+    def draw() -> tuple[bool, Any]:
+        plotted = model.plotted_options(nearby, frontier)
+        if plotted.empty:
+            return False, None
+        return True, charts.pareto(plotted, frontier, percentile, slo, unit)
+
+    # Made once per these inputs until the warehouse changes, not on every visit to the page.
+    any_plotted, figure = data.derived("pareto", (path, priced, percentile, slo, unit), draw)
+    if not any_plotted:
         st.info("No option of this model class publishes a first-token latency.")
         return
-    st.plotly_chart(
-        charts.pareto(plotted, frontier, percentile, slo, unit), width="stretch", key="pareto"
-    )
+    st.plotly_chart(figure, width="stretch", key="pareto")
     st.caption(
         f"{len(frontier)} options are on the frontier: nothing else is both cheaper and faster. "
         "Points shown at a higher percentile than chosen are upper bounds (see the hover)."

@@ -404,3 +404,24 @@ def test_the_slo_reads_in_whole_milliseconds_on_both_pages(fixture_env):
     for name in ("overview.py", "scenarios.py"):
         assert page(name).number_input(key="slo").proto.format == "%.0f"
     assert page("scenarios.py").number_input(key="peak").proto.format == "%.1f"
+
+
+def test_the_pareto_chart_is_made_once_per_inputs(writable_env, monkeypatch):
+    """Back on the Overview with the same inputs, the chart made before is drawn again; another
+    SLO (its line is on the chart) makes a new one."""
+    from app import charts
+
+    made = []
+    real = charts.pareto
+
+    def counted(*args, **kwargs):
+        made.append(args[3])  # the SLO
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(charts, "pareto", counted)
+    at = page("overview.py")
+    at.run()
+    assert len(made) == 1
+    at.number_input(key="slo").set_value(1500.0).run()
+    assert made[-1] == 1500.0 and len(made) == 2
+    assert not at.exception
