@@ -70,7 +70,9 @@ def review(start: date) -> FuturesReport:
     st.markdown(plain(model.stay_sentence(head), limit=2000))
 
     st.subheader("Price moves on the SKUs you run")
-    effects = model.fleet_effects_table(report)
+    # The tables are made once per review (its window), not on every rerun of the page.
+    window = (path, start, today)
+    effects = data.derived("futures_effects", window, lambda: model.fleet_effects_table(report))
     if effects.frame.empty:
         st.caption("No price moved on a SKU your fleet runs.")
     else:
@@ -87,24 +89,38 @@ def review(start: date) -> FuturesReport:
             limit=2000,
         )
     )
-    suggested = model.suggestions_table(report)
+    suggested = data.derived("futures_suggestions", window, lambda: model.suggestions_table(report))
     if suggested.frame.empty:
         st.caption("No new SKU has a result for a model your workloads run.")
     else:
         ui.show_table(suggested, key="futures_suggestions")
 
-    with st.expander(f"All price moves ({head.price_moves:,})"):
-        ui.show_table(model.price_moves_table(report), key="futures_moves")
-    with st.expander(f"All new SKUs ({head.new_skus:,})"):
-        ui.show_table(model.new_skus_table(report), key="futures_new_skus")
-    results = model.results_table(report)
-    with st.expander(f"Perf per dollar for your models ({len(results.frame):,} accelerators)"):
-        st.caption(
-            "Output tokens per dollar of each accelerator's cheapest option, on both dates: new"
-            " results and price moves both show here. The sources are on the Costs page."
-        )
-        ui.show_table(results, key="futures_results")
+    # The full lists are drawn when opened: a closed one costs the page nothing.
+    moves = _section(f"All price moves ({head.price_moves:,})", "futures_all_moves")
+    if moves.open:
+        with moves:
+            ui.show_table(model.price_moves_table(report), key="futures_moves")
+    new_skus = _section(f"All new SKUs ({head.new_skus:,})", "futures_all_new_skus")
+    if new_skus.open:
+        with new_skus:
+            ui.show_table(model.new_skus_table(report), key="futures_new_skus")
+    results = data.derived("futures_results", window, lambda: model.results_table(report))
+    per_dollar = _section(
+        f"Perf per dollar for your models ({len(results.frame):,} accelerators)",
+        "futures_per_dollar",
+    )
+    if per_dollar.open:
+        with per_dollar:
+            st.caption(
+                "Output tokens per dollar of each accelerator's cheapest option, on both dates: new"
+                " results and price moves both show here. The sources are on the Costs page."
+            )
+            ui.show_table(results, key="futures_results")
     return report
+
+
+def _section(title: str, key: str):
+    return st.expander(title, key=key, on_change="rerun")
 
 
 def decision_log(report: FuturesReport | None) -> None:

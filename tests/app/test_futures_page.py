@@ -29,9 +29,15 @@ def _page(params: dict | None = None, user: dict | None = None) -> AppTest:
         at.query_params[key] = value
     if user is not None:
         at.secrets, at.user = TEAM, user
+    for section in SECTIONS:  # every list open, as a reader going through the review has them
+        at.session_state[section] = True
     at.run()
     assert not at.exception, at.exception
     return at
+
+
+#: The review's full lists, each drawn when its section is opened.
+SECTIONS = ("futures_all_moves", "futures_all_new_skus", "futures_per_dollar")
 
 
 #: The page's tables in the order it draws them (AppTest does not name a table by its key).
@@ -196,3 +202,17 @@ def test_a_viewer_sees_no_negotiated_quote_in_the_review(writable_env):
     assert "examplecloud" in set(_table(editor, "futures_new_skus")["Provider"])
     viewer = _page(user=VIEWER)
     assert "examplecloud" not in set(_table(viewer, "futures_new_skus")["Provider"])
+
+
+def test_the_full_lists_are_drawn_when_opened(app_env):
+    """Closed, the review's three full lists send no table; each opened draws its own."""
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.run()
+    assert not at.exception, at.exception
+    closed = len(at.dataframe)
+    titles = [e.label for e in at.expander]
+    assert any(t.startswith("All price moves") for t in titles)
+    at.session_state["futures_all_moves"] = True
+    at.run()
+    assert len(at.dataframe) == closed + 1
+    assert "Source now" in at.dataframe[2].value.columns  # the moves, after effects and buys
