@@ -189,13 +189,21 @@ _, stored_workspace = data.workspace(path)
 INPUTS = page_inputs(*market_view_defaults(stored_workspace))
 chosen = inputs(INPUTS)
 models = tuple(si.models_in_family(chosen["model"], data.filter_values(path)["model"]))
-comparison, viewed = workspace_headline(chosen["pct"], str(INPUTS[2].default))
-cheapest = cheapest_per_vendor(
-    (("model", models),), chosen["pct"], chosen["slo"], chosen["pricing"], chosen["unit"]
-)
-if cheapest is not None:
-    sentence = gap_sentence(comparison, viewed, cheapest, chosen["unit"])
-    if sentence:
-        st.caption(plain(sentence, limit=2000))
-pareto((("model", models),), chosen["pct"], chosen["slo"], chosen["pricing"], chosen["unit"])
-freshness()
+scope = (("model", models),)
+# The sections in reading order; the chart and the table are drawn first (into their places),
+# so a new visitor's browser loads its chart and table code while the plans are evaluated.
+headline_box, cards_box, pareto_box, freshness_box = (st.container() for _ in range(4))
+with freshness_box:
+    freshness()
+with pareto_box:
+    pareto(scope, chosen["pct"], chosen["slo"], chosen["pricing"], chosen["unit"])
+with headline_box:
+    comparison, viewed = workspace_headline(chosen["pct"], str(INPUTS[2].default))
+with cards_box:
+    cheapest = cheapest_per_vendor(
+        scope, chosen["pct"], chosen["slo"], chosen["pricing"], chosen["unit"]
+    )
+    if cheapest is not None:
+        sentence = gap_sentence(comparison, viewed, cheapest, chosen["unit"])
+        if sentence:
+            st.caption(plain(sentence, limit=2000))
