@@ -94,9 +94,24 @@ def serve(db: Path) -> tuple[subprocess.Popen, str, float, float]:
             time.sleep(0.05)
 
 
-def settled(page: Page, marker: str, timeout_ms: float = 120_000) -> None:
-    """Wait until ``marker`` is visible and the script run has finished."""
+def settled(
+    page: Page,
+    marker: str,
+    runs: ScriptRuns | None = None,
+    since: float = 0.0,
+    timeout_ms: float = 120_000,
+) -> None:
+    """Wait until ``marker`` is visible and the script run has finished: with ``runs`` watching
+    the page, until Streamlit's own message that a run finished (one that began after ``since``)
+    has arrived too — a page may draw its marker before its last section — then until its running
+    status has gone."""
     page.get_by_text(marker).first.wait_for(timeout=timeout_ms)
+    if runs is not None:
+        deadline = time.perf_counter() + timeout_ms / 1000
+        while runs.since(since) != runs.since(since):  # NaN: no run has finished since
+            if time.perf_counter() > deadline:
+                raise TimeoutError(f"no script run finished after {timeout_ms / 1000:g} s")
+            page.wait_for_timeout(10)
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
         " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.trim()",
@@ -109,8 +124,9 @@ def first_page(context, db: Path) -> dict:
     process, url, started, health = serve(db)
     try:
         page = context.new_page()
+        runs = ScriptRuns(page)
         page.goto(url)
-        settled(page, PAGES["Overview"])
+        settled(page, PAGES["Overview"], runs, started)
         usable = time.perf_counter() - started
         page.close()
     finally:
@@ -203,7 +219,7 @@ def timed(action, page: Page, marker: str, runs: ScriptRuns | None = None) -> fl
     start = time.perf_counter()
     action()
     page.wait_for_timeout(50)  # let the rerun start before waiting for it to end
-    settled(page, marker)
+    settled(page, marker, runs, start)
     if runs is not None:
         runs.last_server_s = runs.since(start)
     return time.perf_counter() - start
