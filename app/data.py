@@ -565,9 +565,16 @@ def futures_review(path: str, date_from, date_to):
 def _futures_review(path: str, date_from, date_to, negotiated: bool):
     from briefs.futures import company_review
 
+    # The fleet's rates are read over every quote (a withheld one's label is masked in the
+    # review), from the engine the other pages already built for this workspace.
+    engine = _engine(path, True, workspace(path)[1])
     with _reading(path) as warehouse:
         return company_review(
-            warehouse, date_from, date_to, hidden_pricing_models=() if negotiated else (NEGOTIATED,)
+            warehouse,
+            date_from,
+            date_to,
+            hidden_pricing_models=() if negotiated else (NEGOTIATED,),
+            engine=engine,
         )
 
 

@@ -27,7 +27,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -41,6 +41,9 @@ from tokendesk.columns import OPTION_FIGURES
 from tokendesk.labels import label
 from warehouse import futures as wf
 from warehouse.decisions import decisions as decision_log
+
+if TYPE_CHECKING:
+    from costmodel import Engine
 
 SKU_KEY = ["provider", "instance_type", "accelerator_id"]
 PRICE_KEY = ["provider", "region", "instance_type", "pricing_model"]
@@ -562,12 +565,15 @@ def company_review(
     rules: FuturesRules | None = None,
     *,
     hidden_pricing_models: Sequence[str] = (),
+    engine: Engine | None = None,
 ) -> FuturesReport:
     """The review judged against the company's own fleet (the stored workspace) at the rates it
     pays: what ``tokendesk futures compare`` prints and the dashboard's Futures page shows.
 
     A line whose pricing model is hidden from the reader keeps its place as the incumbent, but
-    its rate is not named in the label.
+    its rate is not named in the label. ``engine``: the stored workspace's engine over every
+    current option (``planning.workspaces.engine_for``) when the caller has it already; the same
+    for every review window, so the dashboard builds it once.
     """
     from planning import fleet as pf
     from planning import workspaces as pw
@@ -577,7 +583,9 @@ def company_review(
         replace(line, label=line.label.split(" at $")[0] + " at a withheld rate)")
         if line.pricing_model in hidden_pricing_models
         else line
-        for line in pf.fleet_rates(pw.engine_for(warehouse, ws), ws)
+        for line in pf.fleet_rates(
+            engine if engine is not None else pw.engine_for(warehouse, ws), ws
+        )
     )
     rules = replace(rules or FuturesRules(), fleet=lines)
     return compare_warehouse(

@@ -216,3 +216,21 @@ def test_the_full_lists_are_drawn_when_opened(app_env):
     at.run()
     assert len(at.dataframe) == closed + 1
     assert "Source now" in at.dataframe[2].value.columns  # the moves, after effects and buys
+
+
+def test_a_review_window_reuses_the_dashboards_engine_and_agrees_with_the_command(
+    writable_env, monkeypatch
+):
+    """Each window's review prices the fleet with the engine the dashboard already holds for
+    the workspace (building one took a third of a review); the figures stay the command's."""
+    from planning import workspaces
+
+    built = []
+    real = workspaces.engine_for
+    monkeypatch.setattr(workspaces, "engine_for", lambda *a, **k: built.append(1) or real(*a, **k))
+    at = _page()
+    assert built == []
+    head = {m.label: m.value for m in at.metric}
+    expected = _cli_json(writable_env)
+    assert head["Price moves"] == f"{len(expected['price_changes']):,}"
+    assert head["New SKUs"] == f"{len(expected['new_skus']):,}"
