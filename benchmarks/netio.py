@@ -228,11 +228,15 @@ def recv_stamped(sock: socket.socket, size: int, clock=time.perf_counter) -> tup
     Raises BlockingIOError like ``recv`` on a non-blocking socket.
     """
     data, ancdata, _flags, _addr = sock.recvmsg(size, _ANC)
+    # The wall clock (the stamp's) is read before ``clock``: were this process preempted between
+    # the two reads, the arrival comes out later than it was, never earlier (read the other way
+    # round, a preemption shortened the latency by its length).
+    wall_ns = time.time_ns()
     now = clock()
     for level, kind, payload in ancdata:
         if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(payload) >= 16:
             sec, nsec = struct.unpack("qq", payload[:16])
-            age = (time.time_ns() - (sec * 1_000_000_000 + nsec)) / 1e9
+            age = (wall_ns - (sec * 1_000_000_000 + nsec)) / 1e9
             if 0 <= age < 60:  # a clock step would make it meaningless
                 return data, now - age
     return data, now
