@@ -23,6 +23,7 @@ from pricing.integrity import RULE_EXPIRED, RULE_MOVED, check_snapshot
 from pricing.refresh import RefreshReport
 from pricing.registry import ProviderSpec
 from tokendesk import formatting
+from tokendesk.labels import label
 from tokendesk.records import PriceQuote
 
 #: Explorer filters: URL key = widget key = warehouse column -> label.
@@ -159,7 +160,9 @@ EXPLORER_DATES = ("observed_at", "expires_on")
 def explorer_table(prices: pd.DataFrame) -> pd.DataFrame:
     """The explorer's columns in reading order; the zone only where some quote names one (most
     sources price per region, and an empty column is noise)."""
-    table = prices[list(EXPLORER_COLUMNS)]
+    table = prices[list(EXPLORER_COLUMNS)].assign(
+        pricing_model=prices["pricing_model"].map(label)  # "On demand", not ``on_demand``
+    )
     return table.drop(columns="zone") if table["zone"].isna().all() else table
 
 

@@ -19,6 +19,7 @@ from pricing.registry import PROVIDERS, provider_names
 from tokendesk import formatting
 from tokendesk.access import Action
 from tokendesk.exports import safe_csv
+from tokendesk.labels import label
 
 REFRESH_STATE = "prices_last_refresh"
 #: Every pick is in the URL; a tab's pick is empty there while it is what the tab starts on.
@@ -39,11 +40,11 @@ def pick_sku(frame: pd.DataFrame, pickers: dict, top: pd.Series, start: dict) ->
     picked: dict[str, str] = {}
     url: dict[str, str] = {}
     for place, key in zip(st.columns(len(pickers)), pickers, strict=True):
-        column, label = pickers[key]
+        column, title = pickers[key]
         offered = model.options(frame, column, **picked)
         default = model.starting_pick(offered, top[column])
         first = offered.index(start[key] if start[key] in offered else default)
-        picked[column] = place.selectbox(label, offered, first, key=key)
+        picked[column] = place.selectbox(title, offered, first, format_func=label, key=key)
         url[key] = "" if picked[column] == default else picked[column]
     return picked, url
 
@@ -118,8 +119,10 @@ def sidebar(filters: dict[str, list[str]], start: dict) -> dict:
         st.header("Explorer filters")
         st.caption("The other tabs compare across every provider and region.")
         chosen = {
-            name: st.multiselect(label, filters[name], default=start[name], key=name)
-            for name, label in model.FILTERS.items()
+            name: st.multiselect(
+                title, filters[name], default=start[name], format_func=label, key=name
+            )
+            for name, title in model.FILTERS.items()
         }
     return chosen | {"unit": ui.unit_switch(start["unit"])}
 

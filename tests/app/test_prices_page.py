@@ -49,8 +49,9 @@ def run_prices(**multiselects):
 def test_explorer_shows_price_basis_source_and_date(fixture_env):
     at = run_prices(provider=["aws", "azure"], pricing_model=["on_demand"])
     table = at.tabs[EXPLORER].dataframe[0].value
+    # Pricing models read as words, not ids.
     assert set(table["provider"]) == {"aws", "azure"} and set(table["pricing_model"]) == {
-        "on_demand"
+        "On demand"
     }
     # The three current on-demand rows; the undated $60.00 p5 price is history, not current.
     assert sorted(table["instance_type"]) == [
@@ -209,11 +210,11 @@ def test_expired_and_quarantined_quotes_are_labelled(writable_fixture_env):
         )
     at = run_prices(provider=["acme"])
     table = at.tabs[EXPLORER].dataframe[0].value.set_index("pricing_model")
-    assert table.loc["negotiated", "status"] == "expired"
-    assert str(table.loc["negotiated", "expires_on"]).startswith("2026-02-01")
-    assert table.loc["spot", "status"] == "quarantined"
-    assert table.loc["spot", "flag_detail"] == "spot $19 above on-demand $16"
-    assert table.loc["on_demand", "status"] == "current"
+    assert table.loc["Negotiated", "status"] == "expired"
+    assert str(table.loc["Negotiated", "expires_on"]).startswith("2026-02-01")
+    assert table.loc["Spot", "status"] == "quarantined"
+    assert table.loc["Spot", "flag_detail"] == "spot $19 above on-demand $16"
+    assert table.loc["On demand", "status"] == "current"
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Current quotes"] == "2" and metrics["Flagged"] == "2"
 
