@@ -33,3 +33,4 @@ else
     .venv/bin/python -m pip install --quiet -r requirements.txt
 fi
 .venv/bin/python -m pip install --quiet --no-deps -e .
+scripts/bytecode.sh
