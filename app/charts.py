@@ -48,6 +48,12 @@ SYMBOLS = (
     "hourglass",
 )
 MARGIN = {"l": 10, "r": 10, "t": 30, "b": 10}
+#: The margins Plotly's automatic margins come to on a cost-against-FTL scatter (the Costs page's
+#: and the Overview's): FTL ticks of up to four digits and their title on the left; the $ ticks,
+#: their title and a one-row legend below. Given up front, the first drawing already fits; a
+#: figure that has to grow its margins is drawn again, a third of the chart's drawing on every
+#: visit to the page. Longer ticks or a second row of legend still grow them.
+FTL_SCATTER_MARGIN = {"l": 96, "r": 10, "t": 30, "b": 112}
 #: Where every legend goes: under the plot, at the foot of the figure, entries side by side. The
 #: toolbar (Plotly's mode bar) shows over the top right corner, where a legend would otherwise
 #: sit, and covers its first entries; at the foot nothing covers it. Its margin grows to fit it.
@@ -175,6 +181,7 @@ def scatter_by(
     marker_size: float | None = None,
     legend_title: str | None = None,
     height: int | None = None,
+    margin: Mapping[str, int] = MARGIN,
 ) -> go.Figure:
     """One marker trace per ``group`` (and per ``symbol`` value, which picks the marker shape).
 
@@ -228,7 +235,7 @@ def scatter_by(
                 hovertemplate=template,
             )
         )
-    return go.Figure(traces, _layout(x_axis, y_axis, height, legend_title))
+    return go.Figure(traces, _layout(x_axis, y_axis, height, legend_title, margin=dict(margin)))
 
 
 def _title(ax: Mapping[str, Any], letter: str) -> str:
@@ -510,6 +517,7 @@ def cost_against_ftl(
         y_hover=",.0f",
         legend_title=grouping.pop("legend_title", "Vendor"),
         height=520,
+        margin=FTL_SCATTER_MARGIN,
         **grouping,
     )
     return open_spot_markers(figure)
@@ -568,6 +576,7 @@ def pareto(
         y_hover=",.0f",
         legend_title=grouping.pop("legend_title", "Vendor"),
         height=460,
+        margin=FTL_SCATTER_MARGIN,
         **grouping,
     )
     open_spot_markers(figure)
