@@ -8,6 +8,7 @@ point's source and date are always one hover away.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
@@ -15,6 +16,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from app.glyphs import label_px
 from app.style import VENDOR_COLOURS
 from costmodel.timeline import ScheduledGate
 from tokendesk import formatting
@@ -54,6 +56,18 @@ MARGIN = {"l": 10, "r": 10, "t": 30, "b": 10}
 #: figure that has to grow its margins is drawn again, a third of the chart's drawing on every
 #: visit to the page. Longer ticks or a second row of legend still grow them.
 FTL_SCATTER_MARGIN = {"l": 96, "r": 10, "t": 30, "b": 112}
+#: Left of a vertical axis's tick labels: its title (14 px, turned), the title's standoff and the
+#: ticks' padding, as drawn; a chart's left margin is this plus its widest tick label.
+Y_TITLE_PX = 54
+#: Below the plot: the x tick labels, the x title and a legend of one row (``LEGEND_BELOW``).
+X_TITLE_AND_LEGEND_PX = 116
+
+
+def left_margin(tick_labels: Iterable[str]) -> int:
+    """The left margin that holds a vertical axis's widest tick label and its title."""
+    return Y_TITLE_PX + math.ceil(max((label_px(t) for t in tick_labels), default=0))
+
+
 #: Where every legend goes: under the plot, at the foot of the figure, entries side by side. The
 #: toolbar (Plotly's mode bar) shows over the top right corner, where a legend would otherwise
 #: sit, and covers its first entries; at the foot nothing covers it. Its margin grows to fit it.
@@ -298,6 +312,7 @@ def bars(
     barmode: Literal["relative", "stack", "overlay", "group"] = "relative",
     legend_title: str | None = None,
     height: int | None = None,
+    margin: Mapping[str, int] = MARGIN,
 ) -> go.Figure:
     """Bars of ``value`` per ``category``, one trace per ``colour`` value where given.
 
@@ -344,7 +359,9 @@ def bars(
     x_axis, y_axis = (
         (category_axis, value_axis) if orientation == "v" else (value_axis, category_axis)
     )
-    return go.Figure(traces, _layout(x_axis, y_axis, height, legend_title, barmode=barmode))
+    return go.Figure(
+        traces, _layout(x_axis, y_axis, height, legend_title, barmode=barmode, margin=dict(margin))
+    )
 
 
 def stacked_bars(
@@ -655,6 +672,15 @@ MEMORY_PART_COLOURS = {
 def memory_breakdown(frame: pd.DataFrame) -> go.Figure:
     """Memory per fitting replica, stacked by part, smallest replica first."""
     order = list(frame.drop_duplicates("replica").sort_values("total")["replica"])
+    # Margins that already hold the replicas' names, the last GiB tick (half of it overhangs the
+    # plot) and the legend below, so the chart is not drawn again to grow them.
+    last_tick = f"{frame['total'].max() * 1.05:,.0f} GiB"
+    margin = {
+        "l": left_margin(order),
+        "r": math.ceil(label_px(last_tick) / 2) + 6,
+        "t": MARGIN["t"],
+        "b": X_TITLE_AND_LEGEND_PX,
+    }
     figure = stacked_bars(
         frame,
         "replica",
@@ -668,7 +694,35 @@ def memory_breakdown(frame: pd.DataFrame) -> go.Figure:
         value_axis=axis("Memory per replica (GiB)", ticksuffix=" GiB", rangemode="tozero"),
         legend_title="",
         height=max(320, 36 * len(order) + 160),
+        margin=margin,
     )
+    return figure
+
+
+def monthly_cost_curve(plans: Sequence[Any]) -> go.Figure:
+    """Each plan's monthly cost over its months (an infeasible one dotted), the legend below and
+    the margins its dollar ticks need, so the chart is drawn once."""
+    figure = go.Figure()
+    for plan in plans:
+        figure.add_scatter(
+            x=list(range(1, len(plan.monthly_usd_by_month) + 1)),
+            y=list(plan.monthly_usd_by_month),
+            name=plan.name + ("" if plan.feasible else " (infeasible)"),
+            mode="lines",
+            line={"dash": "solid" if plan.feasible else "dot"},
+            hovertemplate="month %{x}<br>$%{y:,.0f}<extra>" + _escape(plan.name) + "</extra>",
+        )
+    # The top tick is at most the top of the range Plotly gives the data (5% above its highest).
+    highest = max((max(p.monthly_usd_by_month, default=0) for p in plans), default=0)
+    margin = {
+        "l": left_margin([f"${highest * 1.05:,.0f}"]),
+        "r": 10,
+        "t": 10,
+        "b": X_TITLE_AND_LEGEND_PX,
+    }
+    x_axis = axis("Month")
+    y_axis = axis("USD per month", tickprefix="$", tickformat=",.0f")
+    figure.update_layout(_layout(x_axis, y_axis, 360, None, margin=margin))
     return figure
 
 

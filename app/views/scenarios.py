@@ -5,7 +5,6 @@ stage-gate timeline. What-ifs live in the URL, so a shared link reproduces the v
 from __future__ import annotations
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from app import charts, data, ui
@@ -172,20 +171,7 @@ for r in results:
         st.error(f"{plain(r.name)}: {plain(reason, limit=2000)}")
 
 st.subheader("Monthly cost over 36 months")
-curve = go.Figure()
-for r in results:
-    curve.add_scatter(
-        x=list(range(1, len(r.monthly_usd_by_month) + 1)),
-        y=list(r.monthly_usd_by_month),
-        name=r.name + ("" if r.feasible else " (infeasible)"),
-        mode="lines",
-        line={"dash": "solid" if r.feasible else "dot"},
-        hovertemplate="month %{x}<br>$%{y:,.0f}<extra>" + r.name + "</extra>",
-    )
-curve.update_layout(height=360, margin={"l": 10, "r": 10, "t": 10, "b": 10})
-curve.update_xaxes(title="Month")
-curve.update_yaxes(title="USD per month", tickprefix="$", tickformat=",.0f")
-st.plotly_chart(curve, width="stretch", key="curve")
+st.plotly_chart(charts.monthly_cost_curve(results), width="stretch", key="curve")
 st.caption(
     "Before a move's cut-over month the fleet runs as it is; committed capacity a move releases is "
     "paid until its commitment ends (or ended early when that is cheaper); demand grows once a "

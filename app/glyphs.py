@@ -1,0 +1,127 @@
+"""How wide a chart's text is drawn, so a chart can be given the margins its labels need before
+the browser draws it (a chart that has to grow its margins is drawn a second time).
+
+The widths are those of the charts' font, Source Sans at 12 px (the font Streamlit serves and the
+dashboard's own text is set in), as headless Chromium draws it: each character's advance measured
+with ``getComputedTextLength`` on an SVG text in the running dashboard, the space from the tick
+labels it drew. A label's width is the sum of its characters'; kerning moves it by under a pixel
+(``tests/e2e/test_chart_drawing_e2e.py`` holds the sums to the drawn labels).
+"""
+
+from __future__ import annotations
+
+#: Advance width in px of each character at 12 px.
+GLYPH_PX: dict[str, float] = {
+    " ": 2.4,
+    "!": 3.47,
+    '"': 5.12,
+    "#": 5.97,
+    "$": 5.97,
+    "%": 9.89,
+    "&": 7.31,
+    "'": 3,
+    "(": 3.64,
+    ")": 3.64,
+    "*": 5.03,
+    "+": 5.97,
+    ",": 3,
+    "-": 3.73,
+    ".": 3,
+    "/": 4.2,
+    "0": 5.97,
+    "1": 5.97,
+    "2": 5.97,
+    "3": 5.97,
+    "4": 5.97,
+    "5": 5.97,
+    "6": 5.97,
+    "7": 5.97,
+    "8": 5.97,
+    "9": 5.97,
+    ":": 3,
+    ";": 3,
+    "<": 5.97,
+    "=": 5.97,
+    ">": 5.97,
+    "?": 5.11,
+    "@": 10.17,
+    "A": 6.53,
+    "B": 7.06,
+    "C": 6.86,
+    "D": 7.39,
+    "E": 6.33,
+    "F": 5.94,
+    "G": 7.41,
+    "H": 7.83,
+    "I": 3.16,
+    "J": 5.75,
+    "K": 6.95,
+    "L": 5.84,
+    "M": 8.73,
+    "N": 7.77,
+    "O": 7.97,
+    "P": 6.8,
+    "Q": 7.97,
+    "R": 6.83,
+    "S": 6.42,
+    "T": 6.44,
+    "U": 7.75,
+    "V": 6.19,
+    "W": 9.44,
+    "X": 6.16,
+    "Y": 5.72,
+    "Z": 6.47,
+    "[": 3.64,
+    "\\": 4.2,
+    "]": 3.64,
+    "^": 5.97,
+    "_": 6.02,
+    "`": 6.52,
+    "a": 6.06,
+    "b": 6.64,
+    "c": 5.48,
+    "d": 6.67,
+    "e": 5.95,
+    "f": 3.52,
+    "g": 6.06,
+    "h": 6.53,
+    "i": 2.95,
+    "j": 2.97,
+    "k": 5.95,
+    "l": 3.06,
+    "m": 9.95,
+    "n": 6.58,
+    "o": 6.52,
+    "p": 6.67,
+    "q": 6.67,
+    "r": 4.17,
+    "s": 5.03,
+    "t": 4.06,
+    "u": 6.53,
+    "v": 5.61,
+    "w": 8.64,
+    "x": 5.36,
+    "y": 5.61,
+    "z": 5.11,
+    "{": 3.64,
+    "|": 2.91,
+    "}": 3.64,
+    "~": 5.97,
+    "µ": 6.75,
+    "·": 3,
+    "×": 5.97,
+    "–": 5.77,
+    "—": 9.61,
+    "’": 3,
+    "…": 11.39,
+    "≤": 5.97,
+}
+#: For a character not in the table: as wide as the widest one, so a margin errs on the wide side.
+WIDEST_PX = max(GLYPH_PX.values())
+#: The size the widths were measured at.
+MEASURED_AT_PX = 12
+
+
+def label_px(text: str, size: float = MEASURED_AT_PX) -> float:
+    """The drawn width of ``text`` in px at font ``size`` (px)."""
+    return sum(GLYPH_PX.get(ch, WIDEST_PX) for ch in text) * size / MEASURED_AT_PX
