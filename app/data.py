@@ -666,6 +666,23 @@ def workspace_evaluation(path: str, ws, knobs):
     return _workspace_evaluation(path, priced_workspace(path, ws), knobs, sees_negotiated(), False)
 
 
+def prepare(path: str) -> None:
+    """Read what a visitor's first page reads, before anyone has asked: the filter values, the
+    freshness table, the stored workspace, the engine over its options and its plans evaluated
+    at its own settings (the Overview's headline and the Scenarios page with no what-if). The
+    server calls this while the browser is still loading the dashboard (``app.serve``); the page
+    then finds them cached. For the local user only: in team mode what a reader may see depends
+    on who signs in."""
+    from planning.workspaces import Knobs, scenario_view
+
+    if auth.team_mode():
+        return
+    filter_values(path)
+    freshness(path)
+    _, stored = workspace(path)
+    workspace_evaluation(path, scenario_view({}, stored).workspace, Knobs())
+
+
 def workspace_comparison(path: str, ws, knobs):
     """The plans of :func:`workspace_evaluation` (Stay, the moves, a custom mix)."""
     return workspace_evaluation(path, ws, knobs).plans

@@ -19,6 +19,7 @@ import logging
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -75,11 +76,41 @@ def warm(scripts: Iterable[Path] = SCRIPTS) -> None:
 
 def build_command(argv: list[str]) -> tuple[list[str] | None, list[str]]:
     """``--warehouse TARGET`` at the front of ``argv``: the ``tokendesk db init`` that builds or
-    migrates it, and the rest of ``argv`` (Streamlit's own arguments)."""
+    migrates it (None when it has nothing to do), and the rest of ``argv`` (Streamlit's own
+    arguments)."""
     if argv[:1] != ["--warehouse"] or len(argv) < 2:
         return None, argv
+    if is_current(argv[1]):
+        print(f"Warehouse up to date at {argv[1]}.", flush=True)
+        return None, argv[2:]
     init = [sys.executable, "-m", "cli.main", "db", "init", "--db", argv[1]]
     return init, argv[2:]
+
+
+def is_current(target: str) -> bool:
+    """Whether the warehouse at ``target`` needs nothing from ``tokendesk db init``: a DuckDB
+    file with every migration applied. ``db init`` is then skipped (its own process costs the
+    start about 1.3 CPU-seconds to find so); anything else — a new path, a team catalog, a file
+    another process is writing, a path that is not a warehouse — goes to it, which builds,
+    migrates, waits or refuses in words."""
+    import duckdb
+
+    from warehouse.files import is_duckdb_file
+    from warehouse.lake import is_lake_target
+    from warehouse.migrations import pending_migrations
+
+    if is_lake_target(target) or not is_duckdb_file(Path(target)):
+        return False
+    try:
+        connection = duckdb.connect(target, read_only=True)
+    except duckdb.Error:
+        return False
+    try:
+        return not pending_migrations(connection)
+    except duckdb.Error:
+        return False
+    finally:
+        connection.close()
 
 
 def skip_component_scan() -> None:
@@ -108,14 +139,36 @@ def _warm_in_background() -> None:
     warming.begin()
 
     def run() -> None:
-        # A failed import is met again, with its own error, by the page that needs it.
+        # A failed import or read is met again, with its own error, by the page that needs it.
         try:
             warm(FIRST_RUN)
+            _prepare_first_page()
         finally:
             warming.finish()
         warm()  # the other pages' libraries, while the first page runs
 
     threading.Thread(target=run, name="tokendesk-warm", daemon=True).start()
+
+
+def _prepare_first_page() -> None:
+    """The first page's reads (``app.data.prepare``), made while the browser loads the
+    dashboard, once the server's runtime exists to keep them in its caches."""
+    from streamlit.runtime import Runtime
+
+    from app import data
+
+    while not Runtime.exists():
+        time.sleep(0.02)
+    # Streamlit warns of each cached call made outside a page run; this one is meant to be.
+    checks = logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context")
+    level = checks.level
+    checks.setLevel(logging.ERROR)
+    try:
+        data.prepare(data.db_path())
+    except Exception:  # the first page reads again, and says what went wrong
+        pass
+    finally:
+        checks.setLevel(level)
 
 
 def _import_the_server() -> None:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import duckdb
+
 
 @dataclass(frozen=True)
 class Migration:
@@ -366,3 +368,17 @@ MIGRATIONS: tuple[Migration, ...] = (
         """,
     ),
 )
+
+
+def pending_migrations(con: duckdb.DuckDBPyConnection) -> list[Migration]:
+    """The migrations not yet applied to the database ``con`` reads (all of them if none was)."""
+    exists = con.execute(  # this database's table only (team mode attaches its catalog too)
+        "SELECT count(*) FROM information_schema.tables"
+        " WHERE table_name = 'schema_migrations' AND table_catalog = current_database()"
+    ).fetchone()
+    applied: set[int] = set()
+    if exists and exists[0]:
+        applied = {
+            row[0] for row in con.execute("SELECT version FROM schema_migrations").fetchall()
+        }
+    return [m for m in MIGRATIONS if m.version not in applied]

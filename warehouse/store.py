@@ -37,6 +37,7 @@ from warehouse.engine import (
     WarehouseError,
     write_wait_limit,
 )
+from warehouse.files import refuse_unless_duckdb_file
 from warehouse.lake import (
     CatalogWait,
     LakeEngine,
@@ -44,7 +45,7 @@ from warehouse.lake import (
     is_lake_target,
     unreachable_reason,
 )
-from warehouse.migrations import MIGRATIONS, Migration
+from warehouse.migrations import MIGRATIONS, Migration, pending_migrations
 from warehouse.price_rows import PRICE_COLUMNS, price_row, utc_naive
 from warehouse.queries import SNAPSHOT_DATE_KNOWN_SQL, cost_options
 from warehouse.seed import PriceCheck, load_seed
@@ -100,30 +101,6 @@ def _newest(moments: Iterable[datetime | None], fallback: datetime) -> datetime:
     """The newest known date; ``fallback`` (the write time) when no row carries a date."""
     known = [m.astimezone(UTC).replace(tzinfo=None) if m.tzinfo else m for m in moments if m]
     return max(known) if known else fallback
-
-
-#: DuckDB's database files carry these bytes at offset 8 (its storage header's magic).
-_DUCKDB_MAGIC = (8, b"DUCK")
-
-
-def _refuse_unless_duckdb_file(path: Path) -> None:
-    """A warehouse path that exists must be a DuckDB file: a folder, a pipe or device, or a
-    file of something else is refused in words (DuckDB's own errors read like a fault, and
-    reading a pipe would wait forever). ``tokendesk`` never overwrites such a path."""
-    where = f"the warehouse path {path}"
-    if path.is_dir():
-        raise WarehouseError(f"{where} is a folder; give --db a file path (one is built there)")
-    if not path.is_file():
-        raise WarehouseError(f"{where} is not a regular file (a pipe or device?); give a file path")
-    offset, magic = _DUCKDB_MAGIC
-    with path.open("rb") as handle:
-        head = handle.read(offset + len(magic))
-    if head[offset:] != magic:
-        what = "an empty file" if not head else "not a DuckDB database file"
-        raise WarehouseError(
-            f"{where} is {what}, so it is not a tokendesk warehouse; give another path (a new"
-            " one is built there) or move the file away — it is left as it is"
-        )
 
 
 class Warehouse:
@@ -199,7 +176,7 @@ class Warehouse:
             return warehouse
         exists = Path(target).exists()
         if exists:
-            _refuse_unless_duckdb_file(Path(target))
+            refuse_unless_duckdb_file(Path(target))
         if not exists and read_only and not build:
             raise WarehouseError(f"no warehouse at {target}; run `tokendesk db init`")
         try:
@@ -215,7 +192,7 @@ class Warehouse:
             needs_write = not exists
             if exists:
                 with engine.reading(on_wait):
-                    needs_write = _pending_migrations(engine.cursor()) != []
+                    needs_write = pending_migrations(engine.cursor()) != []
             if needs_write:
                 with engine.writing(on_wait):
                     fresh = warehouse.migrate()
@@ -277,7 +254,7 @@ class Warehouse:
         warehouse = cls(engine, engine.path, read_only=False, on_wait=on_wait)
         try:
             with engine.writing() as cursor:
-                pending = _pending_migrations(cursor)
+                pending = pending_migrations(cursor)
             if pending:
                 fresh = warehouse.migrate()
                 if fresh and build and seed_check is not None:
@@ -358,7 +335,7 @@ class Warehouse:
                     " applied_at TIMESTAMP NOT NULL)"
                 )
             )
-            pending = _pending_migrations(con)
+            pending = pending_migrations(con)
             applied = [m for m in pending if self._apply_migration(m)]
             fresh = len(applied) == len(MIGRATIONS)
             if applied:
@@ -879,19 +856,6 @@ def _lost_a_race(exc: Exception) -> bool:
     """Another process created the same catalog table or committed the same migration first."""
     text = str(exc).lower()
     return any(words in text for words in ("duplicate key value", "already exists", "conflict"))
-
-
-def _pending_migrations(con: duckdb.DuckDBPyConnection) -> list:
-    exists = con.execute(  # this database's table only (team mode attaches its catalog too)
-        "SELECT count(*) FROM information_schema.tables"
-        " WHERE table_name = 'schema_migrations' AND table_catalog = current_database()"
-    ).fetchone()
-    applied: set[int] = set()
-    if exists and exists[0]:
-        applied = {
-            row[0] for row in con.execute("SELECT version FROM schema_migrations").fetchall()
-        }
-    return [m for m in MIGRATIONS if m.version not in applied]
 
 
 def _insert_frame(

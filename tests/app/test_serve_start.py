@@ -1,0 +1,119 @@
+"""The dashboard's start: ``tokendesk db init`` runs only when the warehouse needs it, and the
+server reads what the first page reads while the browser is still loading."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+import duckdb
+import pytest
+
+from app.serve import build_command, is_current
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
+
+
+def test_a_built_warehouse_needs_no_init(app_db, capsys):
+    assert is_current(str(app_db))
+    init, rest = build_command(["--warehouse", str(app_db), "run", "app/main.py"])
+    assert init is None
+    assert rest == ["run", "app/main.py"]
+    assert "up to date" in capsys.readouterr().out
+
+
+def _missing_migration(path):
+    with duckdb.connect(str(path)) as con:
+        newest = con.execute("SELECT max(version) FROM schema_migrations").fetchone()[0]
+        con.execute("DELETE FROM schema_migrations WHERE version = ?", [newest])
+
+
+@pytest.mark.parametrize(
+    "case", ["new path", "text file", "folder", "pipe", "pending migration", "team catalog"]
+)
+def test_anything_else_goes_to_db_init(case, app_db, tmp_path):
+    target = tmp_path / "tokendesk.duckdb"
+    if case == "text file":
+        target.write_text("provider,region\n", encoding="utf-8")
+    elif case == "folder":
+        target.mkdir()
+    elif case == "pipe":
+        os.mkfifo(target)
+    elif case == "pending migration":
+        shutil.copy(app_db, target)
+        _missing_migration(target)
+    name = "ducklake:postgres:dbname=x" if case == "team catalog" else str(target)
+    assert not is_current(name)
+    init, rest = build_command(["--warehouse", name, "run", "app/main.py"])
+    assert init == [sys.executable, "-m", "cli.main", "db", "init", "--db", name]
+    assert rest == ["run", "app/main.py"]
+
+
+def test_a_file_another_process_is_writing_goes_to_db_init(app_db, tmp_path):
+    """DuckDB lets a writing process hold the file alone: the check cannot read it, and ``db
+    init`` is the one that waits for it and says so."""
+    target = tmp_path / "held.duckdb"
+    shutil.copy(app_db, target)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('held', flush=True);"
+            " time.sleep(60)",
+            str(target),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        assert not is_current(str(target))
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_the_check_loads_neither_the_store_nor_pandas(app_db):
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from app.serve import is_current; print(is_current(sys.argv[1]),"
+            " 'pandas' in sys.modules, 'warehouse.store' in sys.modules)",
+            str(app_db),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
+    assert done.stdout.split() == ["True", "False", "False"]
+
+
+def test_the_reads_made_at_start_are_the_ones_the_first_page_makes(app_env, monkeypatch):
+    """``data.prepare`` asks the cached reads for exactly what the Overview asks them for (the
+    same arguments, so the page finds them cached)."""
+    from streamlit.testing.v1 import AppTest
+
+    from app import data
+
+    calls: dict[str, list] = {}
+    for name in ("_filter_values", "_freshness", "workspace", "_workspace_evaluation"):
+        real = getattr(data, name)
+
+        def record(*args, _name=name, _real=real, **kwargs):
+            calls.setdefault(_name, []).append((args, kwargs))
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(data, name, record)
+    data.prepare(str(app_env))
+    prepared, calls = calls, {}
+    at = AppTest.from_file(str(ROOT / "app" / "views" / "overview.py"), default_timeout=120)
+    at.run()
+    assert not at.exception
+    assert set(prepared) == {"_filter_values", "_freshness", "workspace", "_workspace_evaluation"}
+    for name, made in prepared.items():
+        for call in made:
+            assert call in calls[name], name

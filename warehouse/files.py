@@ -1,0 +1,40 @@
+"""What a warehouse path holds, checked without opening it: light enough for the dashboard's
+server to check its warehouse before it listens."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from warehouse.engine import WarehouseError
+
+#: DuckDB's database files carry these bytes at offset 8 (its storage header's magic).
+DUCKDB_MAGIC = (8, b"DUCK")
+
+
+def refuse_unless_duckdb_file(path: Path) -> None:
+    """A warehouse path that exists must be a DuckDB file: a folder, a pipe or device, or a
+    file of something else is refused in words (DuckDB's own errors read like a fault, and
+    reading a pipe would wait forever). ``tokendesk`` never overwrites such a path."""
+    where = f"the warehouse path {path}"
+    if path.is_dir():
+        raise WarehouseError(f"{where} is a folder; give --db a file path (one is built there)")
+    if not path.is_file():
+        raise WarehouseError(f"{where} is not a regular file (a pipe or device?); give a file path")
+    offset, magic = DUCKDB_MAGIC
+    with path.open("rb") as handle:
+        head = handle.read(offset + len(magic))
+    if head[offset:] != magic:
+        what = "an empty file" if not head else "not a DuckDB database file"
+        raise WarehouseError(
+            f"{where} is {what}, so it is not a tokendesk warehouse; give another path (a new"
+            " one is built there) or move the file away — it is left as it is"
+        )
+
+
+def is_duckdb_file(path: Path) -> bool:
+    """Whether ``path`` is a regular file with DuckDB's storage header."""
+    try:
+        refuse_unless_duckdb_file(path)
+    except (WarehouseError, OSError):
+        return False
+    return True
