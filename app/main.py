@@ -94,6 +94,7 @@ try:
         )
     auth.sidebar(user, data.hidden_negotiated_quotes(path))
     navigation.run()
+    warming.page_ran()
 except AccessDenied as exc:  # a write asked for by a role that may not make it: nothing written
     st.warning(f"Nothing was written. {plain(exc)}")
 except TooManyPlanningOptions as exc:  # a warehouse too large to plan on: what to do about it

@@ -28,6 +28,8 @@ from app import warming
 APP = Path(__file__).resolve().parent
 #: The scripts Streamlit runs: the entry point and every page.
 SCRIPTS = (APP / "main.py", *sorted((APP / "views").glob("*.py")))
+#: How long the other pages' imports wait for a first visitor's page to have run.
+FIRST_VISIT_WAIT_S = 30.0
 #: What the first page run of a visit needs: the entry point and the default page.
 FIRST_RUN = (APP / "main.py", APP / "views" / "overview.py")
 
@@ -145,7 +147,8 @@ def _warm_in_background() -> None:
             _prepare_first_page()
         finally:
             warming.finish()
-        warm()  # the other pages' libraries, while the first page runs
+        warming.wait_for_a_page(timeout=FIRST_VISIT_WAIT_S)
+        warm()  # the other pages' libraries, once the first page has run
 
     threading.Thread(target=run, name="tokendesk-warm", daemon=True).start()
 

@@ -12,6 +12,9 @@ import threading
 
 _done = threading.Event()
 _done.set()
+#: Set when a page run has finished: the other pages' libraries are imported after it, so the
+#: first visitor's page does not share the interpreter with those imports.
+_page_ran = threading.Event()
 
 
 def begin() -> None:
@@ -27,3 +30,13 @@ def finish() -> None:
 def wait() -> None:
     """Until the start-up imports are done (at once when none are under way)."""
     _done.wait()
+
+
+def page_ran() -> None:
+    """Called at the end of every page run."""
+    _page_ran.set()
+
+
+def wait_for_a_page(timeout: float) -> None:
+    """Until a page run has finished, or ``timeout`` seconds (nobody has visited yet)."""
+    _page_ran.wait(timeout)

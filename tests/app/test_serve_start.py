@@ -117,3 +117,22 @@ def test_the_reads_made_at_start_are_the_ones_the_first_page_makes(app_env, monk
     for name, made in prepared.items():
         for call in made:
             assert call in calls[name], name
+
+
+def test_the_other_pages_imports_wait_until_a_page_has_run(app_env):
+    """They would share the interpreter with the first visitor's page otherwise."""
+    import threading
+
+    from streamlit.testing.v1 import AppTest
+
+    from app import warming
+
+    warming._page_ran.clear()
+    imported = threading.Event()
+    warm = threading.Thread(target=lambda: (warming.wait_for_a_page(60), imported.set()))
+    warm.start()
+    assert not imported.wait(0.2)
+    at = AppTest.from_file(str(ROOT / "app" / "main.py"), default_timeout=120).run()
+    assert not at.exception
+    assert imported.wait(30)
+    warm.join()
