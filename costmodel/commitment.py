@@ -239,25 +239,33 @@ def monthly_cost(
     )
 
 
-def _mean_cost(problem: CommitmentProblem, net: np.ndarray, units: int, rate: float) -> float:
-    """Mean monthly cost over the horizon of ``units`` more committed at ``rate`` (docstring)."""
-    burst = np.ceil(np.maximum(0.0, net - units) - _EPS).clip(min=0)
-    slot = HOURS_PER_MONTH / net.shape[1]
-    monthly = (
-        problem.held_usd
-        + units * rate * HOURS_PER_MONTH
-        + problem.on_demand_usd_per_unit_hour * slot * burst.sum(axis=1)
-    )
-    return float(monthly.mean())
+#: Unit levels costed at once: a block of levels holds levels × months × day slots numbers.
+_LEVELS_PER_BLOCK = 64
 
 
-def _utilisation(problem: CommitmentProblem, nets: list[np.ndarray], units: int) -> float | None:
+def _by_level(net: np.ndarray, peak: int) -> tuple[np.ndarray, np.ndarray]:
+    """For 0..``peak`` more units committed, over the net need ``net`` (months × day slots):
+    the mean over the months of each month's whole on-demand units summed over the day slots,
+    and the mean units in use of those committed (the held units carry the need first)."""
+    burst_means, used_means = [], []
+    for first in range(0, peak + 1, _LEVELS_PER_BLOCK):
+        units = np.arange(first, min(peak, first + _LEVELS_PER_BLOCK - 1) + 1, dtype=float)
+        levels = units[:, None, None]
+        burst = np.ceil(np.maximum(0.0, net[None] - levels) - _EPS).clip(min=0)
+        burst_means.append(burst.sum(axis=2).mean(axis=1))
+        used_means.append(np.minimum(net[None], levels).mean(axis=(1, 2)))
+    return np.concatenate(burst_means), np.concatenate(used_means)
+
+
+def _utilisation(
+    problem: CommitmentProblem, levels: list[tuple[np.ndarray, np.ndarray]], units: int
+) -> float | None:
     """Expected share of the new committed unit-hours in use (the held units carry need first)."""
     if units <= 0:
         return None
     used = sum(
-        s.probability * float(np.minimum(net, units).mean())
-        for s, net in zip(problem.scenarios, nets, strict=True)
+        s.probability * float(in_use[units])
+        for s, (_, in_use) in zip(problem.scenarios, levels, strict=True)
     )
     return used / units
 
@@ -279,10 +287,21 @@ def evaluate(problem: CommitmentProblem) -> CommitmentResult:
     for term in problem.terms:
         plans += [(term.name, k, term.usd_per_unit_hour) for k in range(1, problem.peak_units + 1)]
     nets = [problem.net_need(s) for s in problem.scenarios]
-    costs = np.array(
-        [[_mean_cost(problem, net, units, rate or 0.0) for net in nets] for _, units, rate in plans]
-    )
     probs = np.array([s.probability for s in problem.scenarios])
+    # A month's cost is held + units × rate × hours + the on-demand rate × slot hours × the
+    # slots' burst units; its mean over the months is taken term by term, each level's burst once.
+    levels = [_by_level(net, problem.peak_units) for net in nets]
+    slot = HOURS_PER_MONTH / nets[0].shape[1] if nets else 0.0
+    held_mean = float(problem.held_usd.mean()) if problem.horizon_months else 0.0
+    costs = np.array(
+        [
+            [
+                held_mean + units * (rate or 0.0) * HOURS_PER_MONTH + p * slot * float(burst[units])
+                for burst, _ in levels
+            ]
+            for _, units, rate in plans
+        ]
+    )
     best = costs.min(axis=0)
     held_now = float(problem.held[0]) if problem.horizon_months else 0.0
     outcomes = []
@@ -300,7 +319,7 @@ def evaluate(problem: CommitmentProblem) -> CommitmentResult:
                 expected_regret_usd=float(probs @ regret),
                 max_regret_usd=float(regret.max()),
                 break_even_utilisation=None if rate is None else rate / p,
-                expected_utilisation=_utilisation(problem, nets, units),
+                expected_utilisation=_utilisation(problem, levels, units),
                 held_units=held_now,
             )
         )
