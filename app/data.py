@@ -566,16 +566,31 @@ def _futures_review(path: str, date_from, date_to, negotiated: bool):
     from briefs.futures import company_review
 
     # The fleet's rates are read over every quote (a withheld one's label is masked in the
-    # review), from the engine the other pages already built for this workspace.
+    # review), from the engine the other pages already built for this workspace; each date's
+    # frames are read once for every window that starts or ends on it (today's, for all).
     engine = _engine(path, True, workspace(path)[1])
+    days = (_futures_day(path, date_from, negotiated), _futures_day(path, date_to, negotiated))
     with _reading(path) as warehouse:
         return company_review(
             warehouse,
             date_from,
             date_to,
-            hidden_pricing_models=() if negotiated else (NEGOTIATED,),
+            hidden_pricing_models=_hidden_models(negotiated),
             engine=engine,
+            days=days,
         )
+
+
+@st.cache_data(show_spinner=False, ttl=600, max_entries=32)
+def _futures_day(path: str, day, negotiated: bool):
+    from briefs.futures import as_of
+
+    with _reading(path) as warehouse:
+        return as_of(warehouse, day, _hidden_models(negotiated))
+
+
+def _hidden_models(negotiated: bool) -> tuple[str, ...]:
+    return () if negotiated else (NEGOTIATED,)
 
 
 @st.cache_data(show_spinner=False, ttl=600)

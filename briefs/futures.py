@@ -518,6 +518,37 @@ def compare(
     )
 
 
+@dataclass(frozen=True)
+class AsOf:
+    """What a comparison reads for one of its two dates: the warehouse as it stood that day, the
+    quotes a reader may not see already left out."""
+
+    snapshots: pd.DataFrame
+    results: pd.DataFrame
+    prices: pd.DataFrame
+    costs: pd.DataFrame
+
+    @property
+    def snapshot_ids(self) -> list[str]:
+        return [*self.snapshots["snapshot_id"], *self.results["snapshot_id"].unique()]
+
+
+def as_of(warehouse, day, hidden_pricing_models: Sequence[str] = ()) -> AsOf:
+    """The warehouse on ``day`` (a date means the whole day)."""
+
+    def visible(frame: pd.DataFrame) -> pd.DataFrame:
+        if not hidden_pricing_models or frame.empty:
+            return frame
+        return frame[~frame["pricing_model"].isin(hidden_pricing_models)].reset_index(drop=True)
+
+    return AsOf(
+        snapshots=wf.price_snapshots_as_of(warehouse, day),
+        results=wf.results_as_of(warehouse, day),
+        prices=visible(wf.prices_as_of(warehouse, day)),
+        costs=visible(wf.costs_as_of(warehouse, day)),
+    )
+
+
 def compare_warehouse(
     warehouse,
     date_from,
@@ -525,36 +556,31 @@ def compare_warehouse(
     rules: FuturesRules | None = None,
     *,
     hidden_pricing_models: Sequence[str] = (),
+    days: tuple[AsOf, AsOf] | None = None,
 ) -> FuturesReport:
     """Load both dates' frames from the warehouse and compare them; attach the decision log.
 
     ``hidden_pricing_models``: quotes a reader may not see (negotiated ones, for a role without
-    that right) are left out of every frame before anything is compared.
+    that right) are left out of every frame before anything is compared. ``days``: both dates'
+    frames (``as_of``) when the caller has read them already, as the dashboard does once per
+    day for every review window that starts or ends on it.
     """
-
-    def visible(frame: pd.DataFrame) -> pd.DataFrame:
-        if not hidden_pricing_models or frame.empty:
-            return frame
-        return frame[~frame["pricing_model"].isin(hidden_pricing_models)].reset_index(drop=True)
-
-    snaps_from = wf.price_snapshots_as_of(warehouse, date_from)
-    snaps_to = wf.price_snapshots_as_of(warehouse, date_to)
-    results_from, results_to = (
-        wf.results_as_of(warehouse, date_from),
-        wf.results_as_of(warehouse, date_to),
+    start, end = days or (
+        as_of(warehouse, date_from, hidden_pricing_models),
+        as_of(warehouse, date_to, hidden_pricing_models),
     )
     return compare(
         date_from,
         date_to,
-        visible(wf.prices_as_of(warehouse, date_from)),
-        visible(wf.prices_as_of(warehouse, date_to)),
-        visible(wf.costs_as_of(warehouse, date_from)),
-        visible(wf.costs_as_of(warehouse, date_to)),
-        results_to,
+        start.prices,
+        end.prices,
+        start.costs,
+        end.costs,
+        end.results,
         rules=rules,
         decisions=decision_log(warehouse),
-        snapshots_from=[*snaps_from["snapshot_id"], *results_from["snapshot_id"].unique()],
-        snapshots_to=[*snaps_to["snapshot_id"], *results_to["snapshot_id"].unique()],
+        snapshots_from=start.snapshot_ids,
+        snapshots_to=end.snapshot_ids,
     )
 
 
@@ -566,6 +592,7 @@ def company_review(
     *,
     hidden_pricing_models: Sequence[str] = (),
     engine: Engine | None = None,
+    days: tuple[AsOf, AsOf] | None = None,
 ) -> FuturesReport:
     """The review judged against the company's own fleet (the stored workspace) at the rates it
     pays: what ``tokendesk futures compare`` prints and the dashboard's Futures page shows.
@@ -589,7 +616,7 @@ def company_review(
     )
     rules = replace(rules or FuturesRules(), fleet=lines)
     return compare_warehouse(
-        warehouse, date_from, date_to, rules, hidden_pricing_models=hidden_pricing_models
+        warehouse, date_from, date_to, rules, hidden_pricing_models=hidden_pricing_models, days=days
     )
 
 

@@ -234,3 +234,32 @@ def test_a_review_window_reuses_the_dashboards_engine_and_agrees_with_the_comman
     expected = _cli_json(writable_env)
     assert head["Price moves"] == f"{len(expected['price_changes']):,}"
     assert head["New SKUs"] == f"{len(expected['new_skus']):,}"
+
+
+def test_each_day_is_read_once_for_every_window_that_starts_or_ends_on_it(
+    writable_env, monkeypatch
+):
+    """Today's side of every review window is the same: read once, not once per window (half of
+    what a newly picked window read); every window's figures stay the command's."""
+    from warehouse import futures as wf
+
+    picks = ["2026-08-06", "2026-05-18", "last-review", "2026-08-06"]
+    expected = {
+        since: _cli_json(writable_env, "--from", since) for since in set(picks) - {"last-review"}
+    }
+    read_days = []
+    real = wf.costs_as_of
+    monkeypatch.setattr(
+        wf, "costs_as_of", lambda w, day: read_days.append(str(day)) or real(w, day)
+    )
+    at = _page()
+    for since in picks:
+        at.session_state["since"] = since
+        at.run()
+        assert not at.exception, at.exception
+        if since in expected:
+            head = {m.label: m.value for m in at.metric}
+            assert head["Price moves"] == f"{len(expected[since]['price_changes']):,}"
+            assert head["New SKUs"] == f"{len(expected[since]['new_skus']):,}"
+    assert sorted(read_days) == sorted(set(read_days))  # no day read twice
+    assert len(read_days) == 4  # the last review's day, the two snapshot days, and today
