@@ -6,6 +6,7 @@ Append new migrations at the end; never edit one that has shipped.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import duckdb
@@ -370,8 +371,11 @@ MIGRATIONS: tuple[Migration, ...] = (
 )
 
 
-def pending_migrations(con: duckdb.DuckDBPyConnection) -> list[Migration]:
-    """The migrations not yet applied to the database ``con`` reads (all of them if none was)."""
+def pending_migrations(
+    con: duckdb.DuckDBPyConnection, migrations: Sequence[Migration] = MIGRATIONS
+) -> list[Migration]:
+    """Those of ``migrations`` not yet applied to the database ``con`` reads (all of them if
+    none was)."""
     exists = con.execute(  # this database's table only (team mode attaches its catalog too)
         "SELECT count(*) FROM information_schema.tables"
         " WHERE table_name = 'schema_migrations' AND table_catalog = current_database()"
@@ -381,4 +385,4 @@ def pending_migrations(con: duckdb.DuckDBPyConnection) -> list[Migration]:
         applied = {
             row[0] for row in con.execute("SELECT version FROM schema_migrations").fetchall()
         }
-    return [m for m in MIGRATIONS if m.version not in applied]
+    return [m for m in migrations if m.version not in applied]

@@ -192,7 +192,7 @@ class Warehouse:
             needs_write = not exists
             if exists:
                 with engine.reading(on_wait):
-                    needs_write = pending_migrations(engine.cursor()) != []
+                    needs_write = pending_migrations(engine.cursor(), MIGRATIONS) != []
             if needs_write:
                 with engine.writing(on_wait):
                     fresh = warehouse.migrate()
@@ -254,7 +254,7 @@ class Warehouse:
         warehouse = cls(engine, engine.path, read_only=False, on_wait=on_wait)
         try:
             with engine.writing() as cursor:
-                pending = pending_migrations(cursor)
+                pending = pending_migrations(cursor, MIGRATIONS)
             if pending:
                 fresh = warehouse.migrate()
                 if fresh and build and seed_check is not None:
@@ -335,7 +335,7 @@ class Warehouse:
                     " applied_at TIMESTAMP NOT NULL)"
                 )
             )
-            pending = pending_migrations(con)
+            pending = pending_migrations(con, MIGRATIONS)
             applied = [m for m in pending if self._apply_migration(m)]
             fresh = len(applied) == len(MIGRATIONS)
             if applied:
