@@ -78,41 +78,17 @@ def warm(scripts: Iterable[Path] = SCRIPTS) -> None:
 
 def build_command(argv: list[str]) -> tuple[list[str] | None, list[str]]:
     """``--warehouse TARGET`` at the front of ``argv``: the ``tokendesk db init`` that builds or
-    migrates it (None when it has nothing to do), and the rest of ``argv`` (Streamlit's own
-    arguments)."""
+    migrates it (None when it has nothing to do: its process costs the start about 1.3
+    CPU-seconds to find so), and the rest of ``argv`` (Streamlit's own arguments)."""
     if argv[:1] != ["--warehouse"] or len(argv) < 2:
         return None, argv
-    if is_current(argv[1]):
+    from warehouse.files import is_up_to_date
+
+    if is_up_to_date(argv[1]):
         print(f"Warehouse up to date at {argv[1]}.", flush=True)
         return None, argv[2:]
     init = [sys.executable, "-m", "cli.main", "db", "init", "--db", argv[1]]
     return init, argv[2:]
-
-
-def is_current(target: str) -> bool:
-    """Whether the warehouse at ``target`` needs nothing from ``tokendesk db init``: a DuckDB
-    file with every migration applied. ``db init`` is then skipped (its own process costs the
-    start about 1.3 CPU-seconds to find so); anything else — a new path, a team catalog, a file
-    another process is writing, a path that is not a warehouse — goes to it, which builds,
-    migrates, waits or refuses in words."""
-    import duckdb
-
-    from warehouse.files import is_duckdb_file
-    from warehouse.lake import is_lake_target
-    from warehouse.migrations import pending_migrations
-
-    if is_lake_target(target) or not is_duckdb_file(Path(target)):
-        return False
-    try:
-        connection = duckdb.connect(target, read_only=True)
-    except duckdb.Error:
-        return False
-    try:
-        return not pending_migrations(connection)
-    except duckdb.Error:
-        return False
-    finally:
-        connection.close()
 
 
 def skip_component_scan() -> None:

@@ -1,11 +1,15 @@
-"""What a warehouse path holds, checked without opening it: light enough for the dashboard's
-server to check its warehouse before it listens."""
+"""What a warehouse path holds, checked with DuckDB alone (no store, no pandas): light enough
+for the dashboard's server to check its warehouse before it listens."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import duckdb
+
 from warehouse.engine import WarehouseError
+from warehouse.lake import is_lake_target
+from warehouse.migrations import pending_migrations
 
 #: DuckDB's database files carry these bytes at offset 8 (its storage header's magic).
 DUCKDB_MAGIC = (8, b"DUCK")
@@ -38,3 +42,22 @@ def is_duckdb_file(path: Path) -> bool:
     except (WarehouseError, OSError):
         return False
     return True
+
+
+def is_up_to_date(target: str) -> bool:
+    """Whether the warehouse at ``target`` needs nothing from ``tokendesk db init``: a DuckDB
+    file with every migration applied. Anything else — a new path, a team catalog, a file another
+    process is writing, a path that is not a warehouse — is for ``db init``, which builds,
+    migrates, waits or refuses in words."""
+    if is_lake_target(target) or not is_duckdb_file(Path(target)):
+        return False
+    try:
+        connection = duckdb.connect(target, read_only=True)
+    except duckdb.Error:
+        return False
+    try:
+        return not pending_migrations(connection)
+    except duckdb.Error:
+        return False
+    finally:
+        connection.close()
