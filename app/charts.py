@@ -50,12 +50,6 @@ SYMBOLS = (
     "hourglass",
 )
 MARGIN = {"l": 10, "r": 10, "t": 30, "b": 10}
-#: The margins Plotly's automatic margins come to on a cost-against-FTL scatter (the Costs page's
-#: and the Overview's): FTL ticks of up to four digits and their title on the left; the $ ticks,
-#: their title and a one-row legend below. Given up front, the first drawing already fits; a
-#: figure that has to grow its margins is drawn again, a third of the chart's drawing on every
-#: visit to the page. Longer ticks or a second row of legend still grow them.
-FTL_SCATTER_MARGIN = {"l": 96, "r": 10, "t": 30, "b": 112}
 #: Left of a vertical axis's tick labels: its title (14 px, turned), the title's standoff and the
 #: ticks' padding, as drawn; a chart's left margin is this plus its widest tick label.
 Y_TITLE_PX = 54
@@ -66,6 +60,20 @@ X_TITLE_AND_LEGEND_PX = 116
 def left_margin(tick_labels: Iterable[str]) -> int:
     """The left margin that holds a vertical axis's widest tick label and its title."""
     return Y_TITLE_PX + math.ceil(max((label_px(t) for t in tick_labels), default=0))
+
+
+def _ftl_scatter_margin(ftl_ms: Iterable[float]) -> dict[str, int]:
+    """Margins that already hold a cost-against-FTL scatter's ms ticks (the top one at most 5%
+    above the highest value drawn), its titles and a one-row legend below: given up front, the
+    first drawing fits, where a figure that has to grow its margins is drawn again (a third of
+    the chart's drawing on every visit to the page). Longer labels still grow them."""
+    highest = max((v for v in ftl_ms if v == v), default=0.0)  # NaN: no latency to draw
+    return {
+        "l": left_margin([f"{highest * 1.05:.0f} ms"]),
+        "r": MARGIN["r"],
+        "t": MARGIN["t"],
+        "b": X_TITLE_AND_LEGEND_PX,
+    }
 
 
 #: Where every legend goes: under the plot, at the foot of the figure, entries side by side. The
@@ -534,7 +542,7 @@ def cost_against_ftl(
         y_hover=",.0f",
         legend_title=grouping.pop("legend_title", "Vendor"),
         height=520,
-        margin=FTL_SCATTER_MARGIN,
+        margin=_ftl_scatter_margin(shown["ftl_ms"]),
         **grouping,
     )
     return open_spot_markers(figure)
@@ -593,7 +601,7 @@ def pareto(
         y_hover=",.0f",
         legend_title=grouping.pop("legend_title", "Vendor"),
         height=460,
-        margin=FTL_SCATTER_MARGIN,
+        margin=_ftl_scatter_margin([*plotted["ftl_ms"], slo_ms]),
         **grouping,
     )
     open_spot_markers(figure)

@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -14,7 +15,7 @@ import pytest
 from app.serve import build_command
 from warehouse.files import is_up_to_date
 
-ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_built_warehouse_needs_no_init(app_db, capsys):
