@@ -101,6 +101,7 @@ def _forget_if_changed(path: str) -> None:
     if version != seen:
         _seen_versions[path] = version
         _fleet_engine.clear()
+        _futures_days.clear()
         _derived.clear()
         st.cache_data.clear()
 
@@ -118,6 +119,7 @@ def forget_results() -> None:
     """Drop every cached result, so the next read sees the newest snapshot."""
     _seen_versions.clear()
     _fleet_engine.clear()
+    _futures_days.clear()
     _derived.clear()
     st.cache_data.clear()
 
@@ -566,10 +568,11 @@ def _futures_review(path: str, date_from, date_to, negotiated: bool):
     from briefs.futures import company_review
 
     # The fleet's rates are read over every quote (a withheld one's label is masked in the
-    # review), from the engine the other pages already built for this workspace; each date's
-    # frames are read once for every window that starts or ends on it (today's, for all).
+    # review), from the engine the other pages already built for this workspace. The warehouse
+    # as it stood on each day a window may start or end on is read once, all days together, at
+    # the first review: another window then only compares.
     engine = _engine(path, True, workspace(path)[1])
-    days = (_futures_day(path, date_from, negotiated), _futures_day(path, date_to, negotiated))
+    days = _futures_days(path, _review_days(path, date_from, date_to), negotiated)
     with _reading(path) as warehouse:
         return company_review(
             warehouse,
@@ -577,16 +580,27 @@ def _futures_review(path: str, date_from, date_to, negotiated: bool):
             date_to,
             hidden_pricing_models=_hidden_models(negotiated),
             engine=engine,
-            days=days,
+            days=(days[date_from], days[date_to]),
         )
 
 
-@st.cache_data(show_spinner=False, ttl=600, max_entries=32)
-def _futures_day(path: str, day, negotiated: bool):
-    from briefs.futures import as_of
+def _review_days(path: str, *window) -> tuple:
+    """Every day a review on the Futures page may start or end on: the last review's, each good
+    snapshot's, and the window's own."""
+    last, snapshot_days = review_dates(path)
+    starts = [last.day] if last is not None else []
+    return tuple(sorted({*starts, *snapshot_days, *window}))
+
+
+@st.cache_resource(show_spinner=False, ttl=600, max_entries=4)
+def _futures_days(path: str, days: tuple, negotiated: bool) -> dict:
+    """``briefs.futures.as_of`` for each of ``days``, by day; shared, not copied, so no caller
+    may change a frame."""
+    from briefs.futures import as_of_days
 
     with _reading(path) as warehouse:
-        return as_of(warehouse, day, _hidden_models(negotiated))
+        frames = as_of_days(warehouse, days, _hidden_models(negotiated))
+    return dict(zip(days, frames, strict=True))
 
 
 def _hidden_models(negotiated: bool) -> tuple[str, ...]:

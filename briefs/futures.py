@@ -535,18 +535,27 @@ class AsOf:
 
 def as_of(warehouse, day, hidden_pricing_models: Sequence[str] = ()) -> AsOf:
     """The warehouse on ``day`` (a date means the whole day)."""
+    return as_of_days(warehouse, [day], hidden_pricing_models)[0]
+
+
+def as_of_days(warehouse, days: Sequence, hidden_pricing_models: Sequence[str] = ()) -> list[AsOf]:
+    """:func:`as_of` for each of ``days``, read together (about what one day costs)."""
 
     def visible(frame: pd.DataFrame) -> pd.DataFrame:
         if not hidden_pricing_models or frame.empty:
             return frame
         return frame[~frame["pricing_model"].isin(hidden_pricing_models)].reset_index(drop=True)
 
-    return AsOf(
-        snapshots=wf.price_snapshots_as_of(warehouse, day),
-        results=wf.results_as_of(warehouse, day),
-        prices=visible(wf.prices_as_of(warehouse, day)),
-        costs=visible(wf.costs_as_of(warehouse, day)),
-    )
+    return [
+        AsOf(snapshots=snapshots, results=results, prices=visible(prices), costs=visible(costs))
+        for snapshots, results, prices, costs in zip(
+            wf.price_snapshots_as_of_days(warehouse, days),
+            wf.results_as_of_days(warehouse, days),
+            wf.prices_as_of_days(warehouse, days),
+            wf.costs_as_of_days(warehouse, days),
+            strict=True,
+        )
+    ]
 
 
 def compare_warehouse(
@@ -565,10 +574,7 @@ def compare_warehouse(
     frames (``as_of``) when the caller has read them already, as the dashboard does once per
     day for every review window that starts or ends on it.
     """
-    start, end = days or (
-        as_of(warehouse, date_from, hidden_pricing_models),
-        as_of(warehouse, date_to, hidden_pricing_models),
-    )
+    start, end = days or as_of_days(warehouse, [date_from, date_to], hidden_pricing_models)
     return compare(
         date_from,
         date_to,

@@ -236,21 +236,21 @@ def test_a_review_window_reuses_the_dashboards_engine_and_agrees_with_the_comman
     assert head["New SKUs"] == f"{len(expected['new_skus']):,}"
 
 
-def test_each_day_is_read_once_for_every_window_that_starts_or_ends_on_it(
-    writable_env, monkeypatch
-):
-    """Today's side of every review window is the same: read once, not once per window (half of
-    what a newly picked window read); every window's figures stay the command's."""
+def test_every_day_a_window_may_start_or_end_on_is_read_once_together(writable_env, monkeypatch):
+    """The warehouse as it stood on every day a window may start or end on (the last review,
+    each snapshot's day, today) is read in one go at the first review; picking another window
+    then reads nothing (each day read on its own cost a new window most of its time), and every
+    window's figures stay the command's."""
     from warehouse import futures as wf
 
     picks = ["2026-08-06", "2026-05-18", "last-review", "2026-08-06"]
     expected = {
         since: _cli_json(writable_env, "--from", since) for since in set(picks) - {"last-review"}
     }
-    read_days = []
-    real = wf.costs_as_of
+    reads = []
+    real = wf.costs_as_of_days
     monkeypatch.setattr(
-        wf, "costs_as_of", lambda w, day: read_days.append(str(day)) or real(w, day)
+        wf, "costs_as_of_days", lambda w, days: reads.append(list(days)) or real(w, days)
     )
     at = _page()
     for since in picks:
@@ -261,5 +261,8 @@ def test_each_day_is_read_once_for_every_window_that_starts_or_ends_on_it(
             head = {m.label: m.value for m in at.metric}
             assert head["Price moves"] == f"{len(expected[since]['price_changes']):,}"
             assert head["New SKUs"] == f"{len(expected[since]['new_skus']):,}"
-    assert sorted(read_days) == sorted(set(read_days))  # no day read twice
-    assert len(read_days) == 4  # the last review's day, the two snapshot days, and today
+    assert len(reads) == 1, reads
+    shown = at.selectbox(key="since").options  # "Snapshot of 2026-08-06", …
+    offered = {o.removeprefix("Snapshot of ") for o in shown if o.startswith("Snapshot of ")}
+    assert len(offered) == len(shown) - 1  # and the last review
+    assert {d.isoformat() for d in reads[0]} >= {*offered, date.today().isoformat()}

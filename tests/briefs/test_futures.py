@@ -15,6 +15,7 @@ from briefs.render import render_document
 from cli.briefs import register
 from cli.main import app
 from warehouse import Warehouse
+from warehouse import futures as wf
 from warehouse.decisions import Decision, DecisionError, decisions, record_decision
 from warehouse.futures import price_snapshots_as_of, prices_as_of
 
@@ -175,6 +176,30 @@ def test_prices_as_of_mirror_the_current_view_with_a_cutoff(seed_db):
     assert not dated.empty and (dated <= pd.Timestamp("2025-03-31 23:59:59")).all()
     undated = then[then["observed_at"].isna()]
     assert (pd.to_datetime(undated["snapshot_as_of"]) <= pd.Timestamp("2025-03-31 23:59:59")).all()
+
+
+def test_many_days_read_together_are_each_day_read_alone(seed_db):
+    """Every as-of read takes several days at once (the Futures page reads every day a review
+    may start on together); each day's frames are what reading that day alone gives, a day
+    before any data included, whatever other days come with it."""
+    days = ["2020-01-01", "2025-03-31", date(2025, 9, 4), datetime(2026, 5, 18, 12), "2026-11-30"]
+    reads = {
+        "snapshots": (wf.price_snapshots_as_of, wf.price_snapshots_as_of_days),
+        "prices": (wf.prices_as_of, wf.prices_as_of_days),
+        "results": (wf.results_as_of, wf.results_as_of_days),
+        "costs": (wf.costs_as_of, wf.costs_as_of_days),
+    }
+    with Warehouse.open(seed_db, read_only=True) as warehouse:
+        for name, (one_day, many_days) in reads.items():
+            together = many_days(warehouse, days)
+            backwards = many_days(warehouse, days[::-1])[::-1]
+            for day, frame, other in zip(days, together, backwards, strict=True):
+                alone = one_day(warehouse, day)
+                assert list(frame.columns) == list(alone.columns), name
+                assert frame.astype(object).equals(alone.astype(object)), (name, day)
+                assert frame.astype(object).equals(other.astype(object)), (name, day)
+            sizes = [len(frame) for frame in together]
+            assert sizes[0] == 0 and min(sizes[1:]) > 0 and len(set(sizes)) > 2, (name, sizes)
 
 
 def test_futures_day_on_the_seed_warehouse(seed_db):
