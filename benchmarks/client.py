@@ -18,7 +18,8 @@ deliberate difference):
   says ``token_count_basis = "chunks"``; the runner replaces that with a tokenizer's count of the
   text when it has a tokenizer (``"tokenizer"``).
 * A stream that ends with ``data: [DONE]`` but carries no text is a valid *empty completion*
-  (0 output tokens, no TTFT), not a failure.
+  (0 output tokens, no TTFT), not a failure, when a choice gave its finish reason; ``[DONE]``
+  before any finish reason is a stream the server cut short (``cut_short``), a failure.
 
 Any failure (HTTP status, dropped connection, malformed SSE, a 200 answer that is not an event
 stream, server error event, timeout) is returned as a record with ``error`` set; nothing here
@@ -321,6 +322,13 @@ class _EventReader:
                 raise MalformedSSE(f"stream ended inside an event: {parser.pending[:120]!r}")
             self.record.error = "incomplete_stream"
             self.record.error_detail = "the response ended without data: [DONE]"
+        elif self.record.error is None and self.record.finish_reason is None:
+            # A finished completion says why it stopped (stop, length, …) before [DONE]. Without
+            # that the server cut the stream short: llama-cpp-python, for one, sends [DONE] to a
+            # streaming request as soon as the next one arrives. Counted as an empty or short
+            # completion it would make the point look fast.
+            self.record.error = "cut_short"
+            self.record.error_detail = "data: [DONE] came before any finish_reason"
 
     def _take(self, data: bytes, now: float) -> None:
         """One ``data:`` payload, read at ``now``."""

@@ -19,9 +19,11 @@ quantised backend whose greedy outputs diverge from the reference.
 
 Fault injection for tests: a prompt containing ``[[fault:http500]]``, ``[[fault:drop]]`` (the
 connection is cut mid-stream), ``[[fault:malformed]]`` (a broken SSE line), ``[[fault:empty]]``
-(a valid stream with no output text, ``finish_reason`` "stop") or ``[[fault:notsse]]`` (a 200
-answer that is plain JSON, not an event stream) triggers that fault. With ``api_key`` set, every
-route but ``/health`` answers 401 unless the request carries ``Authorization: Bearer <key>``.
+(a valid stream with no output text, ``finish_reason`` "stop"), ``[[fault:cutshort]]`` (two
+chunks, then ``[DONE]`` with no finish reason, as llama-cpp-python cuts a stream short) or
+``[[fault:notsse]]`` (a 200 answer that is plain JSON, not an event stream) triggers that fault.
+With ``api_key`` set, every route but ``/health`` answers 401 unless the request carries
+``Authorization: Bearer <key>``.
 """
 
 from __future__ import annotations
@@ -297,6 +299,12 @@ class _Stream:
         if self.fault == "drop" and i == 2:
             conn.abort()
             return
+        if self.fault == "cutshort" and i == 2:
+            # llama-cpp-python's answer to a streaming request when the next one arrives: a clean
+            # [DONE] after the chunk in flight, no chunk with a finish reason before it.
+            conn.write(_chunk(b"data: [DONE]\n\n") + b"0\r\n\r\n")
+            conn.stream_done()
+            return
         if self.fault == "malformed" and i == 2:
             conn.write(_chunk(b'data: {"id": "broken", "choices": [\n\n'))
         finish = "length" if last else None
@@ -480,7 +488,7 @@ class _Conn:
             return
         prompt = prompt_text_of(body, chat)
         fault = ""
-        for name in ("http500", "drop", "malformed", "empty", "notsse"):
+        for name in ("http500", "drop", "malformed", "empty", "notsse", "cutshort"):
             if f"[[fault:{name}]]" in prompt:
                 fault = name
         self.server.completions += 1

@@ -134,6 +134,22 @@ def test_empty_completion_is_valid_with_zero_tokens(fake_server):
         assert block["tokens"]["output_mean"] == 0
 
 
+def test_done_before_any_finish_reason_is_a_stream_cut_short(fake_server):
+    """llama-cpp-python ends a streaming request with a clean [DONE] when the next one arrives,
+    with no finish reason: a failure, not a short (or, cut before its first token, empty)
+    completion that would make the point look fast."""
+    prompts = [GoldenPrompt("cut-1", "test", "tell a long story [[fault:cutshort]]", 64)]
+    for api in ("chat", "completions"):
+        cfg = _cfg(fake_server.url, prompts, api=api, num_prompts=2)
+        block, records = asyncio.run(
+            run_point(cfg, OperatingPoint(concurrency=1), return_records=True)
+        )
+        assert block["requests"]["ok"] == 0
+        assert block["requests"]["failure_reasons"] == {"cut_short": 2}
+        assert all(r.error == "cut_short" and r.chunk_times for r in records)  # text came first
+        assert not judge_point(block)["valid"]
+
+
 def test_non_event_stream_answer_is_named(fake_server):
     prompts = [GoldenPrompt("notsse-1", "test", "answer in one piece [[fault:notsse]]", 8)]
     block = asyncio.run(run_point(_cfg(fake_server.url, prompts, num_prompts=1), OperatingPoint(1)))
