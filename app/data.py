@@ -594,8 +594,8 @@ def _review_days(path: str, *window) -> tuple:
 
 @st.cache_resource(show_spinner=False, ttl=600, max_entries=4)
 def _futures_days(path: str, days: tuple, negotiated: bool) -> dict:
-    """``briefs.futures.as_of`` for each of ``days``, by day; shared, not copied, so no caller
-    may change a frame."""
+    """``briefs.futures.as_of_days`` by day; shared, not copied, so no caller may change a
+    frame."""
     from briefs.futures import as_of_days
 
     with _reading(path) as warehouse:

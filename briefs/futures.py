@@ -533,13 +533,9 @@ class AsOf:
         return [*self.snapshots["snapshot_id"], *self.results["snapshot_id"].unique()]
 
 
-def as_of(warehouse, day, hidden_pricing_models: Sequence[str] = ()) -> AsOf:
-    """The warehouse on ``day`` (a date means the whole day)."""
-    return as_of_days(warehouse, [day], hidden_pricing_models)[0]
-
-
 def as_of_days(warehouse, days: Sequence, hidden_pricing_models: Sequence[str] = ()) -> list[AsOf]:
-    """:func:`as_of` for each of ``days``, read together (about what one day costs)."""
+    """The warehouse on each of ``days`` (a date means the whole day), all read together at
+    about what one day costs."""
 
     def visible(frame: pd.DataFrame) -> pd.DataFrame:
         if not hidden_pricing_models or frame.empty:
@@ -571,8 +567,8 @@ def compare_warehouse(
 
     ``hidden_pricing_models``: quotes a reader may not see (negotiated ones, for a role without
     that right) are left out of every frame before anything is compared. ``days``: both dates'
-    frames (``as_of``) when the caller has read them already, as the dashboard does once per
-    day for every review window that starts or ends on it.
+    frames (``as_of_days``) when the caller has read them already, as the dashboard does for
+    every day a review window may start or end on.
     """
     start, end = days or as_of_days(warehouse, [date_from, date_to], hidden_pricing_models)
     return compare(
