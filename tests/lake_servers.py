@@ -60,7 +60,9 @@ class PostgresServer:
         )
 
     def start(self) -> None:
-        options = f"-h 127.0.0.1 -p {self.port} -k {self.folder} -F"  # -F: no fsync, a test db
+        # -F: no fsync, a test db. -k '': no Unix socket (clients come over TCP), whose path
+        # may not pass 107 bytes and would not fit under a long temporary folder.
+        options = f"-h 127.0.0.1 -p {self.port} -k '' -F"
         self._pg_ctl("-o", options, "-w", "-t", str(int(START_LIMIT_S) - 5), "start")
 
     def stop(self, mode: str = "fast") -> None:

@@ -34,6 +34,13 @@ def app_url(tmp_path_factory) -> str:
     process.wait(timeout=20)
 
 
+def _short_tmpdir_env() -> dict[str, str]:
+    """Chromium makes its single-instance socket in a folder under TMPDIR, and a Unix socket's
+    path may not pass 107 bytes: under a long TMPDIR it aborts at launch ("Socket path too
+    long"). Its profile stays where Playwright puts it; only the socket moves to /tmp."""
+    return {**os.environ, "TMPDIR": "/tmp"} if os.path.isdir("/tmp") else dict(os.environ)
+
+
 @pytest.fixture(scope="session")
 def browser():
     if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
@@ -44,7 +51,9 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        instance = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=CHROMIUM_ARGS, env=_short_tmpdir_env()
+        )
         yield instance
         instance.close()
 
