@@ -6,13 +6,12 @@ import os
 import shutil
 import sys
 from datetime import UTC, datetime
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from cli.options import DbOption
+from cli.options import DbOption, FormatOption, OutputFormat
 from tokendesk import formatting
 from tokendesk.columns import OPTION_FIGURES
 from tokendesk.labels import label
@@ -35,12 +34,6 @@ db_app = typer.Typer(
 )
 console = make_console()
 err = make_console(stderr=True)
-
-
-class OutputFormat(StrEnum):
-    TABLE = "table"
-    CSV = "csv"
-    JSON = "json"
 
 
 #: Most cost-option rows one ``costs`` command materialises (each row is ~1 KiB in pandas with
@@ -101,9 +94,7 @@ def costs(
         ),
     ] = "usd_per_1k_output_tokens",
     limit: Annotated[int | None, typer.Option(help="Show at most this many rows.")] = None,
-    output: Annotated[
-        OutputFormat, typer.Option("--format", help="table, csv or json")
-    ] = OutputFormat.TABLE,
+    output: FormatOption = OutputFormat.TABLE,
     db: DbOption = None,
 ) -> None:
     """$/1K tokens and first-token latency per accelerator × cloud × region × pricing model."""
@@ -266,7 +257,7 @@ def db_rebuild(db: DbOption = None) -> None:
 
 
 @db_app.command("info")
-def db_info(db: DbOption = None) -> None:
+def db_info(db: DbOption = None, output: FormatOption = OutputFormat.TABLE) -> None:
     """List snapshots with their dates, status and row counts."""
     from pricing.integrity import check_price_file
     from warehouse import Warehouse
@@ -276,6 +267,15 @@ def db_info(db: DbOption = None) -> None:
         retracted = warehouse.retractions().set_index("snapshot_id")
         version = warehouse.schema_version()
         path = warehouse.path
+    if output is not OutputFormat.TABLE:
+        frame = _snapshot_frame(snapshots, retracted)
+        if output is OutputFormat.CSV:
+            from tokendesk.exports import safe_csv
+
+            sys.stdout.write(safe_csv(frame).decode("utf-8"))
+        else:
+            sys.stdout.write(frame.to_json(orient="records", date_format="iso", indent=1) + "\n")
+        return
     console.print(f"Warehouse {path} (schema version {version})")
     table = Grid(title=f"{len(snapshots)} snapshots")
     table.add_column("Snapshot", priority=0)
@@ -303,6 +303,20 @@ def db_info(db: DbOption = None) -> None:
             _retraction(retracted, row.snapshot_id) or row.error or row.notes,
         )
     print_table(console, table)
+
+
+def _snapshot_frame(snapshots, retracted):
+    """The snapshots as ``db info --format json|csv`` prints them: ``data_as_of`` is the date of
+    the data (null where its source states none: ``as_of`` is then only the write time)."""
+    frame = snapshots.assign(
+        data_as_of=snapshots["as_of"].dt.strftime("%Y-%m-%d").where(snapshots["date_known"]),
+        written_at=snapshots["created_at"],
+        retracted=snapshots["snapshot_id"].isin(retracted.index),
+        retraction=[_retraction(retracted, sid) for sid in snapshots["snapshot_id"]],
+    )
+    columns = ["snapshot_id", "kind", "source", "origin", "data_as_of", "written_at"]
+    columns += ["created_by", "status", "row_count", "retracted", "retraction", "error", "notes"]
+    return frame[[name for name in columns if name in frame.columns]]
 
 
 def _retraction(retracted, snapshot_id: str) -> str:

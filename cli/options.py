@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -14,3 +15,15 @@ DbOption = Annotated[
         "--db", help="Warehouse file (default: $TOKENDESK_DB or the per-user data directory)."
     ),
 ]
+
+
+class OutputFormat(StrEnum):
+    """How a listing command prints: a table for people, CSV or JSON for programs."""
+
+    TABLE = "table"
+    CSV = "csv"
+    JSON = "json"
+
+
+#: The ``--format`` option of a listing command.
+FormatOption = Annotated[OutputFormat, typer.Option("--format", help="table, csv or json")]

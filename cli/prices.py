@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -15,7 +16,7 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from cli.options import DbOption
+from cli.options import DbOption, FormatOption, OutputFormat
 from pricing.base import ProgressEvent
 from pricing.integrity import IntegrityReport, check_price_file, check_snapshot
 from pricing.refresh import refresh
@@ -25,7 +26,7 @@ from tokendesk.records import PriceQuote, SnapshotStatus
 from tokendesk.terminal import Grid, make_console, print_table
 from tokendesk.textsafety import terminal_text
 from warehouse import Warehouse
-from warehouse.queries import count_current_prices
+from warehouse.queries import count_current_prices, current_price_list
 
 prices_app = typer.Typer(
     help="Refresh live cloud prices, check their integrity, list price providers.",
@@ -253,6 +254,71 @@ def providers_command() -> None:
             spec.needs,
         )
     print_table(console, table)
+
+
+@prices_app.command("list")
+def list_command(
+    provider: Annotated[
+        list[str] | None,
+        typer.Option("--provider", "-p", help="Only this provider (repeatable): aws, gcp, …"),
+    ] = None,
+    pricing_model: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--pricing-model", help="Only this pricing model (repeatable): on_demand, spot, …"
+        ),
+    ] = None,
+    output: FormatOption = OutputFormat.TABLE,
+    db: DbOption = None,
+) -> None:
+    """Every current price quote: provider, region, instance type, accelerator, pricing model,
+    $/hour, its basis, the date its source states and the source itself."""
+    from tokendesk import formatting
+    from tokendesk.exports import safe_csv
+    from tokendesk.labels import label
+    from tokendesk.records import PricingModel
+
+    unknown = sorted(set(pricing_model or ()) - {m.value for m in PricingModel})
+    if unknown:
+        err.print(
+            f"[red]error:[/red] --pricing-model {terminal_text(unknown[0])!r} is not a pricing"
+            f" model; use one of {', '.join(m.value for m in PricingModel)}",
+            highlight=False,
+        )
+        raise typer.Exit(2)
+    with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
+        frame = current_price_list(warehouse, provider, pricing_model)
+    if output is OutputFormat.CSV:
+        sys.stdout.write(safe_csv(frame).decode("utf-8"))
+        return
+    if output is OutputFormat.JSON:
+        sys.stdout.write(frame.to_json(orient="records", date_format="iso", indent=1) + "\n")
+        return
+    if frame.empty:
+        console.print(
+            "No current price matches these filters; `tokendesk db info` lists snapshots."
+        )
+        return
+    table = Grid(title=f"{len(frame):,} current price quotes")
+    table.add_column("Provider · region · instance", priority=0, prose=True)
+    table.add_column("Accelerators", priority=1)
+    table.add_column("Pricing", priority=0)
+    table.add_column("$/hour", priority=0, justify="right")
+    table.add_column("Basis", priority=3)
+    table.add_column("Price date", priority=1)
+    table.add_column("Source", priority=4, prose=True)
+    for row in frame.itertuples(index=False):
+        zone = f" ({row.zone})" if isinstance(row.zone, str) and row.zone else ""
+        table.add_row(
+            terminal_text(f"{row.provider} · {row.region}{zone} · {row.instance_type}"),
+            terminal_text(f"{row.accelerator_count} × {row.accelerator_id}"),
+            label(row.pricing_model),
+            formatting.usd(row.usd_per_hour, 4),
+            terminal_text(row.price_basis),
+            formatting.day(row.observed_at),
+            terminal_text(row.source),
+        )
+    print_table(console, table, more="--format csv")
 
 
 def register(app: typer.Typer) -> None:

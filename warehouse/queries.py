@@ -952,3 +952,100 @@ def instance_catalog(warehouse: Warehouse) -> pd.DataFrame:
         """,
         [PricingModel.NEGOTIATED.value, PricingModel.ON_DEMAND.value],
     )
+
+
+#: Columns of ``tokendesk prices list``: one current quote a row, with where it came from.
+PRICE_LIST_COLUMNS = (
+    "provider",
+    "region",
+    "zone",
+    "instance_type",
+    "accelerator_id",
+    "accelerator_count",
+    "vcpus",
+    "memory_gib",
+    "pricing_model",
+    "usd_per_hour",
+    "price_basis",
+    "observed_at",
+    "source_date_text",
+    "confidence",
+    "source",
+    "source_url",
+    "snapshot_id",
+)
+
+
+def current_price_list(
+    warehouse: Warehouse,
+    provider: Sequence[str] | None = None,
+    pricing_model: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Every current price quote (``PRICE_LIST_COLUMNS``), ordered by provider, region, instance
+    type and pricing model; optionally only some providers and pricing models."""
+    clauses: list[str] = []
+    params: list[object] = []
+    for column, values in (("provider", provider), ("pricing_model", pricing_model)):
+        if values:
+            clauses.append(f"{column} IN ({', '.join('?' for _ in values)})")
+            params.extend(values)
+    where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+    return warehouse.query(
+        f"SELECT {', '.join(PRICE_LIST_COLUMNS)} FROM current_prices {where}"  # noqa: S608
+        " ORDER BY provider, region, instance_type, pricing_model, zone NULLS FIRST,"
+        " usd_per_hour",
+        params,
+    )
+
+
+#: The MLPerf round a result comes from, read from its source (the results repository's name in
+#: its URL, or the round in its title): "v5.1". Empty for results of other tools.
+_MLPERF_ROUND_SQL = """coalesce(
+    nullif(regexp_extract(r.source_url, 'inference_results_(v[0-9]+\\.[0-9]+)', 1), ''),
+    nullif(regexp_extract(r.source_title, 'MLPerf Inference (v[0-9]+\\.[0-9]+)', 1), ''),
+    '')"""
+
+
+def benchmark_result_list(
+    warehouse: Warehouse,
+    models: Sequence[str] | None = None,
+    accelerators: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Every current benchmark result, one row each: the tool and its round or version, what ran
+    (model, accelerator, precision, runtime, scenario, load), the figures (output tok/s, TTFT
+    and TPOT percentiles), the shape it was measured at and its source. ``models`` and
+    ``accelerators`` keep only results whose model or accelerator id is one of them."""
+    clauses: list[str] = []
+    params: list[object] = []
+    for column, values in (("r.model", models), ("r.accelerator_id", accelerators)):
+        if values:
+            clauses.append(f"{column} IN ({', '.join('?' for _ in values)})")
+            params.extend(values)
+    where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+    return warehouse.query(
+        f"""
+        SELECT r.result_id, r.source_tool AS tool,
+               coalesce(nullif({_MLPERF_ROUND_SQL}, ''), r.runtime_version) AS round_or_version,
+               r.model, r.accelerator_id, r.accelerators_per_replica, r.nodes, r.system,
+               r.precision, r.runtime, r.runtime_version, r.scenario, r.concurrency,
+               r.request_rate_rps, r.output_tok_s,
+               r.output_tok_s / r.accelerators_per_replica AS output_tok_s_per_accelerator,
+               r.ttft_ms_p50, r.ttft_ms_p90, r.ttft_ms_p95, r.ttft_ms_p99,
+               r.tpot_ms_p50, r.tpot_ms_p95, r.tpot_ms_p99,
+               r.workload, r.input_tokens AS input_tokens_mean,
+               r.output_tokens AS output_tokens_mean, r.measured_at, r.source_date_text,
+               r.confidence, r.source_title AS source, r.source_url, r.snapshot_id
+        FROM current_results r
+        {where}
+        ORDER BY r.source_tool, round_or_version, r.model, r.accelerator_id, r.scenario,
+                 r.concurrency NULLS FIRST, r.request_rate_rps NULLS FIRST, r.output_tok_s,
+                 r.result_id
+        """,  # noqa: S608 - the clauses are fixed text; the values are bound
+        params,
+    )
+
+
+def stored_model_names(warehouse: Warehouse) -> list[str]:
+    """Every model name the current results record (as the tools wrote it)."""
+    frame = warehouse.query("SELECT DISTINCT model FROM current_results ORDER BY model")
+    return [str(name) for name in frame["model"]]
