@@ -15,6 +15,7 @@ from briefs.optimal import optimal_markdown, optimal_rows, optimal_summary
 from cli.options import DbOption
 from planning import workspaces as pw
 from planning.optimum import optimize
+from pricing.integrity import check_price_file
 from tokendesk.terminal import grid_from_rows, make_console, print_table
 from warehouse import WarehouseError
 
@@ -45,7 +46,7 @@ def optimize_command(
     """The cheapest fleet (SKU × region × pricing model × count) for the workspace's demand at its
     SLOs, within its approved providers, regions and vendor-share cap, using its commitments."""
     try:
-        ws, engine = pw.workspace_and_engine(db, workspace)
+        ws, engine = pw.workspace_and_engine(db, workspace, check_price_file)
         result = optimize(engine, ws, n_plus_one=n_plus_one)
     except (pw.WorkspaceFileError, WarehouseError, ValueError) as exc:
         err.print(f"[red]error:[/red] {exc}")

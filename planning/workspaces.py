@@ -28,6 +28,7 @@ from tokendesk import formatting
 from tokendesk.safeyaml import YamlInputError, YamlLimits, load_yaml_text, read_yaml_text
 from tokendesk.textsafety import clean_text
 from warehouse import Warehouse, queries
+from warehouse.seed import PriceCheck
 from warehouse.workspaces import (
     current_workspace,
     example_workspace_body,
@@ -347,10 +348,13 @@ def market_view_defaults(ws: Workspace) -> tuple[str, float, str]:
 
 
 def workspace_and_engine(
-    db: Path | None, workspace: Path | None, seed_check=None
+    db: Path | None, workspace: Path | None, seed_check: PriceCheck
 ) -> tuple[Workspace, Engine]:
     """The workspace (from ``workspace``, else the warehouse's current one) and the scenario
-    engine over the warehouse's priced options, read in one visit to the warehouse."""
+    engine over the warehouse's priced options, read in one visit to the warehouse.
+
+    ``seed_check`` is required: a command run first on a new install builds the warehouse from
+    the bundled data through it; without it the new file would hold the schema and no data."""
     with Warehouse.open(db, read_only=True, seed_check=seed_check) as warehouse:
         if workspace is not None:
             ws, _ = read_workspace_file(workspace)

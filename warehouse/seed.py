@@ -33,6 +33,11 @@ if TYPE_CHECKING:
 
 SEED_PRICES = "seed_prices.csv"
 SEED_RESULTS = "seed_results.csv"
+#: The whole market, built by scripts/build_market_*.py from pinned public sources: the cloud
+#: catalog with its dated history, and every public LLM result. Loaded after the curated seed
+#: when present (a checkout may carry the curated seed alone).
+MARKET_PRICES = "market_prices.csv"
+MARKET_RESULTS = "market_results.csv"
 
 #: Columns of a seed file that are curation metadata, not record fields.
 PRICE_META = {"seed_snapshot"}
@@ -536,9 +541,15 @@ def load_seed(warehouse: Warehouse, check: PriceCheck, folder: Path | None = Non
     bundled ``data/``), prices checked by ``check``; one transaction, so a refused seed leaves an
     empty warehouse empty."""
     folder = folder or data_dir()
-    # Validate both files before writing either, so a bad seed leaves an empty warehouse empty.
+    # Validate the curated files before writing either, so a bad seed leaves an empty warehouse
+    # empty. The market files are validated whole as they are staged; a bad one rolls the one
+    # transaction back all the same.
     read_price_file(folder / SEED_PRICES)
     read_result_file(folder / SEED_RESULTS)
     with warehouse.atomic():
         ingest_price_file(warehouse, folder / SEED_PRICES, check=check)
+        if (folder / MARKET_PRICES).exists():
+            ingest_price_file(warehouse, folder / MARKET_PRICES, check=check)
         ingest_result_file(warehouse, folder / SEED_RESULTS)
+        if (folder / MARKET_RESULTS).exists():
+            ingest_result_file(warehouse, folder / MARKET_RESULTS)
