@@ -20,6 +20,7 @@ from costmodel.fleet import (
 from costmodel.memory import (
     MemoryFit,
     ModelArchitecture,
+    kv_bytes_per_sequence,
     kv_bytes_per_token,
     memory_fit,
     weight_bytes,
@@ -99,6 +100,7 @@ __all__ = [
     "hhi",
     "instance_tok_s",
     "kv_bytes_per_token",
+    "kv_bytes_per_sequence",
     "memory_fit",
     "options_from_frame",
     "plan_timeline",

@@ -1,10 +1,14 @@
 """Memory fit: minimum accelerators per replica for a model, precision and context length.
 
 weights = params × bytes/param; KV cache per token = 2 (K and V) × layers × KV heads × head dim
-× bytes (modeling.md §6.1). Usable memory per device = usable_fraction × capacity − runtime
-overhead; at least ``min_kv_fraction`` of usable memory must remain for the KV cache. Tensor
-parallel (TP) is a power of two that divides the attention heads and the KV heads and stays
-within a node; pipeline stages (PP) must divide the layer count.
+× bytes (modeling.md §6.1). Multi-head latent attention (DeepSeek-V2/V3/R1, Kimi K2) caches one
+compressed latent and one shared rotary key per layer instead: (kv_lora_rank + qk_rope_head_dim)
+× layers × bytes per token (DeepSeek-V2 paper, arXiv:2405.04434, Table 1: "(d_c + d_h^R) l").
+Sliding-window layers (gpt-oss) hold at most ``attention_window`` tokens of a sequence. Usable
+memory per device = usable_fraction × capacity − runtime overhead; at least ``min_kv_fraction``
+of usable memory must remain for the KV cache. Tensor parallel (TP) is a power of two that
+divides the attention heads and the KV heads and stays within a node; pipeline stages (PP) must
+divide the layer count.
 """
 
 from __future__ import annotations
@@ -36,6 +40,21 @@ class ModelArchitecture:
     source_url: str
     aliases: tuple[str, ...] = ()
     notes: str = ""
+    #: "mha" | "gqa" | "mla"; MLA caches a latent of kv_lora_rank plus a rotary key per layer.
+    attention: str = "gqa"
+    kv_lora_rank: int = 0
+    qk_rope_head_dim: int = 0
+    #: Layers that cache every token of a sequence; 0 means all. The rest keep a window.
+    full_attention_layers: int = 0
+    attention_window: int = 0
+    experts: int = 0
+    experts_per_token: int = 0
+
+    @property
+    def windowed_layers(self) -> int:
+        if not self.full_attention_layers or not self.attention_window:
+            return 0
+        return self.layers - self.full_attention_layers
 
 
 def bytes_per_param(precision: str) -> float:
@@ -52,9 +71,25 @@ def weight_bytes(arch: ModelArchitecture, precision: str) -> float:
     return arch.params_b * 1e9 * b * overhead
 
 
+def _kv_bytes_per_layer_token(arch: ModelArchitecture, kv_precision: str) -> float:
+    if arch.kv_lora_rank:
+        return (arch.kv_lora_rank + arch.qk_rope_head_dim) * bytes_per_param(kv_precision)
+    return 2.0 * arch.kv_heads * arch.head_dim * bytes_per_param(kv_precision)
+
+
 def kv_bytes_per_token(arch: ModelArchitecture, kv_precision: str) -> float:
-    """2 × layers × KV heads × head dim × bytes."""
-    return 2.0 * arch.layers * arch.kv_heads * arch.head_dim * bytes_per_param(kv_precision)
+    """Every layer's cache for one token: 2 × layers × KV heads × head dim × bytes, or for MLA
+    layers × (kv_lora_rank + qk_rope_head_dim) × bytes. Counts windowed layers too, so token
+    capacities built on it never overstate."""
+    return arch.layers * _kv_bytes_per_layer_token(arch, kv_precision)
+
+
+def kv_bytes_per_sequence(arch: ModelArchitecture, kv_precision: str, tokens: int) -> float:
+    """One sequence's KV cache: full-attention layers hold every token, windowed layers at most
+    ``attention_window`` of them."""
+    windowed = arch.windowed_layers
+    held = (arch.layers - windowed) * tokens + windowed * min(tokens, arch.attention_window)
+    return held * _kv_bytes_per_layer_token(arch, kv_precision)
 
 
 @dataclass(frozen=True)
@@ -101,7 +136,7 @@ def memory_fit(
         kv_precision = "bf16" if bytes_per_param(precision) >= 2 else "fp8"
     w = weight_bytes(arch, precision)
     kv_tok = kv_bytes_per_token(arch, kv_precision)
-    kv_seq = kv_tok * context_tokens
+    kv_seq = kv_bytes_per_sequence(arch, kv_precision, context_tokens)
     base: dict[str, Any] = dict(
         model_id=arch.model_id,
         accelerator_id=accelerator_id,

@@ -15,6 +15,15 @@ from costmodel.timeline import StageGate
 from tokendesk.paths import data_dir
 
 ARCHITECTURES_FILE = "model_architectures.csv"
+#: Columns added for MoE and MLA models; an empty or absent cell means 0 (dense, not MLA).
+OPTIONAL_INT_COLUMNS = (
+    "kv_lora_rank",
+    "qk_rope_head_dim",
+    "full_attention_layers",
+    "attention_window",
+    "experts",
+    "experts_per_token",
+)
 MATURITY_FILE = "software_maturity.csv"
 STAGE_GATES_FILE = "stage_gates.csv"
 OWNED_SERVERS_FILE = "owned_servers.csv"
@@ -48,6 +57,8 @@ def model_architectures() -> dict[str, ModelArchitecture]:
                 source_url=row["source_url"],
                 aliases=tuple(a for a in row["aliases"].split(";") if a),
                 notes=row.get("notes", ""),
+                attention=row.get("attention") or "gqa",
+                **{k: int(row.get(k) or 0) for k in OPTIONAL_INT_COLUMNS},
             )
         except (KeyError, ValueError) as exc:
             raise ValueError(

@@ -310,8 +310,11 @@ def test_an_inferencex_aggregate_is_one_tp8_replica_at_the_concurrency_it_ran():
     assert r.tpot_ms_p99 == pytest.approx(18.459965544077445)
     assert (r.runtime, r.runtime_version, r.precision) == ("vllm", "0.21.0", "int4")
     assert "speculative decoding: mtp" in r.notes and r.measured_at is None
-    # Kimi K2.5 is not in data/model_architectures.csv, so no physical bound can be drawn.
-    assert check_result(r, load_catalog()).verdict == "unchecked"
+    # Kimi K2.5 (32B active of 1T, its README) is in data/model_architectures.csv: the run sits
+    # inside both physical bounds of 8 x MI355X.
+    bound = check_result(r, load_catalog())
+    assert bound.verdict == "within" and bound.roofline_pct < 100
+    assert "32e9 FLOP per token" in bound.arithmetic[0]
 
 
 def test_a_disaggregated_inferencex_run_asks_how_many_gpus_a_replica_holds():

@@ -111,10 +111,10 @@ def test_architecture_table_is_consistent():
     ):
         assert needed in archs
     for a in archs.values():
-        assert a.source_url.startswith("https://huggingface.co/") and a.source_url.endswith(
-            "config.json"
-        )
-        assert a.attention_heads * a.head_dim == a.hidden_size
+        assert a.source_url.startswith("https://") and a.source_url.endswith("config.json")
+        # Qwen3, gpt-oss and MLA models widen or narrow the heads: only the older ones add up.
+        if a.family in {"llama", "mistral", "mixtral", "qwen2", "gptj"}:
+            assert a.attention_heads * a.head_dim == a.hidden_size
         assert a.attention_heads % a.kv_heads == 0
 
 
