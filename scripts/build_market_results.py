@@ -845,6 +845,20 @@ def curation(
     lines += ["", "## Model strings in the file", ""]
     models = Counter(r["model"] for r in rows)
     lines += [f"- `{m}`: {n} rows" for m, n in sorted(models.items())]
+    lines += [
+        "",
+        "Benchmark folders (the importer's model string) of LLM runs not imported, by round:",
+        "",
+    ]
+    for outcome in outcomes:
+        refused = Counter(
+            match["benchmark"]
+            for refusal in outcome.refusals
+            if (match := _PERF_RUN.match(refusal.path))
+        )
+        if refused:
+            listed = ", ".join(f"`{b}` {n}" for b, n in sorted(refused.items()))
+            lines.append(f"- {outcome.source.round}: {listed}")
     lines += ["", "## Not imported, by reason", ""]
     for outcome in outcomes:
         if not outcome.refusals:
