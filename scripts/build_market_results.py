@@ -30,6 +30,7 @@ import argparse
 import csv
 import hashlib
 import io
+import json
 import re
 import subprocess
 import sys
@@ -113,13 +114,13 @@ ROUNDS: tuple[RoundSource, ...] = (
         repo="gbeezybez/inference_results_v6.0",
         upstream="mlcommons/inference_results_v6.0",
         # The copy's last commit from the MLCommons side ("Update system name for Supermicro
-        # AS-8126GS-NB3RT (#3)", 2026-04-03); the copy's own later commits only add an
-        # unreviewed open/Lattix folder, which is not part of the published round.
+        # AS-8126GS-NB3RT (#3)", 2026-04-03). The copy's own later commits (from 2026-05-08, by
+        # the copy's owner) only add and remove files under open/Lattix; they are left out.
         commit="4d3916ac9cf474b679cdfcf492d43a0559418ad1",
         published=date(2026, 3, 26),
         date_basis=(
-            "the day MLCommons published the v6.0 results repository (its commit ab33b21 "
-            "'Publishing Results', 2026-03-26); the runs carry no date of their own"
+            "the date of the results repository's first commit, ab33b21 'Publishing "
+            "Results' (2026-03-26); the runs carry no date of their own"
         ),
     ),
     RoundSource(
@@ -519,8 +520,6 @@ def folder_url(source: RoundSource, run_path: str) -> str:
 
 
 def _system_type(root: Path, division: str, submitter: str, system: str) -> str:
-    import json
-
     path = root / division / submitter / "systems" / f"{system}.json"
     try:
         described = json.loads(path.read_text(encoding="utf-8"))
