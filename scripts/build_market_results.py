@@ -731,6 +731,14 @@ def build(
             if _PERF_RUN.match(path)
         ]
         outcomes.append(outcome)
+    curated = curated_runs()
+    for outcome in outcomes:
+        held = [row for row in outcome.rows if run_key(row["source_url"]) in curated]
+        outcome.rows = [row for row in outcome.rows if row not in held]
+        outcome.refusals += [
+            Refusal(outcome.source.round, row["source_url"].split("/tree/", 1)[-1], CURATED)
+            for row in held
+        ]
     rows = [row for outcome in outcomes for row in outcome.rows]
     rows.sort(key=_order)
     kept, refused = gate_rows(rows, work) if rows else ([], [])
@@ -738,6 +746,29 @@ def build(
     for refusal in refused:
         by_round[refusal.round].refusals.append(refusal)
     return kept, outcomes, problems
+
+
+#: Why a run the curated seed already holds is left out here.
+CURATED = (
+    "the curated seed holds this run (data/seed_results.csv, with the corrections"
+    " data/seed_curation.md gives)"
+)
+_RUN_URL = re.compile(r"inference_results_(v\d+\.\d+)/tree/[^/]+/(.+?)/?$")
+
+
+def run_key(url: str) -> tuple[str, str] | None:
+    """(round, scenario folder) of an MLPerf results URL, whichever copy or ref it names."""
+    found = _RUN_URL.search(url)
+    return (found.group(1), found.group(2)) if found else None
+
+
+def curated_runs() -> set[tuple[str, str]]:
+    """The MLPerf runs data/seed_results.csv holds: its curated figures (precision read from
+    the submission's own calibration notes, accelerator counts from the system descriptions)
+    speak for them, so the market file does not carry a second, uncorrected copy."""
+    with SEED_RESULTS.open(newline="", encoding="utf-8") as handle:
+        keys = {run_key(row["source_url"]) for row in csv.DictReader(handle)}
+    return {key for key in keys if key is not None}
 
 
 _ROUND_ORDER = {source.round: i for i, source in enumerate(ROUNDS)}
