@@ -260,3 +260,16 @@ def test_benchmark_folders_name_their_benchmark():
 )
 def test_every_shape_figure_is_in_its_file_at_its_commit():
     assert bmr.verify_shapes(MIRRORS) == ""
+
+
+def test_every_model_the_bundled_results_name_is_in_the_model_table():
+    from benchmarks.plausibility import architecture_for
+    from costmodel.tables import resolve_architecture
+
+    seed = ROOT / "data" / "seed_results.csv"
+    with seed.open(newline="", encoding="utf-8") as handle:
+        names = {row["model"] for row in committed_rows()} | {
+            row["model"] for row in csv.DictReader(handle)
+        }
+    unknown = sorted(n for n in names if not resolve_architecture(n) or not architecture_for(n))
+    assert not unknown, f"models the results name but the model table lacks: {unknown}"
