@@ -105,7 +105,10 @@ def precision_class(precision: str) -> str:
 
 
 def _key(name: str) -> str:
-    return re.sub(r"[^a-z0-9.]+", "-", name.lower()).strip("-")
+    """A model name for matching, case and separators ignored as the model table's other reader
+    (``costmodel``) ignores them: MLPerf's ``llama3_1-8b`` and ``gptj-99`` are Llama 3.1 8B and
+    GPT-J, and a result on a model left unmatched would skip the physical bounds."""
+    return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
 @cache
@@ -129,7 +132,7 @@ def architecture_for(model: str) -> Architecture | None:
     for arch in architectures():
         for alias in (arch.model_id, *arch.aliases):
             a = _key(alias)
-            if (key == a or key.startswith(a + "-") or key.startswith(a)) and (
+            if key.startswith(a) and (
                 best is None or len(a) > best[0]
             ):
                 best = (len(a), arch)
