@@ -26,6 +26,7 @@ from tokendesk.records import BenchmarkResult
 #: File names the supported tools write (fnmatch patterns on the file name).
 RESULT_FILE_NAMES = (
     "mlperf_log_summary.txt",  # MLPerf: one per run (performance/run_N/)
+    "result_summary.json",  # MLPerf v6.1's endpoints harness: one per run (performance/)
     "summary_results.json",  # MLPerf: a round's table
     "agg_*.json",  # InferenceX per-run aggregates
     "profile_export_aiperf.json",
@@ -44,8 +45,12 @@ RESULT_FILE_NAMES = (
     "benchmark_report_v0.2*,_*.yaml",  # llm-d-benchmark report v0.2 / v0.2.1
     "benchmark_report*.json",
 )
-#: Folders whose files are never a result a record should carry.
-SKIPPED_FOLDERS = frozenset({"accuracy", "compliance", "ranging", ".git", "node_modules"})
+#: Folders whose files are never a result a record should carry. MLPerf v6.1's "audit" holds
+#: the endpoints harness's output-caching test runs.
+SKIPPED_FOLDERS = frozenset({"accuracy", "audit", "compliance", "ranging", ".git", "node_modules"})
+#: MLPerf v6.0 and v6.1 keep their compliance runs beside the result, in TEST01 … TEST09 of the
+#: scenario folder (…/Offline/TEST07/performance/run_1/): audits, not results.
+_COMPLIANCE_TEST = re.compile(r"^TEST\d+$")
 #: MLPerf keeps its performance runs in performance/run_N; only those are results.
 _MLPERF_RUN = re.compile(r"^run_\d+$")
 _FLAG = re.compile(r"--[a-z][a-z-]*")
@@ -71,7 +76,10 @@ def result_files(root: Path) -> Iterator[Path]:
         yield root
         return
     for path in sorted(root.rglob("*")):
-        if not path.is_file() or SKIPPED_FOLDERS.intersection(path.relative_to(root).parts):
+        folders = path.relative_to(root).parts[:-1]
+        if not path.is_file() or SKIPPED_FOLDERS.intersection(folders):
+            continue
+        if any(_COMPLIANCE_TEST.match(folder) for folder in folders):
             continue
         if not any(fnmatch.fnmatch(path.name, pattern) for pattern in RESULT_FILE_NAMES):
             continue

@@ -151,6 +151,8 @@ class Source:
             placed = identify(found_name, memory_gb)
             if placed.accelerator_id:
                 return placed.accelerator_id
+            if placed.mixed:  # one figure for several parts: no single --accelerator is true
+                raise self.fail(key, f"not imported: {placed.reason}")
             raise self.fail(
                 key,
                 f"cannot place the accelerator: {placed.reason}; "

@@ -526,14 +526,16 @@ MLPERF_SYSTEM = Ledger(
     formats=("mlperf-system",),
     scope="top-level keys (a context file for the run's log summary)",
     mapped={
-        "accelerator_model_name": "accelerator (exactly: see benchmarks/importers/hardware.py)",
+        "accelerator_model_name": "accelerator (exactly: see benchmarks/importers/hardware.py); "
+        "its '(xN)' is the system's count of that part",
         "accelerator_memory_capacity": "accelerator: the memory that tells a family's parts apart",
         "accelerators_per_node": "accelerators_per_replica (times number_of_nodes)",
         "number_of_nodes": "nodes and accelerators_per_replica",
         "host_processor_model_name": "accelerator of a CPU-only system",
         "host_processors_per_node": "accelerators_per_replica of a CPU-only system",
         "system_name": "system and the source title",
-        "framework": "runtime",
+        "framework": "runtime (the first engine named, or the one whose build is labelled for "
+        "the benchmark)",
         "status": "confidence (available / preview / rdi)",
         "weight_data_types": "precision (some submitters state it here)",
         "weight_transformations": "a note when the weights were quantised",
@@ -576,15 +578,16 @@ MLPERF_SUMMARY = Ledger(
         "Performance_Units": "only Tokens/s rows are read (Queries/s on Interactive rows is a "
         "known mislabel, noted)",
         "Scenario": "scenario",
-        "Model": "model, workload and the interactive scenario of a v5.0 benchmark",
-        "UsedModel": "model when Model is empty",
+        "Model": "the benchmark: workload and the interactive scenario of a v5.0 benchmark",
+        "UsedModel": "model (what ran: the open division may run another model for a benchmark)",
         "Accelerator": "accelerator (exactly, or the row is refused)",
-        "a#": "accelerators_per_replica (times Nodes)",
+        "a#": "accelerators_per_replica (times Nodes), unless Accelerator states '(xN)'",
         "Nodes": "nodes",
         "Processor": "accelerator of a CPU-only row",
         "host_processors_per_node": "accelerators_per_replica of a CPU-only row",
         "System": "system",
-        "Software": "runtime",
+        "Software": "runtime (the first engine named, or the one whose build is labelled for "
+        "the benchmark)",
         "weight_data_types": "precision",
         "version": "measured_at (the round's publication date) and the source title",
         "Submitter": "the source title",
@@ -609,6 +612,8 @@ MLPERF_SUMMARY = Ledger(
         "inferred": "whether the figure was inferred from another scenario",
         "operating_system": "host operating system",
         "p#": "host processor count, also in host_processors_per_node",
+        "Total Accelerators": "a# x Nodes as the results table computes it (88 for AMD's v6.0 "
+        "'(x87)' system); the count comes from Accelerator's '(xN)' or a# x Nodes",
     },
 )
 
@@ -642,6 +647,10 @@ MLPERF_LOG = Ledger(
         "Early stopping satisfied": "part of the VALID verdict",
         "WARNING": "LoadGen's warning text",
         "target_latency (ns)": _LOADGEN_SETTING,
+        "Min Time per Output Token (ns)": _LOADGEN_STAT,
+        "Max Time per Output Token (ns)": _LOADGEN_STAT,
+        "Mean Time per Output Token (ns)": _LOADGEN_STAT,
+        "accuracy_sample_count": "samples LoadGen logs for the accuracy check; not a result figure",
     },
     patterns=(
         (
@@ -893,6 +902,35 @@ LLMD = Ledger(
     ),
 )
 
+_ENDPOINTS_STAT = "a statistic of the run the record does not keep"
+MLPERF_ENDPOINTS = Ledger(
+    formats=("mlperf-endpoints-summary",),
+    scope="top-level keys of performance/result_summary.json (MLPerf v6.1's endpoints harness)",
+    mapped={
+        "tps": "output_tok_s (output tokens over the run; over LoadGen's Server window when "
+        "legacy_loadgen_window_duration_ns is set)",
+        "ttft": "ttft_ms_p50 / p90 / p95 / p99 from its percentiles (ns); empty for Offline",
+        "tpot": "tpot_ms_p50 / p95 / p99 from its percentiles (ns); empty for Offline",
+        "run_config": "load_pattern: request_rate_rps (poisson target_qps), concurrency, and the "
+        "scenario outside the submission layout",
+        "state": "only a 'complete' run imports",
+        "complete": "only a complete run imports (every issued sample finished)",
+        "n_samples_failed": "a run with failed samples is refused",
+        "legacy_loadgen_window_duration_ns": "a note that tps is over LoadGen's Server window",
+    },
+    ignored={
+        "version": "the harness's report schema version",
+        "git_sha": "the harness's commit (null in the round's files)",
+        "test_started_at": "a start stamp (0 in the round's files): no date",
+        "n_samples_issued": "samples sent; complete and n_samples_failed say whether all finished",
+        "n_samples_completed": "samples finished; complete says whether all did",
+        "duration_ns": "the whole run's length; tps is already per second",
+        "latency": "end-to-end request latency; " + _ENDPOINTS_STAT,
+        "output_sequence_lengths": "output tokens per sample; " + _ENDPOINTS_STAT,
+        "qps": "samples per second; tokens/s is kept",
+    },
+)
+
 LEDGERS: tuple[Ledger, ...] = (
     NVIDIA_SUMMARY,
     NVIDIA_CSV,
@@ -905,6 +943,7 @@ LEDGERS: tuple[Ledger, ...] = (
     MLPERF_MEASUREMENTS,
     MLPERF_SUMMARY,
     MLPERF_LOG,
+    MLPERF_ENDPOINTS,
     INFERENCEX,
     LLMD,
 )

@@ -122,3 +122,53 @@ def test_llm_d_reports_in_a_results_folder_are_found_by_the_names_the_harness_gi
     assert outcome.path.name == "benchmark_report,_stage_0_lifecycle_metrics.json.yaml"
     assert outcome.status == NEEDS_FLAG and outcome.importer == ""
     assert set(outcome.flags) >= {"--accelerator", "--precision"}
+
+
+# -- MLPerf v6.0 and v6.1 layouts ---------------------------------------------------------------
+
+V60 = REAL / "mlperf_v6.0"
+V61 = REAL / "mlperf_v6.1"
+
+
+def test_v60_tree_imports_with_the_measurements_json_beside_each_run(tmp_path):
+    root = tmp_path / "v6.0"
+    shutil.copytree(V60, root)
+    # v6.0 keeps compliance runs inside the scenario folder (…/Server/TEST06/performance/run_1/):
+    # an audit, never a result.
+    run = root / "closed/NVIDIA/results/B300-SXM-270GBx8_TRT/deepseek-r1/Server"
+    (run / "TEST06/performance/run_1").mkdir(parents=True)
+    shutil.copyfile(
+        run / "performance/run_1/mlperf_log_summary.txt",
+        run / "TEST06/performance/run_1/mlperf_log_summary.txt",
+    )
+    outcomes = {o.path.relative_to(root).as_posix(): o for o in import_tree(root)}
+    assert not any("TEST06" in path for path in outcomes)
+    by = {path.split("/results/")[-1].split("/performance")[0]: o for path, o in outcomes.items()}
+    deepseek = by["B300-SXM-270GBx8_TRT/deepseek-r1/Server"]
+    assert deepseek.status == IMPORTED and deepseek.results[0].precision == "fp4"
+    amd = by["87xMI355X_22xEPYC_9575F/llama2-70b-99/Offline"]
+    assert amd.status == IMPORTED and amd.results[0].accelerators_per_replica == 87
+    # The mixed system is refused outright: no flag makes it one part.
+    mixed = by[
+        "8xMI300X_2xEPYC_9534_8xMI325X_2xEPYC_9655_8xMI355X_2xEPYC_9965/llama2-70b-99/Offline"
+    ]
+    assert (mixed.status, mixed.flags) == (REFUSED, ())
+    assert "MI325X 256GB HBM3e (x8)" in mixed.reason
+    # The round's table stops at the mixed row until --skip-unknown-hardware.
+    table = by["summary_results.json"]
+    assert (table.status, table.flags) == (NEEDS_FLAG, ("--skip-unknown-hardware",))
+
+
+def test_v61_endpoints_summary_is_a_result_file_and_its_audit_runs_are_not(tmp_path):
+    root = tmp_path / "v6.1"
+    shutil.copytree(V61, root)
+    perf = root / (
+        "closed/NVIDIA/results/B300-SXM-270GBx8_TRT/qwen3-vl-235b-a22b/Server/performance"
+    )
+    audit = perf.parent / "audit/output_caching/performance"
+    audit.mkdir(parents=True)
+    shutil.copyfile(perf / "result_summary.json", audit / "result_summary.json")
+    [outcome] = import_tree(root)
+    assert outcome.path == perf / "result_summary.json"
+    # Its measurements JSON is not in the stored copy: --precision settles it.
+    assert (outcome.status, outcome.flags) == (NEEDS_FLAG, ("--precision",))

@@ -73,6 +73,13 @@ CASES = {
     ),
     "mlperf-summary-results": ("mlperf_summary_results.json", ImportOverrides()),
     "mlperf-log-summary": (MLPERF_RUN, ImportOverrides()),
+    # Written by the endpoints harness (tests/fixtures/real/README.md); its measurements JSON is
+    # not in the stored copy, so the precision is a flag.
+    "mlperf-endpoints-summary": (
+        "../../fixtures/real/mlperf_v6.1/closed/NVIDIA/results/B300-SXM-270GBx8_TRT/"
+        "qwen3-vl-235b-a22b/Server/performance/result_summary.json",
+        ImportOverrides(precision="fp4"),
+    ),
     "mlperf-system": (
         "mlperf_v4.1/closed/NVIDIA/systems/H200-SXM-141GBx8_TRT.json",
         ImportOverrides(),
@@ -243,14 +250,15 @@ def test_llmperf_seconds_and_first_token_conversion():
 def test_mlperf_summary_results_rows():
     results = one("mlperf_summary_results.json")
     by_acc = {(r.accelerator_id, r.scenario, r.model): r for r in results}
-    h200 = by_acc[("nvidia-h200-141gb", "server", "llama2-70b-99")]
+    h200 = by_acc[("nvidia-h200-141gb", "server", "llama-2-70b")]
+    assert h200.workload == "mlperf-llama2-70b-99-server"  # the benchmark, with its target
     assert (h200.accelerators_per_replica, h200.output_tok_s, h200.precision) == (
         8,
         34029.38,
         "fp8",
     )
     assert h200.runtime == "trt-llm" and h200.measured_at.date().isoformat() == "2025-09-09"
-    cpu = by_acc[("cpu-intel-gnr-amx", "offline", "llama3.1-8b")]
+    cpu = by_acc[("cpu-intel-gnr-amx", "offline", "llama-3.1-8b")]
     assert (cpu.accelerators_per_replica, cpu.precision) == (2, "int4")
     assert len(results) == 5  # the ResNet (samples/s) row is skipped
 

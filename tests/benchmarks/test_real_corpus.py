@@ -4,6 +4,7 @@ each imports to the figures its tool printed, or is rejected with a true reason.
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -636,3 +637,148 @@ def test_llm_d_report_01_whose_figures_do_not_fit_its_stage_is_refused():
     )
     with pytest.raises(ResultFileError, match="1500 requests, but stage 2 sends about 200"):
         one(LLMD_1500, flags)
+
+
+# -- MLPerf v6.0 and v6.1 ---------------------------------------------------------------------
+
+V60 = "mlperf_v6.0/closed"
+V60_B300 = f"{V60}/NVIDIA/results/B300-SXM-270GBx8_TRT/deepseek-r1/Server"
+V60_AMD87 = f"{V60}/AMD/results/87xMI355X_22xEPYC_9575F/llama2-70b-99/Offline"
+V60_MIXED = (
+    f"{V60}/Dell_MangoBoost/results/8xMI300X_2xEPYC_9534_8xMI325X_2xEPYC_9655_8xMI355X_2xEPYC_9965/"
+    "llama2-70b-99/Offline"
+)
+V61_B300_QWEN = (
+    "mlperf_v6.1/closed/NVIDIA/results/B300-SXM-270GBx8_TRT/qwen3-vl-235b-a22b/Server/"
+    "performance/result_summary.json"
+)
+
+
+def test_v60_run_reads_the_measurements_json_beside_it(tmp_path):
+    # v6.0 keeps results/<system>/<benchmark>/<Scenario>/measurements.json beside performance/;
+    # NVIDIA's says weight_data_types "fp4".
+    (r,) = one(f"{V60_B300}/{RUN}")
+    assert (r.precision, r.scenario, r.model, r.workload) == (
+        "fp4",
+        "server",
+        "deepseek-r1",
+        "mlperf-deepseek-r1-server",
+    )
+    # The summary prints "Completed tokens per second: 42721.39" and a 767649790 ns p95 TTFT.
+    assert (r.output_tok_s, round(r.ttft_ms_p95, 1), r.request_rate_rps) == (42721.39, 767.6, 11.5)
+    # Without that file the precision is asked for, not guessed.
+    copy = tmp_path / V60_B300
+    shutil.copytree(REAL / V60_B300, copy)
+    shutil.copytree(REAL / f"{V60}/NVIDIA/systems", tmp_path / f"{V60}/NVIDIA/systems")
+    (copy / "measurements.json").unlink()
+    with pytest.raises(ResultFileError, match="precision unknown"):
+        import_files([copy / RUN])
+
+
+def test_v60_b300_270gb_is_the_catalog_s_b300_and_trt_llm_ran_deepseek():
+    # "NVIDIA B300-SXM-270GB", accelerator_memory_capacity "270 GB": the 288 GB part. The system's
+    # framework lists TensorRT-LLM and a vLLM build labelled for Qwen3-VL ("mm-q3vl").
+    (r,) = one(f"{V60_B300}/{RUN}")
+    assert (r.accelerator_id, r.accelerators_per_replica, r.nodes) == ("nvidia-b300-288gb", 8, 1)
+    assert r.runtime == "trt-llm" and "build is labelled for qwen3-vl" in r.notes
+    # "unchecked" until deepseek-r1 is in data/model_architectures.csv; never out of bounds.
+    assert check_result(r, load_catalog()).verdict in ("within", "unchecked")
+
+
+def test_v60_x87_system_is_87_accelerators_on_11_nodes():
+    # systems/87xMI355X_22xEPYC_9575F.json: "AMD Instinct MI355X 288GB HBM3e (x87)", 8 per node,
+    # 11 nodes (88 slots); the run's README sets harness_config.device_count=87.
+    (r,) = one(f"{V60_AMD87}/{RUN}")
+    assert (r.accelerator_id, r.accelerators_per_replica, r.nodes) == ("amd-mi355x-288gb", 87, 11)
+    assert r.output_tok_s == 1042110.0  # "Tokens per second: 1.04211e+06"
+    assert "(x87)" in r.notes and "would be 88" in r.notes
+    assert check_result(r, load_catalog()).verdict == "within"
+
+
+def test_v60_mixed_accelerator_system_is_refused_naming_its_parts():
+    with pytest.raises(ResultFileError) as err:
+        one(f"{V60_MIXED}/{RUN}")
+    reason = err.value.reason
+    assert "mixed accelerators" in reason and "--accelerator" not in reason
+    for part in ("MI300X 192GB HBM3 (x8)", "MI325X 256GB HBM3e (x8)", "MI355X 288GB HBM3e (x8)"):
+        assert part in reason
+
+
+def test_v60_summary_rows_name_the_models_the_benchmarks_run():
+    path = "mlperf_v6.0/summary_results.json"
+    # The mixed AMD system's row stops the file until --skip-unknown-hardware leaves it out.
+    with pytest.raises(ResultFileError, match="mixed accelerators.*pass --skip-unknown-hardware"):
+        one(path)
+    results = one(path, replace(NONE, skip_unknown_accelerators=True))
+    by = {r.workload: r for r in results}
+    # Eleven rows: the mixed one is left out, whisper and Qwen3-VL (Samples/s) are no token rows.
+    assert len(results) == 8
+    assert {r.model for r in results} == {
+        "llama-2-70b",
+        "llama-3.1-8b",
+        "llama-3.1-70b",
+        "llama-3.1-405b",
+        "mixtral-8x7b",
+        "deepseek-r1",
+        "gpt-oss-120b",
+    }
+    amd = by["mlperf-llama2-70b-99-offline"]  # "Total Accelerators": 88 in the row
+    assert (amd.accelerators_per_replica, amd.nodes, amd.output_tok_s) == (87, 11, 1042110.0)
+    deepseek = by["mlperf-deepseek-r1-server"]
+    assert (deepseek.accelerator_id, deepseek.runtime) == ("nvidia-b300-288gb", "trt-llm")
+    # Krai (open division) ran "llama3_1-70b-fp8_dyn" for the llama2-70b-99.9 benchmark.
+    krai = by["mlperf-llama2-70b-99.9-offline"]
+    assert (krai.model, krai.runtime) == ("llama-3.1-70b", "vllm")
+    assert "for the llama2-70b-99.9 benchmark" in krai.notes
+    # v6.0 carries no publication date: "date unknown", never a guess.
+    assert all(r.measured_at is None for r in results)
+
+
+def test_v61_endpoints_result_summary_imports_its_figures():
+    # No measurements.json beside this run in the stored copy: the precision is asked for.
+    with pytest.raises(ResultFileError, match="precision unknown"):
+        one(V61_B300_QWEN)
+    # NVIDIA's Qwen3-VL configs load an NVFP4 checkpoint (v6.0 closed/NVIDIA/configs/
+    # GB200-NVL72_GB200-186GB_aarch64x4/Offline/qwen3-vl-235b-a22b.py, model_repo_id).
+    (r,) = one(V61_B300_QWEN, replace(NONE, precision="fp4"))
+    assert (r.accelerator_id, r.accelerators_per_replica, r.runtime) == (
+        "nvidia-b300-288gb",
+        8,
+        "vllm",  # the framework's vLLM build labelled "mm-q3vl"
+    )
+    assert (r.model, r.scenario, r.workload) == (
+        "qwen3-vl-235b-a22b",
+        "server",
+        "mlperf-qwen3-vl-235b-a22b-server",
+    )
+    # "tps": 4488.921717582117; ttft "95.0": 2894474188.0 ns; tpot "99.0": 210068247.32608697 ns;
+    # run_config.load_pattern: poisson, target_qps 105.0.
+    assert r.output_tok_s == 4488.921717582117
+    assert (round(r.ttft_ms_p95, 3), round(r.tpot_ms_p99, 3)) == (2894.474, 210.068)
+    assert r.request_rate_rps == 105.0 and r.measured_at is None
+    assert "legacy LoadGen Server window" in r.notes
+
+
+def test_v61_endpoints_run_that_did_not_complete_is_refused(tmp_path):
+    data = json.loads((REAL / V61_B300_QWEN).read_text(encoding="utf-8"))
+    data.update(state="interrupted", complete=False)
+    path = tmp_path / V61_B300_QWEN
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ResultFileError, match="only a complete run is a result"):
+        import_files([path], replace(NONE, precision="fp4"))
+
+
+def test_v61_endpoints_summary_of_a_non_llm_benchmark_is_refused(tmp_path):
+    # The same harness writes result_summary.json for Wan 2.2 text-to-video runs.
+    path = tmp_path / V61_B300_QWEN.replace("qwen3-vl-235b-a22b", "wan-2.2-t2v-a14b")
+    path.parent.mkdir(parents=True)
+    shutil.copyfile(REAL / V61_B300_QWEN, path)
+    with pytest.raises(ResultFileError, match="wan-2.2-t2v-a14b is not an LLM benchmark"):
+        import_files([path], replace(NONE, precision="fp4"))
+
+
+def test_v60_whisper_tokens_per_second_is_refused():
+    # Whisper's LoadGen summary prints "Tokens per second: 47433.9": speech-to-text tokens.
+    with pytest.raises(ResultFileError, match="whisper is not an LLM benchmark"):
+        one(f"{V60}/NVIDIA/results/B200-SXM-180GBx8_TRT/whisper/Offline/{RUN}")
