@@ -20,7 +20,8 @@ def _round(tmp_path: Path) -> Path:
     """The v4.1 corpus as a round: its runs, plus an accuracy log and a compliance run beside
     them (real rounds carry both) and a file that is no result at all."""
     root = tmp_path / "v4.1"
-    shutil.copytree(V41, root)
+    # The mixtral runs beside them are the market corpus's fixtures (tests/test_market_results.py).
+    shutil.copytree(V41, root, ignore=shutil.ignore_patterns("mixtral-8x7b"))
     run = root / "closed/NVIDIA/results/H200-SXM-141GBx8_TRT/llama2-70b-99/Server"
     (run / "accuracy").mkdir()
     (run / "accuracy" / "mlperf_log_summary.txt").write_text("not read", encoding="utf-8")

@@ -24,8 +24,9 @@ from benchmarks.importers.ledger import LEDGER_FILE, LEDGERS, UNLEDGERED, markdo
 ROOT = Path(__file__).resolve().parents[2]
 REAL = ROOT / "tests" / "fixtures" / "real"
 #: Folders of real files that are not benchmark results: audited source trees, cloud bills
-#: (``pricing.focus``) and request traces (``benchmarks.traces``), each tested by its own suite.
-NOT_RESULTS = {"audit", "focus", "traces"}
+#: (``pricing.focus``), request traces (``benchmarks.traces``) and the model configs the model
+#: table is built from (``scripts/build_models.py``), each tested by its own suite.
+NOT_RESULTS = {"audit", "focus", "traces", "model_configs"}
 CORPUS = sorted(
     p
     for p in REAL.rglob("*")
