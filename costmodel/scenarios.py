@@ -191,7 +191,6 @@ class Engine:
         t = self.table
         _, self.rep = np.unique(t.group, return_index=True)
         self.n_groups = t.n_groups
-        self.group_backend = t.backend.codes[self.rep]
         self._cap: dict[tuple, tuple[CapacityArrays, np.ndarray, np.ndarray]] = {}
         self._mix: tuple[np.ndarray, ...] | None = None
         self._prices: dict[tuple, tuple] = {}
