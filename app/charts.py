@@ -618,56 +618,6 @@ def pareto(
     return figure
 
 
-def cost_bands(ranges) -> go.Figure:
-    """Monthly cost per scenario with its low/high uncertainty band."""
-    figure = go.Figure(
-        go.Bar(
-            x=[c.scenario for c in ranges],
-            y=[c.monthly_usd_base for c in ranges],
-            error_y={
-                "type": "data",
-                "symmetric": False,
-                "array": [c.monthly_usd_high - c.monthly_usd_base for c in ranges],
-                "arrayminus": [c.monthly_usd_base - c.monthly_usd_low for c in ranges],
-            },
-            marker_color="#0F6E5A",
-            hovertemplate="%{x}<br>base $%{y:,.0f}/month<extra></extra>",
-        )
-    )
-    figure.update_layout(
-        height=340,
-        margin={"l": 10, "r": 10, "t": 30, "b": 10},
-        title="Monthly cost with low/high uncertainty band",
-    )
-    figure.update_yaxes(title="USD per month", tickprefix="$", tickformat=",.0f")
-    return figure
-
-
-def tornado(frame: pd.DataFrame) -> go.Figure:
-    """Sensitivity bars: the change in monthly cost with each input at its low and high value."""
-    figure = go.Figure()
-    figure.add_bar(
-        y=frame["Input"],
-        x=frame["Low"],
-        orientation="h",
-        name="input at low",
-        marker_color="#7FB3A8",
-    )
-    figure.add_bar(
-        y=frame["Input"],
-        x=frame["High"],
-        orientation="h",
-        name="input at high",
-        marker_color="#C0392B",
-    )
-    figure.update_layout(
-        barmode="overlay", height=120 + 40 * len(frame), margin={"l": 10, "r": 10, "t": 10, "b": 10}
-    )
-    figure.update_xaxes(title="Change in monthly cost (USD)", tickprefix="$", tickformat=",.0f")
-    figure.update_yaxes(autorange="reversed")
-    return figure
-
-
 #: The Memory-fit breakdown's parts, in stacking order, with their colours.
 MEMORY_PART_COLOURS = {
     "Weights": "#4C78A8",

@@ -712,11 +712,6 @@ def prepare(path: str) -> None:
     workspace_evaluation(path, scenario_view({}, stored).workspace, Knobs())
 
 
-def workspace_comparison(path: str, ws, knobs):
-    """The plans of :func:`workspace_evaluation` (Stay, the moves, a custom mix)."""
-    return workspace_evaluation(path, ws, knobs).plans
-
-
 @st.cache_data(show_spinner=False, max_entries=64)
 def _workspace_evaluation(path: str, ws, knobs, negotiated: bool, frontier: bool):
     from planning.evaluation import evaluate

@@ -20,13 +20,6 @@ from tokendesk.textsafety import clean_text, safe_message
 # about 0.3 s and 0.4 s on the dev box, paid only when a PDF or a workbook is written.
 
 FORMATS = ("md", "html", "pdf", "xlsx", "csv")
-MEDIA_TYPES = {
-    "md": "text/markdown",
-    "html": "text/html",
-    "pdf": "application/pdf",
-    "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-    "csv": "text/csv",
-}
 
 
 #: A web address shown as a link: http(s) and URL characters only (no quotes, brackets, spaces).

@@ -160,26 +160,6 @@ class Segment:
         if not 0.0 <= self.interactive_share <= 1.0:
             raise ValueError(f"segment {self.name!r}: interactive_share must be within [0, 1]")
 
-    @classmethod
-    def from_rps(
-        cls,
-        name: str,
-        models: tuple[str, ...],
-        requests_per_second: float,
-        input_tokens_per_request: float,
-        output_tokens_per_request: float,
-        **kwargs,
-    ) -> Segment:
-        """A segment from a mean request rate and mean request shape."""
-        requests = requests_per_second * SECONDS_PER_MONTH
-        return cls(
-            name=name,
-            models=models,
-            monthly_input_tokens=requests * input_tokens_per_request,
-            monthly_output_tokens=requests * output_tokens_per_request,
-            **kwargs,
-        )
-
     @cached_property
     def model_keys(self) -> tuple[str, ...]:
         return tuple(model_key(m) for m in self.models)

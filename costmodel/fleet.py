@@ -7,7 +7,7 @@ a committed unit at discount d pays off while P(hourly demand > R) > 1 - d, so R
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -235,28 +235,3 @@ def commitment_factor(
     k = (1.0 - discount) * ordered[idx] + excess[idx]
     no_reserve = 1.0 if autoscale else float(ordered[-1])
     return np.where(discount > 0, np.minimum(k, no_reserve), no_reserve)
-
-
-def rescale(
-    inp: SizingInputs,
-    *,
-    price: float = 1.0,
-    throughput: float = 1.0,
-    demand: float = 1.0,
-    **policy_changes,
-) -> SizingInputs:
-    """The same line with prices, throughput or demand multiplied (for ranges and tornado)."""
-    pr = inp.prices
-
-    def mul(v):
-        return None if v is None else v * price
-
-    prices = GroupPrices(mul(pr.on_demand), mul(pr.committed), pr.committed_model, mul(pr.spot))
-    pol = replace(inp.policy, **policy_changes) if policy_changes else inp.policy
-    return replace(
-        inp,
-        prices=prices,
-        unit_tok_s=inp.unit_tok_s * throughput,
-        mean_tok_s=inp.mean_tok_s * demand,
-        policy=pol,
-    )

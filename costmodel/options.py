@@ -119,10 +119,6 @@ class Option:
             self.config_key,
         )
 
-    @property
-    def sku_label(self) -> str:
-        return f"{self.provider} {self.instance_type} ({self.region})"
-
 
 def _ts(value) -> datetime | None:
     if value is None or (isinstance(value, float) and math.isnan(value)):

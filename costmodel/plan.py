@@ -27,7 +27,7 @@ from datetime import date, datetime
 import numpy as np
 
 from costmodel.demand import HOURS_PER_MONTH, HourlyProfile, Segment, Slo
-from costmodel.fleet import FleetPolicy, rescale, size_line
+from costmodel.fleet import FleetPolicy
 from costmodel.options import BLOCK_OR_CONTRACT, COMMITTED, OWNED, Option, canonical_precision
 from costmodel.risk import RiskReport, SpendLine, assess_risk
 from costmodel.scenarios import (
@@ -280,11 +280,6 @@ def by_vendor(shares: Mapping[str, float]) -> dict[str, float]:
 
 def _rounded(shares: Mapping[str, float]) -> dict[str, float]:
     return {k: round(v, 6) for k, v in shares.items()}
-
-
-def _same(a: Mapping[str, float], b: Mapping[str, float]) -> bool:
-    keys = set(a) | set(b)
-    return all(abs(a.get(k, 0.0) - b.get(k, 0.0)) < 1e-6 for k in keys)
 
 
 # ---- scenario definitions -------------------------------------------------------------------------
@@ -582,7 +577,6 @@ class WorkspaceEngine:
             backends=backends,
             providers=c.providers,
             regions=c.regions,
-            small_models_only=bool(move and move.small_models_only),
         )
 
     # -- market sizing ---------------------------------------------------------------------------
@@ -606,9 +600,6 @@ class WorkspaceEngine:
         hit = (math.inf, None, reason) if line is None else (line.monthly_usd, line, "")
         self._market_cache[key] = hit
         return hit
-
-    def _rescaled(self, line, factor: float) -> float:
-        return size_line(rescale(line.sizing, demand=factor)).monthly_usd
 
     # -- fleet use ----------------------------------------------------------------------------------
     def _in_term(self, c: _FleetCap, month: int) -> bool:

@@ -9,23 +9,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from costmodel import (
-    Allocation,
-    Demand,
-    FleetPolicy,
-    HourlyProfile,
-    MigrationInputs,
-    Scenario,
-    Segment,
-    Slo,
-    add_cpu_fallback,
-    domain,
-    shift_to_amd,
-    stay,
-)
+from costmodel import domain
 from costmodel.demand import model_key
 from tokendesk.metrics import PERCENTILES
 
@@ -56,7 +43,6 @@ class ScenarioInputs:
     amd: float = 0.25  # "Shift N% to AMD": N
     cpu: float = 0.10  # "Add CPU fallback": share of small-model traffic on CPUs
     util: float = 0.8  # utilisation cap of at-SLO capacity
-    spot: bool = True  # batch traffic may run on spot
     rate: float = 5000.0  # loaded cost of one engineer-week, USD
     custom: str = ""  # custom scenario: "cuda:0.5,rocm:0.3,hpu:0.2"
 
@@ -71,7 +57,7 @@ BOUNDS: dict[str, tuple[float, float]] = {
 DEFAULTS = ScenarioInputs()
 
 #: The keys the dashboard's Scenarios page reads from its address. It prices the company's
-#: workspace, so the market-demand keys (model, out_b, in_b, small_b, spot) are not among them; the
+#: workspace, so the market-demand keys (model, out_b, in_b, small_b) are not among them; the
 #: FTL percentile (pct) is, as a what-if on every workload's SLO. A link back to that page carries
 #: only these (and the page's own switches).
 PAGE_KEYS = ("peak", "slo", "inter", "pct", "amd", "cpu", "util", "rate", "custom")
@@ -119,12 +105,6 @@ def from_params(params: Mapping[str, str | list[str]]) -> tuple[ScenarioInputs, 
 
 
 def _coerce(key: str, text: str, default: object) -> object:
-    if isinstance(default, bool):
-        if text.lower() in {"1", "true", "yes", "on"}:
-            return True
-        if text.lower() in {"0", "false", "no", "off"}:
-            return False
-        raise ValueError("expected true or false")
     if isinstance(default, float):
         try:
             value = float(text)
@@ -152,77 +132,13 @@ def to_params(inputs: ScenarioInputs) -> dict[str, str]:
     out = {}
     for key, value in asdict(inputs).items():
         if value != getattr(DEFAULTS, key):
-            out[key] = (
-                ("true" if value else "false")
-                if isinstance(value, bool)
-                else f"{value:g}"
-                if isinstance(value, float)
-                else str(value)
-            )
+            out[key] = f"{value:g}" if isinstance(value, float) else str(value)
     return out
 
 
 def page_params(inputs: ScenarioInputs) -> dict[str, str]:
     """The Scenarios-page keys of ``inputs`` that differ from the defaults (see PAGE_KEYS)."""
     return {key: value for key, value in to_params(inputs).items() if key in PAGE_KEYS}
-
-
-def build_demand(inputs: ScenarioInputs) -> Demand:
-    slo = Slo(ftl_ms=inputs.slo, percentile=inputs.pct)
-    segments = [
-        Segment(
-            f"main ({inputs.model})",
-            MODEL_FAMILIES[inputs.model],
-            monthly_input_tokens=inputs.in_b * 1e9,
-            monthly_output_tokens=inputs.out_b * 1e9,
-            interactive_share=inputs.inter,
-            slo=slo,
-            profile=HourlyProfile(peak_factor=inputs.peak),
-            small_model=inputs.model == "8b",
-        )
-    ]
-    if inputs.small_b > 0 and inputs.model != "8b":
-        segments.append(
-            Segment(
-                "small model (8b)",
-                MODEL_FAMILIES["8b"],
-                monthly_input_tokens=inputs.small_b
-                * 2e9,  # routing prompts run about twice their outputs
-                monthly_output_tokens=inputs.small_b * 1e9,
-                interactive_share=inputs.inter,
-                slo=slo,
-                profile=HourlyProfile(peak_factor=inputs.peak),
-                small_model=True,
-            )
-        )
-    return Demand(tuple(segments))
-
-
-def build_policy(inputs: ScenarioInputs) -> FleetPolicy:
-    return FleetPolicy(utilisation_cap=inputs.util, batch_spot=inputs.spot)
-
-
-def build_scenarios(inputs: ScenarioInputs) -> tuple[Scenario, ...]:
-    migration = MigrationInputs(loaded_usd_per_engineer_week=inputs.rate)
-    scenarios = [stay(), shift_to_amd(inputs.amd), add_cpu_fallback(inputs.cpu)]
-    custom = parse_custom(inputs.custom)
-    if custom:
-        allocations = tuple(
-            Allocation(
-                f"{backend} share", share, backends=(backend,), small_models_only=backend == "cpu"
-            )
-            for backend, share in custom
-        )
-        label = " / ".join(f"{backend} {share:.0%}" for backend, share in custom)
-        scenarios.append(
-            Scenario(f"Custom: {label}", allocations, "User-defined traffic shares by backend.")
-        )
-    return tuple(_with_migration(s, migration) for s in scenarios)
-
-
-def _with_migration(scenario: Scenario, migration: MigrationInputs) -> Scenario:
-
-    return replace(scenario, migration=migration)
 
 
 def models_in_family(family: str, models: list[str]) -> list[str]:

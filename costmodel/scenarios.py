@@ -1,21 +1,22 @@
-"""Scenarios: traffic shares assigned to options, sized at SLO, priced, with risk and timeline.
+"""The market: a slice of traffic sized at its SLO on the cheapest option allowed to carry it.
 
-The engine is vectorised over all options: capacity at SLO is computed once per SLO and cached,
-and the per-slice ranking of SKUs (cheapest feasible first) is cached per filter × SLO × daily
-profile × policy, so a change in demand volume only re-sizes the few chosen lines.
+The workspace plans (``costmodel.plan``) and the optimizer buy from it. The engine is vectorised
+over all options: capacity at SLO is computed once per SLO and cached, and the per-slice ranking
+of SKUs (cheapest feasible first) is cached per filter × SLO × daily profile × policy, so a change
+in demand volume only re-sizes the few chosen lines.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import numpy as np
 import pandas as pd
 
 from costmodel.capacity import CapacityArrays, capacity_arrays, explain
-from costmodel.demand import Demand, Segment
+from costmodel.demand import Segment
 from costmodel.fleet import (
     FleetPolicy,
     GroupPrices,
@@ -25,8 +26,7 @@ from costmodel.fleet import (
     commitment_factor_table,
     size_line,
 )
-from costmodel.options import BLOCK_OR_CONTRACT, Option, OptionTable, canonical_precision
-from costmodel.risk import RiskReport, SpendLine, assess_risk
+from costmodel.options import BLOCK_OR_CONTRACT, Option, OptionTable
 from costmodel.shape import (
     RULE_CACHED,
     CapacityBasis,
@@ -35,8 +35,7 @@ from costmodel.shape import (
     prefill_time_share,
     shape_distance,
 )
-from costmodel.tables import resolve_architecture, software_maturity, stage_gates
-from costmodel.timeline import StageGate, Timeline, plan_timeline
+from costmodel.tables import resolve_architecture
 from costmodel.unit_cost import (
     MIX_MEASURED,
     MIX_STATED,
@@ -45,7 +44,6 @@ from costmodel.unit_cost import (
     prefill_share_by_time,
     usd_per_1k_tokens,
 )
-from tokendesk import formatting
 
 #: Exact sizing is run on this many cheapest-by-proxy SKUs per slice (integer units and the
 #: reserve rule can reorder close candidates).
@@ -64,13 +62,9 @@ class Allocation:
     accelerator_ids: tuple[str, ...] | None = None
     providers: tuple[str, ...] | None = None
     regions: tuple[str, ...] | None = None
-    #: Applies only to segments flagged small_model (a CPU fallback cannot serve 70B chat).
-    small_models_only: bool = False
-    #: Emergency capacity held idle, sized to this share of the segment's interactive peak.
-    standby_share: float = 0.0
 
     def __post_init__(self) -> None:
-        if self.share < 0 or self.standby_share < 0:
+        if self.share < 0:
             raise ValueError(f"allocation {self.label!r}: shares must be >= 0")
 
     @property
@@ -94,10 +88,6 @@ class MigrationInputs:
     )
     certification_runs_per_backend: int = 2  # "certify two runtimes"
     usd_per_certification_run: float = 2500.0
-    #: Where ``engineer_weeks`` came from: "default" (the fixed figures above) or, when a
-    #: portability audit of the company's code supplied them, "from the audit of <path> on <date>"
-    #: (see audit.effort.migration_engineer_weeks).
-    engineer_weeks_basis: str = "default"
     #: Engineers porting in parallel: turns an audit's engineer-weeks into calendar weeks on the
     #: certify gate (an assumption; the audit estimates effort, not staffing).
     engineers_porting: int = 2
@@ -107,90 +97,10 @@ class MigrationInputs:
 class Scenario:
     name: str
     allocations: tuple[Allocation, ...]
-    description: str = ""
-    #: Backends already in production: adding capacity on them needs no migration.
-    incumbent_backends: tuple[str, ...] = ("cuda",)
-    migration: MigrationInputs = field(default_factory=MigrationInputs)
-    #: Stage-gate durations per backend overriding data/stage_gates.csv.
-    gate_overrides: tuple[tuple[str, tuple[StageGate, ...]], ...] = ()
 
     def __post_init__(self) -> None:
         if not self.allocations:
             raise ValueError(f"scenario {self.name!r} needs at least one allocation")
-
-
-INCUMBENT = Allocation("NVIDIA (incumbent)", 1.0, backends=("cuda",))
-
-
-def stay(incumbent: Allocation = INCUMBENT) -> Scenario:
-    return Scenario("Stay", (incumbent,), "Keep all traffic on the incumbent NVIDIA fleet.")
-
-
-def shift_to_amd(share: float = 0.25, incumbent: Allocation = INCUMBENT) -> Scenario:
-    if not 0 < share < 1:
-        raise ValueError("shift_to_amd share must be between 0 and 1")
-    return Scenario(
-        f"Shift {share:.0%} to AMD",
-        (
-            Allocation(incumbent.label, 1 - share, **_filters(incumbent)),
-            Allocation("AMD Instinct", share, backends=("rocm",)),
-        ),
-        f"Move {share:.0%} of every segment's traffic to AMD Instinct GPUs on ROCm.",
-    )
-
-
-def add_cpu_fallback(
-    share: float = 0.10, standby_share: float = 0.25, incumbent: Allocation = INCUMBENT
-) -> Scenario:
-    return Scenario(
-        "Add CPU fallback",
-        (
-            Allocation(incumbent.label, 1 - share, **_filters(incumbent)),
-            Allocation(
-                "CPU fallback",
-                share,
-                backends=("cpu",),
-                small_models_only=True,
-                standby_share=standby_share,
-            ),
-        ),
-        f"Serve {share:.0%} of small-model traffic on CPUs and hold CPU emergency capacity for"
-        f" {standby_share:.0%} of the small-model peak for days without GPUs.",
-    )
-
-
-def builtin_scenarios(
-    amd_share: float = 0.25, cpu_share: float = 0.10, incumbent: Allocation = INCUMBENT
-) -> tuple[Scenario, ...]:
-    return (
-        stay(incumbent),
-        shift_to_amd(amd_share, incumbent),
-        add_cpu_fallback(cpu_share, incumbent=incumbent),
-    )
-
-
-def _filters(a: Allocation) -> dict:
-    return dict(
-        vendors=a.vendors,
-        backends=a.backends,
-        accelerator_ids=a.accelerator_ids,
-        providers=a.providers,
-        regions=a.regions,
-    )
-
-
-def segment_shares(scenario: Scenario, segment: Segment) -> dict[str, float]:
-    """Traffic shares of one segment by allocation label, normalised to sum to 1."""
-    applicable = [
-        a for a in scenario.allocations if not (a.small_models_only and not segment.small_model)
-    ]
-    total = sum(a.share for a in applicable)
-    if total <= 0:
-        return {}
-    out: dict[str, float] = {}
-    for a in applicable:
-        out[a.label] = out.get(a.label, 0.0) + a.share / total
-    return out
 
 
 @dataclass(frozen=True)
@@ -226,78 +136,6 @@ class FleetLine:
     sizing: SizingInputs
     price_observed_at: datetime | None = None
     bench_measured_at: datetime | None = None
-
-
-@dataclass(frozen=True)
-class SegmentLatency:
-    segment: str
-    allocation: str
-    ftl_ms: float | None
-    slo_ms: float
-    percentile: str
-    meets: bool
-    sentence: str
-
-
-@dataclass(frozen=True)
-class MigrationCost:
-    new_backends: tuple[str, ...]
-    engineering_usd: float
-    certification_usd: float
-    one_time_usd: float
-    sentence: str
-
-
-@dataclass(frozen=True)
-class ScenarioResult:
-    scenario: Scenario
-    lines: tuple[FleetLine, ...]
-    monthly_usd: float
-    monthly_tokens: float
-    monthly_output_tokens: float
-    usd_per_1k_tokens: float | None
-    usd_per_1k_output_tokens: float | None
-    latency: tuple[SegmentLatency, ...]
-    migration: MigrationCost
-    risk: RiskReport
-    timeline: Timeline
-    warnings: tuple[str, ...]
-    unserved: tuple[str, ...]
-    savings_vs_baseline_usd: float | None = None
-    savings_pct: float | None = None
-    payback_months: float | None = None
-    payback_sentence: str = ""
-
-    @property
-    def name(self) -> str:
-        return self.scenario.name
-
-    @property
-    def feasible(self) -> bool:
-        return not self.unserved
-
-    def fleet_by_sku_region(self) -> list[dict]:
-        """Units, accelerators and cost per (provider, region, instance type, accelerator)."""
-        out: dict[tuple, dict] = {}
-        for ln in self.lines:
-            key = (ln.provider, ln.region, ln.instance_type, ln.accelerator_id)
-            row = out.setdefault(
-                key,
-                dict(
-                    provider=ln.provider,
-                    region=ln.region,
-                    instance_type=ln.instance_type,
-                    accelerator_id=ln.accelerator_id,
-                    vendor=ln.vendor,
-                    units_peak=0,
-                    accelerators_peak=0,
-                    monthly_usd=0.0,
-                ),
-            )
-            row["units_peak"] += ln.units_peak
-            row["accelerators_peak"] += ln.accelerators_peak
-            row["monthly_usd"] += ln.monthly_usd
-        return sorted(out.values(), key=lambda r: -r["monthly_usd"])
 
 
 def segment_mix(segment: Segment) -> float | None:
@@ -346,14 +184,13 @@ def _naive(ts: datetime | None) -> datetime | None:
 
 
 class Engine:
-    """Holds the option table and the caches; evaluate scenarios with :meth:`evaluate`."""
+    """Holds the option table and the caches; sizes one slice with :meth:`_line`."""
 
     def __init__(self, options: OptionTable | Sequence[Option]):
         self.table = options if isinstance(options, OptionTable) else OptionTable(tuple(options))
         t = self.table
         _, self.rep = np.unique(t.group, return_index=True)
         self.n_groups = t.n_groups
-        self.group_backend = t.backend.codes[self.rep]
         self._cap: dict[tuple, tuple[CapacityArrays, np.ndarray, np.ndarray]] = {}
         self._mix: tuple[np.ndarray, ...] | None = None
         self._prices: dict[tuple, tuple] = {}
@@ -363,7 +200,6 @@ class Engine:
         self._families: dict[str, str] = {}
         self._group_prices: dict[tuple, GroupPrices] = {}
         self._notes: dict[tuple, str] = {}
-        self._timelines: dict[tuple, Timeline] = {}
         # Staleness is measured from today, not from the newest price (which may itself be old).
         self.as_of: datetime | None = datetime.now(UTC).replace(tzinfo=None)
 
@@ -449,9 +285,6 @@ class Engine:
             )
         )
 
-    def mix_factors(self, mix: float) -> np.ndarray:
-        return self.shape_factors((float(mix), None))
-
     def _nearest(self, cap_i: np.ndarray, shape: Shape) -> np.ndarray:
         """Per group: whether it is its configuration's result at the nearest measured shape
         among those that meet the SLO. A configuration with no result of known shape keeps
@@ -517,12 +350,6 @@ class Engine:
             "prefill_time_share": round(share, 6),
             "split_rule": rule + (f"; {RULE_CACHED}" if cached else ""),
         }
-
-    def mix_basis(self, group: int, shape: Shape | float | None) -> str:
-        """How one group's capacity was read at the workload's shape, in words."""
-        if shape is not None and not isinstance(shape, tuple):
-            shape = (float(shape), None)
-        return self.capacity_basis(group, shape).sentence
 
     def prices(self, policy: FleetPolicy) -> tuple[np.ndarray, ...]:
         """Per group: on-demand, best allowed committed, its model code, spot (NaN = none)."""
@@ -768,231 +595,3 @@ class Engine:
             bench_measured_at=_naive(o.bench_measured_at),
         )
         return line, ""
-
-    def evaluate_one(
-        self,
-        scenario: Scenario,
-        demand: Demand,
-        policy: FleetPolicy = DEFAULT_POLICY,
-        *,
-        gates: Mapping[str, Sequence[StageGate]] | None = None,
-        maturity: Sequence | None = None,
-        as_of: datetime | None = None,
-    ) -> ScenarioResult:
-        lines: list[FleetLine] = []
-        warnings: list[str] = []
-        unserved: list[str] = []
-        latency: list[SegmentLatency] = []
-        for seg in demand.segments:
-            shares = segment_shares(scenario, seg)
-            allocs = {a.label: a for a in scenario.allocations}
-            for mode, volume in (
-                ("interactive", seg.interactive_share),
-                ("batch", 1.0 - seg.interactive_share),
-            ):
-                if volume <= 0 or seg.monthly_output_tokens <= 0:
-                    continue
-                built: list[tuple[Allocation, float]] = []
-                missing: list[tuple[str, float, str]] = []
-                for label, share in shares.items():
-                    if share <= 0:
-                        continue
-                    ranked, reason = self.ranking(seg, allocs[label], mode, policy)
-                    if ranked.size:
-                        built.append((allocs[label], share))
-                    else:
-                        missing.append((label, share, reason))
-                if not built:
-                    unserved.append(f"{seg.name} ({mode}): " + "; ".join(m[2] for m in missing))
-                    continue
-                served = sum(s for _, s in built)
-                for label, share, reason in missing:
-                    warnings.append(
-                        f"{seg.name} ({mode}): {share:.0%} meant for {label} moved to the other "
-                        f"allocations — {reason}"
-                    )
-                for alloc, share in built:
-                    eff = share / served
-                    mean = seg.mean_output_tok_s * volume * eff
-                    line, _ = self._line(scenario, seg, alloc, mode, eff, mean, policy)
-                    if line is None:  # the allocation was ranked feasible just above
-                        continue
-                    lines.append(line)
-                    if mode == "interactive":
-                        met = bool(line.slo_met)
-                        latency.append(
-                            SegmentLatency(
-                                seg.name,
-                                alloc.label,
-                                line.ftl_ms,
-                                seg.slo.ftl_ms,
-                                seg.slo.percentile,
-                                met,
-                                f"{seg.name} on {alloc.label}: FTL {seg.slo.percentile} ≤ "
-                                f"{formatting.ms(line.ftl_ms)} at the planned load"
-                                f" against an SLO of {seg.slo.ftl_ms:,.0f} ms ({line.capacity_note}).",
-                            )
-                        )
-                        if "conservative upper bound" in line.capacity_note:
-                            warnings.append(
-                                f"{seg.name} on {alloc.label}: FTL is a p99 upper bound standing in for "
-                                f"{seg.slo.percentile}."
-                            )
-            for alloc in scenario.allocations:
-                if alloc.standby_share > 0 and alloc.label in shares and seg.interactive_share > 0:
-                    peak = (
-                        seg.mean_output_tok_s
-                        * seg.interactive_share
-                        * seg.profile.peak
-                        * alloc.standby_share
-                    )
-                    line, reason = self._line(
-                        scenario, seg, alloc, "standby", alloc.standby_share, peak, policy
-                    )
-                    if line is None:
-                        warnings.append(
-                            f"{seg.name}: no standby capacity for {alloc.label} — {reason}"
-                        )
-                    else:
-                        lines.append(line)
-        cost = sum(ln.monthly_usd for ln in lines)
-        served_segments = {ln.segment for ln in lines}
-        tokens = sum(s.monthly_tokens for s in demand.segments if s.name in served_segments)
-        out_tokens = sum(
-            s.monthly_output_tokens for s in demand.segments if s.name in served_segments
-        )
-        migration = migration_cost(scenario, lines)
-        if gates is None:
-            gates = stage_gates()
-        tkey = (migration.new_backends, scenario.gate_overrides, id(gates))
-        timeline = self._timelines.get(tkey)
-        if timeline is None:
-            timeline = plan_timeline(
-                migration.new_backends, {**gates, **dict(scenario.gate_overrides)}
-            )
-            self._timelines[tkey] = timeline
-        if maturity is None:
-            maturity = software_maturity()
-
-        spend = [
-            SpendLine(
-                ln.monthly_usd,
-                ln.vendor,
-                ln.provider,
-                ln.region,
-                ln.accelerator_id,
-                ln.backend,
-                self.family(ln.model),
-                canonical_precision(ln.precision),
-                ln.pricing,
-                ln.units_spot > 0,
-                ln.no_on_demand,
-                ln.bench_measured_at,
-            )
-            for ln in lines
-        ]
-        risk = assess_risk(spend, maturity, _naive(as_of) or self.as_of)
-        return ScenarioResult(
-            scenario=scenario,
-            lines=tuple(lines),
-            monthly_usd=cost,
-            monthly_tokens=tokens,
-            monthly_output_tokens=out_tokens,
-            usd_per_1k_tokens=cost / (tokens / 1000) if tokens else None,
-            usd_per_1k_output_tokens=cost / (out_tokens / 1000) if out_tokens else None,
-            latency=tuple(latency),
-            migration=migration,
-            risk=risk,
-            timeline=timeline,
-            warnings=tuple(warnings),
-            unserved=tuple(unserved),
-        )
-
-    def evaluate(
-        self,
-        scenarios: Sequence[Scenario],
-        demand: Demand,
-        policy: FleetPolicy = DEFAULT_POLICY,
-        *,
-        baseline: str | None = None,
-        **kwargs,
-    ) -> tuple[ScenarioResult, ...]:
-        """Evaluate scenarios and compare each with the baseline (``Stay`` if present, else the first)."""
-        results = [self.evaluate_one(s, demand, policy, **kwargs) for s in scenarios]
-        names = [r.name for r in results]
-        base_name = baseline or ("Stay" if "Stay" in names else names[0])
-        base = results[names.index(base_name)]
-        return tuple(compare_to_baseline(r, base) for r in results)
-
-
-def migration_cost(scenario: Scenario, lines: Sequence[FleetLine]) -> MigrationCost:
-    m = scenario.migration
-    new = tuple(sorted({ln.backend for ln in lines} - set(scenario.incumbent_backends)))
-    weeks = dict(m.engineer_weeks)
-    eng = sum(weeks.get(b, max(weeks.values())) for b in new) * m.loaded_usd_per_engineer_week
-    cert = len(new) * m.certification_runs_per_backend * m.usd_per_certification_run
-    if new:
-        sentence = (
-            f"One-time ${eng + cert:,.0f}: "
-            f"{sum(weeks.get(b, max(weeks.values())) for b in new):g} "
-            f"engineer-weeks ({m.engineer_weeks_basis}) at"
-            f" ${m.loaded_usd_per_engineer_week:,.0f} to bring up {', '.join(new)}, "
-            f"plus {len(new) * m.certification_runs_per_backend}"
-            f" certification runs at ${m.usd_per_certification_run:,.0f}."
-        )
-    else:
-        sentence = "No new backend, so no migration cost."
-    return MigrationCost(new, eng, cert, eng + cert, sentence)
-
-
-def compare_to_baseline(result: ScenarioResult, base: ScenarioResult) -> ScenarioResult:
-
-    if result is base:
-        return replace(
-            result,
-            savings_vs_baseline_usd=0.0,
-            savings_pct=0.0,
-            payback_months=None,
-            payback_sentence="Baseline scenario.",
-        )
-    savings = base.monthly_usd - result.monthly_usd
-    pct = savings / base.monthly_usd if base.monthly_usd else None
-    one_time = result.migration.one_time_usd
-    if savings > 0:
-        payback = one_time / savings
-        sentence = (
-            f"Saves ${savings:,.0f}/month vs {base.name}; the ${one_time:,.0f} "
-            f"migration pays back in {payback:.1f} months."
-            if one_time
-            else f"Saves ${savings:,.0f}/month vs {base.name} with no migration cost."
-        )
-    else:
-        payback = None
-        sentence = (
-            f"Costs ${-savings:,.0f}/month more than {base.name}; the migration "
-            "never pays back at these prices."
-        )
-    return replace(
-        result,
-        savings_vs_baseline_usd=savings,
-        savings_pct=pct,
-        payback_months=payback,
-        payback_sentence=sentence,
-    )
-
-
-def evaluate_scenarios(
-    df_or_options,
-    demand: Demand,
-    scenarios: Sequence[Scenario] | None = None,
-    policy: FleetPolicy = DEFAULT_POLICY,
-    **kwargs,
-) -> tuple[ScenarioResult, ...]:
-    """One-shot convenience: frame / options in, results out (builds a fresh engine)."""
-    if isinstance(df_or_options, Engine):
-        engine = df_or_options
-    elif isinstance(df_or_options, (OptionTable, list, tuple)):
-        engine = Engine(df_or_options)
-    else:
-        engine = Engine.from_frame(df_or_options)
-    return engine.evaluate(tuple(scenarios or builtin_scenarios()), demand, policy, **kwargs)

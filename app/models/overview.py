@@ -14,8 +14,6 @@ from tokendesk.labels import label
 STALE_PRICE_DAYS = 90
 #: A benchmark older than one quarter is stale: runtimes improve faster than that.
 STALE_RESULT_DAYS = 91
-#: The vendor whose fleet the alternatives are compared against.
-INCUMBENT = "NVIDIA"
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The Scenarios page's model: the side-by-side table, each fleet, the risk lines, sensitivity."""
+"""The Scenarios page's model: the side-by-side table, the risk lines, the optimal fleet."""
 
 from __future__ import annotations
 
@@ -68,65 +68,6 @@ def risk_lines(report) -> list[str]:
         f"**{risk_name(f.name)}: {risk_value(f.value, f.unit)}** — {plain(f.sentence, limit=2000)}"
         for f in report.figures()
     ]
-
-
-SLO_MET = {True: "yes", False: "no", None: "n/a (batch)"}
-
-
-def fleet_table(lines) -> Table:
-    """A scenario's fleet, one row per line: cost, FTL, provider, instance, region, pricing first."""
-    frame = pd.DataFrame(
-        [
-            {
-                "Monthly cost": ln.monthly_usd,
-                "FTL (ms)": ln.ftl_ms,
-                "Meets SLO": SLO_MET[ln.slo_met],
-                "Provider": ln.provider,
-                "Instance": ln.instance_type,
-                "Region": ln.region,
-                "Pricing": ln.pricing,
-                "Accelerator": ln.accelerator_id,
-                "Segment": ln.segment,
-                "Mode": ln.mode,
-                "Allocation": ln.allocation,
-                "Model": ln.model,
-                "Precision": ln.precision,
-                "Units at peak": ln.units_peak,
-                "Reserved units": ln.units_reserved,
-                "Spot units": ln.units_spot,
-                "Price date": ln.price_observed_at,
-                "Result date": ln.bench_measured_at,
-                "Capacity basis": ln.capacity_note,
-            }
-            for ln in lines
-        ]
-    )
-    return readable(
-        frame,
-        {column: column for column in frame.columns},
-        numbers={
-            "Monthly cost": "$%,.0f",
-            "FTL (ms)": "%,.0f ms",
-            "Units at peak": "%d",
-            "Reserved units": "%d",
-            "Spot units": "%d",
-        },
-        dates=("Price date", "Result date"),
-    )
-
-
-def sensitivity_frame(bars, monthly_usd: float) -> pd.DataFrame:
-    """Each input's swing: the change in monthly cost at its low and at its high value."""
-    return pd.DataFrame(
-        [
-            {
-                "Input": b.input,
-                "Low": b.monthly_usd_low_input - monthly_usd,
-                "High": b.monthly_usd_high_input - monthly_usd,
-            }
-            for b in bars
-        ]
-    )
 
 
 def token_cost_columns(results, workspace, unit: str) -> dict[str, list[str]]:

@@ -1,6 +1,8 @@
 import pytest
 
 from costmodel import scenario_inputs as si
+from planning import workspaces as pw
+from planning.context import scenario_plans
 
 
 def test_defaults_round_trip_to_an_empty_url():
@@ -16,15 +18,10 @@ def test_non_default_values_round_trip():
         slo=800.0,
         pct="p99",
         amd=0.4,
-        spot=False,
         custom="cuda:0.6,rocm:0.4",
     )
     params = si.to_params(inputs)
-    assert (
-        params["slo"] == "800"
-        and params["spot"] == "false"
-        and params["custom"] == "cuda:0.6,rocm:0.4"
-    )
+    assert params["slo"] == "800" and params["custom"] == "cuda:0.6,rocm:0.4"
     assert si.from_params(params) == (inputs, [])
 
 
@@ -36,7 +33,6 @@ def test_non_default_values_round_trip():
         ("amd", "1.5", "between 0.01 and 0.99"),
         ("pct", "p42", "choose one of p50, p90, p95, p99"),
         ("model", "13b", "unknown model family"),
-        ("spot", "maybe", "true or false"),
         ("custom", "cuda:0.5,rocm:0.2", "sum to 0.7"),
         ("custom", "tpu:1", "backend:share"),
         ("out_b", "nan", "between"),
@@ -60,12 +56,19 @@ def test_unrelated_keys_are_ignored():
     assert si.from_params({"f_vendor": "AMD"}) == (si.DEFAULTS, [])
 
 
-def test_scenarios_and_demand_follow_the_inputs():
+def test_the_market_plans_and_demand_follow_the_inputs():
     inputs = si.ScenarioInputs(amd=0.4, custom="cuda:0.5,hpu:0.5", small_b=0)
-    names = [s.name for s in si.build_scenarios(inputs)]
-    assert names == ["Stay", "Shift 40% to AMD", "Add CPU fallback", "Custom: cuda 50% / hpu 50%"]
-    demand = si.build_demand(inputs)
-    assert len(demand.segments) == 1 and demand.segments[0].monthly_output_tokens == 30e9
+    names = [p.name for p in scenario_plans(pw.market_knobs(inputs))]
+    assert names == [
+        "Stay",
+        "Shift 40% to AMD",
+        "Add CPU fallback",
+        "Custom: NVIDIA 50% / Intel Gaudi 50%",
+    ]
+    (main,) = pw.market_workspace(inputs).demand
+    assert main.output_tokens_per_month == 30e9 and main.input_tokens_per_month == 60e9
+    both = pw.market_workspace(si.DEFAULTS).demand
+    assert [w.output_tokens_per_month for w in both] == [30e9, 10e9] and both[1].small_model
 
 
 def test_models_in_family():
