@@ -132,9 +132,7 @@ def architecture_for(model: str) -> Architecture | None:
     for arch in architectures():
         for alias in (arch.model_id, *arch.aliases):
             a = _key(alias)
-            if key.startswith(a) and (
-                best is None or len(a) > best[0]
-            ):
+            if key.startswith(a) and (best is None or len(a) > best[0]):
                 best = (len(a), arch)
     return best[1] if best else None
 
