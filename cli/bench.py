@@ -797,7 +797,8 @@ def import_cmd(
     ] = "table",
     db: DbOption = None,
 ) -> None:
-    """Import result files from vLLM, SGLang, llama-bench, genai-perf/AIPerf, GuideLLM, LLMPerf, MLPerf.
+    """Import result files from vLLM, SGLang, llama-bench, genai-perf/AIPerf, GuideLLM, LLMPerf,
+    MLPerf, InferenceX, llm-d-benchmark and trtllm-bench (its printed report).
 
     All files are validated first; if any fails, nothing is written and each failure is recorded
     as a failed snapshot. Every result is checked against the physical bounds of its accelerator

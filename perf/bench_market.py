@@ -114,9 +114,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    missing = [name for name in MARKET_FILES if not (DATA / name).exists()]
-    if missing:
-        raise SystemExit(f"data/ has no {', '.join(missing)}: nothing to compare")
+    present = [name for name in MARKET_FILES if (DATA / name).exists()]
+    if not present:
+        raise SystemExit(f"data/ has none of {', '.join(MARKET_FILES)}: nothing to compare")
+    print(f"market files in data/: {', '.join(present)}")
     with tempfile.TemporaryDirectory(prefix="tokendesk-market-") as tmp:
         scratch = Path(tmp)
         seed = measure("seed", seed_only_copy(scratch), scratch, args.repeat)

@@ -27,6 +27,7 @@ from benchmarks.importers import (
     mlperf,
     nvidia,
     serving,
+    trtllm,
 )
 from benchmarks.importers.base import Importer, ImportOverrides, Source, parse_structure
 from tokendesk.records import BenchmarkResult
@@ -41,6 +42,7 @@ REGISTRY: list[Importer] = [
     *llmd.IMPORTERS,
     *guidellm.IMPORTERS,
     *nvidia.IMPORTERS,
+    *trtllm.IMPORTERS,
     *llmperf.IMPORTERS,
     *mlperf.IMPORTERS,
     *inferencex.IMPORTERS,

@@ -28,6 +28,12 @@ _YAML_REPORT_SECTION = re.compile(r"^(scenario|metrics|run|results):(\s|$)", re.
 #: Bounds on a YAML document's nodes: anchors and aliases can make a small text a huge tree.
 MAX_YAML_NODES = 200_000
 MAX_YAML_DEPTH = 64
+#: A console log's first line: "[TensorRT-LLM] TensorRT-LLM version: 0.17.0",
+#: "[01/18/2025-01:01:13] [TRT-LLM] [I] ...": a bracketed tag with a word in it, then text.
+_LOG_FIRST_LINE = re.compile(r"^\[[^\]\[{}\"]*[A-Za-z][^\]\[{}\"]*\]\s*[^\s,\]}]")
+#: GuideLLM's YAML report (``--output kind=yaml``): ``yaml.dump`` of the JSON report's mapping,
+#: keys sorted, so ``benchmarks:`` is a top-level key at the start of a line.
+_YAML_GUIDELLM = re.compile(r"^benchmarks:\s*$", re.MULTILINE)
 _HUB_CACHE = re.compile(r"models--([^/\\]+?)--([^/\\]+)")
 _COUNT_PREFIX = re.compile(r"^\s*(\d+)\s*[xX×*]\s*(.+)$")
 
@@ -225,6 +231,9 @@ def parse_structure(name: str, text: str) -> tuple[str, Any]:
         try:
             return "json", json.loads(stripped)
         except json.JSONDecodeError as whole_err:
+            if _LOG_FIRST_LINE.match(stripped):
+                # A console log (trtllm-bench's starts "[TensorRT-LLM] ..."), not broken JSON.
+                return "text", stripped
             rows = []
             for line_no, line in enumerate(stripped.splitlines(), start=1):
                 if not line.strip():
@@ -241,6 +250,8 @@ def parse_structure(name: str, text: str) -> tuple[str, Any]:
                     ) from exc
             return "jsonl", rows
     if _YAML_REPORT.search(stripped) and _YAML_REPORT_SECTION.search(stripped):
+        return "yaml", _load_yaml(name, stripped)
+    if _YAML_GUIDELLM.search(stripped) and re.match(r"^[a-z_]+:(\s|$)", stripped):
         return "yaml", _load_yaml(name, stripped)
     first = stripped.splitlines()[0]
     if "," in first and ":" not in first.split(",")[0]:

@@ -1,5 +1,10 @@
-"""GuideLLM ``benchmarks.json`` (``--output kind=json`` / ``--output-path``) and ``benchmarks.csv``
+"""GuideLLM ``benchmarks.json`` (``--output kind=json`` / ``--output-path``), ``benchmarks.yaml``
+(``--output kind=yaml`` / ``--output-path report.yaml``) and ``benchmarks.csv``
 (``--output kind=csv``).
+
+The YAML is the JSON report's mapping written by ``yaml.dump`` instead of ``json.dumps``
+(``GenerativeBenchmarksReport.save_file`` in ``guidellm/benchmark/schemas/report.py``), so both
+are read by the same code.
 
 One result per entry of ``benchmarks``. Each metric is ``{successful, errored, incomplete, total}``
 distributions with ``mean``, ``median`` and ``percentiles`` (``p50``, ``p90``, ``p95``, ``p99``...);
@@ -27,7 +32,7 @@ from tokendesk.records import BenchmarkResult
 def sniff(src: Source) -> bool:
     data = src.data
     return (
-        src.kind == "json"
+        src.kind in ("json", "yaml")
         and isinstance(data, dict)
         and isinstance(data.get("benchmarks"), list)
         and bool(data["benchmarks"])
@@ -307,6 +312,6 @@ def parse_csv(src: Source) -> list[BenchmarkResult]:
 
 
 IMPORTERS = [
-    Importer("guidellm", "guidellm", "GuideLLM benchmarks.json", sniff, parse),
+    Importer("guidellm", "guidellm", "GuideLLM benchmarks.json / benchmarks.yaml", sniff, parse),
     Importer("guidellm-csv", "guidellm", "GuideLLM benchmarks.csv", sniff_csv, parse_csv),
 ]

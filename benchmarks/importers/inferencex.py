@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from benchmarks.importers.base import Importer, Source
+from benchmarks.importers.serving import latency_unit
 from tokendesk.records import BenchmarkResult
 
 _REQUIRED = ("hw", "conc", "tput_per_gpu", "output_tput_per_gpu", "median_ttft", "isl", "osl")
@@ -46,6 +47,9 @@ def parse(src: Source) -> list[BenchmarkResult]:
     d = src.data
     for key in _REQUIRED:
         src.need(d, key)
+    # InferenceX writes its latencies in seconds, without _ms; a file that also has *_ms ones
+    # mixes units, and which are which cannot be told.
+    latency_unit(src, d, "")
     accelerator = src.accelerator(str(d["hw"]), "hw")
     tp = int(src.number(d, "tp") or 1)
     ep = int(src.number(d, "ep") or 1)

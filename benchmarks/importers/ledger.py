@@ -294,6 +294,8 @@ SERVING = Ledger(
     ignored={
         "endpoint_type": "names the API path; the server comes from backend or --runtime",
         "burstiness": "1.0 is Poisson arrivals; the rate is kept",
+        "good_completed": "requests that met the --goodput targets (null without them); the"
+        " goodput rate is kept in the notes",
         "max_concurrent_requests": "the peak the client reached, not the cap it set",
         "max_output_tokens_per_s": "a one-second peak, not the run's throughput",
         "request_throughput": "requests/s; tokens/s is kept",
@@ -343,6 +345,12 @@ SERVING = Ledger(
     },
     patterns=(
         _SERVING_PERCENTILES,
+        (
+            r"(mean|median|std|p\d+(\.\d+)?)_(ttft|tpot|itl|e2el|e2e_latency)",
+            "mapped",
+            "the same figures in seconds (InferenceX's benchmark_serving_random.py writes them"
+            " without _ms), converted to ms; a row with both forms is refused",
+        ),
         (
             r"(mean|median|std|p\d+(\.\d+)?)_(client_queue_time|e2el_including_client_queue)_ms",
             "ignored",
@@ -931,6 +939,70 @@ MLPERF_ENDPOINTS = Ledger(
     },
 )
 
+_TRT_SETTING = "an engine or runtime setting; the record keeps the measured figures"
+_TRT_DERIVED = (
+    "derived from the same requests (a mean or a per-user or per-GPU share); kept figures"
+)
+TRTLLM_BENCH = Ledger(
+    formats=("trtllm-bench",),
+    scope="the 'Label: value' lines and '[FAMILY] STAT' breakdown lines of the report's sections",
+    mapped={
+        "Model": "model",
+        "TensorRT-LLM Version": "runtime_version",
+        "TensorRT LLM Version": "runtime_version",
+        "Quantization": "precision",
+        "Dtype": "precision when Quantization is None",
+        "TP Size": "accelerators_per_replica (TP x PP)",
+        "PP Size": "accelerators_per_replica (TP x PP)",
+        "Number of requests": "requests_ok",
+        "Average Input Length (tokens)": "input_tokens and the workload name",
+        "Average Output Length (tokens)": "output_tokens and the workload name",
+        "Total Output Throughput (tokens/sec)": "output_tok_s",
+        "Token Throughput (tokens/sec)": "output_tok_s (0.17: output tokens / total latency)",
+        "Total Token Throughput (tokens/sec)": "total_tok_s",
+        "Number of concurrent requests": "notes (the measured average, not a cap)",
+    },
+    ignored={
+        "Model Path": "where the weights were read from",
+        "Engine Directory": "where the engine was read from",
+        "Revision": "the checkpoint revision; the model is kept",
+        "KV Cache Dtype": "the KV cache's precision; the record keeps the weights'",
+        "EP Size": "experts split inside the TP group; a replica's GPUs are TP x PP",
+        "Issue Rate (req/sec)": "how fast requests were submitted: all at once (offline)",
+        "Request Throughput (req/sec)": "requests/s; tokens/s is kept",
+        "Total Latency (ms)": "the run's wall time; throughput is kept",
+        "Average request latency (ms)": _TRT_DERIVED,
+        "Per User Output Throughput (tokens/sec/user)": _TRT_DERIVED,
+        "Per User Output Throughput [w/ ctx] (tps/user)": _TRT_DERIVED,
+        "Per GPU Output Throughput (tokens/sec/gpu)": _TRT_DERIVED,
+        "Per GPU Output Throughput (tps/gpu)": _TRT_DERIVED,
+        "Per User Output Speed [1/TPOT] (tokens/sec/user)": _TRT_DERIVED,
+        "Per User Output Speed (tps/user)": _TRT_DERIVED,
+        "Average time-to-first-token [TTFT] (ms)": _TRT_DERIVED,
+        "Average time-per-output-token [TPOT] (ms)": _TRT_DERIVED,
+        "Max Input Length": _TRT_SETTING,
+        "Max Sequence Length": _TRT_SETTING,
+        "Max Runtime Batch Size": _TRT_SETTING,
+        "Max Runtime Tokens": _TRT_SETTING,
+        "Scheduling Policy": _TRT_SETTING,
+        "KV Memory Percentage": _TRT_SETTING,
+        "Dataset Path": "the dataset file; the measured lengths are kept",
+        "Number of Sequences": "the dataset's size; the requests run are kept",
+    },
+    patterns=(
+        (r"\[TTFT\] P(50|90|95|99)", "mapped", "ttft_ms_p50 / p90 / p95 / p99"),
+        (r"\[TPOT\] P(50|95|99)", "mapped", "tpot_ms_p50 / p95 / p99"),
+        (r"\[Latency\] P(50|95)", "mapped", "e2el_ms_p50 / p95"),
+        (r"\[(TTFT|TPOT|Latency)\] (MINIMUM|MAXIMUM|AVERAGE|P\d+)", "ignored", _TRT_DERIVED),
+        (
+            r"\[(GTPS|DT|ADT|DAR|AL)\] \w+",
+            "ignored",
+            "per-user generation speed and speculative-decoding statistics; not record fields",
+        ),
+        (r"MIN|MAX|AVG|P\d+", "ignored", "the dataset's length statistics, not the run's"),
+    ),
+)
+
 LEDGERS: tuple[Ledger, ...] = (
     NVIDIA_SUMMARY,
     NVIDIA_CSV,
@@ -946,6 +1018,7 @@ LEDGERS: tuple[Ledger, ...] = (
     MLPERF_ENDPOINTS,
     INFERENCEX,
     LLMD,
+    TRTLLM_BENCH,
 )
 _BY_FORMAT = {fmt: ledger for ledger in LEDGERS for fmt in ledger.formats}
 #: Formats without a ledger, and why.
@@ -986,6 +1059,10 @@ def fields_of(importer_name: str, kind: str, data: Any, text: str = "") -> list[
                 names += (
                     [f"metrics.{k}" for k in metrics or {}] if isinstance(metrics, dict) else []
                 )
+    elif importer_name == "trtllm-bench":
+        from benchmarks.importers.trtllm import report_fields  # the report's own section reader
+
+        names = report_fields(text)
     elif importer_name == "llmd-report" and isinstance(data, dict):
         names = _report_paths(data, "")
     elif importer_name == "llama-bench" and kind == "csv" and data:

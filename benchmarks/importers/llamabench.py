@@ -1,4 +1,6 @@
-"""llama.cpp ``llama-bench`` output (``-o json``, ``jsonl`` or ``csv``; same fields in each).
+"""llama.cpp ``llama-bench`` output (``-o json``, ``jsonl`` or ``csv``; same fields in each), and
+the ``-o md`` tables it prints by default: one pasted run, or a log of several runs (one table
+each, with their log lines between).
 
 Every record is one test: ``pp`` (prompt processing, ``n_gen == 0``; ``avg_ts`` = prefill tok/s),
 ``tg`` (generation, ``n_prompt == 0``; ``avg_ts`` = single-stream decode tok/s) or a combined
@@ -77,25 +79,83 @@ def _markdown_context(text: str) -> dict[str, Any]:
     return context
 
 
+def _is_table_line(line: str) -> bool:
+    return line.strip().startswith("|")
+
+
+def _is_header(line: str) -> bool:
+    return bool(re.search(r"\|\s*test\s*\|(?:.*\|)?\s*t/s\s*\|", line))
+
+
 def _table_lines(text: str) -> list[str]:
-    return [ln.strip() for ln in text.splitlines() if ln.strip().startswith("|")]
+    return [ln.strip() for ln in text.splitlines() if _is_table_line(ln)]
+
+
+def _tables(text: str) -> list[tuple[int, int, int]]:
+    """Where each ``-o md`` table sits: (header line, line after its last row, line the next
+    table's header starts at), as 0-based line indexes. A log that saved several llama-bench runs
+    (a wrapper looping over models or builds) holds one table per run, each with its own header;
+    lines that are not table rows may sit inside a table (a backend's warning printed between two
+    rows), so a table runs from its header to the next header or the end."""
+    lines = text.splitlines()
+    headers = [i for i, ln in enumerate(lines) if _is_table_line(ln) and _is_header(ln)]
+    out = []
+    for n, start in enumerate(headers):
+        stop = headers[n + 1] if n + 1 < len(headers) else len(lines)
+        rows = [i for i in range(start, stop) if _is_table_line(lines[i])]
+        out.append((start, rows[-1] + 1, stop))
+    return out
+
+
+def _markdown_context_of(lines: list[str], start: int, end: int, before: int) -> dict[str, Any]:
+    """The device lines a run printed above its table (since the previous table) and the build
+    line it printed below (before the next table starts)."""
+    context = _markdown_context("\n".join(lines[before:start]))
+    build = _markdown_context("\n".join(lines[end:]))
+    context.pop("build_number", None)
+    context.pop("build_commit", None)
+    context.update({k: v for k, v in build.items() if k.startswith("build_")})
+    return context
 
 
 def _markdown_records(src: Source) -> list[dict]:
-    """Rows of a pasted ``llama-bench -o md`` table as JSON-schema records (log lines around the
-    table are allowed; the device and build lines among them are read)."""
-    lines = _table_lines(src.text)
-    if len(lines) < 3 or not re.match(r"^\|[\s:|-]+\|$", lines[1]):
-        return []
-    header = [c.strip() for c in lines[0].strip("|").split("|")]
-    if "test" not in header or "t/s" not in header:
-        return []
+    """Rows of every pasted ``llama-bench -o md`` table as JSON-schema records (log lines around
+    and between the tables are allowed; each table's own device and build lines are read)."""
+    lines = src.text.splitlines()
+    tables = _tables(src.text)
+    out: list[dict] = []
+    previous_end = 0
+    for number, (start, end, stop) in enumerate(tables, start=1):
+        context = _markdown_context_of(lines[:stop], start, end, previous_end)
+        previous_end = end
+        where = f"table {number}, " if len(tables) > 1 else ""
+        out += _table_records(src, lines, start, end, context, where, number)
+    return out
+
+
+def _table_records(
+    src: Source,
+    lines: list[str],
+    start: int,
+    end: int,
+    context: dict[str, Any],
+    where: str,
+    number: int,
+) -> list[dict]:
+    table = [(i, lines[i].strip()) for i in range(start, end) if _is_table_line(lines[i])]
+    if len(table) < 3 or not re.match(r"^\|[\s:|-]+\|$", table[1][1]):
+        raise src.fail(
+            f"{where}line {start + 1}",
+            "a llama-bench table header without its |---| separator and rows; the table was"
+            " cut short",
+        )
+    header = [c.strip() for c in table[0][1].strip("|").split("|")]
     out = []
-    for line_no, line in enumerate(lines[2:], start=3):
+    for line_no, line in table[2:]:
         cells = [c.strip() for c in line.strip("|").split("|")]
         if len(cells) != len(header):
             raise src.fail(
-                f"table row {line_no}",
+                f"{where}line {line_no + 1}",
                 f"has {len(cells)} cells but the header has {len(header)} columns",
             )
         row = dict(zip(header, cells, strict=True))
@@ -103,10 +163,11 @@ def _markdown_records(src: Source) -> list[dict]:
         speed = _MD_TS.match(row["t/s"])
         if not test or not speed:
             raise src.fail(
-                f"table row {line_no}", f"test {row['test']!r} / t/s {row['t/s']!r} not understood"
+                f"{where}line {line_no + 1}",
+                f"test {row['test']!r} / t/s {row['t/s']!r} not understood",
             )
         kind, first, gen, depth = test.groups()
-        rec: dict[str, Any] = _markdown_context(src.text)
+        rec: dict[str, Any] = dict(context)
         rec.update({_MD_COLUMNS[k]: v for k, v in row.items() if k in _MD_COLUMNS})
         rec.update(
             n_prompt=int(first) if kind in ("pp", "pg") else 0,
@@ -114,6 +175,8 @@ def _markdown_records(src: Source) -> list[dict]:
             n_depth=int(depth or 0),
             avg_ts=float(speed.group(1)),
             stddev_ts=float(speed.group(2) or 0),
+            # Tests pair only within the run that printed them (see parse's configuration key).
+            md_table=number,
         )
         out.append(rec)
     return out
@@ -145,7 +208,7 @@ def sniff(src: Source) -> bool:
         # The table's header row, wherever it sits: a run saved with 2>&1 has the backend's log
         # lines ("ggml_cuda_init: …") above it.
         lines = _table_lines(src.text)
-        return bool(lines) and bool(re.search(r"\|\s*test\s*\|(?:.*\|)?\s*t/s\s*\|", lines[0]))
+        return bool(lines) and _is_header(lines[0])
     if src.kind == "csv":  # the header says whose file it is; a bad row is parse's to report
         return bool(src.data) and all(k in src.data[0] for k in ("avg_ts", "n_prompt", "n_gen"))
     rows = _records(src)

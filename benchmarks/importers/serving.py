@@ -5,11 +5,18 @@ Units: every ``*_ms`` summary key is milliseconds. TTFT/TPOT definitions are the
 (TPOT excludes the first token), so they map straight onto ``ttft_ms_*``/``tpot_ms_*``. SGLang
 calls end-to-end latency ``e2e_latency``; vLLM calls it ``e2el`` and only writes it when
 ``--percentile-metrics`` asked for it. Percentiles other than the median and p99 are optional.
+
+Latency keys without the ``_ms`` suffix (``median_ttft``, ``p99_tpot``, ``median_e2el``) are
+seconds: InferenceX's trimmed copy of the script
+(``experimental/token_position_decode_slo/*/benchmark_serving_random.py``) stores the
+``time.perf_counter()`` differences as they are and prints them as "Median TTFT (s)". A row that
+carries both forms is refused: which unit its bare keys are in cannot be told.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from datetime import UTC, datetime
 
 from benchmarks.importers.base import Importer, Source, first_present
@@ -108,14 +115,38 @@ def _replicas(src: Source, row: dict, where: str) -> int:
     return int(count)
 
 
-def _percentiles(src: Source, row: dict, metric: str, where: str) -> dict[str, float | None]:
+_LATENCY_KEY = r"(?:mean|median|std|p\d+(?:\.\d+)?)_(?:ttft|tpot|itl|e2el|e2e_latency)"
+_LATENCY_MS = re.compile(_LATENCY_KEY + "_ms")
+_LATENCY_S = re.compile(_LATENCY_KEY)
+
+
+def latency_unit(src: Source, row: dict, where: str) -> str:
+    """``"ms"`` for the ``*_ms`` keys vLLM and SGLang write, ``"s"`` for bare keys (see the
+    module docstring); a row with both is refused rather than guessed."""
+    with_ms = sorted(k for k in row if _LATENCY_MS.fullmatch(k))
+    bare = sorted(k for k in row if _LATENCY_S.fullmatch(k))
+    if with_ms and bare:
+        raise src.fail(
+            f"{where}{bare[0]}",
+            f"the row has latencies with the _ms suffix ({with_ms[0]}) and without it"
+            f" ({bare[0]}), so the unit of the bare ones cannot be told; import the tool's"
+            " unmodified result file, whose latencies are all in one unit",
+        )
+    return "s" if bare else "ms"
+
+
+def _percentiles(
+    src: Source, row: dict, metric: str, where: str, unit: str
+) -> dict[str, float | None]:
+    suffix = "_ms" if unit == "ms" else ""
     out: dict[str, float | None] = {}
     for q in ("50", "90", "95", "99"):
-        key = f"p{q}_{metric}_ms"
+        key = f"p{q}_{metric}{suffix}"
         value = src.number(row, key, where)
         if q == "50" and value is None:
-            value = src.number(row, f"median_{metric}_ms", where)
-        out[q] = src.ms(value, "ms", f"{where}{key}")
+            key = f"median_{metric}{suffix}"
+            value = src.number(row, key, where)
+        out[q] = src.ms(value, unit, f"{where}{key}")
     return out
 
 
@@ -213,9 +244,12 @@ def _common(src: Source, row: dict, where: str, tool: str, e2el_metric: str) -> 
         notes.append(f"goodput {float(goodput):.3f} req/s")
     isl = round(tin / completed) if tin and completed else None
     osl = round(tout / completed) if tout and completed else None
-    ttft = _percentiles(src, row, "ttft", where)
-    tpot = _percentiles(src, row, "tpot", where)
-    e2el = _percentiles(src, row, e2el_metric, where)
+    unit = latency_unit(src, row, where)
+    if unit == "s":
+        notes.append("latencies read as seconds (keys without _ms) and converted to ms")
+    ttft = _percentiles(src, row, "ttft", where, unit)
+    tpot = _percentiles(src, row, "tpot", where, unit)
+    e2el = _percentiles(src, row, e2el_metric, where, unit)
     dataset = row.get("dataset_name") or "serving"
     return dict(
         accelerator_id=accelerator,

@@ -64,6 +64,11 @@ CASES = {
         "false_spec-mtp_conc4_MI355-gbt350-odcdh5-wbb3.json",
         ImportOverrides(),
     ),
+    # Printed by trtllm-bench 0.17 (tests/fixtures/real/README.md); it names no GPU.
+    "trtllm-bench": (
+        "../../fixtures/real/trtllm-bench/v0.17_throughput_engine_log.txt",
+        ImportOverrides(accelerator_id="nvidia-h100-sxm-80gb"),
+    ),
     # Written by llm-d-benchmark's converter (tests/fixtures/real/README.md).
     "llmd-report": (
         "../../fixtures/real/llm-d-benchmark/br_v0_1_inference-perf_tpu7x_stage0.yaml",

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from benchmarks.errors import ResultFileError
-from benchmarks.importers import ImportOverrides, import_files
-from benchmarks.plausibility import check_result
+from benchmarks.importers import ImportOverrides, import_files, import_sources
+from benchmarks.plausibility import check_result, disagreeing_duplicates
 from tokendesk.catalog import load_catalog
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
@@ -782,3 +782,234 @@ def test_v60_whisper_tokens_per_second_is_refused():
     # Whisper's LoadGen summary prints "Tokens per second: 47433.9": speech-to-text tokens.
     with pytest.raises(ResultFileError, match="whisper is not an LLM benchmark"):
         one(f"{V60}/NVIDIA/results/B200-SXM-180GBx8_TRT/whisper/Offline/{RUN}")
+
+
+# -- latencies in seconds (InferenceX's benchmark_serving_random.py) -----------------------------
+
+GLM5 = "inferencex/glm5_fp8_vllm_tp8_isl1024_osl128_conc4.json"
+#: Stand-ins for what the file does not say (its scripts name no GPU model); checked: none.
+GLM5_FLAGS = replace(
+    NONE,
+    accelerator_id="nvidia-h100-sxm-80gb",
+    accelerators_per_replica=8,
+    runtime="vllm",
+    precision="fp8",
+)
+
+
+def test_a_serving_result_in_seconds_asks_for_what_it_does_not_say():
+    with pytest.raises(ResultFileError, match="pass --accelerator"):
+        one(GLM5)
+
+
+def test_a_serving_result_in_seconds_has_its_latencies_in_ms():
+    # The script prints "Median TTFT (s):" and stores the same seconds under median_ttft; every
+    # expected figure below is the file's own value x 1000.
+    (r,) = one(GLM5, GLM5_FLAGS)
+    assert r.ttft_ms_p50 == pytest.approx(0.26499967742711306 * 1000)  # "median_ttft"
+    assert r.ttft_ms_p99 == pytest.approx(0.5848183088190854 * 1000)  # "p99_ttft"
+    assert r.tpot_ms_p50 == pytest.approx(0.021372462615488082 * 1000)  # "median_tpot"
+    assert r.tpot_ms_p99 == pytest.approx(0.026454948791720733 * 1000)  # "p99_tpot"
+    assert r.e2el_ms_p50 == pytest.approx(3.0225854497402906 * 1000)  # "median_e2el"
+    assert r.output_tok_s == 164.72765441223032  # "output_throughput"
+    assert r.total_tok_s == pytest.approx(1317.8212352978426 + 164.72765441223032)
+    assert (r.model, r.concurrency, r.workload) == (
+        "zai-org/GLM-5-FP8",
+        4,
+        "serving-isl1024-osl128",
+    )
+    assert "latencies read as seconds" in r.notes
+    assert r.measured_at.isoformat() == "2026-02-13T14:13:21+00:00"  # "date": "20260213-141321"
+
+
+def test_a_serving_result_mixing_seconds_and_ms_is_refused():
+    data = json.loads((REAL / GLM5).read_bytes())
+    data["median_ttft_ms"] = 265.0
+    path = REAL / GLM5
+    with pytest.raises(ResultFileError, match="cannot be told") as err:
+        import_sources([(path.name, json.dumps(data).encode())], GLM5_FLAGS)
+    assert err.value.key == "median_e2el" and path.name in str(err.value)
+
+
+def test_an_inferencex_aggregate_with_ms_latencies_too_is_refused():
+    path = (
+        REAL
+        / "inferencex"
+        / (
+            "agg_kimik2.5_1k1k_int4_vllm_tp8-ep1-dpafalse_disagg-false_spec-mtp_conc4_"
+            "MI355-gbt350-odcdh5-wbb3.json"
+        )
+    )
+    data = json.loads(path.read_bytes())
+    data["median_ttft_ms"] = 296.9768075272441
+    with pytest.raises(ResultFileError, match="_ms suffix"):
+        import_sources([(path.name, json.dumps(data).encode())])
+
+
+# -- trtllm-bench throughput reports (TensorRT-LLM's docs) ---------------------------------------
+
+TRT_017 = "trtllm-bench/v0.17_throughput_engine_log.txt"
+TRT_STREAMING = "trtllm-bench/perf_overview_streaming_report.txt"
+H100 = replace(NONE, accelerator_id="nvidia-h100-sxm-80gb")
+
+
+def test_a_trtllm_bench_report_names_no_gpu_so_asks_for_it():
+    with pytest.raises(ResultFileError, match="pass --accelerator") as err:
+        one(TRT_017)
+    assert err.value.key == "MACHINE DETAILS"
+
+
+def test_trtllm_bench_017_log_imports_to_what_the_report_printed():
+    (r,) = one(TRT_017, H100)
+    # "Token Throughput (tokens/sec):  28390.4265" is the output throughput: the report's own
+    # "Number of requests: 3000" x "Average Output Length (tokens): 128.0000" / "Total Latency
+    # (ms): 13525.6862" gives the same figure (the input tokens would double it).
+    assert r.output_tok_s == 28390.4265
+    assert r.output_tok_s == pytest.approx(3000 * 128 / 13.5256862, rel=1e-6)
+    assert (r.model, r.runtime, r.runtime_version) == (
+        "meta-llama/Llama-3.1-8B",
+        "trt-llm",
+        "0.17.0",
+    )
+    assert (r.precision, r.accelerators_per_replica) == (
+        "fp8",
+        1,
+    )  # "Quantization: FP8", TP 1 x PP 1
+    assert (r.workload, r.requests_ok, r.scenario) == ("isl128-osl128", 3000, "offline")
+    assert r.ttft_ms_p50 is None and "did not stream" in r.notes
+    # "[01/18/2025-01:01:42] [TRT-LLM] [I] Benchmark complete."
+    assert r.measured_at.isoformat() == "2025-01-18T01:01:42+00:00"
+
+
+def test_trtllm_bench_log_saved_without_its_command_line_is_read_not_refused_as_json():
+    # The log as `trtllm-bench ... | tee` saves it starts with "[TensorRT-LLM] TensorRT-LLM
+    # version: 0.17.0": not JSON, though its first character is "[".
+    text = (REAL / TRT_017).read_bytes().split(b"\n", 1)[1]
+    assert text.startswith(b"[TensorRT-LLM]")
+    [(_, fmt, [r])] = import_sources([("trtllm.log", text)], H100)
+    assert fmt == "trtllm-bench" and r.output_tok_s == 28390.4265
+
+
+def test_a_streaming_trtllm_bench_report_has_ttft_and_tpot_percentiles():
+    with pytest.raises(ResultFileError, match="pass --accelerator .* --model .* --precision"):
+        one(TRT_STREAMING)
+    (r,) = one(TRT_STREAMING, replace(H100, model="m", precision="fp8"))
+    assert r.output_tok_s == 5530.7382  # "Total Output Throughput (tokens/sec)"
+    assert r.total_tok_s == 94022.5497  # "Total Token Throughput (tokens/sec)"
+    # "[TTFT] P50    : 52269.7072" ... "[TTFT] P99    : 106563.4497"
+    assert (r.ttft_ms_p50, r.ttft_ms_p90, r.ttft_ms_p95, r.ttft_ms_p99) == (
+        52269.7072,
+        96583.7187,
+        101978.4566,
+        106563.4497,
+    )
+    assert (r.tpot_ms_p50, r.tpot_ms_p95, r.tpot_ms_p99) == (204.0463, 206.5064, 206.5821)
+    assert (r.e2el_ms_p50, r.e2el_ms_p95) == (78509.2102, 111302.9101)  # "[Latency] P50 / P95"
+    assert r.measured_at is None and "date unknown" in r.notes
+
+
+def test_a_trtllm_bench_report_without_an_output_throughput_is_refused():
+    text = (REAL / TRT_STREAMING).read_text().replace("Total Output Throughput", "Output")
+    with pytest.raises(ResultFileError, match="no positive output throughput") as err:
+        import_sources([("report.txt", text.encode())], replace(H100, model="m", precision="fp8"))
+    assert err.value.key == "Total Output Throughput (tokens/sec)"
+
+
+def test_a_trtllm_bench_report_with_a_garbled_figure_names_its_line():
+    text = (
+        (REAL / TRT_STREAMING).read_text().replace("[TTFT] P50    : 52269.7072", "[TTFT] P50 : x")
+    )
+    with pytest.raises(ResultFileError, match="expected a number") as err:
+        import_sources([("report.txt", text.encode())], replace(H100, model="m", precision="fp8"))
+    assert err.value.key == "line 30: [TTFT] P50"  # the line it sits on in the file
+
+
+# -- GuideLLM's YAML report ----------------------------------------------------------------------
+
+GUIDELLM_YAML = "guidellm/yaml_and_json/benchmarks"
+
+
+def test_guidellm_081_yaml_imports_to_the_figures_of_its_json_twin():
+    # One run written both ways (--output kind=yaml and kind=json).
+    (from_yaml,) = one(f"{GUIDELLM_YAML}.yaml", FAKE)
+    (from_json,) = one(f"{GUIDELLM_YAML}.json", FAKE)
+    # benchmarks.yaml line 860: "mean: 320.90982840779134" under output_tokens_per_second
+    assert from_yaml.output_tok_s == 320.90982840779134
+    # lines 4608 and 4612: time_to_first_token_ms successful percentiles p50 and p99
+    assert (from_yaml.ttft_ms_p50, from_yaml.ttft_ms_p99) == (53.801774978637695, 67.6729679107666)
+    assert (from_yaml.model, from_yaml.concurrency) == ("fake/echo-1", 4)
+    assert from_yaml.model_dump(exclude={"source_file"}) == from_json.model_dump(
+        exclude={"source_file"}
+    )
+
+
+def test_a_guidellm_yaml_without_its_metrics_names_the_key():
+    text = (REAL / f"{GUIDELLM_YAML}.yaml").read_text()
+    broken = text.replace("    output_tokens_per_second:\n", "    output_tokens_per_second_x:\n", 1)
+    with pytest.raises(ResultFileError, match="required metric is missing") as err:
+        import_sources([("benchmarks.yaml", broken.encode())], FAKE)
+    assert err.value.key == "benchmarks[0].metrics.output_tokens_per_second"
+
+
+# -- llama-bench: a wrapper's log of several runs ------------------------------------------------
+
+THREE_RUNS = "llama-bench/b1_0c1e570_wrapper_three_runs.log"
+
+
+def test_a_log_of_three_llama_bench_runs_imports_every_table():
+    rows = one(THREE_RUNS, replace(ON_THIS_CPU, model="tiny"))
+    # Each table's tg row and its pp row, as printed ("tg16 | 31779.53 ± 3524.41", ...).
+    assert [r.output_tok_s for r in rows] == [31779.53, 26077.81, 10536.95]
+    assert [r.ttft_ms_p50 for r in rows] == pytest.approx(
+        [1000 * 64 / 117704.66, 1000 * 64 / 62800.33, 1000 * 64 / 69428.18]
+    )
+    assert [r.workload for r in rows] == ["pp64+tg16", "pp64+tg16", "pp64+tg16@d32"]
+    assert ["threads=1" in rows[0].notes, "threads=2" in rows[1].notes] == [True, True]
+    assert {r.runtime_version for r in rows} == {"b1 (0c1e570)"}  # each run's "build:" line
+
+
+def test_a_cut_short_table_in_a_log_of_several_runs_names_its_table_and_line():
+    lines = (REAL / THREE_RUNS).read_text().splitlines(keepends=True)
+    cut = "".join(lines[:11] + lines[13:])  # run 2's pp64 and tg16 rows gone
+    with pytest.raises(ResultFileError, match="cut short") as err:
+        import_sources([("runs.log", cut.encode())], replace(ON_THIS_CPU, model="tiny"))
+    assert err.value.key == "table 2, line 10"
+
+
+def test_a_row_with_a_missing_cell_in_a_later_table_names_its_table_and_line():
+    text = (
+        (REAL / THREE_RUNS).read_text().replace("|       2 |      tg16 @ d32 |", "| tg16 @ d32 |")
+    )
+    with pytest.raises(ResultFileError, match="cells but the header has 7") as err:
+        import_sources([("runs.log", text.encode())], replace(ON_THIS_CPU, model="tiny"))
+    assert err.value.key == "table 3, line 21"
+
+
+def test_a_transcript_of_a_cpu_run_then_a_sycl_run_reads_both_tables():
+    # Two llama-bench runs pasted one after the other; SYCL's warnings sit inside the second
+    # table, between its separator and its rows.
+    path = "llama-bench/b6082_cpu_then_sycl_two_runs.log"
+    with pytest.raises(ResultFileError, match="pass --accelerator"):
+        one(path)
+    cpu, sycl = one(path, ON_THIS_CPU)
+    # "tg1 | 27.86 ± 1.62" and "pp512 | 58.31 ± 1.75" (CPU); "tg1 | 23.02 ± 12.81" and
+    # "pp512 | 629.25 ± 288.96" (SYCL)
+    assert (cpu.output_tok_s, sycl.output_tok_s) == (27.86, 23.02)
+    assert (cpu.ttft_ms_p50, sycl.ttft_ms_p50) == pytest.approx(
+        (1000 * 512 / 58.31, 512e3 / 629.25)
+    )
+    assert {(r.model, r.precision, r.runtime_version) for r in (cpu, sycl)} == {
+        ("llama-1b", "q4_k_m", "b6082 (5aa1105da)")
+    }
+    assert "backends=CPU" in cpu.notes and "backends=SYCL" in sycl.notes
+    # One --accelerator for a CPU run and an Intel GPU run makes them one operating point with
+    # two sets of figures, which the import command refuses to store.
+    assert disagreeing_duplicates(path, [cpu, sycl])
+
+
+def test_a_cut_short_json_result_is_still_refused_as_json_not_read_as_a_log():
+    # Only a first line like "[TensorRT-LLM] ..." (a tag with words, then text) is a log.
+    for text in ((REAL / GLM5).read_bytes()[:200], b'[{"date": "20260213-141321", "model_id": "z'):
+        with pytest.raises(ResultFileError, match="not valid JSON") as err:
+            import_sources([("cut.json", text)], GLM5_FLAGS)
+        assert err.value.key.startswith("line ")
