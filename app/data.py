@@ -565,7 +565,7 @@ def futures_review(path: str, date_from, date_to):
 
 @st.cache_data(show_spinner=False, ttl=600, max_entries=16)
 def _futures_review(path: str, date_from, date_to, negotiated: bool):
-    from briefs.futures import company_review
+    from planning.review import company_review
 
     # The fleet's rates are read over every quote (a withheld one's label is masked in the
     # review), from the engine the other pages already built for this workspace. The warehouse
@@ -594,9 +594,9 @@ def _review_days(path: str, *window) -> tuple:
 
 @st.cache_resource(show_spinner=False, ttl=600, max_entries=4)
 def _futures_days(path: str, days: tuple, negotiated: bool) -> dict:
-    """``briefs.futures.as_of_days`` by day; shared, not copied, so no caller may change a
+    """``planning.review.as_of_days`` by day; shared, not copied, so no caller may change a
     frame."""
-    from briefs.futures import as_of_days
+    from planning.review import as_of_days
 
     with _reading(path) as warehouse:
         frames = as_of_days(warehouse, days, _hidden_models(negotiated))

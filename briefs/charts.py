@@ -10,15 +10,16 @@ from reportlab.graphics.shapes import Drawing, Line, Rect, String
 from reportlab.lib import colors
 
 from briefs.document import BarChart
+from planning.verdicts import BUY_WORD, DEFER_WORD, KEEP_WORD, NO_BUY_WORD
 
 # reportlab is imported where a chart is drawn (about 0.3 s on the dev box; see briefs/render.py).
 
 #: Colour per recommendation; anything else gets the neutral blue.
 GROUP_COLOURS = {
-    "buy": colors.HexColor("#2e7d32"),
-    "no-buy": colors.HexColor("#c62828"),
-    "defer": colors.HexColor("#ef8f00"),
-    "keep": colors.HexColor("#1565c0"),
+    BUY_WORD: colors.HexColor("#2e7d32"),
+    NO_BUY_WORD: colors.HexColor("#c62828"),
+    DEFER_WORD: colors.HexColor("#ef8f00"),
+    KEEP_WORD: colors.HexColor("#1565c0"),
     "cut": colors.HexColor("#2e7d32"),
     "rise": colors.HexColor("#c62828"),
 }

@@ -12,6 +12,7 @@ import pandas as pd
 
 from briefs.charts import drawing, svg
 from briefs.document import BarChart, Bullets, Document, Paragraph, Table
+from planning.verdicts import VERDICT_WORDS
 from tokendesk.exports import neutralise, safe_csv
 from tokendesk.formatting import link_text
 from tokendesk.textsafety import clean_text, safe_message
@@ -167,7 +168,7 @@ def _html_cell(text: str) -> str:
         link = html.escape(url)
         return f'<a href="{link}">{link}</a>'
     escaped = _html_text(text)
-    if text in ("buy", "no-buy", "defer", "keep"):
+    if text in VERDICT_WORDS:
         return f'<span class="rec-{text}">{escaped}</span>'
     return escaped
 

@@ -20,14 +20,7 @@ import typer
 
 from briefs import gate as g
 from briefs.document import table as doc_table
-from briefs.futures import (
-    FuturesRules,
-    company_review,
-    compare_warehouse,
-    futures_document,
-    report_json,
-)
-from briefs.gate import parse_fraction
+from briefs.futures import futures_document
 from briefs.render import FORMATS, _md_table, render_document
 from briefs.workspace_plans import workspace_document
 from cli.options import DbOption
@@ -35,12 +28,16 @@ from costmodel import Engine
 from costmodel import scenario_inputs as si
 from planning import evaluation as pe
 from planning import fleet as pf
+from planning import gate_inputs as gi
+from planning import regression_gate as rg
 from planning import workspaces as pw
+from planning.review import FuturesRules, company_review, compare_warehouse, report_json
 from pricing.integrity import check_price_file
 from tokendesk import formatting
 from tokendesk.exports import safe_csv
 from tokendesk.paths import default_db_path
 from tokendesk.terminal import Grid, make_console, print_table
+from tokendesk.units import parse_fraction
 from warehouse import Warehouse
 from warehouse.decisions import (
     Decision,
@@ -221,7 +218,7 @@ def gate(
     exception; exit 2 on bad input."""
 
     try:
-        limits = (g.parse_fraction(max_cost_regression), g.parse_fraction(max_ftl_regression))
+        limits = (parse_fraction(max_cost_regression), parse_fraction(max_ftl_regression))
         check_day = date.fromisoformat(today) if today else date.today()
     except ValueError as exc:
         raise _fail(str(exc)) from None
@@ -248,10 +245,10 @@ def gate(
         loader = None
         if warehouse is not None:
             loader = lambda sid: snapshot_results(warehouse, sid)  # noqa: E731
-        base_frame = g.load_result_set(baseline, loader)
-        cand_frame = g.load_result_set(candidate, loader)
-        rules = g.load_exceptions(exceptions) if exceptions else []
-    except g.GateInputError as exc:
+        base_frame = gi.load_result_set(baseline, loader)
+        cand_frame = gi.load_result_set(candidate, loader)
+        rules = gi.load_exceptions(exceptions) if exceptions else []
+    except gi.GateInputError as exc:
         err.print(f"[red]bad input:[/red] {exc.path}: key {exc.key}: {exc.reason}")
         raise typer.Exit(2) from None
     except TooManyPlanningOptions as exc:
@@ -259,7 +256,7 @@ def gate(
     finally:
         if warehouse is not None:
             warehouse.close()
-    report = g.compare_results(
+    report = rg.compare_results(
         base_frame,
         cand_frame,
         max_cost_regression=limits[0],

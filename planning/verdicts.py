@@ -11,6 +11,11 @@ here and the optimum on the next page are read on one scale.
 * a cheaper plan that breaks a workspace constraint is defer (settle the constraint first);
 * the cheapest remaining plan is buy (then Stay is no-buy); other cheaper plans are no-buy, the
   buy saves more; with no buy, Stay is keep.
+
+Futures day judges a new SKU against the incumbent with the same words (``new_sku_verdict``):
+buy if it is cheaper per 1K output tokens by more than the savings threshold and its FTL is no
+worse by more than the FTL threshold; defer if its FTL is unknown or nothing comparable runs on
+the incumbent; no-buy otherwise.
 """
 
 from __future__ import annotations
@@ -18,9 +23,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tokendesk.labels import label
+
 KEEP_WORD, BUY_WORD, NO_BUY_WORD, DEFER_WORD = "keep", "buy", "no-buy", "defer"
+VERDICT_WORDS = (BUY_WORD, NO_BUY_WORD, DEFER_WORD, KEEP_WORD)
 #: Differences below a cent a month are ties.
 TIE_USD = 0.005
+#: What a new SKU is compared against, in a person's words.
+INCUMBENT = label("incumbent")
 
 
 @dataclass(frozen=True)
@@ -111,3 +121,58 @@ def decided_plan(verdicts: Sequence[PlanVerdict]) -> str:
 
 
 RULE_SENTENCE = " ".join((__doc__ or "").split("\n\n")[1].split())
+
+
+# -- futures day: a new SKU against the incumbent ---------------------------------------------
+def new_sku_verdict(
+    cost_change: float | None,
+    ftl_change: float | None,
+    *,
+    min_savings_pct: float,
+    max_ftl_regression_pct: float,
+    no_incumbent: str = "",
+) -> tuple[str, str]:
+    """buy / no-buy / defer for a new SKU, and the reason: ``cost_change`` and ``ftl_change`` are
+    its $/1K output tokens and FTL relative to the incumbent's (None: nothing to compare with;
+    ``no_incumbent`` then says why)."""
+    if cost_change is None:
+        return DEFER_WORD, no_incumbent
+    if not cost_change < -min_savings_pct:
+        return (
+            NO_BUY_WORD,
+            f"$/1K output {cost_change:+.1%} vs {INCUMBENT} (needs < -{min_savings_pct:.0%})",
+        )
+    if ftl_change is None:
+        return (
+            DEFER_WORD,
+            f"$/1K output {cost_change:+.1%} vs {INCUMBENT}, but no FTL to compare: run the harness",
+        )
+    if ftl_change > max_ftl_regression_pct:
+        return (
+            NO_BUY_WORD,
+            f"$/1K output {cost_change:+.1%} but FTL {ftl_change:+.1%} vs {INCUMBENT} "
+            f"(max +{max_ftl_regression_pct:.0%})",
+        )
+    return BUY_WORD, f"$/1K output {cost_change:+.1%} and FTL {ftl_change:+.1%} vs {INCUMBENT}"
+
+
+def new_sku_rule_sentence(
+    fleet_labels: Sequence[str],
+    incumbent_backends: Sequence[str],
+    min_savings_pct: float,
+    max_ftl_regression_pct: float,
+) -> str:
+    """``new_sku_verdict`` in words: what a new SKU is compared against (the company's fleet
+    lines, else the incumbent backends) and the thresholds."""
+    return (
+        (
+            "Against your own fleet at the rates you pay (" + "; ".join(fleet_labels) + "): buy "
+            if fleet_labels
+            else f"Against the incumbent ({', '.join(incumbent_backends)}): buy "
+        )
+        + "if $/1K output tokens is lower by "
+        f"more than {min_savings_pct:.0%} and FTL is no more than "
+        f"{max_ftl_regression_pct:.0%} "
+        "worse; defer when FTL is unknown or nothing comparable runs on the "
+        "incumbent; no-buy otherwise."
+    )

@@ -22,6 +22,14 @@ def seeded(tmp_path: Path) -> Warehouse:
     warehouse.close()
 
 
+@pytest.fixture(scope="session")
+def seed_db(tmp_path_factory):
+    """A warehouse built from the bundled seed data (historical + current price snapshots)."""
+    path = tmp_path_factory.mktemp("seed") / "w.duckdb"
+    seeded_warehouse(path).close()
+    return path
+
+
 @pytest.fixture
 def empty_warehouse() -> Warehouse:
     warehouse = Warehouse.open(":memory:", build=False)

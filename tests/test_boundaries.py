@@ -1,6 +1,9 @@
 """The project's import boundaries, read from the source with ast (imports inside functions count;
 imports under ``if TYPE_CHECKING:`` do not, as they never run).
 
+briefs/ renders documents only: it reads no database (no warehouse module, no SQL) and writes no
+verdict word of its own; what it renders is computed in planning/.
+
 The rooms depend one way:
 cli, app -> briefs -> planning -> costmodel, warehouse -> pricing, benchmarks -> tokendesk
 (the commands in cli/ may use every room but app/, and nothing imports them; audit/ may
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import importlib.metadata
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -315,3 +319,76 @@ def test_tests_take_shared_data_from_helpers_not_from_other_tests() -> None:
                 ):
                     wrong.append(f"{path.relative_to(ROOT)}:{node.lineno} imports {node.module}")
     assert not wrong, "\n".join(wrong)
+
+
+# -- briefs/ renders documents only ---------------------------------------------------------------
+DOCUMENTS = "briefs"
+#: What a module that reads a database imports: the warehouse room and the engine under it.
+DATABASE_ROOMS = {"warehouse", "duckdb"}
+#: A statement's keywords as SQL writes them (upper case), or a statement in lower case.
+SQL = re.compile(
+    r"\b(SELECT|FROM|WHERE|JOIN|INSERT|UPDATE|DELETE|CREATE|ALTER|DROP)\b"
+    r"|\bselect\b[^\n]*?\bfrom\b|\binsert\s+into\b|\bdelete\s+from\b|\bupdate\s+\w+\s+set\b"
+    r"|\b(create|alter|drop)\s+(or\s+replace\s+)?(temp\w*\s+)?(table|view|index)\b",
+)
+
+
+def _all_imports(name: str) -> Iterator[tuple[str, int]]:
+    """Every module ``name`` imports, ``if TYPE_CHECKING:`` blocks included."""
+    for node in ast.walk(ast.parse(MODULES[name].read_text())):
+        if isinstance(node, ast.Import):
+            yield from ((alias.name, node.lineno) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            yield node.module, node.lineno
+
+
+def sql_strings(path: Path) -> list[int]:
+    """The lines of the string constants in ``path`` that read as SQL."""
+    return [
+        node.lineno
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and SQL.search(node.value)
+    ]
+
+
+def test_the_sql_finder_finds_the_warehouse_statements() -> None:
+    # A guard for the test below: a finder that matched nothing would pass it.
+    assert sql_strings(MODULES["warehouse.futures"])
+    assert not SQL.search("what changed from one date to the next, selected for the reader")
+
+
+def test_briefs_read_no_database() -> None:
+    wrong = [
+        f"{MODULES[name].relative_to(ROOT)}:{line} imports {imported}"
+        for name in MODULES
+        if room(name) == DOCUMENTS
+        for imported, line in _all_imports(name)
+        if imported.split(".")[0] in DATABASE_ROOMS
+    ]
+    assert not wrong, "briefs/ renders what planning/ computed; it imports no database: " + (
+        ", ".join(wrong)
+    )
+
+
+def test_briefs_hold_no_sql() -> None:
+    wrong = [
+        f"{MODULES[name].relative_to(ROOT)}:{line}"
+        for name in MODULES
+        if room(name) == DOCUMENTS
+        for line in sql_strings(MODULES[name])
+    ]
+    assert not wrong, "SQL in briefs/ (the warehouse owns every statement): " + ", ".join(wrong)
+
+
+def test_briefs_write_no_verdict_word() -> None:
+    # keep / buy / no-buy / defer and their rules live in planning.verdicts; a brief imports them.
+    from planning.verdicts import VERDICT_WORDS
+
+    wrong = [
+        f"{MODULES[name].relative_to(ROOT)}:{node.lineno}"
+        for name in MODULES
+        if room(name) == DOCUMENTS
+        for node in ast.walk(ast.parse(MODULES[name].read_text()))
+        if isinstance(node, ast.Constant) and node.value in VERDICT_WORDS
+    ]
+    assert not wrong, "a verdict word written in briefs/: " + ", ".join(wrong)

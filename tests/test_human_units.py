@@ -58,3 +58,11 @@ def test_growth_per_quarter_as_a_percentage():
         assert units.parse_growth(units.growth_text(value)) == value
     with pytest.raises(units.UnitError, match="percentage per quarter"):
         units.parse_growth("10 per year")
+
+
+def test_parse_fraction():
+    assert units.parse_fraction("10%") == pytest.approx(0.10)
+    assert units.parse_fraction("0.1") == pytest.approx(0.10)
+    assert units.parse_fraction("12.5") == pytest.approx(0.125)
+    with pytest.raises(ValueError):
+        units.parse_fraction("ten")

@@ -182,3 +182,20 @@ def growth_text(value: float | None) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
     return f"{float(value) * 100:,.12g} {GROWTH_UNIT}"
+
+
+def parse_fraction(text: str | float) -> float:
+    """ "10%" -> 0.10; "0.1" -> 0.10; a bare number above 1 is read as percent ("10" -> 0.10)."""
+    if isinstance(text, int | float):
+        value = float(text)
+    else:
+        raw = str(text).strip()
+        try:
+            value = float(raw[:-1]) / 100.0 if raw.endswith("%") else float(raw)
+        except ValueError:
+            raise ValueError(f"{text!r} is not a percentage (e.g. 10% or 0.1)") from None
+        if not raw.endswith("%") and value > 1:
+            value /= 100.0
+    if not 0 <= value < 10:
+        raise ValueError(f"{text!r} is out of range")
+    return value

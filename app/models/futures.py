@@ -1,7 +1,7 @@
 """The Futures page's model: which review to show (since the last one, or since a snapshot's
 date), its headline, and its tables as people read them.
 
-Every figure comes from the one report ``briefs.futures.company_review`` builds, the same one
+Every figure comes from the one report ``planning.review.company_review`` builds, the same one
 ``tokendesk futures compare --format json`` prints; this module only chooses and labels columns.
 """
 
@@ -14,7 +14,8 @@ from datetime import date
 import pandas as pd
 
 from app.models.tables import Table, readable
-from briefs.futures import FuturesReport
+from planning.review import FuturesReport
+from planning.verdicts import BUY_WORD
 from tokendesk import formatting
 from tokendesk.labels import label
 from warehouse.decisions import LastReview
@@ -72,7 +73,7 @@ def headline(report: FuturesReport) -> Headline:
         else 0.0,
         moves_on_your_fleet=len(effects),
         new_skus=len(report.new_skus),
-        buys=int((suggestions["suggestion"] == "buy").sum()) if len(suggestions) else 0,
+        buys=int((suggestions["suggestion"] == BUY_WORD).sum()) if len(suggestions) else 0,
         price_moves=len(report.price_changes),
     )
 

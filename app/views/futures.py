@@ -2,7 +2,7 @@
 models and SKUs the company runs or could buy, judged against its own fleet, and the decision log.
 
 The figures are the report ``tokendesk futures compare --format json`` prints (one computation,
-``briefs.futures.company_review``); this page only chooses the dates and draws it.
+``planning.review.company_review``); this page only chooses the dates and draws it.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from app import auth, data, ui
 from app.models import futures as model
 from app.safe import plain
 from app.url_state import UrlInput
-from briefs.futures import FuturesReport
+from planning.review import FuturesReport
 from planning.workspaces import is_example
 from tokendesk import formatting
 from tokendesk.access import Action

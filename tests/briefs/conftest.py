@@ -5,16 +5,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.factories import seeded_warehouse
 from warehouse import Warehouse
-
-
-@pytest.fixture(scope="session")
-def seed_db(tmp_path_factory):
-    """A warehouse built from the bundled seed data (historical + current price snapshots)."""
-    path = tmp_path_factory.mktemp("briefs") / "w.duckdb"
-    seeded_warehouse(path).close()
-    return path
 
 
 @pytest.fixture(scope="session")

@@ -9,8 +9,9 @@ from datetime import date
 import pandas as pd
 import pytest
 
-from briefs.futures import FleetRate, FuturesRules, company_review, fleet_effects, suggestions
 from costmodel.demand import HOURS_PER_MONTH
+from planning.fleet import FleetRate
+from planning.review import FuturesRules, company_review, fleet_effects, suggestions
 from planning.workspaces import example_workspace
 from warehouse import Warehouse
 
@@ -109,20 +110,3 @@ def test_suggestions_leave_out_models_no_workload_runs():
     out = suggestions(costs, added, FuturesRules(fleet=(line,)))
     assert out["model"].tolist() == ["big"]
     assert out["suggestion"].tolist() == ["buy"]
-
-
-def test_the_price_move_bars_name_the_pricing_model_in_words():
-    from briefs.futures import _price_moves_chart
-
-    cuts = pd.DataFrame(
-        [
-            {
-                "provider": "aws",
-                "instance_type": "p5.48xlarge",
-                "pricing_model": "on_demand",
-                "change_pct": -0.44,
-            }
-        ]
-    )
-    chart = _price_moves_chart(cuts)
-    assert chart is not None and chart.labels == ("aws p5.48xlarge On demand",)
