@@ -19,6 +19,7 @@ from audit.render import markdown, pdf
 from audit.report import summarise, to_json
 from audit.rules import RuleTableError, load_rules
 from audit.scan import AuditPathError, scan
+from cli.errors import fail
 from tokendesk.terminal import make_console
 
 err = make_console(stderr=True)
@@ -46,17 +47,14 @@ def audit(
     the known equivalent and an engineer-week estimate. Reads files as text; never runs them."""
     fmt = fmt.lower().lstrip(".")
     if fmt not in FORMATS:
-        err.print(f"[red]error:[/red] unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
-        raise typer.Exit(2)
+        raise fail(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     if fmt == "pdf" and (output is None or str(output) == "-"):
-        err.print("[red]error:[/red] a PDF needs a file: add -o gaps.pdf")
-        raise typer.Exit(2)
+        raise fail("a PDF needs a file: add -o gaps.pdf")
     try:
         rules = load_rules(rules_file)
         report = summarise(scan(path, rules, excludes=tuple(exclude or ())))
     except (AuditPathError, RuleTableError) as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from None
+        raise fail(str(exc)) from None
     if fmt == "json":
         data = (json.dumps(to_json(report), indent=1, ensure_ascii=False) + "\n").encode("utf-8")
     elif fmt == "pdf":

@@ -23,6 +23,7 @@ from briefs.document import table as doc_table
 from briefs.futures import futures_document
 from briefs.render import FORMATS, _md_table, render_document
 from briefs.workspace_plans import workspace_document
+from cli.errors import fail
 from cli.options import DbOption
 from costmodel import Engine
 from costmodel import scenario_inputs as si
@@ -63,11 +64,6 @@ futures_app = typer.Typer(
 )
 
 
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    err.print(f"[red]error:[/red] {message}")
-    return typer.Exit(code)
-
-
 BaseUrlOption = Annotated[
     str | None,
     typer.Option(
@@ -94,7 +90,7 @@ def token_unit(option: str | None, params: Mapping[str, str]) -> str:
     unit = unit.strip().lower()
     if unit not in formatting.TOKEN_UNITS:
         where = "--unit" if option else f"the link's {formatting.TOKEN_UNIT_KEY}="
-        raise _fail(f"{where} {unit!r}: choose one of {', '.join(formatting.TOKEN_UNITS)}")
+        raise fail(f"{where} {unit!r}: choose one of {', '.join(formatting.TOKEN_UNITS)}")
     return unit
 
 
@@ -149,7 +145,7 @@ def brief(
 
     fmt = fmt.lower()
     if fmt not in FORMATS:
-        raise _fail(f"--format {fmt!r}: choose one of {', '.join(FORMATS)}")
+        raise fail(f"--format {fmt!r}: choose one of {', '.join(FORMATS)}")
     params: dict[str, str] = dict(parse_qsl(urlparse(link).query)) if link else {}
     for item in setting or ():
         key, sep, value = item.partition("=")
@@ -158,26 +154,26 @@ def brief(
             or key.strip() not in si.BOUNDS
             and key.strip() not in {"model", "pct", "custom"}
         ):
-            raise _fail(
+            raise fail(
                 f"--set {item!r}: expected key=value with a key among the dashboard's inputs"
             )
         params[key.strip()] = value.strip()
     if "spot" in params:
-        raise _fail(
+        raise fail(
             "spot: the brief serves every token at the SLO on the capacity it sizes (batch"
             " traffic included), so spot capacity is not an input of it; leave spot out"
         )
     unit = token_unit(unit, params)
     inputs, notices = si.from_params(params)
     if notices:
-        raise _fail(" ".join(notices))
+        raise fail(" ".join(notices))
     ws, knobs = pw.market_workspace(inputs), pw.market_knobs(inputs)
     try:
         with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
             options = pw.planning_options(warehouse, ws)
             snapshots = warehouse.snapshots()
     except TooManyPlanningOptions as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     results = pe.compare(Engine.from_frame(options), ws, knobs)
     doc = workspace_document(
         results, ws, knobs, base_url, unit=unit, options=options, snapshots=snapshots
@@ -221,7 +217,7 @@ def gate(
         limits = (parse_fraction(max_cost_regression), parse_fraction(max_ftl_regression))
         check_day = date.fromisoformat(today) if today else date.today()
     except ValueError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     warehouse = None
     prices: dict[str, float] = {}
     fleet_prices: dict[str, float] = {}
@@ -249,10 +245,9 @@ def gate(
         cand_frame = gi.load_result_set(candidate, loader)
         rules = gi.load_exceptions(exceptions) if exceptions else []
     except gi.GateInputError as exc:
-        err.print(f"[red]bad input:[/red] {exc.path}: key {exc.key}: {exc.reason}")
-        raise typer.Exit(2) from None
+        raise fail(f"{exc.path}: key {exc.key}: {exc.reason}", label="bad input") from None
     except TooManyPlanningOptions as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     finally:
         if warehouse is not None:
             warehouse.close()
@@ -317,7 +312,7 @@ def futures_compare(
     suggestions for new SKUs between two dates, with the decision log."""
 
     if fmt.lower() not in (*FORMATS, "json"):
-        raise _fail(f"--format {fmt!r}: choose one of {', '.join(FORMATS)}, json")
+        raise fail(f"--format {fmt!r}: choose one of {', '.join(FORMATS)}, json")
     try:
         start = date.fromisoformat(date_from) if date_from else None
         end = date.fromisoformat(date_to) if date_to else date.today()
@@ -334,7 +329,7 @@ def futures_compare(
             review = compare_warehouse if incumbent else company_review
             report = review(warehouse, start, end, rules)
     except ValueError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     if fmt.lower() == "json":
         text = json.dumps(report_json(report), indent=2, ensure_ascii=False) + "\n"
         _write(text.encode("utf-8"), output)
@@ -405,7 +400,7 @@ def futures_decide(
             )
             decision_id = record_decision(warehouse, record)
     except (ValueError, DecisionError) as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     console.print(
         f"decision {decision_id} recorded: {subject} → {decision} "
         f"({len(record.snapshot_ids)} snapshots linked)"

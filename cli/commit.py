@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 
 from briefs.commitment import BASIS, commitment_json
+from cli.errors import fail
 from cli.options import DbOption
 from costmodel.commitment import shown_options
 from costmodel.commitment_workspace import WorkloadCommitment, brief_rows
@@ -93,8 +94,7 @@ def commit_command(
         ws, engine = pw.workspace_and_engine(db, workspace, check_price_file)
         analysis = commitments(engine, ws)
     except (pw.WorkspaceFileError, WarehouseError, ValueError) as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from None
+        raise fail(str(exc)) from None
     if fmt == CommitFormat.TABLE:
         _, sentences = brief_rows(analysis)
         for a in analysis:

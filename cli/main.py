@@ -23,9 +23,9 @@ from tokendesk.terminal import make_console
 #: and the one line ``tokendesk --help`` lists it with (short enough for 80 columns; the
 #: command's own ``--help`` says the rest).
 COMMANDS: dict[str, tuple[str, str]] = {
-    "costs": ("cli.core", "$/1K tokens and first-token latency per option."),
-    "db": ("cli.core", "Create, rebuild, inspect and move the warehouse."),
-    "app": ("cli.core", "Start the dashboard."),
+    "costs": ("cli.costs", "$/1K tokens and first-token latency per option."),
+    "db": ("cli.db", "Create, rebuild, inspect and move the warehouse."),
+    "app": ("cli.dashboard", "Start the dashboard."),
     "prices": ("cli.prices", "Refresh live cloud prices, check their integrity."),
     "bench": ("cli.bench", "Run the portability harness, import results."),
     "brief": ("cli.briefs", "A buy/no-buy brief comparing procurement scenarios."),
@@ -177,20 +177,23 @@ def main(argv: list[str] | None = None) -> None:
         err.print("interrupted; nothing more was written")
         raise SystemExit(130) from None
     except Exception as exc:  # the last line of defence: a message, never a traceback
-        from tokendesk.textsafety import terminal_text
+        from cli.errors import fail
 
         if _warehouse_failure(exc):  # e.g. another process held the file too long: advice
-            err.print(f"[red]error:[/red] {terminal_text(str(exc))}", highlight=False)
-            raise SystemExit(1) from None
+            raise SystemExit(fail(str(exc), 1).exit_code) from None
         reason = _unreachable(exc)
         if reason:  # team mode: PostgreSQL went away under a read (its text names the server)
-            err.print(
-                f"[red]error:[/red] the team warehouse's catalog server does not answer ({reason})."
-                " A write lands whole or not at all: `tokendesk db info` lists what landed."
-                " Run the command again once it answers.",
-                highlight=False,
-            )
-            raise SystemExit(1) from None
+            raise SystemExit(
+                fail(
+                    f"the team warehouse's catalog server does not answer ({reason})."
+                    " A write lands whole or not at all: `tokendesk db info` lists what landed."
+                    " Run the command again once it answers.",
+                    1,
+                ).exit_code
+            ) from None
+        # Not through fail(): the advice follows the fault's text even when that text is cut short.
+        from tokendesk.textsafety import terminal_text
+
         err.print(
             f"[red]error:[/red] {terminal_text(type(exc).__name__ + ': ' + str(exc))}\n"
             "This is a fault in tokendesk; anything the command was writing was rolled back."

@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 
 from briefs.optimal import optimal_markdown, optimal_rows, optimal_summary
+from cli.errors import fail
 from cli.options import DbOption
 from planning import workspaces as pw
 from planning.optimum import optimize
@@ -49,8 +50,7 @@ def optimize_command(
         ws, engine = pw.workspace_and_engine(db, workspace, check_price_file)
         result = optimize(engine, ws, n_plus_one=n_plus_one)
     except (pw.WorkspaceFileError, WarehouseError, ValueError) as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from None
+        raise fail(str(exc)) from None
     if fmt == OptimizeFormat.JSON:
         text = json.dumps(result.as_dict(), indent=2, ensure_ascii=False) + "\n"
     elif fmt == OptimizeFormat.MD:

@@ -16,6 +16,7 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
+from cli.errors import fail
 from cli.options import DbOption, FormatOption, OutputFormat
 from pricing.base import ProgressEvent
 from pricing.integrity import IntegrityReport, check_price_file, check_snapshot
@@ -87,8 +88,9 @@ def refresh_command(
 
     unknown = [p for p in provider or [] if p not in PROVIDERS]
     if unknown:
-        err.print(f"[red]Unknown provider {', '.join(unknown)}[/]; known: {', '.join(PROVIDERS)}")
-        raise typer.Exit(2)
+        raise fail(
+            f"Unknown provider {', '.join(unknown)}; known: {', '.join(PROVIDERS)}", label=""
+        )
     with (
         Warehouse.open(db, seed_check=check_price_file) as warehouse,
         Progress(
@@ -194,8 +196,7 @@ def integrity_command(
         try:
             quotes = load_sheet(sheet)
         except SheetValidationError as exc:
-            err.print(terminal_text(str(exc)), highlight=False)
-            raise typer.Exit(2) from None
+            raise fail(str(exc), label="") from None
         print_integrity(check_snapshot(quotes, []), quotes, f"integrity of {sheet}")
         return
 
@@ -203,11 +204,12 @@ def integrity_command(
         if snapshot:
             frame = warehouse.integrity_report(snapshot)
             if frame.empty:
-                err.print(
+                raise fail(
                     f"No integrity report stored for snapshot {snapshot!r}; `tokendesk db "
-                    "info` lists snapshots."
+                    "info` lists snapshots.",
+                    1,
+                    label="",
                 )
-                raise typer.Exit(1)
             table = _rules_grid(f"integrity of {snapshot}")
             for row in frame.itertuples(index=False):
                 table.add_row(
@@ -218,20 +220,19 @@ def integrity_command(
         with warehouse.reading():
             count = count_current_prices(warehouse, provider)
         if count > MAX_CHECKED_NOW:
-            err.print(
-                f"[red]error:[/red] {count:,} current prices"
-                + (f" of {terminal_text(provider)}" if provider else "")
+            raise fail(
+                f"{count:,} current prices"
+                + (f" of {provider}" if provider else "")
                 + f": more than the {MAX_CHECKED_NOW:,} this command checks at once. Every"
                 " snapshot was checked when it was written: `tokendesk prices integrity"
                 " --snapshot ID` shows its report (`tokendesk db info` lists the ids);"
-                " or check one provider with --provider",
-                highlight=False,
+                " or check one provider with --provider"
             )
-            raise typer.Exit(2)
         quotes = warehouse.current_price_quotes(provider)
     if not quotes:
-        err.print("No current prices" + (f" for {provider}" if provider else "") + ".")
-        raise typer.Exit(1)
+        raise fail(
+            "No current prices" + (f" for {provider}" if provider else "") + ".", 1, label=""
+        )
     print_integrity(check_snapshot(quotes, []), quotes, "integrity of the current prices")
 
 
@@ -280,12 +281,10 @@ def list_command(
 
     unknown = sorted(set(pricing_model or ()) - {m.value for m in PricingModel})
     if unknown:
-        err.print(
-            f"[red]error:[/red] --pricing-model {terminal_text(unknown[0])!r} is not a pricing"
-            f" model; use one of {', '.join(m.value for m in PricingModel)}",
-            highlight=False,
+        raise fail(
+            f"--pricing-model {unknown[0]!r} is not a pricing"
+            f" model; use one of {', '.join(m.value for m in PricingModel)}"
         )
-        raise typer.Exit(2)
     with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
         frame = current_price_list(warehouse, provider, pricing_model)
     if output is OutputFormat.CSV:

@@ -20,6 +20,7 @@ from briefs.commitment import commitment_section
 from briefs.demand_doc import TraceFileError, TrafficError, demand_rows, trace_document
 from briefs.optimal import brief_sections
 from cli.briefs import BaseUrlOption, UnitOption, output_path, token_unit
+from cli.errors import fail
 from cli.options import DbOption
 from costmodel import Engine, domain
 from costmodel.scenario_inputs import parse_custom
@@ -70,11 +71,6 @@ def _write(data: bytes, output: Path | None) -> None:
         err.print(f"wrote {output} ({len(data):,} bytes)")
 
 
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    err.print(f"[red]error:[/red] {message}")
-    return typer.Exit(code)
-
-
 @workspace_app.command("import")
 def workspace_import(
     file: Annotated[Path, typer.Argument(help="A workspace YAML file.")],
@@ -86,7 +82,7 @@ def workspace_import(
         with Warehouse.open(db, seed_check=check_price_file) as warehouse:
             version = pw.import_workspace(warehouse, file)
     except (pw.WorkspaceFileError, WarehouseError, TooManyPlanningOptions) as exc:
-        raise _fail(f"{exc}. The warehouse is unchanged.") from None
+        raise fail(f"{exc}. The warehouse is unchanged.") from None
     console.print(f"Stored {file.name} as workspace version {version}.")
 
 
@@ -108,12 +104,12 @@ def workspace_export(
             else:
                 body = workspace_version(warehouse, version)
                 if body is None:
-                    raise _fail(
+                    raise fail(
                         f"no workspace version {version}; see `tokendesk workspace versions`"
                     )
                 ws = workspace_from_dict(body)
     except WarehouseError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     text = pw.export_yaml(ws)
     if output is None or str(output) == "-":
         sys.stdout.write(text)
@@ -141,7 +137,7 @@ def workspace_audit(
             data = to_json(summarise(scan(path, load_rules())))
         audit, basis = audit_from_dict(data)
     except (AuditPathError, RuleTableError, WorkspaceError, OSError, ValueError) as exc:
-        raise _fail(f"{exc}. The warehouse is unchanged.") from None
+        raise fail(f"{exc}. The warehouse is unchanged.") from None
     try:
         with Warehouse.open(db, seed_check=check_price_file) as warehouse:
             _, ws = pw.stored_workspace(warehouse)
@@ -150,7 +146,7 @@ def workspace_audit(
                 warehouse, workspace_to_dict(ws), origin="import", source=f"audit: {path.name}"
             )
     except WarehouseError as exc:
-        raise _fail(f"{exc}. The warehouse is unchanged.") from None
+        raise fail(f"{exc}. The warehouse is unchanged.") from None
     for a in audit:
         console.print(
             f"{a.backend}: {a.weeks_base:g} engineer-weeks ({a.weeks_low:g}–{a.weeks_high:g},"
@@ -201,7 +197,7 @@ def workspace_from_bill(
         WarehouseError,
         TooManyPlanningOptions,
     ) as exc:
-        raise _fail(f"{exc}. The warehouse is unchanged.") from None
+        raise fail(f"{exc}. The warehouse is unchanged.") from None
     if fmt == BillFormat.JSON:
         _write((json.dumps(report.as_dict(), indent=2, ensure_ascii=False) + "\n").encode(), None)
     elif fmt == BillFormat.YAML:
@@ -320,7 +316,7 @@ def workspace_demand_from(
     try:
         doc = trace_document(file)
     except (TraceFileError, TrafficError) as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     if fmt == DemandFormat.JSON:
         sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
         return
@@ -339,11 +335,11 @@ def _one_time(values: list[str]) -> tuple[tuple[str, float], ...]:
     for text in values:
         backend, sep, usd = text.partition("=")
         if not sep:
-            raise _fail(f"--one-time {text!r}: use BACKEND=USD, e.g. rocm=90000")
+            raise fail(f"--one-time {text!r}: use BACKEND=USD, e.g. rocm=90000")
         try:
             out.append((backend.strip(), domain.ONE_TIME_USD.check(usd)))
         except ValueError as exc:
-            raise _fail(f"--one-time {text!r}: {exc}") from None
+            raise fail(f"--one-time {text!r}: {exc}") from None
     return tuple(out)
 
 
@@ -385,16 +381,7 @@ def scenarios(
     json, table and md print the comparison; md, html, pdf, xlsx and csv are the brief the
     Scenarios page downloads (same figures).
     """
-    for bound, value in ((domain.AMD_SHARE, amd_share), (domain.CPU_SHARE, cpu_share)):
-        try:
-            bound.check(value)
-        except ValueError as exc:
-            raise _fail(str(exc)) from None
-    try:
-        mix = parse_custom(custom)
-    except ValueError as exc:
-        raise _fail(f"--custom {custom!r}: {exc}") from None
-    knobs = pw.Knobs(amd_share, cpu_share, mix, one_time_usd_by_backend=_one_time(one_time or []))
+    knobs = _knobs(amd_share, cpu_share, custom, one_time or [])
     params = dict(parse_qsl(urlparse(link).query)) if link else {}
     unit = token_unit(unit, params)
     provenance = None
@@ -411,7 +398,7 @@ def scenarios(
         if link:
             view = pw.scenario_view(params, ws)
             if view.notices:
-                raise _fail(" ".join(view.notices))
+                raise fail(" ".join(view.notices))
             ws, knobs = (
                 view.workspace,
                 replace(view.knobs, one_time_usd_by_backend=knobs.one_time_usd_by_backend),
@@ -419,9 +406,8 @@ def scenarios(
         # Every plan and the optimal fleet; a document also carries the price of diversification.
         documents = fmt not in (ScenarioFormat.JSON, ScenarioFormat.TABLE)
         ev = pe.evaluate(engine, ws, knobs, frontier=documents)
-        results = ev.plans
     except (pw.WorkspaceFileError, WarehouseError, ValueError) as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     if fmt == ScenarioFormat.JSON:
         _write((wp.results_json(ev) + "\n").encode(), output)
     elif fmt != ScenarioFormat.TABLE:
@@ -447,19 +433,37 @@ def scenarios(
             output_path(output, doc.file_name(fmt.value), fmt.value),
         )
     else:
-        rows = wp.results_rows(ev)
-        table = grid_from_rows(
-            rows,
-            title=f"Scenarios for {ws.name}",
-            essential=("Scenario", "Feasible", "Monthly (month 1)"),
-            prose=("Scenario", "Verdict", "Requested", "Achieved", "Payback"),
-        )
-        print_table(console, table, more="--format json")
-        for r in results:
-            if r.headline != r.name:
-                console.print(f"• {r.headline}")
-            for line in (*r.unserved_reasons, *r.constraint_violations):
-                console.print(f"  {r.name}: {line}")
+        _print_scenarios(ev, ws.name)
+
+
+def _knobs(amd_share: float, cpu_share: float, custom: str, one_time: list[str]) -> pw.Knobs:
+    """The what-ifs of the command's options, each checked against its bounds (exit 2)."""
+    for bound, value in ((domain.AMD_SHARE, amd_share), (domain.CPU_SHARE, cpu_share)):
+        try:
+            bound.check(value)
+        except ValueError as exc:
+            raise fail(str(exc)) from None
+    try:
+        mix = parse_custom(custom)
+    except ValueError as exc:
+        raise fail(f"--custom {custom!r}: {exc}") from None
+    return pw.Knobs(amd_share, cpu_share, mix, one_time_usd_by_backend=_one_time(one_time))
+
+
+def _print_scenarios(ev: pe.Evaluation, workspace_name: str) -> None:
+    """The comparison as a table, then each plan's headline and why it falls short."""
+    table = grid_from_rows(
+        wp.results_rows(ev),
+        title=f"Scenarios for {workspace_name}",
+        essential=("Scenario", "Feasible", "Monthly (month 1)"),
+        prose=("Scenario", "Verdict", "Requested", "Achieved", "Payback"),
+    )
+    print_table(console, table, more="--format json")
+    for r in ev.plans:
+        if r.headline != r.name:
+            console.print(f"• {r.headline}")
+        for line in (*r.unserved_reasons, *r.constraint_violations):
+            console.print(f"  {r.name}: {line}")
 
 
 def register(app: typer.Typer) -> None:

@@ -80,6 +80,20 @@ def resolve_architecture(model_name: str) -> ModelArchitecture | None:
     return best[1] if best else None
 
 
+def stored_spellings(asked: list[str], stored: list[str]) -> list[str]:
+    """The stored model names that ``asked`` names: each asked name itself, and every stored
+    name that resolves to the same model of the model table (``llama3.1-8b`` finds results
+    stored as ``meta-llama/Llama-3.1-8B-Instruct``); ``asked`` itself when none is stored."""
+    wanted = {name.casefold() for name in asked}
+    models = {arch.model_id for name in asked if (arch := resolve_architecture(name))}
+    return sorted(
+        name
+        for name in stored
+        if name.casefold() in wanted
+        or ((arch := resolve_architecture(name)) is not None and arch.model_id in models)
+    ) or list(asked)
+
+
 @dataclass(frozen=True)
 class MaturityRow:
     backend: str

@@ -392,3 +392,122 @@ def test_briefs_write_no_verdict_word() -> None:
         if isinstance(node, ast.Constant) and node.value in VERDICT_WORDS
     ]
     assert not wrong, "a verdict word written in briefs/: " + ", ".join(wrong)
+
+
+# Libraries that compute: a command that imports one is computing a figure itself, which the
+# pages could then not show (the rooms compute; a command parses, calls them and prints).
+COMPUTING_LIBRARIES = {"numpy", "pandas", "scipy"}
+
+
+def _top_level_functions(name: str) -> set[str]:
+    tree = ast.parse(MODULES[name].read_text())
+    return {
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    }
+
+
+def computations_the_pages_import() -> dict[str, str]:
+    """Every function or class app/ imports from another room: name -> the module defining it."""
+    found: dict[str, str] = {}
+    for name in MODULES:
+        if room(name) != "app":
+            continue
+        for node in _runtime_nodes(ast.parse(MODULES[name].read_text())):
+            if not isinstance(node, ast.ImportFrom) or node.level or not node.module:
+                continue
+            if node.module not in MODULES or room(node.module) == "app":
+                continue
+            defined = _top_level_functions(node.module)
+            found.update({a.name: node.module for a in node.names if a.name in defined})
+    return found
+
+
+def test_commands_import_no_computing_library() -> None:
+    wrong = [
+        f"{MODULES[name].relative_to(ROOT)}:{line} imports {imported}"
+        for name in MODULES
+        if room(name) == COMMANDS
+        for imported, line in imported_names(name)
+        if imported.split(".")[0] in COMPUTING_LIBRARIES
+    ]
+    assert not wrong, "a command computes (move it to a room the pages use):\n" + "\n".join(wrong)
+
+
+def _command_callbacks(name: str) -> set[str]:
+    """The functions a command module registers as commands: ``@x.command(...)`` above them or
+    ``x.command(...)(function)``."""
+    tree = ast.parse(MODULES[name].read_text())
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and any(
+            isinstance(d, ast.Call) and getattr(d.func, "attr", "") == "command"
+            for d in node.decorator_list
+        ):
+            found.add(node.name)
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Call)
+            and getattr(node.func.func, "attr", "") == "command"
+        ):
+            found.update(a.attr if isinstance(a, ast.Attribute) else a.id for a in node.args)
+    return found
+
+
+def test_commands_define_nothing_the_pages_import() -> None:
+    # A function a page imports from a room and a command module defining one of the same name
+    # is the same computation written twice: the command must call the room's. (A command's own
+    # callback may share a name, as `tokendesk gate` does with the plausibility gate.)
+    shared = computations_the_pages_import()
+    assert {"with_hour_split", "gate"} <= set(shared)  # a guard: finding nothing would pass
+    callbacks = {name: _command_callbacks(name) for name in MODULES if room(name) == COMMANDS}
+    assert {"gate", "costs", "run_cmd"} <= set().union(*callbacks.values())
+    wrong = [
+        f"{MODULES[name].relative_to(ROOT)} defines {defined} (see {shared[defined]})"
+        for name, commands in callbacks.items()
+        for defined in sorted((_top_level_functions(name) - commands) & set(shared))
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+#: A command module's size, and a command function's, past which it is doing a room's work.
+MAX_COMMAND_MODULE_LINES = 600
+MAX_COMMAND_FUNCTION_LINES = 100
+
+
+def long_functions(source: str) -> list[tuple[str, int, int]]:
+    """(name, line, length) of every function over the limit with no comment just above it
+    (above its decorators) saying why."""
+    lines = source.splitlines()
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        length = (node.end_lineno or node.lineno) - start + 1
+        explained = start >= 2 and lines[start - 2].lstrip().startswith("#")
+        if length > MAX_COMMAND_FUNCTION_LINES and not explained:
+            found.append((node.name, node.lineno, length))
+    return found
+
+
+def test_the_long_function_finder_can_fail() -> None:
+    body = "\n".join(f"    x = {i}" for i in range(MAX_COMMAND_FUNCTION_LINES))
+    assert long_functions(f"def f():\n{body}\n") == [("f", 1, MAX_COMMAND_FUNCTION_LINES + 1)]
+    assert long_functions(f"# why it is long\ndef f():\n{body}\n") == []
+
+
+def test_commands_are_small() -> None:
+    wrong = []
+    for name, path in MODULES.items():
+        if room(name) != COMMANDS:
+            continue
+        source = path.read_text()
+        if len(source.splitlines()) > MAX_COMMAND_MODULE_LINES:
+            wrong.append(f"{path.relative_to(ROOT)}: over {MAX_COMMAND_MODULE_LINES} lines")
+        wrong += [
+            f"{path.relative_to(ROOT)}:{line} {function}: {length} lines, no comment says why"
+            for function, line, length in long_functions(source)
+        ]
+    assert not wrong, "\n".join(wrong)

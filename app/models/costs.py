@@ -8,8 +8,9 @@ import pandas as pd
 
 from app.models.tables import Table, readable
 from costmodel import interactivity
-from costmodel.energy import ASSUMED_TDP_UTILISATION, bundled_energy_columns
-from costmodel.unit_cost import OUTPUT_TO_INPUT_COST_RATIO, apportion_frame
+from costmodel.energy import ASSUMED_TDP_UTILISATION
+from costmodel.option_figures import with_hour_split
+from costmodel.unit_cost import OUTPUT_TO_INPUT_COST_RATIO
 from tokendesk import formatting
 from tokendesk.metrics import latency_with_basis
 
@@ -114,11 +115,7 @@ def with_details(options: pd.DataFrame, percentile: str, energy: bool) -> pd.Dat
     output split of each hour, and, when ``energy``, J per output token and gCO₂e per 1M."""
     tpot, tpot_basis = latency_with_basis(options, "tpot_ms", percentile)
     frame = options.assign(tpot_ms=tpot.to_numpy(), tpot_basis=tpot_basis.to_numpy())
-    for name, values in apportion_frame(options).items():
-        frame[name] = values
-    if energy:
-        frame = frame.join(bundled_energy_columns(options))
-    return frame
+    return with_hour_split(frame, energy=energy)
 
 
 def option_table(

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import cli.bench as cli_mod
+import benchmarks.session as session_mod
 from benchmarks.client import RequestRecord
 from benchmarks.datasets import DatasetError, load_dataset
 from benchmarks.prompts import GoldenPrompt, load_prompts
@@ -29,7 +29,8 @@ from benchmarks.runner import (
 )
 from benchmarks.slo import SLOError, parse_slo, pick_goodput_point
 from benchmarks.tokens import load_token_counter
-from cli.bench import _fmt, bench_app
+from cli.bench import bench_app
+from cli.bench_points import figure
 from cli.main import app as tokendesk_app
 from warehouse import Warehouse
 
@@ -273,7 +274,7 @@ def test_ctrl_c_writes_finished_points_and_ingests_nothing(fake_server, tmp_path
     async def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli_mod, "run_parity", interrupted)
+    monkeypatch.setattr(session_mod, "run_parity", interrupted)
     out = tmp_path / "r.json"
     args = _run_args(fake_server.url, tmp_path, "--concurrency", "1,2", "--num-prompts", "2")
     res = CliRunner().invoke(bench_app, [*args, "--bundle", str(BUNDLE), "-o", str(out)])
@@ -312,7 +313,7 @@ def test_throughput_is_never_zero_when_a_request_completed():
     block = summarise_point(OperatingPoint(concurrency=1), [rec], marks, _now())
     assert block["throughput"]["output_tok_s"] == pytest.approx(2.0)
     assert block["steady_state"]["basis"] == "full"
-    assert _fmt(0.04) == "0.04" and _fmt(0.0) == "0.0" and _fmt(None) == "-"
+    assert figure(0.04) == "0.04" and figure(0.0) == "0.0" and figure(None) == "-"
 
 
 def _now():

@@ -1,0 +1,80 @@
+"""``tokendesk app``: start the dashboard (it becomes the Streamlit server)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from cli.options import DbOption
+from tokendesk.paths import REPO_ROOT, default_db_path
+from tokendesk.terminal import make_console
+
+console = make_console()
+
+
+def run_app(
+    port: Annotated[int, typer.Option(help="Port to serve on.")] = 8501,
+    host: Annotated[
+        str,
+        typer.Option(
+            help="Address to bind. The default serves this machine only; the warehouse can hold "
+            "negotiated quotes, so bind a wider address only with team sign-in configured (see "
+            "--secrets) or behind your own access control."
+        ),
+    ] = "127.0.0.1",
+    headless: Annotated[bool, typer.Option(help="Do not open a browser.")] = True,
+    db: DbOption = None,
+    secrets: Annotated[
+        Path | None,
+        typer.Option(
+            exists=True,
+            dir_okay=False,
+            help="secrets.toml with the [auth] sign-in and [tokendesk] role settings (default:"
+            " .streamlit/secrets.toml in the repository, then ~/.streamlit/secrets.toml).",
+        ),
+    ] = None,
+) -> None:
+    """Start the dashboard (builds the warehouse from data/ on first start)."""
+    target = db or default_db_path()
+    entry = REPO_ROOT / "app" / "main.py"
+    command = [
+        sys.executable,
+        "-m",
+        # `streamlit run`, after building or migrating the warehouse (before the read-only app
+        # opens it) and importing what the pages import, side by side.
+        "app.serve",
+        "--warehouse",
+        str(target),
+        "run",
+        str(entry),
+        "--server.address",
+        host,
+        "--server.port",
+        str(port),
+        "--server.headless",
+        str(headless).lower(),
+        "--browser.gatherUsageStats",
+        "false",
+        *(["--secrets.files", str(secrets.resolve())] if secrets is not None else []),
+        "--",
+        "--db",
+        str(target),
+    ]
+    shown = "localhost" if host in ("127.0.0.1", "localhost") else host
+    console.print(f"Serving tokendesk on http://{shown}:{port}")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Become the Streamlit server rather than its parent: a SIGTERM to `tokendesk app` then
+    # stops the server itself, and nothing is left listening behind a stopped parent.
+    os.chdir(REPO_ROOT)
+    os.execv(sys.executable, command)
+
+
+def register(app: typer.Typer) -> None:
+    """Mount ``app`` on ``app`` (once)."""
+    if "app" not in {command.name for command in app.registered_commands}:
+        app.command("app")(run_app)
