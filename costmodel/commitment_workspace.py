@@ -1,6 +1,6 @@
 """The commitment analysis for a workspace: per workload, the unit its fleet runs on, that unit's
 at-SLO capacity, its on-demand and committed rates (each with where it comes from) and the demand
-scenarios, handed to ``costmodel.commitment``."""
+scenarios, handed to ``costmodel.commit_levels``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from costmodel.commitment import (
+from costmodel.commit_levels import (
     HORIZON_MONTHS,
     CommitmentProblem,
     CommitmentResult,

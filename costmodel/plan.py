@@ -27,7 +27,6 @@ from datetime import date, datetime
 import numpy as np
 
 from costmodel.demand import HOURS_PER_MONTH, HourlyProfile, Segment, Slo
-from costmodel.fleet import FleetPolicy
 from costmodel.options import BLOCK_OR_CONTRACT, COMMITTED, OWNED, Option, canonical_precision
 from costmodel.risk import RiskReport, SpendLine, assess_risk
 from costmodel.scenarios import (
@@ -41,6 +40,7 @@ from costmodel.scenarios import (
     segment_shape,
 )
 from costmodel.shape import cache_rule, mean_basis
+from costmodel.sizing import FleetPolicy
 from costmodel.timeline import StageGate, Timeline, plan_timeline
 from costmodel.workspace import FleetEntry, Workload, Workspace
 from tokendesk.labels import label

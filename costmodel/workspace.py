@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from costmodel import domain
-from costmodel.commitment import CommitmentInputs, DemandScenario
+from costmodel.commit_levels import CommitmentInputs, DemandScenario
 from costmodel.demand import PERCENTILES
 from costmodel.owned import OwnedParams
 from tokendesk.records import PricingModel

@@ -253,7 +253,7 @@ def test_axis_merges_presets_then_settings():
 
 def test_the_commitment_chart_draws_one_line_per_term_each_starting_at_no_commitment():
     from app.models.scenarios import commitment_frame
-    from costmodel.commitment import CommitmentProblem, DemandScenario, Term, evaluate
+    from costmodel.commit_levels import CommitmentProblem, DemandScenario, Term, evaluate
     from costmodel.commitment_workspace import WorkloadCommitment
 
     problem = CommitmentProblem(

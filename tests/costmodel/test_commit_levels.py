@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from costmodel import Engine
-from costmodel.commitment import (
+from costmodel.commit_levels import (
     CommitmentProblem,
     DemandScenario,
     HeldCommitment,
