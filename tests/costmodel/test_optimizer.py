@@ -243,12 +243,18 @@ def test_the_plan_lines_add_up_to_the_run_rate_and_never_keep_nothing():
     # 3 committed units ending early for $10/month each (less than their $36,500 rate), 2
     # on-demand fleet units, and a far cheaper option: the plan releases all five, and the three
     # committed ones are still paid (their fee) on a line of their own.
+    fleet_line = {"workload": "a", "kind": HELD, "role": "fleet", "provider": "aws", "region": "r"}
+    fleet_line |= {"instance_type": "p5", "backend": "cuda", "unit_capacity": 1000.0}
     committed = Candidate(
-        "a", HELD, "fleet", "aws", "r", "p5", "reserved_1y", "cuda", 1000.0, 50.0 * 730,
-        max_units=3, release_usd_per_unit_month=10.0, commitment_end=date(2027, 6, 30),
-    )  # fmt: skip
+        **fleet_line,
+        pricing_model="reserved_1y",
+        usd_per_unit=50.0 * 730,
+        max_units=3,
+        release_usd_per_unit_month=10.0,
+        commitment_end=date(2027, 6, 30),
+    )
     on_demand = Candidate(
-        "a", HELD, "fleet", "aws", "r", "p5", "on_demand", "cuda", 1000.0, 80.0 * 730, max_units=2
+        **fleet_line, pricing_model="on_demand", usd_per_unit=80.0 * 730, max_units=2
     )
     cheap = Candidate("a", HOURLY, "new", "aws", "r", "x", "on_demand", "cuda", 1000.0, 5.0)
     got = solve(Problem({"a": (2500.0, 1500.0)}, (committed, on_demand, cheap)), mip_rel_gap=0.0)
