@@ -21,7 +21,8 @@ from costmodel.commit_levels import (
     terms_from,
 )
 from costmodel.demand import HOURS_PER_MONTH
-from costmodel.plan import PAID_WHETHER_USED, WorkspaceEngine, hourly_load
+from costmodel.plan import WorkspaceEngine
+from costmodel.plan_inputs import PAID_WHETHER_USED, hourly_load
 from tokendesk.records import PricingModel
 
 #: Committed pricing models by term, as the option table and the fleet spell them.

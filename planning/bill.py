@@ -23,7 +23,7 @@ from costmodel.bill_reconciliation import (
     fleet_changes,
     reconcile,
 )
-from costmodel.plan import builtin_plans
+from costmodel.plan_inputs import builtin_plans
 from costmodel.workspace import (
     FLEET_COLUMNS,
     FleetEntry,

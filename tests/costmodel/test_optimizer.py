@@ -11,21 +11,17 @@ import pytest
 from costmodel import Engine
 from costmodel.optimizer import (
     BOUGHT,
-    HELD,
-    HOURLY,
     KEPT,
     RELEASED,
     RELEASED_PAID,
-    Candidate,
-    Problem,
     diversification_frontier,
-    objective_of,
     plan_rows,
-    prune,
     solve,
-    workspace_problem,
 )
-from costmodel.plan import PlanContext, WorkspaceEngine, builtin_plans, custom_plan
+from costmodel.optimizer_problem import HELD, HOURLY, Candidate, Problem, objective_of, prune
+from costmodel.optimizer_workspace import workspace_problem
+from costmodel.plan import WorkspaceEngine
+from costmodel.plan_inputs import PlanContext, builtin_plans, custom_plan
 from costmodel.workspace import workspace_from_dict
 from tests.optimizer_reference import (
     brute_force,
