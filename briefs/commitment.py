@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from briefs.document import Bullets, Paragraph, Section, table
-from costmodel.commitment import option_rows, recommendation_sentence
+from costmodel.commit_levels import option_rows, recommendation_sentence
 from costmodel.commitment_workspace import WorkloadCommitment, brief_rows
 from costmodel.workspace import Workspace
 

@@ -4,7 +4,8 @@ the Scenarios page and ``tokendesk optimize`` show the same sentences and tables
 from __future__ import annotations
 
 from briefs.document import BarChart, Block, Bullets, Paragraph, Section, table
-from costmodel.optimizer import OwnedComparison, plan_lines
+from costmodel.optimizer import plan_lines
+from costmodel.optimizer_workspace import OwnedComparison
 from planning.optimum import Optimized, owned_rows, price_source, proven_sentence
 from tokendesk import formatting
 from tokendesk.labels import label

@@ -15,7 +15,7 @@ import typer
 from briefs.commitment import BASIS, commitment_json
 from cli.errors import fail
 from cli.options import DbOption
-from costmodel.commitment import shown_options
+from costmodel.commit_levels import shown_options
 from costmodel.commitment_workspace import WorkloadCommitment, brief_rows
 from costmodel.workspace import Workspace
 from planning import workspaces as pw

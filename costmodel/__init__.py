@@ -9,14 +9,6 @@ from costmodel.capacity import (
     capacity_at_slo,
 )
 from costmodel.demand import HOURS_PER_MONTH, Demand, HourlyProfile, Segment, Slo
-from costmodel.fleet import (
-    FleetPolicy,
-    GroupPrices,
-    SizingInputs,
-    reserve_level,
-    size_line,
-    units_needed,
-)
 from costmodel.memory import (
     MemoryFit,
     ModelArchitecture,
@@ -39,6 +31,14 @@ from costmodel.scenarios import (
     FleetLine,
     MigrationInputs,
     Scenario,
+)
+from costmodel.sizing import (
+    FleetPolicy,
+    GroupPrices,
+    SizingInputs,
+    reserve_level,
+    size_line,
+    units_needed,
 )
 from costmodel.timeline import StageGate, Timeline, plan_timeline
 from costmodel.unit_cost import instance_tok_s, usd_per_1k_tokens

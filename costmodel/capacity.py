@@ -157,6 +157,35 @@ def capacity_arrays(table: OptionTable, slo: Slo) -> CapacityArrays:
             out_stand[g] = stand[a] | stand[b]
 
     # Reasons and the best FTL anywhere (for "best is 1,240 ms at concurrency 1").
+    reason, best_ftl, best_conc = _reasons(table, slo, ftl_all, has_latency, grp, out_tok)
+
+    batch = _segment_reduce(np.maximum, table.pt_tok_s, table.pt_option, n, np.nan)
+    return CapacityArrays(
+        slo=slo,
+        tok_s=out_tok,
+        ftl_ms=out_ftl,
+        concurrency=out_conc,
+        interpolated=out_interp,
+        stand_in=out_stand,
+        batch_tok_s=batch,
+        reason=reason,
+        best_ftl_ms=np.where(np.isfinite(best_ftl), best_ftl, np.nan),
+        best_ftl_concurrency=best_conc,
+    )
+
+
+def _reasons(
+    table: OptionTable,
+    slo: Slo,
+    ftl_all: np.ndarray,
+    has_latency: np.ndarray,
+    grp: np.ndarray,
+    out_tok: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per option: why it has no capacity at the SLO (``OK`` where it has), the best FTL it
+    reaches anywhere and the concurrency it reaches it at. ``grp`` is the option of each point
+    kept for the SLO; ``out_tok`` the capacity found (NaN where none)."""
+    n = len(table)
     reason = np.full(n, OK, dtype=np.int64)
     lat_idx = np.flatnonzero(has_latency)
     lat_grp = table.pt_option[lat_idx]
@@ -180,20 +209,7 @@ def capacity_arrays(table: OptionTable, slo: Slo) -> CapacityArrays:
         has_tpot_pts[np.unique(grp)] = True
         reason[any_latency & ~has_tpot_pts] = NO_TPOT
     reason[(reason == OK) & np.isnan(out_tok)] = NO_POINT_MEETS
-
-    batch = _segment_reduce(np.maximum, table.pt_tok_s, table.pt_option, n, np.nan)
-    return CapacityArrays(
-        slo=slo,
-        tok_s=out_tok,
-        ftl_ms=out_ftl,
-        concurrency=out_conc,
-        interpolated=out_interp,
-        stand_in=out_stand,
-        batch_tok_s=batch,
-        reason=reason,
-        best_ftl_ms=np.where(any_latency, best_ftl, np.nan),
-        best_ftl_concurrency=best_conc,
-    )
+    return reason, best_ftl, best_conc
 
 
 @dataclass(frozen=True)

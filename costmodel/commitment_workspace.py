@@ -1,6 +1,6 @@
 """The commitment analysis for a workspace: per workload, the unit its fleet runs on, that unit's
 at-SLO capacity, its on-demand and committed rates (each with where it comes from) and the demand
-scenarios, handed to ``costmodel.commitment``."""
+scenarios, handed to ``costmodel.commit_levels``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from costmodel.commitment import (
+from costmodel.commit_levels import (
     HORIZON_MONTHS,
     CommitmentProblem,
     CommitmentResult,
@@ -21,7 +21,8 @@ from costmodel.commitment import (
     terms_from,
 )
 from costmodel.demand import HOURS_PER_MONTH
-from costmodel.plan import PAID_WHETHER_USED, WorkspaceEngine, hourly_load
+from costmodel.plan import WorkspaceEngine
+from costmodel.plan_inputs import PAID_WHETHER_USED, hourly_load
 from tokendesk.records import PricingModel
 
 #: Committed pricing models by term, as the option table and the fleet spell them.

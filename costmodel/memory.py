@@ -146,29 +146,15 @@ def memory_fit(
         kv_gib_per_sequence=kv_seq / GIB,
     )
     if context_tokens > arch.max_context:
-        return MemoryFit(
-            **base,
-            fits=False,
-            accelerators_per_replica=None,
-            tensor_parallel=None,
-            pipeline_parallel=None,
-            usable_gib_per_device=0.0,
-            kv_tokens_capacity=None,
-            rejected=(),
-            explanation=f"{arch.name} supports at most {arch.max_context:,} tokens of context; "
+        return _no_fit(
+            base,
+            f"{arch.name} supports at most {arch.max_context:,} tokens of context; "
             f"{context_tokens:,} were asked for",
         )
     if memory_gib is None:
-        return MemoryFit(
-            **base,
-            fits=False,
-            accelerators_per_replica=None,
-            tensor_parallel=None,
-            pipeline_parallel=None,
-            usable_gib_per_device=0.0,
-            kv_tokens_capacity=None,
-            rejected=(),
-            explanation=f"{name} has no device memory in the catalog (a CPU uses host DRAM); "
+        return _no_fit(
+            base,
+            f"{name} has no device memory in the catalog (a CPU uses host DRAM); "
             "pass the host's memory_gib",
         )
     usable = memory_gib * usable_fraction * GIB - overhead_gib_per_device * GIB
@@ -178,11 +164,7 @@ def memory_fit(
     while n <= max_accelerators:
         tp = min(n, max_tp_per_node)
         pp = n // tp
-        why = None
-        if arch.attention_heads % tp or arch.kv_heads % tp:
-            why = f"TP={tp} does not divide {arch.attention_heads} attention / {arch.kv_heads} KV heads"
-        elif arch.layers % pp:
-            why = f"PP={pp} does not divide {arch.layers} layers"
+        why = _layout_refused(arch, tp, pp)
         if why is None:
             total = n * usable
             kv_room = total - w
@@ -220,15 +202,41 @@ def memory_fit(
                 )
         rejected.append(why)
         n *= 2
+    return _no_fit(
+        base,
+        f"{arch.name} in {precision} does not fit on up to {max_accelerators} × {name}: "
+        + "; ".join(rejected[-2:]),
+        usable_gib_per_device=usable / GIB,
+        rejected=tuple(rejected),
+    )
+
+
+def _layout_refused(arch: ModelArchitecture, tp: int, pp: int) -> str | None:
+    """Why a tensor × pipeline split cannot shard the model (None when it can)."""
+    if arch.attention_heads % tp or arch.kv_heads % tp:
+        return (
+            f"TP={tp} does not divide {arch.attention_heads} attention / {arch.kv_heads} KV heads"
+        )
+    if arch.layers % pp:
+        return f"PP={pp} does not divide {arch.layers} layers"
+    return None
+
+
+def _no_fit(
+    base: dict[str, Any],
+    explanation: str,
+    *,
+    usable_gib_per_device: float = 0.0,
+    rejected: tuple[str, ...] = (),
+) -> MemoryFit:
     return MemoryFit(
         **base,
         fits=False,
         accelerators_per_replica=None,
         tensor_parallel=None,
         pipeline_parallel=None,
-        usable_gib_per_device=usable / GIB,
+        usable_gib_per_device=usable_gib_per_device,
         kv_tokens_capacity=None,
-        rejected=tuple(rejected),
-        explanation=f"{arch.name} in {precision} does not fit on up to {max_accelerators} × {name}: "
-        + "; ".join(rejected[-2:]),
+        rejected=rejected,
+        explanation=explanation,
     )

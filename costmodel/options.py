@@ -360,28 +360,26 @@ def canonical_precision(text: str) -> str:
     return "unknown"
 
 
-def _frame_columns(df) -> tuple[tuple[Option, ...], dict]:
-    """Column-wise ``options_from_frame``: the same options, rules and order, with the operating
-    points returned as numpy columns instead of one Python object each. Text is only ever turned
-    into Python strings once per option, never per row (a large cost frame has millions of rows
-    of categorical provenance)."""
+class _FrameReader:
+    """A cost frame's columns read as numpy arrays: numbers as floats, text as sorted codes."""
 
-    frame = df.reset_index(drop=True) if df is not None else pd.DataFrame()
-    n = len(frame)
-    nan = np.full(n, np.nan)
+    def __init__(self, df) -> None:
+        self.frame = df.reset_index(drop=True) if df is not None else pd.DataFrame()
+        self.n = len(self.frame)
 
-    def num(column: str) -> np.ndarray:
+    def num(self, column: str) -> np.ndarray:
+        frame = self.frame
         return (
             pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float)
             if column in frame
-            else nan.copy()
+            else np.full(self.n, np.nan)
         )
 
-    def coded(column: str, default: str = "") -> tuple[np.ndarray, np.ndarray]:
+    def coded(self, column: str, default: str = "") -> tuple[np.ndarray, np.ndarray]:
         """(per-row codes, sorted labels): codes order like the strings they stand for."""
-        if column not in frame:
-            return np.zeros(n, dtype=np.int64), np.array([default], dtype=object)
-        values = frame[column]
+        if column not in self.frame:
+            return np.zeros(self.n, dtype=np.int64), np.array([default], dtype=object)
+        values = self.frame[column]
         if isinstance(values.dtype, pd.CategoricalDtype):
             labels = np.append(np.asarray(values.cat.categories.astype(str), dtype=object), default)
             codes = values.cat.codes.to_numpy().astype(np.int64)
@@ -394,13 +392,16 @@ def _frame_columns(df) -> tuple[tuple[Option, ...], dict]:
         unique_labels, inverse = np.unique(labels.astype(str), return_inverse=True)
         return inverse[codes], unique_labels.astype(object)
 
-    def text_at(column: str, rows: np.ndarray) -> np.ndarray:
-        if column not in frame:
+    def text_at(self, column: str, rows: np.ndarray) -> np.ndarray:
+        if column not in self.frame:
             return np.full(len(rows), "", dtype=object)
-        values = frame[column].iloc[rows].astype(object)
+        values = self.frame[column].iloc[rows].astype(object)
         return values.where(values.notna(), "").astype(str).to_numpy(dtype=object)
 
-    empty = {
+
+def _no_points() -> dict:
+    """The point columns of an empty table."""
+    return {
         "option": np.zeros(0, np.int64),
         "tok_s": np.zeros(0),
         "concurrency": np.zeros(0),
@@ -412,44 +413,58 @@ def _frame_columns(df) -> tuple[tuple[Option, ...], dict]:
         "raw_concurrency": np.zeros(0),
         "request_rate": np.zeros(0),
     }
-    if n == 0:
-        return (), empty
-    key_names = (
-        "provider",
-        "region",
-        "zone",
-        "instance_type",
-        "pricing_model",
-        "price_basis",
-        "usd_per_hour",
-        "config_key",
-    )
-    keys: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    for name in key_names:
-        if name != "usd_per_hour":
-            keys[name] = coded(name, "instance" if name == "price_basis" else "")
-    usd_all = num("usd_per_hour")
-    usd_code, usd_values = np.unique(np.nan_to_num(usd_all, nan=-1.0), return_inverse=True)[::-1]
-    group_frame = pd.DataFrame(
-        {name: (usd_code if name == "usd_per_hour" else keys[name][0]) for name in key_names}
-    )
-    gid = group_frame.groupby(list(key_names), sort=True).ngroup().to_numpy()
-    n_groups = int(gid.max()) + 1
-    concurrency, rate = num("concurrency"), num("request_rate_rps")
-    order = np.lexsort(
-        (np.nan_to_num(rate, nan=np.inf), np.nan_to_num(concurrency, nan=np.inf), gid)
-    )
-    starts = np.r_[0, np.flatnonzero(np.diff(gid[order])) + 1]
-    first = np.empty(n_groups, dtype=np.int64)
-    first[gid[order][starts]] = order[starts]
 
-    def key_at(name: str, rows: np.ndarray) -> np.ndarray:
-        codes, labels = keys[name]
-        return labels[codes[rows]]
 
-    basis_codes, basis_labels = keys["price_basis"]
-    per_acc_label = np.flatnonzero(basis_labels == "per_accelerator")
-    per_acc_row = np.isin(basis_codes, per_acc_label)
+#: The columns whose values make one option (quote × configuration); rows that share them are
+#: its operating points.
+_KEY_NAMES = (
+    "provider",
+    "region",
+    "zone",
+    "instance_type",
+    "pricing_model",
+    "price_basis",
+    "usd_per_hour",
+    "config_key",
+)
+#: Text an option takes from the first row of its group.
+_HEAD_TEXT = (
+    "accelerator_id",
+    "accelerator_name",
+    "vendor",
+    "backend",
+    "model",
+    "precision",
+    "runtime",
+    "runtime_version",
+    "workload",
+    "ttft_basis",
+    "price_source",
+    "price_confidence",
+    "price_source_url",
+    "bench_source_url",
+    "bench_source_title",
+)
+
+
+@dataclass(frozen=True)
+class _GroupUnits:
+    """Per group (option): what one purchasable unit is and costs."""
+
+    per_acc: np.ndarray  # priced per accelerator
+    apr: np.ndarray  # accelerators per replica
+    count: np.ndarray  # accelerators per instance
+    unit_price: np.ndarray  # $ per purchasable unit-hour
+    replicas: np.ndarray  # replicas per purchasable unit
+    valid: np.ndarray
+
+
+def _group_units(
+    reader: _FrameReader, first: np.ndarray, per_acc_row: np.ndarray, usd_all: np.ndarray
+) -> _GroupUnits:
+    """Unit price and replicas per group, read from its first row: a per-accelerator quote is
+    a unit of one replica; an instance holds ``replicas_per_instance`` (or count ÷ per replica)."""
+    num = reader.num
     per_acc_group = per_acc_row[first]
     apr_raw = num("accelerators_per_replica")[first]
     apr = np.where(np.isnan(apr_raw) | (apr_raw == 0), 1, apr_raw).astype(np.int64)
@@ -465,50 +480,23 @@ def _frame_columns(df) -> tuple[tuple[Option, ...], dict]:
         1,
         np.where(np.isnan(rpi_first) | (rpi_first == 0), count // np.maximum(apr, 1), rpi_first),
     ).astype(np.int64)
-    valid_group = (unit_price > 0) & (per_acc_group | (replicas >= 1))
+    valid = (unit_price > 0) & (per_acc_group | (replicas >= 1))
+    return _GroupUnits(per_acc_group, apr, count, unit_price, replicas, valid)
 
-    inst_out, inst_tot = num("instance_output_tok_s"), num("instance_total_tok_s")
-    rpi_row = np.nan_to_num(num("replicas_per_instance"), nan=0.0)
-    fallback = apr[gid] / np.maximum(count[gid], 1)
-    scale = np.where(rpi_row >= 1, 1.0 / np.where(rpi_row >= 1, rpi_row, 1.0), fallback)
-    inst_out = np.where(per_acc_row, inst_out * scale, inst_out)
-    inst_tot = np.where(per_acc_row, inst_tot * scale, inst_tot)
-    valid_row = valid_group[gid] & (inst_out > 0)
 
-    kept_groups = np.unique(gid[valid_row])
-    new_index = np.full(n_groups, -1, dtype=np.int64)
-    new_index[kept_groups] = np.arange(len(kept_groups))
-    points_per_group = np.bincount(gid[valid_row], minlength=n_groups)
-    heads = first[kept_groups]
-    measured_min = (
-        pd.Series(pd.to_datetime(frame["bench_measured_at"]).to_numpy())
-        .groupby(gid)
-        .min()
-        .to_numpy()
-        if "bench_measured_at" in frame
-        else None
-    )
-    at = {name: key_at(name, heads) for name in keys}
-    text = {
-        name: text_at(name, heads)
-        for name in (
-            "accelerator_id",
-            "accelerator_name",
-            "vendor",
-            "backend",
-            "model",
-            "precision",
-            "runtime",
-            "runtime_version",
-            "workload",
-            "ttft_basis",
-            "price_source",
-            "price_confidence",
-            "price_source_url",
-            "bench_source_url",
-            "bench_source_title",
-        )
-    }
+def _options_at(
+    reader: _FrameReader,
+    keys: dict[str, tuple[np.ndarray, np.ndarray]],
+    heads: np.ndarray,
+    kept_groups: np.ndarray,
+    units: _GroupUnits,
+    points_per_group: np.ndarray,
+    measured_min: np.ndarray | None,
+) -> list[Option]:
+    """One ``Option`` per kept group, its text from the group's first row (``heads``)."""
+    frame, num = reader.frame, reader.num
+    at = {name: labels[codes[heads]] for name, (codes, labels) in keys.items()}
+    text = {name: reader.text_at(name, heads) for name in _HEAD_TEXT}
     in_tokens, out_tokens = num("input_tokens")[heads], num("output_tokens")[heads]
     cache_shares = num("prefix_cache_share")[heads]
     observed = (
@@ -516,6 +504,7 @@ def _frame_columns(df) -> tuple[tuple[Option, ...], dict]:
         if "price_observed_at" in frame
         else np.full(len(heads), None)
     )
+    apr, count, per_acc_group = units.apr, units.count, units.per_acc
     options = []
     for j, g in enumerate(kept_groups):
         provider, region, zone = at["provider"][j], at["region"][j], at["zone"][j]
@@ -538,10 +527,10 @@ def _frame_columns(df) -> tuple[tuple[Option, ...], dict]:
                 accelerator_name=text["accelerator_name"][j],
                 vendor=text["vendor"][j],
                 backend=text["backend"][j],
-                usd_per_unit_hour=float(unit_price[g]),
+                usd_per_unit_hour=float(units.unit_price[g]),
                 accelerators_per_unit=int(apr[g] if per_acc_group[g] else count[g]),
                 accelerators_per_replica=int(apr[g]),
-                replicas_per_unit=int(replicas[g]),
+                replicas_per_unit=int(units.replicas[g]),
                 config_key=config_key,
                 model=text["model"][j],
                 precision=text["precision"][j],
@@ -567,6 +556,66 @@ def _frame_columns(df) -> tuple[tuple[Option, ...], dict]:
                 n_table_points=int(points_per_group[g]),
             )
         )
+    return options
+
+
+def _frame_columns(df) -> tuple[tuple[Option, ...], dict]:
+    """Column-wise ``options_from_frame``: the same options, rules and order, with the operating
+    points returned as numpy columns instead of one Python object each. Text is only ever turned
+    into Python strings once per option, never per row (a large cost frame has millions of rows
+    of categorical provenance)."""
+    reader = _FrameReader(df)
+    frame, n, num, coded = reader.frame, reader.n, reader.num, reader.coded
+    if n == 0:
+        return (), _no_points()
+    keys: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for name in _KEY_NAMES:
+        if name != "usd_per_hour":
+            keys[name] = coded(name, "instance" if name == "price_basis" else "")
+    usd_all = num("usd_per_hour")
+    usd_code, usd_values = np.unique(np.nan_to_num(usd_all, nan=-1.0), return_inverse=True)[::-1]
+    group_frame = pd.DataFrame(
+        {name: (usd_code if name == "usd_per_hour" else keys[name][0]) for name in _KEY_NAMES}
+    )
+    gid = group_frame.groupby(list(_KEY_NAMES), sort=True).ngroup().to_numpy()
+    n_groups = int(gid.max()) + 1
+    concurrency, rate = num("concurrency"), num("request_rate_rps")
+    order = np.lexsort(
+        (np.nan_to_num(rate, nan=np.inf), np.nan_to_num(concurrency, nan=np.inf), gid)
+    )
+    starts = np.r_[0, np.flatnonzero(np.diff(gid[order])) + 1]
+    first = np.empty(n_groups, dtype=np.int64)
+    first[gid[order][starts]] = order[starts]
+
+    basis_codes, basis_labels = keys["price_basis"]
+    per_acc_label = np.flatnonzero(basis_labels == "per_accelerator")
+    per_acc_row = np.isin(basis_codes, per_acc_label)
+    units = _group_units(reader, first, per_acc_row, usd_all)
+    apr, count = units.apr, units.count
+
+    inst_out, inst_tot = num("instance_output_tok_s"), num("instance_total_tok_s")
+    rpi_row = np.nan_to_num(num("replicas_per_instance"), nan=0.0)
+    fallback = apr[gid] / np.maximum(count[gid], 1)
+    scale = np.where(rpi_row >= 1, 1.0 / np.where(rpi_row >= 1, rpi_row, 1.0), fallback)
+    inst_out = np.where(per_acc_row, inst_out * scale, inst_out)
+    inst_tot = np.where(per_acc_row, inst_tot * scale, inst_tot)
+    valid_row = units.valid[gid] & (inst_out > 0)
+
+    kept_groups = np.unique(gid[valid_row])
+    new_index = np.full(n_groups, -1, dtype=np.int64)
+    new_index[kept_groups] = np.arange(len(kept_groups))
+    points_per_group = np.bincount(gid[valid_row], minlength=n_groups)
+    measured_min = (
+        pd.Series(pd.to_datetime(frame["bench_measured_at"]).to_numpy())
+        .groupby(gid)
+        .min()
+        .to_numpy()
+        if "bench_measured_at" in frame
+        else None
+    )
+    options = _options_at(
+        reader, keys, first[kept_groups], kept_groups, units, points_per_group, measured_min
+    )
     rows = np.flatnonzero(valid_row)
     scenario_codes, scenario_labels = coded("scenario")
     offline_labels = np.flatnonzero(

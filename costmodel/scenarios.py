@@ -17,15 +17,6 @@ import pandas as pd
 
 from costmodel.capacity import CapacityArrays, capacity_arrays, explain
 from costmodel.demand import Segment
-from costmodel.fleet import (
-    FleetPolicy,
-    GroupPrices,
-    Sizing,
-    SizingInputs,
-    commitment_factor,
-    commitment_factor_table,
-    size_line,
-)
 from costmodel.options import BLOCK_OR_CONTRACT, Option, OptionTable
 from costmodel.shape import (
     RULE_CACHED,
@@ -34,6 +25,15 @@ from costmodel.shape import (
     effective_ratio,
     prefill_time_share,
     shape_distance,
+)
+from costmodel.sizing import (
+    FleetPolicy,
+    GroupPrices,
+    Sizing,
+    SizingInputs,
+    commitment_factor,
+    commitment_factor_table,
+    size_line,
 )
 from costmodel.tables import resolve_architecture
 from costmodel.unit_cost import (

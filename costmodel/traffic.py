@@ -345,34 +345,8 @@ def derive_demand(
             "variance ÷ mean of requests per bucket does not depend on it"
         )
 
-    curve = None
-    if start is None:
-        notes.append("time stamps count from the trace start (no time of day): no daily curve")
-    else:
-        curve, covered = _hour_of_day(times, tokens, start)
-        if covered < 24:
-            notes.append(
-                f"the trace covers {covered} of the 24 hours of the day: the daily curve has "
-                "no value for the others, and the month assumes every hour looks like these"
-            )
-        if clock and clock != "UTC":
-            notes.append(f"hours of the day are the trace's own clock, {clock}")
-
-    share = None
-    if prefix_blocks is None:
-        notes.append(
-            "the trace has no prompt prefix ids: the share of input tokens a prefix cache serves "
-            "cannot be told"
-        )
-    else:
-        if len(prefix_blocks) != n:
-            raise TrafficError("prefix blocks and requests differ in number")
-        share = prefix_reuse(prefix_blocks)
-        size = f"{block_tokens}-token " if block_tokens else ""
-        notes.append(
-            f"prefix cache share counts {size}blocks whose id appeared in an earlier request: a "
-            "cache that never evicts (an upper bound); a prompt's last block may be partial"
-        )
+    curve = _daily_curve(times, tokens, start, clock, notes)
+    share = _prefix_share(prefix_blocks, n, block_tokens, notes)
 
     return TrafficDemand(
         requests=n,
@@ -393,3 +367,48 @@ def derive_demand(
         notes=tuple(notes),
         buckets=tuple(float(v) for v in per_bucket / per_bucket.mean()) if peak else (),
     )
+
+
+def _daily_curve(
+    times: np.ndarray, tokens: np.ndarray, start: datetime | None, clock: str, notes: list[str]
+) -> tuple[float | None, ...] | None:
+    """Tokens by hour of the day where the trace has a start time, with notes on what it
+    covers."""
+    curve = None
+    if start is None:
+        notes.append("time stamps count from the trace start (no time of day): no daily curve")
+    else:
+        curve, covered = _hour_of_day(times, tokens, start)
+        if covered < 24:
+            notes.append(
+                f"the trace covers {covered} of the 24 hours of the day: the daily curve has "
+                "no value for the others, and the month assumes every hour looks like these"
+            )
+        if clock and clock != "UTC":
+            notes.append(f"hours of the day are the trace's own clock, {clock}")
+    return curve
+
+
+def _prefix_share(
+    prefix_blocks: Sequence[Sequence[int]] | None,
+    n: int,
+    block_tokens: int | None,
+    notes: list[str],
+) -> float | None:
+    """The share of input tokens a prefix cache serves, where the trace has prefix ids."""
+    share = None
+    if prefix_blocks is None:
+        notes.append(
+            "the trace has no prompt prefix ids: the share of input tokens a prefix cache serves "
+            "cannot be told"
+        )
+    else:
+        if len(prefix_blocks) != n:
+            raise TrafficError("prefix blocks and requests differ in number")
+        share = prefix_reuse(prefix_blocks)
+        size = f"{block_tokens}-token " if block_tokens else ""
+        notes.append(
+            f"prefix cache share counts {size}blocks whose id appeared in an earlier request: a "
+            "cache that never evicts (an upper bound); a prompt's last block may be partial"
+        )
+    return share

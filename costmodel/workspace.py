@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from costmodel import domain
-from costmodel.commitment import CommitmentInputs, DemandScenario
+from costmodel.commit_levels import CommitmentInputs, DemandScenario
 from costmodel.demand import PERCENTILES
 from costmodel.owned import OwnedParams
 from tokendesk.records import PricingModel
@@ -368,6 +368,40 @@ def workload_from_dict(row: Mapping, where: str) -> Workload:
     )
 
 
+def constraints_from_dict(raw: object) -> Constraints:
+    """The workspace's constraints block (approved providers and regions, the vendor-share cap,
+    owned hardware allowed), validated."""
+    raw = raw or {}
+    if not isinstance(raw, Mapping):
+        raise WorkspaceError("constraints", "expected a mapping")
+    _unknown(raw, {"providers", "regions", "max_vendor_share", "allow_owned"}, "constraints")
+    allow_owned = raw.get("allow_owned", False)
+    if not isinstance(allow_owned, bool):
+        raise WorkspaceError(
+            "constraints.allow_owned", f"expected true or false, got {excerpt(allow_owned)}"
+        )
+    providers = _names(raw.get("providers"), "constraints.providers")
+    return Constraints(
+        providers=tuple(p.lower() for p in providers) if providers else None,
+        regions=_names(raw.get("regions"), "constraints.regions"),
+        max_vendor_share=_number(
+            raw, "max_vendor_share", "constraints", domain.MAX_VENDOR_SHARE, 1.0
+        ),
+        allow_owned=allow_owned,
+    )
+
+
+def _one_time_from_dict(raw: object) -> tuple[tuple[str, float], ...]:
+    """One-time cost per backend, as (backend, USD) pairs sorted by backend."""
+    one_time = raw or {}
+    if not isinstance(one_time, Mapping):
+        raise WorkspaceError("one_time_usd", "expected backend: USD pairs, e.g. {rocm: 90000}")
+    return tuple(
+        (str(k), _number(one_time, k, "one_time_usd", domain.ONE_TIME_USD))
+        for k in sorted(one_time, key=str)
+    )
+
+
 def workspace_from_dict(data: object) -> Workspace:
     """A validated workspace, or a WorkspaceError naming the field and what to do."""
     if not isinstance(data, Mapping):
@@ -415,39 +449,16 @@ def workspace_from_dict(data: object) -> Workspace:
                 f"fleet[{i}].serves",
                 f"{excerpt(line.serves)} is not a workload in demand ({', '.join(names)})",
             )
-    raw = data.get("constraints") or {}
-    if not isinstance(raw, Mapping):
-        raise WorkspaceError("constraints", "expected a mapping")
-    _unknown(raw, {"providers", "regions", "max_vendor_share", "allow_owned"}, "constraints")
-    allow_owned = raw.get("allow_owned", False)
-    if not isinstance(allow_owned, bool):
-        raise WorkspaceError(
-            "constraints.allow_owned", f"expected true or false, got {excerpt(allow_owned)}"
-        )
-    providers = _names(raw.get("providers"), "constraints.providers")
-    constraints = Constraints(
-        providers=tuple(p.lower() for p in providers) if providers else None,
-        regions=_names(raw.get("regions"), "constraints.regions"),
-        max_vendor_share=_number(
-            raw, "max_vendor_share", "constraints", domain.MAX_VENDOR_SHARE, 1.0
-        ),
-        allow_owned=allow_owned,
-    )
+    constraints = constraints_from_dict(data.get("constraints"))
     owned = owned_from_dict(data.get("owned"))
-    if allow_owned and owned is None:
+    if constraints.allow_owned and owned is None:
         raise WorkspaceError(
             "constraints.allow_owned",
             "owned hardware needs its terms: add an owned block (site_region, depreciation_years,"
             " financing_rate, pue, colo_usd_per_kw_month, staff_usd_per_fte_year, servers_per_fte)",
         )
     start = _date(data, "start", "workspace") or DEFAULT_START
-    one_time = data.get("one_time_usd") or {}
-    if not isinstance(one_time, Mapping):
-        raise WorkspaceError("one_time_usd", "expected backend: USD pairs, e.g. {rocm: 90000}")
-    one_time_pairs = tuple(
-        (str(k), _number(one_time, k, "one_time_usd", domain.ONE_TIME_USD))
-        for k in sorted(one_time, key=str)
-    )
+    one_time_pairs = _one_time_from_dict(data.get("one_time_usd"))
     audit, audit_basis = audit_from_dict(data.get("audit"))
     basis = data.get("on_demand_basis", "held")
     if basis not in ON_DEMAND_BASES:

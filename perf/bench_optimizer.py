@@ -33,7 +33,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from costmodel.demand import HourlyProfile
-from costmodel.optimizer import HELD, HOURLY, Candidate, Problem, prune, solve
+from costmodel.optimizer import solve
+from costmodel.optimizer_problem import HELD, HOURLY, Candidate, Problem, prune
 from tests.optimizer_reference import (
     brute_force,
     random_mixed_problem,

@@ -16,8 +16,14 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 from costmodel import Engine
-from costmodel.bill import BilledLine, FleetChange, Reconciliation, fleet_changes, reconcile
-from costmodel.plan import builtin_plans
+from costmodel.bill_reconciliation import (
+    BilledLine,
+    FleetChange,
+    Reconciliation,
+    fleet_changes,
+    reconcile,
+)
+from costmodel.plan_inputs import builtin_plans
 from costmodel.workspace import (
     FLEET_COLUMNS,
     FleetEntry,

@@ -6,10 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from costmodel import Engine
-from costmodel.plan import (
-    PlanResult,
-    WorkspaceEngine,
-)
+from costmodel.plan import WorkspaceEngine
+from costmodel.plan_result import PlanResult
 from costmodel.workspace import Workspace
 from planning.context import planner_for, scenario_plans
 from planning.optimum import OptimalPlan, Optimized, optimize

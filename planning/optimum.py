@@ -10,18 +10,17 @@ from dataclasses import dataclass, field
 
 from costmodel.optimizer import (
     FrontierPoint,
-    OwnedComparison,
-    Solution,
     diversification_frontier,
     plan_lines,
     plan_rows,
     solve,
-    with_owned,
-    workspace_problem,
 )
+from costmodel.optimizer_problem import Solution
+from costmodel.optimizer_workspace import OwnedComparison, with_owned, workspace_problem
 from costmodel.options import Option
 from costmodel.owned import HOURS_PER_YEAR
-from costmodel.plan import PlanLine, PlanResult, WorkspaceEngine
+from costmodel.plan import WorkspaceEngine
+from costmodel.plan_result import PlanLine, PlanResult
 from costmodel.scenarios import Engine
 from costmodel.tables import electricity_prices, owned_servers
 from costmodel.workspace import Workspace

@@ -12,7 +12,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from costmodel import Engine
-from costmodel.plan import PlanContext, PlanResult, WorkspaceEngine, builtin_plans, stay_result
+from costmodel.plan import WorkspaceEngine
+from costmodel.plan_inputs import PlanContext, builtin_plans
+from costmodel.plan_result import PlanResult, stay_result
 from costmodel.workspace import Workspace
 
 

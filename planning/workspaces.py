@@ -16,7 +16,8 @@ import yaml
 
 from costmodel import Engine
 from costmodel import scenario_inputs as si
-from costmodel.plan import PlanContext, WorkspaceEngine
+from costmodel.plan import WorkspaceEngine
+from costmodel.plan_inputs import PlanContext
 from costmodel.workspace import (
     Workload,
     Workspace,

@@ -8,14 +8,7 @@ from itertools import product
 
 import numpy as np
 
-from costmodel.optimizer import (
-    HELD,
-    HOURLY,
-    Candidate,
-    Choice,
-    Problem,
-    objective_of,
-)
+from costmodel.optimizer_problem import HELD, HOURLY, Candidate, Choice, Problem, objective_of
 
 
 def _ub(problem: Problem, c: Candidate) -> int:

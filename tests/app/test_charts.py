@@ -253,7 +253,7 @@ def test_axis_merges_presets_then_settings():
 
 def test_the_commitment_chart_draws_one_line_per_term_each_starting_at_no_commitment():
     from app.models.scenarios import commitment_frame
-    from costmodel.commitment import CommitmentProblem, DemandScenario, Term, evaluate
+    from costmodel.commit_levels import CommitmentProblem, DemandScenario, Term, evaluate
     from costmodel.commitment_workspace import WorkloadCommitment
 
     problem = CommitmentProblem(
@@ -330,21 +330,20 @@ def _scatter_options(options: pd.DataFrame) -> pd.DataFrame:
 def test_every_legend_sits_under_the_plot_where_the_toolbar_cannot_cover_it(options):
     # The toolbar shows over the top right corner: Plotly's default legend place.
     frame = _scatter_options(options)
+    breakdown = pd.DataFrame(
+        {
+            "replica": ["1 × H100"] * 2,
+            "gib": [60.0, 20.0],
+            "total": [80.0] * 2,
+            "part": ["Weights", "KV cache (requested sequences)"],
+        }
+    )
     figures = {
         "cost_against_ftl": charts.cost_against_ftl(frame, "output", "p95"),
         "pareto": charts.pareto(frame, frame.head(2), "p95", 1000.0),
         "scatter_by": charts.scatter_by(options, "cost", "ftl_ms", "vendor"),
         "bars": charts.bars(options, "accelerator_name", "cost", colour="vendor"),
-        "memory_breakdown": charts.memory_breakdown(
-            pd.DataFrame(
-                {
-                    "replica": ["1 × H100"] * 2,
-                    "gib": [60.0, 20.0],
-                    "total": [80.0] * 2,
-                    "part": ["Weights", "KV cache (requested sequences)"],
-                }
-            )  # fmt: skip
-        ),
+        "memory_breakdown": charts.memory_breakdown(breakdown),
     }
     for name, figure in figures.items():
         assert _legend_below(figure), (name, figure.layout.legend)

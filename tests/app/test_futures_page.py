@@ -56,10 +56,8 @@ def _table(at: AppTest, key: str) -> pd.DataFrame:
 
 
 def _cli_json(db, *extra: str) -> dict:
-    done = CliRunner().invoke(
-        cli, ["futures", "compare", "--format", "json", "--to", date.today().isoformat(), "--db",
-              str(db), *extra]
-    )  # fmt: skip
+    command = ["futures", "compare", "--format", "json", "--to", date.today().isoformat()]
+    done = CliRunner().invoke(cli, [*command, "--db", str(db), *extra])
     assert done.exit_code == 0, done.output
     return json.loads(done.stdout)
 
@@ -73,10 +71,8 @@ def test_the_page_shows_the_figures_the_cli_json_prints(app_env):
     suggested = _table(at, "futures_suggestions")
     expected = pd.DataFrame(report["suggestions"])
     assert len(suggested) == len(expected) > 0
-    page = dict(
-        zip(zip(suggested["New SKU"], suggested["Model"], strict=True), suggested["$/1K output"],
-            strict=True)
-    )  # fmt: skip
+    keys = zip(suggested["New SKU"], suggested["Model"], strict=True)
+    page = dict(zip(keys, suggested["$/1K output"], strict=True))
     cli_rows = {
         (f"{r.provider} {r.instance_type}", r.model): r.usd_per_1k_output
         for r in expected.itertuples()
@@ -132,10 +128,8 @@ def test_perf_per_dollar_is_shown_for_the_models_the_company_runs(app_env):
         if r["model"] in runs
     }
     assert expected, "the example's models have perf-per-dollar rows"
-    shown = dict(
-        zip(zip(table["Accelerator"], table["Model"], strict=True),
-            table["Output tokens per $ now"], strict=True)
-    )  # fmt: skip
+    keys = zip(table["Accelerator"], table["Model"], strict=True)
+    shown = dict(zip(keys, table["Output tokens per $ now"], strict=True))
     assert shown.keys() == expected.keys()  # no model the company does not run
     for key, value in expected.items():
         if value is None:  # no option on the later date: shown as a dash

@@ -8,7 +8,8 @@ from audit.report import summarise, to_json
 from audit.rules import load_rules
 from audit.scan import scan
 from costmodel import Engine
-from costmodel.plan import PlanContext, WorkspaceEngine, builtin_plans
+from costmodel.plan import WorkspaceEngine
+from costmodel.plan_inputs import PlanContext, builtin_plans
 from costmodel.workspace import workspace_from_dict
 from tests.audit.helpers import write
 from tests.workspace_data import OPTIONS, workspace

@@ -78,7 +78,7 @@ def test_a_bad_commitment_block_is_a_clear_error(db, tmp_path):
 
 def test_the_brief_section_prints_one_sentence_per_workload_and_every_option(db):
     from briefs.commitment import commitment_section
-    from costmodel.commitment import shown_options
+    from costmodel.commit_levels import shown_options
     from costmodel.commitment_workspace import brief_rows
     from planning.commitment import commitments
     from warehouse import Warehouse

@@ -94,8 +94,10 @@ def test_doubled_demand_is_solved_without_forcing_equal_hours_to_one_count(db, t
     """The example with twice the demand, on-demand capacity autoscaled: $187,374.05 is a plan an
     independent MILP found (equal hours with different unit counts), so no proven bound may pass
     it; the optimizer's own plan is checked apart from the solver."""
-    from costmodel.optimizer import solve, workspace_problem
-    from costmodel.plan import PlanContext, WorkspaceEngine
+    from costmodel.optimizer import solve
+    from costmodel.optimizer_workspace import workspace_problem
+    from costmodel.plan import WorkspaceEngine
+    from costmodel.plan_inputs import PlanContext
     from tests.optimizer_reference import checked_plan_cost
     from warehouse import Warehouse
 

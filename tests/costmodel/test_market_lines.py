@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from costmodel import Engine, options_from_frame
-from costmodel.plan import PlanContext, WorkspaceEngine, builtin_plans, custom_plan
+from costmodel.plan import WorkspaceEngine
+from costmodel.plan_inputs import PlanContext, builtin_plans, custom_plan
 from costmodel.workspace import Workload, Workspace
 from tests.factories import frame, sweep
 

@@ -11,21 +11,17 @@ import pytest
 from costmodel import Engine
 from costmodel.optimizer import (
     BOUGHT,
-    HELD,
-    HOURLY,
     KEPT,
     RELEASED,
     RELEASED_PAID,
-    Candidate,
-    Problem,
     diversification_frontier,
-    objective_of,
     plan_rows,
-    prune,
     solve,
-    workspace_problem,
 )
-from costmodel.plan import PlanContext, WorkspaceEngine, builtin_plans, custom_plan
+from costmodel.optimizer_problem import HELD, HOURLY, Candidate, Problem, objective_of
+from costmodel.optimizer_workspace import workspace_problem
+from costmodel.plan import WorkspaceEngine
+from costmodel.plan_inputs import PlanContext, builtin_plans, custom_plan
 from costmodel.workspace import workspace_from_dict
 from tests.optimizer_reference import (
     brute_force,
@@ -146,20 +142,6 @@ def test_dominance_pruning_never_changes_the_optimum():
             assert a.objective_usd_per_month == pytest.approx(b.objective_usd_per_month)
 
 
-def test_whole_units_of_a_cheaper_option_replace_a_dearer_one_but_never_a_larger_one_under_n_plus_one():
-    def od(name, cap, rate):
-        return Candidate("a", HOURLY, "new", "p", "r", name, "on_demand", "cuda", cap, rate)
-
-    big, half, other = od("big", 1000.0, 10.0), od("half", 500.0, 4.0), od("other", 600.0, 7.0)
-    held = Candidate("a", HELD, "new", "p", "r", "held", "reserved_1y", "cuda", 500.0, 4.0 * 730)
-    # Two halves (8.0) replace big (10.0); other needs two halves too (8.0 > 7.0) and stays; an
-    # on-demand unit at the same monthly price replaces the held one.
-    assert prune((big, half, other, held)) == (half, other)
-    # With N+1 a larger unit would raise the headroom: big (larger) never replaces half.
-    assert prune((od("big", 1000.0, 3.0), half), n_plus_one=True) == (od("big", 1000.0, 3.0), half)
-    assert prune((od("big", 1000.0, 3.0), half)) == (od("big", 1000.0, 3.0),)
-
-
 def test_committed_capacity_in_term_is_used_before_buying_more():
     fleet = Candidate(
         "a",
@@ -243,12 +225,18 @@ def test_the_plan_lines_add_up_to_the_run_rate_and_never_keep_nothing():
     # 3 committed units ending early for $10/month each (less than their $36,500 rate), 2
     # on-demand fleet units, and a far cheaper option: the plan releases all five, and the three
     # committed ones are still paid (their fee) on a line of their own.
+    fleet_line = {"workload": "a", "kind": HELD, "role": "fleet", "provider": "aws", "region": "r"}
+    fleet_line |= {"instance_type": "p5", "backend": "cuda", "unit_capacity": 1000.0}
     committed = Candidate(
-        "a", HELD, "fleet", "aws", "r", "p5", "reserved_1y", "cuda", 1000.0, 50.0 * 730,
-        max_units=3, release_usd_per_unit_month=10.0, commitment_end=date(2027, 6, 30),
-    )  # fmt: skip
+        **fleet_line,
+        pricing_model="reserved_1y",
+        usd_per_unit=50.0 * 730,
+        max_units=3,
+        release_usd_per_unit_month=10.0,
+        commitment_end=date(2027, 6, 30),
+    )
     on_demand = Candidate(
-        "a", HELD, "fleet", "aws", "r", "p5", "on_demand", "cuda", 1000.0, 80.0 * 730, max_units=2
+        **fleet_line, pricing_model="on_demand", usd_per_unit=80.0 * 730, max_units=2
     )
     cheap = Candidate("a", HOURLY, "new", "aws", "r", "x", "on_demand", "cuda", 1000.0, 5.0)
     got = solve(Problem({"a": (2500.0, 1500.0)}, (committed, on_demand, cheap)), mip_rel_gap=0.0)

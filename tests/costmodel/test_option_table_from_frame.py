@@ -5,7 +5,8 @@ import pytest
 
 from costmodel import Engine, OptionTable, options_from_frame
 from costmodel import scenario_inputs as si
-from costmodel.plan import PlanContext, WorkspaceEngine, builtin_plans
+from costmodel.plan import WorkspaceEngine
+from costmodel.plan_inputs import PlanContext, builtin_plans
 from planning.workspaces import market_workspace
 from tests.factories import seeded_warehouse
 

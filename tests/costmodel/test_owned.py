@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from costmodel import Engine
-from costmodel.optimizer import OWNED_NOTE, solve, with_owned, workspace_problem
+from costmodel.optimizer import solve
+from costmodel.optimizer_workspace import OWNED_NOTE, with_owned, workspace_problem
 from costmodel.options import OWNED, OptionTable
 from costmodel.owned import (
     CloudAlternative,
@@ -22,7 +23,8 @@ from costmodel.owned import (
     owned_rate,
     owned_rates,
 )
-from costmodel.plan import PlanContext, WorkspaceEngine
+from costmodel.plan import WorkspaceEngine
+from costmodel.plan_inputs import PlanContext
 from costmodel.tables import electricity_prices, owned_servers
 from costmodel.workspace import WorkspaceError, workspace_from_dict, workspace_to_dict
 from tests.factories import frame, sweep

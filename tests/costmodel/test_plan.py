@@ -8,9 +8,9 @@ from datetime import date
 import pytest
 
 from costmodel import Engine
-from costmodel.plan import (
+from costmodel.plan import WorkspaceEngine
+from costmodel.plan_inputs import (
     PlanContext,
-    WorkspaceEngine,
     builtin_plans,
     custom_plan,
     growth_factor,

@@ -11,7 +11,8 @@ from __future__ import annotations
 import pytest
 
 from costmodel import Engine
-from costmodel.plan import PlanContext, WorkspaceEngine, builtin_plans
+from costmodel.plan import WorkspaceEngine
+from costmodel.plan_inputs import PlanContext, builtin_plans
 from costmodel.shape import NEAR_CACHE_SHARE, NEAR_RATIO_FACTOR, shape_distance
 from costmodel.workspace import WorkspaceError, workspace_from_dict
 from tests.factories import frame

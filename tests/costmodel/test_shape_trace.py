@@ -11,7 +11,8 @@ import pytest
 
 from briefs.demand_doc import trace_document
 from costmodel import Engine
-from costmodel.plan import PlanContext, WorkspaceEngine, builtin_plans
+from costmodel.plan import WorkspaceEngine
+from costmodel.plan_inputs import PlanContext, builtin_plans
 from costmodel.workspace import workspace_from_dict
 from tests.factories import frame, sweep
 from tests.shape_data import AZURE_CODE

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from costmodel import Engine
-from costmodel.plan import PlanContext, WorkspaceEngine, builtin_plans, custom_plan
+from costmodel.plan import WorkspaceEngine
+from costmodel.plan_inputs import PlanContext, builtin_plans, custom_plan
 from costmodel.workspace import workspace_from_dict
 from planning.evaluation import verdicts_of
 from planning.verdicts import NO_BUY_WORD

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from costmodel import Engine
-from costmodel.commitment import (
+from costmodel.commit_levels import (
     CommitmentProblem,
     DemandScenario,
     HeldCommitment,
@@ -22,7 +22,8 @@ from costmodel.commitment import (
     terms_from,
 )
 from costmodel.commitment_workspace import brief_rows, workspace_commitments
-from costmodel.plan import PlanContext, WorkspaceEngine
+from costmodel.plan import WorkspaceEngine
+from costmodel.plan_inputs import PlanContext
 from costmodel.workspace import WorkspaceError, workspace_from_dict, workspace_to_dict
 from tests.workspace_data import OPTIONS, workspace
 

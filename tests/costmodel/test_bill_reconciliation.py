@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from costmodel.bill import BilledLine, fleet_changes, reconcile, reconcile_line
+from costmodel.bill_reconciliation import BilledLine, fleet_changes, reconcile, reconcile_line
 from costmodel.workspace import FleetEntry
 
 

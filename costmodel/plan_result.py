@@ -1,0 +1,216 @@
+"""What a workspace plan reads as: its fleet lines at month-1 steady state (``PlanLine``) and the
+whole result of one scenario (``PlanResult``: cost by month, allocation, feasibility, payback,
+risk, timeline), with the helpers that pick Stay and the cheapest feasible plan."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date
+
+from costmodel.plan_inputs import MONTHS, by_vendor
+from costmodel.risk import RiskReport
+from costmodel.timeline import Timeline
+
+
+@dataclass(frozen=True)
+class PlanLine:
+    """One line of a scenario's fleet at month-1 steady state."""
+
+    workload: str
+    role: str  # fleet | top-up | new
+    allocation: str
+    provider: str
+    region: str
+    instance_type: str
+    pricing_model: str
+    count: int
+    usd_per_hour: float
+    commitment_end: date | None
+    monthly_usd: float
+    accelerator_id: str = ""
+    vendor: str = ""
+    backend: str = ""
+    unit_output_tok_s: float | None = None
+    note: str = ""
+    model: str = ""
+    precision: str = ""
+    bench_measured_at: object = None
+    #: The option (quote x configuration) the line was priced or sized from; "" when none was.
+    option_id: str = ""
+    #: How the unit's capacity was read at the workload's input:output mix.
+    capacity_basis: str = ""
+    #: The same as data: ``costmodel.shape.CapacityBasis.as_dict`` (None where no result).
+    capacity_basis_detail: dict | None = None
+
+    def as_dict(self) -> dict:
+        return {
+            "workload": self.workload,
+            "role": self.role,
+            "allocation": self.allocation,
+            "provider": self.provider,
+            "region": self.region,
+            "instance_type": self.instance_type,
+            "pricing_model": self.pricing_model,
+            "count": self.count,
+            "usd_per_hour": round(self.usd_per_hour, 6),
+            "commitment_end": self.commitment_end.isoformat() if self.commitment_end else None,
+            "monthly_usd": round(self.monthly_usd, 2),
+            "accelerator_id": self.accelerator_id,
+            "vendor": self.vendor,
+            "backend": self.backend,
+            "capacity_basis": self.capacity_basis,
+            "note": self.note,
+        }
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    name: str
+    description: str
+    requested_allocation: dict[str, float]
+    achieved_allocation: dict[str, float]
+    allocation_notes: tuple[str, ...]
+    unserved_tokens_per_month: float
+    unserved_reasons: tuple[str, ...]
+    monthly_usd: float
+    monthly_usd_by_month: tuple[float, ...]
+    one_time_usd: float
+    one_time_notes: tuple[str, ...]
+    payback_month: int | None
+    payback_sentence: str
+    fleet: tuple[PlanLine, ...]
+    risk: RiskReport
+    timeline: Timeline
+    cutover_month: int
+    constraint_violations: tuple[str, ...]
+    notes: tuple[str, ...] = ()
+    #: Stay only: tokens per month the fleet as it is cannot serve at month 1 (before top-ups).
+    fleet_shortfall_tokens_per_month: float = 0.0
+    savings_vs_stay_usd: float = 0.0
+    is_baseline: bool = False
+    #: The share of traffic the plan asked to move off the fleet onto new capacity, and moved.
+    requested_share: float = 0.0
+    achieved_share: float = 0.0
+    #: Month-1 saving against Stay in named parts that add up to ``savings_vs_stay_usd``.
+    savings_parts: tuple[tuple[str, float], ...] = ()
+    #: The 36-month saving (one-time costs included) in named parts that add up to it.
+    horizon_savings_parts: tuple[tuple[str, float], ...] = ()
+    #: Per workload: the traffic shape the capacity was read at, and how.
+    workload_shapes: tuple[dict, ...] = ()
+    on_demand_basis: str = "held"
+    #: Month-1 cost by kind: the fleet's own lines, top-ups, new capacity (standby included).
+    month1_parts: tuple[tuple[str, float], ...] = ()
+    #: Committed fleet units the plan gives back that are still paid in month 1 (not ended early).
+    stranded_usd_per_month: float = 0.0
+
+    @property
+    def compared_usd_per_month(self) -> float:
+        """The basis every plan is compared on (``planning.verdicts``): month 1's run rate, plus
+        the committed units it gives back that are still paid, plus one-time ÷ the horizon."""
+        months = len(self.monthly_usd_by_month) or MONTHS
+        return self.monthly_usd + self.stranded_usd_per_month + self.one_time_usd / months
+
+    @property
+    def feasible(self) -> bool:
+        return self.unserved_tokens_per_month <= 0.5
+
+    @property
+    def requested_by_vendor(self) -> dict[str, float]:
+        return by_vendor(self.requested_allocation)
+
+    @property
+    def achieved_by_vendor(self) -> dict[str, float]:
+        return by_vendor(self.achieved_allocation)
+
+    @property
+    def horizon_usd(self) -> float:
+        """What the plan costs over the horizon, one-time costs included."""
+        return sum(self.monthly_usd_by_month) + self.one_time_usd
+
+    @property
+    def headline(self) -> str:
+        """ "Shift 25% to AMD — 18.75% achieved: no AMD result for …" when they differ."""
+        text = self.name
+        if not self.is_baseline and abs(self.requested_share - self.achieved_share) > 1e-9:
+            text += f" — {self.achieved_share:.2%} achieved".replace(".00%", "%")
+            if self.allocation_notes:
+                text += f": {self.allocation_notes[0].split(' — ')[0]}"
+        if not self.feasible:
+            text += " — INFEASIBLE: demand unserved"
+        return text
+
+    def as_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "requested_allocation": _rounded(self.requested_allocation),
+            "achieved_allocation": _rounded(self.achieved_allocation),
+            "allocation_notes": list(self.allocation_notes),
+            "feasible": self.feasible,
+            "unserved_tokens_per_month": round(self.unserved_tokens_per_month),
+            "unserved_reasons": list(self.unserved_reasons),
+            "monthly_usd": round(self.monthly_usd, 2),
+            "monthly_usd_by_month": [round(v, 2) for v in self.monthly_usd_by_month],
+            "one_time_usd": round(self.one_time_usd, 2),
+            "one_time_notes": list(self.one_time_notes),
+            "payback_month": self.payback_month,
+            "payback": self.payback_sentence,
+            "fleet": [ln.as_dict() for ln in self.fleet],
+            "risk": {f.name: round(float(f.value), 4) for f in self.risk.figures()}
+            | {"sentences": [f.sentence for f in self.risk.figures()]},
+            "timeline": {
+                "weeks_to_cutover": self.timeline.weeks_to_cutover,
+                "cutover_month": self.cutover_month,
+                "sentence": self.timeline.sentence,
+            },
+            "constraint_violations": list(self.constraint_violations),
+            "notes": list(self.notes),
+            "allocation_by_vendor": {
+                "requested": _rounded(self.requested_by_vendor),
+                "achieved": _rounded(self.achieved_by_vendor),
+            },
+            "allocation_by_backend": {
+                "requested": _rounded(self.requested_allocation),
+                "achieved": _rounded(self.achieved_allocation),
+            },
+            "horizon_usd": round(self.horizon_usd, 2),
+            "on_demand_basis": self.on_demand_basis,
+            "savings_vs_stay_usd": round(self.savings_vs_stay_usd, 2),
+            # (``or 0.0``: a part of nothing is written as 0.0, never -0.0)
+            "savings_parts": [
+                {"part": name, "usd": round(usd, 2) or 0.0} for name, usd in self.savings_parts
+            ],
+            "horizon_savings_parts": [
+                {"part": name, "usd": round(usd, 2) or 0.0}
+                for name, usd in self.horizon_savings_parts
+            ],
+            "workloads": list(self.workload_shapes),
+        }
+
+
+def _rounded(shares: Mapping[str, float]) -> dict[str, float]:
+    return {k: round(v, 6) for k, v in shares.items()}
+
+
+def stay_month1_parts(stay: PlanResult) -> dict[str, float]:
+    return dict(stay.month1_parts) | {"new": dict(stay.month1_parts).get("new", 0.0)}
+
+
+#: What each on-demand basis means, said once on every plan.
+ON_DEMAND_BASIS_NOTES = {
+    "held": "On-demand capacity is paid for every unit held, all month (730 h), in every plan"
+    " alike; set on_demand_basis: autoscaled in the workspace where it follows the load.",
+    "autoscaled": "On-demand capacity follows the hourly load (units held only in the hours"
+    " needed), in every plan alike, the fleet's own on-demand lines included; committed"
+    " capacity is paid every hour.",
+}
+
+
+def stay_result(results: Sequence[PlanResult]) -> PlanResult:
+    return next(r for r in results if r.is_baseline)
+
+
+def cheapest(results: Sequence[PlanResult]) -> PlanResult | None:
+    """The cheapest feasible scenario (an infeasible plan is never the cheapest)."""
+    feasible = [r for r in results if r.feasible]
+    return min(feasible, key=lambda r: r.monthly_usd) if feasible else None
