@@ -4,8 +4,8 @@ workspace version would change. Shared by ``tokendesk workspace from-bill`` and 
 page.
 
 The files are read by the warehouse (DuckDB), their columns and charges judged by
-``pricing.focus``, the reconciliation's arithmetic is ``costmodel.bill_reconciliation``'s; Stay comes from the plan
-engine through ``stay_month1_by_line`` alone.
+``pricing.focus``, the reconciliation's arithmetic is ``costmodel.bill_reconciliation``'s; Stay
+comes from the plan engine through ``stay_month1_by_line`` alone.
 """
 
 from __future__ import annotations
