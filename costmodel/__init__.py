@@ -30,7 +30,6 @@ from costmodel.scenarios import (
     Engine,
     FleetLine,
     MigrationInputs,
-    Scenario,
 )
 from costmodel.sizing import (
     FleetPolicy,
@@ -62,7 +61,6 @@ __all__ = [
     "OptionTable",
     "RiskFigure",
     "RiskReport",
-    "Scenario",
     "Segment",
     "SizingInputs",
     "Slo",

@@ -1,4 +1,4 @@
-"""What the workspace plans buy on the market (``Engine._line`` through ``WorkspaceEngine``).
+"""What the workspace plans buy on the market (``Engine.size_slice`` through ``WorkspaceEngine``).
 
 A workspace with no fleet buys every token: Stay's lines are all top-ups, a move's are new
 capacity, so the market rules are read on the path every command, page and brief takes.
