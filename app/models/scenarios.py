@@ -8,13 +8,13 @@ from app.models.tables import MISSING, Table, readable
 from app.safe import plain
 from app.url_state import UNIT_INPUT, UrlInput, owned_keys
 from briefs.workspace_plans import plan_token_costs, workload_shape_rows
-from costmodel import scenario_inputs as si
 from costmodel.commitment_workspace import brief_rows
+from planning import what_ifs as si
 from tokendesk import formatting
 
 #: The optimizer switch (off by default: a solve takes seconds).
 OPTIMAL = UrlInput("optimal", "flag", False)
-#: The page's own URL inputs beside the scenario keys (``costmodel.scenario_inputs.PAGE_KEYS``).
+#: The page's own URL inputs beside the scenario keys (``planning.what_ifs.PAGE_KEYS``).
 INPUTS = (UNIT_INPUT, OPTIMAL)
 
 
