@@ -34,6 +34,7 @@ from costmodel.scenarios import (
 from costmodel.sizing import (
     FleetPolicy,
     GroupPrices,
+    OnDemandBasis,
     SizingInputs,
     reserve_level,
     size_line,
@@ -51,6 +52,7 @@ __all__ = [
     "Engine",
     "FleetLine",
     "FleetPolicy",
+    "OnDemandBasis",
     "GroupPrices",
     "HourlyProfile",
     "MemoryFit",

@@ -451,10 +451,10 @@ class Engine:
         else:
             cap = cap_i
             _, curve = self._curve(segment)
-            ordered, excess = commitment_factor_table(curve, policy.autoscale_on_demand)
+            ordered, excess = commitment_factor_table(curve, policy.autoscaled)
             with np.errstate(invalid="ignore", divide="ignore"):
                 disc = np.where(np.isnan(com) | np.isnan(od), 0.0, 1.0 - com / od)
-            k = commitment_factor(disc, ordered, excess, policy.autoscale_on_demand)
+            k = commitment_factor(disc, ordered, excess, policy.autoscaled)
             term = np.where(np.isnan(od), com * ordered[-1], od * k)
             if mode == "standby":
                 term = np.fmin(od, com)

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from costmodel import Engine, options_from_frame
 from costmodel.plan import WorkspaceEngine
 from costmodel.plan_inputs import PlanContext, custom_plan
+from costmodel.sizing import OnDemandBasis
 from costmodel.workspace import Workload, Workspace
 from tests.factories import default_plans, frame, sweep
 
@@ -28,7 +29,7 @@ def no_fleet(*workloads: Workload) -> Workspace:
 
 
 def autoscaled(*workloads: Workload) -> Workspace:
-    return replace(no_fleet(*workloads), on_demand_basis="autoscaled")
+    return replace(no_fleet(*workloads), on_demand_basis=OnDemandBasis.AUTOSCALED)
 
 
 def chat(tok_s: float = 1000.0, **changes) -> Workload:

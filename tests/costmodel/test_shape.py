@@ -14,6 +14,7 @@ from costmodel import Engine
 from costmodel.plan import WorkspaceEngine
 from costmodel.plan_inputs import PlanContext
 from costmodel.shape import NEAR_CACHE_SHARE, NEAR_RATIO_FACTOR, shape_distance
+from costmodel.sizing import OnDemandBasis
 from costmodel.workspace import WorkspaceError, workspace_from_dict
 from tests.factories import default_plans, frame
 from tests.shape_data import CACHED, CHAT, PROMPT_HEAVY, chat_only
@@ -110,7 +111,9 @@ def test_stay_pays_top_ups_for_a_prompt_heavy_workload_and_less_for_a_cached_one
     # Autoscaled on-demand lines follow the load, so a fleet that carries more pays for fewer
     # on-demand hours; the prompt-heavy workload needs top-ups beyond the fleet.
     runs = {
-        name: planner(chat_only(on_demand_basis="autoscaled", **shape)).evaluate(default_plans())[0]
+        name: planner(chat_only(on_demand_basis=OnDemandBasis.AUTOSCALED, **shape)).evaluate(
+            default_plans()
+        )[0]
         for name, shape in {
             "chat": {},
             "prompt-heavy": {"input_per_output": 20.0},

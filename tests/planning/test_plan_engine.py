@@ -9,6 +9,7 @@ import pytest
 from costmodel import Engine
 from costmodel.plan import WorkspaceEngine
 from costmodel.plan_inputs import PlanContext, custom_plan
+from costmodel.sizing import OnDemandBasis
 from costmodel.workspace import workspace_from_dict
 from planning.evaluation import verdicts_of
 from planning.verdicts import NO_BUY_WORD
@@ -104,7 +105,9 @@ def test_a_plan_that_is_stay_costs_what_stay_costs_on_either_basis():
 
 def test_on_demand_fleet_lines_follow_the_load_only_when_the_workspace_says_so():
     held = planner(workspace()).evaluate(default_plans())[0]
-    scaled = planner(workspace(on_demand_basis="autoscaled")).evaluate(default_plans())[0]
+    scaled = planner(workspace(on_demand_basis=OnDemandBasis.AUTOSCALED)).evaluate(default_plans())[
+        0
+    ]
     # Held: every unit all month (4 reserved at $50, 2 + 1 on demand at $80 / $79.99).
     assert held.monthly_usd == pytest.approx((4 * 50 + 2 * 80 + 79.99) * HOURS)
     # Autoscaled: the reserved units carry the load first; the on-demand p5s are paid for the
@@ -117,7 +120,7 @@ def test_on_demand_fleet_lines_follow_the_load_only_when_the_workspace_says_so()
 
 
 def test_every_saving_is_the_sum_of_its_named_parts():
-    for data in (workspace(), mixed(), mixed(on_demand_basis="autoscaled")):
+    for data in (workspace(), mixed(), mixed(on_demand_basis=OnDemandBasis.AUTOSCALED)):
         stay, *moves = planner(data).evaluate(default_plans(amd_share=0.5))
         for r in moves:
             parts = dict(r.savings_parts)
