@@ -16,6 +16,7 @@ from costmodel.commit_levels import CommitmentInputs, DemandScenario
 from costmodel.demand import PERCENTILES
 from costmodel.owned import OwnedParams
 from costmodel.sizing import DEFAULT_ON_DEMAND_BASIS, OnDemandBasis
+from tokendesk.labels import sku_label
 from tokendesk.records import PricingModel
 from tokendesk.textsafety import excerpt, has_control
 
@@ -69,7 +70,9 @@ class FleetEntry:
 
     @property
     def label(self) -> str:
-        return f"{self.count} × {self.instance_type} ({self.provider} {self.region}, {self.pricing_model})"
+        return sku_label(
+            self.provider, self.region, self.instance_type, self.pricing_model, count=self.count
+        )
 
 
 @dataclass(frozen=True)

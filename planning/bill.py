@@ -272,7 +272,7 @@ def build_report(
     stay = stay_month1_by_line(engine, ws) if ws.fleet else []
     billed = [
         BilledLine(
-            f"{e.count} × {e.instance_type} ({e.provider} {e.region}, {e.pricing_model})",
+            e.label,
             e.pricing_model,
             e.count,
             ln.consumed_hours,

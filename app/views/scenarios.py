@@ -31,6 +31,7 @@ from briefs.workspace_plans import TOKEN_COST_NOTE, brief_stem_for, headline, re
 from costmodel import domain
 from costmodel.optimizer import plan_lines
 from planning import what_ifs as si
+from tokendesk.labels import sku_label
 from tokendesk.metrics import PERCENTILES
 
 st.title("Scenarios")
@@ -328,8 +329,8 @@ for item in commitment:
         continue
     # Drawn when opened, like the plans above: a closed chart costs the page nothing.
     section = st.expander(
-        f"{plain(item.workload)}: {plain(item.provider)} {plain(item.instance_type)} "
-        f"({plain(item.region)})",
+        f"{plain(item.workload)}: "
+        + plain(sku_label(item.provider, item.region, item.instance_type)),
         key=f"commitment_{item.workload}",
         on_change="rerun",
     )
