@@ -36,7 +36,7 @@ from planning.commitment import commitments
 from planning.what_ifs import DEFAULTS, parse_custom
 from pricing.integrity import check_price_file
 from tokendesk import formatting
-from tokendesk.labels import label
+from tokendesk.labels import label, sku_label
 from tokendesk.terminal import Grid, grid_from_rows, make_console, print_table
 from tokendesk.textsafety import terminal_text
 from warehouse import Warehouse, WarehouseError
@@ -259,9 +259,13 @@ def _print_bill(report: bill_import.BillReport) -> None:
     for change in report.changes:
         details = "; ".join(change.details)
         console.print(
-            f"  {change.change}: {change.provider} {terminal_text(change.region)}"
-            f" {terminal_text(change.instance_type)}"
-            f" {change.pricing_model}" + (f" — {details}" if details else ""),
+            f"  {change.change}: "
+            + terminal_text(
+                sku_label(
+                    change.provider, change.region, change.instance_type, change.pricing_model
+                )
+            )
+            + (f" — {details}" if details else ""),
             highlight=False,
         )
     for note in report.notes:

@@ -140,7 +140,7 @@ def test_region_bars_and_accelerator_hour_comparison(fixture_env):
     assert per_accelerator["layout"]["xaxis"]["title"]["text"] == "$ per accelerator-hour"
     assert any(
         shown(c.value).startswith(
-            "Cheapest: $2.00 per accelerator-hour on aws p5.48xlarge (spot, us-east-1)"
+            "Cheapest: $2.00 per accelerator-hour on aws · us-east-1 · p5.48xlarge · Spot"
         )
         for c in at.tabs[PER_ACCELERATOR].caption
     )
@@ -389,7 +389,7 @@ def test_the_accelerator_hour_tab_says_what_the_cheapest_price_comes_to_per_toke
     # The figure names the price and the result it rests on, with their dates.
     evidence = " ".join(shown(c.value) for c in per_1m.tabs[PER_ACCELERATOR].caption)
     assert (
-        "aws p5.48xlarge (spot, us-east-1) serving Llama-3.1-70B-Instruct at fp8 (offline)"
+        "aws · us-east-1 · p5.48xlarge · Spot serving Llama-3.1-70B-Instruct at fp8 (offline)"
         in evidence
     )
     assert (
