@@ -134,8 +134,8 @@ def test_region_bars_and_accelerator_hour_comparison(fixture_env):
     }
     # H100 (the tab's first accelerator): $40.00 and $16.00 an hour on eight GPUs.
     assert bars == {
-        "aws · p5.48xlarge · us-east-1 · on_demand": 40.0 / 8,  # 5.00
-        "aws · p5.48xlarge · us-east-1 · spot": 16.0 / 8,  # 2.00
+        "aws · us-east-1 · p5.48xlarge · On demand": 40.0 / 8,  # 5.00
+        "aws · us-east-1 · p5.48xlarge · Spot": 16.0 / 8,  # 2.00
     }
     assert per_accelerator["layout"]["xaxis"]["title"]["text"] == "$ per accelerator-hour"
     assert any(
