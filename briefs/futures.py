@@ -15,7 +15,7 @@ from costmodel.risk import STALE_AFTER
 from planning.review import FuturesReport, FuturesRules
 from planning.verdicts import new_sku_rule_sentence
 from tokendesk import formatting
-from tokendesk.labels import label
+from tokendesk.labels import sku_label
 
 
 def _pct(v: Any) -> str:
@@ -133,7 +133,8 @@ def _price_moves_chart(cuts: pd.DataFrame) -> BarChart | None:
     return BarChart(
         "Largest price moves (size of the change in $/h; green = cut, red = rise)",
         tuple(
-            f"{p.provider} {p.instance_type} {label(p.pricing_model)}" for p in cuts.itertuples()
+            sku_label(p.provider, p.region, p.instance_type, p.pricing_model)
+            for p in cuts.itertuples()
         ),
         tuple(abs(float(p.change_pct)) * 100 for p in cuts.itertuples()),
         "% change in $/h",

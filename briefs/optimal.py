@@ -8,7 +8,7 @@ from costmodel.optimizer import plan_lines
 from costmodel.optimizer_workspace import OwnedComparison
 from planning.optimum import Optimized, owned_rows, price_source, proven_sentence
 from tokendesk import formatting
-from tokendesk.labels import label
+from tokendesk.labels import label, sku_label
 
 
 def owned_sentences(owned: tuple[OwnedComparison, ...]) -> list[str]:
@@ -25,8 +25,8 @@ def owned_sentences(owned: tuple[OwnedComparison, ...]) -> list[str]:
             o, months = alt.option, alt.break_even_months
             where = price_source(o)
             against = (
-                f"the cheapest approved cloud option with the same accelerator, {o.provider}"
-                f" {o.instance_type} {label(alt.pricing_model)} at"
+                "the cheapest approved cloud option with the same accelerator, "
+                f"{sku_label(o.provider, o.region, o.instance_type, alt.pricing_model)} at"
                 f" ${alt.usd_per_server_hour:,.2f}/h ({alt.basis}; {where['source']},"
                 f" {where['as_of']}, {where['confidence']} confidence)"
             )

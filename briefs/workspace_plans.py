@@ -40,7 +40,7 @@ from planning.evaluation import Evaluation, as_evaluation
 from planning.verdicts import BUY_WORD, RULE_SENTENCE, PlanVerdict
 from planning.workspaces import Knobs, view_params
 from tokendesk import formatting
-from tokendesk.labels import label
+from tokendesk.labels import sku_label
 
 # ---- rendering ---------------------------------------------------------------------------------
 #: The column of the tables the verdicts are read from.
@@ -403,7 +403,7 @@ def weakest_evidence(
             continue
         low = prices[prices["price_confidence"].astype(str).str.lower() == "low"]
         flagged = [
-            f"{row.provider} {row.instance_type} ({row.region}, {label(row.pricing_model)}) at"
+            f"{sku_label(row.provider, row.region, row.instance_type, row.pricing_model)} at"
             f" ${row.quote_usd_per_hour:,.2f}/h"
             f"{' per accelerator' if row.price_basis == 'per_accelerator' else ''},"
             f" {formatting.day(row.price_observed_at)}"
@@ -766,8 +766,10 @@ def workspace_live_model(found: Found, baseline: str) -> LiveModel:
             rows.append(
                 {
                     "option": r.name,
-                    "line": f"{ln.workload} · {ln.role} · {ln.allocation}: {ln.count} × "
-                    f"{ln.instance_type} ({ln.provider} {ln.region}), {ln.pricing_model}",
+                    "line": f"{ln.workload} · {ln.role} · {ln.allocation}: "
+                    + sku_label(
+                        ln.provider, ln.region, ln.instance_type, ln.pricing_model, count=ln.count
+                    ),
                     MODEL_COLUMNS[0]: ln.count if held else 0,
                     MODEL_COLUMNS[1]: ln.usd_per_hour if held else None,
                     MODEL_COLUMNS[2]: round(burst, 6),

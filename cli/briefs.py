@@ -26,11 +26,11 @@ from briefs.workspace_plans import workspace_document
 from cli.errors import fail
 from cli.options import DbOption
 from costmodel import Engine
-from costmodel import scenario_inputs as si
 from planning import evaluation as pe
 from planning import fleet as pf
 from planning import gate_inputs as gi
 from planning import regression_gate as rg
+from planning import what_ifs as si
 from planning import workspaces as pw
 from planning.review import FuturesRules, company_review, compare_warehouse, report_json
 from pricing.integrity import check_price_file
@@ -149,11 +149,7 @@ def brief(
     params: dict[str, str] = dict(parse_qsl(urlparse(link).query)) if link else {}
     for item in setting or ():
         key, sep, value = item.partition("=")
-        if (
-            not sep
-            or key.strip() not in si.BOUNDS
-            and key.strip() not in {"model", "pct", "custom"}
-        ):
+        if not sep or key.strip() not in si.TABLE:
             raise fail(
                 f"--set {item!r}: expected key=value with a key among the dashboard's inputs"
             )
@@ -164,9 +160,9 @@ def brief(
             " traffic included), so spot capacity is not an input of it; leave spot out"
         )
     unit = token_unit(unit, params)
-    inputs, notices = si.from_params(params)
-    if notices:
-        raise fail(" ".join(notices))
+    inputs, rejected = si.from_params(params)
+    if rejected:
+        raise fail(" ".join(r.notice for r in rejected))
     ws, knobs = pw.market_workspace(inputs), pw.market_knobs(inputs)
     try:
         with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:

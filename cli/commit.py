@@ -21,6 +21,7 @@ from costmodel.workspace import Workspace
 from planning import workspaces as pw
 from planning.commitment import commitments
 from pricing.integrity import check_price_file
+from tokendesk.labels import sku_label
 from tokendesk.terminal import grid_from_rows, make_console, print_table
 from warehouse import WarehouseError
 
@@ -67,7 +68,7 @@ def _markdown(ws: Workspace, analysis: list[WorkloadCommitment]) -> str:
             continue
         lines += [
             "",
-            f"## {a.workload} on {a.provider} {a.instance_type} ({a.region})",
+            f"## {a.workload} on {sku_label(a.provider, a.region, a.instance_type)}",
             "",
             "| " + " | ".join(rows[0]) + " |",
             "|" + "---|" * len(rows[0]),
@@ -103,7 +104,7 @@ def commit_command(
                 continue
             grid = grid_from_rows(
                 rows,
-                title=f"{a.workload}: {a.provider} {a.instance_type} ({a.region})",
+                title=f"{a.workload}: {sku_label(a.provider, a.region, a.instance_type)}",
                 essential=("Option", "Expected $/month", "Expected regret"),
                 prose=("Option",),
             )

@@ -11,7 +11,7 @@ from cli.errors import fail
 from cli.options import DbOption, FormatOption, OutputFormat
 from tokendesk import formatting
 from tokendesk.columns import OPTION_FIGURES
-from tokendesk.labels import label
+from tokendesk.labels import sku_label
 from tokendesk.terminal import Grid, make_console, print_table
 from tokendesk.textsafety import terminal_text
 
@@ -165,7 +165,7 @@ def _costs_table(frame: pd.DataFrame, sort: str) -> Grid:
     table.add_column("Result source", priority=6, prose=True)
     for row in frame.itertuples():
         table.add_row(
-            f"{row.provider} · {row.region} · {row.instance_type} · {label(row.pricing_model)}",
+            sku_label(row.provider, row.region, row.instance_type, row.pricing_model),
             row.accelerator_id,
             f"{row.model} · {row.precision} · {row.scenario}",
             _load(row.concurrency),

@@ -23,6 +23,7 @@ from pricing.integrity import IntegrityReport, check_price_file, check_snapshot
 from pricing.refresh import refresh
 from pricing.registry import PROVIDERS, provider_names
 from pricing.sheets import SheetValidationError, load_sheet
+from tokendesk.labels import sku_label
 from tokendesk.records import PriceQuote, SnapshotStatus
 from tokendesk.terminal import Grid, make_console, print_table
 from tokendesk.textsafety import terminal_text
@@ -163,7 +164,7 @@ def print_integrity(report: IntegrityReport, quotes: list[PriceQuote], title: st
             q = quotes[index]
             console.print(
                 terminal_text(
-                    f"{label}: {q.provider} {q.region} {q.instance_type} {q.pricing_model} "
+                    f"{label}: {sku_label(q.provider, q.region, q.instance_type, q.pricing_model)} "
                     f"${q.usd_per_hour:g} - {reason}"
                 ),
                 highlight=False,
@@ -307,9 +308,9 @@ def list_command(
     table.add_column("Price date", priority=1)
     table.add_column("Source", priority=4, prose=True)
     for row in frame.itertuples(index=False):
-        zone = f" ({row.zone})" if isinstance(row.zone, str) and row.zone else ""
+        zone = row.zone if isinstance(row.zone, str) else None
         table.add_row(
-            terminal_text(f"{row.provider} · {row.region}{zone} · {row.instance_type}"),
+            terminal_text(sku_label(row.provider, row.region, row.instance_type, zone=zone)),
             terminal_text(f"{row.accelerator_count} × {row.accelerator_id}"),
             label(row.pricing_model),
             formatting.usd(row.usd_per_hour, 4),

@@ -23,7 +23,6 @@ from cli.briefs import BaseUrlOption, UnitOption, output_path, token_unit
 from cli.errors import fail
 from cli.options import DbOption
 from costmodel import Engine, domain
-from costmodel.scenario_inputs import parse_custom
 from costmodel.workspace import (
     WorkspaceError,
     audit_from_dict,
@@ -34,9 +33,10 @@ from planning import bill as bill_import
 from planning import evaluation as pe
 from planning import workspaces as pw
 from planning.commitment import commitments
+from planning.what_ifs import DEFAULTS, parse_custom
 from pricing.integrity import check_price_file
 from tokendesk import formatting
-from tokendesk.labels import label
+from tokendesk.labels import label, sku_label
 from tokendesk.terminal import Grid, grid_from_rows, make_console, print_table
 from tokendesk.textsafety import terminal_text
 from warehouse import Warehouse, WarehouseError
@@ -259,9 +259,13 @@ def _print_bill(report: bill_import.BillReport) -> None:
     for change in report.changes:
         details = "; ".join(change.details)
         console.print(
-            f"  {change.change}: {change.provider} {terminal_text(change.region)}"
-            f" {terminal_text(change.instance_type)}"
-            f" {change.pricing_model}" + (f" — {details}" if details else ""),
+            f"  {change.change}: "
+            + terminal_text(
+                sku_label(
+                    change.provider, change.region, change.instance_type, change.pricing_model
+                )
+            )
+            + (f" — {details}" if details else ""),
             highlight=False,
         )
     for note in report.notes:
@@ -348,10 +352,10 @@ def scenarios(
         Path | None,
         typer.Option(help="Workspace YAML (default: the warehouse's current workspace)."),
     ] = None,
-    amd_share: Annotated[float, typer.Option(help="Share for 'Shift N% to AMD'.")] = 0.25,
+    amd_share: Annotated[float, typer.Option(help="Share for 'Shift N% to AMD'.")] = DEFAULTS.amd,
     cpu_share: Annotated[
         float, typer.Option(help="Share of small-model traffic for 'Add CPU fallback'.")
-    ] = 0.10,
+    ] = DEFAULTS.cpu,
     custom: Annotated[str, typer.Option(help="A custom mix, e.g. cuda:0.5,rocm:0.3,hpu:0.2.")] = "",
     one_time: Annotated[
         list[str] | None,
@@ -397,8 +401,8 @@ def scenarios(
         engine = Engine.from_frame(options)
         if link:
             view = pw.scenario_view(params, ws)
-            if view.notices:
-                raise fail(" ".join(view.notices))
+            if view.rejected:
+                raise fail(" ".join(r.notice for r in view.rejected))
             ws, knobs = (
                 view.workspace,
                 replace(view.knobs, one_time_usd_by_backend=knobs.one_time_usd_by_backend),

@@ -30,11 +30,11 @@ from costmodel.scenarios import (
     Engine,
     FleetLine,
     MigrationInputs,
-    Scenario,
 )
 from costmodel.sizing import (
     FleetPolicy,
     GroupPrices,
+    OnDemandBasis,
     SizingInputs,
     reserve_level,
     size_line,
@@ -52,6 +52,7 @@ __all__ = [
     "Engine",
     "FleetLine",
     "FleetPolicy",
+    "OnDemandBasis",
     "GroupPrices",
     "HourlyProfile",
     "MemoryFit",
@@ -62,7 +63,6 @@ __all__ = [
     "OptionTable",
     "RiskFigure",
     "RiskReport",
-    "Scenario",
     "Segment",
     "SizingInputs",
     "Slo",

@@ -23,6 +23,7 @@ from costmodel.commit_levels import (
 from costmodel.demand import HOURS_PER_MONTH
 from costmodel.plan import WorkspaceEngine
 from costmodel.plan_inputs import PAID_WHETHER_USED, hourly_load
+from tokendesk.labels import sku_label
 from tokendesk.records import PricingModel
 
 #: Committed pricing models by term, as the option table and the fleet spell them.
@@ -96,7 +97,7 @@ def _held(
         monthly = c.units * planner._billed(c) * HOURS_PER_MONTH
         units += np.where(in_term, equivalent, 0.0)
         usd += np.where(in_term, monthly, 0.0)
-        line = f"{e.provider} {e.instance_type} {e.pricing_model}"
+        line = sku_label(e.provider, e.region, e.instance_type, e.pricing_model)
         held.append(HeldCommitment(line, e.count, equivalent, e.commitment_end, monthly))
     return tuple(held), tuple(float(u) for u in units), tuple(float(v) for v in usd)
 

@@ -13,7 +13,7 @@ import numpy as np
 from costmodel.demand import HourlyProfile
 from costmodel.plan_fleet import FleetLines
 from costmodel.plan_inputs import EPS, Move, PlanScenario, vendor_of
-from costmodel.scenarios import Allocation, Scenario
+from costmodel.scenarios import Allocation
 from costmodel.workspace import Workload
 from tokendesk.labels import label
 
@@ -85,8 +85,7 @@ class PlanAllocation(FleetLines):
         seg = replace(
             self.segments[w.workload], profile=HourlyProfile(peak_factor=None, curve=curve)
         )
-        scn = Scenario("plan", (alloc,))
-        line, reason = self.engine._line(scn, seg, alloc, mode, 1.0, mean, self.policy)
+        line, reason = self.engine.size_slice("plan", seg, alloc, mode, 1.0, mean, self.policy)
         hit = (math.inf, None, reason) if line is None else (line.monthly_usd, line, "")
         self._market_cache[key] = hit
         return hit

@@ -45,8 +45,8 @@ class FleetLines:
         self.ctx = ctx
         self.ws = ctx.workspace
         # One pricing basis for every plan: the workspace says how on-demand capacity is paid.
-        self.autoscaled = self.ws.on_demand_basis == "autoscaled"
-        self.policy = replace(ctx.policy, autoscale_on_demand=self.autoscaled)
+        self.policy = replace(ctx.policy, on_demand_basis=self.ws.on_demand_basis)
+        self.autoscaled = self.policy.autoscaled
         self.segments = {w.workload: self._segment(w) for w in self.ws.demand}
         self._options = {o.option_id: o for o in engine.table.options}
         self._option_index = {o.option_id: i for i, o in enumerate(engine.table.options)}

@@ -104,9 +104,15 @@ class PlanScenario:
         return not self.moves and not self.mix
 
 
-def builtin_plans(amd_share: float = 0.25, cpu_share: float = 0.10) -> tuple[PlanScenario, ...]:
+#: The fleet as it runs today: the plan every other one is measured against.
+STAY = PlanScenario("Stay", (), "Keep the fleet as it runs today, at its own rates.")
+
+
+def builtin_plans(amd_share: float, cpu_share: float) -> tuple[PlanScenario, ...]:
+    """Stay, Shift ``amd_share`` to AMD and Add CPU fallback (``cpu_share`` of small-model
+    traffic); the shares' defaults live in ``planning.what_ifs``."""
     return (
-        PlanScenario("Stay", (), "Keep the fleet as it runs today, at its own rates."),
+        STAY,
         PlanScenario(
             f"Shift {amd_share:.0%} to AMD",
             (Move("rocm", "AMD Instinct", amd_share),),

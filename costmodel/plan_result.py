@@ -10,6 +10,7 @@ from datetime import date
 
 from costmodel.plan_inputs import MONTHS, by_vendor
 from costmodel.risk import RiskReport
+from costmodel.sizing import DEFAULT_ON_DEMAND_BASIS, OnDemandBasis
 from costmodel.timeline import Timeline
 
 
@@ -98,7 +99,7 @@ class PlanResult:
     horizon_savings_parts: tuple[tuple[str, float], ...] = ()
     #: Per workload: the traffic shape the capacity was read at, and how.
     workload_shapes: tuple[dict, ...] = ()
-    on_demand_basis: str = "held"
+    on_demand_basis: OnDemandBasis = DEFAULT_ON_DEMAND_BASIS
     #: Month-1 cost by kind: the fleet's own lines, top-ups, new capacity (standby included).
     month1_parts: tuple[tuple[str, float], ...] = ()
     #: Committed fleet units the plan gives back that are still paid in month 1 (not ended early).
@@ -174,7 +175,7 @@ class PlanResult:
                 "achieved": _rounded(self.achieved_allocation),
             },
             "horizon_usd": round(self.horizon_usd, 2),
-            "on_demand_basis": self.on_demand_basis,
+            "on_demand_basis": OnDemandBasis(self.on_demand_basis).value,
             "savings_vs_stay_usd": round(self.savings_vs_stay_usd, 2),
             # (``or 0.0``: a part of nothing is written as 0.0, never -0.0)
             "savings_parts": [
@@ -198,9 +199,9 @@ def stay_month1_parts(stay: PlanResult) -> dict[str, float]:
 
 #: What each on-demand basis means, said once on every plan.
 ON_DEMAND_BASIS_NOTES = {
-    "held": "On-demand capacity is paid for every unit held, all month (730 h), in every plan"
+    OnDemandBasis.HELD: "On-demand capacity is paid for every unit held, all month (730 h), in every plan"
     " alike; set on_demand_basis: autoscaled in the workspace where it follows the load.",
-    "autoscaled": "On-demand capacity follows the hourly load (units held only in the hours"
+    OnDemandBasis.AUTOSCALED: "On-demand capacity follows the hourly load (units held only in the hours"
     " needed), in every plan alike, the fleet's own on-demand lines included; committed"
     " capacity is paid every hour.",
 }

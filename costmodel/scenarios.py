@@ -94,16 +94,6 @@ class MigrationInputs:
 
 
 @dataclass(frozen=True)
-class Scenario:
-    name: str
-    allocations: tuple[Allocation, ...]
-
-    def __post_init__(self) -> None:
-        if not self.allocations:
-            raise ValueError(f"scenario {self.name!r} needs at least one allocation")
-
-
-@dataclass(frozen=True)
 class FleetLine:
     scenario: str
     segment: str
@@ -184,7 +174,7 @@ def _naive(ts: datetime | None) -> datetime | None:
 
 
 class Engine:
-    """Holds the option table and the caches; sizes one slice with :meth:`_line`."""
+    """Holds the option table and the caches; sizes one slice with :meth:`size_slice`."""
 
     def __init__(self, options: OptionTable | Sequence[Option]):
         self.table = options if isinstance(options, OptionTable) else OptionTable(tuple(options))
@@ -461,10 +451,10 @@ class Engine:
         else:
             cap = cap_i
             _, curve = self._curve(segment)
-            ordered, excess = commitment_factor_table(curve, policy.autoscale_on_demand)
+            ordered, excess = commitment_factor_table(curve, policy.autoscaled)
             with np.errstate(invalid="ignore", divide="ignore"):
                 disc = np.where(np.isnan(com) | np.isnan(od), 0.0, 1.0 - com / od)
-            k = commitment_factor(disc, ordered, excess, policy.autoscale_on_demand)
+            k = commitment_factor(disc, ordered, excess, policy.autoscaled)
             term = np.where(np.isnan(od), com * ordered[-1], od * k)
             if mode == "standby":
                 term = np.fmin(od, com)
@@ -510,9 +500,9 @@ class Engine:
         return fam
 
     # ---- evaluation -----------------------------------------------------------------------
-    def _line(
+    def size_slice(
         self,
-        scenario: Scenario,
+        scenario_name: str,
         segment: Segment,
         alloc: Allocation,
         mode: str,
@@ -520,6 +510,8 @@ class Engine:
         mean_tok_s: float,
         policy: FleetPolicy,
     ) -> tuple[FleetLine | None, str]:
+        """The cheapest line that carries ``share`` of ``segment`` (``mean_tok_s`` output tok/s)
+        on ``alloc``'s options under ``policy``, named after ``scenario_name``; else (None, why)."""
         _, reason = self.ranking(segment, alloc, mode, policy)
         ranked = self.shortlist(segment, alloc, mode, policy, mean_tok_s)
         if ranked.size == 0:
@@ -562,7 +554,7 @@ class Engine:
             )
             self._notes[nkey] = note
         line = FleetLine(
-            scenario=scenario.name,
+            scenario=scenario_name,
             segment=segment.name,
             allocation=alloc.label,
             mode=mode,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from enum import StrEnum
 
 import numpy as np
 
@@ -16,6 +17,18 @@ from costmodel.demand import HOURS_PER_MONTH
 HOURS_PER_DAY = 24
 #: Guard against 2.0000000001 units becoming 3 through float noise.
 _CEIL_EPS = 1e-9
+
+
+class OnDemandBasis(StrEnum):
+    """How on-demand capacity is paid: every unit held all month, or only the hours the load
+    needs it (``Workspace.on_demand_basis``, ``FleetPolicy.on_demand_basis``)."""
+
+    HELD = "held"
+    AUTOSCALED = "autoscaled"
+
+
+#: The one default, for a workspace and a fleet policy alike.
+DEFAULT_ON_DEMAND_BASIS = OnDemandBasis.HELD
 
 
 @dataclass(frozen=True)
@@ -30,8 +43,9 @@ class FleetPolicy:
     commitments: tuple[str, ...] = ("reserved_1y", "savings_plan_1y", "committed_use_1y")
     #: Capacity blocks / negotiated contracts may serve as committed capacity.
     allow_block_or_contract: bool = True
-    #: On-demand burst follows the hourly curve (paid per hour held); else held at peak all month.
-    autoscale_on_demand: bool = True
+    #: Autoscaled: on-demand burst follows the hourly curve (paid per hour held); held: held at
+    #: peak all month.
+    on_demand_basis: OnDemandBasis = DEFAULT_ON_DEMAND_BASIS
     #: Batch traffic may run on spot capacity.
     batch_spot: bool = True
     #: Extra spot units held against interruptions (fraction of the spot fleet).
@@ -50,6 +64,10 @@ class FleetPolicy:
             raise ValueError("FleetPolicy.spot_overprovision must be >= 0")
 
     @property
+    def autoscaled(self) -> bool:
+        return self.on_demand_basis == OnDemandBasis.AUTOSCALED
+
+    @property
     def price_key(self) -> tuple:
         return (self.commitments, self.allow_block_or_contract)
 
@@ -60,7 +78,7 @@ class FleetPolicy:
             self.availability,
             self.commitments,
             self.allow_block_or_contract,
-            self.autoscale_on_demand,
+            self.on_demand_basis,
             self.batch_spot,
             self.spot_overprovision,
             self.batch_regions,
@@ -197,7 +215,7 @@ def size_line(inp: SizingInputs) -> Sizing:
             f"{pr.committed_model} for the whole fleet (no on-demand price)",
         )
     reserved = reserve_level(hourly, pr.discount) if pr.committed is not None else 0
-    if pol.autoscale_on_demand:
+    if pol.autoscaled:
         od_hours = sum(max(0, u - reserved) for u in hourly) * hours / HOURS_PER_DAY
     else:
         od_hours = max(0, peak - reserved) * hours
@@ -209,9 +227,7 @@ def size_line(inp: SizingInputs) -> Sizing:
             f"{pr.discount:.0%} demand percentile) + on-demand burst"
         )
     else:
-        label = "on_demand" + (
-            " following the hourly curve" if pol.autoscale_on_demand else " held at peak"
-        )
+        label = "on_demand" + (" following the hourly curve" if pol.autoscaled else " held at peak")
     return Sizing(peak, reserved, od_hours, 0, cost, label)
 
 

@@ -15,6 +15,8 @@ from costmodel import domain
 from costmodel.commit_levels import CommitmentInputs, DemandScenario
 from costmodel.demand import PERCENTILES
 from costmodel.owned import OwnedParams
+from costmodel.sizing import DEFAULT_ON_DEMAND_BASIS, OnDemandBasis
+from tokendesk.labels import sku_label
 from tokendesk.records import PricingModel
 from tokendesk.textsafety import excerpt, has_control
 
@@ -37,7 +39,7 @@ MAX_TEXT_CHARS = 200
 
 
 #: How on-demand capacity is paid (``Workspace.on_demand_basis``).
-ON_DEMAND_BASES = ("held", "autoscaled")
+ON_DEMAND_BASES = tuple(OnDemandBasis)
 
 
 class WorkspaceError(ValueError):
@@ -68,7 +70,9 @@ class FleetEntry:
 
     @property
     def label(self) -> str:
-        return f"{self.count} × {self.instance_type} ({self.provider} {self.region}, {self.pricing_model})"
+        return sku_label(
+            self.provider, self.region, self.instance_type, self.pricing_model, count=self.count
+        )
 
 
 @dataclass(frozen=True)
@@ -144,7 +148,7 @@ class Workspace:
     commitment: CommitmentInputs = field(default_factory=CommitmentInputs)
     #: How on-demand capacity is paid, in every plan alike (Stay's fleet lines, top-ups and new
     #: lines): ``held`` (every unit all month) or ``autoscaled`` (units follow the hourly load).
-    on_demand_basis: str = "held"
+    on_demand_basis: OnDemandBasis = DEFAULT_ON_DEMAND_BASIS
 
     def audit_for(self, backend: str) -> AuditEffort | None:
         return next((a for a in self.audit if a.backend == backend), None)
@@ -460,7 +464,7 @@ def workspace_from_dict(data: object) -> Workspace:
     start = _date(data, "start", "workspace") or DEFAULT_START
     one_time_pairs = _one_time_from_dict(data.get("one_time_usd"))
     audit, audit_basis = audit_from_dict(data.get("audit"))
-    basis = data.get("on_demand_basis", "held")
+    basis = data.get("on_demand_basis", DEFAULT_ON_DEMAND_BASIS.value)
     if basis not in ON_DEMAND_BASES:
         raise WorkspaceError(
             "on_demand_basis",
@@ -478,7 +482,7 @@ def workspace_from_dict(data: object) -> Workspace:
         audit_basis,
         owned,
         commitment_from_dict(data.get("commitment")),
-        basis,
+        OnDemandBasis(basis),
     )
 
 
@@ -644,8 +648,8 @@ def workspace_to_dict(ws: Workspace) -> dict:
         "demand": demand,
         "constraints": constraints,
     }
-    if ws.on_demand_basis != "held":
-        out["on_demand_basis"] = ws.on_demand_basis
+    if ws.on_demand_basis != DEFAULT_ON_DEMAND_BASIS:
+        out["on_demand_basis"] = OnDemandBasis(ws.on_demand_basis).value
     if ws.one_time_usd_by_backend:
         out["one_time_usd"] = dict(ws.one_time_usd_by_backend)
     if ws.owned is not None:

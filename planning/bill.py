@@ -23,7 +23,7 @@ from costmodel.bill_reconciliation import (
     fleet_changes,
     reconcile,
 )
-from costmodel.plan_inputs import builtin_plans
+from costmodel.plan_inputs import STAY
 from costmodel.workspace import (
     FLEET_COLUMNS,
     FleetEntry,
@@ -49,7 +49,7 @@ def stay_month1_by_line(engine: Engine, ws: Workspace) -> list[float]:
     """Stay's month-1 cost of each of ``ws.fleet``'s lines (same order), as ``tokendesk
     scenarios`` prices Stay: the fleet as it is, Σ count × effective $/h × 730 h per line.
     Top-ups Stay may add where the fleet falls short are not on the bill and not counted here."""
-    stay = planner_for(engine, ws).evaluate(builtin_plans()[:1])[0]
+    stay = planner_for(engine, ws).evaluate((STAY,))[0]
     fleet_lines = iter(ln for ln in stay.fleet if ln.role == "fleet")
     by_index: dict[int, float] = {}
     # Stay lists each workload's fleet lines in fleet order, workload by workload.
@@ -272,7 +272,7 @@ def build_report(
     stay = stay_month1_by_line(engine, ws) if ws.fleet else []
     billed = [
         BilledLine(
-            f"{e.count} × {e.instance_type} ({e.provider} {e.region}, {e.pricing_model})",
+            e.label,
             e.pricing_model,
             e.count,
             ln.consumed_hours,

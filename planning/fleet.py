@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from costmodel import Engine
 from costmodel.workspace import Workspace
 from planning.context import planner_for
-from tokendesk.labels import label
 
 
 @dataclass(frozen=True)
@@ -42,8 +41,7 @@ def fleet_rates(engine: Engine, ws: Workspace):
                 e.provider,
                 e.instance_type,
                 cap.rate,
-                f"your fleet: {e.count} × {e.provider} {e.instance_type} ({e.region},"
-                f" {label(e.pricing_model)} at ${cap.rate:,.2f}/h)",
+                f"your fleet: {e.label} at ${cap.rate:,.2f}/h",
                 region=e.region,
                 pricing_model=e.pricing_model,
                 count=e.count,

@@ -39,7 +39,7 @@ from costmodel.risk import STALE_AFTER
 from planning.fleet import FleetRate
 from planning.verdicts import new_sku_verdict
 from tokendesk.columns import OPTION_FIGURES
-from tokendesk.labels import label
+from tokendesk.labels import sku_label
 from warehouse import futures as wf
 from warehouse.decisions import decisions as decision_log
 
@@ -195,16 +195,16 @@ def perf_per_dollar(old_costs: pd.DataFrame, new_costs: pd.DataFrame) -> pd.Data
                 "accelerator_id": rows["accelerator_id"].to_numpy(),
                 "model": rows["model"].to_numpy(),
                 "tokens_per_usd": 1000.0 / rows["usd_per_1k_output_tokens"].to_numpy(),
-                "best_option": (
-                    rows["provider"].astype(str)
-                    + " "
-                    + rows["instance_type"].astype(str)
-                    + " ("
-                    + rows["region"].astype(str)
-                    + ", "
-                    + rows["pricing_model"].map(label)
-                    + ")"
-                ).to_numpy(),
+                "best_option": [
+                    sku_label(*parts)
+                    for parts in zip(
+                        rows["provider"],
+                        rows["region"],
+                        rows["instance_type"],
+                        rows["pricing_model"],
+                        strict=True,
+                    )
+                ],
             }
         )
 
@@ -364,8 +364,9 @@ def suggestions(
         row.update(
             incumbent=best["fleet_label"]
             if "fleet_label" in best.index
-            else f"{best['provider']} {best['instance_type']} ({best['region']}, "
-            f"{label(best['pricing_model'])})",
+            else sku_label(
+                best["provider"], best["region"], best["instance_type"], best["pricing_model"]
+            ),
             incumbent_usd_per_1k_output=best["usd_per_1k_output_tokens"],
             cost_change_pct=cost_change,
             incumbent_ftl_ms=best["ftl_ms"],

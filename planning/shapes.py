@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from costmodel import Engine
 from costmodel.plan import WorkspaceEngine
-from costmodel.plan_inputs import PlanContext, builtin_plans
+from costmodel.plan_inputs import STAY, PlanContext
 from costmodel.plan_result import PlanResult, stay_result
 from costmodel.workspace import Workspace
 
@@ -34,7 +34,7 @@ def trace_shaped(ws: Workspace, workload: str, fields: dict, source: str) -> Wor
 
 
 def _stay(engine: Engine, ws: Workspace) -> PlanResult:
-    return stay_result(WorkspaceEngine(engine, PlanContext(ws)).evaluate(builtin_plans()[:1]))
+    return stay_result(WorkspaceEngine(engine, PlanContext(ws)).evaluate((STAY,)))
 
 
 def _row(label: str, ws: Workspace, stay: PlanResult, workload: str) -> dict:

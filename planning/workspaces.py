@@ -15,7 +15,6 @@ import pandas as pd
 import yaml
 
 from costmodel import Engine
-from costmodel import scenario_inputs as si
 from costmodel.plan import WorkspaceEngine
 from costmodel.plan_inputs import PlanContext
 from costmodel.workspace import (
@@ -25,6 +24,7 @@ from costmodel.workspace import (
     workspace_from_dict,
     workspace_to_dict,
 )
+from planning import what_ifs as si
 from tokendesk import formatting
 from tokendesk.safeyaml import YamlInputError, YamlLimits, load_yaml_text, read_yaml_text
 from tokendesk.textsafety import clean_text
@@ -181,16 +181,17 @@ TEXT_OVERRIDES = frozenset({"pct"})
 class ScenarioView:
     workspace: Workspace
     knobs: Knobs
-    notices: tuple[str, ...]
+    #: The what-ifs set aside (a bad value falls back to its default), each with why.
+    rejected: tuple[si.Rejected, ...]
     #: What-ifs applied on top of the stored workspace, as URL key -> value.
     overrides: dict
 
 
 def scenario_view(params: Mapping, ws: Workspace) -> ScenarioView:
     """Validated URL what-ifs on top of the workspace; a bad value falls back with a notice."""
-    inputs, notices = si.from_params(params)
-    present = {k for k in params if k in DEMAND_OVERRIDES}
-    good = {k for k in present if not any(n.startswith(f"Ignored {k}=") for n in notices)}
+    inputs, rejected = si.from_params(params)
+    set_aside = {r.key for r in rejected}
+    good = {k for k in params if k in DEMAND_OVERRIDES and k not in set_aside}
     overrides = {k: getattr(inputs, k) for k in sorted(good)}
     changes: dict[str, Any] = {
         DEMAND_OVERRIDES[k]: v if k in TEXT_OVERRIDES else float(v) for k, v in overrides.items()
@@ -204,7 +205,7 @@ def scenario_view(params: Mapping, ws: Workspace) -> ScenarioView:
         loaded_usd_per_engineer_week=inputs.rate,
         utilisation_cap=inputs.util,
     )
-    return ScenarioView(replace(ws, demand=demand), knobs, tuple(notices), overrides)
+    return ScenarioView(replace(ws, demand=demand), knobs, rejected, overrides)
 
 
 def check_workspace(engine: Engine, ws: Workspace) -> WorkspaceEngine:
@@ -261,7 +262,7 @@ def view_params(
 ) -> dict[str, str]:
     """The Scenarios-page URL keys that reproduce this comparison: the knobs that differ from the
     defaults, the what-ifs (peak, SLO, interactive share) as the comparison used them and the
-    token unit; only keys that page reads (``scenario_inputs.PAGE_KEYS`` and its unit).
+    token unit; only keys that page reads (``what_ifs.PAGE_KEYS`` and its unit).
 
     The page applies a what-if to every workload alike, so one is written only where every
     workload has the same value: workloads that differ (a 2,000 ms chat SLO beside a 1,000 ms

@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from costmodel.plan_inputs import PlanScenario, builtin_plans
 from costmodel.workspace import Workspace
+from planning.what_ifs import DEFAULTS
 from planning.workspaces import import_workspace, read_workspace_file
 from pricing.integrity import check_price_file
 from tokendesk.metrics import usd_per_1k_tokens
@@ -223,3 +225,10 @@ def content_digest(warehouse: Warehouse) -> str:
         digest.update(table.encode())
         digest.update(frame.to_csv(index=False).encode())
     return digest.hexdigest()
+
+
+def default_plans(
+    amd_share: float = DEFAULTS.amd, cpu_share: float = DEFAULTS.cpu
+) -> tuple[PlanScenario, ...]:
+    """The built-in plans at the what-if defaults (planning.what_ifs), unless a test sets one."""
+    return builtin_plans(amd_share, cpu_share)

@@ -7,7 +7,7 @@ from urllib.parse import parse_qsl, urlparse
 
 from app import url_state
 from app.models.scenarios import INPUTS, accepted_keys
-from costmodel import scenario_inputs as si
+from planning import what_ifs as si
 
 
 def assert_the_scenarios_page_accepts(link: str) -> dict[str, str]:
@@ -18,8 +18,8 @@ def assert_the_scenarios_page_accepts(link: str) -> dict[str, str]:
     params = dict(pairs)
     assert len(params) == len(pairs), f"a key repeats in {link}"
     assert set(params) <= accepted_keys(), set(params) - accepted_keys()
-    _, notices = si.from_params({k: v for k, v in params.items() if k in si.PAGE_KEYS})
-    assert not notices, notices
+    _, rejected = si.from_params({k: v for k, v in params.items() if k in si.PAGE_KEYS})
+    assert not rejected, rejected
     _, notices = url_state.read(params, INPUTS)
     assert not notices, notices
     return params

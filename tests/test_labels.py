@@ -14,7 +14,7 @@ from briefs.document import Document, Section, table
 from briefs.render import render_document
 from planning.optimum import proven_sentence as _proven
 from tokendesk import formatting
-from tokendesk.labels import label
+from tokendesk.labels import label, sku_label
 
 
 def test_the_label_table():
@@ -23,6 +23,18 @@ def test_the_label_table():
     assert label("rocm") == "ROCm (AMD)"
     assert label("incumbent") == "current fleet"
     assert label("p5.48xlarge") == "p5.48xlarge"  # a provider's own name is already the word
+
+
+def test_a_sku_reads_in_one_order_everywhere():
+    assert (
+        sku_label("aws", "us-east-1", "p5.48xlarge", "reserved_1y", count=2)
+        == "2 × aws · us-east-1 · p5.48xlarge · Reserved 1 yr"
+    )
+    # A part a surface does not have is left out, the order of the rest kept.
+    assert sku_label("gcp", None, "a3-highgpu-8g", "spot") == "gcp · a3-highgpu-8g · Spot"
+    assert sku_label("gcp", "us-central1", "a3", zone="us-central1-a") == (
+        "gcp · us-central1 (us-central1-a) · a3"
+    )
 
 
 def test_an_hourly_rate_shows_cents_not_four_decimals():

@@ -152,12 +152,12 @@ def test_the_reconciliation_of_the_hand_made_bills_checked_by_hand(db):
     )
     assert rec["difference_usd"] == pytest.approx(rec["stay_month1_usd"] - rec["bill_usd"])
     by_line = {e["line"]: e for e in rec["explained"]}
-    ri = by_line["5 × p5.48xlarge (aws us-east-1, reserved_1y)"]
+    ri = by_line["5 × aws · us-east-1 · p5.48xlarge · Reserved 1 yr"]
     assert [p["usd"] for p in ri["parts"]] == [-2202.20, 1510.08, -1510.08]
     assert "idle commitment" in ri["parts"][2]["why"]
-    od = by_line["2 × p5.48xlarge (aws us-east-1, on_demand)"]
+    od = by_line["2 × aws · us-east-1 · p5.48xlarge · On demand"]
     assert [p["usd"] for p in od["parts"]] == [-1541.12, 20474.88]
-    spot = by_line["15 × g6e.xlarge (aws us-east-1, spot)"]
+    spot = by_line["15 × aws · us-east-1 · g6e.xlarge · Spot"]
     assert "ran $0.8000–$1.0000/h" in spot["parts"][-1]["why"]
     for entry in rec["explained"]:
         assert sum(p["usd"] for p in entry["parts"]) == pytest.approx(

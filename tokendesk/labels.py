@@ -56,3 +56,25 @@ def solver_gap(gap: float | None) -> str:
     if gap <= 1e-9:
         return "proven cheapest (no cheaper plan exists under these constraints)"
     return f"within {gap * 100:.2g}% of the cheapest possible plan"
+
+
+def sku_label(
+    provider: object,
+    region: object = None,
+    instance_type: object = None,
+    pricing_model: object = None,
+    *,
+    count: object = None,
+    zone: object = None,
+) -> str:
+    """One SKU in words, in one order everywhere: ``[count ×] provider · region [(zone)] ·
+    instance type · pricing model`` (the pricing model as its label). A part given as None or
+    empty is left out, so a surface without a region or a pricing model keeps the same order."""
+    where = "" if region is None else str(region)
+    if where and zone is not None and str(zone):
+        where += f" ({zone})"
+    parts = [str(provider), where, "" if instance_type is None else str(instance_type)]
+    if pricing_model is not None:
+        parts.append(label(pricing_model))
+    text = " · ".join(part for part in parts if part)
+    return text if count is None else f"{count} × {text}"

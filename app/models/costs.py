@@ -12,6 +12,7 @@ from costmodel.energy import ASSUMED_TDP_UTILISATION
 from costmodel.option_figures import with_hour_split
 from costmodel.unit_cost import OUTPUT_TO_INPUT_COST_RATIO
 from tokendesk import formatting
+from tokendesk.labels import sku_label
 from tokendesk.metrics import latency_with_basis
 
 #: Token bases the page offers, as the URL writes them, with what they read as.
@@ -72,8 +73,9 @@ def cheapest(
     return Headline(
         label,
         formatting.usd_per_1k(formatting.per_tokens(top["cost"], unit)),
-        f"{top['accelerator_name']} on {top['provider']} {top['instance_type']} "
-        f"({top['pricing_model']}, {top['region']}), FTL {bound}{formatting.ms(top['ftl_ms'])}; "
+        f"{top['accelerator_name']} on "
+        f"{sku_label(top['provider'], top['region'], top['instance_type'], top['pricing_model'])}"
+        f", FTL {bound}{formatting.ms(top['ftl_ms'])}; "
         f"price: {top['price_source']} ({_day(top['price_observed_at'])}); "
         f"result: {top['bench_source_title']} ({_day(top['bench_measured_at'])})",
     )
@@ -254,14 +256,17 @@ def curve_label(frame: pd.DataFrame) -> pd.Series:
         + " · "
         + frame["workload"].astype(str)
         + " — "
-        + frame["provider"].astype(str)
-        + " "
-        + frame["instance_type"].astype(str)
-        + " ("
-        + frame["pricing_model"].astype(str)
-        + ", "
-        + frame["region"].astype(str)
-        + ")"
+        + _sku_labels(frame)
+    )
+
+
+def _sku_labels(frame: pd.DataFrame) -> pd.Series:
+    """Each row's SKU in the one order of :func:`tokendesk.labels.sku_label`."""
+    columns = ("provider", "region", "instance_type", "pricing_model")
+    return pd.Series(
+        [sku_label(*parts) for parts in zip(*(frame[c] for c in columns), strict=True)],
+        index=frame.index,
+        dtype=object,
     )
 
 

@@ -17,7 +17,7 @@ from app.models.tables import Table, readable
 from planning.review import FuturesReport
 from planning.verdicts import BUY_WORD
 from tokendesk import formatting
-from tokendesk.labels import label
+from tokendesk.labels import label, sku_label
 from warehouse.decisions import LastReview
 
 #: The URL value of the default start: the end of the last review (or the last decision, or the
@@ -154,7 +154,10 @@ def _percent_points(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame
 def suggestions_table(report: FuturesReport) -> Table:
     """Each new SKU judged for each model your workloads run, against the fleet line serving it."""
     frame = report.suggestions.copy()
-    frame["sku"] = frame["provider"].astype(str) + " " + frame["instance_type"].astype(str)
+    frame["sku"] = [
+        sku_label(provider, None, instance)
+        for provider, instance in zip(frame["provider"], frame["instance_type"], strict=True)
+    ]
     frame["incumbent"] = [
         v.removeprefix("your fleet: ") if isinstance(v, str) else v for v in frame["incumbent"]
     ]

@@ -8,7 +8,7 @@ import pandas as pd
 
 from app.models.tables import MISSING, Table, readable
 from tokendesk import formatting
-from tokendesk.labels import label
+from tokendesk.labels import sku_label
 
 #: A price older than this many days gets a "stale" badge (prices move every quarter).
 STALE_PRICE_DAYS = 90
@@ -43,9 +43,9 @@ def vendor_cards(
                 # The figure alone: a card is a quarter of the page wide, and with its unit the
                 # value was cut short at 1280 pixels. The unit leads the caption under it.
                 formatting.usd_per_1k(formatting.per_tokens(row.usd_per_1k_output_tokens, unit)),
-                f"{formatting.cost_label(unit, 'output')} · {row.provider} · {row.instance_type}"
-                f" · {label(row.pricing_model)} · {ftl}",
-                f"{row.provider} {row.instance_type} ({label(row.pricing_model)}, {row.region}) · "
+                f"{formatting.cost_label(unit, 'output')} · "
+                f"{sku_label(row.provider, None, row.instance_type, row.pricing_model)} · {ftl}",
+                f"{sku_label(row.provider, row.region, row.instance_type, row.pricing_model)} · "
                 f"{row.model} {row.precision} · {ftl} ({row.ftl_basis}) · price: "
                 f"{row.price_source} ({_day(row.price_observed_at)}) · result: "
                 f"{row.bench_source_title} ({_day(row.bench_measured_at)})",

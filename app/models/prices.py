@@ -23,7 +23,7 @@ from pricing.integrity import RULE_EXPIRED, RULE_MOVED, check_snapshot
 from pricing.refresh import RefreshReport
 from pricing.registry import ProviderSpec
 from tokendesk import formatting
-from tokendesk.labels import label
+from tokendesk.labels import label, sku_label
 from tokendesk.records import PriceQuote
 
 #: Explorer filters: URL key = widget key = warehouse column -> label.
@@ -108,8 +108,12 @@ def explorer_headline(summary: Mapping) -> list[Headline]:
             Headline(
                 "Newest price date",
                 _day(newest["observed_at"]),
-                f"{plain(newest['provider'])} {plain(newest['instance_type'])} "
-                f"({newest['pricing_model']}): {plain(newest['source'])}",
+                plain(
+                    sku_label(
+                        newest["provider"], None, newest["instance_type"], newest["pricing_model"]
+                    )
+                )
+                + f": {plain(newest['source'])}",
             )
         )
     return figures
@@ -248,22 +252,21 @@ def accelerator_prices(
     priced: pd.DataFrame, accelerator_id: str, pricing_models: Sequence[str]
 ) -> pd.DataFrame:
     """One accelerator's quotes in the chosen pricing models, cheapest per accelerator-hour
-    first, each labelled "provider · instance · region · pricing model (zone)"."""
+    first, each labelled as :func:`tokendesk.labels.sku_label` orders a SKU."""
     subset = priced[
         (priced["accelerator_id"] == accelerator_id)
         & priced["pricing_model"].isin(list(pricing_models))
     ]
-    label = (
-        subset["provider"]
-        + " · "
-        + subset["instance_type"]
-        + " · "
-        + subset["region"]
-        + " · "
-        + subset["pricing_model"]
-        + _zone_suffix(subset["zone"])
+    columns = ("provider", "region", "instance_type", "pricing_model", "zone")
+    label = [
+        sku_label(provider, region, instance, pricing, zone=zone if isinstance(zone, str) else None)
+        for provider, region, instance, pricing, zone in zip(
+            *(subset[c] for c in columns), strict=True
+        )
+    ]
+    return subset.assign(label=pd.Series(label, index=subset.index, dtype=object)).sort_values(
+        "usd_per_accelerator_hour"
     )
-    return subset.assign(label=label).sort_values("usd_per_accelerator_hour")
 
 
 def cheapest_accelerator_hour(subset: pd.DataFrame) -> str:
@@ -271,8 +274,15 @@ def cheapest_accelerator_hour(subset: pd.DataFrame) -> str:
     cheapest = subset.loc[subset["usd_per_accelerator_hour"].idxmin()]
     return (
         f"Cheapest: {formatting.usd(cheapest['usd_per_accelerator_hour'])} per accelerator-hour on "
-        f"{plain(cheapest['provider'])} {plain(cheapest['instance_type'])} "
-        f"({cheapest['pricing_model']}, {plain(cheapest['region'])}); "
+        + plain(
+            sku_label(
+                cheapest["provider"],
+                cheapest["region"],
+                cheapest["instance_type"],
+                cheapest["pricing_model"],
+            )
+        )
+        + "; "
         f"source: {plain(cheapest['source'])} ({_day(cheapest['observed_at'])}). "
         "Prices that differ in date or confidence are not equally reliable: check both in the hover."
     )
@@ -287,9 +297,11 @@ def cheapest_token_cost(option: pd.Series, unit: str) -> tuple[str, str]:
         if pd.notna(option["concurrency"])
         else str(option["scenario"])
     )
+    sku = sku_label(
+        option["provider"], option["region"], option["instance_type"], option["pricing_model"]
+    )
     evidence = (
-        f"{option['provider']} {option['instance_type']} ({option['pricing_model']}, "
-        f"{option['region']}) serving {option['model']} at {option['precision']} ({load}), "
+        f"{sku} serving {option['model']} at {option['precision']} ({load}), "
         f"{formatting.tok_s(option['instance_output_tok_s'])} per instance. Price: "
         f"{option['price_source']} ({_day(option['price_observed_at'])}); result: "
         f"{option['bench_source_title']} ({_day(option['bench_measured_at'])})."

@@ -8,13 +8,14 @@ from app.models.tables import MISSING, Table, readable
 from app.safe import plain
 from app.url_state import UNIT_INPUT, UrlInput, owned_keys
 from briefs.workspace_plans import plan_token_costs, workload_shape_rows
-from costmodel import scenario_inputs as si
 from costmodel.commitment_workspace import brief_rows
+from planning import what_ifs as si
 from tokendesk import formatting
+from tokendesk.labels import sku_label
 
 #: The optimizer switch (off by default: a solve takes seconds).
 OPTIMAL = UrlInput("optimal", "flag", False)
-#: The page's own URL inputs beside the scenario keys (``costmodel.scenario_inputs.PAGE_KEYS``).
+#: The page's own URL inputs beside the scenario keys (``planning.what_ifs.PAGE_KEYS``).
 INPUTS = (UNIT_INPUT, OPTIMAL)
 
 
@@ -176,7 +177,14 @@ def owned_table(optimized) -> Table:
                 "$/accelerator-hour": r.usd_per_accelerator_hour,
                 "Confidence": r.confidence,
                 "Cloud option it replaces": (
-                    f"{first[1].provider} {first[1].instance_type} ({first[0]})" if first else None
+                    sku_label(
+                        first.option.provider,
+                        first.option.region,
+                        first.option.instance_type,
+                        first.pricing_model,
+                    )
+                    if first
+                    else None
                 ),
                 "Cloud $/hour": first[2] if first else None,
                 "Break-even (months)": first[3] if first else None,

@@ -12,7 +12,7 @@ from app.safe import plain
 from app.url_state import UrlInput
 from briefs.workspace_plans import headline
 from costmodel import domain
-from costmodel import scenario_inputs as si
+from planning import what_ifs as si
 from planning.workspaces import Knobs, is_example, market_view_defaults, scenario_view
 from tokendesk import formatting
 from tokendesk.labels import label

@@ -29,8 +29,9 @@ from app.models.scenarios import (
 from app.safe import plain
 from briefs.workspace_plans import TOKEN_COST_NOTE, brief_stem_for, headline, results_rows
 from costmodel import domain
-from costmodel import scenario_inputs as si
 from costmodel.optimizer import plan_lines
+from planning import what_ifs as si
+from tokendesk.labels import sku_label
 from tokendesk.metrics import PERCENTILES
 
 st.title("Scenarios")
@@ -48,8 +49,8 @@ if bill_source:
     st.caption(plain(bill_source, limit=2000))
 params = st.query_params.to_dict()
 view = model.scenario_view(params, stored)
-for notice in view.notices:
-    st.warning(plain(notice, limit=2000), icon="⚠️")
+for rejected in view.rejected:
+    st.warning(plain(rejected.notice, limit=2000), icon="⚠️")
 inputs, _ = si.from_params(params)
 first = stored.demand[0]
 
@@ -328,8 +329,8 @@ for item in commitment:
         continue
     # Drawn when opened, like the plans above: a closed chart costs the page nothing.
     section = st.expander(
-        f"{plain(item.workload)}: {plain(item.provider)} {plain(item.instance_type)} "
-        f"({plain(item.region)})",
+        f"{plain(item.workload)}: "
+        + plain(sku_label(item.provider, item.region, item.instance_type)),
         key=f"commitment_{item.workload}",
         on_change="rerun",
     )

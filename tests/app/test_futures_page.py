@@ -17,6 +17,7 @@ from cli.main import app as cli
 from planning.workspaces import example_workspace
 from tests.app.pages import VIEWS, shown
 from tests.app.team import EDITOR, TEAM, VIEWER
+from tokendesk.labels import sku_label
 from warehouse import Warehouse
 from warehouse.decisions import decisions
 
@@ -74,7 +75,7 @@ def test_the_page_shows_the_figures_the_cli_json_prints(app_env):
     keys = zip(suggested["New SKU"], suggested["Model"], strict=True)
     page = dict(zip(keys, suggested["$/1K output"], strict=True))
     cli_rows = {
-        (f"{r.provider} {r.instance_type}", r.model): r.usd_per_1k_output
+        (sku_label(r.provider, None, r.instance_type), r.model): r.usd_per_1k_output
         for r in expected.itertuples()
     }
     assert page.keys() == cli_rows.keys()

@@ -98,7 +98,7 @@ def test_the_headline_reads_the_explorer_summary_and_dates_the_newest():
     assert figures["Providers · regions"].value == "2 · 3"
     assert figures["Flagged"].value == "1,240"
     assert figures["Newest price date"].value == "2026-08-15"
-    assert figures["Newest price date"].help == "aws p5\\.48xlarge (on_demand): api"
+    assert figures["Newest price date"].help == "aws · p5\\.48xlarge · On demand: api"
 
 
 def test_no_dated_quote_leaves_out_the_newest_date():
@@ -228,11 +228,11 @@ def test_one_accelerators_quotes_in_the_chosen_pricing_models_cheapest_first():
     )
     subset = model.accelerator_prices(priced, "nvidia-h100-sxm-80gb", ["on_demand"])
     assert list(subset["label"]) == [
-        "gcp · a3 · us-central1 · on_demand (b)",
-        "aws · p5.48xlarge · us-east-1 · on_demand",
+        "gcp · us-central1 (b) · a3 · On demand",
+        "aws · us-east-1 · p5.48xlarge · On demand",
     ]
     assert model.cheapest_accelerator_hour(subset).startswith(
-        "Cheapest: $9.00 per accelerator-hour on gcp a3 (on_demand, us\\-central1); "
+        "Cheapest: $9.00 per accelerator-hour on gcp · us\\-central1 · a3 · On demand; "
         "source: GCP SKUs (2026-08-01)."
     )
     both = model.accelerator_prices(priced, "nvidia-h100-sxm-80gb", ["on_demand", "spot"])

@@ -134,13 +134,13 @@ def test_region_bars_and_accelerator_hour_comparison(fixture_env):
     }
     # H100 (the tab's first accelerator): $40.00 and $16.00 an hour on eight GPUs.
     assert bars == {
-        "aws · p5.48xlarge · us-east-1 · on_demand": 40.0 / 8,  # 5.00
-        "aws · p5.48xlarge · us-east-1 · spot": 16.0 / 8,  # 2.00
+        "aws · us-east-1 · p5.48xlarge · On demand": 40.0 / 8,  # 5.00
+        "aws · us-east-1 · p5.48xlarge · Spot": 16.0 / 8,  # 2.00
     }
     assert per_accelerator["layout"]["xaxis"]["title"]["text"] == "$ per accelerator-hour"
     assert any(
         shown(c.value).startswith(
-            "Cheapest: $2.00 per accelerator-hour on aws p5.48xlarge (spot, us-east-1)"
+            "Cheapest: $2.00 per accelerator-hour on aws · us-east-1 · p5.48xlarge · Spot"
         )
         for c in at.tabs[PER_ACCELERATOR].caption
     )
@@ -389,7 +389,7 @@ def test_the_accelerator_hour_tab_says_what_the_cheapest_price_comes_to_per_toke
     # The figure names the price and the result it rests on, with their dates.
     evidence = " ".join(shown(c.value) for c in per_1m.tabs[PER_ACCELERATOR].caption)
     assert (
-        "aws p5.48xlarge (spot, us-east-1) serving Llama-3.1-70B-Instruct at fp8 (offline)"
+        "aws · us-east-1 · p5.48xlarge · Spot serving Llama-3.1-70B-Instruct at fp8 (offline)"
         in evidence
     )
     assert (

@@ -9,9 +9,10 @@ from audit.rules import load_rules
 from audit.scan import scan
 from costmodel import Engine
 from costmodel.plan import WorkspaceEngine
-from costmodel.plan_inputs import PlanContext, builtin_plans
+from costmodel.plan_inputs import PlanContext
 from costmodel.workspace import workspace_from_dict
 from tests.audit.helpers import write
+from tests.factories import default_plans
 from tests.workspace_data import OPTIONS, workspace
 
 RULES = load_rules()
@@ -28,7 +29,7 @@ def _shift(audit: dict | None, amd_share: float = 0.5):
     data = workspace(audit=audit) if audit is not None else workspace()
     ws = workspace_from_dict(data)
     engine = WorkspaceEngine(Engine.from_frame(OPTIONS), PlanContext(ws))
-    return engine.evaluate(builtin_plans(amd_share=amd_share))[1]
+    return engine.evaluate(default_plans(amd_share=amd_share))[1]
 
 
 def test_one_time_cost_changes_with_the_audited_code(tmp_path):

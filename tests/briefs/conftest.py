@@ -33,8 +33,8 @@ def market_brief(seed_db, seed_options) -> Brief:
     as a company's, for a workspace with no fleet."""
     from briefs.document import dashboard_link
     from briefs.workspace_plans import workspace_document
-    from costmodel import scenario_inputs as si
     from planning import evaluation as pe
+    from planning import what_ifs as si
     from planning import workspaces as pw
 
     options, snapshots = seed_options

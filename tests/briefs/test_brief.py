@@ -22,6 +22,7 @@ from cli.main import app
 from planning.evaluation import verdicts_of
 from planning.verdicts import BUY_WORD, DEFER_WORD, KEEP_WORD, NO_BUY_WORD, decided_plan
 from tokendesk import formatting
+from tokendesk.labels import sku_label
 
 register(app)
 HOSTILE = '=HYPERLINK("http://x","y")'
@@ -126,7 +127,8 @@ def test_a_saving_on_a_low_confidence_price_is_flagged_on_page_one(market_brief,
     assert "low-confidence" in first.replace("\n", " ")
     md = rendered["md"].decode()
     for row in low.itertuples():
-        assert _md_text(f"{row.provider} {row.instance_type}") in md
+        sku = sku_label(row.provider, row.region, row.instance_type, row.pricing_model)
+        assert _md_text(sku) in md
 
 
 def test_hostile_source_titles_are_inert_in_xlsx_and_csv(market_brief):

@@ -87,7 +87,7 @@ def test_the_scenarios_brief_link_reproduces_its_view_with_accepted_keys(seed_op
     params = assert_the_scenarios_page_accepts(doc.link)
     assert dict(doc.meta)["dashboard view"] == doc.link
     view = pw.scenario_view(params, ws)
-    assert not view.notices and view.knobs == knobs and view.workspace == ws
+    assert not view.rejected and view.knobs == knobs and view.workspace == ws
     assert url_state.read(params, INPUTS)[0]["unit"] == unit
 
 

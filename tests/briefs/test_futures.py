@@ -179,6 +179,7 @@ def test_the_price_move_bars_name_the_pricing_model_in_words():
         [
             {
                 "provider": "aws",
+                "region": "us-east-1",
                 "instance_type": "p5.48xlarge",
                 "pricing_model": "on_demand",
                 "change_pct": -0.44,
@@ -186,4 +187,4 @@ def test_the_price_move_bars_name_the_pricing_model_in_words():
         ]
     )
     chart = _price_moves_chart(cuts)
-    assert chart is not None and chart.labels == ("aws p5.48xlarge On demand",)
+    assert chart is not None and chart.labels == ("aws · us-east-1 · p5.48xlarge · On demand",)

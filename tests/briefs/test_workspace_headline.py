@@ -6,16 +6,17 @@ from __future__ import annotations
 from briefs.workspace_plans import headline
 from costmodel import Engine
 from costmodel.plan import WorkspaceEngine
-from costmodel.plan_inputs import PlanContext, builtin_plans
+from costmodel.plan_inputs import PlanContext
 from costmodel.workspace import workspace_from_dict
 from planning.evaluation import verdicts_of
 from planning.verdicts import decided_plan
+from tests.factories import default_plans
 from tests.workspace_data import OPTIONS, workspace
 
 
 def results(data: dict):
     engine = WorkspaceEngine(Engine.from_frame(OPTIONS), PlanContext(workspace_from_dict(data)))
-    return engine.evaluate(builtin_plans(amd_share=0.5))
+    return engine.evaluate(default_plans(amd_share=0.5))
 
 
 def test_a_plan_that_moved_nothing_is_not_an_alternative():

@@ -107,11 +107,12 @@ def test_levels_reach_the_horizon_peak_say_their_true_share_and_count_held_units
     # The 5 reserved p5s (until 2027-06-30) are shown and counted before anything more.
     (held,) = chat["held_commitments"]
     assert (held["count"], held["term_end"]) == (5, "2027-06-30")
-    assert held["line"] == "aws p5.48xlarge reserved_1y"
+    assert held["line"] == "aws · us-east-1 · p5.48xlarge · Reserved 1 yr"
     assert chat["held_units_by_month"][0] == pytest.approx(5.0)
     assert chat["held_units_by_month"][-1] == 0.0  # the term ends in month 7
     assert (
-        "already holds 5 × aws p5.48xlarge reserved_1y until 2027-06-30" in (chat["recommendation"])
+        "already holds 5 × aws · us-east-1 · p5.48xlarge · Reserved 1 yr until 2027-06-30"
+        in (chat["recommendation"])
     )
     mean = chat["mean_units_needed_month_1"]
     peak = chat["peak_units_needed_over_horizon"]

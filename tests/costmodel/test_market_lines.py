@@ -1,4 +1,4 @@
-"""What the workspace plans buy on the market (``Engine._line`` through ``WorkspaceEngine``).
+"""What the workspace plans buy on the market (``Engine.size_slice`` through ``WorkspaceEngine``).
 
 A workspace with no fleet buys every token: Stay's lines are all top-ups, a move's are new
 capacity, so the market rules are read on the path every command, page and brief takes.
@@ -14,9 +14,10 @@ from hypothesis import strategies as st
 
 from costmodel import Engine, options_from_frame
 from costmodel.plan import WorkspaceEngine
-from costmodel.plan_inputs import PlanContext, builtin_plans, custom_plan
+from costmodel.plan_inputs import PlanContext, custom_plan
+from costmodel.sizing import OnDemandBasis
 from costmodel.workspace import Workload, Workspace
-from tests.factories import frame, sweep
+from tests.factories import default_plans, frame, sweep
 
 HOURS = 730
 SEC = HOURS * 3600
@@ -28,7 +29,7 @@ def no_fleet(*workloads: Workload) -> Workspace:
 
 
 def autoscaled(*workloads: Workload) -> Workspace:
-    return replace(no_fleet(*workloads), on_demand_basis="autoscaled")
+    return replace(no_fleet(*workloads), on_demand_basis=OnDemandBasis.AUTOSCALED)
 
 
 def chat(tok_s: float = 1000.0, **changes) -> Workload:
@@ -42,7 +43,7 @@ def chat(tok_s: float = 1000.0, **changes) -> Workload:
 
 
 def plans(engine: Engine, ws: Workspace, *scenarios):
-    return WorkspaceEngine(engine, PlanContext(ws)).evaluate(scenarios or builtin_plans())
+    return WorkspaceEngine(engine, PlanContext(ws)).evaluate(scenarios or default_plans())
 
 
 ENGINE = Engine(
@@ -106,7 +107,7 @@ def test_an_option_that_misses_the_slo_is_never_bought(sweeps, prices, slo_ms):
         for i, pts in enumerate(sweeps)
     ]
     engine = Engine(options_from_frame(frame(*rows)))
-    stay = plans(engine, no_fleet(chat(1000.0, ttft_ms=slo_ms)), builtin_plans()[0])[0]
+    stay = plans(engine, no_fleet(chat(1000.0, ttft_ms=slo_ms)), default_plans()[0])[0]
     bought = [ln for ln in stay.fleet if ln.role == "top-up"]
     for ln in bought:
         assert min(ftl for _, ftl in sweeps[int(ln.instance_type[1:])]) <= slo_ms
@@ -127,7 +128,7 @@ def test_a_cheaper_option_that_misses_the_slo_loses_to_the_one_that_meets_it():
             )
         )
     )
-    stay = plans(engine, no_fleet(chat(8000.0)), builtin_plans()[0])[0]
+    stay = plans(engine, no_fleet(chat(8000.0)), default_plans()[0])[0]
     assert {ln.instance_type for ln in stay.fleet} == {"p5.48xlarge"}
 
 
@@ -152,7 +153,7 @@ def test_a_small_slice_goes_to_a_small_instance_not_an_idle_big_one():
     )
     engine = Engine.from_frame(frame(rows))
     ws = no_fleet(chat(0.5e9 / SEC, ttft_ms=800.0, peak_to_mean=1.0))
-    stay = plans(engine, ws, builtin_plans()[0])[0]
+    stay = plans(engine, ws, default_plans()[0])[0]
     # ~190 tok/s on average: one 1-GPU instance ($2/h) beats one idle 8-GPU node ($40/h)
     assert [(ln.provider, ln.count) for ln in stay.fleet] == [("small", 1)]
     assert stay.monthly_usd == pytest.approx(2.0 * HOURS)
@@ -212,5 +213,5 @@ def test_the_cpu_fallback_serves_small_models_only_and_holds_a_standby():
 def test_the_shares_a_plan_asks_for_add_up_to_one(pairs, small):
     ws = no_fleet(chat(1000.0, small_model=small))
     plan = custom_plan(pairs)
-    for result in plans(ENGINE, ws, builtin_plans()[0], *builtin_plans()[1:], plan):
+    for result in plans(ENGINE, ws, default_plans()[0], *default_plans()[1:], plan):
         assert sum(result.requested_allocation.values()) == pytest.approx(1.0), result.name

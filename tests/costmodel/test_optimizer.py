@@ -21,8 +21,9 @@ from costmodel.optimizer import (
 from costmodel.optimizer_problem import HELD, HOURLY, Candidate, Problem, objective_of
 from costmodel.optimizer_workspace import workspace_problem
 from costmodel.plan import WorkspaceEngine
-from costmodel.plan_inputs import PlanContext, builtin_plans, custom_plan
+from costmodel.plan_inputs import PlanContext, custom_plan
 from costmodel.workspace import workspace_from_dict
+from tests.factories import default_plans
 from tests.optimizer_reference import (
     brute_force,
     checked_plan_cost,
@@ -182,8 +183,8 @@ def test_the_optimum_never_costs_more_than_a_built_in_scenario(cap):
     data = workspace(constraints={"max_vendor_share": cap})
     planner = _planner(data)
     plans = (
-        *builtin_plans(amd_share=0.25),
-        *builtin_plans(amd_share=0.5)[1:2],
+        *default_plans(amd_share=0.25),
+        *default_plans(amd_share=0.5)[1:2],
         custom_plan((("cuda", 0.6), ("rocm", 0.4))),
     )
     results = planner.evaluate(plans)

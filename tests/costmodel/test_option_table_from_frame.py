@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 
 from costmodel import Engine, OptionTable, options_from_frame
-from costmodel import scenario_inputs as si
 from costmodel.plan import WorkspaceEngine
-from costmodel.plan_inputs import PlanContext, builtin_plans
+from costmodel.plan_inputs import PlanContext
+from planning import what_ifs as si
 from planning.workspaces import market_workspace
-from tests.factories import seeded_warehouse
+from tests.factories import default_plans, seeded_warehouse
 
 SKIP = {"points", "n_table_points"}
 
@@ -44,7 +44,7 @@ def test_same_options_and_columns(seed_frame):
 def test_same_plans(seed_frame):
     ws = market_workspace(si.DEFAULTS)
     fast, slow = (
-        WorkspaceEngine(engine, PlanContext(ws)).evaluate(builtin_plans())
+        WorkspaceEngine(engine, PlanContext(ws)).evaluate(default_plans())
         for engine in (Engine.from_frame(seed_frame), Engine(options_from_frame(seed_frame)))
     )
     assert [r.monthly_usd_by_month for r in fast] == [r.monthly_usd_by_month for r in slow]

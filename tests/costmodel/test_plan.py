@@ -11,7 +11,6 @@ from costmodel import Engine
 from costmodel.plan import WorkspaceEngine
 from costmodel.plan_inputs import (
     PlanContext,
-    builtin_plans,
     custom_plan,
     growth_factor,
     month_start,
@@ -23,6 +22,7 @@ from costmodel.workspace import (
 )
 from planning.evaluation import verdicts_of
 from planning.verdicts import NO_BUY_WORD, decided_plan
+from tests.factories import default_plans
 from tests.workspace_data import HOURS, OPTIONS, workspace
 
 
@@ -32,7 +32,7 @@ def engine(data: dict | None = None) -> WorkspaceEngine:
 
 
 def test_stay_month_one_is_count_times_rate_times_730_to_the_cent():
-    results = engine().evaluate(builtin_plans())
+    results = engine().evaluate(default_plans())
     stay = results[0]
     # 4 reserved at $50 (given), 2 on-demand at the $80 list price, 1 at $79.99 (given).
     expected = (4 * 50.0 + 2 * 80.0 + 1 * 79.99) * HOURS
@@ -55,7 +55,7 @@ def test_capacity_comes_from_the_benchmark_at_the_slo():
 def test_a_shift_of_committed_capacity_saves_nothing_before_commitment_end():
     data = workspace()
     data["fleet"] = [dict(data["fleet"][0], count=6), data["fleet"][2]]
-    results = engine(data).evaluate(builtin_plans(amd_share=0.5))
+    results = engine(data).evaluate(default_plans(amd_share=0.5))
     stay, shift = results[0], results[1]
     end = date(2027, 6, 30)
     months_in_term = [m for m in range(1, 37) if month_start(date(2026, 12, 1), m) < end]
@@ -78,14 +78,14 @@ def test_early_termination_is_used_when_cheaper_than_paying_out_the_term():
         dict(data["fleet"][0], count=6, early_termination_usd=6000.0),
         data["fleet"][2],
     ]
-    shift = engine(data).evaluate(builtin_plans(amd_share=0.5))[1]
+    shift = engine(data).evaluate(default_plans(amd_share=0.5))[1]
     assert any("early for $3,000" in note for note in shift.one_time_notes)
     assert shift.one_time_usd >= 3000.0
 
 
 def test_an_unserved_plan_is_infeasible_and_never_the_cheapest():
     eng = engine()
-    results = eng.evaluate((*builtin_plans(), custom_plan((("hpu", 1.0),))))
+    results = eng.evaluate((*default_plans(), custom_plan((("hpu", 1.0),))))
     hpu = results[-1]
     assert not hpu.feasible
     assert hpu.unserved_tokens_per_month == pytest.approx(60e9)
@@ -98,7 +98,7 @@ def test_an_unserved_plan_is_infeasible_and_never_the_cheapest():
 
 
 def test_achieved_allocation_differs_from_requested_with_the_reason():
-    shift = engine().evaluate(builtin_plans(amd_share=0.25))[1]
+    shift = engine().evaluate(default_plans(amd_share=0.25))[1]
     # chat is 50 of 60 billion output tokens; the small workload has no AMD result.
     assert shift.requested_allocation["rocm"] == pytest.approx(0.25)
     assert shift.achieved_allocation["rocm"] == pytest.approx(0.25 * 50 / 60)
@@ -107,7 +107,7 @@ def test_achieved_allocation_differs_from_requested_with_the_reason():
 
 
 def test_a_plan_that_achieves_no_move_costs_what_stay_costs():
-    results = engine().evaluate(builtin_plans())
+    results = engine().evaluate(default_plans())
     stay, cpu = results[0], results[2]
     assert cpu.achieved_allocation == {"cuda": 1.0}
     assert cpu.monthly_usd_by_month == pytest.approx(stay.monthly_usd_by_month)
@@ -117,7 +117,7 @@ def test_a_plan_that_achieves_no_move_costs_what_stay_costs():
 def test_growth_adds_a_labelled_top_up_once_the_fleet_is_short():
     data = workspace()
     data["demand"][0]["growth_per_quarter"] = 0.5
-    stay = engine(data).evaluate(builtin_plans())[0]
+    stay = engine(data).evaluate(default_plans())[0]
     assert growth_factor(workspace_from_dict(data).demand[0], 4) == 1.5
     # Month 1 fits in the fleet (peak 27,588 tok/s); month 4 (50% more) exceeds its 36,480.
     assert stay.monthly_usd_by_month[3] > stay.monthly_usd_by_month[0]
@@ -129,7 +129,7 @@ def test_growth_adds_a_labelled_top_up_once_the_fleet_is_short():
 def test_stay_short_at_month_one_shows_the_shortfall_and_a_separate_top_up_line():
     data = workspace()
     data["demand"][0]["output_tokens_per_month"] = 80e9
-    stay = engine(data).evaluate(builtin_plans())[0]
+    stay = engine(data).evaluate(default_plans())[0]
     assert stay.fleet_shortfall_tokens_per_month > 0
     top = [ln for ln in stay.fleet if ln.role == "top-up"]
     assert top and top[0].allocation.startswith("Top-up")
@@ -176,8 +176,8 @@ AUDIT = {
 
 
 def test_the_workspaces_audit_sets_the_one_time_cost_and_the_gates():
-    without = engine().evaluate(builtin_plans(amd_share=0.5))[1]
-    audited = engine(workspace(audit=AUDIT)).evaluate(builtin_plans(amd_share=0.5))[1]
+    without = engine().evaluate(default_plans(amd_share=0.5))[1]
+    audited = engine(workspace(audit=AUDIT)).evaluate(default_plans(amd_share=0.5))[1]
     # 6 engineer-weeks at the default $5,000 + 2 certification runs at $2,500.
     assert audited.one_time_usd == pytest.approx(6 * 5000 + 2 * 2500)
     # Without an audit: the default 12 rocm weeks.
@@ -195,7 +195,7 @@ def test_the_workspaces_audit_sets_the_one_time_cost_and_the_gates():
     # A different audit moves the cost: the figure follows the workspace, not a constant.
     bigger = dict(AUDIT, backends={"rocm": dict(AUDIT["backends"]["rocm"])})
     bigger["backends"]["rocm"]["engineer_weeks"] = {"low": 5.0, "base": 20.0, "high": 40.0}
-    more = engine(workspace(audit=bigger)).evaluate(builtin_plans(amd_share=0.5))[1]
+    more = engine(workspace(audit=bigger)).evaluate(default_plans(amd_share=0.5))[1]
     assert more.one_time_usd - audited.one_time_usd == pytest.approx(14 * 5000)
 
 

@@ -12,10 +12,11 @@ import pytest
 
 from costmodel import Engine
 from costmodel.plan import WorkspaceEngine
-from costmodel.plan_inputs import PlanContext, builtin_plans
+from costmodel.plan_inputs import PlanContext
 from costmodel.shape import NEAR_CACHE_SHARE, NEAR_RATIO_FACTOR, shape_distance
+from costmodel.sizing import OnDemandBasis
 from costmodel.workspace import WorkspaceError, workspace_from_dict
-from tests.factories import frame
+from tests.factories import default_plans, frame
 from tests.shape_data import CACHED, CHAT, PROMPT_HEAVY, chat_only
 from tests.workspace_data import HOURS
 
@@ -26,7 +27,7 @@ def planner(data: dict, *sweeps) -> WorkspaceEngine:
 
 
 def basis(plan: WorkspaceEngine) -> dict:
-    stay = plan.evaluate(builtin_plans())[0]
+    stay = plan.evaluate(default_plans())[0]
     return stay.as_dict()["workloads"][0]["capacity_basis"][0]
 
 
@@ -110,7 +111,9 @@ def test_stay_pays_top_ups_for_a_prompt_heavy_workload_and_less_for_a_cached_one
     # Autoscaled on-demand lines follow the load, so a fleet that carries more pays for fewer
     # on-demand hours; the prompt-heavy workload needs top-ups beyond the fleet.
     runs = {
-        name: planner(chat_only(on_demand_basis="autoscaled", **shape)).evaluate(builtin_plans())[0]
+        name: planner(chat_only(on_demand_basis=OnDemandBasis.AUTOSCALED, **shape)).evaluate(
+            default_plans()
+        )[0]
         for name, shape in {
             "chat": {},
             "prompt-heavy": {"input_per_output": 20.0},
@@ -134,7 +137,7 @@ def test_the_prefix_cache_share_is_validated_and_kept():
     data["demand"][0]["input_tokens_mean"] = 1986.6
     ws = workspace_from_dict(data)
     assert ws.demand[0].prefix_cache_share == 0.4
-    shape = planner(data).evaluate(builtin_plans())[0].as_dict()["workloads"][0]
+    shape = planner(data).evaluate(default_plans())[0].as_dict()["workloads"][0]
     assert shape["prefix_cache_share"] == 0.4
     assert shape["input_tokens_mean"] == 1986.6 and shape["output_tokens_mean"] is None
     assert shape["mean_basis"] == "given in the workspace"

@@ -12,9 +12,9 @@ import pytest
 from briefs.demand_doc import trace_document
 from costmodel import Engine
 from costmodel.plan import WorkspaceEngine
-from costmodel.plan_inputs import PlanContext, builtin_plans
+from costmodel.plan_inputs import PlanContext
 from costmodel.workspace import workspace_from_dict
-from tests.factories import frame, sweep
+from tests.factories import default_plans, frame, sweep
 from tests.shape_data import AZURE_CODE
 
 #: One single-GPU instance at $2/h, measured prompt-heavy (4,000 in, 200 out: 20:1): 120 output
@@ -58,7 +58,7 @@ def test_the_code_trace_demand_and_the_fleet_sized_from_it_match_a_hand_calculat
     }
     ws = workspace_from_dict({"name": "Code Co", "fleet": [], "demand": [workload]})
     plan = WorkspaceEngine(Engine.from_frame(frame(SMALL)), PlanContext(ws))
-    stay = plan.evaluate(builtin_plans())[0]
+    stay = plan.evaluate(default_plans())[0]
     (line,) = stay.fleet
     # Sized by hand: the code trace asks 67.3 input tokens per output token; the nearest measured
     # shape is 20:1 (more than twice away, so an estimate): 120 × (1 + 20/4) / (1 + 67.3/4).

@@ -3,6 +3,7 @@ import pytest
 from costmodel import (
     FleetPolicy,
     GroupPrices,
+    OnDemandBasis,
     SizingInputs,
     StageGate,
     hhi,
@@ -34,7 +35,9 @@ def test_reserve_level_is_demand_percentile():
 
 def test_on_demand_allocation_basis_flat():
     # 3 units every hour at $10/h: 3 x 10 x 730 = $21,900
-    pol = FleetPolicy(utilisation_cap=1.0, availability=1.0)
+    pol = FleetPolicy(
+        utilisation_cap=1.0, availability=1.0, on_demand_basis=OnDemandBasis.AUTOSCALED
+    )
     s = size_line(SizingInputs("interactive", 3000, FLAT, 1000, GroupPrices(on_demand=10.0), pol))
     assert s.units_peak == 3 and s.monthly_usd == pytest.approx(21_900)
 
@@ -42,7 +45,9 @@ def test_on_demand_allocation_basis_flat():
 def test_reserve_plus_burst_hand_computed():
     # 12 hours at 1 unit, 12 hours at 3 units; od $10, 1y $6 (d = 0.4 -> reserve the 40th pct = 1)
     curve = (0.5,) * 12 + (1.5,) * 12  # mean 1
-    pol = FleetPolicy(utilisation_cap=1.0, availability=1.0)
+    pol = FleetPolicy(
+        utilisation_cap=1.0, availability=1.0, on_demand_basis=OnDemandBasis.AUTOSCALED
+    )
     inp = SizingInputs("interactive", 2000, curve, 1000, GroupPrices(10.0, 6.0, "reserved_1y"), pol)
     s = size_line(inp)
     assert s.units_reserved == 1 and s.units_peak == 3
@@ -56,7 +61,7 @@ def test_reserve_plus_burst_hand_computed():
             curve,
             1000,
             GroupPrices(10.0, 6.0, "reserved_1y"),
-            FleetPolicy(utilisation_cap=1.0, availability=1.0, autoscale_on_demand=False),
+            FleetPolicy(utilisation_cap=1.0, availability=1.0, on_demand_basis=OnDemandBasis.HELD),
         )
     )
     assert held.monthly_usd == pytest.approx(4380 + 2 * 730 * 10)

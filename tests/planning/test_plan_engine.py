@@ -8,10 +8,12 @@ import pytest
 
 from costmodel import Engine
 from costmodel.plan import WorkspaceEngine
-from costmodel.plan_inputs import PlanContext, builtin_plans, custom_plan
+from costmodel.plan_inputs import PlanContext, custom_plan
+from costmodel.sizing import OnDemandBasis
 from costmodel.workspace import workspace_from_dict
 from planning.evaluation import verdicts_of
 from planning.verdicts import NO_BUY_WORD
+from tests.factories import default_plans
 from tests.workspace_data import HOURS, OPTIONS, workspace
 
 #: 4 p5 (8,000 tok/s each at the 900 ms SLO) and 2 MI300X nodes (6,000 tok/s each) serve chat.
@@ -40,7 +42,7 @@ def planner(data: dict, options=OPTIONS) -> WorkspaceEngine:
 
 
 def test_a_mixed_fleet_is_read_per_line_not_as_one_vendor():
-    stay, shift, _ = planner(mixed()).evaluate(builtin_plans())
+    stay, shift, _ = planner(mixed()).evaluate(default_plans())
     # chat is 50 of 60 billion output tokens; its AMD lines carry 12,000 of 44,000 tok/s.
     amd = 50 / 60 * 2 * 6000 / MIXED_CHAT
     assert stay.requested_allocation == pytest.approx({"cuda": 1 - amd, "rocm": amd})
@@ -53,7 +55,7 @@ def test_a_mixed_fleet_is_read_per_line_not_as_one_vendor():
 
 def test_shift_to_amd_starts_from_the_fleets_own_amd_share_and_ports_nothing():
     data = mixed()
-    stay, shift, _ = planner(data).evaluate(builtin_plans())
+    stay, shift, _ = planner(data).evaluate(default_plans())
     amd_now = 2 * 6000 / MIXED_CHAT
     # Every workload asks for 25% more on AMD; chat's AMD lines keep their share and 25% more
     # moves onto AMD, while the 8B workload has no AMD result and stays where it is.
@@ -81,12 +83,12 @@ def test_shift_to_amd_starts_from_the_fleets_own_amd_share_and_ports_nothing():
 def test_a_custom_mix_is_honoured_and_named_by_what_it_asks():
     plan = custom_plan((("cuda", 0.5), ("rocm", 0.5)))
     assert plan.name == "Custom: NVIDIA 50% / AMD 50%"
-    found = planner(mixed()).evaluate((*builtin_plans(), plan))[-1]
+    found = planner(mixed()).evaluate((*default_plans(), plan))[-1]
     # Both workloads ask for half and half; the 8B has no AMD result, so that half is refused.
     assert found.requested_allocation == pytest.approx({"cuda": 0.5, "rocm": 0.5})
     assert not found.feasible
     assert any("no AMD result for Llama-3.1-8B-Instruct" in n for n in found.allocation_notes)
-    assert verdicts_of(planner(mixed()).evaluate((*builtin_plans(), plan)))[-1].verdict == (
+    assert verdicts_of(planner(mixed()).evaluate((*default_plans(), plan)))[-1].verdict == (
         NO_BUY_WORD
     )
 
@@ -94,7 +96,7 @@ def test_a_custom_mix_is_honoured_and_named_by_what_it_asks():
 def test_a_plan_that_is_stay_costs_what_stay_costs_on_either_basis():
     for basis in ("held", "autoscaled"):
         data = mixed(on_demand_basis=basis)
-        stay, _, cpu = planner(data).evaluate(builtin_plans())
+        stay, _, cpu = planner(data).evaluate(default_plans())
         # No CPU result for the 8B model: the fallback moves nothing and is Stay by another name.
         assert cpu.achieved_share == 0
         assert cpu.monthly_usd_by_month == pytest.approx(stay.monthly_usd_by_month)
@@ -102,8 +104,10 @@ def test_a_plan_that_is_stay_costs_what_stay_costs_on_either_basis():
 
 
 def test_on_demand_fleet_lines_follow_the_load_only_when_the_workspace_says_so():
-    held = planner(workspace()).evaluate(builtin_plans())[0]
-    scaled = planner(workspace(on_demand_basis="autoscaled")).evaluate(builtin_plans())[0]
+    held = planner(workspace()).evaluate(default_plans())[0]
+    scaled = planner(workspace(on_demand_basis=OnDemandBasis.AUTOSCALED)).evaluate(default_plans())[
+        0
+    ]
     # Held: every unit all month (4 reserved at $50, 2 + 1 on demand at $80 / $79.99).
     assert held.monthly_usd == pytest.approx((4 * 50 + 2 * 80 + 79.99) * HOURS)
     # Autoscaled: the reserved units carry the load first; the on-demand p5s are paid for the
@@ -116,8 +120,8 @@ def test_on_demand_fleet_lines_follow_the_load_only_when_the_workspace_says_so()
 
 
 def test_every_saving_is_the_sum_of_its_named_parts():
-    for data in (workspace(), mixed(), mixed(on_demand_basis="autoscaled")):
-        stay, *moves = planner(data).evaluate(builtin_plans(amd_share=0.5))
+    for data in (workspace(), mixed(), mixed(on_demand_basis=OnDemandBasis.AUTOSCALED)):
+        stay, *moves = planner(data).evaluate(default_plans(amd_share=0.5))
         for r in moves:
             parts = dict(r.savings_parts)
             assert sum(parts.values()) == pytest.approx(r.savings_vs_stay_usd, abs=0.01)
@@ -138,8 +142,8 @@ def test_input_tokens_count_and_the_basis_is_said():
     assert light.fleet[0].unit_tok_s == pytest.approx(8000 * 1.25 / 1.5)
     assert prompt_heavy.fleet[0].unit_tok_s == pytest.approx(8000 * 1.25 / 6)
     assert "stated rule" in light.fleet[0].mix_basis and "2:1" in light.fleet[0].mix_basis
-    stay_light = light.evaluate(builtin_plans())[0]
-    stay_heavy = prompt_heavy.evaluate(builtin_plans())[0]
+    stay_light = light.evaluate(default_plans())[0]
+    stay_heavy = prompt_heavy.evaluate(default_plans())[0]
     assert stay_heavy.monthly_usd > stay_light.monthly_usd  # it needs top-ups
     shape = stay_heavy.as_dict()["workloads"][0]
     assert shape["input_per_output_token"] == 20 and shape["fleet_capacity_basis"]

@@ -156,7 +156,7 @@ def test_the_incumbent_is_the_company_fleet_at_its_own_rate():
     )
     # Market rule: the cheapest NVIDIA option anywhere (gcp a3 at 0.0020) is the incumbent.
     market = suggestions(costs, added, FuturesRules())
-    assert market["incumbent"].iloc[0].startswith("gcp a3")
+    assert market["incumbent"].iloc[0].startswith("gcp · r1 · a3")
     # Fleet rule: the p5 the company runs, at the $28/h it pays: 0.0056 × 28/56 = 0.0028 per 1K.
     fleet = FuturesRules(fleet=(FleetRate("aws", "p5", 28.0, "your fleet: 6 × aws p5"),))
     mine = suggestions(costs, added, fleet).iloc[0]

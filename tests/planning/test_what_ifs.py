@@ -1,14 +1,14 @@
 import pytest
 
-from costmodel import scenario_inputs as si
+from planning import what_ifs as si
 from planning import workspaces as pw
 from planning.context import scenario_plans
 
 
 def test_defaults_round_trip_to_an_empty_url():
     assert si.to_params(si.ScenarioInputs()) == {}
-    inputs, notices = si.from_params({})
-    assert inputs == si.DEFAULTS and notices == []
+    inputs, rejected = si.from_params({})
+    assert inputs == si.DEFAULTS and rejected == ()
 
 
 def test_non_default_values_round_trip():
@@ -22,7 +22,7 @@ def test_non_default_values_round_trip():
     )
     params = si.to_params(inputs)
     assert params["slo"] == "800" and params["custom"] == "cuda:0.6,rocm:0.4"
-    assert si.from_params(params) == (inputs, [])
+    assert si.from_params(params) == (inputs, ())
 
 
 @pytest.mark.parametrize(
@@ -40,20 +40,18 @@ def test_non_default_values_round_trip():
 )
 def test_bad_values_fall_back_with_a_notice(key, value, fragment):
     params = {key: value} if key == "amd" else {key: value, "amd": "0.3"}
-    inputs, notices = si.from_params(params)
+    inputs, rejected = si.from_params(params)
     assert getattr(inputs, key) == getattr(si.DEFAULTS, key)
     if key != "amd":
         assert inputs.amd == 0.3  # the good key next to the bad one still applies
-    assert (
-        len(notices) == 1
-        and key in notices[0]
-        and fragment in notices[0]
-        and "Using the default" in notices[0]
-    )
+    assert [(r.key, r.value) for r in rejected] == [(key, value)]
+    assert fragment in rejected[0].why and rejected[0].default == getattr(si.DEFAULTS, key)
+    notice = rejected[0].notice
+    assert key in notice and fragment in notice and "Using the default" in notice
 
 
 def test_unrelated_keys_are_ignored():
-    assert si.from_params({"f_vendor": "AMD"}) == (si.DEFAULTS, [])
+    assert si.from_params({"f_vendor": "AMD"}) == (si.DEFAULTS, ())
 
 
 def test_the_market_plans_and_demand_follow_the_inputs():
