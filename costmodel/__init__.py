@@ -9,6 +9,13 @@ from costmodel.capacity import (
     capacity_at_slo,
 )
 from costmodel.demand import HOURS_PER_MONTH, Demand, HourlyProfile, Segment, Slo
+from costmodel.market import (
+    Allocation,
+    Engine,
+    FleetLine,
+    MigrationInputs,
+    Scenario,
+)
 from costmodel.memory import (
     MemoryFit,
     ModelArchitecture,
@@ -17,7 +24,7 @@ from costmodel.memory import (
     memory_fit,
     weight_bytes,
 )
-from costmodel.options import (
+from costmodel.option_table import (
     OperatingPoint,
     Option,
     OptionTable,
@@ -25,13 +32,6 @@ from costmodel.options import (
     options_from_frame,
 )
 from costmodel.risk import RiskFigure, RiskReport, hhi
-from costmodel.scenarios import (
-    Allocation,
-    Engine,
-    FleetLine,
-    MigrationInputs,
-    Scenario,
-)
 from costmodel.sizing import (
     FleetPolicy,
     GroupPrices,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from costmodel.workspace import Workspace
+from costmodel.workspace_model import Workspace
 from planning.workspaces import import_workspace, read_workspace_file
 from pricing.integrity import check_price_file
 from tokendesk.metrics import usd_per_1k_tokens

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from costmodel import Engine, options_from_frame
 from costmodel.plan import WorkspaceEngine
 from costmodel.plan_inputs import PlanContext, builtin_plans, custom_plan
-from costmodel.workspace import Workload, Workspace
+from costmodel.workspace_model import Workload, Workspace
 from tests.factories import frame, sweep
 
 HOURS = 730

@@ -9,7 +9,7 @@ import pytest
 from costmodel import Engine
 from costmodel.plan import WorkspaceEngine
 from costmodel.plan_inputs import PlanContext, builtin_plans, custom_plan
-from costmodel.workspace import workspace_from_dict
+from costmodel.workspace_model import workspace_from_dict
 from planning.evaluation import verdicts_of
 from planning.verdicts import NO_BUY_WORD
 from tests.workspace_data import HOURS, OPTIONS, workspace
