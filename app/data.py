@@ -25,7 +25,7 @@ import streamlit as st
 
 from app import auth
 from costmodel import Engine
-from costmodel.tables import ARCHITECTURES_FILE
+from costmodel.bundled_tables import ARCHITECTURES_FILE
 from pricing.integrity import RULE_EXPIRED, check_price_file
 from tokendesk.access import Action
 from tokendesk.paths import DB_PATH_ENV, data_dir, default_db_path
@@ -610,8 +610,8 @@ def _hidden_models(negotiated: bool) -> tuple[str, ...]:
 @st.cache_data(show_spinner=False, ttl=600)
 def review_dates(path: str):
     """The last review (the default start of a comparison) and every good snapshot's date."""
+    from warehouse.as_of import snapshot_days
     from warehouse.decisions import last_review
-    from warehouse.futures import snapshot_days
 
     with _reading(path) as warehouse:
         return last_review(warehouse), snapshot_days(warehouse)
@@ -646,7 +646,7 @@ def workspace(path: str):
 
 @st.cache_data(show_spinner=False, ttl=600)
 def workspace_versions(path: str) -> pd.DataFrame:
-    from warehouse.workspaces import workspace_versions as versions
+    from warehouse.workspace_versions import workspace_versions as versions
 
     with _reading(path) as warehouse:
         return versions(warehouse)
@@ -737,8 +737,8 @@ def _cost_gap(path: str, ws, knobs, market_usd_per_1k: float, negotiated: bool):
 
 def save_workspace(ws) -> int:
     """Append the edited workspace as a new version (it was validated by the caller)."""
-    from costmodel.workspace import workspace_to_dict
-    from warehouse.workspaces import save_workspace as save
+    from costmodel.workspace_model import workspace_to_dict
+    from warehouse.workspace_versions import save_workspace as save
 
     ws = with_withheld_terms(ws)
     with writer(Action.EDIT_WORKSPACE) as warehouse:
@@ -808,7 +808,7 @@ def workspace_brief(path: str, ws, knobs, fmt: str, unit: str) -> bytes:
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _workspace_brief(path: str, ws, knobs, fmt: str, unit: str, negotiated: bool) -> bytes:
-    from briefs.commitment import commitment_section
+    from briefs.commitment_doc import commitment_section
     from briefs.optimal import brief_sections
     from briefs.render import render_document
     from briefs.workspace_plans import workspace_document

@@ -1,6 +1,6 @@
 """Start the Streamlit server, and import the pages' libraries beside it.
 
-``tokendesk app`` runs ``python -m app.serve --warehouse TARGET run app/main.py …``: ``streamlit
+``tokendesk app`` runs ``python -m app.serve --warehouse TARGET run app/streamlit_app.py …``: ``streamlit
 run`` preceded by building or migrating the warehouse (``tokendesk db init``, in a process of its
 own). Streamlit runs each page as a script, so without warming the first visitor of every server
 process pays the imports of pandas, Plotly, DuckDB, the cost model and the brief renderer (several
@@ -27,11 +27,11 @@ from app import warming
 
 APP = Path(__file__).resolve().parent
 #: The scripts Streamlit runs: the entry point and every page.
-SCRIPTS = (APP / "main.py", *sorted((APP / "views").glob("*.py")))
+SCRIPTS = (APP / "streamlit_app.py", *sorted((APP / "views").glob("*.py")))
 #: How long the other pages' imports wait for a first visitor's page to have run.
 FIRST_VISIT_WAIT_S = 30.0
 #: What the first page run of a visit needs: the entry point and the default page.
-FIRST_RUN = (APP / "main.py", APP / "views" / "overview.py")
+FIRST_RUN = (APP / "streamlit_app.py", APP / "views" / "overview.py")
 
 
 def imported_modules(scripts: Iterable[Path]) -> list[str]:
@@ -163,7 +163,7 @@ def _import_the_server() -> None:
 
 
 def main() -> None:
-    """``python -m app.serve [--warehouse TARGET] run app/main.py …``.
+    """``python -m app.serve [--warehouse TARGET] run app/streamlit_app.py …``.
 
     With ``--warehouse``, ``tokendesk db init`` builds or migrates the warehouse in a process of
     its own while this one imports. A refused seed or a path that is not a warehouse stops the

@@ -10,8 +10,8 @@ import re
 
 import pandas as pd
 
-from briefs.charts import drawing, svg
 from briefs.document import BarChart, Bullets, Document, Paragraph, Table
+from briefs.figures import drawing, svg
 from planning.verdicts import VERDICT_WORDS
 from tokendesk.exports import neutralise, safe_csv
 from tokendesk.formatting import link_text

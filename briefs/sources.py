@@ -3,7 +3,7 @@ with its source, its true date ("date unknown" when the source states none), its
 the snapshot it came in, read from the warehouse's cost-options rows.
 
 Every brief lists it the same way (``briefs.workspace_plans``). A fleet line names its option by id
-(``provider:region[/zone]:instance_type:pricing_model:config_key``, see ``costmodel.options``);
+(``provider:region[/zone]:instance_type:pricing_model:config_key``, see ``costmodel.option_table``);
 the rows of that SKU and configuration are the quotes it was priced from and the operating
 points it was sized on.
 """

@@ -35,7 +35,7 @@ from briefs.sources import (
 from costmodel.demand import HOURS_PER_MONTH
 from costmodel.plan_inputs import by_vendor
 from costmodel.plan_result import ON_DEMAND_BASIS_NOTES, PlanLine, PlanResult
-from costmodel.workspace import Workspace
+from costmodel.workspace_model import Workspace
 from planning.evaluation import Evaluation, as_evaluation
 from planning.verdicts import BUY_WORD, RULE_SENTENCE, PlanVerdict
 from planning.workspaces import Knobs, view_params

@@ -1,5 +1,5 @@
 """``tokendesk bench import`` and ``tokendesk bench import-tree``: other tools' result files,
-checked against the physical bounds, shown and written (``cli.bench`` mounts them)."""
+checked against the physical bounds, shown and written (``cli.bench_command`` mounts them)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from benchmarks.checked_import import CheckedFile, read_and_check
 from benchmarks.errors import ResultFileError
 from benchmarks.importers import ImportOverrides
 from cli.bench_points import figure
-from cli.errors import fail
-from cli.options import DbOption
+from cli.exits import fail
+from cli.shared_options import DbOption
 from pricing.integrity import check_price_file
 from tokendesk.records import SnapshotKind
 from tokendesk.terminal import Grid, grid_from_rows, make_console, print_table

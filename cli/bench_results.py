@@ -1,5 +1,5 @@
 """``tokendesk bench results`` and ``tokendesk bench retract``: the stored benchmark results,
-listed, and an import taken back (``cli.bench`` mounts them)."""
+listed, and an import taken back (``cli.bench_command`` mounts them)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
-from cli.errors import fail
-from cli.options import DbOption, FormatOption, OutputFormat
+from cli.exits import fail
+from cli.shared_options import DbOption, FormatOption, OutputFormat
 from pricing.integrity import check_price_file
 from tokendesk.access import local_user_name
 from tokendesk.terminal import Grid, make_console, print_table
@@ -37,7 +37,7 @@ def results_cmd(
     """Every stored benchmark result: tool and round or version, model, accelerator, precision,
     runtime, scenario and load, output tok/s, TTFT/TPOT percentiles, the shape it was measured
     at (mean input and output tokens), its date and its source."""
-    from costmodel.tables import stored_spellings
+    from costmodel.bundled_tables import stored_spellings
     from tokendesk import formatting
     from tokendesk.exports import safe_csv
     from warehouse.queries import benchmark_result_list, stored_model_names

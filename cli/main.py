@@ -23,19 +23,19 @@ from tokendesk.terminal import make_console
 #: and the one line ``tokendesk --help`` lists it with (short enough for 80 columns; the
 #: command's own ``--help`` says the rest).
 COMMANDS: dict[str, tuple[str, str]] = {
-    "costs": ("cli.costs", "$/1K tokens and first-token latency per option."),
-    "db": ("cli.db", "Create, rebuild, inspect and move the warehouse."),
-    "app": ("cli.dashboard", "Start the dashboard."),
-    "prices": ("cli.prices", "Refresh live cloud prices, check their integrity."),
-    "bench": ("cli.bench", "Run the portability harness, import results."),
-    "brief": ("cli.briefs", "A buy/no-buy brief comparing procurement scenarios."),
-    "gate": ("cli.briefs", "Fail a CI job when a backend regresses in cost or FTL."),
-    "futures": ("cli.briefs", "Futures day: what changed since the last review."),
-    "audit": ("cli.audit", "What ties a repository to CUDA, per target backend."),
-    "workspace": ("cli.workspace", "Your fleet, demand and constraints (YAML in/out)."),
-    "scenarios": ("cli.workspace", "Stay / Shift to AMD / CPU fallback from your fleet."),
-    "optimize": ("cli.optimize", "The cheapest fleet that meets your demand and SLOs."),
-    "commit": ("cli.commit", "How much capacity to commit per workload, how long."),
+    "costs": ("cli.costs_command", "$/1K tokens and first-token latency per option."),
+    "db": ("cli.db_command", "Create, rebuild, inspect and move the warehouse."),
+    "app": ("cli.dashboard_command", "Start the dashboard."),
+    "prices": ("cli.prices_command", "Refresh live cloud prices, check their integrity."),
+    "bench": ("cli.bench_command", "Run the portability harness, import results."),
+    "brief": ("cli.briefs_command", "A buy/no-buy brief comparing procurement scenarios."),
+    "gate": ("cli.briefs_command", "Fail a CI job when a backend regresses in cost or FTL."),
+    "futures": ("cli.briefs_command", "Futures day: what changed since the last review."),
+    "audit": ("cli.audit_command", "What ties a repository to CUDA, per target backend."),
+    "workspace": ("cli.workspace_command", "Your fleet, demand and constraints (YAML in/out)."),
+    "scenarios": ("cli.workspace_command", "Stay / Shift to AMD / CPU fallback from your fleet."),
+    "optimize": ("cli.optimize_command", "The cheapest fleet that meets your demand and SLOs."),
+    "commit": ("cli.commit_command", "How much capacity to commit per workload, how long."),
 }
 
 #: Commands that become another program (``app`` execs the dashboard's server): this process
@@ -177,7 +177,7 @@ def main(argv: list[str] | None = None) -> None:
         err.print("interrupted; nothing more was written")
         raise SystemExit(130) from None
     except Exception as exc:  # the last line of defence: a message, never a traceback
-        from cli.errors import fail
+        from cli.exits import fail
 
         if _warehouse_failure(exc):  # e.g. another process held the file too long: advice
             raise SystemExit(fail(str(exc), 1).exit_code) from None

@@ -1,6 +1,6 @@
 """Pure economics: unit cost, capacity at SLO, memory fit, fleet sizing, scenarios, risk and
 timeline. Takes plain data (a cost-options DataFrame or typed Options) and does no I/O apart
-from reading its own bundled tables (``tables.py``)."""
+from reading its own bundled tables (``bundled_tables.py``)."""
 
 from costmodel.capacity import (
     CapacityArrays,
@@ -9,6 +9,12 @@ from costmodel.capacity import (
     capacity_at_slo,
 )
 from costmodel.demand import HOURS_PER_MONTH, Demand, HourlyProfile, Segment, Slo
+from costmodel.market import (
+    Allocation,
+    Engine,
+    FleetLine,
+    MigrationInputs,
+)
 from costmodel.memory import (
     MemoryFit,
     ModelArchitecture,
@@ -17,7 +23,7 @@ from costmodel.memory import (
     memory_fit,
     weight_bytes,
 )
-from costmodel.options import (
+from costmodel.option_table import (
     OperatingPoint,
     Option,
     OptionTable,
@@ -25,12 +31,6 @@ from costmodel.options import (
     options_from_frame,
 )
 from costmodel.risk import RiskFigure, RiskReport, hhi
-from costmodel.scenarios import (
-    Allocation,
-    Engine,
-    FleetLine,
-    MigrationInputs,
-)
 from costmodel.sizing import (
     FleetPolicy,
     GroupPrices,

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from costmodel.demand import HOURS_PER_MONTH
-from costmodel.workspace import FleetEntry
+from costmodel.workspace_model import FleetEntry
 
 #: Below half a cent a part is noise from rounding, not a reason.
 _CENT = 0.005

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from costmodel.demand import Slo
-from costmodel.options import Option, OptionTable
+from costmodel.option_table import Option, OptionTable
 from tokendesk.metrics import PERCENTILES
 
 #: Reason codes for an option that cannot carry interactive traffic.

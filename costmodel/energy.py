@@ -18,8 +18,8 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from costmodel import tables
-from costmodel.tables import GridIntensity
+from costmodel import bundled_tables
+from costmodel.bundled_tables import GridIntensity
 
 #: Joules in one kilowatt-hour (3600 s × 1000 W).
 JOULES_PER_KWH = 3.6e6
@@ -114,5 +114,5 @@ def energy_columns(
 
 def bundled_energy_columns(options: pd.DataFrame) -> pd.DataFrame:
     """``energy_columns`` with the bundled TDP and grid-intensity tables of ``data/``."""
-    tdp = {key: row.tdp_w for key, row in tables.accelerator_power().items()}
-    return energy_columns(options, tdp, tables.grid_intensity())
+    tdp = {key: row.tdp_w for key, row in bundled_tables.accelerator_power().items()}
+    return energy_columns(options, tdp, bundled_tables.grid_intensity())

@@ -11,8 +11,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from costmodel.demand import HOURS_PER_MONTH
+from costmodel.market import Engine
 from costmodel.optimizer_problem import HELD, HOURLY, Candidate, Problem
-from costmodel.options import BLOCK_OR_CONTRACT, OWNED
+from costmodel.option_table import BLOCK_OR_CONTRACT, OWNED
 from costmodel.owned import (
     OWNED_PROVIDER,
     CloudAlternative,
@@ -26,8 +27,7 @@ from costmodel.owned import (
 )
 from costmodel.plan import WorkspaceEngine
 from costmodel.plan_inputs import MONTHS, PAID_WHETHER_USED, hourly_load
-from costmodel.scenarios import Engine
-from costmodel.workspace import Workload, Workspace
+from costmodel.workspace_model import Workload, Workspace
 
 
 def workspace_problem(

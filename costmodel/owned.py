@@ -27,7 +27,7 @@ back, a server cannot).
 730 hours, as everywhere in the cost model.
 
 Pure functions over plain records: the price sheet and the electricity table are read by
-``costmodel.tables``.
+``costmodel.bundled_tables``.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from typing import NamedTuple
 import numpy as np
 
 from costmodel.demand import HOURS_PER_MONTH
-from costmodel.options import OWNED, OperatingPoint, Option, OptionTable
+from costmodel.option_table import OWNED, OperatingPoint, Option, OptionTable
 
 HOURS_PER_YEAR = 12 * HOURS_PER_MONTH
 #: The provider name every owned option carries (the company itself).

@@ -224,7 +224,7 @@ class WorkspaceEngine(MonthlyCost, PlanReading):
     def _timeline(self, backends: tuple[str, ...]) -> Timeline:
         gates = self.ctx.gates
         if gates is None:
-            from costmodel.tables import stage_gates
+            from costmodel.bundled_tables import stage_gates
 
             gates = stage_gates()
         return plan_timeline(backends, self._audited_gates(gates))

@@ -11,10 +11,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from costmodel.demand import HourlyProfile
+from costmodel.market import Allocation
 from costmodel.plan_fleet import FleetLines
 from costmodel.plan_inputs import EPS, Move, PlanScenario, vendor_of
-from costmodel.scenarios import Allocation
-from costmodel.workspace import Workload
+from costmodel.workspace_model import Workload
 from tokendesk.labels import label
 
 #: The slice of a workload's traffic the fleet's own lines carry (topped up where they fall short).

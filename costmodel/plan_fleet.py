@@ -13,10 +13,10 @@ from datetime import date
 import numpy as np
 
 from costmodel.demand import HOURS_PER_MONTH, HourlyProfile, Segment, Slo
-from costmodel.options import Option
+from costmodel.market import Engine, segment_shape
+from costmodel.option_table import Option
 from costmodel.plan_inputs import EPS, PAID_WHETHER_USED, PlanContext, month_start
-from costmodel.scenarios import Engine, segment_shape
-from costmodel.workspace import FleetEntry, Workload
+from costmodel.workspace_model import FleetEntry, Workload
 from tokendesk.labels import label
 
 
@@ -90,7 +90,7 @@ class FleetLines:
                 if t.options[i].pricing_model == entry.pricing_model
             ]
             if not listed:
-                from costmodel.workspace import WorkspaceError
+                from costmodel.workspace_model import WorkspaceError
 
                 raise WorkspaceError(
                     f"fleet[{index}].usd_per_hour",

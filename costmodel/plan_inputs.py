@@ -13,11 +13,11 @@ from datetime import date
 import numpy as np
 
 from costmodel.demand import HOURS_PER_MONTH, HourlyProfile
-from costmodel.options import BLOCK_OR_CONTRACT, COMMITTED, OWNED
-from costmodel.scenarios import DEFAULT_POLICY, MigrationInputs
+from costmodel.market import DEFAULT_POLICY, MigrationInputs
+from costmodel.option_table import BLOCK_OR_CONTRACT, COMMITTED, OWNED
 from costmodel.sizing import FleetPolicy
 from costmodel.timeline import StageGate
-from costmodel.workspace import Workload, Workspace
+from costmodel.workspace_model import Workload, Workspace
 
 MONTHS = 36
 DAYS_PER_MONTH = 365.25 / 12

@@ -7,14 +7,14 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from costmodel.demand import HOURS_PER_MONTH
-from costmodel.options import canonical_precision
+from costmodel.market import _naive, segment_mix, segment_shape
+from costmodel.option_table import canonical_precision
 from costmodel.plan_fleet import FleetLines
 from costmodel.plan_inputs import UNSERVED_KEY, by_vendor, vendor_of
 from costmodel.plan_result import PlanLine
 from costmodel.risk import RiskReport, SpendLine, assess_risk
-from costmodel.scenarios import _naive, segment_mix, segment_shape
 from costmodel.shape import cache_rule, mean_basis
-from costmodel.workspace import Workload
+from costmodel.workspace_model import Workload
 
 
 class PlanReading(FleetLines):
@@ -186,7 +186,7 @@ class PlanReading(FleetLines):
     def _risk(self, lines: Sequence[PlanLine]) -> RiskReport:
         maturity = self.ctx.maturity
         if maturity is None:
-            from costmodel.tables import software_maturity
+            from costmodel.bundled_tables import software_maturity
 
             maturity = software_maturity()
         spend = [

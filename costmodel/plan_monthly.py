@@ -20,7 +20,7 @@ from costmodel.plan_inputs import (
     tokens_per_month,
 )
 from costmodel.plan_result import PlanResult, stay_month1_parts
-from costmodel.workspace import Workload
+from costmodel.workspace_model import Workload
 
 
 @dataclass

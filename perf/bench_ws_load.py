@@ -7,11 +7,12 @@ ingesting in a loop, 3 dashboard processes on one warehouse.
                                  [--find-max [--step 20] [--max-sessions 200]]
 
 Each dashboard process is started as ``tokendesk app`` starts it (``python -m cli.main app``,
-which becomes ``python -m app.serve --warehouse … run app/main.py …``), each on its own port, all on one
-warehouse: one DuckDB file, or with ``--team`` a DuckLake catalog in a real PostgreSQL started
-for the run (as the tests start it, ``tests/lake_servers.py``) with its Parquet files in a local
-folder. The writers are ``bench_team_load``'s: ``tokendesk db ingest`` of a 28-quote price sheet
-in a loop, each command one snapshot, back to back (or ``--write-pause`` seconds apart).
+which becomes ``python -m app.serve --warehouse … run app/streamlit_app.py …``), each on its own
+port, all on one warehouse: one DuckDB file, or with ``--team`` a DuckLake catalog in a real
+PostgreSQL started for the run (as the tests start it, ``tests/lake_servers.py``) with its
+Parquet files in a local folder. The writers are ``bench_team_load``'s: ``tokendesk db ingest``
+of a 28-quote price sheet in a loop, each command one snapshot, back to back (or
+``--write-pause`` seconds apart).
 
 Sessions (``tests/streamlit_ws.py``: one websocket each, spread round-robin over the servers)
 arrive ``--arrival`` seconds apart and open the Overview (the first page, reported apart: it

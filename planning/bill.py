@@ -24,7 +24,7 @@ from costmodel.bill_reconciliation import (
     reconcile,
 )
 from costmodel.plan_inputs import STAY
-from costmodel.workspace import (
+from costmodel.workspace_model import (
     FLEET_COLUMNS,
     FleetEntry,
     Workspace,
@@ -37,7 +37,7 @@ from planning.context import planner_for
 from pricing import focus
 from warehouse import Warehouse, queries
 from warehouse.focus_files import BillFileError, file_columns, read_groups
-from warehouse.workspaces import save_workspace
+from warehouse.workspace_versions import save_workspace
 
 
 class BillImportError(ValueError):

@@ -4,8 +4,8 @@ what-ifs' utilisation cap (``tokendesk commit``, the Scenarios page, the brief).
 from __future__ import annotations
 
 from costmodel.commitment_workspace import WorkloadCommitment, workspace_commitments
-from costmodel.scenarios import Engine
-from costmodel.workspace import Workspace
+from costmodel.market import Engine
+from costmodel.workspace_model import Workspace
 from planning.context import planner_for
 from planning.workspaces import Knobs
 

@@ -4,10 +4,10 @@ knobs into policy, migration inputs and scenarios."""
 from __future__ import annotations
 
 from costmodel import Engine, FleetPolicy
+from costmodel.market import MigrationInputs
 from costmodel.plan import WorkspaceEngine
 from costmodel.plan_inputs import PlanContext, PlanScenario, builtin_plans, custom_plan
-from costmodel.scenarios import MigrationInputs
-from costmodel.workspace import Workspace
+from costmodel.workspace_model import Workspace
 from planning.workspaces import Knobs
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from costmodel import Engine
 from costmodel.plan import WorkspaceEngine
 from costmodel.plan_result import PlanResult
-from costmodel.workspace import Workspace
+from costmodel.workspace_model import Workspace
 from planning.context import planner_for, scenario_plans
 from planning.optimum import OptimalPlan, Optimized, optimize
 from planning.verdicts import (

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from costmodel import Engine
-from costmodel.workspace import Workspace
+from costmodel.workspace_model import Workspace
 from planning.context import planner_for
 
 

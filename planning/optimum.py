@@ -8,6 +8,8 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from costmodel.bundled_tables import electricity_prices, owned_servers
+from costmodel.market import Engine
 from costmodel.optimizer import (
     FrontierPoint,
     diversification_frontier,
@@ -17,13 +19,11 @@ from costmodel.optimizer import (
 )
 from costmodel.optimizer_problem import Solution
 from costmodel.optimizer_workspace import OwnedComparison, with_owned, workspace_problem
-from costmodel.options import Option
+from costmodel.option_table import Option
 from costmodel.owned import HOURS_PER_YEAR
 from costmodel.plan import WorkspaceEngine
 from costmodel.plan_result import PlanLine, PlanResult
-from costmodel.scenarios import Engine
-from costmodel.tables import electricity_prices, owned_servers
-from costmodel.workspace import Workspace
+from costmodel.workspace_model import Workspace
 from planning.context import plan_context, scenario_plans
 from planning.workspaces import Knobs
 from tokendesk.labels import solver_gap

@@ -2,7 +2,7 @@
 new SKU — the one computation ``tokendesk futures compare``, its brief and the dashboard's Futures
 page read.
 
-``compare`` is pure: it takes the frames ``warehouse.futures`` returns for each date (prices,
+``compare`` is pure: it takes the frames ``warehouse.as_of`` returns for each date (prices,
 results and the cost join "as of D") and compares them, so it can be tested on hand-built frames;
 ``compare_warehouse`` and ``company_review`` read those frames from the warehouse first.
 

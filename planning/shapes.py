@@ -15,7 +15,7 @@ from costmodel import Engine
 from costmodel.plan import WorkspaceEngine
 from costmodel.plan_inputs import STAY, PlanContext
 from costmodel.plan_result import PlanResult, stay_result
-from costmodel.workspace import Workspace
+from costmodel.workspace_model import Workspace
 
 
 def trace_shaped(ws: Workspace, workload: str, fields: dict, source: str) -> Workspace:

@@ -17,7 +17,7 @@ import yaml
 from costmodel import Engine
 from costmodel.plan import WorkspaceEngine
 from costmodel.plan_inputs import PlanContext
-from costmodel.workspace import (
+from costmodel.workspace_model import (
     Workload,
     Workspace,
     WorkspaceError,
@@ -30,7 +30,7 @@ from tokendesk.safeyaml import YamlInputError, YamlLimits, load_yaml_text, read_
 from tokendesk.textsafety import clean_text
 from warehouse import Warehouse, queries
 from warehouse.seed import PriceCheck
-from warehouse.workspaces import (
+from warehouse.workspace_versions import (
     current_workspace,
     example_workspace_body,
     save_workspace,

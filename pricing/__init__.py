@@ -1,7 +1,8 @@
 """Price sources -> validated PriceQuote records: AWS, GCP, Azure, price sheets; refresh into the
 warehouse and integrity checks. Nothing here opens the warehouse's DuckDB connection."""
 
-from pricing.base import (
+from pricing.integrity import IntegrityReport, check_snapshot
+from pricing.provider import (
     MissingCredentialsError,
     PermissionDeniedError,
     PricingError,
@@ -9,7 +10,6 @@ from pricing.base import (
     ProviderResult,
     SkippedItem,
 )
-from pricing.integrity import IntegrityReport, check_snapshot
 from pricing.registry import PROVIDERS, ProviderSpec, get_provider
 from pricing.sheets import is_expired, load_sheet
 

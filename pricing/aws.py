@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from pricing.base import (
+from pricing.provider import (
     HOURS_1Y,
     HOURS_3Y,
     InstanceShape,

@@ -31,7 +31,7 @@ from pricing.aws import (
     family_of,
     parse_memory_gib,
 )
-from pricing.base import (
+from pricing.provider import (
     HOURS_1Y,
     HOURS_3Y,
     ProviderResult,

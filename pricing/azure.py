@@ -26,7 +26,7 @@ from typing import Any
 
 import httpx
 
-from pricing.base import (
+from pricing.provider import (
     HOURS_1Y,
     HOURS_3Y,
     InstanceShape,

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from pricing.base import (
+from pricing.provider import (
     MissingCredentialsError,
     PermissionDeniedError,
     ProviderResult,

@@ -17,14 +17,14 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Protocol
 
-from pricing.base import (
+from pricing.integrity import RuleResult, check_snapshot
+from pricing.provider import (
     ProgressCallback,
     ProgressEvent,
     ProviderResult,
     SkippedItem,
     utcnow,
 )
-from pricing.integrity import RuleResult, check_snapshot
 from pricing.registry import PROVIDERS, ProviderSpec, get_provider, provider_names
 from tokendesk.records import PriceQuote, PricingModel, SnapshotKind, SnapshotStatus
 from tokendesk.textsafety import safe_message

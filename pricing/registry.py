@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pricing.aws import fetch_aws
 from pricing.aws_bulk import fetch_aws_bulk
 from pricing.azure import fetch_azure
-from pricing.base import ProviderResult, RegionProgress
 from pricing.gcp import fetch_gcp
+from pricing.provider import ProviderResult, RegionProgress
 from pricing.sheets import fetch_sheets
 
 

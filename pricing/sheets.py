@@ -43,7 +43,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from pricing.base import ProviderResult, RegionProgress, SkippedItem, no_progress
+from pricing.provider import ProviderResult, RegionProgress, SkippedItem, no_progress
 from tokendesk.catalog import check_in_catalog
 from tokendesk.paths import data_dir, user_data_dir
 from tokendesk.records import PriceBasis, PriceQuote, PricingModel

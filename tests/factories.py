@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from costmodel.plan_inputs import PlanScenario, builtin_plans
-from costmodel.workspace import Workspace
+from costmodel.workspace_model import Workspace
 from planning.what_ifs import DEFAULTS
 from planning.workspaces import import_workspace, read_workspace_file
 from pricing.integrity import check_price_file

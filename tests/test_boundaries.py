@@ -184,6 +184,55 @@ def test_the_graph_sees_the_project() -> None:
     )
 
 
+# A dashboard page is one thing in two files, its model and its view, and both carry its name.
+PAGE_HALVES = ("app.models", "app.views")
+
+
+def shared_file_names(paths: dict[str, Path]) -> dict[str, list[str]]:
+    """File names that more than one module carries, with those modules (``__init__.py`` and a
+    page's model + view pair apart): two jobs under one name are a wrong import away."""
+    by_name: dict[str, list[str]] = {}
+    for name, path in paths.items():
+        if path.name != "__init__.py":
+            by_name.setdefault(path.name, []).append(name)
+    return {
+        file: sorted(names)
+        for file, names in by_name.items()
+        if len(names) > 1 and not _one_page(names)
+    }
+
+
+def _one_page(names: list[str]) -> bool:
+    return len(names) == 2 and sorted(n.rsplit(".", 1)[0] for n in names) == list(PAGE_HALVES)
+
+
+def test_the_shared_name_finder_can_fail() -> None:
+    found = shared_file_names(
+        {
+            "briefs.charts": Path("briefs/charts.py"),
+            "app.charts": Path("app/charts.py"),
+            "app.models.costs": Path("app/models/costs.py"),
+            "app.views.costs": Path("app/views/costs.py"),
+            "cli.costs": Path("cli/costs.py"),
+            "app.models.prices": Path("app/models/prices.py"),
+            "app.views.prices": Path("app/views/prices.py"),
+            "pricing": Path("pricing/__init__.py"),
+            "warehouse": Path("warehouse/__init__.py"),
+        }
+    )
+    assert found == {
+        "charts.py": ["app.charts", "briefs.charts"],
+        "costs.py": ["app.models.costs", "app.views.costs", "cli.costs"],
+    }
+
+
+def test_no_file_name_appears_in_two_packages() -> None:
+    shared = shared_file_names(MODULES)
+    assert not shared, "one file name, several modules (rename each to what it does): " + "; ".join(
+        f"{file}: {', '.join(names)}" for file, names in sorted(shared.items())
+    )
+
+
 def test_finds_a_cycle_when_there_is_one() -> None:
     graph = {"a": {"b": 1}, "b": {"c": 1}, "c": {"a": 1}, "d": {"a": 1}}
     assert find_cycles(graph) == [["a", "b", "c"]]
@@ -353,7 +402,7 @@ def sql_strings(path: Path) -> list[int]:
 
 def test_the_sql_finder_finds_the_warehouse_statements() -> None:
     # A guard for the test below: a finder that matched nothing would pass it.
-    assert sql_strings(MODULES["warehouse.futures"])
+    assert sql_strings(MODULES["warehouse.as_of"])
     assert not SQL.search("what changed from one date to the next, selected for the reader")
 
 

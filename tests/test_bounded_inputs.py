@@ -13,18 +13,18 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from cli.commit import register as register_commit
+from cli.commit_command import register as register_commit
 from cli.main import app
-from cli.optimize import register as register_optimize
-from cli.workspace import register
-from costmodel.workspace import WorkspaceError, workspace_from_dict
+from cli.optimize_command import register as register_optimize
+from cli.workspace_command import register
+from costmodel.workspace_model import WorkspaceError, workspace_from_dict
 from planning.workspaces import WorkspaceFileError, workspace_from_upload
 from planning.workspaces import read_workspace_file as read_workspace
 from tests.workspace_data import EXAMPLE
 from tokendesk.safeyaml import YamlInputError, YamlLimits, load_yaml_text, read_yaml_text
 from tokendesk.textsafety import excerpt
 from warehouse import Warehouse
-from warehouse.workspaces import current_workspace
+from warehouse.workspace_versions import current_workspace
 
 register(app)
 register_commit(app)

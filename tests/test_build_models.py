@@ -16,8 +16,8 @@ import pytest
 
 from benchmarks.plausibility import architecture_for
 from costmodel import kv_bytes_per_sequence, kv_bytes_per_token, memory_fit
+from costmodel.bundled_tables import model_architectures, resolve_architecture
 from costmodel.demand import model_key
-from costmodel.tables import model_architectures, resolve_architecture
 from tokendesk.paths import REPO_ROOT
 
 SCRIPT = REPO_ROOT / "scripts" / "build_models.py"

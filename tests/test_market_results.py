@@ -264,7 +264,7 @@ def test_every_shape_figure_is_in_its_file_at_its_commit():
 
 def test_every_model_the_bundled_results_name_is_in_the_model_table():
     from benchmarks.plausibility import architecture_for
-    from costmodel.tables import resolve_architecture
+    from costmodel.bundled_tables import resolve_architecture
 
     seed = ROOT / "data" / "seed_results.csv"
     with seed.open(newline="", encoding="utf-8") as handle:

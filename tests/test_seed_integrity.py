@@ -114,7 +114,7 @@ def _free_port() -> int:
 def test_the_dashboards_first_start_refuses_it(failing_seed, tmp_path, monkeypatch):
     db = tmp_path / "first-start.duckdb"
     monkeypatch.setenv("TOKENDESK_DB", str(db))
-    at = AppTest.from_file(str(REPO_ROOT / "app" / "main.py"), default_timeout=60).run()
+    at = AppTest.from_file(str(REPO_ROOT / "app" / "streamlit_app.py"), default_timeout=60).run()
     assert not at.exception
     assert any(REFUSED in shown(error.value) for error in at.error), [e.value for e in at.error]
     assert _seed_rows(db) == (0, 0)

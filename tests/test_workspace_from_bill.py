@@ -21,14 +21,14 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
-from cli.workspace import register
-from costmodel.workspace import FLEET_COLUMNS
+from cli.workspace_command import register
+from costmodel.workspace_model import FLEET_COLUMNS
 from planning import bill as bill_import
 from planning import evaluation as pe
 from planning import workspaces as pw
 from tokendesk.paths import REPO_ROOT
 from warehouse import Warehouse
-from warehouse.workspaces import workspace_versions
+from warehouse.workspace_versions import workspace_versions
 
 register(app)
 runner = CliRunner()

@@ -22,8 +22,8 @@ from typer.testing import CliRunner
 
 from briefs import workspace_plans as wp
 from cli.main import app
-from cli.workspace import register
-from costmodel.workspace import FLEET_PRICING_MODELS, WorkspaceError, workspace_to_dict
+from cli.workspace_command import register
+from costmodel.workspace_model import FLEET_PRICING_MODELS, WorkspaceError, workspace_to_dict
 from planning import evaluation as pe
 from planning import workspaces as pw
 from planning.commitment import commitments

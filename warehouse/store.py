@@ -49,7 +49,7 @@ from warehouse.migrations import MIGRATIONS, Migration, pending_migrations
 from warehouse.price_rows import PRICE_COLUMNS, price_row, utc_naive
 from warehouse.queries import SNAPSHOT_DATE_KNOWN_SQL, cost_options
 from warehouse.seed import PriceCheck, load_seed
-from warehouse.workspaces import seed_workspace
+from warehouse.workspace_versions import seed_workspace
 
 RESULT_COLUMNS = tuple(
     name for name in BenchmarkResult.model_fields if name not in {"ttft_basis"}

@@ -18,8 +18,8 @@ import pandas as pd
 from app.models.costs import Headline
 from app.models.tables import Column
 from app.safe import plain
-from pricing.base import ProgressEvent
 from pricing.integrity import RULE_EXPIRED, RULE_MOVED, check_snapshot
+from pricing.provider import ProgressEvent
 from pricing.refresh import RefreshReport
 from pricing.registry import ProviderSpec
 from tokendesk import formatting

@@ -16,7 +16,7 @@ from dataclasses import replace
 import pandas as pd
 
 from briefs.document import Document, Table
-from costmodel.workspace import FleetEntry, Workspace
+from costmodel.workspace_model import FleetEntry, Workspace
 from tokendesk.records import PriceQuote
 
 NEGOTIATED = "negotiated"

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from briefs.demand_doc import TraceFileError, TrafficError, trace_document
-from costmodel.workspace import (
+from costmodel.workspace_model import (
     FLEET_COLUMNS,
     FLEET_PRICING_MODELS,
     OWNED_REQUIRED,
@@ -252,7 +252,7 @@ def new_workload_row(
 ) -> tuple[dict, str | None]:
     """A Demand table row from the "Add a workload" fields, checked the way a save checks it:
     (the row, None), or (the row, the problem in the page's words)."""
-    from costmodel.workspace import workload_from_dict
+    from costmodel.workspace_model import workload_from_dict
 
     row = {
         "workload": workload.strip(),

@@ -10,8 +10,8 @@ import streamlit as st
 from app import charts, data, ui
 from app.models import memory_fit as model
 from app.url_state import UrlInput
+from costmodel.bundled_tables import model_architectures
 from costmodel.memory import kv_bytes_per_token
-from costmodel.tables import model_architectures
 from tokendesk.catalog import load_catalog
 
 INPUTS = (

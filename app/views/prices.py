@@ -13,7 +13,7 @@ from app import auth, charts, data, ui
 from app.models import prices as model
 from app.safe import plain
 from app.url_state import UrlInput
-from pricing.base import ProgressEvent
+from pricing.provider import ProgressEvent
 from pricing.refresh import refresh
 from pricing.registry import PROVIDERS, provider_names
 from tokendesk import formatting

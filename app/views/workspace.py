@@ -16,7 +16,7 @@ from app.safe import plain
 from briefs.demand_doc import demand_rows
 from costmodel import domain
 from costmodel.demand import PERCENTILES
-from costmodel.workspace import FIRST_DATE, LAST_DATE, ON_DEMAND_BASES, OWNED_REQUIRED
+from costmodel.workspace_model import FIRST_DATE, LAST_DATE, ON_DEMAND_BASES, OWNED_REQUIRED
 from planning.bill import BillImportError
 from planning.workspaces import (
     FIELD_WORDS,

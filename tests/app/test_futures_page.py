@@ -236,7 +236,7 @@ def test_every_day_a_window_may_start_or_end_on_is_read_once_together(writable_e
     each snapshot's day, today) is read in one go at the first review; picking another window
     then reads nothing (each day read on its own cost a new window most of its time), and every
     window's figures stay the command's."""
-    from warehouse import futures as wf
+    from warehouse import as_of as wf
 
     picks = ["2026-08-06", "2026-05-18", "last-review", "2026-08-06"]
     expected = {

@@ -316,9 +316,9 @@ def test_owned_servers_appear_beside_the_optimal_fleet_when_the_workspace_allows
 ):
     from dataclasses import replace
 
-    from costmodel.workspace import workspace_to_dict
+    from costmodel.workspace_model import workspace_to_dict
     from planning.optimum import optimize
-    from warehouse.workspaces import save_workspace
+    from warehouse.workspace_versions import save_workspace
 
     with Warehouse.open(writable_env, read_only=True) as wh:
         _, ws = stored_workspace(wh)
@@ -364,9 +364,9 @@ def test_the_overview_starts_from_the_workspaces_own_slo(writable_fixture_env):
     """The market cards answer for the company's SLO (its largest workload's), not a default."""
     from dataclasses import replace
 
-    from costmodel.workspace import workspace_to_dict
+    from costmodel.workspace_model import workspace_to_dict
     from planning.workspaces import market_view_defaults
-    from warehouse.workspaces import save_workspace
+    from warehouse.workspace_versions import save_workspace
 
     with Warehouse.open(writable_fixture_env, read_only=True) as wh:
         _, ws = stored_workspace(wh)

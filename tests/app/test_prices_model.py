@@ -9,7 +9,7 @@ import pytest
 
 from app import charts
 from app.models import prices as model
-from pricing.base import ProgressEvent
+from pricing.provider import ProgressEvent
 from pricing.refresh import RefreshReport, SnapshotOutcome
 from pricing.registry import PROVIDERS
 from tests.factories import quote

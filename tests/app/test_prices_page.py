@@ -10,7 +10,7 @@ from datetime import UTC, date, datetime
 from streamlit.testing.v1 import AppTest
 
 from app.models.tables import has_no_literals
-from pricing.base import MissingCredentialsError, PermissionDeniedError, ProviderResult
+from pricing.provider import MissingCredentialsError, PermissionDeniedError, ProviderResult
 from pricing.registry import PROVIDERS, ProviderSpec
 from tests.app.pages import VIEWS, chart, open_section, shown
 from tests.factories import FIXTURE_WAREHOUSE

@@ -12,7 +12,7 @@ from tests.app.pages import VIEWS, open_section
 from tests.app.team import EDITOR, TEAM, VIEWER
 from tests.factories import negotiated_quotes
 from warehouse import Warehouse
-from warehouse.workspaces import workspace_versions
+from warehouse.workspace_versions import workspace_versions
 
 NEGOTIATED_SOURCE = "sheet:examplecloud:negotiated"
 #: The Benchmarks page's tabs (only the open one is drawn).
@@ -168,7 +168,7 @@ def test_an_editor_and_the_single_user_find_them_enabled(team_env, user):
 
 
 def _main(user: dict | None, secrets: dict | None = None) -> AppTest:
-    at = AppTest.from_file(str(VIEWS.parent / "main.py"), default_timeout=120)
+    at = AppTest.from_file(str(VIEWS.parent / "streamlit_app.py"), default_timeout=120)
     if user is not None:
         at.secrets, at.user = secrets or TEAM, user
     at.run()

@@ -20,9 +20,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_a_built_warehouse_needs_no_init(app_db, capsys):
     assert is_up_to_date(str(app_db))
-    init, rest = build_command(["--warehouse", str(app_db), "run", "app/main.py"])
+    init, rest = build_command(["--warehouse", str(app_db), "run", "app/streamlit_app.py"])
     assert init is None
-    assert rest == ["run", "app/main.py"]
+    assert rest == ["run", "app/streamlit_app.py"]
     assert "up to date" in capsys.readouterr().out
 
 
@@ -48,9 +48,9 @@ def test_anything_else_goes_to_db_init(case, app_db, tmp_path):
         _missing_migration(target)
     name = "ducklake:postgres:dbname=x" if case == "team catalog" else str(target)
     assert not is_up_to_date(name)
-    init, rest = build_command(["--warehouse", name, "run", "app/main.py"])
+    init, rest = build_command(["--warehouse", name, "run", "app/streamlit_app.py"])
     assert init == [sys.executable, "-m", "cli.main", "db", "init", "--db", name]
-    assert rest == ["run", "app/main.py"]
+    assert rest == ["run", "app/streamlit_app.py"]
 
 
 def test_a_file_another_process_is_writing_goes_to_db_init(app_db, tmp_path):
@@ -135,7 +135,7 @@ def test_the_other_pages_imports_wait_until_a_page_has_run(app_env):
     warm = threading.Thread(target=lambda: (warming.wait_for_a_page(60), imported.set()))
     warm.start()
     assert not imported.wait(0.2)
-    at = AppTest.from_file(str(ROOT / "app" / "main.py"), default_timeout=120).run()
+    at = AppTest.from_file(str(ROOT / "app" / "streamlit_app.py"), default_timeout=120).run()
     assert not at.exception
     assert imported.wait(30)
     warm.join()

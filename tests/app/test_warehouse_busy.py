@@ -32,7 +32,9 @@ def test_pages_show_a_plain_notice_while_another_process_writes(fixture_db, tmp_
     )
     try:
         assert holder.stdout.readline().strip() == "holding"
-        at = AppTest.from_file(str(REPO_ROOT / "app" / "main.py"), default_timeout=60).run()
+        at = AppTest.from_file(
+            str(REPO_ROOT / "app" / "streamlit_app.py"), default_timeout=60
+        ).run()
         assert not at.exception
         notices = [info.value for info in at.info]
         assert any("being written by another tokendesk process" in n for n in notices), notices

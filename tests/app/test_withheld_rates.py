@@ -21,12 +21,12 @@ from app.models.withheld import (
     restore_rates,
     withhold_rates,
 )
-from costmodel.workspace import workspace_from_dict
+from costmodel.workspace_model import workspace_from_dict
 from tests.app.pages import VIEWS
 from tests.app.team import EDITOR, TEAM, VIEWER
 from tests.factories import negotiated_quotes
 from warehouse import Warehouse
-from warehouse.workspaces import current_workspace, save_workspace
+from warehouse.workspace_versions import current_workspace, save_workspace
 
 #: A rate no other figure on the pages has, so its absence is telling.
 SECRET_RATE = 12.3457
@@ -141,7 +141,7 @@ def _workspace(rate: float | None = SECRET_RATE):
     line = dict(NEGOTIATED_LINE, serves=ws.demand[0].workload)
     if rate is not None:
         line["usd_per_hour"] = rate
-    from costmodel.workspace import workspace_to_dict
+    from costmodel.workspace_model import workspace_to_dict
 
     body = workspace_to_dict(ws)
     body["fleet"].append(line)

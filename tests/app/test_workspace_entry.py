@@ -12,7 +12,7 @@ from app.models import workspace as model
 from tests.app.pages import VIEWS, open_section
 from tests.factories import fixture_workspace
 from warehouse import Warehouse
-from warehouse.workspaces import current_workspace
+from warehouse.workspace_versions import current_workspace
 
 NEAREST = "did you mean Standard_ND96isr_MI300X_v5?"
 MORE_SETTINGS = "ws_more_settings_open"
@@ -200,7 +200,7 @@ def test_the_settings_beyond_the_tables_are_edited_on_the_page_and_kept_on_save(
 
 
 def test_a_line_named_with_control_characters_is_named_cleanly():
-    from costmodel.workspace import WorkspaceError
+    from costmodel.workspace_model import WorkspaceError
     from planning.workspaces import problem_in_words
     from tokendesk.textsafety import has_control
 

@@ -8,10 +8,10 @@ from datetime import date
 
 from streamlit.testing.v1 import AppTest
 
-from costmodel.workspace import workspace_from_dict
+from costmodel.workspace_model import workspace_from_dict
 from tests.app.pages import VIEWS, open_section
 from warehouse import Warehouse
-from warehouse.workspaces import current_workspace
+from warehouse.workspace_versions import current_workspace
 
 MORE_SETTINGS = "ws_more_settings_open"
 #: Each section that starts closed: its expander's key, and an element only it draws.
@@ -134,7 +134,7 @@ def test_kept_settings_give_way_to_a_version_saved_meanwhile(writable_env):
     """Settings kept while "More settings" is closed belong to the workspace they were opened on:
     once someone saves another version, the page shows and saves that version's settings, not
     the kept ones over it."""
-    from warehouse.workspaces import save_workspace
+    from warehouse.workspace_versions import save_workspace
 
     at = open_section(_page(), MORE_SETTINGS)
     at.text_input(key="ws_discount_1y").set_value("0.2")

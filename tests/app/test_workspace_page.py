@@ -11,7 +11,7 @@ from app.models import workspace as model
 from tests.app.pages import VIEWS
 from tests.factories import fixture_workspace
 from warehouse import Warehouse
-from warehouse.workspaces import workspace_versions
+from warehouse.workspace_versions import workspace_versions
 
 
 def test_edited_tables_round_trip_to_the_same_workspace():
@@ -67,8 +67,8 @@ def test_the_page_saves_a_new_version(writable_fixture_env):
     # everything else the page shows (tables in people's units, settings) is saved as it was
     from dataclasses import replace
 
-    from costmodel.workspace import workspace_from_dict
-    from warehouse.workspaces import current_workspace
+    from costmodel.workspace_model import workspace_from_dict
+    from warehouse.workspace_versions import current_workspace
 
     with Warehouse.open(writable_fixture_env, read_only=True) as wh:
         _, body = current_workspace(wh) or (None, {})

@@ -10,13 +10,13 @@ from audit.scan import scan
 from costmodel import Engine
 from costmodel.plan import WorkspaceEngine
 from costmodel.plan_inputs import PlanContext
-from costmodel.workspace import workspace_from_dict
+from costmodel.workspace_model import workspace_from_dict
 from tests.audit.helpers import write
 from tests.factories import default_plans
 from tests.workspace_data import OPTIONS, workspace
 
 RULES = load_rules()
-#: The defaults a backend the audit does not cover keeps (costmodel.scenarios.MigrationInputs).
+#: The defaults a backend the audit does not cover keeps (costmodel.market.MigrationInputs).
 LOADED_USD_PER_WEEK, CERTIFY_USD = 5000.0, 2 * 2500.0
 
 

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from audit import scan as scan_module
-from audit.render import markdown
+from audit.gap_list import markdown
 from audit.report import summarise
 from audit.rules import load_rules
 from audit.scan import AuditPathError, classify, scan

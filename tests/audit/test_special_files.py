@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import signal
 
-from audit.render import markdown
+from audit.gap_list import markdown
 from audit.report import summarise
 from audit.scan import scan
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from benchmarks.bulk import IMPORTED, NEEDS_FLAG, REFUSED, import_tree, result_files, summary
-from cli.bench import bench_app
+from cli.bench_command import bench_app
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 V41 = REAL / "mlperf_v4.1"

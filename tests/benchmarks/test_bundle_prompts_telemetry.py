@@ -28,7 +28,7 @@ from benchmarks.telemetry import (
     parse_proc_stat,
     parse_rocm_smi,
 )
-from cli.bench import bench_app
+from cli.bench_command import bench_app
 
 ROOT = Path(__file__).parents[2]
 BUNDLE = ROOT / "data" / "model_bundles" / "fake-echo-1-bf16"

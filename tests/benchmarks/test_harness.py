@@ -18,7 +18,7 @@ from benchmarks.prompts import GoldenPrompt, load_prompts
 from benchmarks.results import RunContext, build_document, document_to_results
 from benchmarks.runner import HarnessConfig, OperatingPoint, endpoint_url, run_point
 from benchmarks.stats import summary
-from cli.bench import bench_app
+from cli.bench_command import bench_app
 from warehouse import Warehouse
 
 BUNDLE = Path(__file__).parents[2] / "data" / "model_bundles" / "fake-echo-1-bf16"

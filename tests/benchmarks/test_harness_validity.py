@@ -29,7 +29,7 @@ from benchmarks.runner import (
 )
 from benchmarks.slo import SLOError, parse_slo, pick_goodput_point
 from benchmarks.tokens import load_token_counter
-from cli.bench import bench_app
+from cli.bench_command import bench_app
 from cli.bench_points import figure
 from cli.main import app as tokendesk_app
 from warehouse import Warehouse

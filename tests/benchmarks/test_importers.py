@@ -20,7 +20,7 @@ from benchmarks.importers import (
 )
 from benchmarks.importers.hardware import accelerator_for
 from benchmarks.importers.llamabench import precision_of
-from cli.bench import bench_app
+from cli.bench_command import bench_app
 from warehouse import Warehouse
 
 FIX = Path(__file__).parent / "fixtures"

@@ -32,7 +32,7 @@ from typer.testing import CliRunner
 from benchmarks.datasets import load_dataset
 from benchmarks.prompts import approx_tokens, load_prompts
 from benchmarks.runner import HarnessConfig, OperatingPoint, run_point
-from cli.bench import bench_app
+from cli.bench_command import bench_app
 from tests.benchmarks.tiny_gguf import write_tiny_llama
 from warehouse import Warehouse
 

@@ -9,7 +9,7 @@ import typer
 from pydantic import ValidationError
 
 from benchmarks.plausibility import disagreeing_duplicates, gate
-from cli import bench as bench_cli
+from cli import bench_command as bench_cli
 from tests.factories import result
 from warehouse import Warehouse
 

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from briefs.render import _md_text, csv_table, render_document
 from briefs.workspace_plans import fleet_evidence, workspace_document
-from cli.briefs import register
+from cli.briefs_command import register
 from cli.main import app
 from planning.evaluation import verdicts_of
 from planning.verdicts import BUY_WORD, DEFER_WORD, KEEP_WORD, NO_BUY_WORD, decided_plan

@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 
 from briefs import workspace_plans as wp
 from briefs.render import render_document
-from cli.briefs import register as register_brief
+from cli.briefs_command import register as register_brief
 from cli.main import app
-from cli.workspace import register as register_scenarios
+from cli.workspace_command import register as register_scenarios
 from costmodel import Engine
 from planning import evaluation as pe
 from planning import workspaces as pw

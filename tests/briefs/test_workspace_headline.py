@@ -7,7 +7,7 @@ from briefs.workspace_plans import headline
 from costmodel import Engine
 from costmodel.plan import WorkspaceEngine
 from costmodel.plan_inputs import PlanContext
-from costmodel.workspace import workspace_from_dict
+from costmodel.workspace_model import workspace_from_dict
 from planning.evaluation import verdicts_of
 from planning.verdicts import decided_plan
 from tests.factories import default_plans

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
-from costmodel.tables import resolve_architecture
+from costmodel.bundled_tables import resolve_architecture
 from pricing.integrity import check_price_file
 from warehouse import Warehouse
 

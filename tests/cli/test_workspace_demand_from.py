@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
-from cli.workspace import register
+from cli.workspace_command import register
 from tokendesk.paths import REPO_ROOT
 
 register(app)

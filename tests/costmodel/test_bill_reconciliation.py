@@ -7,7 +7,7 @@ from datetime import date
 import pytest
 
 from costmodel.bill_reconciliation import BilledLine, fleet_changes, reconcile, reconcile_line
-from costmodel.workspace import FleetEntry
+from costmodel.workspace_model import FleetEntry
 
 
 def test_the_parts_add_up_to_the_difference_and_name_a_rate_gap():

@@ -24,7 +24,7 @@ from costmodel.commit_levels import (
 from costmodel.commitment_workspace import brief_rows, workspace_commitments
 from costmodel.plan import WorkspaceEngine
 from costmodel.plan_inputs import PlanContext
-from costmodel.workspace import WorkspaceError, workspace_from_dict, workspace_to_dict
+from costmodel.workspace_model import WorkspaceError, workspace_from_dict, workspace_to_dict
 from tests.workspace_data import OPTIONS, workspace
 
 FLAT_TWO = (2.0,) * 24

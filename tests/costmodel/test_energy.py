@@ -7,7 +7,8 @@ from datetime import date
 import numpy as np
 import pytest
 
-from costmodel import tables
+from costmodel import bundled_tables
+from costmodel.bundled_tables import GridIntensity
 from costmodel.energy import (
     BASIS_MEASURED,
     BASIS_NONE,
@@ -17,7 +18,6 @@ from costmodel.energy import (
     joules_per_token,
     kwh_per_million_tokens,
 )
-from costmodel.tables import GridIntensity
 from tests.factories import frame, sweep
 from tokendesk.paths import data_dir
 
@@ -78,13 +78,13 @@ def test_no_tdp_or_no_grid_figure_leaves_a_gap_that_says_why():
 def test_the_bundled_tables_are_sourced_dated_and_name_known_accelerators():
     with (data_dir() / "accelerators.csv").open(newline="", encoding="utf-8") as handle:
         known = {row["accelerator_id"] for row in csv.DictReader(handle)}
-    power = tables.accelerator_power()
+    power = bundled_tables.accelerator_power()
     assert power and set(power) <= known
     for row in power.values():
         assert 50 <= row.tdp_w <= 2000 and row.source_url.startswith("https://")
         assert date.fromisoformat(row.source_date) <= date.today()
         assert row.confidence in {"high", "medium", "low"}
-    grid = tables.grid_intensity()
+    grid = bundled_tables.grid_intensity()
     assert ("gcp", "us-central1") in grid and ("aws", "us-east-1") in grid
     for row in grid.values():
         assert 0 < row.g_co2e_per_kwh < 1500 and row.source_url.startswith("https://")
@@ -98,10 +98,10 @@ def test_a_bad_table_row_names_the_file_line_and_field(tmp_path, monkeypatch):
         "provider,region,location,g_co2e_per_kwh,year,source_title,source_url,basis,confidence\n"
         "aws,us-east-1,Virginia,lots,2025,t,https://example.org,b,high\n"
     )
-    monkeypatch.setattr(tables, "data_dir", lambda: tmp_path)
-    tables.grid_intensity.cache_clear()
+    monkeypatch.setattr(bundled_tables, "data_dir", lambda: tmp_path)
+    bundled_tables.grid_intensity.cache_clear()
     try:
         with pytest.raises(ValueError, match=r"grid_intensity.csv:2: g_co2e_per_kwh 'lots'"):
-            tables.grid_intensity()
+            bundled_tables.grid_intensity()
     finally:
-        tables.grid_intensity.cache_clear()
+        bundled_tables.grid_intensity.cache_clear()

@@ -6,7 +6,7 @@ import pytest
 
 from costmodel import domain
 from costmodel.demand import HourlyProfile
-from costmodel.workspace import WorkspaceError, workspace_from_dict
+from costmodel.workspace_model import WorkspaceError, workspace_from_dict
 from tests.workspace_data import EXAMPLE
 
 

@@ -16,7 +16,7 @@ from costmodel import Engine, options_from_frame
 from costmodel.plan import WorkspaceEngine
 from costmodel.plan_inputs import PlanContext, custom_plan
 from costmodel.sizing import OnDemandBasis
-from costmodel.workspace import Workload, Workspace
+from costmodel.workspace_model import Workload, Workspace
 from tests.factories import default_plans, frame, sweep
 
 HOURS = 730

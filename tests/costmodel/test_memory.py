@@ -1,8 +1,8 @@
 import pytest
 
 from costmodel import kv_bytes_per_token, memory_fit, weight_bytes
+from costmodel.bundled_tables import model_architectures, resolve_architecture
 from costmodel.memory import GIB
-from costmodel.tables import model_architectures, resolve_architecture
 from tokendesk.catalog import accelerator
 
 

@@ -22,7 +22,7 @@ from costmodel.optimizer_problem import HELD, HOURLY, Candidate, Problem, object
 from costmodel.optimizer_workspace import workspace_problem
 from costmodel.plan import WorkspaceEngine
 from costmodel.plan_inputs import PlanContext, custom_plan
-from costmodel.workspace import workspace_from_dict
+from costmodel.workspace_model import workspace_from_dict
 from tests.factories import default_plans
 from tests.optimizer_reference import (
     brute_force,

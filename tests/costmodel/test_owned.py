@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 from costmodel import Engine
+from costmodel.bundled_tables import electricity_prices, owned_servers
 from costmodel.optimizer import solve
 from costmodel.optimizer_workspace import OWNED_NOTE, with_owned, workspace_problem
-from costmodel.options import OWNED, OptionTable
+from costmodel.option_table import OWNED, OptionTable
 from costmodel.owned import (
     CloudAlternative,
     ElectricityPrice,
@@ -25,8 +26,7 @@ from costmodel.owned import (
 )
 from costmodel.plan import WorkspaceEngine
 from costmodel.plan_inputs import PlanContext
-from costmodel.tables import electricity_prices, owned_servers
-from costmodel.workspace import WorkspaceError, workspace_from_dict, workspace_to_dict
+from costmodel.workspace_model import WorkspaceError, workspace_from_dict, workspace_to_dict
 from tests.factories import frame, sweep
 from tests.workspace_data import OPTIONS, workspace
 

@@ -15,7 +15,7 @@ from costmodel.plan_inputs import (
     growth_factor,
     month_start,
 )
-from costmodel.workspace import (
+from costmodel.workspace_model import (
     WorkspaceError,
     workspace_from_dict,
     workspace_to_dict,

@@ -15,7 +15,7 @@ from costmodel.plan import WorkspaceEngine
 from costmodel.plan_inputs import PlanContext
 from costmodel.shape import NEAR_CACHE_SHARE, NEAR_RATIO_FACTOR, shape_distance
 from costmodel.sizing import OnDemandBasis
-from costmodel.workspace import WorkspaceError, workspace_from_dict
+from costmodel.workspace_model import WorkspaceError, workspace_from_dict
 from tests.factories import default_plans, frame
 from tests.shape_data import CACHED, CHAT, PROMPT_HEAVY, chat_only
 from tests.workspace_data import HOURS
@@ -166,7 +166,7 @@ def test_where_ttft_and_tpot_are_measured_the_split_and_the_reading_use_the_meas
 
 def test_a_workloads_shape_survives_the_yaml_and_an_edit_of_the_workspace_table():
     from app.models.workspace import demand_rows, edited_workspace, fleet_rows
-    from costmodel.workspace import workspace_to_dict
+    from costmodel.workspace_model import workspace_to_dict
 
     data = chat_only(cache=0.7)
     data["demand"][0] |= {

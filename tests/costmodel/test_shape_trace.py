@@ -13,7 +13,7 @@ from briefs.demand_doc import trace_document
 from costmodel import Engine
 from costmodel.plan import WorkspaceEngine
 from costmodel.plan_inputs import PlanContext
-from costmodel.workspace import workspace_from_dict
+from costmodel.workspace_model import workspace_from_dict
 from tests.factories import default_plans, frame, sweep
 from tests.shape_data import AZURE_CODE
 

@@ -12,8 +12,8 @@ from costmodel import (
     size_line,
     units_needed,
 )
+from costmodel.bundled_tables import software_maturity, stage_gates
 from costmodel.risk import SpendLine, assess_risk, hhi_figure, maturity_lookup
-from costmodel.tables import software_maturity, stage_gates
 
 FLAT = (1.0,) * 24
 

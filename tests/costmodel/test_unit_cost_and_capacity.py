@@ -11,7 +11,7 @@ from costmodel import (
     usd_per_1k_tokens,
 )
 from costmodel.capacity import NO_PERCENTILE, capacity_arrays
-from costmodel.options import OptionTable
+from costmodel.option_table import OptionTable
 from tests.factories import frame, sweep
 
 

@@ -19,7 +19,7 @@ from tests.e2e.artifacts import screenshot
 from tests.e2e.server import free_port, start_dashboard
 from tests.factories import negotiated_quotes, seeded_warehouse
 from warehouse import Warehouse
-from warehouse.workspaces import workspace_versions
+from warehouse.workspace_versions import workspace_versions
 
 pytestmark = pytest.mark.e2e
 

@@ -10,7 +10,7 @@ from costmodel import Engine
 from costmodel.plan import WorkspaceEngine
 from costmodel.plan_inputs import PlanContext, custom_plan
 from costmodel.sizing import OnDemandBasis
-from costmodel.workspace import workspace_from_dict
+from costmodel.workspace_model import workspace_from_dict
 from planning.evaluation import verdicts_of
 from planning.verdicts import NO_BUY_WORD
 from tests.factories import default_plans

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from briefs.workspace_plans import results_json
 from cli.main import app
 from costmodel import Engine
-from costmodel.workspace import workspace_from_dict
+from costmodel.workspace_model import workspace_from_dict
 from planning import evaluation as pe
 from planning import workspaces as pw
 from tests.factories import quote, result

@@ -12,7 +12,7 @@ from xml.etree import ElementTree as ET
 import pytest
 from typer.testing import CliRunner
 
-from cli.briefs import register
+from cli.briefs_command import register
 from cli.main import app
 from planning import gate_inputs as gi
 from planning import regression_gate as rg

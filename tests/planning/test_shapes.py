@@ -6,7 +6,7 @@ import pytest
 
 from briefs.demand_doc import trace_document
 from costmodel import Engine
-from costmodel.workspace import workspace_from_dict
+from costmodel.workspace_model import workspace_from_dict
 from planning.shapes import shape_comparison
 from tests.factories import frame
 from tests.shape_data import AZURE_CODE, CHAT, PROMPT_HEAVY, chat_only

@@ -24,10 +24,10 @@ from briefs.workspace_plans import (
     workload_shape_rows,
     workspace_document,
 )
-from cli.briefs import register as register_briefs
+from cli.briefs_command import register as register_briefs
 from cli.main import app
-from cli.workspace import register as register_workspace
-from costmodel.workspace import workspace_from_dict
+from cli.workspace_command import register as register_workspace
+from costmodel.workspace_model import workspace_from_dict
 from planning import evaluation as pe
 from planning import workspaces as pw
 from planning.verdicts import BUY_WORD, decided_plan

@@ -18,7 +18,7 @@ from pricing.aws import (
     parse_spot_history,
     price_list_filters,
 )
-from pricing.base import PermissionDeniedError
+from pricing.provider import PermissionDeniedError
 from tokendesk.records import PricingModel
 
 NOW = datetime(2026, 9, 1, 12, 0, tzinfo=UTC)

@@ -11,8 +11,8 @@ from google.api_core.client_options import ClientOptions
 from google.auth.credentials import AnonymousCredentials
 from google.cloud import billing_v1, compute_v1
 
-from pricing.base import PermissionDeniedError
 from pricing.gcp import fetch_gcp, fetch_skus, not_sold_on_demand, parse_gcp
+from pricing.provider import PermissionDeniedError
 from tokendesk.records import PriceBasis, PricingModel
 
 NOW = datetime(2026, 9, 1, tzinfo=UTC)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pricing.base import PermissionDeniedError, ProviderResult
+from pricing.provider import PermissionDeniedError, ProviderResult
 from pricing.refresh import refresh
 from pricing.registry import ProviderSpec
 from tokendesk.records import PriceQuote, PricingModel, SnapshotStatus

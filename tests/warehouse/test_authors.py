@@ -11,7 +11,7 @@ from tokendesk.records import SnapshotKind
 from warehouse import Warehouse, queries, store
 from warehouse.decisions import Decision, record_decision
 from warehouse.migrations import MIGRATIONS
-from warehouse.workspaces import example_workspace_body, save_workspace, workspace_versions
+from warehouse.workspace_versions import example_workspace_body, save_workspace, workspace_versions
 
 EDITOR = Principal("lee@example.com", Role.EDITOR, signed_in=True)
 VIEWER = Principal("pat@example.com", Role.VIEWER, signed_in=True, sees_negotiated=False)
@@ -103,7 +103,7 @@ def test_as_names_who_a_command_line_write_is_recorded_for(tmp_path, monkeypatch
     from typer.testing import CliRunner
 
     from cli.main import app
-    from cli.workspace import register
+    from cli.workspace_command import register
     from tokendesk import access
     from tokendesk.paths import data_dir
 

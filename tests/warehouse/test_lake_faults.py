@@ -272,7 +272,7 @@ def test_the_dashboard_keeps_what_it_read_while_postgres_is_down(
     target, data_path = lake
     monkeypatch.setenv("TOKENDESK_DB", target)
     monkeypatch.setenv("TOKENDESK_DATA_PATH", data_path)
-    main = str(REPO_ROOT / "app" / "main.py")
+    main = str(REPO_ROOT / "app" / "streamlit_app.py")
     first = AppTest.from_file(main, default_timeout=120).run()
     assert not first.exception and not first.warning
     headline = [metric.value for metric in first.metric]

@@ -13,7 +13,7 @@ from datetime import date, datetime
 import pandas as pd
 import pytest
 
-from costmodel.scenarios import Engine
+from costmodel.market import Engine
 from tokendesk import formatting
 from tokendesk.paths import data_dir
 from warehouse.queries import cost_options

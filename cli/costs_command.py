@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from cli.errors import fail
-from cli.options import DbOption, FormatOption, OutputFormat
+from cli.exits import fail
+from cli.shared_options import DbOption, FormatOption, OutputFormat
 from tokendesk import formatting
 from tokendesk.columns import OPTION_FIGURES
 from tokendesk.labels import sku_label

@@ -7,7 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from cli.commit import register
+from cli.commit_command import register
 from cli.main import app
 from planning import workspaces as pw
 from tests.workspace_data import EXAMPLE, list_price
@@ -77,7 +77,7 @@ def test_a_bad_commitment_block_is_a_clear_error(db, tmp_path):
 
 
 def test_the_brief_section_prints_one_sentence_per_workload_and_every_option(db):
-    from briefs.commitment import commitment_section
+    from briefs.commitment_doc import commitment_section
     from costmodel.commit_levels import shown_options
     from costmodel.commitment_workspace import brief_rows
     from planning.commitment import commitments

@@ -16,14 +16,14 @@ from audit.report import summarise, to_json
 from audit.rules import RuleTableError, load_rules
 from audit.scan import AuditPathError, scan
 from briefs import workspace_plans as wp
-from briefs.commitment import commitment_section
+from briefs.commitment_doc import commitment_section
 from briefs.demand_doc import TraceFileError, TrafficError, demand_rows, trace_document
 from briefs.optimal import brief_sections
-from cli.briefs import BaseUrlOption, UnitOption, output_path, token_unit
-from cli.errors import fail
-from cli.options import DbOption
+from cli.briefs_command import BaseUrlOption, UnitOption, output_path, token_unit
+from cli.exits import fail
+from cli.shared_options import DbOption
 from costmodel import Engine, domain
-from costmodel.workspace import (
+from costmodel.workspace_model import (
     WorkspaceError,
     audit_from_dict,
     workspace_from_dict,
@@ -41,7 +41,7 @@ from tokendesk.terminal import Grid, grid_from_rows, make_console, print_table
 from tokendesk.textsafety import terminal_text
 from warehouse import Warehouse, WarehouseError
 from warehouse.queries import TooManyPlanningOptions
-from warehouse.workspaces import save_workspace, workspace_version, workspace_versions
+from warehouse.workspace_versions import save_workspace, workspace_version, workspace_versions
 
 console = make_console()
 err = make_console(stderr=True)

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from cli.options import DbOption
+from cli.shared_options import DbOption
 from tokendesk.paths import REPO_ROOT, default_db_path
 from tokendesk.terminal import make_console
 
@@ -40,7 +40,7 @@ def run_app(
 ) -> None:
     """Start the dashboard (builds the warehouse from data/ on first start)."""
     target = db or default_db_path()
-    entry = REPO_ROOT / "app" / "main.py"
+    entry = REPO_ROOT / "app" / "streamlit_app.py"
     command = [
         sys.executable,
         "-m",

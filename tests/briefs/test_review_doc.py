@@ -1,4 +1,4 @@
-"""Futures day's document (``briefs.futures``) and the ``tokendesk futures`` commands: the review's
+"""Futures day's document (``briefs.review_doc``) and the ``tokendesk futures`` commands: the review's
 figures in every format, the decision log shown at the next review, the rule in words."""
 
 from __future__ import annotations
@@ -14,15 +14,15 @@ import pytest
 from openpyxl import load_workbook
 from typer.testing import CliRunner
 
-from briefs.futures import _price_moves_chart, futures_document
 from briefs.render import render_document
-from cli.briefs import register
+from briefs.review_doc import _price_moves_chart, futures_document
+from cli.briefs_command import register
 from cli.main import app
 from planning.fleet import FleetRate
 from planning.review import FuturesRules, compare_warehouse
 from warehouse import Warehouse
+from warehouse.as_of import price_snapshots_as_of
 from warehouse.decisions import Decision, DecisionError, decisions, record_decision
-from warehouse.futures import price_snapshots_as_of
 
 register(app)
 runner = CliRunner()

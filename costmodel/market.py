@@ -15,9 +15,10 @@ from datetime import UTC, datetime
 import numpy as np
 import pandas as pd
 
+from costmodel.bundled_tables import resolve_architecture
 from costmodel.capacity import CapacityArrays, capacity_arrays, explain
 from costmodel.demand import Segment
-from costmodel.options import BLOCK_OR_CONTRACT, Option, OptionTable
+from costmodel.option_table import BLOCK_OR_CONTRACT, Option, OptionTable
 from costmodel.shape import (
     RULE_CACHED,
     CapacityBasis,
@@ -35,7 +36,6 @@ from costmodel.sizing import (
     commitment_factor_table,
     size_line,
 )
-from costmodel.tables import resolve_architecture
 from costmodel.unit_cost import (
     MIX_MEASURED,
     MIX_STATED,

@@ -11,8 +11,8 @@ from typing import Annotated
 
 import typer
 
-from cli.errors import fail
-from cli.options import DbOption, FormatOption, OutputFormat
+from cli.exits import fail
+from cli.shared_options import DbOption, FormatOption, OutputFormat
 from tokendesk import formatting
 from tokendesk.paths import default_db_path
 from tokendesk.terminal import Grid, make_console, print_table

@@ -1,7 +1,7 @@
 """Workspace versions: append-only storage of the company's own situation.
 
 The warehouse stores what it is given as JSON; validating it is the cost model's job
-(``costmodel.workspace.workspace_from_dict``), done by every caller before saving, so a bad
+(``costmodel.workspace_model.workspace_from_dict``), done by every caller before saving, so a bad
 workspace never reaches the table.
 """
 

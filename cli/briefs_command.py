@@ -2,7 +2,7 @@
 
 Mount at top level from ``cli.main._register_subcommands``::
 
-    from cli.briefs import register
+    from cli.briefs_command import register
     register(app)
 """
 
@@ -20,11 +20,11 @@ import typer
 
 from briefs import gate as g
 from briefs.document import table as doc_table
-from briefs.futures import futures_document
 from briefs.render import FORMATS, _md_table, render_document
+from briefs.review_doc import futures_document
 from briefs.workspace_plans import workspace_document
-from cli.errors import fail
-from cli.options import DbOption
+from cli.exits import fail
+from cli.shared_options import DbOption
 from costmodel import Engine
 from planning import evaluation as pe
 from planning import fleet as pf
@@ -40,18 +40,18 @@ from tokendesk.paths import default_db_path
 from tokendesk.terminal import Grid, make_console, print_table
 from tokendesk.units import parse_fraction
 from warehouse import Warehouse
+from warehouse.as_of import (
+    accelerator_hour_prices,
+    price_snapshots_as_of,
+    results_as_of,
+    snapshot_results,
+)
 from warehouse.decisions import (
     Decision,
     DecisionError,
     decisions,
     last_review,
     record_decision,
-)
-from warehouse.futures import (
-    accelerator_hour_prices,
-    price_snapshots_as_of,
-    results_as_of,
-    snapshot_results,
 )
 from warehouse.queries import TooManyPlanningOptions
 

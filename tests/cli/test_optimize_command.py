@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
-from cli.optimize import register
+from cli.optimize_command import register
 from planning import workspaces as pw
 from tests.workspace_data import EXAMPLE, LINE_FIELDS, example_stay
 

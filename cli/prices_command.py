@@ -16,10 +16,10 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from cli.errors import fail
-from cli.options import DbOption, FormatOption, OutputFormat
-from pricing.base import ProgressEvent
+from cli.exits import fail
+from cli.shared_options import DbOption, FormatOption, OutputFormat
 from pricing.integrity import IntegrityReport, check_price_file, check_snapshot
+from pricing.provider import ProgressEvent
 from pricing.refresh import refresh
 from pricing.registry import PROVIDERS, provider_names
 from pricing.sheets import SheetValidationError, load_sheet

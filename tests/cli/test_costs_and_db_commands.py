@@ -123,7 +123,7 @@ def test_costs_json_carries_the_input_output_split_and_energy_and_carbon(db):
 
 
 def test_costs_refuses_a_join_too_large_to_write_at_once(db, monkeypatch):
-    import cli.costs as commands
+    import cli.costs_command as commands
 
     monkeypatch.setattr(commands, "MAX_COST_ROWS", 5)  # the seed holds more options than five
     out = runner.invoke(app, ["costs", "--db", str(db), "--format", "json"])

@@ -2,7 +2,7 @@
 
 Mount at top level from ``cli.main._register_subcommands``::
 
-    from cli.audit import register
+    from cli.audit_command import register
     register(app)
 """
 
@@ -15,11 +15,11 @@ from typing import Annotated
 
 import typer
 
-from audit.render import markdown, pdf
+from audit.gap_list import markdown, pdf
 from audit.report import summarise, to_json
 from audit.rules import RuleTableError, load_rules
 from audit.scan import AuditPathError, scan
-from cli.errors import fail
+from cli.exits import fail
 from tokendesk.terminal import make_console
 
 err = make_console(stderr=True)

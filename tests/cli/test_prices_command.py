@@ -6,7 +6,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from cli.prices import prices_app
+from cli.prices_command import prices_app
 from tokendesk.paths import data_dir
 
 runner = CliRunner()
@@ -57,9 +57,9 @@ def test_integrity_of_more_current_prices_than_it_reads_at_once_points_to_the_st
 ):
     # A price file of a million rows must not make `prices integrity` read a million records:
     # over the cap it says how many there are and where each snapshot's report already is.
-    import cli.prices
+    import cli.prices_command
 
-    monkeypatch.setattr(cli.prices, "MAX_CHECKED_NOW", 3)
+    monkeypatch.setattr(cli.prices_command, "MAX_CHECKED_NOW", 3)
     db = str(tmp_path / "t.duckdb")
     result = runner.invoke(prices_app, ["integrity", "--db", db], env={"COLUMNS": "200"})
     assert result.exit_code == 2, result.output

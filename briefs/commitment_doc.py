@@ -6,7 +6,7 @@ from __future__ import annotations
 from briefs.document import Bullets, Paragraph, Section, table
 from costmodel.commit_levels import option_rows, recommendation_sentence
 from costmodel.commitment_workspace import WorkloadCommitment, brief_rows
-from costmodel.workspace import Workspace
+from costmodel.workspace_model import Workspace
 
 BASIS = (
     "each option is priced over 36 months of demand (a 1-year commitment renewed at the same"

@@ -1,4 +1,4 @@
-"""The warehouse as it stood on a day (``warehouse.futures``): prices, snapshots, results and costs
+"""The warehouse as it stood on a day (``warehouse.as_of``): prices, snapshots, results and costs
 "as of D", one day alone or many read together."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from datetime import date, datetime, timedelta
 import pandas as pd
 
 from warehouse import Warehouse
-from warehouse import futures as wf
-from warehouse.futures import price_snapshots_as_of, prices_as_of
+from warehouse import as_of as wf
+from warehouse.as_of import price_snapshots_as_of, prices_as_of
 
 
 def test_prices_as_of_mirror_the_current_view_with_a_cutoff(seed_db):

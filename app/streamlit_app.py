@@ -1,4 +1,4 @@
-"""Dashboard entry point: ``tokendesk app`` (or ``streamlit run app/main.py``)."""
+"""Dashboard entry point: ``tokendesk app`` (or ``streamlit run app/streamlit_app.py``)."""
 
 from __future__ import annotations
 

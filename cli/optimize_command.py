@@ -12,8 +12,8 @@ from typing import Annotated
 import typer
 
 from briefs.optimal import optimal_markdown, optimal_rows, optimal_summary
-from cli.errors import fail
-from cli.options import DbOption
+from cli.exits import fail
+from cli.shared_options import DbOption
 from planning import workspaces as pw
 from planning.optimum import optimize
 from pricing.integrity import check_price_file

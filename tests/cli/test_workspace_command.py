@@ -14,14 +14,14 @@ from audit.report import summarise, to_json
 from audit.rules import load_rules
 from audit.scan import scan
 from cli.main import app
-from cli.workspace import register
+from cli.workspace_command import register
 from planning import workspaces as pw
 from planning.optimum import optimize
 from tests.factories import content_digest
 from tests.workspace_data import EXAMPLE, LINE_FIELDS, example_stay, list_price
 from tokendesk.paths import REPO_ROOT
 from warehouse import Warehouse
-from warehouse.workspaces import current_workspace, workspace_versions
+from warehouse.workspace_versions import current_workspace, workspace_versions
 
 register(app)
 runner = CliRunner()

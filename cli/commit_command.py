@@ -12,12 +12,12 @@ from typing import Annotated
 
 import typer
 
-from briefs.commitment import BASIS, commitment_json
-from cli.errors import fail
-from cli.options import DbOption
+from briefs.commitment_doc import BASIS, commitment_json
+from cli.exits import fail
+from cli.shared_options import DbOption
 from costmodel.commit_levels import shown_options
 from costmodel.commitment_workspace import WorkloadCommitment, brief_rows
-from costmodel.workspace import Workspace
+from costmodel.workspace_model import Workspace
 from planning import workspaces as pw
 from planning.commitment import commitments
 from pricing.integrity import check_price_file

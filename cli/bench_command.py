@@ -32,8 +32,8 @@ from benchmarks.slo import SLOError, parse_slo
 from cli import bench_imports, bench_results
 from cli import bench_options as o
 from cli.bench_points import print_points
-from cli.errors import fail
-from cli.options import DbOption
+from cli.exits import fail
+from cli.shared_options import DbOption
 from pricing.integrity import check_price_file
 from tokendesk.catalog import UnknownAcceleratorError, check_accelerator_id
 from tokendesk.terminal import make_console
