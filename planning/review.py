@@ -40,7 +40,7 @@ from planning.fleet import FleetRate
 from planning.verdicts import new_sku_verdict
 from tokendesk.columns import OPTION_FIGURES
 from tokendesk.labels import sku_label
-from warehouse import futures as wf
+from warehouse import as_of as wf
 from warehouse.decisions import decisions as decision_log
 
 if TYPE_CHECKING:
