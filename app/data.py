@@ -30,7 +30,7 @@ from pricing.integrity import RULE_EXPIRED, check_price_file
 from tokendesk.access import Action
 from tokendesk.paths import DB_PATH_ENV, data_dir, default_db_path
 from tokendesk.records import PricingModel
-from warehouse import CatalogUnreachable, Warehouse, queries
+from warehouse import CatalogUnreachable, Warehouse, catalog_queries, queries
 from warehouse.engine import WaitReporter
 from warehouse.lake import is_lake_target
 
@@ -279,7 +279,7 @@ def filter_values(path: str) -> dict[str, list[str]]:
 @st.cache_data(show_spinner=False, ttl=600)
 def _filter_values(path: str) -> dict[str, list[str]]:
     with _reading(path) as warehouse:
-        return queries.distinct_values(warehouse)
+        return catalog_queries.distinct_values(warehouse)
 
 
 def freshness(path: str) -> pd.DataFrame:
@@ -291,13 +291,13 @@ def freshness(path: str) -> pd.DataFrame:
 @st.cache_data(show_spinner=False, ttl=600)
 def _freshness(path: str) -> pd.DataFrame:
     with _reading(path) as warehouse:
-        return queries.freshness(warehouse)
+        return catalog_queries.freshness(warehouse)
 
 
 @st.cache_data(show_spinner=False, ttl=600)
 def _negotiated_snapshots(path: str) -> pd.DataFrame:
     with _reading(path) as warehouse:
-        return queries.negotiated_snapshots(warehouse)
+        return catalog_queries.negotiated_snapshots(warehouse)
 
 
 def _hidden_snapshot_ids(path: str) -> set[str]:
@@ -351,10 +351,10 @@ def _planning_options(path: str, negotiated: bool, fleet_types: tuple[str, ...])
 #: The Prices page's aggregate reads over the current quotes matching a filter, by name: each
 #: counted or listed by the warehouse, never from loaded rows.
 _PRICE_READS = {
-    "summary": queries.price_explorer_summary,
-    "values": queries.current_price_values,
-    "sku_spread": queries.price_sku_spread,
-    "accelerator_hour": queries.accelerator_hour_offer,
+    "summary": catalog_queries.price_explorer_summary,
+    "values": catalog_queries.current_price_values,
+    "sku_spread": catalog_queries.price_sku_spread,
+    "accelerator_hour": catalog_queries.accelerator_hour_offer,
 }
 
 
@@ -378,12 +378,12 @@ def price_explorer(path: str, filters: Filters, limit: int | None = None) -> pd.
 @st.cache_data(show_spinner=False, ttl=600)
 def _price_explorer(path: str, filters: Filters, limit: int | None = None) -> pd.DataFrame:
     with _reading(path) as warehouse:
-        return queries.price_explorer(warehouse, limit=limit, **_filter_args(filters))
+        return catalog_queries.price_explorer(warehouse, limit=limit, **_filter_args(filters))
 
 
 def explorer_summary(path: str, filters: Filters) -> dict[str, Any]:
     """The explorer's headline figures over every quote matching ``filters``
-    (``queries.price_explorer_summary``), of the quotes this person may see."""
+    (``catalog_queries.price_explorer_summary``), of the quotes this person may see."""
     visible = _visible_filters(filters)
     if visible is None:
         return dict.fromkeys(("quotes", "current", "providers", "regions", "flagged"), 0) | {
@@ -428,7 +428,7 @@ def _current_quotes(
     path: str, filters: Filters, limit: int | None, *, by_accelerator_hour: bool = False
 ) -> pd.DataFrame:
     with _reading(path) as warehouse:
-        return queries.price_explorer(
+        return catalog_queries.price_explorer(
             warehouse,
             limit=limit,
             current_only=True,
@@ -444,7 +444,7 @@ def price_skus(path: str) -> pd.DataFrame:
 @st.cache_data(show_spinner=False, ttl=600)
 def _price_skus(path: str) -> pd.DataFrame:
     with _reading(path) as warehouse:
-        return queries.price_skus(warehouse)
+        return catalog_queries.price_skus(warehouse)
 
 
 @st.cache_data(show_spinner=False, ttl=600)
@@ -452,7 +452,7 @@ def instance_catalog(path: str) -> pd.DataFrame:
     """Every instance type the current prices list, with its accelerators and on-demand list
     price (the Workspace page's instance search)."""
     with _reading(path) as warehouse:
-        return queries.instance_catalog(warehouse)
+        return catalog_queries.instance_catalog(warehouse)
 
 
 def price_history(
@@ -467,7 +467,9 @@ def _price_history(
     path: str, provider: str, region: str, instance_type: str, pricing_model: str
 ) -> pd.DataFrame:
     with _reading(path) as warehouse:
-        return queries.price_history(warehouse, provider, region, instance_type, pricing_model)
+        return catalog_queries.price_history(
+            warehouse, provider, region, instance_type, pricing_model
+        )
 
 
 def current_integrity(path: str) -> pd.DataFrame:
@@ -484,7 +486,7 @@ def current_integrity(path: str) -> pd.DataFrame:
 @st.cache_data(show_spinner=False, ttl=600)
 def _current_integrity(path: str) -> pd.DataFrame:
     with _reading(path) as warehouse:
-        return queries.current_integrity(warehouse)
+        return catalog_queries.current_integrity(warehouse)
 
 
 def current_price_sources(path: str) -> pd.DataFrame:
@@ -498,7 +500,7 @@ def current_price_sources(path: str) -> pd.DataFrame:
 @st.cache_data(show_spinner=False, ttl=600)
 def _current_price_sources(path: str) -> pd.DataFrame:
     with _reading(path) as warehouse:
-        return queries.current_price_sources(warehouse)
+        return catalog_queries.current_price_sources(warehouse)
 
 
 def current_price_quotes(path: str) -> list:
@@ -517,13 +519,13 @@ def _current_price_quotes(path: str) -> list:
 @st.cache_data(show_spinner=False, ttl=600)
 def benchmark_results(path: str) -> pd.DataFrame:
     with _reading(path) as warehouse:
-        return queries.current_benchmark_results(warehouse)
+        return catalog_queries.current_benchmark_results(warehouse)
 
 
 @st.cache_data(show_spinner=False, ttl=600)
 def benchmark_history(path: str) -> pd.DataFrame:
     with _reading(path) as warehouse:
-        return queries.benchmark_snapshot_history(warehouse)
+        return catalog_queries.benchmark_snapshot_history(warehouse)
 
 
 @st.cache_data(show_spinner=False)
@@ -821,7 +823,7 @@ def _workspace_brief(path: str, ws, knobs, fmt: str, unit: str, negotiated: bool
     with _reading(path) as warehouse:
         snapshots = warehouse.snapshots()
         if not negotiated:
-            hidden = queries.negotiated_snapshots(warehouse)
+            hidden = catalog_queries.negotiated_snapshots(warehouse)
             named = snapshots["source"].str.endswith(NEGOTIATED_SOURCE_SUFFIX)
             snapshots = snapshots[~named & ~snapshots["snapshot_id"].isin(hidden["snapshot_id"])]
         provenance = bill_provenance(warehouse)

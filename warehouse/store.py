@@ -30,6 +30,7 @@ from tokendesk.records import (
     SnapshotStatus,
 )
 from tokendesk.textsafety import safe_message
+from warehouse.catalog_queries import SNAPSHOT_DATE_KNOWN_SQL
 from warehouse.engine import (
     FileEngine,
     MemoryEngine,
@@ -47,7 +48,7 @@ from warehouse.lake import (
 )
 from warehouse.migrations import MIGRATIONS, Migration, pending_migrations
 from warehouse.price_rows import PRICE_COLUMNS, price_row, utc_naive
-from warehouse.queries import SNAPSHOT_DATE_KNOWN_SQL, cost_options
+from warehouse.queries import cost_options
 from warehouse.seed import PriceCheck, load_seed
 from warehouse.workspaces import seed_workspace
 

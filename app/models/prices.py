@@ -88,7 +88,7 @@ def with_status(prices: pd.DataFrame) -> pd.DataFrame:
 def explorer_headline(summary: Mapping) -> list[Headline]:
     """Current quotes, providers · regions, flagged quotes and the newest price date (when any
     quote is dated) of every quote the explorer matches, from its summary
-    (``queries.price_explorer_summary``: counted by the warehouse, not from loaded rows)."""
+    (``catalog_queries.price_explorer_summary``: counted by the warehouse, not from loaded rows)."""
     figures = [
         Headline(
             "Current quotes",
