@@ -1,3 +1,6 @@
+# Long by design: the Prices page's one model. Its sections (explorer, one SKU by region,
+# $/accelerator-hour, one SKU over time, integrity and refresh) share the page's status and
+# date helpers and are read in page order; split, one page would be followed through five files.
 """The Prices page's model: each quote's status, the explorer table and its headline figures, one
 SKU's price by region and over time, $/accelerator-hour across providers with what it comes to per
 token, the integrity report, and what a refresh did. Plain frames in, labelled frames and text out.

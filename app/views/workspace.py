@@ -1,3 +1,6 @@
+# Long by design: a Streamlit page script, its forms written in the order the page shows them
+# and sharing one set of session-state keys (``key``, ``settings_key``); split, the page's order
+# and its keys would be read across files.
 """Workspace: the company's own fleet, contracts, demand and constraints, edited as tables and
 saved as a new version (versions are never overwritten). Every scenario starts from here."""
 
