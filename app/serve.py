@@ -130,11 +130,11 @@ def _warm_in_background() -> None:
 
 
 def _prepare_first_page() -> None:
-    """The first page's reads (``app.data.prepare``), made while the browser loads the
+    """The first page's reads (``app.plan_reads.prepare``), made while the browser loads the
     dashboard, once the server's runtime exists to keep them in its caches."""
     from streamlit.runtime import Runtime
 
-    from app import data
+    from app import data, plan_reads
 
     while not Runtime.exists():
         time.sleep(0.02)
@@ -143,7 +143,7 @@ def _prepare_first_page() -> None:
     level = checks.level
     checks.setLevel(logging.ERROR)
     try:
-        data.prepare(data.db_path())
+        plan_reads.prepare(data.db_path())
     except Exception:  # the first page reads again, and says what went wrong
         pass
     finally:

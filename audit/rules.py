@@ -115,6 +115,8 @@ def _text(entry: dict, key: str, where: str) -> str:
 RULE_TABLE_LIMITS = YamlLimits(max_bytes=4 * 1024 * 1024)
 
 
+# Long by design: the rule file's validation, one check per field in file order, each error
+# naming the entry and the fix; split, the schema would be read across functions.
 def load_rules(path: Path | None = None) -> RuleSet:
     path = Path(path) if path else data_dir() / RULES_FILE
     try:

@@ -1,3 +1,6 @@
+# Long by design: one server on raw sockets and one event loop (see below): its configuration,
+# token schedule, stream writer and connection handler are one timing path, kept together so the
+# per-chunk cost that path adds can be read, and bounded, in one place.
 """A small OpenAI-compatible streaming server with a controlled token schedule.
 
 It writes the same SSE wire format as vLLM's OpenAI server (``data: {json}\\n\\n`` events over a

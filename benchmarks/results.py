@@ -123,6 +123,8 @@ def document_to_results(doc: dict, source_file: str = "") -> list[BenchmarkResul
     return [result for _, result in document_points(doc, source_file)]
 
 
+# Long by design: one record per operating point, every field read from the same result
+# document beside the notes that explain it; split, a field's value and its note would part.
 def document_points(doc: dict, source_file: str = "") -> list[tuple[dict, BenchmarkResult]]:
     """The recorded points with the block each came from (its repeats, SLO verdict, ...)."""
     system = doc["system"]

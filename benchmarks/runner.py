@@ -1,3 +1,6 @@
+# Long by design: the harness's one measurement loop: its configuration, the request schedule of
+# a point, the point's summary and the sweep over points, which read one another's fields line by
+# line; the client, statistics, SLO and parity checks it uses already live in their own modules.
 """The portability harness runner: operating points over one OpenAI-compatible endpoint.
 
 An *operating point* is a closed loop at a fixed concurrency (``--concurrency``; every worker

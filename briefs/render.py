@@ -292,6 +292,8 @@ def _pdf_cell(text: str) -> str:
     return "".join([*out, markup(text[start:])])
 
 
+# Long by design: the PDF's styles, then its story appended in reading order (meta, then each
+# section's blocks) with those styles; split, the page's order would be read across functions.
 def pdf(doc: Document) -> bytes:
     from reportlab.lib import colors
     from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet

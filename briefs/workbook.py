@@ -1,3 +1,6 @@
+# Long by design: the XLSX export's sheets write cells whose addresses the live model's formulas
+# refer to (assumptions, cost model, monthly curve); kept in one module so each formula and the
+# cell it reads are checked side by side.
 """The XLSX export: the decision on the first sheet, a live cost model, and every table with a
 number format on every numeric cell.
 

@@ -134,9 +134,10 @@ def _rss_mib(pid: int) -> float:
 
 def page_data(db: Path, reads: str) -> list[str]:
     """A process that opens ``db`` as the dashboard does and runs ``reads`` (``q``: the
-    warehouse's queries, ``w``: the warehouse)."""
+    warehouse's cost-join queries, ``cq``: its browsing pages' queries, ``w``: the warehouse)."""
     code = (
         "import sys; from warehouse import Warehouse; import warehouse.queries as q\n"
+        "import warehouse.catalog_queries as cq\n"
         "with Warehouse.open(sys.argv[1], read_only=True) as w, w.reading():\n"
         f"    {reads}"
     )
@@ -212,25 +213,25 @@ def main() -> int:
                 " print(f'{q.count_options(w)} joined, {len(f)} planned on,"
                 " {f.price_id.nunique()} quotes of {q.count_current_prices(w)}')",
             ),
-            # What the dashboard's pages read (app/data.py -> warehouse.queries), no rendering.
+            # What the dashboard's pages read (app/data.py, app/price_reads.py -> warehouse), no rendering.
             "Costs page data (count + the 2,000 cheapest)": page_data(
                 largest,
                 "n = q.count_options(w); f = q.cost_options(w, limit=2000, ftl_percentile='p95')",
             ),
             "Prices page data (explorer page, summary, filter values, pickers)": page_data(
                 largest,
-                "f = q.price_explorer(w, limit=500); s = q.price_explorer_summary(w);"
-                " v = q.current_price_values(w); d = q.price_sku_spread(w);"
-                " a = q.accelerator_hour_offer(w);"
-                " c = q.price_explorer(w, limit=200, current_only=True,"
+                "f = cq.price_explorer(w, limit=500); s = cq.price_explorer_summary(w);"
+                " v = cq.current_price_values(w); d = cq.price_sku_spread(w);"
+                " a = cq.accelerator_hour_offer(w);"
+                " c = cq.price_explorer(w, limit=200, current_only=True,"
                 " order_by_accelerator_hour=True, accelerator='nvidia-h200-141gb')",
             ),
             # The reference: every quote the explorer matches, as the page read it before it
             # paged in SQL.
             "every explorer quote (the unpaged read, reference)": page_data(
-                largest, "f = q.price_explorer(w)"
+                largest, "f = cq.price_explorer(w)"
             ),
-            "Prices page data (price_skus)": page_data(largest, "f = q.price_skus(w)"),
+            "Prices page data (price_skus)": page_data(largest, "f = cq.price_skus(w)"),
         }
         for name, command in after.items():
             with (work / "out.txt").open("wb") as sink:

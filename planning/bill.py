@@ -35,7 +35,7 @@ from costmodel.workspace_model import (
 from planning import workspaces as pw
 from planning.context import planner_for
 from pricing import focus
-from warehouse import Warehouse, queries
+from warehouse import Warehouse, catalog_queries
 from warehouse.focus_files import BillFileError, file_columns, read_groups
 from warehouse.workspace_versions import save_workspace
 
@@ -116,7 +116,7 @@ def read_bill(paths: Sequence[Path], shapes: dict[tuple[str, str], focus.Instanc
 
 
 def instance_shapes(warehouse: Warehouse) -> dict[tuple[str, str], focus.InstanceShape]:
-    frame = queries.instance_shapes(warehouse)
+    frame = catalog_queries.instance_shapes(warehouse)
     return {
         (str(r.provider), str(r.instance_type)): focus.InstanceShape(
             str(r.accelerator_id), int(r.accelerator_count)

@@ -199,6 +199,8 @@ def _price_rule(prices: Mapping[str, float]) -> str:
     )
 
 
+# Long by design: one pass over the keys of two result sets (only in one, only in the other,
+# in both) that builds one report; its three loops share the report being written.
 def compare_results(
     baseline: pd.DataFrame,
     candidate: pd.DataFrame,

@@ -1,3 +1,6 @@
+# Long by design: Futures day's one computation. SKU and price changes, perf per dollar, stale
+# benchmarks, suggestions and fleet effects all build one ``FuturesReport`` under one set of
+# ``FuturesRules``, and ``compare`` reads them in that order.
 """Futures day's review: what changed between two dates, and a buy/no-buy suggestion for every
 new SKU — the one computation ``tokendesk futures compare``, its brief and the dashboard's Futures
 page read.
@@ -259,6 +262,8 @@ EVIDENCE = [
 ]
 
 
+# Long by design: the buy/no-buy rule per new SKU reads the narrowed cost frame, the incumbents
+# and the rules built just above it in one place; its comments mark each step.
 def suggestions(
     new_costs: pd.DataFrame, new_skus: pd.DataFrame, rules: FuturesRules
 ) -> pd.DataFrame:

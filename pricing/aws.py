@@ -177,6 +177,9 @@ def _usd(dimension: dict[str, Any]) -> float:
     return float(dimension.get("pricePerUnit", {}).get("USD", "nan"))
 
 
+# Long by design: one filter-then-price pass per Price List entry, each ``continue`` a rule for
+# which entries are not an instance quote; split, the order of those rules (which is the
+# behaviour) would be read across functions.
 def parse_price_list(
     price_list: Iterable[str | dict[str, Any]], observed_at: datetime
 ) -> tuple[ProviderResult, dict[tuple[str, str], InstanceShape]]:

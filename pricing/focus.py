@@ -1,3 +1,6 @@
+# Long by design: a FOCUS bill read in order: columns, the warehouse's charge groups,
+# classification, the fleet result and the monthly aggregation, each step typed by the one
+# before; split, the bill's path from column to fleet line would run through several files.
 """A cloud bill in the FinOps Foundation's FOCUS schema -> the accelerator fleet that ran.
 
 FOCUS (FinOps Open Cost and Usage Specification) is the export every major provider writes
@@ -481,6 +484,9 @@ def _unplaced_reason(g: ChargeGroup) -> str | None:
     return None
 
 
+# Long by design: one pass over a bill's groups that fills the running fleet lines, unplaced
+# charges and notes together (the closure ``drop`` writes to them); split, that shared state
+# would be threaded through every helper.
 def derive_fleet(
     groups: Sequence[ChargeGroup],
     files: Sequence[FileSummary],

@@ -224,6 +224,8 @@ def index_skus(skus: Iterable[dict[str, Any]]) -> ComponentPrices:
     return ComponentPrices(table)
 
 
+# Long by design: each machine type priced per pricing model from its SKU components, then the
+# TPU per-chip quotes, both writing the one result (and its skipped items) in one pass.
 def parse_gcp(
     skus: Iterable[dict[str, Any]],
     machine_types: Iterable[dict[str, Any]],

@@ -48,7 +48,7 @@ if str(ROOT) not in sys.path:  # run as a script from anywhere: the project's pa
 
 from benchmarks.bulk import IMPORTED, FileOutcome, import_tree  # noqa: E402
 from benchmarks.importers import ImportOverrides  # noqa: E402
-from benchmarks.importers.mlperf import ROUND_DATES  # noqa: E402
+from benchmarks.importers.mlperf_naming import ROUND_DATES  # noqa: E402
 from benchmarks.plausibility import gate  # noqa: E402
 from tokendesk.records import BenchmarkResult  # noqa: E402
 

@@ -22,7 +22,7 @@ from pricing.integrity import check_price_file
 from tokendesk.metrics import usd_per_1k_tokens
 from tokendesk.records import BenchmarkResult, PriceQuote
 from warehouse import Warehouse
-from warehouse.queries import COST_COLUMNS
+from warehouse.cost_frame import COST_COLUMNS
 from warehouse.seed import load_seed
 
 #: Seed-format price and result files and a workspace, each row named for the case it tests.
@@ -67,7 +67,7 @@ def result(**overrides: object) -> BenchmarkResult:
     return BenchmarkResult(**fields)
 
 
-# -- cost frames in the warehouse's column layout (warehouse.queries.COST_COLUMNS) -----------
+# -- cost frames in the warehouse's column layout (warehouse.cost_frame.COST_COLUMNS) -----------
 VENDOR = {"cuda": "NVIDIA", "rocm": "AMD", "cpu": "Intel", "hpu": "Intel"}
 ACCEL = {
     "cuda": "nvidia-h100-sxm-80gb",

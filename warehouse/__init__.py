@@ -12,13 +12,14 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from warehouse.lake import CatalogUnreachable
-    from warehouse.store import RetractionError, Warehouse, WarehouseError
+    from warehouse.snapshot_writes import RetractionError
+    from warehouse.store import Warehouse, WarehouseError
 
 __all__ = ["CatalogUnreachable", "RetractionError", "Warehouse", "WarehouseError"]
 
 _MODULES = {
     "CatalogUnreachable": "warehouse.lake",
-    "RetractionError": "warehouse.store",
+    "RetractionError": "warehouse.snapshot_writes",
     "Warehouse": "warehouse.store",
     "WarehouseError": "warehouse.store",
 }

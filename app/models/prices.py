@@ -1,3 +1,6 @@
+# Long by design: the Prices page's one model. Its sections (explorer, one SKU by region,
+# $/accelerator-hour, one SKU over time, integrity and refresh) share the page's status and
+# date helpers and are read in page order; split, one page would be followed through five files.
 """The Prices page's model: each quote's status, the explorer table and its headline figures, one
 SKU's price by region and over time, $/accelerator-hour across providers with what it comes to per
 token, the integrity report, and what a refresh did. Plain frames in, labelled frames and text out.
@@ -88,7 +91,7 @@ def with_status(prices: pd.DataFrame) -> pd.DataFrame:
 def explorer_headline(summary: Mapping) -> list[Headline]:
     """Current quotes, providers · regions, flagged quotes and the newest price date (when any
     quote is dated) of every quote the explorer matches, from its summary
-    (``queries.price_explorer_summary``: counted by the warehouse, not from loaded rows)."""
+    (``catalog_queries.price_explorer_summary``: counted by the warehouse, not from loaded rows)."""
     figures = [
         Headline(
             "Current quotes",

@@ -7,7 +7,8 @@ import pandas as pd
 from app.models.tables import MISSING, Table, readable
 from app.safe import plain
 from app.url_state import UNIT_INPUT, UrlInput, owned_keys
-from briefs.workspace_plans import plan_token_costs, workload_shape_rows
+from briefs.plan_evidence import workload_shape_rows
+from briefs.workspace_plans import plan_token_costs
 from costmodel.commitment_workspace import brief_rows
 from planning import what_ifs as si
 from tokendesk import formatting

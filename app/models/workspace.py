@@ -1,3 +1,6 @@
+# Long by design: the Workspace page's one model, the rows <-> workspace rules of its tables,
+# settings, catalog search and bill view. Each turns the same edited rows back into a workspace
+# with the same cleaning helpers; split, those rules would be read apart from what they share.
 """Page model for the Workspace and Scenarios pages: no Streamlit here, so every rule is testable.
 
 * The Workspace page edits the fleet and the demand as tables; ``fleet_from_rows`` /

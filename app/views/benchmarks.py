@@ -9,7 +9,7 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from app import auth, charts, data, ui
+from app import auth, charts, data, price_reads, ui
 from app.models import bench_history, bench_import
 from app.models import benchmarks as model
 from app.safe import plain
@@ -158,7 +158,7 @@ def show_preview(preview: bench_import.Preview, blocked: str | None) -> None:
 def history_tab(path: str, user: Principal) -> None:
     st.subheader("Import history")
     st.caption(model.HISTORY_NOTE)
-    history = data.benchmark_history(path)
+    history = price_reads.benchmark_history(path)
     ui.show_table(bench_history.history_table(history), key="history_table")
     with st.expander("Retract an import"):
         retract_form(history, user)
@@ -288,7 +288,7 @@ if tab_import.open:
 if tab_history.open:
     with tab_history:
         history_tab(path, user)
-results = data.benchmark_results(path)
+results = price_reads.benchmark_results(path)
 if results.empty:
     for tab in (tab_results, tab_curves, tab_parity):
         if tab.open:

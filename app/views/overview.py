@@ -6,7 +6,7 @@ from typing import Any
 
 import streamlit as st
 
-from app import charts, data, ui
+from app import charts, data, plan_reads, ui
 from app.models import overview as model
 from app.safe import plain
 from app.url_state import UrlInput
@@ -44,7 +44,7 @@ def workspace_headline(percentile: str, default_percentile: str) -> tuple:
     _, stored = data.workspace(path)
     chosen = {"pct": percentile} if percentile != default_percentile else {}
     view = scenario_view(chosen, stored)
-    comparison = data.workspace_evaluation(path, view.workspace, Knobs())
+    comparison = plan_reads.workspace_evaluation(path, view.workspace, Knobs())
     example = is_example(stored)
     st.markdown(
         f"**Your {label('incumbent')} against the plan to buy** ({plain(stored.name)}"
@@ -66,7 +66,7 @@ def workspace_headline(percentile: str, default_percentile: str) -> tuple:
 
 def gap_sentence(comparison, ws, cheapest_usd_per_1k: float, unit: str) -> str | None:
     """Why Stay's cost per output token is not the cheapest card's, in named factors."""
-    gap = data.cost_gap(path, ws, Knobs(), cheapest_usd_per_1k)
+    gap = plan_reads.cost_gap(path, ws, Knobs(), cheapest_usd_per_1k)
     if gap is None:
         return None
     per = formatting.per_tokens

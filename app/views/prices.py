@@ -9,7 +9,7 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from app import auth, charts, data, ui
+from app import auth, charts, data, price_reads, ui
 from app.models import prices as model
 from app.safe import plain
 from app.url_state import UrlInput
@@ -90,7 +90,7 @@ def refresh_tab(path: str) -> None:
 
 def run_refresh(path: str, providers: list[str], regions: list[str] | None) -> None:
     """Refresh, showing each step in a status box, and keep what it did for the page's reruns."""
-    before = data.current_price_sources(path)
+    before = price_reads.current_price_sources(path)
     with st.status("Refreshing prices…", expanded=True) as box:
 
         def show(event: ProgressEvent) -> None:
@@ -110,7 +110,7 @@ def run_refresh(path: str, providers: list[str], regions: list[str] | None) -> N
         box.update(
             label=finished, state="complete" if report.ok else "error", expanded=not report.ok
         )
-    after = data.current_price_sources(path)
+    after = price_reads.current_price_sources(path)
     st.session_state[REFRESH_STATE] = model.refresh_record(report, before, after, datetime.now(UTC))
 
 
@@ -151,7 +151,7 @@ def region_tab(path: str, spread: pd.DataFrame, start: dict) -> dict[str, str]:
         return {}
     sku, url = pick_sku(spread, model.REGION_PICKERS, model.widest_sku(spread), start)
     quotes = model.region_prices(
-        data.sku_quotes(path, sku["instance_type"], sku["pricing_model"]),
+        price_reads.sku_quotes(path, sku["instance_type"], sku["pricing_model"]),
         sku["instance_type"],
         sku["pricing_model"],
     )
@@ -169,7 +169,7 @@ def accelerator_hour_tab(path: str, offer: pd.DataFrame, start: dict, unit: str)
         st.info("There are no current prices with a known accelerator count.")
         return {}
     accelerator, pricing, url = accelerator_pickers(offer, start)
-    cheapest = data.cheapest_accelerator_quotes(
+    cheapest = price_reads.cheapest_accelerator_quotes(
         path, accelerator, tuple(pricing), model.ACCELERATOR_BARS
     )
     quotes = model.accelerator_prices(cheapest, accelerator, pricing)
@@ -229,7 +229,7 @@ def history_tab(path: str, skus: pd.DataFrame, start: dict) -> dict[str, str]:
         return {}
     sku, url = pick_sku(skus, model.HISTORY_PICKERS, model.longest_history(skus), start)
     columns = ("provider", "region", "instance_type", "pricing_model")
-    history = data.price_history(path, *(sku[column] for column in columns))
+    history = price_reads.price_history(path, *(sku[column] for column in columns))
     if history.empty:
         st.info("This SKU has no stored price.")
         return url
@@ -245,9 +245,13 @@ def history_tab(path: str, skus: pd.DataFrame, start: dict) -> dict[str, str]:
 def integrity_tab(path: str) -> None:
     st.subheader("Integrity of the current price snapshots")
     st.caption(model.INTEGRITY_NOTE)
-    stored = data.current_integrity(path)
-    unchecked = model.unchecked_sources(stored, data.current_price_sources(path))
-    quotes = model.quotes_to_check(data.current_price_quotes(path), unchecked) if unchecked else []
+    stored = price_reads.current_integrity(path)
+    unchecked = model.unchecked_sources(stored, price_reads.current_price_sources(path))
+    quotes = (
+        model.quotes_to_check(price_reads.current_price_quotes(path), unchecked)
+        if unchecked
+        else []
+    )
     report = model.integrity_view(stored, unchecked, quotes)
     if report is None:
         st.info("There are no current price snapshots to check yet.")
@@ -273,14 +277,14 @@ if tab_refresh.open:
     with tab_refresh:
         refresh_tab(path)
 # Every figure over all quotes is counted by the warehouse; only the rows shown are read.
-spread = data.price_sku_spread(path)
-offer = data.accelerator_hour_offer(path)
-skus = data.price_skus(path)
+spread = price_reads.price_sku_spread(path)
+offer = price_reads.accelerator_hour_offer(path)
+skus = price_reads.price_skus(path)
 filter_values = data.filter_values(path)
 start = ui.url_inputs(INPUTS, choices=filter_values | model.pick_choices(spread, offer, skus))
 chosen = sidebar(filter_values, start)
 filters = tuple((name, tuple(chosen[name])) for name in model.FILTERS if chosen[name])
-summary = data.explorer_summary(path, filters)
+summary = price_reads.explorer_summary(path, filters)
 with header:
     for place, figure in zip(st.columns(4), model.explorer_headline(summary), strict=False):
         place.metric(figure.label, figure.value, help=figure.help or None)
@@ -288,7 +292,9 @@ with header:
 picked = {name: start[name] for name in TAB_PICKS}
 if tab_list.open:
     with tab_list:
-        prices = model.with_status(data.price_explorer(path, filters, model.EXPLORER_PAGE_ROWS))
+        prices = model.with_status(
+            price_reads.price_explorer(path, filters, model.EXPLORER_PAGE_ROWS)
+        )
         explorer_tab(prices, summary["quotes"])
 if tab_region.open:
     with tab_region:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from app import charts, data, ui
+from app import charts, data, plan_reads, ui
 from app.models import workspace as model
 from app.models.scenarios import (
     OPTIMAL,
@@ -138,7 +138,7 @@ if {k: v for k, v in params.items() if k in managed} != wanted:
             del st.query_params[key]
 
 view = model.scenario_view(wanted, stored)
-evaluation = data.workspace_evaluation(path, view.workspace, view.knobs)
+evaluation = plan_reads.workspace_evaluation(path, view.workspace, view.knobs)
 results = evaluation.plans
 
 st.caption(
@@ -203,7 +203,7 @@ def plan_details(r) -> None:
             if r.fleet:
                 st.dataframe(
                     _dash_for_missing(
-                        pd.DataFrame(data.shown_lines([ln.as_dict() for ln in r.fleet]))
+                        pd.DataFrame(plan_reads.shown_lines([ln.as_dict() for ln in r.fleet]))
                     ),
                     hide_index=True,
                     width="stretch",
@@ -262,7 +262,7 @@ solve_it = st.toggle(
 ui.keep_in_url({OPTIMAL.key: solve_it}, (OPTIMAL,))
 if solve_it:
     with st.spinner("Solving for the optimal fleet…"):
-        optimum = data.workspace_optimum(path, view.workspace, view.knobs)
+        optimum = plan_reads.workspace_optimum(path, view.workspace, view.knobs)
     (st.success if optimum.solution.feasible else st.error)(
         plain(optimal_sentence(optimum), limit=2000)
     )
@@ -280,7 +280,7 @@ if solve_it:
         with st.expander("Optimal fleet"):
             st.dataframe(
                 pd.DataFrame(
-                    data.shown_lines([ln.as_dict() for ln in plan_lines(optimum.solution)])
+                    plan_reads.shown_lines([ln.as_dict() for ln in plan_lines(optimum.solution)])
                 ).fillna("—"),
                 hide_index=True,
                 width="stretch",
@@ -320,7 +320,7 @@ st.caption(
     "above its break-even utilisation (committed rate ÷ on-demand rate). Same figures as "
     "`tokendesk commit`."
 )
-commitment = data.workspace_commitment(path, view.workspace, view.knobs)
+commitment = plan_reads.workspace_commitment(path, view.workspace, view.knobs)
 for sentence in commitment_sentences(commitment):
     st.markdown(f"- {sentence}")
 for item in commitment:
@@ -358,7 +358,7 @@ left, right = st.columns([1, 3])
 brief_format = left.selectbox("Format", list(MIME), key="brief_format")
 if right.button("Prepare the brief", key="brief_prepare"):
     with st.spinner("Rendering the brief…"):
-        payload = data.workspace_brief(path, view.workspace, view.knobs, brief_format, unit)
+        payload = plan_reads.workspace_brief(path, view.workspace, view.knobs, brief_format, unit)
     right.download_button(
         f"Download brief ({brief_format.upper()}, {len(payload) / 1024:,.0f} KiB)",
         payload,

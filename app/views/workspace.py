@@ -1,3 +1,6 @@
+# Long by design: a Streamlit page script, its forms written in the order the page shows them
+# and sharing one set of session-state keys (``key``, ``settings_key``); split, the page's order
+# and its keys would be read across files.
 """Workspace: the company's own fleet, contracts, demand and constraints, edited as tables and
 saved as a new version (versions are never overwritten). Every scenario starts from here."""
 
@@ -9,7 +12,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from app import auth, charts, data
+from app import auth, charts, data, plan_reads, price_reads
 from app.models import workspace as model
 from app.models.withheld import WITHHELD_NOTE
 from app.safe import plain
@@ -37,7 +40,7 @@ st.caption(
 path = data.db_path()
 version, ws = data.workspace(path)
 #: What this person may read of it: negotiated fleet rates withheld from a role that may not see them.
-shown = data.shown_workspace(ws)
+shown = plan_reads.shown_workspace(ws)
 #: Why this person may not change the workspace (None: they may); every edit control says so.
 blocked = auth.why_not(Action.EDIT_WORKSPACE)
 locked = blocked is not None
@@ -222,7 +225,7 @@ def workload_form() -> dict[str, Any] | None:
             key=key("ws_new_peak"),
             help=domain.PEAK_TO_MEAN.why,
         )
-        measured_models = sorted(data.benchmark_results(path)["model"].dropna().unique())
+        measured_models = sorted(price_reads.benchmark_results(path)["model"].dropna().unique())
         typed["stand_ins"] = st.multiselect(
             "Results that may stand in (same size and architecture)",
             measured_models,
@@ -360,7 +363,7 @@ if shown is not ws:
 
 def fleet_line_form(workloads: list[str]) -> dict | None:
     """A line found in the current prices: the fleet row to add when the person pressed Add."""
-    catalog = data.instance_catalog(path)
+    catalog = price_reads.instance_catalog(path)
     one, two, three = st.columns([2, 1, 1])
     query = one.text_input(
         "Search instance types",
@@ -671,12 +674,12 @@ if st.button(
 ):
     edited, problems = model.edited_workspace(edited_base, fleet_records, demand_records, settings)
     if edited is not None:
-        problems = data.check_workspace(path, edited)
+        problems = plan_reads.check_workspace(path, edited)
     if problems:
         for problem in problems:
             st.error(f"Not saved — {plain(problem, limit=1000)}")
     else:
-        saved = data.save_workspace(edited)
+        saved = plan_reads.save_workspace(edited)
         # A fresh run reads the stored version, so the header names the one just saved.
         st.session_state[SAVED] = (
             f"Saved as version {saved}. The Scenarios and Overview pages now start from it."
@@ -700,14 +703,14 @@ if upload is not None and right.button(
 ):
     try:
         imported, _ = workspace_from_upload(upload.name, upload.getvalue())
-        problems = data.check_workspace(path, imported)
+        problems = plan_reads.check_workspace(path, imported)
     except WorkspaceFileError as exc:
         problems = [str(exc)]
     if problems:
         for problem in problems:
             right.error(f"Not imported — {problem}")
     else:
-        st.session_state[SAVED] = f"Stored as version {data.save_workspace(imported)}."
+        st.session_state[SAVED] = f"Stored as version {plan_reads.save_workspace(imported)}."
         restart(None)
 
 st.subheader("From your cloud bill")
@@ -727,7 +730,7 @@ bills = st.file_uploader(
 )
 if bills:
     try:
-        report = data.bill_report(path, [(b.name, b.getvalue()) for b in bills])
+        report = plan_reads.bill_report(path, [(b.name, b.getvalue()) for b in bills])
     except BillImportError as exc:
         st.error(f"Not read — {exc}")
         report = None
@@ -751,7 +754,7 @@ if bills:
             help=blocked,
         ):
             try:
-                st.session_state[SAVED] = f"Saved as version {data.save_bill(report)}."
+                st.session_state[SAVED] = f"Saved as version {plan_reads.save_bill(report)}."
             except BillImportError as exc:
                 st.error(f"Not saved — {exc}")
             else:

@@ -88,6 +88,8 @@ def parse(src: Source) -> list[BenchmarkResult]:
     return _results(src, src.data["benchmarks"], lambda i: f"benchmarks[{i}].")
 
 
+# Long by design: the GuideLLM JSON's shape, read field by field with each field's place in the
+# file named in its error; it follows the file's layout top to bottom.
 def _results(src: Source, benches: list, place: Callable[[int], str]) -> list[BenchmarkResult]:
     """One result per GuideLLM benchmark (the JSON's shape; ``place(i)`` names where the i-th
     benchmark sits in the file, for error messages)."""

@@ -1,3 +1,6 @@
+# Long by design: a data table. The field ledger lists, per format, every field its files carry
+# and what the importer does with it; one table is what LEDGER.md is written from and what each
+# importer is checked against, so it stays whole rather than split by format.
 """The field ledger: for each format, every field its files carry and what the importer does with
 it — mapped onto the record (and where), or ignored with the reason.
 

@@ -1,3 +1,6 @@
+# Long by design: one importer for one report family. Schema 0.1 and 0.2 read through the same
+# small readers (latencies, lengths, runtime, power, dates) above them; split by schema, each
+# half would import the other's helpers.
 """llm-d-benchmark benchmark reports: ``benchmark_report,_<run>.yaml`` (schema 0.1) and
 ``benchmark_report_v0.2,_<run>.yaml`` (schema 0.2 and its additive revision 0.2.1), as the
 harness pod writes them beside each harness's native output (YAML, or JSON when exported so).

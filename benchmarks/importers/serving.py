@@ -167,6 +167,8 @@ def _runtime(src: Source, row: dict, where: str) -> str:
     return src.overrides.runtime or str(found)
 
 
+# Long by design: the record fields vLLM's and SGLang's result rows share (hardware, replicas,
+# model, precision, latencies), each with its own key variants and error; one mapping, one place.
 def _common(src: Source, row: dict, where: str, tool: str, e2el_metric: str) -> dict:
     hw_name = first_present(row, *_HW_KEYS)
     accelerator = src.accelerator(hw_name, f"{where}{_HW_KEYS[0]}")

@@ -4,7 +4,8 @@ figures worked out by hand from its rows, and the engine's comparison shown as t
 from streamlit.testing.v1 import AppTest
 
 from app.models.tables import has_no_literals
-from briefs.workspace_plans import headline, workload_shape_rows
+from briefs.plan_evidence import workload_shape_rows
+from briefs.workspace_plans import headline
 from planning.evaluation import evaluate
 from planning.workspaces import Knobs, engine_for, stored_workspace
 from tests.app.pages import VIEWS, chart, open_section, shown

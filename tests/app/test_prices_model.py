@@ -128,7 +128,7 @@ def test_the_explorer_table_shows_a_zone_column_only_when_a_quote_has_one():
 
 # -- by region --------------------------------------------------------------------------------
 def spread(*rows: tuple[str, str, int]) -> pd.DataFrame:
-    """SKUs (instance type, pricing model, regions) as ``queries.price_sku_spread`` returns them."""
+    """SKUs (instance type, pricing model, regions) as ``catalog_queries.price_sku_spread`` returns them."""
     return pd.DataFrame(rows, columns=["instance_type", "pricing_model", "regions"])
 
 

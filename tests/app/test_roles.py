@@ -34,7 +34,7 @@ def _everything_read() -> None:
 
     import streamlit as st
 
-    from app import data
+    from app import data, price_reads
 
     path = data.db_path()
     seen = {
@@ -43,15 +43,15 @@ def _everything_read() -> None:
             data.cost_options(path, (("pricing_model", ("negotiated",)),))
         ),
         "count_negotiated_only": data.count_options(path, (("pricing_model", ("negotiated",)),)),
-        "explorer": sorted(set(data.price_explorer(path, ())["pricing_model"])),
-        "skus": sorted(set(data.price_skus(path)["pricing_model"])),
-        "history": len(data.price_history(path, "examplecloud", "any", "q-1", "negotiated")),
-        "quotes": sorted({str(q.pricing_model) for q in data.current_price_quotes(path)}),
+        "explorer": sorted(set(price_reads.price_explorer(path, ())["pricing_model"])),
+        "skus": sorted(set(price_reads.price_skus(path)["pricing_model"])),
+        "history": len(price_reads.price_history(path, "examplecloud", "any", "q-1", "negotiated")),
+        "quotes": sorted({str(q.pricing_model) for q in price_reads.current_price_quotes(path)}),
         "filter_providers": data.filter_values(path)["provider"],
         "filter_models": data.filter_values(path)["pricing_model"],
         "freshness_sources": sorted(data.freshness(path)["source"]),
-        "price_sources": sorted(data.current_price_sources(path)["source"]),
-        "integrity_sources": sorted(set(data.current_integrity(path)["source"])),
+        "price_sources": sorted(price_reads.current_price_sources(path)["source"]),
+        "integrity_sources": sorted(set(price_reads.current_integrity(path)["source"])),
         "hidden": data.hidden_negotiated_quotes(path),
     }
     st.code(json.dumps(seen), language="json")
@@ -96,12 +96,12 @@ def _save_the_workspace() -> None:
     """Save the stored workspace again through the dashboard's write function."""
     import streamlit as st
 
-    from app import data
+    from app import data, plan_reads
     from tokendesk.access import AccessDenied
 
     _, ws = data.workspace(data.db_path())
     try:
-        st.write(f"saved version {data.save_workspace(ws)}")
+        st.write(f"saved version {plan_reads.save_workspace(ws)}")
     except AccessDenied as exc:
         st.write(f"refused: {exc}")
 

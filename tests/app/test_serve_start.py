@@ -96,22 +96,23 @@ def test_the_check_loads_neither_the_store_nor_pandas(app_db):
 
 
 def test_the_reads_made_at_start_are_the_ones_the_first_page_makes(app_env, monkeypatch):
-    """``data.prepare`` asks the cached reads for exactly what the Overview asks them for (the
-    same arguments, so the page finds them cached)."""
+    """``plan_reads.prepare`` asks the cached reads for exactly what the Overview asks them for
+    (the same arguments, so the page finds them cached)."""
     from streamlit.testing.v1 import AppTest
 
-    from app import data
+    from app import data, plan_reads
 
     calls: dict[str, list] = {}
-    for name in ("_filter_values", "_freshness", "workspace", "_workspace_evaluation"):
-        real = getattr(data, name)
+    reads = ((data, "_filter_values"), (data, "_freshness"), (data, "workspace"))
+    for module, name in (*reads, (plan_reads, "_workspace_evaluation")):
+        real = getattr(module, name)
 
         def record(*args, _name=name, _real=real, **kwargs):
             calls.setdefault(_name, []).append((args, kwargs))
             return _real(*args, **kwargs)
 
-        monkeypatch.setattr(data, name, record)
-    data.prepare(str(app_env))
+        monkeypatch.setattr(module, name, record)
+    plan_reads.prepare(str(app_env))
     prepared, calls = calls, {}
     at = AppTest.from_file(str(ROOT / "app" / "views" / "overview.py"), default_timeout=120)
     at.run()

@@ -184,12 +184,12 @@ def _brief_markdown() -> None:
     """The Scenarios brief (Markdown) as the person of this session would download it."""
     import streamlit as st
 
-    from app import data
+    from app import data, plan_reads
     from planning.workspaces import Knobs
 
     path = data.db_path()
     _, ws = data.workspace(path)
-    st.code(data.workspace_brief(path, ws, Knobs(), "md", "1k").decode(), language="markdown")
+    st.code(plan_reads.workspace_brief(path, ws, Knobs(), "md", "1k").decode(), language="markdown")
 
 
 @pytest.mark.parametrize(("user", "shown"), [(VIEWER, False), (EDITOR, True)])

@@ -98,7 +98,7 @@ def test_a_loosely_written_instance_is_named_from_1_with_the_nearest_catalog_typ
 
 
 def test_the_catalog_search_finds_the_instance_however_it_is_written(app_env):
-    from warehouse.queries import instance_catalog
+    from warehouse.catalog_queries import instance_catalog
 
     with Warehouse.open(app_env, read_only=True) as wh:
         catalog = instance_catalog(wh)

@@ -14,7 +14,7 @@ import pytest
 from benchmarks.errors import ResultFileError
 from benchmarks.importers import ImportOverrides, import_files, import_sources
 from benchmarks.importers.hardware import FAMILIES, identify
-from benchmarks.importers.mlperf import scenario_and_model
+from benchmarks.importers.mlperf_naming import scenario_and_model
 from benchmarks.plausibility import check_result
 from tokendesk.catalog import load_catalog
 

@@ -15,8 +15,9 @@ from openpyxl import load_workbook
 from pypdf import PdfReader
 from typer.testing import CliRunner
 
+from briefs.plan_evidence import fleet_evidence
 from briefs.render import _md_text, csv_table, render_document
-from briefs.workspace_plans import fleet_evidence, workspace_document
+from briefs.workspace_plans import workspace_document
 from cli.briefs_command import register
 from cli.main import app
 from planning.evaluation import verdicts_of

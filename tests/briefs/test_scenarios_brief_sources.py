@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from pypdf import PdfReader
 
+from briefs import plan_evidence
 from briefs import workspace_plans as wp
 from briefs.render import _md_text, render_document
 from briefs.sources import plain_frame
@@ -103,7 +104,7 @@ def test_every_price_and_result_behind_the_fleet_lines_is_listed_as_the_warehous
         )
     for provider, region, instance, pricing, rate in stated:
         (i,) = prices.frame.index[
-            (prices.frame["source"] == wp.WORKSPACE_RATE)
+            (prices.frame["source"] == plan_evidence.WORKSPACE_RATE)
             & (prices.frame["provider"] == provider)
             & (prices.frame["instance"] == instance)
             & (prices.frame["pricing"] == pricing)

@@ -17,13 +17,9 @@ from openpyxl import load_workbook
 from typer.testing import CliRunner
 
 from app.models.scenarios import shape_frame
+from briefs.plan_evidence import workload_shape_rows
 from briefs.render import csv_table, render_document
-from briefs.workspace_plans import (
-    headline,
-    results_rows,
-    workload_shape_rows,
-    workspace_document,
-)
+from briefs.workspace_plans import headline, results_rows, workspace_document
 from cli.briefs_command import register as register_briefs
 from cli.main import app
 from cli.workspace_command import register as register_workspace

@@ -8,7 +8,7 @@ import pytest
 from tests.factories import quote, result, seeded_warehouse
 from tokendesk.access import AccessDenied, Principal, Role
 from tokendesk.records import SnapshotKind
-from warehouse import Warehouse, queries, store
+from warehouse import Warehouse, catalog_queries, store
 from warehouse.decisions import Decision, record_decision
 from warehouse.migrations import MIGRATIONS
 from warehouse.workspace_versions import example_workspace_body, save_workspace, workspace_versions
@@ -48,7 +48,7 @@ def test_each_write_records_its_actor(tmp_path):
             "SELECT decided_by, created_by FROM decisions WHERE decision_id = ?", [decision]
         )
         assert list(decisions.iloc[0]) == ["the CTO", "lee@example.com"]
-        history = queries.benchmark_snapshot_history(wh).set_index("snapshot_id")
+        history = catalog_queries.benchmark_snapshot_history(wh).set_index("snapshot_id")
         assert history.loc[results, "created_by"] == "lee@example.com"
 
 

@@ -13,7 +13,7 @@ from app.models import overview
 from cli.main import app
 from tests.factories import quote
 from warehouse import Warehouse
-from warehouse.queries import freshness
+from warehouse.catalog_queries import freshness
 
 TODAY = datetime.now(UTC).strftime("%Y-%m-%d")
 

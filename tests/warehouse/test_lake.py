@@ -24,7 +24,7 @@ from warehouse import Warehouse, WarehouseError
 from warehouse.decisions import Decision, record_decision
 from warehouse.dialect import DialectError, embedded_sql, lake_sql
 from warehouse.migrations import MIGRATIONS
-from warehouse.store import RetractionError
+from warehouse.snapshot_writes import RetractionError
 from warehouse.transfer import CURRENT_VIEWS, TransferError
 
 #: A hang guard for the helper processes, not a timing assertion.

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 
 from tests.factories import quote, seeded_warehouse
-from warehouse import queries
+from warehouse import catalog_queries
 
 
 def _priced(warehouse) -> None:
@@ -52,41 +52,43 @@ def test_the_explorer_reads_one_page_in_its_order(empty_warehouse):
     empty_warehouse.ingest_prices(
         "aws", [quote(region=f"r-{i:04d}", usd_per_hour=10.0 + i) for i in range(1200)]
     )
-    page = queries.price_explorer(empty_warehouse, limit=500)
+    page = catalog_queries.price_explorer(empty_warehouse, limit=500)
     assert len(page) == 500
     assert list(page["region"]) == [f"r-{i:04d}" for i in range(500)]
-    assert queries.price_explorer_summary(empty_warehouse)["quotes"] == 1200
+    assert catalog_queries.price_explorer_summary(empty_warehouse)["quotes"] == 1200
 
 
 def test_the_summary_counts_what_the_headline_shows(empty_warehouse):
     _priced(empty_warehouse)
-    summary = queries.price_explorer_summary(empty_warehouse)
+    summary = catalog_queries.price_explorer_summary(empty_warehouse)
     assert summary["quotes"] == summary["current"] == 6
     assert (summary["providers"], summary["regions"]) == (2, 4)
     assert summary["flagged"] == 2  # the review flag and the expired negotiated quote
     newest = summary["newest"]
     assert (newest["provider"], newest["instance_type"]) == ("aws", "p5en.48xlarge")
     assert newest["observed_at"].date() == date(2026, 8, 15)
-    only_negotiated = queries.price_explorer_summary(empty_warehouse, pricing_model=["negotiated"])
+    only_negotiated = catalog_queries.price_explorer_summary(
+        empty_warehouse, pricing_model=["negotiated"]
+    )
     assert only_negotiated["quotes"] == 1
 
 
 def test_filter_values_skus_and_the_accelerator_offer_are_distinct_values(empty_warehouse):
     _priced(empty_warehouse)
     public = ["on_demand"]
-    values = queries.current_price_values(empty_warehouse, pricing_model=public)
+    values = catalog_queries.current_price_values(empty_warehouse, pricing_model=public)
     assert values["provider"] == ["aws", "gcp"]
     assert values["pricing_model"] == ["on_demand"]
-    spread = queries.price_sku_spread(empty_warehouse)
+    spread = catalog_queries.price_sku_spread(empty_warehouse)
     regions = {
         (r.instance_type, r.pricing_model): r.regions for r in spread.itertuples(index=False)
     }
     # us-west-2 priced twice (regional and one zone) is one region.
     assert regions[("p5en.48xlarge", "on_demand")] == 2
-    offer = queries.accelerator_hour_offer(empty_warehouse)
+    offer = catalog_queries.accelerator_hour_offer(empty_warehouse)
     # The CPU quote states no accelerator count, so it has no $/accelerator-hour.
     assert "cpu-intel-spr-amx" not in set(offer["accelerator_id"])
-    cheapest = queries.price_explorer(
+    cheapest = catalog_queries.price_explorer(
         empty_warehouse,
         limit=2,
         current_only=True,
@@ -117,6 +119,6 @@ def test_the_filter_values_from_one_scan_per_view_are_each_columns_own_distinct_
             name: sorted(str(v) for v in warehouse.query(sql).iloc[:, 0].dropna())
             for name, sql in one_each.items()
         }
-        values = queries.distinct_values(warehouse)
+        values = catalog_queries.distinct_values(warehouse)
     assert values == expected
     assert all(values[name] for name in ("accelerator", "vendor", "provider", "model"))

@@ -6,7 +6,7 @@ from tests.factories import content_digest, result, seeded_warehouse
 from tokendesk.records import SnapshotKind
 from warehouse import RetractionError, Warehouse
 from warehouse.as_of import costs_as_of, results_as_of
-from warehouse.queries import benchmark_snapshot_history, current_benchmark_results
+from warehouse.catalog_queries import benchmark_snapshot_history, current_benchmark_results
 
 #: A result no seed row shares, so every view can be asked about it alone.
 MODEL = "retraction-probe-70b"

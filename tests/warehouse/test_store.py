@@ -139,12 +139,12 @@ def test_malformed_file_leaves_the_warehouse_unchanged(
 
 def test_database_error_mid_ingest_rolls_back(seeded, monkeypatch):
     before = content_digest(seeded)
-    from warehouse import store
+    from warehouse import snapshot_writes
 
     def explode(*args, **kwargs):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(store, "_insert_frame", explode)
+    monkeypatch.setattr(snapshot_writes, "_insert_frame", explode)
     with pytest.raises(RuntimeError, match="disk full"):
         seeded.ingest_prices("aws", [quote()])
     assert content_digest(seeded) == before

@@ -1,0 +1,88 @@
+"""A workspace comparison's machine-readable exports: the live cost model of the XLSX workbook
+and the CSV frame, one row per plan line (the optimal fleet included where it is feasible).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+
+from briefs.document import (
+    MODEL_COLUMNS,
+    LiveModel,
+    cents,
+)
+from costmodel.demand import HOURS_PER_MONTH
+from costmodel.plan_result import PlanResult
+from planning.evaluation import Evaluation, as_evaluation
+from tokendesk.labels import sku_label
+
+
+def _with_optimal(ev: Evaluation) -> list:
+    """The plans, and the optimal fleet where it was solved and is feasible."""
+    return [*ev.plans, *([ev.optimal] if ev.optimal is not None and ev.optimal.feasible else [])]
+
+
+def workspace_live_model(found: Evaluation | Sequence[PlanResult], baseline: str) -> LiveModel:
+    """Month 1 of each plan as units × rate: a line held all month is count × $/hour × hours; a
+    line that follows the hourly curve on demand is billed unit-hours × $/hour."""
+    rows = []
+    results = _with_optimal(as_evaluation(found))
+    for r in results:
+        for ln in r.fleet:
+            held = abs(ln.count * ln.usd_per_hour * HOURS_PER_MONTH - ln.monthly_usd) < 0.005
+            burst = 0.0 if held or not ln.usd_per_hour else ln.monthly_usd / ln.usd_per_hour
+            rows.append(
+                {
+                    "option": r.name,
+                    "line": f"{ln.workload} · {ln.role} · {ln.allocation}: "
+                    + sku_label(
+                        ln.provider, ln.region, ln.instance_type, ln.pricing_model, count=ln.count
+                    ),
+                    MODEL_COLUMNS[0]: ln.count if held else 0,
+                    MODEL_COLUMNS[1]: ln.usd_per_hour if held else None,
+                    MODEL_COLUMNS[2]: round(burst, 6),
+                    MODEL_COLUMNS[3]: None if held else ln.usd_per_hour,
+                    MODEL_COLUMNS[4]: 0,
+                    MODEL_COLUMNS[5]: None,
+                    "monthly_usd": ln.monthly_usd,
+                }
+            )
+    return LiveModel(
+        pd.DataFrame(rows, columns=["option", "line", *MODEL_COLUMNS, "monthly_usd"]),
+        tuple((r.name, r.one_time_usd) for r in results),
+        baseline,
+        hours_per_month=HOURS_PER_MONTH,
+        money_columns={"$/month (month 1)": "monthly", "one-time": "one_time"},
+        flat_horizon=False,
+    )
+
+
+def workspace_csv_frame(found: Evaluation | Sequence[PlanResult]) -> pd.DataFrame:
+    """One row per fleet line at month 1, then one total row per plan (to the cent)."""
+    ev = as_evaluation(found)
+    verdicts = ev.by_name
+    out = []
+    for r in _with_optimal(ev):
+        amounts = cents([ln.monthly_usd for ln in r.fleet], r.monthly_usd)
+        for ln, amount in zip(r.fleet, amounts, strict=True):
+            out.append(
+                {
+                    "row": "line",
+                    "scenario": r.name,
+                    "decision": verdicts[r.name].verdict,
+                    **{k: v for k, v in ln.as_dict().items() if k != "monthly_usd"},
+                    "monthly_usd": amount,
+                }
+            )
+        out.append(
+            {
+                "row": "total",
+                "scenario": r.name,
+                "decision": verdicts[r.name].verdict,
+                "count": sum(ln.count for ln in r.fleet),
+                "monthly_usd": round(r.monthly_usd, 2),
+            }
+        )
+    return pd.DataFrame(out)
