@@ -4,6 +4,10 @@
 same traces directly costs a few ms, which is most of a page rerun. Every builder takes a frame,
 draws one trace per group and puts the hover fields in ``customdata`` with their labels, so a
 point's source and date are always one hover away.
+
+It stays one module (about 1,000 lines) because the rules every chart shares live here once: the
+margins worked out from the labels' drawn widths, the font-width table, the colours per vendor and
+pricing model, the hover layout; each builder below is short and reads on its own.
 """
 
 from __future__ import annotations
