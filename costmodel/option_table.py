@@ -1,9 +1,9 @@
 """Options: one price quote x one benchmark configuration with its operating points, and the
 columnar table the engine computes on (numpy over all options at once).
 
-It stays one module (a little over 600 lines): ``Option`` and ``OptionTable`` are built from each
-other (the table from options, an option back from a row), so splitting the frame reader from the
-records would make the two modules import each other."""
+It stays one module (a little over 600 lines): the frame reader builds ``Option`` records and the
+records' table is built by it, so moving the reader to a module of its own would make the two
+modules import each other."""
 
 from __future__ import annotations
 

@@ -4,9 +4,8 @@ and the constraints it buys within. Scenarios start from here.
 Plain records plus one validator (``workspace_from_dict``) that names the field at fault, and the
 inverse (``workspace_to_dict``) so a workspace round-trips through YAML and the warehouse unchanged.
 
-It stays one module (about 700 lines): each record sits beside the lines of the validator that read
-it and of the inverse that writes it, so a field is added in one place, and a test that round-trips
-every field reads one file.
+It stays one module (about 700 lines): each record sits beside the validator that reads it and the
+inverse that writes it, so a field is added, checked and written back in one place.
 """
 
 from __future__ import annotations
