@@ -6,7 +6,7 @@ from __future__ import annotations
 from briefs.document import BarChart, Block, Bullets, Paragraph, Section, table
 from costmodel.optimizer import plan_lines
 from costmodel.optimizer_workspace import OwnedComparison
-from planning.optimum import Optimized, owned_rows, price_source, proven_sentence
+from planning.optimal_plan import Optimized, owned_rows, price_source, proven_sentence
 from tokendesk import formatting
 from tokendesk.labels import label, sku_label
 

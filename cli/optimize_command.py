@@ -15,7 +15,7 @@ from briefs.optimal import optimal_markdown, optimal_rows, optimal_summary
 from cli.exits import fail
 from cli.shared_options import DbOption
 from planning import workspaces as pw
-from planning.optimum import optimize
+from planning.optimal_plan import optimize
 from pricing.integrity import check_price_file
 from tokendesk.terminal import grid_from_rows, make_console, print_table
 from warehouse import WarehouseError

@@ -40,9 +40,10 @@ built for HiGHS, hours merged where ``_merging_is_exact``, and the calls that so
 problem for a workspace, owned servers included) and this module (``solve``, its result read back
 as a solution and as the scenarios' fleet lines, and the diversification frontier).
 
-Words: the *optimizer* is this programme (``costmodel``); the *optimum* is what it returns for a
-workspace, set beside the built-in plans by ``planning.optimum``; the plan it makes is called
-*Optimal* wherever it is shown (``briefs.optimal``, ``tokendesk optimize``, the Scenarios page).
+Words: the *optimizer* is this programme (``costmodel``); the plan it makes for a workspace is
+*Optimal* wherever it is set beside the built-in plans and shown (``planning.optimal_plan``,
+``briefs.optimal``, the Scenarios page); *optimize* is only the command's verb
+(``tokendesk optimize``).
 """
 
 from __future__ import annotations

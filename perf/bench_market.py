@@ -10,7 +10,7 @@ catalog with its dated history and every public LLM result), then times on each,
 * **build**: ``tokendesk db init`` on a new path, what a first start pays (target ≤ 60 s);
 * **scenarios**: ``tokendesk scenarios --format json`` on the example workspace, the whole
   command as a user runs it (target ≤ 5 s);
-* **optimizer**: ``planning.optimum.optimize`` over every priced option of the warehouse for the
+* **optimizer**: ``planning.optimal_plan.optimize`` over every priced option of the warehouse for the
   example workspace, in-process, after the options are read (target ≤ 2 s).
 
 It prints each figure, the market ÷ seed ratio, the row counts, and the size of ``data/`` (target
@@ -64,7 +64,7 @@ def optimizer_seconds(db: Path, data: Path, repeat: int) -> tuple[float, int]:
     code = f"""
 import os, statistics, time
 from planning import workspaces as pw
-from planning.optimum import optimize
+from planning.optimal_plan import optimize
 from pricing.integrity import check_price_file
 ws, engine = pw.workspace_and_engine({str(db)!r}, None, check_price_file)
 times = []

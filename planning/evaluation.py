@@ -10,7 +10,7 @@ from costmodel.plan import WorkspaceEngine
 from costmodel.plan_result import PlanResult
 from costmodel.workspace_model import Workspace
 from planning.context import planner_for, scenario_plans
-from planning.optimum import OptimalPlan, Optimized, optimize
+from planning.optimal_plan import OptimalPlan, Optimized, optimize
 from planning.verdicts import (
     BUY_WORD,
     Contender,

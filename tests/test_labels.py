@@ -12,7 +12,7 @@ from openpyxl import load_workbook
 from app.models.tables import readable
 from briefs.document import Document, Section, table
 from briefs.render import render_document
-from planning.optimum import proven_sentence as _proven
+from planning.optimal_plan import proven_sentence as _proven
 from tokendesk import formatting
 from tokendesk.labels import label, sku_label
 

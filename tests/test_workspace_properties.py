@@ -27,7 +27,7 @@ from costmodel.workspace_model import FLEET_PRICING_MODELS, WorkspaceError, work
 from planning import evaluation as pe
 from planning import workspaces as pw
 from planning.commitment import commitments
-from planning.optimum import optimize
+from planning.optimal_plan import optimize
 from planning.workspaces import parse_workspace_text as workspace_from_text
 from tokendesk.textsafety import has_control
 from warehouse import Warehouse

@@ -244,7 +244,7 @@ def test_scenarios_unknown_unit_falls_back_with_a_notice(fixture_env):
 def test_scenarios_page_shows_the_optimal_fleet_and_the_price_of_diversification(fixture_env):
     import json
 
-    from planning.optimum import optimize
+    from planning.optimal_plan import optimize
 
     at = page("scenarios.py", optimal="true")
     assert at.toggle(key="optimal").value is True
@@ -318,7 +318,7 @@ def test_owned_servers_appear_beside_the_optimal_fleet_when_the_workspace_allows
     from dataclasses import replace
 
     from costmodel.workspace_model import workspace_to_dict
-    from planning.optimum import optimize
+    from planning.optimal_plan import optimize
     from warehouse.workspace_versions import save_workspace
 
     with Warehouse.open(writable_env, read_only=True) as wh:

@@ -213,7 +213,7 @@ def test_the_brief_gains_an_owned_hardware_section_only_when_owned_servers_are_a
     from dataclasses import replace
 
     from briefs.optimal import brief_sections
-    from planning.optimum import optimize
+    from planning.optimal_plan import optimize
     from warehouse import Warehouse
 
     ws, _ = pw.read_workspace_file(EXAMPLE)

@@ -16,7 +16,7 @@ from audit.scan import scan
 from cli.main import app
 from cli.workspace_command import register
 from planning import workspaces as pw
-from planning.optimum import optimize
+from planning.optimal_plan import optimize
 from tests.factories import content_digest
 from tests.workspace_data import EXAMPLE, LINE_FIELDS, example_stay, list_price
 from tokendesk.paths import REPO_ROOT
