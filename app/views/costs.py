@@ -16,7 +16,7 @@ from tokendesk.exports import safe_csv
 from tokendesk.metrics import PERCENTILES
 
 #: Rows the page reads and shows at most (the cheapest first).
-MAX_ROWS = 2000
+MAX_ROWS = 1000
 #: Filters, in sidebar order: URL key = warehouse column = widget key, with its label.
 FILTERS = {
     "vendor": "Vendor",
