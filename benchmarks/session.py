@@ -89,6 +89,8 @@ class SessionSettings:
     ready_timeout_s: float = 0.0
     max_failure_rate: float = 0.0
     sweep: bool = False
+    #: A sweep stops once a doubling adds less than this share of throughput (``--sweep``).
+    sweep_min_gain: float = 0.05
 
 
 @dataclass
@@ -174,7 +176,14 @@ class HarnessSession:
         if self.config is None:
             raise RuntimeError("HarnessSession.run before prepare")
         s, cfg = self.settings, self.config
-        measured = _measure(cfg, s.points, self.bundle, s.parity_concurrency, show_progress)
+        measured = _measure(
+            cfg,
+            s.points,
+            self.bundle,
+            s.parity_concurrency,
+            show_progress,
+            s.sweep_min_gain if s.sweep else None,
+        )
         for block in measured.blocks:
             block["validity"] = judge_point(block, s.max_failure_rate)
         # Before the document: the pick marks its point, and the document records the mark.
@@ -275,15 +284,24 @@ def _measure(
     bundle_obj: Bundle | None,
     parity_concurrency: int,
     show_progress: bool,
+    sweep_min_gain: float | None,
 ) -> _Measured:
     """Run every operating point, then the parity pass; after Ctrl-C keep the points that
-    finished."""
+    finished. A sweep (``sweep_min_gain`` set) stops at saturation."""
     started = datetime.now(UTC)
     blocks: list[dict] = []
     interrupted = False
     parity = None
     try:
-        asyncio.run(run_harness(cfg, points, show_progress=show_progress, into=blocks))
+        asyncio.run(
+            run_harness(
+                cfg,
+                points,
+                show_progress=show_progress,
+                into=blocks,
+                sweep_min_gain=sweep_min_gain,
+            )
+        )
         if bundle_obj is not None:
             parity = asyncio.run(
                 run_parity(

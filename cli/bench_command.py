@@ -225,6 +225,7 @@ def run_cmd(
             ready_timeout_s=ready_timeout_s,
             max_failure_rate=max_failure_rate,
             sweep=sweep,
+            sweep_min_gain=sweep_min_gain,
         )
     )
     try:

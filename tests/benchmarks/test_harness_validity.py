@@ -452,3 +452,22 @@ def test_cli_runs_an_own_jsonl_dataset(fake_server, tmp_path):
             "SELECT workload FROM benchmark_results WHERE source_tool = 'tokendesk-harness'"
         )
     assert frame["workload"].tolist() == ["jsonl-own.jsonl"]
+
+
+def test_sweep_min_gain_reaches_the_sweep_and_only_a_sweep(fake_server, tmp_path, monkeypatch):
+    # The option was parsed and then dropped: a sweep never stopped at saturation.
+    seen: list[float | None] = []
+    real = session_mod.run_harness
+
+    async def recording(*args, **kwargs):
+        seen.append(kwargs.get("sweep_min_gain"))
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(session_mod, "run_harness", recording)
+    sweep = _run_args(fake_server.url, tmp_path, "--sweep", "--sweep-max", "2")
+    res = CliRunner().invoke(bench_app, [*sweep, "--num-prompts", "2", "--sweep-min-gain", "0.2"])
+    assert res.exit_code == 0, res.output
+    fixed = _run_args(fake_server.url, tmp_path, "--concurrency", "1", "--num-prompts", "2")
+    res = CliRunner().invoke(bench_app, fixed)
+    assert res.exit_code == 0, res.output
+    assert seen == [0.2, None]
