@@ -389,6 +389,20 @@ PRICE_LIST_COLUMNS = (
 )
 
 
+def _where_in(
+    filters: Sequence[tuple[str, Sequence[str] | None]],
+) -> tuple[str, list[object]]:
+    """``WHERE column IN (?, …) AND …`` for the (fixed column, values) pairs that have values,
+    and the values to bind; "" and no values when none has."""
+    clauses: list[str] = []
+    params: list[object] = []
+    for column, values in filters:
+        if values:
+            clauses.append(f"{column} IN ({', '.join('?' for _ in values)})")
+            params.extend(values)
+    return (f"WHERE {' AND '.join(clauses)}" if clauses else ""), params
+
+
 def current_price_list(
     warehouse: Warehouse,
     provider: Sequence[str] | None = None,
@@ -396,13 +410,7 @@ def current_price_list(
 ) -> pd.DataFrame:
     """Every current price quote (``PRICE_LIST_COLUMNS``), ordered by provider, region, instance
     type and pricing model; optionally only some providers and pricing models."""
-    clauses: list[str] = []
-    params: list[object] = []
-    for column, values in (("provider", provider), ("pricing_model", pricing_model)):
-        if values:
-            clauses.append(f"{column} IN ({', '.join('?' for _ in values)})")
-            params.extend(values)
-    where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+    where, params = _where_in((("provider", provider), ("pricing_model", pricing_model)))
     return warehouse.query(
         f"SELECT {', '.join(PRICE_LIST_COLUMNS)} FROM current_prices {where}"  # noqa: S608
         " ORDER BY provider, region, instance_type, pricing_model, zone NULLS FIRST,"
@@ -428,13 +436,7 @@ def benchmark_result_list(
     (model, accelerator, precision, runtime, scenario, load), the figures (output tok/s, TTFT
     and TPOT percentiles), the shape it was measured at and its source. ``models`` and
     ``accelerators`` keep only results whose model or accelerator id is one of them."""
-    clauses: list[str] = []
-    params: list[object] = []
-    for column, values in (("r.model", models), ("r.accelerator_id", accelerators)):
-        if values:
-            clauses.append(f"{column} IN ({', '.join('?' for _ in values)})")
-            params.extend(values)
-    where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+    where, params = _where_in((("r.model", models), ("r.accelerator_id", accelerators)))
     return warehouse.query(
         f"""
         SELECT r.result_id, r.source_tool AS tool,
