@@ -113,6 +113,7 @@ def test_the_hand_made_bills_give_the_fleet_worked_out_by_hand(db):
         ("aws", "p5.48xlarge", "reserved_1y"),
         ("aws", "p5.48xlarge", "on_demand"),
         ("aws", "g6e.xlarge", "spot"),
+        ("aws", "g5.4xlarge", "on_demand"),
         ("azure", "Standard_ND96isr_H100_v5", "reserved_3y"),
         ("oci", "BM.GPU.H100.8", "on_demand"),
     }
@@ -133,22 +134,30 @@ def test_the_hand_made_bills_give_the_fleet_worked_out_by_hand(db):
     assert (nd["count"], nd["usd_per_hour"], nd["commitment_end"]) == (2, 63.0, None)
     gpu = lines["oci", "BM.GPU.H100.8", "on_demand"]
     assert (gpu["count"], gpu["usd_per_hour"]) == (1, 80.0)  # 5,952 GPU-hours / 8 / 744 h
+    # g5.4xlarge is priced by the market catalog: 100 hours for $162.40 -> $1.624/h, one instance
+    g5 = lines["aws", "g5.4xlarge", "on_demand"]
+    assert (g5["count"], g5["usd_per_hour"], g5["billed_usd"]) == (1, 1.624, 162.40)
     reasons = {u["reason"]: u["cost_usd"] for u in report["unplaced"]}
     assert reasons[
         "commitment purchases and fees (amortised into the covered usage's EffectiveCost)"
     ] == pytest.approx(1377948.00 + 93744.00)
     assert reasons["accelerator instances in 2026-11 (the fleet is taken from 2026-10)"] == 1320.96
-    assert reasons["accelerator instance not in the price data (aws g5.4xlarge)"] == 162.40
+    assert not any("g5.4xlarge" in reason for reason in reasons)
     assert reasons["tax"] == 1234.56 and reasons["credits"] == -500.00
 
 
 def test_the_reconciliation_of_the_hand_made_bills_checked_by_hand(db):
     rec = from_bill(db, AWS, AZURE, OCI)["reconciliation"]
     # Bill (EffectiveCost, idle reserved hours included): 10,044 + 61,424.64 + 115,521.12 +
-    # 1,510.08 + 93,744 + 59,520. Stay: count x rate x 730 per line.
-    assert rec["bill_usd"] == 341763.84
+    # 1,510.08 + 93,744 + 59,520 + 162.40 (g5.4xlarge). Stay: count x rate x 730 per line.
+    assert rec["bill_usd"] == 341926.24
     assert rec["stay_month1_usd"] == pytest.approx(
-        15 * 0.9 * 730 + 2 * 55.04 * 730 + 5 * 31.46 * 730 + 2 * 63.0 * 730 + 80.0 * 730
+        15 * 0.9 * 730
+        + 2 * 55.04 * 730
+        + 5 * 31.46 * 730
+        + 2 * 63.0 * 730
+        + 80.0 * 730
+        + 1 * 1.624 * 730
     )
     assert rec["difference_usd"] == pytest.approx(rec["stay_month1_usd"] - rec["bill_usd"])
     by_line = {e["line"]: e for e in rec["explained"]}
@@ -181,14 +190,37 @@ def test_the_real_sample_is_accounted_for_and_its_gpus_named(db):
     assert report["source"]["files"][0]["rows"] == 1000
     assert report["source"]["files"][0]["providers"] == ["AWS", "Microsoft", "Oracle"]
     assert report["source"]["month"] == "2024-09" and report["source"]["month_is_full"]
-    # Its only accelerator instances are g5.4xlarge (A10G) and g3.4xlarge (M60), which the
-    # bundled price data does not price: they are listed, not dropped and not made into lines.
-    assert report["fleet"] == []
+    # Its only accelerator instances are g5.4xlarge (A10G) and g3.4xlarge (M60). The market
+    # catalog prices g5.4xlarge, so its 8 rows become one fleet line; g3.4xlarge (M60, in no
+    # price data) is listed, not dropped and not made into a line.
+    g5_rows = _sample_rows("g5.4xlarge")
+    assert len(g5_rows) == 8
+    (line,) = report["fleet"]
+    assert (line["provider"], line["region"], line["instance_type"]) == (
+        "aws",
+        "us-east-1",
+        "g5.4xlarge",
+    )
+    assert (line["count"], line["pricing_model"]) == (1, "on_demand")
+    assert line["billed_usd"] == pytest.approx(sum(float(r["BilledCost"]) for r in g5_rows))
+    effective = sum(float(r["EffectiveCost"]) for r in g5_rows)
+    hours = sum(float(r["ConsumedQuantity"]) for r in g5_rows)
+    assert line["usd_per_hour"] == pytest.approx(effective / hours, abs=1e-5)
     reasons = {u["reason"]: u for u in report["unplaced"]}
-    assert reasons["accelerator instance not in the price data (aws g5.4xlarge)"]["rows"] == 8
+    assert not any("g5.4xlarge" in reason for reason in reasons)
     assert reasons["accelerator instance not in the price data (aws g3.4xlarge)"]["rows"] == 2
-    assert sum(u["rows"] for u in report["unplaced"]) == 1000
-    assert report["reconciliation"]["explained"] == []
+    assert sum(u["rows"] for u in report["unplaced"]) == 1000 - len(g5_rows)
+    (explained,) = report["reconciliation"]["explained"]
+    assert explained["line"] == "1 × aws · us-east-1 · g5.4xlarge · On demand"
+
+
+def _sample_rows(instance_type: str) -> list[dict[str, str]]:
+    with gzip.open(SAMPLE, "rt", encoding="utf-8", newline="") as handle:
+        return [
+            row
+            for row in csv.DictReader(handle)
+            if instance_type in (row["ChargeDescription"] or "")
+        ]
 
 
 def test_parquet_and_gzip_read_like_the_csv(db, tmp_path):
@@ -281,15 +313,18 @@ def test_preview_stores_nothing_and_save_stores_a_version_with_its_source(db, tm
     newest = versions.iloc[0]
     assert len(versions) == len(before) + 1
     assert newest["origin"] == "bill"
+    # The g5.4xlarge line (priced by the market catalog) adds its $162.40 to the spend and
+    # 1 x $1.624 x 730 h = $1,185.52 to Stay.
     assert newest["source"] == (
-        "bill: aws_focus_1_2_gpu_fleet.csv (2026-10); accelerator spend $188,499.84,"
-        " Stay month 1 $205,042.40"
+        "bill: aws_focus_1_2_gpu_fleet.csv (2026-10); accelerator spend $188,662.24,"
+        " Stay month 1 $206,227.92"
     )
     assert newest["created_by"]
     assert {(e.instance_type, e.pricing_model, e.count) for e in ws.fleet} == {
         ("p5.48xlarge", "reserved_1y", 5),
         ("p5.48xlarge", "on_demand", 2),
         ("g6e.xlarge", "spot", 15),
+        ("g5.4xlarge", "on_demand", 1),
     }
     # The YAML printed is the workspace that was stored.
     assert pw.parse_workspace_text(saved.stdout, "out")[0] == ws
@@ -299,7 +334,7 @@ def test_preview_stores_nothing_and_save_stores_a_version_with_its_source(db, tm
     assumptions = brief.stdout.replace("\\", "").split("## Assumptions", 1)[1].split("\n## ")[0]
     assert (
         "fleet from the cloud bill: bill: aws_focus_1_2_gpu_fleet.csv (2026-10); accelerator"
-        " spend $188,499.84, Stay month 1 $205,042.40" in assumptions
+        " spend $188,662.24, Stay month 1 $206,227.92" in assumptions
     )
 
 

@@ -330,6 +330,7 @@ def ingest_price_file(
     check: PriceCheck,
     origin: str = "seed",
     batch_rows: int = BATCH_ROWS,
+    complete: bool = True,
 ) -> list[str]:
     """Validate a seed-format price CSV whole, then write one snapshot per provider (and per
     seed snapshot: historical rows go to an older snapshot of their own), all in one transaction.
@@ -339,7 +340,9 @@ def ingest_price_file(
     written. Any other file keeps such rows quarantined, out of current prices.
 
     The bundled seed's current snapshot is its provider's whole catalog (older items it does not
-    list are withdrawn); any other file speaks only for the items it lists.
+    list are withdrawn) unless ``complete`` is False, as for the market file, which prices a part
+    of each provider's catalog beside the curated seed; any other file speaks only for the items
+    it lists.
 
     Memory does not grow with the file: rows are read, validated and checked ``batch_rows`` at a
     time and wait in a scratch database (``warehouse.staging``) until they are written."""
@@ -364,7 +367,9 @@ def ingest_price_file(
                 " for a price file; split it into smaller files",
             ) from None
         try:
-            return _write(warehouse, staging, path, checked, origin, batch_rows, read_notes)
+            return _write(
+                warehouse, staging, path, checked, origin, batch_rows, read_notes, complete
+            )
         except duckdb.OutOfMemoryException:
             raise SeedFileError(
                 path,
@@ -383,6 +388,7 @@ def _write(
     origin: str,
     batch_rows: int,
     read_notes: ReadNotes,
+    complete: bool = True,
 ) -> list[str]:
     """Write each checked group as one snapshot, a batch at a time, in one transaction."""
     # Snapshot dates only order snapshots. An undated historical group sorts before
@@ -412,7 +418,7 @@ def _write(
                         )
                     ),
                     integrity=integrity,
-                    complete=origin == "seed" and not historical,
+                    complete=complete and origin == "seed" and not historical,
                     now=now,
                 )
             )
@@ -549,7 +555,9 @@ def load_seed(warehouse: Warehouse, check: PriceCheck, folder: Path | None = Non
     with warehouse.atomic():
         ingest_price_file(warehouse, folder / SEED_PRICES, check=check)
         if (folder / MARKET_PRICES).exists():
-            ingest_price_file(warehouse, folder / MARKET_PRICES, check=check)
+            # The market prices a part of each cloud's catalog (the pinned families and
+            # regions): it must not withdraw the curated seed's other quotes of that cloud.
+            ingest_price_file(warehouse, folder / MARKET_PRICES, check=check, complete=False)
         ingest_result_file(warehouse, folder / SEED_RESULTS)
         if (folder / MARKET_RESULTS).exists():
             ingest_result_file(warehouse, folder / MARKET_RESULTS)
