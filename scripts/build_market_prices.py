@@ -251,6 +251,8 @@ class Offer:
     on_demand: set[float]
     spot: list[float]
     notes: list[str]
+    #: Set where the source contradicts itself (``confidence`` of the pin otherwise).
+    confidence: str | None = None
 
 
 def _offer_rows(pin: Pin, key: tuple[str, str], offer: Offer) -> Iterable[dict[str, str]]:
@@ -270,7 +272,7 @@ def _offer_rows(pin: Pin, key: tuple[str, str], offer: Offer) -> Iterable[dict[s
         "source_url": pin.url,
         "observed_at": "",
         "source_date_text": pin.date_text,
-        "confidence": pin.confidence,
+        "confidence": offer.confidence or pin.confidence,
     }
     notes = sorted(set(offer.notes)) + ([pin.historical_reason] if historical else [])
     if offer.on_demand:
@@ -288,7 +290,7 @@ def _offer_rows(pin: Pin, key: tuple[str, str], offer: Offer) -> Iterable[dict[s
             **common,
             "pricing_model": "spot",
             "usd_per_hour": _price_text(min(offer.spot)),
-            "confidence": "medium",
+            "confidence": offer.confidence or "medium",
             "notes": "; ".join(
                 [*notes, f"spot varies by zone and hour: cheapest of {zones} zone quote(s)"]
             ),
@@ -381,7 +383,34 @@ def gcp_offers(rows: Sequence[Mapping[str, str]]) -> dict[tuple[str, str], Offer
             _sum(_number(row["Price"]), _number(gpu["Price"])),
             _sum(_number(row["SpotPrice"]), _number(gpu["SpotPrice"])),
         )
+    _flag_inconsistent_gpus(offers, gpus)
     return offers
+
+
+#: GPU rows of one part and count whose on-demand price differs more than this between two kept
+#: regions: one of them is not the list price (GCP lists one GPU price per region or a few
+#: percent apart), so the machines built on them are marked low confidence and say so.
+GPU_REGION_SPREAD = 1.25
+
+
+def _flag_inconsistent_gpus(
+    offers: dict[tuple[str, str], Offer], gpus: Mapping[tuple[str, int, str], Mapping[str, str]]
+) -> None:
+    by_part: dict[tuple[str, int], dict[str, float]] = defaultdict(dict)
+    for (name, count, _zone), row in gpus.items():
+        price = _number(row["Price"])
+        if price:
+            by_part[name, count][row["Region"]] = price
+    for (_region, machine), offer in offers.items():
+        prices = by_part.get(GCP_MACHINE_GPUS[machine], {})
+        if len(prices) > 1 and max(prices.values()) > GPU_REGION_SPREAD * min(prices.values()):
+            name, count = GCP_MACHINE_GPUS[machine]
+            shown = ", ".join(f"{r} ${p:g}" for r, p in sorted(prices.items()))
+            offer.confidence = "low"
+            offer.notes.append(
+                f"the catalog's {count} x {name} on-demand rows differ between regions ({shown}):"
+                " one is not the list price; check before relying on it"
+            )
 
 
 def _sum(host: float | None, gpu: float | None) -> float | None:

@@ -112,6 +112,11 @@ def test_gcp_machine_price_is_host_plus_its_gpus_of_the_same_zone():
     row = _one(_built("gcp"), "us-east4", "a3-highgpu-8g", "on_demand")
     assert float(row["usd_per_hour"]) == pytest.approx(float(host["Price"]) + float(gpus["Price"]))
     assert (row["accelerator_id"], row["accelerator_count"]) == ("nvidia-h100-sxm-80gb", "8")
+    # The fixture's 8 x H100 rows: us-central1 $33.60609, us-east4 $78.37241 (more than 25%
+    # apart), so one is not the list price and both regions' machines say so.
+    central = [r for r in raw if r["AcceleratorName"] == "H100" and r["Region"] == "us-central1"]
+    assert float(gpus["Price"]) > bmp.GPU_REGION_SPREAD * float(central[0]["Price"])
+    assert row["confidence"] == "low" and "differ between regions" in row["notes"]
     # A host row whose zone lists no GPU row gets no price rather than a host-only one.
     assert bmp.gcp_offers([r for r in raw if r["InstanceType"]]) == {}
 
