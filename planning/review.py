@@ -44,6 +44,7 @@ from planning.verdicts import new_sku_verdict
 from tokendesk.columns import OPTION_FIGURES
 from tokendesk.labels import sku_label
 from warehouse import as_of as wf
+from warehouse.decisions import LastReview
 from warehouse.decisions import decisions as decision_log
 
 if TYPE_CHECKING:
@@ -509,6 +510,49 @@ def compare(
         decisions=decisions,
         options=costs_to,
         fleet_effects=fleet_effects(moves, rules.fleet),
+    )
+
+
+@dataclass(frozen=True)
+class ReviewWindow:
+    """Where a review with no dates given starts, and why, in a sentence's words. ``start`` is
+    None only when there is nothing to compare; ``why`` then says what is missing."""
+
+    start: date | None
+    why: str
+
+
+def default_window(last: LastReview | None, end: date) -> ReviewWindow:
+    """The review a person gets without dates, ending on ``end``: since the end of the last
+    review closed on purpose (recorded decisions do not end a review), else since the oldest
+    snapshot. A review closed on ``end`` itself is shown again from its own start."""
+    if last is None:
+        return ReviewWindow(
+            None, "the warehouse has no snapshot yet: refresh prices or import results"
+        )
+    if last.day < end:
+        why = (
+            f"the end of the last closed review ({last.day.isoformat()})"
+            if last.basis == "review"
+            else "the oldest snapshot's date, as no review has been closed yet"
+        )
+        return ReviewWindow(last.day, why)
+    if last.basis == "review" and last.review_from is not None and last.review_from < end:
+        return ReviewWindow(
+            last.review_from,
+            f"the start of the last review, which was closed on {last.day.isoformat()}: it is"
+            " shown again, as nothing has been added since it closed",
+        )
+    if last.basis == "review":
+        return ReviewWindow(
+            None,
+            f"the last review was closed on {last.day.isoformat()} and names no start, so no"
+            f" day before {end.isoformat()} is left to compare with",
+        )
+    return ReviewWindow(
+        None,
+        f"the oldest snapshot is from {last.day.isoformat()}, so there is no earlier price or"
+        f" result to compare {end.isoformat()} with yet",
     )
 
 
