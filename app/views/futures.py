@@ -85,7 +85,9 @@ def review(start: date) -> FuturesReport:
             f" if it is cheaper per output token by more than {report.rules.min_savings_pct:.0%} and"
             f" its first-token latency is no more than {report.rules.max_ftl_regression_pct:.0%}"
             " worse; defer when latency is unknown or nothing comparable runs; no-buy otherwise. A SKU"
-            " you already run is never a candidate.",
+            " you already run is never a candidate. Prices are compared on the same terms (on demand"
+            " against on demand or your line's effective rate; spot only where the workspace allows"
+            " spot), and only providers your workspace approves are judged.",
             limit=2000,
         )
     )
