@@ -476,6 +476,14 @@ def record_decision(decision) -> int:
         return append(warehouse, decision)
 
 
+def close_review(closing) -> None:
+    """Close a futures-day review on purpose, as the person of this session (editors)."""
+    from warehouse.decisions import close_review as append
+
+    with writer(Action.RECORD_DECISION) as warehouse:
+        append(warehouse, closing)
+
+
 # -- workspace ---------------------------------------------------------------------------------
 @st.cache_data(show_spinner=False, ttl=600)
 def workspace(path: str):

@@ -175,6 +175,8 @@ def _suggestion_rule_text(rules: FuturesRules) -> str:
         rules.incumbent_backends,
         rules.min_savings_pct,
         rules.max_ftl_regression_pct,
+        allow_spot=rules.allow_spot,
+        approved_providers=rules.approved_providers,
     )
 
 

@@ -1,4 +1,4 @@
-"""``tokendesk brief``, ``tokendesk gate`` and ``tokendesk futures compare | decide | log``.
+"""``tokendesk brief``, ``tokendesk gate`` and ``tokendesk futures compare | decide | close | log``.
 
 Mount at top level from ``cli.main._register_subcommands``::
 
@@ -32,7 +32,13 @@ from planning import gate_inputs as gi
 from planning import regression_gate as rg
 from planning import what_ifs as si
 from planning import workspaces as pw
-from planning.review import FuturesRules, company_review, compare_warehouse, report_json
+from planning.review import (
+    FuturesRules,
+    company_review,
+    compare_warehouse,
+    default_window,
+    report_json,
+)
 from pricing.integrity import check_price_file
 from tokendesk import formatting
 from tokendesk.exports import safe_csv
@@ -49,6 +55,8 @@ from warehouse.as_of import (
 from warehouse.decisions import (
     Decision,
     DecisionError,
+    ReviewClosing,
+    close_review,
     decisions,
     last_review,
     record_decision,
@@ -319,7 +327,7 @@ def futures_compare(
         )
         with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
             if start is None:
-                start = _since_last_review(warehouse)
+                start = _since_last_review(warehouse, end)
             # The incumbent is the company's own fleet at its own rates (the workspace), unless
             # incumbent backends are named.
             review = compare_warehouse if incumbent else company_review
@@ -333,21 +341,18 @@ def futures_compare(
     _write(render_document(futures_document(report), fmt.lower()), output)
 
 
-def _since_last_review(warehouse: Warehouse) -> date:
-    """The default start of a comparison, said in a sentence on stderr (stdout is the report)."""
-    last = last_review(warehouse)
-    if last is None:
-        raise ValueError("the warehouse has no snapshots to compare: give --from YYYY-MM-DD")
-    why = {
-        "review": f"the end of the last recorded review (decision {last.decision_id})",
-        "decision": f"the day of the last recorded decision (decision {last.decision_id})",
-        "oldest snapshot": "the oldest snapshot's date, as no review or decision is recorded yet",
-    }[last.basis]
+def _since_last_review(warehouse: Warehouse, end: date) -> date:
+    """The default start of a comparison, said in a sentence on stderr (stdout is the report);
+    a ValueError saying why when there is nothing to compare."""
+    window = default_window(last_review(warehouse), end)
+    if window.start is None:
+        raise ValueError(f"nothing to compare: {window.why}; give --from YYYY-MM-DD")
     err.print(
-        f"Comparing since {last.day.isoformat()}, {why}; --from YYYY-MM-DD picks another date.",
+        f"Comparing since {window.start.isoformat()}, {window.why}; --from YYYY-MM-DD picks"
+        " another date.",
         highlight=False,
     )
-    return last.day
+    return window.start
 
 
 @futures_app.command("decide")
@@ -400,6 +405,38 @@ def futures_decide(
     console.print(
         f"decision {decision_id} recorded: {subject} → {decision} "
         f"({len(record.snapshot_ids)} snapshots linked)"
+    )
+
+
+@futures_app.command("close")
+def futures_close(
+    by: Annotated[str, typer.Option("--by", help="Who closes the review.")],
+    review_to: Annotated[
+        str, typer.Option("--to", help="The day the review ends (YYYY-MM-DD); default today.")
+    ] = "",
+    review_from: Annotated[
+        str, typer.Option("--from", help="The day the review started (YYYY-MM-DD), if known.")
+    ] = "",
+    note: Annotated[str, typer.Option(help="What the review concluded, in a line.")] = "",
+    db: DbOption = None,
+) -> None:
+    """Close the review on purpose: the next `futures compare` without --from starts where it
+    ended. Recording decisions does not close a review."""
+
+    try:
+        closing = ReviewClosing(
+            date.fromisoformat(review_to) if review_to else date.today(),
+            by,
+            date.fromisoformat(review_from) if review_from else None,
+            note,
+        )
+        with Warehouse.open(db, seed_check=check_price_file) as warehouse:
+            close_review(warehouse, closing)
+    except (ValueError, DecisionError) as exc:
+        raise fail(str(exc)) from None
+    console.print(
+        f"review closed on {closing.review_to.isoformat()}: the next `futures compare` without"
+        " --from starts there"
     )
 
 

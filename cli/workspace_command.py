@@ -224,7 +224,10 @@ def _print_bill(report: bill_import.BillReport) -> None:
             "$/h": formatting.usd_rate(row["usd_per_hour"]),
             "Ends": row["commitment_end"] or "",
             "Serves": row["serves"],
-            "Billed $": f"{row['billed_usd']:,.2f}",
+            "Billed $": "kept" if row["billed_usd"] is None else f"{row['billed_usd']:,.2f}",
+            "Fees $": ""
+            if not row["commitment_fees_usd"]
+            else f"{row['commitment_fees_usd']:,.2f}",
         }
         for row in report.fleet_rows()
     ]
@@ -265,7 +268,8 @@ def _print_bill(report: bill_import.BillReport) -> None:
                     change.provider, change.region, change.instance_type, change.pricing_model
                 )
             )
-            + (f" — {details}" if details else ""),
+            + (f" — {details}" if details else "")
+            + (f" ({terminal_text(change.reason)})" if change.reason else ""),
             highlight=False,
         )
     for note in report.notes:

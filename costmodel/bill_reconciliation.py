@@ -15,7 +15,7 @@ Spot lines also say how far the hourly spot rate moved over the month (Stay uses
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -177,14 +177,20 @@ def reconcile(
 
 
 # ---- the derived fleet against the workspace's -------------------------------------------------
+#: The four ways a line of the current workspace fares when a bill's fleet is saved over it.
+KEPT, CHANGED, ADDED, REMOVED = "kept", "changed", "added", "removed"
+
+
 @dataclass(frozen=True)
 class FleetChange:
-    change: str  # added | changed | removed | unchanged
+    change: str  # kept | changed | added | removed
     provider: str
     region: str
     instance_type: str
     pricing_model: str
     details: tuple[str, ...]
+    #: Why, in words: what the bill says (or does not say) about the line.
+    reason: str = ""
 
     def as_dict(self) -> dict:
         return {
@@ -194,30 +200,73 @@ class FleetChange:
             "instance_type": self.instance_type,
             "pricing_model": self.pricing_model,
             "details": list(self.details),
+            "reason": self.reason,
         }
 
 
-def _key(e: FleetEntry) -> tuple[str, str, str, str]:
+Key = tuple[str, str, str, str]
+
+
+def _key(e: FleetEntry) -> Key:
     return (e.provider, e.region, e.instance_type, e.pricing_model)
 
 
-def _change(change: str, key: tuple[str, str, str, str], details: Sequence[str]) -> FleetChange:
+def _change(change: str, key: Key, details: Sequence[str], reason: str) -> FleetChange:
     provider, region, instance_type, pricing_model = key
-    return FleetChange(change, provider, region, instance_type, pricing_model, tuple(details))
+    return FleetChange(
+        change, provider, region, instance_type, pricing_model, tuple(details), reason
+    )
 
 
 def _rate(value: float | None) -> str:
     return "list price" if value is None else f"${value:,.4f}/h"
 
 
-def fleet_changes(
-    current: Sequence[FleetEntry], derived: Sequence[FleetEntry]
-) -> list[FleetChange]:
-    """Line by line, what saving the derived fleet would change (lines are matched on provider,
-    region, instance type and pricing model; several lines with one key are summed)."""
+def _differences(before: Sequence[FleetEntry], after: Sequence[FleetEntry]) -> list[str]:
+    out: list[str] = []
+    count_old, count_new = sum(e.count for e in before), sum(e.count for e in after)
+    if count_old != count_new:
+        out.append(f"count {count_old} -> {count_new}")
+    rates_old = [e.usd_per_hour for e in before]
+    rates_new = [e.usd_per_hour for e in after]
+    if rates_old != rates_new:
+        out.append(
+            "rate "
+            + ", ".join(_rate(r) for r in rates_old)
+            + " -> "
+            + ", ".join(_rate(r) for r in rates_new)
+        )
+    ends_old = [e.commitment_end for e in before]
+    ends_new = [e.commitment_end for e in after]
+    if ends_old != ends_new:
+        out.append(
+            "commitment end "
+            + ", ".join(str(d) if d else "none" for d in ends_old)
+            + " -> "
+            + ", ".join(str(d) if d else "none" for d in ends_new)
+        )
+    return out
 
-    def by_key(entries: Sequence[FleetEntry]) -> dict[tuple[str, str, str, str], list[FleetEntry]]:
-        out: dict[tuple[str, str, str, str], list[FleetEntry]] = {}
+
+def fleet_changes(
+    current: Sequence[FleetEntry],
+    derived: Sequence[FleetEntry],
+    *,
+    covered_providers: Iterable[str] | None = None,
+    period: str = "the bill's month",
+    carried: Mapping[Key, Sequence[str]] | None = None,
+) -> list[FleetChange]:
+    """Line by line, what saving the derived fleet would change, and why (lines are matched on
+    provider, region, instance type and pricing model; several lines with one key are summed).
+
+    ``covered_providers``: the providers the bill covers (None: every provider); a current line
+    on another provider is kept as it is. ``carried``: per line, what was kept from the current
+    workspace because the bill does not say it (a commitment's end, a negotiated rate)."""
+    covered = None if covered_providers is None else set(covered_providers)
+    carried = carried or {}
+
+    def by_key(entries: Sequence[FleetEntry]) -> dict[Key, list[FleetEntry]]:
+        out: dict[Key, list[FleetEntry]] = {}
         for e in entries:
             out.setdefault(_key(e), []).append(e)
         return out
@@ -226,39 +275,30 @@ def fleet_changes(
     out: list[FleetChange] = []
     for key in [*old, *(k for k in new if k not in old)]:
         before, after = old.get(key, []), new.get(key, [])
+        kept_from_workspace = list(carried.get(key, ()))
         if not before:
             details = tuple(
                 f"{e.count} × at {_rate(e.usd_per_hour)}"
                 + (f", commitment ends {e.commitment_end}" if e.commitment_end else "")
                 for e in after
             )
-            out.append(_change("added", key, details))
+            reason = f"on the bill in {period}; not in the current workspace"
+            out.append(_change(ADDED, key, [*details, *kept_from_workspace], reason))
             continue
         if not after:
             details = tuple(f"{e.count} × at {_rate(e.usd_per_hour)}" for e in before)
-            out.append(_change("removed", key, details))
+            reason = f"the bill covers {key[0]} and shows no use of this line in {period}"
+            out.append(_change(REMOVED, key, details, reason))
             continue
-        details_list: list[str] = []
-        count_old, count_new = sum(e.count for e in before), sum(e.count for e in after)
-        if count_old != count_new:
-            details_list.append(f"count {count_old} -> {count_new}")
-        rates_old = [e.usd_per_hour for e in before]
-        rates_new = [e.usd_per_hour for e in after]
-        if rates_old != rates_new:
-            details_list.append(
-                "rate "
-                + ", ".join(_rate(r) for r in rates_old)
-                + " -> "
-                + ", ".join(_rate(r) for r in rates_new)
-            )
-        ends_old = [e.commitment_end for e in before]
-        ends_new = [e.commitment_end for e in after]
-        if ends_old != ends_new:
-            details_list.append(
-                "commitment end "
-                + ", ".join(str(d) if d else "none" for d in ends_old)
-                + " -> "
-                + ", ".join(str(d) if d else "none" for d in ends_new)
-            )
-        out.append(_change("changed" if details_list else "unchanged", key, details_list))
+        if covered is not None and key[0] not in covered:
+            reason = f"the bill does not cover {key[0]}: kept from the current workspace"
+            out.append(_change(KEPT, key, (), reason))
+            continue
+        details_list = _differences(before, after)
+        if details_list:
+            reason = f"the bill's use in {period}"
+            out.append(_change(CHANGED, key, [*details_list, *kept_from_workspace], reason))
+        else:
+            reason = f"the bill's use in {period} agrees with the current workspace"
+            out.append(_change(KEPT, key, kept_from_workspace, reason))
     return out

@@ -128,6 +128,9 @@ class Constraints:
     max_vendor_share: float = 1.0
     #: The optimizer may buy servers (priced by the workspace's ``owned`` terms).
     allow_owned: bool = False
+    #: The workloads may run on spot capacity (interruptible): only then does a spot price
+    #: compete with a line that is not spot (futures-day suggestions).
+    allow_spot: bool = False
 
 
 @dataclass(frozen=True)
@@ -381,12 +384,12 @@ def constraints_from_dict(raw: object) -> Constraints:
     raw = raw or {}
     if not isinstance(raw, Mapping):
         raise WorkspaceError("constraints", "expected a mapping")
-    _unknown(raw, {"providers", "regions", "max_vendor_share", "allow_owned"}, "constraints")
-    allow_owned = raw.get("allow_owned", False)
-    if not isinstance(allow_owned, bool):
-        raise WorkspaceError(
-            "constraints.allow_owned", f"expected true or false, got {excerpt(allow_owned)}"
-        )
+    _unknown(
+        raw,
+        {"providers", "regions", "max_vendor_share", "allow_owned", "allow_spot"},
+        "constraints",
+    )
+    allow_owned, allow_spot = _flag(raw, "allow_owned"), _flag(raw, "allow_spot")
     providers = _names(raw.get("providers"), "constraints.providers")
     return Constraints(
         providers=tuple(p.lower() for p in providers) if providers else None,
@@ -395,7 +398,16 @@ def constraints_from_dict(raw: object) -> Constraints:
             raw, "max_vendor_share", "constraints", domain.MAX_VENDOR_SHARE, 1.0
         ),
         allow_owned=allow_owned,
+        allow_spot=allow_spot,
     )
+
+
+def _flag(raw: Mapping, key: str) -> bool:
+    """A true/false setting of the constraints block (absent = false)."""
+    value = raw.get(key, False)
+    if not isinstance(value, bool):
+        raise WorkspaceError(f"constraints.{key}", f"expected true or false, got {excerpt(value)}")
+    return value
 
 
 def _one_time_from_dict(raw: object) -> tuple[tuple[str, float], ...]:
@@ -644,6 +656,8 @@ def workspace_to_dict(ws: Workspace) -> dict:
         constraints["regions"] = list(ws.constraints.regions)
     if ws.constraints.allow_owned:
         constraints["allow_owned"] = True
+    if ws.constraints.allow_spot:
+        constraints["allow_spot"] = True
     out: dict = {
         "name": ws.name,
         "start": ws.start.isoformat(),

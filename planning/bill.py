@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from costmodel import Engine
@@ -24,6 +24,7 @@ from costmodel.bill_reconciliation import (
     reconcile,
 )
 from costmodel.plan_inputs import STAY
+from costmodel.risk import STALE_AFTER
 from costmodel.workspace_model import (
     FLEET_COLUMNS,
     FleetEntry,
@@ -133,20 +134,39 @@ class BillReport:
     workspace: Workspace
     current_version: int | None
     current: Workspace
-    #: Per fleet line of ``workspace``: the bill line it came from.
-    lines: tuple[focus.BillLine, ...]
+    #: Per fleet line of ``workspace``: the bill line it came from (None: a line kept from the
+    #: current workspace, on a provider the bill does not cover).
+    lines: tuple[focus.BillLine | None, ...]
     reconciliation: Reconciliation
     changes: tuple[FleetChange, ...]
     notes: tuple[str, ...]
     read_at: datetime
+    #: The day the bill's age is judged against (today when it was read).
+    today: date | None = None
 
     def fleet_rows(self) -> list[dict]:
+        """Each line of the workspace the bill would become: what the bill billed for it (its
+        usage and, apart, its commitment's fees), or None where the line is kept from the
+        current workspace because the bill does not cover its provider."""
         rows = []
         for entry, line in zip(self.workspace.fleet, self.lines, strict=True):
             body = fleet_entry_dict(entry)
-            body["billed_usd"] = round(line.billed_usd, 6)
+            if line is None:
+                body.update(
+                    billed_usd=None, usage_billed_usd=None, commitment_fees_usd=None, origin="kept"
+                )
+            else:
+                body.update(
+                    billed_usd=round(line.billed_usd, 6),
+                    usage_billed_usd=round(line.billed_usd - line.commitment_fees_usd, 6),
+                    commitment_fees_usd=round(line.commitment_fees_usd, 6),
+                    origin="bill",
+                )
             rows.append(body)
         return rows
+
+    def older_than_a_quarter(self) -> bool:
+        return older_than_a_quarter(self.bill.month, self.today or self.read_at.date())
 
     def unplaced_rows(self) -> list[dict]:
         return [
@@ -171,6 +191,7 @@ class BillReport:
             ],
             "month": f"{month:%Y-%m}" if month else None,
             "month_is_full": self.bill.month_is_full,
+            "older_than_a_quarter": self.older_than_a_quarter(),
             "read_at": self.read_at.isoformat(timespec="seconds"),
             "confidence": "high: the provider's own bill"
             if self.bill.month_is_full
@@ -190,6 +211,28 @@ class BillReport:
             },
             "notes": list(self.notes),
         }
+
+
+def older_than_a_quarter(month: date | None, today: date) -> bool:
+    """Whether a bill's month ended more than a quarter (92 days, the staleness rule of prices
+    and results) before ``today``."""
+    return month is not None and (today - _month_end_day(month)) > STALE_AFTER
+
+
+def age_note(month: date | None, today: date) -> str:
+    """The bill's period, named as old when it ended more than a quarter before ``today``."""
+    if month is None or not older_than_a_quarter(month, today):
+        return ""
+    return (
+        f"The bill is from {month:%Y-%m}, more than a quarter before {today.isoformat()}: the"
+        " fleet it shows may have changed since."
+    )
+
+
+def _month_end_day(month: date) -> date:
+    """The last day of a bill's month."""
+    following = date(month.year + (month.month == 12), month.month % 12 + 1, 1)
+    return following - timedelta(days=1)
 
 
 def fleet_entry_dict(entry: FleetEntry) -> dict:
@@ -227,31 +270,119 @@ def _serves(line: focus.BillLine, current: Workspace, forced: str | None) -> tup
     )
 
 
+#: Pricing models with no commitment: a bill's line of these has no end date to carry.
+_NO_COMMITMENT = ("on_demand", "spot")
+
+
+@dataclass(frozen=True)
+class Derived:
+    """The workspace a bill would become, with each line's bill line (None: kept from the
+    current workspace), what was carried per line, the providers the bill covers, and notes."""
+
+    workspace: Workspace
+    lines: tuple[focus.BillLine | None, ...]
+    carried: dict[tuple[str, str, str, str], list[str]]
+    covered_providers: frozenset[str]
+    notes: list[str]
+
+
+def _current_line(line: focus.BillLine, current: Workspace) -> FleetEntry | None:
+    """The current workspace's line the bill line stands for: same provider, region, instance
+    type and pricing model; or a negotiated line of the same type, which a bill shows as on
+    demand (the discount is in the effective cost, not in the pricing category)."""
+    same = (line.provider, line.region, line.instance_type)
+    for e in current.fleet:
+        if (
+            e.provider,
+            e.region,
+            e.instance_type,
+        ) == same and e.pricing_model == line.pricing_model:
+            return e
+    if line.pricing_model == "on_demand":
+        for e in current.fleet:
+            if (e.provider, e.region, e.instance_type) == same and e.pricing_model == "negotiated":
+                return e
+    return None
+
+
+def _entry(
+    line: focus.BillLine, workload: str, match: FleetEntry | None
+) -> tuple[FleetEntry, list[str]]:
+    """The fleet line a bill line becomes, with what the bill does not know carried from the
+    current workspace's matching line (and said)."""
+    carried: list[str] = []
+    end = line.commitment_end
+    pricing_model = line.pricing_model
+    early = None
+    if match is not None:
+        if end is None and match.commitment_end and line.pricing_model not in _NO_COMMITMENT:
+            end = match.commitment_end
+            carried.append(
+                f"commitment end {end} kept from the current workspace (the bill does not say"
+                " when the commitment ends)"
+            )
+        if match.pricing_model == "negotiated" and line.pricing_model == "on_demand":
+            pricing_model = "negotiated"
+            carried.append(
+                "negotiated pricing kept from the current workspace (the bill shows the line as"
+                " on demand; its effective rate is the negotiated one)"
+            )
+        if match.early_termination_usd is not None:
+            early = match.early_termination_usd
+            carried.append("early-termination cost kept from the current workspace")
+    entry = FleetEntry(
+        provider=line.provider,
+        region=line.region,
+        instance_type=line.instance_type,
+        count=line.count,
+        pricing_model=pricing_model,
+        serves=workload,
+        usd_per_hour=round(line.usd_per_hour, 6),
+        commitment_end=end,
+        early_termination_usd=early,
+    )
+    return entry, carried
+
+
 def derive_workspace(
     bill: focus.BillFleet, current: Workspace, serves: str | None = None
-) -> tuple[Workspace, tuple[focus.BillLine, ...], list[str]]:
+) -> Derived:
+    """The current workspace with the bill's fleet: each bill line takes what the bill does not
+    know (a commitment's end, negotiated pricing, the workload it serves) from the current line
+    it stands for; the current lines on providers the bill does not cover are kept as they are."""
     if serves is not None and serves not in {w.workload for w in current.demand}:
         names = ", ".join(w.workload for w in current.demand)
         raise BillImportError(f"--serves {serves!r} is not a workload of the workspace ({names})")
-    entries, notes = [], []
-    lines = tuple(bill.fleet_lines())
-    for line in lines:
+    entries: list[FleetEntry] = []
+    notes: list[str] = []
+    carried: dict[tuple[str, str, str, str], list[str]] = {}
+    bill_lines = tuple(bill.fleet_lines())
+    for line in bill_lines:
         workload, note = _serves(line, current, serves)
         if note:
             notes.append(note)
-        entries.append(
-            FleetEntry(
-                provider=line.provider,
-                region=line.region,
-                instance_type=line.instance_type,
-                count=line.count,
-                pricing_model=line.pricing_model,
-                serves=workload,
-                usd_per_hour=round(line.usd_per_hour, 6),
-                commitment_end=line.commitment_end,
-            )
+        entry, kept = _entry(line, workload, _current_line(line, current))
+        if kept:
+            key = (entry.provider, entry.region, entry.instance_type, entry.pricing_model)
+            carried.setdefault(key, []).extend(kept)
+        entries.append(entry)
+    covered = frozenset(focus.provider_id(p) for f in bill.files for p in f.providers)
+    others = tuple(e for e in current.fleet if e.provider not in covered)
+    if others and entries:
+        notes.append(
+            f"{len(others)} line(s) on {', '.join(sorted({e.provider for e in others}))}, which"
+            " the bill does not cover, are kept from the current workspace."
         )
-    return replace(current, fleet=tuple(entries)), lines, notes
+    if not entries:
+        # No fleet from the bill: nothing to save over the workspace, nothing kept.
+        others = ()
+    return Derived(
+        replace(current, fleet=(*entries, *others)),
+        (*bill_lines, *(None for _ in others)),
+        carried,
+        covered,
+        notes,
+    )
 
 
 def build_report(
@@ -267,33 +398,49 @@ def build_report(
     shapes = instance_shapes(warehouse)
     bill = read_bill(paths, shapes)
     version, current = pw.stored_workspace(warehouse)
-    ws, lines, notes = derive_workspace(bill, current, serves)
+    derived = derive_workspace(bill, current, serves)
+    ws, lines = derived.workspace, derived.lines
     engine = engine_for(ws) if engine_for is not None else pw.engine_for(warehouse, ws)
     stay = stay_month1_by_line(engine, ws) if ws.fleet else []
-    billed = [
-        BilledLine(
-            e.label,
-            e.pricing_model,
-            e.count,
-            ln.consumed_hours,
-            ln.period_hours,
-            ln.effective_usd,
-            ln.idle_commitment_usd,
-            ln.unit_rate_min,
-            ln.unit_rate_max,
+    # Only the lines the bill shows are reconciled with it; a kept line has no bill to meet.
+    billed, stay_billed = [], []
+    for e, ln, usd in zip(ws.fleet, lines, stay, strict=True):
+        if ln is None:
+            continue
+        billed.append(
+            BilledLine(
+                e.label,
+                e.pricing_model,
+                e.count,
+                ln.consumed_hours,
+                ln.period_hours,
+                ln.effective_usd,
+                ln.idle_commitment_usd,
+                ln.unit_rate_min,
+                ln.unit_rate_max,
+            )
         )
-        for e, ln in zip(ws.fleet, lines, strict=True)
-    ]
+        stay_billed.append(usd)
+    month = bill.month
+    changes = fleet_changes(
+        current.fleet,
+        ws.fleet,
+        covered_providers=derived.covered_providers,
+        period=f"{month:%Y-%m}" if month else "the bill's period",
+        carried=derived.carried,
+    )
+    now = datetime.now(UTC)
     return BillReport(
         bill=bill,
         workspace=ws,
         current_version=version,
         current=current,
         lines=lines,
-        reconciliation=reconcile(bill.month, billed, stay),
-        changes=tuple(fleet_changes(current.fleet, ws.fleet)),
-        notes=tuple([*bill.notes, *notes]),
-        read_at=datetime.now(UTC),
+        reconciliation=reconcile(bill.month, billed, stay_billed),
+        changes=tuple(changes),
+        notes=tuple(n for n in (age_note(month, now.date()), *bill.notes, *derived.notes) if n),
+        read_at=now,
+        today=now.date(),
     )
 
 

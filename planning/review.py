@@ -42,8 +42,9 @@ from costmodel.risk import STALE_AFTER
 from planning.fleet import FleetRate
 from planning.verdicts import new_sku_verdict
 from tokendesk.columns import OPTION_FIGURES
-from tokendesk.labels import sku_label
+from tokendesk.labels import label, sku_label
 from warehouse import as_of as wf
+from warehouse.decisions import LastReview
 from warehouse.decisions import decisions as decision_log
 
 if TYPE_CHECKING:
@@ -63,6 +64,11 @@ class FuturesRules:
     #: The company's own fleet: when given, the incumbent is what it runs, at its own rates,
     #: not the cheapest option on the incumbent backends.
     fleet: tuple[FleetRate, ...] = ()
+    #: Spot prices compete only where the workload may run on spot (the workspace's
+    #: ``constraints.allow_spot``) or against a fleet line that runs on spot itself.
+    allow_spot: bool = False
+    #: The providers a suggestion may come from (the workspace's approved providers); None = any.
+    approved_providers: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -262,28 +268,60 @@ EVIDENCE = [
 ]
 
 
+#: The columns of a suggestion: the candidate with its pricing model, the fleet line (or
+#: incumbent option) it is set against with that line's pricing model, and the terms compared.
+SUGGESTION_COLUMNS = [
+    "provider",
+    "instance_type",
+    "pricing_model",
+    "accelerator_id",
+    "model",
+    "suggestion",
+    "rule",
+    "usd_per_1k_output",
+    "incumbent",
+    "incumbent_pricing_model",
+    "incumbent_usd_per_1k_output",
+    "compared_on",
+    "cost_change_pct",
+    "ftl_ms",
+    "incumbent_ftl_ms",
+    "ftl_change_pct",
+    "ftl_percentile",
+    *EVIDENCE,
+]
+
+ON_DEMAND, SPOT = "on_demand", "spot"
+
+
+def candidate_terms(line_pricing_model: str, rules: FuturesRules) -> tuple[str, ...]:
+    """The pricing models a new SKU's price may be quoted in to stand against a line paying
+    ``line_pricing_model``: on demand always (against on demand, or against the line's effective
+    rate), the line's own terms, and spot only where the workload may run on spot."""
+    terms = [ON_DEMAND, line_pricing_model]
+    if rules.allow_spot:
+        terms.append(SPOT)
+    return tuple(dict.fromkeys(t for t in terms if t))
+
+
+def _market_terms(rules: FuturesRules) -> tuple[str, ...]:
+    """Without a fleet, options are compared within one pricing model: on demand, and spot where
+    spot is allowed."""
+    return (ON_DEMAND, SPOT) if rules.allow_spot else (ON_DEMAND,)
+
+
+def _approved(costs: pd.DataFrame, rules: FuturesRules) -> pd.DataFrame:
+    if rules.approved_providers is None:
+        return costs
+    return costs[costs["provider"].astype(str).str.lower().isin(rules.approved_providers)]
+
+
 # Long by design: the buy/no-buy rule per new SKU reads the narrowed cost frame, the incumbents
 # and the rules built just above it in one place; its comments mark each step.
 def suggestions(
     new_costs: pd.DataFrame, new_skus: pd.DataFrame, rules: FuturesRules
 ) -> pd.DataFrame:
-    columns = [
-        "provider",
-        "instance_type",
-        "accelerator_id",
-        "model",
-        "suggestion",
-        "rule",
-        "usd_per_1k_output",
-        "incumbent",
-        "incumbent_usd_per_1k_output",
-        "cost_change_pct",
-        "ftl_ms",
-        "incumbent_ftl_ms",
-        "ftl_change_pct",
-        "ftl_percentile",
-        *EVIDENCE,
-    ]
+    columns = SUGGESTION_COLUMNS
     if new_costs.empty or new_skus.empty:
         return pd.DataFrame(columns=columns)
     # Only the columns a suggestion reads: the cost join is wide, and every selection below
@@ -305,6 +343,7 @@ def suggestions(
     ].copy()
     # Plain object columns: a row picked from an Arrow-backed string column costs far more.
     costs = costs.astype({c: object for c in costs.columns if costs[c].dtype == "str"})
+    costs["pricing_model"] = costs["pricing_model"].astype(str)
     costs["ftl_ms"], costs["ftl_percentile"] = _ftl(costs)
     new_keys = set(map(tuple, new_skus[SKU_KEY].astype(str).to_numpy()))
     costs["is_new"] = [tuple(k) in new_keys for k in costs[SKU_KEY].astype(str).to_numpy()]
@@ -325,73 +364,128 @@ def suggestions(
         no_incumbent = "no line of your fleet has a result for {model}"
     else:
         incumbents = costs[
-            ~costs["is_new"] & costs["backend"].astype(str).isin(rules.incumbent_backends)
-        ]
+            ~costs["is_new"]
+            & costs["backend"].astype(str).isin(rules.incumbent_backends)
+            & costs["pricing_model"].isin(_market_terms(rules))
+        ].assign(
+            line_pricing_model=lambda f: f["pricing_model"], line_rate="the incumbent's list price"
+        )
         no_incumbent = (
             f"no incumbent ({', '.join(rules.incumbent_backends)}) option serves " + "{model}"
         )
     rows = []
     by_model = dict(tuple(incumbents.groupby("model", sort=False)))
     no_rows = incumbents.iloc[0:0]
-    for (provider, instance, acc, model), group in costs[costs["is_new"]].groupby(
-        [*SKU_KEY, "model"]
-    ):
-        inc = by_model.get(model, no_rows)
-        # Compare latency-bearing operating points when both sides have one (cost and FTL from the
-        # same point); otherwise compare cost alone and defer until the harness measures FTL.
-        cand_online, inc_online = group[group["ftl_ms"].notna()], inc[inc["ftl_ms"].notna()]
-        both_online = not cand_online.empty and not inc_online.empty
-        pool_c, pool_i = (cand_online, inc_online) if both_online else (group, inc)
-        cand = pool_c.sort_values("usd_per_1k_output_tokens").iloc[0]
-        row = dict(
-            provider=provider,
-            instance_type=instance,
-            accelerator_id=acc,
-            model=model,
-            usd_per_1k_output=cand["usd_per_1k_output_tokens"],
-            ftl_ms=cand["ftl_ms"],
-            ftl_percentile=cand["ftl_percentile"] or "unknown",
-            **{name: cand.get(name) for name in EVIDENCE},
-        )
-        if inc.empty:
-            suggestion, rule = new_sku_verdict(
-                None,
-                None,
-                min_savings_pct=rules.min_savings_pct,
-                max_ftl_regression_pct=rules.max_ftl_regression_pct,
-                no_incumbent=no_incumbent.format(model=model),
-            )
-            row.update(suggestion=suggestion, rule=rule)
-            rows.append(row)
-            continue
-        best = pool_i.sort_values("usd_per_1k_output_tokens").iloc[0]
-        cost_change = cand["usd_per_1k_output_tokens"] / best["usd_per_1k_output_tokens"] - 1.0
-        row.update(
-            incumbent=best["fleet_label"]
-            if "fleet_label" in best.index
-            else sku_label(
-                best["provider"], best["region"], best["instance_type"], best["pricing_model"]
-            ),
-            incumbent_usd_per_1k_output=best["usd_per_1k_output_tokens"],
-            cost_change_pct=cost_change,
-            incumbent_ftl_ms=best["ftl_ms"],
-        )
-        ftl_change = (
-            cand["ftl_ms"] / best["ftl_ms"] - 1.0 if both_online and best["ftl_ms"] > 0 else None
-        )
-        row["ftl_change_pct"] = ftl_change
-        suggestion, rule = new_sku_verdict(
-            cost_change,
-            ftl_change,
-            min_savings_pct=rules.min_savings_pct,
-            max_ftl_regression_pct=rules.max_ftl_regression_pct,
-        )
-        row.update(suggestion=suggestion, rule=rule)
-        rows.append(row)
+    # Only providers the workspace approves are candidates.
+    candidates = _approved(costs[costs["is_new"]], rules)
+    for (provider, instance, acc, model), group in candidates.groupby([*SKU_KEY, "model"]):
+        row = _judge(group, by_model.get(model, no_rows), rules, no_incumbent.format(model=model))
+        if row is not None:
+            rows.append(dict(provider=provider, instance_type=instance, accelerator_id=acc, **row))
     return (
         pd.DataFrame(rows, columns=columns)
         .sort_values(["suggestion", "cost_change_pct"])
         .reset_index(drop=True)
+    )
+
+
+def _like_for_like(
+    group: pd.DataFrame, inc: pd.DataFrame, rules: FuturesRules
+) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+    """The candidate's prices and the incumbent rows they may stand against on the same terms,
+    for the cheapest incumbent line that has such a price (the line it would replace): its
+    on-demand price against the line's on-demand price or effective rate, its price in the line's
+    own terms, and spot only where allowed. None when no incumbent has a comparable price."""
+    for line_terms, lines in inc.sort_values("usd_per_1k_output_tokens").groupby(
+        "line_pricing_model", sort=False
+    ):
+        terms = (
+            candidate_terms(str(line_terms), rules)
+            if rules.fleet
+            else (str(line_terms),)  # the market: within one pricing model
+        )
+        comparable = group[group["pricing_model"].isin(terms)]
+        if not comparable.empty:
+            return comparable, lines
+    return None
+
+
+def _judge(
+    group: pd.DataFrame, inc: pd.DataFrame, rules: FuturesRules, no_incumbent: str
+) -> dict | None:
+    """One new SKU for one model: buy / no-buy / defer, with what it was compared against."""
+    pair = None if inc.empty else _like_for_like(group, inc, rules)
+    if pair is None:
+        # Nothing to set it against on the same terms: defer, naming the price it has.
+        allowed = _market_terms(rules) if not rules.fleet else candidate_terms("", rules)
+        pool = group[group["pricing_model"].isin(allowed)]
+        if pool.empty:
+            pool = group
+        why = (
+            no_incumbent
+            if inc.empty
+            else "no price of this SKU on the terms of the line it would replace ("
+            + ", ".join(sorted({label(t) for t in inc["line_pricing_model"]}))
+            + "); spot counts only where the workspace allows spot"
+        )
+        cand = pool.sort_values("usd_per_1k_output_tokens").iloc[0]
+        suggestion, rule = new_sku_verdict(
+            None,
+            None,
+            min_savings_pct=rules.min_savings_pct,
+            max_ftl_regression_pct=rules.max_ftl_regression_pct,
+            no_incumbent=why,
+        )
+        return dict(
+            _candidate_fields(cand),
+            suggestion=suggestion,
+            rule=rule,
+            compared_on="nothing on the same terms",
+        )
+    group, inc = pair
+    # Compare latency-bearing operating points when both sides have one (cost and FTL from the
+    # same point); otherwise compare cost alone and defer until the harness measures FTL.
+    cand_online, inc_online = group[group["ftl_ms"].notna()], inc[inc["ftl_ms"].notna()]
+    both_online = not cand_online.empty and not inc_online.empty
+    pool_c, pool_i = (cand_online, inc_online) if both_online else (group, inc)
+    cand = pool_c.sort_values("usd_per_1k_output_tokens").iloc[0]
+    best = pool_i.sort_values("usd_per_1k_output_tokens").iloc[0]
+    cost_change = cand["usd_per_1k_output_tokens"] / best["usd_per_1k_output_tokens"] - 1.0
+    ftl_change = (
+        cand["ftl_ms"] / best["ftl_ms"] - 1.0 if both_online and best["ftl_ms"] > 0 else None
+    )
+    suggestion, rule = new_sku_verdict(
+        cost_change,
+        ftl_change,
+        min_savings_pct=rules.min_savings_pct,
+        max_ftl_regression_pct=rules.max_ftl_regression_pct,
+    )
+    line_terms = str(best["line_pricing_model"])
+    return dict(
+        _candidate_fields(cand),
+        suggestion=suggestion,
+        rule=rule,
+        incumbent=best["fleet_label"]
+        if "fleet_label" in best.index
+        else sku_label(best["provider"], best["region"], best["instance_type"], line_terms),
+        incumbent_pricing_model=line_terms,
+        incumbent_usd_per_1k_output=best["usd_per_1k_output_tokens"],
+        compared_on=f"{label(cand['pricing_model']).lower()} price vs {best['line_rate']}"
+        f" ({label(line_terms).lower()})",
+        cost_change_pct=cost_change,
+        incumbent_ftl_ms=best["ftl_ms"],
+        ftl_change_pct=ftl_change,
+    )
+
+
+def _candidate_fields(cand: pd.Series) -> dict:
+    return dict(
+        pricing_model=cand["pricing_model"],
+        model=cand["model"],
+        usd_per_1k_output=cand["usd_per_1k_output_tokens"],
+        ftl_ms=cand["ftl_ms"],
+        ftl_percentile=cand["ftl_percentile"] or "unknown",
+        **{name: cand.get(name) for name in EVIDENCE},
     )
 
 
@@ -411,9 +505,16 @@ def _fleet_incumbents(costs: pd.DataFrame, fleet: Sequence[FleetRate]) -> pd.Dat
         factor = line.usd_per_hour / pd.to_numeric(rows["usd_per_hour"], errors="coerce")
         rows["usd_per_1k_output_tokens"] = rows["usd_per_1k_output_tokens"] * factor
         rows["fleet_label"] = line.label
+        # What the line pays, for comparing on the same terms.
+        rows["line_pricing_model"] = line.pricing_model
+        rows["line_rate"] = "the line's " + ("list price" if line.list_priced else "effective rate")
         parts.append(rows)
     if not parts:
-        return costs.iloc[0:0].assign(fleet_label=pd.Series(dtype=str))
+        return costs.iloc[0:0].assign(
+            fleet_label=pd.Series(dtype=str),
+            line_pricing_model=pd.Series(dtype=str),
+            line_rate=pd.Series(dtype=str),
+        )
     return pd.concat(parts, ignore_index=True)
 
 
@@ -509,6 +610,49 @@ def compare(
         decisions=decisions,
         options=costs_to,
         fleet_effects=fleet_effects(moves, rules.fleet),
+    )
+
+
+@dataclass(frozen=True)
+class ReviewWindow:
+    """Where a review with no dates given starts, and why, in a sentence's words. ``start`` is
+    None only when there is nothing to compare; ``why`` then says what is missing."""
+
+    start: date | None
+    why: str
+
+
+def default_window(last: LastReview | None, end: date) -> ReviewWindow:
+    """The review a person gets without dates, ending on ``end``: since the end of the last
+    review closed on purpose (recorded decisions do not end a review), else since the oldest
+    snapshot. A review closed on ``end`` itself is shown again from its own start."""
+    if last is None:
+        return ReviewWindow(
+            None, "the warehouse has no snapshot yet: refresh prices or import results"
+        )
+    if last.day < end:
+        why = (
+            f"the end of the last closed review ({last.day.isoformat()})"
+            if last.basis == "review"
+            else "the oldest snapshot's date, as no review has been closed yet"
+        )
+        return ReviewWindow(last.day, why)
+    if last.basis == "review" and last.review_from is not None and last.review_from < end:
+        return ReviewWindow(
+            last.review_from,
+            f"the start of the last review, which was closed on {last.day.isoformat()}: it is"
+            " shown again, as nothing has been added since it closed",
+        )
+    if last.basis == "review":
+        return ReviewWindow(
+            None,
+            f"the last review was closed on {last.day.isoformat()} and names no start, so no"
+            f" day before {end.isoformat()} is left to compare with",
+        )
+    return ReviewWindow(
+        None,
+        f"the oldest snapshot is from {last.day.isoformat()}, so there is no earlier price or"
+        f" result to compare {end.isoformat()} with yet",
     )
 
 
@@ -610,7 +754,12 @@ def company_review(
             engine if engine is not None else pw.engine_for(warehouse, ws), ws
         )
     )
-    rules = replace(rules or FuturesRules(), fleet=lines)
+    rules = replace(
+        rules or FuturesRules(),
+        fleet=lines,
+        allow_spot=ws.constraints.allow_spot,
+        approved_providers=ws.constraints.providers,
+    )
     return compare_warehouse(
         warehouse, date_from, date_to, rules, hidden_pricing_models=hidden_pricing_models, days=days
     )

@@ -161,9 +161,35 @@ def new_sku_rule_sentence(
     incumbent_backends: Sequence[str],
     min_savings_pct: float,
     max_ftl_regression_pct: float,
+    *,
+    allow_spot: bool = False,
+    approved_providers: Sequence[str] | None = None,
 ) -> str:
     """``new_sku_verdict`` in words: what a new SKU is compared against (the company's fleet
-    lines, else the incumbent backends) and the thresholds."""
+    lines, else the incumbent backends), on which terms, from which providers, and the
+    thresholds."""
+    return _rule_head(fleet_labels, incumbent_backends, min_savings_pct, max_ftl_regression_pct) + (
+        " Prices are compared on the same terms: on demand against on demand or a line's"
+        " effective rate, a line's own terms against those terms, and "
+        + (
+            "spot prices too, as the workspace allows spot."
+            if allow_spot
+            else "no spot price (the workspace does not allow spot)."
+        )
+        + (
+            f" Only approved providers ({', '.join(approved_providers)}) are suggested."
+            if approved_providers
+            else ""
+        )
+    )
+
+
+def _rule_head(
+    fleet_labels: Sequence[str],
+    incumbent_backends: Sequence[str],
+    min_savings_pct: float,
+    max_ftl_regression_pct: float,
+) -> str:
     return (
         (
             "Against your own fleet at the rates you pay (" + "; ".join(fleet_labels) + "): buy "

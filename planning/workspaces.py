@@ -394,6 +394,7 @@ FIELD_WORDS = {
     "providers": "Approved providers",
     "regions": "Approved regions",
     "allow_owned": "The optimizer may buy servers",
+    "allow_spot": "The workloads may run on spot",
     "start": "Month 1 starts",
     "site_region": "Site region",
     "usd_per_kwh": "Electricity ($ per kWh)",

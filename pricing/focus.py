@@ -28,7 +28,7 @@ import calendar
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
@@ -319,6 +319,10 @@ class BillLine:
     term_known: bool = True
     #: Unused-commitment cost of this line's commitments in the month (idle reserved hours).
     idle_commitment_usd: float = 0.0
+    #: BilledCost of the purchase and recurring fees of the commitment this line runs on (an
+    #: upfront payment, a No Upfront RI's monthly fee), in the month: part of ``billed_usd``,
+    #: listed apart from the usage (their cost is amortised into the usage's EffectiveCost).
+    commitment_fees_usd: float = 0.0
     commitment_ids: set[str] = field(default_factory=set)
 
     @property
@@ -476,12 +480,50 @@ def _unplaced_reason(g: ChargeGroup) -> str | None:
     if category == "purchase":
         if g.get("commitment_id"):
             return (
-                "commitment purchases and fees (amortised into the covered usage's EffectiveCost)"
+                "commitment purchases and fees covering no one fleet line (amortised into the"
+                " covered usage's EffectiveCost)"
             )
         return "purchases (one-time or recurring, not usage)"
     if category not in ("usage", ""):
         return f"charge category {g.get('charge_category')}"
     return None
+
+
+def _commitment_fee(g: ChargeGroup) -> bool:
+    """A commitment's purchase or recurring fee (FOCUS ChargeCategory=Purchase naming a
+    CommitmentDiscountId): an upfront payment, or a No Upfront RI's monthly fee."""
+    return g.get("charge_category").lower() == "purchase" and bool(g.get("commitment_id"))
+
+
+def _place_fees(
+    fees: Sequence[ChargeGroup],
+    lines: Iterable[BillLine],
+    month: date | None,
+    notes: list[str],
+    drop: Callable[[str, ChargeGroup], None],
+) -> None:
+    """Each commitment fee belongs to the line its commitment covers (same id, same month), as
+    part of that line's billed cost. A fee whose commitment covers no line, or several (a savings
+    plan), stays unplaced rather than being split by guesswork."""
+    lines = list(lines)
+    for g in fees:
+        covered = [
+            ln
+            for ln in lines
+            if ln.month == g.month and g.get("commitment_id") in ln.commitment_ids
+        ]
+        if len(covered) == 1:
+            covered[0].billed_usd += g.billed
+            covered[0].commitment_fees_usd += g.billed
+            covered[0].rows += g.rows
+            continue
+        if covered and month is not None and g.month == month:
+            notes.append(
+                f"${g.billed:,.2f} of fees of commitment {g.get('commitment_id')} cover"
+                f" {len(covered)} lines; they are listed as unplaced rather than split between them."
+            )
+        reason = _unplaced_reason(g)
+        drop(reason or "commitment purchases and fees", g)
 
 
 # Long by design: one pass over a bill's groups that fills the running fleet lines, unplaced
@@ -500,6 +542,7 @@ def derive_fleet(
     lines: dict[tuple, BillLine] = {}
     unplaced: dict[str, Unplaced] = {}
     idle: list[ChargeGroup] = []
+    fees: list[ChargeGroup] = []
 
     def drop(reason: str, g: ChargeGroup) -> None:
         u = unplaced.setdefault(reason, Unplaced(reason))
@@ -511,7 +554,10 @@ def derive_fleet(
     for g in groups:
         reason = _unplaced_reason(g)
         if reason is not None:
-            drop(reason, g)
+            if _commitment_fee(g):
+                fees.append(g)  # placed on the line its commitment covers, below
+            else:
+                drop(reason, g)
             continue
         if g.get("commitment_status").lower() == "unused":
             idle.append(g)
@@ -609,6 +655,7 @@ def derive_fleet(
                 f" {len(covered)} lines; it is listed as unplaced and left out of the"
                 " reconciliation rather than split between them."
             )
+    _place_fees(fees, lines.values(), month, notes, drop)
     # Lines of other months than the fleet's are accounted for, not merged into it.
     out_lines = []
     for line in sorted(lines.values(), key=lambda ln: (ln.month, ln.key[:4])):

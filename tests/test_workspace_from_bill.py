@@ -13,11 +13,13 @@ import gzip
 import io
 import json
 import shutil
+from datetime import date, timedelta
 from pathlib import Path
 
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from cli.main import app
@@ -36,7 +38,12 @@ BILLS = REPO_ROOT / "tests" / "fixtures" / "bills"
 AWS = BILLS / "aws_focus_1_2_gpu_fleet.csv"
 AZURE = BILLS / "azure_focus_1_0_nd_h100_reservation.csv"
 OCI = BILLS / "oci_focus_1_3_gpu_hours.csv"
+NO_UPFRONT = BILLS / "aws_focus_1_2_no_upfront_ri.csv"
+EXAMPLE = REPO_ROOT / "data" / "workspace_example.yaml"
 SAMPLE = REPO_ROOT / "tests" / "fixtures" / "real" / "focus" / "focus_sample.csv.gz"
+#: What a line of the JSON's fleet holds besides the workspace's fields: what the bill billed for
+#: it, its usage and its commitment's fees apart, and whether it comes from the bill or is kept.
+BILLED = ["billed_usd", "usage_billed_usd", "commitment_fees_usd", "origin"]
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +85,8 @@ def billed_total(path: Path) -> float:
 
 
 def accounted(report: dict) -> float:
-    return sum(ln["billed_usd"] for ln in report["fleet"]) + sum(
+    """The bill's lines plus its unplaced charges (a line kept from the workspace is on no bill)."""
+    return sum(ln["billed_usd"] for ln in report["fleet"] if ln["origin"] == "bill") + sum(
         u["cost_usd"] for u in report["unplaced"]
     )
 
@@ -87,7 +95,7 @@ def test_the_json_has_the_contract_fields(db):
     report = from_bill(db, AWS)
     assert {"fleet", "unplaced", "reconciliation"} <= set(report)
     for line in report["fleet"]:
-        assert list(line) == [*FLEET_COLUMNS, "billed_usd"]
+        assert list(line) == [*FLEET_COLUMNS, *BILLED]
     for row in report["unplaced"]:
         assert set(row) == {"reason", "cost_usd", "rows"}
     assert {"bill_usd", "stay_month1_usd", "difference_usd", "explained"} <= set(
@@ -95,7 +103,9 @@ def test_the_json_has_the_contract_fields(db):
     )
 
 
-@pytest.mark.parametrize("files", [(AWS,), (AZURE,), (OCI,), (AWS, AZURE, OCI), (SAMPLE,)])
+@pytest.mark.parametrize(
+    "files", [(AWS,), (AZURE,), (OCI,), (AWS, AZURE, OCI), (SAMPLE,), (NO_UPFRONT,)]
+)
 def test_lines_plus_unplaced_are_the_files_total_billed_cost(db, files):
     report = from_bill(db, *files)
     total = sum(billed_total(f) for f in files)
@@ -119,12 +129,13 @@ def test_the_hand_made_bills_give_the_fleet_worked_out_by_hand(db):
     }
     ri = lines["aws", "p5.48xlarge", "reserved_1y"]
     # 3,672 used hours / 744 = 4.94 -> 5; 115,521.12 effective / 3,672 h = 31.46; the purchase
-    # row runs 2026-10-01 .. 2027-10-01, so the term is one year and ends then.
-    assert (ri["count"], ri["usd_per_hour"], ri["commitment_end"], ri["billed_usd"]) == (
-        5,
-        31.46,
-        "2027-10-01",
+    # row runs 2026-10-01 .. 2027-10-01, so the term is one year and ends then. Its $1,377,948.00
+    # upfront payment (billed in October) is the line's billed cost, listed apart from the usage.
+    assert (ri["count"], ri["usd_per_hour"], ri["commitment_end"]) == (5, 31.46, "2027-10-01")
+    assert (ri["billed_usd"], ri["usage_billed_usd"], ri["commitment_fees_usd"]) == (
+        1377948.00,
         0.0,
+        1377948.00,
     )
     od = lines["aws", "p5.48xlarge", "on_demand"]
     assert (od["count"], od["usd_per_hour"], od["billed_usd"]) == (2, 55.04, 61424.64)
@@ -132,15 +143,15 @@ def test_the_hand_made_bills_give_the_fleet_worked_out_by_hand(db):
     assert (spot["count"], spot["usd_per_hour"], spot["serves"]) == (15, 0.9, "routing-8b")
     nd = lines["azure", "Standard_ND96isr_H100_v5", "reserved_3y"]
     assert (nd["count"], nd["usd_per_hour"], nd["commitment_end"]) == (2, 63.0, None)
+    # The reservation's monthly payment ($93,744.00, the purchase row) is its billed cost.
+    assert (nd["billed_usd"], nd["commitment_fees_usd"]) == (93744.00, 93744.00)
     gpu = lines["oci", "BM.GPU.H100.8", "on_demand"]
     assert (gpu["count"], gpu["usd_per_hour"]) == (1, 80.0)  # 5,952 GPU-hours / 8 / 744 h
     # g5.4xlarge is priced by the market catalog: 100 hours for $162.40 -> $1.624/h, one instance
     g5 = lines["aws", "g5.4xlarge", "on_demand"]
     assert (g5["count"], g5["usd_per_hour"], g5["billed_usd"]) == (1, 1.624, 162.40)
     reasons = {u["reason"]: u["cost_usd"] for u in report["unplaced"]}
-    assert reasons[
-        "commitment purchases and fees (amortised into the covered usage's EffectiveCost)"
-    ] == pytest.approx(1377948.00 + 93744.00)
+    assert not [r for r in reasons if "commitment purchases" in r]  # each fee is on its line
     assert reasons["accelerator instances in 2026-11 (the fleet is taken from 2026-10)"] == 1320.96
     assert not any("g5.4xlarge" in reason for reason in reasons)
     assert reasons["tax"] == 1234.56 and reasons["credits"] == -500.00
@@ -351,3 +362,100 @@ def test_the_table_shows_the_fleet_the_reasons_and_the_reconciliation(db):
     text = io.StringIO(out.output).read()
     for expected in ("Fleet from the bill", "Charges not placed", "Stay month 1", "Preview only"):
         assert expected in text
+
+
+# ---- what the bill does not know is kept --------------------------------------------------------
+def test_a_no_upfront_ri_fee_is_the_covered_lines_billed_cost(db):
+    """AWS bills a No Upfront RI's usage at $0 and its fee as a recurring purchase row: the fee
+    belongs to the line it covers, apart from the usage (tests/fixtures/bills/README.md)."""
+    report = from_bill(db, NO_UPFRONT)
+    lines = {(ln["instance_type"], ln["pricing_model"]): ln for ln in report["fleet"]}
+    ri = lines["p5.48xlarge", "reserved_1y"]
+    assert (ri["billed_usd"], ri["usage_billed_usd"], ri["commitment_fees_usd"]) == (
+        117031.20,
+        0.0,
+        117031.20,
+    )
+    assert report["unplaced"] == []
+    # The reconciliation is unchanged by it: the fee is amortised into the usage's EffectiveCost.
+    explained = {e["line"]: e for e in report["reconciliation"]["explained"]}
+    assert explained["5 × aws · us-east-1 · p5.48xlarge · Reserved 1 yr"]["bill_usd"] == 117031.20
+
+
+def _import(db: Path, tmp_path: Path, body: dict) -> None:
+    path = tmp_path / "current.yaml"
+    path.write_text(yaml.safe_dump(body), encoding="utf-8")
+    done = runner.invoke(app, ["workspace", "import", str(path), "--db", str(db)])
+    assert done.exit_code == 0, done.output
+
+
+AZURE_LINE = {
+    "provider": "azure",
+    "region": "eastus",
+    "instance_type": "Standard_ND96isr_H100_v5",
+    "count": 2,
+    "pricing_model": "on_demand",
+    "usd_per_hour": 63.0,  # a rate of its own: the price data has no list price for it
+    "serves": "chat-70b",
+}
+
+
+def test_saving_over_the_example_keeps_the_commitment_end_and_the_other_providers_lines(
+    db, tmp_path
+):
+    copy = tmp_path / "keep.duckdb"
+    shutil.copy(db, copy)
+    example = yaml.safe_load(EXAMPLE.read_text(encoding="utf-8"))
+    _import(copy, tmp_path, {**example, "fleet": [*example["fleet"], AZURE_LINE]})
+    (reserved,) = [ln for ln in example["fleet"] if ln["pricing_model"] == "reserved_1y"]
+    saved = runner.invoke(
+        app, ["workspace", "from-bill", str(NO_UPFRONT), "--db", str(copy), "--save"]
+    )
+    assert saved.exit_code == 0, saved.output
+    with Warehouse.open(copy, read_only=True) as wh:
+        _, ws = pw.stored_workspace(wh)
+    (p5,) = [e for e in ws.fleet if e.pricing_model == "reserved_1y"]
+    # The bill's monthly fee says nothing of the term's end: the example's end is kept.
+    assert p5.commitment_end.isoformat() == str(reserved["commitment_end"])
+    (azure,) = [e for e in ws.fleet if e.provider == "azure"]
+    assert (azure.instance_type, azure.count, azure.usd_per_hour) == (
+        AZURE_LINE["instance_type"],
+        2,
+        63.0,
+    )
+
+
+def test_the_preview_says_kept_changed_added_removed_and_why(db, tmp_path):
+    copy = tmp_path / "preview.duckdb"
+    shutil.copy(db, copy)
+    example = yaml.safe_load(EXAMPLE.read_text(encoding="utf-8"))
+    _import(copy, tmp_path, {**example, "fleet": [*example["fleet"], AZURE_LINE]})
+    report = _run(copy, AWS)
+    changes = {(c["instance_type"], c["pricing_model"]): c for c in report["preview"]["changes"]}
+    assert changes["Standard_ND96isr_H100_v5", "on_demand"]["change"] == "kept"
+    assert (
+        "the bill does not cover azure"
+        in changes["Standard_ND96isr_H100_v5", "on_demand"]["reason"]
+    )
+    assert changes["g6e.xlarge", "spot"]["change"] == "added"
+    assert changes["g6e.xlarge", "on_demand"]["change"] == "removed"
+    assert "shows no use of this line in 2026-10" in changes["g6e.xlarge", "on_demand"]["reason"]
+    assert changes["p5.48xlarge", "on_demand"]["change"] == "changed"
+    assert all(c["reason"] for c in report["preview"]["changes"])
+    kept = [ln for ln in report["fleet"] if ln["origin"] == "kept"]
+    assert [(ln["provider"], ln["billed_usd"]) for ln in kept] == [("azure", None)]
+    # The kept line is not reconciled with a bill that does not cover it.
+    assert not [e for e in report["reconciliation"]["explained"] if "azure" in e["line"]]
+
+
+def test_a_bill_older_than_a_quarter_is_named_with_its_period(db):
+    sample = from_bill(db, SAMPLE)  # September 2024
+    assert sample["source"]["older_than_a_quarter"] is True
+    assert sample["notes"][0].startswith("The bill is from 2024-09, more than a quarter before ")
+    october = from_bill(db, NO_UPFRONT)
+    stale = date.today() - date(2026, 10, 31) > timedelta(days=92)
+    assert october["source"]["older_than_a_quarter"] is stale
+    # Against a fixed day: October 2026 is recent on 2026-12-03 and old on 2027-02-01.
+    assert not bill_import.older_than_a_quarter(date(2026, 10, 1), date(2026, 12, 3))
+    assert bill_import.older_than_a_quarter(date(2026, 10, 1), date(2027, 2, 1))
+    assert "2026-10" in bill_import.age_note(date(2026, 10, 1), date(2027, 2, 1))

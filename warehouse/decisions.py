@@ -138,29 +138,69 @@ def decisions(
 
 
 @dataclass(frozen=True)
+class ReviewClosing:
+    """A review closed on purpose: the window it compared, who closed it and why. Decisions
+    recorded on a review do not close it; this does, and the next review starts at ``review_to``.
+    """
+
+    review_to: date
+    closed_by: str
+    review_from: date | None = None
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.closed_by.strip():
+            raise DecisionError("closing a review needs the name of who closes it")
+        if self.review_from is not None and self.review_from >= self.review_to:
+            raise DecisionError(
+                f"the review's start ({self.review_from}) must come before its end"
+                f" ({self.review_to})"
+            )
+
+
+def close_review(warehouse: Warehouse, closing: ReviewClosing) -> None:
+    """Append one closed review: the next comparison without dates starts at its end."""
+    with warehouse._transaction() as tx:
+        tx.execute(
+            "INSERT INTO review_closings (closed_at, review_from, review_to, closed_by, note,"
+            " created_by) VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                datetime.now(UTC).replace(tzinfo=None),
+                closing.review_from,
+                closing.review_to,
+                closing.closed_by.strip(),
+                closing.note.strip(),
+                warehouse.actor.name,
+            ],
+        )
+
+
+@dataclass(frozen=True)
 class LastReview:
     """Where "since the last review" starts: the day, and what it was read from."""
 
     day: date
-    #: "review" (a decision's review window ended that day), "decision" (a decision recorded
-    #: without a review window was taken that day) or "oldest snapshot" (no decision yet).
+    #: "review" (a review closed on purpose ended that day) or "oldest snapshot" (no review was
+    #: closed yet). Recorded decisions never end a review.
     basis: str
-    decision_id: int | None = None
+    #: The closed review's own start, when it named one (to show it again on the day it closed).
+    review_from: date | None = None
 
 
 def last_review(warehouse: Warehouse) -> LastReview | None:
-    """The latest day a review ended or a decision was taken, else the oldest snapshot's data date,
-    else None (an empty warehouse)."""
+    """The end of the latest review closed on purpose, else the oldest snapshot's data date, else
+    None (an empty warehouse)."""
     row = warehouse.query(
-        "SELECT decision_id, coalesce(review_to, decided_on) AS day, review_to IS NOT NULL AS"
-        " reviewed FROM decisions ORDER BY day DESC, decision_id DESC LIMIT 1"
+        "SELECT review_from, review_to FROM review_closings"
+        " ORDER BY review_to DESC, closed_at DESC LIMIT 1"
     )
     if not row.empty:
         first = row.iloc[0]
+        began = first["review_from"]
         return LastReview(
-            pd.Timestamp(first["day"]).date(),
-            "review" if bool(first["reviewed"]) else "decision",
-            int(first["decision_id"]),
+            pd.Timestamp(first["review_to"]).date(),
+            "review",
+            None if pd.isna(began) else pd.Timestamp(began).date(),
         )
     oldest = warehouse.query("SELECT min(as_of) AS day FROM snapshots WHERE status = 'ok'")
     if oldest.empty or pd.isna(oldest.iloc[0]["day"]):

@@ -368,6 +368,23 @@ MIGRATIONS: tuple[Migration, ...] = (
           AND r.snapshot_id NOT IN (SELECT snapshot_id FROM retractions);
         """,
     ),
+    Migration(
+        14,
+        "closed reviews",
+        """
+        -- A futures-day review stays open while decisions are recorded on it; it ends when a
+        -- person closes it on purpose. Append-only: each row closes the review that ended on
+        -- review_to, and the next review starts there.
+        CREATE TABLE review_closings (
+            closed_at    TIMESTAMP NOT NULL,
+            review_from  DATE,
+            review_to    DATE NOT NULL,
+            closed_by    VARCHAR NOT NULL CHECK (length(trim(closed_by)) > 0),
+            note         VARCHAR NOT NULL,
+            created_by   VARCHAR NOT NULL
+        );
+        """,
+    ),
 )
 
 

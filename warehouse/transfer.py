@@ -22,6 +22,7 @@ COPIED_TABLES = (
     "integrity_checks",
     "retractions",
     "decisions",
+    "review_closings",
     "workspaces",
 )
 #: Reference data both sides build from the bundled catalog: compared, not copied.

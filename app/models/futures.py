@@ -14,22 +14,15 @@ from datetime import date
 import pandas as pd
 
 from app.models.tables import Table, readable
-from planning.review import FuturesReport
+from planning.review import FuturesReport, ReviewWindow, default_window
 from planning.verdicts import BUY_WORD
 from tokendesk import formatting
 from tokendesk.labels import label, sku_label
 from warehouse.decisions import LastReview
 
-#: The URL value of the default start: the end of the last review (or the last decision, or the
-#: oldest snapshot when none was recorded).
+#: The URL value of the default start: the end of the last review closed on purpose (recorded
+#: decisions do not close one), or the oldest snapshot when none was closed.
 SINCE_LAST_REVIEW = "last-review"
-
-#: Why the default start is that day, in a sentence's words.
-_BASIS = {
-    "review": "the end of the last recorded review",
-    "decision": "the day of the last recorded decision",
-    "oldest snapshot": "the oldest snapshot, as no review or decision is recorded yet",
-}
 
 
 def since_choices(days: Sequence[date], today: date) -> tuple[str, ...]:
@@ -37,20 +30,34 @@ def since_choices(days: Sequence[date], today: date) -> tuple[str, ...]:
     return (SINCE_LAST_REVIEW, *(d.isoformat() for d in days if d < today))
 
 
-def start_of(choice: str, last: LastReview | None) -> date | None:
-    """The day a choice stands for; None when there is nothing to compare from."""
+def window_of(choice: str, last: LastReview | None, today: date) -> ReviewWindow:
+    """The day a choice stands for and why; a None start says in words why nothing compares."""
     if choice == SINCE_LAST_REVIEW:
-        return None if last is None else last.day
-    return date.fromisoformat(choice)
+        return default_window(last, today)
+    return ReviewWindow(date.fromisoformat(choice), f"the snapshot of {choice}")
 
 
-def since_label(choice: str, last: LastReview | None) -> str:
+def start_of(choice: str, last: LastReview | None, today: date) -> date | None:
+    """The day a choice stands for; None when there is nothing to compare from."""
+    return window_of(choice, last, today).start
+
+
+def nothing_to_compare(choice: str, last: LastReview | None, today: date) -> str:
+    """Why a choice has nothing to compare, as the page says it."""
+    return (
+        f"There is nothing to compare: {window_of(choice, last, today).why}. Pick an earlier"
+        " snapshot above to see what changed before it."
+    )
+
+
+def since_label(choice: str, last: LastReview | None, today: date) -> str:
     """A choice as the select box shows it."""
     if choice != SINCE_LAST_REVIEW:
         return f"Snapshot of {choice}"
-    if last is None:
-        return "The last review (none yet)"
-    return f"The last review ({last.day.isoformat()}: {_BASIS[last.basis]})"
+    window = default_window(last, today)
+    if window.start is None:
+        return "The last review (nothing to compare)"
+    return f"The last review ({window.start.isoformat()}: {window.why})"
 
 
 @dataclass(frozen=True)
@@ -170,12 +177,14 @@ def suggestions_table(report: FuturesReport) -> Table:
         {
             "suggestion": "Suggestion",
             "sku": "New SKU",
+            "pricing_model": "Pricing",
             "model": "Model",
             "cost_change_pct": "Cost change",
             "ftl_change_pct": "FTL change",
             "usd_per_1k_output": "$/1K output",
             "incumbent_usd_per_1k_output": "Yours $/1K output",
             "incumbent": "Against",
+            "compared_on": "Compared on",
             "rule": "Why",
             "price_source": "Price source",
             "price_observed_at": "Price date",

@@ -521,7 +521,9 @@ def bill_view(report: BillReport) -> BillView:
             "$/hour (effective)": f"{r['usd_per_hour']:,.4f}",
             "Commitment ends": r["commitment_end"] or "",
             "Serves": r["serves"],
-            "Billed $": f"{r['billed_usd']:,.2f}",
+            "Billed $": _usd_or_kept(r["billed_usd"]),
+            "Usage billed $": _usd_or_kept(r["usage_billed_usd"]),
+            "Commitment fees $": _usd_or_kept(r["commitment_fees_usd"]),
         }
         for r in report.fleet_rows()
     ]
@@ -547,10 +549,16 @@ def bill_view(report: BillReport) -> BillView:
             "Region": c.region,
             "Pricing model": c.pricing_model,
             "Details": "; ".join(c.details),
+            "Why": c.reason,
         }
         for c in report.changes
     ]
     return BillView(source, fleet, unplaced, summary, explained, changes, list(report.notes))
+
+
+def _usd_or_kept(value: float | None) -> str:
+    """A billed figure, or why there is none: the line is kept from the current workspace."""
+    return "not on this bill (kept)" if value is None else f"{value:,.2f}"
 
 
 def bill_provenance(versions: pd.DataFrame, version: int | None) -> str:

@@ -19,7 +19,7 @@ from planning.review import FuturesReport
 from planning.workspaces import is_example
 from tokendesk import formatting
 from tokendesk.access import Action
-from warehouse.decisions import DECISIONS, Decision, DecisionError
+from warehouse.decisions import DECISIONS, Decision, DecisionError, ReviewClosing
 
 st.title("Futures day")
 st.caption(
@@ -38,11 +38,11 @@ since = st.selectbox(
     "Compare since",
     list(CHOICES),
     list(CHOICES).index(str(start_values["since"])),
-    format_func=lambda c: model.since_label(c, last),
+    format_func=lambda c: model.since_label(c, last, today),
     key="since",
 )
 ui.keep_in_url({"since": since}, INPUTS)
-start = model.start_of(since, last)
+start = model.start_of(since, last, today)
 
 _, ws = data.workspace(path)
 st.caption(
@@ -85,7 +85,9 @@ def review(start: date) -> FuturesReport:
             f" if it is cheaper per output token by more than {report.rules.min_savings_pct:.0%} and"
             f" its first-token latency is no more than {report.rules.max_ftl_regression_pct:.0%}"
             " worse; defer when latency is unknown or nothing comparable runs; no-buy otherwise. A SKU"
-            " you already run is never a candidate.",
+            " you already run is never a candidate. Prices are compared on the same terms (on demand"
+            " against on demand or your line's effective rate; spot only where the workspace allows"
+            " spot), and only providers your workspace approves are judged.",
             limit=2000,
         )
     )
@@ -167,17 +169,33 @@ def decision_log(report: FuturesReport | None) -> None:
             st.error(f"Nothing was recorded: {plain(exc)}.")
         else:
             st.success(f"Decision {decision_id} recorded: {plain(subject)} → {decision}.")
+    if report is not None:
+        close_review(report, blocked)
+
+
+def close_review(report: FuturesReport, blocked: str | None) -> None:
+    """Closing the review on purpose (recorded decisions leave it open): the next review starts
+    on the day this one ends."""
+    st.caption(
+        "The review stays open while decisions are recorded on it. Close it when it is done: the"
+        f" next review then starts on {report.date_to:%Y-%m-%d}."
+    )
+    if st.button("Close this review", key="futures_close", disabled=bool(blocked)) and not blocked:
+        try:
+            data.close_review(
+                ReviewClosing(report.date_to, auth.current_user().name, report.date_from)
+            )
+        except DecisionError as exc:
+            st.error(f"The review was not closed: {plain(exc)}.")
+        else:
+            st.success(f"Review {report.date_from:%Y-%m-%d} → {report.date_to:%Y-%m-%d} closed.")
 
 
 if start is None or start >= today:
     st.info(
-        "There is nothing to compare: "
-        + (
-            "the warehouse has no snapshot yet. Refresh prices or import results."
-            if start is None
-            else "the last review ended today. Pick an earlier snapshot above to see what"
-            " changed before it."
-        )
+        model.nothing_to_compare(since, last, today)
+        if start is None
+        else "There is nothing to compare: the snapshot picked is from today."
     )
     decision_log(None)
 else:

@@ -522,6 +522,13 @@ allow_owned = st.checkbox(
     key=settings_key("ws_allow_owned"),
     disabled=locked,
 )
+allow_spot = st.checkbox(
+    "The workloads may run on spot (interruptible) capacity: only then does a spot price compete"
+    " with a line that is not spot on Futures day",
+    base.constraints.allow_spot,
+    key=settings_key("ws_allow_spot"),
+    disabled=locked,
+)
 
 
 def table_rows(fields: dict[str, Any], name: str) -> list[dict]:
@@ -655,6 +662,7 @@ edited_base = replace(
         regions=_names(regions),
         max_vendor_share=cap,
         allow_owned=allow_owned,
+        allow_spot=allow_spot,
     ),
 )
 if pending_workload is not None or new_line is not None:

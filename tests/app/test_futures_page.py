@@ -12,6 +12,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from typer.testing import CliRunner
 
+from app.models import futures as model
+from app.models.futures import SINCE_LAST_REVIEW
 from app.models.tables import has_no_literals
 from cli.main import app as cli
 from planning.workspaces import example_workspace
@@ -19,7 +21,7 @@ from tests.app.pages import VIEWS, shown
 from tests.app.team import EDITOR, TEAM, VIEWER
 from tokendesk.labels import sku_label
 from warehouse import Warehouse
-from warehouse.decisions import decisions
+from warehouse.decisions import LastReview, decisions
 
 PAGE = str(VIEWS / "futures.py")
 
@@ -170,10 +172,39 @@ def test_a_viewer_cannot_record_a_decision_and_an_editor_can(writable_env):
     assert list(log["decided_by"]) == ["lee@example.com"]
     assert list(log["decision"]) == ["defer"]
     assert len(log["snapshot_ids"].iloc[0]) > 0  # the review's snapshots are linked
-    # The next run starts at that review's end (today): nothing to compare, the log shown.
+    # Recording a decision does not end the review: the next run shows the same review, and
+    # the log with the decision in it.
     again = _page(user=EDITOR)
-    assert any("the last review ended today" in i.value for i in again.info)
-    assert list(again.dataframe[0].value["Subject"]) == ["gcp a3-highgpu-8g"]
+    assert again.subheader[0].value == editor.subheader[0].value
+    assert not again.info
+    assert list(_table(again, "futures_log")["Subject"]) == ["gcp a3-highgpu-8g"]
+
+
+def test_closing_the_review_on_purpose_ends_it_and_an_empty_window_says_why(writable_env):
+    assert _page(user=VIEWER).button(key="futures_close").disabled
+    editor = _page(user=EDITOR)
+    start = editor.subheader[0].value.split(" → ")[0]
+    editor.button(key="futures_close").click().run()
+    assert not editor.exception, editor.exception
+    assert any("closed" in s.value for s in editor.success)
+    # Closed today: the page shows that review again, from its own start, and says why.
+    again = _page(user=EDITOR)
+    assert again.subheader[0].value == f"{start} → {date.today().isoformat()}"
+    assert "closed on" in again.selectbox(key="since").format_func(SINCE_LAST_REVIEW)
+
+
+def test_the_default_window_is_said_in_words_when_there_is_nothing_to_compare():
+    today = date(2026, 12, 3)
+    none_yet = model.window_of(SINCE_LAST_REVIEW, None, today)
+    assert none_yet.start is None and "no snapshot yet" in none_yet.why
+    fresh = LastReview(today, "oldest snapshot")
+    assert model.start_of(SINCE_LAST_REVIEW, fresh, today) is None
+    assert "no earlier price or result" in model.nothing_to_compare(SINCE_LAST_REVIEW, fresh, today)
+    closed = LastReview(date(2026, 9, 30), "review", date(2026, 7, 1))
+    assert model.start_of(SINCE_LAST_REVIEW, closed, today) == date(2026, 9, 30)
+    closed_today = LastReview(today, "review", date(2026, 9, 30))
+    assert model.start_of(SINCE_LAST_REVIEW, closed_today, today) == date(2026, 9, 30)
+    assert model.start_of("2026-10-01", closed_today, today) == date(2026, 10, 1)
 
 
 def test_an_empty_rationale_is_refused_in_words(writable_env):

@@ -175,6 +175,8 @@ def test_the_settings_beyond_the_tables_are_edited_on_the_page_and_kept_on_save(
     at.date_input(key="ws_start").set_value(date(2027, 1, 1))
     at.text_input(key="ws_discount_1y").set_value("0.3")
     at.checkbox(key="ws_allow_owned").check()
+    assert at.checkbox(key="ws_allow_spot").value is False  # the default: no spot
+    at.checkbox(key="ws_allow_spot").check()
     at.button(key="ws_save").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     with Warehouse.open(writable_env, read_only=True) as wh:
@@ -185,6 +187,7 @@ def test_the_settings_beyond_the_tables_are_edited_on_the_page_and_kept_on_save(
     assert body["commitment"]["discount_3y"] == example.commitment.discount_3y
     assert [s["name"] for s in body["commitment"]["scenarios"]] == ["low", "base", "high"]
     assert body["constraints"]["allow_owned"] is True
+    assert body["constraints"]["allow_spot"] is True
     assert example.owned is not None and body["owned"]["pue"] == example.owned.pue
 
     at = open_section(_page(), MORE_SETTINGS)

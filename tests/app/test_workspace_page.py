@@ -206,3 +206,45 @@ def test_the_bundled_example_says_it_is_not_the_users(tmp_path, monkeypatch):
     assert not at.exception, at.exception
     notice = next(w.value for w in at.warning if "bundled example" in w.value)
     assert "not yours" in notice and "Example Corp" in notice
+
+
+def test_the_bill_preview_says_what_each_line_becomes_and_saving_keeps_what_it_does_not_know(
+    writable_fixture_env,
+):
+    """A No Upfront RI bill over the fixture workspace: the preview lists each line as kept /
+    changed / added / removed with the reason, the RI's fee is the reserved line's billed cost
+    apart from its usage, and saving keeps the commitment end the bill does not state."""
+    from costmodel.workspace_model import workspace_from_dict
+    from tokendesk.paths import REPO_ROOT
+    from warehouse.workspace_versions import current_workspace
+
+    bill = REPO_ROOT / "tests" / "fixtures" / "bills" / "aws_focus_1_2_no_upfront_ri.csv"
+    (end,) = [e.commitment_end for e in fixture_workspace().fleet if e.commitment_end]
+    at = AppTest.from_file(str(VIEWS / "workspace.py"), default_timeout=120)
+    at.run()
+    at.file_uploader(key="ws_bill").set_value([(bill.name, bill.read_bytes(), "text/csv")]).run()
+    assert not at.exception, at.exception
+    (changes,) = [d.value for d in at.dataframe if "Why" in d.value.columns]
+    by_line = {
+        (r["Instance type"], r["Pricing model"]): r for r in changes.to_dict(orient="records")
+    }
+    reserved = by_line["p5.48xlarge", "reserved_1y"]
+    assert reserved["Change"] in ("kept", "changed")
+    assert f"commitment end {end} kept from the current workspace" in reserved["Details"]
+    assert by_line["m7i.48xlarge", "on_demand"]["Change"] == "removed"
+    assert all(changes["Why"])
+    (fleet,) = [d.value for d in at.dataframe if "Commitment fees $" in d.value.columns]
+    ri = fleet[fleet["Pricing model"] == "reserved_1y"].iloc[0]
+    # tests/fixtures/bills/README.md: the monthly fee 5 x 744 h x $31.46 = $117,031.20.
+    assert (ri["Billed $"], ri["Usage billed $"], ri["Commitment fees $"]) == (
+        "117,031.20",
+        "0.00",
+        "117,031.20",
+    )
+    at.button(key="ws_bill_save").click().run()
+    assert not at.exception, at.exception
+    with Warehouse.open(writable_fixture_env, read_only=True) as wh:
+        _, body = current_workspace(wh) or (None, {})
+    saved = workspace_from_dict(body)
+    (p5,) = [e for e in saved.fleet if e.pricing_model == "reserved_1y"]
+    assert p5.commitment_end == end

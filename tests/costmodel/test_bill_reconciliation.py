@@ -51,7 +51,32 @@ def test_fleet_changes_are_added_changed_removed_with_rates_old_to_new():
     }
     assert changes == {
         ("changed", "p5.48xlarge", "on_demand"): ("rate list price -> $55.0400/h",),
-        ("unchanged", "p5.48xlarge", "reserved_1y"): (),
+        ("kept", "p5.48xlarge", "reserved_1y"): (),
         ("removed", "g6e", "on_demand"): ("1 × at list price",),
         ("added", "g6e", "spot"): ("3 × at $0.9000/h",),
     }
+
+
+def test_each_change_says_why_and_lines_on_providers_the_bill_does_not_cover_are_kept():
+    azure = FleetEntry("azure", "eastus", "nd", 2, "on_demand", "chat", 63.0)
+    current = [entry(2), entry(5, 31.46, "reserved_1y", date(2027, 6, 30)), azure]
+    end_kept = "commitment end 2027-06-30 kept from the current workspace"
+    derived = [entry(2, 55.04), entry(5, 31.46, "reserved_1y", date(2027, 6, 30)), azure]
+    changes = {
+        c.pricing_model + " " + c.provider: c
+        for c in fleet_changes(
+            current,
+            derived,
+            covered_providers={"aws"},
+            period="2026-10",
+            carried={("aws", "us-east-1", "p5.48xlarge", "reserved_1y"): [end_kept]},
+        )
+    }
+    assert changes["on_demand azure"].change == "kept"
+    assert changes["on_demand azure"].reason == (
+        "the bill does not cover azure: kept from the current workspace"
+    )
+    assert changes["reserved_1y aws"].change == "kept"
+    assert changes["reserved_1y aws"].details == (end_kept,)
+    assert changes["on_demand aws"].reason == "the bill's use in 2026-10"
+    assert all(c.as_dict()["reason"] for c in changes.values())

@@ -51,3 +51,8 @@ def test_the_rule_in_words_names_what_it_compares_against():
     mine = new_sku_rule_sentence(["6 × aws p5", "2 × gcp a3"], ["cuda"], 0.2, 0.05)
     assert mine.startswith("Against your own fleet at the rates you pay (6 × aws p5; 2 × gcp a3)")
     assert "more than 20%" in mine and "no more than 5% worse" in mine
+    assert "no spot price (the workspace does not allow spot)" in mine
+    spot = new_sku_rule_sentence(
+        [], ["cuda"], 0.1, 0.1, allow_spot=True, approved_providers=["aws"]
+    )
+    assert "spot prices too" in spot and "Only approved providers (aws)" in spot

@@ -110,3 +110,90 @@ def test_suggestions_leave_out_models_no_workload_runs():
     out = suggestions(costs, added, FuturesRules(fleet=(line,)))
     assert out["model"].tolist() == ["big"]
     assert out["suggestion"].tolist() == ["buy"]
+
+
+def _priced(rows) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            dict(
+                provider=p,
+                instance_type=i,
+                accelerator_id="acc",
+                backend="cuda",
+                model="big",
+                usd_per_1k_output_tokens=c,
+                usd_per_hour=h,
+                region="r",
+                pricing_model=pm,
+                ttft_ms_p95=100.0,
+                ttft_ms_p99=None,
+            )
+            for p, i, pm, c, h in rows
+        ]
+    )
+
+
+NEW = pd.DataFrame(
+    [
+        dict(provider="neo", instance_type="new", accelerator_id="acc"),
+        dict(provider="other", instance_type="new2", accelerator_id="acc"),
+    ]
+)
+#: A reserved line at an effective rate of $8/h on a SKU listed at $10/h on demand.
+RESERVED = FleetRate("aws", "mine", 8.0, "your fleet: mine", "r", "reserved_1y", 1, ("big",))
+
+
+def test_a_spot_price_competes_only_where_the_workspace_allows_spot():
+    costs = _priced(
+        [
+            ("aws", "mine", "on_demand", 0.004, 10.0),
+            ("neo", "new", "spot", 0.001, 2.5),  # cheap on spot
+            ("neo", "new", "on_demand", 0.005, 12.5),  # dearer than the line on demand
+        ]
+    )
+    strict = suggestions(costs, NEW, FuturesRules(fleet=(RESERVED,)))
+    assert strict[["pricing_model", "suggestion"]].values.tolist() == [["on_demand", "no-buy"]]
+    # The line pays $8/h where the list is $10/h: its effective rate is the comparison.
+    assert strict["incumbent_usd_per_1k_output"].iloc[0] == pytest.approx(0.004 * 8.0 / 10.0)
+    assert strict["compared_on"].iloc[0] == (
+        "on demand price vs the line's effective rate (reserved 1 yr)"
+    )
+    spot_ok = suggestions(costs, NEW, FuturesRules(fleet=(RESERVED,), allow_spot=True))
+    assert spot_ok[["pricing_model", "suggestion"]].values.tolist() == [["spot", "buy"]]
+
+
+def test_a_sku_sold_on_spot_only_is_deferred_in_words_when_spot_is_not_allowed():
+    costs = _priced([("aws", "mine", "on_demand", 0.004, 10.0), ("neo", "new", "spot", 0.001, 2.5)])
+    out = suggestions(costs, NEW, FuturesRules(fleet=(RESERVED,)))
+    assert out["suggestion"].tolist() == ["defer"]
+    assert "spot counts only where the workspace allows spot" in out["rule"].iloc[0]
+    assert out["incumbent"].isna().all()  # compared with nothing
+
+
+def test_the_market_is_compared_within_one_pricing_model():
+    costs = _priced(
+        [
+            ("aws", "old", "on_demand", 0.004, 10.0),
+            ("aws", "old", "spot", 0.0015, 3.0),
+            ("neo", "new", "spot", 0.001, 2.5),
+            ("neo", "new", "on_demand", 0.005, 12.5),
+        ]
+    )
+    out = suggestions(costs, NEW, FuturesRules())
+    assert out[["pricing_model", "incumbent_pricing_model"]].values.tolist() == [
+        ["on_demand", "on_demand"]
+    ]
+    spot = suggestions(costs, NEW, FuturesRules(allow_spot=True)).iloc[0]
+    assert (spot["pricing_model"], spot["incumbent_pricing_model"]) == ("spot", "spot")
+
+
+def test_only_approved_providers_are_candidates():
+    costs = _priced(
+        [
+            ("aws", "mine", "on_demand", 0.004, 10.0),
+            ("neo", "new", "on_demand", 0.001, 2.5),
+            ("other", "new2", "on_demand", 0.001, 2.5),
+        ]
+    )
+    rules = FuturesRules(fleet=(RESERVED,), approved_providers=("aws", "other"))
+    assert suggestions(costs, NEW, rules)["provider"].tolist() == ["other"]

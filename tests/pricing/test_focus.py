@@ -256,3 +256,32 @@ def test_a_gpu_billed_apart_from_its_machine_is_named_as_an_accelerator_charge()
     )
     bill = focus.derive_fleet([gpu], [], SHAPES)
     assert [u.reason for u in bill.unplaced] == ["accelerator charge with no instance type (gcp)"]
+
+
+def test_a_commitment_fee_is_billed_on_the_line_it_covers_and_a_shared_one_stays_unplaced():
+    def usage(itype: str, cid: str) -> focus.ChargeGroup:
+        return group(
+            x_usage_type=f"BoxUsage:{itype}",
+            provider="AWS",
+            region="us-east-1",
+            pricing_category="Committed",
+            commitment_type="Reserved Instance",
+            commitment_id=cid,
+            billed=0.0,
+        )
+
+    def fee(cid: str, billed: float) -> focus.ChargeGroup:
+        return group(
+            charge_category="Purchase", commitment_id=cid, billed=billed, effective=0.0, consumed=0
+        )
+
+    shapes = {**SHAPES, ("aws", "g6e.xlarge"): focus.InstanceShape("nvidia-l40s-48gb", 1)}
+    groups = [usage("p5.48xlarge", "ri"), fee("ri", 30.0)]
+    (line,) = focus.derive_fleet(groups, [], shapes).fleet_lines()
+    assert (line.billed_usd, line.commitment_fees_usd) == (30.0, 30.0)
+    # A savings plan covering two lines: its fee is not split by guesswork.
+    shared = [usage("p5.48xlarge", "sp"), usage("g6e.xlarge", "sp"), fee("sp", 40.0)]
+    bill = focus.derive_fleet(shared, [], shapes)
+    assert [ln.commitment_fees_usd for ln in bill.fleet_lines()] == [0.0, 0.0]
+    assert sum(u.cost_usd for u in bill.unplaced) == 40.0
+    assert any("cover 2 lines" in n for n in bill.notes)
