@@ -413,7 +413,15 @@ def _futures_review(path: str, date_from, date_to, negotiated: bool):
     # review), from the engine the other pages already built for this workspace. The warehouse
     # as it stood on each day a window may start or end on is read once, all days together, at
     # the first review: another window then only compares.
-    engine = scenario_engine(path, True, workspace(path)[1])
+    # A reader who may not see negotiated quotes has the fleet's negotiated lines at list price,
+    # as on every other page (``app.plan_reads.priced_workspace``): a suggestion's saving
+    # against such a line would otherwise give its rate back.
+    stored = workspace(path)[1]
+    if not negotiated:
+        from app.plan_reads import priced_workspace
+
+        stored = priced_workspace(path, stored)
+    engine = scenario_engine(path, True, stored)
     days = _futures_days(path, _review_days(path, date_from, date_to), negotiated)
     with reading(path) as warehouse:
         return company_review(
@@ -423,6 +431,7 @@ def _futures_review(path: str, date_from, date_to, negotiated: bool):
             hidden_pricing_models=_hidden_models(negotiated),
             engine=engine,
             days=(days[date_from], days[date_to]),
+            workspace=stored,
         )
 
 
