@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import auth, data, price_reads
+from app import auth, data
 from tokendesk.access import Action
 from warehouse import catalog_queries, queries
 
@@ -54,12 +54,7 @@ def withheld_notes(path: str, ws) -> tuple[str, ...]:
 
 
 def _list_priced(path: str, ws):
-    from app.models.withheld import priced_at_list, withheld_lines
-
-    if data.sees_negotiated() or not withheld_lines(ws):
-        return ws, ()
-    engine = data.scenario_engine(path, False, ws)
-    return priced_at_list(ws, engine.table.options, price_reads.every_current_quote(path))
+    return data.viewer_priced(path, ws)
 
 
 def workspace_evaluation(path: str, ws, knobs):
