@@ -376,15 +376,14 @@ def check_snapshot(
     reference: PriceReference | None = None,
 ) -> IntegrityReport:
     """Run every rule over ``quotes`` (``previous``: the current quotes before this snapshot;
-    ``reference``: what a price far off is held against, by default ``previous``)."""
+    ``reference``: the warehouse's current prices a price far off is held against; None holds
+    nothing: a provider refresh has no way to confirm a held row, and its moves are flagged)."""
     on_demand: dict[tuple[str, ...], float] = {}
     for q in quotes:
         if q.pricing_model is PricingModel.ON_DEMAND:
             key = reference_key(q)
             on_demand[key] = min(on_demand.get(key, math.inf), q.usd_per_hour)
     before = {previous_key(p): p.usd_per_hour for p in previous}
-    if reference is None:
-        reference = PriceReference.from_quotes(previous)
     rows = RowChecks(anchors, today, reference)
     report = IntegrityReport()
     for i, q in enumerate(quotes):
