@@ -325,6 +325,28 @@ def hidden_negotiated_quotes(path: str) -> int:
 
 
 # -- scenarios ---------------------------------------------------------------------------------
+def viewer_priced(path: str, ws):
+    """(``ws`` as this person's plans price it, what was done in words): for a role that may not
+    see negotiated quotes each negotiated fleet line at the public on-demand list price
+    (``app.models.withheld.priced_at_list``), never at its contract's rate, so no figure they
+    read gives the rate back; unchanged for everyone else. Every plan read goes through here
+    (``app.plan_reads.priced_workspace``, the Futures review)."""
+    from app.models.withheld import priced_at_list, withheld_lines
+
+    if sees_negotiated() or not withheld_lines(ws):
+        return ws, ()
+    engine = scenario_engine(path, False, ws)
+    return priced_at_list(ws, engine.table.options, _hardware_quotes(path))
+
+
+@st.cache_data(show_spinner=False, ttl=600)
+def _hardware_quotes(path: str) -> list:
+    """Every current quote, for the accelerators of a SKU known only by a negotiated quote (the
+    rule reads no rate from it)."""
+    with reading(path) as warehouse:
+        return warehouse.current_price_quotes()
+
+
 def scenario_engine(path: str, negotiated: bool, ws):
     """The scenario engine ``ws`` is planned on, over the options ``negotiated`` says this
     person may see."""
@@ -413,7 +435,13 @@ def _futures_review(path: str, date_from, date_to, negotiated: bool):
     # review), from the engine the other pages already built for this workspace. The warehouse
     # as it stood on each day a window may start or end on is read once, all days together, at
     # the first review: another window then only compares.
-    engine = scenario_engine(path, True, workspace(path)[1])
+    # A reader who may not see negotiated quotes has the fleet's negotiated lines at list price,
+    # as on every other page (``app.plan_reads.priced_workspace``): a suggestion's saving
+    # against such a line would otherwise give its rate back.
+    stored = workspace(path)[1]
+    if not negotiated:
+        stored = viewer_priced(path, stored)[0]
+    engine = scenario_engine(path, True, stored)
     days = _futures_days(path, _review_days(path, date_from, date_to), negotiated)
     with reading(path) as warehouse:
         return company_review(
@@ -423,6 +451,7 @@ def _futures_review(path: str, date_from, date_to, negotiated: bool):
             hidden_pricing_models=_hidden_models(negotiated),
             engine=engine,
             days=(days[date_from], days[date_to]),
+            workspace=stored,
         )
 
 

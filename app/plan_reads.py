@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import auth, data, price_reads
+from app import auth, data
 from tokendesk.access import Action
 from warehouse import catalog_queries, queries
 
@@ -40,14 +40,21 @@ def with_withheld_terms(ws):
 
 
 def priced_workspace(path: str, ws):
-    """``ws`` ready to be priced for this person: for a role that may not see negotiated quotes,
-    a negotiated fleet line without a rate gets the current negotiated quote's rate (their
-    engine holds no negotiated quote, yet the line must be priced as it is paid)."""
-    from app.models.withheld import quoted_rates, withheld_lines
+    """``ws`` ready to be priced for this person: every plan, page and brief of a role that may
+    not see negotiated quotes prices each negotiated fleet line at the public on-demand list
+    price (``app.models.withheld.priced_at_list``), never at its contract's rate, so no figure
+    they read gives the rate back. The one place every plan read below goes through."""
+    return _list_priced(path, ws)[0]
 
-    if data.sees_negotiated() or not withheld_lines(ws):
-        return ws
-    return quoted_rates(ws, price_reads.every_current_quote(path))
+
+def withheld_notes(path: str, ws) -> tuple[str, ...]:
+    """What this person's plans do to the negotiated fleet lines, in words (empty when they may
+    see negotiated quotes or the fleet has none): the page says it under its figures."""
+    return _list_priced(path, ws)[1]
+
+
+def _list_priced(path: str, ws):
+    return data.viewer_priced(path, ws)
 
 
 def workspace_evaluation(path: str, ws, knobs):
@@ -167,14 +174,15 @@ def _current_instance_types(path: str, negotiated: bool) -> list[str]:
 def workspace_brief(path: str, ws, knobs, fmt: str, unit: str) -> bytes:
     """The Scenarios brief in ``fmt``, its per-token figures in ``unit``, with the sources (the
     cost-options rows and snapshots) behind every fleet line — those this person may see (a
-    negotiated fleet line's rate and cost withheld from a role that may not see them)."""
-    return _workspace_brief(
-        path, priced_workspace(path, ws), knobs, fmt, unit, data.sees_negotiated()
-    )
+    negotiated fleet line priced at list for a role that may not see its rate, and said so)."""
+    priced, notes = _list_priced(path, ws)
+    return _workspace_brief(path, priced, knobs, fmt, unit, data.sees_negotiated(), notes)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _workspace_brief(path: str, ws, knobs, fmt: str, unit: str, negotiated: bool) -> bytes:
+def _workspace_brief(
+    path: str, ws, knobs, fmt: str, unit: str, negotiated: bool, notes: tuple[str, ...] = ()
+) -> bytes:
     from briefs.commitment_doc import commitment_section
     from briefs.optimal import brief_sections
     from briefs.render import render_document
@@ -205,7 +213,7 @@ def _workspace_brief(path: str, ws, knobs, fmt: str, unit: str, negotiated: bool
     if not negotiated:
         from app.models.withheld import masked_document
 
-        doc = masked_document(doc)
+        doc = masked_document(doc, notes)
     return render_document(doc, fmt)
 
 

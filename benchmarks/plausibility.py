@@ -26,7 +26,7 @@ from __future__ import annotations
 import csv
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 
 from benchmarks.errors import ResultFileError
@@ -41,6 +41,9 @@ SPEEDUP = {"bf16": 1.0, "fp16": 1.0, "fp32": 1.0, "fp8": 2.0, "int8": 2.0, "fp4"
 #: Bytes per parameter; the smallest plausible reading for quantised GGUF types.
 BYTES = {"bf16": 2.0, "fp16": 2.0, "fp32": 4.0, "fp8": 1.0, "int8": 1.0, "fp4": 0.5, "int4": 0.5}
 MOST_GENEROUS = "fp4"
+#: The verdict of a result for a model the table lacks whose name states no size: no bound can
+#: be checked, so the gate refuses it as it refuses an implausible one (or keeps it flagged).
+UNSIZED = "unsized"
 
 
 @dataclass(frozen=True)
@@ -57,7 +60,7 @@ class Architecture:
 class Plausibility:
     """The bounds for one result and how the result sits against them."""
 
-    verdict: str  # "within" | "implausible" | "unchecked"
+    verdict: str  # "within" | "implausible" | "unchecked" | UNSIZED
     decode_tok_s_max: float | None = None
     ttft_ms_min: float | None = None
     #: output tok/s as a percentage of the decode bound ("% of roofline").
@@ -135,6 +138,47 @@ def architecture_for(model: str) -> Architecture | None:
             if key.startswith(a) and (best is None or len(a) > best[0]):
                 best = (len(a), arch)
     return best[1] if best else None
+
+
+#: A parameter count a model's name states, as its publisher writes it: ``70b``, ``1.5B``,
+#: ``135m``, ``8x7b`` (experts x size). Not preceded by a letter, digit or point and not followed
+#: by a letter, so ``v0.1``, ``4k`` (a context length) and ``fp8`` are not read as sizes.
+_STATED_SIZE = re.compile(r"(?<![a-z0-9.])(?:(\d+)x)?(\d+(?:\.\d+)?)([bm])(?![a-z])")
+#: The active parameters a mixture-of-experts name states: ``qwen3-30b-a3b``.
+_STATED_ACTIVE = re.compile(r"(?<![a-z0-9.])a(\d+(?:\.\d+)?)b(?![a-z])")
+#: Where a model outside the table gets its parameter count from, for the reasons printed.
+STATED_SIZE_NOTE = "parameters as its name states them, the model not being in"
+
+
+@cache
+def smallest_active_share() -> float:
+    """The smallest share of its parameters any model in the table activates per token."""
+    return min(a.active_params_b / a.params_b for a in architectures() if a.params_b > 0)
+
+
+def stated_architecture(model: str) -> Architecture | None:
+    """The bounds' inputs for a model the table lacks, from the parameter count its name states
+    (``acme-chat-70b`` is 70e9 parameters); None when the name states none.
+
+    Generous as every other assumption here: a name may hide a mixture of experts, so unless it
+    states its active count (``-a3b``) the active parameters are the stated total times the
+    smallest active share of any model in the table (a ``NxMb`` name: M at most)."""
+    name = model.rsplit("/", 1)[-1].lower()
+    active_found = [float(m.group(1)) for m in _STATED_ACTIVE.finditer(name)]
+    name_wo_active = _STATED_ACTIVE.sub(" ", name)
+    sizes = []
+    for experts, size, unit in _STATED_SIZE.findall(name_wo_active):
+        billions = float(size) / (1000 if unit == "m" else 1)
+        sizes.append((billions * int(experts) if experts else billions, billions))
+    if not sizes:
+        return None
+    total, smallest_expert = max(sizes)
+    active = (
+        min(active_found) if active_found else min(smallest_expert, total * smallest_active_share())
+    )
+    if not total > 0 or not active > 0:
+        return None
+    return Architecture(model_id=model, params_b=total, active_params_b=min(active, total))
 
 
 def _n(value: float) -> str:
@@ -255,10 +299,21 @@ def check_result(result: object, catalog: dict[str, Accelerator]) -> Plausibilit
         return None if value != value else value
 
     inputs = _num("input_tokens")
-    return check(
+    arch = architecture_for(model)
+    if arch is None:
+        arch = stated_architecture(model)
+        if arch is None:
+            return Plausibility(
+                UNSIZED,
+                reasons=(
+                    f"model {model!r} is not in {ARCHITECTURES_FILE} and its name states no"
+                    " parameter count (such as '70b'), so no physical bound can be checked",
+                ),
+            )
+    found = check(
         accelerator=accelerator,
         accelerators=int(_num("accelerators_per_replica") or 1),
-        arch=architecture_for(model),
+        arch=arch,
         precision=str(get("precision") or ""),
         output_tok_s=float(_num("output_tok_s") or 0),
         model=model,
@@ -266,6 +321,10 @@ def check_result(result: object, catalog: dict[str, Accelerator]) -> Plausibilit
         input_tokens=int(inputs) if inputs else None,
         ttft_ms={k: _num(f"ttft_ms_{k}") for k in PERCENTILES},
     )
+    if arch.model_id == model and architecture_for(model) is None:
+        note = f"{arch.params_b:g}e9 {STATED_SIZE_NOTE} {ARCHITECTURES_FILE}"
+        found = replace(found, arithmetic=(note, *found.arithmetic))
+    return found
 
 
 def roofline_pct(rows: Iterable[Mapping], catalog: dict[str, Accelerator]) -> list[float | None]:
@@ -289,6 +348,7 @@ def gate(
     *,
     accept: bool = False,
     where: Callable[[int], str] | None = None,
+    measured_here: bool = False,
 ) -> tuple[list, list[Plausibility], list[ResultFileError]]:
     """The gate every result passes before it is written (``bench import``, ``bench run``,
     ``db ingest``, the dashboard's upload): (results, their checks, one rejection per
@@ -296,7 +356,13 @@ def gate(
 
     Internal consistency (TTFT <= end-to-end latency, …) is the record's own validation, so no
     result reaches this gate without it. With ``accept`` an implausible result is kept with
-    ``plausibility_flag`` set instead; disagreeing duplicates are always refused."""
+    ``plausibility_flag`` set instead; disagreeing duplicates are always refused.
+
+    A result for a model the table lacks is bounded from the size its name states; one whose
+    name states none is refused like an implausible one (a file's claim nothing can check could
+    otherwise become the cheapest option), except with ``measured_here``: points the harness
+    measured itself against a server (``bench run``), where the figure is a measurement, not a
+    claim read from a file, and a test model may be any size."""
     if catalog is None:
         from tokendesk.catalog import load_catalog
 
@@ -305,23 +371,30 @@ def gate(
     kept, checks, rejected = [], [], list(disagreeing_duplicates(name, results, where))
     for index, result in enumerate(results):
         check_ = check_result(result, catalog)
-        if check_.verdict == "implausible":
+        if check_.verdict == UNSIZED and measured_here:
+            check_ = replace(check_, verdict="unchecked")
+        if check_.verdict in ("implausible", UNSIZED):
             reason = "; ".join(check_.reasons)
             if not accept:
-                rejected.append(
-                    ResultFileError(
-                        name,
-                        where(index),
-                        f"physically implausible: {reason}; if the file is right, check the "
-                        "accelerator, accelerators per replica and precision (--accelerator, "
-                        "--accelerators-per-replica, --precision), or keep it flagged with "
-                        "--accept-implausible",
-                    )
-                )
+                rejected.append(ResultFileError(name, where(index), _refusal(check_, reason)))
             result = result.model_copy(update={"plausibility_flag": reason})
         kept.append(result)
         checks.append(check_)
     return kept, checks, rejected
+
+
+def _refusal(check_: Plausibility, reason: str) -> str:
+    if check_.verdict == UNSIZED:
+        return (
+            f"not checkable: {reason}; add the model to data/{ARCHITECTURES_FILE}, give it its"
+            " published name (with its size, e.g. 'acme-chat-70b'), or keep it flagged with"
+            " --accept-implausible"
+        )
+    return (
+        f"physically implausible: {reason}; if the file is right, check the accelerator,"
+        " accelerators per replica and precision (--accelerator, --accelerators-per-replica,"
+        " --precision), or keep it flagged with --accept-implausible"
+    )
 
 
 #: What makes two results the same operating point: the configuration and the load it ran at.

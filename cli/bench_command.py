@@ -87,8 +87,9 @@ def _csv_rates(text: str | None) -> list[float] | None:
 
 def _ingest(db: Path | None, source: str, results, origin: str) -> str:
     """Write measured results after the gate every imported file passes (physical bounds, no
-    disagreeing duplicates); a refused point is reported and nothing is written."""
-    _, _, rejected = gate(source, results)
+    disagreeing duplicates); a refused point is reported and nothing is written. The points were
+    measured here, so a model of no stated size is kept unchecked rather than refused."""
+    _, _, rejected = gate(source, results, measured_here=True)
     if rejected:
         for failure in rejected:
             err.print(f"[red]rejected[/red] {terminal_text(str(failure))}", highlight=False)

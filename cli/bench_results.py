@@ -114,7 +114,8 @@ def retract_cmd(
     ] = None,
     db: DbOption = None,
 ) -> None:
-    """Retract a benchmark import: its results leave the current results and every cost.
+    """Retract a benchmark import or a price file ingested by hand: its results (or prices)
+    leave the current ones and every cost; a retracted price's previous price is current again.
 
     Nothing is deleted: a retraction marker (reason, who, when) is appended, and the snapshot
     stays in the history with it. Retracting an unknown or already retracted snapshot is
@@ -124,16 +125,20 @@ def retract_cmd(
     try:
         with Warehouse.open(db, seed_check=check_price_file) as wh:
             when = wh.retract_snapshot(snapshot_id, reason, who)
-            points = int(
-                wh.query(
-                    "SELECT count(*) AS n FROM benchmark_results WHERE snapshot_id = ?",
-                    [snapshot_id.strip()],
-                )["n"][0]
-            )
+            counts = wh.query(
+                "SELECT (SELECT count(*) FROM benchmark_results WHERE snapshot_id = $1) AS results,"
+                " (SELECT count(*) FROM price_quotes WHERE snapshot_id = $1) AS prices",
+                [snapshot_id.strip()],
+            ).iloc[0]
     except RetractionError as exc:
         raise fail(str(exc)) from exc
+    rows = (
+        f"{int(counts['prices'])} price(s)"
+        if int(counts["prices"])
+        else f"{int(counts['results'])} result(s)"
+    )
     console.print(
-        f"retracted snapshot {terminal_text(snapshot_id.strip())} ({points} result(s)) on "
+        f"retracted snapshot {terminal_text(snapshot_id.strip())} ({rows}) on "
         f"{when:%Y-%m-%d %H:%M} UTC by {terminal_text(who)}: {terminal_text(reason.strip())}",
         highlight=False,
     )

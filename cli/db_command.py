@@ -32,6 +32,7 @@ db_app = typer.Typer(
     no_args_is_help=True,
 )
 console = make_console()
+err = make_console(stderr=True)
 
 
 def _build_or_refuse(target: Path) -> dict[str, int]:
@@ -205,17 +206,33 @@ def _ingest_kind(path: Path) -> str:
 def db_ingest(
     files: Annotated[list[Path], typer.Argument(help="Seed-format CSV files (prices or results).")],
     db: DbOption = None,
+    confirm_held: Annotated[
+        bool,
+        typer.Option(
+            "--confirm-held",
+            help="Make current the prices an earlier ingest held for being far outside their"
+            " SKU's current price and every peer's (after checking they are right).",
+        ),
+    ] = False,
 ) -> None:
     """Ingest seed-format price or result CSVs, all of them in one transaction: a bad row in any
     file is reported with file, row and field, nothing is written, and the attempt is recorded as
-    a failed snapshot. Exit 0 when everything was written, 2 when an input was rejected."""
-    from pricing.integrity import check_price_file
+    a failed snapshot. Exit 0 when everything was written, 2 when an input was rejected.
+
+    A price far outside both its SKU's current price and the range of its peers (the same
+    accelerator and pricing model at any provider) is stored but held: not current, and named in
+    the integrity report, until the file is ingested again with ``--confirm-held``; ``tokendesk
+    db retract`` takes an ingest back."""
+    from pricing.integrity import PriceReference, check_price_file
     from tokendesk.records import SnapshotKind
     from warehouse import Warehouse
     from warehouse.seed import SeedFileError, ingest_price_file, ingest_result_file
 
     written: list[tuple[Path, list[str]]] = []
     with Warehouse.open(db, seed_check=check_price_file) as warehouse:
+        reference = (
+            None if confirm_held else PriceReference.from_quotes(warehouse.current_price_quotes())
+        )
         kind = "prices"
         current: Path | None = None
         try:
@@ -225,7 +242,11 @@ def db_ingest(
                     kind = _ingest_kind(path)
                     if kind == "prices":
                         ids = ingest_price_file(
-                            warehouse, path, check=check_price_file, origin="sheet"
+                            warehouse,
+                            path,
+                            check=check_price_file,
+                            origin="sheet",
+                            reference=reference,
                         )
                     else:
                         ids = [
@@ -245,8 +266,35 @@ def db_ingest(
                 " again",
                 label="rejected",
             ) from None
+        held = _held(warehouse, [i for _, ids in written for i in ids])
     for path, ids in written:
         console.print(f"{terminal_text(str(path))}: ingested as {', '.join(ids)}", highlight=False)
+    for snapshot_id, failed, detail in held:
+        err.print(
+            f"[yellow]held[/yellow] {failed} price(s) of snapshot {snapshot_id}:"
+            f" {terminal_text(detail)}",
+            highlight=False,
+        )
+
+
+def _held(warehouse, snapshot_ids: list[str]) -> list[tuple[str, int, str]]:
+    """(snapshot, rows held, the report's examples) for each of ``snapshot_ids`` that holds a
+    price for confirmation."""
+    from pricing.integrity import RULE_HELD
+    from warehouse.catalog_queries import held_prices
+
+    frame = held_prices(warehouse, snapshot_ids, RULE_HELD)
+    return [(str(r.snapshot_id), int(r.failed), str(r.detail)) for r in frame.itertuples()]
+
+
+def _register_retract() -> None:
+    """``db retract``: the same command as ``bench retract``, where a price ingest is looked for."""
+    from cli.bench_results import retract_cmd
+
+    db_app.command("retract")(retract_cmd)
+
+
+_register_retract()
 
 
 @db_app.command("migrate")

@@ -49,6 +49,7 @@ from warehouse.decisions import decisions as decision_log
 
 if TYPE_CHECKING:
     from costmodel import Engine
+    from costmodel.workspace_model import Workspace
 
 SKU_KEY = ["provider", "instance_type", "accelerator_id"]
 PRICE_KEY = ["provider", "region", "instance_type", "pricing_model"]
@@ -733,6 +734,7 @@ def company_review(
     hidden_pricing_models: Sequence[str] = (),
     engine: Engine | None = None,
     days: tuple[AsOf, AsOf] | None = None,
+    workspace: Workspace | None = None,
 ) -> FuturesReport:
     """The review judged against the company's own fleet (the stored workspace) at the rates it
     pays: what ``tokendesk futures compare`` prints and the dashboard's Futures page shows.
@@ -740,12 +742,14 @@ def company_review(
     A line whose pricing model is hidden from the reader keeps its place as the incumbent, but
     its rate is not named in the label. ``engine``: the stored workspace's engine over every
     current option (``planning.workspaces.engine_for``) when the caller has it already; the same
-    for every review window, so the dashboard builds it once.
+    for every review window, so the dashboard builds it once. ``workspace``: the fleet as this
+    reader may have it priced (a reader who may not see negotiated rates passes the stored one
+    with those lines at list price), instead of the stored one.
     """
     from planning import fleet as pf
     from planning import workspaces as pw
 
-    _, ws = pw.stored_workspace(warehouse)
+    ws = workspace if workspace is not None else pw.stored_workspace(warehouse)[1]
     lines = tuple(
         replace(line, label=line.label.split(" at $")[0] + " at a withheld rate)")
         if line.pricing_model in hidden_pricing_models

@@ -35,6 +35,18 @@ RULE_ACCELERATOR = "known_accelerator_and_count"
 RULE_ANCHOR = "anchor_within_tolerance"
 RULE_MOVED = "moved_over_50pct"
 RULE_EXPIRED = "negotiated_quote_expired"
+RULE_HELD = "held_far_outside_history_and_peers"
+#: A price this many times above (or below 1/this of) both its SKU's current price and every
+#: current peer's (same accelerator, same pricing model, any provider) is held, not made current.
+#: The widest honest spread is far inside it: the June-2025 AWS P5 cut was 44%, and peers' per-GPU
+#: hours differ several-fold only across providers, which the peer range already spans.
+HOLD_FACTOR = 3.0
+#: What a held row's reason tells the person to do.
+HOLD_ACTION = (
+    "held for confirmation, not current: if the price is right, ingest the file again with"
+    " --confirm-held; if not, take the snapshot back with `tokendesk db retract SNAPSHOT"
+    " --reason TEXT` (`tokendesk db info` lists the snapshot ids)"
+)
 
 
 @dataclass(frozen=True)
@@ -151,6 +163,46 @@ class _Tally:
         )
 
 
+@dataclass(frozen=True)
+class PriceReference:
+    """What a new price is judged against: each SKU's current price (provider, region, instance
+    type, pricing model) and, per accelerator and pricing model, the range of current prices per
+    accelerator-hour over every provider (the SKU's peers)."""
+
+    own: dict[tuple[str, str, str, str], float] = field(default_factory=dict)
+    peers: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)
+
+    @classmethod
+    def from_quotes(cls, quotes: Sequence[PriceQuote]) -> PriceReference:
+        own: dict[tuple[str, str, str, str], float] = {}
+        peers: dict[tuple[str, str], tuple[float, float]] = {}
+        for q in quotes:
+            if not (math.isfinite(q.usd_per_hour) and q.usd_per_hour > 0):
+                continue
+            own[_sku(q)] = q.usd_per_hour
+            per = _per_accelerator_hour(q)
+            lo, hi = peers.get(_peer(q), (per, per))
+            peers[_peer(q)] = (min(lo, per), max(hi, per))
+        return cls(own, peers)
+
+
+def _sku(q: PriceQuote) -> tuple[str, str, str, str]:
+    return (q.provider, q.region, q.instance_type, str(q.pricing_model))
+
+
+def _peer(q: PriceQuote) -> tuple[str, str]:
+    return (q.accelerator_id, str(q.pricing_model))
+
+
+def _per_accelerator_hour(q: PriceQuote) -> float:
+    return q.usd_per_hour / max(q.accelerator_count, 1)
+
+
+def _times(value: float, reference: float) -> str:
+    ratio = value / reference
+    return f"{ratio:,.1f}×" if ratio >= 1 else f"1/{1 / ratio:,.0f}"
+
+
 class RowChecks:
     """Every rule of a snapshot, applied one quote at a time in the snapshot's order.
 
@@ -160,8 +212,14 @@ class RowChecks:
     snapshot (None where there is none). ``check_snapshot`` computes both in memory; a file too
     large to hold computes them in its staging database and feeds the quotes in batches."""
 
-    def __init__(self, anchors: Sequence[Anchor] | None = None, today: date | None = None) -> None:
+    def __init__(
+        self,
+        anchors: Sequence[Anchor] | None = None,
+        today: date | None = None,
+        reference: PriceReference | None = None,
+    ) -> None:
         anchors = load_anchors() if anchors is None else anchors
+        self.reference = reference
         self.today = today or date.today()
         self.by_anchor: dict[tuple[str, str, str, PricingModel], Anchor] = {
             (a.provider, a.region, a.instance_type, a.pricing_model): a for a in anchors
@@ -176,6 +234,7 @@ class RowChecks:
         self.anchor = _Tally(RULE_ANCHOR)
         self.moved = _Tally(RULE_MOVED)
         self.expired = _Tally(RULE_EXPIRED)
+        self.held = _Tally(RULE_HELD)
         self.expired_per_vendor: dict[str, int] = defaultdict(int)
 
     def check(
@@ -202,6 +261,7 @@ class RowChecks:
                 quarantine.append(reason)
         self._check_accelerator(q, quarantine)
         self._check_anchor(q, quarantine)
+        self._check_held(q, quarantine)
         if previous_usd is not None and previous_usd > 0:
             self.moved.checked += 1
             move = q.usd_per_hour / previous_usd - 1
@@ -254,6 +314,39 @@ class RowChecks:
             self.anchor.fail(f"{q.instance_type} {q.region}: {reason}")
             quarantine.append(reason)
 
+    def _check_held(self, q: PriceQuote, quarantine: list[str]) -> None:
+        """Hold a price far outside both its SKU's current price and its peers' range: one row
+        at 25× its list would otherwise move every plan on that SKU unseen."""
+        if self.reference is None or not (math.isfinite(q.usd_per_hour) and q.usd_per_hour > 0):
+            return
+        own = self.reference.own.get(_sku(q))
+        peers = self.reference.peers.get(_peer(q))
+        if own is None and peers is None:
+            return
+        self.held.checked += 1
+        per = _per_accelerator_hour(q)
+        high = (own is None or q.usd_per_hour > own * HOLD_FACTOR) and (
+            peers is None or per > peers[1] * HOLD_FACTOR
+        )
+        low = (own is None or q.usd_per_hour < own / HOLD_FACTOR) and (
+            peers is None or per < peers[0] / HOLD_FACTOR
+        )
+        if not (high or low):
+            return
+        said = []
+        if own is not None:
+            said.append(f"{_times(q.usd_per_hour, own)} its current ${own:g}/h")
+        if peers is not None:
+            edge = peers[1] if high else peers[0]
+            said.append(
+                f"{_times(per, edge)} the {'highest' if high else 'lowest'} current"
+                f" {q.accelerator_id} {q.pricing_model} price of any provider"
+                f" (${edge:g}/accelerator-hour)"
+            )
+        reason = f"${q.usd_per_hour:g}/h is {' and '.join(said)}: {HOLD_ACTION}"
+        self.held.fail(f"{q.provider} {q.instance_type} {q.region} {q.pricing_model}: {reason}")
+        quarantine.append(reason)
+
     def rules(self) -> list[RuleResult]:
         """Each rule's (checked, failed, examples), in the order the report lists them."""
         detail = ", ".join(
@@ -267,6 +360,7 @@ class RowChecks:
             self.anchor.result(),
             self.moved.result(),
             self.expired.result(detail),
+            self.held.result(),
         ]
 
     def as_tuples(self) -> list[tuple[str, int, int, str]]:
@@ -279,15 +373,18 @@ def check_snapshot(
     *,
     anchors: Sequence[Anchor] | None = None,
     today: date | None = None,
+    reference: PriceReference | None = None,
 ) -> IntegrityReport:
-    """Run every rule over ``quotes`` (``previous``: the current quotes before this snapshot)."""
+    """Run every rule over ``quotes`` (``previous``: the current quotes before this snapshot;
+    ``reference``: the warehouse's current prices a price far off is held against; None holds
+    nothing: a provider refresh has no way to confirm a held row, and its moves are flagged)."""
     on_demand: dict[tuple[str, ...], float] = {}
     for q in quotes:
         if q.pricing_model is PricingModel.ON_DEMAND:
             key = reference_key(q)
             on_demand[key] = min(on_demand.get(key, math.inf), q.usd_per_hour)
     before = {previous_key(p): p.usd_per_hour for p in previous}
-    rows = RowChecks(anchors, today)
+    rows = RowChecks(anchors, today, reference)
     report = IntegrityReport()
     for i, q in enumerate(quotes):
         quarantine, review = rows.check(
@@ -313,12 +410,26 @@ class PriceFileCheck:
     previous_key = staticmethod(previous_key)
 
     def __call__(
-        self, quotes: Sequence[PriceQuote], previous: Sequence[PriceQuote], *, historical: bool
+        self,
+        quotes: Sequence[PriceQuote],
+        previous: Sequence[PriceQuote],
+        *,
+        historical: bool,
+        reference: PriceReference | None = None,
     ) -> IntegrityReport:
-        return check_snapshot(quotes, previous, anchors=() if historical else None)
+        return check_snapshot(
+            quotes,
+            previous,
+            anchors=() if historical else None,
+            reference=None if historical else reference or PriceReference(),
+        )
 
-    def rows(self, *, historical: bool) -> RowChecks:
-        return RowChecks(anchors=() if historical else None)
+    def rows(self, *, historical: bool, reference: PriceReference | None = None) -> RowChecks:
+        """The rules one row at a time; ``reference``: the warehouse's current prices a current
+        snapshot's rows are held against (a historical snapshot's are not: they are history)."""
+        return RowChecks(
+            anchors=() if historical else None, reference=None if historical else reference
+        )
 
 
 check_price_file = PriceFileCheck()

@@ -172,12 +172,13 @@ def negotiated_quotes(provider: str, instances: dict[str, str]) -> list[PriceQuo
 
 
 def kill_results_csv(path: Path, concurrencies: tuple[int, ...]) -> Path:
-    """A results file for the kill tests: one H100 vLLM sweep, one row per concurrency."""
+    """A results file for the kill tests: one H100 vLLM sweep, one row per concurrency (the model
+    name states its size, so the plausibility gate can bound it)."""
     path.write_text(
         "accelerator_id,accelerators_per_replica,runtime,model,precision,workload,scenario,"
         "concurrency,output_tok_s,measured_at,source_tool,source_url\n"
         + "".join(
-            f"nvidia-h100-sxm-80gb,1,vllm,kill-model,bf16,chat,online,{c},{900 + c},2026-10-01,"
+            f"nvidia-h100-sxm-80gb,1,vllm,kill-model-8b,bf16,chat,online,{c},{900 + c},2026-10-01,"
             "kill-bench,https://example.org/kill\n"
             for c in concurrencies
         ),

@@ -325,6 +325,16 @@ def current_integrity(warehouse: Warehouse) -> pd.DataFrame:
     )
 
 
+def held_prices(warehouse: Warehouse, snapshot_ids: list[str], rule: str) -> pd.DataFrame:
+    """Of ``snapshot_ids``, those holding prices for confirmation (the integrity ``rule`` that
+    holds them failed): snapshot id, rows held and the report's examples."""
+    return warehouse.query(
+        "SELECT snapshot_id, failed, detail FROM integrity_checks"
+        " WHERE rule = ? AND failed > 0 AND list_contains(?, snapshot_id) ORDER BY snapshot_id",
+        [rule, list(snapshot_ids)],
+    )
+
+
 def current_price_sources(warehouse: Warehouse) -> pd.DataFrame:
     """Per price source: the snapshot(s) current now, their data date and how many regions each serves."""
     return warehouse.query(

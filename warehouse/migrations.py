@@ -385,6 +385,40 @@ MIGRATIONS: tuple[Migration, ...] = (
         );
         """,
     ),
+    Migration(
+        15,
+        "retracted price ingests",
+        """
+        -- A price ingest can be retracted like a benchmark import (a wrong file, a price held
+        -- for confirmation that was not right): its rows stay in the history and leave current
+        -- prices, and the item's previous price is current again. A retracted snapshot that
+        -- declared itself complete withdraws nothing either.
+        CREATE OR REPLACE VIEW price_observations AS
+        SELECT q.price_id, q.snapshot_id, s.source, q.region, q.quarantine_reason,
+               concat_ws('|', q.region, coalesce(q.zone, ''), q.instance_type, q.pricing_model,
+                         q.price_basis, coalesce(q.quote_id, '')) AS item,
+               least(coalesce(q.observed_at, s.as_of), s.created_at) AS seen_at,
+               s.created_at
+        FROM price_quotes q JOIN snapshots s USING (snapshot_id)
+        WHERE s.kind = 'prices' AND s.status = 'ok'
+          AND s.snapshot_id NOT IN (SELECT snapshot_id FROM retractions);
+
+        CREATE OR REPLACE VIEW price_withdrawn AS
+        SELECT o.price_id
+        FROM price_observations o
+        WHERE EXISTS (
+            SELECT 1 FROM snapshots w
+            WHERE w.kind = 'prices' AND w.status = 'ok' AND w.scope = '*'
+              AND w.snapshot_id NOT IN (SELECT snapshot_id FROM retractions)
+              AND w.source = o.source AND w.snapshot_id <> o.snapshot_id
+              AND least(w.as_of, w.created_at) > o.seen_at
+              AND NOT EXISTS (
+                  SELECT 1 FROM price_observations l
+                  WHERE l.snapshot_id = w.snapshot_id AND l.item = o.item
+              )
+        );
+        """,
+    ),
 )
 
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import duckdb
 from pydantic import ValidationError
@@ -99,7 +99,10 @@ class PriceCheck(Protocol):
 
     def previous_key(self, quote: PriceQuote) -> tuple[str, ...]: ...
 
-    def rows(self, *, historical: bool) -> RowCheck: ...
+    def rows(self, *, historical: bool, reference: Any = None) -> RowCheck:
+        """``reference``: the warehouse's current prices before this file
+        (``pricing.integrity.PriceReference``), which a price far outside them is held against."""
+        ...
 
 
 class SeedFileError(ValueError):
@@ -331,9 +334,14 @@ def ingest_price_file(
     origin: str = "seed",
     batch_rows: int = BATCH_ROWS,
     complete: bool = True,
+    reference: Any = None,
 ) -> list[str]:
     """Validate a seed-format price CSV whole, then write one snapshot per provider (and per
     seed snapshot: historical rows go to an older snapshot of their own), all in one transaction.
+
+    ``reference``: the warehouse's current prices the file's current rows are judged against (a
+    row far outside its SKU's price and its peers' is held: quarantined until confirmed); None
+    judges none (the bundled seed, or a file the person confirmed).
 
     Each snapshot is stored with what ``check`` found. The bundled seed (``origin="seed"``) must
     pass it: a row the check would quarantine is refused with its row named, and nothing is
@@ -355,7 +363,10 @@ def ingest_price_file(
                 staging.groups(), key=lambda g: (g.snapshot_name != "historical", g.provider)
             )
             checked = [
-                (group, _check_group(staging, path, group, check, origin, batch_rows))
+                (
+                    group,
+                    _check_group(staging, path, group, check, origin, batch_rows, reference),
+                )
                 for group in groups
             ]
         except duckdb.OutOfMemoryException:
@@ -479,11 +490,13 @@ def _check_group(
     check: PriceCheck,
     origin: str,
     batch_rows: int,
+    reference: Any = None,
 ) -> list[tuple[str, int, int, str]]:
     """Run the price check over one group a batch at a time, recording each row's flags; a
-    current group is compared with the file's historical snapshot of the same provider."""
+    current group is compared with the file's historical snapshot of the same provider and with
+    ``reference`` (the warehouse's current prices)."""
     historical = group.snapshot_name == "historical"
-    rows = check.rows(historical=historical)
+    rows = check.rows(historical=historical, reference=reference)
     flags: list[tuple[int, str | None, str | None]] = []
     for row_no, quote, on_demand_usd, previous_usd in staging.with_references(
         group, previous_snapshot=None if historical else "historical", batch_rows=batch_rows

@@ -73,6 +73,11 @@ def _newest(moments: Iterable[datetime | None], fallback: datetime) -> datetime:
     return max(known) if known else fallback
 
 
+#: Price snapshots a person may take back: files ingested by hand (`db ingest`, a price sheet).
+#: A provider refresh or the bundled seed is superseded by the next refresh instead.
+RETRACTABLE_PRICE_ORIGINS = ("sheet", "import")
+
+
 class RetractionError(WarehouseError):
     """A retraction that cannot be made: the message says why and what to do."""
 
@@ -294,9 +299,11 @@ class SnapshotWrites:
         return snapshot_id
 
     def retract_snapshot(self, snapshot_id: str, reason: str, retracted_by: str) -> datetime:
-        """Mark a benchmark import as retracted (append-only); return when.
+        """Mark a benchmark import or a hand-ingested price file as retracted (append-only);
+        return when.
 
-        Its results stay in the history and leave ``current_results`` and every cost. Raises
+        Its results (or prices) stay in the history and leave ``current_results`` (or current
+        prices, where each item's previous price is current again) and every cost. Raises
         :class:`RetractionError` (and writes nothing) for an unknown id, a snapshot that is not
         a good benchmark import, one already retracted, or an empty reason or name.
         """
@@ -310,7 +317,7 @@ class SnapshotWrites:
         now = datetime.now(UTC)
         with self._transaction() as tx:
             found = tx.execute(
-                "SELECT s.kind, s.status, x.reason, x.retracted_by, x.retracted_at"
+                "SELECT s.kind, s.status, x.reason, x.retracted_by, x.retracted_at, s.origin"
                 " FROM snapshots s LEFT JOIN retractions x USING (snapshot_id)"
                 " WHERE s.snapshot_id = ?",
                 [snapshot_id],
@@ -319,11 +326,12 @@ class SnapshotWrites:
                 raise RetractionError(
                     f"no snapshot {snapshot_id!r}; `tokendesk db info` lists every snapshot id"
                 )
-            kind, status, old_reason, old_by, old_at = found
-            if kind != SnapshotKind.BENCHMARKS.value:
+            kind, status, old_reason, old_by, old_at, origin = found
+            if kind == SnapshotKind.PRICES.value and origin not in RETRACTABLE_PRICE_ORIGINS:
                 raise RetractionError(
-                    f"snapshot {snapshot_id} holds prices; only benchmark imports are retracted "
-                    "(a newer price refresh supersedes a price snapshot)"
+                    f"snapshot {snapshot_id} holds prices from {origin}; only price files"
+                    " ingested by hand (`tokendesk db ingest`, a price sheet) and benchmark"
+                    " imports are retracted (a newer price refresh supersedes a refresh)"
                 )
             if old_at is not None:
                 raise RetractionError(

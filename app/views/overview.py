@@ -8,6 +8,7 @@ import streamlit as st
 
 from app import charts, data, plan_reads, ui
 from app.models import overview as model
+from app.models.withheld import WITHHELD_NOTE
 from app.safe import plain
 from app.url_state import UrlInput
 from briefs.workspace_plans import headline
@@ -61,6 +62,8 @@ def workspace_headline(percentile: str, default_percentile: str) -> tuple:
         )
         + "Edit the fleet on the Workspace page."
     )
+    if plan_reads.withheld_notes(path, view.workspace):
+        st.caption(WITHHELD_NOTE)
     return comparison, view.workspace
 
 

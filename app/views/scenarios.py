@@ -26,6 +26,7 @@ from app.models.scenarios import (
     side_by_side_order,
     token_cost_columns,
 )
+from app.models.withheld import WITHHELD_NOTE
 from app.safe import plain
 from briefs.workspace_plans import TOKEN_COST_NOTE, brief_stem_for, headline, results_rows
 from costmodel import domain
@@ -154,6 +155,9 @@ st.caption(
     )
 )
 st.info(plain(headline(evaluation), limit=2000))
+withheld_notes = plan_reads.withheld_notes(path, view.workspace)
+if withheld_notes:
+    st.caption(WITHHELD_NOTE + " " + plain("; ".join(withheld_notes), limit=2000) + ".")
 
 st.subheader("Side by side")
 side_by_side = pd.DataFrame(results_rows(evaluation))

@@ -1,7 +1,9 @@
 """A workspace fleet line bought under a negotiated quote: its rate is the contract's, so a role
 that may not see negotiated quotes reads the line without it on the Workspace page and in the
-YAML download, and the Scenarios page still prices the line (at its rate, or at the current
-negotiated quote when the line states none) while showing its rate and cost as withheld."""
+YAML download, and the Scenarios page prices the line at the public on-demand list price for
+them (never at the contract's rate or the negotiated quote's) and shows its own rate and cost as
+withheld. Every brief format and page is checked for derived figures in
+``test_viewer_confidential.py``."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from app.models.withheld import (
     WITHHELD_RATE,
     masked_frame,
     masked_rows,
-    quoted_rates,
+    priced_at_list,
     restore_rates,
     withhold_rates,
 )
@@ -158,10 +160,60 @@ def test_withholding_then_restoring_gives_back_the_stored_terms():
     assert withhold_rates(without) is without  # nothing negotiated, nothing withheld
 
 
-def test_a_line_without_a_rate_is_priced_from_the_negotiated_quote():
+def _option(provider, region, instance, model, usd, accelerator="nvidia-h100-sxm-80gb"):
+    from costmodel.option_table import Option
+
+    return Option(
+        option_id=f"{provider}-{region}-{instance}-{model}",
+        provider=provider,
+        region=region,
+        instance_type=instance,
+        pricing_model=model,
+        accelerator_id=accelerator,
+        vendor="nvidia",
+        backend="cuda",
+        usd_per_unit_hour=usd,
+        accelerators_per_unit=8,
+        accelerators_per_replica=8,
+        replicas_per_unit=1,
+        config_key="c",
+        model="m",
+        precision="bf16",
+        runtime="vllm",
+        points=(),
+        n_table_points=1,  # the rule reads prices only
+    )
+
+
+def test_a_negotiated_line_is_priced_at_list_never_at_its_rate_or_quote():
     quotes = negotiated_quotes("examplecloud", {"q-1": "Q-1"})
-    priced = quoted_rates(_workspace(rate=None), quotes)
-    assert priced.fleet[-1].usd_per_hour == 16.0
+    options = [
+        _option("examplecloud", "any", "q-1", "on_demand", 40.0),
+        _option("examplecloud", "other", "q-1", "on_demand", 30.0),
+        _option("examplecloud", "any", "q-1", "spot", 5.0),
+    ]
+    for rate in (SECRET_RATE, None):
+        priced, notes = priced_at_list(_workspace(rate=rate), options, quotes)
+        line = priced.fleet[-1]
+        # The on-demand list price in the line's own region (not the spot one, not elsewhere).
+        assert line.usd_per_hour == 40.0 and line.early_termination_usd is None
+        assert priced.fleet[:-1] == _workspace(rate=rate).fleet[:-1]
+        assert len(notes) == 1 and "on-demand list price" in notes[0]
+
+
+def test_a_sku_with_no_list_price_is_priced_by_its_accelerators_or_left_out():
+    quotes = negotiated_quotes("examplecloud", {"q-1": "Q-1"})
+    # Another provider's on-demand 8-GPU H100 instances: $/accelerator-hour 5.0 and 4.0.
+    options = [
+        _option("aws", "us-east-1", "p5", "on_demand", 40.0),
+        _option("x", "y", "z", "on_demand", 32.0),
+    ]
+    priced, notes = priced_at_list(_workspace(), options, quotes)
+    assert priced.fleet[-1].usd_per_hour == 4.0 * 8  # the lowest per accelerator x 8 of them
+    assert "same accelerators" in notes[0]
+    bare, notes = priced_at_list(_workspace(), [], quotes)
+    assert len(bare.fleet) == len(_workspace().fleet) - 1
+    assert "left out" in notes[0]
 
 
 def test_plan_lines_and_brief_tables_lose_only_the_negotiated_money_figures():

@@ -9,8 +9,18 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from benchmarks.plausibility import architecture_for, check, check_result, precision_class
+from benchmarks.plausibility import (
+    UNSIZED,
+    architecture_for,
+    check,
+    check_result,
+    gate,
+    precision_class,
+    smallest_active_share,
+    stated_architecture,
+)
 from cli.main import _register_subcommands, app
+from tests.factories import result
 from tokendesk.catalog import accelerator, load_catalog
 from tokendesk.paths import data_dir
 
@@ -77,12 +87,67 @@ def test_a_first_token_faster_than_reading_the_weights_is_rejected():
     assert any("below the physical lower bound of 16.24 ms" in r for r in verdict.reasons)
 
 
-def test_unknown_models_and_precisions_are_never_rejected_on_a_guess():
-    assert check_result({**L4_70B, "model": "some-private-model"}, load_catalog()).verdict == (
-        "unchecked"
-    )
+def test_an_unknown_precision_gets_the_most_generous_reading():
     assert precision_class("mostly_q4_0") == "int4" and precision_class("Q4_K_M") == "int4"
     assert precision_class("unstated") == ""  # -> the most generous speed-up (fp4)
+
+
+def test_a_model_the_table_lacks_is_bounded_from_the_size_its_name_states():
+    # 221 million tok/s (the size of an InferenceX file's claim) for a 70b model on one H100.
+    claim = {
+        "accelerator_id": "nvidia-h100-sxm-80gb",
+        "accelerators_per_replica": 1,
+        "model": "acme-private-chat-70b",
+        "precision": "fp8",
+        "output_tok_s": 221e6,
+    }
+    assert architecture_for(claim["model"]) is None
+    verdict = check_result(claim, load_catalog())
+    assert verdict.verdict == "implausible"
+    # A name may hide a mixture of experts: 70e9 x the table's smallest active share (Kimi K2's
+    # 32e9 of 1e12 in data/model_architectures.csv) = 2.24e9 active parameters; 989 TFLOPS x 2
+    # (fp8) / (2 x 2.24e9) = 441,518 tok/s.
+    active = 70e9 * smallest_active_share()
+    assert smallest_active_share() == pytest.approx(32 / 1000)
+    assert verdict.decode_tok_s_max == pytest.approx(989e12 * 2 / (2 * active))
+    assert "70e9 parameters as its name states them" in verdict.arithmetic[0]
+    # A realistic figure for the same name is within the bound.
+    assert check_result({**claim, "output_tok_s": 3000}, load_catalog()).verdict == "within"
+
+
+@pytest.mark.parametrize(
+    ("name", "total", "active"),
+    [
+        ("Qwen3-30B-A3B", 30, 3),  # the active count stated
+        ("mistralai/Mixtral-8x7B-v0.1", 56, 56 * 0.032),  # experts x size; v0.1 is no size
+        ("SmolLM-135M", 0.135, 0.135 * 0.032),
+        ("phi-3-mini-4k", None, None),  # 4k is a context length
+        ("dsr1-fp8", None, None),
+    ],
+)
+def test_the_size_a_name_states(name, total, active):
+    arch = stated_architecture(name)
+    if total is None:
+        assert arch is None
+        return
+    assert arch.params_b == pytest.approx(total) and arch.active_params_b == pytest.approx(active)
+
+
+def test_a_model_with_no_size_anywhere_is_refused_in_words_not_skipped():
+    unsized = {**L4_70B, "model": "some-private-model", "output_tok_s": 9e8}
+    verdict = check_result(unsized, load_catalog())
+    assert verdict.verdict == UNSIZED
+    assert "states no parameter count" in verdict.reasons[0]
+    row = result(model="some-private-model", output_tok_s=9e8)
+    kept, _, rejected = gate("rows.csv", [row])
+    (error,) = rejected
+    assert "rows.csv" in str(error) and "some-private-model" in str(error)
+    assert "model_architectures.csv" in str(error) and "--accept-implausible" in str(error)
+    kept, _, rejected = gate("rows.csv", [row], accept=True)
+    assert not rejected and kept[0].plausibility_flag  # kept on purpose, flagged
+    # The harness's own measurement against a server (``bench run``) is no claim from a file.
+    kept, checks, rejected = gate("harness:x", [row], measured_here=True)
+    assert not rejected and checks[0].verdict == "unchecked" and not kept[0].plausibility_flag
 
 
 def test_the_whole_seed_sits_within_the_bounds():

@@ -114,3 +114,33 @@ def test_anchor_table_is_sourced():
         p5en.usd_per_hour == 63.296 and p5en.source_url.startswith("https://") and p5en.source_date
     )
     assert all(a.source_title and a.source_date for a in anchors)
+
+
+# -- held for confirmation ---------------------------------------------------------------------
+def _held(new: PriceQuote, current: list[PriceQuote]) -> str | None:
+    from pricing.integrity import PriceReference
+
+    report = check_snapshot([new], anchors=(), reference=PriceReference.from_quotes(current))
+    return report.quarantine.get(0)
+
+
+def test_a_price_far_off_its_own_and_every_peer_is_held_and_says_how_to_confirm():
+    from tests.factories import quote
+
+    own = quote()  # $63.296/h for 8 H200s: $7.912 per accelerator-hour
+    peer = quote(provider="gcp", region="us-central1", instance_type="a3-ultra", usd_per_hour=84.0)
+    reason = _held(quote(usd_per_hour=own.usd_per_hour * 25), [own, peer])
+    assert reason and "25.0× its current $63.296/h" in reason and "--confirm-held" in reason
+    assert _held(quote(usd_per_hour=own.usd_per_hour / 50), [own, peer])  # 1/50 too
+    # A new SKU with no price of its own is judged by its peers alone.
+    assert _held(quote(instance_type="new.48xlarge", usd_per_hour=1000.0), [own, peer])
+
+
+def test_a_big_move_a_peer_prices_alike_is_not_held():
+    from tests.factories import quote
+
+    own = quote()
+    # 4x its own price, but within a provider's range for the same accelerators: not held.
+    peer = quote(provider="x", region="r", instance_type="big", usd_per_hour=own.usd_per_hour * 4)
+    assert _held(quote(usd_per_hour=own.usd_per_hour * 4), [own, peer]) is None
+    assert _held(quote(usd_per_hour=own.usd_per_hour * 25), []) is None  # nothing to judge by

@@ -95,13 +95,15 @@ def test_a_bad_retraction_names_what_is_wrong_and_changes_nothing(
     assert content_digest(warehouse) == before
 
 
-def test_price_snapshots_and_failed_imports_are_not_retracted(warehouse):
+def test_seed_price_snapshots_and_failed_imports_are_not_retracted(warehouse):
+    # A price file ingested by hand is retracted like an import (tests/cli/test_price_hold.py);
+    # the bundled seed's snapshot is not: the next refresh supersedes it.
     prices = warehouse.snapshots(SnapshotKind.PRICES)["snapshot_id"].iloc[0]
     failed = warehouse.record_failed_snapshot(
         SnapshotKind.BENCHMARKS, "import:x", "bad file", origin="import"
     )
     before = content_digest(warehouse)
-    with pytest.raises(RetractionError, match="holds prices; only benchmark imports are retracted"):
+    with pytest.raises(RetractionError, match="holds prices from seed; only price files"):
         warehouse.retract_snapshot(prices, "wrong", "ana")
     with pytest.raises(RetractionError, match="is a failed import and holds no current results"):
         warehouse.retract_snapshot(failed, "wrong", "ana")
