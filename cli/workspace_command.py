@@ -459,7 +459,8 @@ def _print_scenarios(ev: pe.Evaluation, workspace_name: str) -> None:
     table = grid_from_rows(
         wp.results_rows(ev),
         title=f"Scenarios for {workspace_name}",
-        essential=("Scenario", "Feasible", "Monthly (month 1)"),
+        # What each record is read by: the plan, its verdict and the figure the verdict rests on.
+        essential=("Scenario", "Verdict", wp.COMPARED, "Feasible"),
         prose=("Scenario", "Verdict", "Requested", "Achieved", "Payback"),
     )
     print_table(console, table, more="--format json")
