@@ -20,6 +20,7 @@ from briefs.document import (
     Table,
     brief_stem,
     dashboard_link,
+    how_to_open,
     table,
 )
 from briefs.plan_evidence import (
@@ -291,7 +292,8 @@ def workspace_document(
     ev = as_evaluation(found)
     results = ev.plans
     generated_at = generated_at or datetime.now(UTC)
-    link = dashboard_link(view_params(ws, knobs, unit), base_url)
+    params = view_params(ws, knobs, unit)
+    link = dashboard_link(params, base_url)
     prices, benches = fleet_evidence(results, ws, options)
     # Fleet sheets are numbered after the sections before them (decision, side by side, optimal).
     first_fleet = 1 + len(optimal)
@@ -319,7 +321,7 @@ def workspace_document(
         ("workspace", ws.name),
         ("token costs", f"{formatting.token_unit_label(unit)} tokens"),
         ("snapshots", f"{len(snapshot_ids(prices, benches))} (listed under Sources)"),
-        ("dashboard view", link),
+        ("dashboard view", link or how_to_open(params)),
     )
     return Document(
         f"Scenarios for {ws.name}",

@@ -20,7 +20,7 @@ import typer
 from rich.console import Console
 
 from briefs import gate as g
-from briefs.document import Document
+from briefs.document import Document, scenarios_address
 from briefs.document import table as doc_table
 from briefs.render import FORMATS, _md_table, render_document
 from briefs.review_doc import futures_document
@@ -71,10 +71,23 @@ BaseUrlOption = Annotated[
     str | None,
     typer.Option(
         "--base-url",
-        help="The dashboard's Scenarios page address for the brief's link back to its view "
-        "(default: $TOKENDESK_BASE_URL or http://127.0.0.1:8501/scenarios).",
+        help="The dashboard's Scenarios page address for the brief's link back to its view"
+        " (default: $TOKENDESK_BASE_URL, else $TOKENDESK_PUBLIC_URL/scenarios, else the --link's"
+        " own address; with none, the brief says how to open the view instead).",
     ),
 ]
+
+
+def page_address(base_url: str | None, link: str | None) -> str | None:
+    """Where the brief's link back points: --base-url, else the settings
+    (``briefs.document.scenarios_address``), else the address of the --link the view came
+    from (the dashboard it was copied from); None: the brief says how to open the view."""
+    address = scenarios_address(base_url)
+    if address is None and link:
+        parts = urlparse(link.strip())
+        if parts.scheme in ("http", "https") and parts.netloc:
+            address = f"{parts.scheme}://{parts.netloc}{parts.path}"
+    return address
 
 
 UnitOption = Annotated[
@@ -175,7 +188,13 @@ def brief(
         raise fail(str(exc)) from None
     results = pe.compare(Engine.from_frame(options), ws, knobs)
     doc = workspace_document(
-        results, ws, knobs, base_url, unit=unit, options=options, snapshots=snapshots
+        results,
+        ws,
+        knobs,
+        page_address(base_url, link),
+        unit=unit,
+        options=options,
+        snapshots=snapshots,
     )
     _write(render_document(doc, fmt), output_path(output, doc.file_name(fmt), fmt))
 

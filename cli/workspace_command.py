@@ -19,7 +19,7 @@ from briefs import workspace_plans as wp
 from briefs.commitment_doc import commitment_section
 from briefs.demand_doc import TraceFileError, TrafficError, demand_rows, trace_document
 from briefs.optimal import brief_sections
-from cli.briefs_command import BaseUrlOption, UnitOption, output_path, token_unit
+from cli.briefs_command import BaseUrlOption, UnitOption, output_path, page_address, token_unit
 from cli.exits import fail
 from cli.shared_options import DbOption
 from costmodel import Engine, domain
@@ -425,7 +425,7 @@ def scenarios(
             ev,
             ws,
             knobs,
-            base_url,
+            page_address(base_url, link),
             optimal=optimal,
             unit=unit,
             options=options,
