@@ -38,7 +38,9 @@ def _start(monkeypatch, *args: str) -> tuple[str, str]:
     became: list[list[str]] = []
     monkeypatch.setattr(dashboard_command.os, "execv", lambda _exe, argv: became.append(argv))
     monkeypatch.setattr(dashboard_command.os, "chdir", lambda _path: None)
-    monkeypatch.delenv(PUBLIC_URL_ENV, raising=False)
+    # Recorded first, so the address the command sets is undone after the test.
+    monkeypatch.setenv(PUBLIC_URL_ENV, "")
+    monkeypatch.delenv(PUBLIC_URL_ENV)
     done = runner.invoke(app, ["app", *args])
     assert done.exit_code == 0, done.output
     assert became, "the command did not become the server"

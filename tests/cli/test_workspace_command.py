@@ -262,6 +262,8 @@ def test_the_scenarios_brief_opens_with_the_decision_and_links_back_to_its_view(
 
     from briefs.render import csv_table
 
+    for name in ("TOKENDESK_PUBLIC_URL", "TOKENDESK_BASE_URL"):  # no address set
+        monkeypatch.delenv(name, raising=False)
     link = "http://localhost:8501/scenarios?amd=0.4&slo=900"
     md = runner.invoke(app, ["scenarios", "--db", str(db), "--link", link, "--format", "md"])
     assert md.exit_code == 0, md.output
