@@ -176,12 +176,36 @@ def workspace_brief(path: str, ws, knobs, fmt: str, unit: str) -> bytes:
     cost-options rows and snapshots) behind every fleet line — those this person may see (a
     negotiated fleet line priced at list for a role that may not see its rate, and said so)."""
     priced, notes = _list_priced(path, ws)
-    return _workspace_brief(path, priced, knobs, fmt, unit, data.sees_negotiated(), notes)
+    return _workspace_brief(
+        path, priced, knobs, fmt, unit, data.sees_negotiated(), scenarios_page_address(), notes
+    )
+
+
+def scenarios_page_address() -> str:
+    """Where a brief made here links back to: the address settings
+    (``briefs.document.scenarios_address``: ``tokendesk app`` sets the address it serves on),
+    else the address this server is served on, as Streamlit tells a browser."""
+    from briefs.document import SCENARIOS_PATH, scenarios_address
+
+    address = scenarios_address()
+    if address is not None:
+        return address
+    host = st.get_option("browser.serverAddress") or "localhost"
+    port = st.get_option("browser.serverPort") or st.get_option("server.port")
+    prefix = str(st.get_option("server.baseUrlPath") or "").strip("/")
+    return f"http://{host}:{port}/{prefix + '/' if prefix else ''}{SCENARIOS_PATH}"
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _workspace_brief(
-    path: str, ws, knobs, fmt: str, unit: str, negotiated: bool, notes: tuple[str, ...] = ()
+    path: str,
+    ws,
+    knobs,
+    fmt: str,
+    unit: str,
+    negotiated: bool,
+    address: str,
+    notes: tuple[str, ...] = (),
 ) -> bytes:
     from briefs.commitment_doc import commitment_section
     from briefs.optimal import brief_sections
@@ -204,6 +228,7 @@ def _workspace_brief(
         ev,
         ws,
         knobs,
+        address,
         optimal=optimal,
         unit=unit,
         options=options,

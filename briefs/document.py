@@ -20,10 +20,17 @@ from urllib.parse import urlencode
 import pandas as pd
 
 from tokendesk.labels import label, labelled_column
+from tokendesk.paths import PUBLIC_URL_ENV
 
-#: Where the dashboard's Scenarios page is served, for the link a brief carries back to its view.
-DEFAULT_BASE_URL = "http://127.0.0.1:8501/scenarios"
+# $TOKENDESK_PUBLIC_URL (``tokendesk.paths.PUBLIC_URL_ENV``), the dashboard's public address, is
+# what a brief's link back to its view is built on. ``tokendesk app`` sets it for the server to
+# the address it serves on unless it is set (``--public-url``); a brief made elsewhere with none
+# set says how to open its view instead.
+#: The Scenarios page's own address (``https://dash.example.com/scenarios``), as ``--base-url``
+#: takes it: wins over the public address.
 BASE_URL_ENV = "TOKENDESK_BASE_URL"
+#: The Scenarios page's path under the dashboard's address.
+SCENARIOS_PATH = "scenarios"
 
 Formatter = Callable[[Any], str]
 
@@ -195,12 +202,40 @@ def table(
     )
 
 
-def dashboard_link(params: Mapping[str, str], base_url: str | None = None) -> str:
-    """The dashboard address whose query string holds ``params`` (the scenario inputs), on
-    ``base_url``, else $TOKENDESK_BASE_URL, else the local default."""
-    base = (base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL).strip()
+def scenarios_address(base_url: str | None = None) -> str | None:
+    """The Scenarios page's address: ``base_url`` (the page's own), else $TOKENDESK_BASE_URL,
+    else $TOKENDESK_PUBLIC_URL's ``/scenarios``; None when none is set."""
+    page = (base_url or os.environ.get(BASE_URL_ENV) or "").strip()
+    if page:
+        return page
+    public = os.environ.get(PUBLIC_URL_ENV, "").strip().rstrip("/")
+    return f"{public}/{SCENARIOS_PATH}" if public else None
+
+
+def view_query(params: Mapping[str, str]) -> str:
+    """The Scenarios page's path and query string holding ``params``: ``/scenarios?amd=0.4``."""
     query = urlencode(sorted(params.items()), safe=":,")
+    return f"/{SCENARIOS_PATH}?{query}" if query else f"/{SCENARIOS_PATH}"
+
+
+def dashboard_link(params: Mapping[str, str], base_url: str | None = None) -> str:
+    """The dashboard address whose query string holds ``params`` (the view's inputs), on the
+    Scenarios page's address (:func:`scenarios_address`); "" when no address is set."""
+    base = scenarios_address(base_url)
+    if base is None:
+        return ""
+    query = view_query(params).partition("?")[2]
     return f"{base}?{query}" if query else base
+
+
+def how_to_open(params: Mapping[str, str]) -> str:
+    """What a brief made with no dashboard address says in place of a link: the command that
+    serves the dashboard and the view's path and query string (a localhost link would open
+    nothing on the reader's machine)."""
+    return (
+        f"run 'tokendesk app' and open {view_query(params)} on the address it prints"
+        f" (set {PUBLIC_URL_ENV} or --base-url to print a link here)"
+    )
 
 
 _SKIP_WORDS = {"to", "the", "a", "an", "of", "on"}

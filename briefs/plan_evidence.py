@@ -16,7 +16,7 @@ from briefs.sources import (
     rows_behind,
 )
 from costmodel.plan_result import ON_DEMAND_BASIS_NOTES, PlanLine, PlanResult
-from costmodel.workspace_model import Workspace
+from costmodel.workspace_model import Workload, Workspace
 from planning.verdicts import RULE_SENTENCE
 from planning.workspaces import Knobs
 from tokendesk import formatting
@@ -76,6 +76,13 @@ def workload_shape_rows(plan: PlanResult) -> list[tuple[str, str]]:
     return rows
 
 
+def _inputs(w: Workload) -> str:
+    """A workload's input tokens a month as the brief states them, or that it does not."""
+    if w.input_tokens_per_month is None:
+        return "input tokens not stated (capacity read at each result's own input:output mix)"
+    return f"{w.input_tokens_per_month / 1e9:,.3g} B input tokens"
+
+
 def plan_assumptions(
     ws: Workspace,
     knobs: Knobs,
@@ -103,9 +110,8 @@ def plan_assumptions(
         rows += [
             (
                 f"{w.workload}: demand",
-                f"{w.output_tokens_per_month / 1e9:,.3g} B output and"
-                f" {w.input_tokens_per_month / 1e9:,.3g} B input tokens a month of {w.model}"
-                f"{stand_in}",
+                f"{w.output_tokens_per_month / 1e9:,.3g} B output and {_inputs(w)} a month of"
+                f" {w.model}{stand_in}",
             ),
             (
                 f"{w.workload}: SLO and load",

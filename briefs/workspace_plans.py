@@ -20,6 +20,7 @@ from briefs.document import (
     Table,
     brief_stem,
     dashboard_link,
+    how_to_open,
     table,
 )
 from briefs.plan_evidence import (
@@ -214,17 +215,19 @@ def plan_token_costs(
     """Per plan (the optimal fleet last, where solved), month 1's cost per output token and per
     total (input + output) token the workspace's demand asks for, in ``unit``; None for a plan
     that leaves demand unserved (its money does not buy the tokens, so a per-token figure would
-    flatter it)."""
+    flatter it). The per-total-token figure is None too while a workload does not state its input
+    tokens: counting them as none would make it the per-output-token figure."""
     ev = as_evaluation(found)
     results: list = [*ev.plans, *([ev.optimal] if ev.optimal is not None else [])]
     output = sum(w.output_tokens_per_month for w in ws.demand)
-    total = output + sum(w.input_tokens_per_month for w in ws.demand)
+    inputs = [w.input_tokens_per_month for w in ws.demand]
+    total = None if None in inputs else output + sum(i for i in inputs if i is not None)
     columns: dict[str, list[float | None]] = {}
     for counted, tokens in (("output", output), ("total (input + output)", total)):
         column = formatting.cost_label(unit, counted) + " (month 1)"
         columns[column] = [
             formatting.per_tokens(r.monthly_usd / (tokens / 1000), unit)
-            if r.feasible and tokens > 0
+            if r.feasible and tokens
             else None
             for r in results
         ]
@@ -234,7 +237,8 @@ def plan_token_costs(
 #: How the per-token columns are worked out, wherever they are shown.
 TOKEN_COST_NOTE = (
     "Cost per token = month 1's cost ÷ the tokens the workspace's demand asks for in a month; "
-    "a plan that leaves demand unserved has none."
+    "a plan that leaves demand unserved has none, and there is no cost per total token while a "
+    "workload does not state its input tokens a month."
 )
 
 
@@ -288,7 +292,8 @@ def workspace_document(
     ev = as_evaluation(found)
     results = ev.plans
     generated_at = generated_at or datetime.now(UTC)
-    link = dashboard_link(view_params(ws, knobs, unit), base_url)
+    params = view_params(ws, knobs, unit)
+    link = dashboard_link(params, base_url)
     prices, benches = fleet_evidence(results, ws, options)
     # Fleet sheets are numbered after the sections before them (decision, side by side, optimal).
     first_fleet = 1 + len(optimal)
@@ -316,7 +321,7 @@ def workspace_document(
         ("workspace", ws.name),
         ("token costs", f"{formatting.token_unit_label(unit)} tokens"),
         ("snapshots", f"{len(snapshot_ids(prices, benches))} (listed under Sources)"),
-        ("dashboard view", link),
+        ("dashboard view", link or how_to_open(params)),
     )
     return Document(
         f"Scenarios for {ws.name}",

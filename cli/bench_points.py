@@ -33,7 +33,7 @@ def print_points(blocks: list[dict], parity: dict | None, basis_words: dict) -> 
 def _points_table(blocks: list[dict]) -> Grid:
     """One row per operating point: load, outcome, throughput and latency percentiles."""
     table = Grid(title="operating points")
-    # (header, priority): priority 0 always shows; the rest give way on a narrow terminal.
+    # (header, priority): priority 0 columns lead each record when a narrow terminal stacks them.
     for col, priority in (
         ("load", 0),
         ("ok", 1),

@@ -17,11 +17,14 @@ from typing import Annotated
 from urllib.parse import parse_qsl, urlparse
 
 import typer
+from rich.console import Console
 
 from briefs import gate as g
+from briefs.document import Document, scenarios_address
 from briefs.document import table as doc_table
 from briefs.render import FORMATS, _md_table, render_document
 from briefs.review_doc import futures_document
+from briefs.terminal_doc import print_document
 from briefs.workspace_plans import workspace_document
 from cli.exits import fail
 from cli.shared_options import DbOption
@@ -76,10 +79,23 @@ BaseUrlOption = Annotated[
     str | None,
     typer.Option(
         "--base-url",
-        help="The dashboard's Scenarios page address for the brief's link back to its view "
-        "(default: $TOKENDESK_BASE_URL or http://127.0.0.1:8501/scenarios).",
+        help="The dashboard's Scenarios page address for the brief's link back to its view"
+        " (default: $TOKENDESK_BASE_URL, else $TOKENDESK_PUBLIC_URL/scenarios, else the --link's"
+        " own address; with none, the brief says how to open the view instead).",
     ),
 ]
+
+
+def page_address(base_url: str | None, link: str | None) -> str | None:
+    """Where the brief's link back points: --base-url, else the settings
+    (``briefs.document.scenarios_address``), else the address of the --link the view came
+    from (the dashboard it was copied from); None: the brief says how to open the view."""
+    address = scenarios_address(base_url)
+    if address is None and link:
+        parts = urlparse(link.strip())
+        if parts.scheme in ("http", "https") and parts.netloc:
+            address = f"{parts.scheme}://{parts.netloc}{parts.path}"
+    return address
 
 
 UnitOption = Annotated[
@@ -180,7 +196,13 @@ def brief(
         raise fail(str(exc)) from None
     results = pe.compare(Engine.from_frame(options), ws, knobs)
     doc = workspace_document(
-        results, ws, knobs, base_url, unit=unit, options=options, snapshots=snapshots
+        results,
+        ws,
+        knobs,
+        page_address(base_url, link),
+        unit=unit,
+        options=options,
+        snapshots=snapshots,
     )
     _write(render_document(doc, fmt), output_path(output, doc.file_name(fmt), fmt))
 
@@ -297,7 +319,14 @@ def futures_compare(
     date_to: Annotated[
         str, typer.Option("--to", help="Later date (YYYY-MM-DD); default today.")
     ] = "",
-    fmt: Annotated[str, typer.Option("--format", help="md, html, pdf, xlsx or csv")] = "md",
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="text (fitted to the terminal; plain lines when piped), md, html, pdf, xlsx,"
+            " csv or json",
+        ),
+    ] = "text",
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Output file (default: stdout).")
     ] = None,
@@ -315,8 +344,8 @@ def futures_compare(
     """New and removed SKUs, price changes, perf/$ per accelerator, stale benchmarks and buy/no-buy
     suggestions for new SKUs between two dates, with the decision log."""
 
-    if fmt.lower() not in (*FORMATS, "json"):
-        raise fail(f"--format {fmt!r}: choose one of {', '.join(FORMATS)}, json")
+    if fmt.lower() not in ("text", *FORMATS, "json"):
+        raise fail(f"--format {fmt!r}: choose one of text, {', '.join(FORMATS)}, json")
     try:
         start = date.fromisoformat(date_from) if date_from else None
         end = date.fromisoformat(date_to) if date_to else date.today()
@@ -338,7 +367,21 @@ def futures_compare(
         text = json.dumps(report_json(report), indent=2, ensure_ascii=False) + "\n"
         _write(text.encode("utf-8"), output)
         return
+    if fmt.lower() == "text":
+        _print_text(futures_document(report), output)
+        return
     _write(render_document(futures_document(report), fmt.lower()), output)
+
+
+def _print_text(doc: Document, output: Path | None) -> None:
+    """``doc`` for a person: fitted to the terminal, or plain lines into a pipe or a file."""
+    if output is None or str(output) == "-":
+        print_document(console, doc)
+        return
+    output.parent.mkdir(parents=True, exist_ok=True)
+    with output.open("w", encoding="utf-8") as file:
+        print_document(Console(file=file, color_system=None), doc)
+    err.print(f"wrote {output} ({output.stat().st_size:,} bytes)")
 
 
 def _since_last_review(warehouse: Warehouse, end: date) -> date:

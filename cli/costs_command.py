@@ -149,10 +149,11 @@ def _costs_table(frame: pd.DataFrame, sort: str) -> Grid:
     from benchmarks.plausibility import roofline_label
 
     table = Grid(title=f"{len(frame)} options, sorted by {sort}")
-    # Priority 0 is always shown; the others give way, highest number first, on a narrow terminal.
+    # Priority 0: what an option is and what it costs, which lead each record when a narrow
+    # terminal stacks them (every column is shown at any width).
     table.add_column("Provider · region · instance · pricing", priority=0, prose=True)
     table.add_column("Accelerator", priority=1)
-    table.add_column("Model · precision · scenario", priority=2, prose=True)
+    table.add_column("Model · precision · scenario", priority=0, prose=True)
     table.add_column("Load", priority=4, justify="right")
     table.add_column("Instance tok/s", priority=4, justify="right")
     table.add_column("$/h", priority=3, justify="right")

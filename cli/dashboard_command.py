@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -10,10 +11,24 @@ from typing import Annotated
 import typer
 
 from cli.shared_options import DbOption
-from tokendesk.paths import REPO_ROOT, default_db_path
+from tokendesk.paths import PUBLIC_URL_ENV, REPO_ROOT, default_db_path
 from tokendesk.terminal import make_console
 
 console = make_console()
+
+#: Bind addresses that serve every interface: a link needs the machine's own name instead.
+_ANY_ADDRESS = ("0.0.0.0", "::", "")
+
+
+def served_address(host: str, port: int) -> str:
+    """The address the dashboard is served on, as a browser reaches it."""
+    if host in ("127.0.0.1", "localhost", "::1"):
+        shown = "localhost"
+    elif host in _ANY_ADDRESS:
+        shown = socket.getfqdn()
+    else:
+        shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}"
 
 
 def run_app(
@@ -35,6 +50,16 @@ def run_app(
             dir_okay=False,
             help="secrets.toml with the [auth] sign-in and [tokendesk] role settings (default:"
             " .streamlit/secrets.toml in the repository, then ~/.streamlit/secrets.toml).",
+        ),
+    ] = None,
+    public_url: Annotated[
+        str | None,
+        typer.Option(
+            "--public-url",
+            envvar=PUBLIC_URL_ENV,
+            help="The address people open the dashboard at (e.g. https://dash.example.com behind"
+            " a proxy), which the briefs' links back to their view are built on (default: the"
+            " address it is served on).",
         ),
     ] = None,
 ) -> None:
@@ -64,8 +89,12 @@ def run_app(
         "--db",
         str(target),
     ]
-    shown = "localhost" if host in ("127.0.0.1", "localhost") else host
-    console.print(f"Serving tokendesk on http://{shown}:{port}")
+    served = served_address(host, port)
+    public = (public_url or "").strip().rstrip("/") or served
+    # The server's briefs link back to this address (the server inherits the environment).
+    os.environ[PUBLIC_URL_ENV] = public
+    where = "" if public == served else f" (briefs link to {public})"
+    console.print(f"Serving tokendesk on {served}{where}")
     sys.stdout.flush()
     sys.stderr.flush()
     # Become the Streamlit server rather than its parent: a SIGTERM to `tokendesk app` then

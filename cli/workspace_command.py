@@ -19,7 +19,7 @@ from briefs import workspace_plans as wp
 from briefs.commitment_doc import commitment_section
 from briefs.demand_doc import TraceFileError, TrafficError, demand_rows, trace_document
 from briefs.optimal import brief_sections
-from cli.briefs_command import BaseUrlOption, UnitOption, output_path, token_unit
+from cli.briefs_command import BaseUrlOption, UnitOption, output_path, page_address, token_unit
 from cli.exits import fail
 from cli.shared_options import DbOption
 from costmodel import Engine, domain
@@ -429,7 +429,7 @@ def scenarios(
             ev,
             ws,
             knobs,
-            base_url,
+            page_address(base_url, link),
             optimal=optimal,
             unit=unit,
             options=options,
@@ -463,7 +463,8 @@ def _print_scenarios(ev: pe.Evaluation, workspace_name: str) -> None:
     table = grid_from_rows(
         wp.results_rows(ev),
         title=f"Scenarios for {workspace_name}",
-        essential=("Scenario", "Feasible", "Monthly (month 1)"),
+        # What each record is read by: the plan, its verdict and the figure the verdict rests on.
+        essential=("Scenario", "Verdict", wp.COMPARED, "Feasible"),
         prose=("Scenario", "Verdict", "Requested", "Achieved", "Payback"),
     )
     print_table(console, table, more="--format json")

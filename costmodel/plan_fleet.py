@@ -62,7 +62,8 @@ class FleetLines:
         return Segment(
             w.workload,
             w.models,
-            monthly_input_tokens=w.input_tokens_per_month,
+            # A segment reads 0 as "not stated" (``market.segment_mix``): the results' own mix.
+            monthly_input_tokens=w.input_tokens_per_month or 0.0,
             monthly_output_tokens=w.output_tokens_per_month,
             interactive_share=1.0,
             slo=Slo(ftl_ms=w.ttft_ms, percentile=w.percentile),

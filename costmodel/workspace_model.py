@@ -85,7 +85,9 @@ class Workload:
     workload: str
     model: str
     output_tokens_per_month: float
-    input_tokens_per_month: float = 0.0
+    #: Prompt tokens a month; None = not stated: capacity is read at each result's own
+    #: input:output mix and no per-total-token figure is worked out from it.
+    input_tokens_per_month: float | None = None
     interactive_share: float = 1.0
     peak_to_mean: float = 1.5
     ttft_ms: float = 2000.0
@@ -359,7 +361,7 @@ def workload_from_dict(row: Mapping, where: str) -> Workload:
         model=_text(row, "model", where),
         output_tokens_per_month=out,
         input_tokens_per_month=_number(
-            row, "input_tokens_per_month", where, domain.TOKENS_PER_MONTH, 0.0
+            row, "input_tokens_per_month", where, domain.TOKENS_PER_MONTH
         ),
         interactive_share=_number(row, "interactive_share", where, domain.INTERACTIVE_SHARE, 1.0),
         peak_to_mean=_number(row, "peak_to_mean", where, domain.PEAK_TO_MEAN, 1.5),
@@ -415,10 +417,17 @@ def _one_time_from_dict(raw: object) -> tuple[tuple[str, float], ...]:
     one_time = raw or {}
     if not isinstance(one_time, Mapping):
         raise WorkspaceError("one_time_usd", "expected backend: USD pairs, e.g. {rocm: 90000}")
-    return tuple(
-        (str(k), _number(one_time, k, "one_time_usd", domain.ONE_TIME_USD))
-        for k in sorted(one_time, key=str)
-    )
+    pairs = []
+    for backend in sorted(one_time, key=str):
+        usd = _number(one_time, backend, "one_time_usd", domain.ONE_TIME_USD)
+        if usd is None:  # an empty cost is not a free move
+            raise WorkspaceError(
+                f"one_time_usd.{backend}",
+                "is empty; write the one-time cost in USD (0 when there is none) or remove the"
+                " backend",
+            )
+        pairs.append((str(backend), usd))
+    return tuple(pairs)
 
 
 def workspace_from_dict(data: object) -> Workspace:
@@ -635,12 +644,13 @@ def workspace_to_dict(ws: Workspace) -> dict:
             "workload": w.workload,
             "model": w.model,
             "output_tokens_per_month": w.output_tokens_per_month,
-            "input_tokens_per_month": w.input_tokens_per_month,
             "interactive_share": w.interactive_share,
             "peak_to_mean": w.peak_to_mean,
             "slo": {"ttft_ms": w.ttft_ms, "percentile": w.percentile},
             "growth_per_quarter": w.growth_per_quarter,
         }
+        if w.input_tokens_per_month is not None:
+            row["input_tokens_per_month"] = w.input_tokens_per_month
         if w.accept_results_from:
             row["accept_results_from"] = list(w.accept_results_from)
         if w.small_model:

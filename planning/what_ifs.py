@@ -111,6 +111,9 @@ BOUNDS: dict[str, tuple[float, float]] = {
 #: FTL percentile (pct) is, as a what-if on every workload's SLO. A link back to that page carries
 #: only these (and the page's own switches).
 PAGE_KEYS = ("peak", "slo", "inter", "pct", "amd", "cpu", "util", "rate", "custom")
+#: The Scenarios page's switch that solves for the optimal fleet (``optimal=true``): a brief
+#: always holds the optimal fleet, so its link back turns it on.
+OPTIMAL_KEY = "optimal"
 
 
 @dataclass(frozen=True)

@@ -262,7 +262,8 @@ def view_params(
 ) -> dict[str, str]:
     """The Scenarios-page URL keys that reproduce this comparison: the knobs that differ from the
     defaults, the what-ifs (peak, SLO, interactive share) as the comparison used them and the
-    token unit; only keys that page reads (``what_ifs.PAGE_KEYS`` and its unit).
+    token unit, and the optimal fleet solved (a brief always holds it); only keys that page reads
+    (``what_ifs.PAGE_KEYS``, its unit and its optimizer switch).
 
     The page applies a what-if to every workload alike, so one is written only where every
     workload has the same value: workloads that differ (a 2,000 ms chat SLO beside a 1,000 ms
@@ -281,7 +282,7 @@ def view_params(
         if len(values) == 1:
             value = values.pop()
             params[key] = str(value) if key in TEXT_OVERRIDES else f"{value:g}"
-    return params | formatting.token_unit_params(unit)
+    return params | formatting.token_unit_params(unit) | {si.OPTIMAL_KEY: "true"}
 
 
 #: The name of the workspace a market-wide brief prices: no fleet, the demand of its inputs.

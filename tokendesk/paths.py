@@ -15,6 +15,9 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR_ENV = "TOKENDESK_DATA_DIR"
 #: Overrides the warehouse file; the CLI's ``--db`` flag wins over this.
 DB_PATH_ENV = "TOKENDESK_DB"
+#: The dashboard's public address (``https://dash.example.com``), which a brief's link back to
+#: its view is built on; ``tokendesk app --public-url`` wins over this.
+PUBLIC_URL_ENV = "TOKENDESK_PUBLIC_URL"
 
 
 def data_dir() -> Path:

@@ -1,15 +1,18 @@
 """What the ``tokendesk`` commands print for a person, without ever breaking a value.
 
-A terminal gets a table that fits its width: every number, date and id column is laid out on one
-line (never folded mid-value); prose columns wrap only between words; when the columns do not fit,
-the least important ones are left out (and named), and when even the essential ones do not fit,
-each record is printed as a block of ``Header: value`` lines. Anything that is not a terminal (a
-pipe, a file, CI) gets plain, unwrapped, aligned lines, whatever ``COLUMNS`` says. Messages wrap at
-spaces in a terminal and never elsewhere.
+One renderer for every command's table. A terminal gets a table that fits its width: every number,
+date and id column is laid out on one line (never folded mid-value); prose columns wrap only
+between words, and a figure stays with its unit ("258 ms"). No column is ever left out: when the
+columns do not fit side by side, each record is stacked as a block of ``Header: value`` pairs,
+packed onto as few lines as the width allows. Anything that is not a terminal (a pipe, a file, CI)
+gets plain, unwrapped, aligned lines, whatever ``COLUMNS`` says. Messages wrap at spaces in a
+terminal and never elsewhere.
 """
 
 from __future__ import annotations
 
+import re
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -45,9 +48,10 @@ def make_console(stderr: bool = False) -> TextConsole:
 class Col:
     """One column of a :class:`Grid`.
 
-    ``priority`` 0 is always shown; higher numbers are left out first when the width runs short.
-    ``prose`` columns (free text: notes, reasons, titles) may wrap between words; every other
-    column holds values (figures, dates, ids) and is never wrapped."""
+    ``priority`` 0 marks the columns a record is read by (what it is, the figure its verdict
+    rests on): in a stacked record they come first. No column is ever left out. ``prose``
+    columns (free text: notes, reasons, titles) may wrap between words; every other column holds
+    values (figures, dates, ids) and is never wrapped."""
 
     header: str
     priority: int = 1
@@ -55,8 +59,100 @@ class Col:
     justify: Justify = "left"
 
 
+#: A figure and its unit, which a line never separates: "258 ms", "1,200 tok/s", "Reserved 1 yr".
+_FIGURE_AND_UNIT = re.compile(
+    r"[-−+]?[$€£]?\d[\d,.]*%?"
+    r" (?:ms|s|h|tok/s|tokens?|GiB|GB|TB|TiB|W|kW|yr|years?|months?|days?|×|x)(?![\w/])"
+)
+#: What separates the ``Header: value`` pairs a stacked record packs onto one line.
+_PAIR_GAP = "  │ "
+
+
+def _markup(cell: str) -> Text:
+    return Text.from_markup(cell)
+
+
+def _runs(plain: str, breaks: set[int]) -> list[tuple[int, int]]:
+    """The runs of ``plain`` between the spaces at ``breaks``, as (start, end) offsets."""
+    spans, start = [], None
+    for i, char in enumerate(plain + " "):
+        if char == " " and (i in breaks or i == len(plain)):
+            if start is not None:
+                spans.append((start, i))
+                start = None
+        elif start is None:
+            start = i
+    return spans
+
+
+def _words(plain: str) -> list[tuple[int, int]]:
+    """The unbreakable runs of one line of text, as (start, end) offsets: split at spaces, except
+    a space inside a figure and its unit."""
+    glued = {m.start() + m.group().index(" ") for m in _FIGURE_AND_UNIT.finditer(plain)}
+    return _runs(plain, {i for i, c in enumerate(plain) if c == " " and i not in glued})
+
+
+def _values(plain: str, width: int) -> list[tuple[int, int]]:
+    """The unbreakable runs of a cell that joins values with " · " ("crusoe · global ·
+    H100-SXM-80GB (per GPU) · On demand"): it breaks only after a "·", so an instance type or a
+    pricing model with a space in it stays whole; a run longer than ``width`` falls back to
+    words. Any other text breaks between words."""
+    if " · " not in plain:
+        return _words(plain)
+    runs = _runs(plain, {i for i, c in enumerate(plain) if c == " " and plain[i - 1 : i] == "·"})
+    spans = []
+    for start, end in runs:
+        if end - start <= width:
+            spans.append((start, end))
+        else:
+            spans += [(start + a, start + b) for a, b in _words(plain[start:end])]
+    return spans
+
+
+def _pieces(word: Text, width: int) -> list[Text]:
+    """A word longer than ``width`` cut after its slashes (a file path, an address) into pieces
+    that fit where it can; a word without slashes, or a piece between two, stays whole."""
+    if word.cell_len <= width or "/" not in word.plain or " " in word.plain:  # "4,020 tok/s"
+        return [word]
+    pieces: list[Text] = []
+    start = 0
+    cuts = [i + 1 for i, char in enumerate(word.plain) if char == "/"] + [len(word.plain)]
+    for previous, cut in zip([0, *cuts], cuts, strict=False):
+        if cut - start > width and previous > start:
+            pieces.append(word[start:previous])
+            start = previous
+    pieces.append(word[start:])
+    return pieces
+
+
+def wrap_text(text: Text, width: int, indent: int = 0, values: bool = False) -> list[Text]:
+    """``text`` wrapped at ``width`` between words only (a figure stays with its unit); lines
+    after the first are indented by ``indent``. ``values``: the text is a table's cell, which
+    breaks only between the values it joins with " · " where it has any. A word longer than the
+    line keeps a line of its own, whole (a path is cut after a slash)."""
+    lines: list[Text] = []
+    offset = 0
+    for raw in text.plain.split("\n"):
+        paragraph = text[offset : offset + len(raw)]
+        offset += len(raw) + 1
+        current: Text | None = None
+        room = width - indent
+        runs = _values(raw, room) if values else _words(raw)
+        for word in (piece for a, b in runs for piece in _pieces(paragraph[a:b], room)):
+            if current is None:
+                current = Text(" " * (indent if lines else 0)) + word
+            elif current.cell_len + 1 + word.cell_len <= width:
+                current.append(" ")
+                current.append_text(word)
+            else:
+                lines.append(current)
+                current = Text(" " * indent) + word
+        lines.append(current if current is not None else Text(""))
+    return lines
+
+
 def _lines(markup: str) -> list[str]:
-    return Text.from_markup(markup).plain.split("\n")
+    return _markup(markup).plain.split("\n")
 
 
 def _width(markup: str) -> int:
@@ -64,8 +160,10 @@ def _width(markup: str) -> int:
 
 
 def _longest_word(markup: str) -> int:
-    words = [w for line in _lines(markup) for w in line.split()]
-    return max((Text(w).cell_len for w in words), default=0)
+    widths = [
+        Text(line[a:b]).cell_len for line in _lines(markup) for a, b in _values(line, sys.maxsize)
+    ]
+    return max(widths, default=0)
 
 
 @dataclass
@@ -99,35 +197,24 @@ class Grid:
         )
 
 
-def column_widths(grid: Grid, width: int) -> tuple[list[int], list[int]] | None:
-    """The columns shown at ``width`` and their widths, or None when even the essential columns
-    do not fit without breaking a value. Least important columns go first (the rightmost among
-    equals); prose columns then give up width, down to their longest word."""
-    shown = list(range(len(grid.columns)))
+def column_widths(grid: Grid, width: int) -> list[int] | None:
+    """Every column's width at ``width``, or None when the columns do not fit side by side
+    without breaking a value (the records are then stacked). Prose columns give up width, the
+    widest first, down to their longest word."""
 
-    def needed(indexes: list[int], widths: list[int]) -> int:
-        return sum(widths) + _PER_COLUMN * len(indexes) + _EDGE
+    def needed(widths: list[int]) -> int:
+        return sum(widths) + _PER_COLUMN * len(widths) + _EDGE
 
-    while shown:
-        minimum = [grid.min_width(i) for i in shown]
-        if needed(shown, minimum) <= width:
-            widths = [grid.natural_width(i) for i in shown]
-            # Narrow the widest prose column, one cell at a time, until the table fits.
-            while needed(shown, widths) > width:
-                candidates = [
-                    k
-                    for k, i in enumerate(shown)
-                    if grid.columns[i].prose and widths[k] > minimum[k]
-                ]
-                widest = max(candidates, key=lambda k: widths[k])
-                widths[widest] -= 1
-            return shown, widths
-        droppable = [i for i in shown if grid.columns[i].priority > 0]
-        if not droppable:
-            return None
-        least = max(droppable, key=lambda i: (grid.columns[i].priority, i))
-        shown.remove(least)
-    return None
+    indexes = range(len(grid.columns))
+    minimum = [grid.min_width(i) for i in indexes]
+    if not grid.columns or needed(minimum) > width:
+        return None
+    widths = [grid.natural_width(i) for i in indexes]
+    while needed(widths) > width:
+        candidates = [i for i in indexes if grid.columns[i].prose and widths[i] > minimum[i]]
+        widest = max(candidates, key=lambda i: widths[i])
+        widths[widest] -= 1
+    return widths
 
 
 def plain_lines(grid: Grid) -> list[str]:
@@ -135,7 +222,7 @@ def plain_lines(grid: Grid) -> list[str]:
     lines = [grid.title] if grid.title else []
     if not grid.columns:
         return lines
-    table = [[c.header for c in grid.columns]] + [
+    table = [[_markup(c.header).plain for c in grid.columns]] + [
         [" / ".join(_lines(cell)) for cell in row] for row in grid.rows
     ]
     widths = [max(Text(r[i]).cell_len for r in table) for i in range(len(grid.columns))]
@@ -148,55 +235,76 @@ def plain_lines(grid: Grid) -> list[str]:
     return lines
 
 
-def block_lines(grid: Grid) -> list[str]:
-    """One record per block of ``Header: value`` lines: for a terminal too narrow for the table."""
-    lines = [grid.title] if grid.title else []
+def _pairs(grid: Grid, row: list[str]) -> list[Text]:
+    """A record's ``Header: value`` pairs, the columns it is read by first; empty cells omitted."""
+    order = sorted(range(len(grid.columns)), key=lambda i: grid.columns[i].priority != 0)
+    pairs = []
+    for i in order:
+        value = Text(" / ").join(_markup(line) for line in row[i].split("\n"))
+        if value.plain.strip():
+            header = _markup(grid.columns[i].header).append(": ")
+            header.stylize("bold")
+            pairs.append(header + value)
+    return pairs
+
+
+def block_lines(grid: Grid, width: int) -> list[Text]:
+    """One record per block, its ``Header: value`` pairs packed onto lines of at most ``width``
+    (a pair is split, between words, only when it alone is longer): for a terminal too narrow
+    for the table's columns side by side."""
+    lines = wrap_text(Text(grid.title), width) if grid.title else []
     for number, row in enumerate(grid.rows, start=1):
-        lines.append(f"— {number} of {len(grid.rows)} —")
-        for column, cell in zip(grid.columns, row, strict=True):
-            value = " / ".join(_lines(cell))
-            if value:
-                lines.append(f"{column.header}: {value}")
+        lines.append(Text(f"— {number} of {len(grid.rows)} —", style="dim"))
+        current: Text | None = None
+        for pair in _pairs(grid, row):
+            if current is not None and current.cell_len + len(_PAIR_GAP) + pair.cell_len <= width:
+                current.append(_PAIR_GAP, style="dim")
+                current.append_text(pair)
+                continue
+            if current is not None:
+                lines.append(current)
+            *whole, current = wrap_text(pair, width, indent=2, values=True)
+            lines.extend(whole)
+        if current is not None:
+            lines.append(current)
     return lines
 
 
 def print_table(out: Console, grid: Grid, more: str = "") -> None:
-    """Print ``grid`` on ``out`` without breaking any value (see the module's docstring).
-
-    ``more`` says where the columns left out at this width can be read in full (e.g. "--format
-    csv"); it is only printed when columns were left out."""
+    """Print ``grid`` on ``out`` without breaking any value or leaving out a column (see the
+    module's docstring). ``more`` names where a stacked table reads one row per record (e.g.
+    "--format csv"); it is only printed when the records were stacked."""
     if not out.is_terminal:
         out.file.write("\n".join(plain_lines(grid)) + "\n")
         out.file.flush()
         return
-    layout = column_widths(grid, out.width)
-    if layout is None:
-        for line in block_lines(grid):
-            # Wrapped between words only: a single value longer than the terminal stays whole.
-            out.print(Text(line, overflow="ignore"), crop=False)
+    widths = column_widths(grid, out.width)
+    if widths is None:
+        for line in block_lines(grid, out.width):
+            # Already wrapped to the width: a single value longer than the line stays whole.
+            out.print(line, crop=False, overflow="ignore", no_wrap=True)
+        if more:
+            note = (
+                f"The {len(grid.columns)} columns do not fit side by side at {out.width} columns,"
+                f" so each record is stacked; {more} gives one row per record."
+            )
+            for line in wrap_text(Text(note, style="dim"), out.width):
+                out.print(line, crop=False, overflow="ignore", no_wrap=True)
         return
-    shown, widths = layout
     table = Table(title=grid.title or None, box=box.SQUARE, show_edge=True, padding=(0, 1))
-    for index, width in zip(shown, widths, strict=True):
-        column = grid.columns[index]
+    for column, width in zip(grid.columns, widths, strict=True):
         table.add_column(
-            column.header,
-            justify=column.justify,
-            width=width,
-            no_wrap=not column.prose,
-            overflow="fold",
+            column.header, justify=column.justify, width=width, no_wrap=True, overflow="ignore"
         )
     for row in grid.rows:
-        table.add_row(*(row[i] for i in shown))
+        cells = [
+            Text("\n").join(wrap_text(_markup(cell), width, values=True))
+            if column.prose
+            else _markup(cell)
+            for cell, column, width in zip(row, grid.columns, widths, strict=True)
+        ]
+        table.add_row(*cells)
     out.print(table)
-    hidden = [c.header for i, c in enumerate(grid.columns) if i not in shown]
-    if hidden:
-        where = f"; {more} shows every column" if more else ""
-        out.print(
-            Text(
-                f"Not shown at {out.width} columns: {', '.join(hidden)} (a wider terminal{where})."
-            )
-        )
 
 
 def render_text(grid: Grid, width: int, terminal: bool = True) -> str:
@@ -216,13 +324,11 @@ def grid_from_rows(
     prose: Iterable[str] = (),
 ) -> Grid:
     """A grid of ``rows`` (header -> cell, the same headers in every row). ``essential`` columns
-    always show; the others give way right to left; ``prose`` columns may wrap between words."""
+    lead each stacked record; ``prose`` columns may wrap between words."""
     keep, words = set(essential), set(prose)
     grid = Grid(title=title)
-    for position, header in enumerate(rows[0] if rows else ()):
-        grid.add_column(
-            header, priority=0 if header in keep else position + 1, prose=header in words
-        )
+    for header in rows[0] if rows else ():
+        grid.add_column(header, priority=0 if header in keep else 1, prose=header in words)
     for row in rows:
         grid.add_row(*row.values())
     return grid

@@ -15,7 +15,7 @@ from tokendesk import formatting
 from tokendesk.labels import sku_label
 
 #: The optimizer switch (off by default: a solve takes seconds).
-OPTIMAL = UrlInput("optimal", "flag", False)
+OPTIMAL = UrlInput(si.OPTIMAL_KEY, "flag", False)
 #: The page's own URL inputs beside the scenario keys (``planning.what_ifs.PAGE_KEYS``).
 INPUTS = (UNIT_INPUT, OPTIMAL)
 

@@ -155,8 +155,8 @@ def demand_row(w) -> dict:
         "workload": w.workload,
         "model": w.model,
         "output_tokens_per_month": units.tokens_text(w.output_tokens_per_month),
-        # 0 means "not stated" (capacity is read at the results' own mix), shown as an empty cell
-        "input_tokens_per_month": units.tokens_text(w.input_tokens_per_month or None),
+        # None: not stated (capacity is read at the results' own mix), an empty cell
+        "input_tokens_per_month": units.tokens_text(w.input_tokens_per_month),
         "interactive_share": w.interactive_share,
         "peak_to_mean": w.peak_to_mean,
         "ttft_ms": units.ms_text(w.ttft_ms),

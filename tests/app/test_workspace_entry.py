@@ -52,19 +52,86 @@ def test_the_demand_table_reads_in_peoples_units_and_saves_what_they_type():
 
 
 def test_input_tokens_not_stated_show_as_an_empty_cell_not_zero_and_stay_not_stated():
-    """0 input tokens means "not stated" (capacity is read at the results' own mix): the table
-    must not tell the person the workload sends no prompts, and saving the empty cell keeps it so.
+    """Empty input tokens mean "not stated" (capacity is read at the results' own mix): the table
+    must not tell the person the workload sends no prompts, and saving the empty cell keeps it
+    empty (None), never 0, which would make the cost per total token the cost per output token.
     """
     import dataclasses
 
     ws = fixture_workspace()
-    first = dataclasses.replace(ws.demand[0], input_tokens_per_month=0.0)
+    first = dataclasses.replace(ws.demand[0], input_tokens_per_month=None)
     ws = dataclasses.replace(ws, demand=(first, *ws.demand[1:]))
     rows = model.demand_rows(ws)
     assert rows[0]["input_tokens_per_month"] == ""
     edited, problems = model.edited_workspace(ws, model.fleet_rows(ws), rows)
     assert problems == [] and edited is not None
-    assert edited.demand[0].input_tokens_per_month == 0.0
+    assert edited.demand[0].input_tokens_per_month is None
+    # A typed 0 is kept as typed.
+    rows[0]["input_tokens_per_month"] = "0"
+    edited, _ = model.edited_workspace(ws, model.fleet_rows(ws), rows)
+    assert edited is not None and edited.demand[0].input_tokens_per_month == 0.0
+
+
+def test_every_empty_demand_cell_saves_as_not_stated_or_its_stated_default_never_zero():
+    ws = fixture_workspace()
+    rows = model.demand_rows(ws)
+    for column in ("input_tokens_per_month", "interactive_share", "peak_to_mean", "ttft_ms"):
+        rows[0][column] = ""
+    rows[1]["interactive_share"] = float("nan")  # an emptied number cell comes back as NaN
+    edited, problems = model.edited_workspace(ws, model.fleet_rows(ws), rows)
+    assert problems == [] and edited is not None
+    chat, routing = edited.demand
+    assert chat.input_tokens_per_month is None
+    # The schema's stated defaults (costmodel.workspace_model.Workload), not 0.
+    assert (chat.interactive_share, chat.peak_to_mean, chat.ttft_ms) == (1.0, 1.5, 2000.0)
+    assert routing.interactive_share == 1.0
+
+
+def test_the_add_a_workload_fields_keep_empty_input_tokens_empty():
+    row, problem = model.new_workload_row(
+        "batch", "llama-3.1-8b-instruct", "5 B", "", "1,000 ms", "p95", "", 1.5
+    )
+    assert problem is None and row["input_tokens_per_month"] == ""
+    ws = fixture_workspace()
+    edited, problems = model.edited_workspace(
+        ws, model.fleet_rows(ws), [*model.demand_rows(ws), row]
+    )
+    assert problems == [] and edited is not None
+    assert edited.workload("batch").input_tokens_per_month is None
+
+
+def test_every_empty_optional_fleet_cell_saves_as_not_stated():
+    ws = fixture_workspace()
+    fleet = model.fleet_rows(ws)
+    assert fleet[0]["usd_per_hour"] and fleet[0]["commitment_end"]
+    fleet[0]["usd_per_hour"] = ""  # the list price
+    fleet[0]["early_termination_usd"] = ""  # unknown: paid until the end
+    edited, problems = model.edited_workspace(ws, fleet, model.demand_rows(ws))
+    assert problems == [] and edited is not None
+    assert edited.fleet[0].usd_per_hour is None and edited.fleet[0].early_termination_usd is None
+
+
+def test_empty_settings_save_as_not_stated_and_an_empty_one_time_cost_is_named():
+    ws = fixture_workspace()
+    fields = model.settings_fields(ws)
+    fields |= {"discount_1y": "", "discount_3y": " "}
+    fields["scenarios"] = [
+        {"name": "base", "probability": 1.0, "demand_factor": None, "growth_per_quarter": ""}
+    ]
+    settings = model.settings_from_fields(fields, owned=False)
+    edited, problems = model.edited_workspace(
+        ws, model.fleet_rows(ws), model.demand_rows(ws), lambda: settings
+    )
+    assert problems == [] and edited is not None
+    assert edited.commitment.discount_1y is None and edited.commitment.discount_3y is None
+    (scenario,) = edited.commitment.scenarios
+    assert scenario.growth_per_quarter is None and scenario.demand_factor == 1.0
+    fields["one_time"] = [{"backend": "rocm", "usd": None}]
+    settings = model.settings_from_fields(fields, owned=False)
+    _, problems = model.edited_workspace(
+        ws, model.fleet_rows(ws), model.demand_rows(ws), lambda: settings
+    )
+    assert problems and "0 when there is none" in problems[0], problems
 
 
 def test_the_fleet_table_shows_pricing_models_in_words_and_stores_the_id():
