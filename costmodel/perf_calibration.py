@@ -19,6 +19,7 @@ estimate's interval is the 10%–90% quantiles of its group's residuals.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,6 +59,10 @@ EVIDENCE = (
     "other part of the same vendor",
     "no result of this vendor",
 )
+#: A part with fewer results than this in a fit is read as a part without results for its
+#: interval (its fitted effect is mostly the vendor's).
+THIN_PART = 20
+THIN_VENDOR = 60
 #: A group with fewer leave-one-out residuals than this borrows the next nearer group's, widened
 #: by ``WIDEN`` per step (farther evidence is never trusted more than nearer evidence).
 MIN_GROUP = 12
@@ -76,13 +81,17 @@ _ACCURACY_SUFFIX = re.compile(r"-99(\.9)?$")
 
 
 def regime_of(scenario: str, concurrency: float | None) -> str:
+    """offline / server / interactive, or concurrency where a run states how many requests it
+    kept in flight (whatever its scenario says: its load is that concurrency)."""
+    if concurrency is not None:
+        return "concurrency"
     if scenario == "offline":
         return "offline"
     if scenario == "interactive":
         return "interactive"
     if scenario in ("server", "online"):
         return "server"
-    return "concurrency" if concurrency is not None else "server"
+    return "server"
 
 
 def benchmark_key(model_id: str, workload: str) -> str:
@@ -180,12 +189,15 @@ def _empty_physics() -> Physics:
 
 def _row_fields(row: dict[str, Any], arch: ModelArchitecture, hw: Hardware) -> dict[str, float]:
     conc = _float(row.get("concurrency"))
+    system = int(row.get("accelerators_per_replica") or 1)
     return case_fields(
         arch,
         hw,
         str(row.get("precision")),
-        system=int(row.get("accelerators_per_replica") or 1),
-        fixed_tp=0,
+        system=system,
+        # A run at a stated concurrency served it from one replica of the stated size; an
+        # MLPerf system's count is the system's, split into replicas as the physics finds best.
+        fixed_tp=system if conc is not None else 0,
         input_tokens=_float(row.get("input_tokens_mean")) or ASSUMED_INPUT_TOKENS,
         output_tokens=_float(row.get("output_tokens_mean")) or ASSUMED_OUTPUT_TOKENS,
         regime=regime_of(str(row.get("scenario")), conc),
@@ -340,7 +352,7 @@ def predict(fit: Fit, corpus: Corpus, rows: np.ndarray) -> np.ndarray:
 
 
 def evidence_level(
-    seen: dict[str, set[Any]],
+    seen: dict[str, Any],
     model_id: str,
     family: str,
     part: str,
@@ -348,14 +360,17 @@ def evidence_level(
     runtime: str,
 ) -> int:
     """The index in :data:`EVIDENCE` of the nearest evidence ``seen`` holds (an unseen runtime
-    counts one step farther)."""
+    counts one step farther; a part with fewer than :data:`THIN_PART` results counts as one
+    without: its own effect rests on too little to narrow the interval; the same for a vendor
+    with fewer than :data:`THIN_VENDOR`)."""
+    on_part = seen["part_count"].get(part, 0) >= THIN_PART
     if (model_id, part) in seen["pair"]:
         level = 0
-    elif (family, part) in seen["family_part"]:
+    elif (family, part) in seen["family_part"] and on_part:
         level = 1
-    elif part in seen["part"]:
+    elif on_part:
         level = 2
-    elif vendor in seen["vendor"]:
+    elif seen["vendor_count"].get(vendor, 0) >= THIN_VENDOR:
         level = 3
     else:
         level = 4
@@ -364,14 +379,16 @@ def evidence_level(
     return level
 
 
-def seen_sets(corpus: Corpus, keep: np.ndarray) -> dict[str, set[Any]]:
+def seen_sets(corpus: Corpus, keep: np.ndarray) -> dict[str, Any]:
     idx = np.flatnonzero(keep)
     part, fam, ven = corpus.cats["part"], corpus.cats["family"], corpus.cats["vendor"]
     return {
         "pair": {(corpus.model_id[i], part[i]) for i in idx},
         "family_part": {(fam[i], part[i]) for i in idx},
         "part": {part[i] for i in idx},
+        "part_count": Counter(part[i] for i in idx),
         "vendor": {ven[i] for i in idx},
+        "vendor_count": Counter(ven[i] for i in idx),
         "runtime": {corpus.cats["runtime"][i] for i in idx},
     }
 
@@ -413,7 +430,7 @@ def leave_one_out(corpus: Corpus) -> LeaveOneOut:
     return LeaveOneOut(predicted, level, fitted_on)
 
 
-def _levels(corpus: Corpus, seen: dict[str, set[Any]], rows: np.ndarray) -> np.ndarray:
+def _levels(corpus: Corpus, seen: dict[str, Any], rows: np.ndarray) -> np.ndarray:
     return np.array(
         [
             evidence_level(

@@ -63,6 +63,24 @@ REPLICA_SIZES = (1, 2, 4, 8, 16, 32, 64)
 #: A tensor-parallel all-reduce costs about this much per layer and step (NVLink/xGMI latency,
 #: two per transformer layer); the fitted factors take up what a part's fabric does better.
 ALLREDUCE_S = 8e-6
+#: Achievable all-reduce bandwidth per accelerator (bytes/s) of the two kinds of fabric the
+#: catalog's parts sit on: a scale-up link (NVLink 900 GB/s on H100 SXM, xGMI 896 GB/s on MI300X,
+#: of which all-reduce reaches roughly a third) or PCIe Gen4/5 between cards (32–64 GB/s a
+#: direction, of which about 20 GB/s in an 8-card ring). The table states neither; the part's
+#: form factor in its id says which.
+SCALE_UP_LINK_B_S = 300e9
+PCIE_LINK_B_S = 20e9
+PCIE_PARTS = ("pcie", "l40s", "l4-", "a10g", "rtx", "inferentia", "ai100")
+
+
+def link_bytes_per_s(accelerator_id: str, backend: str) -> float:
+    """The all-reduce bandwidth assumed for a part (see :data:`PCIE_PARTS`); CPUs split a model
+    over sockets, which UPI links at about PCIe's rate."""
+    if backend == "cpu" or any(tag in accelerator_id for tag in PCIE_PARTS):
+        return PCIE_LINK_B_S
+    return SCALE_UP_LINK_B_S
+
+
 #: A part whose datasheet states no dense peak: compute assumed at this many FLOPs per byte of
 #: memory bandwidth, the ratio of its kind's parts that state both (H100 SXM 295, B200 281, MI300X
 #: 247 BF16 FLOPs per byte; a Sapphire/Granite Rapids socket with AMX near 100-200 at BF16).
@@ -133,6 +151,8 @@ class Cases:
     shared: np.ndarray  # parameters every token reads (B)
     expert_share: np.ndarray  # experts_per_token / experts (1 for a dense model)
     layers: np.ndarray
+    hidden: np.ndarray
+    link: np.ndarray  # all-reduce bytes/s per accelerator
     wbytes: np.ndarray  # bytes per weight
     kv_tok: np.ndarray  # KV bytes per token of context
     speedup: np.ndarray  # compute relative to BF16
@@ -180,6 +200,8 @@ def case_fields(
         "shared": shared_params_b(arch),
         "expert_share": 1.0 if dense else arch.experts_per_token / arch.experts,
         "layers": float(arch.layers),
+        "hidden": float(arch.hidden_size),
+        "link": link_bytes_per_s(hw.accelerator_id, hw.backend),
         "wbytes": wb,
         "kv_tok": kv_bytes_per_token(arch, precision, input_tokens + output_tokens / 2),
         "speedup": compute_speedup(precision),
@@ -214,6 +236,13 @@ class Physics:
     fits: np.ndarray
 
 
+def _allreduce_time(c: Cases, tp: np.ndarray, tokens: np.ndarray) -> np.ndarray:
+    """Two all-reduces per layer of ``tokens`` activations (BF16) across a ``tp`` replica:
+    a ring moves 2 (tp − 1) / tp of the data per accelerator, after a fixed latency."""
+    data = 2.0 * c.layers * tokens * c.hidden * 2.0 * 2.0 * (tp - 1.0) / tp
+    return np.where(tp > 1, 2.0 * c.layers * ALLREDUCE_S + data / c.link, 0.0)
+
+
 def _step_time(c: Cases, tp: np.ndarray, batch: np.ndarray) -> np.ndarray:
     """One decode step of ``batch`` sequences on ``tp`` accelerators (seconds)."""
     touched = 1.0 - np.power(1.0 - c.expert_share, np.maximum(batch, 1.0))
@@ -221,14 +250,12 @@ def _step_time(c: Cases, tp: np.ndarray, batch: np.ndarray) -> np.ndarray:
     ctx = c.input_tokens + c.output_tokens / 2.0
     memory = (weights + batch * ctx * c.kv_tok) / (tp * c.bw)
     compute = 2.0 * c.active * 1e9 * batch / (tp * c.peak * c.speedup)
-    comm = np.where(tp > 1, 2.0 * c.layers * ALLREDUCE_S, 0.0)
-    return np.maximum(memory, compute) + comm
+    return np.maximum(memory, compute) + _allreduce_time(c, tp, batch)
 
 
 def _prefill_time(c: Cases, tp: np.ndarray) -> np.ndarray:
     flops = 2.0 * c.active * 1e9 * c.input_tokens
-    comm = np.where(tp > 1, 2.0 * c.layers * ALLREDUCE_S, 0.0)
-    return flops / (tp * c.peak * c.speedup) + comm
+    return flops / (tp * c.peak * c.speedup) + _allreduce_time(c, tp, c.input_tokens)
 
 
 def _batch_for(c: Cases, tp: np.ndarray, capacity: np.ndarray) -> np.ndarray:
@@ -260,8 +287,9 @@ def physics(c: Cases) -> Physics:
     n = len(c.params)
     best = np.full(n, -1.0)
     out = {k: np.full(n, np.nan) for k in ("ttft", "tpot", "tp", "batch")}
-    for size in REPLICA_SIZES:
-        tp = np.full(n, float(size))
+    asked = {float(v) for v in c.fixed_tp if v > 0}
+    for size in sorted(asked | {float(s) for s in REPLICA_SIZES}):
+        tp = np.full(n, size)
         allowed = np.where(c.fixed_tp > 0, c.fixed_tp == size, size <= np.maximum(c.system, 1))
         usable = tp * (USABLE_FRACTION * c.memory_gib - OVERHEAD_GIB) * GIB
         room = usable - c.params * 1e9 * c.wbytes
