@@ -36,6 +36,8 @@ from costmodel.perf_calibration import (
 from costmodel.perf_model import Hardware, case_fields, cases_from, physics
 
 SCENARIOS = ("offline", "server", "interactive")
+#: Without a replica size asked for, the physics picks the best up to this many accelerators.
+MAX_REPLICA = 64
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,8 @@ class Estimate:
     shape_note: str
     replica_size: int
     batch: float
+    #: Whether the p99 TTFT estimate meets the TTFT target asked (None: none was asked).
+    meets_ttft_slo: bool | None
     #: The results the estimate rests on: (result_id, source) of each.
     calibrated_on: tuple[tuple[Any, str], ...]
 
@@ -157,29 +161,37 @@ class Estimator:
             "benchmark_regime": f"{bench}|{regime}",
             "part_regime": f"{hw.accelerator_id}|{regime}",
         }
+        # The calibration read the model's results at its benchmark's shape (where the source
+        # states no input length, at an assumed one): the fitted level is taken there, and the
+        # physics alone carries it to the shape asked (prefill grows with every input token).
+        ref_in, ref_out, _ = self._shape(EstimateQuery(query.model, "", ""), in_bench)
         try:
-            fields = case_fields(
-                arch,
-                hw,
-                query.precision,
-                system=query.accelerators_per_replica or 8,
-                fixed_tp=query.accelerators_per_replica or 0,
-                input_tokens=input_tokens,
-                output_tokens=output_tokens,
-                regime=regime,
-                tpot_limit_ms=limits[1],
-                concurrency=query.concurrency,
-            )
+            both = [
+                case_fields(
+                    arch,
+                    hw,
+                    query.precision,
+                    system=query.accelerators_per_replica or MAX_REPLICA,
+                    fixed_tp=query.accelerators_per_replica or 0,
+                    input_tokens=tokens_in,
+                    output_tokens=tokens_out,
+                    regime=regime,
+                    tpot_limit_ms=limits[1],
+                    concurrency=query.concurrency,
+                )
+                for tokens_in, tokens_out in ((input_tokens, output_tokens), (ref_in, ref_out))
+            ]
         except ValueError as exc:
             raise EstimateError(str(exc)) from None
-        phys = physics(cases_from([fields]))
-        if not phys.fits[0]:
+        phys = physics(cases_from(both))
+        if not phys.fits.all():
             size = query.accelerators_per_replica or "up to 64"
             raise EstimateError(
                 f"{arch.name} in {query.precision} does not fit {size} × {hw.accelerator_id}"
                 " with room for its KV cache; pass a larger --accelerators-per-replica"
             )
         bounds = {m: float(v[0]) for m, v in bounds_of(phys).items()}
+        at_ref = {m: float(v[1]) for m, v in bounds_of(phys).items()}
         fits = self._fits if not query.leave_out else {m: fit_metric(c, m, keep) for m in METRICS}
         seen = seen_sets(c, keep)
         level = evidence_level(
@@ -190,7 +202,9 @@ class Estimator:
         for metric in METRICS:
             fit = fits[metric]
             value = (
-                float(np.exp(fit.log_value(labels, bounds[metric], limits[0])))
+                float(np.exp(fit.log_value(labels, at_ref[metric], limits[0])))
+                * bounds[metric]
+                / at_ref[metric]
                 if fit is not None
                 else bounds[metric]
             )
@@ -217,6 +231,11 @@ class Estimator:
             shape_note=note,
             replica_size=int(phys.replica[0]),
             batch=round(float(phys.batch[0]), 1),
+            meets_ttft_slo=(
+                None
+                if query.ttft_slo_ms is None
+                else bands["ttft_p99"].estimate <= query.ttft_slo_ms
+            ),
             calibrated_on=tuple(
                 (c.rows[i].get("result_id"), str(c.rows[i].get("source") or ""))
                 for i in np.flatnonzero(used)

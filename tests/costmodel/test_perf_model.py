@@ -154,3 +154,23 @@ def test_an_unknown_model_or_part_is_refused_in_words(model):
         model.estimate(EstimateQuery("no-such-model", "nvidia-h100-sxm-80gb", "fp8"))
     with pytest.raises(EstimateError, match="accelerators.csv"):
         model.estimate(EstimateQuery("llama-3.1-8b", "no-such-part", "fp8"))
+
+
+def test_the_calibrated_estimate_grows_with_input_tokens_and_meets_or_misses_the_slo(model):
+    def at(tokens: int):
+        return model.estimate(
+            EstimateQuery(
+                "llama-3.3-70b-instruct",
+                "nvidia-h100-sxm-80gb",
+                "fp8",
+                input_tokens=tokens,
+                output_tokens=500,
+                ttft_slo_ms=2000,
+            )
+        )
+
+    short, long = at(500), at(50_000)
+    assert long.ttft_ms_p50.estimate > short.ttft_ms_p50.estimate
+    assert long.output_tok_s_per_accelerator.estimate < short.output_tok_s_per_accelerator.estimate
+    assert short.meets_ttft_slo is (short.ttft_ms_p99.estimate <= 2000)
+    assert long.meets_ttft_slo is (long.ttft_ms_p99.estimate <= 2000)
