@@ -145,7 +145,13 @@ def _print_estimate(data: dict[str, Any]) -> None:
         terminal_text(
             f"basis: {data['basis']} ({data['evidence']}); shape {data['input_tokens']:,.0f} in /"
             f" {data['output_tokens']:,.0f} out: {data['shape_note']}; replica of"
-            f" {data['replica_size']}; calibrated on {len(data['calibrated_on'])} results"
+            f" {data['replica_size']}; calibrated on {data['calibration_results']:,} results,"
+            f" {len(data['calibrated_on']):,} of them of this model or this part"
+            + (
+                ""
+                if data["meets_ttft_slo"] is None
+                else f"; p99 TTFT {'meets' if data['meets_ttft_slo'] else 'misses'} the target"
+            )
         ),
         highlight=False,
     )

@@ -82,8 +82,12 @@ class Estimate:
     batch: float
     #: Whether the p99 TTFT estimate meets the TTFT target asked (None: none was asked).
     meets_ttft_slo: bool | None
-    #: The results the estimate rests on: (result_id, source) of each.
+    #: The results nearest the question the fit used, (result_id, source) of each: every
+    #: result of the same model or the same part (the fit reads all ``calibration_results``;
+    #: these are the ones that move this estimate most). With ``leave_out`` none is of the
+    #: model × accelerator asked.
     calibrated_on: tuple[tuple[Any, str], ...]
+    calibration_results: int
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -236,6 +240,7 @@ class Estimator:
                 if query.ttft_slo_ms is None
                 else bands["ttft_p99"].estimate <= query.ttft_slo_ms
             ),
+            calibration_results=int(keep.sum()),
             calibrated_on=tuple(
                 (c.rows[i].get("result_id"), str(c.rows[i].get("source") or ""))
                 for i in np.flatnonzero(used)
