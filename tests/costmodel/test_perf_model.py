@@ -174,3 +174,29 @@ def test_the_calibrated_estimate_grows_with_input_tokens_and_meets_or_misses_the
     assert long.output_tok_s_per_accelerator.estimate < short.output_tok_s_per_accelerator.estimate
     assert short.meets_ttft_slo is (short.ttft_ms_p99.estimate <= 2000)
     assert long.meets_ttft_slo is (long.ttft_ms_p99.estimate <= 2000)
+
+
+def test_a_held_out_cases_interval_ignores_its_own_pairs_residuals(model):
+    from costmodel.estimate_validation import held_out_intervals
+
+    corpus, loo = model.corpus, model.loo
+    pair = "llama-2-70b|amd-mi300x-192gb"
+    rows = (corpus.pair == pair) & np.isfinite(loo.predicted["tok_s"])
+    assert rows.any()
+    low, high = held_out_intervals(corpus, loo, "tok_s")
+    # Make the pair's own predictions wildly wrong: its residuals change, its interval must not
+    # (relative to its prediction), as they come from the other pairs only.
+    wrong = dataclasses.replace(
+        loo,
+        predicted={
+            **loo.predicted,
+            "tok_s": np.where(rows, loo.predicted["tok_s"] * 50, loo.predicted["tok_s"]),
+        },
+    )
+    low2, high2 = held_out_intervals(corpus, wrong, "tok_s")
+    base = loo.predicted["tok_s"][rows]
+    assert np.allclose(low2[rows] / (base * 50), low[rows] / base)
+    assert np.allclose(high2[rows] / (base * 50), high[rows] / base)
+    # ... while other pairs' intervals at the same level do move (the check can fail).
+    others = ~rows & np.isfinite(low)
+    assert not np.allclose(low2[others], low[others])
