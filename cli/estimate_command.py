@@ -185,6 +185,24 @@ def validate_cmd(output: FormatOpt = Format.TABLE, db: DbOption = None) -> None:
                 f"{s['interval_coverage']:.1%}",
             )
         print_table(console, table, more="--format json")
+        console.print(terminal_text(_targets_line(metric["targets"])), highlight=False)
+
+
+def _targets_line(t: dict[str, Any]) -> str:
+    def word(met: bool | None) -> str:
+        return "met" if met else "MISSED"
+
+    parts = []
+    if t["median_abs_pct_error_at_most"] is not None:
+        parts.append(
+            f"median |error| ≤ {t['median_abs_pct_error_at_most']:.0%} {word(t['error_met'])}"
+        )
+    low, high = t["coverage_between"]
+    parts.append(f"coverage {low:.0%}–{high:.0%} {word(t['coverage_met'])}")
+    parts.append(
+        f"every vendor ≥ {t['vendor_coverage_at_least']:.0%} {word(t['vendor_coverage_met'])}"
+    )
+    return "targets: " + "; ".join(parts)
 
 
 def register(app: typer.Typer) -> None:

@@ -23,9 +23,20 @@ from costmodel.perf_calibration import (
 )
 
 #: The figures validated, as the report names them.
-VALIDATED = {"tok_s": "output_tok_s_per_accelerator", "ttft_p50": "ttft_ms_p50"}
-#: The targets the model is held to (median |error|; interval coverage).
-TARGET_ERROR = {"tok_s": 0.15, "ttft_p50": 0.25}
+VALIDATED = {
+    "tok_s": "output_tok_s_per_accelerator",
+    "ttft_p50": "ttft_ms_p50",
+    "ttft_p99": "ttft_ms_p99",
+    "tpot_p50": "tpot_ms_p50",
+}
+#: The targets the model is held to (median |error|; interval coverage): the issue's TTFT target
+#: holds for both percentiles; TPOT has none (reported all the same).
+TARGET_ERROR: dict[str, float | None] = {
+    "tok_s": 0.15,
+    "ttft_p50": 0.25,
+    "ttft_p99": 0.25,
+    "tpot_p50": None,
+}
 TARGET_COVERAGE = (0.70, 0.90)
 TARGET_VENDOR_COVERAGE = 0.60
 
@@ -59,6 +70,10 @@ def held_out_intervals(corpus: Corpus, loo: LeaveOneOut, metric: str):
             low[at] = loo.predicted[metric][at] * lo
             high[at] = loo.predicted[metric][at] * hi
     return low, high
+
+
+def _met(error: float, target: float | None) -> bool | None:
+    return None if target is None else error <= target
 
 
 def _summary(err: np.ndarray, inside: np.ndarray, mask: np.ndarray) -> Summary:
@@ -101,7 +116,7 @@ def validate(corpus: Corpus, loo: LeaveOneOut) -> dict[str, Any]:
             "vendors": len(set(corpus.cats["vendor"][ok])),
             "targets": {
                 "median_abs_pct_error_at_most": TARGET_ERROR[metric],
-                "error_met": overall.median_abs_pct_error <= TARGET_ERROR[metric],
+                "error_met": _met(overall.median_abs_pct_error, TARGET_ERROR[metric]),
                 "coverage_between": list(TARGET_COVERAGE),
                 "coverage_met": TARGET_COVERAGE[0] <= overall.coverage <= TARGET_COVERAGE[1],
                 "vendor_coverage_at_least": TARGET_VENDOR_COVERAGE,
