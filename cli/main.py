@@ -36,6 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "scenarios": ("cli.workspace_command", "Stay / Shift to AMD / CPU fallback from your fleet."),
     "optimize": ("cli.optimize_command", "The cheapest fleet that meets your demand and SLOs."),
     "commit": ("cli.commit_command", "How much capacity to commit per workload, how long."),
+    "estimate": ("cli.estimate_command", "Estimated tok/s and TTFT for any model and part."),
 }
 
 #: Commands that become another program (``app`` execs the dashboard's server): this process

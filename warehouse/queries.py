@@ -464,3 +464,12 @@ def stored_model_names(warehouse: Warehouse) -> list[str]:
     """Every model name the current results record (as the tools wrote it)."""
     frame = warehouse.query("SELECT DISTINCT model FROM current_results ORDER BY model")
     return [str(name) for name in frame["model"]]
+
+
+def estimate_calibration_results(warehouse: Warehouse) -> pd.DataFrame:
+    """Every current benchmark result as the performance model reads it: the listing's columns
+    (:func:`benchmark_result_list`) plus the notes, which carry a run's latency targets
+    ("held to p99 TTFT <= 2000 ms and p99 TPOT <= 200 ms")."""
+    frame = benchmark_result_list(warehouse)
+    notes = warehouse.query("SELECT result_id, notes FROM current_results")
+    return frame.merge(notes, on="result_id", how="left")

@@ -1,0 +1,211 @@
+"""``tokendesk estimate``: output tok/s per accelerator, TTFT and TPOT for any model ×
+accelerator × shape × load, with an 80% interval; ``tokendesk estimate validate``: the model's
+leave-one-out validation over the measured results."""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import StrEnum
+from typing import Annotated, Any
+
+import typer
+
+from cli.exits import fail
+from cli.shared_options import DbOption
+from pricing.integrity import check_price_file
+from tokendesk.terminal import Grid, make_console, print_table
+from tokendesk.textsafety import terminal_text
+from warehouse import Warehouse
+
+console = make_console()
+
+
+class Scenario(StrEnum):
+    OFFLINE = "offline"
+    SERVER = "server"
+    INTERACTIVE = "interactive"
+
+
+class Format(StrEnum):
+    TABLE = "table"
+    JSON = "json"
+
+
+FormatOpt = Annotated[Format, typer.Option("--format", help="table or json")]
+
+estimate_app = typer.Typer(
+    rich_markup_mode=None,
+    invoke_without_command=True,
+    help="Output tok/s per accelerator, TTFT and TPOT for any model × accelerator × shape, with"
+    " an 80% interval (`tokendesk estimate validate`: how far to trust it).",
+)
+
+
+@estimate_app.callback()
+def estimate(
+    ctx: typer.Context,
+    model: Annotated[
+        str | None, typer.Option("--model", help="A model of the model table.")
+    ] = None,
+    accelerator: Annotated[
+        str | None, typer.Option("--accelerator", help="An accelerator id of the catalog.")
+    ] = None,
+    accelerators_per_replica: Annotated[
+        int | None, typer.Option("--accelerators-per-replica", min=1, help="Replica size.")
+    ] = None,
+    precision: Annotated[str | None, typer.Option("--precision", help="bf16, fp8, fp4 …")] = None,
+    runtime: Annotated[str | None, typer.Option("--runtime", help="vllm, trt-llm, …")] = None,
+    input_tokens: Annotated[
+        float | None, typer.Option("--input-tokens", min=1, help="Mean input tokens.")
+    ] = None,
+    output_tokens: Annotated[
+        float | None, typer.Option("--output-tokens", min=1, help="Mean output tokens.")
+    ] = None,
+    scenario: Annotated[
+        Scenario | None, typer.Option("--scenario", help="offline, server or interactive.")
+    ] = None,
+    concurrency: Annotated[
+        float | None, typer.Option("--concurrency", min=1, help="Sequences in flight.")
+    ] = None,
+    ttft_slo_ms: Annotated[
+        float | None, typer.Option("--ttft-slo-ms", min=1, help="p99 TTFT target (ms).")
+    ] = None,
+    leave_out: Annotated[
+        bool,
+        typer.Option("--leave-out", help="Fit without this model × accelerator's own results."),
+    ] = False,
+    output: FormatOpt = Format.TABLE,
+    db: DbOption = None,
+) -> None:
+    """Estimate one model × accelerator × shape × load."""
+    if ctx.invoked_subcommand is not None:
+        return
+    missing = [
+        flag
+        for flag, value in (
+            ("--model", model),
+            ("--accelerator", accelerator),
+            ("--precision", precision),
+        )
+        if value is None
+    ]
+    if missing:
+        raise fail(f"{', '.join(missing)} must be given (see `tokendesk estimate --help`)")
+    loads = [x for x in (scenario, concurrency, ttft_slo_ms) if x is not None]
+    if len(loads) > 1:
+        raise fail("give one of --scenario, --concurrency and --ttft-slo-ms, not several")
+    if (input_tokens is None) != (output_tokens is None):
+        raise fail("give --input-tokens and --output-tokens together, or neither")
+    from planning.estimates import EstimateError, EstimateQuery, estimator
+
+    query = EstimateQuery(
+        model=str(model),
+        accelerator_id=str(accelerator),
+        precision=str(precision),
+        accelerators_per_replica=accelerators_per_replica,
+        runtime=runtime,
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        scenario=scenario.value if scenario is not None else None,
+        concurrency=concurrency,
+        ttft_slo_ms=ttft_slo_ms,
+        leave_out=leave_out,
+    )
+    with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
+        model_ = estimator(warehouse)
+    try:
+        result = model_.estimate(query)
+    except EstimateError as exc:
+        raise fail(str(exc)) from exc
+    data = result.as_dict()
+    if output is Format.JSON:
+        sys.stdout.write(json.dumps(data, indent=1, default=str) + "\n")
+        return
+    _print_estimate(data)
+
+
+def _band(band: dict[str, float], digits: int = 0) -> str:
+    return f"{band['estimate']:,.{digits}f} ({band['low']:,.{digits}f}–{band['high']:,.{digits}f})"
+
+
+def _print_estimate(data: dict[str, Any]) -> None:
+    q = data["query"]
+    table = Grid(
+        title=terminal_text(f"{data['model_id']} on {q['accelerator_id']} · {q['precision']}")
+    )
+    table.add_column("Figure", priority=0, prose=True)
+    table.add_column("Estimate (80% interval)", priority=0, justify="right")
+    table.add_row("Output tok/s per accelerator", _band(data["output_tok_s_per_accelerator"]))
+    table.add_row("TTFT p50 (ms)", _band(data["ttft_ms_p50"]))
+    table.add_row("TTFT p99 (ms)", _band(data["ttft_ms_p99"]))
+    table.add_row("TPOT p50 (ms)", _band(data["tpot_ms_p50"], 1))
+    print_table(console, table, more="--format json")
+    console.print(
+        terminal_text(
+            f"basis: {data['basis']} ({data['evidence']}); shape {data['input_tokens']:,.0f} in /"
+            f" {data['output_tokens']:,.0f} out: {data['shape_note']}; replica of"
+            f" {data['replica_size']}; calibrated on {data['calibration_results']:,} results,"
+            f" {len(data['calibrated_on']):,} of them of this model or this part"
+            + (
+                ""
+                if data["meets_ttft_slo"] is None
+                else f"; p99 TTFT {'meets' if data['meets_ttft_slo'] else 'misses'} the target"
+            )
+        ),
+        highlight=False,
+    )
+
+
+@estimate_app.command("validate")
+def validate_cmd(output: FormatOpt = Format.TABLE, db: DbOption = None) -> None:
+    """Leave-one-out by (model, accelerator) pair: predicted, interval and measured per case;
+    median |error| and interval coverage overall, per vendor and per regime."""
+    from planning.estimates import validation_report
+
+    with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
+        report = validation_report(warehouse)
+    if output is Format.JSON:
+        sys.stdout.write(json.dumps(report, indent=1, default=str) + "\n")
+        return
+    for name, metric in report["metrics"].items():
+        table = Grid(title=f"{name}: leave-one-out, {metric['overall']['cases']} cases")
+        table.add_column("Group", priority=0, prose=True)
+        table.add_column("Cases", priority=0, justify="right")
+        table.add_column("Median |error|", priority=0, justify="right")
+        table.add_column("80% interval coverage", priority=0, justify="right")
+        groups = [("overall", metric["overall"])]
+        groups += [(f"vendor {k}", v) for k, v in metric["per_vendor"].items()]
+        groups += [(f"regime {k}", v) for k, v in metric["per_regime"].items()]
+        for label, s in groups:
+            table.add_row(
+                terminal_text(label),
+                f"{s['cases']:,}",
+                f"{s['median_abs_pct_error']:.1%}",
+                f"{s['interval_coverage']:.1%}",
+            )
+        print_table(console, table, more="--format json")
+        console.print(terminal_text(_targets_line(metric["targets"])), highlight=False)
+
+
+def _targets_line(t: dict[str, Any]) -> str:
+    def word(met: bool | None) -> str:
+        return "met" if met else "MISSED"
+
+    parts = []
+    if t["median_abs_pct_error_at_most"] is not None:
+        parts.append(
+            f"median |error| ≤ {t['median_abs_pct_error_at_most']:.0%} {word(t['error_met'])}"
+        )
+    low, high = t["coverage_between"]
+    parts.append(f"coverage {low:.0%}–{high:.0%} {word(t['coverage_met'])}")
+    parts.append(
+        f"every vendor ≥ {t['vendor_coverage_at_least']:.0%} {word(t['vendor_coverage_met'])}"
+    )
+    return "targets: " + "; ".join(parts)
+
+
+def register(app: typer.Typer) -> None:
+    """Mount ``estimate`` (with ``validate``) on ``app`` (once)."""
+    if "estimate" not in {group.name for group in app.registered_groups}:
+        app.add_typer(estimate_app, name="estimate")

@@ -1,0 +1,73 @@
+"""``tokendesk estimate`` and ``tokendesk estimate validate``: the JSON a script reads, and
+errors in words."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from cli.main import app
+
+runner = CliRunner()
+BAND = {"estimate", "low", "high"}
+
+
+def test_estimate_json_carries_the_bands_basis_and_sources(seed_db):
+    out = runner.invoke(
+        app,
+        [
+            "estimate",
+            "--model",
+            "llama-3.3-70b-instruct",
+            "--accelerator",
+            "nvidia-h100-sxm-80gb",
+            "--precision",
+            "fp8",
+            "--scenario",
+            "server",
+            "--format",
+            "json",
+            "--db",
+            str(seed_db),
+        ],
+    )
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    for key in ("output_tok_s_per_accelerator", "ttft_ms_p50", "ttft_ms_p99", "tpot_ms_p50"):
+        assert set(data[key]) == BAND
+        assert data[key]["low"] <= data[key]["estimate"] <= data[key]["high"]
+    assert data["basis"] in {"measured", "estimated"}
+    assert "benchmark shape" in data["shape_note"]  # no --input/--output-tokens: it says so
+    assert data["calibrated_on"] and {"result_id", "source"} <= set(data["calibrated_on"][0])
+
+
+def test_estimate_refuses_an_unknown_model_in_words(seed_db):
+    out = runner.invoke(
+        app,
+        [
+            "estimate",
+            "--model",
+            "no-such-model",
+            "--accelerator",
+            "nvidia-h100-sxm-80gb",
+            "--precision",
+            "fp8",
+            "--db",
+            str(seed_db),
+        ],
+    )
+    assert out.exit_code == 2
+    assert "model_architectures.csv" in out.output
+
+
+def test_validate_json_reports_error_and_coverage_per_vendor_and_regime(seed_db):
+    out = runner.invoke(app, ["estimate", "validate", "--format", "json", "--db", str(seed_db)])
+    assert out.exit_code == 0, out.output
+    report = json.loads(out.stdout)
+    for name in ("output_tok_s_per_accelerator", "ttft_ms_p50"):
+        metric = report["metrics"][name]
+        assert {"median_abs_pct_error", "interval_coverage", "cases"} <= set(metric["overall"])
+        assert metric["per_vendor"] and metric["per_regime"]
+        case = metric["cases"][0]
+        assert {"predicted", "low", "high", "measured"} <= set(case)
