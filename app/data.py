@@ -102,19 +102,19 @@ def _file_version(path: str) -> tuple[int, ...]:
 
 def _forget_if_changed(path: str) -> None:
     version = _file_version(path)
+    _log_version(version)
     seen = _seen_versions.setdefault(path, version)
     if version != seen:
         _seen_versions[path] = version
-        _log_version(version)
         _fleet_engine.clear()
         _futures_days.clear()
         _derived.clear()
         st.cache_data.clear()
 
 
-#: A file the dashboard appends a line to whenever its reads move to a new warehouse version
-#: ("<unix time> <pid> <version>"): ``perf/bench_ws_load.py`` measures from it how long a write
-#: takes to show on the pages. Unset, nothing is written.
+#: A file the dashboard appends a line to each time a page looks at the warehouse version it
+#: reads ("<unix time> <pid> <version>"): ``perf/bench_ws_load.py`` measures from it how long a
+#: write takes to show on the pages. Unset (always, but in that benchmark), nothing is written.
 VERSION_LOG_ENV = "TOKENDESK_VERSION_LOG"
 
 
