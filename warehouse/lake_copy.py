@@ -17,6 +17,11 @@ catalog snapshot, and its reads run on that copy: they cost what they cost on a 
   sees part of a snapshot.
 * **Whole snapshots**: the tables are read inside one transaction of the lake, each ``AT
   (VERSION => n)`` of the snapshot id read first, so the copy is exactly snapshot ``n``.
+* **Only what changed**: the warehouse appends. When every catalog snapshot since the copy's
+  only inserted rows (DuckLake lists each snapshot's changes), the new copy takes the previous
+  copy's tables and reads from the lake just the rows inserted since
+  (``ducklake_table_insertions``): a write's few files instead of every file of every table.
+  Any other change (a delete, a new column, a new table or view) makes a whole copy.
 * **When the catalog does not answer**: the last good copy stays and reads go on from it; the
   refresh fails as ``CatalogUnreachable`` ("... does not answer ..."), so the page says that
   what it shows was read before the catalog stopped answering.
@@ -32,9 +37,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import duckdb
+import pyarrow as pa
 
 from warehouse.engine import WaitReporter, WarehouseError
-from warehouse.lake import ALIAS, CatalogUnreachable, LakeEngine
+from warehouse.lake import ALIAS, CATALOG_ALIAS, CatalogUnreachable, LakeEngine
 
 #: A copy whose views still fail after this many passes has a view it cannot build (a view
 #: over a view is built in a later pass than the view it reads).
@@ -64,8 +70,10 @@ class LakeCopyEngine:
         self._refresh_lock = threading.Lock()
         self._pinned = threading.local()  # the copy a thread's open read block reads
         self._writes_seen = lake.writes
-        #: Copies made so far (one per catalog snapshot this process read).
+        #: Copies made so far (one per catalog snapshot this process read), and how many of
+        #: them read only the rows inserted since the copy before.
         self.refreshes = 0
+        self.appended = 0
 
     # -- the copy ------------------------------------------------------------------------------
     @property
@@ -104,7 +112,7 @@ class LakeCopyEngine:
     def _make_copy(self) -> LakeCopy:
         """A complete new copy of the lake's newest snapshot; nothing is replaced on failure."""
         try:
-            snapshot, tables, views = self._read_lake()
+            snapshot, tables, views, appended = self._read_lake(self._copy)
         except duckdb.Error as exc:
             kept = self.snapshot
             consequence = (
@@ -129,10 +137,14 @@ class LakeCopyEngine:
         except BaseException:
             db.close()
             raise
+        self.appended += appended
         return LakeCopy(snapshot, db)
 
-    def _read_lake(self) -> tuple[int, dict[str, object], dict[str, str]]:
-        """The snapshot id, every table's rows at that snapshot, and the views' SQL."""
+    def _read_lake(
+        self, previous: LakeCopy | None
+    ) -> tuple[int, dict[str, object], dict[str, str], bool]:
+        """The snapshot id, every table's rows at that snapshot, the views' SQL, and whether
+        the rows were the previous copy's plus those inserted since."""
         cursor = self.lake.cursor()
         try:
             cursor.execute("BEGIN TRANSACTION")
@@ -146,12 +158,15 @@ class LakeCopyEngine:
                     [ALIAS],
                 ).fetchall()
             ]
-            tables: dict[str, object] = {
-                name: cursor.execute(
-                    f'SELECT * FROM "{name}" AT (VERSION => {snapshot})'  # noqa: S608 - names from the catalog, an int
-                ).to_arrow_table()
-                for name in names
-            }
+            inserted = _only_inserts(cursor, previous, snapshot)
+            tables: dict[str, object] = {}
+            for name in names:
+                if previous is None or inserted is None:
+                    tables[name] = cursor.execute(
+                        f'SELECT * FROM "{name}" AT (VERSION => {snapshot})'  # noqa: S608 - names from the catalog, an int
+                    ).to_arrow_table()
+                else:
+                    tables[name] = _appended(cursor, previous, name, name in inserted, snapshot)
             views = dict(
                 cursor.execute(
                     "SELECT view_name, sql FROM duckdb_views()"
@@ -160,7 +175,7 @@ class LakeCopyEngine:
                 ).fetchall()
             )
             cursor.execute("COMMIT")
-            return snapshot, tables, views
+            return snapshot, tables, views, previous is not None and inserted is not None
         finally:
             cursor.close()
 
@@ -218,6 +233,63 @@ class LakeCopyEngine:
     def close(self) -> None:
         self._copy = None
         self.lake.close()
+
+
+#: The kinds of change a catalog snapshot lists that only add rows to a table.
+_INSERTS = ("tables_inserted_into", "inlined_insert")
+
+
+def _only_inserts(
+    cursor: duckdb.DuckDBPyConnection, previous: LakeCopy | None, snapshot: int
+) -> set[str] | None:
+    """The tables rows were inserted into since ``previous`` was copied, when inserts are all
+    that changed since; None when anything else changed (or there is no previous copy)."""
+    if previous is None or previous.snapshot >= snapshot:
+        return None
+    changes = cursor.execute(
+        "SELECT changes FROM ducklake_snapshots(?) WHERE snapshot_id > ? AND snapshot_id <= ?",
+        [ALIAS, previous.snapshot, snapshot],
+    ).fetchall()
+    ids: set[int] = set()
+    for (change,) in changes:
+        for kind, values in (change or {}).items():
+            if kind not in _INSERTS:
+                return None
+            ids.update(int(value) for value in values)
+    if not ids:
+        return set()
+    # The catalog's own table of tables, in its PostgreSQL database: which ids are which names.
+    listed = ", ".join(str(table_id) for table_id in sorted(ids))
+    rows = cursor.execute(
+        "SELECT table_name FROM postgres_query(?, ?)",
+        [
+            CATALOG_ALIAS,
+            "SELECT table_name FROM ducklake_table WHERE end_snapshot IS NULL"  # noqa: S608 - ints
+            f" AND table_id IN ({listed})",
+        ],
+    ).fetchall()
+    if len(rows) != len(ids):
+        return None  # a table id the catalog does not list as live: copy the whole snapshot
+    return {str(name) for (name,) in rows}
+
+
+def _appended(
+    cursor: duckdb.DuckDBPyConnection,
+    previous: LakeCopy,
+    name: str,
+    inserted: bool,
+    snapshot: int,
+) -> object:
+    """``name``'s rows at ``snapshot``: the previous copy's, plus those inserted since."""
+    kept = previous.cursor().execute(f'SELECT * FROM "{name}"').to_arrow_table()  # noqa: S608 - a catalog name
+    if not inserted:
+        return kept
+    columns = ", ".join(f'"{column}"' for column in kept.column_names)
+    added = cursor.execute(
+        f"SELECT {columns} FROM ducklake_table_insertions(?, 'main', ?, ?, ?)",  # noqa: S608 - the copy's own column names
+        [ALIAS, name, previous.snapshot + 1, snapshot],
+    ).to_arrow_table()
+    return pa.concat_tables([kept, added.cast(kept.schema)])
 
 
 def _create_views(db: duckdb.DuckDBPyConnection, views: dict[str, str]) -> None:

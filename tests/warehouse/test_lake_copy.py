@@ -108,6 +108,25 @@ def test_reads_run_on_the_copy_and_answer_as_the_lake_does(
     assert reader.is_lake
 
 
+def test_a_copy_after_inserts_only_reads_what_was_inserted_and_equals_the_lake(
+    lake: tuple[str, str], reader: Warehouse
+) -> None:
+    """After writes that only appended rows, the new copy is the previous one plus the rows
+    inserted since; it must hold exactly what the lake holds at that snapshot."""
+    target, data_path = lake
+    reader.catalog_snapshot()
+    appended = _copy(reader).appended
+    _write_elsewhere(lake, "appended", count=3)
+    reader.catalog_snapshot()
+    assert _copy(reader).appended == appended + 1
+    with Warehouse.open(target, data_path=data_path, read_only=True) as direct:
+        for table in ("snapshots", "snapshot_authors", "price_quotes", "integrity_checks"):
+            sql = f"SELECT * FROM {table} ORDER BY ALL"
+            assert reader.query(sql).equals(direct.query(sql)), table
+        sql = "SELECT * FROM current_prices ORDER BY ALL"
+        assert reader.query(sql).equals(direct.query(sql))
+
+
 def test_a_write_by_another_process_shows_in_the_next_read_after_the_snapshot_moves(
     lake: tuple[str, str], reader: Warehouse
 ) -> None:
@@ -273,9 +292,9 @@ def test_a_lake_that_stops_answering_during_a_refresh_keeps_the_last_good_copy(
     # The catalog answers the snapshot id, then goes down while the copy is being read.
     original = copy._read_lake
 
-    def stopped_midway() -> tuple[int, dict[str, object], dict[str, str]]:
+    def stopped_midway(*args: object) -> tuple[int, dict[str, object], dict[str, str], bool]:
         running.stop()
-        return original()
+        return original(*args)  # type: ignore[arg-type]
 
     copy._read_lake = stopped_midway  # type: ignore[method-assign]
     with pytest.raises(CatalogUnreachable) as caught:
