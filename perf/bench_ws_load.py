@@ -411,13 +411,14 @@ def visibility(target: Target, team: bool, written: list[str], clock: dict, pids
         old = [at - committed for at, version in looks if at >= committed and version < reached]
         stale.append(max(old, default=0.0))
         firsts = [
-            next((at for at, version in log.get(pid, []) if version >= reached), None)
+            first
             for pid in pids
+            if (first := next((at for at, v in log.get(pid, []) if v >= reached), None)) is not None
         ]
-        if any(first is None for first in firsts):
+        if len(firsts) < len(pids):
             unseen += 1
         else:
-            everywhere.append(max(0.0, max(firsts) - committed))  # type: ignore[type-var]
+            everywhere.append(max(0.0, max(firsts) - committed))
     return {
         "writes_measured": len(stale),
         "previous_snapshot_drawn_after_commit_s": quantiles(stale),
