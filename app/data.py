@@ -10,7 +10,9 @@ write below first checks that the person's role allows it.
 One read-only ``Warehouse`` per file (``st.cache_resource``); it holds no lock on the file: each
 read below attaches it for the duration of the read only (``Warehouse.reading``), so the command
 line and other dashboard processes can write meanwhile. Query results are cached by their
-arguments and cleared when the file changes, whoever changed it.
+arguments and cleared when the file changes, whoever changed it. In team mode the reads run on
+this process's local copy of the lake's newest snapshot (``warehouse.lake_copy``), made again
+once per catalog snapshot at the start of the first page run that sees it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import csv
 import os
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -99,6 +102,7 @@ def _file_version(path: str) -> tuple[int, ...]:
 
 def _forget_if_changed(path: str) -> None:
     version = _file_version(path)
+    _log_version(version)
     seen = _seen_versions.setdefault(path, version)
     if version != seen:
         _seen_versions[path] = version
@@ -108,9 +112,24 @@ def _forget_if_changed(path: str) -> None:
         st.cache_data.clear()
 
 
+#: A file the dashboard appends a line to each time a page looks at the warehouse version it
+#: reads ("<unix time> <pid> <version>"): ``perf/bench_ws_load.py`` measures from it how long a
+#: write takes to show on the pages. Unset (always, but in that benchmark), nothing is written.
+VERSION_LOG_ENV = "TOKENDESK_VERSION_LOG"
+
+
+def _log_version(version: tuple[int, ...]) -> None:
+    log = os.environ.get(VERSION_LOG_ENV)
+    if not log:
+        return
+    line = f"{time.time():.3f} {os.getpid()} {' '.join(str(part) for part in version)}\n"
+    with open(log, "a", encoding="utf-8") as handle:  # one short line: appended whole
+        handle.write(line)
+
+
 @st.cache_resource(show_spinner=False)
 def _warehouse(path: str) -> Warehouse:
-    return Warehouse.open(path, read_only=True, seed_check=check_price_file)
+    return Warehouse.open(path, read_only=True, seed_check=check_price_file, local_copy=True)
 
 
 def warehouse() -> Warehouse:

@@ -3,8 +3,11 @@ Streamlit's websocket by a protocol-level client (no browser, nothing rendered),
 ingesting in a loop, 3 dashboard processes on one warehouse.
 
     python perf/bench_ws_load.py [--sessions 20] [--think 10] [--duration 120]
-                                 [--apps 3] [--writers 2] [--write-pause 0] [--team]
+                                 [--apps 3] [--writers 2] [--write-pause 0] [--team | --both]
                                  [--find-max [--step 20] [--max-sessions 200]]
+
+``--both`` measures file mode and then team mode in the same run, with the same settings, and
+prints the two tables one after the other.
 
 Each dashboard process is started as ``tokendesk app`` starts it (``python -m cli.main app``,
 which becomes ``python -m app.serve --warehouse … run app/streamlit_app.py …``), each on its own
@@ -32,6 +35,15 @@ writers, PostgreSQL (team mode) and this load client used in the window, and the
 (the machine is shared); in file mode also the longest unbroken holds of the warehouse file's
 lock, per process, from ``/proc/locks``. ``--find-max`` repeats the window with ``--step`` more sessions while
 the server-side p95 stays at or under 2 s with no error, and reports the largest such N.
+
+Visibility of a write: each dashboard process appends a line to a log each time a page looks at the
+warehouse version it reads (``TOKENDESK_VERSION_LOG``, ``app/data.py``). Per write, two figures:
+how long after its commit a page still drew the previous snapshot (the latest such look, over all
+processes: 0 when none did), and how long until every process had drawn a page on it (this one
+also waits for the sessions' next clicks). Commit times: team mode, the catalog snapshot's own
+time (``ducklake_snapshots``, stamped by PostgreSQL at commit); file mode, the first file
+modification time the dashboards saw at or after the snapshot row's ``created_at`` (the writer
+checkpoints before it lets go). A write committed in the window's last 5 s is counted apart.
 
 Reference measured in the same run, on the same servers, before the load: one session with no
 writer, clicking every 0.5 s for ``--reference-s`` seconds; the load's p95 is printed as a
@@ -91,6 +103,8 @@ PAGES = {
 WHAT_IFS = ("amd", "slo")
 #: The server-side p95 a number of sessions must hold to count as served.
 P95_TARGET_S = 2.0
+#: The dashboards' log of the warehouse versions their pages read (``app/data.py``).
+VERSION_LOG_ENV = "TOKENDESK_VERSION_LOG"
 
 
 @dataclass
@@ -305,6 +319,7 @@ def window_run(
         threading.Thread(target=locks.run, daemon=True).start()
     tally = Tally()
     load_before = os.getloadavg()[0]
+    clock: dict[str, float] = {}
 
     async def everyone() -> tuple[dict, dict]:
         tasks = [
@@ -312,9 +327,11 @@ def window_run(
             for i in range(sessions)
         ]
         await window.wait()
+        clock["start"] = time.time()
         before = meter.read()
         sampler.start()
         await asyncio.gather(*tasks)
+        clock["end"] = time.time()
         return before, meter.read()
 
     before, after = asyncio.run(everyone())
@@ -331,7 +348,84 @@ def window_run(
     result = summary(tally, window, writes, lost, before, after, load_before, meter, sessions)
     if server is None:
         result["longest_holds_of_the_warehouse_file"] = locks.report()
+    if args.writers:
+        result["visibility"] = visibility(target, server is not None, written, clock, app_pids)
     return result
+
+
+#: A write committed this close to the window's end may have had no page run after it.
+LATE_S = 5.0
+
+
+def commits(target: Target, team: bool, written: list[str], clock: dict) -> list[tuple]:
+    """(what a process's version must reach, when the write was stamped, as Unix seconds) for
+    each write: team mode its catalog snapshot and commit time, file mode its row's time."""
+    with target.open() as wh:
+        if team:
+            rows = (
+                wh.cursor()
+                .execute(
+                    "SELECT snapshot_id, epoch(snapshot_time) FROM ducklake_snapshots(?)"
+                    " WHERE epoch(snapshot_time) >= ?",
+                    ["tokendesk_lake", clock["start"]],
+                )
+                .fetchall()
+            )
+            return [(int(sid), float(at)) for sid, at in rows]
+        if not written:
+            return []
+        marks = ", ".join("?" for _ in written)
+        frame = wh.query(
+            f"SELECT epoch(created_at) AS at FROM snapshots WHERE snapshot_id IN ({marks})",  # noqa: S608
+            written,
+        )
+        return [(float(at), float(at)) for at in frame["at"]]
+
+
+def read_version_log(path: Path, team: bool) -> dict[int, list[tuple[float, float]]]:
+    """pid -> [(time, the version as one number)], in order: team mode the catalog snapshot id,
+    file mode the newer modification time of the file and its write-ahead log."""
+    seen: dict[int, list[tuple[float, float]]] = {}
+    if not path.exists():
+        return seen
+    for line in path.read_text(encoding="utf-8").splitlines():
+        words = line.split()
+        at, pid, parts = float(words[0]), int(words[1]), [int(w) for w in words[2:]]
+        version = parts[0] if team else max(parts[0], parts[2]) / 1e9
+        seen.setdefault(pid, []).append((at, version))
+    return seen
+
+
+def visibility(target: Target, team: bool, written: list[str], clock: dict, pids: list) -> dict:
+    """Seconds from each write's commit until every dashboard process had a page run on it."""
+    log = read_version_log(Path(os.environ[VERSION_LOG_ENV]), team)
+    versions = sorted({version for looks in log.values() for _, version in looks})
+    stale, everywhere, late, unseen = [], [], 0, 0
+    for reached, stamped in commits(target, team, written, clock):
+        # File mode: the write's commit is the file's first modification time seen after it.
+        committed = stamped if team else next((v for v in versions if v >= stamped), stamped)
+        if committed > clock["end"] - LATE_S:
+            late += 1
+            continue
+        looks = [(at, version) for pid in pids for at, version in log.get(pid, [])]
+        old = [at - committed for at, version in looks if at >= committed and version < reached]
+        stale.append(max(old, default=0.0))
+        firsts = [
+            first
+            for pid in pids
+            if (first := next((at for at, v in log.get(pid, []) if v >= reached), None)) is not None
+        ]
+        if len(firsts) < len(pids):
+            unseen += 1
+        else:
+            everywhere.append(max(0.0, max(firsts) - committed))
+    return {
+        "writes_measured": len(stale),
+        "previous_snapshot_drawn_after_commit_s": quantiles(stale),
+        "commit_to_a_page_run_on_it_in_every_process_s": quantiles(everywhere),
+        "committed_in_the_last_5_s": late,
+        "not_reached_by_every_process_in_the_window": unseen,
+    }
 
 
 def summary(
@@ -419,31 +513,12 @@ def print_table(results: list[dict], mode: str) -> None:
         print(f"  {page:<11} {figures}")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sessions", type=int, default=20)
-    parser.add_argument("--think", type=float, default=10.0, help="mean reading time, s")
-    parser.add_argument("--duration", type=float, default=120.0, help="measured window, s")
-    parser.add_argument("--apps", type=int, default=3, help="dashboard processes")
-    parser.add_argument("--writers", type=int, default=2)
-    parser.add_argument(
-        "--write-pause", type=float, default=0.0, help="s each writer waits between writes"
-    )
-    parser.add_argument("--arrival", type=float, default=0.25, help="s between two arrivals")
-    parser.add_argument("--team", action="store_true", help="DuckLake on a real PostgreSQL")
-    parser.add_argument(
-        "--find-max", action="store_true", help="add --step sessions while p95 <= 2 s, 0 errors"
-    )
-    parser.add_argument(
-        "--reference-s", type=float, default=30.0, help="window of the one-session reference"
-    )
-    parser.add_argument("--step", type=int, default=20)
-    parser.add_argument("--max-sessions", type=int, default=200)
-    args = parser.parse_args()
-    load_at_start = os.getloadavg()
+def measure(args: argparse.Namespace, team: bool) -> tuple[dict, list[dict]]:
+    """The reference and the load windows of one mode, on servers started for it."""
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         folder = Path(tmp)
-        server = stack.enter_context(postgres_server()) if args.team else None
+        os.environ[VERSION_LOG_ENV] = str(folder / "versions.log")  # the servers inherit it
+        server = stack.enter_context(postgres_server()) if team else None
         if server is not None:
             target = Target(server.create_database("ws_load"), str(folder / "lake-data"))
             command = [*TOKENDESK, "db", "init", "--db", target.db]
@@ -479,17 +554,21 @@ def main() -> None:
             for process, _ in apps:
                 process.terminate()
                 process.wait(timeout=30)
-    mode = "team mode (DuckLake + PostgreSQL)" if args.team else "file mode (one DuckDB file)"
+    return reference, results
+
+
+def report_mode(args: argparse.Namespace, team: bool, reference: dict, results: list[dict]) -> None:
+    mode = "team mode (DuckLake + PostgreSQL)" if team else "file mode (one DuckDB file)"
     served = [r["sessions"] for r in results if held(r)]
     report = {
-        "setup": {**vars(args), "warehouse": mode, "load_average_at_start": load_at_start},
+        "setup": {**vars(args), "warehouse": mode},
         "reference_one_session_no_writers": reference,
         "runs": results,
         "largest_sessions_held": max(served) if served else None,
     }
     out = ROOT / "perf" / "out"
     out.mkdir(exist_ok=True)
-    name = "bench_ws_load" + ("_team" if args.team else "") + ".json"
+    name = "bench_ws_load" + ("_team" if team else "") + ".json"
     (out / name).write_text(json.dumps(report, indent=1) + "\n")
     print_table([reference, *results], mode)
     quiet_p95 = reference["server_time_all_runs"].get("p95_s") or float("nan")
@@ -499,10 +578,44 @@ def main() -> None:
             f"{result['sessions']} sessions: p95 {loaded_p95} s = {loaded_p95 / quiet_p95:.1f}x"
             f" the one quiet session's {quiet_p95} s (first row)"
         )
+        if "visibility" in result:
+            print(f"  a write on every process's pages: {result['visibility']}")
     print(
         f"\nlargest number of sessions held at server-side p95 <= {P95_TARGET_S:g} s with no "
         f"error: {report['largest_sessions_held']} (tried {[r['sessions'] for r in results]})"
     )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=20)
+    parser.add_argument("--think", type=float, default=10.0, help="mean reading time, s")
+    parser.add_argument("--duration", type=float, default=120.0, help="measured window, s")
+    parser.add_argument("--apps", type=int, default=3, help="dashboard processes")
+    parser.add_argument("--writers", type=int, default=2)
+    parser.add_argument(
+        "--write-pause", type=float, default=0.0, help="s each writer waits between writes"
+    )
+    parser.add_argument("--arrival", type=float, default=0.25, help="s between two arrivals")
+    parser.add_argument("--team", action="store_true", help="DuckLake on a real PostgreSQL")
+    parser.add_argument(
+        "--both", action="store_true", help="file mode, then team mode, in the same run"
+    )
+    parser.add_argument(
+        "--find-max", action="store_true", help="add --step sessions while p95 <= 2 s, 0 errors"
+    )
+    parser.add_argument(
+        "--reference-s", type=float, default=30.0, help="window of the one-session reference"
+    )
+    parser.add_argument("--step", type=int, default=20)
+    parser.add_argument("--max-sessions", type=int, default=200)
+    args = parser.parse_args()
+    print(f"load average at start: {os.getloadavg()}")
+    modes = (False, True) if args.both else (args.team,)
+    measured = [(team, *measure(args, team)) for team in modes]
+    for team, reference, results in measured:
+        report_mode(args, team, reference, results)
+    print(f"load average at the end: {os.getloadavg()}")
 
 
 if __name__ == "__main__":

@@ -279,6 +279,9 @@ class LakeEngine:
         self._write_lock = threading.RLock()  # this process's writers take turns
         self._renew_lock = threading.Lock()
         self._needs_renewal = False
+        #: Writes this process made through this engine: a local copy of the lake
+        #: (``lake_copy.py``) catches up after one.
+        self.writes = 0
         self._db = self._connect()
 
     def _connect(self) -> duckdb.DuckDBPyConnection:
@@ -429,6 +432,7 @@ class LakeEngine:
             cursor = self.cursor()
             try:
                 yield cursor
+                self.writes += 1
             except duckdb.Error as exc:
                 # Lost before or during the commit: PostgreSQL commits the catalog snapshot whole
                 # or not at all, so the write either landed entirely or left nothing.

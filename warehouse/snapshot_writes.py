@@ -33,6 +33,7 @@ from warehouse.engine import (
 from warehouse.lake import (
     LakeEngine,
 )
+from warehouse.lake_copy import LakeCopyEngine
 from warehouse.price_rows import PRICE_COLUMNS, price_row, utc_naive
 
 RESULT_COLUMNS = tuple(
@@ -88,7 +89,7 @@ class SnapshotWrites:
     them; what they use of it is declared below."""
 
     if TYPE_CHECKING:
-        _engine: FileEngine | MemoryEngine | LakeEngine
+        _engine: FileEngine | MemoryEngine | LakeEngine | LakeCopyEngine
         read_only: bool
         on_wait: WaitReporter | None
         actor: Principal

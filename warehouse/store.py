@@ -41,6 +41,7 @@ from warehouse.lake import (
     is_lake_target,
     unreachable_reason,
 )
+from warehouse.lake_copy import LakeCopyEngine
 from warehouse.migrations import MIGRATIONS, Migration, pending_migrations
 from warehouse.price_rows import PRICE_COLUMNS, utc_naive
 from warehouse.queries import cost_options
@@ -72,7 +73,7 @@ class Warehouse(SnapshotWrites):
 
     def __init__(
         self,
-        engine: FileEngine | MemoryEngine | LakeEngine,
+        engine: FileEngine | MemoryEngine | LakeEngine | LakeCopyEngine,
         path: str,
         read_only: bool,
         on_wait: WaitReporter | None = None,
@@ -101,6 +102,7 @@ class Warehouse(SnapshotWrites):
         on_wait: WaitReporter | None = None,
         actor: Principal | None = None,
         data_path: str | None = None,
+        local_copy: bool = False,
     ) -> Warehouse:
         """Open (and, on first use, build from the bundled ``data/``) the warehouse at ``path``.
 
@@ -119,10 +121,16 @@ class Warehouse(SnapshotWrites):
         example workspace only; a read-only open with ``build=False`` refuses a missing file.
         ``actor`` is who writes (default: the local user); the build and migrations are the
         installation's own and are recorded under the local user.
+
+        ``local_copy`` (team mode, for a long-lived reader: the dashboard): reads run on a local
+        in-memory copy of the lake's newest snapshot, made again once per catalog snapshot when
+        ``catalog_snapshot()`` sees a new one (``lake_copy.py``); writes still go to the lake.
         """
         target = str(path if path is not None else default_db_path())
         if is_lake_target(target):
             warehouse = cls._open_lake(target, data_path, build, seed_check, on_wait, read_only)
+            if local_copy and isinstance(warehouse._engine, LakeEngine):
+                warehouse._engine = LakeCopyEngine(warehouse._engine)
             warehouse.read_only = read_only
             warehouse.actor = actor or warehouse.actor
             return warehouse
@@ -240,26 +248,38 @@ class Warehouse(SnapshotWrites):
     @property
     def is_lake(self) -> bool:
         """True for a team-mode (DuckLake) warehouse."""
-        return isinstance(self._engine, LakeEngine)
+        return self._lake() is not None
+
+    @property
+    def local_copy(self) -> LakeCopyEngine | None:
+        """Team mode opened with ``local_copy``: the copy the reads run on; None otherwise."""
+        return self._engine if isinstance(self._engine, LakeCopyEngine) else None
+
+    def _lake(self) -> LakeEngine | None:
+        if isinstance(self._engine, LakeCopyEngine):
+            return self._engine.lake
+        return self._engine if isinstance(self._engine, LakeEngine) else None
 
     def next_ids(self, counter: str, count: int) -> list[int] | None:
         """Ids for rows about to be written, where the engine has no sequences (DuckLake);
         None where the table's own DEFAULT numbers them (an embedded file)."""
-        if isinstance(self._engine, LakeEngine):
-            return self._engine.next_ids(counter, count)
-        return None
+        lake = self._lake()
+        return lake.next_ids(counter, count) if lake is not None else None
 
     def catalog_snapshot(self) -> int | None:
         """Team mode: the newest committed DuckLake snapshot (changes with every write made by
-        any process); None for a file, whose writes show in its modification time."""
-        if isinstance(self._engine, LakeEngine):
+        any process); None for a file, whose writes show in its modification time. With a local
+        copy: the snapshot its reads see, brought up to the newest first (unless another thread
+        is doing that now; its reads keep the previous copy until the new one is complete)."""
+        if isinstance(self._engine, LakeCopyEngine | LakeEngine):
             return self._engine.catalog_snapshot()
         return None
 
     def advance_id_counters(self) -> None:
         """After rows were copied in with their ids, let new ids start past them (team mode)."""
-        if isinstance(self._engine, LakeEngine):
-            self._engine.advance_id_counters()
+        lake = self._lake()
+        if lake is not None:
+            lake.advance_id_counters()
 
     def close(self) -> None:
         if not self._closed:

@@ -285,7 +285,8 @@ def test_the_dashboard_keeps_what_it_read_while_postgres_is_down(
     assert [metric.value for metric in cached.metric] == headline
     notices = [warning.value for warning in cached.warning]
     assert any("catalog server does not answer" in n and "nothing is" in n for n in notices)
-    # Pages whose reads are not cached: the plain notice instead of the page, no traceback.
+    # Pages whose reads are not cached: drawn from the process's local copy of the last
+    # snapshot it read (warehouse/lake_copy.py), under the same notice; no traceback.
     st.cache_data.clear()
     for never_read in ("views/benchmarks.py", "views/scenarios.py"):
         fresh = AppTest.from_file(main, default_timeout=120)
@@ -293,9 +294,9 @@ def test_the_dashboard_keeps_what_it_read_while_postgres_is_down(
         fresh.run()
         assert not fresh.exception and not fresh.error, never_read
         said = shown(" ".join(warning.value for warning in fresh.warning))
-        assert "does not answer (connection refused)" in said, (never_read, said)
-        assert "Reload in a moment" in said and "user=" not in said
-        assert ") Reload" not in said, said  # every sentence ends with its full stop
+        assert "catalog server does not answer" in said and "nothing is lost" in said, said
+        assert "read before it stopped answering" in said and "user=" not in said
+        assert fresh.dataframe or fresh.metric, never_read  # the page itself was drawn
 
     running.start()
     back = AppTest.from_file(main, default_timeout=120)
