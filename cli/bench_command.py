@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import math
 import sys
 from pathlib import Path
@@ -35,6 +34,7 @@ from cli.bench_points import print_points
 from cli.exits import fail
 from cli.shared_options import DbOption
 from pricing.integrity import check_price_file
+from tokendesk import jsontext
 from tokendesk.catalog import UnknownAcceleratorError, check_accelerator_id
 from tokendesk.terminal import make_console
 from tokendesk.textsafety import terminal_text
@@ -297,7 +297,7 @@ def _parse_load_options(
 def _write_and_show(run: SessionRun, output: Path | None) -> list:
     """Write the -o file, print the points table, and return the recordable results."""
     if output is not None:
-        output.write_text(json.dumps(run.document, indent=2) + "\n", encoding="utf-8")
+        output.write_text(jsontext.dumps(run.document, ensure_ascii=True) + "\n", encoding="utf-8")
     print_points(run.blocks, run.parity, TOKEN_BASIS_WORDS)
     results = run.results(source_file=str(output.resolve()) if output else "")
     if output is not None:

@@ -35,7 +35,7 @@ from planning import workspaces as pw
 from planning.commitment import commitments
 from planning.what_ifs import DEFAULTS, parse_custom
 from pricing.integrity import check_price_file
-from tokendesk import formatting
+from tokendesk import formatting, jsontext
 from tokendesk.labels import label, sku_label
 from tokendesk.terminal import Grid, grid_from_rows, make_console, print_table
 from tokendesk.textsafety import terminal_text
@@ -199,7 +199,7 @@ def workspace_from_bill(
     ) as exc:
         raise fail(f"{exc}. The warehouse is unchanged.") from None
     if fmt == BillFormat.JSON:
-        _write((json.dumps(report.as_dict(), indent=2, ensure_ascii=False) + "\n").encode(), None)
+        _write((jsontext.dumps(report.as_dict()) + "\n").encode(), None)
     elif fmt == BillFormat.YAML:
         sys.stdout.write(pw.export_yaml(report.workspace))
     else:
@@ -322,7 +322,7 @@ def workspace_demand_from(
     except (TraceFileError, TrafficError) as exc:
         raise fail(str(exc)) from None
     if fmt == DemandFormat.JSON:
-        sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(jsontext.dumps(doc) + "\n")
         return
     rows = [{"Figure": name, "Value": value} for name, value in demand_rows(doc)]
     print_table(
