@@ -319,8 +319,10 @@ def workspace_demand_from(
     what the trace cannot support. Reads the file only; the workspace is unchanged."""
     try:
         doc = trace_document(file)
-    except (TraceFileError, TrafficError) as exc:
+    except TraceFileError as exc:
         raise fail(str(exc)) from None
+    except TrafficError as exc:  # the trace read whole, but supports no demand: name the file
+        raise fail(f"{file.name}: {exc}") from None
     if fmt == DemandFormat.JSON:
         sys.stdout.write(jsontext.dumps(doc) + "\n")
         return

@@ -33,6 +33,7 @@ CASES: list[dict] = MANIFEST["cases"]
 FILE_CASES = [c for c in CASES if c["command"] in ("ingest", "import")]
 WORKSPACE_CASES = [c for c in CASES if c["command"] == "workspace"]
 BILL_CASES = [c for c in CASES if c["command"] == "from-bill"]
+TRACE_CASES = [c for c in CASES if c["command"] == "demand-from"]
 #: Wall-clock bound of one case (the slowest take about a second on a loaded machine).
 CASE_LIMIT_S = 30
 #: Python allocations one case may make (an expanded alias bomb would take gigabytes).
@@ -84,6 +85,12 @@ def _materialise(name: str, tmp_path: Path) -> tuple[str, str]:
         big = tmp_path / "big_workspace.yaml"
         big.write_text("# padding\n" * 60_000, encoding="utf-8")  # 600 KiB of comments
         return str(big), "big_workspace.yaml"
+    if name == "@oversized_trace":
+        big = tmp_path / "trace_50m_rows.csv"
+        with big.open("wb") as handle:  # sparse: the size a 50M-row trace has, no disk used
+            handle.write(b"TIMESTAMP,ContextTokens,GeneratedTokens\n")
+            handle.truncate(50_000_000 * 42)
+        return str(big), "trace_50m_rows.csv"
     if name == "@ansi_name":
         hostile = tmp_path / "evil\x1b[2J\x1b[31mname.csv"
         hostile.write_bytes((CORPUS / "name_ansi_red_provider.csv").read_bytes())
@@ -166,13 +173,17 @@ COMMANDS = {
     "workspace": ["workspace", "import"],
     # --save: a bill that got past the checks would be stored; JSON: what a script would read.
     "from-bill": ["workspace", "from-bill"],
+    "demand-from": ["workspace", "demand-from"],
 }
-OPTIONS = {"from-bill": ["--save", "--format", "json"]}
+OPTIONS = {"from-bill": ["--save", "--format", "json"], "demand-from": ["--format", "json"]}
+#: Commands that only read a file (no warehouse option).
+NO_DB = {"demand-from"}
 SURFACES = {
     "ingest": "db ingest",
     "import": "bench import",
     "workspace": "workspace import",
     "from-bill": "workspace from-bill",
+    "demand-from": "workspace demand-from",
 }
 
 
@@ -180,7 +191,8 @@ def _run(entry: dict, db: Path, tmp_path: Path, capsys) -> tuple[int, str, tuple
     args, shown = zip(*(_materialise(name, tmp_path) for name in entry["files"]), strict=True)
     command = entry["command"]
     with bounded(entry["id"], SURFACES[command]), pytest.raises(SystemExit) as exit_info:
-        main([*COMMANDS[command], *args, *OPTIONS.get(command, []), "--db", str(db)])
+        db_args = [] if command in NO_DB else ["--db", str(db)]
+        main([*COMMANDS[command], *args, *OPTIONS.get(command, []), *db_args])
     out = capsys.readouterr()
     output = out.out + out.err
     MEASURED[entry["id"]]["fault"] = "fault in tokendesk" in output
@@ -264,6 +276,23 @@ def test_hostile_bill_is_refused_by_file_row_and_column_and_saves_nothing(
         assert data_digest(warehouse) == template[1]
 
 
+@pytest.mark.parametrize("entry", TRACE_CASES, ids=[c["id"] for c in TRACE_CASES])
+def test_hostile_trace_is_refused_by_file_and_line_in_bounded_time(
+    entry, template, tmp_path, capsys
+):
+    db = tmp_path / "w.duckdb"
+    shutil.copy(template[0], db)
+    code, output, shown = _run(entry, db, tmp_path, capsys)
+
+    assert code == 2, output
+    assert "fault in tokendesk" not in output and "Traceback" not in output
+    assert len(output) < MAX_OUTPUT_CHARS, f"{len(output)} characters: {output[:300]}"
+    lowered = " ".join(output.lower().split())
+    for fragment in entry["expect"]:
+        assert fragment.lower() in lowered, output
+    assert clean_text(Path(shown[-1]).name) in output, output
+
+
 def test_the_corpus_covers_every_class_with_at_least_80_inputs():
     classes = {c["class"] for c in CASES}
     assert len(CASES) >= 80
@@ -282,5 +311,6 @@ def test_the_corpus_covers_every_class_with_at_least_80_inputs():
         "secrets",
         "multi-file",
         "bill",
+        "trace",
     } <= classes
     assert {c["command"] for c in CASES} == set(COMMANDS)
