@@ -323,7 +323,7 @@ def verify_bundle_cmd(
 
 def serve_fake_cmd(
     host: Annotated[str, typer.Option(help="Listen address (keep it on loopback).")] = "127.0.0.1",
-    port: Annotated[int, typer.Option()] = 8000,
+    port: Annotated[int, typer.Option(min=1, max=65_535)] = 8000,
     ttft_ms: Annotated[float, typer.Option(help="Delay before the first token.")] = 50.0,
     itl_ms: Annotated[float, typer.Option(help="Interval between tokens.")] = 10.0,
     output_tokens: Annotated[

@@ -9,7 +9,7 @@ from typing import Annotated, NoReturn
 
 import typer
 
-from benchmarks.bulk import IMPORTED, NEEDS_FLAG, REFUSED, import_tree, summary
+from benchmarks.bulk import IMPORTED, NEEDS_FLAG, REFUSED, ResultTreeError, import_tree, summary
 from benchmarks.checked_import import CheckedFile, read_and_check
 from benchmarks.errors import ResultFileError
 from benchmarks.importers import ImportOverrides
@@ -155,7 +155,10 @@ def import_tree_cmd(
         precision=precision,
         skip_unknown_accelerators=skip_unknown_hardware,
     )
-    outcomes = import_tree(root, overrides, accept=accept_implausible)
+    try:
+        outcomes = import_tree(root, overrides, accept=accept_implausible)
+    except ResultTreeError as exc:
+        raise fail(f"{exc}. Nothing was imported; the warehouse is unchanged.") from None
     if not outcomes:
         raise fail(f"{root}: no result files found (see `tokendesk bench import-tree --help`)")
     counts = summary(outcomes)

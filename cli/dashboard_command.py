@@ -17,7 +17,7 @@ console = make_console()
 
 
 def run_app(
-    port: Annotated[int, typer.Option(help="Port to serve on.")] = 8501,
+    port: Annotated[int, typer.Option(min=1, max=65_535, help="Port to serve on.")] = 8501,
     host: Annotated[
         str,
         typer.Option(

@@ -62,13 +62,23 @@ class ScenarioFormat(StrEnum):
     CSV = "csv"
 
 
+#: The file ``scenarios --format json -o FOLDER`` writes in that folder.
+SCENARIOS_JSON = "scenarios.json"
+
+
 def _write(data: bytes, output: Path | None) -> None:
     if output is None or str(output) == "-":
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
-    else:
+        return
+    try:
         output.write_bytes(data)
-        err.print(f"wrote {output} ({len(data):,} bytes)")
+    except OSError as exc:  # a missing folder, no permission, a full disk: said, not a fault
+        raise fail(
+            f"{output}: cannot write ({exc.strerror or exc}); choose another -o path."
+            " The warehouse is unchanged."
+        ) from None
+    err.print(f"wrote {output} ({len(data):,} bytes)")
 
 
 @workspace_app.command("import")
@@ -415,7 +425,7 @@ def scenarios(
     except (pw.WorkspaceFileError, WarehouseError, ValueError) as exc:
         raise fail(str(exc)) from None
     if fmt == ScenarioFormat.JSON:
-        _write((wp.results_json(ev) + "\n").encode(), output)
+        _write((wp.results_json(ev) + "\n").encode(), output_path(output, SCENARIOS_JSON, "json"))
     elif fmt != ScenarioFormat.TABLE:
         from briefs.render import render_document
 

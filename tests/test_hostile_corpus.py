@@ -9,6 +9,7 @@ Every case is bounded: it must finish within ``CASE_LIMIT_S`` and allocate less 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -34,6 +35,7 @@ FILE_CASES = [c for c in CASES if c["command"] in ("ingest", "import")]
 WORKSPACE_CASES = [c for c in CASES if c["command"] == "workspace"]
 BILL_CASES = [c for c in CASES if c["command"] == "from-bill"]
 TRACE_CASES = [c for c in CASES if c["command"] == "demand-from"]
+CLI_CASES = [c for c in CASES if c["command"] == "cli"]
 #: Wall-clock bound of one case (the slowest take about a second on a loaded machine).
 CASE_LIMIT_S = 30
 #: Python allocations one case may make (an expanded alias bomb would take gigabytes).
@@ -91,6 +93,33 @@ def _materialise(name: str, tmp_path: Path) -> tuple[str, str]:
             handle.write(b"TIMESTAMP,ContextTokens,GeneratedTokens\n")
             handle.truncate(50_000_000 * 42)
         return str(big), "trace_50m_rows.csv"
+    if name == "@deep_tree":
+        folder = tmp_path / "tree"
+        folder.mkdir()
+        deepest = os.open(folder, os.O_RDONLY)
+        for _ in range(3000):  # relative to a folder handle: the path outgrows PATH_MAX
+            os.mkdir("d", dir_fd=deepest)
+            inner = os.open("d", os.O_RDONLY, dir_fd=deepest)
+            os.close(deepest)
+            deepest = inner
+        os.close(os.open("summary_results.json", os.O_CREAT | os.O_WRONLY, dir_fd=deepest))
+        os.close(deepest)
+        return str(folder), "tree"
+    if name == "@many_regions_prices":
+        # 4,000 regions of one H100 instance: each region joins every H100 result, which puts
+        # the options to plan on past the engine's limit (the quotes themselves are fine).
+        prices = tmp_path / "many_regions.csv"
+        header = "provider,region,instance_type,accelerator_id,accelerator_count,pricing_model,"
+        rows = [
+            f"acme,r-{i:05d},x8,nvidia-h100-sxm-80gb,8,on_demand,"
+            f"{20 + (i % 97) / 10},acme sheet,2026-11-01"
+            for i in range(4_000)
+        ]
+        text = header + "usd_per_hour,source,observed_at\n" + "\n".join(rows) + "\n"
+        prices.write_text(text, encoding="utf-8")
+        return str(prices), "many_regions.csv"
+    if name == "@missing_folder_file":
+        return str(tmp_path / "no_such_folder" / "out.json"), "out.json"
     if name == "@ansi_name":
         hostile = tmp_path / "evil\x1b[2J\x1b[31mname.csv"
         hostile.write_bytes((CORPUS / "name_ansi_red_provider.csv").read_bytes())
@@ -293,6 +322,71 @@ def test_hostile_trace_is_refused_by_file_and_line_in_bounded_time(
     assert clean_text(Path(shown[-1]).name) in output, output
 
 
+def _remove_deep_tree(folder: Path) -> None:
+    """Remove the 3,000-deep tree bottom-up without recursion (shutil.rmtree, and so pytest's
+    own clean-up of tmp_path, recurses once per level and would fail on it)."""
+    handles = [os.open(folder, os.O_RDONLY)]
+    while "d" in os.listdir(handles[-1]):
+        handles.append(os.open("d", os.O_RDONLY, dir_fd=handles[-1]))
+    os.unlink("summary_results.json", dir_fd=handles[-1])
+    for child in range(len(handles) - 1, 0, -1):
+        os.close(handles[child])
+        os.rmdir("d", dir_fd=handles[child - 1])
+    os.close(handles[0])
+
+
+def _disk_full_on_write(monkeypatch) -> None:
+    """The write layer runs, then the disk fills: what was written inside the transaction must
+    be rolled back whole."""
+    from warehouse.snapshot_writes import SnapshotWrites
+
+    for name in ("ingest_price_frames", "ingest_results"):
+        original = getattr(SnapshotWrites, name)
+
+        def full(self, *args, _original=original, **kwargs):
+            _original(self, *args, **kwargs)
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        monkeypatch.setattr(SnapshotWrites, name, full)
+
+
+@pytest.mark.parametrize("entry", CLI_CASES, ids=[c["id"] for c in CLI_CASES])
+def test_hostile_command_line_is_answered_plainly_and_changes_nothing(
+    entry, template, tmp_path, capsys, monkeypatch
+):
+    db = tmp_path / "w.duckdb"
+    shutil.copy(template[0], db)
+    before = _workspace_versions(db)
+    monkeypatch.chdir(tmp_path)
+    if entry["inject"] == "enospc":
+        _disk_full_on_write(monkeypatch)
+    args = [
+        _materialise(a, tmp_path)[0] if a.startswith("@") or (CORPUS / a).is_file() else a
+        for a in entry["args"]
+    ]
+    try:
+        with (
+            bounded(entry["id"], f"cli: {entry['args'][0]}"),
+            pytest.raises(SystemExit) as exit_info,
+        ):
+            main([*args, "--db", str(db)])
+    finally:
+        if "@deep_tree" in entry["args"]:
+            _remove_deep_tree(tmp_path / "tree")
+    out = capsys.readouterr()
+    output = out.out[-MAX_OUTPUT_CHARS:] + out.err
+    MEASURED[entry["id"]]["fault"] = "fault in tokendesk" in output
+
+    assert (exit_info.value.code or 0) == entry["code"], output
+    assert "fault in tokendesk" not in output and "Traceback" not in output
+    lowered = " ".join(output.lower().split())
+    for fragment in entry["expect"]:
+        assert fragment.lower() in lowered, output
+    assert _workspace_versions(db) == before
+    with Warehouse.open(db, read_only=True) as warehouse:
+        assert data_digest(warehouse) == template[1]
+
+
 def test_the_corpus_covers_every_class_with_at_least_80_inputs():
     classes = {c["class"] for c in CASES}
     assert len(CASES) >= 80
@@ -312,5 +406,6 @@ def test_the_corpus_covers_every_class_with_at_least_80_inputs():
         "multi-file",
         "bill",
         "trace",
+        "cli",
     } <= classes
-    assert {c["command"] for c in CASES} == set(COMMANDS)
+    assert {c["command"] for c in CASES} == {*COMMANDS, "cli"}
