@@ -12,6 +12,7 @@ runs and per-request dumps of an MLPerf round are not read at all.
 from __future__ import annotations
 
 import fnmatch
+import os
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -70,12 +71,65 @@ class FileOutcome:
     flags: tuple[str, ...] = ()
 
 
+#: Deepest folder a tree is walked to: an MLPerf submission nests about 10 folders
+#: (closed/ORG/results/SYSTEM/MODEL/SCENARIO/performance/run_1); thousands of levels are no
+#: result tree, and a recursive walk of them would exhaust the stack.
+MAX_TREE_DEPTH = 40
+#: Most entries (files and folders) one tree walk visits (an MLPerf round has ~100,000).
+MAX_TREE_ENTRIES = 2_000_000
+
+
+class ResultTreeError(ValueError):
+    """A folder cannot be walked as a results tree; the message names the folder and why."""
+
+
+def _walk(root: Path) -> list[Path]:
+    """Every file under ``root`` (symbolic links to folders not followed: a link loop would never
+    end), walked with a stack, not recursion, to ``MAX_TREE_DEPTH`` folders."""
+    files: list[Path] = []
+    stack: list[tuple[Path, int]] = [(root, 0)]
+    seen = 0
+    while stack:
+        folder, depth = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError as exc:
+            raise ResultTreeError(
+                f"{_shown(folder)}: cannot be read ({exc.strerror or exc})"
+            ) from None
+        seen += len(entries)
+        if seen > MAX_TREE_ENTRIES:
+            raise ResultTreeError(
+                f"{root}: more than {MAX_TREE_ENTRIES:,} files and folders; import its"
+                " sub-folders one at a time"
+            )
+        for entry in entries:
+            path = Path(entry.path)
+            if entry.is_dir(follow_symlinks=False):
+                if depth + 1 > MAX_TREE_DEPTH:
+                    raise ResultTreeError(
+                        f"{_shown(path)}: folders nest more than {MAX_TREE_DEPTH} deep"
+                        " under the tree; no result tree does: import the folder that holds"
+                        " the results"
+                    )
+                stack.append((path, depth + 1))
+            elif entry.is_file():
+                files.append(path)
+    return sorted(files)
+
+
+def _shown(path: Path) -> str:
+    """A folder as an error shows it: its middle cut when it is long."""
+    text = str(path)
+    return text if len(text) <= 160 else f"{text[:60]} … {text[-80:]}"
+
+
 def result_files(root: Path) -> Iterator[Path]:
     """The result files under ``root`` (or ``root`` itself), in a stable order."""
     if root.is_file():
         yield root
         return
-    for path in sorted(root.rglob("*")):
+    for path in _walk(root):
         folders = path.relative_to(root).parts[:-1]
         if not path.is_file() or SKIPPED_FOLDERS.intersection(folders):
             continue

@@ -21,13 +21,15 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
+import stat
 from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from tokendesk.textsafety import clean_text, safe_message
+from tokendesk.textsafety import clean_text, json_depth_ok, safe_message
 
 AZURE_HEADER = ("TIMESTAMP", "ContextTokens", "GeneratedTokens")
 #: Mooncake's README: "The block size is 512 tokens."
@@ -35,6 +37,13 @@ MOONCAKE_BLOCK_TOKENS = 512
 NO_ZONE = "as recorded (the release states no time zone)"
 #: A prompt or a reply longer than this is a broken row, not traffic (no model reads 100M tokens).
 MAX_TOKENS_PER_REQUEST = 100_000_000
+
+#: Longest span a trace may cover: the public releases cover an hour to a week; a span of
+#: centuries is a broken time stamp, and would ask for millions of per-hour buckets.
+MAX_SPAN_S = 366 * 86_400.0
+#: Largest trace file read (about 35 million Azure rows; the week-long releases have 17 and 27
+#: million): a larger file would need gigabytes of memory. Split it, or keep its busiest week.
+MAX_TRACE_BYTES = 1536 * 1024 * 1024
 
 FORMAT_TITLES = {
     "azure-2023": "Azure LLM inference trace (2023 release)",
@@ -133,7 +142,9 @@ def read_azure(name: str, lines: Iterable[str]) -> Trace:
             raise TraceFileError(name, where, "TIMESTAMP mixes times with and without a UTC offset")
         if first is None:
             first = stamp
-        trace.arrival_s.append((stamp - first).total_seconds())
+        offset = (stamp - first).total_seconds()
+        _check_span(offset, name, where, "TIMESTAMP")
+        trace.arrival_s.append(offset)
         trace.input_tokens.append(_count(row[1], name, where, "ContextTokens"))
         trace.output_tokens.append(_count(row[2], name, where, "GeneratedTokens"))
     if first is None:
@@ -159,6 +170,8 @@ def read_mooncake(name: str, lines: Iterable[str]) -> Trace:
         if not line.strip():
             continue
         where = f"line {number}"
+        if not json_depth_ok(line):
+            raise TraceFileError(name, where, "nested deeper than a trace row can be")
         try:
             row = json.loads(line)
         except ValueError as exc:
@@ -166,7 +179,12 @@ def read_mooncake(name: str, lines: Iterable[str]) -> Trace:
         if not isinstance(row, dict):
             raise TraceFileError(name, where, "expected an object")
         stamp = row.get("timestamp")
-        if isinstance(stamp, bool) or not isinstance(stamp, int | float) or stamp < 0:
+        if (
+            isinstance(stamp, bool)
+            or not isinstance(stamp, int | float)
+            or not math.isfinite(stamp)
+            or stamp < 0
+        ):
             raise TraceFileError(
                 name, where, f"timestamp must be milliseconds from the trace start, not {stamp!r}"
             )
@@ -177,7 +195,9 @@ def read_mooncake(name: str, lines: Iterable[str]) -> Trace:
             raise TraceFileError(name, where, "hash_ids must be a list of whole numbers")
         if first_ms is None:
             first_ms = float(stamp)
-        trace.arrival_s.append((float(stamp) - first_ms) / 1000.0)
+        offset = (float(stamp) - first_ms) / 1000.0
+        _check_span(offset, name, where, "timestamp")
+        trace.arrival_s.append(offset)
         for key, target in (
             ("input_length", trace.input_tokens),
             ("output_length", trace.output_tokens),
@@ -189,6 +209,17 @@ def read_mooncake(name: str, lines: Iterable[str]) -> Trace:
     if first_ms is None:
         raise TraceFileError(name, "", "no requests in the file")
     return trace
+
+
+def _check_span(offset_s: float, file: str, where: str, field_name: str) -> None:
+    if abs(offset_s) > MAX_SPAN_S:
+        raise TraceFileError(
+            file,
+            where,
+            f"{field_name} is {abs(offset_s) / 86_400:,.0f} days from the first request's; a"
+            f" trace may span at most {MAX_SPAN_S / 86_400:,.0f} days: fix the time stamp or"
+            " split the trace",
+        )
 
 
 def _first_line(text_lines: Iterator[str]) -> tuple[str, list[str]]:
@@ -232,36 +263,47 @@ def _chain(seen: list[str], stream: Iterator[str]) -> Iterator[str]:
     yield from stream
 
 
+#: Rows pandas parses at a time: memory holds one chunk's text, not the whole file's (a
+#: 5-million-row trace read at once peaked at 1.1 GB, mostly the time stamps as Python strings).
+_CHUNK_ROWS = 500_000
+
+
 def _azure_fast(name: str, source: Path | io.BytesIO) -> Trace | None:
-    """An Azure trace through pandas' C parser: about ten times faster than row by row (the
-    week-long files have 17 and 27 million rows). None when any row needs the careful reader,
-    which then names the line and the field."""
+    """An Azure trace through pandas' C parser, a chunk at a time: about ten times faster than
+    row by row (the week-long files have 17 and 27 million rows), in memory bounded by the
+    arrays it keeps. None when any row needs the careful reader, which then names the line and
+    the field."""
     import pandas as pd
 
+    trace = Trace(name=name, format="azure-2023")
+    first = None
     try:
-        frame = pd.read_csv(
+        chunks = pd.read_csv(
             source,
             encoding="utf-8-sig",
             dtype={"TIMESTAMP": str, "ContextTokens": "int64", "GeneratedTokens": "int64"},
+            chunksize=_CHUNK_ROWS,
         )
-        if [str(c).strip() for c in frame.columns] != list(AZURE_HEADER) or frame.empty:
-            return None
-        # pandas also reads words ("now", "today") as times: only dates go the fast way
-        if not frame["TIMESTAMP"].str.match(r"\s*\d{4}-\d\d-\d\d[ T]\d", na=False).all():
-            return None
-        stamps = pd.to_datetime(frame["TIMESTAMP"], format="ISO8601")
+        for frame in chunks:
+            stamps = _fast_chunk(frame)
+            if stamps is None:
+                return None
+            if first is None:
+                first = stamps.iloc[0]
+            elif (stamps.dt.tz is None) != (first.tzinfo is None):
+                return None  # times with and without an offset: the careful reader says where
+            offsets = (stamps - first).dt.total_seconds()
+            if offsets.abs().max() > MAX_SPAN_S:
+                return None  # the careful reader names the line
+            trace.arrival_s.extend(offsets.to_numpy())
+            trace.input_tokens.extend(frame["ContextTokens"].to_numpy())
+            trace.output_tokens.extend(frame["GeneratedTokens"].to_numpy())
     except (ValueError, TypeError, OverflowError, pd.errors.ParserError):
         return None  # not a whole number, a bad or mixed-zone time, a ragged row, ...
-    counts = frame[["ContextTokens", "GeneratedTokens"]]
-    if not ((counts >= 0) & (counts <= MAX_TOKENS_PER_REQUEST)).all().all():
+    if first is None:
         return None
-    first = stamps.iloc[0]
-    trace = Trace(name=name, format="azure-2023")
-    trace.arrival_s = array("d", (stamps - first).dt.total_seconds().to_numpy())
-    trace.input_tokens = array("q", frame["ContextTokens"].to_numpy())
-    trace.output_tokens = array("q", frame["GeneratedTokens"].to_numpy())
     trace.start = first.floor("us").to_pydatetime()
-    if stamps.dt.tz is not None:
+    if first.tzinfo is not None:
         trace.format, trace.clock = "azure-2024", "UTC"
         trace.start = trace.start.astimezone(UTC)
     else:
@@ -269,8 +311,45 @@ def _azure_fast(name: str, source: Path | io.BytesIO) -> Trace | None:
     return trace
 
 
+def _fast_chunk(frame):  # pandas stays a lazy import: no annotation names it
+    """The chunk's times, or None when a row needs the careful reader."""
+    import pandas as pd
+
+    if [str(c).strip() for c in frame.columns] != list(AZURE_HEADER) or frame.empty:
+        return None
+    # pandas also reads words ("now", "today") as times: only dates go the fast way
+    if not frame["TIMESTAMP"].str.match(r"\s*\d{4}-\d\d-\d\d[ T]\d", na=False).all():
+        return None
+    counts = frame[["ContextTokens", "GeneratedTokens"]]
+    if not ((counts >= 0) & (counts <= MAX_TOKENS_PER_REQUEST)).all().all():
+        return None
+    return pd.to_datetime(frame["TIMESTAMP"], format="ISO8601")
+
+
+def _check_file(path: Path) -> None:
+    """A FIFO, a device (/dev/zero) or a directory would block or never end: refused before a
+    byte is read, as is a file too large to hold in memory."""
+    try:
+        info = path.stat()
+    except OSError as exc:
+        raise TraceFileError(path.name, "", f"cannot read ({exc.strerror or exc})") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise TraceFileError(path.name, "", "not a regular file; give the trace file itself")
+    if info.st_size > MAX_TRACE_BYTES:
+        raise TraceFileError(path.name, "", _too_large(info.st_size))
+
+
+def _too_large(size: int) -> str:
+    return (
+        f"the file is {size / 2**20:,.0f} MiB; a trace may be at most"
+        f" {MAX_TRACE_BYTES / 2**20:,.0f} MiB (about 35 million requests): keep its busiest"
+        " week, or split it"
+    )
+
+
 def read_trace(path: Path) -> Trace:
     """Read a trace file (streamed: the week-long Azure files are hundreds of megabytes)."""
+    _check_file(path)
     try:
         with path.open(encoding="utf-8", newline="") as handle:
             if handle.readline().lstrip("\ufeff").startswith("TIMESTAMP"):
@@ -287,6 +366,8 @@ def read_trace(path: Path) -> Trace:
 
 def parse_trace_bytes(name: str, data: bytes) -> Trace:
     """Read an uploaded trace."""
+    if len(data) > MAX_TRACE_BYTES:
+        raise TraceFileError(name, "", _too_large(len(data)))
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -5,7 +5,6 @@ comes from the evaluation (``planning``); nothing here prices a plan. The eviden
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
 
@@ -40,7 +39,7 @@ from costmodel.workspace_model import Workspace
 from planning.evaluation import Evaluation, as_evaluation
 from planning.verdicts import BUY_WORD, PlanVerdict
 from planning.workspaces import Knobs, view_params
-from tokendesk import formatting
+from tokendesk import formatting, jsontext
 from tokendesk.labels import sku_label
 
 # ---- rendering ---------------------------------------------------------------------------------
@@ -74,7 +73,7 @@ def results_json(found: Found) -> str:
                 decision_reason=verdicts[o.name].reason,
             )
         )
-    return json.dumps(rows, indent=2, ensure_ascii=False)
+    return jsontext.dumps(rows)
 
 
 def _shares(shares: Mapping[str, float]) -> str:

@@ -8,7 +8,6 @@ Mount at top level from ``cli.main._register_subcommands``::
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -20,6 +19,7 @@ from audit.report import summarise, to_json
 from audit.rules import RuleTableError, load_rules
 from audit.scan import AuditPathError, scan
 from cli.exits import fail
+from tokendesk import jsontext
 from tokendesk.terminal import make_console
 
 err = make_console(stderr=True)
@@ -56,7 +56,7 @@ def audit(
     except (AuditPathError, RuleTableError) as exc:
         raise fail(str(exc)) from None
     if fmt == "json":
-        data = (json.dumps(to_json(report), indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+        data = (jsontext.dumps(to_json(report), indent=1) + "\n").encode("utf-8")
     elif fmt == "pdf":
         data = pdf(report)
     else:

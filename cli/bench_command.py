@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import math
 import sys
 from pathlib import Path
@@ -35,6 +34,7 @@ from cli.bench_points import print_points
 from cli.exits import fail
 from cli.shared_options import DbOption
 from pricing.integrity import check_price_file
+from tokendesk import jsontext
 from tokendesk.catalog import UnknownAcceleratorError, check_accelerator_id
 from tokendesk.terminal import make_console
 from tokendesk.textsafety import terminal_text
@@ -298,7 +298,7 @@ def _parse_load_options(
 def _write_and_show(run: SessionRun, output: Path | None) -> list:
     """Write the -o file, print the points table, and return the recordable results."""
     if output is not None:
-        output.write_text(json.dumps(run.document, indent=2) + "\n", encoding="utf-8")
+        output.write_text(jsontext.dumps(run.document, ensure_ascii=True) + "\n", encoding="utf-8")
     print_points(run.blocks, run.parity, TOKEN_BASIS_WORDS)
     results = run.results(source_file=str(output.resolve()) if output else "")
     if output is not None:
@@ -324,7 +324,7 @@ def verify_bundle_cmd(
 
 def serve_fake_cmd(
     host: Annotated[str, typer.Option(help="Listen address (keep it on loopback).")] = "127.0.0.1",
-    port: Annotated[int, typer.Option()] = 8000,
+    port: Annotated[int, typer.Option(min=1, max=65_535)] = 8000,
     ttft_ms: Annotated[float, typer.Option(help="Delay before the first token.")] = 50.0,
     itl_ms: Annotated[float, typer.Option(help="Interval between tokens.")] = 10.0,
     output_tokens: Annotated[

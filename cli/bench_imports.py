@@ -3,14 +3,13 @@ checked against the physical bounds, shown and written (``cli.bench_command`` mo
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
 
-from benchmarks.bulk import IMPORTED, NEEDS_FLAG, REFUSED, import_tree, summary
+from benchmarks.bulk import IMPORTED, NEEDS_FLAG, REFUSED, ResultTreeError, import_tree, summary
 from benchmarks.checked_import import CheckedFile, read_and_check
 from benchmarks.errors import ResultFileError
 from benchmarks.importers import ImportOverrides
@@ -18,6 +17,7 @@ from cli.bench_points import figure
 from cli.exits import fail
 from cli.shared_options import DbOption
 from pricing.integrity import check_price_file
+from tokendesk import jsontext
 from tokendesk.records import SnapshotKind
 from tokendesk.terminal import Grid, grid_from_rows, make_console, print_table
 from tokendesk.textsafety import clean_text, terminal_text
@@ -97,7 +97,12 @@ def import_cmd(
     if failures:
         _refuse_import(failures, output_format, dry_run, db)
     if output_format == "json":
-        print(json.dumps({"records": _json_records(checked), "rejected": [], "dry_run": dry_run}))
+        print(
+            jsontext.dumps(
+                indent=None,
+                value={"records": _json_records(checked), "rejected": [], "dry_run": dry_run},
+            )
+        )
     if output_format == "table":
         print_table(console, _results_table(checked), more="--format json")
     if dry_run:
@@ -150,7 +155,10 @@ def import_tree_cmd(
         precision=precision,
         skip_unknown_accelerators=skip_unknown_hardware,
     )
-    outcomes = import_tree(root, overrides, accept=accept_implausible)
+    try:
+        outcomes = import_tree(root, overrides, accept=accept_implausible)
+    except ResultTreeError as exc:
+        raise fail(f"{exc}. Nothing was imported; the warehouse is unchanged.") from None
     if not outcomes:
         raise fail(f"{root}: no result files found (see `tokendesk bench import-tree --help`)")
     counts = summary(outcomes)
@@ -172,7 +180,11 @@ def import_tree_cmd(
             }
             for o in outcomes
         ]
-        print(json.dumps({"summary": counts, "files": files, "dry_run": dry_run}))
+        print(
+            jsontext.dumps(
+                indent=None, value={"summary": counts, "files": files, "dry_run": dry_run}
+            )
+        )
         return
     print_table(console, _tree_summary_table(counts))
     # One line per file not imported, never wrapped inside a path, a number or an id.
@@ -210,7 +222,11 @@ def _refuse_import(
 ) -> NoReturn:
     """Report every rejected file, record each as a failed snapshot (unless a dry run), exit 2."""
     if output_format == "json":
-        print(json.dumps({"records": [], "rejected": [_rejection(e) for e in failures]}))
+        print(
+            jsontext.dumps(
+                indent=None, value={"records": [], "rejected": [_rejection(e) for e in failures]}
+            )
+        )
     for failure in failures:
         err.print(
             f"[red]rejected[/red] {terminal_text(str(failure))}",

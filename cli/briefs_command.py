@@ -8,7 +8,6 @@ Mount at top level from ``cli.main._register_subcommands``::
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Mapping
 from datetime import date
@@ -43,7 +42,7 @@ from planning.review import (
     report_json,
 )
 from pricing.integrity import check_price_file
-from tokendesk import formatting
+from tokendesk import formatting, jsontext
 from tokendesk.exports import safe_csv
 from tokendesk.paths import default_db_path
 from tokendesk.terminal import Grid, make_console, print_table
@@ -364,7 +363,7 @@ def futures_compare(
     except ValueError as exc:
         raise fail(str(exc)) from None
     if fmt.lower() == "json":
-        text = json.dumps(report_json(report), indent=2, ensure_ascii=False) + "\n"
+        text = jsontext.dumps(report_json(report)) + "\n"
         _write(text.encode("utf-8"), output)
         return
     if fmt.lower() == "text":

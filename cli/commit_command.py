@@ -4,7 +4,6 @@ demand scenarios — expected monthly cost and regret of every commitment level 
 
 from __future__ import annotations
 
-import json
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -21,6 +20,7 @@ from costmodel.workspace_model import Workspace
 from planning import workspaces as pw
 from planning.commitment import commitments
 from pricing.integrity import check_price_file
+from tokendesk import jsontext
 from tokendesk.labels import sku_label
 from tokendesk.terminal import grid_from_rows, make_console, print_table
 from warehouse import WarehouseError
@@ -113,7 +113,7 @@ def commit_command(
             console.print(sentence, highlight=False)
         return
     text = (
-        json.dumps(commitment_json(ws, analysis), indent=2, ensure_ascii=False) + "\n"
+        jsontext.dumps(commitment_json(ws, analysis)) + "\n"
         if fmt == CommitFormat.JSON
         else _markdown(ws, analysis)
     )

@@ -27,6 +27,8 @@ console = make_console()
 #: Most cost-option rows one ``costs`` command materialises (each row is ~1 KiB in pandas with
 #: its derived columns: 200,000 rows stay well under half a gigabyte).
 MAX_COST_ROWS = 200_000
+#: Largest --limit DuckDB's LIMIT takes (a signed 64-bit count); more rows than any market has.
+MAX_LIMIT = 2**63 - 1
 
 COSTS_COLUMNS = [
     *OPTION_FIGURES,
@@ -81,7 +83,10 @@ def costs(
             " usd_per_hour (a name it does not know lists every one)."
         ),
     ] = "usd_per_1k_output_tokens",
-    limit: Annotated[int | None, typer.Option(help="Show at most this many rows.")] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option(min=1, max=MAX_LIMIT, help="Show at most this many rows."),
+    ] = None,
     output: FormatOption = OutputFormat.TABLE,
     db: DbOption = None,
 ) -> None:

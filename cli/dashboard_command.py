@@ -32,7 +32,7 @@ def served_address(host: str, port: int) -> str:
 
 
 def run_app(
-    port: Annotated[int, typer.Option(help="Port to serve on.")] = 8501,
+    port: Annotated[int, typer.Option(min=1, max=65_535, help="Port to serve on.")] = 8501,
     host: Annotated[
         str,
         typer.Option(

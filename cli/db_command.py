@@ -7,7 +7,7 @@ import shutil
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -22,6 +22,9 @@ from tokendesk.textsafety import (
     sniff_text_file,
     terminal_text,
 )
+
+if TYPE_CHECKING:
+    from warehouse import Warehouse
 
 # The warehouse, pandas and the price checks are imported inside each command: `tokendesk db
 # --help` does not load them.
@@ -202,6 +205,25 @@ def _ingest_kind(path: Path) -> str:
     )
 
 
+def _refuse_past_planning_limit(warehouse: Warehouse, before: int, path: Path | None) -> None:
+    """Checked before the ingest commits: a price file that would leave more options than the
+    scenario engine plans on is refused whole (nothing written), instead of leaving
+    ``scenarios`` and ``optimize`` refusing every run after it."""
+    from warehouse.queries import MAX_PLANNING_OPTIONS
+    from warehouse.seed import SeedFileError
+
+    after = warehouse.planning_option_count()
+    if after > MAX_PLANNING_OPTIONS and after > before:
+        raise SeedFileError(
+            path or Path("-"),
+            0,
+            "-",
+            f"with these files the current prices and results would make {after:,} options to"
+            f" plan on, more than the {MAX_PLANNING_OPTIONS:,} the scenario engine is built for"
+            f" (now {before:,}); ingest prices for fewer regions, zones or instance types",
+        )
+
+
 @db_app.command("ingest")
 def db_ingest(
     files: Annotated[list[Path], typer.Argument(help="Seed-format CSV files (prices or results).")],
@@ -226,6 +248,7 @@ def db_ingest(
     from pricing.integrity import PriceReference, check_price_file
     from tokendesk.records import SnapshotKind
     from warehouse import Warehouse
+    from warehouse.disk import is_disk_full
     from warehouse.seed import SeedFileError, ingest_price_file, ingest_result_file
 
     written: list[tuple[Path, list[str]]] = []
@@ -235,6 +258,7 @@ def db_ingest(
         )
         kind = "prices"
         current: Path | None = None
+        options_before = warehouse.planning_option_count()
         try:
             with warehouse.atomic():
                 for path in files:
@@ -253,6 +277,7 @@ def db_ingest(
                             ingest_result_file(warehouse, path, origin="import", check=result_gate)
                         ]
                     written.append((path, ids))
+                _refuse_past_planning_limit(warehouse, options_before, current)
         except SeedFileError as exc:
             # The transaction is rolled back; the failure is recorded in a transaction of its own.
             warehouse.record_failed_snapshot(
@@ -265,6 +290,17 @@ def db_ingest(
                 f"{exc}\nnothing was written (no file of this command): fix the row and run it"
                 " again",
                 label="rejected",
+            ) from None
+        except Exception as exc:
+            if not is_disk_full(exc):
+                raise
+            # atomic() rolled the transaction back; no failed snapshot is recorded: that write
+            # would meet the same full disk.
+            raise fail(
+                f"disk full while writing {clean_text(current.name if current else '-')}:"
+                " nothing was written (the whole command was rolled back). Free space on the"
+                " warehouse's disk and run it again",
+                1,
             ) from None
         held = _held(warehouse, [i for _, ids in written for i in ids])
     for path, ids in written:

@@ -3,7 +3,6 @@ beside Stay and the built-in scenarios priced the same way, and the price of div
 
 from __future__ import annotations
 
-import json
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -17,6 +16,7 @@ from cli.shared_options import DbOption
 from planning import workspaces as pw
 from planning.optimal_plan import optimize
 from pricing.integrity import check_price_file
+from tokendesk import jsontext
 from tokendesk.terminal import grid_from_rows, make_console, print_table
 from warehouse import WarehouseError
 
@@ -52,7 +52,7 @@ def optimize_command(
     except (pw.WorkspaceFileError, WarehouseError, ValueError) as exc:
         raise fail(str(exc)) from None
     if fmt == OptimizeFormat.JSON:
-        text = json.dumps(result.as_dict(), indent=2, ensure_ascii=False) + "\n"
+        text = jsontext.dumps(result.as_dict()) + "\n"
     elif fmt == OptimizeFormat.MD:
         text = optimal_markdown(result)
     else:

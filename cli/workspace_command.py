@@ -35,7 +35,7 @@ from planning import workspaces as pw
 from planning.commitment import commitments
 from planning.what_ifs import DEFAULTS, parse_custom
 from pricing.integrity import check_price_file
-from tokendesk import formatting
+from tokendesk import formatting, jsontext
 from tokendesk.labels import label, sku_label
 from tokendesk.terminal import Grid, grid_from_rows, make_console, print_table
 from tokendesk.textsafety import terminal_text
@@ -62,13 +62,23 @@ class ScenarioFormat(StrEnum):
     CSV = "csv"
 
 
+#: The file ``scenarios --format json -o FOLDER`` writes in that folder.
+SCENARIOS_JSON = "scenarios.json"
+
+
 def _write(data: bytes, output: Path | None) -> None:
     if output is None or str(output) == "-":
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
-    else:
+        return
+    try:
         output.write_bytes(data)
-        err.print(f"wrote {output} ({len(data):,} bytes)")
+    except OSError as exc:  # a missing folder, no permission, a full disk: said, not a fault
+        raise fail(
+            f"{output}: cannot write ({exc.strerror or exc}); choose another -o path."
+            " The warehouse is unchanged."
+        ) from None
+    err.print(f"wrote {output} ({len(data):,} bytes)")
 
 
 @workspace_app.command("import")
@@ -199,7 +209,7 @@ def workspace_from_bill(
     ) as exc:
         raise fail(f"{exc}. The warehouse is unchanged.") from None
     if fmt == BillFormat.JSON:
-        _write((json.dumps(report.as_dict(), indent=2, ensure_ascii=False) + "\n").encode(), None)
+        _write((jsontext.dumps(report.as_dict()) + "\n").encode(), None)
     elif fmt == BillFormat.YAML:
         sys.stdout.write(pw.export_yaml(report.workspace))
     else:
@@ -323,10 +333,12 @@ def workspace_demand_from(
     what the trace cannot support. Reads the file only; the workspace is unchanged."""
     try:
         doc = trace_document(file)
-    except (TraceFileError, TrafficError) as exc:
+    except TraceFileError as exc:
         raise fail(str(exc)) from None
+    except TrafficError as exc:  # the trace read whole, but supports no demand: name the file
+        raise fail(f"{file.name}: {exc}") from None
     if fmt == DemandFormat.JSON:
-        sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(jsontext.dumps(doc) + "\n")
         return
     rows = [{"Figure": name, "Value": value} for name, value in demand_rows(doc)]
     print_table(
@@ -417,7 +429,7 @@ def scenarios(
     except (pw.WorkspaceFileError, WarehouseError, ValueError) as exc:
         raise fail(str(exc)) from None
     if fmt == ScenarioFormat.JSON:
-        _write((wp.results_json(ev) + "\n").encode(), output)
+        _write((wp.results_json(ev) + "\n").encode(), output_path(output, SCENARIOS_JSON, "json"))
     elif fmt != ScenarioFormat.TABLE:
         from briefs.render import render_document
 

@@ -36,6 +36,9 @@ from costmodel.domain import PEAK_TO_MEAN
 PERCENTILES = (50, 90, 95, 99)
 SECONDS_PER_HOUR = 3600.0
 #: The grain peak ÷ mean is read at, by the trace's length: (shortest span in s, grain in s, name).
+#: Shortest span a month is extrapolated from: below a second, the month's totals are the
+#: trace's times a factor beyond 2.6 million, and a span of 1e-300 s would make them infinite.
+MIN_SPAN_S = 1.0
 GRAINS = ((86_400.0, 3600.0, "1 hour"), (600.0, 60.0, "1 minute"), (0.0, 1.0, "1 second"))
 #: Above this share of zero gaps the arrival times are grouped (coarse stamps or batches).
 GROUPED_ARRIVALS_SHARE = 0.2
@@ -306,6 +309,11 @@ def derive_demand(
     if span_s <= 0:
         raise TrafficError(
             f"all {n} requests arrive at the same time: a month cannot be extrapolated"
+        )
+    if span_s < MIN_SPAN_S:
+        raise TrafficError(
+            f"the {n} requests arrive within {span_s:.3g} s: a month cannot be extrapolated"
+            f" from less than {MIN_SPAN_S:g} s of traffic"
         )
     notes: list[str] = []
     trace_hours = span_s / SECONDS_PER_HOUR

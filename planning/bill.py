@@ -33,6 +33,7 @@ from costmodel.workspace_model import (
     workspace_from_dict,
     workspace_to_dict,
 )
+from planning import bill_validation
 from planning import workspaces as pw
 from planning.context import planner_for
 from pricing import focus
@@ -89,6 +90,11 @@ def read_bill(paths: Sequence[Path], shapes: dict[tuple[str, str], focus.Instanc
         raise BillImportError("give at least one bill file (FOCUS CSV, gzip CSV or Parquet)")
     groups: list[focus.ChargeGroup] = []
     files: list[focus.FileSummary] = []
+    currency_columns: dict[str, str] = {}
+    try:
+        bill_validation.check_distinct_files(paths)
+    except bill_validation.BillValidationError as exc:
+        raise BillImportError(str(exc)) from None
     for path in paths:
         try:
             types = file_columns(path)
@@ -96,6 +102,7 @@ def read_bill(paths: Sequence[Path], shapes: dict[tuple[str, str], focus.Instanc
             read = read_groups(path, columns.text, columns.numbers, columns.times, types)
         except (BillFileError, focus.FocusFileError) as exc:
             raise BillImportError(str(exc)) from None
+        currency_columns[path.name] = columns.text.get("currency") or "BillingCurrency"
         mine = [_group(path.name, r) for r in read.groups]
         if any(g.month is None for g in mine if g.rows):
             raise BillImportError(f"{path.name}: a charge has no ChargePeriodStart")
@@ -113,6 +120,10 @@ def read_bill(paths: Sequence[Path], shapes: dict[tuple[str, str], focus.Instanc
                 max(ends) if ends else None,
             )
         )
+    try:
+        bill_validation.check_one_currency(groups, paths, currency_columns)
+    except bill_validation.BillValidationError as exc:
+        raise BillImportError(str(exc)) from None
     return focus.derive_fleet(groups, files, shapes)
 
 

@@ -32,6 +32,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
+from tokendesk.textsafety import json_depth_ok
+
 # ---- columns -----------------------------------------------------------------------------------
 #: Text columns read from a bill: our name -> the FOCUS names that carry it, newest first.
 #: 1.3 renamed ProviderName to ServiceProviderName; 1.0-preview called RegionId "Region" and
@@ -189,6 +191,8 @@ _ACCELERATOR_HOUR_UNITS = frozenset({"gpu hours", "gpu-hours", "gpu per hour", "
 
 def _json_key(text: str, keys: Sequence[str]) -> str:
     if not text or not text.lstrip().startswith("{"):
+        return ""
+    if not json_depth_ok(text):  # the recursive parser would exhaust the stack first
         return ""
     try:
         data = json.loads(text)

@@ -18,6 +18,8 @@ from typing import Any
 
 import duckdb
 
+from warehouse.focus_rules import ROW_RULES, RowRule, number_type_ok
+
 
 class BillFileError(ValueError):
     """A bill file could not be read; the message names the file, the row and the column."""
@@ -107,6 +109,7 @@ def read_groups(
     """
     if not path.is_file():
         raise BillFileError(f"{path}: file not found")
+    _check_number_types(path, numbers, types or {})
     source = _source(path)
     # Inner query: each cell cast once (text keys, numbers, times, and whether a present cell
     # failed its cast); outer query: the sums per group.
@@ -143,6 +146,7 @@ def read_groups(
         "min(charge_start) AS charge_start",
         "max(charge_end) AS charge_end",
         *(f"count(*) FILTER (WHERE {_quote(alias)}) AS {_quote(alias)}" for alias in checks),
+        *(f"count(*) FILTER (WHERE {r.condition}) AS {_quote(r.name)}" for r in ROW_RULES),
     ]
     # Identifiers only: the columns are the file's spelling of FOCUS names the caller matched
     # (quoted, quotes doubled); every value, the path included, is a bound parameter.
@@ -159,12 +163,17 @@ def read_groups(
             for alias, (column, cast) in checks.items():
                 if any(r[alias] for r in rows):
                     raise BillFileError(_bad_value(con, source, path, column, cast))
+            columns = {**text, **numbers, **times}
+            for rule in ROW_RULES:
+                if any(r[rule.name] for r in rows):
+                    where = (source, ", ".join(inner))
+                    raise BillFileError(_broken_rule(con, where, path, rule, columns))
     except duckdb.Error as exc:
         raise BillFileError(
             f"{path.name}: not a readable CSV or Parquet file ({_first_line(exc)})"
         ) from None
     for r in rows:
-        for alias in checks:
+        for alias in [*checks, *(rule.name for rule in ROW_RULES)]:
             r.pop(alias, None)
     return FileRead(path, sum(int(r["rows"]) for r in rows), rows)
 
@@ -187,6 +196,46 @@ def _bad_value(
     )
 
 
+def _check_number_types(
+    path: Path, numbers: Mapping[str, str | None], types: Mapping[str, str]
+) -> None:
+    """A Parquet cost column of booleans (or dates, lists) is no cost: refused before it is
+    cast (DuckDB would read true as 1.0)."""
+    for column in numbers.values():
+        kind = types.get(column) if column else None
+        if kind is not None and not number_type_ok(kind):
+            raise BillFileError(
+                f"{path.name}: row 1, {column}: the column holds {kind} values, not numbers;"
+                " export the bill again with numeric costs"
+            )
+
+
+def _broken_rule(
+    con: duckdb.DuckDBPyConnection,
+    where: tuple[str, str],
+    path: Path,
+    rule: RowRule,
+    columns: Mapping[str, str | None],
+) -> str:
+    """'bill.csv: row 3 (line 4), ConsumedQuantity: 'NaN' is not a finite number ...' for the
+    first row that breaks ``rule`` (``where``: the reader and the cast select list)."""
+    source, inner = where
+    column = columns.get(rule.field) or rule.field
+    hit = con.execute(
+        f"SELECT n, CAST(raw__ AS VARCHAR) FROM (SELECT row_number() OVER () AS n,"  # noqa: S608
+        f" * FROM (SELECT {inner}, {_quote(column)} AS raw__ FROM {source}))"
+        f" WHERE {rule.condition} ORDER BY n LIMIT 1",
+        [str(path)],
+    ).fetchone()
+    if hit is None:
+        return f"{path.name}: {column} {rule.problem}"
+    value = str(hit[1])
+    shown = repr(value[:60] + ("…" if len(value) > 60 else ""))
+    return (
+        f"{path.name}: row {int(hit[0])} (line {int(hit[0]) + 1}), {column}: {shown} {rule.problem}"
+    )
+
+
 def raw_total_sql(path: Path) -> tuple[str, list[str]]:
     """The query a FinOps analyst would write by hand over the same file: billed cost by
     provider and service category (the perf benchmark's baseline)."""
@@ -199,3 +248,17 @@ def run_raw(path: Path) -> list[tuple]:
     sql, params = raw_total_sql(path)
     with _connect() as con:
         return con.execute(sql, params).fetchall()
+
+
+def first_row_with(path: Path, column: str, value: str) -> int | None:
+    """The 1-based number of the first row whose ``column`` reads ``value`` (None: no row)."""
+    sql = (
+        f"SELECT n FROM (SELECT row_number() OVER () AS n, CAST({_quote(column)} AS VARCHAR)"  # noqa: S608
+        f" AS v FROM {_source(path)}) WHERE trim(v) = ? ORDER BY n LIMIT 1"
+    )
+    try:
+        with _connect() as con:
+            hit = con.execute(sql, [str(path), value]).fetchone()
+    except duckdb.Error:
+        return None
+    return int(hit[0]) if hit else None

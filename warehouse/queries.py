@@ -30,6 +30,8 @@ from tokendesk.records import PricingModel
 from warehouse.cost_frame import as_list, options_frame
 
 if TYPE_CHECKING:
+    import duckdb
+
     from warehouse.store import Warehouse
 
 #: Filters the cost join accepts: name -> (side, column). Values may be a scalar or a list.
@@ -337,8 +339,7 @@ def planning_options(
     cursor = warehouse.cursor()
     cursor.register("kept_instance_types", kept)
     try:
-        row = cursor.execute(f"SELECT count(*) FROM ({core})", pricing_params).fetchone()  # noqa: S608 - fixed text
-        count = int(row[0]) if row else 0
+        count = _count_rows(cursor, core, pricing_params)
         if count > MAX_PLANNING_OPTIONS:
             raise TooManyPlanningOptions(
                 f"the current prices and benchmark results make {count:,} options to plan on,"
@@ -351,6 +352,25 @@ def planning_options(
     finally:
         cursor.unregister("kept_instance_types")
     return options_frame(warehouse, table, with_ftl=False)
+
+
+def _count_rows(cursor: duckdb.DuckDBPyConnection, core: str, params: Sequence[object]) -> int:
+    row = cursor.execute(f"SELECT count(*) FROM ({core})", params).fetchone()  # noqa: S608 - fixed text
+    return int(row[0]) if row else 0
+
+
+def planning_option_count(con: duckdb.DuckDBPyConnection) -> int:
+    """How many options the scenario engine would plan on with no fleet line kept whole (a
+    workspace's fleet only adds to it): what ``db ingest`` checks before it commits, so a price
+    file never leaves the warehouse past ``MAX_PLANNING_OPTIONS``."""
+    core = _PLANNING_PRICE_IDS.replace("{pricing}", "") + _COST_CORE.replace(
+        "FROM current_price_ids)", "FROM planning_price_ids)", 1
+    )
+    con.register("kept_instance_types", pa.table({"instance_type": pa.array([], pa.string())}))
+    try:
+        return _count_rows(con, core, [])
+    finally:
+        con.unregister("kept_instance_types")
 
 
 def current_instance_types(

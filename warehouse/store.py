@@ -302,6 +302,13 @@ class Warehouse(SnapshotWrites):
         ``reading()`` in long-lived processes, so the file is let go afterwards."""
         return self._engine.cursor()
 
+    def planning_option_count(self) -> int:
+        """The options the scenario engine would plan on (``queries.planning_option_count``),
+        inside ``atomic()`` with what the command wrote so far, uncommitted."""
+        from warehouse.queries import planning_option_count
+
+        return planning_option_count(self._batch if self._batch is not None else self.cursor())
+
     # -- schema -------------------------------------------------------------------------------
     def migrate(self) -> bool:
         """Apply pending migrations; return True if the warehouse was empty before."""

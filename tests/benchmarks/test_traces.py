@@ -168,3 +168,31 @@ def test_the_fast_reader_leaves_bad_rows_to_the_careful_one(tmp_path):
     trace = read_trace(good)
     assert trace.format == "azure-2024" and len(trace) == 4
     assert trace.start == datetime(2024, 5, 10, 0, 0, 0, 9930, tzinfo=UTC)
+
+
+def test_an_azure_trace_read_in_chunks_is_the_trace_read_whole(monkeypatch):
+    # The fast reader parses a chunk at a time; 7-row chunks cut the 2,000-row excerpt 286 times
+    # and every figure must come out as from one read.
+    import benchmarks.traces as traces
+
+    whole = read_trace(AZURE_CODE)
+    monkeypatch.setattr(traces, "_CHUNK_ROWS", 7)
+    chunked = read_trace(AZURE_CODE)
+    assert len(whole) == len(chunked) == 2000  # header + 2,000 rows (tests/fixtures/real/README.md)
+    assert list(chunked.arrival_s) == list(whole.arrival_s)
+    assert list(chunked.input_tokens) == list(whole.input_tokens)
+    assert list(chunked.output_tokens) == list(whole.output_tokens)
+    assert (chunked.start, chunked.clock, chunked.format) == (
+        whole.start,
+        whole.clock,
+        whole.format,
+    )
+
+
+def test_a_fifo_is_refused_before_it_is_opened(tmp_path):
+    import os
+
+    fifo = tmp_path / "trace.csv"
+    os.mkfifo(fifo)  # nobody writes: opening it to read would block forever
+    with pytest.raises(TraceFileError, match="not a regular file"):
+        read_trace(fifo)
