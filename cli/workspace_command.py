@@ -414,7 +414,7 @@ def scenarios(
                 provenance = pw.bill_provenance(warehouse)
             options = pw.planning_options(warehouse, ws)
             snapshots = warehouse.snapshots()
-        engine = Engine.from_frame(options)
+            engine = pw.with_estimates(Engine.from_frame(options), ws, warehouse)
         if link:
             view = pw.scenario_view(params, ws)
             if view.rejected:

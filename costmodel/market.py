@@ -9,7 +9,7 @@ in demand volume only re-sizes the few chosen lines.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 import numpy as np
@@ -27,6 +27,7 @@ from costmodel.shape import (
     prefill_time_share,
     shape_distance,
 )
+from costmodel.shape_physics import RULE_ASSUMED, RULE_MODEL, model_factors
 from costmodel.sizing import (
     FleetPolicy,
     GroupPrices,
@@ -126,6 +127,14 @@ class FleetLine:
     sizing: SizingInputs
     price_observed_at: datetime | None = None
     bench_measured_at: datetime | None = None
+    #: "measured" or "estimated" (the option's basis) and the monthly cost at the capacity
+    #: interval's high and low ends (more capacity per unit: fewer units, the low cost).
+    basis: str = "measured"
+    monthly_usd_low: float | None = None
+    monthly_usd_high: float | None = None
+    #: The capacity interval as multiples of ``unit_output_tok_s``.
+    capacity_low: float = 1.0
+    capacity_high: float = 1.0
 
 
 def segment_mix(segment: Segment) -> float | None:
@@ -190,6 +199,7 @@ class Engine:
         self._families: dict[str, str] = {}
         self._group_prices: dict[tuple, GroupPrices] = {}
         self._notes: dict[tuple, str] = {}
+        self._model_factors: dict[tuple, np.ndarray] = {}
         # Staleness is measured from today, not from the newest price (which may itself be old).
         self.as_of: datetime | None = datetime.now(UTC).replace(tzinfo=None)
 
@@ -266,14 +276,40 @@ class Engine:
         return self._mix
 
     def shape_factors(self, shape: Shape) -> np.ndarray:
-        """Per group: output capacity at the workload's shape ÷ capacity at the result's own."""
+        """Per group: output capacity at the workload's shape ÷ capacity at the result's own:
+        the result's own measured prefill/decode time split where it publishes one
+        (``unit_cost.mix_capacity_factor``), else the performance model's ratio
+        (``costmodel.shape_physics``) wherever it places the configuration, so input tokens
+        count for every line, measured or not; else the stated prefill rule (1 where the result
+        records no shape)."""
         ratio, weight, _, cache, _ = self._mix_inputs()
         mix, cached = shape
-        return np.atleast_1d(
+        stated = np.atleast_1d(
             mix_capacity_factor(
                 effective_ratio(ratio, cache), float(effective_ratio(mix, cached)), weight
             )
         )
+        return np.where(self._model_reads(shape), self._by_model_at(shape), stated)
+
+    def _by_model_at(self, shape: Shape) -> np.ndarray:
+        mix, cached = shape
+        return self._by_model(float(effective_ratio(mix, cached)))
+
+    def _model_reads(self, shape: Shape) -> np.ndarray:
+        """Per group: whether the performance model carries it to the workload's shape: where
+        the result publishes no prefill/decode time split of its own (that measured split stays
+        the better evidence) and the model places the configuration."""
+        _, _, measured, _, _ = self._mix_inputs()
+        return ~measured & np.isfinite(self._by_model_at(shape))
+
+    def _by_model(self, uncached_ratio: float) -> np.ndarray:
+        key = (round(uncached_ratio, 9),)
+        hit = self._model_factors.get(key)
+        if hit is None:
+            reps = [self.table.options[int(i)] for i in self.rep]
+            hit = model_factors(reps, uncached_ratio)
+            self._model_factors[key] = hit
+        return hit
 
     def _nearest(self, cap_i: np.ndarray, shape: Shape) -> np.ndarray:
         """Per group: whether it is its configuration's result at the nearest measured shape
@@ -301,15 +337,27 @@ class Engine:
         o = self.table.options[int(self.rep[group])]
         mix, cached = shape if shape is not None else (None, None)
         factor = 1.0 if shape is None else float(self.shape_factors(shape)[group])
-        return basis_for(
+        by_model = shape is not None and bool(self._model_reads(shape)[group])
+        found = basis_for(
             bench_input=o.input_tokens,
             bench_output=o.output_tokens,
             bench_cache=o.prefix_cache_share,
             ratio=mix,
             cache=cached,
             factor=factor,
-            mix_rule=MIX_MEASURED if measured[group] else MIX_STATED,
+            mix_rule=RULE_MODEL if by_model else MIX_MEASURED if measured[group] else MIX_STATED,
+            unknown_rule=f"{RULE_ASSUMED}, carried to the workload's shape by {RULE_MODEL}"
+            if by_model
+            else None,
         )
+        if o.basis == "estimated":
+            found = replace(
+                found,
+                kind="estimated",
+                rule=f"the calibrated performance model ({o.ttft_basis}); {found.rule}",
+                gap=found.gap or f"no measured result of {o.model} on {o.accelerator_id}",
+            )
+        return found
 
     def cost_split(
         self, option_index: int, shape: Shape | None, usd_per_unit_hour: float, unit_tok_s: float
@@ -541,6 +589,12 @@ class Engine:
         g, sized, inputs = best
         i = int(self.rep[g])
         o = self.table.options[i]
+        low_usd, high_usd = sized.monthly_usd, sized.monthly_usd
+        if o.basis == "estimated":
+            # More capacity per unit (the interval's high end) needs fewer units: the low cost.
+            unit = inputs.unit_tok_s
+            low_usd = size_line(replace(inputs, unit_tok_s=unit * o.capacity_high)).monthly_usd
+            high_usd = size_line(replace(inputs, unit_tok_s=unit * o.capacity_low)).monthly_usd
         interactive = mode != "batch"
         ftl = float(arrays.ftl_ms[i]) if interactive else None
         nkey = (segment.slo.key, i, interactive)
@@ -585,5 +639,10 @@ class Engine:
             sizing=inputs,
             price_observed_at=_naive(o.price_observed_at),
             bench_measured_at=_naive(o.bench_measured_at),
+            basis=o.basis,
+            monthly_usd_low=min(low_usd, sized.monthly_usd),
+            monthly_usd_high=max(high_usd, sized.monthly_usd),
+            capacity_low=o.capacity_low,
+            capacity_high=o.capacity_high,
         )
         return line, ""

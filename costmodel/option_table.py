@@ -99,6 +99,12 @@ class Option:
     bench_source_url: str = ""
     bench_source_title: str = ""
     bench_measured_at: datetime | None = None
+    #: "measured" (read from results) or "estimated" (the calibrated performance model's
+    #: operating point, ``costmodel.estimated_options``).
+    basis: str = "measured"
+    #: The capacity's 80% interval as multiples of its figure (1, 1 for a measured result).
+    capacity_low: float = 1.0
+    capacity_high: float = 1.0
     #: Points held only as columns of an OptionTable built by ``OptionTable.from_frame`` (a large
     #: frame would otherwise cost one Python object per operating point).
     n_table_points: int = 0

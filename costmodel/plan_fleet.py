@@ -59,18 +59,7 @@ class FleetLines:
 
     # -- inputs -----------------------------------------------------------------------------------
     def _segment(self, w: Workload) -> Segment:
-        return Segment(
-            w.workload,
-            w.models,
-            # A segment reads 0 as "not stated" (``market.segment_mix``): the results' own mix.
-            monthly_input_tokens=w.input_tokens_per_month or 0.0,
-            monthly_output_tokens=w.output_tokens_per_month,
-            interactive_share=1.0,
-            slo=Slo(ftl_ms=w.ttft_ms, percentile=w.percentile),
-            profile=HourlyProfile(peak_factor=w.peak_to_mean),
-            small_model=w.small_model,
-            prefix_cache_share=w.prefix_cache_share,
-        )
+        return workload_segment(w)
 
     def _match(self, index: int, entry: FleetEntry) -> FleetCap:
         """The fleet line's rate and its at-SLO capacity from the benchmark results."""
@@ -289,3 +278,19 @@ class FleetLines:
         if c.option is not None and c.option.price_basis == "per_accelerator":
             return c.rate * c.option.accelerators_per_unit
         return c.rate
+
+
+def workload_segment(w: Workload) -> Segment:
+    """The market segment a workspace workload is sized as."""
+    return Segment(
+        w.workload,
+        w.models,
+        # A segment reads 0 as "not stated" (``market.segment_mix``): the results' own mix.
+        monthly_input_tokens=w.input_tokens_per_month or 0.0,
+        monthly_output_tokens=w.output_tokens_per_month,
+        interactive_share=1.0,
+        slo=Slo(ftl_ms=w.ttft_ms, percentile=w.percentile),
+        profile=HourlyProfile(peak_factor=w.peak_to_mean),
+        small_model=w.small_model,
+        prefix_cache_share=w.prefix_cache_share,
+    )

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from costmodel.demand import HOURS_PER_MONTH
+from costmodel.estimated_options import banded
 from costmodel.market import _naive, segment_mix, segment_shape
 from costmodel.option_table import canonical_precision
 from costmodel.plan_fleet import FleetLines
@@ -118,6 +119,7 @@ class PlanReading(FleetLines):
                             capacity_basis_detail=c.mix_basis_detail,
                         )
                     )
+                    out[-1] = banded(out[-1], o)
                 continue
             role, line = part[0], part[1]
             label = part[2].label if len(part) > 2 else "Top-up"
@@ -162,8 +164,11 @@ class PlanReading(FleetLines):
                     line.option_id,
                     capacity_basis=found.sentence if found is not None else "",
                     capacity_basis_detail=found.as_dict() if found is not None else None,
+                    monthly_usd_low=line.monthly_usd_low,
+                    monthly_usd_high=line.monthly_usd_high,
                 )
             )
+            out[-1] = banded(out[-1], option)
         return out
 
     def _violations(self, served: Mapping[str, float], lines) -> list[str]:

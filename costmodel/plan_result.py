@@ -43,6 +43,23 @@ class PlanLine:
     capacity_basis: str = ""
     #: The same as data: ``costmodel.shape.CapacityBasis.as_dict`` (None where no result).
     capacity_basis_detail: dict | None = None
+    #: "measured" (read from results) or "estimated ±x%" (the calibrated performance model's
+    #: capacity and the wider side of its 80% interval).
+    basis: str = "measured"
+    #: Monthly cost at the capacity interval's ends (None: the same as ``monthly_usd``).
+    monthly_usd_low: float | None = None
+    monthly_usd_high: float | None = None
+
+    @property
+    def estimated(self) -> bool:
+        return self.basis.startswith("estimated")
+
+    @property
+    def band(self) -> tuple[float, float, float]:
+        """(low, base, high) monthly cost; low ≤ base ≤ high."""
+        low = self.monthly_usd if self.monthly_usd_low is None else self.monthly_usd_low
+        high = self.monthly_usd if self.monthly_usd_high is None else self.monthly_usd_high
+        return min(low, self.monthly_usd), self.monthly_usd, max(high, self.monthly_usd)
 
     def as_dict(self) -> dict:
         return {
@@ -61,6 +78,8 @@ class PlanLine:
             "vendor": self.vendor,
             "backend": self.backend,
             "capacity_basis": self.capacity_basis,
+            "basis": self.basis,
+            "monthly_usd_band": band_dict(self.band),
             "note": self.note,
         }
 
@@ -117,6 +136,16 @@ class PlanResult:
         return self.unserved_tokens_per_month <= 0.5
 
     @property
+    def monthly_usd_band(self) -> tuple[float, float, float]:
+        """(low, base, high) month-1 cost: each estimated line at its capacity interval's ends
+        (more capacity per unit, fewer units: the low cost), measured lines as they are."""
+        return lines_band(self.monthly_usd, self.fleet)
+
+    @property
+    def estimated_lines(self) -> tuple[PlanLine, ...]:
+        return tuple(ln for ln in self.fleet if ln.estimated)
+
+    @property
     def requested_by_vendor(self) -> dict[str, float]:
         return by_vendor(self.requested_allocation)
 
@@ -151,6 +180,7 @@ class PlanResult:
             "unserved_tokens_per_month": round(self.unserved_tokens_per_month),
             "unserved_reasons": list(self.unserved_reasons),
             "monthly_usd": round(self.monthly_usd, 2),
+            "monthly_usd_band": band_dict(self.monthly_usd_band),
             "monthly_usd_by_month": [round(v, 2) for v in self.monthly_usd_by_month],
             "one_time_usd": round(self.one_time_usd, 2),
             "one_time_notes": list(self.one_time_notes),
@@ -187,6 +217,18 @@ class PlanResult:
             ],
             "workloads": list(self.workload_shapes),
         }
+
+
+def lines_band(base: float, lines: Sequence[PlanLine]) -> tuple[float, float, float]:
+    """(low, base, high) of a plan costing ``base`` whose lines carry their own bands."""
+    low = sum(ln.band[0] - ln.monthly_usd for ln in lines)
+    high = sum(ln.band[2] - ln.monthly_usd for ln in lines)
+    return base + low, base, base + high
+
+
+def band_dict(band: tuple[float, float, float]) -> dict[str, float]:
+    low, base, high = band
+    return {"low": round(low, 2), "base": round(base, 2), "high": round(high, 2)}
 
 
 def _rounded(shares: Mapping[str, float]) -> dict[str, float]:

@@ -120,15 +120,21 @@ def basis_for(
     cache: float | None,
     factor: float,
     mix_rule: str,
+    unknown_rule: str | None = None,
 ) -> CapacityBasis:
     """The basis of a capacity read from a result measured at (bench_input, bench_output,
-    bench_cache) for a workload at ``ratio`` input tokens per output token and ``cache``."""
+    bench_cache) for a workload at ``ratio`` input tokens per output token and ``cache``;
+    ``unknown_rule`` says how a result that records no shape was carried to the workload's
+    (None: it is read as measured, ×1)."""
     if not bench_input or not bench_output:
         gap = (
             f"nearest measured shape unknown, workload {shape_text(ratio, cache)}"
             if ratio is not None
             else "nearest measured shape unknown"
         )
+        if unknown_rule is not None and ratio is not None:
+            rule = f"{unknown_rule} (×{factor:.3f})"
+            return CapacityBasis("estimated", rule, gap, None, None, bench_cache, factor)
         return CapacityBasis("estimated", RULE_UNKNOWN_SHAPE, gap, None, None, bench_cache, 1.0)
     r_b = bench_input / bench_output
     if ratio is None:

@@ -133,6 +133,10 @@ class Constraints:
     #: The workloads may run on spot capacity (interruptible): only then does a spot price
     #: compete with a line that is not spot (futures-day suggestions).
     allow_spot: bool = False
+    #: A workload with no measured result at its model, shape or latency target may be served
+    #: by capacity the calibrated performance model estimates (each such line marked, with its
+    #: interval). On by default: without it a model no bundled result measured is unservable.
+    allow_estimates: bool = True
 
 
 @dataclass(frozen=True)
@@ -388,7 +392,14 @@ def constraints_from_dict(raw: object) -> Constraints:
         raise WorkspaceError("constraints", "expected a mapping")
     _unknown(
         raw,
-        {"providers", "regions", "max_vendor_share", "allow_owned", "allow_spot"},
+        {
+            "providers",
+            "regions",
+            "max_vendor_share",
+            "allow_owned",
+            "allow_spot",
+            "allow_estimates",
+        },
         "constraints",
     )
     allow_owned, allow_spot = _flag(raw, "allow_owned"), _flag(raw, "allow_spot")
@@ -401,12 +412,13 @@ def constraints_from_dict(raw: object) -> Constraints:
         ),
         allow_owned=allow_owned,
         allow_spot=allow_spot,
+        allow_estimates=_flag(raw, "allow_estimates", default=True),
     )
 
 
-def _flag(raw: Mapping, key: str) -> bool:
-    """A true/false setting of the constraints block (absent = false)."""
-    value = raw.get(key, False)
+def _flag(raw: Mapping, key: str, default: bool = False) -> bool:
+    """A true/false setting of the constraints block (absent = ``default``)."""
+    value = raw.get(key, default)
     if not isinstance(value, bool):
         raise WorkspaceError(f"constraints.{key}", f"expected true or false, got {excerpt(value)}")
     return value
@@ -668,6 +680,8 @@ def workspace_to_dict(ws: Workspace) -> dict:
         constraints["allow_owned"] = True
     if ws.constraints.allow_spot:
         constraints["allow_spot"] = True
+    if not ws.constraints.allow_estimates:
+        constraints["allow_estimates"] = False
     out: dict = {
         "name": ws.name,
         "start": ws.start.isoformat(),

@@ -7,29 +7,17 @@ from typing import Any
 
 from costmodel.bundled_tables import model_architectures, resolve_architecture
 from costmodel.estimate_validation import validate
+from costmodel.estimated_options import with_estimates as add_estimates
+from costmodel.market import Engine
 from costmodel.perf_calibration import build_corpus
 from costmodel.perf_estimate import Estimate, EstimateError, EstimateQuery, Estimator
-from costmodel.perf_model import Hardware
-from tokendesk.catalog import load_catalog
+from costmodel.plan_fleet import workload_segment
+from costmodel.shape_physics import catalog_hardware
+from costmodel.workspace_model import Workspace
 from warehouse import Warehouse
 from warehouse.queries import estimate_calibration_results
 
 __all__ = ["Estimate", "EstimateError", "EstimateQuery", "estimator", "validation_report"]
-
-
-def catalog_hardware() -> dict[str, Hardware]:
-    """Every part of data/accelerators.csv with the datasheet figures the physics reads."""
-    return {
-        a.accelerator_id: Hardware(
-            a.accelerator_id,
-            a.vendor,
-            str(a.backend.value),
-            a.memory_gib,
-            a.memory_bandwidth_tb_s,
-            a.peak_dense_bf16_tflops,
-        )
-        for a in load_catalog().values()
-    }
 
 
 def result_rows(warehouse: Warehouse) -> list[dict[str, Any]]:
@@ -57,3 +45,40 @@ def validation_report(warehouse: Warehouse) -> dict[str, Any]:
     # Results the physics cannot place (a model that does not fit its system at the stated
     # precision, a model or precision it does not know) are counted, not validated.
     return {"stored_results": len(rows), **validate(model.corpus, model.loo)}
+
+
+#: Estimators by the result ids they were calibrated on: building one fits the model (seconds),
+#: so it is built once per results snapshot, never per plan.
+_BUILT: dict[int, Estimator] = {}
+
+
+def cached_estimator(warehouse: Warehouse) -> Estimator:
+    """:func:`estimator`, built once per set of current results (keyed on their ids)."""
+    rows = result_rows(warehouse)
+    key = hash(tuple(sorted(str(r.get("result_id")) for r in rows)))
+    hit = _BUILT.get(key)
+    if hit is None:
+        _BUILT.clear()  # one snapshot at a time: an old one is never asked again
+        hit = _BUILT[key] = estimator_from_rows(rows)
+    return hit
+
+
+def measured_precisions(model: Estimator) -> dict[str, tuple[str, ...]]:
+    """Per part: the precisions some result measured on it (fp8 is only estimated on a part
+    that has run fp8), bf16 always."""
+    corpus = model.corpus
+    out: dict[str, set[str]] = {}
+    for part, precision in zip(corpus.cats["part"], corpus.cats["precision"], strict=True):
+        if str(precision) in ("bf16", "fp8"):
+            out.setdefault(str(part), {"bf16"}).add(str(precision))
+    return {part: tuple(sorted(values)) for part, values in out.items()}
+
+
+def with_estimates(engine: Engine, ws: Workspace, warehouse: Warehouse) -> Engine:
+    """``engine`` with estimated capacity beside the measured where ``ws`` allows it
+    (``constraints.allow_estimates``) and a workload needs it."""
+    if not ws.constraints.allow_estimates or not ws.demand:
+        return engine
+    model = cached_estimator(warehouse)
+    segments = [workload_segment(w) for w in ws.demand]
+    return add_estimates(engine, segments, model.estimate, measured_precisions(model))

@@ -36,7 +36,13 @@ def contender(r: PlanResult) -> Contender:
         r.is_baseline,
         r.unserved_tokens_per_month,
         r.payback_sentence,
+        *_band(r.compared_usd_per_month, r.monthly_usd, r.monthly_usd_band),
     )
+
+
+def _band(compared: float, base: float, band: tuple[float, float, float]) -> tuple[float, float]:
+    """The compared cost at a plan's band ends: the run rate moves, the rest does not."""
+    return compared + band[0] - base, compared + band[2] - base
 
 
 #: The optimizer's plan, by the name every surface gives it.
@@ -47,6 +53,7 @@ def optimal_contender(optimum: Optimized) -> Contender:
     """The optimal fleet as the verdict rule reads it: the optimizer's objective is the compared
     basis itself (run rate + committed units given back but still paid + one-time ÷ 36)."""
     s = optimum.solution
+    objective = s.objective_usd_per_month if s.objective_usd_per_month is not None else float("inf")
     return Contender(
         OPTIMAL,
         s.feasible,
@@ -54,6 +61,12 @@ def optimal_contender(optimum: Optimized) -> Contender:
         s.objective_usd_per_month if s.objective_usd_per_month is not None else float("inf"),
         False,
         0.0 if s.feasible else float("nan"),
+        "",
+        *(
+            _band(objective, plan.monthly_usd, plan.monthly_usd_band)
+            if s.feasible and (plan := OptimalPlan.of(optimum)).fleet
+            else (None, None)
+        ),
     )
 
 

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from costmodel.bundled_tables import electricity_prices, owned_servers
+from costmodel.estimated_options import banded, estimated_by_id
 from costmodel.market import Engine
 from costmodel.optimizer import (
     FrontierPoint,
@@ -22,7 +23,7 @@ from costmodel.optimizer_workspace import OwnedComparison, with_owned, workspace
 from costmodel.option_table import Option
 from costmodel.owned import HOURS_PER_YEAR
 from costmodel.plan import WorkspaceEngine
-from costmodel.plan_result import PlanLine, PlanResult
+from costmodel.plan_result import PlanLine, PlanResult, band_dict, lines_band
 from costmodel.workspace_model import Workspace
 from planning.context import plan_context, scenario_plans
 from planning.workspaces import Knobs
@@ -45,6 +46,8 @@ class Optimized:
     #: Output tok/s to carry per workload in each hour of the average day (what the plan meets).
     load_by_hour: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
     horizon_months: int = 36
+    #: The estimated options the optimizer could buy, by id (each line's basis and band).
+    estimated: Mapping[str, Option] = field(default_factory=dict)
 
     @property
     def one_time_usd_per_month(self) -> float:
@@ -168,6 +171,7 @@ def optimize(
         owned,
         dict(problem.loads),
         problem.horizon_months,
+        estimated_by_id(engine.table.options),
     )
 
 
@@ -253,7 +257,10 @@ class OptimalPlan:
     @classmethod
     def of(cls, optimum: Optimized, name: str = "Optimal") -> OptimalPlan:
         s = optimum.solution
-        fleet = plan_lines(s) if s.feasible else ()
+        fleet = tuple(
+            banded(ln, optimum.estimated.get(ln.option_id))
+            for ln in (plan_lines(s) if s.feasible else ())
+        )
         return cls(
             name,
             s.feasible,
@@ -266,12 +273,18 @@ class OptimalPlan:
             f"Solver: {s.status}, {proven_sentence(s)}." if s.feasible else s.message,
         )
 
+    @property
+    def monthly_usd_band(self) -> tuple[float, float, float]:
+        """(low, base, high) month-1 run rate from the estimated lines' intervals."""
+        return lines_band(self.monthly_usd, self.fleet)
+
     def as_dict(self) -> dict:
         return {
             "name": self.name,
             "feasible": self.feasible,
             # An optimal fleet that could not be solved has no figures (never a $0 plan).
             "monthly_usd": round(self.monthly_usd, 2) if self.feasible else None,
+            "monthly_usd_band": band_dict(self.monthly_usd_band) if self.feasible else None,
             "stranded_usd_per_month": round(self.stranded_usd_per_month, 2)
             if self.feasible
             else None,

@@ -45,6 +45,28 @@ class Contender:
     is_baseline: bool
     unserved_tokens_per_month: float = 0.0
     payback_sentence: str = ""
+    #: The compared cost at the low and high ends of its estimated lines' intervals (the same
+    #: as ``usd_per_month`` where every line is measured).
+    usd_low: float | None = None
+    usd_high: float | None = None
+
+    @property
+    def band(self) -> tuple[float, float]:
+        low = self.usd_per_month if self.usd_low is None else self.usd_low
+        high = self.usd_per_month if self.usd_high is None else self.usd_high
+        return low, high
+
+
+#: Said of a ranking that could flip inside the estimated lines' intervals.
+FRAGILE = "fragile: within the estimate's band"
+
+
+def fragile(cheaper: Contender, dearer: Contender) -> bool:
+    """Whether ``cheaper`` could cost more than ``dearer`` inside their intervals: the
+    cheaper plan's high end reaches the dearer plan's low end."""
+    return cheaper.band[1] >= dearer.band[0] - TIE_USD and (
+        cheaper.band != (cheaper.usd_per_month,) * 2 or dearer.band != (dearer.usd_per_month,) * 2
+    )
 
 
 @dataclass(frozen=True)
@@ -77,7 +99,8 @@ def plan_verdicts(plans: Sequence[Contender]) -> list[PlanVerdict]:
             verdict, reason = (
                 (
                     NO_BUY_WORD,
-                    f"{best.name} costs ${-(best.usd_per_month - base):,.0f} a month less",
+                    f"{best.name} costs ${-(best.usd_per_month - base):,.0f} a month less"
+                    + (f" ({FRAGILE})" if fragile(best, stay) else ""),
                 )
                 if best
                 else (KEEP_WORD, "no other plan costs less and serves the whole demand")
@@ -97,6 +120,8 @@ def plan_verdicts(plans: Sequence[Contender]) -> list[PlanVerdict]:
             reason = (
                 f"the cheapest plan that serves the demand, ${-diff:,.0f} a month below {stay.name}"
             )
+            if fragile(p, stay):
+                reason += f" ({FRAGILE})"
             if p.payback_sentence:
                 pays = p.payback_sentence.rstrip(".")
                 reason += f"; {pays[:1].lower()}{pays[1:]}"

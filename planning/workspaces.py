@@ -25,6 +25,7 @@ from costmodel.workspace_model import (
     workspace_to_dict,
 )
 from planning import what_ifs as si
+from planning.estimates import with_estimates
 from tokendesk import formatting
 from tokendesk.safeyaml import YamlInputError, YamlLimits, load_yaml_text, read_yaml_text
 from tokendesk.textsafety import clean_text
@@ -148,8 +149,12 @@ def planning_options(
 def engine_for(
     warehouse: Warehouse, ws: Workspace | None = None, *, pricing_model: Iterable[str] | None = None
 ) -> Engine:
-    """The scenario engine over :func:`planning_options` for ``ws`` (None: the stored one)."""
-    return Engine.from_frame(planning_options(warehouse, ws, pricing_model=pricing_model))
+    """The scenario engine over :func:`planning_options` for ``ws`` (None: the stored one), with
+    estimated capacity where ``ws`` allows it and a workload needs it."""
+    if ws is None:
+        _, ws = stored_workspace(warehouse)
+    engine = Engine.from_frame(planning_options(warehouse, ws, pricing_model=pricing_model))
+    return with_estimates(engine, ws, warehouse)
 
 
 @dataclass(frozen=True)
@@ -396,6 +401,7 @@ FIELD_WORDS = {
     "regions": "Approved regions",
     "allow_owned": "The optimizer may buy servers",
     "allow_spot": "The workloads may run on spot",
+    "allow_estimates": "Estimated capacity may serve a workload no result measures",
     "start": "Month 1 starts",
     "site_region": "Site region",
     "usd_per_kwh": "Electricity ($ per kWh)",

@@ -9,6 +9,7 @@ import pytest
 from costmodel import Engine
 from costmodel.plan import WorkspaceEngine
 from costmodel.plan_inputs import PlanContext, custom_plan
+from costmodel.shape_physics import model_factors
 from costmodel.sizing import OnDemandBasis
 from costmodel.workspace_model import workspace_from_dict
 from planning.evaluation import verdicts_of
@@ -137,11 +138,14 @@ def test_input_tokens_count_and_the_basis_is_said():
     heavy["demand"][0]["input_tokens_per_month"] = 10 * base["demand"][0]["input_tokens_per_month"]
     light, prompt_heavy = (planner(d, options) for d in (base, heavy))
     # The benchmark ran 1:1; chat asks 2:1, and ten times the prompts 20:1. With no measured
-    # prefill share an input token takes a quarter of an output token's time: capacity
-    # = 8,000 × (1 + 1/4) / (1 + r/4) per p5.
-    assert light.fleet[0].unit_tok_s == pytest.approx(8000 * 1.25 / 1.5)
-    assert prompt_heavy.fleet[0].unit_tok_s == pytest.approx(8000 * 1.25 / 6)
-    assert "stated rule" in light.fleet[0].mix_basis and "2:1" in light.fleet[0].mix_basis
+    # prefill share the performance model carries the measured 8,000 tok/s per p5 to each
+    # shape by its own ratio (estimate at the workload's shape ÷ at the result's).
+    p5 = light.fleet[0].option
+    at_2, at_20 = (float(model_factors([p5], r)[0]) for r in (2.0, 20.0))
+    assert at_20 < at_2 < 1.0  # every input token costs prefill time
+    assert light.fleet[0].unit_tok_s == pytest.approx(8000 * at_2)
+    assert prompt_heavy.fleet[0].unit_tok_s == pytest.approx(8000 * at_20)
+    assert "performance model" in light.fleet[0].mix_basis and "2:1" in light.fleet[0].mix_basis
     stay_light = light.evaluate(default_plans())[0]
     stay_heavy = prompt_heavy.evaluate(default_plans())[0]
     assert stay_heavy.monthly_usd > stay_light.monthly_usd  # it needs top-ups
