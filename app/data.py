@@ -368,10 +368,33 @@ def _hardware_quotes(path: str) -> list:
 
 def scenario_engine(path: str, negotiated: bool, ws):
     """The scenario engine ``ws`` is planned on, over the options ``negotiated`` says this
-    person may see."""
+    person may see, with estimated capacity where ``ws`` allows it and a workload needs it."""
+    import json
+
+    from costmodel.workspace_model import workspace_to_dict
     from planning.workspaces import fleet_instance_types
 
-    return _fleet_engine(path, negotiated, fleet_instance_types(ws))
+    types = fleet_instance_types(ws)
+    if not ws.constraints.allow_estimates:
+        return _fleet_engine(path, negotiated, types)
+    # Estimates depend on the demand (model, shape, SLO): keyed on the workspace as text.
+    return _estimated_engine(
+        path, negotiated, types, json.dumps(workspace_to_dict(ws), default=str)
+    )
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _estimated_engine(path: str, negotiated: bool, fleet_types: tuple[str, ...], ws_text: str):
+    """``_fleet_engine`` with the estimated options the workspace ``ws_text`` needs (the
+    estimator itself is built once per results snapshot, ``planning.estimates``)."""
+    import json
+
+    from costmodel.workspace_model import workspace_from_dict
+    from planning.estimates import with_estimates
+
+    ws = workspace_from_dict(json.loads(ws_text))
+    with reading(path) as warehouse:
+        return with_estimates(_fleet_engine(path, negotiated, fleet_types), ws, warehouse)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)

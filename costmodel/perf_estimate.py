@@ -108,12 +108,15 @@ class Estimator:
         architectures: dict[str, ModelArchitecture],
         hardware: dict[str, Hardware],
         resolve: Any,
+        loo: LeaveOneOut | None = None,
     ) -> None:
         self.corpus = corpus
         self.architectures = architectures
         self.hardware = hardware
         self.resolve = resolve
-        self.loo: LeaveOneOut = leave_one_out(corpus)
+        # ``loo`` is the same corpus's leave-one-out, kept from an earlier build (it is the
+        # seconds of building one; ``planning.estimates`` keeps it per results snapshot).
+        self.loo: LeaveOneOut = leave_one_out(corpus) if loo is None else loo
         self._fits: dict[str, Fit | None] = {m: fit_metric(corpus, m) for m in METRICS}
 
     def _arch(self, model: str) -> ModelArchitecture:
