@@ -1021,3 +1021,57 @@ def rate_over_time(frame: pd.DataFrame) -> go.Figure:
         height=300,
     )
     return add_threshold(figure, 1.0, "mean")
+
+
+def predicted_vs_measured(points: pd.DataFrame, unit: str) -> go.Figure:
+    """Log-log: measured (x) against predicted (y), one colour per vendor, the 80% interval as
+    an error bar on each point and the y = x line a perfect prediction sits on."""
+    fig = go.Figure()
+    for vendor, rows in points.groupby("vendor", sort=True):
+        fig.add_trace(
+            go.Scatter(
+                x=rows["measured"],
+                y=rows["predicted"],
+                mode="markers",
+                name=str(vendor),
+                marker={"color": VENDOR_COLOURS.get(str(vendor)), "size": 6},
+                error_y={
+                    "type": "data",
+                    "symmetric": False,
+                    "array": (rows["high"] - rows["predicted"]).clip(lower=0),
+                    "arrayminus": (rows["predicted"] - rows["low"]).clip(lower=0),
+                    "thickness": 1,
+                    "width": 0,
+                },
+                hovertext=rows["model"]
+                + " on "
+                + rows["accelerator_id"]
+                + " ("
+                + rows["regime"]
+                + ")",
+                hovertemplate="<b>%{hovertext}</b><br>measured %{x:,.4g}<br>predicted"
+                " %{y:,.4g}<extra></extra>",
+            )
+        )
+    if not points.empty:
+        span = pd.concat([points["measured"], points["low"], points["high"]])
+        span = span[span > 0]
+        ends = [float(span.min()), float(span.max())]
+        fig.add_trace(
+            go.Scatter(
+                x=ends,
+                y=ends,
+                mode="lines",
+                name="predicted = measured",
+                line={"color": "#888", "dash": "dash", "width": 1},
+                hoverinfo="skip",
+            )
+        )
+    fig.update_layout(
+        xaxis={"type": "log", "title": f"measured {unit}"},
+        yaxis={"type": "log", "title": f"predicted {unit} (80% interval)"},
+        margin=MARGIN,
+        legend_title_text="vendor",
+        height=420,
+    )
+    return fig

@@ -576,3 +576,13 @@ def workspace_versions(path: str) -> pd.DataFrame:
 def filter_args(filters: Filters) -> dict[str, Any]:
     """The dashboard's (name, values) filters as the query's keyword arguments."""
     return {name: list(values) for name, values in filters}
+
+
+@st.cache_data(show_spinner=False, ttl=600)
+def validation_report(path: str) -> dict:
+    """``planning.estimates.validation_report`` of the warehouse's current results (the
+    leave-one-out is kept per results snapshot, so a new session reads it back)."""
+    from planning.estimates import validation_report as report
+
+    with reading(path) as warehouse:
+        return report(warehouse)

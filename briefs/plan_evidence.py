@@ -100,6 +100,7 @@ def plan_assumptions(
         ("on-demand capacity", ON_DEMAND_BASIS_NOTES[ws.on_demand_basis]),
         *((("fleet from the cloud bill", provenance),) if provenance else ()),
         ("growth", "applied once a quarter"),
+        ("estimated capacity", estimates_sentence(ws)),
     ]
     for w in ws.demand:
         stand_in = (
@@ -130,6 +131,17 @@ def plan_assumptions(
         ("decision rule", RULE_SENTENCE),
     ]
     return pd.DataFrame(rows, columns=["item", "value"])
+
+
+def estimates_sentence(ws: Workspace) -> str:
+    """The workspace's estimates setting (``constraints.allow_estimates``), in words."""
+    if ws.constraints.allow_estimates:
+        return (
+            "allowed: a workload with no measured result at its model, shape or latency target"
+            " is served by capacity the calibrated performance model estimates, each such line"
+            " marked 'estimated ±x%' with its 80% interval and the plans' cost band"
+        )
+    return "not allowed: only measured results serve a workload"
 
 
 #: What the Scenarios brief's price table lists.

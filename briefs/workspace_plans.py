@@ -34,7 +34,7 @@ from briefs.sources import (
     source_tables,
 )
 from costmodel.plan_inputs import by_vendor
-from costmodel.plan_result import PlanResult
+from costmodel.plan_result import PlanLine, PlanResult
 from costmodel.workspace_model import Workspace
 from planning.evaluation import Evaluation, as_evaluation
 from planning.verdicts import BUY_WORD, PlanVerdict
@@ -367,6 +367,9 @@ def plan_decision_section(ev: Evaluation, weak: Mapping[str, list[str]] | None =
 
 def _sentence(plan, v: PlanVerdict, stay: PlanResult, flagged: Sequence[str] | None) -> str:
     parts = [f"{_usd(plan.monthly_usd)} run rate at month 1"]
+    low, _, high = plan.monthly_usd_band
+    if high - low > 0.005:
+        parts.append(f"{_usd(low)}–{_usd(high)} within the estimates' 80% intervals")
     if plan.stranded_usd_per_month > 0.005:
         parts.append(f"{_usd(plan.stranded_usd_per_month)} of commitments still paid")
     if plan.one_time_usd > 0.005:
@@ -388,20 +391,36 @@ def plan_sentences(found: Found, weak: Mapping[str, list[str]] | None = None) ->
     o = ev.optimal
     if o is not None:
         if o.feasible:
-            out.append(_sentence(o, verdicts[o.name], stay, None))
+            out.append(_sentence(o, verdicts[o.name], stay, estimated_evidence(o.fleet)))
         else:
             out.append(f"{verdicts[o.name].verdict.upper()} {o.name}: {o.status_sentence}")
     return out
 
 
+def estimated_evidence(lines: Sequence[PlanLine]) -> list[str]:
+    """The lines whose capacity the performance model estimated, each with its cost band."""
+    return list(
+        dict.fromkeys(
+            f"{ln.workload} on {ln.instance_type} ({ln.provider}): {ln.basis} capacity,"
+            f" ${ln.band[0]:,.0f}–${ln.band[2]:,.0f}/month"
+            for ln in lines
+            if ln.estimated
+        )
+    )
+
+
 def weakest_evidence(
     results: Sequence[PlanResult], ws: Workspace, options: pd.DataFrame | None
 ) -> dict[str, list[str]]:
-    """Per plan, the low-confidence price quotes its lines are priced from (a rate the
-    workspace states is the company's own and never flagged): what a reader should check
+    """Per plan, its estimated lines first (capacity no measured result backs, with the
+    interval's width), then the low-confidence price quotes its lines are priced from (a rate
+    the workspace states is the company's own and never flagged): what a reader should check
     before signing."""
     out: dict[str, list[str]] = {}
     for r in results:
+        estimated = estimated_evidence(r.fleet)
+        if estimated:
+            out[r.name] = list(dict.fromkeys(estimated))
         prices, _ = fleet_evidence((r,), ws, options)
         if prices.empty:
             continue
@@ -414,7 +433,7 @@ def weakest_evidence(
             for row in low.itertuples()
         ]
         if flagged:
-            out[r.name] = list(dict.fromkeys(flagged))
+            out[r.name] = list(dict.fromkeys([*out.get(r.name, []), *flagged]))
     return out
 
 

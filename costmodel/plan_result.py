@@ -142,10 +142,6 @@ class PlanResult:
         return lines_band(self.monthly_usd, self.fleet)
 
     @property
-    def estimated_lines(self) -> tuple[PlanLine, ...]:
-        return tuple(ln for ln in self.fleet if ln.estimated)
-
-    @property
     def requested_by_vendor(self) -> dict[str, float]:
         return by_vendor(self.requested_allocation)
 

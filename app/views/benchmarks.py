@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from app import auth, charts, data, price_reads, ui
-from app.models import bench_history, bench_import
+from app.models import bench_history, bench_import, estimates
 from app.models import benchmarks as model
 from app.safe import plain
 from app.url_state import UrlInput
@@ -269,14 +269,38 @@ def parity_tab(results: pd.DataFrame) -> None:
     ui.show_columns(table, model.PARITY_COLUMNS, key="parity_table")
 
 
+def estimates_tab(path: str) -> None:
+    st.subheader("Estimates against measured results")
+    report = data.validation_report(path)
+    points = estimates.validation_points(report)
+    st.markdown(estimates.validation_sentence(report))
+    if points.empty:
+        return
+    figure = charts.predicted_vs_measured(points, estimates.METRIC_WORDS[estimates.THROUGHPUT])
+    st.plotly_chart(figure, width="stretch", key="estimates_chart")
+    st.caption(
+        "Each point is one measured result, predicted by the performance model fitted without any"
+        " result of its model × accelerator; the bar is its 80% interval. On the dashed line the"
+        " prediction equals the measurement. Plans use these estimates only where no measured"
+        " result serves a workload, and mark each such line 'estimated ±x%'."
+    )
+
+
 st.title("Benchmark results")
 st.caption(model.PAGE_NOTE)
 path = data.db_path()
 user = auth.current_user()
 # Only the open tab is drawn (the tabs rerun the page when one is picked): every tab drawn on each
 # run cost the server as much as the one in view.
-tab_results, tab_curves, tab_parity, tab_import, tab_history = st.tabs(
-    ["Results", "Throughput vs FTL", "Output parity", "Import result file", "Import history"],
+tab_results, tab_curves, tab_parity, tab_import, tab_history, tab_estimates = st.tabs(
+    [
+        "Results",
+        "Throughput vs FTL",
+        "Output parity",
+        "Import result file",
+        "Import history",
+        "Estimates vs measured",
+    ],
     key="benchmarks_tab",
     on_change="rerun",
 )
@@ -288,6 +312,9 @@ if tab_import.open:
 if tab_history.open:
     with tab_history:
         history_tab(path, user)
+if tab_estimates.open:
+    with tab_estimates:
+        estimates_tab(path)
 results = price_reads.benchmark_results(path)
 if results.empty:
     for tab in (tab_results, tab_curves, tab_parity):

@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from app import auth, charts, data, plan_reads, price_reads
+from app.models import estimates
 from app.models import workspace as model
 from app.models.withheld import WITHHELD_NOTE
 from app.safe import plain
@@ -184,6 +185,15 @@ st.caption(
 )
 
 
+def model_choices() -> list[tuple[str, str]]:
+    """(model, measured | estimated): the results' models, then the ones only estimated."""
+    from costmodel.bundled_tables import model_architectures, resolve_architecture
+
+    measured = [str(m) for m in price_reads.benchmark_results(path)["model"].dropna().unique()]
+    ids = [arch.model_id for m in measured if (arch := resolve_architecture(m)) is not None]
+    return estimates.model_choices(measured, model_architectures(), ids)
+
+
 def workload_form() -> dict[str, Any] | None:
     """The "Add a workload" fields: what was typed when the person pressed Add, else None."""
     with st.form(key("ws_add_workload_form"), clear_on_submit=False, border=False):
@@ -193,9 +203,12 @@ def workload_form() -> dict[str, Any] | None:
                 "Workload name", key=key("ws_new_workload"), placeholder="chat-70b"
             ),
             "model": two.text_input(
-                "Model", key=key("ws_new_model"), placeholder="llama-3.3-70b-instruct"
+                "Model",
+                key=key("ws_new_model"),
+                placeholder="llama-3.3-70b-instruct",
             ),
         }
+        st.caption(estimates.choices_text(model_choices()))
         one, two, three = st.columns(3)
         typed["output_tokens"] = one.text_input(
             "Output tokens / month", key=key("ws_new_output"), placeholder="30 B"
@@ -529,6 +542,13 @@ allow_spot = st.checkbox(
     key=settings_key("ws_allow_spot"),
     disabled=locked,
 )
+allow_estimates = st.checkbox(
+    "A workload no measured result serves may use estimated capacity (the calibrated performance"
+    " model's figure, marked 'estimated ±x%' with its 80% interval)",
+    base.constraints.allow_estimates,
+    key=settings_key("ws_allow_estimates"),
+    disabled=locked,
+)
 
 
 def table_rows(fields: dict[str, Any], name: str) -> list[dict]:
@@ -663,6 +683,7 @@ edited_base = replace(
         max_vendor_share=cap,
         allow_owned=allow_owned,
         allow_spot=allow_spot,
+        allow_estimates=allow_estimates,
     ),
 )
 if pending_workload is not None or new_line is not None:
