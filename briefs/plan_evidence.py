@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from briefs.sources import (
+    QUOTE_KEY,
     bench_rows,
     option_key,
     price_rows,
@@ -190,7 +191,9 @@ def fleet_evidence(
     """The price quotes and the benchmark results behind every scenario's fleet lines: the quotes
     of each line's pricing model (or the rate the workspace states) and every operating point of
     the configuration the line was sized on, each with its source, date, confidence, snapshot."""
-    lines, stated = [], []
+    lines: list[dict] = []
+    estimated: list[dict] = []
+    stated = []
     for r in results:
         for ln in r.fleet:
             rate = _stated_rate(ws, ln)
@@ -198,19 +201,28 @@ def fleet_evidence(
                 stated.append(_stated_rate_row(ln, rate))
             if ln.option_id:
                 key = option_key(ln.option_id, ln.instance_type)
-                lines.append(key | {"line_pricing": ln.pricing_model, "stated": rate is not None})
+                labels = {"line_pricing": ln.pricing_model, "stated": rate is not None}
+                (estimated if ln.estimated else lines).append(key | labels)
     rows = rows_behind(options, lines)
+    # An estimated line rests on its SKU's price quotes and on no measured result: its quotes
+    # are every configuration's rows of that SKU (one row per quote once deduplicated).
+    quotes = rows_behind(options, estimated, on=QUOTE_KEY)
+    found = [f for f in (rows, quotes) if not f.empty]
+    rows_and_quotes = pd.concat(found, ignore_index=True) if found else rows
     quoted = (
-        rows[
+        rows_and_quotes[
             [
                 not own and str(model) in str(pricing)
                 for model, pricing, own in zip(
-                    rows["pricing_model"], rows["line_pricing"], rows["stated"], strict=True
+                    rows_and_quotes["pricing_model"],
+                    rows_and_quotes["line_pricing"],
+                    rows_and_quotes["stated"],
+                    strict=True,
                 )
             ]
         ]
-        if not rows.empty
-        else rows
+        if not rows_and_quotes.empty
+        else rows_and_quotes
     )
     priced = [frame for frame in (quoted, pd.DataFrame(stated)) if not frame.empty]
     prices = price_rows(pd.concat(priced, ignore_index=True) if priced else pd.DataFrame())

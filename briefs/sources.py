@@ -21,6 +21,8 @@ from tokendesk.catalog import load_catalog
 
 #: The columns that identify a fleet line's SKU and configuration among the cost-options rows.
 LINE_KEY = ["provider", "region", "zone", "instance_type", "config_key"]
+#: The columns that name a SKU's quotes, whatever configuration a row joins them to.
+QUOTE_KEY = ["provider", "region", "zone", "instance_type"]
 
 PRICE_SOURCE_COLUMNS = [
     "provider",
@@ -115,15 +117,21 @@ def option_key(option_id: str, instance_type: str) -> dict[str, str]:
 
 
 def rows_behind(
-    options: pd.DataFrame | None, lines: Sequence[Mapping[str, object]]
+    options: pd.DataFrame | None,
+    lines: Sequence[Mapping[str, object]],
+    on: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """The cost-options rows of each line's SKU and configuration, one row per (line, quote,
-    operating point); ``lines`` hold the :data:`LINE_KEY` columns plus any labels to carry."""
+    operating point); ``lines`` hold the :data:`LINE_KEY` columns plus any labels to carry.
+    ``on`` (default :data:`LINE_KEY`) is what a row must match: :data:`QUOTE_KEY` finds a SKU's
+    quotes whatever configuration they were joined to (an estimated line's)."""
     if options is None or options.empty or not lines:
         return pd.DataFrame()
     frame = plain_frame(options)
     frame["zone"] = frame["zone"].fillna("") if "zone" in frame else ""
-    return pd.DataFrame(list(lines)).merge(frame, on=LINE_KEY, how="left")
+    keys = list(LINE_KEY if on is None else on)
+    wanted = pd.DataFrame(list(lines)).drop(columns=[c for c in LINE_KEY if c not in keys])
+    return wanted.merge(frame, on=keys, how="inner" if on is not None else "left")
 
 
 def price_rows(rows: pd.DataFrame) -> pd.DataFrame:

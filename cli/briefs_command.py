@@ -191,9 +191,10 @@ def brief(
         with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
             options = pw.planning_options(warehouse, ws)
             snapshots = warehouse.snapshots()
+            engine = pw.with_estimates(Engine.from_frame(options), ws, warehouse)
     except TooManyPlanningOptions as exc:
         raise fail(str(exc)) from None
-    results = pe.compare(Engine.from_frame(options), ws, knobs)
+    results = pe.compare(engine, ws, knobs)
     doc = workspace_document(
         results,
         ws,

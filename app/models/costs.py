@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
@@ -10,6 +11,7 @@ from app.models.tables import Table, readable
 from costmodel import interactivity
 from costmodel.energy import ASSUMED_TDP_UTILISATION
 from costmodel.option_figures import with_hour_split
+from costmodel.option_table import Option
 from costmodel.unit_cost import OUTPUT_TO_INPUT_COST_RATIO
 from tokendesk import formatting
 from tokendesk.labels import sku_label
@@ -139,6 +141,7 @@ def option_table(
         }
     )
     unit_label = formatting.token_unit_label(unit)
+    ordered = ordered.assign(basis=MEASURED_BASIS)
     labels = {
         "cost": formatting.cost_label(unit, COUNTED[basis]),
         "ftl_ms": f"FTL {percentile} (ms)",
@@ -151,6 +154,7 @@ def option_table(
         "model": "Model",
         "precision": "Precision",
         "scenario": "Scenario",
+        "basis": "Basis",
         "ftl_basis": "FTL basis",
         "replicas_per_instance": "Replicas",
         "instance_output_tok_s": "Instance output tok/s",
@@ -358,3 +362,90 @@ def frontier_caption(frontier: Frontier, percentile: str, target: float) -> str:
             "percentile (a lower bound of the interactivity at the chosen percentile)."
         )
     return text
+
+
+#: Where an option's throughput comes from, as the Costs page's Basis column reads it.
+MEASURED_BASIS = "measured"
+ESTIMATED_NOTE = (
+    "Estimated options: accelerators no measured result of the workspace's models covers at its"
+    " SLO, priced at the calibrated performance model's throughput (the basis column gives the"
+    " width of its 80% interval; the cost band follows it). Plans buy them only where the"
+    " workspace allows estimated capacity."
+)
+
+
+def estimated_rows(options: Iterable[Option], filters: Mapping[str, Sequence[str]]) -> pd.DataFrame:
+    """The engine's estimated options as the Costs table's rows: $/1K output tokens at the
+    estimate, with the band from its interval, the FTL the estimate gives and a ``basis`` of
+    "estimated ±x%"; only those that pass the page's filters (vendor, model, provider, ...)."""
+    rows = []
+    for o in options:
+        if o.basis != "estimated" or not o.points:
+            continue
+        point = o.points[0]
+        tok_s = point.unit_output_tok_s
+        cost = o.usd_per_unit_hour / (tok_s * 3.6)
+        rows.append(
+            {
+                "basis": o.ttft_basis,
+                "cost": cost,
+                "cost_low": cost / o.capacity_high,
+                "cost_high": cost / o.capacity_low,
+                "ftl_ms": point.ttft_ms_p99,
+                "provider": o.provider,
+                "instance_type": o.instance_type,
+                "region": o.region,
+                "pricing_model": o.pricing_model,
+                "accelerator": o.accelerator_id,
+                "accelerator_name": o.accelerator_name or o.accelerator_id,
+                "vendor": o.vendor,
+                "model": o.model,
+                "precision": o.precision,
+                "instance_output_tok_s": tok_s,
+                "usd_per_hour": o.usd_per_unit_hour,
+                "bench_source_title": o.bench_source_title,
+            }
+        )
+    frame = pd.DataFrame(rows)
+    for name, allowed in filters.items():
+        if allowed and name in frame:
+            frame = frame[frame[name].isin(allowed)]
+    if frame.empty:
+        return frame
+    return frame.drop_duplicates().sort_values("cost").reset_index(drop=True)
+
+
+def estimated_table(rows: pd.DataFrame, percentile: str, unit: str) -> Table:
+    """The estimated options, cheapest first, the basis column first so they read apart."""
+    shown = rows.assign(
+        **{c: formatting.per_tokens(rows[c], unit) for c in ("cost", "cost_low", "cost_high")}
+    )
+    return readable(
+        shown,
+        {
+            "basis": "Basis",
+            "cost": formatting.cost_label(unit, COUNTED["output"]),
+            "cost_low": "low",
+            "cost_high": "high",
+            "ftl_ms": f"FTL p99 estimate (ms, read for {percentile})",
+            "provider": "Provider",
+            "instance_type": "Instance",
+            "region": "Region",
+            "pricing_model": "Pricing model",
+            "accelerator_name": "Accelerator",
+            "vendor": "Vendor",
+            "model": "Model",
+            "precision": "Precision",
+            "instance_output_tok_s": "Instance output tok/s",
+            "usd_per_hour": "$/hour billed",
+            "bench_source_title": "Estimate",
+        },
+        numbers={
+            "cost": formatting.cost_format(unit),
+            "cost_low": formatting.cost_format(unit),
+            "cost_high": formatting.cost_format(unit),
+            "ftl_ms": "%,.0f ms",
+            "instance_output_tok_s": "%,.0f",
+            "usd_per_hour": "$%.3f",
+        },
+    )

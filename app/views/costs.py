@@ -137,6 +137,20 @@ def scatter(options, basis: str, percentile: str, unit: str) -> None:
         )
 
 
+def estimated_options(path: str, filters: dict, percentile: str, unit: str) -> None:
+    """Beside the measured options: the estimated ones the workspace's plans may buy."""
+    _, ws = data.workspace(path)
+    if not ws.constraints.allow_estimates:
+        return
+    engine = data.scenario_engine(path, data.sees_negotiated(), ws)
+    rows = model.estimated_rows(engine.table.options, filters)
+    if rows.empty:
+        return
+    st.subheader("Estimated options (no measured result)")
+    st.caption(model.ESTIMATED_NOTE)
+    ui.show_table(model.estimated_table(rows, percentile, unit), key="costs_estimated_table")
+
+
 def option_table(options, basis: str, percentile: str, unit: str, energy: bool) -> None:
     st.subheader("All options")
     table = data.derived(
@@ -228,3 +242,4 @@ if frontier_tab.open:
     with frontier_tab:
         frontier(found_frontier, percentile, chosen["target"], unit, total <= len(options))
 option_table(options, basis, percentile, unit, chosen["energy"])
+estimated_options(path, dict(filters), percentile, unit)

@@ -40,7 +40,7 @@ def market_brief(seed_db, seed_options) -> Brief:
     options, snapshots = seed_options
     ws, knobs = pw.market_workspace(si.DEFAULTS), pw.market_knobs(si.DEFAULTS)
     with Warehouse.open(seed_db, read_only=True) as warehouse:
-        engine = pw.engine_for(warehouse)
+        engine = pw.engine_for(warehouse, ws)
     results = pe.compare(engine, ws, knobs)
     base = "http://127.0.0.1:8501/scenarios"
     doc = workspace_document(results, ws, knobs, base, options=options, snapshots=snapshots)
