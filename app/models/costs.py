@@ -15,7 +15,7 @@ from costmodel.option_table import Option
 from costmodel.unit_cost import OUTPUT_TO_INPUT_COST_RATIO
 from tokendesk import formatting
 from tokendesk.labels import sku_label
-from tokendesk.metrics import latency_with_basis
+from tokendesk.metrics import latency_with_basis, usd_per_1k_tokens
 
 #: Token bases the page offers, as the URL writes them, with what they read as.
 TOKEN_BASES = {"output": "output tokens", "total": "total (input + output) tokens"}
@@ -384,7 +384,7 @@ def estimated_rows(options: Iterable[Option], filters: Mapping[str, Sequence[str
             continue
         point = o.points[0]
         tok_s = point.unit_output_tok_s
-        cost = o.usd_per_unit_hour / (tok_s * 3.6)
+        cost = usd_per_1k_tokens(o.usd_per_unit_hour, tok_s)
         rows.append(
             {
                 "basis": o.ttft_basis,

@@ -10,8 +10,9 @@ import pandas as pd
 import streamlit as st
 
 from app import auth, charts, data, price_reads, ui
-from app.models import bench_history, bench_import, estimates
+from app.models import bench_history, bench_import
 from app.models import benchmarks as model
+from app.models import estimate_pages as estimates
 from app.safe import plain
 from app.url_state import UrlInput
 from benchmarks.importers import MAX_IMPORT_BYTES

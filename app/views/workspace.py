@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from app import auth, charts, data, plan_reads, price_reads
-from app.models import estimates
+from app.models import estimate_pages as estimates
 from app.models import workspace as model
 from app.models.withheld import WITHHELD_NOTE
 from app.safe import plain

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from app import charts
-from app.models import estimates
+from app.models import estimate_pages as estimates
 from costmodel.workspace_model import workspace_from_dict, workspace_to_dict
 from tests.workspace_data import workspace
 
