@@ -43,8 +43,10 @@ from tokendesk import formatting
 from tokendesk.labels import sku_label
 
 # ---- rendering ---------------------------------------------------------------------------------
-#: The column of the tables the verdicts are read from.
+#: The column of the tables the verdicts are read from: the horizon total ÷ 36, beside the
+#: horizon total itself.
 COMPARED = "$/month compared"
+HORIZON = "36 months"
 #: What the command line, the page and the brief are given: an evaluation, or bare plans.
 Found = Evaluation | Sequence[PlanResult]
 
@@ -104,6 +106,7 @@ def results_rows(found: Found) -> list[dict[str, str]]:
                 "Unserved tok/month": f"{r.unserved_tokens_per_month:,.0f}",
                 "Monthly (month 1)": f"${r.monthly_usd:,.2f}",
                 COMPARED: f"${r.compared_usd_per_month:,.2f}",
+                HORIZON: f"${r.horizon_usd:,.0f}",
                 "Month 36": f"${r.monthly_usd_by_month[-1]:,.0f}",
                 "One-time": f"${r.one_time_usd:,.0f}",
                 "Payback": _payback(r),
@@ -122,11 +125,11 @@ def results_rows(found: Found) -> list[dict[str, str]]:
                 "Unserved tok/month": "0" if o.feasible else "—",
                 "Monthly (month 1)": f"${o.monthly_usd:,.2f}" if o.feasible else "—",
                 COMPARED: f"${o.compared_usd_per_month:,.2f}" if o.feasible else "—",
-                # The optimizer plans month 1: no later month to show.
-                "Month 36": "",
+                HORIZON: f"${o.horizon_usd:,.0f}" if o.feasible else "—",
+                "Month 36": f"${o.monthly_usd_by_month[-1]:,.0f}" if o.feasible else "—",
                 "One-time": f"${o.one_time_usd:,.0f}",
-                "Payback": "—",
-                "Cut-over": "—",
+                "Payback": f"month {o.payback_month}" if o.payback_month else "never (36 months)",
+                "Cut-over": "per backend",
             }
         )
     return rows
@@ -160,9 +163,11 @@ def headline(found: Found) -> str:
             )
         if optimal.one_time_usd > 0.005:
             parts.append(f"${optimal.one_time_usd:,.0f} one-time")
+        saved = stay.horizon_usd - optimal.horizon_usd
         return (
-            f"{text}; the plan to buy, the optimal fleet, costs {' + '.join(parts)}:"
-            f" ${optimal.compared_usd_per_month:,.0f}/month as compared ({abs(change):.1%} less)."
+            f"{text}; the plan to buy, the optimal fleet, costs {' + '.join(parts)}, and"
+            f" ${optimal.horizon_usd:,.0f} over 36 months, ${saved:,.0f} ({abs(change):.1%})"
+            f" less than Stay's ${stay.horizon_usd:,.0f}."
         )
     if not moves:
         return text + "; no alternative plan serves the whole demand."
@@ -183,7 +188,7 @@ def headline(found: Found) -> str:
             f" {v.verdict} — {v.reason}."
         )
     best = bought[0]
-    change = best.monthly_usd / stay.monthly_usd - 1 if stay.monthly_usd else 0.0
+    change = best.horizon_usd / stay.horizon_usd - 1 if stay.horizon_usd else 0.0
     payback = (
         f", paying back its ${best.one_time_usd:,.0f} one-time cost in month {best.payback_month}"
         if best.payback_month
@@ -194,7 +199,8 @@ def headline(found: Found) -> str:
     direction = "less" if change < 0 else "more"
     return (
         f"{text}; the plan to buy, {best.headline}, costs ${best.monthly_usd:,.0f}/month at month 1"
-        f" ({abs(change):.1%} {direction}){payback}."
+        f" and ${best.horizon_usd:,.0f} over 36 months ({abs(change):.1%} {direction} than"
+        f" Stay){payback}."
     )
 
 
