@@ -35,6 +35,7 @@ from briefs.sources import (
 )
 from costmodel.plan_inputs import by_vendor
 from costmodel.plan_result import PlanResult
+from costmodel.risk import RISK_BASIS, hhi_figure
 from costmodel.workspace_model import Workspace
 from planning.evaluation import Evaluation, as_evaluation
 from planning.verdicts import BUY_WORD, PlanVerdict
@@ -314,7 +315,9 @@ def workspace_document(
         Section("Scenarios side by side", (side_by_side_table(ev, ws, unit),)),
         *optimal,
         *(plan_fleet_section(r, first_fleet + i) for i, r in enumerate(results)),
-        monthly_curve_section(results),
+        monthly_curve_section(
+            [*results, *([ev.optimal] if ev.optimal is not None and ev.optimal.feasible else [])]
+        ),
         Section("Sources", source_tables(prices, benches, snapshots, PRICE_NOTE)),
     )
     meta = (
@@ -492,9 +495,13 @@ def plan_risks(found: Found) -> list[str]:
         out.append(f"{r.name}: " + "; ".join(found_risks[:2]) + ".")
     o = ev.optimal
     if o is not None and o.feasible:
-        shares = ", ".join(f"{k} {v:.0%}" for k, v in o.achieved_by_vendor.items() if v > 0)
-        hhi = sum(v * v for v in o.achieved_by_vendor.values()) * 10_000
-        out.append(f"{o.name}: silicon vendor HHI {hhi:,.0f} ({shares}).")
+        # On the same basis as every other plan: month-1 spend by vendor.
+        spend: dict[str, float] = {}
+        for ln in o.fleet:
+            spend[ln.vendor or "unknown"] = spend.get(ln.vendor or "unknown", 0.0) + ln.monthly_usd
+        figure = hhi_figure("hhi_vendor", spend, "Silicon vendor")
+        out.append(f"{o.name}: {figure.sentence.split(':')[0]}.")
+    out.append(f"Every HHI above is weighted by {RISK_BASIS}, the same basis for every plan.")
     return out
 
 
@@ -558,8 +565,8 @@ def plan_fleet_section(r: PlanResult, number: int) -> Section:
     )
 
 
-def monthly_curve_section(results: Sequence[PlanResult]) -> Section:
-    """Every plan's cost month by month over the horizon."""
+def monthly_curve_section(results: Sequence) -> Section:
+    """Every plan's cost month by month over the horizon (the optimal fleet's path included)."""
     months = len(results[0].monthly_usd_by_month)
     curves = pd.DataFrame(
         {"month": range(1, months + 1)}

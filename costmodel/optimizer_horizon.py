@@ -611,3 +611,74 @@ def path_by_quarter(problem: HorizonProblem, solution: HorizonSolution) -> list[
             }
         )
     return out
+
+
+def commitment_rows(problem: HorizonProblem, solution: HorizonSolution) -> list[dict]:
+    """Every commitment on the path: what the fleet holds (units kept, to its end, and what is
+    renewed after it) and each new commitment started (month, units, term). ``optimize`` and
+    ``commit`` both show these rows, so they agree on what is committed and for how long."""
+    rows: list[dict] = []
+    for f in problem.fleet:
+        if not any(f.in_term):
+            continue
+        c = f.candidate
+        last = max(t for t in range(1, problem.months + 1) if f.in_term[t - 1])
+        kept = [_held(solution, c, t) for t in range(1, problem.months + 1)]
+        after = kept[last] if last < problem.months else 0
+        rows.append(
+            {
+                "kind": "held",
+                "workload": c.workload,
+                "provider": c.provider,
+                "region": c.region,
+                "instance_type": c.instance_type,
+                "pricing_model": c.pricing_model,
+                "units": f.count,
+                "units_used_month_1": kept[0],
+                "from_month": 1,
+                "until_month": last,
+                "commitment_end": c.commitment_end.isoformat() if c.commitment_end else None,
+                "units_after_end": after,
+            }
+        )
+    for month, h in solution.committed():
+        c = h.candidate
+        rows.append(
+            {
+                "kind": "new",
+                "workload": c.workload,
+                "provider": c.provider,
+                "region": c.region,
+                "instance_type": c.instance_type,
+                "pricing_model": c.pricing_model,
+                "units": h.started,
+                "from_month": month,
+                "until_month": min(month + h.term_months - 1, problem.months),
+                "term_months": h.term_months,
+            }
+        )
+    return rows
+
+
+def _held(solution: HorizonSolution, c: Candidate, month: int) -> int:
+    return sum(h.units for h in solution.holdings[month - 1] if h.candidate is c)
+
+
+def commitment_sentences(rows: Sequence[dict]) -> list[str]:
+    """The rows in words, one per commitment."""
+    out = []
+    for r in rows:
+        sku = f"{r['instance_type']} ({r['provider']} {r['region']})"
+        if r["kind"] == "held":
+            out.append(
+                f"{r['workload']}: hold {r['units']} × {sku} {r['pricing_model']} to month"
+                f" {r['until_month']} ({r['units_used_month_1']} used in month 1); after it,"
+                f" {r['units_after_end']} kept."
+            )
+        else:
+            years = r["term_months"] // 12
+            out.append(
+                f"{r['workload']}: commit {r['units']} × {sku} for {years} year"
+                f"{'s' if years > 1 else ''} from month {r['from_month']}."
+            )
+    return out or ["No commitment on the cheapest path: everything is bought on demand."]

@@ -20,6 +20,7 @@ from costmodel.optimizer_horizon import (
     HorizonProblem,
     HorizonSolution,
     carried_by_vendor,
+    commitment_rows,
     month_lines,
     path_by_quarter,
     solve_horizon,
@@ -40,13 +41,18 @@ from planning.context import plan_context, scenario_plans
 from planning.workspaces import Knobs
 from tokendesk.labels import solver_gap
 
+#: Seconds the optimizer over time may search; past it the best path found is used with its proven
+#: bound and gap (stated beside it), so a command never waits longer than this on the solver.
+HORIZON_TIME_LIMIT_S = 20.0
+
 
 @dataclass(frozen=True)
 class Optimized:
     workspace: Workspace
     solution: Solution
     builtins: tuple[PlanResult, ...]
-    #: Each built-in scenario priced as the optimizer prices a plan.
+    #: Each built-in scenario priced as the month-1 programme prices a plan (run rate + one-time
+    #: ÷ horizon); the plans are ranked on their horizon totals, not on this.
     comparable: dict[str, float]
     frontier: list[FrontierPoint]
     solve_seconds: float
@@ -81,10 +87,7 @@ class Optimized:
     @property
     def month1_comparable(self) -> dict[str, float]:
         """Each built-in plan on the month-1 programme's basis: run rate + one-time ÷ horizon."""
-        return {
-            r.name: r.run_rate_usd_per_month + r.one_time_usd / self.horizon_months
-            for r in self.builtins
-        }
+        return self.comparable
 
     def horizon_dict(self) -> dict | None:
         """The path over the horizon: totals, bound, solve time, months and the path by quarter."""
@@ -103,18 +106,7 @@ class Optimized:
             "monthly_usd_by_month": [round(v, 2) for v in h.monthly_usd],
             "one_time_usd_by_month": [round(v, 2) for v in h.one_time_usd_by_month],
             "backends_ported": list(h.backends_ported),
-            "commitments_started": [
-                {
-                    "month": month,
-                    "workload": x.candidate.workload,
-                    "provider": x.candidate.provider,
-                    "region": x.candidate.region,
-                    "instance_type": x.candidate.instance_type,
-                    "term_months": x.term_months,
-                    "units": x.started,
-                }
-                for month, x in h.committed()
-            ],
+            "commitments": commitment_rows(p, h) if h.feasible else [],
             "path_by_quarter": path_by_quarter(p, h) if h.feasible else [],
             "builtin_horizon_usd": {r.name: round(r.horizon_usd, 2) for r in self.builtins},
             "basis": (
@@ -225,10 +217,13 @@ def optimize(
     solution = solve(problem, mip_rel_gap=mip_rel_gap)
     elapsed = time.perf_counter() - started
     frontier = diversification_frontier(problem, mip_rel_gap=mip_rel_gap) if with_frontier else []
-    # Every plan priced on the one basis the verdicts read (``PlanResult.compared_usd_per_month``).
-    comparable = {r.name: r.compared_usd_per_month for r in builtins}
+    # Every built-in plan priced as the month-1 programme prices a plan (run rate + one-time ÷
+    # horizon); the verdicts read the horizon totals (``horizon``).
+    comparable = {
+        r.name: r.run_rate_usd_per_month + r.one_time_usd / problem.horizon_months for r in builtins
+    }
     over_time = horizon_problem(planner)
-    path = solve_horizon(over_time, mip_rel_gap=horizon_gap)
+    path = solve_horizon(over_time, mip_rel_gap=horizon_gap, time_limit_s=HORIZON_TIME_LIMIT_S)
     return Optimized(
         ws,
         solution,
@@ -410,7 +405,9 @@ def _payback(h: HorizonSolution, stay: PlanResult) -> tuple[int | None, str]:
         start=1,
     ):
         cumulative += s - x - o
-        if cumulative >= 0 and m >= 1 and (h.one_time_usd > 0 or s - x > 0.005):
+        if cumulative >= 0 and (h.one_time_usd > 0 or s - x > 0.005):
+            if h.one_time_usd <= 0.005:
+                return m, f"Saves from month {m}, with no one-time cost."
             return m, (
                 f"Pays back in month {m}: cumulative savings cover the"
                 f" ${h.one_time_usd:,.0f} one-time cost."

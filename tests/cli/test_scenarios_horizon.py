@@ -61,3 +61,22 @@ def test_every_plan_has_a_horizon_and_the_buy_is_the_lowest(tmp_path, which):
     for r in rows:
         if r["horizon_usd"] < stay["horizon_usd"]:
             assert "more" not in r["decision_reason"].split(",")[0], r["decision_reason"]
+
+
+def test_commit_and_optimize_read_the_same_commitments(tmp_path):
+    db = tmp_path / "td.duckdb"
+    ws = mixed_fleet(tmp_path)
+    commit = runner.invoke(
+        app, ["commit", "--workspace", str(ws), "--format", "json", "--db", str(db)]
+    )
+    optimize = runner.invoke(
+        app, ["optimize", "--workspace", str(ws), "--format", "json", "--db", str(db)]
+    )
+    assert commit.exit_code == 0 and optimize.exit_code == 0, commit.output + optimize.output
+    planned = json.loads(commit.stdout)["optimizer_plan"]
+    horizon = json.loads(optimize.stdout)["horizon"]
+    assert planned["commitments"] == horizon["commitments"]
+    assert planned["at_end"] == horizon["commitment_at_end"] == "renew"
+    # The fleet's reservation is on the path to its real end (month 7: it ends 2027-06-30).
+    held = [r for r in planned["commitments"] if r["kind"] == "held"]
+    assert held and held[0]["until_month"] == 7 and held[0]["units"] == 3
