@@ -112,6 +112,15 @@ def optimal_summary(o: Optimized) -> list[str]:
         )
     else:
         out.append(f"No fleet meets every constraint: {s.message}")
+    h = o.horizon
+    if h is not None and h.feasible and h.horizon_usd is not None:
+        totals = "; ".join(f"{r.name} ${r.horizon_usd:,.0f}" for r in o.builtins)
+        out.append(
+            f"Over {len(h.monthly_usd)} months the cheapest path costs ${h.horizon_usd:,.0f}"
+            f" ({h.status}; bound ${h.bound_usd or 0:,.0f}; {h.solve_seconds:.1f} s): {totals}."
+            " Its month 1 is what to buy now; the other $/month figures here are the month-1"
+            " programme's."
+        )
     for r in o.builtins:
         flag = "" if r.feasible and not r.constraint_violations else " (breaks a constraint)"
         out.append(f"{r.name}: ${o.comparable[r.name]:,.0f}/month{flag}")

@@ -521,7 +521,11 @@ def _live_months(
         assumptions.cell(row=header_row + i, column=1, value=month).number_format = INTEGER
     for k, (column, option) in enumerate(curves.items(), start=2):
         values = [float(v) for v in t.frame[column]]
-        first = values[0]
+        # The multiple is of the Cost model's month-1 cost (the plan in place), not of the
+        # curve's own month 1: a plan with a late cut-over runs as Stay until then, and dividing
+        # by that first month scaled every month by run rate ÷ Stay's month 1 (0.9654 for Shift).
+        model = live.lines.loc[live.lines["option"] == option, "monthly_usd"]
+        first = float(model.sum()) if len(model) else values[0]
         letter = get_column_letter(k)
         for i, value in enumerate(values, start=1):
             # A curve that starts at $0 has no multiple: its months are inputs in dollars.

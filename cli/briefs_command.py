@@ -193,7 +193,8 @@ def brief(
             snapshots = warehouse.snapshots()
     except TooManyPlanningOptions as exc:
         raise fail(str(exc)) from None
-    results = pe.compare(Engine.from_frame(options), ws, knobs)
+    # The same engine as ``scenarios``: the optimal fleet is ranked with the other plans.
+    results = pe.evaluate(Engine.from_frame(options), ws, knobs)
     doc = workspace_document(
         results,
         ws,

@@ -18,7 +18,7 @@ from costmodel.commit_levels import shown_options
 from costmodel.commitment_workspace import WorkloadCommitment, brief_rows
 from costmodel.workspace_model import Workspace
 from planning import workspaces as pw
-from planning.commitment import commitments
+from planning.commitment import commitments, planned_commitments
 from pricing.integrity import check_price_file
 from tokendesk import jsontext
 from tokendesk.labels import sku_label
@@ -94,6 +94,7 @@ def commit_command(
     try:
         ws, engine = pw.workspace_and_engine(db, workspace, check_price_file)
         analysis = commitments(engine, ws)
+        planned = planned_commitments(engine, ws)
     except (pw.WorkspaceFileError, WarehouseError, ValueError) as exc:
         raise fail(str(exc)) from None
     if fmt == CommitFormat.TABLE:
@@ -111,11 +112,16 @@ def commit_command(
             print_table(console, grid, more="--format json")
         for sentence in sentences:
             console.print(sentence, highlight=False)
+        console.print("On the optimizer's cheapest path (as tokendesk optimize):", highlight=False)
+        for sentence in planned.sentences:
+            console.print(f"- {sentence}", highlight=False)
         return
     text = (
-        jsontext.dumps(commitment_json(ws, analysis)) + "\n"
+        jsontext.dumps(commitment_json(ws, analysis) | {"optimizer_plan": planned.as_dict()}) + "\n"
         if fmt == CommitFormat.JSON
         else _markdown(ws, analysis)
+        + "\n## On the optimizer's cheapest path\n\n"
+        + "".join(f"- {s}\n" for s in planned.sentences)
     )
     if output is None or str(output) == "-":
         sys.stdout.write(text)

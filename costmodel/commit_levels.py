@@ -65,6 +65,20 @@ class CommitmentInputs:
     scenarios: tuple[DemandScenario, ...] = ()
     discount_1y: float | None = None
     discount_3y: float | None = None
+    #: What happens when a commitment the fleet holds ends (``AT_END``), in Stay, every plan,
+    #: ``commit`` and the optimizer alike.
+    at_end: str = "renew"
+    #: Yearly rate the horizon total is discounted at (0: plain sum of the months).
+    discount_rate_per_year: float = 0.0
+
+
+#: What happens when a held commitment ends: renewed at its effective rate, lapsed to the list
+#: on-demand price, or whichever of the two (or releasing the units) the optimizer finds cheaper.
+AT_END = {
+    "renew": "renewed at the effective rate it has today",
+    "lapse": "lapsed to the list on-demand price",
+    "optimize": "renewed, lapsed to list or released, as the optimizer finds cheapest",
+}
 
 
 def default_scenarios(base_growth: float) -> tuple[DemandScenario, ...]:

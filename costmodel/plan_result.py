@@ -104,13 +104,22 @@ class PlanResult:
     month1_parts: tuple[tuple[str, float], ...] = ()
     #: Committed fleet units the plan gives back that are still paid in month 1 (not ended early).
     stranded_usd_per_month: float = 0.0
+    #: One-time costs in the month they fall (porting in month 1, early terminations at
+    #: cut-over); empty = all of ``one_time_usd`` in month 1.
+    one_time_usd_by_month: tuple[float, ...] = ()
+    #: Yearly rate the horizon total is discounted at (the workspace's; 0 = a plain sum).
+    discount_rate_per_year: float = 0.0
+
+    @property
+    def run_rate_usd_per_month(self) -> float:
+        """Month 1's run rate plus the committed units it gives back that are still paid."""
+        return self.monthly_usd + self.stranded_usd_per_month
 
     @property
     def compared_usd_per_month(self) -> float:
-        """The basis every plan is compared on (``planning.verdicts``): month 1's run rate, plus
-        the committed units it gives back that are still paid, plus one-time ÷ the horizon."""
-        months = len(self.monthly_usd_by_month) or MONTHS
-        return self.monthly_usd + self.stranded_usd_per_month + self.one_time_usd / months
+        """The basis every plan is compared on (``planning.verdicts``): the horizon total ÷ the
+        months of the horizon (a month's average over the whole decision)."""
+        return self.horizon_usd / (len(self.monthly_usd_by_month) or MONTHS)
 
     @property
     def feasible(self) -> bool:
@@ -125,9 +134,19 @@ class PlanResult:
         return by_vendor(self.achieved_allocation)
 
     @property
+    def one_time_by_month(self) -> tuple[float, ...]:
+        months = len(self.monthly_usd_by_month)
+        if self.one_time_usd_by_month:
+            return self.one_time_usd_by_month
+        return (self.one_time_usd,) + (0.0,) * (months - 1) if months else ()
+
+    @property
     def horizon_usd(self) -> float:
-        """What the plan costs over the horizon, one-time costs included."""
-        return sum(self.monthly_usd_by_month) + self.one_time_usd
+        """What the plan costs over the horizon, one-time costs in the month they fall, each
+        month discounted at the workspace's rate (the figure every verdict ranks on)."""
+        return horizon_total(
+            self.monthly_usd_by_month, self.one_time_by_month, self.discount_rate_per_year
+        )
 
     @property
     def headline(self) -> str:
@@ -174,7 +193,10 @@ class PlanResult:
                 "requested": _rounded(self.requested_allocation),
                 "achieved": _rounded(self.achieved_allocation),
             },
+            "one_time_usd_by_month": [round(v, 2) for v in self.one_time_by_month],
             "horizon_usd": round(self.horizon_usd, 2),
+            "discount_rate_per_year": self.discount_rate_per_year,
+            "run_rate_usd_per_month": round(self.run_rate_usd_per_month, 2),
             "on_demand_basis": OnDemandBasis(self.on_demand_basis).value,
             "savings_vs_stay_usd": round(self.savings_vs_stay_usd, 2),
             # (``or 0.0``: a part of nothing is written as 0.0, never -0.0)
@@ -212,6 +234,23 @@ def stay_result(results: Sequence[PlanResult]) -> PlanResult:
 
 
 def cheapest(results: Sequence[PlanResult]) -> PlanResult | None:
-    """The cheapest feasible scenario (an infeasible plan is never the cheapest)."""
+    """The feasible scenario with the lowest horizon total (an infeasible plan is never the
+    cheapest)."""
     feasible = [r for r in results if r.feasible]
-    return min(feasible, key=lambda r: r.monthly_usd) if feasible else None
+    return min(feasible, key=lambda r: r.horizon_usd) if feasible else None
+
+
+def discount_factor(month: int, rate_per_year: float) -> float:
+    """What a dollar paid in ``month`` (1-based) is worth in month 1 at ``rate_per_year``."""
+    return (1.0 + rate_per_year) ** (-(month - 1) / 12.0) if rate_per_year else 1.0
+
+
+def horizon_total(
+    monthly: Sequence[float], one_time: Sequence[float], rate_per_year: float = 0.0
+) -> float:
+    """Σ over the months of (cost + one-time cost falling that month) × the month's discount."""
+    spent = list(one_time) + [0.0] * (len(monthly) - len(one_time))
+    return sum(
+        (m + o) * discount_factor(i, rate_per_year)
+        for i, (m, o) in enumerate(zip(monthly, spent, strict=True), start=1)
+    )

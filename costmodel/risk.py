@@ -12,6 +12,9 @@ from functools import lru_cache
 #: (modeling.md §5.1).
 HHI_HIGH = 1800.0
 HHI_MODERATE = 1000.0
+#: The one basis every plan's concentration is weighed on: month 1's spend per line (the same for
+#: Stay, every move and Optimal; traffic shares are shown beside it, never mixed in).
+RISK_BASIS = "month-1 spend"
 #: A benchmark older than one quarter is stale: engines move fast (modeling.md §5.3).
 STALE_AFTER = timedelta(days=92)
 

@@ -32,10 +32,11 @@ def contender(r: PlanResult) -> Contender:
         r.name,
         r.feasible,
         r.constraint_violations,
-        r.compared_usd_per_month,
+        r.horizon_usd,
         r.is_baseline,
         r.unserved_tokens_per_month,
         r.payback_sentence,
+        len(r.monthly_usd_by_month),
     )
 
 
@@ -44,16 +45,18 @@ OPTIMAL = "Optimal"
 
 
 def optimal_contender(optimum: Optimized) -> Contender:
-    """The optimal fleet as the verdict rule reads it: the optimizer's objective is the compared
-    basis itself (run rate + committed units given back but still paid + one-time ÷ 36)."""
-    s = optimum.solution
+    """The optimal fleet as the verdict rule reads it: the optimizer-over-time's objective is the
+    horizon total itself, on the basis every plan is ranked on."""
+    o = OptimalPlan.of(optimum, OPTIMAL)
     return Contender(
         OPTIMAL,
-        s.feasible,
+        o.feasible,
         (),
-        s.objective_usd_per_month if s.objective_usd_per_month is not None else float("inf"),
+        o.horizon_usd if o.feasible else float("inf"),
         False,
-        0.0 if s.feasible else float("nan"),
+        0.0 if o.feasible else float("nan"),
+        o.payback_sentence,
+        len(o.monthly_usd_by_month) or 36,
     )
 
 

@@ -1,0 +1,82 @@
+"""``tokendesk scenarios --format json`` on the horizon: every plan, Optimal included, carries 36
+months and a horizon total; the plan marked BUY has the lowest; no plan that costs less than Stay
+over the horizon reads "costs more"; and every built-in plan is a path the optimizer could take."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from cli.main import app
+from tests.workspace_data import EXAMPLE
+
+runner = CliRunner()
+
+
+def mixed_fleet(tmp_path):
+    """The example with a CTO's mixed fleet: 3 p5.48xlarge reserved until 2027-06-30, 2 MI300X
+    nodes on demand, 15 g6e.xlarge."""
+    data = yaml.safe_load(EXAMPLE.read_text(encoding="utf-8"))
+    data["fleet"][0]["count"] = 3
+    data["fleet"][1] = {
+        "provider": "oci",
+        "region": "global",
+        "instance_type": "BM.GPU.MI300X.8",
+        "count": 2,
+        "pricing_model": "on_demand",
+        "serves": data["fleet"][1]["serves"],
+    }
+    path = tmp_path / "mixed.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("which", ["example", "mixed"])
+def test_every_plan_has_a_horizon_and_the_buy_is_the_lowest(tmp_path, which):
+    ws = EXAMPLE if which == "example" else mixed_fleet(tmp_path)
+    db = tmp_path / "td.duckdb"
+    out = runner.invoke(
+        app, ["scenarios", "--workspace", str(ws), "--format", "json", "--db", str(db)]
+    )
+    assert out.exit_code == 0, out.output
+    rows = json.loads(out.stdout)
+    assert "Optimal" in [r["name"] for r in rows]
+    for r in rows:
+        assert len(r["monthly_usd_by_month"]) == 36, r["name"]
+        assert r["horizon_usd"] is not None, r["name"]
+        # The horizon total is the months and the one-time costs (no discount rate stated).
+        assert r["horizon_usd"] == pytest.approx(
+            sum(r["monthly_usd_by_month"]) + sum(r["one_time_usd_by_month"]), abs=0.05
+        )
+    stay = next(r for r in rows if r["name"] == "Stay")
+    serving = [r for r in rows if r["feasible"] and not r.get("constraint_violations")]
+    bought = [r for r in rows if r["decision"] == "buy"]
+    assert len(bought) == 1
+    assert bought[0]["horizon_usd"] == min(r["horizon_usd"] for r in serving)
+    optimal = next(r for r in rows if r["name"] == "Optimal")
+    assert all(optimal["horizon_usd"] <= r["horizon_usd"] + 0.01 for r in serving)
+    for r in rows:
+        if r["horizon_usd"] < stay["horizon_usd"]:
+            assert "more" not in r["decision_reason"].split(",")[0], r["decision_reason"]
+
+
+def test_commit_and_optimize_read_the_same_commitments(tmp_path):
+    db = tmp_path / "td.duckdb"
+    ws = mixed_fleet(tmp_path)
+    commit = runner.invoke(
+        app, ["commit", "--workspace", str(ws), "--format", "json", "--db", str(db)]
+    )
+    optimize = runner.invoke(
+        app, ["optimize", "--workspace", str(ws), "--format", "json", "--db", str(db)]
+    )
+    assert commit.exit_code == 0 and optimize.exit_code == 0, commit.output + optimize.output
+    planned = json.loads(commit.stdout)["optimizer_plan"]
+    horizon = json.loads(optimize.stdout)["horizon"]
+    assert planned["commitments"] == horizon["commitments"]
+    assert planned["at_end"] == horizon["commitment_at_end"] == "renew"
+    # The fleet's reservation is on the path to its real end (month 7: it ends 2027-06-30).
+    held = [r for r in planned["commitments"] if r["kind"] == "held"]
+    assert held and held[0]["until_month"] == 7 and held[0]["units"] == 3
