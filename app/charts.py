@@ -615,12 +615,16 @@ def pareto(
         frontier[column],
         frontier["ftl_ms"],
         "Pareto frontier",
-        colour="#1B2421",
+        colour=NEUTRAL_LINE,
         dash="dot",
     )
     add_threshold(figure, slo_ms, f"SLO {slo_ms:,.0f} ms")
     return figure
 
+
+#: A line that is no series of its own (a frontier, the price in force): a mid grey that reads on
+#: the light and the dark theme alike (near-black vanished on the dark background).
+NEUTRAL_LINE = "#8C9A95"
 
 #: The Memory-fit breakdown's parts, in stacking order, with their colours.
 MEMORY_PART_COLOURS = {
@@ -805,7 +809,7 @@ def price_history(
     )
     xs, ys = in_force
     if len(xs):
-        add_step_line(figure, xs, ys, "price in force", colour="#555", width=2)
+        add_step_line(figure, xs, ys, "price in force", colour=NEUTRAL_LINE, width=2)
     return figure
 
 

@@ -295,3 +295,54 @@ def savings_sentence(r) -> str:
         f"Saving against Stay at month 1: \\${r.savings_vs_stay_usd:+,.0f}/month = {month}."
         f" Over 36 months: \\${total:+,.0f} = {horizon}."
     )
+
+
+#: What-if keys with no numeric bound, as the page's inputs name them.
+_WHAT_IF_NAMES = {"pct": "Latency percentile", "custom": "Custom scenario"}
+
+
+def what_ifs_sentence(overrides: dict) -> str:
+    """The page's what-ifs as people read them, under their input's name ("Interactive share
+    1"), never the URL key ("inter=1")."""
+    from costmodel.domain import BOUNDS
+
+    words = []
+    for key, value in overrides.items():
+        name = BOUNDS[key].label if key in BOUNDS else _WHAT_IF_NAMES.get(key, key)
+        words.append(f"{name} {value}" if isinstance(value, str) else f"{name} {value:g}")
+    return "; ".join(words)
+
+
+#: A plan line's stored field names (``PlanLine.as_dict()``) as a fleet table's headers.
+FLEET_HEADERS = {
+    "workload": "Workload",
+    "role": "Role",
+    "allocation": "Allocation",
+    "provider": "Provider",
+    "region": "Region",
+    "instance_type": "Instance type",
+    "pricing_model": "Pricing model",
+    "count": "Count",
+    "usd_per_hour": "$/hour",
+    "monthly_usd": "$/month",
+    "commitment_end": "Commitment ends",
+    "backend": "Backend",
+    "accelerator_id": "Accelerator",
+    "vendor": "Vendor",
+    "capacity_basis": "Capacity basis",
+    "note": "Note",
+}
+
+
+def fleet_frame(rows: list[dict]) -> pd.DataFrame:
+    """Plan lines as a fleet table people read: labelled headers, pricing models and backends
+    as their labels (``Reserved 1 yr``, not ``reserved_1y``); numbers stay numbers."""
+    from tokendesk.labels import label, labelled_column
+
+    frame = pd.DataFrame(rows)
+    for column in frame.columns:
+        if labelled_column(column) or labelled_column(str(column).replace("_", " ")):
+            frame[column] = [v if v is None or v != v else label(v) for v in frame[column]]
+    return frame.rename(
+        columns=lambda c: FLEET_HEADERS.get(str(c), str(c).replace("_", " ").capitalize())
+    )

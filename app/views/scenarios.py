@@ -16,6 +16,7 @@ from app.models.scenarios import (
     commitment_frame,
     commitment_sentences,
     commitment_table,
+    fleet_frame,
     frontier_frame,
     optimal_sentence,
     optimal_table,
@@ -25,6 +26,7 @@ from app.models.scenarios import (
     shape_frame,
     side_by_side_order,
     token_cost_columns,
+    what_ifs_sentence,
 )
 from app.safe import plain
 from briefs.workspace_plans import TOKEN_COST_NOTE, brief_stem_for, headline, results_rows
@@ -144,14 +146,7 @@ results = evaluation.plans
 st.caption(
     f"Workspace: **{plain(stored.name)}**"
     + (f" (version {version})" if version else " (the bundled example)")
-    + (
-        " · what-ifs: "
-        + ", ".join(
-            f"{k}={v}" if isinstance(v, str) else f"{k}={v:g}" for k, v in view.overrides.items()
-        )
-        if view.overrides
-        else ""
-    )
+    + (" · what-ifs: " + plain(what_ifs_sentence(view.overrides)) if view.overrides else "")
 )
 st.info(plain(headline(evaluation), limit=2000))
 
@@ -161,10 +156,10 @@ token_costs = token_cost_columns(evaluation, view.workspace, unit)
 for offset, (label, values) in enumerate(token_costs.items(), start=1):
     side_by_side.insert(side_by_side.columns.get_loc("Monthly (month 1)") + offset, label, values)
 side_by_side = side_by_side[side_by_side_order(list(side_by_side), list(token_costs))]
-st.dataframe(side_by_side, hide_index=True, width="stretch", key="summary")
+ui.dataframe(side_by_side, key="summary")
 st.caption(TOKEN_COST_NOTE)
 st.markdown("**Workload shape**: what each workload's capacity was read at, and how.")
-st.dataframe(shape_frame(results), hide_index=True, width="stretch", key="shapes")
+ui.dataframe(shape_frame(results), key="shapes")
 for r in results:
     if r.headline != r.name:
         (st.warning if r.feasible else st.error)(plain(r.headline, limit=2000))
@@ -178,6 +173,12 @@ st.caption(
     "paid until its commitment ends (or ended early when that is cheaper); demand grows once a "
     "quarter and the cheapest approved top-up carries what the fleet cannot."
 )
+
+#: The fleet tables' money columns (headers as :func:`fleet_frame` names them).
+FLEET_NUMBERS = {
+    "$/month": st.column_config.NumberColumn("$/month", format="$%,.2f"),
+    "$/hour": st.column_config.NumberColumn("$/hour", format="$%.4f"),
+}
 
 
 def _dash_for_missing(frame: pd.DataFrame) -> pd.DataFrame:
@@ -201,16 +202,12 @@ def plan_details(r) -> None:
     if fleet_tab.open:
         with fleet_tab:
             if r.fleet:
-                st.dataframe(
+                ui.dataframe(
                     _dash_for_missing(
-                        pd.DataFrame(plan_reads.shown_lines([ln.as_dict() for ln in r.fleet]))
+                        fleet_frame(plan_reads.shown_lines([ln.as_dict() for ln in r.fleet]))
                     ),
-                    hide_index=True,
-                    width="stretch",
-                    column_config={
-                        "monthly_usd": st.column_config.NumberColumn("$/month", format="$%,.2f"),
-                        "usd_per_hour": st.column_config.NumberColumn("$/hour", format="$%.4f"),
-                    },
+                    key=f"fleet_{r.name}",
+                    column_config=FLEET_NUMBERS,
                 )
             else:
                 st.info("No fleet: nothing approved can serve this plan.")
@@ -266,10 +263,8 @@ if solve_it:
     (st.success if optimum.solution.feasible else st.error)(
         plain(optimal_sentence(optimum), limit=2000)
     )
-    st.dataframe(
+    ui.dataframe(
         optimal_table(optimum),
-        hide_index=True,
-        width="stretch",
         key="optimal_summary",
         column_config={
             "$/month (optimizer basis)": st.column_config.NumberColumn(format="$%,.0f"),
@@ -278,17 +273,12 @@ if solve_it:
     )
     if optimum.solution.feasible:
         with st.expander("Optimal fleet"):
-            st.dataframe(
-                pd.DataFrame(
+            ui.dataframe(
+                fleet_frame(
                     plan_reads.shown_lines([ln.as_dict() for ln in plan_lines(optimum.solution)])
                 ).fillna("—"),
-                hide_index=True,
-                width="stretch",
                 key="optimal_fleet",
-                column_config={
-                    "monthly_usd": st.column_config.NumberColumn("$/month", format="$%,.2f"),
-                    "usd_per_hour": st.column_config.NumberColumn("$/hour", format="$%.4f"),
-                },
+                column_config=FLEET_NUMBERS,
             )
     if optimum.owned:
         st.markdown(
