@@ -292,8 +292,8 @@ def savings_sentence(r) -> str:
     horizon = "; ".join(f"{name} {value:+,.0f}" for name, value in r.horizon_savings_parts)
     total = sum(v for _, v in r.horizon_savings_parts)
     return (
-        f"Saving against Stay at month 1: \\${r.savings_vs_stay_usd:+,.0f}/month = {month}."
-        f" Over 36 months: \\${total:+,.0f} = {horizon}."
+        f"Saving against Stay at month 1: ${r.savings_vs_stay_usd:+,.0f}/month = {month}."
+        f" Over 36 months: ${total:+,.0f} = {horizon}."
     )
 
 
@@ -345,4 +345,33 @@ def fleet_frame(rows: list[dict]) -> pd.DataFrame:
             frame[column] = [v if v is None or v != v else label(v) for v in frame[column]]
     return frame.rename(
         columns=lambda c: FLEET_HEADERS.get(str(c), str(c).replace("_", " ").capitalize())
+    )
+
+
+def _same_lines(plan, stay) -> bool:
+    def lines(r) -> list[tuple]:
+        return sorted(
+            (ln.workload, ln.provider, ln.region, ln.instance_type, ln.pricing_model, ln.count)
+            for ln in r.fleet
+        )
+
+    return lines(plan) == lines(stay)
+
+
+def unchanged_reason(plan, stay) -> str | None:
+    """Why a move leaves the fleet as Stay runs it, in words ("Add CPU fallback changes nothing:
+    no CPU result for llama-3.1-8b-instruct (routing-8b)…"); None when it changes something.
+    Plain text: the page escapes it."""
+    if plan.is_baseline or plan.achieved_share > 1e-9 or not _same_lines(plan, stay):
+        return None
+    if plan.requested_share <= 1e-9:
+        why = "it asks to move no traffic (its share is 0)"
+    elif plan.allocation_notes:
+        why = "; ".join(plan.allocation_notes)
+    else:
+        why = "nothing approved could take the traffic it asks to move"
+    return (
+        f"{plan.name} changes nothing: its fleet and cost are Stay's, because {why}."
+        " Change what it needs (a benchmark result, an approved provider or region) or its"
+        " share in the sidebar to see it move."
     )

@@ -26,6 +26,7 @@ from app.models.scenarios import (
     shape_frame,
     side_by_side_order,
     token_cost_columns,
+    unchanged_reason,
     what_ifs_sentence,
 )
 from app.safe import plain
@@ -194,6 +195,9 @@ def plan_details(r) -> None:
     person has open is drawn (a Gantt chart in an unseen tab cost the browser as much as one in
     view)."""
     st.markdown(plain(r.description, limit=2000))
+    unchanged = unchanged_reason(r, STAY)
+    if unchanged:
+        st.info(plain(unchanged, limit=2000), icon=":material/info:")
     fleet_tab, notes_tab, risk_tab, timeline_tab = st.tabs(
         ["Fleet", "Allocation and notes", "Risk", "Timeline and payback"],
         key=f"plan_tabs_{r.name}",
@@ -232,10 +236,13 @@ def plan_details(r) -> None:
             st.caption(plain(" ".join((r.payback_sentence, *r.one_time_notes)), limit=4000))
 
 
+STAY = evaluation.stay
 for r in results:
     title = f"{plain(r.name)} — \\${r.monthly_usd:,.0f}/month" + (
         "" if r.feasible else " — INFEASIBLE"
     )
+    if unchanged_reason(r, STAY):
+        title += " — changes nothing (why inside)"
     # Drawn when opened (Stay is open to begin with): closed plans cost the browser nothing.
     details = st.expander(title, expanded=r.is_baseline, key=f"plan_{r.name}", on_change="rerun")
     if details.open:

@@ -67,3 +67,24 @@ def test_the_what_ifs_line_names_each_input():
     said = what_ifs_sentence({"inter": 1.0, "pct": "p99", "slo": 1500.0})
     assert said == "Interactive share 1; Latency percentile p99; FTL SLO (ms) 1500"
     assert "=" not in said
+
+
+def test_a_move_that_changes_nothing_says_why_and_its_saving_has_no_escape(app_env):
+    """On the example, Add CPU fallback moves no traffic (no CPU result for its small model):
+    the page says so in words, and its saving sentence is plain text (the page escapes it once,
+    so no literal backslash shows)."""
+    from app.models.scenarios import savings_sentence, unchanged_reason
+    from planning.evaluation import evaluate
+    from planning.workspaces import Knobs, engine_for, stored_workspace
+    from warehouse import Warehouse
+
+    with Warehouse.open(app_env, read_only=True) as warehouse:
+        _, ws = stored_workspace(warehouse)
+        engine = engine_for(warehouse)
+    evaluation = evaluate(engine, ws, Knobs())
+    cpu = next(r for r in evaluation.plans if "CPU" in r.name)
+    said = unchanged_reason(cpu, evaluation.stay)
+    assert said and said.startswith(f"{cpu.name} changes nothing")
+    assert "no CPU result" in said, said
+    assert unchanged_reason(evaluation.stay, evaluation.stay) is None
+    assert "\\" not in savings_sentence(cpu)
