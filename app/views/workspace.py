@@ -141,7 +141,9 @@ else:
     if st.button("Discard these changes", key=key("ws_discard")):
         restart(None)
 if start_own:
-    restart({"base": model.start_own(ws), "fleet": [], "demand": []})
+    restart({"base": model.start_own(ws), "fleet": [], "demand": [], "ask_providers": True})
+#: A workspace started from empty tables names its own approved providers before it is saved.
+ask_providers = bool(draft and draft.get("ask_providers"))
 
 name = st.text_input("Name", base.name, key=key("ws_name"), disabled=locked)
 basis = st.radio(
@@ -509,6 +511,13 @@ ui.more_columns(key("ws_fleet"), fleet_hidden, fleet_config)
 fleet_records = fleet.to_dict("records")
 
 st.subheader("Constraints")
+if ask_providers:
+    st.warning(
+        "**Which providers may you buy from?** Name them under Approved providers (aws, azure,"
+        " gcp, …), or tick “Any provider”. A new workspace does not take the example's: the"
+        " optimal fleet and every move buy only from the providers named here.",
+        icon=":material/policy:",
+    )
 left, middle, right = st.columns(3)
 providers = left.text_input(
     "Approved providers (comma list; empty = any)",
@@ -532,6 +541,15 @@ cap = right.number_input(
     disabled=locked,
 )
 
+any_provider = (
+    st.checkbox(
+        "Any provider (no restriction on where new capacity is bought)",
+        key=key("ws_any_provider"),
+        disabled=locked,
+    )
+    if ask_providers
+    else False
+)
 allow_owned = st.checkbox(
     "The optimizer may also buy servers (owned hardware, priced by the terms below)",
     base.constraints.allow_owned,
@@ -679,6 +697,7 @@ if pending_workload is not None or new_line is not None:
             "base": edited_base,
             "fleet": fleet_records + ([new_line] if new_line else []),
             "demand": demand_records + ([pending_workload] if pending_workload else []),
+            "ask_providers": ask_providers,
         },
         keep_settings=True,
     )
@@ -689,7 +708,14 @@ if st.button(
     "Save as a new version", type="primary", key=key("ws_save"), disabled=locked, help=blocked
 ):
     edited, problems = model.edited_workspace(edited_base, fleet_records, demand_records, settings)
-    if edited is not None:
+    unchosen = (
+        model.providers_problem(edited_base.constraints.providers, any_provider)
+        if ask_providers
+        else None
+    )
+    if unchosen:
+        edited, problems = None, [*problems, unchosen]
+    elif edited is not None:
         problems = plan_reads.check_workspace(path, edited)
     if problems:
         for problem in problems:
