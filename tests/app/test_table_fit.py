@@ -61,6 +61,8 @@ def test_a_fleet_table_reads_labels_not_stored_ids():
     assert frame.loc[0, "Pricing model"] == "Reserved 1 yr"
     assert frame.loc[0, "Backend"] == "ROCm (AMD)"
     assert frame.loc[0, "$/hour"] == 31.46  # numbers stay numbers
+    sized = fleet_frame([{"pricing_model": "on_demand held at peak"}])
+    assert sized.loc[0, "Pricing model"] == "On demand held at peak"
 
 
 def test_the_what_ifs_line_names_each_input():
