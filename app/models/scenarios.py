@@ -8,7 +8,7 @@ from app.models.tables import MISSING, Table, readable
 from app.safe import plain
 from app.url_state import UNIT_INPUT, UrlInput, owned_keys
 from briefs.plan_evidence import workload_shape_rows
-from briefs.workspace_plans import plan_token_costs
+from briefs.workspace_plans import COMPARED, plan_token_costs
 from costmodel.commitment_workspace import brief_rows
 from planning import what_ifs as si
 from tokendesk import formatting
@@ -82,8 +82,9 @@ def token_cost_columns(results, workspace, unit: str) -> dict[str, list[str]]:
 
 
 #: The side-by-side table's columns a reader decides on, first: a 1280-pixel window shows the
-#: scenario, its verdict and what it costs (month 1, per token) without scrolling sideways.
-DECIDING_FIRST = ("Scenario", "Verdict", "Monthly (month 1)")
+#: scenario, its verdict, the figure the verdict compares and what it costs (month 1, per token)
+#: without scrolling sideways.
+DECIDING_FIRST = ("Scenario", "Verdict", COMPARED, "Monthly (month 1)")
 
 
 def side_by_side_order(columns: list[str], token_costs: list[str]) -> list[str]:
