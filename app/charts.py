@@ -631,7 +631,8 @@ MEMORY_PART_COLOURS = {
     "Weights": "#4C78A8",
     "KV cache (requested sequences)": "#F58518",
     "Spare (more KV cache)": "#BAB0AC",
-    "Reserved (runtime overhead, headroom)": "#E4E4E4",
+    # A mid grey, not near-white: on the dark theme a near-white bar glared over the rest.
+    "Reserved (runtime overhead, headroom)": "#858D8A",
 }
 
 
