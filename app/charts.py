@@ -615,19 +615,24 @@ def pareto(
         frontier[column],
         frontier["ftl_ms"],
         "Pareto frontier",
-        colour="#1B2421",
+        colour=NEUTRAL_LINE,
         dash="dot",
     )
     add_threshold(figure, slo_ms, f"SLO {slo_ms:,.0f} ms")
     return figure
 
 
+#: A line that is no series of its own (a frontier, the price in force): a mid grey that reads on
+#: the light and the dark theme alike (near-black vanished on the dark background).
+NEUTRAL_LINE = "#8C9A95"
+
 #: The Memory-fit breakdown's parts, in stacking order, with their colours.
 MEMORY_PART_COLOURS = {
     "Weights": "#4C78A8",
     "KV cache (requested sequences)": "#F58518",
     "Spare (more KV cache)": "#BAB0AC",
-    "Reserved (runtime overhead, headroom)": "#E4E4E4",
+    # A mid grey, not near-white: on the dark theme a near-white bar glared over the rest.
+    "Reserved (runtime overhead, headroom)": "#858D8A",
 }
 
 
@@ -805,7 +810,7 @@ def price_history(
     )
     xs, ys = in_force
     if len(xs):
-        add_step_line(figure, xs, ys, "price in force", colour="#555", width=2)
+        add_step_line(figure, xs, ys, "price in force", colour=NEUTRAL_LINE, width=2)
     return figure
 
 

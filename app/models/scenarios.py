@@ -8,7 +8,7 @@ from app.models.tables import MISSING, Table, readable
 from app.safe import plain
 from app.url_state import UNIT_INPUT, UrlInput, owned_keys
 from briefs.plan_evidence import workload_shape_rows
-from briefs.workspace_plans import plan_token_costs
+from briefs.workspace_plans import COMPARED, plan_token_costs
 from costmodel.commitment_workspace import brief_rows
 from planning import what_ifs as si
 from tokendesk import formatting
@@ -82,8 +82,9 @@ def token_cost_columns(results, workspace, unit: str) -> dict[str, list[str]]:
 
 
 #: The side-by-side table's columns a reader decides on, first: a 1280-pixel window shows the
-#: scenario, its verdict and what it costs (month 1, per token) without scrolling sideways.
-DECIDING_FIRST = ("Scenario", "Verdict", "Monthly (month 1)")
+#: scenario, its verdict, the figure the verdict compares and what it costs (month 1, per token)
+#: without scrolling sideways.
+DECIDING_FIRST = ("Scenario", "Verdict", COMPARED, "Monthly (month 1)")
 
 
 def side_by_side_order(columns: list[str], token_costs: list[str]) -> list[str]:
@@ -292,6 +293,86 @@ def savings_sentence(r) -> str:
     horizon = "; ".join(f"{name} {value:+,.0f}" for name, value in r.horizon_savings_parts)
     total = sum(v for _, v in r.horizon_savings_parts)
     return (
-        f"Saving against Stay at month 1: \\${r.savings_vs_stay_usd:+,.0f}/month = {month}."
-        f" Over 36 months: \\${total:+,.0f} = {horizon}."
+        f"Saving against Stay at month 1: ${r.savings_vs_stay_usd:+,.0f}/month = {month}."
+        f" Over 36 months: ${total:+,.0f} = {horizon}."
+    )
+
+
+#: What-if keys with no numeric bound, as the page's inputs name them.
+_WHAT_IF_NAMES = {"pct": "Latency percentile", "custom": "Custom scenario"}
+
+
+def what_ifs_sentence(overrides: dict) -> str:
+    """The page's what-ifs as people read them, under their input's name ("Interactive share
+    1"), never the URL key ("inter=1")."""
+    from costmodel.domain import BOUNDS
+
+    words = []
+    for key, value in overrides.items():
+        name = BOUNDS[key].label if key in BOUNDS else _WHAT_IF_NAMES.get(key, key)
+        words.append(f"{name} {value}" if isinstance(value, str) else f"{name} {value:g}")
+    return "; ".join(words)
+
+
+#: A plan line's stored field names (``PlanLine.as_dict()``) as a fleet table's headers.
+FLEET_HEADERS = {
+    "workload": "Workload",
+    "role": "Role",
+    "allocation": "Allocation",
+    "provider": "Provider",
+    "region": "Region",
+    "instance_type": "Instance type",
+    "pricing_model": "Pricing model",
+    "count": "Count",
+    "usd_per_hour": "$/hour",
+    "monthly_usd": "$/month",
+    "commitment_end": "Commitment ends",
+    "backend": "Backend",
+    "accelerator_id": "Accelerator",
+    "vendor": "Vendor",
+    "capacity_basis": "Capacity basis",
+    "note": "Note",
+}
+
+
+def fleet_frame(rows: list[dict]) -> pd.DataFrame:
+    """Plan lines as a fleet table people read: labelled headers, pricing models and backends
+    as their labels (``Reserved 1 yr``, not ``reserved_1y``); numbers stay numbers."""
+    from tokendesk.labels import label, labelled_column
+
+    frame = pd.DataFrame(rows)
+    for column in frame.columns:
+        if labelled_column(column) or labelled_column(str(column).replace("_", " ")):
+            frame[column] = [v if v is None or v != v else label(v) for v in frame[column]]
+    return frame.rename(
+        columns=lambda c: FLEET_HEADERS.get(str(c), str(c).replace("_", " ").capitalize())
+    )
+
+
+def _same_lines(plan, stay) -> bool:
+    def lines(r) -> list[tuple]:
+        return sorted(
+            (ln.workload, ln.provider, ln.region, ln.instance_type, ln.pricing_model, ln.count)
+            for ln in r.fleet
+        )
+
+    return lines(plan) == lines(stay)
+
+
+def unchanged_reason(plan, stay) -> str | None:
+    """Why a move leaves the fleet as Stay runs it, in words ("Add CPU fallback changes nothing:
+    no CPU result for llama-3.1-8b-instruct (routing-8b)…"); None when it changes something.
+    Plain text: the page escapes it."""
+    if plan.is_baseline or plan.achieved_share > 1e-9 or not _same_lines(plan, stay):
+        return None
+    if plan.requested_share <= 1e-9:
+        why = "it asks to move no traffic (its share is 0)"
+    elif plan.allocation_notes:
+        why = "; ".join(plan.allocation_notes)
+    else:
+        why = "nothing approved could take the traffic it asks to move"
+    return (
+        f"{plan.name} changes nothing: its fleet and cost are Stay's, because {why}."
+        " Change what it needs (a benchmark result, an approved provider or region) or its"
+        " share in the sidebar to see it move."
     )

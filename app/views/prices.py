@@ -70,7 +70,7 @@ def refresh_tab(path: str) -> None:
         placeholder="us-east-1, eastus — empty: each provider's default regions",
     )
     with st.expander("What each provider needs"):
-        st.dataframe(model.provider_needs(PROVIDERS), hide_index=True, width="stretch")
+        ui.dataframe(model.provider_needs(PROVIDERS), key="provider_needs")
     if st.button(
         "Refresh prices",
         type="primary",

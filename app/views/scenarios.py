@@ -16,6 +16,7 @@ from app.models.scenarios import (
     commitment_frame,
     commitment_sentences,
     commitment_table,
+    fleet_frame,
     frontier_frame,
     optimal_sentence,
     optimal_table,
@@ -25,6 +26,8 @@ from app.models.scenarios import (
     shape_frame,
     side_by_side_order,
     token_cost_columns,
+    unchanged_reason,
+    what_ifs_sentence,
 )
 from app.models.withheld import WITHHELD_NOTE
 from app.safe import plain
@@ -145,14 +148,7 @@ results = evaluation.plans
 st.caption(
     f"Workspace: **{plain(stored.name)}**"
     + (f" (version {version})" if version else " (the bundled example)")
-    + (
-        " · what-ifs: "
-        + ", ".join(
-            f"{k}={v}" if isinstance(v, str) else f"{k}={v:g}" for k, v in view.overrides.items()
-        )
-        if view.overrides
-        else ""
-    )
+    + (" · what-ifs: " + plain(what_ifs_sentence(view.overrides)) if view.overrides else "")
 )
 st.info(plain(headline(evaluation), limit=2000))
 withheld_notes = plan_reads.withheld_notes(path, view.workspace)
@@ -165,10 +161,10 @@ token_costs = token_cost_columns(evaluation, view.workspace, unit)
 for offset, (label, values) in enumerate(token_costs.items(), start=1):
     side_by_side.insert(side_by_side.columns.get_loc("Monthly (month 1)") + offset, label, values)
 side_by_side = side_by_side[side_by_side_order(list(side_by_side), list(token_costs))]
-st.dataframe(side_by_side, hide_index=True, width="stretch", key="summary")
+ui.dataframe(side_by_side, key="summary")
 st.caption(TOKEN_COST_NOTE)
 st.markdown("**Workload shape**: what each workload's capacity was read at, and how.")
-st.dataframe(shape_frame(results), hide_index=True, width="stretch", key="shapes")
+ui.dataframe(shape_frame(results), key="shapes")
 for r in results:
     if r.headline != r.name:
         (st.warning if r.feasible else st.error)(plain(r.headline, limit=2000))
@@ -182,6 +178,12 @@ st.caption(
     "paid until its commitment ends (or ended early when that is cheaper); demand grows once a "
     "quarter and the cheapest approved top-up carries what the fleet cannot."
 )
+
+#: The fleet tables' money columns (headers as :func:`fleet_frame` names them).
+FLEET_NUMBERS = {
+    "$/month": st.column_config.NumberColumn("$/month", format="$%,.2f"),
+    "$/hour": st.column_config.NumberColumn("$/hour", format="$%.4f"),
+}
 
 
 def _dash_for_missing(frame: pd.DataFrame) -> pd.DataFrame:
@@ -197,6 +199,9 @@ def plan_details(r) -> None:
     person has open is drawn (a Gantt chart in an unseen tab cost the browser as much as one in
     view)."""
     st.markdown(plain(r.description, limit=2000))
+    unchanged = unchanged_reason(r, STAY)
+    if unchanged:
+        st.info(plain(unchanged, limit=2000), icon=":material/info:")
     fleet_tab, notes_tab, risk_tab, timeline_tab = st.tabs(
         ["Fleet", "Allocation and notes", "Risk", "Timeline and payback"],
         key=f"plan_tabs_{r.name}",
@@ -205,16 +210,12 @@ def plan_details(r) -> None:
     if fleet_tab.open:
         with fleet_tab:
             if r.fleet:
-                st.dataframe(
+                ui.dataframe(
                     _dash_for_missing(
-                        pd.DataFrame(plan_reads.shown_lines([ln.as_dict() for ln in r.fleet]))
+                        fleet_frame(plan_reads.shown_lines([ln.as_dict() for ln in r.fleet]))
                     ),
-                    hide_index=True,
-                    width="stretch",
-                    column_config={
-                        "monthly_usd": st.column_config.NumberColumn("$/month", format="$%,.2f"),
-                        "usd_per_hour": st.column_config.NumberColumn("$/hour", format="$%.4f"),
-                    },
+                    key=f"fleet_{r.name}",
+                    column_config=FLEET_NUMBERS,
                 )
             else:
                 st.info("No fleet: nothing approved can serve this plan.")
@@ -239,10 +240,13 @@ def plan_details(r) -> None:
             st.caption(plain(" ".join((r.payback_sentence, *r.one_time_notes)), limit=4000))
 
 
+STAY = evaluation.stay
 for r in results:
     title = f"{plain(r.name)} — \\${r.monthly_usd:,.0f}/month" + (
         "" if r.feasible else " — INFEASIBLE"
     )
+    if unchanged_reason(r, STAY):
+        title += " — changes nothing (why inside)"
     # Drawn when opened (Stay is open to begin with): closed plans cost the browser nothing.
     details = st.expander(title, expanded=r.is_baseline, key=f"plan_{r.name}", on_change="rerun")
     if details.open:
@@ -270,10 +274,8 @@ if solve_it:
     (st.success if optimum.solution.feasible else st.error)(
         plain(optimal_sentence(optimum), limit=2000)
     )
-    st.dataframe(
+    ui.dataframe(
         optimal_table(optimum),
-        hide_index=True,
-        width="stretch",
         key="optimal_summary",
         column_config={
             "$/month (optimizer basis)": st.column_config.NumberColumn(format="$%,.0f"),
@@ -282,17 +284,12 @@ if solve_it:
     )
     if optimum.solution.feasible:
         with st.expander("Optimal fleet"):
-            st.dataframe(
-                pd.DataFrame(
+            ui.dataframe(
+                fleet_frame(
                     plan_reads.shown_lines([ln.as_dict() for ln in plan_lines(optimum.solution)])
                 ).fillna("—"),
-                hide_index=True,
-                width="stretch",
                 key="optimal_fleet",
-                column_config={
-                    "monthly_usd": st.column_config.NumberColumn("$/month", format="$%,.2f"),
-                    "usd_per_hour": st.column_config.NumberColumn("$/hour", format="$%.4f"),
-                },
+                column_config=FLEET_NUMBERS,
             )
     if optimum.owned:
         st.markdown(

@@ -344,7 +344,10 @@ def test_the_scenarios_read_every_latency_at_the_percentile_in_the_link(app_env)
     want = expected(app_env, percentile="p99")
     table = at.dataframe[0].value
     assert list(table["Monthly (month 1)"]) == rows_of(want)[1]
-    assert any("pct=p99" in shown(c.value) for c in at.caption)
+    # The what-if is named as its input is, never by its URL key ("pct=p99").
+    captions = [shown(c.value) for c in at.caption]
+    assert any("Latency percentile p99" in c for c in captions), captions
+    assert not any("pct=" in c for c in captions), captions
     # Changed on the page, the link follows (a what-if once set stays explicit, like slo).
     at.selectbox(key="pct").set_value("p50").run()
     assert at.query_params["pct"] in (["p50"], "p50")
