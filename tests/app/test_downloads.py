@@ -6,6 +6,9 @@ signed in at a real provider, is driven in tests/e2e/test_download_owner_e2e.py.
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -21,6 +24,7 @@ from app import download_guard, downloads
 from app.downloads import OWNERS, Owners, as_bytes, session_fingerprint
 
 APP = Path(download_guard.__file__).parent
+ROOT = APP.parent
 ADMIN = {"_streamlit_user": "2|1:0|10:1700000000|15:_streamlit_user|8:YWRtaW4=|abc"}
 VIEWER = {"_streamlit_user": "2|1:0|10:1700000000|15:_streamlit_user|8:dmlld2Vy|def"}
 PRICES = b"provider,quote_id,usd_per_hour\nexamplecloud,Q-1,16.0\n"
@@ -219,3 +223,37 @@ def test_every_download_the_dashboard_offers_goes_through_app_downloads():
     calls = {str(p.relative_to(APP)): _download_calls(p) for p in pages}
     assert {name: c for name, c in calls.items() if set(c) - {"downloads"}} == {}
     assert sum(len(c) for c in calls.values()) >= 5  # the pages' five downloads
+
+
+# -- the server that runs the guard ---------------------------------------------------------------
+def _browser_opened(headless: bool) -> str:
+    """What ``app.asgi``'s start opens in a browser (in a process of its own: building the
+    ``st.App`` fixes Streamlit's script path for the whole process)."""
+    script = textwrap.dedent(
+        f"""
+        import asyncio
+        from streamlit import cli_util, config
+        config.set_option("server.headless", {headless})
+        config.set_option("server.port", 8642)
+        config.set_option("server.address", "127.0.0.1")
+        import app.asgi as served
+        assert served.app.script_path.name == "streamlit_app.py"
+        opened = []
+        cli_util.open_browser = opened.append
+        async def start():
+            async with served.open_a_browser(served.app):
+                await asyncio.sleep(0)
+        asyncio.run(start())
+        print(opened)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_the_served_dashboard_opens_a_browser_unless_headless():
+    assert _browser_opened(headless=False) == "['http://127.0.0.1:8642']"
+    assert _browser_opened(headless=True) == "[]"
