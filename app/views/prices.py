@@ -9,7 +9,7 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from app import auth, charts, data, price_reads, ui
+from app import auth, charts, data, downloads, price_reads, ui
 from app.models import prices as model
 from app.safe import plain
 from app.url_state import UrlInput
@@ -138,8 +138,12 @@ def explorer_tab(prices: pd.DataFrame, total: int) -> None:
         st.info(shown)
     ui.show_columns(table, model.EXPLORER_COLUMNS, key="price_table", dates=model.EXPLORER_DATES)
     st.caption(model.EXPLORER_NOTE)
-    st.download_button(  # the CSV is written when clicked, not on every rerun
-        "Download these prices (CSV)", partial(safe_csv, table), "tokendesk-prices.csv", "text/csv"
+    downloads.download_button(  # the CSV is written when clicked, not on every rerun
+        st,
+        "Download these prices (CSV)",
+        partial(safe_csv, table),
+        file_name="tokendesk-prices.csv",
+        mime="text/csv",
     )
 
 

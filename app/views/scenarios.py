@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from app import charts, data, plan_reads, ui
+from app import charts, data, downloads, plan_reads, ui
 from app.models import workspace as model
 from app.models.scenarios import (
     OPTIMAL,
@@ -360,7 +360,8 @@ brief_format = left.selectbox("Format", list(MIME), key="brief_format")
 if right.button("Prepare the brief", key="brief_prepare"):
     with st.spinner("Rendering the brief…"):
         payload = plan_reads.workspace_brief(path, view.workspace, view.knobs, brief_format, unit)
-    right.download_button(
+    downloads.download_button(
+        right,
         f"Download brief ({brief_format.upper()}, {len(payload) / 1024:,.0f} KiB)",
         payload,
         file_name=f"{brief_stem_for(evaluation)}.{brief_format}",

@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from app import auth, charts, data, plan_reads, price_reads, ui
+from app import auth, charts, data, downloads, plan_reads, price_reads, ui
 from app.models import workspace as model
 from app.models.withheld import WITHHELD_NOTE
 from app.safe import plain
@@ -738,7 +738,8 @@ if st.button(
 
 st.subheader("Import and export")
 left, right = st.columns(2)
-left.download_button(
+downloads.download_button(
+    left,
     "Download as YAML",
     export_yaml(shown),
     file_name="workspace.yaml",
