@@ -246,12 +246,11 @@ class Warehouse(SnapshotWrites):
         full disk). Checked inside the write, so of two processes opening it at once only the
         first loads it; in a lake, where writers do not wait for each other, altering the table
         makes DuckLake refuse the second of two simultaneous loads (its opener tries again)."""
-        with self.atomic():
-            assert self._batch is not None  # atomic() opened it
-            if holds_data(self._batch):
+        with self.atomic(), self._transaction() as tx:
+            if holds_data(tx):
                 return
             if self.is_lake:
-                self._batch.execute("COMMENT ON TABLE snapshots IS 'bundled data loaded'")
+                tx.execute("COMMENT ON TABLE snapshots IS 'bundled data loaded'")
             load_seed(self, seed_check)
 
     def _seed_lake_workspace(self) -> None:
