@@ -367,6 +367,13 @@ def db_migrate(
             "--db names the embedded warehouse file to copy, and there is no "
             f"such file: {source_path}"
         )
+    from warehouse.files import is_up_to_date
+
+    if not is_up_to_date(source_path):  # a build that stopped part way: never copied as empty
+        raise fail(
+            f"the warehouse {source_path} is not whole (a migration or its bundled data is"
+            f" missing): run `tokendesk db init --db {source_path}` first, then copy it"
+        )
     try:
         with (
             Warehouse.open(source_path, read_only=True, build=False) as source,

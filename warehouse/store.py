@@ -33,7 +33,7 @@ from warehouse.engine import (
     WarehouseError,
     write_wait_limit,
 )
-from warehouse.files import refuse_unless_duckdb_file
+from warehouse.files import BUNDLED_DATA, holds_data, missing_parts, refuse_unless_duckdb_file
 from warehouse.lake import (
     CatalogWait,
     LakeEngine,
@@ -114,11 +114,13 @@ class Warehouse(SnapshotWrites):
         one short write (also for a read-only open, so the dashboard's first start needs no
         separate setup step). ``on_wait`` hears when a write waits for another process.
 
-        A new warehouse is filled from the bundled seed only when ``seed_check`` is given: the
-        price integrity check the seed must pass (``pricing.integrity.check_price_file``, passed
-        by the commands and the dashboard; the warehouse does not import pricing). Without it,
-        or with ``build=False``, a new warehouse holds the schema, the accelerator catalog and the
-        example workspace only; a read-only open with ``build=False`` refuses a missing file.
+        A warehouse without data — a new one, or one whose build stopped between its schema and
+        its data (``warehouse.files.missing_parts``) — is filled from the bundled seed only when
+        ``seed_check`` is given: the price integrity check the seed must pass
+        (``pricing.integrity.check_price_file``, passed by the commands and the dashboard; the
+        warehouse does not import pricing). Without it, or with ``build=False``, a new warehouse
+        holds the schema, the accelerator catalog and the example workspace only; a read-only
+        open with ``build=False`` refuses a missing file.
         ``actor`` is who writes (default: the local user); the build and migrations are the
         installation's own and are recorded under the local user.
 
@@ -156,16 +158,20 @@ class Warehouse(SnapshotWrites):
             ) from None
         engine = FileEngine.shared(target)
         warehouse = cls(engine, target, read_only=False, on_wait=on_wait)
+        fills = build and seed_check is not None
         try:
             needs_write = not exists
             if exists:
                 with engine.reading(on_wait):
-                    needs_write = pending_migrations(engine.cursor(), MIGRATIONS) != []
+                    missing = missing_parts(engine.cursor())
+                # A file with its schema but no data is filled by a caller that builds; for one
+                # that builds nothing (``build=False``) it is as it should be.
+                needs_write = bool(missing) and (fills or missing != [BUNDLED_DATA])
             if needs_write:
                 with engine.writing(on_wait):
-                    fresh = warehouse.migrate()
-                    if fresh and build and seed_check is not None:
-                        load_seed(warehouse, seed_check)
+                    warehouse.migrate()
+                    if build and seed_check is not None:
+                        warehouse._fill_if_empty(seed_check)
         except BaseException:
             engine.close()
             raise
@@ -224,15 +230,28 @@ class Warehouse(SnapshotWrites):
             with engine.writing() as cursor:
                 pending = pending_migrations(cursor, MIGRATIONS)
             if pending:
-                fresh = warehouse.migrate()
-                if fresh and build and seed_check is not None:
-                    load_seed(warehouse, seed_check)
+                warehouse.migrate()
+            if build and seed_check is not None:
+                warehouse._fill_if_empty(seed_check)
             engine.ensure_id_counters()
             warehouse._seed_lake_workspace()
         except BaseException:
             engine.close()
             raise
         return warehouse
+
+    def _fill_if_empty(self, seed_check: PriceCheck) -> None:
+        """Load the bundled data into a migrated warehouse that holds none: a new one, or one
+        whose build stopped between its schema and its data (a killed ``db init``, a crash, a
+        full disk). Checked inside the write, so of two processes opening it at once only the
+        first loads it; in a lake, where writers do not wait for each other, altering the table
+        makes DuckLake refuse the second of two simultaneous loads (its opener tries again)."""
+        with self.atomic(), self._transaction() as tx:
+            if holds_data(tx):
+                return
+            if self.is_lake:
+                tx.execute("COMMENT ON TABLE snapshots IS 'bundled data loaded'")
+            load_seed(self, seed_check)
 
     def _seed_lake_workspace(self) -> None:
         """Store the example workspace as version 1 of a lake that has none, exactly once:
