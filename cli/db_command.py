@@ -325,7 +325,7 @@ def _held(warehouse, snapshot_ids: list[str]) -> list[tuple[str, int, str]]:
 
 def _register_retract() -> None:
     """``db retract``: the same command as ``bench retract``, where a price ingest is looked for."""
-    from cli.bench_results import retract_cmd
+    from cli.retract_command import retract_cmd
 
     db_app.command("retract")(retract_cmd)
 
