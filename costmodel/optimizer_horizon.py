@@ -45,6 +45,7 @@ from scipy.sparse import coo_array
 from costmodel.demand import HOURS_PER_MONTH
 from costmodel.optimizer_problem import EPS, HELD, HOURLY, Candidate, prune
 from costmodel.plan_result import PlanLine, discount_factor
+from costmodel.solver_output import solver_chatter_to_stderr
 
 #: Committed terms the optimizer may start, in months.
 TERM_MONTHS = {"1y": 12, "3y": 36}
@@ -284,13 +285,14 @@ def solve_horizon(
 
     n = len(m.cost)
     A = coo_array((m.v, (m.r, m.c)), shape=(len(m.rlo), n)).tocsr()
-    res = milp(
-        np.array(m.cost),
-        integrality=np.array(m.integ),
-        bounds=Bounds(np.array(m.lo), np.array(m.hi)),
-        constraints=[LinearConstraint(A, np.array(m.rlo), np.array(m.rhi))],
-        options={"mip_rel_gap": mip_rel_gap, "time_limit": time_limit_s, "disp": False},
-    )
+    with solver_chatter_to_stderr():
+        res = milp(
+            np.array(m.cost),
+            integrality=np.array(m.integ),
+            bounds=Bounds(np.array(m.lo), np.array(m.hi)),
+            constraints=[LinearConstraint(A, np.array(m.rlo), np.array(m.rhi))],
+            options={"mip_rel_gap": mip_rel_gap, "time_limit": time_limit_s, "disp": False},
+        )
     elapsed = time.perf_counter() - started
     if res.status == 2:
         return HorizonSolution("infeasible", None, None, None, (), (), (), elapsed, res.message)
