@@ -862,30 +862,6 @@ def throughput_against_ftl(
     return figure
 
 
-def commitment_chart(frame: pd.DataFrame) -> go.Figure:
-    """Expected monthly cost of each commitment level, one line per term, with the worst-case
-    regret in the hover: the lowest point is the recommendation. No commitment is the 0% point of
-    every line."""
-    figure = go.Figure()
-    none = frame[frame["Term"] == "none"]
-    for term in [t for t in frame["Term"].unique() if t != "none"]:
-        rows = pd.concat([none, frame[frame["Term"] == term]])
-        figure.add_scatter(
-            x=rows["Level"].tolist(),
-            y=rows["Expected $/month"].tolist(),
-            mode="lines+markers",
-            name=f"{term} commitment",
-            customdata=rows[["Units", "Worst regret ($/month)"]].to_numpy().tolist(),
-            hovertemplate="%{x:.0%} of the stated mean need (%{customdata[0]} units)"
-            "<br>expected $%{y:,.0f}/month<br>worst regret $%{customdata[1]:,.0f}/month"
-            "<extra>" + term + "</extra>",
-        )
-    figure.update_layout(height=320, margin={"l": 10, "r": 10, "t": 10, "b": 10})
-    figure.update_xaxes(title="Committed share of the stated mean need", tickformat=".0%")
-    figure.update_yaxes(title="Expected USD per month", tickprefix="$", tickformat=",.0f")
-    return figure
-
-
 #: Hover fields of a point on the interactivity frontier: label -> column.
 INTERACTIVITY_HOVER = {
     "TPOT basis": "tpot_basis",
