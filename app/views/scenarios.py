@@ -309,8 +309,9 @@ if solve_it:
     if len(frontier):
         st.plotly_chart(charts.frontier_chart(frontier), width="stretch", key="frontier")
         st.caption(
-            "Each point is a separate solve with that cap; the line only joins solved caps. HHI is "
-            "Σ share² of the traffic each vendor carries (1 = a single vendor)."
+            "Each point is a separate solve with that cap (the cap binds each vendor's share of "
+            "traffic); the line only joins solved caps. HHI is weighted by month-1 spend by "
+            "vendor, as every plan's (0-10,000; 10,000 = a single vendor)."
         )
     else:
         st.info("No vendor-share cap has a feasible fleet for this workspace.")
