@@ -50,9 +50,8 @@ def scenario_table_rows(plan: PlannedCommitments) -> list[dict]:
             "Probability": f"{r['probability']:.0%}",
             "Demand × month 1": f"{r['demand_factor']:g}",
             "Growth / quarter": r["growth_per_quarter"],
-            "New units, 1 year": r["new_units_1y"],
-            "New units, 3 years": r["new_units_3y"],
-            "New in month 1": r["new_units_month_1"],
+            "New commitments over the horizon": r["new_commitments"],
+            "New in month 1": r["new_in_month_1"],
             "Horizon $": "no path" if r["horizon_usd"] is None else f"{r['horizon_usd']:,.2f}",
         }
         for r in plan.scenario_rows()

@@ -49,8 +49,8 @@ def _print_table(plan: PlannedCommitments) -> None:
         grid = grid_from_rows(
             scenarios,
             title=f"Under the demand scenarios ({plan.scenarios_basis})",
-            essential=("Scenario", "New units, 1 year", "New units, 3 years"),
-            prose=("Scenario",),
+            essential=("Scenario", "New commitments over the horizon"),
+            prose=("Scenario", "New commitments over the horizon", "New in month 1"),
         )
         print_table(console, grid, more="--format json")
 

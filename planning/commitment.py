@@ -66,7 +66,7 @@ class ScenarioCommitments:
             "solver_status": self.solver_status,
             "horizon_usd": None if self.horizon_usd is None else round(self.horizon_usd, 2),
             "commitments": list(self.rows),
-            "new_units_by_term": new_units_by_term(self.rows),
+            "new_units": new_units(self.rows),
         }
 
 
@@ -109,8 +109,8 @@ class PlannedCommitments:
         }
 
     def summary(self) -> list[str]:
-        """One sentence per workload: what it holds and the new units the path commits, by term
-        and from when."""
+        """One sentence per workload: what it holds and the new units the path commits, per SKU
+        and term (units of different SKUs are never added together) and from when."""
         out = []
         for w in dict.fromkeys(r["workload"] for r in self.rows):
             mine = [r for r in self.rows if r["workload"] == w]
@@ -120,26 +120,17 @@ class PlannedCommitments:
                 for r in mine
                 if r["kind"] == "held"
             ]
-            for term, units in sorted(new_units_by_term(mine).items()):
-                starts = sorted(
-                    {
-                        r["from_month"]
-                        for r in mine
-                        if r["kind"] == "new" and f"{r['term_months'] // 12}y" == term
-                    }
-                )
-                first = sum(
-                    r["units"]
-                    for r in mine
-                    if r["kind"] == "new"
-                    and r["from_month"] == 1
-                    and f"{r['term_months'] // 12}y" == term
+            for n in new_units(mine):
+                starts, first = n["start_months"], n["units_month_1"]
+                when = (
+                    f"from month {starts[0]}"
+                    if len(starts) == 1
+                    else f"{first} in month 1, the rest at quarter starts to month {starts[-1]}"
+                    if first
+                    else f"from month {starts[0]}, more at quarter starts to month {starts[-1]}"
                 )
                 parts.append(
-                    f"commits {units} new units for {term} ({first} in month 1, the rest at"
-                    f" quarter starts from month {starts[0]} to month {starts[-1]})"
-                    if len(starts) > 1
-                    else f"commits {units} new units for {term} from month {starts[0]}"
+                    f"commits {n['units']} × {n['instance_type']} for {n['term']} ({when})"
                 )
             out.append(f"{w}: " + "; ".join(parts) + ".")
         return out or ["No commitment on the cheapest path: everything is bought on demand."]
@@ -148,7 +139,7 @@ class PlannedCommitments:
         """One row per scenario: its horizon total and the new units it commits, by term."""
         out = []
         for s in self.scenarios:
-            by_term = new_units_by_term(s.rows)
+            news = new_units(s.rows)
             out.append(
                 {
                     "scenario": s.name,
@@ -158,11 +149,8 @@ class PlannedCommitments:
                     "horizon_usd": None if s.horizon_usd is None else round(s.horizon_usd, 2),
                     "solver_status": s.solver_status,
                     "gap": s.gap,
-                    "new_units_1y": by_term.get("1y", 0),
-                    "new_units_3y": by_term.get("3y", 0),
-                    "new_units_month_1": sum(
-                        r["units"] for r in s.rows if r["kind"] == "new" and r["from_month"] == 1
-                    ),
+                    "new_commitments": _words(news, "units"),
+                    "new_in_month_1": _words(news, "units_month_1"),
                 }
             )
         return out
@@ -175,8 +163,8 @@ class PlannedCommitments:
                 total += f", within {r['gap']:.2%} of the cheapest path (proven bound)"
             out.append(
                 f"If demand turns out {r['scenario']} (p {r['probability']:.0%}): commit"
-                f" {r['new_units_1y']} units for 1 year and {r['new_units_3y']} for 3 years over"
-                f" the horizon ({r['new_units_month_1']} in month 1); horizon total {total}."
+                f" {r['new_commitments']} over the horizon ({r['new_in_month_1']} in month 1);"
+                f" horizon total {total}."
             )
         return out
 
@@ -199,14 +187,30 @@ def _growth_words(s: ScenarioCommitments) -> str:
     return base if s.growth_multiplier == 1.0 else f"{s.growth_multiplier:g} × {base}"
 
 
-def new_units_by_term(rows) -> dict[str, int]:
-    """New units committed over the horizon, by term ("1y", "3y")."""
-    out: dict[str, int] = {}
+def new_units(rows) -> list[dict]:
+    """New units committed over the horizon per SKU and term ("1y", "3y"), with the months they
+    start in and how many start in month 1: units of different SKUs are never added together."""
+    out: dict[tuple, dict] = {}
     for r in rows:
-        if r["kind"] == "new":
-            term = f"{r['term_months'] // 12}y"
-            out[term] = out.get(term, 0) + r["units"]
-    return out
+        if r["kind"] != "new":
+            continue
+        term = f"{r['term_months'] // 12}y"
+        key = (r["provider"], r["region"], r["instance_type"], term)
+        n = out.setdefault(
+            key,
+            dict(zip(("provider", "region", "instance_type", "term"), key, strict=True))
+            | {"units": 0, "units_month_1": 0, "start_months": []},
+        )
+        n["units"] += r["units"]
+        n["units_month_1"] += r["units"] if r["from_month"] == 1 else 0
+        n["start_months"] = sorted({*n["start_months"], r["from_month"]})
+    return list(out.values())
+
+
+def _words(news: list[dict], field: str) -> str:
+    """Per SKU and term, in words ("15 × g6e.xlarge for 3y; 2 × …"), or "nothing"."""
+    said = [f"{n[field]} × {n['instance_type']} for {n['term']}" for n in news if n[field]]
+    return "; ".join(said) or "nothing"
 
 
 def _scenario_problem(problem: HorizonProblem, ws: Workspace, s: DemandScenario) -> HorizonProblem:

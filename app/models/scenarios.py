@@ -220,11 +220,7 @@ def commitment_table(plan) -> Table:
 def commitment_scenario_table(plan) -> Table:
     """The new units the path commits under each demand scenario."""
     frame = pd.DataFrame(scenario_table_rows(plan))
-    return readable(
-        frame,
-        {column: column for column in frame.columns},
-        numbers={"New units, 1 year": "%d", "New units, 3 years": "%d", "New in month 1": "%d"},
-    )
+    return readable(frame, {column: column for column in frame.columns})
 
 
 def commitment_basis(plan) -> str:

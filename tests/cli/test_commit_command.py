@@ -51,9 +51,16 @@ def test_commit_json_is_the_optimizers_path_and_each_scenarios(commit_json):
     assert base["horizon_usd"] == body["optimizer_plan"]["horizon_usd"]
     for s in body["scenarios"]:
         new = [r for r in s["commitments"] if r["kind"] == "new"]
-        for term in ("1y", "3y"):
-            units = sum(r["units"] for r in new if r["term_months"] == int(term[0]) * 12)
-            assert s["new_units_by_term"].get(term, 0) == units
+        # Per SKU and term: units of different SKUs are never added together.
+        for n in s["new_units"]:
+            same = [
+                r
+                for r in new
+                if (r["instance_type"], r["provider"], r["term_months"])
+                == (n["instance_type"], n["provider"], int(n["term"][0]) * 12)
+            ]
+            assert n["units"] == sum(r["units"] for r in same)
+        assert sum(n["units"] for n in s["new_units"]) == sum(r["units"] for r in new)
     totals = [s["horizon_usd"] for s in body["scenarios"]]
     # Low (0.8×, no growth) < base < high (1.2×, 20%/quarter): less demand never costs more.
     assert totals == sorted(totals)

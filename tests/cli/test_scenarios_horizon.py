@@ -90,8 +90,9 @@ def test_commit_and_optimize_read_the_same_commitments(tmp_path, which):
     assert held[0]["units"] == (5 if which == "example" else 3)
     # The words printed say the same units and terms.
     printed = " ".join(table.stdout.split())
-    for w in {r["workload"] for r in horizon["commitments"]}:
-        new = [r for r in horizon["commitments"] if r["workload"] == w and r["kind"] == "new"]
-        for months in sorted({r["term_months"] for r in new}):
-            units = sum(r["units"] for r in new if r["term_months"] == months)
-            assert f"commits {units} new units for {months // 12}y" in printed, (w, printed)
+    new = [r for r in horizon["commitments"] if r["kind"] == "new"]
+    for key in {(r["workload"], r["instance_type"], r["term_months"]) for r in new}:
+        units = sum(
+            r["units"] for r in new if (r["workload"], r["instance_type"], r["term_months"]) == key
+        )
+        assert f"commits {units} × {key[1]} for {key[2] // 12}y" in printed, (key, printed)
