@@ -478,10 +478,9 @@ def plan_money_table(found: Found) -> Table:
             "weeks to cutover": lambda w: "—" if w is None or w != w else f"{w:g} w",
         },
         sheet="Money",
-        note=f"{COMPARED} = month 1's run rate + committed units given back but still paid + the"
-        f" one-time cost ÷ {months} (the basis the verdicts and the optimizer read); {months}"
-        " months = the sum of the monthly curve (demand growth, commitments paid until they end)"
-        " + the one-time cost.",
+        note=f"{COMPARED} = the {months}-month total ÷ {months} (the basis the verdicts read);"
+        f" {months} months = the sum of the monthly curve (demand growth, commitments paid until"
+        " they end) + the one-time costs, discounted at the workspace's rate where one is set.",
     )
 
 
