@@ -33,9 +33,12 @@ solver's proven bound and its true gap.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
+import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -284,13 +287,14 @@ def solve_horizon(
 
     n = len(m.cost)
     A = coo_array((m.v, (m.r, m.c)), shape=(len(m.rlo), n)).tocsr()
-    res = milp(
-        np.array(m.cost),
-        integrality=np.array(m.integ),
-        bounds=Bounds(np.array(m.lo), np.array(m.hi)),
-        constraints=[LinearConstraint(A, np.array(m.rlo), np.array(m.rhi))],
-        options={"mip_rel_gap": mip_rel_gap, "time_limit": time_limit_s, "disp": False},
-    )
+    with _solver_prints_to_stderr():
+        res = milp(
+            np.array(m.cost),
+            integrality=np.array(m.integ),
+            bounds=Bounds(np.array(m.lo), np.array(m.hi)),
+            constraints=[LinearConstraint(A, np.array(m.rlo), np.array(m.rhi))],
+            options={"mip_rel_gap": mip_rel_gap, "time_limit": time_limit_s, "disp": False},
+        )
     elapsed = time.perf_counter() - started
     if res.status == 2:
         return HorizonSolution("infeasible", None, None, None, (), (), (), elapsed, res.message)
@@ -299,6 +303,26 @@ def solve_horizon(
     x = np.round(res.x)
     x[fixed] = 1.0
     return _read(problem, runs, x, offer_vars, fleet_vars, backend_var, res, elapsed, weight)
+
+
+@contextlib.contextmanager
+def _solver_prints_to_stderr() -> Iterator[None]:
+    """HiGHS writes some diagnostics ("HighsMipSolverData::transformNewIntegerFeasibleSolution")
+    to the process's stdout even with ``disp`` off, which broke ``--format json`` on stdout:
+    while it solves, file descriptor 1 points at stderr."""
+    try:
+        out = sys.__stdout__.fileno() if sys.__stdout__ is not None else 1
+        saved = os.dup(out)
+    except (OSError, ValueError):
+        yield  # no real stdout to guard (an embedding without file descriptors)
+        return
+    try:
+        sys.__stdout__.flush() if sys.__stdout__ is not None else None
+        os.dup2(2, out)
+        yield
+    finally:
+        os.dup2(saved, out)
+        os.close(saved)
 
 
 def _add_offer(m, problem, o, runs, reps, weight, hours, paid, rec, carry, by_backend) -> None:

@@ -103,3 +103,21 @@ def test_the_brief_section_lists_every_commitment_and_every_scenario(db):
     tables = [b for b in section.blocks if hasattr(b, "frame")]
     assert [len(t.frame) for t in tables] == [len(plan.rows)]
     assert len(plan.summary()) == len({r["workload"] for r in plan.rows})
+
+
+def test_the_json_on_stdout_is_json_alone(db):
+    """The solver's own diagnostics (HiGHS writes one straight to file descriptor 1 while it
+    solves the example's high-demand scenario) go to stderr, never into ``--format json``."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "cli.main", "commit", "--workspace", str(EXAMPLE)]
+        + ["--format", "json", "--db", str(db)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["workspace"] == "Example Corp"
