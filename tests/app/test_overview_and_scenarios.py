@@ -299,7 +299,9 @@ def test_scenarios_page_says_how_much_to_commit_with_the_commands_figures(app_en
     table = next(d.value for d in at.dataframe if "Commitment" in d.value.columns)
     assert list(table["Units"]) == [r["units"] for r in plan.rows]
     assert has_no_literals(table.astype(str))
-    scenarios = next(d.value for d in at.dataframe if "Scenario" in d.value.columns)
+    scenarios = next(
+        d.value for d in at.dataframe if "New commitments over the horizon" in d.value.columns
+    )
     assert list(scenarios["Scenario"]) == [s.name for s in plan.scenarios]
     # The basis is stated: the optimizer's path, the on-demand basis and commitment.at_end.
     captions = [shown(c.value) for c in at.caption]

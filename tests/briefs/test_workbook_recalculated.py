@@ -17,25 +17,12 @@ from openpyxl import load_workbook
 from typer.testing import CliRunner
 
 from cli.main import app
-from tests.cli.test_scenarios_horizon import mixed_fleet
-from tests.workspace_data import EXAMPLE
+from tests.workspace_data import EXAMPLE, doubled_demand, mixed_fleet
 
 runner = CliRunner()
 SOFFICE = shutil.which("soffice")
 #: 36 months each rounded to the cent: at most half a cent each away from the unrounded total.
 ROUNDING = 36 * 0.005
-
-
-def doubled_demand(tmp_path):
-    """The example with twice each workload's demand."""
-    text = re.sub(
-        r"(_tokens_per_month: )([0-9.]+e9)",
-        lambda m: f"{m[1]}{2 * float(m[2]):.0f}",
-        EXAMPLE.read_text(encoding="utf-8"),
-    )
-    path = tmp_path / "doubled.yaml"
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def _money_rows(sheet) -> dict[str, dict[str, object]]:

@@ -7,31 +7,12 @@ from __future__ import annotations
 import json
 
 import pytest
-import yaml
 from typer.testing import CliRunner
 
 from cli.main import app
-from tests.workspace_data import EXAMPLE
+from tests.workspace_data import EXAMPLE, mixed_fleet
 
 runner = CliRunner()
-
-
-def mixed_fleet(tmp_path):
-    """The example with a CTO's mixed fleet: 3 p5.48xlarge reserved until 2027-06-30, 2 MI300X
-    nodes on demand, 15 g6e.xlarge."""
-    data = yaml.safe_load(EXAMPLE.read_text(encoding="utf-8"))
-    data["fleet"][0]["count"] = 3
-    data["fleet"][1] = {
-        "provider": "oci",
-        "region": "global",
-        "instance_type": "BM.GPU.MI300X.8",
-        "count": 2,
-        "pricing_model": "on_demand",
-        "serves": data["fleet"][1]["serves"],
-    }
-    path = tmp_path / "mixed.yaml"
-    path.write_text(yaml.safe_dump(data), encoding="utf-8")
-    return path
 
 
 @pytest.mark.parametrize("which", ["example", "mixed"])
