@@ -35,7 +35,7 @@ from briefs.sources import (
 )
 from costmodel.plan_inputs import by_vendor
 from costmodel.plan_result import PlanResult
-from costmodel.risk import RISK_BASIS, hhi_figure
+from costmodel.risk import RISK_BASIS, hhi_figure, vendor_spend
 from costmodel.workspace_model import Workspace
 from planning.evaluation import Evaluation, as_evaluation
 from planning.verdicts import BUY_WORD, PlanVerdict
@@ -478,10 +478,9 @@ def plan_money_table(found: Found) -> Table:
             "weeks to cutover": lambda w: "—" if w is None or w != w else f"{w:g} w",
         },
         sheet="Money",
-        note=f"{COMPARED} = month 1's run rate + committed units given back but still paid + the"
-        f" one-time cost ÷ {months} (the basis the verdicts and the optimizer read); {months}"
-        " months = the sum of the monthly curve (demand growth, commitments paid until they end)"
-        " + the one-time cost.",
+        note=f"{COMPARED} = the {months}-month total ÷ {months} (the basis the verdicts read);"
+        f" {months} months = the sum of the monthly curve (demand growth, commitments paid until"
+        " they end) + the one-time costs, discounted at the workspace's rate where one is set.",
     )
 
 
@@ -500,9 +499,7 @@ def plan_risks(found: Found) -> list[str]:
     o = ev.optimal
     if o is not None and o.feasible:
         # On the same basis as every other plan: month-1 spend by vendor.
-        spend: dict[str, float] = {}
-        for ln in o.fleet:
-            spend[ln.vendor or "unknown"] = spend.get(ln.vendor or "unknown", 0.0) + ln.monthly_usd
+        spend = vendor_spend((ln.vendor, ln.monthly_usd) for ln in o.fleet)
         figure = hhi_figure("hhi_vendor", spend, "Silicon vendor")
         out.append(f"{o.name}: {figure.sentence.split(':')[0]}.")
     out.append(f"Every HHI above is weighted by {RISK_BASIS}, the same basis for every plan.")

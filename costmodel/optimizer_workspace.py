@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from costmodel.commitment_workspace import TERM_MODELS
+from costmodel.commit_levels import TERM_MODELS
 from costmodel.demand import HOURS_PER_MONTH
 from costmodel.market import Engine
 from costmodel.optimizer_horizon import FleetPath, HorizonProblem, horizon_offers

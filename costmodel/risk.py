@@ -35,6 +35,15 @@ def hhi(weights: Mapping[str, float]) -> float:
     return sum((100.0 * w / total) ** 2 for w in weights.values() if w > 0)
 
 
+def vendor_spend(lines: Iterable[tuple[str, float]]) -> dict[str, float]:
+    """Month-1 $ by silicon vendor from (vendor, $/month) pairs: the weights of every plan's
+    vendor HHI (``RISK_BASIS``), Optimal's and each diversification cap's included."""
+    out: dict[str, float] = {}
+    for vendor, usd in lines:
+        out[vendor or "unknown"] = out.get(vendor or "unknown", 0.0) + usd
+    return out
+
+
 def hhi_figure(name: str, weights: Mapping[str, float], what: str) -> RiskFigure:
     value = hhi(weights)
     total = sum(w for w in weights.values() if w > 0) or 1.0

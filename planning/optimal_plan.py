@@ -15,6 +15,7 @@ from costmodel.optimizer import (
     diversification_frontier,
     plan_rows,
     solve,
+    spend_hhi,
 )
 from costmodel.optimizer_horizon import (
     HorizonProblem,
@@ -36,6 +37,7 @@ from costmodel.option_table import Option
 from costmodel.owned import HOURS_PER_YEAR
 from costmodel.plan import WorkspaceEngine, commitment_note
 from costmodel.plan_result import PlanLine, PlanResult, horizon_total
+from costmodel.risk import RISK_BASIS
 from costmodel.workspace_model import Workspace
 from planning.context import plan_context, scenario_plans
 from planning.workspaces import Knobs
@@ -44,6 +46,8 @@ from tokendesk.labels import solver_gap
 #: Seconds the optimizer over time may search; past it the best path found is used with its proven
 #: bound and gap (stated beside it), so a command never waits longer than this on the solver.
 HORIZON_TIME_LIMIT_S = 20.0
+#: What every HHI is weighted by, in the JSON beside each figure (``risk.RISK_BASIS``).
+HHI_BASIS = f"vendor HHI 0-10,000 weighted by {RISK_BASIS} by vendor, as every plan's"
 
 
 @dataclass(frozen=True)
@@ -135,7 +139,9 @@ class Optimized:
             "one_time_usd": round(s.one_time_usd, 2),
             "one_time_usd_per_month": round(self.one_time_usd_per_month, 2),
             "vendor_shares": {k: round(v, 4) for k, v in s.vendor_shares.items()},
-            "hhi": round(s.hhi, 4) if s.feasible else None,
+            "vendor_shares_basis": "share of the output tokens each vendor carries",
+            "hhi": round(spend_hhi(s), 1) if s.feasible else None,
+            "hhi_basis": HHI_BASIS,
             "n_plus_one": self.n_plus_one,
             "candidates": self.n_candidates,
             "solve_seconds": round(self.solve_seconds, 3),
@@ -168,7 +174,8 @@ class Optimized:
                     "solver_status": p.status,
                     "objective_usd_per_month": _money(p.objective_usd_per_month),
                     "premium_usd_per_month": _money(p.premium_usd_per_month),
-                    "hhi": round(p.hhi, 4) if p.feasible else None,
+                    "hhi": round(p.hhi, 1) if p.feasible else None,
+                    "hhi_basis": HHI_BASIS,
                     "vendor_shares": {k: round(v, 4) for k, v in p.vendor_shares.items()},
                 }
                 for p in self.frontier

@@ -7,9 +7,9 @@ import pandas as pd
 from app.models.tables import MISSING, Table, readable
 from app.safe import plain
 from app.url_state import UNIT_INPUT, UrlInput, owned_keys
+from briefs.commitment_doc import basis_sentence, commitment_table_rows, scenario_table_rows
 from briefs.plan_evidence import workload_shape_rows
 from briefs.workspace_plans import COMPARED, plan_token_costs
-from costmodel.commitment_workspace import brief_rows
 from planning import what_ifs as si
 from tokendesk import formatting
 from tokendesk.labels import sku_label
@@ -206,73 +206,27 @@ def owned_table(optimized) -> Table:
     )
 
 
-def commitment_sentences(analysis) -> list[str]:
-    """One line per workload: the recommendation, or why there is none."""
-    return [plain(s, limit=2000) for s in brief_rows(analysis)[1]]
+def commitment_sentences(plan) -> list[str]:
+    """One line per workload (what it holds, what the path commits), then one per demand
+    scenario: the same words as ``tokendesk commit``."""
+    return [plain(s, limit=2000) for s in (*plan.summary(), *plan.scenario_sentences())]
 
 
-def commitment_frame(item) -> pd.DataFrame:
-    """One workload's commitment options as numbers (for the chart): level, term, expected cost,
-    regret, break-even and expected utilisation (shares of 1; None where there is no commitment)."""
-    if item.result is None:
-        return pd.DataFrame()
-    return pd.DataFrame(
-        [
-            {
-                "Option": o.label,
-                "Term": o.term,
-                "Level": o.level,
-                "Units": o.committed_units,
-                "Expected $/month": o.expected_monthly_usd,
-                "Expected regret ($/month)": o.expected_regret_usd,
-                "Worst regret ($/month)": o.max_regret_usd,
-                "Break-even utilisation": o.break_even_utilisation,
-                "Expected utilisation": o.expected_utilisation,
-            }
-            for o in item.result.options
-        ]
-    )
+def commitment_table(plan) -> Table:
+    """Every commitment on the optimizer's path: what is held and each new commitment."""
+    frame = pd.DataFrame(commitment_table_rows(plan))
+    return readable(frame, {column: column for column in frame.columns}, numbers={"Units": "%d"})
 
 
-def commitment_table(item) -> Table:
-    """The options as a page reads them: money as money, utilisations as percentages, "—" where
-    there is no commitment."""
-    frame = commitment_frame(item)
-    if frame.empty:
-        return readable(frame, {})
-    for column in ("Break-even utilisation", "Expected utilisation"):
-        frame[column] = [MISSING if pd.isna(v) else f"{v:.0%}" for v in frame[column]]
-    columns = [c for c in frame.columns if c not in ("Term", "Level")]
-    return readable(
-        frame,
-        {column: column for column in columns},
-        numbers={
-            "Units": "%d",
-            "Expected $/month": "$%,.0f",
-            "Expected regret ($/month)": "$%,.0f",
-            "Worst regret ($/month)": "$%,.0f",
-        },
-    )
+def commitment_scenario_table(plan) -> Table:
+    """The new units the path commits under each demand scenario."""
+    frame = pd.DataFrame(scenario_table_rows(plan))
+    return readable(frame, {column: column for column in frame.columns})
 
 
-def commitment_basis(item) -> str:
-    """Where each rate of a workload's commitment analysis comes from, and the scenarios."""
-    if item.result is None:
-        return ""
-    p = item.result.problem
-    rates = [f"on demand ${p.on_demand_usd_per_unit_hour:,.2f}/unit-hour ({item.on_demand_basis})"]
-    rates += [f"{t.name} ${t.usd_per_unit_hour:,.2f}/unit-hour ({t.basis})" for t in p.terms]
-    scenarios = ", ".join(
-        f"{s.name} {s.probability:.0%} (×{s.demand_factor:g}, {p.growth(s):.0%}/quarter)"
-        for s in p.scenarios
-    )
-    source = "assumed (the workspace states none)" if item.default_scenarios else "the workspace's"
-    return plain(
-        f"One unit carries {item.unit_output_tok_s:,.0f} output tok/s at the SLO. Rates: "
-        + "; ".join(rates)
-        + f". Demand scenarios, {source}: {scenarios}.",
-        limit=2000,
-    )
+def commitment_basis(plan) -> str:
+    """How the commitments are worked out: the optimizer's path, its bases and the scenarios."""
+    return plain(basis_sentence(plan), limit=2000)
 
 
 def _shares(shares) -> str:

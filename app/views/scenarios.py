@@ -13,7 +13,7 @@ from app.models.scenarios import (
     OPTIMAL,
     allocation_sentence,
     commitment_basis,
-    commitment_frame,
+    commitment_scenario_table,
     commitment_sentences,
     commitment_table,
     fleet_frame,
@@ -35,7 +35,6 @@ from briefs.workspace_plans import TOKEN_COST_NOTE, brief_stem_for, headline, re
 from costmodel import domain
 from costmodel.optimizer import plan_lines
 from planning import what_ifs as si
-from tokendesk.labels import sku_label
 from tokendesk.metrics import PERCENTILES
 
 st.title("Scenarios")
@@ -307,41 +306,32 @@ if solve_it:
     if len(frontier):
         st.plotly_chart(charts.frontier_chart(frontier), width="stretch", key="frontier")
         st.caption(
-            "Each point is a separate solve with that cap; the line only joins solved caps. HHI is "
-            "Σ share² of the traffic each vendor carries (1 = a single vendor)."
+            "Each point is a separate solve with that cap (the cap binds each vendor's share of "
+            "traffic); the line only joins solved caps. HHI is weighted by month-1 spend by "
+            "vendor, as every plan's (0-10,000; 10,000 = a single vendor)."
         )
     else:
         st.info("No vendor-share cap has a feasible fleet for this workspace.")
 
 st.subheader("How much to commit")
 st.caption(
-    "Per workload, on the instance its fleet runs on: the expected monthly cost and the regret of "
-    "committing 0–100% of the stated mean need for 1 or 3 years, across the workspace's demand "
-    "scenarios (36 months, the rest bought on demand hour by hour). A commitment pays for itself "
-    "above its break-even utilisation (committed rate ÷ on-demand rate). Same figures as "
-    "`tokendesk commit`."
+    "What to commit, when and for how long: the commitments on the optimizer's cheapest path over "
+    "the 36 months (the fleet's commitments to their end, new 1- or 3-year commitments at quarter "
+    "starts), and the same path solved again under each demand scenario. Same figures as "
+    "`tokendesk commit` and `tokendesk optimize`."
 )
 commitment = plan_reads.workspace_commitment(path, view.workspace, view.knobs)
 for sentence in commitment_sentences(commitment):
     st.markdown(f"- {sentence}")
-for item in commitment:
-    options = commitment_frame(item)
-    if options.empty:
-        continue
-    # Drawn when opened, like the plans above: a closed chart costs the page nothing.
-    section = st.expander(
-        f"{plain(item.workload)}: "
-        + plain(sku_label(item.provider, item.region, item.instance_type)),
-        key=f"commitment_{item.workload}",
-        on_change="rerun",
-    )
-    if section.open:
-        with section:
-            st.plotly_chart(
-                charts.commitment_chart(options), width="stretch", key=f"commit_{item.workload}"
-            )
-            ui.show_table(commitment_table(item), key=f"commit_table_{item.workload}")
-            st.caption(commitment_basis(item))
+# Drawn when opened, like the plans above: a closed table costs the page nothing.
+section = st.expander(
+    "Every commitment, and under each scenario", key="commitment", on_change="rerun"
+)
+if section.open:
+    with section:
+        ui.show_table(commitment_table(commitment), key="commit_table")
+        ui.show_table(commitment_scenario_table(commitment), key="commit_scenarios")
+        st.caption(commitment_basis(commitment))
 
 st.subheader("Brief")
 st.caption(

@@ -7,31 +7,12 @@ from __future__ import annotations
 import json
 
 import pytest
-import yaml
 from typer.testing import CliRunner
 
 from cli.main import app
-from tests.workspace_data import EXAMPLE
+from tests.workspace_data import EXAMPLE, mixed_fleet
 
 runner = CliRunner()
-
-
-def mixed_fleet(tmp_path):
-    """The example with a CTO's mixed fleet: 3 p5.48xlarge reserved until 2027-06-30, 2 MI300X
-    nodes on demand, 15 g6e.xlarge."""
-    data = yaml.safe_load(EXAMPLE.read_text(encoding="utf-8"))
-    data["fleet"][0]["count"] = 3
-    data["fleet"][1] = {
-        "provider": "oci",
-        "region": "global",
-        "instance_type": "BM.GPU.MI300X.8",
-        "count": 2,
-        "pricing_model": "on_demand",
-        "serves": data["fleet"][1]["serves"],
-    }
-    path = tmp_path / "mixed.yaml"
-    path.write_text(yaml.safe_dump(data), encoding="utf-8")
-    return path
 
 
 @pytest.mark.parametrize("which", ["example", "mixed"])
@@ -63,20 +44,36 @@ def test_every_plan_has_a_horizon_and_the_buy_is_the_lowest(tmp_path, which):
             assert "more" not in r["decision_reason"].split(",")[0], r["decision_reason"]
 
 
-def test_commit_and_optimize_read_the_same_commitments(tmp_path):
+@pytest.mark.parametrize("which", ["example", "mixed"])
+def test_commit_and_optimize_read_the_same_commitments(tmp_path, which):
     db = tmp_path / "td.duckdb"
-    ws = mixed_fleet(tmp_path)
+    ws = EXAMPLE if which == "example" else mixed_fleet(tmp_path)
     commit = runner.invoke(
         app, ["commit", "--workspace", str(ws), "--format", "json", "--db", str(db)]
     )
     optimize = runner.invoke(
         app, ["optimize", "--workspace", str(ws), "--format", "json", "--db", str(db)]
     )
-    assert commit.exit_code == 0 and optimize.exit_code == 0, commit.output + optimize.output
-    planned = json.loads(commit.stdout)["optimizer_plan"]
+    table = runner.invoke(app, ["commit", "--workspace", str(ws), "--db", str(db)])
+    assert commit.exit_code == optimize.exit_code == table.exit_code == 0, (
+        commit.output + optimize.output + table.output
+    )
+    body = json.loads(commit.stdout)
     horizon = json.loads(optimize.stdout)["horizon"]
-    assert planned["commitments"] == horizon["commitments"]
-    assert planned["at_end"] == horizon["commitment_at_end"] == "renew"
-    # The fleet's reservation is on the path to its real end (month 7: it ends 2027-06-30).
-    held = [r for r in planned["commitments"] if r["kind"] == "held"]
-    assert held and held[0]["until_month"] == 7 and held[0]["units"] == 3
+    # One answer: the advice is the optimizer's commitments (units, start, term), nothing beside.
+    assert body["commitments"] == body["optimizer_plan"]["commitments"] == horizon["commitments"]
+    assert "workloads" not in body
+    assert body["optimizer_plan"]["at_end"] == horizon["commitment_at_end"] == "renew"
+    assert body["optimizer_plan"]["horizon_usd"] == horizon["horizon_usd"]
+    # The reservation is on the path to its real end (month 7: it ends 2027-06-30).
+    held = [r for r in body["commitments"] if r["kind"] == "held"]
+    assert held and held[0]["until_month"] == 7
+    assert held[0]["units"] == (5 if which == "example" else 3)
+    # The words printed say the same units and terms.
+    printed = " ".join(table.stdout.split())
+    new = [r for r in horizon["commitments"] if r["kind"] == "new"]
+    for key in {(r["workload"], r["instance_type"], r["term_months"]) for r in new}:
+        units = sum(
+            r["units"] for r in new if (r["workload"], r["instance_type"], r["term_months"]) == key
+        )
+        assert f"commits {units} × {key[1]} for {key[2] // 12}y" in printed, (key, printed)

@@ -132,7 +132,7 @@ def test_the_scenario_brief_carries_optimal_and_the_price_of_diversification(db)
     assert f"saving ${want.saving_vs_stay:,.0f}/month" in text
     for point in want.frontier:
         if point.feasible:
-            assert f"cap {point.max_vendor_share:.0%}, HHI {point.hhi:.2f}" in text
+            assert f"cap {point.max_vendor_share:.0%}, HHI {point.hhi:,.0f}" in text
 
 
 def test_a_custom_plan_that_serves_nothing_is_infeasible_and_not_cheapest(db):
