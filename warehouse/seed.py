@@ -479,8 +479,9 @@ def _write(
     """Write each checked group as one snapshot, a batch at a time, in one transaction."""
     # Snapshot dates only order snapshots. An undated historical group sorts before
     # everything dated in the file, so it can never outrank the current one; the rows keep
-    # no date.
-    oldest = staging.oldest() or datetime(1970, 1, 1)
+    # no date. A file that states no date at all (a catalog read by its commit) sorts with the
+    # oldest snapshot already stored, never at an invented early date a review would start from.
+    oldest = staging.oldest() or warehouse.oldest_snapshot_as_of() or datetime(1970, 1, 1)
     ids: list[str] = []
     with warehouse.atomic(), warehouse.memory_capped(WRITE_MEMORY_LIMIT):
         for group, integrity in checked:

@@ -328,6 +328,13 @@ class Warehouse(SnapshotWrites):
 
         return planning_option_count(self._batch if self._batch is not None else self.cursor())
 
+    def oldest_snapshot_as_of(self) -> datetime | None:
+        """The data date of the oldest good snapshot, inside ``atomic()`` with what the command
+        wrote so far, uncommitted; None for an empty warehouse."""
+        con = self._batch if self._batch is not None else self.cursor()
+        row = con.execute("SELECT min(as_of) FROM snapshots WHERE status = 'ok'").fetchone()
+        return row[0] if row and row[0] is not None else None
+
     # -- schema -------------------------------------------------------------------------------
     def migrate(self) -> bool:
         """Apply pending migrations; return True if the warehouse was empty before."""

@@ -47,9 +47,7 @@ def test_many_days_read_together_are_each_day_read_alone(seed_db):
     """Every as-of read takes several days at once (the Futures page reads every day a review
     may start on together); each day's frames are what reading that day alone gives, a day
     before any data included, whatever other days come with it."""
-    # The market catalog's history states no date at all: its snapshot sorts first, at
-    # 1970-01-01 (warehouse.seed), so the day before any data is the day before that.
-    days = ["1969-12-31", "2025-03-31", date(2025, 9, 4), datetime(2026, 5, 18, 12), "2026-11-30"]
+    days = ["2020-01-01", "2025-03-31", date(2025, 9, 4), datetime(2026, 5, 18, 12), "2026-11-30"]
     reads = {
         "snapshots": (wf.price_snapshots_as_of, wf.price_snapshots_as_of_days),
         "prices": (wf.prices_as_of, wf.prices_as_of_days),
