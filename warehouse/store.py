@@ -43,6 +43,7 @@ from warehouse.lake import (
 )
 from warehouse.lake_copy import LakeCopyEngine
 from warehouse.migrations import MIGRATIONS, Migration, pending_migrations
+from warehouse.new_file import discard, publish, staging_path, sweep_abandoned
 from warehouse.price_rows import PRICE_COLUMNS, utc_naive
 from warehouse.queries import cost_options
 from warehouse.seed import PriceCheck, load_seed
@@ -144,6 +145,7 @@ class Warehouse(SnapshotWrites):
             warehouse.read_only = read_only
             warehouse.actor = actor or warehouse.actor
             return warehouse
+        sweep_abandoned(Path(target))  # what a killed build left beside the file
         exists = Path(target).exists()
         if exists:
             refuse_unless_duckdb_file(Path(target))
@@ -156,9 +158,12 @@ class Warehouse(SnapshotWrites):
                 f"the warehouse path {target} cannot be used: its folder cannot be created"
                 f" ({exc.strerror or type(exc).__name__}); give a path in a folder you can write"
             ) from None
+        fills = build and seed_check is not None
+        if not exists:
+            cls._build_new_file(Path(target), seed_check if fills else None, on_wait)
+            exists = True
         engine = FileEngine.shared(target)
         warehouse = cls(engine, target, read_only=False, on_wait=on_wait)
-        fills = build and seed_check is not None
         try:
             needs_write = not exists
             if exists:
@@ -178,6 +183,31 @@ class Warehouse(SnapshotWrites):
         warehouse.read_only = read_only
         warehouse.actor = actor or warehouse.actor
         return warehouse
+
+    @classmethod
+    def _build_new_file(
+        cls, target: Path, seed_check: PriceCheck | None, on_wait: WaitReporter | None
+    ) -> None:
+        """Build a new warehouse file beside ``target`` and link it into place once closed
+        (``new_file.py``): a kill at any moment leaves no file or the whole one. A seed that
+        fails its check leaves the migrated file without data, as an interrupted fill would,
+        and the error goes on to the caller."""
+        staging = staging_path(target)
+        engine = FileEngine(str(staging))
+        migrated = False
+        try:
+            with engine.writing(on_wait):
+                building = cls(engine, str(staging), read_only=False, on_wait=on_wait)
+                building.migrate()
+                migrated = True
+                if seed_check is not None:
+                    building._fill_if_empty(seed_check)
+        finally:
+            engine.close()
+            if migrated:
+                publish(staging, target)
+            else:
+                discard(staging)
 
     @classmethod
     def _open_lake(
