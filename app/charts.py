@@ -615,19 +615,24 @@ def pareto(
         frontier[column],
         frontier["ftl_ms"],
         "Pareto frontier",
-        colour="#1B2421",
+        colour=NEUTRAL_LINE,
         dash="dot",
     )
     add_threshold(figure, slo_ms, f"SLO {slo_ms:,.0f} ms")
     return figure
 
 
+#: A line that is no series of its own (a frontier, the price in force): a mid grey that reads on
+#: the light and the dark theme alike (near-black vanished on the dark background).
+NEUTRAL_LINE = "#8C9A95"
+
 #: The Memory-fit breakdown's parts, in stacking order, with their colours.
 MEMORY_PART_COLOURS = {
     "Weights": "#4C78A8",
     "KV cache (requested sequences)": "#F58518",
     "Spare (more KV cache)": "#BAB0AC",
-    "Reserved (runtime overhead, headroom)": "#E4E4E4",
+    # A mid grey, not near-white: on the dark theme a near-white bar glared over the rest.
+    "Reserved (runtime overhead, headroom)": "#858D8A",
 }
 
 
@@ -689,7 +694,8 @@ def monthly_cost_curve(plans: Sequence[Any]) -> go.Figure:
 
 
 def frontier_chart(frame: pd.DataFrame) -> go.Figure:
-    """Cost against vendor concentration (HHI of traffic): what each step of diversification
+    """Cost against vendor concentration (vendor HHI by month-1 spend, as every plan's; the cap
+    binds traffic shares): what each step of diversification
     costs. Only solved caps are drawn; nothing between them is implied."""
     figure = go.Figure()
     figure.add_scatter(
@@ -699,12 +705,14 @@ def frontier_chart(frame: pd.DataFrame) -> go.Figure:
         text=[f"cap {c:.0%}" for c in frame["Vendor-share cap"]],
         textposition="top center",
         customdata=frame[["Premium ($/month)", "Largest vendor share"]].to_numpy().tolist(),
-        hovertemplate="HHI %{x:.2f}<br>$%{y:,.0f}/month<br>premium $%{customdata[0]:,.0f}"
-        "<br>largest vendor %{customdata[1]:.0%}<extra></extra>",
+        hovertemplate="HHI %{x:,.0f} (month-1 spend)<br>$%{y:,.0f}/month<br>premium"
+        " $%{customdata[0]:,.0f}<br>largest vendor traffic share %{customdata[1]:.0%}<extra></extra>",
         name="Optimal at each cap",
     )
     figure.update_layout(height=360, margin={"l": 10, "r": 10, "t": 10, "b": 10})
-    figure.update_xaxes(title="Vendor HHI of traffic (1 = one vendor)", autorange="reversed")
+    figure.update_xaxes(
+        title="Vendor HHI by month-1 spend (10,000 = one vendor)", autorange="reversed"
+    )
     figure.update_yaxes(title="USD per month", tickprefix="$", tickformat=",.0f")
     return figure
 
@@ -805,7 +813,7 @@ def price_history(
     )
     xs, ys = in_force
     if len(xs):
-        add_step_line(figure, xs, ys, "price in force", colour="#555", width=2)
+        add_step_line(figure, xs, ys, "price in force", colour=NEUTRAL_LINE, width=2)
     return figure
 
 
@@ -859,30 +867,6 @@ def throughput_against_ftl(
             "x": 0,
         },
     )
-    return figure
-
-
-def commitment_chart(frame: pd.DataFrame) -> go.Figure:
-    """Expected monthly cost of each commitment level, one line per term, with the worst-case
-    regret in the hover: the lowest point is the recommendation. No commitment is the 0% point of
-    every line."""
-    figure = go.Figure()
-    none = frame[frame["Term"] == "none"]
-    for term in [t for t in frame["Term"].unique() if t != "none"]:
-        rows = pd.concat([none, frame[frame["Term"] == term]])
-        figure.add_scatter(
-            x=rows["Level"].tolist(),
-            y=rows["Expected $/month"].tolist(),
-            mode="lines+markers",
-            name=f"{term} commitment",
-            customdata=rows[["Units", "Worst regret ($/month)"]].to_numpy().tolist(),
-            hovertemplate="%{x:.0%} of the stated mean need (%{customdata[0]} units)"
-            "<br>expected $%{y:,.0f}/month<br>worst regret $%{customdata[1]:,.0f}/month"
-            "<extra>" + term + "</extra>",
-        )
-    figure.update_layout(height=320, margin={"l": 10, "r": 10, "t": 10, "b": 10})
-    figure.update_xaxes(title="Committed share of the stated mean need", tickformat=".0%")
-    figure.update_yaxes(title="Expected USD per month", tickprefix="$", tickformat=",.0f")
     return figure
 
 

@@ -213,8 +213,8 @@ def _workspace_brief(
     from briefs.workspace_plans import workspace_document
     from planning.workspaces import bill_provenance, fleet_instance_types
 
-    commitment = commitment_section(_workspace_commitment(path, ws, knobs, negotiated))
     ev = _workspace_evaluation(path, ws, knobs, negotiated, True)
+    commitment = commitment_section(_workspace_commitment(path, ws, knobs, negotiated))
     optimal = (*brief_sections(ev.optimum), commitment)
     options = data.planning_options(path, negotiated, fleet_instance_types(ws))
     with data.reading(path) as warehouse:
@@ -253,8 +253,9 @@ def _workspace_optimum(path: str, ws, knobs, negotiated: bool):
 
 
 def workspace_commitment(path: str, ws, knobs):
-    """How much to commit per workload under demand uncertainty: the same call as
-    ``tokendesk commit``, on the options this person may see."""
+    """What to commit, when and for how long, on the optimizer's path over the horizon and under
+    each demand scenario: the same call as ``tokendesk commit``, on the options this person may
+    see."""
     return _workspace_commitment(path, priced_workspace(path, ws), knobs, data.sees_negotiated())
 
 
@@ -262,4 +263,6 @@ def workspace_commitment(path: str, ws, knobs):
 def _workspace_commitment(path: str, ws, knobs, negotiated: bool):
     from planning.commitment import commitments
 
+    # Its own solve of the optimizer's path (the same programme as the Optimal plan's), so the
+    # section does not wait on the whole comparison when the optimizer is not shown.
     return commitments(data.scenario_engine(path, negotiated, ws), ws, knobs)

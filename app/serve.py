@@ -1,13 +1,14 @@
 """Start the Streamlit server, and import the pages' libraries beside it.
 
-``tokendesk app`` runs ``python -m app.serve --warehouse TARGET run app/streamlit_app.py …``: ``streamlit
-run`` preceded by building or migrating the warehouse (``tokendesk db init``, in a process of its
-own). Streamlit runs each page as a script, so without warming the first visitor of every server
-process pays the imports of pandas, Plotly, DuckDB, the cost model and the brief renderer (several
-CPU seconds). Here a thread imports them while the server starts and the visitor's browser loads
-the dashboard's own scripts: first what the entry point and the Overview (the page a visitor lands
-on) import — a page run that begins before those are done waits for them (``app.warming``) —
-then, while that first page runs, the other pages' libraries.
+``tokendesk app`` runs ``python -m app.serve --warehouse TARGET run app/asgi.py …``: ``streamlit run``
+(``app/asgi.py`` serves ``app/streamlit_app.py`` behind ``app.download_guard``) preceded by
+building or migrating the warehouse (``tokendesk db init``, in a process of its own). Streamlit
+runs each page as a script, so without warming the first visitor of every server process pays the
+imports of pandas, Plotly, DuckDB, the cost model and the brief renderer (several CPU seconds).
+Here a thread imports them while the server starts and the visitor's browser loads the
+dashboard's own scripts: first what the entry point and the Overview (the page a visitor lands on)
+import — a page run that begins before those are done waits for them (``app.warming``) — then,
+while that first page runs, the other pages' libraries.
 """
 
 from __future__ import annotations
@@ -163,7 +164,7 @@ def _import_the_server() -> None:
 
 
 def main() -> None:
-    """``python -m app.serve [--warehouse TARGET] run app/streamlit_app.py …``.
+    """``python -m app.serve [--warehouse TARGET] run app/asgi.py …``.
 
     With ``--warehouse``, ``tokendesk db init`` builds or migrates the warehouse in a process of
     its own while this one imports. A refused seed or a path that is not a warehouse stops the

@@ -1,4 +1,5 @@
-"""Dashboard entry point: ``tokendesk app`` (or ``streamlit run app/streamlit_app.py``)."""
+"""Dashboard entry point: ``tokendesk app`` (or ``streamlit run app/asgi.py``, which serves it behind
+the download guard)."""
 
 from __future__ import annotations
 

@@ -1,96 +1,98 @@
-"""How much to commit, as a document section and as data: the brief, the Scenarios page and
-``tokendesk commit`` show the same figures."""
+"""How much to commit, as a document section, as Markdown and as table rows: the brief, the
+Scenarios page and ``tokendesk commit`` show the commitments on the optimizer's cheapest path over
+the horizon (``planning.commitment``), the same solution ``tokendesk optimize`` shows."""
 
 from __future__ import annotations
 
-from briefs.document import Bullets, Paragraph, Section, table
-from costmodel.commit_levels import option_rows, recommendation_sentence
-from costmodel.commitment_workspace import WorkloadCommitment, brief_rows
-from costmodel.workspace_model import Workspace
-
-BASIS = (
-    "each option is priced over 36 months of demand (a 1-year commitment renewed at the same"
-    " level): the fleet's commitments still in term carry need first and are paid whatever is"
-    " decided; new committed units are paid every hour; the rest is bought on demand hour by hour"
-    " in whole units; options run over every whole unit up to the horizon's peak need, each"
-    " labelled with its share of the stated month-1 mean need; regret = the option's cost − the"
-    " cheapest option's cost in the same scenario; break-even utilisation = committed rate ÷"
-    " on-demand rate"
-)
+from briefs.document import Block, Bullets, Paragraph, Section, table
+from costmodel.commit_levels import AT_END
+from planning.commitment import BASIS, PlannedCommitments
+from tokendesk.labels import sku_label
 
 
-def commitment_section(analysis: list[WorkloadCommitment]) -> Section:
-    """The analysis as a document section (for the brief)."""
-    rows, sentences = brief_rows(analysis)
-    return Section(
-        "How much to commit",
-        (
-            Paragraph(BASIS[0].upper() + BASIS[1:] + "."),
-            Bullets(tuple(sentences)),
-            table("Commitment options under demand uncertainty", rows, sheet="Commitment"),
-        ),
+def basis_sentence(plan: PlannedCommitments) -> str:
+    """The basis in words, with the workspace's on-demand basis and what a held commitment does
+    when it ends."""
+    return (
+        f"{BASIS[0].upper()}{BASIS[1:]}. On-demand basis: {plan.on_demand_basis}; a held"
+        f" commitment, when it ends, is {AT_END.get(plan.at_end, plan.at_end)}"
+        f" (commitment.at_end: {plan.at_end}). Scenarios: {plan.scenarios_basis}."
     )
 
 
-def commitment_json(ws: Workspace, analysis: list[WorkloadCommitment]) -> dict:
-    """The analysis as data (``tokendesk commit --format json``)."""
-    workloads = []
-    for a in analysis:
-        entry: dict = {
-            "workload": a.workload,
-            "provider": a.provider,
-            "region": a.region,
-            "instance_type": a.instance_type,
-            "unit_output_tok_s": round(a.unit_output_tok_s, 2),
-            "notes": list(a.notes),
-        }
-        if a.result is not None:
-            p, r = a.result.problem, a.result
-            entry |= {
-                "on_demand_usd_per_unit_hour": p.on_demand_usd_per_unit_hour,
-                "on_demand_basis": a.on_demand_basis,
-                "terms": [
-                    {
-                        "term": t.name,
-                        "usd_per_unit_hour": round(t.usd_per_unit_hour, 4),
-                        "basis": t.basis,
-                        "break_even_utilisation": round(
-                            t.usd_per_unit_hour / p.on_demand_usd_per_unit_hour, 4
-                        ),
-                    }
-                    for t in p.terms
-                ],
-                "mean_units_needed_month_1": round(p.mean_units, 3),
-                "peak_units_needed_over_horizon": p.peak_units,
-                "held_commitments": [
-                    {
-                        "line": h.line,
-                        "count": h.count,
-                        "units": round(h.units, 3),
-                        "term_end": h.term_end.isoformat() if h.term_end else None,
-                        "usd_per_month": round(h.usd_per_month, 2),
-                    }
-                    for h in p.held_commitments
-                ],
-                "held_units_by_month": [round(u, 3) for u in p.held],
-                "scenarios": [
-                    {
-                        "name": s.name,
-                        "probability": s.probability,
-                        "demand_factor": s.demand_factor,
-                        "growth_per_quarter": p.growth(s),
-                    }
-                    for s in p.scenarios
-                ],
-                "scenarios_basis": (
-                    "default assumption: no growth / the stated growth / twice it (25/50/25%)"
-                    if a.default_scenarios
-                    else "the workspace's commitment scenarios"
-                ),
-                "options": option_rows(r),
-                "recommended": r.recommended.label,
-                "least_worst_regret": r.least_regret.label,
-                "recommendation": recommendation_sentence(a.workload, r),
+def commitment_table_rows(plan: PlannedCommitments) -> list[dict]:
+    """One row per commitment on the path: what the fleet holds and each new commitment."""
+    rows = []
+    for r in plan.rows:
+        held = r["kind"] == "held"
+        rows.append(
+            {
+                "Workload": r["workload"],
+                "Commitment": ("Held: " if held else "New: ")
+                + sku_label(r["provider"], r["region"], r["instance_type"], r["pricing_model"]),
+                "Units": r["units"],
+                "Months": f"{r['from_month']}–{r['until_month']}",
+                "Term": "to "
+                + (r["commitment_end"] or f"month {r['until_month']}")
+                + f"; {r['units_after_end']} kept after it"
+                if held
+                else f"{r['term_months'] // 12} year{'s' if r['term_months'] > 12 else ''}",
             }
-        workloads.append(entry)
-    return {"workspace": ws.name, "basis": BASIS, "workloads": workloads}
+        )
+    return rows
+
+
+def scenario_table_rows(plan: PlannedCommitments) -> list[dict]:
+    """One row per demand scenario: the new units the path commits under it."""
+    return [
+        {
+            "Scenario": r["scenario"],
+            "Probability": f"{r['probability']:.0%}",
+            "Demand × month 1": f"{r['demand_factor']:g}",
+            "Growth / quarter": r["growth_per_quarter"],
+            "New commitments over the horizon": r["new_commitments"],
+            "New in month 1": r["new_in_month_1"],
+            "Horizon $": "no path" if r["horizon_usd"] is None else f"{r['horizon_usd']:,.2f}",
+        }
+        for r in plan.scenario_rows()
+    ]
+
+
+def commitment_section(plan: PlannedCommitments) -> Section:
+    """The commitments as a document section (for the brief)."""
+    blocks: list[Block] = [
+        Paragraph(basis_sentence(plan)),
+        Bullets(tuple(plan.summary()) + tuple(plan.scenario_sentences())),
+        table("Commitments on the cheapest path", commitment_table_rows(plan), sheet="Commitment"),
+    ]
+    if plan.scenarios:
+        blocks.append(
+            table(
+                "Commitments under the demand scenarios",
+                scenario_table_rows(plan),
+                sheet="Commitment scenarios",
+            )
+        )
+    return Section("How much to commit", tuple(blocks))
+
+
+def _markdown_table(rows: list[dict]) -> list[str]:
+    if not rows:
+        return []
+    return [
+        "| " + " | ".join(rows[0]) + " |",
+        "|" + "---|" * len(rows[0]),
+        *("| " + " | ".join(str(v) for v in r.values()) + " |" for r in rows),
+    ]
+
+
+def commitment_markdown(plan: PlannedCommitments) -> str:
+    """``tokendesk commit --format md``."""
+    lines = [f"# How much to commit: {plan.workspace}", "", basis_sentence(plan), ""]
+    lines += [f"- {s}" for s in plan.summary()]
+    lines += ["", "## On the cheapest path", "", *_markdown_table(commitment_table_rows(plan))]
+    if plan.scenarios:
+        lines += ["", f"## Under the demand scenarios ({plan.scenarios_basis})", ""]
+        lines += [f"- {s}" for s in plan.scenario_sentences()]
+        lines += ["", *_markdown_table(scenario_table_rows(plan))]
+    return "\n".join(lines) + "\n"

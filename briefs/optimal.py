@@ -4,8 +4,9 @@ the Scenarios page and ``tokendesk optimize`` show the same sentences and tables
 from __future__ import annotations
 
 from briefs.document import BarChart, Block, Bullets, Paragraph, Section, table
-from costmodel.optimizer import plan_lines
+from costmodel.optimizer import plan_lines, spend_hhi
 from costmodel.optimizer_workspace import OwnedComparison
+from costmodel.risk import RISK_BASIS
 from planning.optimal_plan import Optimized, owned_rows, price_source, proven_sentence
 from tokendesk import formatting
 from tokendesk.labels import label, sku_label
@@ -108,20 +109,32 @@ def optimal_summary(o: Optimized) -> list[str]:
             + f": ${s.objective_usd_per_month:,.0f}/month (run rate"
             f" ${s.run_rate_usd_per_month:,.0f}, one-time ${s.one_time_usd:,.0f});"
             f" Stay ${o.comparable[o.stay.name]:,.0f}/month; saving"
-            f" ${o.saving_vs_stay:,.0f}/month. Traffic: {shares} (HHI {s.hhi:.2f})."
+            f" ${o.saving_vs_stay:,.0f}/month. Traffic: {shares}; vendor HHI"
+            f" {spend_hhi(s):,.0f} (weighted by {RISK_BASIS}, as every plan's)."
         )
     else:
         out.append(f"No fleet meets every constraint: {s.message}")
+    h = o.horizon
+    if h is not None and h.feasible and h.horizon_usd is not None:
+        totals = "; ".join(f"{r.name} ${r.horizon_usd:,.0f}" for r in o.builtins)
+        out.append(
+            f"Over {len(h.monthly_usd)} months the cheapest path costs ${h.horizon_usd:,.0f}"
+            f" ({h.status}; bound ${h.bound_usd or 0:,.0f}; {h.solve_seconds:.1f} s): {totals}."
+            " Its month 1 is what to buy now; the other $/month figures here are the month-1"
+            " programme's."
+        )
     for r in o.builtins:
         flag = "" if r.feasible and not r.constraint_violations else " (breaks a constraint)"
         out.append(f"{r.name}: ${o.comparable[r.name]:,.0f}/month{flag}")
     out += owned_sentences(o.owned)
-    out.append("Price of diversification (vendor-share cap → $/month, premium, HHI):")
+    out.append(
+        f"Price of diversification (vendor-share cap → $/month, premium, HHI by {RISK_BASIS}):"
+    )
     for p in o.frontier:
         if p.feasible:
             out.append(
                 f"  ≤ {p.max_vendor_share:.0%}: ${p.objective_usd_per_month:,.0f}"
-                f" (+${_whole_dollars(p.premium_usd_per_month):,.0f}), HHI {p.hhi:.2f}"
+                f" (+${_whole_dollars(p.premium_usd_per_month):,.0f}), HHI {p.hhi:,.0f}"
             )
         else:
             out.append(f"  ≤ {p.max_vendor_share:.0%}: no feasible fleet")
@@ -156,7 +169,7 @@ def brief_sections(o: Optimized) -> tuple[Section, ...]:
             "max_vendor_share": p.max_vendor_share,
             "usd_per_month": round(p.objective_usd_per_month, 2),
             "premium_usd_per_month": round(p.premium_usd_per_month or 0.0, 2),
-            "vendor_hhi": round(p.hhi, 4),
+            "vendor_hhi_by_month_1_spend": round(p.hhi, 1),
         }
         for p in o.frontier
         if p.feasible and p.objective_usd_per_month is not None and p.hhi is not None
@@ -182,7 +195,8 @@ def brief_sections(o: Optimized) -> tuple[Section, ...]:
     diversification: list[Block] = [
         Paragraph(
             "The optimal fleet solved again under each vendor-share cap: what each step away from "
-            "concentration costs. HHI is the sum of squared traffic shares (1 = one vendor)."
+            "concentration costs. The cap binds each vendor's share of traffic; the HHI is weighted"
+            f" by {RISK_BASIS} by vendor, as every plan's (0-10,000; 10,000 = one vendor)."
         ),
         table("Cost against vendor concentration", frontier, sheet="Diversification"),
     ]
@@ -191,7 +205,8 @@ def brief_sections(o: Optimized) -> tuple[Section, ...]:
             BarChart(
                 "Optimal cost under each vendor-share cap",
                 tuple(
-                    f"cap {p['max_vendor_share']:.0%}, HHI {p['vendor_hhi']:.2f}" for p in frontier
+                    f"cap {p['max_vendor_share']:.0%}, HHI {p['vendor_hhi_by_month_1_spend']:,.0f}"
+                    for p in frontier
                 ),
                 tuple(p["usd_per_month"] for p in frontier),
                 "USD per month",

@@ -60,12 +60,14 @@ def workspace_live_model(found: Evaluation | Sequence[PlanResult], baseline: str
 
 
 def workspace_csv_frame(found: Evaluation | Sequence[PlanResult]) -> pd.DataFrame:
-    """One row per fleet line at month 1, then one total row per plan (to the cent)."""
+    """One row per fleet line at month 1, then one total row per plan: the sum of its lines to
+    the cent (committed units given back but still paid included), with no count (a plan's lines
+    count instances and accelerators, which do not add up)."""
     ev = as_evaluation(found)
     verdicts = ev.by_name
     out = []
     for r in _with_optimal(ev):
-        amounts = cents([ln.monthly_usd for ln in r.fleet], r.monthly_usd)
+        amounts = cents([ln.monthly_usd for ln in r.fleet], sum(ln.monthly_usd for ln in r.fleet))
         for ln, amount in zip(r.fleet, amounts, strict=True):
             out.append(
                 {
@@ -81,8 +83,8 @@ def workspace_csv_frame(found: Evaluation | Sequence[PlanResult]) -> pd.DataFram
                 "row": "total",
                 "scenario": r.name,
                 "decision": verdicts[r.name].verdict,
-                "count": sum(ln.count for ln in r.fleet),
-                "monthly_usd": round(r.monthly_usd, 2),
+                "monthly_usd": round(sum(amounts), 2),
+                "horizon_usd": round(r.horizon_usd, 2),
             }
         )
     return pd.DataFrame(out)

@@ -239,14 +239,15 @@ def _shown_words(text: str) -> list[str]:
     return _URL_IN_TEXT.sub(lambda m: link_text(m.group(0)), text).split()
 
 
-def _col_widths(
-    shown: pd.DataFrame, total: float, font: str, bold: str, size: float, pad_pt: float = 6.0
-) -> tuple[list[float], float]:
-    """Column widths and the font size that let every word and figure sit whole in its cell:
-    each column gets at least its widest word (a date, an id, a figure, a header word, a link's
-    short text); the width left over goes to the columns of long text, in proportion to how much
-    more they would need to fit on one line. If even the widest words do not fit, the font
-    shrinks: the text shrinks, the cell padding (``pad_pt``, more than the grid's) does not."""
+#: The smallest text a printed brief sets (points): a table too wide for the page at this size is
+#: split into column groups instead of shrinking further (4 pt tables were unreadable on paper).
+MIN_PDF_PT = 7.0
+
+
+def _word_widths(
+    shown: pd.DataFrame, font: str, bold: str, size: float, pad_pt: float
+) -> tuple[list[float], list[float]]:
+    """Per column: (the widest word, the widest whole cell on one line), padding included."""
     from reportlab.pdfbase.pdfmetrics import stringWidth
 
     minimum, desired = [], []
@@ -260,9 +261,24 @@ def _col_widths(
         line = max([stringWidth(" ".join(_shown_words(v)), font, size) for v in cells] + [word])
         minimum.append(word + pad_pt)
         desired.append(line + pad_pt)
+    return minimum, desired
+
+
+def _col_widths(
+    shown: pd.DataFrame, total: float, font: str, bold: str, size: float, pad_pt: float = 6.0
+) -> tuple[list[float], float]:
+    """Column widths and the font size that let every word and figure sit whole in its cell:
+    each column gets at least its widest word (a date, an id, a figure, a header word, a link's
+    short text); the width left over goes to the columns of long text, in proportion to how much
+    more they would need to fit on one line. If even the widest words do not fit, the font
+    shrinks, never below :data:`MIN_PDF_PT` (then reportlab splits the longest words): the text
+    shrinks, the cell padding (``pad_pt``, more than the grid's) does not."""
+    minimum, desired = _word_widths(shown, font, bold, size, pad_pt)
     if sum(minimum) > total:
         padding = pad_pt * len(minimum)
         scale = max(total - padding, 1.0) / (sum(minimum) - padding)
+        if size * scale * 0.98 < MIN_PDF_PT:
+            return [total * m / sum(minimum) for m in minimum], MIN_PDF_PT
         widths = [(w - pad_pt) * scale + pad_pt for w in minimum]
         return widths, size * scale * 0.98
     if sum(desired) <= total:
@@ -270,6 +286,28 @@ def _col_widths(
     spare = total - sum(minimum)
     extra = [d - m for d, m in zip(desired, minimum, strict=True)]
     return [m + spare * e / sum(extra) for m, e in zip(minimum, extra, strict=True)], size
+
+
+def _column_groups(
+    shown: pd.DataFrame, total: float, font: str, bold: str, size: float, pad_pt: float = 6.0
+) -> list[pd.DataFrame]:
+    """``shown`` as one table if its widest words fit across the page at ``size``, else as
+    several tables side by side in reading order, each repeating the first column (what the
+    row is) so that every part reads on its own at a legible size."""
+    minimum, _ = _word_widths(shown, font, bold, size, pad_pt)
+    if sum(minimum) <= total or len(minimum) <= 2:
+        return [shown]
+    key, used = minimum[0], minimum[0]
+    groups: list[list[int]] = []
+    current: list[int] = []
+    for index, width in enumerate(minimum[1:], start=1):
+        if current and used + width > total:
+            groups.append(current)
+            current, used = [], key
+        current.append(index)
+        used += width
+    groups.append(current)
+    return [shown.iloc[:, [0, *group]] for group in groups]
 
 
 def _link(url: str) -> str:
@@ -390,15 +428,20 @@ def pdf(doc: Document) -> bytes:
                 if shown.empty:
                     story += [title, P("(none)", small)]
                     continue
-                widths, size = _col_widths(shown, frame_w, regular, bold, small.fontSize)
-                cell = ParagraphStyle("cell", parent=small, fontSize=size, leading=size * 1.22)
-                cell_head = ParagraphStyle("cell_head", parent=cell, fontName=bold)
-                data = [[P(markup(str(c)), cell_head) for c in shown.columns]]
-                data += [
-                    [P(_pdf_cell(str(v)), cell) for v in row]
-                    for row in shown.itertuples(index=False)
-                ]
-                story += [title, grid_table(data, widths, padding_pt=(1.5, 2.5))]
+                parts = _column_groups(shown, frame_w, regular, bold, small.fontSize)
+                story.append(title)
+                for number, part in enumerate(parts, start=1):
+                    if len(parts) > 1:
+                        story.append(P(f"part {number} of {len(parts)} (columns)", note))
+                    widths, size = _col_widths(part, frame_w, regular, bold, small.fontSize)
+                    cell = ParagraphStyle("cell", parent=small, fontSize=size, leading=size * 1.22)
+                    cell_head = ParagraphStyle("cell_head", parent=cell, fontName=bold)
+                    data = [[P(markup(str(c)), cell_head) for c in part.columns]]
+                    data += [
+                        [P(_pdf_cell(str(v)), cell) for v in row]
+                        for row in part.itertuples(index=False)
+                    ]
+                    story += [grid_table(data, widths, padding_pt=(1.5, 2.5)), Spacer(1, 3)]
                 if block.note:
                     story.append(P(markup(block.note), note))
                 story.append(Spacer(1, 5))

@@ -330,6 +330,8 @@ def _cost_model_sheet(
         "horizon total",
         "vs baseline",
         "app's monthly",
+        "compared $/month",
+        "vs baseline $/month",
     )
     for j, name in enumerate(header, start=1):
         cell = ws.cell(row=row, column=j, value=name)
@@ -356,8 +358,10 @@ def _cost_model_sheet(
             ws.cell(row=r, column=4, value=f"=B{r}*{horizon}+C{r}").number_format = USD
             ws.cell(row=r, column=5, value=f"=D{r}-D{base_row}").number_format = USD
         else:
-            for j in (4, 5):
+            for j in (4, 5, 7, 8):
                 ws.cell(row=r, column=j, value="— (follows the monthly curve: Months sheet)")
+        if live.flat_horizon:
+            _compared(ws, r, base_row, horizon)
         ws.cell(row=r, column=6, value=float(app_monthly.get(option, 0.0))).number_format = USD
         sheet = quote_sheetname(ws.title)
         totals[option] = {
@@ -365,12 +369,22 @@ def _cost_model_sheet(
             "one_time": f"{sheet}!$C${r}",
             "horizon": f"{sheet}!$D${r}",
             "vs_baseline": f"{sheet}!$E${r}",
+            "compared": f"{sheet}!$G${r}",
+            "vs_stay": f"{sheet}!$H${r}",
         }
     ws.column_dimensions["A"].width = 28
     ws.column_dimensions["B"].width = 44
-    for letter in "CDEF":
+    for letter in "CDEFGH":
         ws.column_dimensions[letter].width = 16
     return totals
+
+
+def _compared(ws: Worksheet, r: int, base_row: int | None, horizon: str) -> None:
+    """The figures the verdicts read, as formulas over the horizon total: $/month compared =
+    the horizon total ÷ the horizon's months; vs the baseline = that minus the baseline's."""
+    ws.cell(row=r, column=7, value=f"=D{r}/{horizon}").number_format = USD
+    if base_row is not None:
+        ws.cell(row=r, column=8, value=f"=G{r}-G{base_row}").number_format = USD
 
 
 # -- the decision sheet -----------------------------------------------------------------------
@@ -423,6 +437,8 @@ def _decision_sheet(ws: Worksheet, doc: Document, totals: dict, live: LiveModel 
 _MONTH_N = re.compile(r"\$/month \(month (\d+)\)")
 _HORIZON = re.compile(r"\d+ months")
 _VS_BASELINE = re.compile(r"vs .+, \d+ months")
+_COMPARED = "$/month compared"
+_VS_STAY = re.compile(r"vs .+ \(\$/month\)")
 
 
 def _curve_money_columns(columns: dict[str, int], totals: dict) -> dict[str, str]:
@@ -438,6 +454,10 @@ def _curve_money_columns(columns: dict[str, int], totals: dict) -> dict[str, str
             out[column] = "horizon"
         elif _VS_BASELINE.fullmatch(column):
             out[column] = "vs_baseline"
+        elif column == _COMPARED:
+            out[column] = "compared"
+        elif _VS_STAY.fullmatch(column):
+            out[column] = "vs_stay"
     return out
 
 
@@ -521,7 +541,11 @@ def _live_months(
         assumptions.cell(row=header_row + i, column=1, value=month).number_format = INTEGER
     for k, (column, option) in enumerate(curves.items(), start=2):
         values = [float(v) for v in t.frame[column]]
-        first = values[0]
+        # The multiple is of the Cost model's month-1 cost (the plan in place), not of the
+        # curve's own month 1: a plan with a late cut-over runs as Stay until then, and dividing
+        # by that first month scaled every month by run rate ÷ Stay's month 1 (0.9654 for Shift).
+        model = live.lines.loc[live.lines["option"] == option, "monthly_usd"]
+        first = float(model.sum()) if len(model) else values[0]
         letter = get_column_letter(k)
         for i, value in enumerate(values, start=1):
             # A curve that starts at $0 has no multiple: its months are inputs in dollars.
@@ -547,11 +571,20 @@ def _live_months(
         # The Cost model's horizon total and the difference to the baseline follow the curve.
         _set(totals[option]["horizon"], f"={months_total}+{totals[option]['one_time']}", sheet)
     base = totals.get(live.baseline)
+    # The horizon's months are an Assumptions input (``_assumptions_sheet``).
+    horizon_months = "Assumptions!$B$5"
     for option in curves.values():
+        # The verdict's inputs follow the months: $/month compared = the horizon total ÷ months.
+        _set(totals[option]["compared"], f"={totals[option]['horizon']}/{horizon_months}", sheet)
         if base is not None:
             _set(
                 totals[option]["vs_baseline"],
                 f"={totals[option]['horizon']}-{base['horizon']}",
+                sheet,
+            )
+            _set(
+                totals[option]["vs_stay"],
+                f"={totals[option]['compared']}-{base['compared']}",
                 sheet,
             )
     if t.note:

@@ -35,6 +35,7 @@ from briefs.sources import (
 )
 from costmodel.plan_inputs import by_vendor
 from costmodel.plan_result import PlanLine, PlanResult
+from costmodel.risk import RISK_BASIS, hhi_figure, vendor_spend
 from costmodel.workspace_model import Workspace
 from planning.evaluation import Evaluation, as_evaluation
 from planning.verdicts import BUY_WORD, PlanVerdict
@@ -43,8 +44,10 @@ from tokendesk import formatting, jsontext
 from tokendesk.labels import sku_label
 
 # ---- rendering ---------------------------------------------------------------------------------
-#: The column of the tables the verdicts are read from.
+#: The column of the tables the verdicts are read from: the horizon total ÷ 36, beside the
+#: horizon total itself.
 COMPARED = "$/month compared"
+HORIZON = "36 months"
 #: What the command line, the page and the brief are given: an evaluation, or bare plans.
 Found = Evaluation | Sequence[PlanResult]
 
@@ -104,6 +107,7 @@ def results_rows(found: Found) -> list[dict[str, str]]:
                 "Unserved tok/month": f"{r.unserved_tokens_per_month:,.0f}",
                 "Monthly (month 1)": f"${r.monthly_usd:,.2f}",
                 COMPARED: f"${r.compared_usd_per_month:,.2f}",
+                HORIZON: f"${r.horizon_usd:,.0f}",
                 "Month 36": f"${r.monthly_usd_by_month[-1]:,.0f}",
                 "One-time": f"${r.one_time_usd:,.0f}",
                 "Payback": _payback(r),
@@ -122,11 +126,11 @@ def results_rows(found: Found) -> list[dict[str, str]]:
                 "Unserved tok/month": "0" if o.feasible else "—",
                 "Monthly (month 1)": f"${o.monthly_usd:,.2f}" if o.feasible else "—",
                 COMPARED: f"${o.compared_usd_per_month:,.2f}" if o.feasible else "—",
-                # The optimizer plans month 1: no later month to show.
-                "Month 36": "",
+                HORIZON: f"${o.horizon_usd:,.0f}" if o.feasible else "—",
+                "Month 36": f"${o.monthly_usd_by_month[-1]:,.0f}" if o.feasible else "—",
                 "One-time": f"${o.one_time_usd:,.0f}",
-                "Payback": "—",
-                "Cut-over": "—",
+                "Payback": f"month {o.payback_month}" if o.payback_month else "never (36 months)",
+                "Cut-over": "per backend",
             }
         )
     return rows
@@ -160,9 +164,11 @@ def headline(found: Found) -> str:
             )
         if optimal.one_time_usd > 0.005:
             parts.append(f"${optimal.one_time_usd:,.0f} one-time")
+        saved = stay.horizon_usd - optimal.horizon_usd
         return (
-            f"{text}; the plan to buy, the optimal fleet, costs {' + '.join(parts)}:"
-            f" ${optimal.compared_usd_per_month:,.0f}/month as compared ({abs(change):.1%} less)."
+            f"{text}; the plan to buy, the optimal fleet, costs {' + '.join(parts)}, and"
+            f" ${optimal.horizon_usd:,.0f} over 36 months, ${saved:,.0f} ({abs(change):.1%})"
+            f" less than Stay's ${stay.horizon_usd:,.0f}."
         )
     if not moves:
         return text + "; no alternative plan serves the whole demand."
@@ -183,7 +189,7 @@ def headline(found: Found) -> str:
             f" {v.verdict} — {v.reason}."
         )
     best = bought[0]
-    change = best.monthly_usd / stay.monthly_usd - 1 if stay.monthly_usd else 0.0
+    change = best.horizon_usd / stay.horizon_usd - 1 if stay.horizon_usd else 0.0
     payback = (
         f", paying back its ${best.one_time_usd:,.0f} one-time cost in month {best.payback_month}"
         if best.payback_month
@@ -194,7 +200,8 @@ def headline(found: Found) -> str:
     direction = "less" if change < 0 else "more"
     return (
         f"{text}; the plan to buy, {best.headline}, costs ${best.monthly_usd:,.0f}/month at month 1"
-        f" ({abs(change):.1%} {direction}){payback}."
+        f" and ${best.horizon_usd:,.0f} over 36 months ({abs(change):.1%} {direction} than"
+        f" Stay){payback}."
     )
 
 
@@ -312,7 +319,9 @@ def workspace_document(
         Section("Scenarios side by side", (side_by_side_table(ev, ws, unit),)),
         *optimal,
         *(plan_fleet_section(r, first_fleet + i) for i, r in enumerate(results)),
-        monthly_curve_section(results),
+        monthly_curve_section(
+            [*results, *([ev.optimal] if ev.optimal is not None and ev.optimal.feasible else [])]
+        ),
         Section("Sources", source_tables(prices, benches, snapshots, PRICE_NOTE)),
     )
     meta = (
@@ -488,10 +497,9 @@ def plan_money_table(found: Found) -> Table:
             "weeks to cutover": lambda w: "—" if w is None or w != w else f"{w:g} w",
         },
         sheet="Money",
-        note=f"{COMPARED} = month 1's run rate + committed units given back but still paid + the"
-        f" one-time cost ÷ {months} (the basis the verdicts and the optimizer read); {months}"
-        " months = the sum of the monthly curve (demand growth, commitments paid until they end)"
-        " + the one-time cost.",
+        note=f"{COMPARED} = the {months}-month total ÷ {months} (the basis the verdicts read);"
+        f" {months} months = the sum of the monthly curve (demand growth, commitments paid until"
+        " they end) + the one-time costs, discounted at the workspace's rate where one is set.",
     )
 
 
@@ -509,9 +517,11 @@ def plan_risks(found: Found) -> list[str]:
         out.append(f"{r.name}: " + "; ".join(found_risks[:2]) + ".")
     o = ev.optimal
     if o is not None and o.feasible:
-        shares = ", ".join(f"{k} {v:.0%}" for k, v in o.achieved_by_vendor.items() if v > 0)
-        hhi = sum(v * v for v in o.achieved_by_vendor.values()) * 10_000
-        out.append(f"{o.name}: silicon vendor HHI {hhi:,.0f} ({shares}).")
+        # On the same basis as every other plan: month-1 spend by vendor.
+        spend = vendor_spend((ln.vendor, ln.monthly_usd) for ln in o.fleet)
+        figure = hhi_figure("hhi_vendor", spend, "Silicon vendor")
+        out.append(f"{o.name}: {figure.sentence.split(':')[0]}.")
+    out.append(f"Every HHI above is weighted by {RISK_BASIS}, the same basis for every plan.")
     return out
 
 
@@ -575,8 +585,8 @@ def plan_fleet_section(r: PlanResult, number: int) -> Section:
     )
 
 
-def monthly_curve_section(results: Sequence[PlanResult]) -> Section:
-    """Every plan's cost month by month over the horizon."""
+def monthly_curve_section(results: Sequence) -> Section:
+    """Every plan's cost month by month over the horizon (the optimal fleet's path included)."""
     months = len(results[0].monthly_usd_by_month)
     curves = pd.DataFrame(
         {"month": range(1, months + 1)}

@@ -32,6 +32,7 @@ from cli import bench_imports, bench_results
 from cli import bench_options as o
 from cli.bench_points import print_points
 from cli.exits import fail
+from cli.retract_command import retract_cmd
 from cli.shared_options import DbOption
 from pricing.integrity import check_price_file
 from tokendesk import jsontext
@@ -366,6 +367,6 @@ def register(app: typer.Typer) -> None:
 bench_app.command("import")(bench_imports.import_cmd)
 bench_app.command("import-tree")(bench_imports.import_tree_cmd)
 bench_app.command("results")(bench_results.results_cmd)
-bench_app.command("retract")(bench_results.retract_cmd)
+bench_app.command("retract")(retract_cmd)
 bench_app.command("verify-bundle")(verify_bundle_cmd)
 bench_app.command("serve-fake")(serve_fake_cmd)

@@ -194,7 +194,8 @@ def brief(
             engine = pw.with_estimates(Engine.from_frame(options), ws, warehouse)
     except TooManyPlanningOptions as exc:
         raise fail(str(exc)) from None
-    results = pe.compare(engine, ws, knobs)
+    # The same engine as ``scenarios``: the optimal fleet is ranked with the other plans.
+    results = pe.evaluate(engine, ws, knobs)
     doc = workspace_document(
         results,
         ws,
@@ -250,11 +251,11 @@ def gate(
     needs_db = baseline.startswith("snapshot:") or candidate.startswith("snapshot:")
     try:
         if needs_db or not no_prices:
-            target = db or default_db_path()
-            if needs_db or Path(target).exists():
-                warehouse = Warehouse.open(
-                    target, read_only=True, build=needs_db, seed_check=check_price_file
-                )
+            # Prices are read from a whole warehouse, built first when there is none (or its
+            # build stopped part way): never from an empty one, which would price nothing.
+            warehouse = Warehouse.open(
+                db or default_db_path(), read_only=True, seed_check=check_price_file
+            )
         if warehouse is not None and not no_prices:
             table = accelerator_hour_prices(warehouse)
             prices = dict(

@@ -1,6 +1,7 @@
-"""``tokendesk commit``: how much of each workload's capacity to commit, and for how long, given
-demand scenarios — expected monthly cost and regret of every commitment level for 1-year and
-3-year terms, with each commitment's break-even utilisation."""
+"""``tokendesk commit``: how much to commit, when and for how long — the commitments on the
+optimizer's cheapest path over the horizon (the same solution ``tokendesk optimize`` shows), on
+the workspace's on-demand basis and ``commitment.at_end``, and the same path under each demand
+scenario."""
 
 from __future__ import annotations
 
@@ -11,17 +12,13 @@ from typing import Annotated
 
 import typer
 
-from briefs.commitment_doc import BASIS, commitment_json
+from briefs.commitment_doc import commitment_markdown, commitment_table_rows, scenario_table_rows
 from cli.exits import fail
 from cli.shared_options import DbOption
-from costmodel.commit_levels import shown_options
-from costmodel.commitment_workspace import WorkloadCommitment, brief_rows
-from costmodel.workspace_model import Workspace
 from planning import workspaces as pw
-from planning.commitment import commitments
+from planning.commitment import PlannedCommitments, commitments
 from pricing.integrity import check_price_file
 from tokendesk import jsontext
-from tokendesk.labels import sku_label
 from tokendesk.terminal import grid_from_rows, make_console, print_table
 from warehouse import WarehouseError
 
@@ -35,47 +32,27 @@ class CommitFormat(StrEnum):
     MD = "md"
 
 
-def _table_rows(a: WorkloadCommitment) -> list[dict[str, str]]:
-    if a.result is None:
-        return []
-    out = []
-    for o in shown_options(a.result):
-        out.append(
-            {
-                "Option": o.label,
-                "$/unit-h": "—" if o.usd_per_unit_hour is None else f"{o.usd_per_unit_hour:,.2f}",
-                "Break-even util.": "—"
-                if o.break_even_utilisation is None
-                else f"{o.break_even_utilisation:.0%}",
-                "Expected util.": "—"
-                if o.expected_utilisation is None
-                else f"{o.expected_utilisation:.0%}",
-                "Expected $/month": f"{o.expected_monthly_usd:,.0f}",
-                "Expected regret": f"{o.expected_regret_usd:,.0f}",
-                "Worst regret": f"{o.max_regret_usd:,.0f}",
-            }
+def _print_table(plan: PlannedCommitments) -> None:
+    rows = commitment_table_rows(plan)
+    if rows:
+        grid = grid_from_rows(
+            rows,
+            title=f"Commitments on the cheapest path: {plan.workspace}",
+            essential=("Workload", "Commitment", "Units", "Months"),
+            prose=("Commitment",),
         )
-    return out
-
-
-def _markdown(ws: Workspace, analysis: list[WorkloadCommitment]) -> str:
-    _, sentences = brief_rows(analysis)
-    lines = [f"# How much to commit: {ws.name}", ""]
-    lines += [f"- {s}" for s in sentences]
-    for a in analysis:
-        rows = _table_rows(a)
-        if not rows:
-            continue
-        lines += [
-            "",
-            f"## {a.workload} on {sku_label(a.provider, a.region, a.instance_type)}",
-            "",
-            "| " + " | ".join(rows[0]) + " |",
-            "|" + "---|" * len(rows[0]),
-        ]
-        lines += ["| " + " | ".join(r.values()) + " |" for r in rows]
-    lines += ["", BASIS[0].upper() + BASIS[1:] + "."]
-    return "\n".join(lines) + "\n"
+        print_table(console, grid, more="--format json")
+    for sentence in plan.summary():
+        console.print(f"- {sentence}", highlight=False)
+    scenarios = scenario_table_rows(plan)
+    if scenarios:
+        grid = grid_from_rows(
+            scenarios,
+            title=f"Under the demand scenarios ({plan.scenarios_basis})",
+            essential=("Scenario", "New commitments over the horizon"),
+            prose=("Scenario", "New commitments over the horizon", "New in month 1"),
+        )
+        print_table(console, grid, more="--format json")
 
 
 def commit_command(
@@ -89,33 +66,20 @@ def commit_command(
     ] = None,
     db: DbOption = None,
 ) -> None:
-    """How much capacity to commit per workload, and for how long, given demand scenarios:
-    expected cost and regret of each commitment level for 1-year and 3-year terms."""
+    """How much to commit, when and for how long: the commitments on the optimizer's cheapest
+    path over the horizon (as ``tokendesk optimize``), and under each demand scenario."""
     try:
         ws, engine = pw.workspace_and_engine(db, workspace, check_price_file)
-        analysis = commitments(engine, ws)
+        plan = commitments(engine, ws)
     except (pw.WorkspaceFileError, WarehouseError, ValueError) as exc:
         raise fail(str(exc)) from None
     if fmt == CommitFormat.TABLE:
-        _, sentences = brief_rows(analysis)
-        for a in analysis:
-            rows = _table_rows(a)
-            if not rows:
-                continue
-            grid = grid_from_rows(
-                rows,
-                title=f"{a.workload}: {sku_label(a.provider, a.region, a.instance_type)}",
-                essential=("Option", "Expected $/month", "Expected regret"),
-                prose=("Option",),
-            )
-            print_table(console, grid, more="--format json")
-        for sentence in sentences:
-            console.print(sentence, highlight=False)
+        _print_table(plan)
         return
     text = (
-        jsontext.dumps(commitment_json(ws, analysis)) + "\n"
+        jsontext.dumps(plan.json()) + "\n"
         if fmt == CommitFormat.JSON
-        else _markdown(ws, analysis)
+        else commitment_markdown(plan)
     )
     if output is None or str(output) == "-":
         sys.stdout.write(text)

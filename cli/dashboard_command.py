@@ -65,7 +65,9 @@ def run_app(
 ) -> None:
     """Start the dashboard (builds the warehouse from data/ on first start)."""
     target = db or default_db_path()
-    entry = REPO_ROOT / "app" / "streamlit_app.py"
+    # The pages (app/streamlit_app.py) behind the middleware that serves each download only to
+    # the signed-in session that made it.
+    entry = REPO_ROOT / "app" / "asgi.py"
     command = [
         sys.executable,
         "-m",

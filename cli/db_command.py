@@ -325,7 +325,7 @@ def _held(warehouse, snapshot_ids: list[str]) -> list[tuple[str, int, str]]:
 
 def _register_retract() -> None:
     """``db retract``: the same command as ``bench retract``, where a price ingest is looked for."""
-    from cli.bench_results import retract_cmd
+    from cli.retract_command import retract_cmd
 
     db_app.command("retract")(retract_cmd)
 
@@ -366,6 +366,13 @@ def db_migrate(
         raise fail(
             "--db names the embedded warehouse file to copy, and there is no "
             f"such file: {source_path}"
+        )
+    from warehouse.files import is_up_to_date
+
+    if not is_up_to_date(source_path):  # a build that stopped part way: never copied as empty
+        raise fail(
+            f"the warehouse {source_path} is not whole (a migration or its bundled data is"
+            f" missing): run `tokendesk db init --db {source_path}` first, then copy it"
         )
     try:
         with (

@@ -4,7 +4,6 @@ leave-one-out validation over the measured results."""
 
 from __future__ import annotations
 
-import json
 import sys
 from enum import StrEnum
 from typing import Annotated, Any
@@ -14,6 +13,7 @@ import typer
 from cli.exits import fail
 from cli.shared_options import DbOption
 from pricing.integrity import check_price_file
+from tokendesk import jsontext
 from tokendesk.terminal import Grid, make_console, print_table
 from tokendesk.textsafety import terminal_text
 from warehouse import Warehouse
@@ -120,7 +120,7 @@ def estimate(
         raise fail(str(exc)) from exc
     data = result.as_dict()
     if output is Format.JSON:
-        sys.stdout.write(json.dumps(data, indent=1, default=str) + "\n")
+        sys.stdout.write(jsontext.dumps(data, indent=1, default=str) + "\n")
         return
     _print_estimate(data)
 
@@ -166,7 +166,7 @@ def validate_cmd(output: FormatOpt = Format.TABLE, db: DbOption = None) -> None:
     with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
         report = validation_report(warehouse)
     if output is Format.JSON:
-        sys.stdout.write(json.dumps(report, indent=1, default=str) + "\n")
+        sys.stdout.write(jsontext.dumps(report, indent=1, default=str) + "\n")
         return
     for name, metric in report["metrics"].items():
         table = Grid(title=f"{name}: leave-one-out, {metric['overall']['cases']} cases")

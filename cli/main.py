@@ -157,9 +157,14 @@ def _say_waiting(wait: Any) -> None:
 
 
 def _warehouse_failure(exc: Exception) -> bool:
-    """Whether ``exc`` is the warehouse's own error (only possible once the warehouse loaded)."""
+    """Whether ``exc`` is the warehouse's own error, or a bundled data file it refused while
+    building (only possible once the warehouse loaded): said in its own words, which name the
+    file, the row and the field."""
     store = sys.modules.get("warehouse.store")
-    return store is not None and isinstance(exc, store.WarehouseError)
+    seed = sys.modules.get("warehouse.seed")
+    return (store is not None and isinstance(exc, store.WarehouseError)) or (
+        seed is not None and isinstance(exc, seed.SeedFileError)
+    )
 
 
 def _unreachable(exc: Exception) -> str:

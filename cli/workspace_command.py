@@ -434,8 +434,8 @@ def scenarios(
         from briefs.render import render_document
 
         # After the comparison: the optimal fleet, then how much of it to commit.
-        commitment = commitment_section(commitments(engine, ws, knobs))
         assert ev.optimum is not None
+        commitment = commitment_section(commitments(engine, ws, knobs, optimum=ev.optimum))
         optimal = (*brief_sections(ev.optimum), commitment)
         doc = wp.workspace_document(
             ev,

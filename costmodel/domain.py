@@ -144,6 +144,14 @@ USD_PER_KWH = _b("usd_per_kwh", "Electricity ($ per kWh)", 0.001, 5.0, 0.001)
 # Commitment under uncertainty.
 PROBABILITY = _b("probability", "Probability", 0.0, 1.0, 0.05)
 DEMAND_FACTOR = _b("demand_factor", "Demand ÷ the workspace's stated demand", 0.01, 100.0, 0.05)
+DISCOUNT_RATE = _b(
+    "discount_rate_per_year",
+    "Yearly discount rate of the horizon total",
+    0.0,
+    0.5,
+    0.01,
+    "0% to 50% a year",
+)
 DISCOUNT = _b(
     "discount", "Discount off the on-demand rate", 0.0, 0.95, 0.01, "0% to 95% off on-demand"
 )

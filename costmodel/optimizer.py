@@ -60,6 +60,7 @@ from costmodel.optimizer_problem import EPS, HELD, HOURLY, Choice, Problem, Solu
 from costmodel.optimizer_programme import Programme, branch_and_bound, build_programme, relax
 from costmodel.optimizer_rounding import polish, round_relaxation, served_by_vendor
 from costmodel.plan_result import PlanLine
+from costmodel.risk import hhi, vendor_spend
 
 #: A plan is called optimal when it costs at most this much more a month than the proven bound.
 PROVEN_USD = 0.01
@@ -176,7 +177,9 @@ class FrontierPoint:
     max_vendor_share: float
     status: str
     objective_usd_per_month: float | None
+    #: Traffic each vendor carries (shown beside the HHI, never its weights).
     vendor_shares: Mapping[str, float]
+    #: Vendor HHI (0-10,000) weighted by month-1 spend (``risk.RISK_BASIS``), as every plan's.
     hhi: float
     #: Extra $ per month against the loosest cap solved.
     premium_usd_per_month: float | None
@@ -192,8 +195,9 @@ DEFAULT_CAPS = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4)
 def diversification_frontier(
     problem: Problem, caps: Sequence[float] = DEFAULT_CAPS, **solve_kw
 ) -> list[FrontierPoint]:
-    """Cost against concentration: the programme solved with each vendor-share cap in turn. The
-    HHI shown is Σ share² of the traffic assignment the solver returned (within the cap)."""
+    """Cost against concentration: the programme solved with each vendor-share cap in turn (the
+    cap binds each vendor's share of traffic). The HHI shown is on every plan's basis: month-1
+    spend by vendor (``spend_hhi``)."""
     points: list[FrontierPoint] = []
     base: float | None = None
     for cap in sorted(caps, reverse=True):
@@ -208,7 +212,7 @@ def diversification_frontier(
                 sol.status,
                 sol.objective_usd_per_month,
                 dict(sol.vendor_shares),
-                sol.hhi if sol.feasible else math.nan,
+                spend_hhi(sol) if sol.feasible else math.nan,
                 premium,
             )
         )
@@ -349,6 +353,12 @@ def _fleet_rows(ch: Choice, hours: int) -> list[PlanRow]:
             rows[-1], line=replace(rows[-1].line, note=rows[-1].line.note + " (no longer paid)")
         )
     return rows
+
+
+def spend_hhi(solution: Solution) -> float:
+    """Vendor HHI (0-10,000) of a solution weighted by month-1 spend: its fleet lines' $/month
+    by vendor, committed units still paid included (``risk.RISK_BASIS``, as every plan's)."""
+    return hhi(vendor_spend((ln.vendor, ln.monthly_usd) for ln in plan_lines(solution)))
 
 
 def plan_lines(solution: Solution) -> tuple[PlanLine, ...]:

@@ -119,10 +119,6 @@ class Solution:
         return self.status in ("optimal", "feasible")
 
     @property
-    def hhi(self) -> float:
-        return float(sum(s * s for s in self.vendor_shares.values()))
-
-    @property
     def run_rate_usd_per_month(self) -> float:
         return sum(c.monthly_usd for c in self.choices) + self.released_paid_usd_per_month
 

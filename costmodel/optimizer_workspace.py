@@ -10,8 +10,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from costmodel.commit_levels import TERM_MODELS
 from costmodel.demand import HOURS_PER_MONTH
 from costmodel.market import Engine
+from costmodel.optimizer_horizon import FleetPath, HorizonProblem, horizon_offers
 from costmodel.optimizer_problem import HELD, HOURLY, Candidate, Problem
 from costmodel.option_table import BLOCK_OR_CONTRACT, OWNED
 from costmodel.owned import (
@@ -26,7 +28,7 @@ from costmodel.owned import (
     owned_rates,
 )
 from costmodel.plan import WorkspaceEngine
-from costmodel.plan_inputs import MONTHS, PAID_WHETHER_USED, hourly_load
+from costmodel.plan_inputs import MONTHS, PAID_WHETHER_USED, growth_factor, hourly_load
 from costmodel.workspace_model import Workload, Workspace
 
 
@@ -216,3 +218,92 @@ def with_owned(
         for r in rates
     )
     return Engine(engine.table.with_options(extra)), comparisons
+
+
+# ---- the horizon ---------------------------------------------------------------------------------
+def horizon_problem(
+    planner: WorkspaceEngine, *, max_vendor_share: float | None = None
+) -> HorizonProblem:
+    """The optimizer-over-time's problem for a workspace (``costmodel.optimizer_horizon``): the
+    month-1 candidates, each month's loads with growth, the fleet's commitments to their real end
+    and then as ``commitment.at_end`` says, committed terms where a rate is known, and each new
+    backend from its cut-over month."""
+    ws = planner.ws
+    month1 = workspace_problem(planner, max_vendor_share=max_vendor_share)
+    loads = {
+        w.workload: tuple(
+            tuple(float(v) for v in hourly_load(w, growth_factor(w, t)))
+            for t in range(1, MONTHS + 1)
+        )
+        for w in ws.demand
+    }
+    market = [c for c in month1.candidates if c.role == "new"]
+    first_month = {
+        b: planner.cutover_month(planner._timeline((b,)))
+        for b in {c.backend for c in market} - set(planner.incumbent_backends)
+    }
+    fleet = []
+    for c in month1.candidates:
+        if c.role != "fleet" or c.fleet_index is None:
+            continue
+        cap = planner.fleet[c.fleet_index]
+        e = cap.entry
+        rates = tuple(
+            planner._billed_in(cap, t) / planner._billed(cap) * c.usd_per_unit
+            if planner._billed(cap) > 0
+            else c.usd_per_unit
+            for t in range(1, MONTHS + 1)
+        )
+        in_term = tuple(planner._in_term(cap, t) for t in range(1, MONTHS + 1))
+        fee = (
+            e.early_termination_usd / e.count
+            if e.early_termination_usd is not None and e.count
+            else None
+        )
+        fleet.append(FleetPath(c, e.count, rates, in_term, fee))
+    return HorizonProblem(
+        loads=loads,
+        offers=horizon_offers(market, _term_rates(planner, market), first_month),
+        fleet=tuple(fleet),
+        max_vendor_share=month1.max_vendor_share,
+        one_time_usd_by_backend=month1.one_time_usd_by_backend,
+        discount_rate_per_year=ws.commitment.discount_rate_per_year,
+    )
+
+
+def _term_rates(planner: WorkspaceEngine, market: Sequence[Candidate]) -> dict:
+    """$ per unit-month of a 1- or 3-year commitment on each on-demand candidate's SKU, as a
+    share of its on-demand rate: the price list's committed price, else the fleet's own effective
+    rate for the same SKU and term, else the workspace's stated discount (none: no commitment)."""
+    stated = {"1y": planner.ws.commitment.discount_1y, "3y": planner.ws.commitment.discount_3y}
+    out: dict[tuple[str, str, str, str], float] = {}
+    for c in market:
+        if c.pricing_model != "on_demand":
+            continue
+        sku = (c.provider, c.region, c.instance_type)
+        on_demand = [
+            o.usd_per_unit_hour
+            for o in planner.engine.table.options
+            if (o.provider, o.region, o.instance_type) == sku and o.pricing_model == "on_demand"
+        ]
+        for term, models in TERM_MODELS.items():
+            ratios = [
+                o.usd_per_unit_hour / min(on_demand)
+                for o in planner.engine.table.options
+                if on_demand
+                and (o.provider, o.region, o.instance_type) == sku
+                and o.pricing_model in models
+            ]
+            ratios += [
+                f.rate / f.list_rate
+                for f in planner.fleet
+                if (f.entry.provider, f.entry.region, f.entry.instance_type) == sku
+                and f.entry.pricing_model in models
+                and f.list_rate
+            ]
+            discount = stated[term]
+            if not ratios and discount is not None:
+                ratios = [1.0 - discount]
+            if ratios:
+                out[(*sku, term)] = min(ratios) * c.usd_per_unit_month
+    return out

@@ -33,6 +33,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from costmodel.commit_levels import AT_END
 from costmodel.plan_allocation import WorkloadPlan
 from costmodel.plan_inputs import (
     DAYS_PER_MONTH,
@@ -72,8 +73,7 @@ class WorkspaceEngine(MonthlyCost, PlanReading):
         notes = [n for wp in plans.values() for n in wp.notes]
         new_backends = self._new_backends(plans)
         timeline = self._timeline(new_backends)
-        cutover = 1 + math.ceil(timeline.weeks_to_cutover * 7 / DAYS_PER_MONTH - EPS)
-        cutover = min(max(cutover, 1), MONTHS + 1)
+        cutover = self.cutover_month(timeline)
         porting_usd, one_time_notes = self._one_time(new_backends)
         released: dict[int, float] = {}
         for wp in plans.values():
@@ -83,6 +83,9 @@ class WorkspaceEngine(MonthlyCost, PlanReading):
         month1, lines, reasons, served = self._month_one(plans, weight)
         curve, steady_curve = self._curves(plans, stay, cutover, terminated)
         saving = against_stay(stay, month1, curve, steady_curve, cutover, porting_usd, etc_usd)
+        one_time_by_month = [0.0] * MONTHS
+        one_time_by_month[0] += porting_usd  # the porting work starts now
+        one_time_by_month[min(cutover, MONTHS) - 1] += etc_usd  # ended at cut-over
         return PlanResult(
             name=scenario.name,
             description=scenario.description,
@@ -118,7 +121,15 @@ class WorkspaceEngine(MonthlyCost, PlanReading):
                 ("top-up", month1.topup_usd),
                 ("new", month1.new_usd),
             ),
+            one_time_usd_by_month=tuple(one_time_by_month),
+            discount_rate_per_year=self.ws.commitment.discount_rate_per_year,
         )
+
+    @staticmethod
+    def cutover_month(timeline: Timeline) -> int:
+        """The first month the new backends carry traffic (MONTHS + 1: not within the horizon)."""
+        cutover = 1 + math.ceil(timeline.weeks_to_cutover * 7 / DAYS_PER_MONTH - EPS)
+        return min(max(cutover, 1), MONTHS + 1)
 
     def _traffic_weights(self) -> dict[str, float]:
         """Each workload's share of all output tokens (what the plan's shares are weighted by)."""
@@ -175,8 +186,13 @@ class WorkspaceEngine(MonthlyCost, PlanReading):
 
     def _plan_notes(self) -> list[str]:
         plan_notes = [c.note for c in self.fleet if c.option is None]
+        plan_notes.append(commitment_note(self.ws.commitment.at_end))
+        rate = self.ws.commitment.discount_rate_per_year
         plan_notes.append(
-            "A commitment that ends is assumed renewed at the same rate for units still needed."
+            f"The horizon total is discounted at {rate:.1%} a year (month m × 1/(1+r)^((m−1)/12))."
+            if rate
+            else "The horizon total is the plain sum of the 36 months and the one-time costs"
+            " (no discount rate stated: commitment.discount_rate_per_year)."
         )
         plan_notes.append(ON_DEMAND_BASIS_NOTES[self.ws.on_demand_basis])
         return plan_notes
@@ -259,6 +275,14 @@ class WorkspaceEngine(MonthlyCost, PlanReading):
                 changed.append(g)
             out[audit.backend] = tuple(changed)
         return out
+
+
+def commitment_note(at_end: str) -> str:
+    """The workspace's one commitment assumption, in the words every plan carries."""
+    return (
+        f"A commitment the fleet holds is, when it ends, {AT_END[at_end]} (commitment.at_end:"
+        f" {at_end}), in Stay, every plan, Optimal and commit alike."
+    )
 
 
 def _rounded_shares(shares: Mapping[str, float]) -> dict[str, float]:

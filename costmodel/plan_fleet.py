@@ -35,6 +35,9 @@ class FleetCap:
     #: How the unit's capacity was read at the workload's input:output mix.
     mix_basis: str = ""
     mix_basis_detail: dict | None = None
+    #: The SKU's list on-demand rate in the same unit as ``rate`` (None: no list price known);
+    #: what a commitment that lapses is paid after its end.
+    list_rate: float | None = None
 
 
 class FleetLines:
@@ -89,6 +92,11 @@ class FleetLines:
                     " you pay",
                 )
             rate = min(listed)
+        on_demand = [
+            t.options[i].usd_per_unit_hour
+            for i in price_rows
+            if t.options[i].pricing_model == "on_demand"
+        ]
         model_ok = t.model_mask(seg.model_keys)
         best, best_cap = None, 0.0
         for pool in (price_rows, same_sku):
@@ -132,6 +140,7 @@ class FleetLines:
             hardware.vendor if hardware is not None else "",
             basis,
             detail,
+            min(on_demand) if on_demand else None,
         )
 
     def _unit_capacity(self, cap: FleetCap) -> float:
@@ -163,6 +172,31 @@ class FleetLines:
             return False
         end = c.entry.commitment_end
         return end is None or month_start(self.ws.start, month) < end
+
+    @property
+    def at_end(self) -> str:
+        """What happens when a commitment ends (``commitment.at_end`` of the workspace)."""
+        return self.ws.commitment.at_end
+
+    def _lapsed(self, c: FleetCap, month: int) -> bool:
+        """A committed line whose term is over in ``month`` and that is now paid at list: the
+        workspace lets commitments lapse, or leaves it to the optimizer and list is cheaper."""
+        if c.entry.pricing_model not in PAID_WHETHER_USED or self._in_term(c, month):
+            return False
+        if c.list_rate is None or self.at_end == "renew":
+            return False
+        return self.at_end == "lapse" or c.list_rate < c.rate
+
+    def _paid_whether_used(self, c: FleetCap, month: int) -> bool:
+        """Committed in ``month``: in term, or renewed after it (a lapsed line is on demand)."""
+        return c.entry.pricing_model in PAID_WHETHER_USED and not self._lapsed(c, month)
+
+    def _billed_in(self, c: FleetCap, month: int) -> float:
+        """$ per hour of one purchasable unit in ``month``: the effective rate, or the list
+        on-demand rate once a commitment has lapsed."""
+        if self._lapsed(c, month) and c.list_rate is not None:
+            return self._billed(replace(c, rate=c.list_rate))
+        return self._billed(c)
 
     def _releases(self, workload: str, release: Mapping[str, float]) -> dict[int, float]:
         """Whole units of the fleet a plan gives back: for each backend, the share of the
@@ -237,25 +271,25 @@ class FleetLines:
             for c, u in held
             if self.autoscaled
             and load_h is not None
-            and c.entry.pricing_model not in PAID_WHETHER_USED
+            and not self._paid_whether_used(c, month)
             and self._unit_capacity(c) > 0
         ]
         scaled_lines = {c.index for c, _ in scaled}
         fixed = [(c, u) for c, u in held if c.index not in scaled_lines]
         for c, units in fixed:
-            cost += units * self._billed(c) * HOURS_PER_MONTH
+            cost += units * self._billed_in(c, month) * HOURS_PER_MONTH
             paid[c.index] = (units, units)
         if scaled and load_h is not None:
             rest = np.maximum(load_h - sum(u * self._unit_capacity(c) for c, u in fixed), 0.0)
             for c, units in sorted(
-                scaled, key=lambda cu: self._billed(cu[0]) / self._unit_capacity(cu[0])
+                scaled, key=lambda cu: self._billed_in(cu[0], month) / self._unit_capacity(cu[0])
             ):
                 cap = self._unit_capacity(c)
                 served = np.minimum(rest, units * cap)
                 rest = rest - served
                 hourly_units = np.minimum(np.ceil(served / cap - EPS), units)
                 average = float(np.maximum(hourly_units, 0.0).mean())
-                cost += average * self._billed(c) * HOURS_PER_MONTH
+                cost += average * self._billed_in(c, month) * HOURS_PER_MONTH
                 paid[c.index] = (units, average)
         return cost, capacity, paid, by_backend
 

@@ -123,13 +123,22 @@ class PlanResult:
     month1_parts: tuple[tuple[str, float], ...] = ()
     #: Committed fleet units the plan gives back that are still paid in month 1 (not ended early).
     stranded_usd_per_month: float = 0.0
+    #: One-time costs in the month they fall (porting in month 1, early terminations at
+    #: cut-over); empty = all of ``one_time_usd`` in month 1.
+    one_time_usd_by_month: tuple[float, ...] = ()
+    #: Yearly rate the horizon total is discounted at (the workspace's; 0 = a plain sum).
+    discount_rate_per_year: float = 0.0
+
+    @property
+    def run_rate_usd_per_month(self) -> float:
+        """Month 1's run rate plus the committed units it gives back that are still paid."""
+        return self.monthly_usd + self.stranded_usd_per_month
 
     @property
     def compared_usd_per_month(self) -> float:
-        """The basis every plan is compared on (``planning.verdicts``): month 1's run rate, plus
-        the committed units it gives back that are still paid, plus one-time ÷ the horizon."""
-        months = len(self.monthly_usd_by_month) or MONTHS
-        return self.monthly_usd + self.stranded_usd_per_month + self.one_time_usd / months
+        """The basis every plan is compared on (``planning.verdicts``): the horizon total ÷ the
+        months of the horizon (a month's average over the whole decision)."""
+        return self.horizon_usd / (len(self.monthly_usd_by_month) or MONTHS)
 
     @property
     def feasible(self) -> bool:
@@ -150,9 +159,29 @@ class PlanResult:
         return by_vendor(self.achieved_allocation)
 
     @property
+    def one_time_by_month(self) -> tuple[float, ...]:
+        months = len(self.monthly_usd_by_month)
+        if self.one_time_usd_by_month:
+            return self.one_time_usd_by_month
+        return (self.one_time_usd,) + (0.0,) * (months - 1) if months else ()
+
+    @property
     def horizon_usd(self) -> float:
-        """What the plan costs over the horizon, one-time costs included."""
-        return sum(self.monthly_usd_by_month) + self.one_time_usd
+        """What the plan costs over the horizon, one-time costs in the month they fall, each
+        month discounted at the workspace's rate (the figure every verdict ranks on)."""
+        return horizon_total(
+            self.monthly_usd_by_month, self.one_time_by_month, self.discount_rate_per_year
+        )
+
+    @property
+    def horizon_usd_band(self) -> tuple[float, float, float]:
+        """(low, base, high) horizon total from the estimated lines' intervals."""
+        return horizon_band(
+            self.fleet,
+            self.monthly_usd_by_month,
+            self.one_time_by_month,
+            self.discount_rate_per_year,
+        )
 
     @property
     def headline(self) -> str:
@@ -200,7 +229,11 @@ class PlanResult:
                 "requested": _rounded(self.requested_allocation),
                 "achieved": _rounded(self.achieved_allocation),
             },
+            "one_time_usd_by_month": [round(v, 2) for v in self.one_time_by_month],
             "horizon_usd": round(self.horizon_usd, 2),
+            "horizon_usd_band": band_dict(self.horizon_usd_band),
+            "discount_rate_per_year": self.discount_rate_per_year,
+            "run_rate_usd_per_month": round(self.run_rate_usd_per_month, 2),
             "on_demand_basis": OnDemandBasis(self.on_demand_basis).value,
             "savings_vs_stay_usd": round(self.savings_vs_stay_usd, 2),
             # (``or 0.0``: a part of nothing is written as 0.0, never -0.0)
@@ -220,6 +253,27 @@ def lines_band(base: float, lines: Sequence[PlanLine]) -> tuple[float, float, fl
     low = sum(ln.band[0] - ln.monthly_usd for ln in lines)
     high = sum(ln.band[2] - ln.monthly_usd for ln in lines)
     return base + low, base, base + high
+
+
+def horizon_band(
+    lines: Sequence[PlanLine],
+    monthly: Sequence[float],
+    one_time: Sequence[float],
+    rate_per_year: float = 0.0,
+) -> tuple[float, float, float]:
+    """(low, base, high) horizon total: every month's cost moves by the share month 1's cost
+    moves with its estimated lines at their intervals' ends (that share held over the
+    horizon); one-time costs are quotes, not estimates, and do not move."""
+    total = horizon_total(monthly, one_time, rate_per_year)
+    month1 = monthly[0] if monthly else 0.0
+    if month1 <= 0:
+        return total, total, total
+    low, _, high = lines_band(month1, lines)
+    return (
+        horizon_total([m * low / month1 for m in monthly], one_time, rate_per_year),
+        total,
+        horizon_total([m * high / month1 for m in monthly], one_time, rate_per_year),
+    )
 
 
 def band_dict(band: tuple[float, float, float]) -> dict[str, float]:
@@ -250,6 +304,23 @@ def stay_result(results: Sequence[PlanResult]) -> PlanResult:
 
 
 def cheapest(results: Sequence[PlanResult]) -> PlanResult | None:
-    """The cheapest feasible scenario (an infeasible plan is never the cheapest)."""
+    """The feasible scenario with the lowest horizon total (an infeasible plan is never the
+    cheapest)."""
     feasible = [r for r in results if r.feasible]
-    return min(feasible, key=lambda r: r.monthly_usd) if feasible else None
+    return min(feasible, key=lambda r: r.horizon_usd) if feasible else None
+
+
+def discount_factor(month: int, rate_per_year: float) -> float:
+    """What a dollar paid in ``month`` (1-based) is worth in month 1 at ``rate_per_year``."""
+    return (1.0 + rate_per_year) ** (-(month - 1) / 12.0) if rate_per_year else 1.0
+
+
+def horizon_total(
+    monthly: Sequence[float], one_time: Sequence[float], rate_per_year: float = 0.0
+) -> float:
+    """Σ over the months of (cost + one-time cost falling that month) × the month's discount."""
+    spent = list(one_time) + [0.0] * (len(monthly) - len(one_time))
+    return sum(
+        (m + o) * discount_factor(i, rate_per_year)
+        for i, (m, o) in enumerate(zip(monthly, spent, strict=True), start=1)
+    )

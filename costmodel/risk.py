@@ -12,6 +12,9 @@ from functools import lru_cache
 #: (modeling.md §5.1).
 HHI_HIGH = 1800.0
 HHI_MODERATE = 1000.0
+#: The one basis every plan's concentration is weighed on: month 1's spend per line (the same for
+#: Stay, every move and Optimal; traffic shares are shown beside it, never mixed in).
+RISK_BASIS = "month-1 spend"
 #: A benchmark older than one quarter is stale: engines move fast (modeling.md §5.3).
 STALE_AFTER = timedelta(days=92)
 
@@ -30,6 +33,15 @@ def hhi(weights: Mapping[str, float]) -> float:
     if total <= 0:
         return 0.0
     return sum((100.0 * w / total) ** 2 for w in weights.values() if w > 0)
+
+
+def vendor_spend(lines: Iterable[tuple[str, float]]) -> dict[str, float]:
+    """Month-1 $ by silicon vendor from (vendor, $/month) pairs: the weights of every plan's
+    vendor HHI (``RISK_BASIS``), Optimal's and each diversification cap's included."""
+    out: dict[str, float] = {}
+    for vendor, usd in lines:
+        out[vendor or "unknown"] = out.get(vendor or "unknown", 0.0) + usd
+    return out
 
 
 def hhi_figure(name: str, weights: Mapping[str, float], what: str) -> RiskFigure:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from costmodel import domain
-from costmodel.commit_levels import CommitmentInputs, DemandScenario
+from costmodel.commit_levels import AT_END, CommitmentInputs, DemandScenario
 from costmodel.demand import PERCENTILES
 from costmodel.owned import OwnedParams
 from costmodel.sizing import DEFAULT_ON_DEMAND_BASIS, OnDemandBasis
@@ -560,7 +560,18 @@ def commitment_from_dict(data: object) -> CommitmentInputs:
         return CommitmentInputs()
     if not isinstance(data, Mapping):
         raise WorkspaceError("commitment", "expected scenarios, discount_1y and discount_3y")
-    _unknown(data, {"scenarios", "discount_1y", "discount_3y"}, "commitment")
+    _unknown(
+        data,
+        {"scenarios", "discount_1y", "discount_3y", "at_end", "discount_rate_per_year"},
+        "commitment",
+    )
+    at_end = data.get("at_end", "renew")
+    if at_end not in AT_END:
+        raise WorkspaceError(
+            "commitment.at_end",
+            f"{str(at_end)[:40]!r} is not one of {', '.join(AT_END)} (renew: at the effective"
+            " rate; lapse: to the list on-demand price; optimize: the optimizer decides)",
+        )
     rows = data.get("scenarios") or []
     if not isinstance(rows, list):
         raise WorkspaceError("commitment.scenarios", "expected a list of scenarios")
@@ -596,6 +607,10 @@ def commitment_from_dict(data: object) -> CommitmentInputs:
         scenarios=tuple(scenarios),
         discount_1y=_number(data, "discount_1y", "commitment", domain.DISCOUNT),
         discount_3y=_number(data, "discount_3y", "commitment", domain.DISCOUNT),
+        at_end=at_end,
+        discount_rate_per_year=_number(
+            data, "discount_rate_per_year", "commitment", domain.DISCOUNT_RATE, 0.0
+        ),
     )
 
 
@@ -744,4 +759,8 @@ def _commitment_to_dict(c: CommitmentInputs) -> dict:
         out["discount_1y"] = c.discount_1y
     if c.discount_3y is not None:
         out["discount_3y"] = c.discount_3y
+    if c.at_end != "renew":
+        out["at_end"] = c.at_end
+    if c.discount_rate_per_year:
+        out["discount_rate_per_year"] = c.discount_rate_per_year
     return out

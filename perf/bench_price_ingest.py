@@ -3,6 +3,8 @@ against a raw DuckDB ``read_csv`` + ``INSERT`` of the same file measured in the 
 
 Run: .venv/bin/python perf/bench_price_ingest.py                 (100k, 300k, 1M rows; ~10 min)
      .venv/bin/python perf/bench_price_ingest.py --rows 20000 --rows 60000   (a smoke run)
+     .venv/bin/python perf/bench_price_ingest.py --rows 100000 --rows 1000000 --ingest-only
+                                       (the ingest and its reference only, not the commands after)
 
 For each size it writes a deterministic file of valid quotes (a price-sheet-shaped CSV, every
 row a distinct item: on-demand and spot prices of made-up instance types on accelerators the
@@ -151,9 +153,15 @@ def cli(*args: str) -> list[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", type=int, action="append", help="file size(s) in rows")
+    parser.add_argument(
+        "--ingest-only",
+        action="store_true",
+        help="time the ingest and the raw SQL reference only, not the commands after the largest",
+    )
     args = parser.parse_args()
     sizes = args.rows or list(DEFAULT_ROWS)
     results: dict = {"ingest": [], "after_largest": {}}
+    print(f"load average at the start: {os.getloadavg()}", flush=True)
     with tempfile.TemporaryDirectory(prefix="tokendesk-bench-ingest-") as folder:
         work = Path(folder)
         for rows in sizes:
@@ -188,51 +196,57 @@ def main() -> int:
                 print(ours["stderr_tail"])
                 return 1
         largest = db
-        after = {
-            "costs --format json": cli("costs", "--format", "json", "--db", str(largest)),
-            "costs --format json --region r1 --accelerator amd-mi300x-192gb": cli(
-                "costs",
-                "--format",
-                "json",
-                "--region",
-                "r1",
-                "--accelerator",
-                "amd-mi300x-192gb",
-                "--db",
-                str(largest),
-            ),
-            "costs --limit 20 (table)": cli("costs", "--limit", "20", "--db", str(largest)),
-            "db info": cli("db", "info", "--db", str(largest)),
-            "prices integrity (current prices)": cli("prices", "integrity", "--db", str(largest)),
-            "scenarios (example workspace)": cli("scenarios", "--db", str(largest)),
-            "optimize (example workspace)": cli("optimize", "--db", str(largest)),
-            # The options the engine is built from, and how many the pruning leaves (printed).
-            "planning options (counted)": page_data(
-                largest,
-                "f = q.planning_options(w, keep_instance_types=['p5.48xlarge', 'g6e.xlarge']);"
-                " print(f'{q.count_options(w)} joined, {len(f)} planned on,"
-                " {f.price_id.nunique()} quotes of {q.count_current_prices(w)}')",
-            ),
-            # What the dashboard's pages read (app/data.py, app/price_reads.py -> warehouse), no rendering.
-            "Costs page data (count + the 2,000 cheapest)": page_data(
-                largest,
-                "n = q.count_options(w); f = q.cost_options(w, limit=2000, ftl_percentile='p95')",
-            ),
-            "Prices page data (explorer page, summary, filter values, pickers)": page_data(
-                largest,
-                "f = cq.price_explorer(w, limit=500); s = cq.price_explorer_summary(w);"
-                " v = cq.current_price_values(w); d = cq.price_sku_spread(w);"
-                " a = cq.accelerator_hour_offer(w);"
-                " c = cq.price_explorer(w, limit=200, current_only=True,"
-                " order_by_accelerator_hour=True, accelerator='nvidia-h200-141gb')",
-            ),
-            # The reference: every quote the explorer matches, as the page read it before it
-            # paged in SQL.
-            "every explorer quote (the unpaged read, reference)": page_data(
-                largest, "f = cq.price_explorer(w)"
-            ),
-            "Prices page data (price_skus)": page_data(largest, "f = cq.price_skus(w)"),
-        }
+        after = (
+            {}
+            if args.ingest_only
+            else {
+                "costs --format json": cli("costs", "--format", "json", "--db", str(largest)),
+                "costs --format json --region r1 --accelerator amd-mi300x-192gb": cli(
+                    "costs",
+                    "--format",
+                    "json",
+                    "--region",
+                    "r1",
+                    "--accelerator",
+                    "amd-mi300x-192gb",
+                    "--db",
+                    str(largest),
+                ),
+                "costs --limit 20 (table)": cli("costs", "--limit", "20", "--db", str(largest)),
+                "db info": cli("db", "info", "--db", str(largest)),
+                "prices integrity (current prices)": cli(
+                    "prices", "integrity", "--db", str(largest)
+                ),
+                "scenarios (example workspace)": cli("scenarios", "--db", str(largest)),
+                "optimize (example workspace)": cli("optimize", "--db", str(largest)),
+                # The options the engine is built from, and how many the pruning leaves (printed).
+                "planning options (counted)": page_data(
+                    largest,
+                    "f = q.planning_options(w, keep_instance_types=['p5.48xlarge', 'g6e.xlarge']);"
+                    " print(f'{q.count_options(w)} joined, {len(f)} planned on,"
+                    " {f.price_id.nunique()} quotes of {q.count_current_prices(w)}')",
+                ),
+                # What the dashboard's pages read (app/data.py, app/price_reads.py), no rendering.
+                "Costs page data (count + the 2,000 cheapest)": page_data(
+                    largest,
+                    "n = q.count_options(w); f = q.cost_options(w, limit=2000, ftl_percentile='p95')",
+                ),
+                "Prices page data (explorer page, summary, filter values, pickers)": page_data(
+                    largest,
+                    "f = cq.price_explorer(w, limit=500); s = cq.price_explorer_summary(w);"
+                    " v = cq.current_price_values(w); d = cq.price_sku_spread(w);"
+                    " a = cq.accelerator_hour_offer(w);"
+                    " c = cq.price_explorer(w, limit=200, current_only=True,"
+                    " order_by_accelerator_hour=True, accelerator='nvidia-h200-141gb')",
+                ),
+                # The reference: every quote the explorer matches, as the page read it before it
+                # paged in SQL.
+                "every explorer quote (the unpaged read, reference)": page_data(
+                    largest, "f = cq.price_explorer(w)"
+                ),
+                "Prices page data (price_skus)": page_data(largest, "f = cq.price_skus(w)"),
+            }
+        )
         for name, command in after.items():
             with (work / "out.txt").open("wb") as sink:
                 measured = measure(command, stdout=sink)
@@ -252,6 +266,7 @@ def main() -> int:
     peaks = [e["ours"]["peak_rss_mib"] for e in results["ingest"]]
     spread = max(peaks) / min(peaks) - 1
     results["rss_spread"] = round(spread, 3)
+    print(f"load average at the end: {os.getloadavg()}")
     print(
         f"peak RSS spread across sizes: {spread:+.0%} (target within {FLAT_WITHIN:.0%}:"
         f" {'met' if spread <= FLAT_WITHIN else 'NOT met'})"

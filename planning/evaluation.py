@@ -32,17 +32,18 @@ def contender(r: PlanResult) -> Contender:
         r.name,
         r.feasible,
         r.constraint_violations,
-        r.compared_usd_per_month,
+        r.horizon_usd,
         r.is_baseline,
         r.unserved_tokens_per_month,
         r.payback_sentence,
-        *_band(r.compared_usd_per_month, r.monthly_usd, r.monthly_usd_band),
+        len(r.monthly_usd_by_month),
+        *_ends(r.horizon_usd_band),
     )
 
 
-def _band(compared: float, base: float, band: tuple[float, float, float]) -> tuple[float, float]:
-    """The compared cost at a plan's band ends: the run rate moves, the rest does not."""
-    return compared + band[0] - base, compared + band[2] - base
+def _ends(band: tuple[float, float, float]) -> tuple[float, float]:
+    """The horizon total at a plan's band ends (low, high)."""
+    return band[0], band[2]
 
 
 #: The optimizer's plan, by the name every surface gives it.
@@ -50,23 +51,19 @@ OPTIMAL = "Optimal"
 
 
 def optimal_contender(optimum: Optimized) -> Contender:
-    """The optimal fleet as the verdict rule reads it: the optimizer's objective is the compared
-    basis itself (run rate + committed units given back but still paid + one-time ÷ 36)."""
-    s = optimum.solution
-    objective = s.objective_usd_per_month if s.objective_usd_per_month is not None else float("inf")
+    """The optimal fleet as the verdict rule reads it: the optimizer-over-time's objective is the
+    horizon total itself, on the basis every plan is ranked on."""
+    o = OptimalPlan.of(optimum, OPTIMAL)
     return Contender(
         OPTIMAL,
-        s.feasible,
+        o.feasible,
         (),
-        s.objective_usd_per_month if s.objective_usd_per_month is not None else float("inf"),
+        o.horizon_usd if o.feasible else float("inf"),
         False,
-        0.0 if s.feasible else float("nan"),
-        "",
-        *(
-            _band(objective, plan.monthly_usd, plan.monthly_usd_band)
-            if s.feasible and (plan := OptimalPlan.of(optimum)).fleet
-            else (None, None)
-        ),
+        0.0 if o.feasible else float("nan"),
+        o.payback_sentence,
+        len(o.monthly_usd_by_month) or 36,
+        *(_ends(o.horizon_usd_band) if o.feasible else (None, None)),
     )
 
 

@@ -14,20 +14,48 @@ from costmodel.market import Engine
 from costmodel.optimizer import (
     FrontierPoint,
     diversification_frontier,
-    plan_lines,
     plan_rows,
     solve,
+    spend_hhi,
+)
+from costmodel.optimizer_horizon import (
+    HorizonProblem,
+    HorizonSolution,
+    carried_by_vendor,
+    commitment_rows,
+    month_lines,
+    path_by_quarter,
+    solve_horizon,
 )
 from costmodel.optimizer_problem import Solution
-from costmodel.optimizer_workspace import OwnedComparison, with_owned, workspace_problem
+from costmodel.optimizer_workspace import (
+    OwnedComparison,
+    horizon_problem,
+    with_owned,
+    workspace_problem,
+)
 from costmodel.option_table import Option
 from costmodel.owned import HOURS_PER_YEAR
-from costmodel.plan import WorkspaceEngine
-from costmodel.plan_result import PlanLine, PlanResult, band_dict, lines_band
+from costmodel.plan import WorkspaceEngine, commitment_note
+from costmodel.plan_result import (
+    PlanLine,
+    PlanResult,
+    band_dict,
+    horizon_band,
+    horizon_total,
+    lines_band,
+)
+from costmodel.risk import RISK_BASIS
 from costmodel.workspace_model import Workspace
 from planning.context import plan_context, scenario_plans
 from planning.workspaces import Knobs
 from tokendesk.labels import solver_gap
+
+#: Seconds the optimizer over time may search; past it the best path found is used with its proven
+#: bound and gap (stated beside it), so a command never waits longer than this on the solver.
+HORIZON_TIME_LIMIT_S = 20.0
+#: What every HHI is weighted by, in the JSON beside each figure (``risk.RISK_BASIS``).
+HHI_BASIS = f"vendor HHI 0-10,000 weighted by {RISK_BASIS} by vendor, as every plan's"
 
 
 @dataclass(frozen=True)
@@ -35,7 +63,8 @@ class Optimized:
     workspace: Workspace
     solution: Solution
     builtins: tuple[PlanResult, ...]
-    #: Each built-in scenario priced as the optimizer prices a plan.
+    #: Each built-in scenario priced as the month-1 programme prices a plan (run rate + one-time
+    #: ÷ horizon); the plans are ranked on their horizon totals, not on this.
     comparable: dict[str, float]
     frontier: list[FrontierPoint]
     solve_seconds: float
@@ -46,6 +75,10 @@ class Optimized:
     #: Output tok/s to carry per workload in each hour of the average day (what the plan meets).
     load_by_hour: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
     horizon_months: int = 36
+    #: The optimizer over time: the cheapest path over the horizon (its month 1 is "buy now").
+    horizon_problem: HorizonProblem | None = None
+    horizon: HorizonSolution | None = None
+    at_end: str = "renew"
     #: The estimated options the optimizer could buy, by id (each line's basis and band).
     estimated: Mapping[str, Option] = field(default_factory=dict)
 
@@ -59,9 +92,47 @@ class Optimized:
 
     @property
     def saving_vs_stay(self) -> float | None:
+        """$ a month the month-1 optimum saves against Stay's month-1 basis (run rate + one-time
+        ÷ horizon, the month-1 programme's own objective)."""
         if self.solution.objective_usd_per_month is None:
             return None
-        return self.comparable[self.stay.name] - self.solution.objective_usd_per_month
+        return self.month1_comparable[self.stay.name] - self.solution.objective_usd_per_month
+
+    @property
+    def month1_comparable(self) -> dict[str, float]:
+        """Each built-in plan on the month-1 programme's basis: run rate + one-time ÷ horizon."""
+        return self.comparable
+
+    def horizon_dict(self) -> dict | None:
+        """The path over the horizon: totals, bound, solve time, months and the path by quarter."""
+        h, p = self.horizon, self.horizon_problem
+        if h is None or p is None:
+            return None
+        return {
+            "solver_status": h.status,
+            "proven_optimal": h.status == "optimal",
+            "horizon_usd": _money(h.horizon_usd),
+            "bound_usd": _money(h.bound_usd),
+            "gap": h.gap,
+            "solve_seconds": round(h.solve_seconds, 3),
+            "discount_rate_per_year": p.discount_rate_per_year,
+            "commitment_at_end": self.at_end,
+            "monthly_usd_by_month": [round(v, 2) for v in h.monthly_usd],
+            "one_time_usd_by_month": [round(v, 2) for v in h.one_time_usd_by_month],
+            "backends_ported": list(h.backends_ported),
+            "commitments": commitment_rows(p, h) if h.feasible else [],
+            "path_by_quarter": path_by_quarter(p, h) if h.feasible else [],
+            "builtin_horizon_usd": {r.name: round(r.horizon_usd, 2) for r in self.builtins},
+            "basis": (
+                "horizon total = Σ over 36 months of what is held that month (demand growing each"
+                " quarter; each commitment paid to its real end, then "
+                + commitment_note(self.at_end).split("ends, ")[-1].split(" (")[0]
+                + "; new commitments of 1 or 3 years started at quarter starts and paid for the"
+                " months of their term within the horizon) + one-time costs when they fall,"
+                " discounted at the workspace's rate; a new backend carries traffic from its"
+                " cut-over month"
+            ),
+        }
 
     def as_dict(self) -> dict:
         s = self.solution
@@ -78,7 +149,9 @@ class Optimized:
             "one_time_usd": round(s.one_time_usd, 2),
             "one_time_usd_per_month": round(self.one_time_usd_per_month, 2),
             "vendor_shares": {k: round(v, 4) for k, v in s.vendor_shares.items()},
-            "hhi": round(s.hhi, 4) if s.feasible else None,
+            "vendor_shares_basis": "share of the output tokens each vendor carries",
+            "hhi": round(spend_hhi(s), 1) if s.feasible else None,
+            "hhi_basis": HHI_BASIS,
             "n_plus_one": self.n_plus_one,
             "candidates": self.n_candidates,
             "solve_seconds": round(self.solve_seconds, 3),
@@ -93,14 +166,15 @@ class Optimized:
             "load_by_hour": {
                 w: [round(v, 3) for v in load] for w, load in self.load_by_hour.items()
             },
-            "stay_usd_per_month": round(self.comparable[self.stay.name], 2),
+            "stay_usd_per_month": round(self.month1_comparable[self.stay.name], 2),
             "saving_vs_stay_usd_per_month": _money(self.saving_vs_stay),
             "builtin_scenarios": [
                 {
                     "name": r.name,
                     "feasible": r.feasible,
                     "constraint_violations": list(r.constraint_violations),
-                    "comparable_usd_per_month": round(self.comparable[r.name], 2),
+                    "comparable_usd_per_month": round(self.month1_comparable[r.name], 2),
+                    "horizon_usd": round(r.horizon_usd, 2),
                 }
                 for r in self.builtins
             ],
@@ -110,12 +184,14 @@ class Optimized:
                     "solver_status": p.status,
                     "objective_usd_per_month": _money(p.objective_usd_per_month),
                     "premium_usd_per_month": _money(p.premium_usd_per_month),
-                    "hhi": round(p.hhi, 4) if p.feasible else None,
+                    "hhi": round(p.hhi, 1) if p.feasible else None,
+                    "hhi_basis": HHI_BASIS,
                     "vendor_shares": {k: round(v, 4) for k, v in p.vendor_shares.items()},
                 }
                 for p in self.frontier
             ],
             "owned_hardware": owned_rows(self.owned),
+            "horizon": self.horizon_dict(),
             "basis": (
                 "objective = month-1 run rate (committed fleet units paid whether used or not)"
                 " + one-time migration and early-termination costs spread over 36 months; the"
@@ -145,6 +221,7 @@ def optimize(
     n_plus_one: bool = False,
     mip_rel_gap: float = 0.0,
     with_frontier: bool = True,
+    horizon_gap: float = 1e-6,
 ) -> Optimized:
     """The cheapest fleet for ``ws`` (the optimizer's main solve), every other plan priced on
     the same basis, and, ``with_frontier``, the price of diversification (one solve per cap)."""
@@ -157,8 +234,13 @@ def optimize(
     solution = solve(problem, mip_rel_gap=mip_rel_gap)
     elapsed = time.perf_counter() - started
     frontier = diversification_frontier(problem, mip_rel_gap=mip_rel_gap) if with_frontier else []
-    # Every plan priced on the one basis the verdicts read (``PlanResult.compared_usd_per_month``).
-    comparable = {r.name: r.compared_usd_per_month for r in builtins}
+    # Every built-in plan priced as the month-1 programme prices a plan (run rate + one-time ÷
+    # horizon); the verdicts read the horizon totals (``horizon``).
+    comparable = {
+        r.name: r.run_rate_usd_per_month + r.one_time_usd / problem.horizon_months for r in builtins
+    }
+    over_time = horizon_problem(planner)
+    path = solve_horizon(over_time, mip_rel_gap=horizon_gap, time_limit_s=HORIZON_TIME_LIMIT_S)
     return Optimized(
         ws,
         solution,
@@ -171,6 +253,9 @@ def optimize(
         owned,
         dict(problem.loads),
         problem.horizon_months,
+        over_time,
+        path,
+        ws.commitment.at_end,
         estimated_by_id(engine.table.options),
     )
 
@@ -239,10 +324,9 @@ def _money(v: float | None) -> float | None:
 
 @dataclass(frozen=True)
 class OptimalPlan:
-    """The optimal fleet as a plan beside the others: its month-1 run rate (the lines bought and
-    kept), the committed units it gives back that are still paid, its one-time cost and the
-    compared cost the verdict reads (the optimizer's objective: the sum of the three, one-time
-    spread over the horizon). The optimizer plans month 1; it has no 36-month curve."""
+    """The optimal fleet as a plan beside the others: the optimizer-over-time's path. Month 1 is
+    what "buy now" means (its lines and cost); the 36 months, the one-time costs when they fall
+    and the horizon total are the path's, read on the basis every plan is ranked on."""
 
     name: str
     feasible: bool
@@ -253,24 +337,44 @@ class OptimalPlan:
     achieved_by_vendor: dict[str, float]
     fleet: tuple[PlanLine, ...]
     status_sentence: str
+    monthly_usd_by_month: tuple[float, ...] = ()
+    one_time_usd_by_month: tuple[float, ...] = ()
+    horizon_usd: float = float("nan")
+    discount_rate_per_year: float = 0.0
+    bound_usd: float | None = None
+    payback_month: int | None = None
+    payback_sentence: str = ""
 
     @classmethod
     def of(cls, optimum: Optimized, name: str = "Optimal") -> OptimalPlan:
-        s = optimum.solution
+        h, p = optimum.horizon, optimum.horizon_problem
+        if h is None or p is None or not h.feasible or h.horizon_usd is None:
+            message = h.message if h is not None else "not solved"
+            return cls(name, False, float("nan"), 0.0, 0.0, float("nan"), {}, (), message)
         fleet = tuple(
-            banded(ln, optimum.estimated.get(ln.option_id))
-            for ln in (plan_lines(s) if s.feasible else ())
+            banded(ln, optimum.estimated.get(ln.option_id)) for ln in month_lines(p, h, 1)
         )
+        stranded = sum(ln.monthly_usd for ln in fleet if ln.allocation.endswith("still paid"))
+        months = len(h.monthly_usd)
+        stay = optimum.stay
+        payback, sentence = _payback(h, stay)
         return cls(
             name,
-            s.feasible,
-            sum(c.monthly_usd for c in s.choices),
-            s.released_paid_usd_per_month,
-            s.one_time_usd,
-            s.objective_usd_per_month if s.objective_usd_per_month is not None else float("nan"),
-            dict(s.vendor_shares),
+            True,
+            h.monthly_usd[0] - stranded,
+            stranded,
+            h.one_time_usd,
+            h.horizon_usd / months,
+            carried_by_vendor(p, h, 1),
             tuple(ln for ln in fleet if ln.count > 0 or ln.monthly_usd > 0),
-            f"Solver: {s.status}, {proven_sentence(s)}." if s.feasible else s.message,
+            f"Solver: {h.status}, {horizon_proven_sentence(h)}.",
+            h.monthly_usd,
+            h.one_time_usd_by_month,
+            h.horizon_usd,
+            p.discount_rate_per_year,
+            h.bound_usd,
+            payback,
+            sentence,
         )
 
     @property
@@ -278,20 +382,38 @@ class OptimalPlan:
         """(low, base, high) month-1 run rate from the estimated lines' intervals."""
         return lines_band(self.monthly_usd, self.fleet)
 
+    @property
+    def horizon_usd_band(self) -> tuple[float, float, float]:
+        """(low, base, high) horizon total from the estimated lines' intervals."""
+        return horizon_band(
+            self.fleet,
+            self.monthly_usd_by_month,
+            self.one_time_usd_by_month,
+            self.discount_rate_per_year,
+        )
+
     def as_dict(self) -> dict:
+        ok = self.feasible
         return {
             "name": self.name,
-            "feasible": self.feasible,
+            "feasible": ok,
             # An optimal fleet that could not be solved has no figures (never a $0 plan).
-            "monthly_usd": round(self.monthly_usd, 2) if self.feasible else None,
-            "monthly_usd_band": band_dict(self.monthly_usd_band) if self.feasible else None,
-            "stranded_usd_per_month": round(self.stranded_usd_per_month, 2)
-            if self.feasible
+            "monthly_usd": round(self.monthly_usd, 2) if ok else None,
+            "monthly_usd_band": band_dict(self.monthly_usd_band) if ok else None,
+            "stranded_usd_per_month": round(self.stranded_usd_per_month, 2) if ok else None,
+            "run_rate_usd_per_month": round(self.monthly_usd + self.stranded_usd_per_month, 2)
+            if ok
             else None,
             "one_time_usd": round(self.one_time_usd, 2),
-            "compared_usd_per_month": round(self.compared_usd_per_month, 2)
-            if self.feasible
-            else None,
+            "compared_usd_per_month": round(self.compared_usd_per_month, 2) if ok else None,
+            "monthly_usd_by_month": [round(v, 2) for v in self.monthly_usd_by_month],
+            "one_time_usd_by_month": [round(v, 2) for v in self.one_time_usd_by_month],
+            "horizon_usd": round(self.horizon_usd, 2) if ok else None,
+            "horizon_usd_band": band_dict(self.horizon_usd_band) if ok else None,
+            "horizon_bound_usd": _money(self.bound_usd),
+            "discount_rate_per_year": self.discount_rate_per_year,
+            "payback_month": self.payback_month,
+            "payback": self.payback_sentence,
             "allocation_by_vendor": {
                 "requested": None,
                 "achieved": {k: round(v, 6) for k, v in self.achieved_by_vendor.items()},
@@ -299,6 +421,36 @@ class OptimalPlan:
             "fleet": [ln.as_dict() for ln in self.fleet],
             "solver": self.status_sentence,
         }
+
+
+def horizon_proven_sentence(h: HorizonSolution) -> str:
+    if h.bound_usd is None or h.gap is None:
+        return "optimality not proven"
+    if h.status == "optimal":
+        return f"proven cheapest over the horizon (no path costs less than ${h.bound_usd:,.2f})"
+    return (
+        f"not proven optimal: {solver_gap(h.gap)} (no path costs less than ${h.bound_usd:,.2f}"
+        " over the horizon)"
+    )
+
+
+def _payback(h: HorizonSolution, stay: PlanResult) -> tuple[int | None, str]:
+    """The first month whose cumulative saving against Stay covers the one-time costs so far."""
+    cumulative = 0.0
+    for m, (x, o, s) in enumerate(
+        zip(h.monthly_usd, h.one_time_usd_by_month, stay.monthly_usd_by_month, strict=True),
+        start=1,
+    ):
+        cumulative += s - x - o
+        if cumulative >= 0 and (h.one_time_usd > 0 or s - x > 0.005):
+            if h.one_time_usd <= 0.005:
+                return m, f"Saves from month {m}, with no one-time cost."
+            return m, (
+                f"Pays back in month {m}: cumulative savings cover the"
+                f" ${h.one_time_usd:,.0f} one-time cost."
+            )
+    total = horizon_total(h.monthly_usd, h.one_time_usd_by_month)
+    return None, f"Never pays back within {len(h.monthly_usd)} months (${total:,.0f} in all)."
 
 
 def price_source(o: Option) -> dict[str, str]:

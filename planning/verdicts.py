@@ -1,16 +1,17 @@
 """One rule for every verdict: keep, buy, no-buy or defer.
 
 Every plan an evaluation holds — Stay, the moves, a custom mix and, where it was solved, the
-optimal fleet — is compared on one basis: what it costs per month once in place (month 1's run
-rate), plus the committed units it gives back that are still paid that month, plus its one-time
-cost spread over the horizon. It is the basis the optimizer minimises, so the cheapest plan named
-here and the optimum on the next page are read on one scale.
+optimal fleet — is compared on one basis: its horizon total, the 36 months with demand growing,
+each commitment paid to its real end and then renewed or lapsed as the workspace states, one-time
+costs in the month they fall (discounted at the workspace's rate, where it states one). It is the
+total the optimizer minimises, so the cheapest plan named here and the optimum are read on one
+scale. Month 1 and the run rate are shown beside it, never ranked on.
 
 * a plan that leaves demand unserved is no-buy;
-* a plan that costs no less than Stay is no-buy (at a tie it says so);
+* a plan whose horizon total is no lower than Stay's is no-buy (at a tie it says so);
 * a cheaper plan that breaks a workspace constraint is defer (settle the constraint first);
-* the cheapest remaining plan is buy (then Stay is no-buy); other cheaper plans are no-buy, the
-  buy saves more; with no buy, Stay is keep.
+* the remaining plan with the lowest horizon total is buy (then Stay is no-buy); other cheaper
+  plans are no-buy, the buy saves more; with no buy, Stay is keep.
 
 Futures day judges a new SKU against the incumbent with the same words (``new_sku_verdict``):
 buy if it is cheaper per 1K output tokens by more than the savings threshold and its FTL is no
@@ -27,7 +28,7 @@ from tokendesk.labels import label
 
 KEEP_WORD, BUY_WORD, NO_BUY_WORD, DEFER_WORD = "keep", "buy", "no-buy", "defer"
 VERDICT_WORDS = (BUY_WORD, NO_BUY_WORD, DEFER_WORD, KEEP_WORD)
-#: Differences below a cent a month are ties.
+#: Differences below a cent over the horizon are ties.
 TIE_USD = 0.005
 #: What a new SKU is compared against, in a person's words.
 INCUMBENT = label("incumbent")
@@ -40,20 +41,27 @@ class Contender:
     name: str
     feasible: bool
     constraint_violations: tuple[str, ...]
-    #: On the compared basis (see the module docstring).
-    usd_per_month: float
+    #: The horizon total (see the module docstring).
+    horizon_usd: float
     is_baseline: bool
     unserved_tokens_per_month: float = 0.0
     payback_sentence: str = ""
-    #: The compared cost at the low and high ends of its estimated lines' intervals (the same
-    #: as ``usd_per_month`` where every line is measured).
-    usd_low: float | None = None
-    usd_high: float | None = None
+    months: int = 36
+    #: The horizon total at the low and high ends of its estimated lines' intervals (the same
+    #: as ``horizon_usd`` where every line is measured).
+    horizon_low: float | None = None
+    horizon_high: float | None = None
+
+    @property
+    def usd_per_month(self) -> float:
+        """The horizon total ÷ its months (the "$/month compared" column)."""
+        return self.horizon_usd / self.months
 
     @property
     def band(self) -> tuple[float, float]:
-        low = self.usd_per_month if self.usd_low is None else self.usd_low
-        high = self.usd_per_month if self.usd_high is None else self.usd_high
+        """(low, high) horizon total."""
+        low = self.horizon_usd if self.horizon_low is None else self.horizon_low
+        high = self.horizon_usd if self.horizon_high is None else self.horizon_high
         return low, high
 
 
@@ -65,7 +73,7 @@ def fragile(cheaper: Contender, dearer: Contender) -> bool:
     """Whether ``cheaper`` could cost more than ``dearer`` inside their intervals: the
     cheaper plan's high end reaches the dearer plan's low end."""
     return cheaper.band[1] >= dearer.band[0] - TIE_USD and (
-        cheaper.band != (cheaper.usd_per_month,) * 2 or dearer.band != (dearer.usd_per_month,) * 2
+        cheaper.band != (cheaper.horizon_usd,) * 2 or dearer.band != (dearer.horizon_usd,) * 2
     )
 
 
@@ -77,48 +85,55 @@ class PlanVerdict:
     #: The plan's cost per month on the compared basis, and its difference from Stay's.
     usd_per_month: float
     vs_stay_usd_per_month: float
+    #: The plan's horizon total, and its difference from Stay's (what the rule ranks on).
+    horizon_usd: float = 0.0
+    vs_stay_horizon_usd: float = 0.0
 
 
 def plan_verdicts(plans: Sequence[Contender]) -> list[PlanVerdict]:
     """keep / buy / no-buy / defer per plan (the rule in the module docstring)."""
     stay = next((p for p in plans if p.is_baseline), plans[0])
-    base = stay.usd_per_month
+    base = stay.horizon_usd
     candidates = [
         p
         for p in plans
         if p is not stay
         and p.feasible
-        and p.usd_per_month < base - TIE_USD
+        and p.horizon_usd < base - TIE_USD
         and not p.constraint_violations
     ]
-    best = min(candidates, key=lambda p: p.usd_per_month) if candidates else None
+    best = min(candidates, key=lambda p: p.horizon_usd) if candidates else None
     out = []
     for p in plans:
-        diff = p.usd_per_month - base
+        diff = p.horizon_usd - base
+        over = f"over {p.months} months"
         if p is stay:
             verdict, reason = (
                 (
                     NO_BUY_WORD,
-                    f"{best.name} costs ${-(best.usd_per_month - base):,.0f} a month less"
+                    f"{best.name} costs ${-(best.horizon_usd - base):,.0f} less {over}"
                     + (f" ({FRAGILE})" if fragile(best, stay) else ""),
                 )
                 if best
-                else (KEEP_WORD, "no other plan costs less and serves the whole demand")
+                else (KEEP_WORD, f"no other plan costs less {over} and serves the whole demand")
             )
         elif not p.feasible:
             verdict = NO_BUY_WORD
             reason = f"leaves {p.unserved_tokens_per_month:,.0f} output tokens a month unserved"
         elif abs(diff) < TIE_USD:
-            verdict, reason = NO_BUY_WORD, f"costs the same as {stay.name}"
+            verdict, reason = NO_BUY_WORD, f"costs the same as {stay.name} {over}"
         elif diff > 0:
-            verdict, reason = NO_BUY_WORD, f"costs ${diff:,.0f} a month more than {stay.name}"
+            verdict, reason = NO_BUY_WORD, f"costs ${diff:,.0f} more than {stay.name} {over}"
         elif p.constraint_violations:
             verdict = DEFER_WORD
-            reason = "cheaper, but breaks a workspace constraint: " + p.constraint_violations[0]
+            reason = (
+                f"${-diff:,.0f} less than {stay.name} {over}, but breaks a workspace constraint: "
+                + p.constraint_violations[0]
+            )
         elif p is best:
             verdict = BUY_WORD
             reason = (
-                f"the cheapest plan that serves the demand, ${-diff:,.0f} a month below {stay.name}"
+                f"the cheapest plan that serves the demand, ${-diff:,.0f} below {stay.name} {over}"
             )
             if fragile(p, stay):
                 reason += f" ({FRAGILE})"
@@ -128,11 +143,24 @@ def plan_verdicts(plans: Sequence[Contender]) -> list[PlanVerdict]:
         else:
             verdict = NO_BUY_WORD
             assert best is not None  # p is cheaper, feasible and within the constraints
-            if abs(p.usd_per_month - best.usd_per_month) < TIE_USD:
-                reason = f"costs the same as {best.name}, which is named first"
+            if abs(p.horizon_usd - best.horizon_usd) < TIE_USD:
+                reason = f"costs the same as {best.name} {over}, which is named first"
             else:
-                reason = f"cheaper than {stay.name}, but {best.name} saves more"
-        out.append(PlanVerdict(p.name, verdict, reason, p.usd_per_month, diff))
+                reason = (
+                    f"${-diff:,.0f} less than {stay.name} {over}, but {best.name} saves"
+                    f" ${base - best.horizon_usd:,.0f}"
+                )
+        out.append(
+            PlanVerdict(
+                p.name,
+                verdict,
+                reason,
+                p.usd_per_month,
+                p.usd_per_month - stay.usd_per_month,
+                p.horizon_usd,
+                diff,
+            )
+        )
     return out
 
 

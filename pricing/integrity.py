@@ -123,6 +123,12 @@ def _expected_counts() -> dict[tuple[str, str], int]:
     return expected
 
 
+#: The fields of ``reference_key`` and ``previous_key``, in order: a price file's staging
+#: compares them as stored text (None as "", as ``previous_key`` reads the zone).
+REFERENCE_COLUMNS = ("provider", "region", "instance_type", "price_basis", "accelerator_id")
+PREVIOUS_COLUMNS = (*REFERENCE_COLUMNS, "pricing_model", "zone")
+
+
 def _key(q: PriceQuote) -> tuple[str, str, str, str, str]:
     return (q.provider, q.region, q.instance_type, q.price_basis.value, q.accelerator_id)
 
@@ -366,6 +372,74 @@ class RowChecks:
     def as_tuples(self) -> list[tuple[str, int, int, str]]:
         return [(r.rule, r.checked, r.failed, r.detail) for r in self.rules()]
 
+    def facts(self) -> RuleFacts:
+        """What the rules compare a quote with, as plain rows: for a screen that finds, in bulk,
+        the quotes that certainly pass every rule (the others still go through ``check``)."""
+        return RuleFacts(
+            today=self.today,
+            anchors=[(p, r, i, str(m)) for p, r, i, m in self.by_anchor],
+            expected=[(p, i, n) for (p, i), n in self.expected.items()],
+            cpus=sorted(i for i, a in self.catalog.items() if a.backend is Backend.CPU),
+            known=sorted(self.known),
+            own=[(*sku, usd) for sku, usd in self.reference.own.items()] if self.reference else [],
+            peers=(
+                [(*peer, lo, hi) for peer, (lo, hi) in self.reference.peers.items()]
+                if self.reference
+                else []
+            ),
+            holds=self.reference is not None,
+        )
+
+    def count_passed(self, checked: dict[str, int]) -> None:
+        """Count quotes a screen found to pass: rule name -> how many of them the rule checked
+        (``check`` was not called for them; none of them failed anything)."""
+        for tally in (
+            self.positive,
+            self.spot,
+            self.committed,
+            self.accelerator,
+            self.anchor,
+            self.moved,
+            self.expired,
+            self.held,
+        ):
+            tally.checked += checked.get(tally.rule, 0)
+
+
+@dataclass(frozen=True)
+class RuleFacts:
+    """What ``RowChecks`` judges a quote against, as rows (see ``RowChecks.facts``)."""
+
+    today: date
+    #: (provider, region, instance type, pricing model) of each anchor.
+    anchors: list[tuple[str, str, str, str]]
+    #: (provider, instance type, accelerator count known independently of the payload).
+    expected: list[tuple[str, str, int]]
+    #: Accelerator ids that are CPUs (less than one per instance is allowed).
+    cpus: list[str]
+    known: list[str]
+    #: Current price per SKU: (provider, region, instance type, pricing model, usd per hour).
+    own: list[tuple[str, str, str, str, float]]
+    #: Peers' range per accelerator-hour: (accelerator, pricing model, lowest, highest).
+    peers: list[tuple[str, str, float, float]]
+    #: Whether prices far outside ``own`` and ``peers`` are held (a reference was given).
+    holds: bool
+    #: The rules' names, in this order: positive, spot, committed, accelerator, anchor, moved,
+    #: expired, held (those ``count_passed`` takes).
+    rules: tuple[str, ...] = (
+        RULE_POSITIVE,
+        RULE_SPOT,
+        RULE_COMMITTED,
+        RULE_ACCELERATOR,
+        RULE_ANCHOR,
+        RULE_MOVED,
+        RULE_EXPIRED,
+        RULE_HELD,
+    )
+    hold_factor: float = HOLD_FACTOR
+    max_move_fraction: float = MAX_MOVE_FRACTION
+    committed_models: tuple[str, ...] = tuple(sorted(str(m) for m in COMMITTED_MODELS))
+
 
 def check_snapshot(
     quotes: Sequence[PriceQuote],
@@ -408,6 +482,8 @@ class PriceFileCheck:
 
     reference_key = staticmethod(reference_key)
     previous_key = staticmethod(previous_key)
+    reference_columns: tuple[str, ...] = REFERENCE_COLUMNS
+    previous_columns: tuple[str, ...] = PREVIOUS_COLUMNS
 
     def __call__(
         self,

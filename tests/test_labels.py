@@ -92,3 +92,14 @@ def test_the_costs_table_shows_the_pricing_model_label(tmp_path):
     assert done.exit_code == 0, done.output
     assert "On demand" in done.stdout or "Spot" in done.stdout
     assert "on_demand" not in done.stdout and "reserved_1y" not in done.stdout
+
+
+def test_an_id_at_the_head_of_a_sizing_rule_reads_as_its_label():
+    from tokendesk.labels import label
+
+    assert label("on_demand held at peak") == "On demand held at peak"
+    assert (
+        label("reserved_1y base of 3 (reserve to the 40% demand percentile) + on-demand burst")[:17]
+        == "Reserved 1 yr bas"
+    )
+    assert label("us-east-1 zone a") == "us-east-1 zone a"  # not an id: as it is

@@ -3,6 +3,10 @@ its benchmark options, and the bundled example's Stay figure worked out from lis
 
 from __future__ import annotations
 
+import re
+
+import yaml
+
 from tests.factories import frame, sweep
 from tokendesk.paths import data_dir
 from warehouse import Warehouse
@@ -122,3 +126,33 @@ def example_stay(db) -> float:
         (5 * 31.46 + 2 * list_price(db, "p5.48xlarge") + 15 * list_price(db, "g6e.xlarge")) * 730,
         2,
     )
+
+
+def mixed_fleet(tmp_path):
+    """The example with a CTO's mixed fleet: 3 p5.48xlarge reserved until 2027-06-30, 2 MI300X
+    nodes on demand, 15 g6e.xlarge."""
+    data = yaml.safe_load(EXAMPLE.read_text(encoding="utf-8"))
+    data["fleet"][0]["count"] = 3
+    data["fleet"][1] = {
+        "provider": "oci",
+        "region": "global",
+        "instance_type": "BM.GPU.MI300X.8",
+        "count": 2,
+        "pricing_model": "on_demand",
+        "serves": data["fleet"][1]["serves"],
+    }
+    path = tmp_path / "mixed.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path
+
+
+def doubled_demand(tmp_path):
+    """The example with twice each workload's demand."""
+    text = re.sub(
+        r"(_tokens_per_month: )([0-9.]+e9)",
+        lambda m: f"{m[1]}{2 * float(m[2]):.0f}",
+        EXAMPLE.read_text(encoding="utf-8"),
+    )
+    path = tmp_path / "doubled.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path

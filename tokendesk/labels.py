@@ -27,12 +27,14 @@ LABELS: dict[str, str] = {
     "cpu": "CPU",
     # the fleet that runs today
     "incumbent": "current fleet",
+    # how a price is quoted
+    "per_accelerator": "per accelerator",
 }
 
 
 #: Columns whose cells are stored ids a person reads as labels (in a table's raw or shown name).
 LABELLED_COLUMNS = frozenset(
-    {"pricing_model", "pricing model", "pricing", "backend", "incumbent backend"}
+    {"pricing_model", "pricing model", "pricing", "backend", "incumbent backend", "basis"}
 )
 
 
@@ -42,10 +44,16 @@ def labelled_column(name: object) -> bool:
 
 
 def label(value: object) -> str:
-    """What a person reads for a stored id: its label, else the id as it is (never an error —
-    a provider's own region or instance name is already the word people use)."""
+    """What a person reads for a stored id: its label (also at the head of a longer text), else
+    the text as it is (never an error — a provider's own region or instance name is already the
+    word people use)."""
     text = "" if value is None else str(value)
-    return LABELS.get(text, text)
+    if text in LABELS:
+        return LABELS[text]
+    # An id followed by the rule that sized it ("on_demand held at peak", "reserved_1y base of
+    # 3 …"), as the cost model writes a new line's pricing: the id reads as its label there too.
+    head, space, rest = text.partition(" ")
+    return f"{LABELS[head]}{space}{rest}" if space and head in LABELS else text
 
 
 def solver_gap(gap: float | None) -> str:

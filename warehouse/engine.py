@@ -158,6 +158,12 @@ def _is_from_newer_duckdb(exc: Exception) -> bool:
     return "created with an newer version of duckdb" in str(exc).lower()
 
 
+def _is_unreplayable_log(exc: Exception) -> bool:
+    """DuckDB 1.x after a kill at the wrong moment: "INTERNAL Error: Failure while replaying WAL
+    file ...". The file is not readable until its log is moved away or the file rebuilt."""
+    return "failure while replaying wal" in str(exc).lower()
+
+
 def _holder_of(exc: Exception) -> str:
     match = _HOLDER.search(str(exc))
     if not match:
@@ -328,6 +334,13 @@ class FileEngine:
                         f"the warehouse {self.path} was written by a newer DuckDB than this "
                         f"tokendesk runs ({duckdb.__version__}), which cannot read it. Rebuild "
                         "it with `tokendesk db rebuild` (the old file is kept beside it)."
+                    ) from None
+                if _is_unreplayable_log(exc):
+                    raise WarehouseError(
+                        f"the warehouse {self.path} cannot be opened: a process stopped while"
+                        f" writing it, and DuckDB cannot replay the log it left ({self.path}.wal)."
+                        " Rebuild it with `tokendesk db rebuild` (the old file and its log are"
+                        " kept beside it)."
                     ) from None
                 reason = _refused_by_the_file_system(exc)
                 if reason:

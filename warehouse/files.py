@@ -44,11 +44,39 @@ def is_duckdb_file(path: Path) -> bool:
     return True
 
 
+#: What :func:`missing_parts` names when a warehouse has every migration but no data: a build
+#: that stopped between its schema and its data (a kill, a crash, a full disk), or a file made
+#: with ``build=False``.
+BUNDLED_DATA = "the bundled data (no snapshot was ever written)"
+
+
+def missing_parts(connection: duckdb.DuckDBPyConnection) -> list[str]:
+    """What the warehouse ``connection`` reads lacks to be whole, in words: each pending
+    migration, else the bundled data when it holds no good snapshot; empty when it is whole.
+
+    The one check the commands and the dashboard's server make before they read (two small
+    queries): the build writes the schema and the data in separate transactions, so a process
+    killed between them leaves a file with every migration and no data, which must never be
+    read as an empty market. A warehouse with any good snapshot counts as built: the seed is
+    loaded in one transaction, so it lands whole or not at all."""
+    pending = pending_migrations(connection)
+    if pending:
+        return [f"migration {m.version} ({m.name})" for m in pending]
+    return [] if holds_data(connection) else [BUNDLED_DATA]
+
+
+def holds_data(connection: duckdb.DuckDBPyConnection) -> bool:
+    """Whether a migrated warehouse holds any good snapshot (the bundled data, or more)."""
+    row = connection.execute("SELECT count(*) FROM snapshots WHERE status = 'ok'").fetchone()
+    return bool(row and row[0])
+
+
 def is_up_to_date(target: str) -> bool:
     """Whether the warehouse at ``target`` needs nothing from ``tokendesk db init``: a DuckDB
-    file with every migration applied. Anything else — a new path, a team catalog, a file another
-    process is writing, a path that is not a warehouse — is for ``db init``, which builds,
-    migrates, waits or refuses in words."""
+    file with every migration applied and its data loaded (:func:`missing_parts`). Anything
+    else — a new path, a team catalog, a build that stopped part way, a file another process is
+    writing, a path that is not a warehouse — is for ``db init``, which builds, migrates, waits
+    or refuses in words."""
     if is_lake_target(target) or not is_duckdb_file(Path(target)):
         return False
     try:
@@ -56,7 +84,7 @@ def is_up_to_date(target: str) -> bool:
     except duckdb.Error:
         return False
     try:
-        return not pending_migrations(connection)
+        return not missing_parts(connection)
     except duckdb.Error:
         return False
     finally:

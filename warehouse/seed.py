@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import duckdb
+import pyarrow as pa
 from pydantic import ValidationError
 
 from tokendesk.catalog import check_in_catalog
@@ -26,7 +27,14 @@ from tokendesk.paths import data_dir
 from tokendesk.records import BenchmarkResult, PriceQuote
 from tokendesk.textsafety import InputFileError, clean_text, sniff_text_file
 from warehouse.price_rows import price_row
-from warehouse.staging import SCRATCH_MEMORY_LIMIT, PriceStaging, StagedBatch, StagedGroup
+from warehouse.price_screen import RuleFacts, screen_checks, screen_rows
+from warehouse.staging import (
+    SCRATCH_MEMORY_LIMIT,
+    Conflict,
+    PriceStaging,
+    StagedBatch,
+    StagedGroup,
+)
 
 if TYPE_CHECKING:
     from warehouse.store import Warehouse
@@ -81,6 +89,14 @@ class RowCheck(Protocol):
 
     def as_tuples(self) -> list[tuple[str, int, int, str]]: ...
 
+    def facts(self) -> RuleFacts:
+        """What the rules compare a quote with (for the screen that passes rows in bulk)."""
+        ...
+
+    def count_passed(self, checked: dict[str, int]) -> None:
+        """Count rows the screen passed: rule -> how many of them the rule checked."""
+        ...
+
 
 class PriceCheck(Protocol):
     """Checks one snapshot of a price file against ``previous`` (the file's historical snapshot of
@@ -94,6 +110,14 @@ class PriceCheck(Protocol):
     def __call__(
         self, quotes: Sequence[PriceQuote], previous: Sequence[PriceQuote], *, historical: bool
     ) -> PriceCheckReport: ...
+
+    #: The stored columns ``reference_key`` and ``previous_key`` are made of, in order (compared
+    #: as text, None as ""), for keys found in SQL.
+    @property
+    def reference_columns(self) -> tuple[str, ...]: ...
+
+    @property
+    def previous_columns(self) -> tuple[str, ...]: ...
 
     def reference_key(self, quote: PriceQuote) -> tuple[str, ...]: ...
 
@@ -125,12 +149,25 @@ class ReadNotes:
         return "; ".join(self.lines)
 
 
-def _validated_rows(
-    path: Path, model: type[Record], meta: set[str], notes: ReadNotes | None = None
-) -> Iterator[tuple[int, dict[str, str], Record]]:
-    """(row number, the row's meta columns, validated record) for each data row of a seed-format
-    CSV, read as it streams (never the whole file in memory). Row numbers count the header as
-    row 1. The first bad row raises SeedFileError naming the file, the row and the field."""
+def _as_dict(header: list[str], cells: list[str]) -> dict[Any, Any]:
+    """One row as ``csv.DictReader`` makes it: extra cells under the key None, missing ones None."""
+    row: dict[Any, Any] = dict(zip(header, cells, strict=False))
+    if len(cells) > len(header):
+        row[None] = cells[len(header) :]
+    for name in header[len(cells) :]:
+        row[name] = None
+    return row
+
+
+def _file_batches(
+    path: Path, model: type[Record], meta: set[str], notes: ReadNotes | None, batch_rows: int
+) -> Iterator[list[list[str]]]:
+    """The header (its names cleaned) as a batch of one, then the data rows of a seed-format CSV
+    as batches of up to ``batch_rows`` lists of cells, read as it streams and as
+    ``csv.DictReader`` reads them (blank lines skipped). The data rows are numbered from 2 on
+    (the header is row 1). A file that cannot be read, or whose header is wrong, raises
+    SeedFileError naming the file (and row); a row that cannot be read comes after the batch of
+    the rows before it, so that a problem earlier in the file is the one reported."""
     if not path.exists():
         raise SeedFileError(path, 0, "-", "file not found")
     try:
@@ -141,11 +178,15 @@ def _validated_rows(
         notes.lines.append(f"{clean_text(path.name)}: {source.note}")
     csv.field_size_limit(max(csv.field_size_limit(), CSV_FIELD_LIMIT))
     rows = 0
+    batch: list[list[str]] = []
     with source.open() as handle:
-        reader = csv.DictReader(handle)
+        reader = csv.reader(handle)
+        # csv.DictReader's line_num: that of the first line its last row read started from.
+        line_num = 0
         try:
-            header = [clean_text(name or "").strip() for name in (reader.fieldnames or ())]
-            reader.fieldnames = header
+            first = next(reader, [])
+            line_num = reader.line_num
+            header = [clean_text(name or "").strip() for name in first]
             if not header or header == [""]:
                 raise SeedFileError(path, 1, "-", "the file is empty; expected a header row")
             unknown = sorted(set(header) - set(model.model_fields) - meta)
@@ -158,24 +199,56 @@ def _validated_rows(
                     f"unknown column(s) {', '.join(shown)}; the columns are those of"
                     f" data/{SEED_PRICES if model is PriceQuote else SEED_RESULTS}",
                 )
-            for row_no, row in enumerate(reader, start=2):
-                record = _validate_row(path, model, meta, row_no, row)
-                rows += 1
-                # Only the meta columns of the raw row are needed later; the rest is in the record.
-                yield row_no, {name: row[name] for name in meta if name in row}, record
+            yield [header]
+            for row in reader:
+                line_num = reader.line_num
+                while row == []:
+                    following = next(reader, None)
+                    if following is None:
+                        break
+                    row = following
+                if row == []:
+                    break
+                batch.append(row)
+                if len(batch) == batch_rows:
+                    rows += len(batch)
+                    yield batch
+                    batch = []
         except csv.Error as exc:
+            if batch:
+                yield batch
             raise SeedFileError(
                 path,
-                reader.line_num + 1,
+                line_num + 1,
                 "-",
                 f"not a readable CSV ({exc}); check quoting and cell sizes",
             ) from None
         except UnicodeDecodeError:  # the file changed since its encoding was checked
+            if batch:
+                yield batch
             raise SeedFileError(
                 path, 0, "-", "changed while it was read; write it whole, then ingest it"
             ) from None
+    if batch:
+        rows += len(batch)
+        yield batch
     if not rows:
         raise SeedFileError(path, 2, "-", "the file has a header but no data rows; add rows")
+
+
+def _validated_rows(
+    path: Path, model: type[Record], meta: set[str], notes: ReadNotes | None = None
+) -> Iterator[tuple[int, dict[str, str], Record]]:
+    """(row number, the row's meta columns, validated record) for each data row of a seed-format
+    CSV, read as it streams (never the whole file in memory). Row numbers count the header as
+    row 1. The first bad row raises SeedFileError naming the file, the row and the field."""
+    batches = _file_batches(path, model, meta, notes, 1)
+    [header] = next(batches)
+    for row_no, [cells] in enumerate(batches, start=2):
+        row = _as_dict(header, cells)
+        record = _validate_row(path, model, meta, row_no, row)
+        # Only the meta columns of the raw row are needed later; the rest is in the record.
+        yield row_no, {name: row[name] for name in meta if name in row}, record
 
 
 def _validate_row(
@@ -355,9 +428,11 @@ def ingest_price_file(
     Memory does not grow with the file: rows are read, validated and checked ``batch_rows`` at a
     time and wait in a scratch database (``warehouse.staging``) until they are written."""
     read_notes = ReadNotes()
-    with PriceStaging() as staging:
+    with PriceStaging(
+        reference_columns=check.reference_columns, previous_columns=check.previous_columns
+    ) as staging:
         try:
-            _stage(staging, path, check, read_notes, batch_rows)
+            _stage(staging, path, read_notes, batch_rows)
             # Historical first so that, if dates tie, the current snapshot is the newer write.
             groups = sorted(
                 staging.groups(), key=lambda g: (g.snapshot_name != "historical", g.provider)
@@ -404,8 +479,9 @@ def _write(
     """Write each checked group as one snapshot, a batch at a time, in one transaction."""
     # Snapshot dates only order snapshots. An undated historical group sorts before
     # everything dated in the file, so it can never outrank the current one; the rows keep
-    # no date.
-    oldest = staging.oldest() or datetime(1970, 1, 1)
+    # no date. A file that states no date at all (a catalog read by its commit) sorts with the
+    # oldest snapshot already stored, never at an invented early date a review would start from.
+    oldest = staging.oldest() or warehouse.oldest_snapshot_as_of() or datetime(1970, 1, 1)
     ids: list[str] = []
     with warehouse.atomic(), warehouse.memory_capped(WRITE_MEMORY_LIMIT):
         for group, integrity in checked:
@@ -436,40 +512,85 @@ def _write(
     return ids
 
 
-def _stage(
-    staging: PriceStaging, path: Path, check: PriceCheck, notes: ReadNotes, batch_rows: int
-) -> None:
+def _stage(staging: PriceStaging, path: Path, notes: ReadNotes, batch_rows: int) -> None:
     """Read, validate and stage the file a batch at a time; the first bad row raises, be it a
     row the record refuses or one that repeats or contradicts an earlier row. A batch is held
-    as its stored values only (columns of plain values), not as records."""
-    batch = StagedBatch()
-    try:
-        for row_no, meta_values, quote in _validated_rows(path, PriceQuote, PRICE_META, notes):
-            batch.add(
-                row_no,
-                meta_values.get("seed_snapshot") or "current",
-                price_row(quote),
-                (
-                    duplicate_digest(meta_values, quote),
-                    item_digest(meta_values, quote),
-                    figures_digest(quote),
-                    _digest(repr(check.reference_key(quote))),
-                    _digest(repr(check.previous_key(quote))),
-                ),
-            )
-            if len(batch) == batch_rows:
-                _append(staging, path, batch)
-                batch = StagedBatch()
-    except SeedFileError:
-        # The rows before the bad one come first: one of them may repeat an earlier row, and
-        # the first problem in the file is the one reported.
-        _append(staging, path, batch)
-        raise
-    _append(staging, path, batch)
+    as its cells, then as its stored values (columns of plain values), never as records."""
+    batches = _file_batches(path, PriceQuote, PRICE_META, notes, batch_rows)
+    [header] = next(batches)
+    first = 2
+    for batch in batches:
+        _stage_batch(staging, path, header, first, batch)
+        first += len(batch)
 
 
-def _append(staging: PriceStaging, path: Path, batch: StagedBatch) -> None:
-    conflict = staging.append(batch)
+#: The scratch table a batch's screened rows wait in before they are staged.
+_SCREENED = "screened_batch"
+#: The scratch table of a group's rows the integrity screen could not vouch for.
+_UNSURE = "unsure_rows"
+
+
+def _stage_batch(
+    staging: PriceStaging, path: Path, header: list[str], first: int, batch: list[list[str]]
+) -> None:
+    """Stage one batch of rows (cells as read). The cells are screened column by column in SQL
+    (``warehouse.price_screen``); only the rows the screen cannot vouch for are read by the
+    record, one at a time and in file order, so a bad row is refused in the record's words. The
+    first bad row stops the batch: the rows before it are staged, a repeat or contradiction among
+    them is reported first (it comes earlier in the file), else the bad row is."""
+    width = len(header)
+    numbered = list(enumerate(batch, start=first))
+    regular = [(row_no, cells) for row_no, cells in numbered if len(cells) == width]
+    # A name given twice keeps its last column, as a row read into a dict does.
+    position = {name: index for index, name in enumerate(header)}
+    cells_by_column = list(zip(*(cells for _, cells in regular), strict=True)) if regular else []
+    raw = pa.table(
+        {
+            "row_no": pa.array([row_no for row_no, _ in regular], pa.int64()),
+            **{
+                name: pa.array(cells_by_column[index] if regular else [], pa.string())
+                for name, index in position.items()
+            },
+        }
+    )
+    flagged = set(screen_rows(staging.connection, raw, into=_SCREENED))
+    flagged.update(row_no for row_no, cells in numbered if len(cells) != width)
+    checked = StagedBatch()
+    bad: SeedFileError | None = None
+    for row_no, cells in numbered:
+        if row_no not in flagged:
+            continue
+        row = _as_dict(header, cells)
+        try:
+            quote = _validate_row(path, PriceQuote, PRICE_META, row_no, row)
+        except SeedFileError as exc:
+            bad = exc
+            break
+        offset = quote.observed_at.utcoffset() if quote.observed_at is not None else None
+        seed_raw = row.get("seed_snapshot")
+        checked.add(
+            row_no,
+            seed_raw or "current",
+            seed_raw,
+            price_row(quote),
+            None if offset is None else int(offset.total_seconds()),
+        )
+    con = staging.connection
+    if len(checked):
+        con.register("checked_rows", checked.table())
+        try:
+            con.execute(f"INSERT INTO {_SCREENED} BY NAME SELECT * FROM checked_rows")  # noqa: S608
+        finally:
+            con.unregister("checked_rows")
+    if bad is not None:
+        con.execute(f"DELETE FROM {_SCREENED} WHERE row_no >= ?", [bad.row])  # noqa: S608
+    _raise_conflict(path, staging, staging.append_from(_SCREENED, first))
+    con.execute(f"DROP TABLE {_SCREENED}")
+    if bad is not None:
+        raise bad
+
+
+def _raise_conflict(path: Path, staging: PriceStaging, conflict: Conflict | None) -> None:
     if conflict is None:
         return
     if conflict.duplicate:
@@ -497,9 +618,15 @@ def _check_group(
     ``reference`` (the warehouse's current prices)."""
     historical = group.snapshot_name == "historical"
     rows = check.rows(historical=historical, reference=reference)
+    previous = None if historical else "historical"
+    # The rows a screen in SQL proves pass every rule are only counted; the rules see the rest.
+    relation, params = staging.references(group, previous_snapshot=previous)
+    rows.count_passed(
+        screen_checks(staging.connection, relation, params, rows.facts(), into=_UNSURE)
+    )
     flags: list[tuple[int, str | None, str | None]] = []
     for row_no, quote, on_demand_usd, previous_usd in staging.with_references(
-        group, previous_snapshot=None if historical else "historical", batch_rows=batch_rows
+        group, previous_snapshot=previous, batch_rows=batch_rows, only=_UNSURE
     ):
         quarantine, review = rows.check(quote, on_demand_usd, previous_usd)
         if quarantine and origin == "seed":

@@ -4,9 +4,11 @@ the whole file is found in SQL: a row that repeats or contradicts an earlier one
 comparison prices for the integrity check, each snapshot's dates and regions. The warehouse then
 reads the checked rows back a batch at a time, inside its one transaction.
 
-Which rows count as duplicates, as one item or as comparable is not decided here: the caller
-computes those keys in Python (the rules of ``warehouse.seed`` and the price check) and this
-module only finds equal keys.
+Which rows count as duplicates, as one item or as comparable follows the rules of
+``warehouse.seed`` (``duplicate_digest``, ``item_digest``, ``figures_digest``) and the price check
+(its ``reference_key`` and ``previous_key``, named here by their columns). The rows are compared
+by their stored columns in SQL (a 64-bit hash of the item only narrows which earlier rows are
+compared), so a million rows cost no Python per row and no two rows are ever taken for one.
 """
 
 from __future__ import annotations
@@ -27,17 +29,98 @@ from warehouse.price_rows import PRICE_COLUMNS, PRICE_TYPES, stored_quote
 #: Memory the scratch database may use before it spills to its folder (sorts, joins, pages).
 SCRATCH_MEMORY_LIMIT = "128MB"
 
-#: The key columns each staged row carries (16-byte digests computed by the caller).
-KEY_COLUMNS = ("dup_key", "item_key", "figures_key", "reference_key", "previous_key")
-
-STAGED_SCHEMA = pa.schema(
+#: What a batch of rows to stage holds: the row's number, its seed snapshot name, the raw
+#: ``seed_snapshot`` cell (None where the file has no such column; duplicates compare it as
+#: written), the stored values, and the UTC offset in seconds its ``observed_at`` was written
+#: with (None for a time without a zone). The stored time is UTC, so the offset is what tells
+#: "10:00+01:00" from "09:00Z", which the record's own rules keep apart.
+INCOMING_SCHEMA = pa.schema(
     [
         ("row_no", pa.int64()),
         ("snapshot_name", pa.string()),
+        ("seed_raw", pa.string()),
         *((name, PRICE_TYPES[name]) for name in PRICE_COLUMNS),
-        *((name, pa.binary()) for name in KEY_COLUMNS),
+        ("observed_offset", pa.int32()),
     ]
 )
+
+#: A staged row: what came in, and a hash of its item (``ITEM_COLUMNS``) to find its peers by.
+STAGED_SCHEMA = pa.schema([*INCOMING_SCHEMA, ("item_hash", pa.uint64())])
+
+#: Two rows price the same item (``warehouse.seed.item_digest``): the same seed snapshot, SKU,
+#: quote and moment (``zoned``: a time with a zone is never the same moment as one without).
+ITEM_COLUMNS = (
+    "snapshot_name",
+    "provider",
+    "region",
+    "zone",
+    "instance_type",
+    "pricing_model",
+    "quote_id",
+    "observed_at",
+    "(observed_offset IS NOT NULL)",
+    "valid_from",
+)
+#: Two rows are the same record (``warehouse.seed.duplicate_digest``): every stored value but
+#: notes and confidence, the time's zone and the raw seed snapshot cell ('' where none).
+RECORD_COLUMNS = (
+    "coalesce(seed_raw, '')",
+    *(name for name in PRICE_COLUMNS if name not in ("notes", "confidence")),
+    "observed_offset",
+)
+#: What two rows of one item must agree on (``warehouse.seed.ITEM_FIGURES``).
+FIGURE_COLUMNS = ("usd_per_hour", "accelerator_id", "accelerator_count", "price_basis")
+
+
+def _named(columns: Sequence[str], prefix: str) -> str:
+    """``columns`` (SQL over a staged row) named ``prefix0``, ``prefix1``, …"""
+    return ", ".join(f"{column} AS {prefix}{index}" for index, column in enumerate(columns))
+
+
+def _match(columns: Sequence[str], prefix: str, left: str, right: str) -> str:
+    """SQL: ``left`` and ``right`` agree on the ``_named`` columns (None equal to None only)."""
+    return " AND ".join(
+        f"{left}.{prefix}{index} IS NOT DISTINCT FROM {right}.{prefix}{index}"
+        for index in range(len(columns))
+    )
+
+
+_FIGURES = f"struct_pack({', '.join(f'{c} := {c}' for c in FIGURE_COLUMNS)})"
+#: The first staged row that repeats (the same record) or contradicts (the same item, other
+#: figures than the item's first row) a row staged before it, among the rows $first..$last.
+_CONFLICT = f"""
+    WITH repeated AS (
+        -- Only an item staged more than once can hold a repeat or a contradiction; in a file
+        -- without any, the rows are never compared column by column.
+        SELECT item_hash FROM staged
+        WHERE item_hash IN (SELECT item_hash FROM staged WHERE row_no BETWEEN $first AND $last)
+        GROUP BY item_hash HAVING count(*) > 1),
+    new AS (
+        SELECT row_no, item_hash, {_named(RECORD_COLUMNS, "r")}, {_named(ITEM_COLUMNS, "i")},
+               {_FIGURES} AS figures
+        FROM staged WHERE row_no BETWEEN $first AND $last
+          AND item_hash IN (SELECT item_hash FROM repeated)),
+    peers AS (
+        SELECT * FROM staged WHERE item_hash IN (SELECT item_hash FROM repeated)),
+    first_copy AS (
+        SELECT {_named(RECORD_COLUMNS, "r")}, min(row_no) AS earlier_row
+        FROM peers GROUP BY ALL),
+    first_item AS (
+        SELECT {_named(ITEM_COLUMNS, "i")}, min(row_no) AS earlier_row,
+               arg_min({_FIGURES}, row_no) AS earlier_figures
+        FROM peers GROUP BY ALL)
+    SELECT row_no, duplicate, earlier_row FROM (
+        SELECT n.row_no, true AS duplicate, c.earlier_row
+        FROM new n JOIN first_copy c ON {_match(RECORD_COLUMNS, "r", "n", "c")}
+        WHERE c.earlier_row < n.row_no
+        UNION ALL
+        SELECT n.row_no, false, i.earlier_row
+        FROM new n JOIN first_item i ON {_match(ITEM_COLUMNS, "i", "n", "i")}
+        WHERE i.earlier_row < n.row_no AND i.earlier_figures <> n.figures)
+    -- a row that both repeats and contradicts is reported as the repeat
+    ORDER BY row_no, duplicate DESC LIMIT 1
+"""  # noqa: S608 - fixed columns; values are parameters
+
 
 _DUCKDB_TYPES = {
     pa.string(): "VARCHAR",
@@ -47,6 +130,7 @@ _DUCKDB_TYPES = {
     pa.timestamp("us"): "TIMESTAMP",
     pa.date32(): "DATE",
     pa.binary(): "BLOB",
+    pa.uint64(): "UBIGINT",
 }
 
 # Every statement below is a constant: identifiers come from the column tuples above, values
@@ -58,7 +142,7 @@ class StagedBatch:
     """Rows about to be staged, held as columns of plain values (a row's record is not kept)."""
 
     def __init__(self) -> None:
-        self.columns: dict[str, list[Any]] = {name: [] for name in STAGED_SCHEMA.names}
+        self.columns: dict[str, list[Any]] = {name: [] for name in INCOMING_SCHEMA.names}
 
     def __len__(self) -> int:
         return len(self.columns["row_no"])
@@ -67,23 +151,24 @@ class StagedBatch:
         self,
         row_no: int,
         snapshot_name: str,
+        seed_raw: str | None,
         values: dict[str, Any],
-        keys: tuple[bytes, bytes, bytes, bytes, bytes],
+        observed_offset: int | None,
     ) -> None:
-        """One row: its number, seed snapshot name, stored values (``PRICE_COLUMNS``) and its
-        ``KEY_COLUMNS`` digests, in that order."""
+        """One row: its number, seed snapshot name, raw ``seed_snapshot`` cell, stored values
+        (``PRICE_COLUMNS``) and the UTC offset (seconds) its time was written with."""
         self.columns["row_no"].append(row_no)
         self.columns["snapshot_name"].append(snapshot_name)
+        self.columns["seed_raw"].append(seed_raw)
         for name in PRICE_COLUMNS:
             self.columns[name].append(values[name])
-        for name, key in zip(KEY_COLUMNS, keys, strict=True):
-            self.columns[name].append(key)
+        self.columns["observed_offset"].append(observed_offset)
 
     def table(self) -> pa.Table:
         return pa.table(
             {
-                name: pa.array(self.columns[name], STAGED_SCHEMA.field(name).type)
-                for name in STAGED_SCHEMA.names
+                name: pa.array(self.columns[name], INCOMING_SCHEMA.field(name).type)
+                for name in INCOMING_SCHEMA.names
             }
         )
 
@@ -112,7 +197,17 @@ class Conflict:
 class PriceStaging:
     """One price file's checked rows in a scratch database; closed (and deleted) on leaving."""
 
-    def __init__(self, memory_limit: str | None = None) -> None:
+    def __init__(
+        self,
+        memory_limit: str | None = None,
+        *,
+        reference_columns: Sequence[str] = (),
+        previous_columns: Sequence[str] = (),
+    ) -> None:
+        """``reference_columns``, ``previous_columns``: the stored columns the price check's
+        ``reference_key`` and ``previous_key`` are made of."""
+        self._reference_columns = tuple(reference_columns)
+        self._previous_columns = tuple(previous_columns)
         self._folder = tempfile.TemporaryDirectory(prefix="tokendesk-staging-")
         folder = Path(self._folder.name)
         self._con = duckdb.connect(
@@ -143,6 +238,11 @@ class PriceStaging:
         self._folder.cleanup()
 
     # -- staging ------------------------------------------------------------------------------
+    @property
+    def connection(self) -> duckdb.DuckDBPyConnection:
+        """The scratch database (for checking a batch of raw rows before it is staged)."""
+        return self._con
+
     def append(self, rows: StagedBatch) -> Conflict | None:
         """Add rows (in file order, after every row staged before); return the first of them
         that repeats or contradicts a staged row, if any."""
@@ -150,33 +250,23 @@ class PriceStaging:
             return None
         self._con.register("incoming", rows.table())
         try:
-            self._con.execute("INSERT INTO staged SELECT * FROM incoming")
+            return self.append_from("incoming", rows.columns["row_no"][0])
         finally:
             self._con.unregister("incoming")
-        first, last = rows.columns["row_no"][0], rows.columns["row_no"][-1]
+
+    def append_from(self, relation: str, first: int) -> Conflict | None:
+        """Add the rows of ``relation`` (a table of ``INCOMING_SCHEMA``; its rows come after
+        every row staged before, the first of them numbered ``first``); return the first of
+        them that repeats or contradicts a staged row, if any."""
+        added = self._con.execute(
+            f"INSERT INTO staged BY NAME SELECT *, hash({', '.join(ITEM_COLUMNS)}) AS item_hash"  # noqa: S608
+            f" FROM {relation}"
+        ).fetchone()
+        if not added or not added[0]:
+            return None
+        last = self._con.execute(f"SELECT max(row_no) FROM {relation}").fetchone()  # noqa: S608
         found = self._con.execute(
-            """
-            WITH new AS (
-                SELECT row_no, dup_key, item_key, figures_key FROM staged
-                WHERE row_no BETWEEN $first AND $last),
-            first_copy AS (
-                SELECT dup_key, min(row_no) AS earlier_row FROM staged
-                WHERE dup_key IN (SELECT dup_key FROM new) GROUP BY dup_key),
-            first_item AS (
-                SELECT item_key, min(row_no) AS earlier_row,
-                       arg_min(figures_key, row_no) AS earlier_figures
-                FROM staged WHERE item_key IN (SELECT item_key FROM new) GROUP BY item_key)
-            SELECT row_no, duplicate, earlier_row FROM (
-                SELECT n.row_no, true AS duplicate, c.earlier_row
-                FROM new n JOIN first_copy c USING (dup_key) WHERE c.earlier_row < n.row_no
-                UNION ALL
-                SELECT n.row_no, false, i.earlier_row
-                FROM new n JOIN first_item i USING (item_key)
-                WHERE i.earlier_row < n.row_no AND i.earlier_figures <> n.figures_key)
-            -- a row that both repeats and contradicts is reported as the repeat
-            ORDER BY row_no, duplicate DESC LIMIT 1
-            """,
-            {"first": first, "last": last},
+            _CONFLICT, {"first": first, "last": last[0] if last else first}
         ).fetchone()
         return Conflict(int(found[0]), bool(found[1]), int(found[2])) if found else None
 
@@ -209,39 +299,58 @@ class PriceStaging:
         row = self._con.execute("SELECT min(observed_at) FROM staged").fetchone()
         return row[0] if row else None
 
+    def references(
+        self, group: StagedGroup, *, previous_snapshot: str | None
+    ) -> tuple[str, dict[str, Any]]:
+        """SQL (and its parameters) of the group's rows: ``row_no``, ``PRICE_COLUMNS``,
+        ``on_demand_usd`` (the lowest on-demand price of the row's reference key in the group)
+        and ``previous_usd`` (the price of the last row of ``previous_snapshot``, same provider,
+        with the row's previous key), in no particular order."""
+        reference = [f"coalesce({c}, '')" for c in self._reference_columns]
+        previous = [f"coalesce({c}, '')" for c in self._previous_columns]
+        sql = f"""
+            WITH on_demand AS (
+                SELECT {_named(reference, "k")}, min(usd_per_hour) AS usd FROM staged
+                WHERE snapshot_name = $name AND provider = $provider
+                  AND pricing_model = $on_demand
+                GROUP BY ALL),
+            previous AS (
+                SELECT {_named(previous, "k")}, arg_max(usd_per_hour, row_no) AS usd FROM staged
+                WHERE snapshot_name = $name_previous AND provider = $provider
+                GROUP BY ALL),
+            rows AS (
+                SELECT row_no, {_COLUMN_LIST}, {_named(reference, "r")}, {_named(previous, "p")}
+                FROM staged WHERE snapshot_name = $name AND provider = $provider)
+            SELECT s.row_no, {", ".join(f"s.{c}" for c in PRICE_COLUMNS)},
+                   o.usd AS on_demand_usd, p.usd AS previous_usd
+            FROM rows s
+            LEFT JOIN on_demand o ON {" AND ".join(f"o.k{i} = s.r{i}" for i in range(len(reference)))}
+            LEFT JOIN previous p ON {" AND ".join(f"p.k{i} = s.p{i}" for i in range(len(previous)))}
+            """  # noqa: S608 - fixed columns; values are parameters
+        return sql, {
+            "name": group.snapshot_name,
+            "provider": group.provider,
+            "on_demand": PricingModel.ON_DEMAND.value,
+            # No snapshot is named with a NUL: with no previous snapshot nothing matches.
+            "name_previous": previous_snapshot if previous_snapshot is not None else "\x00",
+        }
+
     def with_references(
-        self, group: StagedGroup, *, previous_snapshot: str | None, batch_rows: int
+        self,
+        group: StagedGroup,
+        *,
+        previous_snapshot: str | None,
+        batch_rows: int,
+        only: str | None = None,
     ) -> Iterator[tuple[int, PriceQuote, float | None, float | None]]:
         """(row, quote, lowest on-demand price of its reference key in the group, price of the
         last row of ``previous_snapshot`` (same provider) with its previous key), in file order,
-        read ``batch_rows`` at a time."""
+        read ``batch_rows`` at a time; ``only``: a table of the ``row_no`` to read (default:
+        every row of the group)."""
+        sql, params = self.references(group, previous_snapshot=previous_snapshot)
+        where = f" WHERE row_no IN (SELECT row_no FROM {only})" if only else ""  # noqa: S608
         cursor = self._con.cursor()
-        cursor.execute(
-            f"""
-            WITH on_demand AS (
-                SELECT reference_key, min(usd_per_hour) AS usd FROM staged
-                WHERE snapshot_name = $name AND provider = $provider
-                  AND pricing_model = $on_demand
-                GROUP BY reference_key),
-            previous AS (
-                SELECT previous_key, arg_max(usd_per_hour, row_no) AS usd FROM staged
-                WHERE snapshot_name = $previous AND provider = $provider
-                GROUP BY previous_key)
-            SELECT s.row_no, {", ".join(f"s.{c}" for c in PRICE_COLUMNS)}, o.usd, p.usd
-            FROM staged s
-            LEFT JOIN on_demand o USING (reference_key)
-            LEFT JOIN previous p USING (previous_key)
-            WHERE s.snapshot_name = $name AND s.provider = $provider
-            ORDER BY s.row_no
-            """,  # noqa: S608 - fixed columns; values are parameters
-            {
-                "name": group.snapshot_name,
-                "provider": group.provider,
-                "on_demand": PricingModel.ON_DEMAND.value,
-                # No snapshot is named with a NUL: with no previous snapshot nothing matches.
-                "previous": previous_snapshot if previous_snapshot is not None else "\x00",
-            },
-        )
+        cursor.execute(f"SELECT * FROM ({sql}){where} ORDER BY row_no", params)  # noqa: S608
         try:
             # An Arrow reader streams the sorted result; fetchmany would hold all of it.
             for batch in cursor.to_arrow_reader(batch_rows):

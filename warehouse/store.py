@@ -33,7 +33,7 @@ from warehouse.engine import (
     WarehouseError,
     write_wait_limit,
 )
-from warehouse.files import refuse_unless_duckdb_file
+from warehouse.files import BUNDLED_DATA, holds_data, missing_parts, refuse_unless_duckdb_file
 from warehouse.lake import (
     CatalogWait,
     LakeEngine,
@@ -43,6 +43,7 @@ from warehouse.lake import (
 )
 from warehouse.lake_copy import LakeCopyEngine
 from warehouse.migrations import MIGRATIONS, Migration, pending_migrations
+from warehouse.new_file import discard, publish, staging_path, sweep_abandoned
 from warehouse.price_rows import PRICE_COLUMNS, utc_naive
 from warehouse.queries import cost_options
 from warehouse.seed import PriceCheck, load_seed
@@ -114,11 +115,13 @@ class Warehouse(SnapshotWrites):
         one short write (also for a read-only open, so the dashboard's first start needs no
         separate setup step). ``on_wait`` hears when a write waits for another process.
 
-        A new warehouse is filled from the bundled seed only when ``seed_check`` is given: the
-        price integrity check the seed must pass (``pricing.integrity.check_price_file``, passed
-        by the commands and the dashboard; the warehouse does not import pricing). Without it,
-        or with ``build=False``, a new warehouse holds the schema, the accelerator catalog and the
-        example workspace only; a read-only open with ``build=False`` refuses a missing file.
+        A warehouse without data — a new one, or one whose build stopped between its schema and
+        its data (``warehouse.files.missing_parts``) — is filled from the bundled seed only when
+        ``seed_check`` is given: the price integrity check the seed must pass
+        (``pricing.integrity.check_price_file``, passed by the commands and the dashboard; the
+        warehouse does not import pricing). Without it, or with ``build=False``, a new warehouse
+        holds the schema, the accelerator catalog and the example workspace only; a read-only
+        open with ``build=False`` refuses a missing file.
         ``actor`` is who writes (default: the local user); the build and migrations are the
         installation's own and are recorded under the local user.
 
@@ -142,6 +145,7 @@ class Warehouse(SnapshotWrites):
             warehouse.read_only = read_only
             warehouse.actor = actor or warehouse.actor
             return warehouse
+        sweep_abandoned(Path(target))  # what a killed build left beside the file
         exists = Path(target).exists()
         if exists:
             refuse_unless_duckdb_file(Path(target))
@@ -154,24 +158,56 @@ class Warehouse(SnapshotWrites):
                 f"the warehouse path {target} cannot be used: its folder cannot be created"
                 f" ({exc.strerror or type(exc).__name__}); give a path in a folder you can write"
             ) from None
+        fills = build and seed_check is not None
+        if not exists:
+            cls._build_new_file(Path(target), seed_check if fills else None, on_wait)
+            exists = True
         engine = FileEngine.shared(target)
         warehouse = cls(engine, target, read_only=False, on_wait=on_wait)
         try:
             needs_write = not exists
             if exists:
                 with engine.reading(on_wait):
-                    needs_write = pending_migrations(engine.cursor(), MIGRATIONS) != []
+                    missing = missing_parts(engine.cursor())
+                # A file with its schema but no data is filled by a caller that builds; for one
+                # that builds nothing (``build=False``) it is as it should be.
+                needs_write = bool(missing) and (fills or missing != [BUNDLED_DATA])
             if needs_write:
                 with engine.writing(on_wait):
-                    fresh = warehouse.migrate()
-                    if fresh and build and seed_check is not None:
-                        load_seed(warehouse, seed_check)
+                    warehouse.migrate()
+                    if build and seed_check is not None:
+                        warehouse._fill_if_empty(seed_check)
         except BaseException:
             engine.close()
             raise
         warehouse.read_only = read_only
         warehouse.actor = actor or warehouse.actor
         return warehouse
+
+    @classmethod
+    def _build_new_file(
+        cls, target: Path, seed_check: PriceCheck | None, on_wait: WaitReporter | None
+    ) -> None:
+        """Build a new warehouse file beside ``target`` and link it into place once closed
+        (``new_file.py``): a kill at any moment leaves no file or the whole one. A seed that
+        fails its check leaves the migrated file without data, as an interrupted fill would,
+        and the error goes on to the caller."""
+        staging = staging_path(target)
+        engine = FileEngine(str(staging))
+        migrated = False
+        try:
+            with engine.writing(on_wait):
+                building = cls(engine, str(staging), read_only=False, on_wait=on_wait)
+                building.migrate()
+                migrated = True
+                if seed_check is not None:
+                    building._fill_if_empty(seed_check)
+        finally:
+            engine.close()
+            if migrated:
+                publish(staging, target)
+            else:
+                discard(staging)
 
     @classmethod
     def _open_lake(
@@ -224,15 +260,28 @@ class Warehouse(SnapshotWrites):
             with engine.writing() as cursor:
                 pending = pending_migrations(cursor, MIGRATIONS)
             if pending:
-                fresh = warehouse.migrate()
-                if fresh and build and seed_check is not None:
-                    load_seed(warehouse, seed_check)
+                warehouse.migrate()
+            if build and seed_check is not None:
+                warehouse._fill_if_empty(seed_check)
             engine.ensure_id_counters()
             warehouse._seed_lake_workspace()
         except BaseException:
             engine.close()
             raise
         return warehouse
+
+    def _fill_if_empty(self, seed_check: PriceCheck) -> None:
+        """Load the bundled data into a migrated warehouse that holds none: a new one, or one
+        whose build stopped between its schema and its data (a killed ``db init``, a crash, a
+        full disk). Checked inside the write, so of two processes opening it at once only the
+        first loads it; in a lake, where writers do not wait for each other, altering the table
+        makes DuckLake refuse the second of two simultaneous loads (its opener tries again)."""
+        with self.atomic(), self._transaction() as tx:
+            if holds_data(tx):
+                return
+            if self.is_lake:
+                tx.execute("COMMENT ON TABLE snapshots IS 'bundled data loaded'")
+            load_seed(self, seed_check)
 
     def _seed_lake_workspace(self) -> None:
         """Store the example workspace as version 1 of a lake that has none, exactly once:
@@ -308,6 +357,13 @@ class Warehouse(SnapshotWrites):
         from warehouse.queries import planning_option_count
 
         return planning_option_count(self._batch if self._batch is not None else self.cursor())
+
+    def oldest_snapshot_as_of(self) -> datetime | None:
+        """The data date of the oldest good snapshot, inside ``atomic()`` with what the command
+        wrote so far, uncommitted; None for an empty warehouse."""
+        con = self._batch if self._batch is not None else self.cursor()
+        row = con.execute("SELECT min(as_of) FROM snapshots WHERE status = 'ok'").fetchone()
+        return row[0] if row and row[0] is not None else None
 
     # -- schema -------------------------------------------------------------------------------
     def migrate(self) -> bool:

@@ -136,22 +136,23 @@ def explorer_shown(shown: int, total: int) -> str | None:
     )
 
 
+#: Who sells it, what it is and its price first (what fits a 1280 px window), then the evidence.
 EXPLORER_COLUMNS = {
+    "provider": Column("Provider"),
+    "region": Column("Region"),
+    "zone": Column("Zone"),
+    "instance_type": Column("Instance"),
+    "pricing_model": Column("Pricing"),
+    "usd_per_hour": Column("$/hour", "number", "$%.4f"),
+    "usd_per_accelerator_hour": Column("$/accelerator-hour", "number", "$%.4f"),
+    "accelerator_name": Column("Accelerator"),
+    "accelerator_count": Column("Accelerators", "number", "%d"),
+    "price_basis": Column("Priced per", help="the instance, or one accelerator-hour"),
     "status": Column(
         "Status",
         help="current, review (flagged), expired (negotiated quote past its date) "
         "or quarantined (failed an integrity rule, not current)",
     ),
-    "provider": Column("Provider"),
-    "region": Column("Region"),
-    "zone": Column("Zone"),
-    "instance_type": Column("Instance"),
-    "accelerator_name": Column("Accelerator"),
-    "accelerator_count": Column("Accelerators", "number", "%d"),
-    "pricing_model": Column("Pricing"),
-    "price_basis": Column("Priced per", help="instance, or one accelerator-hour (per_accelerator)"),
-    "usd_per_hour": Column("$/hour", "number", "$%.4f"),
-    "usd_per_accelerator_hour": Column("$/accelerator-hour", "number", "$%.4f"),
     "source": Column("Source"),
     "observed_at": Column("Price date", "date"),
     "confidence": Column("Confidence"),
@@ -168,7 +169,8 @@ def explorer_table(prices: pd.DataFrame) -> pd.DataFrame:
     """The explorer's columns in reading order; the zone only where some quote names one (most
     sources price per region, and an empty column is noise)."""
     table = prices[list(EXPLORER_COLUMNS)].assign(
-        pricing_model=prices["pricing_model"].map(label)  # "On demand", not ``on_demand``
+        pricing_model=prices["pricing_model"].map(label),  # "On demand", not ``on_demand``
+        price_basis=prices["price_basis"].map(label),  # "per accelerator"
     )
     return table.drop(columns="zone") if table["zone"].isna().all() else table
 

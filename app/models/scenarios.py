@@ -7,9 +7,9 @@ import pandas as pd
 from app.models.tables import MISSING, Table, readable
 from app.safe import plain
 from app.url_state import UNIT_INPUT, UrlInput, owned_keys
+from briefs.commitment_doc import basis_sentence, commitment_table_rows, scenario_table_rows
 from briefs.plan_evidence import workload_shape_rows
-from briefs.workspace_plans import plan_token_costs
-from costmodel.commitment_workspace import brief_rows
+from briefs.workspace_plans import COMPARED, plan_token_costs
 from planning import what_ifs as si
 from tokendesk import formatting
 from tokendesk.labels import sku_label
@@ -82,8 +82,9 @@ def token_cost_columns(results, workspace, unit: str) -> dict[str, list[str]]:
 
 
 #: The side-by-side table's columns a reader decides on, first: a 1280-pixel window shows the
-#: scenario, its verdict and what it costs (month 1, per token) without scrolling sideways.
-DECIDING_FIRST = ("Scenario", "Verdict", "Monthly (month 1)")
+#: scenario, its verdict, the figure the verdict compares and what it costs (month 1, per token)
+#: without scrolling sideways.
+DECIDING_FIRST = ("Scenario", "Verdict", COMPARED, "Monthly (month 1)")
 
 
 def side_by_side_order(columns: list[str], token_costs: list[str]) -> list[str]:
@@ -205,73 +206,27 @@ def owned_table(optimized) -> Table:
     )
 
 
-def commitment_sentences(analysis) -> list[str]:
-    """One line per workload: the recommendation, or why there is none."""
-    return [plain(s, limit=2000) for s in brief_rows(analysis)[1]]
+def commitment_sentences(plan) -> list[str]:
+    """One line per workload (what it holds, what the path commits), then one per demand
+    scenario: the same words as ``tokendesk commit``."""
+    return [plain(s, limit=2000) for s in (*plan.summary(), *plan.scenario_sentences())]
 
 
-def commitment_frame(item) -> pd.DataFrame:
-    """One workload's commitment options as numbers (for the chart): level, term, expected cost,
-    regret, break-even and expected utilisation (shares of 1; None where there is no commitment)."""
-    if item.result is None:
-        return pd.DataFrame()
-    return pd.DataFrame(
-        [
-            {
-                "Option": o.label,
-                "Term": o.term,
-                "Level": o.level,
-                "Units": o.committed_units,
-                "Expected $/month": o.expected_monthly_usd,
-                "Expected regret ($/month)": o.expected_regret_usd,
-                "Worst regret ($/month)": o.max_regret_usd,
-                "Break-even utilisation": o.break_even_utilisation,
-                "Expected utilisation": o.expected_utilisation,
-            }
-            for o in item.result.options
-        ]
-    )
+def commitment_table(plan) -> Table:
+    """Every commitment on the optimizer's path: what is held and each new commitment."""
+    frame = pd.DataFrame(commitment_table_rows(plan))
+    return readable(frame, {column: column for column in frame.columns}, numbers={"Units": "%d"})
 
 
-def commitment_table(item) -> Table:
-    """The options as a page reads them: money as money, utilisations as percentages, "—" where
-    there is no commitment."""
-    frame = commitment_frame(item)
-    if frame.empty:
-        return readable(frame, {})
-    for column in ("Break-even utilisation", "Expected utilisation"):
-        frame[column] = [MISSING if pd.isna(v) else f"{v:.0%}" for v in frame[column]]
-    columns = [c for c in frame.columns if c not in ("Term", "Level")]
-    return readable(
-        frame,
-        {column: column for column in columns},
-        numbers={
-            "Units": "%d",
-            "Expected $/month": "$%,.0f",
-            "Expected regret ($/month)": "$%,.0f",
-            "Worst regret ($/month)": "$%,.0f",
-        },
-    )
+def commitment_scenario_table(plan) -> Table:
+    """The new units the path commits under each demand scenario."""
+    frame = pd.DataFrame(scenario_table_rows(plan))
+    return readable(frame, {column: column for column in frame.columns})
 
 
-def commitment_basis(item) -> str:
-    """Where each rate of a workload's commitment analysis comes from, and the scenarios."""
-    if item.result is None:
-        return ""
-    p = item.result.problem
-    rates = [f"on demand ${p.on_demand_usd_per_unit_hour:,.2f}/unit-hour ({item.on_demand_basis})"]
-    rates += [f"{t.name} ${t.usd_per_unit_hour:,.2f}/unit-hour ({t.basis})" for t in p.terms]
-    scenarios = ", ".join(
-        f"{s.name} {s.probability:.0%} (×{s.demand_factor:g}, {p.growth(s):.0%}/quarter)"
-        for s in p.scenarios
-    )
-    source = "assumed (the workspace states none)" if item.default_scenarios else "the workspace's"
-    return plain(
-        f"One unit carries {item.unit_output_tok_s:,.0f} output tok/s at the SLO. Rates: "
-        + "; ".join(rates)
-        + f". Demand scenarios, {source}: {scenarios}.",
-        limit=2000,
-    )
+def commitment_basis(plan) -> str:
+    """How the commitments are worked out: the optimizer's path, its bases and the scenarios."""
+    return plain(basis_sentence(plan), limit=2000)
 
 
 def _shares(shares) -> str:
@@ -292,6 +247,86 @@ def savings_sentence(r) -> str:
     horizon = "; ".join(f"{name} {value:+,.0f}" for name, value in r.horizon_savings_parts)
     total = sum(v for _, v in r.horizon_savings_parts)
     return (
-        f"Saving against Stay at month 1: \\${r.savings_vs_stay_usd:+,.0f}/month = {month}."
-        f" Over 36 months: \\${total:+,.0f} = {horizon}."
+        f"Saving against Stay at month 1: ${r.savings_vs_stay_usd:+,.0f}/month = {month}."
+        f" Over 36 months: ${total:+,.0f} = {horizon}."
+    )
+
+
+#: What-if keys with no numeric bound, as the page's inputs name them.
+_WHAT_IF_NAMES = {"pct": "Latency percentile", "custom": "Custom scenario"}
+
+
+def what_ifs_sentence(overrides: dict) -> str:
+    """The page's what-ifs as people read them, under their input's name ("Interactive share
+    1"), never the URL key ("inter=1")."""
+    from costmodel.domain import BOUNDS
+
+    words = []
+    for key, value in overrides.items():
+        name = BOUNDS[key].label if key in BOUNDS else _WHAT_IF_NAMES.get(key, key)
+        words.append(f"{name} {value}" if isinstance(value, str) else f"{name} {value:g}")
+    return "; ".join(words)
+
+
+#: A plan line's stored field names (``PlanLine.as_dict()``) as a fleet table's headers.
+FLEET_HEADERS = {
+    "workload": "Workload",
+    "role": "Role",
+    "allocation": "Allocation",
+    "provider": "Provider",
+    "region": "Region",
+    "instance_type": "Instance type",
+    "pricing_model": "Pricing model",
+    "count": "Count",
+    "usd_per_hour": "$/hour",
+    "monthly_usd": "$/month",
+    "commitment_end": "Commitment ends",
+    "backend": "Backend",
+    "accelerator_id": "Accelerator",
+    "vendor": "Vendor",
+    "capacity_basis": "Capacity basis",
+    "note": "Note",
+}
+
+
+def fleet_frame(rows: list[dict]) -> pd.DataFrame:
+    """Plan lines as a fleet table people read: labelled headers, pricing models and backends
+    as their labels (``Reserved 1 yr``, not ``reserved_1y``); numbers stay numbers."""
+    from tokendesk.labels import label, labelled_column
+
+    frame = pd.DataFrame(rows)
+    for column in frame.columns:
+        if labelled_column(column) or labelled_column(str(column).replace("_", " ")):
+            frame[column] = [v if v is None or v != v else label(v) for v in frame[column]]
+    return frame.rename(
+        columns=lambda c: FLEET_HEADERS.get(str(c), str(c).replace("_", " ").capitalize())
+    )
+
+
+def _same_lines(plan, stay) -> bool:
+    def lines(r) -> list[tuple]:
+        return sorted(
+            (ln.workload, ln.provider, ln.region, ln.instance_type, ln.pricing_model, ln.count)
+            for ln in r.fleet
+        )
+
+    return lines(plan) == lines(stay)
+
+
+def unchanged_reason(plan, stay) -> str | None:
+    """Why a move leaves the fleet as Stay runs it, in words ("Add CPU fallback changes nothing:
+    no CPU result for llama-3.1-8b-instruct (routing-8b)…"); None when it changes something.
+    Plain text: the page escapes it."""
+    if plan.is_baseline or plan.achieved_share > 1e-9 or not _same_lines(plan, stay):
+        return None
+    if plan.requested_share <= 1e-9:
+        why = "it asks to move no traffic (its share is 0)"
+    elif plan.allocation_notes:
+        why = "; ".join(plan.allocation_notes)
+    else:
+        why = "nothing approved could take the traffic it asks to move"
+    return (
+        f"{plan.name} changes nothing: its fleet and cost are Stay's, because {why}."
+        " Change what it needs (a benchmark result, an approved provider or region) or its"
+        " share in the sidebar to see it move."
     )

@@ -408,9 +408,32 @@ OWN_WORKSPACE_NAME = "My company"
 
 def start_own(example: Workspace) -> Workspace:
     """An empty workspace to fill in: no fleet and no workloads, with the example's settings for
-    everything else (start month, constraints, commitment scenarios, owned-hardware terms,
-    on-demand basis), which the scenarios need and the person may change later."""
-    return replace(example, name=OWN_WORKSPACE_NAME, fleet=(), demand=(), audit=(), audit_basis="")
+    the rest (start month, vendor-share cap, commitment scenarios, owned-hardware terms,
+    on-demand basis), which the scenarios need and the person may change later. Not its approved
+    providers and regions: those are the company's own choice (inherited, Optimal bought from
+    providers the person never chose), so the page asks for them (:func:`providers_problem`)."""
+    return replace(
+        example,
+        name=OWN_WORKSPACE_NAME,
+        fleet=(),
+        demand=(),
+        audit=(),
+        audit_basis="",
+        constraints=replace(example.constraints, providers=None, regions=None),
+    )
+
+
+#: What a new workspace's save says while its approved providers are not chosen.
+PROVIDERS_UNCHOSEN = (
+    "choose the providers you may buy from under Constraints (Approved providers), or tick"
+    " “Any provider”: a new workspace does not take the example's"
+)
+
+
+def providers_problem(providers: Sequence[str] | None, any_provider: bool) -> str | None:
+    """Why a new workspace cannot be saved yet: no approved providers named and "any provider"
+    not ticked; None once either is given."""
+    return None if providers or any_provider else PROVIDERS_UNCHOSEN
 
 
 def header(name: str, version: int | None, example: bool) -> str:

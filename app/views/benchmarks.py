@@ -9,7 +9,7 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from app import auth, charts, data, price_reads, ui
+from app import auth, charts, data, downloads, price_reads, ui
 from app.models import bench_history, bench_import
 from app.models import benchmarks as model
 from app.models import estimate_pages as estimates
@@ -227,7 +227,9 @@ def results_tab(results: pd.DataFrame) -> None:
     ui.show_columns(table, model.RESULT_COLUMNS, key="results_table")
     st.caption(model.RESULTS_NOTE)
     csv = partial(safe_csv, table)  # written when the button is clicked, not on every rerun
-    st.download_button("Download these results (CSV)", csv, "tokendesk-results.csv", "text/csv")
+    downloads.download_button(
+        st, "Download these results (CSV)", csv, file_name="tokendesk-results.csv", mime="text/csv"
+    )
 
 
 def curves_tab(results: pd.DataFrame, percentile: str, start: dict) -> dict[str, object]:

@@ -7,7 +7,7 @@ from typing import Any
 
 import streamlit as st
 
-from app import charts, data, ui
+from app import charts, data, downloads, ui
 from app.models import costs as model
 from app.safe import plain
 from app.url_state import UrlInput
@@ -164,7 +164,8 @@ def option_table(options, basis: str, percentile: str, unit: str, energy: bool) 
     )
     if energy:
         st.caption(model.ENERGY_NOTE)
-    st.download_button(  # the CSV is written when clicked, not on every rerun
+    downloads.download_button(  # the CSV is written when clicked, not on every rerun
+        st,
         "Download these options (CSV)",
         partial(safe_csv, table.frame),
         file_name="tokendesk-costs.csv",

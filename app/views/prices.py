@@ -9,7 +9,7 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from app import auth, charts, data, price_reads, ui
+from app import auth, charts, data, downloads, price_reads, ui
 from app.models import prices as model
 from app.safe import plain
 from app.url_state import UrlInput
@@ -70,7 +70,7 @@ def refresh_tab(path: str) -> None:
         placeholder="us-east-1, eastus — empty: each provider's default regions",
     )
     with st.expander("What each provider needs"):
-        st.dataframe(model.provider_needs(PROVIDERS), hide_index=True, width="stretch")
+        ui.dataframe(model.provider_needs(PROVIDERS), key="provider_needs")
     if st.button(
         "Refresh prices",
         type="primary",
@@ -138,8 +138,12 @@ def explorer_tab(prices: pd.DataFrame, total: int) -> None:
         st.info(shown)
     ui.show_columns(table, model.EXPLORER_COLUMNS, key="price_table", dates=model.EXPLORER_DATES)
     st.caption(model.EXPLORER_NOTE)
-    st.download_button(  # the CSV is written when clicked, not on every rerun
-        "Download these prices (CSV)", partial(safe_csv, table), "tokendesk-prices.csv", "text/csv"
+    downloads.download_button(  # the CSV is written when clicked, not on every rerun
+        st,
+        "Download these prices (CSV)",
+        partial(safe_csv, table),
+        file_name="tokendesk-prices.csv",
+        mime="text/csv",
     )
 
 

@@ -7,15 +7,16 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from app import charts, data, plan_reads, ui
+from app import charts, data, downloads, plan_reads, ui
 from app.models import workspace as model
 from app.models.scenarios import (
     OPTIMAL,
     allocation_sentence,
     commitment_basis,
-    commitment_frame,
+    commitment_scenario_table,
     commitment_sentences,
     commitment_table,
+    fleet_frame,
     frontier_frame,
     optimal_sentence,
     optimal_table,
@@ -25,6 +26,8 @@ from app.models.scenarios import (
     shape_frame,
     side_by_side_order,
     token_cost_columns,
+    unchanged_reason,
+    what_ifs_sentence,
 )
 from app.models.withheld import WITHHELD_NOTE
 from app.safe import plain
@@ -32,7 +35,6 @@ from briefs.workspace_plans import TOKEN_COST_NOTE, brief_stem_for, headline, re
 from costmodel import domain
 from costmodel.optimizer import plan_lines
 from planning import what_ifs as si
-from tokendesk.labels import sku_label
 from tokendesk.metrics import PERCENTILES
 
 st.title("Scenarios")
@@ -145,14 +147,7 @@ results = evaluation.plans
 st.caption(
     f"Workspace: **{plain(stored.name)}**"
     + (f" (version {version})" if version else " (the bundled example)")
-    + (
-        " · what-ifs: "
-        + ", ".join(
-            f"{k}={v}" if isinstance(v, str) else f"{k}={v:g}" for k, v in view.overrides.items()
-        )
-        if view.overrides
-        else ""
-    )
+    + (" · what-ifs: " + plain(what_ifs_sentence(view.overrides)) if view.overrides else "")
 )
 st.info(plain(headline(evaluation), limit=2000))
 withheld_notes = plan_reads.withheld_notes(path, view.workspace)
@@ -165,10 +160,10 @@ token_costs = token_cost_columns(evaluation, view.workspace, unit)
 for offset, (label, values) in enumerate(token_costs.items(), start=1):
     side_by_side.insert(side_by_side.columns.get_loc("Monthly (month 1)") + offset, label, values)
 side_by_side = side_by_side[side_by_side_order(list(side_by_side), list(token_costs))]
-st.dataframe(side_by_side, hide_index=True, width="stretch", key="summary")
+ui.dataframe(side_by_side, key="summary")
 st.caption(TOKEN_COST_NOTE)
 st.markdown("**Workload shape**: what each workload's capacity was read at, and how.")
-st.dataframe(shape_frame(results), hide_index=True, width="stretch", key="shapes")
+ui.dataframe(shape_frame(results), key="shapes")
 for r in results:
     if r.headline != r.name:
         (st.warning if r.feasible else st.error)(plain(r.headline, limit=2000))
@@ -182,6 +177,12 @@ st.caption(
     "paid until its commitment ends (or ended early when that is cheaper); demand grows once a "
     "quarter and the cheapest approved top-up carries what the fleet cannot."
 )
+
+#: The fleet tables' money columns (headers as :func:`fleet_frame` names them).
+FLEET_NUMBERS = {
+    "$/month": st.column_config.NumberColumn("$/month", format="$%,.2f"),
+    "$/hour": st.column_config.NumberColumn("$/hour", format="$%.4f"),
+}
 
 
 def _dash_for_missing(frame: pd.DataFrame) -> pd.DataFrame:
@@ -197,6 +198,9 @@ def plan_details(r) -> None:
     person has open is drawn (a Gantt chart in an unseen tab cost the browser as much as one in
     view)."""
     st.markdown(plain(r.description, limit=2000))
+    unchanged = unchanged_reason(r, STAY)
+    if unchanged:
+        st.info(plain(unchanged, limit=2000), icon=":material/info:")
     fleet_tab, notes_tab, risk_tab, timeline_tab = st.tabs(
         ["Fleet", "Allocation and notes", "Risk", "Timeline and payback"],
         key=f"plan_tabs_{r.name}",
@@ -205,16 +209,12 @@ def plan_details(r) -> None:
     if fleet_tab.open:
         with fleet_tab:
             if r.fleet:
-                st.dataframe(
+                ui.dataframe(
                     _dash_for_missing(
-                        pd.DataFrame(plan_reads.shown_lines([ln.as_dict() for ln in r.fleet]))
+                        fleet_frame(plan_reads.shown_lines([ln.as_dict() for ln in r.fleet]))
                     ),
-                    hide_index=True,
-                    width="stretch",
-                    column_config={
-                        "monthly_usd": st.column_config.NumberColumn("$/month", format="$%,.2f"),
-                        "usd_per_hour": st.column_config.NumberColumn("$/hour", format="$%.4f"),
-                    },
+                    key=f"fleet_{r.name}",
+                    column_config=FLEET_NUMBERS,
                 )
             else:
                 st.info("No fleet: nothing approved can serve this plan.")
@@ -239,10 +239,13 @@ def plan_details(r) -> None:
             st.caption(plain(" ".join((r.payback_sentence, *r.one_time_notes)), limit=4000))
 
 
+STAY = evaluation.stay
 for r in results:
     title = f"{plain(r.name)} — \\${r.monthly_usd:,.0f}/month" + (
         "" if r.feasible else " — INFEASIBLE"
     )
+    if unchanged_reason(r, STAY):
+        title += " — changes nothing (why inside)"
     # Drawn when opened (Stay is open to begin with): closed plans cost the browser nothing.
     details = st.expander(title, expanded=r.is_baseline, key=f"plan_{r.name}", on_change="rerun")
     if details.open:
@@ -270,10 +273,8 @@ if solve_it:
     (st.success if optimum.solution.feasible else st.error)(
         plain(optimal_sentence(optimum), limit=2000)
     )
-    st.dataframe(
+    ui.dataframe(
         optimal_table(optimum),
-        hide_index=True,
-        width="stretch",
         key="optimal_summary",
         column_config={
             "$/month (optimizer basis)": st.column_config.NumberColumn(format="$%,.0f"),
@@ -282,17 +283,12 @@ if solve_it:
     )
     if optimum.solution.feasible:
         with st.expander("Optimal fleet"):
-            st.dataframe(
-                pd.DataFrame(
+            ui.dataframe(
+                fleet_frame(
                     plan_reads.shown_lines([ln.as_dict() for ln in plan_lines(optimum.solution)])
                 ).fillna("—"),
-                hide_index=True,
-                width="stretch",
                 key="optimal_fleet",
-                column_config={
-                    "monthly_usd": st.column_config.NumberColumn("$/month", format="$%,.2f"),
-                    "usd_per_hour": st.column_config.NumberColumn("$/hour", format="$%.4f"),
-                },
+                column_config=FLEET_NUMBERS,
             )
     if optimum.owned:
         st.markdown(
@@ -310,41 +306,32 @@ if solve_it:
     if len(frontier):
         st.plotly_chart(charts.frontier_chart(frontier), width="stretch", key="frontier")
         st.caption(
-            "Each point is a separate solve with that cap; the line only joins solved caps. HHI is "
-            "Σ share² of the traffic each vendor carries (1 = a single vendor)."
+            "Each point is a separate solve with that cap (the cap binds each vendor's share of "
+            "traffic); the line only joins solved caps. HHI is weighted by month-1 spend by "
+            "vendor, as every plan's (0-10,000; 10,000 = a single vendor)."
         )
     else:
         st.info("No vendor-share cap has a feasible fleet for this workspace.")
 
 st.subheader("How much to commit")
 st.caption(
-    "Per workload, on the instance its fleet runs on: the expected monthly cost and the regret of "
-    "committing 0–100% of the stated mean need for 1 or 3 years, across the workspace's demand "
-    "scenarios (36 months, the rest bought on demand hour by hour). A commitment pays for itself "
-    "above its break-even utilisation (committed rate ÷ on-demand rate). Same figures as "
-    "`tokendesk commit`."
+    "What to commit, when and for how long: the commitments on the optimizer's cheapest path over "
+    "the 36 months (the fleet's commitments to their end, new 1- or 3-year commitments at quarter "
+    "starts), and the same path solved again under each demand scenario. Same figures as "
+    "`tokendesk commit` and `tokendesk optimize`."
 )
 commitment = plan_reads.workspace_commitment(path, view.workspace, view.knobs)
 for sentence in commitment_sentences(commitment):
     st.markdown(f"- {sentence}")
-for item in commitment:
-    options = commitment_frame(item)
-    if options.empty:
-        continue
-    # Drawn when opened, like the plans above: a closed chart costs the page nothing.
-    section = st.expander(
-        f"{plain(item.workload)}: "
-        + plain(sku_label(item.provider, item.region, item.instance_type)),
-        key=f"commitment_{item.workload}",
-        on_change="rerun",
-    )
-    if section.open:
-        with section:
-            st.plotly_chart(
-                charts.commitment_chart(options), width="stretch", key=f"commit_{item.workload}"
-            )
-            ui.show_table(commitment_table(item), key=f"commit_table_{item.workload}")
-            st.caption(commitment_basis(item))
+# Drawn when opened, like the plans above: a closed table costs the page nothing.
+section = st.expander(
+    "Every commitment, and under each scenario", key="commitment", on_change="rerun"
+)
+if section.open:
+    with section:
+        ui.show_table(commitment_table(commitment), key="commit_table")
+        ui.show_table(commitment_scenario_table(commitment), key="commit_scenarios")
+        st.caption(commitment_basis(commitment))
 
 st.subheader("Brief")
 st.caption(
@@ -363,7 +350,8 @@ brief_format = left.selectbox("Format", list(MIME), key="brief_format")
 if right.button("Prepare the brief", key="brief_prepare"):
     with st.spinner("Rendering the brief…"):
         payload = plan_reads.workspace_brief(path, view.workspace, view.knobs, brief_format, unit)
-    right.download_button(
+    downloads.download_button(
+        right,
         f"Download brief ({brief_format.upper()}, {len(payload) / 1024:,.0f} KiB)",
         payload,
         file_name=f"{brief_stem_for(evaluation)}.{brief_format}",

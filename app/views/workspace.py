@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from app import auth, charts, data, plan_reads, price_reads
+from app import auth, charts, data, downloads, plan_reads, price_reads, ui
 from app.models import estimate_pages as estimates
 from app.models import workspace as model
 from app.models.withheld import WITHHELD_NOTE
@@ -142,7 +142,9 @@ else:
     if st.button("Discard these changes", key=key("ws_discard")):
         restart(None)
 if start_own:
-    restart({"base": model.start_own(ws), "fleet": [], "demand": []})
+    restart({"base": model.start_own(ws), "fleet": [], "demand": [], "ask_providers": True})
+#: A workspace started from empty tables names its own approved providers before it is saved.
+ask_providers = bool(draft and draft.get("ask_providers"))
 
 name = st.text_input("Name", base.name, key=key("ws_name"), disabled=locked)
 basis = st.radio(
@@ -265,17 +267,13 @@ if add_workload_section.open:
     with add_workload_section:
         new_workload = workload_form()
 
-demand = st.data_editor(
-    pd.DataFrame(
-        draft["demand"] if draft else model.demand_rows(base), columns=list(model.DEMAND_COLUMNS)
-    ),
-    num_rows="dynamic",
-    hide_index=True,
-    key=key("ws_demand"),
-    disabled=locked,
-    width="stretch",
-    column_order=model.DEMAND_ORDER,
-    column_config={
+demand_frame = pd.DataFrame(
+    draft["demand"] if draft else model.demand_rows(base), columns=list(model.DEMAND_COLUMNS)
+)
+demand_config, demand_order, demand_hidden = ui.fit_layout(
+    demand_frame,
+    key("ws_demand"),
+    {
         "workload": st.column_config.TextColumn(FIELD_WORDS["workload"]),
         "model": st.column_config.TextColumn(FIELD_WORDS["model"]),
         **{
@@ -294,7 +292,19 @@ demand = st.data_editor(
         ),
         "small_model": st.column_config.CheckboxColumn("Small model (CPU may serve)"),
     },
+    model.DEMAND_ORDER,
 )
+demand = st.data_editor(
+    demand_frame,
+    num_rows="dynamic",
+    hide_index=True,
+    key=key("ws_demand"),
+    disabled=locked,
+    width="stretch",
+    column_order=demand_order,
+    column_config=demand_config,
+)
+ui.more_columns(key("ws_demand"), demand_hidden, demand_config)
 demand_records = demand.to_dict("records")
 workloads = [
     r["workload"].strip()
@@ -468,17 +478,13 @@ if add_line_section.open:
     with add_line_section:
         new_line = fleet_line_form(workloads)
 
-fleet = st.data_editor(
-    pd.DataFrame(
-        draft["fleet"] if draft else model.fleet_rows(shown), columns=list(model.FLEET_COLUMNS)
-    ),
-    num_rows="dynamic",
-    hide_index=True,
-    key=key("ws_fleet"),
-    disabled=locked,
-    width="stretch",
-    column_order=model.FLEET_ORDER,
-    column_config={
+fleet_frame = pd.DataFrame(
+    draft["fleet"] if draft else model.fleet_rows(shown), columns=list(model.FLEET_COLUMNS)
+)
+fleet_config, fleet_order, fleet_hidden = ui.fit_layout(
+    fleet_frame,
+    key("ws_fleet"),
+    {
         "count": _number(domain.FLEET_COUNT, FIELD_WORDS["count"], width="small", format="%d"),
         "provider": st.column_config.TextColumn(
             FIELD_WORDS["provider"], help="aws, azure, gcp, … or owned"
@@ -502,10 +508,29 @@ fleet = st.data_editor(
         ),
         "serves": st.column_config.SelectboxColumn(FIELD_WORDS["serves"], options=workloads),
     },
+    model.FLEET_ORDER,
 )
+fleet = st.data_editor(
+    fleet_frame,
+    num_rows="dynamic",
+    hide_index=True,
+    key=key("ws_fleet"),
+    disabled=locked,
+    width="stretch",
+    column_order=fleet_order,
+    column_config=fleet_config,
+)
+ui.more_columns(key("ws_fleet"), fleet_hidden, fleet_config)
 fleet_records = fleet.to_dict("records")
 
 st.subheader("Constraints")
+if ask_providers:
+    st.warning(
+        "**Which providers may you buy from?** Name them under Approved providers (aws, azure,"
+        " gcp, …), or tick “Any provider”. A new workspace does not take the example's: the"
+        " optimal fleet and every move buy only from the providers named here.",
+        icon=":material/policy:",
+    )
 left, middle, right = st.columns(3)
 providers = left.text_input(
     "Approved providers (comma list; empty = any)",
@@ -529,6 +554,15 @@ cap = right.number_input(
     disabled=locked,
 )
 
+any_provider = (
+    st.checkbox(
+        "Any provider (no restriction on where new capacity is bought)",
+        key=key("ws_any_provider"),
+        disabled=locked,
+    )
+    if ask_providers
+    else False
+)
 allow_owned = st.checkbox(
     "The optimizer may also buy servers (owned hardware, priced by the terms below)",
     base.constraints.allow_owned,
@@ -692,6 +726,7 @@ if pending_workload is not None or new_line is not None:
             "base": edited_base,
             "fleet": fleet_records + ([new_line] if new_line else []),
             "demand": demand_records + ([pending_workload] if pending_workload else []),
+            "ask_providers": ask_providers,
         },
         keep_settings=True,
     )
@@ -702,7 +737,14 @@ if st.button(
     "Save as a new version", type="primary", key=key("ws_save"), disabled=locked, help=blocked
 ):
     edited, problems = model.edited_workspace(edited_base, fleet_records, demand_records, settings)
-    if edited is not None:
+    unchosen = (
+        model.providers_problem(edited_base.constraints.providers, any_provider)
+        if ask_providers
+        else None
+    )
+    if unchosen:
+        edited, problems = None, [*problems, unchosen]
+    elif edited is not None:
         problems = plan_reads.check_workspace(path, edited)
     if problems:
         for problem in problems:
@@ -717,7 +759,8 @@ if st.button(
 
 st.subheader("Import and export")
 left, right = st.columns(2)
-left.download_button(
+downloads.download_button(
+    left,
     "Download as YAML",
     export_yaml(shown),
     file_name="workspace.yaml",
@@ -766,14 +809,14 @@ if bills:
     if report is not None:
         bill_view = model.bill_view(report)
         st.caption(plain(bill_view.source, limit=2000))
-        st.dataframe(pd.DataFrame(bill_view.fleet), hide_index=True, width="stretch")
+        ui.dataframe(pd.DataFrame(bill_view.fleet), key="bill_fleet")
         st.markdown("**Charges not placed in the fleet**")
-        st.dataframe(pd.DataFrame(bill_view.unplaced), hide_index=True, width="stretch")
+        ui.dataframe(pd.DataFrame(bill_view.unplaced), key="bill_unplaced")
         st.markdown(plain(bill_view.reconciliation, limit=2000))
         for line in bill_view.explained:
             st.caption(plain(line, limit=2000))
         st.markdown("**Against the current workspace**")
-        st.dataframe(pd.DataFrame(bill_view.changes), hide_index=True, width="stretch")
+        ui.dataframe(pd.DataFrame(bill_view.changes), key="bill_changes")
         for note in bill_view.notes:
             st.warning(plain(note, limit=1000))
         if st.button(
@@ -792,9 +835,8 @@ if bills:
 versions_section = st.expander("Versions", key="ws_versions_open", on_change="rerun")
 if versions_section.open:
     with versions_section:
-        st.dataframe(
+        ui.dataframe(
             data.workspace_versions(path),
-            hide_index=True,
-            width="stretch",
+            key="ws_versions",
             column_config={"created_by": "Saved by"},
         )

@@ -90,6 +90,9 @@ FAMILIES: tuple[Family, ...] = (
     _family("L40S", r"\bl40s\b", Part("nvidia-l40s-48gb", memory_gb=(48,))),
     _family("L4", r"\bl4\b", Part("nvidia-l4-24gb", memory_gb=(24,))),
     _family("A10G", r"\ba10g\b", Part("nvidia-a10g-24gb", memory_gb=(24,))),
+    # The PCIe A10 (not AWS's A10G: \b stops "a10" matching inside "a10g").
+    _family("A10", r"\ba10\b", Part("nvidia-a10-24gb", memory_gb=(24,))),
+    _family("T4", r"\bt4\b", Part("nvidia-t4-16gb", memory_gb=(16,))),
     _family("RTX PRO 6000", r"\brtx pro 6000\b", Part("nvidia-rtx-pro-6000-96gb", memory_gb=(96,))),
     # -- AMD
     _family("MI300X", r"\bmi300x\b", Part("amd-mi300x-192gb", memory_gb=(192,))),

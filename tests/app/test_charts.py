@@ -251,27 +251,6 @@ def test_axis_merges_presets_then_settings():
     assert charts.axis(None, charts.MS_AXIS) == {"ticksuffix": " ms", "rangemode": "tozero"}
 
 
-def test_the_commitment_chart_draws_one_line_per_term_each_starting_at_no_commitment():
-    from app.models.scenarios import commitment_frame
-    from costmodel.commit_levels import CommitmentProblem, DemandScenario, Term, evaluate
-    from costmodel.commitment_workspace import WorkloadCommitment
-
-    problem = CommitmentProblem(
-        10.0,
-        (Term("1y", 12, 6.0), Term("3y", 36, 4.0)),
-        (2.0,) * 24,
-        0.0,
-        (DemandScenario("as stated", 1.0),),
-    )
-    frame = commitment_frame(WorkloadCommitment("chat", result=evaluate(problem)))
-    figure = charts.commitment_chart(frame)
-    assert [t.name for t in figure.data] == ["1y commitment", "3y commitment"]
-    for trace in figure.data:
-        # No commitment (0%, 2 units on demand all month: 2 × 10 × 730) starts every line.
-        assert trace.x[0] == 0.0 and trace.y[0] == pytest.approx(14_600)
-        assert list(trace.x) == sorted(trace.x)
-
-
 def test_the_interactivity_frontier_draws_each_vendors_curves_in_one_broken_line():
     points = pd.DataFrame(
         {

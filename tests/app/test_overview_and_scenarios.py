@@ -287,34 +287,30 @@ def test_the_optimizer_runs_only_when_asked_and_the_choice_lives_in_the_url(fixt
 
 
 def test_scenarios_page_says_how_much_to_commit_with_the_commands_figures(app_env):
-    from costmodel.commitment_workspace import brief_rows
     from planning.commitment import commitments
 
     at = page("scenarios.py")
     with Warehouse.open(app_env, read_only=True) as wh:
         _, ws = stored_workspace(wh)
         engine = engine_for(wh)
-    analysis = commitments(engine, ws, Knobs())
-    _, sentences = brief_rows(analysis)
+    plan = commitments(engine, ws, Knobs())
     shown_text = [shown(m.value) for m in at.markdown]
-    for sentence in sentences:
-        assert any(sentence in text for text in shown_text), sentence
-    # One table per workload with a result, drawn when its section is opened: its expected
-    # costs are the model's.
-    chat = next(a for a in analysis if a.workload == "chat-70b")
-    assert not [d for d in at.dataframe if "Expected $/month" in d.value.columns]
-    open_section(at, "commitment_chat-70b")
-    table = next(
-        d.value
-        for d in at.dataframe
-        if "Expected $/month" in d.value.columns and len(d.value) == len(chat.result.options)
-    )
-    assert list(table["Expected $/month"]) == [o.expected_monthly_usd for o in chat.result.options]
+    for sentence in (*plan.summary(), *plan.scenario_sentences()):
+        assert any(shown(sentence) in text for text in shown_text), sentence
+    # The tables are drawn when the section is opened: one row per commitment on the path and
+    # one per demand scenario.
+    assert not [d for d in at.dataframe if "Commitment" in d.value.columns]
+    open_section(at, "commitment")
+    table = next(d.value for d in at.dataframe if "Commitment" in d.value.columns)
+    assert list(table["Units"]) == [r["units"] for r in plan.rows]
     assert has_no_literals(table.astype(str))
-    # Each rate is shown with where it comes from.
+    scenarios = next(
+        d.value for d in at.dataframe if "New commitments over the horizon" in d.value.columns
+    )
+    assert list(scenarios["Scenario"]) == [s.name for s in plan.scenarios]
+    # The basis is stated: the optimizer's path, the on-demand basis and commitment.at_end.
     captions = [shown(c.value) for c in at.caption]
-    assert any("the fleet's reserved_1y effective rate" in c for c in captions)
-    assert any("the workspace's stated 3y discount" in c for c in captions)
+    assert any("commitment.at_end: renew" in c for c in captions)
 
 
 def test_owned_servers_appear_beside_the_optimal_fleet_when_the_workspace_allows_them(
@@ -349,7 +345,10 @@ def test_the_scenarios_read_every_latency_at_the_percentile_in_the_link(app_env)
     want = expected(app_env, percentile="p99")
     table = at.dataframe[0].value
     assert list(table["Monthly (month 1)"]) == rows_of(want)[1]
-    assert any("pct=p99" in shown(c.value) for c in at.caption)
+    # The what-if is named as its input is, never by its URL key ("pct=p99").
+    captions = [shown(c.value) for c in at.caption]
+    assert any("Latency percentile p99" in c for c in captions), captions
+    assert not any("pct=" in c for c in captions), captions
     # Changed on the page, the link follows (a what-if once set stays explicit, like slo).
     at.selectbox(key="pct").set_value("p50").run()
     assert at.query_params["pct"] in (["p50"], "p50")

@@ -121,7 +121,15 @@ def test_the_explorer_says_how_many_quotes_it_leaves_out():
 def test_the_explorer_table_shows_a_zone_column_only_when_a_quote_has_one():
     regional = model.explorer_table(model.with_status(quotes({}, {})))
     assert "zone" not in regional.columns
-    assert list(regional.columns[:3]) == ["status", "provider", "region"]
+    # Who sells it, what it is and its price first: what a 1280 px window shows.
+    assert list(regional.columns[:6]) == [
+        "provider",
+        "region",
+        "instance_type",
+        "pricing_model",
+        "usd_per_hour",
+        "usd_per_accelerator_hour",
+    ]
     zonal = model.explorer_table(model.with_status(quotes({}, {"zone": "us-east-1a"})))
     assert list(zonal.columns) == list(model.EXPLORER_COLUMNS)
 

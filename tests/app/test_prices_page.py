@@ -94,7 +94,7 @@ def test_a_price_per_accelerator_is_shown_per_accelerator(writable_fixture_env):
         )
     at = run_prices(provider=["acme"])
     [row] = at.tabs[EXPLORER].dataframe[0].value.to_dict("records")
-    assert row["price_basis"] == "per_accelerator" and row["usd_per_accelerator_hour"] == 3.0
+    assert row["price_basis"] == "per accelerator" and row["usd_per_accelerator_hour"] == 3.0
 
 
 def test_history_of_p5_spans_every_snapshot(fixture_env):

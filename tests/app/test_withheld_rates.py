@@ -117,22 +117,23 @@ def test_the_viewers_scenarios_page_works_and_withholds_the_line(env, request):
     request.getfixturevalue(env)
     at = _page("scenarios.py", VIEWER)
     assert not [e.value for e in at.error if "fleet[" in e.value]
-    frames = [d.value for d in at.dataframe if "pricing_model" in d.value.columns]
+    # The fleet tables read their headers and pricing models as words ("Negotiated").
+    frames = [d.value for d in at.dataframe if "Pricing model" in d.value.columns]
     negotiated = pd.concat(frames)
-    negotiated = negotiated[negotiated["pricing_model"] == "negotiated"]
+    negotiated = negotiated[negotiated["Pricing model"] == "Negotiated"]
     assert not negotiated.empty, "the negotiated line is in Stay"
-    assert set(negotiated["usd_per_hour"]) == {"—"} and set(negotiated["monthly_usd"]) == {"—"}
-    assert negotiated["note"].str.startswith(WITHHELD_RATE).all()
+    assert set(negotiated["$/hour"]) == {"—"} and set(negotiated["$/month"]) == {"—"}
+    assert negotiated["Note"].str.startswith(WITHHELD_RATE).all()
     for frame in frames:
         assert str(SECRET_RATE) not in frame.to_csv(index=False)
 
 
 def test_the_editors_scenarios_page_shows_the_rate(negotiated_env):
     at = _page("scenarios.py", EDITOR)
-    frames = [d.value for d in at.dataframe if "pricing_model" in d.value.columns]
+    frames = [d.value for d in at.dataframe if "Pricing model" in d.value.columns]
     negotiated = pd.concat(frames)
-    negotiated = negotiated[negotiated["pricing_model"] == "negotiated"]
-    assert (negotiated["usd_per_hour"].astype(float) == SECRET_RATE).all()
+    negotiated = negotiated[negotiated["Pricing model"] == "Negotiated"]
+    assert not negotiated.empty and (negotiated["$/hour"].astype(float) == SECRET_RATE).all()
 
 
 # -- the rules themselves -------------------------------------------------------------------------

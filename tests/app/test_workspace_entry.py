@@ -9,6 +9,7 @@ from __future__ import annotations
 from streamlit.testing.v1 import AppTest
 
 from app.models import workspace as model
+from app.safe import plain
 from tests.app.pages import VIEWS, open_section
 from tests.factories import fixture_workspace
 from warehouse import Warehouse
@@ -211,6 +212,13 @@ def test_start_my_own_add_search_and_save_and_the_header_follows(writable_env):
     at.button(key=f"ws_add_line_{g}").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     g += 1
+    # A new workspace asks for its approved providers (the example's are not carried over):
+    # the field starts empty and a save without them, or "Any provider", is refused.
+    assert at.text_input(key=f"ws_providers_{g}").value == ""
+    assert any("Which providers may you buy from?" in w.value for w in at.warning)
+    at.button(key=f"ws_save_{g}").click().run()
+    assert [e.value for e in at.error] == [f"Not saved — {plain(model.PROVIDERS_UNCHOSEN)}"]
+    at.text_input(key=f"ws_providers_{g}").set_value("azure")
     at.button(key=f"ws_save_{g}").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert any("Saved as version 2" in s.value for s in at.success)
@@ -231,6 +239,7 @@ def test_start_my_own_add_search_and_save_and_the_header_follows(writable_env):
     (chat,) = body["demand"]
     assert chat["output_tokens_per_month"] == 30e9 and chat["growth_per_quarter"] == 0.1
     assert chat["slo"] == {"ttft_ms": 1500.0, "percentile": "p95"}
+    assert body["constraints"]["providers"] == ["azure"]
 
 
 def test_the_settings_beyond_the_tables_are_edited_on_the_page_and_kept_on_save(writable_env):
@@ -284,3 +293,16 @@ def test_a_line_named_with_control_characters_is_named_cleanly():
     assert problem_in_words(WorkspaceError("fleet[0].count", "is required"), huge) == (
         "Fleet line 1, Count: is required"
     )
+
+
+def test_a_new_workspace_does_not_inherit_the_examples_approved_providers():
+    from planning.workspaces import example_workspace
+
+    example = example_workspace()
+    assert example.constraints.providers  # the example approves some: the test would pass idly
+    own = model.start_own(example)
+    assert own.constraints.providers is None and own.constraints.regions is None
+    assert own.constraints.max_vendor_share == example.constraints.max_vendor_share
+    assert model.providers_problem(None, False) == model.PROVIDERS_UNCHOSEN
+    assert model.providers_problem(("aws",), False) is None
+    assert model.providers_problem(None, True) is None

@@ -25,8 +25,9 @@ ROOT = Path(__file__).resolve().parents[2]
 REAL = ROOT / "tests" / "fixtures" / "real"
 #: Folders of real files that are not benchmark results: audited source trees, cloud bills
 #: (``pricing.focus``), request traces (``benchmarks.traces``) and the model configs the model
-#: table is built from (``scripts/build_models.py``), each tested by its own suite.
-NOT_RESULTS = {"audit", "focus", "traces", "model_configs"}
+#: table is built from (``scripts/build_models.py``) and the price catalog rows the market prices
+#: are built from (``scripts/build_market_prices.py``), each tested by its own suite.
+NOT_RESULTS = {"audit", "focus", "traces", "model_configs", "skypilot"}
 CORPUS = sorted(
     p
     for p in REAL.rglob("*")

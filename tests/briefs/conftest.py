@@ -25,6 +25,7 @@ class Brief:
     snapshots: object
     document: object
     link: str
+    evaluation: object = None
 
 
 @pytest.fixture(scope="session")
@@ -41,8 +42,9 @@ def market_brief(seed_db, seed_options) -> Brief:
     ws, knobs = pw.market_workspace(si.DEFAULTS), pw.market_knobs(si.DEFAULTS)
     with Warehouse.open(seed_db, read_only=True) as warehouse:
         engine = pw.engine_for(warehouse, ws)
-    results = pe.compare(engine, ws, knobs)
+    # The same engine as ``scenarios``: the optimal fleet is ranked with the other plans.
+    ev = pe.evaluate(engine, ws, knobs)
     base = "http://127.0.0.1:8501/scenarios"
-    doc = workspace_document(results, ws, knobs, base, options=options, snapshots=snapshots)
+    doc = workspace_document(ev, ws, knobs, base, options=options, snapshots=snapshots)
     link = dashboard_link(pw.view_params(ws, knobs), base)
-    return Brief(results, ws, options, snapshots, doc, link)
+    return Brief(ev.plans, ws, options, snapshots, doc, link, ev)

@@ -111,7 +111,8 @@ def test_csv_rows_reconcile_to_the_cent_with_page_one(market_brief, rendered):
     assert head["dashboard view"] == market_brief.link
     frame = csv_table(rendered["csv"])
     lines, totals = frame[frame["row"] == "line"], frame[frame["row"] == "total"]
-    assert len(lines) == sum(len(r.fleet) for r in market_brief.results)
+    optimal = market_brief.evaluation.optimal
+    assert len(lines) == sum(len(r.fleet) for r in market_brief.results) + len(optimal.fleet)
     md = rendered["md"].decode()
     for r in market_brief.results:
         cents = round(lines.loc[lines["scenario"] == r.name, "monthly_usd"].sum() * 100)

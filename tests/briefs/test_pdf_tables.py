@@ -80,3 +80,32 @@ def test_an_address_is_a_short_link_text_with_the_full_address_as_its_target():
     assert "github.com/…/vms.csv" in text
     assert "skypilot-catalog/blob" not in text  # the long address is not printed piecemeal
     assert links and set(links) == {URL}
+
+
+def _smallest_text_pt(data: bytes) -> float:
+    """The smallest size any text on any page is drawn at: the font size of each text run times
+    the vertical scale of its text and drawing matrices (as a reader's PDF viewer sets it)."""
+    sizes: list[float] = []
+
+    def visit(text, cm, tm, _font, size) -> None:
+        if text.strip():
+            sizes.append(abs(size * (tm[3] or 1) * (cm[3] or 1)))
+
+    for page in PdfReader(io.BytesIO(data)).pages:
+        page.extract_text(visitor_text=visit)
+    assert sizes, "no text found in the PDF"
+    return min(sizes)
+
+
+def test_a_table_wider_than_the_page_is_split_not_set_below_7_pt():
+    wide = _evidence()
+    data = pdf(wide)
+    assert _smallest_text_pt(data) >= 7.0
+    lines, _ = _pdf_text_and_links(data)
+    # Every part repeats what the row is (its first column) and says which part it is.
+    assert any("part 2 of" in line for line in lines), "\n".join(lines)
+    assert sum(line.strip() == "snapshot" for line in lines) >= 2
+
+
+def test_the_market_brief_sets_no_text_below_7_pt(market_brief):
+    assert _smallest_text_pt(pdf(market_brief.document)) >= 7.0

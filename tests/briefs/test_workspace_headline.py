@@ -43,7 +43,8 @@ def test_a_dearer_move_is_the_closest_not_the_best():
     assert moved and min(r.monthly_usd for r in moved) > stay.monthly_usd
     text = headline(found)
     assert "no alternative to buy: the closest" in text and "the plan to buy" not in text
-    assert "a month more than Stay" in text
+    # The verdict ranks on the horizon total, and its words say so.
+    assert "more than Stay over 36 months" in text
 
 
 def test_a_cheaper_move_is_the_best_alternative_with_its_saving():
@@ -62,6 +63,7 @@ def test_a_cheaper_move_is_the_best_alternative_with_its_saving():
     assert best.compared_usd_per_month == min(
         r.compared_usd_per_month for r in found if r.feasible and not r.constraint_violations
     )
-    saving = 1 - best.monthly_usd / stay.monthly_usd
+    # The sentence's percentage is on the horizon total, the figure the verdict ranks on.
+    saving = 1 - best.horizon_usd / stay.horizon_usd
     assert f"the plan to buy, {best.headline}" in headline(found)
-    assert f"({saving:.1%} less)" in headline(found)
+    assert f"({saving:.1%} less than Stay)" in headline(found)

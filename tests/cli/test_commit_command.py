@@ -1,4 +1,5 @@
-"""``tokendesk commit`` on the bundled example workspace and warehouse."""
+"""``tokendesk commit`` on the bundled example workspace and warehouse: the commitments on the
+optimizer's path over the horizon, and under each demand scenario."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typer.testing import CliRunner
 from cli.commit_command import register
 from cli.main import app
 from planning import workspaces as pw
-from tests.workspace_data import EXAMPLE, list_price
+from tests.workspace_data import EXAMPLE
 
 register(app)
 runner = CliRunner()
@@ -23,48 +24,62 @@ def db(tmp_path_factory):
     return path
 
 
-def test_commit_json_recommends_the_cheapest_expected_option_per_workload(db):
+@pytest.fixture(scope="module")
+def commit_json(db):
     out = runner.invoke(
         app, ["commit", "--db", str(db), "--workspace", str(EXAMPLE), "--format", "json"]
     )
     assert out.exit_code == 0, out.output
-    body = json.loads(out.stdout)
-    chat = next(w for w in body["workloads"] if w["workload"] == "chat-70b")
-    assert chat["instance_type"] == "p5.48xlarge"
-    p5 = list_price(db, "p5.48xlarge")
-    assert chat["on_demand_usd_per_unit_hour"] == pytest.approx(p5)
-    terms = {t["term"]: t for t in chat["terms"]}
-    # 1 year: the fleet's reserved rate; 3 years: the workspace's 55% discount off list.
-    assert terms["1y"]["usd_per_unit_hour"] == pytest.approx(31.46)
-    assert terms["3y"]["usd_per_unit_hour"] == pytest.approx(p5 * 0.45, abs=1e-4)
-    assert terms["1y"]["break_even_utilisation"] == pytest.approx(31.46 / p5, abs=1e-4)
-    assert [s["name"] for s in chat["scenarios"]] == ["low", "base", "high"]
-    for workload in body["workloads"]:
-        options = workload["options"]
-        assert options[0]["term"] == "none"
-        best = min(o["expected_monthly_usd"] for o in options)
-        chosen = next(o for o in options if o["option"] == workload["recommended"])
-        assert chosen["expected_monthly_usd"] == best
-        assert min(o["max_regret_usd"] for o in options) >= 0
-        # The expected cost is the probability-weighted cost of the scenarios.
-        weights = {s["name"]: s["probability"] for s in workload["scenarios"]}
-        for o in options:
-            expected = sum(p * o[f"monthly_usd_{name}"] for name, p in weights.items())
-            assert o["expected_monthly_usd"] == pytest.approx(expected, abs=0.02)
-        assert workload["recommendation"].startswith(workload["workload"])
+    return json.loads(out.stdout)
 
 
-def test_commit_md_and_table(db):
+def test_commit_json_is_the_optimizers_path_and_each_scenarios(commit_json):
+    body = commit_json
+    assert body["commitments"] == body["optimizer_plan"]["commitments"]
+    # The example holds 5 reserved p5s until 2027-06-30: month 7 of the horizon.
+    (held,) = [r for r in body["commitments"] if r["kind"] == "held"]
+    assert (held["units"], held["until_month"], held["commitment_end"]) == (5, 7, "2027-06-30")
+    assert (
+        body["optimizer_plan"]["on_demand_basis"]
+        == pw.read_workspace_file(EXAMPLE)[0].on_demand_basis
+    )
+    assert [s["name"] for s in body["scenarios"]] == ["low", "base", "high"]
+    assert body["scenarios_basis"] == "the workspace's commitment scenarios"
+    base = next(s for s in body["scenarios"] if s["name"] == "base")
+    # The stated demand (factor 1, each workload's own growth) is the path itself, not re-solved.
+    assert base["commitments"] == body["commitments"]
+    assert base["horizon_usd"] == body["optimizer_plan"]["horizon_usd"]
+    for s in body["scenarios"]:
+        new = [r for r in s["commitments"] if r["kind"] == "new"]
+        # Per SKU and term: units of different SKUs are never added together.
+        for n in s["new_units"]:
+            same = [
+                r
+                for r in new
+                if (r["instance_type"], r["provider"], r["term_months"])
+                == (n["instance_type"], n["provider"], int(n["term"][0]) * 12)
+            ]
+            assert n["units"] == sum(r["units"] for r in same)
+        assert sum(n["units"] for n in s["new_units"]) == sum(r["units"] for r in new)
+    totals = [s["horizon_usd"] for s in body["scenarios"]]
+    # Low (0.8×, no growth) < base < high (1.2×, 20%/quarter): less demand never costs more.
+    assert totals == sorted(totals)
+
+
+def test_commit_md_and_table(db, commit_json):
     out = runner.invoke(
         app, ["commit", "--db", str(db), "--workspace", str(EXAMPLE), "--format", "md"]
     )
     assert out.exit_code == 0, out.output
     assert "# How much to commit: Example Corp" in out.stdout
-    assert "| No commitment (all on demand) |" in out.stdout
+    assert "## Under the demand scenarios (the workspace's commitment scenarios)" in out.stdout
     assert "None" not in out.stdout
     out = runner.invoke(app, ["commit", "--db", str(db), "--workspace", str(EXAMPLE)])
     assert out.exit_code == 0, out.output
-    assert "chat-70b" in out.stdout and "break-even utilisation" in out.stdout
+    for sentence in commit_json["summary"]:
+        assert " ".join(sentence.split()) in " ".join(out.stdout.split())
+    # The old per-workload option table (priced on demand by the hour) is gone.
+    assert "break-even utilisation" not in out.stdout
 
 
 def test_a_bad_commitment_block_is_a_clear_error(db, tmp_path):
@@ -76,54 +91,33 @@ def test_a_bad_commitment_block_is_a_clear_error(db, tmp_path):
     assert "commitment.scenarios" in out.output and "add up to 1" in out.output
 
 
-def test_the_brief_section_prints_one_sentence_per_workload_and_every_option(db):
+def test_the_brief_section_lists_every_commitment_and_every_scenario(db):
     from briefs.commitment_doc import commitment_section
-    from costmodel.commit_levels import shown_options
-    from costmodel.commitment_workspace import brief_rows
     from planning.commitment import commitments
     from warehouse import Warehouse
 
     ws, _ = pw.read_workspace_file(EXAMPLE)
     with Warehouse.open(db, read_only=True) as wh:
-        analysis = commitments(pw.engine_for(wh), ws)
-    rows, sentences = brief_rows(analysis)
-    assert len(sentences) == len(ws.demand)
-    # Every option a person needs: each whole unit up to a dozen (or past the recommendation);
-    # the rest, dearer, are named and in the JSON.
-    shown = [o for a in analysis if a.result for o in shown_options(a.result)]
-    assert len(rows) == len(shown)
-    assert any("further options" in s for s in sentences)
-    section = commitment_section(analysis)
-    (options,) = [b for b in section.blocks if hasattr(b, "frame")]
-    assert len(options.frame) == len(rows)
+        plan = commitments(pw.engine_for(wh), ws, scenarios=False)
+    section = commitment_section(plan)
+    tables = [b for b in section.blocks if hasattr(b, "frame")]
+    assert [len(t.frame) for t in tables] == [len(plan.rows)]
+    assert len(plan.summary()) == len({r["workload"] for r in plan.rows})
 
 
-def test_levels_reach_the_horizon_peak_say_their_true_share_and_count_held_units(db):
-    out = runner.invoke(
-        app, ["commit", "--db", str(db), "--workspace", str(EXAMPLE), "--format", "json"]
+def test_the_json_on_stdout_is_json_alone(db):
+    """The solver's own diagnostics (HiGHS writes one straight to file descriptor 1 while it
+    solves the example's high-demand scenario) go to stderr, never into ``--format json``."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "cli.main", "commit", "--workspace", str(EXAMPLE)]
+        + ["--format", "json", "--db", str(db)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
-    assert out.exit_code == 0, out.output
-    chat = next(w for w in json.loads(out.stdout)["workloads"] if w["workload"] == "chat-70b")
-    # The 5 reserved p5s (until 2027-06-30) are shown and counted before anything more.
-    (held,) = chat["held_commitments"]
-    assert (held["count"], held["term_end"]) == (5, "2027-06-30")
-    assert held["line"] == "aws · us-east-1 · p5.48xlarge · Reserved 1 yr"
-    assert chat["held_units_by_month"][0] == pytest.approx(5.0)
-    assert chat["held_units_by_month"][-1] == 0.0  # the term ends in month 7
-    assert (
-        "already holds 5 × aws · us-east-1 · p5.48xlarge · Reserved 1 yr until 2027-06-30"
-        in (chat["recommendation"])
-    )
-    mean = chat["mean_units_needed_month_1"]
-    peak = chat["peak_units_needed_over_horizon"]
-    for term in ("1y", "3y"):
-        units = [o["committed_units"] for o in chat["options"] if o["term"] == term]
-        # Every whole unit up to the horizon's peak need, well past the month-1 mean need.
-        assert units == list(range(1, peak + 1)) and peak > 2 * mean
-    for o in chat["options"]:
-        share = o["committed_units"] / mean
-        assert o["share_of_month_1_mean_need"] == pytest.approx(share, rel=1e-3)
-        if o["term"] != "none":
-            assert f"({share:.0%})" in o["option"]
-    best = min(chat["options"], key=lambda o: o["expected_monthly_usd"])
-    assert chat["recommended"] == best["option"]
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["workspace"] == "Example Corp"

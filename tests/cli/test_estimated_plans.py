@@ -94,7 +94,8 @@ def test_without_estimates_the_model_stays_unservable(db, tmp_path):
 
 def test_a_ranking_inside_the_band_is_called_fragile(db, tmp_path):
     plans = scenarios(db, tmp_path, no_stand_ins)
-    stay, optimal = plans["Stay"]["monthly_usd_band"], plans["Optimal"]["monthly_usd_band"]
-    # The cheaper plan's high end reaches the dearer one's low end: the order could flip.
+    stay, optimal = plans["Stay"]["horizon_usd_band"], plans["Optimal"]["horizon_usd_band"]
+    # The cheaper plan's high end reaches the dearer one's low end over the horizon (the basis
+    # every plan is ranked on): the order could flip.
     assert optimal["base"] < stay["base"] and optimal["high"] >= stay["low"]
     assert "fragile: within the estimate's band" in plans["Optimal"]["decision_reason"]

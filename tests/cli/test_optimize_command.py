@@ -229,3 +229,20 @@ def test_the_brief_gains_an_owned_hardware_section_only_when_owned_servers_are_a
     assert list(rates.frame["server"]) == ["dgx-h100", "mi300x-8gpu"]
     # Every input of every server is listed with its source.
     assert len(inputs.frame) == 2 * 9 and inputs.frame["source"].str.len().min() > 0
+
+
+def test_every_hhi_is_weighted_by_month_1_spend_and_says_so(example_json):
+    """Optimal's HHI and each cap's are on every plan's basis: its fleet lines' $/month by
+    vendor (committed units still paid included), not the traffic each vendor carries."""
+    spend: dict[str, float] = {}
+    for line in example_json["fleet"]:
+        vendor = line["vendor"] or "unknown"
+        spend[vendor] = spend.get(vendor, 0.0) + line["monthly_usd"]
+    total = sum(spend.values())
+    by_hand = sum((100 * v / total) ** 2 for v in spend.values() if v > 0)
+    assert example_json["hhi"] == pytest.approx(by_hand, abs=0.5)
+    assert "month-1 spend" in example_json["hhi_basis"]
+    assert "tokens" in example_json["vendor_shares_basis"]
+    for point in example_json["diversification_frontier"]:
+        if point["hhi"] is not None:
+            assert 0 < point["hhi"] <= 10_000 and "month-1 spend" in point["hhi_basis"]

@@ -4,6 +4,7 @@ more than a built-in scenario priced the same way, and the diversification front
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from datetime import date
 
 import pytest
@@ -15,6 +16,7 @@ from costmodel.optimizer import (
     RELEASED,
     RELEASED_PAID,
     diversification_frontier,
+    plan_lines,
     plan_rows,
     solve,
 )
@@ -219,7 +221,14 @@ def test_the_frontier_only_rises_as_the_cap_tightens():
     for p in points:
         if p.feasible:
             assert max(p.vendor_shares.values()) <= p.max_vendor_share + 1e-6
-            assert 0 < p.hhi <= 1.0 + 1e-9
+            # The HHI is on every plan's basis: month-1 spend by vendor, 0-10,000.
+            lines = plan_lines(solve(replace(problem, max_vendor_share=p.max_vendor_share)))
+            spend: dict[str, float] = {}
+            for ln in lines:
+                spend[ln.vendor] = spend.get(ln.vendor, 0.0) + ln.monthly_usd
+            total = sum(spend.values())
+            assert p.hhi == pytest.approx(sum((100 * v / total) ** 2 for v in spend.values()))
+            assert 0 < p.hhi <= 10_000 + 1e-6
 
 
 def test_the_plan_lines_add_up_to_the_run_rate_and_never_keep_nothing():

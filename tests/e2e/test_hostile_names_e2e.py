@@ -18,7 +18,8 @@ pytestmark = pytest.mark.e2e
 ATTACKER = "attacker.invalid"
 HOSTILE_PROVIDER = f"![p](http://{ATTACKER}/provider.png)"
 HOSTILE_INSTANCE = f'<img src="http://{ATTACKER}/instance.png" onerror="alert(1)">'
-HOSTILE_MODEL = f"[m](javascript:alert(1)) ![m](https://{ATTACKER}/model.png)"
+# "8b": a model the table lacks must state its size to pass the plausibility gate.
+HOSTILE_MODEL = f"[m](javascript:alert(1)) ![m](https://{ATTACKER}/model-8b.png)"
 HOSTILE_SOURCE = f"<script src=http://{ATTACKER}/x.js></script>:red[loud]"
 
 

@@ -140,6 +140,8 @@ def test_a_new_user_enters_their_fleet_and_demand_and_scenarios_evaluates_it(app
         screenshot(page, "workspace-entry-fleet-1440x900")
         page.get_by_role("heading", name="Demand").scroll_into_view_if_needed()
         screenshot(page, "workspace-entry-demand-1440x900")
+        # A new workspace names its own approved providers (the example's are not carried).
+        type_into(page, "Approved providers (comma list; empty = any)", "aws, azure")
         page.get_by_role("button", name="Save as a new version").click()
         page.get_by_text(re.compile(r"Saved as version \d+")).wait_for(timeout=90_000)
         elapsed = time.monotonic() - started

@@ -110,11 +110,13 @@ def test_no_expired_or_pre_cut_price_is_current(seeded):
     assert (expires.isna() | (expires >= pd.Timestamp(date.today()))).all()
     p5_spot = current[(current.instance_type == "p5.48xlarge") & (current.pricing_model == "spot")]
     assert p5_spot.empty  # the only p5 spot figure predates the June 2025 cut
+    # Kept, as history: the seed's us-east-1 figure, and the market catalog's three regions
+    # (us-east-1 the same 20.9934) from the same pre-cut catalog.
     history = seeded.query(
-        "SELECT usd_per_hour FROM price_quotes WHERE instance_type = 'p5.48xlarge'"
-        " AND pricing_model = 'spot'"
+        "SELECT DISTINCT region, usd_per_hour FROM price_quotes WHERE instance_type ="
+        " 'p5.48xlarge' AND pricing_model = 'spot' ORDER BY region"
     )
-    assert list(history.usd_per_hour) == [20.9934]  # kept, as history
+    assert list(history.usd_per_hour) == [20.9934, 14.3773, 30.5798]
 
 
 def test_undated_sources_keep_date_unknown():
