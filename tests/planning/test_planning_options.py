@@ -150,10 +150,13 @@ def test_options_handed_to_the_engine_grow_with_keys_not_quotes(empty_warehouse)
     empty_warehouse.ingest_results("mlperf", _results())
     assert queries.count_options(empty_warehouse) == 2000 * len(_results())
     # The stored workspace (the bundled example) names none of these types: one quote survives,
-    # joined with its three results, and the engine holds one option.
+    # joined with its three results, and the engine holds one measured option (the estimated
+    # options beside it are priced from that same quote, ``costmodel.estimated_options``).
     engine = pw.engine_for(empty_warehouse)
-    assert len(engine.table) == 1
-    (option,) = engine.table.options
+    measured = [o for o in engine.table.options if o.basis == "measured"]
+    assert len(measured) == 1
+    assert {o.instance_type for o in engine.table.options} == {"type-0000"}
+    (option,) = measured
     assert (option.instance_type, option.usd_per_unit_hour) == ("type-0000", 10.0)
 
 
