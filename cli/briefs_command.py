@@ -27,7 +27,6 @@ from briefs.terminal_doc import print_document
 from briefs.workspace_plans import workspace_document
 from cli.exits import fail
 from cli.shared_options import DbOption
-from costmodel import Engine
 from planning import evaluation as pe
 from planning import fleet as pf
 from planning import gate_inputs as gi
@@ -189,9 +188,8 @@ def brief(
     ws, knobs = pw.market_workspace(inputs), pw.market_knobs(inputs)
     try:
         with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
-            options = pw.planning_options(warehouse, ws)
+            options, engine = pw.planned_on(warehouse, ws)
             snapshots = warehouse.snapshots()
-            engine = pw.with_estimates(Engine.from_frame(options), ws, warehouse)
     except TooManyPlanningOptions as exc:
         raise fail(str(exc)) from None
     # The same engine as ``scenarios``: the optimal fleet is ranked with the other plans.

@@ -22,7 +22,7 @@ from briefs.optimal import brief_sections
 from cli.briefs_command import BaseUrlOption, UnitOption, output_path, page_address, token_unit
 from cli.exits import fail
 from cli.shared_options import DbOption
-from costmodel import Engine, domain
+from costmodel import domain
 from costmodel.workspace_model import (
     WorkspaceError,
     audit_from_dict,
@@ -412,17 +412,17 @@ def scenarios(
             else:
                 _, ws = pw.stored_workspace(warehouse)
                 provenance = pw.bill_provenance(warehouse)
-            options = pw.planning_options(warehouse, ws)
+            if link:
+                view = pw.scenario_view(params, ws)
+                if view.rejected:
+                    raise fail(" ".join(r.notice for r in view.rejected))
+                ws, knobs = (
+                    view.workspace,
+                    replace(view.knobs, one_time_usd_by_backend=knobs.one_time_usd_by_backend),
+                )
+            # Built for the workspace as viewed: estimated capacity follows its demand.
+            options, engine = pw.planned_on(warehouse, ws)
             snapshots = warehouse.snapshots()
-            engine = pw.with_estimates(Engine.from_frame(options), ws, warehouse)
-        if link:
-            view = pw.scenario_view(params, ws)
-            if view.rejected:
-                raise fail(" ".join(r.notice for r in view.rejected))
-            ws, knobs = (
-                view.workspace,
-                replace(view.knobs, one_time_usd_by_backend=knobs.one_time_usd_by_backend),
-            )
         # Every plan and the optimal fleet; a document also carries the price of diversification.
         documents = fmt not in (ScenarioFormat.JSON, ScenarioFormat.TABLE)
         ev = pe.evaluate(engine, ws, knobs, frontier=documents)

@@ -151,10 +151,19 @@ def engine_for(
 ) -> Engine:
     """The scenario engine over :func:`planning_options` for ``ws`` (None: the stored one), with
     estimated capacity where ``ws`` allows it and a workload needs it."""
+    return planned_on(warehouse, ws, pricing_model=pricing_model)[1]
+
+
+def planned_on(
+    warehouse: Warehouse, ws: Workspace | None = None, *, pricing_model: Iterable[str] | None = None
+) -> tuple[pd.DataFrame, Engine]:
+    """The cost-options rows ``ws`` is planned on and the engine built from them, estimated
+    capacity added for ``ws``'s own demand: every surface (the scenarios command, the brief,
+    the tests that compare them) builds its engine here, so a plan is computed on one engine."""
     if ws is None:
         _, ws = stored_workspace(warehouse)
-    engine = Engine.from_frame(planning_options(warehouse, ws, pricing_model=pricing_model))
-    return with_estimates(engine, ws, warehouse)
+    options = planning_options(warehouse, ws, pricing_model=pricing_model)
+    return options, with_estimates(Engine.from_frame(options), ws, warehouse)
 
 
 @dataclass(frozen=True)
