@@ -11,7 +11,9 @@ scale. Month 1 and the run rate are shown beside it, never ranked on.
 * a plan whose horizon total is no lower than Stay's is no-buy (at a tie it says so);
 * a cheaper plan that breaks a workspace constraint is defer (settle the constraint first);
 * the remaining plan with the lowest horizon total is buy (then Stay is no-buy); other cheaper
-  plans are no-buy, the buy saves more; with no buy, Stay is keep.
+  plans are no-buy, the buy saves more; with no buy, Stay is keep;
+* where estimated capacity gives the buy and Stay horizon bands that meet (the buy's high end
+  reaches Stay's low end), both reasons add "fragile: within the estimate's band".
 
 Futures day judges a new SKU against the incumbent with the same words (``new_sku_verdict``):
 buy if it is cheaper per 1K output tokens by more than the savings threshold and its FTL is no
