@@ -1,6 +1,7 @@
 """The Benchmarks page draws only the open tab: the results table, the throughput chart, the
-parity table, the import form and the import history are each sent only while their tab is
-open (every tab drawn on each run cost the server as much as the one in view)."""
+parity table, the import form, the import history and the estimates' validation chart are each
+sent only while their tab is open (every tab drawn on each run cost the server as much as the
+one in view)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,14 @@ from streamlit.testing.v1 import AppTest
 from tests.app.pages import VIEWS, open_section
 
 TABS = "benchmarks_tab"
-LABELS = ["Results", "Throughput vs FTL", "Output parity", "Import result file", "Import history"]
+LABELS = [
+    "Results",
+    "Throughput vs FTL",
+    "Output parity",
+    "Import result file",
+    "Import history",
+    "Estimates vs measured",
+]
 
 
 def _drawn(at: AppTest) -> list[str]:
