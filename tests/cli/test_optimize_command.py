@@ -55,9 +55,10 @@ def test_optimize_json_beats_every_built_in_that_meets_the_constraints(db, examp
     assert max(body["vendor_shares"].values()) <= 0.8 + 1e-6
     approved = {"aws", "azure", "gcp", "oci", "crusoe"}
     assert {line["provider"] for line in body["fleet"]} <= approved
-    # The 5 reserved p5s are paid until mid-2027 whatever happens, so all are kept.
+    # The 5 reserved p5s are paid until mid-2027 whatever happens: all are on the plan, kept or
+    # (where the fleet's capacity read at the workload's shape needs fewer) idle and still paid.
     reserved = [ln for ln in body["fleet"] if ln["pricing_model"] == "reserved_1y"]
-    assert [ln["count"] for ln in reserved] == [5]
+    assert sum(ln["count"] for ln in reserved) == 5
     frontier = [p for p in body["diversification_frontier"] if p["objective_usd_per_month"]]
     costs = [p["objective_usd_per_month"] for p in frontier]
     assert costs == sorted(costs)

@@ -76,8 +76,15 @@ def test_scenarios_json_has_the_contract_fields_and_the_stay_sum(db):
     assert stay["feasible"] and stay["payback_month"] is None
 
 
-def test_the_example_shift_checked_by_hand(db):
-    out = runner.invoke(app, ["scenarios", "--db", str(db), "--format", "json"])
+def test_the_example_shift_checked_by_hand(db, tmp_path):
+    # Measured results only (estimated capacity would serve routing-8b on AMD too).
+    body = yaml.safe_load(EXAMPLE.read_text())
+    body["constraints"]["allow_estimates"] = False
+    path = tmp_path / "measured_only.yaml"
+    path.write_text(yaml.safe_dump(body))
+    out = runner.invoke(
+        app, ["scenarios", "--db", str(db), "--workspace", str(path), "--format", "json"]
+    )
     stay, shift = json.loads(out.stdout)[:2]
     # 25% of chat-70b (150 of 170 billion output tokens) moves; routing-8b has no AMD result.
     assert shift["requested_allocation"] == {"cuda": 0.75, "rocm": 0.25}
