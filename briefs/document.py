@@ -144,6 +144,11 @@ class LiveModel:
     #: True: the horizon total is monthly × months + one-time (a flat demand). False: the
     #: document's horizon follows a monthly curve the workbook does not recompute.
     flat_horizon: bool = True
+    #: option -> the months its one-time costs fall in and their amounts (default: all in
+    #: month 1), for a horizon discounted month by month.
+    one_time_falls: Mapping[str, tuple[tuple[int, float], ...]] = field(default_factory=dict)
+    #: The workspace's discount rate per year for the horizon total (0: a plain sum).
+    discount_rate_per_year: float = 0.0
 
 
 @dataclass(frozen=True)
