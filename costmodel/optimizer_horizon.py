@@ -33,8 +33,12 @@ solver's proven bound and its true gap.
 
 from __future__ import annotations
 
+import hashlib
 import math
+import pickle
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -211,10 +215,36 @@ def periods(problem: HorizonProblem) -> list[tuple[int, int]]:
     ]
 
 
+#: Paths solved in this process, by the digest of the problem and the solver's options: the
+#: surfaces of one run (a page and its brief, ``commit`` and ``optimize`` in one session) read
+#: one solution instead of solving again, so they cannot disagree even when a search stops at
+#: its time limit. Small: a problem is one workspace against one market.
+_SOLVED: OrderedDict[str, HorizonSolution] = OrderedDict()
+_SOLVED_KEPT = 16
+_SOLVED_LOCK = threading.Lock()
+
+
 def solve_horizon(
     problem: HorizonProblem, *, mip_rel_gap: float = 1e-6, time_limit_s: float = 60.0
 ) -> HorizonSolution:
-    """The cheapest path (see the module docstring), with its proven bound."""
+    """The cheapest path (see the module docstring), with its proven bound; a problem this
+    process has solved with the same options is answered from memory."""
+    key = hashlib.sha256(pickle.dumps((problem, mip_rel_gap, time_limit_s))).hexdigest()
+    with _SOLVED_LOCK:
+        if key in _SOLVED:
+            _SOLVED.move_to_end(key)
+            return _SOLVED[key]
+    solution = _solve_horizon(problem, mip_rel_gap=mip_rel_gap, time_limit_s=time_limit_s)
+    with _SOLVED_LOCK:
+        _SOLVED[key] = solution
+        while len(_SOLVED) > _SOLVED_KEPT:
+            _SOLVED.popitem(last=False)
+    return solution
+
+
+def _solve_horizon(
+    problem: HorizonProblem, *, mip_rel_gap: float, time_limit_s: float
+) -> HorizonSolution:
     started = time.perf_counter()
     M = problem.months
     runs = periods(problem)

@@ -20,7 +20,7 @@ from costmodel.plan_inputs import hourly_load
 from costmodel.sizing import OnDemandBasis
 from costmodel.workspace_model import Workspace
 from planning.context import planner_for
-from planning.optimal_plan import HORIZON_TIME_LIMIT_S, Optimized
+from planning.optimal_plan import Optimized, horizon_time_limit
 from planning.workspaces import Knobs
 
 #: Relative gap a scenario's re-solve stops at: the solver then stops on a proven bound, not on
@@ -246,7 +246,7 @@ def commitments(
         problem, solution = optimum.horizon_problem, optimum.horizon
     else:
         problem = horizon_problem(planner_for(engine, ws, knobs or Knobs()))
-        solution = solve_horizon(problem, time_limit_s=HORIZON_TIME_LIMIT_S)
+        solution = solve_horizon(problem, time_limit_s=horizon_time_limit())
     rows = tuple(commitment_rows(problem, solution)) if solution.feasible else ()
     stated = ws.commitment.scenarios
     chosen = (stated or default_scenarios()) if scenarios else ()
@@ -256,7 +256,7 @@ def commitments(
             other, found = solution, rows
         else:
             p = _scenario_problem(problem, ws, s)
-            other = solve_horizon(p, mip_rel_gap=SCENARIO_GAP, time_limit_s=HORIZON_TIME_LIMIT_S)
+            other = solve_horizon(p, mip_rel_gap=SCENARIO_GAP, time_limit_s=horizon_time_limit())
             found = tuple(commitment_rows(p, other)) if other.feasible else ()
         solved.append(
             ScenarioCommitments(

@@ -4,6 +4,8 @@ brief)."""
 
 from __future__ import annotations
 
+import math
+import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -46,6 +48,19 @@ from tokendesk.labels import solver_gap
 #: Seconds the optimizer over time may search; past it the best path found is used with its proven
 #: bound and gap (stated beside it), so a command never waits longer than this on the solver.
 HORIZON_TIME_LIMIT_S = 20.0
+#: Overrides it (seconds, more than 0): a slower machine that would rather wait for the proof.
+HORIZON_TIME_LIMIT_ENV = "TOKENDESK_SOLVER_LIMIT_S"
+
+
+def horizon_time_limit() -> float:
+    """The optimizer's time limit: the environment's, where it is a number above 0."""
+    try:
+        limit = float(os.environ.get(HORIZON_TIME_LIMIT_ENV, HORIZON_TIME_LIMIT_S))
+    except ValueError:
+        return HORIZON_TIME_LIMIT_S
+    return limit if math.isfinite(limit) and limit > 0 else HORIZON_TIME_LIMIT_S
+
+
 #: What every HHI is weighted by, in the JSON beside each figure (``risk.RISK_BASIS``).
 HHI_BASIS = f"vendor HHI 0-10,000 weighted by {RISK_BASIS} by vendor, as every plan's"
 
@@ -230,7 +245,7 @@ def optimize(
         r.name: r.run_rate_usd_per_month + r.one_time_usd / problem.horizon_months for r in builtins
     }
     over_time = horizon_problem(planner)
-    path = solve_horizon(over_time, mip_rel_gap=horizon_gap, time_limit_s=HORIZON_TIME_LIMIT_S)
+    path = solve_horizon(over_time, mip_rel_gap=horizon_gap, time_limit_s=horizon_time_limit())
     return Optimized(
         ws,
         solution,
