@@ -58,7 +58,18 @@ def test_every_cell_equals_the_json_after_recalculation(tmp_path, which):
     plans = {r["name"]: r for r in json.loads(data.stdout)}
     out = tmp_path / "recalculated"
     subprocess.run(
-        [SOFFICE, "--headless", "--convert-to", "xlsx", "--outdir", str(out), str(book)],
+        [
+            SOFFICE,
+            # A profile of its own: two LibreOffice processes on one profile hand work to each
+            # other (or refuse) when tests run side by side.
+            f"-env:UserInstallation=file://{tmp_path}/lo-profile",
+            "--headless",
+            "--convert-to",
+            "xlsx",
+            "--outdir",
+            str(out),
+            str(book),
+        ],
         check=True,
         capture_output=True,
         timeout=180,
