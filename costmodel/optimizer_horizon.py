@@ -219,7 +219,7 @@ def periods(problem: HorizonProblem) -> list[tuple[int, int]]:
 #: surfaces of one run (a page and its brief, ``commit`` and ``optimize`` in one session) read
 #: one solution instead of solving again, so they cannot disagree even when a search stops at
 #: its time limit. Small: a problem is one workspace against one market.
-_SOLVED: OrderedDict[str, HorizonSolution] = OrderedDict()
+_SOLVED: OrderedDict[str, tuple[HorizonProblem, HorizonSolution]] = OrderedDict()
 _SOLVED_KEPT = 16
 _SOLVED_LOCK = threading.Lock()
 
@@ -233,13 +233,36 @@ def solve_horizon(
     with _SOLVED_LOCK:
         if key in _SOLVED:
             _SOLVED.move_to_end(key)
-            return _SOLVED[key]
+            solved, solution = _SOLVED[key]
+            return _rebind(solution, solved, problem)
     solution = _solve_horizon(problem, mip_rel_gap=mip_rel_gap, time_limit_s=time_limit_s)
     with _SOLVED_LOCK:
-        _SOLVED[key] = solution
+        _SOLVED[key] = (problem, solution)
         while len(_SOLVED) > _SOLVED_KEPT:
             _SOLVED.popitem(last=False)
     return solution
+
+
+def _candidates(problem: HorizonProblem) -> list[Candidate]:
+    return [o.candidate for o in problem.offers] + [f.candidate for f in problem.fleet]
+
+
+def _rebind(
+    solution: HorizonSolution, solved: HorizonProblem, asked: HorizonProblem
+) -> HorizonSolution:
+    """A remembered path, its holdings pointing at the candidates of the problem asked (equal to
+    the one solved, but other objects): the path is read by candidate identity (``month_lines``,
+    ``units_of``), as two lines may be equal in every field."""
+    if solved is asked:
+        return solution
+    to_asked = {
+        id(old): new for old, new in zip(_candidates(solved), _candidates(asked), strict=True)
+    }
+    holdings = tuple(
+        tuple(replace(h, candidate=to_asked.get(id(h.candidate), h.candidate)) for h in month)
+        for month in solution.holdings
+    )
+    return replace(solution, holdings=holdings)
 
 
 def _solve_horizon(

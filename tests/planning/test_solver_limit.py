@@ -3,6 +3,8 @@ problem solved once in a process is answered from memory with the same path."""
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from costmodel import optimizer_horizon
@@ -41,3 +43,18 @@ def test_a_problem_solved_before_is_answered_from_memory(monkeypatch):
     assert not calls
     optimizer_horizon.solve_horizon(problem, time_limit_s=58.0)  # other options: solved again
     assert len(calls) == 1
+
+
+def test_a_remembered_path_reads_on_an_equal_problem_built_again():
+    # Every run of a page builds its problem anew: equal values, other objects. The path is read
+    # by candidate identity, so the remembered one must point at the new problem's candidates.
+    problem = random_horizon_problem(5)
+    first = optimizer_horizon.solve_horizon(problem, time_limit_s=57.0)
+    again = copy.deepcopy(problem)
+    second = optimizer_horizon.solve_horizon(again, time_limit_s=57.0)
+    assert second.horizon_usd == first.horizon_usd
+    if first.feasible:
+        want = optimizer_horizon.month_lines(problem, first, 1)
+        assert optimizer_horizon.month_lines(again, second, 1) == want
+        mine = {id(o.candidate) for o in again.offers} | {id(f.candidate) for f in again.fleet}
+        assert all(id(h.candidate) in mine for month in second.holdings for h in month)
