@@ -108,6 +108,9 @@ class BarChart:
     groups: tuple[str, ...] | None = None
     value_format: Formatter = lambda v: f"{v:,.0f}"
     note: str = ""
+    #: Each value is this total of its label's plan in a live workbook ("compared"): the
+    #: workbook charts that cell, so the bars follow a changed assumption.
+    live_total: str | None = None
 
 
 Block = Paragraph | Bullets | Table | BarChart

@@ -441,7 +441,12 @@ def _decision_sheet(ws: Worksheet, doc: Document, totals: dict, live: LiveModel 
                 row += 1
                 ws.cell(row=row, column=1, value=cell_value(block.note)).font = Font(italic=True)
         elif isinstance(block, BarChart):
-            row = _native_chart(ws, row, block)
+            live_cells = {
+                label: totals[label][block.live_total]
+                for label in block.labels
+                if block.live_total and block.live_total in totals.get(label, {})
+            }
+            row = _native_chart(ws, row, block, live_cells)
     ws.column_dimensions["A"].width = max(ws.column_dimensions["A"].width or 0, 22)
 
 
@@ -480,14 +485,19 @@ def _text_row(ws: Worksheet, row: int, text: str, width: int) -> int:
     return row
 
 
-def _native_chart(ws: Worksheet, row: int, chart: BarChart) -> int:
-    """An Excel bar chart over a small data block (label, value) to the right of the sheet."""
+def _native_chart(
+    ws: Worksheet, row: int, chart: BarChart, live_cells: dict[str, str] | None = None
+) -> int:
+    """An Excel bar chart over a small data block (label, value) to the right of the sheet; a
+    label in ``live_cells`` charts that cell (a formula), not a typed value."""
     col = 14
     ws.cell(row=row, column=col, value="option").font = BOLD
     ws.cell(row=row, column=col + 1, value=cell_value(chart.unit)).font = BOLD
     for i, (label, value) in enumerate(zip(chart.labels, chart.values, strict=True), start=1):
         put(ws, row + i, col, label)
-        cell = ws.cell(row=row + i, column=col + 1, value=None if value != value else value)
+        typed = None if value != value else value
+        live = (live_cells or {}).get(label)
+        cell = ws.cell(row=row + i, column=col + 1, value=f"={live}" if live else typed)
         cell.number_format = USD if "$" in chart.unit or "USD" in chart.unit else DECIMAL
         fit_column(ws, col, [len(str(label)), 6])
         fit_column(ws, col + 1, [shown_length(cell.value, cell.number_format), len(chart.unit)])

@@ -365,10 +365,11 @@ def plan_decision_section(ev: Evaluation, weak: Mapping[str, list[str]] | None =
                 "Cost per month as compared (feasible plans only)",
                 tuple(feasible),
                 tuple(verdicts[name].usd_per_month for name in feasible),
-                "USD per month: month 1's run rate + committed units given back but still paid"
-                " + one-time cost ÷ 36",
+                f"USD per month: {COMPARED}, the {len(ev.plans[0].monthly_usd_by_month)}-month"
+                " total ÷ its months (the basis the verdicts read)",
                 groups=tuple(verdicts[name].verdict for name in feasible),
                 value_format=lambda v: f"${v:,.0f}",
+                live_total="compared",
             ),
         ),
     )

@@ -114,3 +114,13 @@ def test_every_cell_equals_the_json_after_recalculation(tmp_path, which):
         assert row["$/month compared"] == pytest.approx(want, abs=0.01), name
         assert row[vs_stay] == pytest.approx(want - stay, abs=0.02), name
         assert row["36 months"] == pytest.approx(plans[name]["horizon_usd"], abs=ROUNDING), name
+    # The chart beside the money charts those same cells: its bars follow them.
+    charted = {
+        (row[13].value, row[14].value, recalculated.worksheets[0].cell(row[14].row, 15).value)
+        for row in load_workbook(book).worksheets[0].iter_rows(min_col=1, max_col=15)
+        if row[13].value in plans and row[13].value in money
+    }
+    assert {name for name, _, _ in charted} == set(money) & set(plans)
+    for name, formula, value in charted:
+        assert str(formula).startswith("="), name
+        assert value == pytest.approx(plans[name]["compared_usd_per_month"], abs=0.01), name
