@@ -86,7 +86,11 @@ def _shares(shares: Mapping[str, float]) -> str:
 def _payback(r: PlanResult) -> str:
     if r.is_baseline:
         return "baseline"
-    return f"month {r.payback_month}" if r.payback_month else "never (36 months)"
+    return (
+        f"month {r.payback_month}"
+        if r.payback_month
+        else f"never ({len(r.monthly_usd_by_month)} months)"
+    )
 
 
 def results_rows(found: Found) -> list[dict[str, str]]:
@@ -429,9 +433,8 @@ def weakest_evidence(
 
 
 def plan_money_table(found: Found) -> Table:
-    """Per plan: the compared cost the verdict reads, month 1 and the last month, one-time, the
-    horizon's total, the difference from Stay and payback; the optimal fleet (planned for month
-    1 only) has no curve, so its later columns are empty."""
+    """Per plan, the optimal fleet's path included: the compared cost the verdict reads, month 1
+    and the last month, one-time, the horizon's total, the difference from Stay and payback."""
     ev = as_evaluation(found)
     verdicts, stay, results = ev.by_name, ev.stay, ev.plans
     months = len(results[0].monthly_usd_by_month)
@@ -459,10 +462,12 @@ def plan_money_table(found: Found) -> Table:
                 COMPARED: round(verdicts[o.name].usd_per_month, 2),
                 f"vs {stay.name} ($/month)": round(verdicts[o.name].vs_stay_usd_per_month, 2),
                 "$/month (month 1)": round(o.monthly_usd, 2),
-                f"$/month (month {months})": None,
+                f"$/month (month {months})": round(o.monthly_usd_by_month[-1], 2),
                 "one-time": round(o.one_time_usd, 2),
-                f"{months} months": None,
-                "payback": "month 1 plan only",
+                f"{months} months": round(o.horizon_usd, 2),
+                "payback": f"month {o.payback_month}"
+                if o.payback_month
+                else f"never ({months} months)",
                 "weeks to cutover": None,
             }
         )
