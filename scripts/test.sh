@@ -6,4 +6,5 @@ scripts/setup.sh --dev
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy
-exec .venv/bin/python -m pytest "$@"
+# One process per core, each test file whole in one process (its module fixtures start once).
+exec .venv/bin/python -m pytest -n auto --dist loadfile "$@"
