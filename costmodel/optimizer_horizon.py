@@ -517,29 +517,29 @@ def _read(problem, runs, x, offer_vars, fleet_vars, backend_var, res, elapsed, w
 # ---- the problem from month-1 candidates ----------------------------------------------------------
 def horizon_offers(
     market: Sequence[Candidate],
-    term_rates: Mapping[tuple[str, str, str, str], float],
+    term_shares: Mapping[tuple[str, str, str, str], float],
     first_month: Mapping[str, int],
 ) -> tuple[Offer, ...]:
     """The market candidates as offers: each on its own (on demand or as priced) and, where a
-    committed rate is known for its SKU and term (``term_rates[provider, region, instance,
-    term]``, $ per unit-month), as a 1- or 3-year commitment. Dominated candidates are dropped
-    within each term only (a commitment and an on-demand unit are not interchangeable over
-    time)."""
+    committed rate is known for its SKU and term (``term_shares[provider, region, instance,
+    term]``, a share of the on-demand rate), as a 1- or 3-year commitment at that share of the
+    candidate's own unit rate. Dominated candidates are dropped within each term only (a
+    commitment and an on-demand unit are not interchangeable over time)."""
     offers: list[Offer] = []
     groups: dict[int, list[Candidate]] = {1: list(market)}
     for term, months in TERM_MONTHS.items():
         for c in market:
             if c.pricing_model != "on_demand":
                 continue
-            rate = term_rates.get((c.provider, c.region, c.instance_type, term))
-            if rate is None:
+            share = term_shares.get((c.provider, c.region, c.instance_type, term))
+            if share is None:
                 continue
             groups.setdefault(months, []).append(
                 replace(
                     c,
                     kind=HELD,
                     pricing_model=f"reserved_{term}",
-                    usd_per_unit=rate,
+                    usd_per_unit=share * c.usd_per_unit_month,
                     note=f"{c.note}; committed {term}",
                 )
             )

@@ -15,7 +15,7 @@ from costmodel.demand import HOURS_PER_MONTH
 from costmodel.market import Engine
 from costmodel.optimizer_horizon import FleetPath, HorizonProblem, horizon_offers
 from costmodel.optimizer_problem import HELD, HOURLY, Candidate, Problem
-from costmodel.option_table import BLOCK_OR_CONTRACT, OWNED
+from costmodel.option_table import BLOCK_OR_CONTRACT, OWNED, Option
 from costmodel.owned import (
     OWNED_PROVIDER,
     CloudAlternative,
@@ -263,7 +263,7 @@ def horizon_problem(
         fleet.append(FleetPath(c, e.count, rates, in_term, fee))
     return HorizonProblem(
         loads=loads,
-        offers=horizon_offers(market, _term_rates(planner, market), first_month),
+        offers=horizon_offers(market, _term_shares(planner, market), first_month),
         fleet=tuple(fleet),
         max_vendor_share=month1.max_vendor_share,
         one_time_usd_by_backend=month1.one_time_usd_by_backend,
@@ -271,28 +271,29 @@ def horizon_problem(
     )
 
 
-def _term_rates(planner: WorkspaceEngine, market: Sequence[Candidate]) -> dict:
-    """$ per unit-month of a 1- or 3-year commitment on each on-demand candidate's SKU, as a
-    share of its on-demand rate: the price list's committed price, else the fleet's own effective
-    rate for the same SKU and term, else the workspace's stated discount (none: no commitment)."""
+def _term_shares(planner: WorkspaceEngine, market: Sequence[Candidate]) -> dict:
+    """A 1- or 3-year commitment on each on-demand candidate's SKU as a share of its on-demand
+    rate: the price list's committed price, else the fleet's own effective rate for the same SKU
+    and term, else the workspace's stated discount (none: no commitment). A share, not dollars:
+    options of one SKU price different units (an estimated option on a per-accelerator quote
+    holds one replica's accelerators), so each candidate applies it to its own unit's rate."""
     stated = {"1y": planner.ws.commitment.discount_1y, "3y": planner.ws.commitment.discount_3y}
     out: dict[tuple[str, str, str, str], float] = {}
     for c in market:
         if c.pricing_model != "on_demand":
             continue
         sku = (c.provider, c.region, c.instance_type)
-        on_demand = [
-            o.usd_per_unit_hour
+        same = [
+            o
             for o in planner.engine.table.options
-            if (o.provider, o.region, o.instance_type) == sku and o.pricing_model == "on_demand"
+            if (o.provider, o.region, o.instance_type) == sku
         ]
+        on_demand = [_per_accelerator(o) for o in same if o.pricing_model == "on_demand"]
         for term, models in TERM_MODELS.items():
             ratios = [
-                o.usd_per_unit_hour / min(on_demand)
-                for o in planner.engine.table.options
-                if on_demand
-                and (o.provider, o.region, o.instance_type) == sku
-                and o.pricing_model in models
+                _per_accelerator(o) / min(on_demand)
+                for o in same
+                if on_demand and o.pricing_model in models
             ]
             ratios += [
                 f.rate / f.list_rate
@@ -305,5 +306,10 @@ def _term_rates(planner: WorkspaceEngine, market: Sequence[Candidate]) -> dict:
             if not ratios and discount is not None:
                 ratios = [1.0 - discount]
             if ratios:
-                out[(*sku, term)] = min(ratios) * c.usd_per_unit_month
+                out[(*sku, term)] = min(ratios)
     return out
+
+
+def _per_accelerator(o: Option) -> float:
+    """An option's $/hour per accelerator: its options of one SKU compare on one unit."""
+    return o.usd_per_unit_hour / max(o.accelerators_per_unit, 1)

@@ -121,3 +121,28 @@ def test_a_lapsed_commitment_is_paid_at_list_after_its_end():
     assert stay_l.monthly_usd_by_month[end - 1] - stay_r.monthly_usd_by_month[end - 1] == (
         pytest.approx(extra, rel=1e-9)
     )
+
+
+def test_a_commitment_prices_each_candidates_own_unit():
+    # One per-accelerator SKU offered as a measured 8-GPU unit and as an estimated 1-GPU replica:
+    # the committed rate is a share of each one's own on-demand rate, so 8 GPUs committed cost
+    # 8 × one GPU committed (never the 1-GPU unit's price for the 8-GPU unit).
+    from costmodel.optimizer_horizon import horizon_offers
+    from costmodel.optimizer_problem import HOURLY, Candidate
+
+    def unit(gpus: int, tok_s_per_gpu: float, option_id: str) -> Candidate:
+        return Candidate(
+            "chat", HOURLY, "new", "crusoe", "global", "H100 (per GPU)", "on_demand", "nvidia",
+            tok_s_per_gpu * gpus, 3.9 * gpus, option_id=option_id, count_per_unit=gpus,
+        )  # fmt: skip
+
+    # (the 8-GPU unit serves more per GPU, the 1-GPU one is the smaller step: neither dominates)
+    offers = horizon_offers(
+        [unit(8, 1200.0, "measured"), unit(1, 1000.0, "estimated")],
+        {("crusoe", "global", "H100 (per GPU)", "3y"): 0.45},
+        {},
+    )
+    committed = {o.candidate.option_id: o.candidate for o in offers if o.term_months == 36}
+    per_gpu = {k: c.usd_per_unit_month / c.count_per_unit for k, c in committed.items()}
+    assert per_gpu["measured"] == pytest.approx(per_gpu["estimated"])
+    assert per_gpu["measured"] == pytest.approx(0.45 * 3.9 * 730)
