@@ -263,7 +263,9 @@ def brief_stem(day: date, scenario_name: str) -> str:
 def cents(values: Sequence[float], total: float) -> list[float]:
     """Round ``values`` to cents so that they add up exactly to ``total`` rounded to cents
     (largest remainder: no figure moves by more than one cent from its own rounding)."""
-    want = round(total * 100)
+    # ``round(total, 2)`` as every other figure is rounded: ``round(total * 100)`` alone rounds
+    # a half cent to even (43,331.705 → 43,331.70 where the JSON says 43,331.71).
+    want = round(round(total, 2) * 100)
     floors = [int(v * 100 // 1) for v in values]
     short = want - sum(floors)
     order = sorted(range(len(values)), key=lambda i: values[i] * 100 - floors[i], reverse=True)

@@ -148,3 +148,13 @@ def test_the_scenarios_command_quotes_its_brief_in_the_chosen_unit(seed_db):
     assert out.exit_code == 0, out.output
     assert "$/1M output tokens (month 1)" in out.stdout and "$/1K" not in out.stdout
     assert "unit=1m" in out.stdout  # the link back reproduces the switch too
+
+
+def test_cents_round_a_half_cent_as_every_other_figure_does():
+    from briefs.document import cents
+
+    # 43,331.705 is the figure a plan's JSON rounds to 43,331.71 (round(x, 2)); the CSV's lines
+    # must add up to that same cent, not to the half-to-even 43,331.70.
+    total = 43331.705
+    assert sum(cents([total - 0.005, 0.005], total)) == pytest.approx(round(total, 2), abs=1e-9)
+    assert cents([total], total) == [round(total, 2)]
