@@ -169,10 +169,16 @@ def headline(found: Found) -> str:
         if optimal.one_time_usd > 0.005:
             parts.append(f"${optimal.one_time_usd:,.0f} one-time")
         saved = stay.horizon_usd - optimal.horizon_usd
+        after = (
+            f" (its commitments run on after month 36 for another"
+            f" ${optimal.after_horizon_usd:,.0f}, outside that total)"
+            if optimal.after_horizon_usd > 0.005
+            else ""
+        )
         return (
             f"{text}; the plan to buy, the optimal fleet, costs {' + '.join(parts)}, and"
-            f" ${optimal.horizon_usd:,.0f} over 36 months, ${saved:,.0f} ({abs(change):.1%})"
-            f" less than Stay's ${stay.horizon_usd:,.0f}."
+            f" ${optimal.horizon_usd:,.0f} over 36 months{after}, ${saved:,.0f}"
+            f" ({abs(change):.1%}) less than Stay's ${stay.horizon_usd:,.0f}."
         )
     if not moves:
         return text + "; no alternative plan serves the whole demand."

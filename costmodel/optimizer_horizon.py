@@ -698,6 +698,8 @@ def commitment_rows(problem: HorizonProblem, solution: HorizonSolution) -> list[
         )
     for month, h in solution.committed():
         c = h.candidate
+        ends = month + h.term_months - 1
+        beyond = max(ends - problem.months, 0)
         rows.append(
             {
                 "kind": "new",
@@ -708,8 +710,14 @@ def commitment_rows(problem: HorizonProblem, solution: HorizonSolution) -> list[
                 "pricing_model": c.pricing_model,
                 "units": h.started,
                 "from_month": month,
-                "until_month": min(month + h.term_months - 1, problem.months),
+                "until_month": min(ends, problem.months),
                 "term_months": h.term_months,
+                # A term that runs past the horizon is paid on after it: the horizon total counts
+                # its months inside the horizon only (as it counts every plan's), and this says
+                # what is still owed after it.
+                "ends_month": ends,
+                "months_after_horizon": beyond,
+                "usd_after_horizon": round(h.started * c.usd_per_unit_month * beyond, 2),
             }
         )
     return rows
@@ -732,8 +740,14 @@ def commitment_sentences(rows: Sequence[dict]) -> list[str]:
             )
         else:
             years = r["term_months"] // 12
+            after = (
+                f" (to month {r['ends_month']}: ${r['usd_after_horizon']:,.0f} of it falls in"
+                f" the {r['months_after_horizon']} months after the horizon, outside its total)"
+                if r.get("months_after_horizon")
+                else ""
+            )
             out.append(
                 f"{r['workload']}: commit {r['units']} × {sku} for {years} year"
-                f"{'s' if years > 1 else ''} from month {r['from_month']}."
+                f"{'s' if years > 1 else ''} from month {r['from_month']}{after}."
             )
     return out or ["No commitment on the cheapest path: everything is bought on demand."]

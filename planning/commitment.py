@@ -132,6 +132,11 @@ class PlannedCommitments:
                 parts.append(
                     f"commits {n['units']} × {n['instance_type']} for {n['term']} ({when})"
                 )
+            after = sum(r.get("usd_after_horizon", 0.0) for r in mine if r["kind"] == "new")
+            if after > 0.005:
+                parts.append(
+                    f"${after:,.0f} of those terms falls after the horizon, outside its total"
+                )
             out.append(f"{w}: " + "; ".join(parts) + ".")
         return out or ["No commitment on the cheapest path: everything is bought on demand."]
 

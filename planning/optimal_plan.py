@@ -126,6 +126,7 @@ class Optimized:
             "one_time_usd_by_month": [round(v, 2) for v in h.one_time_usd_by_month],
             "backends_ported": list(h.backends_ported),
             "commitments": commitment_rows(p, h) if h.feasible else [],
+            "commitments_after_horizon_usd": round(after_horizon_usd(p, h), 2),
             "path_by_quarter": path_by_quarter(p, h) if h.feasible else [],
             "builtin_horizon_usd": {r.name: round(r.horizon_usd, 2) for r in self.builtins},
             "basis": (
@@ -348,6 +349,8 @@ class OptimalPlan:
     bound_usd: float | None = None
     payback_month: int | None = None
     payback_sentence: str = ""
+    #: What the path's commitments still cost after the horizon (outside ``horizon_usd``).
+    after_horizon_usd: float = 0.0
 
     @classmethod
     def of(cls, optimum: Optimized, name: str = "Optimal") -> OptimalPlan:
@@ -377,6 +380,7 @@ class OptimalPlan:
             h.bound_usd,
             payback,
             sentence,
+            after_horizon_usd(p, h),
         )
 
     def as_dict(self) -> dict:
@@ -399,6 +403,7 @@ class OptimalPlan:
             "discount_rate_per_year": self.discount_rate_per_year,
             "payback_month": self.payback_month,
             "payback": self.payback_sentence,
+            "commitments_after_horizon_usd": round(self.after_horizon_usd, 2) if ok else None,
             "allocation_by_vendor": {
                 "requested": None,
                 "achieved": {k: round(v, 6) for k, v in self.achieved_by_vendor.items()},
@@ -406,6 +411,14 @@ class OptimalPlan:
             "fleet": [ln.as_dict() for ln in self.fleet],
             "solver": self.status_sentence,
         }
+
+
+def after_horizon_usd(p: HorizonProblem, h: HorizonSolution) -> float:
+    """What the path's new commitments still cost after the horizon's last month: a term started
+    late runs on past it, and the horizon total counts only its months inside."""
+    if not h.feasible:
+        return 0.0
+    return sum(r.get("usd_after_horizon", 0.0) for r in commitment_rows(p, h))
 
 
 def horizon_proven_sentence(h: HorizonSolution) -> str:
