@@ -64,10 +64,8 @@ def workspace_live_model(found: Evaluation | Sequence[PlanResult], baseline: str
 
 def _one_time_falls(plan: PlanResult | OptimalPlan) -> tuple[tuple[int, float], ...]:
     """The months a plan's one-time costs fall in, with their amounts (month 1 when none)."""
-    by_month = (
-        plan.one_time_by_month if isinstance(plan, PlanResult) else plan.one_time_usd_by_month
-    )
-    falls = tuple((m, usd) for m, usd in enumerate(by_month, start=1) if abs(usd) >= 0.005)
+    by_month = enumerate(plan.one_time_by_month, start=1)
+    falls = tuple((m, usd) for m, usd in by_month if abs(usd) >= 0.005)
     return falls or ((1, plan.one_time_usd),)
 
 

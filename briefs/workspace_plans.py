@@ -38,6 +38,7 @@ from costmodel.plan_result import PlanResult
 from costmodel.risk import RISK_BASIS, hhi_figure, vendor_spend
 from costmodel.workspace_model import Workspace
 from planning.evaluation import Evaluation, as_evaluation
+from planning.optimal_plan import OptimalPlan
 from planning.verdicts import BUY_WORD, PlanVerdict
 from planning.workspaces import Knobs, view_params
 from tokendesk import formatting, jsontext
@@ -83,8 +84,8 @@ def _shares(shares: Mapping[str, float]) -> str:
     return ", ".join(f"{k} {v:.2%}".replace(".00%", "%") for k, v in shares.items() if v > 0)
 
 
-def _payback(r: PlanResult) -> str:
-    if r.is_baseline:
+def _payback(r: PlanResult | OptimalPlan) -> str:
+    if isinstance(r, PlanResult) and r.is_baseline:
         return "baseline"
     return (
         f"month {r.payback_month}"
@@ -471,9 +472,7 @@ def plan_money_table(found: Found) -> Table:
                 f"$/month (month {months})": round(o.monthly_usd_by_month[-1], 2),
                 "one-time": round(o.one_time_usd, 2),
                 f"{months} months": round(o.horizon_usd, 2),
-                "payback": f"month {o.payback_month}"
-                if o.payback_month
-                else f"never ({months} months)",
+                "payback": _payback(o),
                 "weeks to cutover": None,
             }
         )

@@ -20,7 +20,7 @@ from costmodel.plan_inputs import hourly_load
 from costmodel.sizing import OnDemandBasis
 from costmodel.workspace_model import Workspace
 from planning.context import planner_for
-from planning.optimal_plan import Optimized, horizon_time_limit
+from planning.optimal_plan import Optimized, after_horizon_usd, horizon_time_limit
 from planning.workspaces import Knobs
 
 #: Relative gap a scenario's re-solve stops at: the solver then stops on a proven bound, not on
@@ -132,7 +132,7 @@ class PlannedCommitments:
                 parts.append(
                     f"commits {n['units']} × {n['instance_type']} for {n['term']} ({when})"
                 )
-            after = sum(r.get("usd_after_horizon", 0.0) for r in mine if r["kind"] == "new")
+            after = after_horizon_usd(mine)
             if after > 0.005:
                 parts.append(
                     f"${after:,.0f} of those terms falls after the horizon, outside its total"

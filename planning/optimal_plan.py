@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from costmodel.bundled_tables import electricity_prices, owned_servers
@@ -113,6 +113,7 @@ class Optimized:
         h, p = self.horizon, self.horizon_problem
         if h is None or p is None:
             return None
+        rows = commitment_rows(p, h) if h.feasible else []
         return {
             "solver_status": h.status,
             "proven_optimal": h.status == "optimal",
@@ -125,8 +126,8 @@ class Optimized:
             "monthly_usd_by_month": [round(v, 2) for v in h.monthly_usd],
             "one_time_usd_by_month": [round(v, 2) for v in h.one_time_usd_by_month],
             "backends_ported": list(h.backends_ported),
-            "commitments": commitment_rows(p, h) if h.feasible else [],
-            "commitments_after_horizon_usd": round(after_horizon_usd(p, h), 2),
+            "commitments": rows,
+            "commitments_after_horizon_usd": round(after_horizon_usd(rows), 2),
             "path_by_quarter": path_by_quarter(p, h) if h.feasible else [],
             "builtin_horizon_usd": {r.name: round(r.horizon_usd, 2) for r in self.builtins},
             "basis": (
@@ -352,6 +353,11 @@ class OptimalPlan:
     #: What the path's commitments still cost after the horizon (outside ``horizon_usd``).
     after_horizon_usd: float = 0.0
 
+    @property
+    def one_time_by_month(self) -> tuple[float, ...]:
+        """The one-time costs by the month they fall in (as ``PlanResult.one_time_by_month``)."""
+        return self.one_time_usd_by_month
+
     @classmethod
     def of(cls, optimum: Optimized, name: str = "Optimal") -> OptimalPlan:
         h, p = optimum.horizon, optimum.horizon_problem
@@ -380,7 +386,7 @@ class OptimalPlan:
             h.bound_usd,
             payback,
             sentence,
-            after_horizon_usd(p, h),
+            after_horizon_usd(commitment_rows(p, h)),
         )
 
     def as_dict(self) -> dict:
@@ -413,12 +419,11 @@ class OptimalPlan:
         }
 
 
-def after_horizon_usd(p: HorizonProblem, h: HorizonSolution) -> float:
-    """What the path's new commitments still cost after the horizon's last month: a term started
-    late runs on past it, and the horizon total counts only its months inside."""
-    if not h.feasible:
-        return 0.0
-    return sum(r.get("usd_after_horizon", 0.0) for r in commitment_rows(p, h))
+def after_horizon_usd(rows: Sequence[Mapping]) -> float:
+    """What a path's new commitments (``commitment_rows``) still cost after the horizon's last
+    month: a term started late runs on past it, and the horizon total counts only its months
+    inside."""
+    return sum(r.get("usd_after_horizon", 0.0) for r in rows)
 
 
 def horizon_proven_sentence(h: HorizonSolution) -> str:
