@@ -50,6 +50,7 @@ from costmodel.demand import HOURS_PER_MONTH
 from costmodel.optimizer_problem import EPS, HELD, HOURLY, Candidate, prune
 from costmodel.plan_result import PlanLine, discount_factor
 from costmodel.solver_output import solver_chatter_to_stderr
+from tokendesk.labels import label
 
 #: Committed terms the optimizer may start, in months.
 TERM_MONTHS = {"1y": 12, "3y": 36}
@@ -734,7 +735,7 @@ def commitment_sentences(rows: Sequence[dict]) -> list[str]:
         sku = f"{r['instance_type']} ({r['provider']} {r['region']})"
         if r["kind"] == "held":
             out.append(
-                f"{r['workload']}: hold {r['units']} × {sku} {r['pricing_model']} to month"
+                f"{r['workload']}: hold {r['units']} × {sku} {label(r['pricing_model'])} to month"
                 f" {r['until_month']} ({r['units_used_month_1']} used in month 1); after it,"
                 f" {r['units_after_end']} kept."
             )

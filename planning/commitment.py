@@ -22,6 +22,7 @@ from costmodel.workspace_model import Workspace
 from planning.context import planner_for
 from planning.optimal_plan import Optimized, after_horizon_usd, horizon_time_limit
 from planning.workspaces import Knobs
+from tokendesk.labels import label
 
 #: Relative gap a scenario's re-solve stops at: the solver then stops on a proven bound, not on
 #: its time limit, so the same workspace gives the same answer on a busy machine (the path
@@ -115,7 +116,7 @@ class PlannedCommitments:
         for w in dict.fromkeys(r["workload"] for r in self.rows):
             mine = [r for r in self.rows if r["workload"] == w]
             parts = [
-                f"holds {r['units']} × {r['instance_type']} {r['pricing_model']} to month"
+                f"holds {r['units']} × {r['instance_type']} {label(r['pricing_model'])} to month"
                 f" {r['until_month']} ({r['units_after_end']} kept after it)"
                 for r in mine
                 if r["kind"] == "held"
