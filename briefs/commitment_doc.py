@@ -36,10 +36,18 @@ def commitment_table_rows(plan: PlannedCommitments) -> list[dict]:
                 + (r["commitment_end"] or f"month {r['until_month']}")
                 + f"; {r['units_after_end']} kept after it"
                 if held
-                else f"{r['term_months'] // 12} year{'s' if r['term_months'] > 12 else ''}",
+                else f"{r['term_months'] // 12} year{'s' if r['term_months'] > 12 else ''}"
+                + _after_horizon(r),
             }
         )
     return rows
+
+
+def _after_horizon(row: dict) -> str:
+    """A term that runs past the horizon: its real end and what is owed after the horizon."""
+    if not row.get("months_after_horizon"):
+        return ""
+    return f" (to month {row['ends_month']}; ${row['usd_after_horizon']:,.0f} after the horizon)"
 
 
 def scenario_table_rows(plan: PlannedCommitments) -> list[dict]:

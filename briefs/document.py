@@ -108,6 +108,9 @@ class BarChart:
     groups: tuple[str, ...] | None = None
     value_format: Formatter = lambda v: f"{v:,.0f}"
     note: str = ""
+    #: Each value is this total of its label's plan in a live workbook ("compared"): the
+    #: workbook charts that cell, so the bars follow a changed assumption.
+    live_total: str | None = None
 
 
 Block = Paragraph | Bullets | Table | BarChart
@@ -144,6 +147,11 @@ class LiveModel:
     #: True: the horizon total is monthly × months + one-time (a flat demand). False: the
     #: document's horizon follows a monthly curve the workbook does not recompute.
     flat_horizon: bool = True
+    #: option -> the months its one-time costs fall in and their amounts (default: all in
+    #: month 1), for a horizon discounted month by month.
+    one_time_falls: Mapping[str, tuple[tuple[int, float], ...]] = field(default_factory=dict)
+    #: The workspace's discount rate per year for the horizon total (0: a plain sum).
+    discount_rate_per_year: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from briefs.document import (
 from costmodel.demand import HOURS_PER_MONTH
 from costmodel.plan_result import PlanResult
 from planning.evaluation import Evaluation, as_evaluation
+from planning.optimal_plan import OptimalPlan
 from tokendesk.labels import sku_label
 
 
@@ -56,7 +57,16 @@ def workspace_live_model(found: Evaluation | Sequence[PlanResult], baseline: str
         hours_per_month=HOURS_PER_MONTH,
         money_columns={"$/month (month 1)": "monthly", "one-time": "one_time"},
         flat_horizon=False,
+        one_time_falls={r.name: _one_time_falls(r) for r in results},
+        discount_rate_per_year=results[0].discount_rate_per_year if results else 0.0,
     )
+
+
+def _one_time_falls(plan: PlanResult | OptimalPlan) -> tuple[tuple[int, float], ...]:
+    """The months a plan's one-time costs fall in, with their amounts (month 1 when none)."""
+    by_month = enumerate(plan.one_time_by_month, start=1)
+    falls = tuple((m, usd) for m, usd in by_month if abs(usd) >= 0.005)
+    return falls or ((1, plan.one_time_usd),)
 
 
 def workspace_csv_frame(found: Evaluation | Sequence[PlanResult]) -> pd.DataFrame:

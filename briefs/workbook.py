@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import re
+from dataclasses import replace
 from datetime import date, datetime
 from typing import Any
 
@@ -252,16 +253,25 @@ def _assumptions_sheet(
             cell = ws.cell(row=r, column=2, value=value)
             cell.number_format, cell.fill, cell.font = fmt, INPUT_FILL, INPUT_FONT
         hours_ref, horizon_ref = "Assumptions!$B$4", "Assumptions!$B$5"
+        if not live.flat_horizon:
+            # Each month of a curve counts × (1 + rate) ^ -((month − 1) / 12) in the horizon.
+            ws.cell(row=6, column=1, value="discount rate per year").font = BOLD
+            cell = ws.cell(row=6, column=2, value=live.discount_rate_per_year)
+            cell.number_format, cell.fill, cell.font = "0.00%", INPUT_FILL, INPUT_FONT
         row = 7
-        for j, name in enumerate(("option", "one-time cost"), start=1):
+        for j, name in enumerate(("option", "one-time cost", "falls in month"), start=1):
             cell = ws.cell(row=row, column=j, value=name)
             cell.font, cell.fill = BOLD, HEADER_FILL
         for option, usd in live.one_time_usd:
-            row += 1
-            put(ws, row, 1, option)
-            cell = ws.cell(row=row, column=2, value=float(usd))
-            cell.number_format, cell.fill, cell.font = USD, INPUT_FILL, INPUT_FONT
-            one_time_refs[option] = f"Assumptions!$B${row}"
+            falls = live.one_time_falls.get(option) or ((1, usd),)
+            one_time_refs[option] = []
+            for month, amount in falls:
+                row += 1
+                put(ws, row, 1, option)
+                for col, value, fmt in ((2, float(amount), USD), (3, int(month), INTEGER)):
+                    cell = ws.cell(row=row, column=col, value=value)
+                    cell.number_format, cell.fill, cell.font = fmt, INPUT_FILL, INPUT_FONT
+                one_time_refs[option].append((f"Assumptions!$B${row}", f"Assumptions!$C${row}"))
         row += 2
         header = ("option", "line", *MODEL_COLUMNS)
         for j, name in enumerate(header, start=1):
@@ -353,7 +363,8 @@ def _cost_model_sheet(
             column=2,
             value=f"=SUMIF($A${lines_from}:$A${lines_to},A{r},$C${lines_from}:$C${lines_to})",
         ).number_format = USD
-        ws.cell(row=r, column=3, value=f"={refs[option]}").number_format = USD
+        one_time = "+".join(usd for usd, _ in refs[option])
+        ws.cell(row=r, column=3, value=f"={one_time}").number_format = USD
         if live.flat_horizon:
             ws.cell(row=r, column=4, value=f"=B{r}*{horizon}+C{r}").number_format = USD
             ws.cell(row=r, column=5, value=f"=D{r}-D{base_row}").number_format = USD
@@ -430,7 +441,12 @@ def _decision_sheet(ws: Worksheet, doc: Document, totals: dict, live: LiveModel 
                 row += 1
                 ws.cell(row=row, column=1, value=cell_value(block.note)).font = Font(italic=True)
         elif isinstance(block, BarChart):
-            row = _native_chart(ws, row, block)
+            live_cells = {
+                label: totals[label][block.live_total]
+                for label in block.labels
+                if block.live_total and block.live_total in totals.get(label, {})
+            }
+            row = _native_chart(ws, row, block, live_cells)
     ws.column_dimensions["A"].width = max(ws.column_dimensions["A"].width or 0, 22)
 
 
@@ -469,14 +485,19 @@ def _text_row(ws: Worksheet, row: int, text: str, width: int) -> int:
     return row
 
 
-def _native_chart(ws: Worksheet, row: int, chart: BarChart) -> int:
-    """An Excel bar chart over a small data block (label, value) to the right of the sheet."""
+def _native_chart(
+    ws: Worksheet, row: int, chart: BarChart, live_cells: dict[str, str] | None = None
+) -> int:
+    """An Excel bar chart over a small data block (label, value) to the right of the sheet; a
+    label in ``live_cells`` charts that cell (a formula), not a typed value."""
     col = 14
     ws.cell(row=row, column=col, value="option").font = BOLD
     ws.cell(row=row, column=col + 1, value=cell_value(chart.unit)).font = BOLD
     for i, (label, value) in enumerate(zip(chart.labels, chart.values, strict=True), start=1):
         put(ws, row + i, col, label)
-        cell = ws.cell(row=row + i, column=col + 1, value=None if value != value else value)
+        typed = None if value != value else value
+        live = (live_cells or {}).get(label)
+        cell = ws.cell(row=row + i, column=col + 1, value=f"={live}" if live else typed)
         cell.number_format = USD if "$" in chart.unit or "USD" in chart.unit else DECIMAL
         fit_column(ws, col, [len(str(label)), 6])
         fit_column(ws, col + 1, [shown_length(cell.value, cell.number_format), len(chart.unit)])
@@ -519,6 +540,7 @@ def _live_months(
     columns: dict[str, int],
     totals: dict,
     live: LiveModel,
+    one_time_refs: dict,
 ) -> None:
     """Month n of each option = its month-1 cost on the Cost model sheet × the curve's multiple
     for month n, an input on the Assumptions sheet (the plan engine's demand growth and fleet
@@ -561,15 +583,22 @@ def _live_months(
                 f"{quote_sheetname(sheet.title)}!${get_column_letter(columns[column])}${i + 1}"
             )
     total_row = len(months) + 3
-    sheet.cell(row=total_row, column=1, value=f"{len(months)} months").font = BOLD
+    factors = _discount_factors(sheet, months, len(columns) + 1)
+    label = f"{len(months)} months × discount factor"
+    sheet.cell(row=total_row, column=1, value=label).font = BOLD
     for column, option in curves.items():
         letter = get_column_letter(columns[column])
         cell = sheet.cell(row=total_row, column=columns[column])
-        cell.value = f"=SUM({letter}2:{letter}{len(months) + 1})"
+        cell.value = f"=SUMPRODUCT({letter}2:{letter}{len(months) + 1},{factors})"
         cell.number_format, cell.font = USD, BOLD
         months_total = f"{quote_sheetname(sheet.title)}!${letter}${total_row}"
-        # The Cost model's horizon total and the difference to the baseline follow the curve.
-        _set(totals[option]["horizon"], f"={months_total}+{totals[option]['one_time']}", sheet)
+        # The Cost model's horizon total and the difference to the baseline follow the curve;
+        # each one-time cost is discounted from the month it falls in.
+        one_time = "".join(
+            f"+{usd}*{_DISCOUNT.format(month=f'({month}-1)')}"
+            for usd, month in one_time_refs[option]
+        )
+        _set(totals[option]["horizon"], f"={months_total}{one_time}", sheet)
     base = totals.get(live.baseline)
     # The horizon's months are an Assumptions input (``_assumptions_sheet``).
     horizon_months = "Assumptions!$B$5"
@@ -590,6 +619,23 @@ def _live_months(
     if t.note:
         sheet.cell(row=total_row + 2, column=1, value=cell_value(t.note)).font = Font(italic=True)
     fit_column(assumptions, 1, [5])
+
+
+#: What a dollar paid ``month`` months after month 1 is worth in month 1 (the plan engine's
+#: ``discount_factor``), over the Assumptions sheet's rate.
+_DISCOUNT = "(1+Assumptions!$B$6)^(-{month}/12)"
+
+
+def _discount_factors(sheet: Worksheet, months: list[int], column: int) -> str:
+    """A "discount factor" column beside the months (all 1 at a 0% rate); its range."""
+    letter = get_column_letter(column)
+    cell = sheet.cell(row=1, column=column, value="discount factor")
+    cell.font, cell.fill = BOLD, HEADER_FILL
+    for i in range(len(months)):
+        factor = sheet.cell(row=i + 2, column=column)
+        factor.value = "=" + _DISCOUNT.format(month=f"($A{i + 2}-1)")
+        factor.number_format = "0.0000"
+    return f"${letter}$2:${letter}${len(months) + 1}"
 
 
 def _set(ref: str, formula: str, any_sheet: Worksheet) -> None:
@@ -618,16 +664,7 @@ def workbook(doc: Document) -> bytes:
     assumptions = wb.create_sheet(_sheet_name("Assumptions", used))
     live = doc.live_model
     if live is not None:
-        live = LiveModel(
-            live.lines.rename(columns={n: _attr(n) for n in MODEL_COLUMNS}),
-            live.one_time_usd,
-            live.baseline,
-            live.hours_per_month,
-            live.horizon_months,
-            live.money_table,
-            live.money_columns,
-            live.flat_horizon,
-        )
+        live = replace(live, lines=live.lines.rename(columns={n: _attr(n) for n in MODEL_COLUMNS}))
     hours, horizon, refs = _assumptions_sheet(assumptions, doc, live)
     totals: dict = {}
     if live is not None:
@@ -641,7 +678,7 @@ def workbook(doc: Document) -> bytes:
             sheet.freeze_panes = "A2"
             sheet.print_title_rows = "1:1"  # the header row on every printed page
             if live is not None and not live.flat_horizon and curve_columns(t, totals):
-                _live_months(sheet, assumptions, t, columns, totals, live)
+                _live_months(sheet, assumptions, t, columns, totals, live, refs)
             elif t.note:
                 sheet.cell(row=len(t.frame) + 3, column=1, value=cell_value(t.note)).font = Font(
                     italic=True

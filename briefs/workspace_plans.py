@@ -38,6 +38,7 @@ from costmodel.plan_result import PlanLine, PlanResult
 from costmodel.risk import RISK_BASIS, hhi_figure, vendor_spend
 from costmodel.workspace_model import Workspace
 from planning.evaluation import Evaluation, as_evaluation
+from planning.optimal_plan import OptimalPlan
 from planning.verdicts import BUY_WORD, PlanVerdict
 from planning.workspaces import Knobs, view_params
 from tokendesk import formatting, jsontext
@@ -83,10 +84,14 @@ def _shares(shares: Mapping[str, float]) -> str:
     return ", ".join(f"{k} {v:.2%}".replace(".00%", "%") for k, v in shares.items() if v > 0)
 
 
-def _payback(r: PlanResult) -> str:
-    if r.is_baseline:
+def _payback(r: PlanResult | OptimalPlan) -> str:
+    if isinstance(r, PlanResult) and r.is_baseline:
         return "baseline"
-    return f"month {r.payback_month}" if r.payback_month else "never (36 months)"
+    return (
+        f"month {r.payback_month}"
+        if r.payback_month
+        else f"never ({len(r.monthly_usd_by_month)} months)"
+    )
 
 
 def results_rows(found: Found) -> list[dict[str, str]]:
@@ -165,10 +170,16 @@ def headline(found: Found) -> str:
         if optimal.one_time_usd > 0.005:
             parts.append(f"${optimal.one_time_usd:,.0f} one-time")
         saved = stay.horizon_usd - optimal.horizon_usd
+        after = (
+            f" (its commitments run on after month 36 for another"
+            f" ${optimal.after_horizon_usd:,.0f}, outside that total)"
+            if optimal.after_horizon_usd > 0.005
+            else ""
+        )
         return (
             f"{text}; the plan to buy, the optimal fleet, costs {' + '.join(parts)}, and"
-            f" ${optimal.horizon_usd:,.0f} over 36 months, ${saved:,.0f} ({abs(change):.1%})"
-            f" less than Stay's ${stay.horizon_usd:,.0f}."
+            f" ${optimal.horizon_usd:,.0f} over 36 months{after}, ${saved:,.0f}"
+            f" ({abs(change):.1%}) less than Stay's ${stay.horizon_usd:,.0f}."
         )
     if not moves:
         return text + "; no alternative plan serves the whole demand."
@@ -365,10 +376,11 @@ def plan_decision_section(ev: Evaluation, weak: Mapping[str, list[str]] | None =
                 "Cost per month as compared (feasible plans only)",
                 tuple(feasible),
                 tuple(verdicts[name].usd_per_month for name in feasible),
-                "USD per month: month 1's run rate + committed units given back but still paid"
-                " + one-time cost ÷ 36",
+                f"USD per month: {COMPARED}, the {len(ev.plans[0].monthly_usd_by_month)}-month"
+                " total ÷ its months (the basis the verdicts read)",
                 groups=tuple(verdicts[name].verdict for name in feasible),
                 value_format=lambda v: f"${v:,.0f}",
+                live_total="compared",
             ),
         ),
     )
@@ -447,9 +459,8 @@ def weakest_evidence(
 
 
 def plan_money_table(found: Found) -> Table:
-    """Per plan: the compared cost the verdict reads, month 1 and the last month, one-time, the
-    horizon's total, the difference from Stay and payback; the optimal fleet (planned for month
-    1 only) has no curve, so its later columns are empty."""
+    """Per plan, the optimal fleet's path included: the compared cost the verdict reads, month 1
+    and the last month, one-time, the horizon's total, the difference from Stay and payback."""
     ev = as_evaluation(found)
     verdicts, stay, results = ev.by_name, ev.stay, ev.plans
     months = len(results[0].monthly_usd_by_month)
@@ -477,10 +488,10 @@ def plan_money_table(found: Found) -> Table:
                 COMPARED: round(verdicts[o.name].usd_per_month, 2),
                 f"vs {stay.name} ($/month)": round(verdicts[o.name].vs_stay_usd_per_month, 2),
                 "$/month (month 1)": round(o.monthly_usd, 2),
-                f"$/month (month {months})": None,
+                f"$/month (month {months})": round(o.monthly_usd_by_month[-1], 2),
                 "one-time": round(o.one_time_usd, 2),
-                f"{months} months": None,
-                "payback": "month 1 plan only",
+                f"{months} months": round(o.horizon_usd, 2),
+                "payback": _payback(o),
                 "weeks to cutover": None,
             }
         )

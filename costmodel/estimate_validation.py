@@ -64,9 +64,10 @@ def held_out_intervals(corpus: Corpus, loo: LeaveOneOut, metric: str):
     for pair in sorted(set(corpus.pair[np.isfinite(resid)])):
         rows = (corpus.pair == pair) & np.isfinite(resid)
         others = np.where(corpus.pair == pair, np.nan, resid)
+        vendor = corpus.cats["vendor"] == corpus.cats["vendor"][np.flatnonzero(rows)[0]]
         for level in sorted(set(levels[rows])):
             at = rows & (levels == level)
-            lo, hi, _ = interval_factors(others, levels, int(level))
+            lo, hi, _ = interval_factors(others, levels, int(level), vendor)
             low[at] = loo.predicted[metric][at] * lo
             high[at] = loo.predicted[metric][at] * hi
     return low, high

@@ -33,8 +33,12 @@ solver's proven bound and its true gap.
 
 from __future__ import annotations
 
+import hashlib
 import math
+import pickle
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -46,6 +50,7 @@ from costmodel.demand import HOURS_PER_MONTH
 from costmodel.optimizer_problem import EPS, HELD, HOURLY, Candidate, prune
 from costmodel.plan_result import PlanLine, discount_factor
 from costmodel.solver_output import solver_chatter_to_stderr
+from tokendesk.labels import label
 
 #: Committed terms the optimizer may start, in months.
 TERM_MONTHS = {"1y": 12, "3y": 36}
@@ -211,10 +216,59 @@ def periods(problem: HorizonProblem) -> list[tuple[int, int]]:
     ]
 
 
+#: Paths solved in this process, by the digest of the problem and the solver's options: the
+#: surfaces of one run (a page and its brief, ``commit`` and ``optimize`` in one session) read
+#: one solution instead of solving again, so they cannot disagree even when a search stops at
+#: its time limit. Small: a problem is one workspace against one market.
+_SOLVED: OrderedDict[str, tuple[HorizonProblem, HorizonSolution]] = OrderedDict()
+_SOLVED_KEPT = 16
+_SOLVED_LOCK = threading.Lock()
+
+
 def solve_horizon(
     problem: HorizonProblem, *, mip_rel_gap: float = 1e-6, time_limit_s: float = 60.0
 ) -> HorizonSolution:
-    """The cheapest path (see the module docstring), with its proven bound."""
+    """The cheapest path (see the module docstring), with its proven bound; a problem this
+    process has solved with the same options is answered from memory."""
+    key = hashlib.sha256(pickle.dumps((problem, mip_rel_gap, time_limit_s))).hexdigest()
+    with _SOLVED_LOCK:
+        if key in _SOLVED:
+            _SOLVED.move_to_end(key)
+            solved, solution = _SOLVED[key]
+            return _rebind(solution, solved, problem)
+    solution = _solve_horizon(problem, mip_rel_gap=mip_rel_gap, time_limit_s=time_limit_s)
+    with _SOLVED_LOCK:
+        _SOLVED[key] = (problem, solution)
+        while len(_SOLVED) > _SOLVED_KEPT:
+            _SOLVED.popitem(last=False)
+    return solution
+
+
+def _candidates(problem: HorizonProblem) -> list[Candidate]:
+    return [o.candidate for o in problem.offers] + [f.candidate for f in problem.fleet]
+
+
+def _rebind(
+    solution: HorizonSolution, solved: HorizonProblem, asked: HorizonProblem
+) -> HorizonSolution:
+    """A remembered path, its holdings pointing at the candidates of the problem asked (equal to
+    the one solved, but other objects): the path is read by candidate identity (``month_lines``,
+    ``units_of``), as two lines may be equal in every field."""
+    if solved is asked:
+        return solution
+    to_asked = {
+        id(old): new for old, new in zip(_candidates(solved), _candidates(asked), strict=True)
+    }
+    holdings = tuple(
+        tuple(replace(h, candidate=to_asked.get(id(h.candidate), h.candidate)) for h in month)
+        for month in solution.holdings
+    )
+    return replace(solution, holdings=holdings)
+
+
+def _solve_horizon(
+    problem: HorizonProblem, *, mip_rel_gap: float, time_limit_s: float
+) -> HorizonSolution:
     started = time.perf_counter()
     M = problem.months
     runs = periods(problem)
@@ -645,6 +699,8 @@ def commitment_rows(problem: HorizonProblem, solution: HorizonSolution) -> list[
         )
     for month, h in solution.committed():
         c = h.candidate
+        ends = month + h.term_months - 1
+        beyond = max(ends - problem.months, 0)
         rows.append(
             {
                 "kind": "new",
@@ -655,8 +711,14 @@ def commitment_rows(problem: HorizonProblem, solution: HorizonSolution) -> list[
                 "pricing_model": c.pricing_model,
                 "units": h.started,
                 "from_month": month,
-                "until_month": min(month + h.term_months - 1, problem.months),
+                "until_month": min(ends, problem.months),
                 "term_months": h.term_months,
+                # A term that runs past the horizon is paid on after it: the horizon total counts
+                # its months inside the horizon only (as it counts every plan's), and this says
+                # what is still owed after it.
+                "ends_month": ends,
+                "months_after_horizon": beyond,
+                "usd_after_horizon": round(h.started * c.usd_per_unit_month * beyond, 2),
             }
         )
     return rows
@@ -673,14 +735,20 @@ def commitment_sentences(rows: Sequence[dict]) -> list[str]:
         sku = f"{r['instance_type']} ({r['provider']} {r['region']})"
         if r["kind"] == "held":
             out.append(
-                f"{r['workload']}: hold {r['units']} × {sku} {r['pricing_model']} to month"
+                f"{r['workload']}: hold {r['units']} × {sku} {label(r['pricing_model'])} to month"
                 f" {r['until_month']} ({r['units_used_month_1']} used in month 1); after it,"
                 f" {r['units_after_end']} kept."
             )
         else:
             years = r["term_months"] // 12
+            after = (
+                f" (to month {r['ends_month']}: ${r['usd_after_horizon']:,.0f} of it falls in"
+                f" the {r['months_after_horizon']} months after the horizon, outside its total)"
+                if r.get("months_after_horizon")
+                else ""
+            )
             out.append(
                 f"{r['workload']}: commit {r['units']} × {sku} for {years} year"
-                f"{'s' if years > 1 else ''} from month {r['from_month']}."
+                f"{'s' if years > 1 else ''} from month {r['from_month']}{after}."
             )
     return out or ["No commitment on the cheapest path: everything is bought on demand."]

@@ -453,11 +453,32 @@ def log_residuals(corpus: Corpus, loo: LeaveOneOut, metric: str) -> np.ndarray:
 
 
 def interval_factors(
-    residuals: np.ndarray, levels: np.ndarray, level: int
+    residuals: np.ndarray,
+    levels: np.ndarray,
+    level: int,
+    same_vendor: np.ndarray | None = None,
 ) -> tuple[float, float, int]:
     """(low, high) multipliers of an estimate at evidence ``level``, from the residuals given,
     and the number of residuals they rest on. A thin group borrows the nearest fuller one at or
-    below its level (widened ``WIDEN`` per step), then the nearest above it."""
+    below its level (widened ``WIDEN`` per step), then the nearest above it.
+
+    ``same_vendor`` marks the residuals of the estimate's own vendor (and kind of part): where
+    they are at least ``MIN_GROUP`` and spread wider than the level's, the interval takes their
+    spread. A vendor with little evidence (Intel's Gaudi, CPUs) misses by more than the corpus
+    at large, and its interval must say so."""
+    lo, hi, n = _level_factors(residuals, levels, level)
+    if same_vendor is None:
+        return lo, hi, n
+    own = residuals[np.isfinite(residuals) & same_vendor]
+    if len(own) < MIN_GROUP:
+        return lo, hi, n
+    v_lo, v_hi = np.quantile(own, [LOW_Q, HIGH_Q])
+    return min(lo, float(np.exp(min(v_lo, 0.0)))), max(hi, float(np.exp(max(v_hi, 0.0)))), n
+
+
+def _level_factors(
+    residuals: np.ndarray, levels: np.ndarray, level: int
+) -> tuple[float, float, int]:
     ok = np.isfinite(residuals)
     order = [*range(level, -1, -1), *range(level + 1, len(EVIDENCE))]
     for candidate in order:

@@ -216,7 +216,9 @@ class Estimator:
                 else bounds[metric]
             )
             others = np.where(c.pair == pair, np.nan, log_residuals(c, self.loo, metric))
-            lo, hi, _ = interval_factors(others, self.loo.level[metric], level)
+            lo, hi, _ = interval_factors(
+                others, self.loo.level[metric], level, c.cats["vendor"] == labels["vendor"]
+            )
             bands[metric] = Band(value, value * lo, value * hi)
         measured = self._measured(query, arch, hw, regime, keep & (c.cats["benchmark"] == bench))
         basis = "estimated"

@@ -20,8 +20,9 @@ from costmodel.plan_inputs import hourly_load
 from costmodel.sizing import OnDemandBasis
 from costmodel.workspace_model import Workspace
 from planning.context import planner_for
-from planning.optimal_plan import HORIZON_TIME_LIMIT_S, Optimized
+from planning.optimal_plan import Optimized, after_horizon_usd, horizon_time_limit
 from planning.workspaces import Knobs
+from tokendesk.labels import label
 
 #: Relative gap a scenario's re-solve stops at: the solver then stops on a proven bound, not on
 #: its time limit, so the same workspace gives the same answer on a busy machine (the path
@@ -115,7 +116,7 @@ class PlannedCommitments:
         for w in dict.fromkeys(r["workload"] for r in self.rows):
             mine = [r for r in self.rows if r["workload"] == w]
             parts = [
-                f"holds {r['units']} × {r['instance_type']} {r['pricing_model']} to month"
+                f"holds {r['units']} × {r['instance_type']} {label(r['pricing_model'])} to month"
                 f" {r['until_month']} ({r['units_after_end']} kept after it)"
                 for r in mine
                 if r["kind"] == "held"
@@ -131,6 +132,11 @@ class PlannedCommitments:
                 )
                 parts.append(
                     f"commits {n['units']} × {n['instance_type']} for {n['term']} ({when})"
+                )
+            after = after_horizon_usd(mine)
+            if after > 0.005:
+                parts.append(
+                    f"${after:,.0f} of those terms falls after the horizon, outside its total"
                 )
             out.append(f"{w}: " + "; ".join(parts) + ".")
         return out or ["No commitment on the cheapest path: everything is bought on demand."]
@@ -246,7 +252,7 @@ def commitments(
         problem, solution = optimum.horizon_problem, optimum.horizon
     else:
         problem = horizon_problem(planner_for(engine, ws, knobs or Knobs()))
-        solution = solve_horizon(problem, time_limit_s=HORIZON_TIME_LIMIT_S)
+        solution = solve_horizon(problem, time_limit_s=horizon_time_limit())
     rows = tuple(commitment_rows(problem, solution)) if solution.feasible else ()
     stated = ws.commitment.scenarios
     chosen = (stated or default_scenarios()) if scenarios else ()
@@ -256,7 +262,7 @@ def commitments(
             other, found = solution, rows
         else:
             p = _scenario_problem(problem, ws, s)
-            other = solve_horizon(p, mip_rel_gap=SCENARIO_GAP, time_limit_s=HORIZON_TIME_LIMIT_S)
+            other = solve_horizon(p, mip_rel_gap=SCENARIO_GAP, time_limit_s=horizon_time_limit())
             found = tuple(commitment_rows(p, other)) if other.feasible else ()
         solved.append(
             ScenarioCommitments(

@@ -4,8 +4,10 @@ brief)."""
 
 from __future__ import annotations
 
+import math
+import os
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from costmodel.bundled_tables import electricity_prices, owned_servers
@@ -54,6 +56,19 @@ from tokendesk.labels import solver_gap
 #: Seconds the optimizer over time may search; past it the best path found is used with its proven
 #: bound and gap (stated beside it), so a command never waits longer than this on the solver.
 HORIZON_TIME_LIMIT_S = 20.0
+#: Overrides it (seconds, more than 0): a slower machine that would rather wait for the proof.
+HORIZON_TIME_LIMIT_ENV = "TOKENDESK_SOLVER_LIMIT_S"
+
+
+def horizon_time_limit() -> float:
+    """The optimizer's time limit: the environment's, where it is a number above 0."""
+    try:
+        limit = float(os.environ.get(HORIZON_TIME_LIMIT_ENV, HORIZON_TIME_LIMIT_S))
+    except ValueError:
+        return HORIZON_TIME_LIMIT_S
+    return limit if math.isfinite(limit) and limit > 0 else HORIZON_TIME_LIMIT_S
+
+
 #: What every HHI is weighted by, in the JSON beside each figure (``risk.RISK_BASIS``).
 HHI_BASIS = f"vendor HHI 0-10,000 weighted by {RISK_BASIS} by vendor, as every plan's"
 
@@ -108,6 +123,7 @@ class Optimized:
         h, p = self.horizon, self.horizon_problem
         if h is None or p is None:
             return None
+        rows = commitment_rows(p, h) if h.feasible else []
         return {
             "solver_status": h.status,
             "proven_optimal": h.status == "optimal",
@@ -120,7 +136,8 @@ class Optimized:
             "monthly_usd_by_month": [round(v, 2) for v in h.monthly_usd],
             "one_time_usd_by_month": [round(v, 2) for v in h.one_time_usd_by_month],
             "backends_ported": list(h.backends_ported),
-            "commitments": commitment_rows(p, h) if h.feasible else [],
+            "commitments": rows,
+            "commitments_after_horizon_usd": round(after_horizon_usd(rows), 2),
             "path_by_quarter": path_by_quarter(p, h) if h.feasible else [],
             "builtin_horizon_usd": {r.name: round(r.horizon_usd, 2) for r in self.builtins},
             "basis": (
@@ -240,7 +257,7 @@ def optimize(
         r.name: r.run_rate_usd_per_month + r.one_time_usd / problem.horizon_months for r in builtins
     }
     over_time = horizon_problem(planner)
-    path = solve_horizon(over_time, mip_rel_gap=horizon_gap, time_limit_s=HORIZON_TIME_LIMIT_S)
+    path = solve_horizon(over_time, mip_rel_gap=horizon_gap, time_limit_s=horizon_time_limit())
     return Optimized(
         ws,
         solution,
@@ -344,6 +361,13 @@ class OptimalPlan:
     bound_usd: float | None = None
     payback_month: int | None = None
     payback_sentence: str = ""
+    #: What the path's commitments still cost after the horizon (outside ``horizon_usd``).
+    after_horizon_usd: float = 0.0
+
+    @property
+    def one_time_by_month(self) -> tuple[float, ...]:
+        """The one-time costs by the month they fall in (as ``PlanResult.one_time_by_month``)."""
+        return self.one_time_usd_by_month
 
     @classmethod
     def of(cls, optimum: Optimized, name: str = "Optimal") -> OptimalPlan:
@@ -375,6 +399,7 @@ class OptimalPlan:
             h.bound_usd,
             payback,
             sentence,
+            after_horizon_usd(commitment_rows(p, h)),
         )
 
     @property
@@ -414,6 +439,7 @@ class OptimalPlan:
             "discount_rate_per_year": self.discount_rate_per_year,
             "payback_month": self.payback_month,
             "payback": self.payback_sentence,
+            "commitments_after_horizon_usd": round(self.after_horizon_usd, 2) if ok else None,
             "allocation_by_vendor": {
                 "requested": None,
                 "achieved": {k: round(v, 6) for k, v in self.achieved_by_vendor.items()},
@@ -421,6 +447,13 @@ class OptimalPlan:
             "fleet": [ln.as_dict() for ln in self.fleet],
             "solver": self.status_sentence,
         }
+
+
+def after_horizon_usd(rows: Sequence[Mapping]) -> float:
+    """What a path's new commitments (``commitment_rows``) still cost after the horizon's last
+    month: a term started late runs on past it, and the horizon total counts only its months
+    inside."""
+    return sum(r.get("usd_after_horizon", 0.0) for r in rows)
 
 
 def horizon_proven_sentence(h: HorizonSolution) -> str:

@@ -6,4 +6,6 @@ scripts/setup.sh --dev
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy
-exec .venv/bin/python -m pytest "$@"
+# One process per core the machine allows (at most 4: scripts/test_workers.py), each test file
+# whole in one process (its module fixtures start once).
+exec .venv/bin/python -m pytest -n "$(.venv/bin/python scripts/test_workers.py)" --dist loadfile "$@"

@@ -23,6 +23,7 @@ from tokendesk.metrics import usd_per_1k_tokens
 from tokendesk.records import BenchmarkResult, PriceQuote
 from warehouse import Warehouse
 from warehouse.cost_frame import COST_COLUMNS
+from warehouse.price_rows import PRICE_COLUMNS
 from warehouse.seed import load_seed
 
 #: Seed-format price and result files and a workspace, each row named for the case it tests.
@@ -233,3 +234,21 @@ def default_plans(
 ) -> tuple[PlanScenario, ...]:
     """The built-in plans at the what-if defaults (planning.what_ifs), unless a test sets one."""
     return builtin_plans(amd_share, cpu_share)
+
+
+def stored_price_rows(warehouse: Warehouse) -> tuple[list, list]:
+    """Every stored quote (with its snapshot's source, count, scope and date) and every integrity
+    rule's counts, as strings: what two ingest paths must store alike. An undated current
+    snapshot is dated with its write time, which differs between runs: it reads "write time"."""
+    columns = ", ".join(f"q.{c}" for c in (*PRICE_COLUMNS, "quarantine_reason", "review_flag"))
+    quotes = warehouse.query(
+        "SELECT s.source, s.row_count, s.scope,"
+        " CASE WHEN s.as_of = s.created_at THEN 'write time' ELSE CAST(s.as_of AS VARCHAR) END,"
+        f" {columns}"
+        " FROM price_quotes q JOIN snapshots s USING (snapshot_id) ORDER BY q.price_id"
+    )
+    rules = warehouse.query(
+        "SELECT s.source, rule, checked, failed, detail FROM integrity_checks"
+        " JOIN snapshots s USING (snapshot_id) ORDER BY s.source, rule"
+    )
+    return quotes.astype(str).values.tolist(), rules.astype(str).values.tolist()

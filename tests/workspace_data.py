@@ -156,3 +156,12 @@ def doubled_demand(tmp_path):
     path = tmp_path / "doubled.yaml"
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def discounted(tmp_path, rate: float = 0.08):
+    """The mixed fleet with its horizon discounted at ``rate`` a year."""
+    data = yaml.safe_load(mixed_fleet(tmp_path).read_text(encoding="utf-8"))
+    data["commitment"]["discount_rate_per_year"] = rate
+    path = tmp_path / "discounted.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path

@@ -10,6 +10,7 @@ and a file it cannot open would stop every command.
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import uuid
 from pathlib import Path
@@ -48,7 +49,7 @@ def sweep_abandoned(target: Path) -> None:
     """Remove the staging files of builds whose process is gone (killed part way)."""
     prefix = f".{target.name}.building-"
     try:
-        candidates = list(target.parent.glob(f"{glob_escape(prefix)}*"))
+        candidates = list(target.parent.glob(f"{glob.escape(prefix)}*"))
     except OSError:
         return
     for path in candidates:
@@ -58,10 +59,6 @@ def sweep_abandoned(target: Path) -> None:
             continue
         if not _is_running(int(pid)):
             discard(path)
-
-
-def glob_escape(text: str) -> str:
-    return "".join(f"[{c}]" if c in "*?[" else c for c in text)
 
 
 def _is_running(pid: int) -> bool:

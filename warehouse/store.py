@@ -202,6 +202,8 @@ class Warehouse(SnapshotWrites):
                 migrated = True
                 if seed_check is not None:
                     building._fill_if_empty(seed_check)
+        except WarehouseError as exc:  # said of the path the user gave, not of the staging file
+            raise WarehouseError(str(exc).replace(str(staging), str(target))) from None
         finally:
             engine.close()
             if migrated:

@@ -171,7 +171,10 @@ for r in results:
         st.error(f"{plain(r.name)}: {plain(reason, limit=2000)}")
 
 st.subheader("Monthly cost over 36 months")
-st.plotly_chart(charts.monthly_cost_curve(results), width="stretch", key="curve")
+# The optimal fleet's path is a plan over the same 36 months: it is drawn with the others.
+solved = evaluation.optimal
+curves = [*results, *([solved] if solved is not None and solved.feasible else [])]
+st.plotly_chart(charts.monthly_cost_curve(curves), width="stretch", key="curve")
 st.caption(
     "Before a move's cut-over month the fleet runs as it is; committed capacity a move releases is "
     "paid until its commitment ends (or ended early when that is cheaper); demand grows once a "

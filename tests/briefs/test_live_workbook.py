@@ -75,7 +75,10 @@ def test_month_n_and_the_totals_are_formulas_over_the_assumptions(workbook_path)
     assert str(months["B37"].value).startswith("='Cost model'!") and "Assumptions!" in str(
         months["B37"].value
     )
-    assert months["B39"].value == "=SUM(B2:B37)"
+    # Each month × its discount factor, a formula over the Assumptions' rate (1 at 0%).
+    assert months["B39"].value == "=SUMPRODUCT(B2:B37,$F$2:$F$37)"
+    assert months["F1"].value == "discount factor"
+    assert months["F2"].value == "=(1+Assumptions!$B$6)^(-($A2-1)/12)"
     cost_model = book["Cost model"]
     horizon = [c.value for c in cost_model["D"] if str(c.value).startswith("='Months'!")]
     # Stay, the two moves and the optimal fleet's path: each horizon total is a sum over months.

@@ -403,25 +403,21 @@ def test_a_log_duckdb_cannot_replay_is_said_in_words_and_rebuild_mends_it(small_
         timeout=60,
     )
     shutil.copy(f"{other}.wal", f"{db}.wal")
-    run = [sys.executable, "-m", "cli.main"]
-    listed = subprocess.run(
-        [*run, "prices", "list", "--db", str(db)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=env,
-        timeout=120,
-    )
+
+    def tokendesk(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "cli.main", *args, "--db", str(db)],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env=env,
+            timeout=300,
+        )
+
+    listed = tokendesk("prices", "list")
     assert listed.returncode != 0
     assert "cannot replay the log" in listed.stderr and "tokendesk db rebuild" in listed.stderr
     assert "Traceback" not in listed.stderr and "INTERNAL" not in listed.stderr
-    rebuilt = subprocess.run(
-        [*run, "db", "rebuild", "--db", str(db)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=env,
-        timeout=300,
-    )
+    rebuilt = tokendesk("db", "rebuild")
     assert rebuilt.returncode == 0, rebuilt.stderr
     assert is_up_to_date(str(db)) and list(tmp_path.glob("w.*.bak.duckdb.wal"))

@@ -200,3 +200,21 @@ def test_a_held_out_cases_interval_ignores_its_own_pairs_residuals(model):
     # ... while other pairs' intervals at the same level do move (the check can fail).
     others = ~rows & np.isfinite(low)
     assert not np.allclose(low2[others], low[others])
+
+
+def test_an_interval_takes_its_vendors_wider_spread_where_the_vendor_has_enough_evidence():
+    from costmodel.perf_calibration import MIN_GROUP, interval_factors
+
+    rng = np.random.default_rng(7)
+    level_resid = rng.normal(0.0, 0.05, 200)  # the corpus at this level misses by little
+    vendor_resid = rng.normal(0.0, 0.5, MIN_GROUP)  # this vendor misses by much more
+    residuals = np.concatenate([level_resid, vendor_resid])
+    levels = np.zeros(len(residuals), dtype=int)
+    vendor = np.arange(len(residuals)) >= len(level_resid)
+    plain_lo, plain_hi, _ = interval_factors(residuals, levels, 0)
+    lo, hi, _ = interval_factors(residuals, levels, 0, vendor)
+    assert lo < plain_lo and hi > plain_hi
+    assert hi == pytest.approx(np.exp(np.quantile(vendor_resid, 0.9)))
+    # Too few of the vendor's own residuals to read a spread from: the level's interval stands.
+    few = vendor & (np.arange(len(residuals)) < len(level_resid) + MIN_GROUP - 1)
+    assert interval_factors(residuals, levels, 0, few)[:2] == (plain_lo, plain_hi)

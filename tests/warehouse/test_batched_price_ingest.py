@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 
 from pricing.integrity import check_price_file
-from tests.factories import content_digest, seeded_warehouse
+from tests.factories import content_digest, seeded_warehouse, stored_price_rows
 from tokendesk.paths import data_dir
 from warehouse import Warehouse
-from warehouse.price_rows import PRICE_COLUMNS, utc_naive
+from warehouse.price_rows import utc_naive
 from warehouse.seed import SEED_PRICES, SeedFileError, ingest_price_file, read_price_file
 
 HOSTILE = Path(__file__).parents[1] / "fixtures" / "hostile"
@@ -170,24 +170,6 @@ def _price_files() -> list[Path]:
     return [*files, data_dir() / SEED_PRICES]
 
 
-STORED = ", ".join(f"q.{name}" for name in (*PRICE_COLUMNS, "quarantine_reason", "review_flag"))
-
-
-def _stored(warehouse: Warehouse) -> tuple[list, list]:
-    quotes = warehouse.query(
-        # An undated current snapshot is dated with its write time, which differs between runs.
-        "SELECT s.source, s.row_count, s.scope,"
-        " CASE WHEN s.as_of = s.created_at THEN 'write time' ELSE CAST(s.as_of AS VARCHAR) END,"
-        f" {STORED}"
-        " FROM price_quotes q JOIN snapshots s USING (snapshot_id) ORDER BY q.price_id"
-    )
-    rules = warehouse.query(
-        "SELECT s.source, rule, checked, failed, detail FROM integrity_checks"
-        " JOIN snapshots s USING (snapshot_id) ORDER BY s.source, rule"
-    )
-    return quotes.astype(str).values.tolist(), rules.astype(str).values.tolist()
-
-
 def _whole_file(warehouse: Warehouse, path: Path) -> str | None:
     """What the whole-file reader refuses (its message), or None after storing what it reads."""
     try:
@@ -232,7 +214,7 @@ def test_batches_refuse_and_store_exactly_what_the_whole_file_reader_does(path):
             assert str(exc) == expected
         else:
             assert expected is None, f"the whole-file reader refuses it: {expected}"
-            assert _stored(batched) == _stored(whole)
+            assert stored_price_rows(batched) == stored_price_rows(whole)
 
 
 def _sheet(path: Path, rows: int) -> Path:

@@ -12,6 +12,7 @@ import pytest
 
 import warehouse.seed as seed
 from pricing.integrity import PriceReference, check_price_file
+from tests.factories import stored_price_rows
 from tokendesk.paths import data_dir
 from tokendesk.records import PriceQuote
 from warehouse import Warehouse
@@ -180,20 +181,6 @@ def _every_check(con, relation, params, facts, *, into):
     return {}
 
 
-def _stored(warehouse: Warehouse) -> tuple[list, list]:
-    quotes = warehouse.query(
-        "SELECT s.source, s.row_count, s.scope,"
-        " CASE WHEN s.as_of = s.created_at THEN 'write time' ELSE CAST(s.as_of AS VARCHAR) END,"
-        f" {', '.join(f'q.{c}' for c in (*PRICE_COLUMNS, 'quarantine_reason', 'review_flag'))}"
-        " FROM price_quotes q JOIN snapshots s USING (snapshot_id) ORDER BY q.price_id"
-    )
-    rules = warehouse.query(
-        "SELECT s.source, rule, checked, failed, detail FROM integrity_checks"
-        " JOIN snapshots s USING (snapshot_id) ORDER BY s.source, rule"
-    )
-    return quotes.astype(str).values.tolist(), rules.astype(str).values.tolist()
-
-
 def _outcome(path: Path, reference: PriceReference | None) -> tuple | str:
     with Warehouse.open(":memory:") as warehouse:
         try:
@@ -208,7 +195,7 @@ def _outcome(path: Path, reference: PriceReference | None) -> tuple | str:
                 )
         except SeedFileError as exc:
             return str(exc)
-        return _stored(warehouse)
+        return stored_price_rows(warehouse)
 
 
 def _both_paths(path: Path, monkeypatch, reference: PriceReference | None = None):
