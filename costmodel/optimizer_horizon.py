@@ -525,7 +525,11 @@ def horizon_offers(
     committed rate is known for its SKU and term (``term_shares[provider, region, instance,
     term]``, a share of the on-demand rate), as a 1- or 3-year commitment at that share of the
     candidate's own unit rate. Dominated candidates are dropped within each term only (a
-    commitment and an on-demand unit are not interchangeable over time)."""
+    commitment and an on-demand unit are not interchangeable over time), and within one workload
+    and backend (``prune``): what replaces a candidate brings the same one-time cost, cut-over
+    month and vendor, and every backend keeps an offer, so the vendor cap's start month (the
+    offers' last cut-over) stays put. Estimated and measured offers are pruned alike; the cheapest
+    quote per tok/s is no such rule, as a larger unit does not stand for a smaller step."""
     offers: list[Offer] = []
     groups: dict[int, list[Candidate]] = {1: list(market)}
     for term, months in TERM_MONTHS.items():
