@@ -52,8 +52,11 @@ from decimal import Decimal
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+for folder in (ROOT, Path(__file__).resolve().parent):
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+
+import price_series  # noqa: E402  (the module beside this script)
 
 from tokendesk.safeyaml import YamlLimits, load_yaml_file  # noqa: E402
 
@@ -61,6 +64,8 @@ DATA = ROOT / "data"
 MANIFEST = DATA / "sources" / "aws_price_list_history.yaml"
 CATALOG_CSV = DATA / "market_prices.csv"
 SOURCE_COPY = DATA / "sources" / "aws_price_list"
+SERIES_MANIFEST = DATA / "sources" / "cloud_price_series.yaml"
+SERIES_COPY = DATA / "sources" / "price_series"
 OUT_CSV = DATA / "price_history.csv"
 RAW_URL = "https://raw.githubusercontent.com/{repository}/{commit}/{path}"
 BLOB_URL = "https://github.com/{repository}/blob/{commit}/{path}"
@@ -234,12 +239,14 @@ def published(version: str) -> datetime:
     return datetime.strptime(version, "%Y%m%d%H%M%S").replace(tzinfo=UTC)
 
 
-def catalog_descriptions(path: Path = CATALOG_CSV) -> dict[str, dict[str, str]]:
+def catalog_descriptions(
+    path: Path = CATALOG_CSV, provider: str = "aws"
+) -> dict[str, dict[str, str]]:
     """instance type -> its description in the cloud catalog (part, count, vCPUs, memory)."""
     described: dict[str, dict[str, str]] = {}
     with path.open(newline="", encoding="utf-8") as handle:
         for row in csv.DictReader(handle):
-            if row["provider"] != "aws":
+            if row["provider"] != provider:
                 continue
             fields = {
                 k: row[k] for k in ("accelerator_id", "accelerator_count", "vcpus", "memory_gib")
@@ -249,6 +256,8 @@ def catalog_descriptions(path: Path = CATALOG_CSV) -> dict[str, dict[str, str]]:
 
 
 def _price_text(value: Decimal) -> str:
+    # Every digit the source prints (a YAML float is first rounded to six decimals: its binary
+    # noise, e.g. 88.4899999025753 for 88.49, is not a figure anyone quoted).
     return format(value.normalize(), "f")
 
 
@@ -322,6 +331,52 @@ def all_rows(
     return build_rows(pin, current, rates, catalog_descriptions(catalog))
 
 
+def series_rows(
+    source: Path | None = SERIES_COPY,
+    manifest: Path = SERIES_MANIFEST,
+    catalog: Path = CATALOG_CSV,
+) -> list[dict[str, str]]:
+    """Every pinned GCP and Azure version's rows, one historical snapshot per version, from the
+    kept copies in ``source`` (None: download the pinned files)."""
+    rows: list[dict[str, str]] = []
+    for series in price_series.load_series(manifest):
+        described = catalog_descriptions(catalog, series.provider)
+        for version in series.versions:
+            if series.format == "cyclenerd-pricing-yml":
+                when, prices = price_series.gcp_version(series, version, source, described)
+                date_text = f"generated {when:%Y-%m-%d %H:%M:%S} UTC (the file's about.timestamp)"
+            elif series.format == "azure-retail-items":
+                when, prices = price_series.azure_version(
+                    series, version, source, sorted(described)
+                )
+                date_text = (
+                    f"read from the Retail Prices API {when:%Y-%m-%d %H:%M:%S} UTC"
+                    f" ({series.dated_by} at that commit)"
+                )
+            else:
+                raise HistoryError(f"{manifest}: unknown series format {series.format!r}")
+            for region, instance_type, model, usd in prices:
+                rows.append(
+                    {
+                        "seed_snapshot": f"historical {version.commit[:12]}",
+                        "provider": series.provider,
+                        "region": region,
+                        "instance_type": instance_type,
+                        **described[instance_type],
+                        "pricing_model": model,
+                        "usd_per_hour": _price_text(Decimal(repr(round(usd, 6)))),
+                        "price_basis": "instance",
+                        "source": f"{series.repository} {series.path} @ {version.commit[:12]}",
+                        "source_url": series.url(version.commit),
+                        "observed_at": when.date().isoformat(),
+                        "source_date_text": date_text,
+                        "confidence": series.confidence,
+                        "notes": series.describes,
+                    }
+                )
+    return rows
+
+
 def current_rows() -> list[dict[str, str]]:
     """The current Price List version's rows (seed snapshot "current"), for the curated seed."""
     rows, _ = all_rows()
@@ -335,6 +390,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--source", type=Path, default=SOURCE_COPY, help="folder laid out as the pinned repository"
     )
     where.add_argument("--download", action="store_true", help="fetch the pinned file")
+    parser.add_argument(
+        "--series-source",
+        type=Path,
+        default=SERIES_COPY,
+        help="folder of the GCP and Azure versions (<owner>+<name>/<commit>/<path>)",
+    )
     parser.add_argument("--manifest", type=Path, default=MANIFEST)
     parser.add_argument("--catalog", type=Path, default=CATALOG_CSV)
     parser.add_argument("--out", type=Path, default=OUT_CSV)
@@ -343,15 +404,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows, left_out = all_rows(
             None if args.download else args.source, args.manifest, args.catalog
         )
-    except HistoryError as exc:
+        series = series_rows(None if args.download else args.series_source, catalog=args.catalog)
+    except (HistoryError, price_series.SeriesError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     history = [row for row in rows if row["seed_snapshot"] != "current"]
-    args.out.write_text(render(history), encoding="utf-8")
-    versions = sorted({row["observed_at"] for row in history})
+    args.out.write_text(render(history + series), encoding="utf-8")
+    for provider in ("aws", "gcp", "azure"):
+        mine = [row for row in history + series if row["provider"] == provider]
+        dates = sorted({row["observed_at"] for row in mine})
+        print(
+            f"{provider}: {len(mine)} rows in {len(dates)} dated snapshots, {dates[0]} to {dates[-1]}"
+        )
     print(
-        f"wrote {len(history)} rows, {len(versions)} earlier Price List versions, to {args.out};"
-        f" the current version's {len(rows) - len(history)} rows go to the curated seed"
+        f"wrote {len(history) + len(series)} rows to {args.out}; the current AWS Price List"
+        f" version's {len(rows) - len(history)} rows go to the curated seed"
         " (scripts/curate_seed.py)"
     )
     if left_out:

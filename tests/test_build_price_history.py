@@ -35,7 +35,9 @@ def _script() -> ModuleType:
     return module
 
 
+sys.path.insert(0, str(REPO_ROOT / "scripts"))
 bph = _script()
+price_series = bph.price_series
 PIN = bph.load_pin()
 COPY = bph.SOURCE_COPY / PIN.path
 
@@ -43,9 +45,8 @@ COPY = bph.SOURCE_COPY / PIN.path
 def test_the_kept_lines_are_the_pinned_ones_and_a_rerun_writes_the_same_file():
     rows, left_out = bph.all_rows()
     history = [row for row in rows if row["seed_snapshot"] != "current"]
-    assert bph.render(history) == (REPO_ROOT / "data" / "price_history.csv").read_text(
-        encoding="utf-8"
-    )
+    written = bph.render(history + bph.series_rows())
+    assert written == (REPO_ROOT / "data" / "price_history.csv").read_text(encoding="utf-8")
     # Types the catalog does not describe are named, not guessed.
     assert "p6-b300.48xlarge" in left_out and "p6-b300.48xlarge" not in {
         row["instance_type"] for row in rows
@@ -126,7 +127,9 @@ def test_db_info_shows_a_dated_aws_snapshot_per_version(built):
         if s["kind"] == "prices" and s["source"] == "aws" and s["data_as_of"]
     )
     with (REPO_ROOT / "data" / "price_history.csv").open(newline="", encoding="utf-8") as handle:
-        versions = {row["observed_at"] for row in csv.DictReader(handle)}
+        versions = {
+            row["observed_at"] for row in csv.DictReader(handle) if row["provider"] == "aws"
+        }
     assert versions <= set(dated)
     # The 24 months before this build's data date: 2024-12 to 2026-12.
     assert len([d for d in dated if "2024-12-03" <= d <= "2026-12-03"]) >= 6
@@ -159,3 +162,111 @@ def test_futures_compare_sees_the_june_2025_cut_on_its_date(built):
     ]
     # The Price List versions of 2025-05-29 ($98.32) and 2025-07-03 ($55.04).
     assert (p5["usd_per_hour_from"], p5["usd_per_hour_to"]) == (98.32, 55.04)
+
+
+SERIES = {series.provider: series for series in price_series.load_series(bph.SERIES_MANIFEST)}
+
+
+def _series_rows(provider: str, commit: str) -> list[dict[str, str]]:
+    return [
+        row
+        for row in bph.series_rows()
+        if row["provider"] == provider and row["seed_snapshot"] == f"historical {commit[:12]}"
+    ]
+
+
+def test_a_gcp_version_is_dated_by_its_generation_time_and_keeps_both_prices():
+    commit = "fd66b26ff84fee5cdd94f341ea89206e76c06b99"
+    copy = SERIES["gcp"].folder(bph.SERIES_COPY, commit) / "pricing.yml"
+    text = copy.read_text(encoding="utf-8")
+    # The file's own date and a3-highgpu-8g's us-central1 lines, as pricing.yml prints them.
+    assert "  timestamp: 1785391997" in text and "  generated: Thu Jul 30 06:13:17 2026" in text
+    assert "          hour_spot: 50.6095408219178" in text
+    rows = {
+        (r["region"], r["instance_type"], r["pricing_model"]): r
+        for r in _series_rows("gcp", commit)
+    }
+    spot = rows["us-central1", "a3-highgpu-8g", "spot"]
+    assert spot["usd_per_hour"] == "50.609541"  # six decimals: the YAML float's binary noise off
+    assert spot["observed_at"] == "2026-07-30"
+    assert rows["us-central1", "a3-highgpu-8g", "on_demand"]["usd_per_hour"] == "88.49"
+    assert spot["accelerator_id"] == "nvidia-h100-sxm-80gb" and spot["accelerator_count"] == "8"
+
+
+def test_an_azure_version_maps_meters_to_sizes_and_is_dated_by_the_check_time():
+    commit = "43504f860815e18876d966704d8e3b9b85d0dca5"
+    folder = SERIES["azure"].folder(bph.SERIES_COPY, commit)
+    checked = json.loads((folder / "data/latest/last-checked.json").read_text(encoding="utf-8"))
+    assert checked["at"].startswith("2026-08-22T03:25")
+    rows = {(r["instance_type"], r["pricing_model"]): r for r in _series_rows("azure", commit)}
+    # The kept item whose meterName is "ND96isrH100v5" ("retailPrice": 127.816): the size
+    # Standard_ND96isr_H100_v5, not the cheaper ND96is H100 v5 meter of the same product.
+    h100 = rows["Standard_ND96isr_H100_v5", "on_demand"]
+    assert h100["usd_per_hour"] == "127.816" and h100["region"] == "westeurope"
+    assert h100["observed_at"] == "2026-08-22"
+    # ND A100 v4's meter names the part (ND96asr_A100_v4); the size does not.
+    assert ("Standard_ND96asr_v4", "on_demand") in rows
+
+
+def test_azure_keeps_linux_pay_as_you_go_and_spot_only():
+    base = {"armRegionName": "westeurope", "unitOfMeasure": "1 Hour"}
+    items = {
+        "linux": {
+            **base,
+            "meterName": "NC24ads_A100_v4",
+            "productName": "NCads A100 v4 Series Linux",
+        },
+        "spot": {
+            **base,
+            "meterName": "NC24ads_A100_v4 Spot",
+            "productName": "NCads A100 v4 Series Linux",
+        },
+        "windows": {
+            **base,
+            "meterName": "NC24ads_A100_v4",
+            "productName": "NCads A100 v4 Series Windows",
+        },
+        "low": {
+            **base,
+            "meterName": "NC24ads_A100_v4 Low Priority",
+            "productName": "NCads A100 v4 Series Linux",
+        },
+        "other region": {
+            **base,
+            "armRegionName": "eastus",
+            "meterName": "NC24ads_A100_v4",
+            "productName": "x",
+        },
+        "other size": {**base, "meterName": "NC24ads_A10_v4", "productName": "x"},
+    }
+    kept = price_series.azure_kept_items(items, ["Standard_NC24ads_A100_v4"], ["westeurope"])
+    assert sorted(kept) == ["linux", "spot"]
+
+
+def test_a_changed_series_copy_stops_the_build(tmp_path):
+    commit = "fd66b26ff84fee5cdd94f341ea89206e76c06b99"
+    series = SERIES["gcp"]
+    source = series.folder(bph.SERIES_COPY, commit) / "pricing.yml"
+    target = series.folder(tmp_path, commit) / "pricing.yml"
+    target.parent.mkdir(parents=True)
+    target.write_text(
+        source.read_text(encoding="utf-8").replace(
+            "hour_spot: 50.6095408219178", "hour_spot: 5.06"
+        ),
+        encoding="utf-8",
+    )
+    (version,) = [v for v in series.versions if v.commit == commit]
+    described = bph.catalog_descriptions(bph.CATALOG_CSV, "gcp")
+    with pytest.raises(price_series.SeriesError, match="not what is pinned"):
+        price_series.gcp_version(series, version, tmp_path, described)
+
+
+def test_db_info_has_six_dated_snapshots_for_each_cloud_in_two_years(built):
+    out = runner.invoke(app, ["db", "info", "--db", str(built), "--format", "json"])
+    dated: dict[str, set[str]] = {}
+    for s in json.loads(out.stdout):
+        if s["kind"] == "prices" and s["data_as_of"]:
+            dated.setdefault(s["source"], set()).add(s["data_as_of"])
+    for provider in ("aws", "gcp", "azure"):
+        recent = [d for d in dated[provider] if "2024-12-03" <= d <= "2026-12-03"]
+        assert len(recent) >= 6, (provider, sorted(dated[provider]))
