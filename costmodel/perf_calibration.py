@@ -187,6 +187,17 @@ def _empty_physics() -> Physics:
     return Physics(empty, empty, empty, empty, empty, np.zeros(0, dtype=bool))
 
 
+def shape_of(row: dict[str, Any]) -> tuple[float, float]:
+    """(input, output) tokens a result is read at: its recorded means where it records both,
+    else the assumed pair. Half a shape (a dataset's input mean beside an output stated only in
+    characters) paired with the assumed other half would misstate the prefill share; the
+    benchmark's fitted effect takes up an assumed pair's difference as it does for no shape."""
+    inputs, outputs = _float(row.get("input_tokens_mean")), _float(row.get("output_tokens_mean"))
+    if inputs and outputs:
+        return inputs, outputs
+    return ASSUMED_INPUT_TOKENS, ASSUMED_OUTPUT_TOKENS
+
+
 def _row_fields(row: dict[str, Any], arch: ModelArchitecture, hw: Hardware) -> dict[str, float]:
     conc = _float(row.get("concurrency"))
     system = int(row.get("accelerators_per_replica") or 1)
@@ -198,8 +209,8 @@ def _row_fields(row: dict[str, Any], arch: ModelArchitecture, hw: Hardware) -> d
         # A run at a stated concurrency served it from one replica of the stated size; an
         # MLPerf system's count is the system's, split into replicas as the physics finds best.
         fixed_tp=system if conc is not None else 0,
-        input_tokens=_float(row.get("input_tokens_mean")) or ASSUMED_INPUT_TOKENS,
-        output_tokens=_float(row.get("output_tokens_mean")) or ASSUMED_OUTPUT_TOKENS,
+        input_tokens=shape_of(row)[0],
+        output_tokens=shape_of(row)[1],
         regime=regime_of(str(row.get("scenario")), conc),
         tpot_limit_ms=tpot_limit_ms(str(row.get("notes") or "")),
         concurrency=conc,

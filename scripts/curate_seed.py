@@ -30,7 +30,8 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 SOURCES = DATA / "sources"
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import build_price_history  # noqa: E402  (the script beside this one)
+import build_market_results  # noqa: E402  (the scripts beside this one)
+import build_price_history  # noqa: E402
 
 # ---------------------------------------------------------------------------------------------
 # Dates. A source's own date is kept verbatim (``source_date_text``) and, where it states one, as
@@ -397,6 +398,19 @@ def _workload(model_text: str, fields: dict) -> str:
     return "unstated"
 
 
+def _apply_llama2_shape(record: dict, notes: list[str]) -> None:
+    """MLPerf llama2-70b ran one dataset in every round (OpenOrca, 24,576 samples): its shape is
+    the market build's (scripts/build_market_results.py), one definition for both files."""
+    shape = build_market_results.SHAPES["llama2-70b", "v4.1"]
+    assert shape.input is not None and shape.output is not None
+    record["input_tokens"] = round(shape.input.value)
+    record["output_tokens"] = round(shape.output.value)
+    notes.append(
+        f"shape: {shape.dataset}; {shape.input.note()}; mean output {shape.output.value:g}"
+        f" {shape.output.unit} (mlcommons/inference {shape.output.path})"
+    )
+
+
 def curate_results() -> tuple[list[dict], list[str]]:
     groups: dict[tuple, list[tuple[int, dict]]] = defaultdict(list)
     with (SOURCES / "reference_published_results.csv").open(newline="", encoding="utf-8") as handle:
@@ -493,6 +507,8 @@ def curate_results() -> tuple[list[dict], list[str]]:
             "source_rows": lines,
             "confidence": first["confidence"],
         }
+        if record["workload"] == "mlperf-open-orca":
+            _apply_llama2_shape(record, notes)
         for name, row in metrics.items():
             if name in PERCENTILE_METRICS:
                 if row["unit"] != "ms":

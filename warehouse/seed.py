@@ -449,7 +449,12 @@ def ingest_price_file(
             # Historical first so that, if dates tie, the current snapshot is the newer write.
             groups = sorted(
                 staging.groups(),
-                key=lambda g: (not is_historical(g.snapshot_name), str(g.newest or ""), g.provider),
+                key=lambda g: (
+                    not is_historical(g.snapshot_name),
+                    # Dated historical snapshots in date order; the current ones by provider.
+                    str(g.newest or "") if is_historical(g.snapshot_name) else "",
+                    g.provider,
+                ),
             )
             checked = [
                 (
