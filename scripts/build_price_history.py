@@ -44,7 +44,6 @@ import hashlib
 import io
 import re
 import sys
-import urllib.request
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -56,7 +55,8 @@ for folder in (ROOT, Path(__file__).resolve().parent):
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
 
-import price_series  # noqa: E402  (the module beside this script)
+import price_series  # noqa: E402  (the modules beside this script)
+from build_market_prices import BLOB_URL, COLUMNS, CatalogError, download_pinned  # noqa: E402
 
 from tokendesk.safeyaml import YamlLimits, load_yaml_file  # noqa: E402
 
@@ -67,31 +67,10 @@ SOURCE_COPY = DATA / "sources" / "aws_price_list"
 SERIES_MANIFEST = DATA / "sources" / "cloud_price_series.yaml"
 SERIES_COPY = DATA / "sources" / "price_series"
 OUT_CSV = DATA / "price_history.csv"
-RAW_URL = "https://raw.githubusercontent.com/{repository}/{commit}/{path}"
-BLOB_URL = "https://github.com/{repository}/blob/{commit}/{path}"
 MANIFEST_LIMITS = YamlLimits(max_bytes=64 * 1024)
 #: The pinned document is about 30 KB; a download past this is not the pinned file.
 MAX_DOWNLOAD_BYTES = 4 * 1024 * 1024
 
-COLUMNS = (
-    "seed_snapshot",
-    "provider",
-    "region",
-    "instance_type",
-    "accelerator_id",
-    "accelerator_count",
-    "vcpus",
-    "memory_gib",
-    "pricing_model",
-    "usd_per_hour",
-    "price_basis",
-    "source",
-    "source_url",
-    "observed_at",
-    "source_date_text",
-    "confidence",
-    "notes",
-)
 
 _CURRENT_ROW = re.compile(r"^\| \*\*PL-CUR\*\* \|.*`Version (?P<version>\d{14})`")
 _VERSION_HEADER = re.compile(
@@ -169,12 +148,7 @@ def read_text(pin: Pin, source: Path | None) -> tuple[str, str]:
                 f" ({pin.path}), or use --download"
             )
         return local.read_text(encoding="utf-8"), str(local)
-    url = RAW_URL.format(repository=pin.repository, commit=pin.commit, path=pin.path)
-    with urllib.request.urlopen(url, timeout=120) as response:  # the pinned https URL only
-        body = response.read(MAX_DOWNLOAD_BYTES + 1)
-    if len(body) > MAX_DOWNLOAD_BYTES:
-        raise HistoryError(f"{url}: larger than {MAX_DOWNLOAD_BYTES} bytes; not the pinned file")
-    return body.decode("utf-8"), url
+    return download_pinned(pin.repository, pin.commit, pin.path, MAX_DOWNLOAD_BYTES)
 
 
 def kept_lines(text: str) -> list[str]:
@@ -405,7 +379,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             None if args.download else args.source, args.manifest, args.catalog
         )
         series = series_rows(None if args.download else args.series_source, catalog=args.catalog)
-    except (HistoryError, price_series.SeriesError) as exc:
+    except (HistoryError, price_series.SeriesError, CatalogError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     history = [row for row in rows if row["seed_snapshot"] != "current"]

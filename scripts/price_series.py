@@ -25,18 +25,17 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import urllib.request
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from build_market_prices import BLOB_URL, download_pinned
+
 from pricing.azure import is_windows
 from tokendesk.safeyaml import YamlLimits, load_yaml_file, load_yaml_text
 
-RAW_URL = "https://raw.githubusercontent.com/{repository}/{commit}/{path}"
-BLOB_URL = "https://github.com/{repository}/blob/{commit}/{path}"
 #: The pinned files are at most 4 MB (pricing.yml); a download past this is not the pinned file.
 MAX_DOWNLOAD_BYTES = 16 * 1024 * 1024
 MANIFEST_LIMITS = YamlLimits(max_bytes=64 * 1024)
@@ -117,12 +116,7 @@ def read_file(series: Series, commit: str, path: str, source: Path | None) -> tu
         if not local.is_file():
             raise SeriesError(f"{local}: not found; keep the copy there, or build with --download")
         return local.read_text(encoding="utf-8"), str(local)
-    url = RAW_URL.format(repository=series.repository, commit=commit, path=path)
-    with urllib.request.urlopen(url, timeout=120) as response:  # the pinned https URL only
-        body = response.read(MAX_DOWNLOAD_BYTES + 1)
-    if len(body) > MAX_DOWNLOAD_BYTES:
-        raise SeriesError(f"{url}: larger than {MAX_DOWNLOAD_BYTES} bytes; not the pinned file")
-    return body.decode("utf-8"), url
+    return download_pinned(series.repository, commit, path, MAX_DOWNLOAD_BYTES)
 
 
 def _check(series: Series, version: Version, kept_text: str, count: int, where: str) -> None:

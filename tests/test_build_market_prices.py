@@ -11,16 +11,14 @@ from __future__ import annotations
 import csv
 import gzip
 import hashlib
-import importlib.util
 import json
 import re
-import sys
-from types import ModuleType
 
 import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
+from tests.script_modules import load_script
 from tokendesk.paths import REPO_ROOT
 
 FIXTURE = REPO_ROOT / "tests" / "fixtures" / "real" / "skypilot"
@@ -28,17 +26,7 @@ MARKET = REPO_ROOT / "data" / "market_prices.csv"
 runner = CliRunner()
 
 
-def _script() -> ModuleType:
-    path = REPO_ROOT / "scripts" / "build_market_prices.py"
-    spec = importlib.util.spec_from_file_location("build_market_prices", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-bmp = _script()
+bmp = load_script("build_market_prices")
 PINS = {pin.cloud: pin for pin in bmp.load_pins()}
 
 

@@ -9,34 +9,21 @@ figures are quoted from those lines (the comment names the table row).
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 import shutil
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
+from tests.script_modules import load_script
 from tokendesk.paths import REPO_ROOT
 
 runner = CliRunner()
 
 
-def _script() -> ModuleType:
-    path = REPO_ROOT / "scripts" / "build_price_history.py"
-    spec = importlib.util.spec_from_file_location("build_price_history", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-sys.path.insert(0, str(REPO_ROOT / "scripts"))
-bph = _script()
+bph = load_script("build_price_history")
 price_series = bph.price_series
 PIN = bph.load_pin()
 COPY = bph.SOURCE_COPY / PIN.path
