@@ -187,20 +187,24 @@ def _empty_physics() -> Physics:
     return Physics(empty, empty, empty, empty, empty, np.zeros(0, dtype=bool))
 
 
-def shape_of(row: dict[str, Any]) -> tuple[float, float]:
-    """(input, output) tokens a result is read at: its recorded means where it records both,
-    else the assumed pair. Half a shape (a dataset's input mean beside an output stated only in
-    characters) paired with the assumed other half would misstate the prefill share; the
-    benchmark's fitted effect takes up an assumed pair's difference as it does for no shape."""
+def stated_shape(row: dict[str, Any]) -> tuple[float, float] | None:
+    """(input, output) mean tokens a result records, or None unless it records both: half a
+    shape (a dataset's input mean beside an output stated only in characters) is none."""
     inputs, outputs = _float(row.get("input_tokens_mean")), _float(row.get("output_tokens_mean"))
-    if inputs and outputs:
-        return inputs, outputs
-    return ASSUMED_INPUT_TOKENS, ASSUMED_OUTPUT_TOKENS
+    return (inputs, outputs) if inputs and outputs else None
+
+
+def shape_of(row: dict[str, Any]) -> tuple[float, float]:
+    """(input, output) tokens a result is read at: its stated shape, else the assumed pair
+    (paired with half a shape, the assumed other half would misstate the prefill share; the
+    benchmark's fitted effect takes up an assumed pair's difference as it does for no shape)."""
+    return stated_shape(row) or (ASSUMED_INPUT_TOKENS, ASSUMED_OUTPUT_TOKENS)
 
 
 def _row_fields(row: dict[str, Any], arch: ModelArchitecture, hw: Hardware) -> dict[str, float]:
     conc = _float(row.get("concurrency"))
     system = int(row.get("accelerators_per_replica") or 1)
+    inputs, outputs = shape_of(row)
     return case_fields(
         arch,
         hw,
@@ -209,8 +213,8 @@ def _row_fields(row: dict[str, Any], arch: ModelArchitecture, hw: Hardware) -> d
         # A run at a stated concurrency served it from one replica of the stated size; an
         # MLPerf system's count is the system's, split into replicas as the physics finds best.
         fixed_tp=system if conc is not None else 0,
-        input_tokens=shape_of(row)[0],
-        output_tokens=shape_of(row)[1],
+        input_tokens=inputs,
+        output_tokens=outputs,
         regime=regime_of(str(row.get("scenario")), conc),
         tpot_limit_ms=tpot_limit_ms(str(row.get("notes") or "")),
         concurrency=conc,

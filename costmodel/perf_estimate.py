@@ -31,7 +31,7 @@ from costmodel.perf_calibration import (
     leave_one_out,
     log_residuals,
     seen_sets,
-    shape_of,
+    stated_shape,
     tpot_limit_ms,
 )
 from costmodel.perf_model import Hardware, case_fields, cases_from, physics
@@ -254,10 +254,9 @@ class Estimator:
         if query.input_tokens is not None and query.output_tokens is not None:
             return float(query.input_tokens), float(query.output_tokens), "the shape asked for"
         rows = [self.corpus.rows[i] for i in np.flatnonzero(same_model)]
-        # Only results that state both means give a shape (``shape_of``): half a shape is none.
-        stated = [r for r in rows if r.get("input_tokens_mean") and r.get("output_tokens_mean")]
-        ins = [shape_of(r)[0] for r in stated]
-        outs = [shape_of(r)[1] for r in stated]
+        stated = [shape for r in rows if (shape := stated_shape(r))]
+        ins = [i for i, _ in stated]
+        outs = [o for _, o in stated]
         i = query.input_tokens or (float(np.median(ins)) if ins else ASSUMED_INPUT_TOKENS)
         o = query.output_tokens or (float(np.median(outs)) if outs else ASSUMED_OUTPUT_TOKENS)
         said = (

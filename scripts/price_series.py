@@ -208,13 +208,19 @@ def _squash(name: str) -> str:
     return re.sub(r"[\s_]", "", name.removeprefix("Standard_"))
 
 
+def meter_sizes(sizes: Iterable[str]) -> dict[str, str]:
+    """A meter's squashed name (without " Spot") -> the kept size it prices."""
+    kept = set(sizes)
+    by_meter = {_squash(size): size for size in kept}
+    return by_meter | {k: v for k, v in METER_ALIASES.items() if v in kept}
+
+
 def azure_kept_items(
     items: Mapping[str, Any], sizes: Iterable[str], regions: Iterable[str]
 ) -> dict:
     """The items kept: Linux, not Low Priority, one hour, a kept region, a meter that names a
     kept size (spot or not)."""
-    by_meter = {_squash(size): size for size in sizes}
-    by_meter.update({k: v for k, v in METER_ALIASES.items() if v in set(sizes)})
+    by_meter = meter_sizes(sizes)
     regions = set(regions)
     kept = {}
     for key, item in items.items():
@@ -251,7 +257,7 @@ def azure_version(
     if digest != version.dated_by_sha256:
         raise SeriesError(f"{dated_where}: sha256 {digest} is not the pinned one")
     when = datetime.fromisoformat(json.loads(dated_text)["at"]).astimezone(UTC)
-    by_meter = {_squash(size): size for size in sizes} | METER_ALIASES
+    by_meter = meter_sizes(sizes)
     rows: dict[tuple[str, str, str], float] = {}
     for item in kept.values():
         meter = str(item["meterName"])
