@@ -257,3 +257,19 @@ def test_db_info_has_six_dated_snapshots_for_each_cloud_in_two_years(built):
     for provider in ("aws", "gcp", "azure"):
         recent = [d for d in dated[provider] if "2024-12-03" <= d <= "2026-12-03"]
         assert len(recent) >= 6, (provider, sorted(dated[provider]))
+
+
+def test_an_azure_version_whose_dating_file_changed_is_refused(tmp_path):
+    commit = "43504f860815e18876d966704d8e3b9b85d0dca5"
+    series = SERIES["azure"]
+    for path in (series.path, series.dated_by):
+        source = series.folder(bph.SERIES_COPY, commit) / path
+        target = series.folder(tmp_path, commit) / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+    dated = series.folder(tmp_path, commit) / series.dated_by
+    dated.write_text(dated.read_text(encoding="utf-8").replace("2026-08-22", "2025-08-22"))
+    (version,) = [v for v in series.versions if v.commit == commit]
+    sizes = sorted(bph.catalog_descriptions(bph.CATALOG_CSV, "azure"))
+    with pytest.raises(price_series.SeriesError, match="sha256 .* is not the pinned one"):
+        price_series.azure_version(series, version, tmp_path, sizes)
