@@ -33,8 +33,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from planning.solution_store import SOLUTION_STORE_ENV  # noqa: E402
 from tokendesk.paths import DATA_DIR_ENV  # noqa: E402
 from warehouse.seed import MARKET_PRICES, MARKET_RESULTS, PRICE_HISTORY  # noqa: E402
+
+# Every plan here is solved in the run that times it, never read from an earlier run's kept
+# answers (planning.solution_store).
+os.environ[SOLUTION_STORE_ENV] = "off"
 
 DATA = ROOT / "data"
 TOKENDESK = [sys.executable, "-m", "cli.main"]

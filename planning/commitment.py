@@ -19,6 +19,7 @@ from costmodel.optimizer_workspace import horizon_problem
 from costmodel.plan_inputs import hourly_load
 from costmodel.sizing import OnDemandBasis
 from costmodel.workspace_model import Workspace
+from planning import solution_store
 from planning.context import planner_for
 from planning.optimal_plan import Optimized, after_horizon_usd, horizon_time_limit
 from planning.workspaces import Knobs
@@ -252,7 +253,9 @@ def commitments(
         problem, solution = optimum.horizon_problem, optimum.horizon
     else:
         problem = horizon_problem(planner_for(engine, ws, knobs or Knobs()))
-        solution = solve_horizon(problem, time_limit_s=horizon_time_limit())
+        solution = solve_horizon(
+            problem, time_limit_s=horizon_time_limit(), store=solution_store.default_store()
+        )
     rows = tuple(commitment_rows(problem, solution)) if solution.feasible else ()
     stated = ws.commitment.scenarios
     chosen = (stated or default_scenarios()) if scenarios else ()
@@ -262,7 +265,12 @@ def commitments(
             other, found = solution, rows
         else:
             p = _scenario_problem(problem, ws, s)
-            other = solve_horizon(p, mip_rel_gap=SCENARIO_GAP, time_limit_s=horizon_time_limit())
+            other = solve_horizon(
+                p,
+                mip_rel_gap=SCENARIO_GAP,
+                time_limit_s=horizon_time_limit(),
+                store=solution_store.default_store(),
+            )
             found = tuple(commitment_rows(p, other)) if other.feasible else ()
         solved.append(
             ScenarioCommitments(

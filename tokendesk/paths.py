@@ -36,6 +36,18 @@ def user_data_dir() -> Path:
     return base / "tokendesk"
 
 
+def user_cache_dir() -> Path:
+    """What may be thrown away: XDG cache home on Linux, ~/Library/Caches on macOS,
+    %LOCALAPPDATA% on Windows."""
+    if os.name == "nt":
+        base = Path(os.environ.get("LOCALAPPDATA", Path.home() / "AppData" / "Local"))
+    elif os.uname().sysname == "Darwin":
+        base = Path.home() / "Library" / "Caches"
+    else:
+        base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+    return base / "tokendesk"
+
+
 def default_db_path() -> Path:
     override = os.environ.get(DB_PATH_ENV)
     return Path(override) if override else user_data_dir() / "tokendesk.duckdb"
