@@ -130,3 +130,34 @@ def test_the_dashboard_reads_the_answer_the_command_line_proved(seed_db, tmp_pat
     said = " ".join(optimal_summary(evaluation.optimum))
     assert f"solved in {horizon.solve_seconds:.1f} s by an earlier run, its answer reused" in said
     assert evaluation.optimum.horizon_dict()["solve_reused"] is True
+
+
+def test_a_new_warehouse_is_built_with_its_plans_solved_ahead(tmp_path):
+    """``tokendesk db init`` on a new file solves the stored workspace's plans and keeps the
+    answer (the next page or command reads it); ``--no-solve-ahead`` (the server's own build)
+    and a warehouse already built keep nothing new."""
+    answers = tmp_path / "answers"
+    env = {**os.environ, SOLUTION_STORE_ENV: str(answers)}
+
+    def init(db: Path, *flags: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "cli.main", "db", "init", "--db", str(db), *flags],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        return " ".join(done.stdout.split())
+
+    said = init(tmp_path / "a.duckdb", "--no-solve-ahead")
+    assert "solved ahead" not in said and not answers.exists()
+    said = init(tmp_path / "b.duckdb")
+    assert "The stored workspace's plans solved ahead in" in said
+    assert len(list(answers.glob("*.json"))) == 1
+    for kept in answers.glob("*.json"):
+        kept.unlink()
+    said = init(tmp_path / "b.duckdb")  # up to date: nothing to solve
+    assert "up to date" in said and "solved ahead" not in said
+    assert not list(answers.glob("*.json"))
