@@ -92,10 +92,11 @@ def _solve_ahead(target: Path | str) -> None:
     (``planning.evaluation.solve_ahead``). A workspace that cannot be planned is the plans'
     own error to report when they are asked for: the build it follows stands."""
     from planning.evaluation import solve_ahead
+    from pricing.integrity import check_price_file
     from warehouse import Warehouse
 
     try:
-        with Warehouse.open(target, read_only=True) as warehouse:
+        with Warehouse.open(target, read_only=True, seed_check=check_price_file) as warehouse:
             seconds = solve_ahead(warehouse)
     except ValueError as exc:  # a WorkspaceError among them
         console.print(f"The stored workspace's plans were not solved ahead: {exc}")
