@@ -80,8 +80,8 @@ def db_init(db: DbOption = None, solve_ahead: SolveAheadOption = True) -> None:
     where = describe(str(target)) if lake else target  # a catalog named without credentials
     verb = "ready" if lake else "up to date" if existed else "built"
     console.print(
-        f"Warehouse {verb} at {where}: {counts['price_quotes']} price quotes, "
-        f"{counts['benchmark_results']} benchmark results, {counts['snapshots']} snapshots."
+        f"Warehouse {verb} at {where}: {counts['price_quotes']:,} price quotes, "
+        f"{counts['benchmark_results']:,} benchmark results, {counts['snapshots']:,} snapshots."
     )
     if solve_ahead and verb == "built":
         _solve_ahead(target)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -154,6 +155,9 @@ def test_a_new_warehouse_is_built_with_its_plans_solved_ahead(tmp_path):
     said = init(tmp_path / "a.duckdb", "--no-solve-ahead")
     assert "solved ahead" not in said and not answers.exists()
     said = init(tmp_path / "b.duckdb")
+    assert re.search(
+        r"built at .*: \d{1,3}(,\d{3})+ price quotes, \d{1,3}(,\d{3})+ benchmark", said
+    )
     assert "The stored workspace's plans solved ahead in" in said
     assert len(list(answers.glob("*.json"))) == 1
     for kept in answers.glob("*.json"):
