@@ -370,8 +370,7 @@ def _solve_horizon(
         return HorizonSolution("error", None, None, None, (), (), (), elapsed, res.message)
     x = np.round(res.x)
     x[fixed] = 1.0
-    solution = _read(problem, runs, x, offer_vars, fleet_vars, backend_var, res, elapsed, weight)
-    return replace(solution, reused=res.reused)
+    return _read(problem, runs, x, offer_vars, fleet_vars, backend_var, res, elapsed, weight)
 
 
 def _answer(programme: Programme, options: dict[str, float], store: AnswerStore | None) -> Answer:
@@ -553,6 +552,7 @@ def _read(problem, runs, x, offer_vars, fleet_vars, backend_var, res, elapsed, w
         elapsed,
         str(res.message),
         ported,
+        res.reused,
     )
 
 

@@ -62,6 +62,17 @@ def horizon_time_limit() -> float:
     return limit if math.isfinite(limit) and limit > 0 else HORIZON_TIME_LIMIT_S
 
 
+def solve_path(problem: HorizonProblem, *, mip_rel_gap: float = 1e-6) -> HorizonSolution:
+    """``solve_horizon`` as every plan read asks it: within the planner's time limit, with the
+    user's store of proven answers (``planning.solution_store``)."""
+    return solve_horizon(
+        problem,
+        mip_rel_gap=mip_rel_gap,
+        time_limit_s=horizon_time_limit(),
+        store=solution_store.default_store(),
+    )
+
+
 #: What every HHI is weighted by, in the JSON beside each figure (``risk.RISK_BASIS``).
 HHI_BASIS = f"vendor HHI 0-10,000 weighted by {RISK_BASIS} by vendor, as every plan's"
 
@@ -251,12 +262,7 @@ def optimize(
         r.name: r.run_rate_usd_per_month + r.one_time_usd / problem.horizon_months for r in builtins
     }
     over_time = horizon_problem(planner)
-    path = solve_horizon(
-        over_time,
-        mip_rel_gap=horizon_gap,
-        time_limit_s=horizon_time_limit(),
-        store=solution_store.default_store(),
-    )
+    path = solve_path(over_time, mip_rel_gap=horizon_gap)
     return Optimized(
         ws,
         solution,

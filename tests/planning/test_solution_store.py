@@ -16,10 +16,24 @@ import pytest
 from costmodel import optimizer_horizon
 from planning import solution_store
 from planning.solution_store import SOLUTION_STORE_ENV, SolutionFolder, default_store
-from tokendesk.paths import DB_PATH_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "ab" * 32
+
+
+def _tokendesk(answers: Path, *args: str) -> str:
+    """``tokendesk ARGS`` in a process of its own keeping its answers in ``answers``; its
+    standard output (it must succeed)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "cli.main", *args],
+        cwd=ROOT,
+        env={**os.environ, SOLUTION_STORE_ENV: str(answers)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
 
 
 def test_the_tests_run_with_the_store_off():
@@ -91,19 +105,10 @@ def test_the_dashboard_reads_the_answer_the_command_line_proved(seed_db, tmp_pat
     evaluation (the same call the first page makes) then poses the very same programme, reads
     the answer without calling the solver, and prints the same figures."""
     answers = tmp_path / "answers"
-    env = {**os.environ, SOLUTION_STORE_ENV: str(answers), DB_PATH_ENV: str(seed_db)}
-    done = subprocess.run(
-        [sys.executable, "-m", "cli.main", "scenarios", "--format", "json"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
+    out = _tokendesk(answers, "scenarios", "--format", "json", "--db", str(seed_db))
     kept = list(answers.glob("*.json"))
     assert len(kept) == 1
-    printed = {p["name"]: p for p in json.loads(done.stdout)}
+    printed = {p["name"]: p for p in json.loads(out)}
 
     from app import data, plan_reads
     from planning.workspaces import Knobs, scenario_view
@@ -138,19 +143,9 @@ def test_a_new_warehouse_is_built_with_its_plans_solved_ahead(tmp_path):
     answer (the next page or command reads it); ``--no-solve-ahead`` (the server's own build)
     and a warehouse already built keep nothing new."""
     answers = tmp_path / "answers"
-    env = {**os.environ, SOLUTION_STORE_ENV: str(answers)}
 
     def init(db: Path, *flags: str) -> str:
-        done = subprocess.run(
-            [sys.executable, "-m", "cli.main", "db", "init", "--db", str(db), *flags],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr
-        return " ".join(done.stdout.split())
+        return " ".join(_tokendesk(answers, "db", "init", "--db", str(db), *flags).split())
 
     said = init(tmp_path / "a.duckdb", "--no-solve-ahead")
     assert "solved ahead" not in said and not answers.exists()
