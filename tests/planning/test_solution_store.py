@@ -160,3 +160,17 @@ def test_a_new_warehouse_is_built_with_its_plans_solved_ahead(tmp_path):
     said = init(tmp_path / "b.duckdb")  # up to date: nothing to solve
     assert "up to date" in said and "solved ahead" not in said
     assert not list(answers.glob("*.json"))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the XDG folders are Linux's")
+@pytest.mark.parametrize("value", ["", "relative/cache"])
+def test_an_empty_or_relative_xdg_folder_is_not_taken_as_the_cache(monkeypatch, tmp_path, value):
+    """Taken as is, it would put the kept answers under whatever folder a command ran in."""
+    monkeypatch.delenv(SOLUTION_STORE_ENV)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CACHE_HOME", value)
+    monkeypatch.setenv("XDG_DATA_HOME", value)
+    assert default_store().folder == tmp_path / ".cache" / "tokendesk" / "horizon-answers"
+    from tokendesk.paths import user_data_dir
+
+    assert user_data_dir() == tmp_path / ".local" / "share" / "tokendesk"
