@@ -30,6 +30,7 @@ from costmodel.perf_calibration import (
     interval_factors,
     leave_one_out,
     log_residuals,
+    newest_round,
     seen_sets,
     stated_shape,
     tpot_limit_ms,
@@ -165,6 +166,7 @@ class Estimator:
             "regime": regime,
             "benchmark_regime": f"{bench}|{regime}",
             "part_regime": f"{hw.accelerator_id}|{regime}",
+            "round": newest_round(c.cats["round"][keep]),
         }
         # The calibration read the model's results at its benchmark's shape (where the source
         # states no input length, at an assumed one): the fitted level is taken there, and the
