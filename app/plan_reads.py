@@ -252,17 +252,19 @@ def _workspace_optimum(path: str, ws, knobs, negotiated: bool):
     return _workspace_evaluation(path, ws, knobs, negotiated, True).optimum
 
 
-def workspace_commitment(path: str, ws, knobs):
-    """What to commit, when and for how long, on the optimizer's path over the horizon and under
-    each demand scenario: the same call as ``tokendesk commit``, on the options this person may
-    see."""
-    return _workspace_commitment(path, priced_workspace(path, ws), knobs, data.sees_negotiated())
+def workspace_commitment(path: str, ws, knobs, *, scenarios: bool = True):
+    """What to commit, when and for how long, on the optimizer's path over the horizon and,
+    ``scenarios``, under each demand scenario (a solve each): the same call as ``tokendesk
+    commit``, on the options this person may see."""
+    return _workspace_commitment(
+        path, priced_workspace(path, ws), knobs, data.sees_negotiated(), scenarios
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _workspace_commitment(path: str, ws, knobs, negotiated: bool):
+def _workspace_commitment(path: str, ws, knobs, negotiated: bool, scenarios: bool = True):
     from planning.commitment import commitments
 
     # Its own solve of the optimizer's path (the same programme as the Optimal plan's), so the
     # section does not wait on the whole comparison when the optimizer is not shown.
-    return commitments(data.scenario_engine(path, negotiated, ws), ws, knobs)
+    return commitments(data.scenario_engine(path, negotiated, ws), ws, knobs, scenarios=scenarios)

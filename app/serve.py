@@ -88,7 +88,9 @@ def build_command(argv: list[str]) -> tuple[list[str] | None, list[str]]:
     if is_up_to_date(argv[1]):
         print(f"Warehouse up to date at {argv[1]}.", flush=True)
         return None, argv[2:]
-    init = [sys.executable, "-m", "cli.main", "db", "init", "--db", argv[1]]
+    # The server's own first page solves the plans while the browser loads, so the build does
+    # not solve them ahead (that would hold the server back until it had).
+    init = [sys.executable, "-m", "cli.main", "db", "init", "--db", argv[1], "--no-solve-ahead"]
     return init, argv[2:]
 
 

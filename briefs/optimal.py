@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from briefs.document import BarChart, Block, Bullets, Paragraph, Section, table
 from costmodel.optimizer import plan_lines, spend_hhi
+from costmodel.optimizer_horizon import HorizonSolution
 from costmodel.optimizer_workspace import OwnedComparison
 from costmodel.risk import RISK_BASIS
 from planning.optimal_plan import Optimized, owned_rows, price_source, proven_sentence
@@ -96,6 +97,13 @@ def _whole_dollars(v: float | None) -> float:
     return 0.0 if v is None or abs(v) < 0.5 else v
 
 
+def solved_in(h: HorizonSolution) -> str:
+    """How long the search over the horizon took, and whether this run did it."""
+    if h.reused:
+        return f"solved in {h.solve_seconds:.1f} s by an earlier run, its answer reused"
+    return f"{h.solve_seconds:.1f} s"
+
+
 def optimal_summary(o: Optimized) -> list[str]:
     s = o.solution
     out = [
@@ -119,7 +127,7 @@ def optimal_summary(o: Optimized) -> list[str]:
         totals = "; ".join(f"{r.name} ${r.horizon_usd:,.0f}" for r in o.builtins)
         out.append(
             f"Over {len(h.monthly_usd)} months the cheapest path costs ${h.horizon_usd:,.0f}"
-            f" ({h.status}; bound ${h.bound_usd or 0:,.0f}; {h.solve_seconds:.1f} s): {totals}."
+            f" ({h.status}; bound ${h.bound_usd or 0:,.0f}; {solved_in(h)}): {totals}."
             " Its month 1 is what to buy now; the other $/month figures here are the month-1"
             " programme's."
         )

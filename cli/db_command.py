@@ -58,8 +58,18 @@ def _build_or_refuse(target: Path) -> dict[str, int]:
         ) from None
 
 
+SolveAheadOption = Annotated[
+    bool,
+    typer.Option(
+        "--solve-ahead/--no-solve-ahead",
+        help="After building, solve the stored workspace's plans and keep the optimizer's answer"
+        " for the dashboard's first page and `tokendesk scenarios` (a few seconds).",
+    ),
+]
+
+
 @db_app.command("init")
-def db_init(db: DbOption = None) -> None:
+def db_init(db: DbOption = None, solve_ahead: SolveAheadOption = True) -> None:
     """Create the warehouse from the bundled data/ (no network, no credentials)."""
     from warehouse.lake import describe, is_lake_target
 
@@ -70,9 +80,32 @@ def db_init(db: DbOption = None) -> None:
     where = describe(str(target)) if lake else target  # a catalog named without credentials
     verb = "ready" if lake else "up to date" if existed else "built"
     console.print(
-        f"Warehouse {verb} at {where}: {counts['price_quotes']} price quotes, "
-        f"{counts['benchmark_results']} benchmark results, {counts['snapshots']} snapshots."
+        f"Warehouse {verb} at {where}: {counts['price_quotes']:,} price quotes, "
+        f"{counts['benchmark_results']:,} benchmark results, {counts['snapshots']:,} snapshots."
     )
+    if solve_ahead and verb == "built":
+        _solve_ahead(target)
+
+
+def _solve_ahead(target: Path | str) -> None:
+    """The new warehouse's stored workspace evaluated once, its optimizer's answer kept
+    (``planning.evaluation.solve_ahead``). A workspace that cannot be planned is the plans'
+    own error to report when they are asked for: the build it follows stands."""
+    from planning.evaluation import solve_ahead
+    from pricing.integrity import check_price_file
+    from warehouse import Warehouse
+
+    try:
+        with Warehouse.open(target, read_only=True, seed_check=check_price_file) as warehouse:
+            seconds = solve_ahead(warehouse)
+    except ValueError as exc:  # a WorkspaceError among them
+        console.print(f"The stored workspace's plans were not solved ahead: {exc}")
+        return
+    if seconds is not None:
+        console.print(
+            f"The stored workspace's plans solved ahead in {seconds:.1f} s; the optimizer's"
+            " answer is kept for the dashboard's first page."
+        )
 
 
 @db_app.command("rebuild")

@@ -169,7 +169,7 @@ def validate_cmd(output: FormatOpt = Format.TABLE, db: DbOption = None) -> None:
         sys.stdout.write(jsontext.dumps(report, indent=1, default=str) + "\n")
         return
     for name, metric in report["metrics"].items():
-        table = Grid(title=f"{name}: leave-one-out, {metric['overall']['cases']} cases")
+        table = Grid(title=f"{name}: leave-one-out, {metric['overall']['cases']:,} cases")
         table.add_column("Group", priority=0, prose=True)
         table.add_column("Cases", priority=0, justify="right")
         table.add_column("Median |error|", priority=0, justify="right")

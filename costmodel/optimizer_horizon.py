@@ -47,6 +47,7 @@ from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_array
 
 from costmodel.demand import HOURS_PER_MONTH
+from costmodel.kept_answers import Answer, AnswerStore, Programme, kept_answer
 from costmodel.optimizer_problem import EPS, HELD, HOURLY, Candidate, prune
 from costmodel.plan_result import PlanLine, discount_factor
 from costmodel.solver_output import solver_chatter_to_stderr
@@ -127,6 +128,9 @@ class HorizonSolution:
     solve_seconds: float
     message: str = ""
     backends_ported: tuple[str, ...] = ()
+    #: True when the solver's answer was read from a solution store (an earlier run proved it on
+    #: the same programme); ``solve_seconds`` is then that run's solve time.
+    reused: bool = False
 
     @property
     def feasible(self) -> bool:
@@ -226,17 +230,24 @@ _SOLVED_LOCK = threading.Lock()
 
 
 def solve_horizon(
-    problem: HorizonProblem, *, mip_rel_gap: float = 1e-6, time_limit_s: float = 60.0
+    problem: HorizonProblem,
+    *,
+    mip_rel_gap: float = 1e-6,
+    time_limit_s: float = 60.0,
+    store: AnswerStore | None = None,
 ) -> HorizonSolution:
     """The cheapest path (see the module docstring), with its proven bound; a problem this
-    process has solved with the same options is answered from memory."""
+    process has solved with the same options is answered from memory, and one a run before has
+    proven, from ``store`` where one is given (``costmodel.kept_answers``)."""
     key = hashlib.sha256(pickle.dumps((problem, mip_rel_gap, time_limit_s))).hexdigest()
     with _SOLVED_LOCK:
         if key in _SOLVED:
             _SOLVED.move_to_end(key)
             solved, solution = _SOLVED[key]
             return _rebind(solution, solved, problem)
-    solution = _solve_horizon(problem, mip_rel_gap=mip_rel_gap, time_limit_s=time_limit_s)
+    solution = _solve_horizon(
+        problem, mip_rel_gap=mip_rel_gap, time_limit_s=time_limit_s, store=store
+    )
     with _SOLVED_LOCK:
         _SOLVED[key] = (problem, solution)
         while len(_SOLVED) > _SOLVED_KEPT:
@@ -267,7 +278,11 @@ def _rebind(
 
 
 def _solve_horizon(
-    problem: HorizonProblem, *, mip_rel_gap: float, time_limit_s: float
+    problem: HorizonProblem,
+    *,
+    mip_rel_gap: float,
+    time_limit_s: float,
+    store: AnswerStore | None = None,
 ) -> HorizonSolution:
     started = time.perf_counter()
     M = problem.months
@@ -338,16 +353,17 @@ def _solve_horizon(
     _add_carry_rows(m, problem, runs, reps, weight, carry)
 
     n = len(m.cost)
-    A = coo_array((m.v, (m.r, m.c)), shape=(len(m.rlo), n)).tocsr()
-    with solver_chatter_to_stderr():
-        res = milp(
-            np.array(m.cost),
-            integrality=np.array(m.integ),
-            bounds=Bounds(np.array(m.lo), np.array(m.hi)),
-            constraints=[LinearConstraint(A, np.array(m.rlo), np.array(m.rhi))],
-            options={"mip_rel_gap": mip_rel_gap, "time_limit": time_limit_s, "disp": False},
-        )
-    elapsed = time.perf_counter() - started
+    programme = Programme(
+        np.array(m.cost),
+        np.array(m.integ),
+        np.array(m.lo),
+        np.array(m.hi),
+        coo_array((m.v, (m.r, m.c)), shape=(len(m.rlo), n)).tocsr(),
+        np.array(m.rlo),
+        np.array(m.rhi),
+    )
+    res = _answer(programme, {"mip_rel_gap": mip_rel_gap, "time_limit": time_limit_s}, store)
+    elapsed = res.solve_seconds if res.reused else time.perf_counter() - started
     if res.status == 2:
         return HorizonSolution("infeasible", None, None, None, (), (), (), elapsed, res.message)
     if res.x is None:
@@ -355,6 +371,30 @@ def _solve_horizon(
     x = np.round(res.x)
     x[fixed] = 1.0
     return _read(problem, runs, x, offer_vars, fleet_vars, backend_var, res, elapsed, weight)
+
+
+def _answer(programme: Programme, options: dict[str, float], store: AnswerStore | None) -> Answer:
+    """The solver's answer to ``programme``: the one ``store`` keeps for it when that passes its
+    checks, else solved now (and kept when proven)."""
+    key = programme.key(options) if store is not None else ""
+    if store is not None:
+        kept = kept_answer(store.get(key), programme)
+        if kept is not None:
+            return kept
+    started = time.perf_counter()
+    p = programme
+    with solver_chatter_to_stderr():
+        res = milp(
+            p.cost,
+            integrality=p.integrality,
+            bounds=Bounds(p.lower, p.upper),
+            constraints=[LinearConstraint(p.matrix, p.row_lower, p.row_upper)],
+            options={**options, "disp": False},
+        )
+    answer = Answer.from_result(res, time.perf_counter() - started)
+    if store is not None and answer.status == 0 and answer.x is not None:
+        store.put(key, answer.as_dict())
+    return answer
 
 
 def _add_offer(m, problem, o, runs, reps, weight, hours, paid, rec, carry, by_backend) -> None:
@@ -512,6 +552,7 @@ def _read(problem, runs, x, offer_vars, fleet_vars, backend_var, res, elapsed, w
         elapsed,
         str(res.message),
         ported,
+        res.reused,
     )
 
 

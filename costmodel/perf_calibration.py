@@ -4,7 +4,8 @@ regime and benchmark achieve.
 
 For each figure (output tok/s per accelerator, TTFT p50 and p99, TPOT p50) the log of
 measured ÷ bound is fitted as a sum of effects: one overall, one per vendor, per part, per model
-family, per benchmark, per runtime, per precision and per regime. The effects are fitted
+family, per benchmark, per runtime, per precision, per regime and per MLPerf round (an
+estimate is read at the newest round's, today's software). The effects are fitted
 together by ridge regression with Huber weights (a robust median-like fit: one wild result
 moves nothing much), and the ridge pulls every effect toward zero, so a part with few results
 sits near its vendor and a vendor with few near the overall figure (hierarchical shrinkage). A
@@ -47,6 +48,7 @@ EFFECTS = {
     "regime": 1.0,
     "benchmark_regime": 3.0,
     "part_regime": 4.0,
+    "round": 3.0,
 }
 #: Huber threshold on log residuals (×1.35 either way counts in full; beyond, less).
 HUBER_LOG = 0.3
@@ -77,6 +79,13 @@ ASSUMED_OUTPUT_TOKENS = 256.0
 _TTFT_LIMIT = re.compile(r"TTFT\s*<=\s*([0-9.]+)\s*ms", re.IGNORECASE)
 _TPOT_LIMIT = re.compile(r"TPOT\s*<=\s*([0-9.]+)\s*ms", re.IGNORECASE)
 _SCENARIO_SUFFIX = re.compile(r"-(offline|server|interactive)$")
+#: An MLPerf round as results name it ("v5.1").
+_ROUND = re.compile(r"^v\d+(\.\d+)*$")
+#: The importer's note on a run whose measurements JSON names its source checkpoint's type
+#: ("weight_data_types fp16 with weight_transformations 'quantization'").
+_QUANTIZED_FROM = re.compile(r"weight_transformations '[^']*quantiz", re.IGNORECASE)
+#: Parts whose quantised MLPerf runs are FP4 (Blackwell), not FP8 (see :func:`run_precision`).
+FP4_PARTS = ("b200", "b300")
 _ACCURACY_SUFFIX = re.compile(r"-99(\.9)?$")
 
 
@@ -187,19 +196,65 @@ def _empty_physics() -> Physics:
     return Physics(empty, empty, empty, empty, empty, np.zeros(0, dtype=bool))
 
 
+def stated_shape(row: dict[str, Any]) -> tuple[float, float] | None:
+    """(input, output) mean tokens a result records, or None unless it records both: half a
+    shape (a dataset's input mean beside an output stated only in characters) is none."""
+    inputs, outputs = _float(row.get("input_tokens_mean")), _float(row.get("output_tokens_mean"))
+    return (inputs, outputs) if inputs and outputs else None
+
+
+def shape_of(row: dict[str, Any]) -> tuple[float, float]:
+    """(input, output) tokens a result is read at: its stated shape, else the assumed pair
+    (paired with half a shape, the assumed other half would misstate the prefill share; the
+    benchmark's fitted effect takes up an assumed pair's difference as it does for no shape)."""
+    return stated_shape(row) or (ASSUMED_INPUT_TOKENS, ASSUMED_OUTPUT_TOKENS)
+
+
+def run_precision(row: dict[str, Any]) -> str:
+    """The precision a result ran at, as the physics reads it. An MLPerf run whose measurements
+    JSON says fp16 weights *with* a quantization transformation names its source checkpoint, not
+    what ran: NVIDIA's calibration.md (MLPerf v4.1) says its LLM submissions quantise to FP8 on
+    parts with FP8 and to FP4 on Blackwell, and the quantised AMD runs are AMD's FP8 stack. Read
+    at FP16, those runs sat at or above the FP16 compute bound (physically impossible)."""
+    stated = str(row.get("precision") or "").lower()
+    if stated in ("fp16", "bf16") and _QUANTIZED_FROM.search(str(row.get("notes") or "")):
+        part = str(row.get("accelerator_id") or "")
+        return "fp4" if any(tag in part for tag in FP4_PARTS) else "fp8"
+    return stated
+
+
+def round_of(row: dict[str, Any]) -> str:
+    """The MLPerf round a result was submitted to ("mlperf v5.1"), else "other": each round's
+    rules and software generation move every result of it alike."""
+    stated = str(row.get("round_or_version") or "")
+    if str(row.get("tool") or "") == "mlperf" and _ROUND.match(stated):
+        return f"mlperf {stated}"
+    return "other"
+
+
+def newest_round(labels: np.ndarray) -> str:
+    """The newest MLPerf round among ``labels`` (an estimate is made at today's software: the
+    newest round's), or "other" when there is none."""
+    rounds = [str(v) for v in set(labels) if str(v).startswith("mlperf v")]
+    if not rounds:
+        return "other"
+    return max(rounds, key=lambda r: tuple(int(p) for p in r.removeprefix("mlperf v").split(".")))
+
+
 def _row_fields(row: dict[str, Any], arch: ModelArchitecture, hw: Hardware) -> dict[str, float]:
     conc = _float(row.get("concurrency"))
     system = int(row.get("accelerators_per_replica") or 1)
+    inputs, outputs = shape_of(row)
     return case_fields(
         arch,
         hw,
-        str(row.get("precision")),
+        run_precision(row),
         system=system,
         # A run at a stated concurrency served it from one replica of the stated size; an
         # MLPerf system's count is the system's, split into replicas as the physics finds best.
         fixed_tp=system if conc is not None else 0,
-        input_tokens=_float(row.get("input_tokens_mean")) or ASSUMED_INPUT_TOKENS,
-        output_tokens=_float(row.get("output_tokens_mean")) or ASSUMED_OUTPUT_TOKENS,
+        input_tokens=inputs,
+        output_tokens=outputs,
         regime=regime_of(str(row.get("scenario")), conc),
         tpot_limit_ms=tpot_limit_ms(str(row.get("notes") or "")),
         concurrency=conc,
@@ -219,10 +274,11 @@ def labels_of(row: dict[str, Any]) -> dict[str, str]:
         "family": arch.family,
         "benchmark": benchmark,
         "runtime": str(row.get("runtime") or "").lower(),
-        "precision": str(row.get("precision") or "").lower(),
+        "precision": run_precision(row),
         "regime": regime,
         "benchmark_regime": f"{benchmark}|{regime}",
         "part_regime": f"{hw.accelerator_id}|{regime}",
+        "round": round_of(row),
     }
 
 

@@ -30,7 +30,9 @@ from costmodel.perf_calibration import (
     interval_factors,
     leave_one_out,
     log_residuals,
+    newest_round,
     seen_sets,
+    stated_shape,
     tpot_limit_ms,
 )
 from costmodel.perf_model import Hardware, case_fields, cases_from, physics
@@ -167,6 +169,7 @@ class Estimator:
             "regime": regime,
             "benchmark_regime": f"{bench}|{regime}",
             "part_regime": f"{hw.accelerator_id}|{regime}",
+            "round": newest_round(c.cats["round"][keep]),
         }
         # The calibration read the model's results at its benchmark's shape (where the source
         # states no input length, at an assumed one): the fitted level is taken there, and the
@@ -256,8 +259,9 @@ class Estimator:
         if query.input_tokens is not None and query.output_tokens is not None:
             return float(query.input_tokens), float(query.output_tokens), "the shape asked for"
         rows = [self.corpus.rows[i] for i in np.flatnonzero(same_model)]
-        ins = [float(r["input_tokens_mean"]) for r in rows if r.get("input_tokens_mean")]
-        outs = [float(r["output_tokens_mean"]) for r in rows if r.get("output_tokens_mean")]
+        stated = [shape for r in rows if (shape := stated_shape(r))]
+        ins = [i for i, _ in stated]
+        outs = [o for _, o in stated]
         i = query.input_tokens or (float(np.median(ins)) if ins else ASSUMED_INPUT_TOKENS)
         o = query.output_tokens or (float(np.median(outs)) if outs else ASSUMED_OUTPUT_TOKENS)
         said = (

@@ -33,13 +33,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from planning.solution_store import SOLUTION_STORE_ENV  # noqa: E402
 from tokendesk.paths import DATA_DIR_ENV  # noqa: E402
-from warehouse.seed import MARKET_PRICES, MARKET_RESULTS  # noqa: E402
+from warehouse.seed import MARKET_PRICES, MARKET_RESULTS, PRICE_HISTORY  # noqa: E402
+
+# Every plan here is solved in the run that times it, never read from an earlier run's kept
+# answers (planning.solution_store).
+os.environ[SOLUTION_STORE_ENV] = "off"
 
 DATA = ROOT / "data"
 TOKENDESK = [sys.executable, "-m", "cli.main"]
 TARGETS = {"build": 60.0, "scenarios": 5.0, "optimizer": 2.0}
-MARKET_FILES = (MARKET_PRICES, MARKET_RESULTS)
+MARKET_FILES = (MARKET_PRICES, MARKET_RESULTS, PRICE_HISTORY)
 
 
 def seed_only_copy(into: Path) -> Path:

@@ -87,8 +87,13 @@ from bench_team_load import (  # noqa: E402
     writer_loop,
 )
 
+from planning.solution_store import SOLUTION_STORE_ENV  # noqa: E402
 from tests.lake_servers import PostgresServer, postgres_server  # noqa: E402
 from tests.streamlit_ws import PageRun, Session  # noqa: E402
+
+# Every plan here is solved in the run that times it, never read from an earlier run's kept
+# answers (planning.solution_store).
+os.environ[SOLUTION_STORE_ENV] = "off"
 
 #: The pages a session visits, by name, and each one's URL path ("" is the default page).
 PAGES = {

@@ -13,14 +13,13 @@ from costmodel.optimizer_horizon import (
     HorizonProblem,
     commitment_rows,
     commitment_sentences,
-    solve_horizon,
 )
 from costmodel.optimizer_workspace import horizon_problem
 from costmodel.plan_inputs import hourly_load
 from costmodel.sizing import OnDemandBasis
 from costmodel.workspace_model import Workspace
 from planning.context import planner_for
-from planning.optimal_plan import Optimized, after_horizon_usd, horizon_time_limit
+from planning.optimal_plan import Optimized, after_horizon_usd, solve_path
 from planning.workspaces import Knobs
 from tokendesk.labels import label
 
@@ -252,7 +251,7 @@ def commitments(
         problem, solution = optimum.horizon_problem, optimum.horizon
     else:
         problem = horizon_problem(planner_for(engine, ws, knobs or Knobs()))
-        solution = solve_horizon(problem, time_limit_s=horizon_time_limit())
+        solution = solve_path(problem)
     rows = tuple(commitment_rows(problem, solution)) if solution.feasible else ()
     stated = ws.commitment.scenarios
     chosen = (stated or default_scenarios()) if scenarios else ()
@@ -262,7 +261,7 @@ def commitments(
             other, found = solution, rows
         else:
             p = _scenario_problem(problem, ws, s)
-            other = solve_horizon(p, mip_rel_gap=SCENARIO_GAP, time_limit_s=horizon_time_limit())
+            other = solve_path(p, mip_rel_gap=SCENARIO_GAP)
             found = tuple(commitment_rows(p, other)) if other.feasible else ()
         solved.append(
             ScenarioCommitments(

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from costmodel import Engine
 from costmodel.plan import WorkspaceEngine
@@ -19,6 +21,9 @@ from planning.verdicts import (
     plan_verdicts,
 )
 from planning.workspaces import Knobs
+
+if TYPE_CHECKING:
+    from warehouse import Warehouse
 
 
 def compare(engine: Engine, ws: Workspace, knobs: Knobs | None = None) -> tuple[PlanResult, ...]:
@@ -194,3 +199,19 @@ def unit_cost_gap(
         ),
     )
     return CostGap(stay_per_1k, market_usd_per_1k, factors)
+
+
+def solve_ahead(warehouse: Warehouse) -> float | None:
+    """Evaluate the stored workspace at its own settings — what the dashboard's first page and
+    ``tokendesk scenarios`` ask first — so the optimizer's proven answer is kept in the solution
+    store before anyone asks (``planning.solution_store``). Seconds taken, or None when no store
+    is kept (nothing would be kept for later)."""
+    from planning import solution_store
+    from planning.workspaces import engine_for, stored_workspace
+
+    if solution_store.default_store() is None:
+        return None
+    started = time.perf_counter()
+    _, ws = stored_workspace(warehouse)
+    evaluate(engine_for(warehouse, ws), ws, Knobs())
+    return time.perf_counter() - started

@@ -49,6 +49,7 @@ from costmodel.plan_result import (
 )
 from costmodel.risk import RISK_BASIS
 from costmodel.workspace_model import Workspace
+from planning import solution_store
 from planning.context import plan_context, scenario_plans
 from planning.workspaces import Knobs
 from tokendesk.labels import solver_gap
@@ -67,6 +68,17 @@ def horizon_time_limit() -> float:
     except ValueError:
         return HORIZON_TIME_LIMIT_S
     return limit if math.isfinite(limit) and limit > 0 else HORIZON_TIME_LIMIT_S
+
+
+def solve_path(problem: HorizonProblem, *, mip_rel_gap: float = 1e-6) -> HorizonSolution:
+    """``solve_horizon`` as every plan read asks it: within the planner's time limit, with the
+    user's store of proven answers (``planning.solution_store``)."""
+    return solve_horizon(
+        problem,
+        mip_rel_gap=mip_rel_gap,
+        time_limit_s=horizon_time_limit(),
+        store=solution_store.default_store(),
+    )
 
 
 #: What every HHI is weighted by, in the JSON beside each figure (``risk.RISK_BASIS``).
@@ -131,6 +143,9 @@ class Optimized:
             "bound_usd": _money(h.bound_usd),
             "gap": h.gap,
             "solve_seconds": round(h.solve_seconds, 3),
+            # The solver's answer was read from the solution store: an earlier run proved it on
+            # the same programme in solve_seconds (planning.solution_store).
+            "solve_reused": h.reused,
             "discount_rate_per_year": p.discount_rate_per_year,
             "commitment_at_end": self.at_end,
             "monthly_usd_by_month": [round(v, 2) for v in h.monthly_usd],
@@ -257,7 +272,7 @@ def optimize(
         r.name: r.run_rate_usd_per_month + r.one_time_usd / problem.horizon_months for r in builtins
     }
     over_time = horizon_problem(planner)
-    path = solve_horizon(over_time, mip_rel_gap=horizon_gap, time_limit_s=horizon_time_limit())
+    path = solve_path(over_time, mip_rel_gap=horizon_gap)
     return Optimized(
         ws,
         solution,

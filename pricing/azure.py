@@ -138,7 +138,8 @@ def region_filter(region: str, price_type: str, sizes: Iterable[str]) -> str:
     )
 
 
-def _is_windows(product: str) -> bool:
+def is_windows(product: str) -> bool:
+    """Whether a Retail Prices product name is a Windows (licensed) meter, not the Linux price."""
     return "Windows" in product or " Win" in product or "Cloud Services" in product
 
 
@@ -182,7 +183,7 @@ def parse_items(items: Iterable[dict[str, Any]], observed_at: datetime) -> Provi
         product = str(item.get("productName", ""))
         meter = f"{item.get('skuName', '')} {item.get('meterName', '')}"
         what = f"{sku_name} {item.get('armRegionName', '')} {item.get('skuName', '')}".strip()
-        if _is_windows(product) or "Low Priority" in meter:
+        if is_windows(product) or "Low Priority" in meter:
             continue
         if item.get("isPrimaryMeterRegion") is False:
             continue

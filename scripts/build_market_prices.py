@@ -198,11 +198,17 @@ def read_text(pin: Pin, catalog: Path | None) -> tuple[str, str]:
                 f" (catalogs/v7/<cloud>/vms.csv), or use --download"
             )
         return local.read_text(encoding="utf-8"), str(local)
-    url = RAW_URL.format(repository=pin.repository, commit=pin.commit, path=pin.path)
+    return download_pinned(pin.repository, pin.commit, pin.path, MAX_DOWNLOAD_BYTES)
+
+
+def download_pinned(repository: str, commit: str, path: str, max_bytes: int) -> tuple[str, str]:
+    """(text, url) of ``path`` at ``commit`` of a public repository (its raw-file URL); a body
+    past ``max_bytes`` is not the pinned file and is refused."""
+    url = RAW_URL.format(repository=repository, commit=commit, path=path)
     with urllib.request.urlopen(url, timeout=120) as response:  # the pinned https URL only
-        body = response.read(MAX_DOWNLOAD_BYTES + 1)
-    if len(body) > MAX_DOWNLOAD_BYTES:
-        raise CatalogError(f"{url}: larger than {MAX_DOWNLOAD_BYTES} bytes; not the pinned file")
+        body = response.read(max_bytes + 1)
+    if len(body) > max_bytes:
+        raise CatalogError(f"{url}: larger than {max_bytes} bytes; not the pinned file")
     return body.decode("utf-8"), url
 
 

@@ -38,7 +38,7 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from pathlib import Path, PurePosixPath
 
@@ -227,6 +227,78 @@ class Figure:
         return float(re.findall(r"\d+(?:\.\d+)?", self.quote)[-1])
 
 
+#: Per-sample token counts of the official MLPerf dataset files, as a public dashboard extracted
+#: them (its mlperf-data/original/generate_dataset_summaries.py reads each file's token-length
+#: column into mlperf-data/summaries/*.csv). No reference document states a mean input length;
+#: this is the nearest source. Its reference-output means equal the reference READMEs' figures
+#: where both exist (llama3.1-405b 684.68, mixtral-8x7b 144.84), so the extraction is faithful.
+SUMMARIES_REPO = "openshift-psap/performance-dashboard"
+SUMMARIES_COMMIT = "71007029fb5bced1d79808e7e64dc4c2af82ea55"
+
+
+@dataclass(frozen=True)
+class InputMean:
+    """A dataset's mean input length: the mean of its per-sample ``input_length`` column."""
+
+    path: str  # in SUMMARIES_REPO at SUMMARIES_COMMIT
+    sha256: str
+    samples: int
+    total_tokens: int  # the column's sum; the mean is total / samples
+    column: str  # the dataset file and the column the extraction read
+
+    @property
+    def value(self) -> float:
+        return round(self.total_tokens / self.samples, 2)
+
+    def note(self) -> str:
+        return (
+            f"mean input {self.value:g} tokens per sample: the mean of the {self.samples:,}"
+            f" per-sample input token counts of the official dataset file ({self.column}) as"
+            f" {SUMMARIES_REPO} {self.path} at {SUMMARIES_COMMIT[:12]} lists them (derived"
+            " here; no reference document states a mean input length)"
+        )
+
+
+_SUMMARY = "mlperf-data/summaries/"
+INPUT_MEANS = {
+    "llama2-70b": InputMean(
+        _SUMMARY + "llama2-70b-99.csv",
+        "83b5ef2099a14a72e886f6c63c331137e2ce1e514ba59f131a3dee5ed84d6916",
+        24576,
+        5463976,
+        "open_orca_gpt4_tokenized_llama.sampled_24576.pkl, tok_input_length",
+    ),
+    "mixtral-8x7b": InputMean(
+        _SUMMARY + "mixtral-8x7b.csv",
+        "7ffd735eb7b488aecbfbc19f1efb86accc1e1a9a7d5786cbeb8dd90860d2f0de",
+        15000,
+        6410905,
+        "09292024_mixtral_15k_mintoken2_v1.pkl, tok_input_len",
+    ),
+    "llama3.1-405b": InputMean(
+        _SUMMARY + "llama3-1-405b.csv",
+        "41572777b8ae4499a612016a570c99eaa32afc736e8e003c920efa7bbccb72aa",
+        8313,
+        78380323,
+        "mlperf_llama3.1_405b_dataset_8313_processed_fp16_eval.pkl, tok_input_len",
+    ),
+    "llama3.1-8b": InputMean(
+        _SUMMARY + "llama3-1-8b-datacenter.csv",
+        "f903317343c10ad208014d12443d73911cbacc6c9bd733bd15224b6994407f73",
+        13368,
+        11639915,
+        "cnn_eval.json, the length of tok_input",
+    ),
+    "deepseek-r1": InputMean(
+        _SUMMARY + "deepseek-r1.csv",
+        "bddc93e4bff296c930cb3c8eb31b9cd136bf5e208c469e779d5179daf900cf30",
+        4388,
+        3527036,
+        "mlperf_deepseek_r1_dataset_4388_fp8_eval.pkl, tok_input_len",
+    ),
+}
+
+
 @dataclass(frozen=True)
 class Shape:
     """The dataset one benchmark defines and the mean lengths its documentation states."""
@@ -237,6 +309,7 @@ class Shape:
     output: Figure | None
     #: Why a length is empty: the documentation states no mean (or states it in characters).
     gaps: str
+    input: InputMean | None = None
 
 
 _NO_INPUT = "the reference documentation states no mean input length"
@@ -306,6 +379,13 @@ def _shapes() -> dict[tuple[str, str], Shape]:
         "the reference documentation states no mean input or output length (it lists the "
         "input length of individual samples only)",
     )
+    # The input mean of the datasets the per-sample counts cover (llama3.1-8b: the datacenter
+    # set of 13,368 samples; the edge set is another file).
+    for key, shape in list(shapes.items()):
+        found = INPUT_MEANS.get(shape.benchmark)
+        if found is not None:
+            gaps = "; ".join(g for g in shape.gaps.split("; ") if g != _NO_INPUT)
+            shapes[key] = replace(shape, input=found, gaps=gaps)
     return shapes
 
 
@@ -553,7 +633,7 @@ def row_for(
     fields.update(
         # The system's own name can repeat across submitters; the folder names it uniquely.
         system=f"{result.system} [{match['division']}/{match['submitter']}/{match['system']}]",
-        input_tokens=None,
+        input_tokens=round(shape.input.value) if shape.input else None,
         output_tokens=round(output.value) if output else None,
         source_title=(
             f"MLPerf Inference {source.round} results repo: {run_path}"
@@ -569,13 +649,14 @@ def row_for(
         f"{match['submitter']}" + (f", {system_type} system" if system_type else ""),
         result.notes,
         f"shape: {shape.dataset}"
+        + (f"; {shape.input.note()}" if shape.input else "")
         + (
             f"; mean output {output.value:g} {output.unit} ({INFERENCE_REPO} {output.path} at "
             f"{DOCS[output.path, source.round][0][:12]})"
             if output
             else ""
         )
-        + f"; {shape.gaps}",
+        + (f"; {shape.gaps}" if shape.gaps else ""),
     ]
     if result.request_rate_rps:
         notes.append(f"target_qps {result.request_rate_rps:g} samples/s")
@@ -700,6 +781,19 @@ def verify_shapes(repos: Path | None) -> str:
                 raise SystemExit(
                     f"{INFERENCE_REPO} {path} at {commit} does not say {output.quote!r}; fix SHAPES"
                 )
+    summaries = find_copy(repos, SUMMARIES_REPO) if repos else None
+    if summaries is None:
+        return f"(input means) not re-checked: no copy of {SUMMARIES_REPO} under --repos"
+    for benchmark, mean in sorted(INPUT_MEANS.items()):
+        data = _git(summaries, "show", f"{SUMMARIES_COMMIT}:{mean.path}")
+        if hashlib.sha256(data).hexdigest() != mean.sha256:
+            raise SystemExit(f"{SUMMARIES_REPO} {mean.path} at {SUMMARIES_COMMIT}: sha256 differs")
+        counts = [int(r["input_length"]) for r in csv.DictReader(io.StringIO(data.decode()))]
+        if (len(counts), sum(counts)) != (mean.samples, mean.total_tokens):
+            raise SystemExit(
+                f"{SUMMARIES_REPO} {mean.path}: {len(counts)} samples, {sum(counts)} input tokens;"
+                f" INPUT_MEANS[{benchmark!r}] says {mean.samples}, {mean.total_tokens}"
+            )
     return ""
 
 
@@ -822,13 +916,15 @@ def curation(
     lines += [f"- {p}" for p in problems]
     lines += [
         "",
-        "## Shapes (mean tokens per sample, from the benchmark's reference documentation)",
+        "## Shapes (mean tokens per sample)",
         "",
     ]
     lines += [
         f"Figures are read from {INFERENCE_REPO} at the last commit of each file before the round's "
-        "publication date; input means are empty throughout because no reference document states "
-        "one."
+        "publication date. No reference document states a mean input length: where a mean input "
+        f"is given it is the mean of the dataset's per-sample input token counts as {SUMMARIES_REPO}"
+        " extracted them from the official dataset file (derived here; file and commit in the "
+        "column)."
         + (
             f" Figures {shape_check}."
             if shape_check
@@ -842,8 +938,14 @@ def curation(
         doc = DOCS.get((shape.doc, rnd))
         where = f"`{shape.doc}` @ {doc[0][:12]} ({doc[1][:12]}…)" if doc else f"`{shape.doc}`"
         out = f'{shape.output.value:g} ("{shape.output.quote}")' if shape.output else ""
+        inp = (
+            f"{shape.input.value:g} (mean of {shape.input.samples:,} samples,"
+            f" `{shape.input.path}` @ {SUMMARIES_COMMIT[:12]})"
+            if shape.input
+            else ""
+        )
         lines.append(
-            f"| {benchmark} | {rnd} | {shape.dataset} | | {out} | {where} | {shape.gaps} |"
+            f"| {benchmark} | {rnd} | {shape.dataset} | {inp} | {out} | {where} | {shape.gaps} |"
         )
     lines += [
         "",

@@ -5,7 +5,9 @@ each with its source) and writes:
 
 * ``data/seed_prices.csv``  — one PriceQuote per row plus the seed snapshot it belongs to
   (``current`` or ``historical``: rows the research marks as superseded, e.g. AWS P5 before
-  the June 2025 price cut, are kept, dated, in an older snapshot and never shown as current);
+  the June 2025 price cut, are kept, dated, in an older snapshot and never shown as current),
+  and the current AWS Price List version's rates (``scripts/build_price_history.py``, from its
+  pinned source); an estimate the list prices is then history;
 * ``data/seed_results.csv`` — long-format published metrics pivoted into one BenchmarkResult
   per measured operating point;
 * ``data/seed_curation.md`` — every source row that was not turned into a record, and why.
@@ -19,12 +21,17 @@ from __future__ import annotations
 
 import csv
 import re
+import sys
 from collections import defaultdict
 from datetime import date
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 SOURCES = DATA / "sources"
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import build_market_results  # noqa: E402  (the scripts beside this one)
+import build_price_history  # noqa: E402
 
 # ---------------------------------------------------------------------------------------------
 # Dates. A source's own date is kept verbatim (``source_date_text``) and, where it states one, as
@@ -391,6 +398,19 @@ def _workload(model_text: str, fields: dict) -> str:
     return "unstated"
 
 
+def _apply_llama2_shape(record: dict, notes: list[str]) -> None:
+    """MLPerf llama2-70b ran one dataset in every round (OpenOrca, 24,576 samples): its shape is
+    the market build's (scripts/build_market_results.py), one definition for both files."""
+    shape = build_market_results.SHAPES["llama2-70b", "v4.1"]
+    assert shape.input is not None and shape.output is not None
+    record["input_tokens"] = round(shape.input.value)
+    record["output_tokens"] = round(shape.output.value)
+    notes.append(
+        f"shape: {shape.dataset}; {shape.input.note()}; mean output {shape.output.value:g}"
+        f" {shape.output.unit} (mlcommons/inference {shape.output.path})"
+    )
+
+
 def curate_results() -> tuple[list[dict], list[str]]:
     groups: dict[tuple, list[tuple[int, dict]]] = defaultdict(list)
     with (SOURCES / "reference_published_results.csv").open(newline="", encoding="utf-8") as handle:
@@ -487,6 +507,8 @@ def curate_results() -> tuple[list[dict], list[str]]:
             "source_rows": lines,
             "confidence": first["confidence"],
         }
+        if record["workload"] == "mlperf-open-orca":
+            _apply_llama2_shape(record, notes)
         for name, row in metrics.items():
             if name in PERCENTILE_METRICS:
                 if row["unit"] != "ms":
@@ -561,13 +583,15 @@ CORRECTIONS = [
     "current price or a cost option. No observation date is stated: `observed_at` is empty.",
     "**Pre-cut AWS figures**: the SkyPilot catalog rows for P5/P5en/P4d/P4de (on-demand *and* "
     "spot, including p5 spot $20.99) were read before the June 2025 AWS price cut; they are "
-    "history. The derived post-cut p4d estimate keeps `valid_from` 2025-06-01 (the cut's "
-    "effective month).",
-    "**Post-cut p5.48xlarge on demand** is an estimate, $55.06 = $98.32 x (1 - 0.44), confidence "
-    "low: its source (dstack's 'The state of cloud GPUs in 2025', 2025-09-10) states 'Only AWS "
-    "has reduced H100 instance prices by 44%' and no price. The $55.04 this row carried before "
-    "was recalled from an announcement no one had read, so it is gone; the live Price List API "
-    "(`tokendesk prices refresh`) replaces the estimate with AWS's own figure.",
+    "history.",
+    "**Post-cut AWS list prices** (p5.48xlarge $55.04, p4d.24xlarge $21.957642, p4de.24xlarge "
+    "$27.44705, us-east-1 on demand) are AWS's own figures in the Price List version "
+    "20260728175247 (published 2026-07-28), as a public review tabulated them from the bulk offer "
+    "file with its stated filter (data/sources/aws_price_list_history.yaml; the earlier versions, "
+    "2024-02 to 2026-03, are data/price_history.csv). They replace the two estimates the seed "
+    "carried before: p5 $55.06 = $98.32 x (1 - 0.44) from dstack's 'Only AWS has reduced H100 "
+    "instance prices by 44%' (2025-09-10) and p4d $21.96 = $32.7726 x 0.67 from AWS's 'up to "
+    "33%'. The live Price List API (`tokendesk prices refresh`) reads today's figure.",
     '**Undated sources** keep "date unknown" (empty `observed_at` / `measured_at`, the '
     "source's words in `source_date_text`) instead of an invented date: SkyPilot/gpuhunt catalog "
     'snapshots (e.g. RunPod B200, formerly "2024-01-01"), the TensorRT-LLM perf overview at '
@@ -579,6 +603,33 @@ CORRECTIONS = [
 ]
 
 
+def with_price_list(prices: list[dict]) -> tuple[list[dict], list[str]]:
+    """(the curated rows plus the current AWS Price List version's rates, the curated rows left
+    out). A current curated row that is an estimate (its notes say ESTIMATE) of an item the list
+    prices is left out: the provider's own figure replaces it. (Kept as history it would date
+    the seed's historical snapshot at the estimate's date and outrank the undated pre-cut rows'
+    true order.)"""
+    listed = build_price_history.current_rows()
+    items = {
+        (r["provider"], r["region"], r["instance_type"], r["pricing_model"]): r for r in listed
+    }
+    kept, skipped = [], []
+    for row in prices:
+        key = (row["provider"], row["region"], row["instance_type"], row["pricing_model"])
+        estimate = row["seed_snapshot"] == "current" and row["notes"].startswith("ESTIMATE")
+        if estimate and key in items:
+            version = items[key]["source_date_text"].split(",")[0]
+            skipped.append(
+                f"prices ({row['provider']} {row['instance_type']} {row['region']}"
+                f" {row['pricing_model']}, ${row['usd_per_hour']}): an estimate replaced by the"
+                f" provider's list price ${items[key]['usd_per_hour']} ({version})"
+            )
+            continue
+        kept.append(row)
+    blank = dict.fromkeys(prices[0], "")
+    return kept + [{**blank, **row} for row in listed], skipped
+
+
 def write_csv(path: Path, rows: list[dict]) -> None:
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
@@ -588,6 +639,8 @@ def write_csv(path: Path, rows: list[dict]) -> None:
 
 def main() -> None:
     prices, skipped_prices = curate_prices()
+    prices, replaced = with_price_list(prices)
+    skipped_prices += replaced
     results, skipped_results = curate_results()
     write_csv(DATA / "seed_prices.csv", prices)
     write_csv(DATA / "seed_results.csv", results)

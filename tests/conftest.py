@@ -19,6 +19,10 @@ hypothesis_settings.load_profile("deterministic")
 # running it is: the tests (and the commands and servers they start, which inherit this) give
 # the solver up to ten minutes instead.
 os.environ.setdefault("TOKENDESK_SOLVER_LIMIT_S", "600")  # planning.optimal_plan
+# Every test (and every command and server it starts) solves what it asks for: nothing is read
+# from answers an earlier test or run kept. The store's own tests turn it on in a folder of
+# their own (tests/planning/test_solution_store.py).
+os.environ.setdefault("TOKENDESK_SOLUTION_STORE", "off")  # planning.solution_store
 
 
 @pytest.fixture

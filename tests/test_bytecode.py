@@ -40,5 +40,5 @@ def test_the_bytecode_step_compiles_every_module_of_every_installed_package():
 
 def test_setup_runs_it_after_installing():
     lines = (ROOT / "scripts" / "setup.sh").read_text(encoding="utf-8").splitlines()
-    install = max(n for n, line in enumerate(lines) if "pip install" in line and "-e ." in line)
+    install = max(n for n, line in enumerate(lines) if "pip_install" in line and "-e ." in line)
     assert "scripts/bytecode.sh" in lines[install + 1 :]

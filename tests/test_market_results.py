@@ -117,7 +117,11 @@ def test_a_fixture_run_is_a_row_with_the_figure_loadgen_printed_and_its_shape(
     assert float(row["output_tok_s"]) == _printed_tokens_per_s(REAL / folder / run)
     assert row["scenario"] == scenario
     assert row["output_tokens"] == output_tokens
-    assert row["input_tokens"] == ""  # no reference document states a mean input length
+    # The dataset's mean input: the sum of the pinned per-sample input counts over the samples
+    # (scripts/build_market_results.py INPUT_MEANS, re-checked against the file on each build).
+    benchmark = "mixtral-8x7b" if "mixtral" in run else "llama2-70b"
+    mean = bmr.INPUT_MEANS[benchmark]
+    assert row["input_tokens"] == str(round(mean.total_tokens / mean.samples))
     source = next(s for s in bmr.ROUNDS if s.round == round_name)
     folder_path = run.split("/performance/")[0]
     assert (
@@ -133,9 +137,11 @@ def test_every_row_carries_the_shape_of_its_benchmark_at_its_round():
         shape = bmr.SHAPES[bmr.base_benchmark(match["benchmark"]), round_name]
         expected = str(round(shape.output.value)) if shape.output else ""
         assert row["output_tokens"] == expected, row["source_title"]
-        assert row["input_tokens"] == ""
+        assert row["input_tokens"] == (str(round(shape.input.value)) if shape.input else "")
         assert f"shape: {shape.dataset}" in row["notes"]
         assert shape.gaps in row["notes"]
+        if shape.input:
+            assert shape.input.note() in row["notes"]
 
 
 def test_counts_by_round_and_scenario_agree_with_the_curation_log():

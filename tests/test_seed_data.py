@@ -122,14 +122,14 @@ def test_the_example_workspace_is_priced_at_the_seeds_current_list_prices(seeded
 
 def test_the_p5_price_cut_is_kept_as_history_beside_the_current_price() -> None:
     # AWS p5.48xlarge on-demand in us-east-1: the pre-cut catalog price (undated, historical)
-    # and the post-cut price dated by its source, as the seed's rows state them.
+    # and the post-cut list price dated by its Price List version (published 2026-07-28).
     p5 = {
         (name, quote.observed_at.date() if quote.observed_at else None): quote.usd_per_hour
         for name, quote in read_price_file(data_dir() / SEED_PRICES)
         if (quote.provider, quote.region, quote.instance_type, quote.pricing_model)
         == ("aws", "us-east-1", "p5.48xlarge", "on_demand")
     }
-    assert p5 == {("historical", None): 98.32, ("current", date(2025, 9, 10)): 55.06}
+    assert p5 == {("historical", None): 98.32, ("current", date(2026, 7, 28)): 55.04}
 
 
 _ESTIMATE = re.compile(r"ESTIMATE (?P<base>[\d.]+)\*(?P<factor>[\d.]+)=(?P<value>[\d.]+)")
@@ -139,7 +139,6 @@ def test_a_price_no_source_states_is_an_estimate_whose_arithmetic_gives_the_pric
     # A figure that was recalled, or read from a page no one retrieved, is not a price: the row
     # says ESTIMATE, shows the arithmetic from the figures its source does state, is low
     # confidence, and the arithmetic gives the row's price.
-    estimates = 0
     for _, quote in read_price_file(data_dir() / SEED_PRICES):
         text = f"{quote.source} {quote.notes}".lower()
         match = _ESTIMATE.search(quote.notes)
@@ -147,28 +146,30 @@ def test_a_price_no_source_states_is_an_estimate_whose_arithmetic_gives_the_pric
             assert match, (quote.instance_type, quote.notes)
         if not match:
             continue
-        estimates += 1
         assert quote.source.startswith("Derived:"), quote.source
         assert quote.confidence.startswith("low"), quote.confidence
         base, factor = float(match["base"]), float(match["factor"])
         assert float(match["value"]) == quote.usd_per_hour == round(base * factor, 2)
-    assert estimates >= 2
 
 
-def test_the_p5_estimate_rests_on_the_seed_s_own_pre_cut_price_and_the_cited_cut() -> None:
-    # The cited blog states "Only AWS has reduced H100 instance prices by 44%": the estimate is
-    # the seed's historical p5 list price less that 44%, both figures named in the row.
-    rows = {
-        name: quote
+def test_an_estimate_the_provider_lists_gives_way_to_the_list_price() -> None:
+    # The seed once estimated the post-cut p5 and p4d prices (98.32 x 0.56 and 32.7726 x 0.67)
+    # from announced cuts. AWS's own Price List states them (version 20260728175247, the
+    # p5.48xlarge and p4d.24xlarge rows of data/sources/aws_price_list/): the list price is
+    # current and the curation log names each estimate it replaced.
+    current = {
+        quote.instance_type: quote
         for name, quote in read_price_file(data_dir() / SEED_PRICES)
-        if (quote.provider, quote.region, quote.instance_type, quote.pricing_model)
-        == ("aws", "us-east-1", "p5.48xlarge", "on_demand")
+        if name == "current"
+        and (quote.provider, quote.region, quote.pricing_model) == ("aws", "us-east-1", "on_demand")
     }
-    current, before = rows["current"], rows["historical"]
-    match = _ESTIMATE.search(current.notes)
-    assert match and float(match["base"]) == before.usd_per_hour
-    assert "44%" in current.source and float(match["factor"]) == round(1 - 0.44, 2)
-    assert "55.04" not in f"{current.usd_per_hour}"
+    for instance_type, listed in (("p5.48xlarge", 55.04), ("p4d.24xlarge", 21.957642)):
+        assert current[instance_type].usd_per_hour == listed
+        assert current[instance_type].source.startswith("AWS Price List")
+        assert "ESTIMATE" not in current[instance_type].notes
+    log = (data_dir() / "seed_curation.md").read_text(encoding="utf-8")
+    assert "(aws p5.48xlarge us-east-1 on_demand, $55.06): an estimate replaced by" in log
+    assert "(aws p4d.24xlarge us-east-1 on_demand, $21.96): an estimate replaced by" in log
 
 
 def test_the_mlperf_h200_server_point_keeps_loadgen_s_percentiles() -> None:

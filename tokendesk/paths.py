@@ -25,14 +25,34 @@ def data_dir() -> Path:
     return Path(override) if override else REPO_ROOT / "data"
 
 
+def _base_dir(variable: str, default: Path) -> Path:
+    """The folder an environment variable names, where it names an absolute one; else
+    ``default``. An empty or relative value is ignored, as the XDG base-directory rules say:
+    taken as is, it would put the user's files under whatever folder a command ran in."""
+    value = os.environ.get(variable, "")
+    return Path(value) if value and Path(value).is_absolute() else default
+
+
 def user_data_dir() -> Path:
     """XDG data home on Linux, ~/Library/Application Support on macOS, %APPDATA% on Windows."""
     if os.name == "nt":
-        base = Path(os.environ.get("APPDATA", Path.home() / "AppData" / "Roaming"))
+        base = _base_dir("APPDATA", Path.home() / "AppData" / "Roaming")
     elif os.uname().sysname == "Darwin":
         base = Path.home() / "Library" / "Application Support"
     else:
-        base = Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local" / "share"))
+        base = _base_dir("XDG_DATA_HOME", Path.home() / ".local" / "share")
+    return base / "tokendesk"
+
+
+def user_cache_dir() -> Path:
+    """What may be thrown away: XDG cache home on Linux, ~/Library/Caches on macOS,
+    %LOCALAPPDATA% on Windows."""
+    if os.name == "nt":
+        base = _base_dir("LOCALAPPDATA", Path.home() / "AppData" / "Local")
+    elif os.uname().sysname == "Darwin":
+        base = Path.home() / "Library" / "Caches"
+    else:
+        base = _base_dir("XDG_CACHE_HOME", Path.home() / ".cache")
     return base / "tokendesk"
 
 

@@ -46,6 +46,19 @@ SEED_RESULTS = "seed_results.csv"
 #: when present (a checkout may carry the curated seed alone).
 MARKET_PRICES = "market_prices.csv"
 MARKET_RESULTS = "market_results.csv"
+#: Dated price history from a pinned public source (scripts/build_price_history.py): one
+#: snapshot per published price-list version, loaded after the market catalog.
+PRICE_HISTORY = "price_history.csv"
+
+#: A seed file's ``seed_snapshot`` names the snapshot a row belongs to: "current", "historical",
+#: or "historical <label>" for one of several dated historical snapshots (one per label).
+HISTORICAL = "historical"
+
+
+def is_historical(snapshot_name: str) -> bool:
+    """Whether a seed snapshot name is one of the file's historical snapshots."""
+    return snapshot_name == HISTORICAL or snapshot_name.startswith(HISTORICAL + " ")
+
 
 #: Columns of a seed file that are curation metadata, not record fields.
 PRICE_META = {"seed_snapshot"}
@@ -435,7 +448,13 @@ def ingest_price_file(
             _stage(staging, path, read_notes, batch_rows)
             # Historical first so that, if dates tie, the current snapshot is the newer write.
             groups = sorted(
-                staging.groups(), key=lambda g: (g.snapshot_name != "historical", g.provider)
+                staging.groups(),
+                key=lambda g: (
+                    not is_historical(g.snapshot_name),
+                    # Dated historical snapshots in date order; the current ones by provider.
+                    str(g.newest or "") if is_historical(g.snapshot_name) else "",
+                    g.provider,
+                ),
             )
             checked = [
                 (
@@ -485,7 +504,7 @@ def _write(
     ids: list[str] = []
     with warehouse.atomic(), warehouse.memory_capped(WRITE_MEMORY_LIMIT):
         for group, integrity in checked:
-            historical = group.snapshot_name == "historical"
+            historical = is_historical(group.snapshot_name)
             now = datetime.now(UTC)
             ids.append(
                 warehouse.ingest_price_frames(
@@ -616,9 +635,9 @@ def _check_group(
     """Run the price check over one group a batch at a time, recording each row's flags; a
     current group is compared with the file's historical snapshot of the same provider and with
     ``reference`` (the warehouse's current prices)."""
-    historical = group.snapshot_name == "historical"
+    historical = is_historical(group.snapshot_name)
     rows = check.rows(historical=historical, reference=reference)
-    previous = None if historical else "historical"
+    previous = None if historical else HISTORICAL
     # The rows a screen in SQL proves pass every rule are only counted; the rules see the rest.
     relation, params = staging.references(group, previous_snapshot=previous)
     rows.count_passed(
@@ -698,6 +717,9 @@ def load_seed(warehouse: Warehouse, check: PriceCheck, folder: Path | None = Non
             # The market prices a part of each cloud's catalog (the pinned families and
             # regions): it must not withdraw the curated seed's other quotes of that cloud.
             ingest_price_file(warehouse, folder / MARKET_PRICES, check=check, complete=False)
+        if (folder / PRICE_HISTORY).exists():
+            # One provider's dated list prices for some SKUs: it withdraws nothing either.
+            ingest_price_file(warehouse, folder / PRICE_HISTORY, check=check, complete=False)
         ingest_result_file(warehouse, folder / SEED_RESULTS)
         if (folder / MARKET_RESULTS).exists():
             ingest_result_file(warehouse, folder / MARKET_RESULTS)

@@ -207,9 +207,15 @@ def owned_table(optimized) -> Table:
 
 
 def commitment_sentences(plan) -> list[str]:
-    """One line per workload (what it holds, what the path commits), then one per demand
-    scenario: the same words as ``tokendesk commit``."""
-    return [plain(s, limit=2000) for s in (*plan.summary(), *plan.scenario_sentences())]
+    """One line per workload (what it holds, what the path commits): the same words as
+    ``tokendesk commit``."""
+    return [plain(s, limit=2000) for s in plan.summary()]
+
+
+def demand_scenario_sentences(plan) -> list[str]:
+    """One line per demand scenario (what the path commits if demand turns out so): the same
+    words as ``tokendesk commit``."""
+    return [plain(s, limit=2000) for s in plan.scenario_sentences()]
 
 
 def commitment_table(plan) -> Table:

@@ -16,6 +16,7 @@ from app.models.scenarios import (
     commitment_scenario_table,
     commitment_sentences,
     commitment_table,
+    demand_scenario_sentences,
     fleet_frame,
     frontier_frame,
     optimal_sentence,
@@ -320,18 +321,23 @@ st.subheader("How much to commit")
 st.caption(
     "What to commit, when and for how long: the commitments on the optimizer's cheapest path over "
     "the 36 months (the fleet's commitments to their end, new 1- or 3-year commitments at quarter "
-    "starts), and the same path solved again under each demand scenario. Same figures as "
-    "`tokendesk commit` and `tokendesk optimize`."
+    "starts), and, in the section below, the same path solved again under each demand scenario "
+    "(a solve each, made when the section is opened). Same figures as `tokendesk commit` and "
+    "`tokendesk optimize`."
 )
-commitment = plan_reads.workspace_commitment(path, view.workspace, view.knobs)
-for sentence in commitment_sentences(commitment):
+on_the_path = plan_reads.workspace_commitment(path, view.workspace, view.knobs, scenarios=False)
+for sentence in commitment_sentences(on_the_path):
     st.markdown(f"- {sentence}")
-# Drawn when opened, like the plans above: a closed table costs the page nothing.
+# Drawn and solved when opened, like the plans above: a closed section costs the page nothing,
+# and a what-if does not wait for every demand scenario's path (seconds to tens of seconds).
 section = st.expander(
     "Every commitment, and under each scenario", key="commitment", on_change="rerun"
 )
 if section.open:
-    with section:
+    with section, st.spinner("Solving the path under each demand scenario…"):
+        commitment = plan_reads.workspace_commitment(path, view.workspace, view.knobs)
+        for sentence in demand_scenario_sentences(commitment):
+            st.markdown(f"- {sentence}")
         ui.show_table(commitment_table(commitment), key="commit_table")
         ui.show_table(commitment_scenario_table(commitment), key="commit_scenarios")
         st.caption(commitment_basis(commitment))

@@ -262,11 +262,13 @@ def test_a_review_window_reuses_the_dashboards_engine_and_agrees_with_the_comman
     assert head["New SKUs"] == f"{len(expected['new_skus']):,}"
 
 
-def test_every_day_a_window_may_start_or_end_on_is_read_once_together(writable_env, monkeypatch):
-    """The warehouse as it stood on every day a window may start or end on (the last review,
-    each snapshot's day, today) is read in one go at the first review; picking another window
-    then reads nothing (each day read on its own cost a new window most of its time), and every
-    window's figures stay the command's."""
+def test_each_day_a_window_starts_or_ends_on_is_read_once_when_first_needed(
+    writable_env, monkeypatch
+):
+    """The warehouse as it stood on a day is read, one day at a time, when a window first starts
+    or ends on it (reading every day a window might start on at once grew with the price
+    history: 17 s at 20 times data/'s size, against 0.4 s a day); a window on days already read
+    reads nothing, and every window's figures stay the command's."""
     from warehouse import as_of as wf
 
     picks = ["2026-08-06", "2026-05-18", "last-review", "2026-08-06"]
@@ -279,6 +281,8 @@ def test_every_day_a_window_may_start_or_end_on_is_read_once_together(writable_e
         wf, "costs_as_of_days", lambda w, days: reads.append(list(days)) or real(w, days)
     )
     at = _page()
+    first = len(reads)
+    assert first <= 2  # the first review's two days (one when it starts today)
     for since in picks:
         at.session_state["since"] = since
         at.run()
@@ -287,8 +291,9 @@ def test_every_day_a_window_may_start_or_end_on_is_read_once_together(writable_e
             head = {m.label: m.value for m in at.metric}
             assert head["Price moves"] == f"{len(expected[since]['price_changes']):,}"
             assert head["New SKUs"] == f"{len(expected[since]['new_skus']):,}"
-    assert len(reads) == 1, reads
-    shown = at.selectbox(key="since").options  # "Snapshot of 2026-08-06", …
-    offered = {o.removeprefix("Snapshot of ") for o in shown if o.startswith("Snapshot of ")}
-    assert len(offered) == len(shown) - 1  # and the last review
-    assert {d.isoformat() for d in reads[0]} >= {*offered, date.today().isoformat()}
+    days = [day for read in reads for day in read]
+    assert all(len(read) == 1 for read in reads), reads
+    assert len(days) == len(set(days)), days  # no day read twice
+    # Two new starts (today's end was read by the first review); the last two picks read nothing.
+    assert len(reads) == first + 2, reads
+    assert {d.isoformat() for d in days} >= {"2026-08-06", "2026-05-18", date.today().isoformat()}

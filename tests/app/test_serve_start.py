@@ -49,7 +49,17 @@ def test_anything_else_goes_to_db_init(case, app_db, tmp_path):
     name = "ducklake:postgres:dbname=x" if case == "team catalog" else str(target)
     assert not is_up_to_date(name)
     init, rest = build_command(["--warehouse", name, "run", "app/streamlit_app.py"])
-    assert init == [sys.executable, "-m", "cli.main", "db", "init", "--db", name]
+    # Not solved ahead: the server's first page solves while the browser loads.
+    assert init == [
+        sys.executable,
+        "-m",
+        "cli.main",
+        "db",
+        "init",
+        "--db",
+        name,
+        "--no-solve-ahead",
+    ]
     assert rest == ["run", "app/streamlit_app.py"]
 
 

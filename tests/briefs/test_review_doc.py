@@ -32,8 +32,9 @@ def test_the_document_prints_the_seed_review_figures(seed_db):
     with Warehouse.open(seed_db, read_only=True) as warehouse:
         report = compare_warehouse(warehouse, "2025-03-31", "2026-11-30")
     md = render_document(futures_document(report), "md").decode()
-    # The seed's aws p5.48xlarge on-demand quote: $98.32/h on 2025-03-31, $55.06/h on 2026-11-30.
-    assert "p5.48xlarge" in md and "-44.0%" in md and "$98.320" in md and "$55.060" in md
+    # AWS's p5.48xlarge on-demand list price: $98.32/h on 2025-03-31, $55.04/h on 2026-11-30
+    # (Price List versions of 2025-03-31 and 2026-07-28): 55.04 / 98.32 - 1 = -44.0%.
+    assert "p5.48xlarge" in md and "-44.0%" in md and "$98.320" in md and "$55.040" in md
 
 
 def test_the_suggestions_say_their_rule_and_what_they_are_compared_against(seed_db):

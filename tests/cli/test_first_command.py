@@ -286,7 +286,7 @@ def test_a_build_that_failed_after_its_schema_is_built_again_by_the_next_command
     from app.serve import build_command
 
     init, _ = build_command(["--warehouse", str(db), "run"])
-    assert init is not None and init[-4:] == ["db", "init", "--db", str(db)]
+    assert init is not None and init[-5:] == ["db", "init", "--db", str(db), "--no-solve-ahead"]
     costs = runner.invoke(app, ["costs", "--format", "json", "--limit", "1", "--db", str(db)])
     assert costs.exit_code == 0, costs.output
     assert json.loads(costs.stdout), "the market was read empty"

@@ -92,9 +92,10 @@ def test_the_plan_can_be_checked_by_hand_hour_by_hour(example_json):
 
 
 def test_doubled_demand_is_solved_without_forcing_equal_hours_to_one_count(db, tmp_path):
-    """The example with twice the demand, on-demand capacity autoscaled: $187,374.05 is a plan an
-    independent MILP found (equal hours with different unit counts), so no proven bound may pass
-    it; the optimizer's own plan is checked apart from the solver."""
+    """The example with twice the demand, on-demand capacity autoscaled: $189,262.92 is a plan an
+    independent MILP found (``tests.optimizer_reference.reference_milp``, 600 s, equal hours
+    with different unit counts; its proven lower bound then was $187,786.25), so no proven
+    bound may pass it; the optimizer's own plan is checked apart from the solver."""
     from costmodel.optimizer import solve
     from costmodel.optimizer_workspace import workspace_problem
     from costmodel.plan import WorkspaceEngine
@@ -118,7 +119,7 @@ def test_doubled_demand_is_solved_without_forcing_equal_hours_to_one_count(db, t
         engine = pw.engine_for(wh)
     problem = workspace_problem(WorkspaceEngine(engine, PlanContext(ws)))
     got = solve(problem, mip_rel_gap=0.0)
-    known = 187_374.05
+    known = 189_262.92
     assert got.bound_usd_per_month <= known + 0.01
     assert got.objective_usd_per_month <= known + 0.01
     assert got.status == "optimal"

@@ -112,7 +112,8 @@ def test_a_result_measured_at_the_shape_is_returned_as_measured(model):
     query = EstimateQuery(
         "llama-2-70b",
         "amd-mi300x-192gb",
-        str(row["precision"]),
+        # The precision the run ran at (a quantised run's, not its checkpoint's).
+        str(c.cats["precision"][i]),
         accelerators_per_replica=8,
         scenario="offline",
     )
@@ -218,3 +219,37 @@ def test_an_interval_takes_its_vendors_wider_spread_where_the_vendor_has_enough_
     # Too few of the vendor's own residuals to read a spread from: the level's interval stands.
     few = vendor & (np.arange(len(residuals)) < len(level_resid) + MIN_GROUP - 1)
     assert interval_factors(residuals, levels, 0, few)[:2] == (plain_lo, plain_hi)
+
+
+def test_a_quantised_mlperf_run_is_read_at_the_precision_it_ran(model):
+    from costmodel.perf_calibration import run_precision
+
+    note = "weight_data_types fp16 with weight_transformations 'quantization': lower"
+    hopper = {"precision": "fp16", "notes": note, "accelerator_id": "nvidia-h100-sxm-80gb"}
+    blackwell = {**hopper, "accelerator_id": "nvidia-b200-180gb"}
+    assert run_precision(hopper) == "fp8"
+    assert run_precision(blackwell) == "fp4"
+    assert run_precision({**hopper, "notes": "weight_data_types fp16"}) == "fp16"
+    assert run_precision({**hopper, "precision": "FP8"}) == "fp8"
+    # In the corpus, no Hopper run of llama-2-70b read as FP16 achieves its FP16 compute bound
+    # or more any longer: those were FP8 runs labelled by their checkpoint.
+    c = model.corpus
+    fp16 = (c.cats["precision"] == "fp16") & (c.model_id == "llama-2-70b")
+    hopper_rows = np.array(["h100" in p or "h200" in p for p in c.cats["part"]])
+    ratio = c.measured["tok_s"][fp16 & hopper_rows] / c.bound["tok_s"][fp16 & hopper_rows]
+    assert not (ratio >= 1.0).any()
+
+
+def test_an_estimate_is_read_at_the_newest_mlperf_round(model):
+    from costmodel.perf_calibration import newest_round, round_of
+
+    assert round_of({"tool": "mlperf", "round_or_version": "v5.1"}) == "mlperf v5.1"
+    assert round_of({"tool": "published", "round_or_version": "1.18.0"}) == "other"
+    assert round_of({"tool": "mlperf", "round_or_version": ""}) == "other"
+    labels = np.array(["mlperf v4.1", "mlperf v10.0", "other", "mlperf v6.0"], dtype=object)
+    assert newest_round(labels) == "mlperf v10.0"
+    assert newest_round(np.array(["other"], dtype=object)) == "other"
+    # The fit holds one effect per round; an estimate takes the newest's.
+    fit = model._fits["tok_s"]
+    newest = newest_round(model.corpus.cats["round"])
+    assert newest in fit.effects["round"] and len(fit.effects["round"]) >= 3

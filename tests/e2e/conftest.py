@@ -41,8 +41,12 @@ def _short_tmpdir_env() -> dict[str, str]:
     return {**os.environ, "TMPDIR": "/tmp"} if os.path.isdir("/tmp") else dict(os.environ)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    # One Playwright per test file, not per session: while the sync API is started its event
+    # loop counts as running in this thread, so a later test file in the same process that calls
+    # asyncio.run() (the harness's CLI does) would fail with "cannot be called from a running
+    # event loop". Test files are spread over processes by file, so this order varies.
     if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
         pytest.fail(
             f"Chromium not found at {CHROMIUM}; install Debian's chromium package "

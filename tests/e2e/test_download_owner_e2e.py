@@ -34,6 +34,9 @@ def _download(page, button_name: str) -> tuple[str, bytes]:
     """Click the download button; (the address the browser fetched, the bytes it saved)."""
     button = page.get_by_role("button", name=button_name)
     button.wait_for(timeout=TIMEOUT_MS)
+    # The page's run has finished: a click on a button a run in progress is about to draw again
+    # can be lost with the old button (seen once on a busy machine: no download in 90 s).
+    page.locator('[data-testid="stStatusWidget"]').wait_for(state="hidden", timeout=TIMEOUT_MS)
     with page.expect_download(timeout=TIMEOUT_MS) as info:
         button.click()
     download = info.value

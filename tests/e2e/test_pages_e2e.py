@@ -34,7 +34,8 @@ def test_prices_page_explorer_and_history(app_url, page):
     page.get_by_text("A SKU's price across every snapshot").wait_for(timeout=30_000)
     # The pre-cut catalog row states no date of its own.
     page.get_by_text("(historical, date unknown)").wait_for(timeout=30_000)
-    assert page.get_by_text("(current, 2025-09-10)").is_visible()
+    # The post-cut list price is dated by its AWS Price List version (published 2026-07-28).
+    assert page.get_by_text("(current, 2026-07-28)").is_visible()
     page.locator(".js-plotly-plot >> visible=true").first.wait_for(timeout=30_000)
     page.wait_for_timeout(1000)
     screenshot(page, "prices-history")

@@ -32,9 +32,10 @@ def test_prices_as_of_mirror_the_current_view_with_a_cutoff(seed_db):
             "usd_per_hour"
         ].tolist()
 
-    # Then: the pre-cut list price (the seed's us-east-1 and the market catalog's three
-    # regions); now: the post-cut price only.
-    assert set(p5(then)) == {98.32} and p5(now) == [55.06]
+    # Then: the pre-cut list price (the seed's us-east-1, the market catalog's three regions
+    # and the Price List version published 2025-03-31); now: the post-cut list price only
+    # (the Price List version published 2026-07-28).
+    assert set(p5(then)) == {98.32} and p5(now) == [55.04]
     # Currency is per observation: every price known on the day was observed by then.
     # (An undated price counts from its snapshot's date.)
     dated = pd.to_datetime(then["observed_at"]).dropna()

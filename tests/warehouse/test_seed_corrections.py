@@ -50,9 +50,10 @@ def test_the_h100_8b_cost_row_is_a_quarter_of_what_it_was(seeded):
         & (frame.system == "XE8640_4xH100_vLLM")
         & (frame.scenario == "server")
     ].iloc[0]
-    # 8 replicas of one H100 each on a $55.06/h p5.48xlarge: 55.06 / (8 x 5103.99 x 3.6).
+    # 8 replicas of one H100 each on a $55.04/h p5.48xlarge (AWS Price List version
+    # 20260728175247, data/sources/aws_price_list/): 55.04 / (8 x 5103.99 x 3.6).
     assert row.replicas_per_instance == 8
-    assert round(row.usd_per_1k_output_tokens, 8) == 0.00037457
+    assert round(row.usd_per_1k_output_tokens, 8) == 0.00037443
 
 
 def test_b200_mlperf_v41_preview_ran_in_fp4():

@@ -33,18 +33,20 @@ def test_first_open_builds_from_data_with_provenance(seeded):
 
 
 def test_historical_seed_rows_are_kept_but_not_current(seeded):
-    # The seed and the market catalog both keep the pre-cut list price as history (the market
-    # in three regions); only the seed's post-cut price is current.
+    # The seed, the market catalog and the Price List's earlier versions keep the pre-cut list
+    # price as history (the market in three regions); only the post-cut list price is current.
     old = seeded.query(
         "SELECT DISTINCT usd_per_hour FROM price_quotes WHERE instance_type = "
         "'p5.48xlarge' AND pricing_model = 'on_demand'"
     )
-    assert sorted(old.usd_per_hour) == [55.06, 98.32]
+    # $55.04 and $98.32: the Price List's rates after and before the June 2025 cut
+    # (data/sources/aws_price_list/, the p5.48xlarge table).
+    assert sorted(old.usd_per_hour) == [55.04, 98.32]
     current = seeded.query(
         "SELECT usd_per_hour FROM current_prices WHERE instance_type = "
         "'p5.48xlarge' AND pricing_model = 'on_demand'"
     )
-    assert list(current.usd_per_hour) == [55.06]
+    assert list(current.usd_per_hour) == [55.04]
     # Azure's 2023 ND H100 v5 list prices (the seed's northcentralus rows: 117.984, 106.186 and
     # spot 29.496) are history; the market catalog's own northcentralus quotes are current.
     stale = seeded.query(
