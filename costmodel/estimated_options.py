@@ -1,8 +1,9 @@
 """Estimated options: capacity the calibrated performance model supplies where no measured
-result can serve a workload (its model on a part, at its shape and latency target).
+result can serve a workload (its model on a kind of accelerator, at its shape and latency
+target).
 
-For each workload and each accelerator part on sale with no measured option of the workload's
-models that meets its SLO, the model (``costmodel.perf_estimate.Estimator``) is asked for the
+For each workload and each backend (CUDA, ROCm, CPU, …) on which no measured option of the
+workload's models meets its SLO, every part of that backend on sale is asked of the model (``costmodel.perf_estimate.Estimator``) is asked for the
 workload's model at the workload's input:output and TTFT target; every quote of that part then
 gets an option holding one estimated operating point (its p99 TTFT standing in for lower
 percentiles, as an upper bound) and the interval of its throughput. Each is marked
@@ -127,8 +128,8 @@ def estimated_options(
     estimate: EstimateFn,
     precisions: dict[str, tuple[str, ...]],
 ) -> list[Option]:
-    """Estimated options for each (segment, parts its measured options already serve at its
-    SLO): every other part on sale, at each precision measured on that part (``precisions``,
+    """Estimated options for each (segment, backends its measured options already serve at its
+    SLO): every part on sale of every other backend, at each precision measured on that part (``precisions``,
     else bf16) that the segment allows. A question the model cannot answer (an unknown model,
     a model that does not fit) or whose TTFT estimate misses the target adds nothing."""
     quotes = _quotes(options)
@@ -142,7 +143,10 @@ def estimated_options(
         )
         allowed = segment.precisions
         for part, part_quotes in sorted(quotes.items()):
-            if part in served:
+            # Measured capacity on a backend is what a plan buys there: an estimate only opens a
+            # backend no result of the workload's models reaches (the scenarios' shares are
+            # per backend), and keeps the optimizer's programme the size measured options make.
+            if part_quotes[0].backend in served:
                 continue
             for precision in precisions.get(part, ("bf16",)):
                 if allowed is not None and canonical_precision(precision) not in allowed:
@@ -172,7 +176,7 @@ def with_estimates(
     estimate: EstimateFn,
     precisions: dict[str, tuple[str, ...]],
 ) -> Engine:
-    """``engine`` with estimated options for every part where no measured option serves a
+    """``engine`` with estimated options on every backend where no measured option serves a
     segment at its SLO and shape; the same engine where none is needed or none is feasible."""
     needs = []
     for segment in segments:
@@ -182,7 +186,7 @@ def with_estimates(
         groups[engine.table.group[models]] = True
         served_groups = np.flatnonzero(groups & np.isfinite(cap_i) & (cap_i > 0))
         served = frozenset(
-            engine.table.options[int(engine.rep[g])].accelerator_id for g in served_groups
+            engine.table.options[int(engine.rep[g])].backend for g in served_groups
         )
         needs.append((segment, served))
     extra = estimated_options(engine.table.options, needs, estimate, precisions)

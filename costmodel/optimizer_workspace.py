@@ -92,6 +92,15 @@ def _market_candidates(planner: WorkspaceEngine, w: Workload, allowed: set[str])
     gm = engine.group_mask(seg, alloc, "interactive", policy)
     _, cap_i, _ = engine.segment_capacity(seg)
     ok_group = gm & np.isfinite(cap_i) & (cap_i > 0)
+    # Estimated capacity is bought only for a workload no measured option serves: where a
+    # measured result serves it, that is what the cheapest plan rests on. (The scenarios' backend
+    # shares may still open a backend no result reaches, each such line marked estimated.)
+    estimated = np.array(
+        [t.options[int(engine.rep[g])].basis == "estimated" for g in range(engine.n_groups)],
+        dtype=bool,
+    )
+    if (ok_group & ~estimated).any():
+        ok_group &= ~estimated
     labels = t.pricing_model.labels
     codes = t.pricing_model.codes
     best: dict[tuple[int, str], int] = {}
