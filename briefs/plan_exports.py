@@ -69,6 +69,18 @@ def _one_time_falls(plan: PlanResult | OptimalPlan) -> tuple[tuple[int, float], 
     return falls or ((1, plan.one_time_usd),)
 
 
+def _lines_total(plan) -> float:
+    """What a plan's month-1 lines add up to, as the plan itself states it (its month-1 cost, or
+    that with the commitments still paid where its lines list them): the other surfaces round
+    the plan's own figure, and a sum taken again in another order can land its last half cent on
+    the other side (198,326.035 against 198,326.03499…)."""
+    summed = sum(ln.monthly_usd for ln in plan.fleet)
+    for stated in (plan.monthly_usd, plan.monthly_usd + plan.stranded_usd_per_month):
+        if abs(stated - summed) < 0.005:
+            return stated
+    return summed
+
+
 def workspace_csv_frame(found: Evaluation | Sequence[PlanResult]) -> pd.DataFrame:
     """One row per fleet line at month 1, then one total row per plan: the sum of its lines to
     the cent (committed units given back but still paid included), with no count (a plan's lines
@@ -77,7 +89,7 @@ def workspace_csv_frame(found: Evaluation | Sequence[PlanResult]) -> pd.DataFram
     verdicts = ev.by_name
     out = []
     for r in _with_optimal(ev):
-        amounts = cents([ln.monthly_usd for ln in r.fleet], sum(ln.monthly_usd for ln in r.fleet))
+        amounts = cents([ln.monthly_usd for ln in r.fleet], _lines_total(r))
         for ln, amount in zip(r.fleet, amounts, strict=True):
             out.append(
                 {

@@ -422,12 +422,24 @@ def estimated_evidence(lines: Sequence[PlanLine]) -> list[str]:
     """The lines whose capacity the performance model estimated, each with its cost band."""
     return list(
         dict.fromkeys(
-            f"{ln.workload} on {ln.instance_type} ({ln.provider}): {ln.basis} capacity,"
-            f" ${ln.band[0]:,.0f}–${ln.band[2]:,.0f}/month"
+            f"{ln.workload} on {_sku(ln)}: {ln.basis} capacity, {_band_words(ln)}"
             for ln in lines
             if ln.estimated
         )
     )
+
+
+def _sku(line: PlanLine) -> str:
+    return sku_label(line.provider, line.region, line.instance_type, line.pricing_model)
+
+
+def _band_words(line: PlanLine) -> str:
+    """The line's monthly cost at the interval's ends; one figure where both ends need the same
+    whole units (a line of one unit costs that unit whatever its capacity)."""
+    low, _, high = line.band
+    if high - low < 0.5:
+        return f"${low:,.0f}/month at either end of the interval (the same whole units)"
+    return f"${low:,.0f}–${high:,.0f}/month"
 
 
 def weakest_evidence(
