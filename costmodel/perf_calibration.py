@@ -152,14 +152,32 @@ def _float(value: Any) -> float | None:
     return out if np.isfinite(out) else None
 
 
+#: A figure fitted as its ratio to another (``metric -> base``): the p99 TTFT as a multiple of
+#: the p50. Under load the tail is queueing, not prefill; the physics bound says nothing of how
+#: far the tail sits above the median (the residuals of a fit on the prefill bound do not
+#: correlate with it, with the latency targets, the shape or the batch), while the ratio is a
+#: property of the runtime and load the effects do describe, and a p99 read this way can never
+#: fall below its own p50.
+RATIO_OF = {"ttft_p99": "ttft_p50"}
+
+
 def bounds_of(phys: Physics) -> dict[str, np.ndarray]:
-    """Each metric's physics figure, in the measured unit (tok/s; ms)."""
+    """Each metric's physics figure, in the measured unit (tok/s; ms); 1 for a ratio
+    (:data:`RATIO_OF`), which has none of its own."""
     return {
         "tok_s": phys.tok_s_per_acc,
         "ttft_p50": phys.ttft_s * 1000.0,
-        "ttft_p99": phys.ttft_s * 1000.0,
+        "ttft_p99": np.ones_like(phys.ttft_s),
         "tpot_p50": phys.tpot_s * 1000.0,
     }
+
+
+def fitted_values(corpus: Corpus, metric: str) -> np.ndarray:
+    """What a metric's fit reads per row (log taken by the caller): the measured figure, or its
+    ratio to its base figure (:data:`RATIO_OF`)."""
+    base = RATIO_OF.get(metric)
+    values = corpus.measured[metric]
+    return values / corpus.measured[base] if base is not None else values
 
 
 def build_corpus(
@@ -170,15 +188,24 @@ def build_corpus(
 ) -> Corpus:
     """The calibration set: every result whose model resolves (``resolve(name)`` -> an
     architecture or None) and whose part is in ``hardware``, read against its physics. Rows the
-    physics cannot place (the model does not fit the system) are left out."""
+    physics cannot place (the model does not fit the system) are left out, and so is a second
+    copy of one measurement (:func:`measurement_key`): MLPerf's 99% and 99.9% accuracy runs of one
+    system are often the same run filed twice, and a curated row may repeat an imported one under
+    another spelling of the model. Counted twice, a measurement would weigh double in the fit and
+    in the validation's medians."""
     kept: list[dict[str, Any]] = []
     fields: list[dict[str, float]] = []
-    for row in results:
+    seen: set[tuple] = set()
+    for row in sorted(results, key=_preference):
         arch = resolve(str(row.get("model") or ""))
         hw = hardware.get(str(row.get("accelerator_id")))
         tok = _float(row.get("output_tok_s_per_accelerator"))
         if arch is None or hw is None or tok is None or tok <= 0:
             continue
+        key = measurement_key(row, arch.model_id, tok)
+        if key in seen:
+            continue
+        seen.add(key)
         try:
             fields.append(_row_fields(row, arch, hw))
         except ValueError:  # a precision the physics does not know
@@ -189,6 +216,33 @@ def build_corpus(
     kept = [r for r, ok in zip(kept, fits, strict=True) if ok]
     phys = Physics(*(getattr(phys, f)[fits] for f in Physics.__dataclass_fields__))
     return _corpus(kept, phys)
+
+
+#: A source address pinned to one commit (a 40-hex id in its path).
+_PINNED = re.compile(r"/[0-9a-f]{40}(/|$)")
+
+
+def _preference(row: dict[str, Any]) -> tuple:
+    """Of two copies of one measurement the one kept: the one whose source is pinned to a
+    commit, then the one with more latency figures, then the smaller id (stable)."""
+    latencies = sum(row.get(c) is not None for c in ("ttft_ms_p50", "ttft_ms_p99", "tpot_ms_p50"))
+    return (
+        not _PINNED.search(str(row.get("source_url") or "")),
+        -latencies,
+        str(row.get("result_id")),
+    )
+
+
+def measurement_key(row: dict[str, Any], model_id: str, tok_s_per_acc: float) -> tuple:
+    """What makes two result rows one measurement: the model (however spelt), the part, the
+    scenario, the system's size and the throughput to 0.01 tok/s per accelerator."""
+    return (
+        model_id,
+        str(row.get("accelerator_id")),
+        str(row.get("scenario")),
+        int(row.get("accelerators_per_replica") or 1),
+        round(tok_s_per_acc, 2),
+    )
 
 
 def _empty_physics() -> Physics:
@@ -352,7 +406,8 @@ def fit_metric(corpus: Corpus, metric: str, keep: np.ndarray | None = None) -> F
     none did. Backfitting: the continuous terms by weighted least squares, then each effect as
     the shrunken weighted mean of what the rest leaves, ``sum(w r) / (sum(w) + penalty)`` per
     category, repeated; no large matrix is formed (a few milliseconds a fit)."""
-    y_all = np.log(corpus.measured[metric])
+    with np.errstate(invalid="ignore"):
+        y_all = np.log(fitted_values(corpus, metric))
     use = np.isfinite(y_all) & np.isfinite(np.log(corpus.bound[metric]))
     if keep is not None:
         use &= keep
@@ -472,14 +527,21 @@ def leave_one_out(corpus: Corpus) -> LeaveOneOut:
         held = corpus.pair == pair
         keep = ~held
         fitted_on[pair] = keep
+        fits: dict[str, Fit | None] = {}
         for metric in METRICS:
             rows = held & np.isfinite(corpus.measured[metric])
             if not rows.any():
                 continue
-            fit = fit_metric(corpus, metric, keep)
-            if fit is None:
+            fit = fits[metric] = fit_metric(corpus, metric, keep)
+            base = RATIO_OF.get(metric)
+            if base is not None and base not in fits:
+                fits[base] = fit_metric(corpus, base, keep)
+            if fit is None or (base is not None and fits[base] is None):
                 continue
-            predicted[metric][rows] = predict(fit, corpus, rows)
+            value = predict(fit, corpus, rows)
+            if base is not None:
+                value = predict(fits[base], corpus, rows) * np.maximum(value, 1.0)
+            predicted[metric][rows] = value
             metric_keep = keep & np.isfinite(corpus.measured[metric])
             lv = _levels(corpus, seen_sets(corpus, metric_keep), rows)
             level[metric][rows] = lv

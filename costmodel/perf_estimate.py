@@ -20,6 +20,7 @@ from costmodel.perf_calibration import (
     ASSUMED_OUTPUT_TOKENS,
     EVIDENCE,
     METRICS,
+    RATIO_OF,
     Corpus,
     Fit,
     LeaveOneOut,
@@ -208,7 +209,7 @@ class Estimator:
             seen, arch.model_id, arch.family, hw.accelerator_id, labels["vendor"], runtime
         )
         level = max(level, 1)  # not at the measured shape: no nearer than another result
-        bands = {}
+        bands: dict[str, Band] = {}
         for metric in METRICS:
             fit = fits[metric]
             value = (
@@ -218,6 +219,9 @@ class Estimator:
                 if fit is not None
                 else bounds[metric]
             )
+            base = RATIO_OF.get(metric)
+            if base is not None:  # a multiple of its base figure, never below it
+                value = bands[base].estimate * max(value, 1.0)
             others = np.where(c.pair == pair, np.nan, log_residuals(c, self.loo, metric))
             lo, hi, _ = interval_factors(
                 others, self.loo.level[metric], level, c.cats["vendor"] == labels["vendor"]

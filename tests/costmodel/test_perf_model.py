@@ -253,3 +253,36 @@ def test_an_estimate_is_read_at_the_newest_mlperf_round(model):
     fit = model._fits["tok_s"]
     newest = newest_round(model.corpus.cats["round"])
     assert newest in fit.effects["round"] and len(fit.effects["round"]) >= 3
+
+
+def test_one_measurement_filed_twice_is_one_case(model):
+    from costmodel.bundled_tables import resolve_architecture
+    from planning.estimates import catalog_hardware
+
+    c = model.corpus
+    i = int(np.flatnonzero(c.model_id == "llama-2-70b")[0])
+    row = {k: v for k, v in c.rows[i].items() if not k.startswith("_")}
+    unpinned = {**row, "result_id": "copy", "model": "llama-2-70b-chat", "source_url": "x/main"}
+    pinned_url = "https://github.com/o/r/blob/" + "a" * 40 + "/f.txt"
+    pinned = {**row, "result_id": "zz", "source_url": pinned_url}
+    other = {**row, "result_id": "other", "output_tok_s_per_accelerator": 1.5}
+    built = perf_calibration.build_corpus(
+        [unpinned, pinned, other], model_architectures(), catalog_hardware(), resolve_architecture
+    )
+    # The copy under another spelling of the model is the same measurement; the pinned source is
+    # the one kept. A different throughput is another measurement.
+    assert sorted(r["result_id"] for r in built.rows) == ["other", "zz"]
+
+
+def test_a_p99_first_token_latency_is_never_below_its_p50(model):
+    loo = model.loo
+    both = np.isfinite(loo.predicted["ttft_p99"]) & np.isfinite(loo.predicted["ttft_p50"])
+    assert both.sum() > 300
+    assert (loo.predicted["ttft_p99"][both] >= loo.predicted["ttft_p50"][both]).all()
+    for scenario in ("offline", "server", "interactive"):
+        got = model.estimate(
+            EstimateQuery(
+                "llama-2-70b", "nvidia-h200-141gb", "fp8", scenario=scenario, leave_out=True
+            )
+        )
+        assert got.ttft_ms_p99.estimate >= got.ttft_ms_p50.estimate
