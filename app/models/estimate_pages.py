@@ -47,12 +47,18 @@ def validation_sentence(report: Mapping[str, Any], metric: str = THROUGHPUT) -> 
         return f"No held-out result measures {METRIC_WORDS.get(metric, metric)} yet."
     overall, targets = found["overall"], found["targets"]
     low, high = targets["coverage_between"]
+    error_target = targets["median_abs_pct_error_at_most"]
+    aim = (
+        f" (target ≤ {error_target:.0%}, {'met' if targets['error_met'] else 'missed'})"
+        if error_target is not None
+        else " (no target)"
+    )
     return (
         f"Predicted {METRIC_WORDS.get(metric, metric)} is off by a median"
-        f" {overall['median_abs_pct_error']:.1%} over {overall['cases']:,} held-out results"
-        f" (target ≤ {targets['median_abs_pct_error_at_most']:.0%}); the 80% interval holds"
-        f" {overall['interval_coverage']:.0%} of them (target {low:.0%}–{high:.0%}). Each point"
-        " was predicted with every result of its model × accelerator left out of the fit."
+        f" {overall['median_abs_pct_error']:.1%} over {overall['cases']:,} held-out results{aim};"
+        f" the 80% interval holds {overall['interval_coverage']:.0%} of them (target"
+        f" {low:.0%}–{high:.0%}). Each point was predicted with every result of its model ×"
+        " accelerator left out of the fit."
     )
 
 

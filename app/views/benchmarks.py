@@ -275,11 +275,18 @@ def parity_tab(results: pd.DataFrame) -> None:
 def estimates_tab(path: str) -> None:
     st.subheader("Estimates against measured results")
     report = data.validation_report(path)
-    points = estimates.validation_points(report)
-    st.markdown(estimates.validation_sentence(report))
+    metric = st.radio(
+        "Figure",
+        list(estimates.METRIC_WORDS),
+        format_func=estimates.METRIC_WORDS.get,
+        horizontal=True,
+        key="estimates_metric",
+    )
+    points = estimates.validation_points(report, metric)
+    st.markdown(estimates.validation_sentence(report, metric))
     if points.empty:
         return
-    figure = charts.predicted_vs_measured(points, estimates.METRIC_WORDS[estimates.THROUGHPUT])
+    figure = charts.predicted_vs_measured(points, estimates.METRIC_WORDS[metric])
     st.plotly_chart(figure, width="stretch", key="estimates_chart")
     st.caption(
         "Each point is one measured result, predicted by the performance model fitted without any"

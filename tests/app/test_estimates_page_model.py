@@ -29,9 +29,31 @@ REPORT = {
     "metrics": {
         estimates.THROUGHPUT: {
             "overall": {"cases": 3, "median_abs_pct_error": 0.1234, "interval_coverage": 0.6667},
-            "targets": {"median_abs_pct_error_at_most": 0.15, "coverage_between": [0.7, 0.9]},
+            "targets": {
+                "median_abs_pct_error_at_most": 0.15,
+                "error_met": True,
+                "coverage_between": [0.7, 0.9],
+            },
             "cases": [case(100, 110), case(2000, 1500, "AMD"), case(0, 5)],
-        }
+        },
+        "ttft_ms_p99": {
+            "overall": {"cases": 2, "median_abs_pct_error": 0.296, "interval_coverage": 0.8},
+            "targets": {
+                "median_abs_pct_error_at_most": 0.25,
+                "error_met": False,
+                "coverage_between": [0.7, 0.9],
+            },
+            "cases": [case(400, 300), case(900, 500)],
+        },
+        "tpot_ms_p50": {
+            "overall": {"cases": 1, "median_abs_pct_error": 0.1, "interval_coverage": 1.0},
+            "targets": {
+                "median_abs_pct_error_at_most": None,
+                "error_met": None,
+                "coverage_between": [0.7, 0.9],
+            },
+            "cases": [case(40, 44)],
+        },
     }
 }
 
@@ -53,8 +75,13 @@ def test_the_chart_plots_each_held_out_case_with_its_interval_on_log_axes():
 def test_the_sentence_gives_the_median_error_and_the_coverage_with_their_targets():
     text = estimates.validation_sentence(REPORT)
     assert "median 12.3%" in text and "3 held-out results" in text
-    assert "holds 67%" in text and "target 70%–90%" in text and "target ≤ 15%" in text
+    assert "holds 67%" in text and "target 70%–90%" in text and "target ≤ 15%, met" in text
     assert "No held-out result" in estimates.validation_sentence({"metrics": {}})
+    # Each figure the tab offers reads its own cases and says when its target is missed, or
+    # that it has none.
+    assert "target ≤ 25%, missed" in estimates.validation_sentence(REPORT, "ttft_ms_p99")
+    assert len(estimates.validation_points(REPORT, "ttft_ms_p99")) == 2
+    assert "(no target)" in estimates.validation_sentence(REPORT, "tpot_ms_p50")
 
 
 def test_model_choices_name_measured_models_first_and_estimated_ones_apart():
