@@ -3,11 +3,12 @@ result can serve a workload (its model on a kind of accelerator, at its shape an
 target).
 
 For each workload and each backend (CUDA, ROCm, CPU, …) on which no measured option of the
-workload's models meets its SLO, every part of that backend on sale is asked of the model (``costmodel.perf_estimate.Estimator``) is asked for the
-workload's model at the workload's input:output and TTFT target; every quote of that part then
-gets an option holding one estimated operating point (its p99 TTFT standing in for lower
-percentiles, as an upper bound) and the interval of its throughput. Each is marked
-``basis="estimated"``; the engine sizes it beside the measured options and carries its band.
+workload's models meets its SLO, the model (``costmodel.perf_estimate.Estimator``) is asked, for
+every part of that backend on sale, for the workload's model at the workload's input:output and
+TTFT target; every quote of that part then gets an option holding one estimated operating point
+(its p99 TTFT standing in for lower percentiles, as an upper bound) and the interval of its
+throughput. Each is marked ``basis="estimated"``; the engine sizes it beside the measured
+options and carries its band.
 """
 
 from __future__ import annotations
@@ -185,9 +186,7 @@ def with_estimates(
         groups = np.zeros(engine.n_groups, dtype=bool)
         groups[engine.table.group[models]] = True
         served_groups = np.flatnonzero(groups & np.isfinite(cap_i) & (cap_i > 0))
-        served = frozenset(
-            engine.table.options[int(engine.rep[g])].backend for g in served_groups
-        )
+        served = frozenset(engine.table.options[int(engine.rep[g])].backend for g in served_groups)
         needs.append((segment, served))
     extra = estimated_options(engine.table.options, needs, estimate, precisions)
     if not extra:

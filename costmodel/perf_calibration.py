@@ -536,11 +536,12 @@ def leave_one_out(corpus: Corpus) -> LeaveOneOut:
             base = RATIO_OF.get(metric)
             if base is not None and base not in fits:
                 fits[base] = fit_metric(corpus, base, keep)
-            if fit is None or (base is not None and fits[base] is None):
+            base_fit = fits.get(base) if base is not None else None
+            if fit is None or (base is not None and base_fit is None):
                 continue
             value = predict(fit, corpus, rows)
-            if base is not None:
-                value = predict(fits[base], corpus, rows) * np.maximum(value, 1.0)
+            if base_fit is not None:
+                value = predict(base_fit, corpus, rows) * np.maximum(value, 1.0)
             predicted[metric][rows] = value
             metric_keep = keep & np.isfinite(corpus.measured[metric])
             lv = _levels(corpus, seen_sets(corpus, metric_keep), rows)
