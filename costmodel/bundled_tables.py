@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -68,16 +68,25 @@ def model_architectures() -> dict[str, ModelArchitecture]:
     return out
 
 
+@cache
+def _alias_keys() -> tuple[tuple[str, ModelArchitecture], ...]:
+    """Every model id and alias of the table as its match key, longest first (a stable sort:
+    of two keys as long, the one the table lists first)."""
+    keys = [
+        (model_key(alias), arch)
+        for arch in model_architectures().values()
+        for alias in (arch.model_id, *arch.aliases)
+    ]
+    return tuple(sorted(keys, key=lambda pair: -len(pair[0])))
+
+
+@lru_cache(maxsize=4096)
 def resolve_architecture(model_name: str) -> ModelArchitecture | None:
-    """Find the architecture for a model name as benchmarks spell it ("Llama-2-70B-Chat (99%)")."""
+    """Find the architecture for a model name as benchmarks spell it ("Llama-2-70B-Chat (99%)"):
+    the longest id or alias the name's key equals or starts with. Kept per name: the planner asks
+    for the same few names thousands of times per evaluation."""
     key = model_key(model_name)
-    best: tuple[int, ModelArchitecture] | None = None
-    for arch in model_architectures().values():
-        for alias in (arch.model_id, *arch.aliases):
-            a = model_key(alias)
-            if (key == a or key.startswith(a)) and (best is None or len(a) > best[0]):
-                best = (len(a), arch)
-    return best[1] if best else None
+    return next((arch for a, arch in _alias_keys() if key == a or key.startswith(a)), None)
 
 
 def stored_spellings(asked: list[str], stored: list[str]) -> list[str]:
