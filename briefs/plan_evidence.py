@@ -138,9 +138,11 @@ def estimates_sentence(ws: Workspace) -> str:
     """The workspace's estimates setting (``constraints.allow_estimates``), in words."""
     if ws.constraints.allow_estimates:
         return (
-            "allowed: a workload with no measured result at its model, shape or latency target"
-            " is served by capacity the calibrated performance model estimates, each such line"
-            " marked 'estimated ±x%' with its 80% interval and the plans' cost band"
+            "allowed: a backend on which no measured result of a workload's models meets its"
+            " SLO may serve it with capacity the calibrated performance model estimates (the"
+            " optimal fleet buys such capacity only for a workload no measured option serves),"
+            " each such line marked 'estimated ±x%' with its 80% interval and the plans' cost"
+            " band"
         )
     return "not allowed: only measured results serve a workload"
 

@@ -133,9 +133,10 @@ class Constraints:
     #: The workloads may run on spot capacity (interruptible): only then does a spot price
     #: compete with a line that is not spot (futures-day suggestions).
     allow_spot: bool = False
-    #: A workload with no measured result at its model, shape or latency target may be served
-    #: by capacity the calibrated performance model estimates (each such line marked, with its
-    #: interval). On by default: without it a model no bundled result measured is unservable.
+    #: A backend on which no measured result of a workload's models meets its SLO may serve it
+    #: with capacity the calibrated performance model estimates (each such line marked, with its
+    #: interval; the optimal fleet buys it only for a workload no measured option serves). On by
+    #: default: without it a model no bundled result measured is unservable.
     allow_estimates: bool = True
 
 

@@ -103,3 +103,24 @@ def test_the_verdict_says_fragile_exactly_when_the_bands_overlap(db, tmp_path):
     overlap = optimal["high"] >= stay["low"]
     said = "fragile: within the estimate's band" in plans["Optimal"]["decision_reason"]
     assert said == overlap
+
+
+def test_the_brief_states_the_estimates_setting_among_its_assumptions(db, tmp_path):
+    def brief(change=None) -> str:
+        body = yaml.safe_load(EXAMPLE.read_text())
+        if change is not None:
+            change(body)
+        path = tmp_path / "ws.yaml"
+        path.write_text(yaml.safe_dump(body))
+        args = ["scenarios", "--db", str(db), "--workspace", str(path), "--format", "md"]
+        out = runner.invoke(app, args)
+        assert out.exit_code == 0, out.output
+        return out.output
+
+    def off(body: dict) -> None:
+        body["constraints"]["allow_estimates"] = False
+
+    assumptions = brief().split("## Assumptions", 1)[1]
+    assert "estimated capacity: allowed" in assumptions
+    assert "only for a workload no measured option serves" in assumptions
+    assert "estimated capacity: not allowed" in brief(off).split("## Assumptions", 1)[1]
