@@ -32,6 +32,7 @@ from costmodel.perf_calibration import (
     leave_one_out,
     log_residuals,
     newest_round,
+    reach_target,
     seen_sets,
     stated_shape,
     tpot_limit_ms,
@@ -91,6 +92,8 @@ class Estimate:
     #: model × accelerator asked.
     calibrated_on: tuple[tuple[Any, str], ...]
     calibration_results: int
+    #: What widened an interval beyond its residuals' spread, in words ("" where nothing did).
+    interval_note: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -210,6 +213,7 @@ class Estimator:
         )
         level = max(level, 1)  # not at the measured shape: no nearer than another result
         bands: dict[str, Band] = {}
+        reached = False
         for metric in METRICS:
             fit = fits[metric]
             value = (
@@ -226,7 +230,11 @@ class Estimator:
             lo, hi, _ = interval_factors(
                 others, self.loo.level[metric], level, c.cats["vendor"] == labels["vendor"]
             )
-            bands[metric] = Band(value, value * lo, value * hi)
+            high = float(
+                reach_target(metric, level, value * hi, np.nan if limits[0] is None else limits[0])
+            )
+            reached |= high > value * hi
+            bands[metric] = Band(value, value * lo, high)
         measured = self._measured(query, arch, hw, regime, keep & (c.cats["benchmark"] == bench))
         basis = "estimated"
         if measured is not None:
@@ -253,6 +261,12 @@ class Estimator:
                 else bands["ttft_p99"].estimate <= query.ttft_slo_ms
             ),
             calibration_results=int(keep.sum()),
+            interval_note=(
+                f"the TTFT intervals end at the {limits[0]:,.0f} ms target: no first-token"
+                " result of this vendor says where its scheduler sits under it"
+                if reached and basis == "estimated"
+                else ""
+            ),
             calibrated_on=tuple(
                 (c.rows[i].get("result_id"), str(c.rows[i].get("source") or ""))
                 for i in np.flatnonzero(used)
@@ -274,7 +288,7 @@ class Estimator:
             else "no result of this model"
         )
         assumed = [
-            f"{what} {n:g} tokens assumed (no stated mean)"
+            f"{what} {n:,.0f} tokens assumed (no stated mean)"
             for what, n, known in (("input", i, ins), ("output", o, outs))
             if not known and getattr(query, f"{what}_tokens") is None
         ]

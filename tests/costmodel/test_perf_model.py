@@ -286,3 +286,54 @@ def test_a_p99_first_token_latency_is_never_below_its_p50(model):
             )
         )
         assert got.ttft_ms_p99.estimate >= got.ttft_ms_p50.estimate
+
+
+def test_one_benchmark_spelt_two_ways_is_one_benchmark(model):
+    from costmodel.perf_calibration import benchmark_key
+
+    dotted = benchmark_key("llama-3.1-8b", "mlperf-llama3.1-8b-server")
+    assert benchmark_key("llama-3.1-8b", "mlperf-llama3_1-8b-offline") == dotted
+    assert benchmark_key("llama-3.1-8b", "mlperf-cnn-dailymail") != dotted
+    # The Xeon runs, all spelt with "_", share their benchmark with the accelerators' runs.
+    c = model.corpus
+    xeon = c.cats["part"] == "cpu-intel-gnr-amx"
+    on_gpus = (c.model_id == "llama-3.1-8b") & ~xeon
+    assert set(c.cats["benchmark"][xeon & (c.model_id == "llama-3.1-8b")]) & set(
+        c.cats["benchmark"][on_gpus]
+    )
+
+
+def test_reach_target_raises_only_a_first_token_high_end_with_no_result_of_the_vendor():
+    from costmodel.perf_calibration import EVIDENCE, reach_target
+
+    far, near = len(EVIDENCE) - 1, len(EVIDENCE) - 2
+    levels = np.array([far, near, far, far])
+    high = np.array([100.0, 100.0, 3000.0, 100.0])
+    limit = np.array([2000.0, 2000.0, 2000.0, np.nan])
+    assert reach_target("ttft_p50", levels, high, limit).tolist() == [2000, 100, 3000, 100]
+    assert reach_target("ttft_p99", far, 100.0, 2000.0) == 2000.0
+    assert reach_target("tok_s", levels, high, limit).tolist() == high.tolist()
+    assert reach_target("tpot_p50", far, 100.0, 2000.0) == 100.0
+
+
+def test_with_no_result_of_its_vendor_a_first_token_interval_reaches_the_target(model):
+    from costmodel.estimate_validation import held_out_intervals
+    from costmodel.perf_calibration import EVIDENCE
+
+    def ask(part: str, precision: str):
+        query = EstimateQuery("llama-3.1-8b", part, precision, ttft_slo_ms=2000.0)
+        return model.estimate(query)
+
+    far, near = ask("google-tpu-v6e", "bf16"), ask("nvidia-h100-sxm-80gb", "fp8")
+    assert far.evidence == EVIDENCE[-1] and near.evidence != EVIDENCE[-1]
+    assert far.ttft_ms_p50.high >= 2000.0 and far.ttft_ms_p99.high >= 2000.0
+    assert near.ttft_ms_p50.high < 2000.0  # nearer evidence keeps its own interval
+    # The validation's held-out intervals follow the same rule.
+    c, loo = model.corpus, model.loo
+    _, high = held_out_intervals(c, loo, "ttft_p50")
+    held = (loo.level["ttft_p50"] == len(EVIDENCE) - 1) & np.isfinite(c.ttft_limit)
+    held &= np.isfinite(high)
+    assert held.any()
+    assert (high[held] >= c.ttft_limit[held]).all()
+    # ... and the estimate says why its interval ends there; a nearer one says nothing.
+    assert "2,000 ms target" in far.interval_note and not near.interval_note
