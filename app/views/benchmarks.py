@@ -290,9 +290,11 @@ def estimates_tab(path: str) -> None:
     st.plotly_chart(figure, width="stretch", key="estimates_chart")
     st.caption(
         "Each point is one measured result, predicted by the performance model fitted without any"
-        " result of its model × accelerator; the bar is its 80% interval. On the dashed line the"
-        " prediction equals the measurement. Plans use these estimates only where no measured"
-        " result serves a workload, and mark each such line 'estimated ±x%'."
+        " result of its model × accelerator; the bar is its 80% interval. Where no result of its"
+        " vendor is left in the fit, a first-token interval reaches up to the run's latency"
+        " target: nothing then says where that vendor's scheduler sits under it. On the dashed"
+        " line the prediction equals the measurement. Plans use these estimates only where no"
+        " measured result serves a workload, and mark each such line 'estimated ±x%'."
     )
 
 
