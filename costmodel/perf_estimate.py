@@ -213,7 +213,7 @@ class Estimator:
         )
         level = max(level, 1)  # not at the measured shape: no nearer than another result
         bands: dict[str, Band] = {}
-        reached = False
+        reached: set[str] = set()  # the figures whose high end the target set
         for metric in METRICS:
             fit = fits[metric]
             value = (
@@ -233,7 +233,8 @@ class Estimator:
             high = float(
                 reach_target(metric, level, value * hi, np.nan if limits[0] is None else limits[0])
             )
-            reached |= high > value * hi
+            if high > value * hi:
+                reached.add(metric)
             bands[metric] = Band(value, value * lo, high)
         measured = self._measured(query, arch, hw, regime, keep & (c.cats["benchmark"] == bench))
         basis = "estimated"
@@ -264,7 +265,7 @@ class Estimator:
             interval_note=(
                 f"the TTFT intervals end at the {limits[0]:,.0f} ms target: no first-token"
                 " result of this vendor says where its scheduler sits under it"
-                if reached and basis == "estimated"
+                if reached - set(measured or ())
                 else ""
             ),
             calibrated_on=tuple(
