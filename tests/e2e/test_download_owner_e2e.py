@@ -31,28 +31,29 @@ __all__ = ["provider", "team_db", "team_url"]  # fixtures, used by name
 ADMIN_SUBJECT = "cto-downloads"
 
 
-#: Clicks on a download button before the test gives up (see :func:`_download`).
-CLICKS = 3
+#: Tries at a download before the test gives up (see :func:`_download`).
+TRIES = 3
 
 
 def _download(page, button_name: str) -> tuple[str, bytes]:
     """Click the download button; (the address the browser fetched, the bytes it saved)."""
     button = page.get_by_role("button", name=button_name)
-    button.wait_for(timeout=TIMEOUT_MS)
     status = page.locator('[data-testid="stStatusWidget"]')
-    # A click on a button that a page run in progress is about to draw again can be lost with
-    # the old button (seen twice on a busy machine: no download in 90 s, though the run had
-    # looked finished). A person whose click brought nothing clicks again, and so does this:
-    # after the page's run has finished, up to CLICKS times.
-    for click in range(1, CLICKS + 1):
+    # On a busy machine a click has twice brought nothing: once no download in 90 s, once a
+    # button left disabled (its file being made) for over a minute. A person whose click
+    # brought nothing reloads the page and clicks again, and so does this, up to TRIES times,
+    # each after the page's run has finished.
+    for attempt in range(1, TRIES + 1):
+        button.wait_for(timeout=TIMEOUT_MS)
         status.wait_for(state="hidden", timeout=TIMEOUT_MS)
         try:
             with page.expect_download(timeout=TIMEOUT_MS // 2) as info:
-                button.click()
+                button.click(timeout=TIMEOUT_MS // 2)
             break
         except PlaywrightTimeoutError:
-            if click == CLICKS:
+            if attempt == TRIES:
                 raise
+            page.reload()
     download = info.value
     with open(download.path(), "rb") as saved:
         return download.url, saved.read()
