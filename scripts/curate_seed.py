@@ -385,10 +385,20 @@ def _scenario_and_load(scenario: str, notes: str) -> dict:
     )
     if conc:
         fields["concurrency"] = conc.group(1)
+    # llama-bench's tgN test generates N tokens from an empty prompt for one stream at a time:
+    # a single-stream decode, concurrency 1, as the llama-bench importer files the same test
+    # (read as offline at an unstated batch, it was taken for a batched throughput).
+    generation = re.search(r"llama-bench tg(\d+)", scenario)
+    if generation:
+        fields["concurrency"] = "1"
+        fields["output_tokens"] = generation.group(1)
+        fields["workload"] = f"tg{generation.group(1)}"
     return fields
 
 
 def _workload(model_text: str, fields: dict) -> str:
+    if fields["workload"]:
+        return fields["workload"]
     if "(CNN-DM)" in model_text:
         return "mlperf-cnn-dailymail"
     if "acc target" in model_text:

@@ -185,3 +185,17 @@ def test_the_mlperf_h200_server_point_keeps_loadgen_s_percentiles() -> None:
     assert (h200.ttft_ms_p95, h200.ttft_ms_p99) == (1227.3, 1717.3)
     assert h200.accelerators_per_replica == 8 and h200.precision == "fp8"
     assert h200.measured_at.date() == date(2025, 9, 9)
+
+
+def test_a_llama_bench_generation_test_is_a_single_stream_as_the_importer_files_it() -> None:
+    # llama-bench's tgN generates N tokens for one stream from an empty prompt. Filed as an
+    # offline run at an unstated batch it was read as batched throughput: the model put it at
+    # about 22 times what a single stream of that part does.
+    tg_rows = [
+        r for r in read_result_file(data_dir() / SEED_RESULTS) if r.workload.startswith("tg")
+    ]
+    assert tg_rows, "the seed holds a llama-bench generation test"
+    for result in tg_rows:
+        assert result.runtime == "llama.cpp"
+        assert result.concurrency == 1
+        assert result.output_tokens == int(result.workload.removeprefix("tg"))
