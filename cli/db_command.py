@@ -38,17 +38,18 @@ console = make_console()
 err = make_console(stderr=True)
 
 
-def _build_or_refuse(target: Path) -> dict[str, int]:
+def _build_or_refuse(target: Path) -> tuple[dict[str, int], list[str] | None]:
     """Open the warehouse (building it on first use from data/, its prices checked by the price
-    integrity rules) and count its rows. A seed row that fails validation or the integrity check
+    integrity rules), count its rows and name the bundled files data/ now holds another copy of
+    (None: the warehouse records none). A seed row that fails validation or the integrity check
     is refused: the message names the file and the row, exit 1, and no seed data is written."""
     from pricing.integrity import check_price_file
     from warehouse import Warehouse
-    from warehouse.seed import SeedFileError
+    from warehouse.seed import SeedFileError, bundled_changes
 
     try:
         with Warehouse.open(target, seed_check=check_price_file) as warehouse:
-            return warehouse.table_counts()
+            return warehouse.table_counts(), bundled_changes(warehouse)
     except SeedFileError as exc:
         raise fail(
             f"{exc}\nnothing from the seed was written; fix the row, then run"
@@ -56,6 +57,28 @@ def _build_or_refuse(target: Path) -> dict[str, int]:
             1,
             label="refused",
         ) from None
+
+
+_REBUILD_HINT = (
+    "`tokendesk db rebuild` builds it afresh from data/ as it is now and keeps this file beside"
+    " it as a dated backup, with what you imported and stored in it."
+)
+
+
+def _bundled_note(changes: list[str] | None) -> str | None:
+    """What an existing warehouse's copy of the bundled data is, where it is not data/'s own."""
+    if changes is None:
+        return (
+            "It was built by an earlier tokendesk, which did not record which copy of data/ it"
+            f" was built from: its bundled prices and results may be older than data/'s. {_REBUILD_HINT}"
+        )
+    if changes:
+        return (
+            f"It was built from another copy of data/ ({', '.join(changes)}"
+            f" {'differs from the file' if len(changes) == 1 else 'differ from the files'} there"
+            f" now): its figures are that copy's. {_REBUILD_HINT}"
+        )
+    return None
 
 
 SolveAheadOption = Annotated[
@@ -76,13 +99,16 @@ def db_init(db: DbOption = None, solve_ahead: SolveAheadOption = True) -> None:
     target = db or default_db_path()
     lake = is_lake_target(str(target))
     existed = not lake and Path(target).exists()
-    counts = _build_or_refuse(target)
+    counts, changes = _build_or_refuse(target)
     where = describe(str(target)) if lake else target  # a catalog named without credentials
-    verb = "ready" if lake else "up to date" if existed else "built"
+    note = _bundled_note(changes) if existed else None
+    verb = "ready" if lake else "found" if note else "up to date" if existed else "built"
     console.print(
         f"Warehouse {verb} at {where}: {counts['price_quotes']:,} price quotes, "
         f"{counts['benchmark_results']:,} benchmark results, {counts['snapshots']:,} snapshots."
     )
+    if note:
+        console.print(note)
     if solve_ahead and verb == "built":
         _solve_ahead(target)
 
@@ -400,9 +426,9 @@ def db_migrate(
             "--db names the embedded warehouse file to copy, and there is no "
             f"such file: {source_path}"
         )
-    from warehouse.files import is_up_to_date
+    from warehouse.files import is_whole
 
-    if not is_up_to_date(source_path):  # a build that stopped part way: never copied as empty
+    if not is_whole(source_path):  # a build that stopped part way: never copied as empty
         raise fail(
             f"the warehouse {source_path} is not whole (a migration or its bundled data is"
             f" missing): run `tokendesk db init --db {source_path}` first, then copy it"

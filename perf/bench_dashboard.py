@@ -54,7 +54,8 @@ def build_large(path: Path, scale: int) -> None:
     from pricing.integrity import check_price_file
     from tokendesk.paths import data_dir
     from warehouse import Warehouse
-    from warehouse.seed import SEED_RESULTS, read_price_file, read_result_file
+    from warehouse.bundled import SEED_RESULTS
+    from warehouse.seed import read_price_file, read_result_file
 
     quotes = [q for name, q in read_price_file(data_dir() / "seed_prices.csv") if name == "current"]
     results = read_result_file(data_dir() / SEED_RESULTS)

@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from planning.solution_store import SOLUTION_STORE_ENV  # noqa: E402
 from tokendesk.paths import DATA_DIR_ENV  # noqa: E402
-from warehouse.seed import MARKET_PRICES, MARKET_RESULTS, PRICE_HISTORY  # noqa: E402
+from warehouse.bundled import MARKET_PRICES, MARKET_RESULTS, PRICE_HISTORY  # noqa: E402
 
 # Every plan here is solved in the run that times it, never read from an earlier run's kept
 # answers (planning.solution_store).

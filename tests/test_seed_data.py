@@ -17,7 +17,8 @@ from planning.workspaces import engine_for, example_workspace
 from pricing.integrity import check_snapshot
 from tokendesk.catalog import check_in_catalog, load_catalog
 from tokendesk.paths import data_dir
-from warehouse.seed import SEED_PRICES, SEED_RESULTS, read_price_file, read_result_file
+from warehouse.bundled import SEED_PRICES, SEED_RESULTS
+from warehouse.seed import read_price_file, read_result_file
 
 
 def _rows(name: str) -> list[dict[str, str]]:

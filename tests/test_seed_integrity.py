@@ -23,7 +23,8 @@ from tests.app.pages import shown
 from tests.factories import FIXTURE_WAREHOUSE
 from tokendesk.paths import DATA_DIR_ENV, REPO_ROOT, data_dir
 from warehouse import Warehouse
-from warehouse.seed import SEED_PRICES, SEED_RESULTS, SeedFileError, load_seed
+from warehouse.bundled import SEED_PRICES, SEED_RESULTS
+from warehouse.seed import SeedFileError, load_seed
 
 runner = CliRunner()
 REFUSED = "fails the price integrity check"

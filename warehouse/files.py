@@ -3,10 +3,13 @@ for the dashboard's server to check its warehouse before it listens."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
 
+from tokendesk.paths import data_dir
+from warehouse.bundled import changed_files, loaded_digests
 from warehouse.engine import WarehouseError
 from warehouse.lake import is_lake_target
 from warehouse.migrations import pending_migrations
@@ -71,12 +74,30 @@ def holds_data(connection: duckdb.DuckDBPyConnection) -> bool:
     return bool(row and row[0])
 
 
+def is_whole(target: str) -> bool:
+    """Whether ``target`` is a DuckDB warehouse file with every migration applied and its data
+    loaded (:func:`missing_parts`)."""
+    return _check_file(target, lambda connection: not missing_parts(connection))
+
+
 def is_up_to_date(target: str) -> bool:
-    """Whether the warehouse at ``target`` needs nothing from ``tokendesk db init``: a DuckDB
-    file with every migration applied and its data loaded (:func:`missing_parts`). Anything
+    """Whether the warehouse at ``target`` needs nothing from ``tokendesk db init``: whole
+    (:func:`is_whole`) and built from the bundled files as ``data/`` holds them now. Anything
     else — a new path, a team catalog, a build that stopped part way, a file another process is
-    writing, a path that is not a warehouse — is for ``db init``, which builds, migrates, waits
-    or refuses in words."""
+    writing, a path that is not a warehouse, one built from another copy of ``data/`` — is for
+    ``db init``, which builds, migrates, waits, refuses or says what differs, in words."""
+    # A warehouse that records no bundled file (built before they were recorded) cannot tell
+    # which copy of data/ it holds: db init says so.
+    return _check_file(
+        target,
+        lambda connection: (
+            not missing_parts(connection)
+            and changed_files(loaded_digests(connection), data_dir()) == []
+        ),
+    )
+
+
+def _check_file(target: str, check: Callable[[duckdb.DuckDBPyConnection], bool]) -> bool:
     if is_lake_target(target) or not is_duckdb_file(Path(target)):
         return False
     try:
@@ -84,7 +105,7 @@ def is_up_to_date(target: str) -> bool:
     except duckdb.Error:
         return False
     try:
-        return not missing_parts(connection)
+        return check(connection)
     except duckdb.Error:
         return False
     finally:

@@ -419,6 +419,21 @@ MIGRATIONS: tuple[Migration, ...] = (
         );
         """,
     ),
+    Migration(
+        16,
+        "bundled files loaded",
+        """
+        -- Which copy of each bundled data/ file a seed snapshot was loaded from (the file's
+        -- SHA-256): a warehouse built from an earlier copy of data/ can say so, where it would
+        -- otherwise call itself up to date. Append-only.
+        CREATE TABLE bundled_files (
+            snapshot_id VARCHAR NOT NULL,
+            file        VARCHAR NOT NULL,
+            sha256      VARCHAR NOT NULL,
+            loaded_at   TIMESTAMP NOT NULL
+        );
+        """,
+    ),
 )
 
 

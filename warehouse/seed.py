@@ -26,6 +26,15 @@ from tokendesk.catalog import check_in_catalog
 from tokendesk.paths import data_dir
 from tokendesk.records import BenchmarkResult, PriceQuote
 from tokendesk.textsafety import InputFileError, clean_text, sniff_text_file
+from warehouse.bundled import (
+    BUNDLED_FILES,
+    REQUIRED_FILES,
+    RESULT_FILES,
+    SEED_PRICES,
+    SEED_RESULTS,
+    changed_files,
+    file_sha256,
+)
 from warehouse.price_rows import price_row
 from warehouse.price_screen import RuleFacts, screen_checks, screen_rows
 from warehouse.staging import (
@@ -38,17 +47,6 @@ from warehouse.staging import (
 
 if TYPE_CHECKING:
     from warehouse.store import Warehouse
-
-SEED_PRICES = "seed_prices.csv"
-SEED_RESULTS = "seed_results.csv"
-#: The whole market, built by scripts/build_market_*.py from pinned public sources: the cloud
-#: catalog with its dated history, and every public LLM result. Loaded after the curated seed
-#: when present (a checkout may carry the curated seed alone).
-MARKET_PRICES = "market_prices.csv"
-MARKET_RESULTS = "market_results.csv"
-#: Dated price history from a pinned public source (scripts/build_price_history.py): one
-#: snapshot per published price-list version, loaded after the market catalog.
-PRICE_HISTORY = "price_history.csv"
 
 #: A seed file's ``seed_snapshot`` names the snapshot a row belongs to: "current", "historical",
 #: or "historical <label>" for one of several dated historical snapshots (one per label).
@@ -704,7 +702,8 @@ def ingest_result_file(
 def load_seed(warehouse: Warehouse, check: PriceCheck, folder: Path | None = None) -> None:
     """Build the warehouse's first snapshots from the seed files in ``folder`` (default: the
     bundled ``data/``), prices checked by ``check``; one transaction, so a refused seed leaves an
-    empty warehouse empty."""
+    empty warehouse empty. Each snapshot records the SHA-256 of the file it came from
+    (:func:`bundled_changes` compares it with ``data/`` as it is now)."""
     folder = folder or data_dir()
     # Validate the curated files before writing either, so a bad seed leaves an empty warehouse
     # empty. The market files are validated whole as they are staged; a bad one rolls the one
@@ -712,14 +711,23 @@ def load_seed(warehouse: Warehouse, check: PriceCheck, folder: Path | None = Non
     read_price_file(folder / SEED_PRICES)
     read_result_file(folder / SEED_RESULTS)
     with warehouse.atomic():
-        ingest_price_file(warehouse, folder / SEED_PRICES, check=check)
-        if (folder / MARKET_PRICES).exists():
-            # The market prices a part of each cloud's catalog (the pinned families and
-            # regions): it must not withdraw the curated seed's other quotes of that cloud.
-            ingest_price_file(warehouse, folder / MARKET_PRICES, check=check, complete=False)
-        if (folder / PRICE_HISTORY).exists():
-            # One provider's dated list prices for some SKUs: it withdraws nothing either.
-            ingest_price_file(warehouse, folder / PRICE_HISTORY, check=check, complete=False)
-        ingest_result_file(warehouse, folder / SEED_RESULTS)
-        if (folder / MARKET_RESULTS).exists():
-            ingest_result_file(warehouse, folder / MARKET_RESULTS)
+        for name in BUNDLED_FILES:
+            path = folder / name
+            if name not in REQUIRED_FILES and not path.exists():
+                continue  # a checkout may carry the curated seed alone
+            digest = file_sha256(path)
+            if name in RESULT_FILES:
+                snapshot_ids = [ingest_result_file(warehouse, path)]
+            else:
+                # The market file prices a part of each cloud's catalog (the pinned families and
+                # regions) and the history one provider's dated list prices for some SKUs:
+                # neither withdraws the curated seed's other quotes of that cloud.
+                complete = name == SEED_PRICES
+                snapshot_ids = ingest_price_file(warehouse, path, check=check, complete=complete)
+            warehouse.record_bundled_file(name, digest, snapshot_ids)
+
+
+def bundled_changes(warehouse: Warehouse, folder: Path | None = None) -> list[str] | None:
+    """The bundled files in ``folder`` (default: ``data/``) the warehouse holds another copy of
+    (or none), in load order; None where it records none (:func:`warehouse.bundled.changed_files`)."""
+    return changed_files(warehouse.bundled_file_digests(), folder or data_dir())

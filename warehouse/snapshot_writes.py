@@ -272,6 +272,18 @@ class SnapshotWrites:
                 _insert_frame(tx, "benchmark_results", frame, columns, snapshot_id)
         return snapshot_id
 
+    def record_bundled_file(self, file: str, sha256: str, snapshot_ids: Sequence[str]) -> None:
+        """Record that the snapshots ``snapshot_ids`` were loaded from the copy of the bundled
+        ``file`` whose SHA-256 is ``sha256``."""
+        now = utc_naive(datetime.now(UTC))
+        with self._transaction() as tx:
+            for snapshot_id in snapshot_ids:
+                tx.execute(
+                    "INSERT INTO bundled_files (snapshot_id, file, sha256, loaded_at)"
+                    " VALUES (?, ?, ?, ?)",
+                    [snapshot_id, file, sha256, now],
+                )
+
     def record_failed_snapshot(
         self, kind: SnapshotKind, source: str, error: str, *, origin: str = "api"
     ) -> str:

@@ -25,6 +25,7 @@ from tokendesk.records import (
     PriceQuote,
     SnapshotKind,
 )
+from warehouse.bundled import loaded_digests
 from warehouse.catalog_queries import SNAPSHOT_DATE_KNOWN_SQL
 from warehouse.engine import (
     FileEngine,
@@ -566,6 +567,12 @@ class Warehouse(SnapshotWrites):
         """Run a named query from ``queries.py`` (never user-built SQL text)."""
         with self.reading():
             return self.cursor().execute(sql, list(params)).df()
+
+    def bundled_file_digests(self) -> dict[str, str]:
+        """The SHA-256 of the copy of each bundled file the warehouse last loaded, by file name
+        (empty where it records none)."""
+        with self.reading():
+            return loaded_digests(self.cursor())
 
     def table_counts(self) -> dict[str, int]:
         counts = {}

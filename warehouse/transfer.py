@@ -24,6 +24,7 @@ COPIED_TABLES = (
     "decisions",
     "review_closings",
     "workspaces",
+    "bundled_files",
 )
 #: Reference data both sides build from the bundled catalog: compared, not copied.
 REFERENCE_TABLES = ("accelerators",)

@@ -31,8 +31,8 @@ from pricing.integrity import check_price_file
 from tokendesk.paths import DATA_DIR_ENV, DB_PATH_ENV, data_dir
 from warehouse import Warehouse
 from warehouse import store as warehouse_store
+from warehouse.bundled import MARKET_PRICES, MARKET_RESULTS, SEED_PRICES
 from warehouse.files import BUNDLED_DATA, is_up_to_date, missing_parts
-from warehouse.seed import MARKET_PRICES, MARKET_RESULTS, SEED_PRICES
 
 runner = CliRunner()
 
@@ -382,9 +382,12 @@ def test_db_init_killed_at_any_moment_leaves_a_warehouse_the_next_command_builds
     assert "part" not in left  # the file appears whole or not at all
 
 
-def test_a_log_duckdb_cannot_replay_is_said_in_words_and_rebuild_mends_it(small_data, tmp_path):
+def test_a_log_duckdb_cannot_replay_is_said_in_words_and_rebuild_mends_it(
+    small_data, tmp_path, monkeypatch
+):
     # A write-ahead log that does not belong to its file (what some kills leave) makes DuckDB
     # raise an internal error on open; the command says what happened and how to mend it.
+    monkeypatch.setenv(DATA_DIR_ENV, str(small_data))  # up to date: with the data it was built from
     env = {**os.environ, DATA_DIR_ENV: str(small_data)}
     db = tmp_path / "w.duckdb"
     assert runner.invoke(app, ["db", "init", "--db", str(db)], env=env).exit_code == 0

@@ -23,8 +23,9 @@ from pricing.integrity import check_price_file
 from tests.factories import content_digest, seeded_warehouse, stored_price_rows
 from tokendesk.paths import data_dir
 from warehouse import Warehouse
+from warehouse.bundled import SEED_PRICES
 from warehouse.price_rows import utc_naive
-from warehouse.seed import SEED_PRICES, SeedFileError, ingest_price_file, read_price_file
+from warehouse.seed import SeedFileError, ingest_price_file, read_price_file
 
 HOSTILE = Path(__file__).parents[1] / "fixtures" / "hostile"
 HEADER = [
