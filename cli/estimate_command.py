@@ -52,7 +52,14 @@ def estimate(
         str | None, typer.Option("--accelerator", help="An accelerator id of the catalog.")
     ] = None,
     accelerators_per_replica: Annotated[
-        int | None, typer.Option("--accelerators-per-replica", min=1, help="Replica size.")
+        int | None,
+        typer.Option(
+            "--accelerators-per-replica",
+            min=1,
+            help="Accelerators serving the model. With --concurrency, one replica of this size;"
+            " otherwise a system of this size (as an MLPerf system's count), split into the"
+            " replicas that serve best (the output names their size). Default: up to 64.",
+        ),
     ] = None,
     precision: Annotated[str | None, typer.Option("--precision", help="bf16, fp8, fp4 …")] = None,
     runtime: Annotated[str | None, typer.Option("--runtime", help="vllm, trt-llm, …")] = None,
@@ -144,8 +151,8 @@ def _print_estimate(data: dict[str, Any]) -> None:
     console.print(
         terminal_text(
             f"basis: {data['basis']} ({data['evidence']}); shape {data['input_tokens']:,.0f} in /"
-            f" {data['output_tokens']:,.0f} out: {data['shape_note']}; replica of"
-            f" {data['replica_size']}; calibrated on {data['calibration_results']:,} results,"
+            f" {data['output_tokens']:,.0f} out: {data['shape_note']}; {_replicas(data)};"
+            f" calibrated on {data['calibration_results']:,} results,"
             f" {len(data['calibrated_on']):,} of them of this model or this part"
             + (
                 ""
@@ -210,3 +217,11 @@ def register(app: typer.Typer) -> None:
     """Mount ``estimate`` (with ``validate``) on ``app`` (once)."""
     if "estimate" not in {group.name for group in app.registered_groups}:
         app.add_typer(estimate_app, name="estimate")
+
+
+def _replicas(data: dict) -> str:
+    """The replica size the estimate is read at, and on how many accelerators where asked."""
+    size, asked = data["replica_size"], data["query"].get("accelerators_per_replica")
+    if asked is None or asked == size:
+        return f"replica of {size}"
+    return f"replicas of {size} on {asked} accelerators"

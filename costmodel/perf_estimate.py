@@ -186,7 +186,12 @@ class Estimator:
                     hw,
                     query.precision,
                     system=query.accelerators_per_replica or MAX_REPLICA,
-                    fixed_tp=query.accelerators_per_replica or 0,
+                    # As the calibration reads results: at a stated concurrency, one replica of
+                    # the size asked serves it; otherwise the size is a system's (an MLPerf
+                    # system's count), split into replicas as the physics finds best.
+                    fixed_tp=(query.accelerators_per_replica or 0)
+                    if query.concurrency is not None
+                    else 0,
                     input_tokens=tokens_in,
                     output_tokens=tokens_out,
                     regime=regime,
@@ -335,8 +340,10 @@ class Estimator:
         idx = [
             i
             for i in np.flatnonzero(hit)
-            if (query.input_tokens is None and query.output_tokens is None)
-            or _same_shape(c.rows[i], query)
+            if (
+                (query.input_tokens is None and query.output_tokens is None)
+                or _same_shape(c.rows[i], query)
+            )
             and (query.runtime is None or c.cats["runtime"][i] == query.runtime.lower())
             and (
                 query.accelerators_per_replica is None

@@ -124,6 +124,43 @@ def test_a_result_measured_at_the_shape_is_returned_as_measured(model):
     assert band.low <= float(row["output_tok_s_per_accelerator"]) <= band.high
 
 
+def test_a_measured_answer_is_read_only_from_results_of_the_runtime_and_size_asked(model):
+    # Asked with no shape, a result of another runtime (or system size) is no measurement of the
+    # question: the answer is estimated, never another runtime's figure called measured.
+    c = model.corpus
+    asked = ("llama-2-70b", "nvidia-h200-141gb", "fp8", "server")
+    rows = [
+        i
+        for i in range(len(c))
+        if (c.model_id[i], c.cats["part"][i], c.cats["precision"][i], c.cats["regime"][i]) == asked
+    ]
+    runtimes = {str(c.cats["runtime"][i]) for i in rows}
+    assert runtimes == {"trt-llm"}  # the corpus this case reads: TensorRT-LLM's runs alone
+    query = EstimateQuery(*asked[:3], scenario="server")
+    assert model.estimate(dataclasses.replace(query, runtime="trt-llm")).basis == "measured"
+    assert model.estimate(dataclasses.replace(query, runtime="vllm")).basis == "estimated"
+    sizes = {int(c.rows[i]["accelerators_per_replica"]) for i in rows}
+    unmeasured = next(n for n in (2, 4, 16, 32) if n not in sizes)
+    got = model.estimate(dataclasses.replace(query, accelerators_per_replica=unmeasured))
+    assert got.basis == "estimated"
+
+
+def test_a_size_asked_is_a_system_split_as_mlperf_s_unless_a_concurrency_is_asked(model):
+    # The calibration reads an MLPerf system's count as accelerators to split into replicas, a
+    # run at a stated concurrency as one replica of its size; a question is read the same way.
+    base = EstimateQuery(
+        "llama-2-70b", "nvidia-h200-141gb", "fp8", scenario="server", leave_out=True
+    )
+    free = model.estimate(base)
+    system = model.estimate(dataclasses.replace(base, accelerators_per_replica=8))
+    assert free.replica_size == system.replica_size == 1  # 70B in FP8 fits one H200
+    assert system.output_tok_s_per_accelerator == free.output_tok_s_per_accelerator
+    one = model.estimate(
+        dataclasses.replace(base, scenario=None, concurrency=64, accelerators_per_replica=8)
+    )
+    assert one.replica_size == 8
+
+
 def test_a_part_with_no_result_gets_a_wider_interval_than_a_measured_one(model):
     near = model.estimate(
         EstimateQuery(
