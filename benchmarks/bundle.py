@@ -24,13 +24,13 @@ unknown prompt id, non-zero temperature, ...) in one :class:`BundleError`.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.errors import BundleError
 from benchmarks.prompts import load_prompts
+from tokendesk.digests import sha256_file
 
 MANIFEST = "manifest.json"
 WEIGHT_FORMATS = {"safetensors", "gguf", "pytorch", "onnx"}
@@ -58,14 +58,6 @@ class Bundle:
     @property
     def golden(self) -> dict:
         return self.manifest.get("golden") or {}
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _inside(root: Path, rel: str, where: str, problems: list[str]) -> Path | None:

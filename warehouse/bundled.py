@@ -8,10 +8,11 @@ this before it listens.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import duckdb
+
+from tokendesk.digests import sha256_file
 
 SEED_PRICES = "seed_prices.csv"
 SEED_RESULTS = "seed_results.csv"
@@ -29,14 +30,6 @@ BUNDLED_FILES = (SEED_PRICES, MARKET_PRICES, PRICE_HISTORY, SEED_RESULTS, MARKET
 RESULT_FILES = (SEED_RESULTS, MARKET_RESULTS)
 #: The files every build loads; the others only where the checkout carries them.
 REQUIRED_FILES = (SEED_PRICES, SEED_RESULTS)
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def loaded_digests(connection: duckdb.DuckDBPyConnection) -> dict[str, str]:
@@ -58,5 +51,5 @@ def changed_files(loaded: dict[str, str], folder: Path) -> list[str] | None:
     return [
         name
         for name in BUNDLED_FILES
-        if (folder / name).exists() and loaded.get(name) != file_sha256(folder / name)
+        if (folder / name).exists() and loaded.get(name) != sha256_file(folder / name)
     ]

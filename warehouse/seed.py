@@ -23,6 +23,7 @@ import pyarrow as pa
 from pydantic import ValidationError
 
 from tokendesk.catalog import check_in_catalog
+from tokendesk.digests import sha256_file
 from tokendesk.paths import data_dir
 from tokendesk.records import BenchmarkResult, PriceQuote
 from tokendesk.textsafety import InputFileError, clean_text, sniff_text_file
@@ -33,7 +34,6 @@ from warehouse.bundled import (
     SEED_PRICES,
     SEED_RESULTS,
     changed_files,
-    file_sha256,
 )
 from warehouse.price_rows import price_row
 from warehouse.price_screen import RuleFacts, screen_checks, screen_rows
@@ -715,7 +715,7 @@ def load_seed(warehouse: Warehouse, check: PriceCheck, folder: Path | None = Non
             path = folder / name
             if name not in REQUIRED_FILES and not path.exists():
                 continue  # a checkout may carry the curated seed alone
-            digest = file_sha256(path)
+            digest = sha256_file(path)
             if name in RESULT_FILES:
                 snapshot_ids = [ingest_result_file(warehouse, path)]
             else:

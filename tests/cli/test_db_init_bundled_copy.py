@@ -13,8 +13,9 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
+from tokendesk.digests import sha256_file
 from tokendesk.paths import DATA_DIR_ENV, REPO_ROOT
-from warehouse.bundled import BUNDLED_FILES, MARKET_RESULTS, SEED_RESULTS, file_sha256
+from warehouse.bundled import BUNDLED_FILES, MARKET_RESULTS, SEED_RESULTS
 from warehouse.files import is_up_to_date
 
 runner = CliRunner()
@@ -53,7 +54,7 @@ def test_the_build_records_the_digest_of_every_bundled_file_it_loaded(data_copy,
             "SELECT count(*) FROM snapshots WHERE origin = 'seed' AND snapshot_id NOT IN"
             " (SELECT snapshot_id FROM bundled_files)"
         ).fetchone()
-    assert recorded == {name: file_sha256(data_copy / name) for name in BUNDLED_FILES}
+    assert recorded == {name: sha256_file(data_copy / name) for name in BUNDLED_FILES}
     assert unrecorded == (0,)  # every seed snapshot names the copy it came from
 
 
