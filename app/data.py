@@ -36,6 +36,7 @@ from tokendesk.access import Action
 from tokendesk.paths import DB_PATH_ENV, data_dir, default_db_path
 from tokendesk.records import PricingModel
 from warehouse import CatalogUnreachable, Warehouse, catalog_queries, queries
+from warehouse.bundled import changed_files
 from warehouse.engine import WaitReporter
 from warehouse.lake import is_lake_target
 
@@ -334,6 +335,13 @@ def _hidden_sources(path: str) -> set[str]:
         return set()
     named = {s for s in _freshness(path)["source"] if str(s).endswith(NEGOTIATED_SOURCE_SUFFIX)}
     return named | set(_negotiated_snapshots(path)["source"])
+
+
+@st.cache_data(show_spinner=False, ttl=600)
+def bundled_changes(path: str) -> list[str] | None:
+    """The bundled files this installation's data/ holds another copy of than the warehouse was
+    built from (None: the warehouse records none; ``warehouse.bundled.changed_files``)."""
+    return changed_files(_warehouse(path).bundled_file_digests(), data_dir())
 
 
 def hidden_negotiated_quotes(path: str) -> int:

@@ -14,6 +14,7 @@ from PIL import Image
 
 from app import auth, data
 from app.safe import plain
+from app.ui import bundled_note
 from tokendesk.access import AccessDenied
 from warehouse import CatalogUnreachable, WarehouseError
 from warehouse.lake import unreachable_reason
@@ -94,6 +95,7 @@ try:
             icon=":material/cloud_off:",
         )
     auth.sidebar(user, data.hidden_negotiated_quotes(path))
+    bundled_note(data.bundled_changes(path))
     navigation.run()
     warming.page_ran()
 except AccessDenied as exc:  # a write asked for by a role that may not make it: nothing written

@@ -239,3 +239,22 @@ def column_config(columns: Mapping[str, Column]) -> dict[str, Any]:
         else:
             config[name] = column.label
     return config
+
+
+def bundled_note(changes: Sequence[str] | None) -> None:
+    """In the sidebar, where the warehouse was built from another copy of the bundled data than
+    this installation's: its figures are that copy's (``tokendesk db init`` says the same)."""
+    if changes == []:
+        return
+    if changes is None:
+        said = (
+            "This warehouse does not record which copy of the bundled data it was built from:"
+            " its bundled prices and results may be older than this installation's."
+        )
+    else:
+        said = (
+            "This warehouse was built from another copy of the bundled data"
+            f" ({', '.join(changes)} {'differs' if len(changes) == 1 else 'differ'} from this"
+            " installation's): its bundled prices and results are that copy's."
+        )
+    st.sidebar.caption(f"{said} `tokendesk db rebuild` builds it afresh from the bundled data.")
