@@ -36,9 +36,9 @@ from tokendesk.access import Action
 from tokendesk.paths import DB_PATH_ENV, data_dir, default_db_path
 from tokendesk.records import PricingModel
 from warehouse import CatalogUnreachable, Warehouse, catalog_queries, queries
-from warehouse.bundled import changed_files
 from warehouse.engine import WaitReporter
 from warehouse.lake import is_lake_target
+from warehouse.seed import bundled_changes as changes_since_build
 
 Filters = tuple[tuple[str, tuple[str, ...]], ...]
 T = TypeVar("T")
@@ -340,8 +340,8 @@ def _hidden_sources(path: str) -> set[str]:
 @st.cache_data(show_spinner=False, ttl=600)
 def bundled_changes(path: str) -> list[str] | None:
     """The bundled files this installation's data/ holds another copy of than the warehouse was
-    built from (None: the warehouse records none; ``warehouse.bundled.changed_files``)."""
-    return changed_files(_warehouse(path).bundled_file_digests(), data_dir())
+    built from (None: the warehouse records none; ``warehouse.seed.bundled_changes``)."""
+    return changes_since_build(_warehouse(path))
 
 
 def hidden_negotiated_quotes(path: str) -> int:

@@ -298,6 +298,14 @@ def newest_round(labels: np.ndarray) -> str:
     return max(rounds, key=lambda r: tuple(int(p) for p in r.removeprefix("mlperf v").split(".")))
 
 
+def fixed_replica(size: int, concurrency: float | None) -> int:
+    """The replica size a count of accelerators fixes (0: none, the physics chooses): a load at a
+    stated concurrency is served by one replica of that size; otherwise the count is a system's
+    (an MLPerf system's), split into replicas as the physics finds best. Results and questions
+    are read by this one rule."""
+    return size if concurrency is not None else 0
+
+
 def _row_fields(row: dict[str, Any], arch: ModelArchitecture, hw: Hardware) -> dict[str, float]:
     conc = _float(row.get("concurrency"))
     system = int(row.get("accelerators_per_replica") or 1)
@@ -307,9 +315,7 @@ def _row_fields(row: dict[str, Any], arch: ModelArchitecture, hw: Hardware) -> d
         hw,
         run_precision(row),
         system=system,
-        # A run at a stated concurrency served it from one replica of the stated size; an
-        # MLPerf system's count is the system's, split into replicas as the physics finds best.
-        fixed_tp=system if conc is not None else 0,
+        fixed_tp=fixed_replica(system, conc),
         input_tokens=inputs,
         output_tokens=outputs,
         regime=regime_of(str(row.get("scenario")), conc),

@@ -28,6 +28,7 @@ from costmodel.perf_calibration import (
     bounds_of,
     evidence_level,
     fit_metric,
+    fixed_replica,
     interval_factors,
     leave_one_out,
     log_residuals,
@@ -186,12 +187,7 @@ class Estimator:
                     hw,
                     query.precision,
                     system=query.accelerators_per_replica or MAX_REPLICA,
-                    # As the calibration reads results: at a stated concurrency, one replica of
-                    # the size asked serves it; otherwise the size is a system's (an MLPerf
-                    # system's count), split into replicas as the physics finds best.
-                    fixed_tp=(query.accelerators_per_replica or 0)
-                    if query.concurrency is not None
-                    else 0,
+                    fixed_tp=fixed_replica(query.accelerators_per_replica or 0, query.concurrency),
                     input_tokens=tokens_in,
                     output_tokens=tokens_out,
                     regime=regime,
