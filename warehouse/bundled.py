@@ -51,5 +51,14 @@ def changed_files(loaded: dict[str, str], folder: Path) -> list[str] | None:
     return [
         name
         for name in BUNDLED_FILES
-        if (folder / name).exists() and loaded.get(name) != sha256_file(folder / name)
+        if (folder / name).exists() and loaded.get(name) != _digest(folder / name)
     ]
+
+
+def _digest(path: Path) -> str | None:
+    """The file's SHA-256; None where it cannot be read (a folder, no permission): then it is
+    not the copy the warehouse loaded, and a rebuild names what is wrong with it."""
+    try:
+        return sha256_file(path)
+    except OSError:
+        return None

@@ -100,3 +100,17 @@ def test_a_warehouse_that_records_no_bundled_file_says_it_cannot_tell(data_copy,
     assert said.startswith("Warehouse found at")
     assert "did not record which copy of data/ it was built from" in said
     assert "`tokendesk db rebuild`" in said
+
+
+def test_a_bundled_file_that_cannot_be_read_is_named_as_differing(data_copy, tmp_path):
+    # A folder where a bundled file should be (as a half-finished checkout can leave): named in
+    # words, never a fault, and the warehouse is left as it was.
+    db = tmp_path / "w.duckdb"
+    _init(db)
+    before = _state(db)
+    (data_copy / MARKET_RESULTS).unlink()
+    (data_copy / MARKET_RESULTS).mkdir()
+    assert not is_up_to_date(str(db))
+    said = _init(db)
+    assert f"({MARKET_RESULTS} differs from the file there now)" in said
+    assert _state(db) == before
