@@ -194,6 +194,7 @@ def validate_cmd(output: FormatOpt = Format.TABLE, db: DbOption = None) -> None:
             )
         print_table(console, table, more="--format json")
         console.print(terminal_text(_targets_line(metric["targets"])), highlight=False)
+        console.print(terminal_text(_reference_line(metric["naive_reference"])), highlight=False)
 
 
 def _targets_line(t: dict[str, Any]) -> str:
@@ -211,6 +212,17 @@ def _targets_line(t: dict[str, Any]) -> str:
         f"every vendor ≥ {t['vendor_coverage_at_least']:.0%} {word(t['vendor_coverage_met'])}"
     )
     return "targets: " + "; ".join(parts)
+
+
+def _reference_line(ref: dict[str, Any]) -> str:
+    """The naive reference beside the model, on the cases both answer."""
+    if not ref["cases"]:
+        return f"naive reference ({ref['rule']}): no case has one"
+    return (
+        f"naive reference ({ref['rule']}): median |error| {ref['median_abs_pct_error']:.1%}"
+        f" over {ref['cases']:,} cases; the model's on the same cases"
+        f" {ref['model_median_abs_pct_error']:.1%}"
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -79,6 +79,43 @@ def _met(error: float, target: float | None) -> bool | None:
     return None if target is None else error <= target
 
 
+#: The naive reference each figure's error is read beside, in words.
+NAIVE_RULE = (
+    "the median measured on the same benchmark and regime by every other model × accelerator pair"
+)
+
+
+def naive_reference(corpus: Corpus, metric: str) -> np.ndarray:
+    """Per row, what a guess without the model would say (:data:`NAIVE_RULE`), held out as the
+    model is: no result of the row's own pair counts. NaN where no other pair measured it."""
+    measured = corpus.measured[metric]
+    known = np.isfinite(measured)
+    key = corpus.cats["benchmark_regime"]
+    guess = np.full(len(corpus), np.nan)
+    for group in sorted(set(key[known])):
+        in_group = known & (key == group)
+        for pair in sorted(set(corpus.pair[in_group])):
+            others = in_group & (corpus.pair != pair)
+            if others.any():
+                guess[(key == group) & (corpus.pair == pair)] = np.median(measured[others])
+    return guess
+
+
+def _reference_summary(
+    corpus: Corpus, metric: str, ok: np.ndarray, err: np.ndarray
+) -> dict[str, Any]:
+    """The naive reference's median |error| beside the model's, on the cases both answer."""
+    guess = naive_reference(corpus, metric)
+    both = ok & np.isfinite(guess)
+    naive_err = np.abs(guess / corpus.measured[metric] - 1.0)
+    return {
+        "rule": NAIVE_RULE,
+        "cases": int(both.sum()),
+        "median_abs_pct_error": round(float(np.median(naive_err[both])), 4) if both.any() else None,
+        "model_median_abs_pct_error": round(float(np.median(err[both])), 4) if both.any() else None,
+    }
+
+
 def _summary(err: np.ndarray, inside: np.ndarray, mask: np.ndarray) -> Summary:
     return Summary(int(mask.sum()), float(np.median(err[mask])), float(inside[mask].mean()))
 
@@ -117,6 +154,7 @@ def validate(corpus: Corpus, loo: LeaveOneOut) -> dict[str, Any]:
             "per_vendor": by["vendor"],
             "per_regime": by["regime"],
             "per_vendor_and_backend": by["part_kind"],
+            "naive_reference": _reference_summary(corpus, metric, ok, err),
             "parts": len(set(corpus.cats["part"][ok])),
             "vendors": len(set(corpus.cats["vendor"][ok])),
             "targets": {

@@ -59,6 +59,17 @@ def validation_sentence(report: Mapping[str, Any], metric: str = THROUGHPUT) -> 
         f" the 80% interval holds {overall['interval_coverage']:.0%} of them (target"
         f" {low:.0%}–{high:.0%}). Each point was predicted with every result of its model ×"
         " accelerator left out of the fit."
+    ) + _reference_sentence(found.get("naive_reference"))
+
+
+def _reference_sentence(ref: Mapping[str, Any] | None) -> str:
+    """The naive reference's error beside the model's, where the report has one."""
+    if not ref or not ref["cases"]:
+        return ""
+    return (
+        f" For scale, a naive guess ({ref['rule']}) is off by a median"
+        f" {ref['median_abs_pct_error']:.1%} on {ref['cases']:,} of these results; the model, by"
+        f" {ref['model_median_abs_pct_error']:.1%} on the same."
     )
 
 

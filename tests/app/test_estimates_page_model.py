@@ -44,6 +44,12 @@ REPORT = {
                 "coverage_between": [0.7, 0.9],
             },
             "cases": [case(400, 300), case(900, 500)],
+            "naive_reference": {
+                "rule": "the median of the others",
+                "cases": 2,
+                "median_abs_pct_error": 0.4175,
+                "model_median_abs_pct_error": 0.306,
+            },
         },
         "tpot_ms_p50": {
             "overall": {"cases": 1, "median_abs_pct_error": 0.1, "interval_coverage": 1.0},
@@ -82,6 +88,13 @@ def test_the_sentence_gives_the_median_error_and_the_coverage_with_their_targets
     assert "target ≤ 25%, missed" in estimates.validation_sentence(REPORT, "ttft_ms_p99")
     assert len(estimates.validation_points(REPORT, "ttft_ms_p99")) == 2
     assert "(no target)" in estimates.validation_sentence(REPORT, "tpot_ms_p50")
+
+
+def test_the_sentence_sets_the_naive_reference_beside_the_model_where_the_report_has_one():
+    text = estimates.validation_sentence(REPORT, "ttft_ms_p99")
+    assert "(the median of the others) is off by a median 41.8% on 2 of these" in text
+    assert "the model, by 30.6% on the same" in text
+    assert "For scale" not in estimates.validation_sentence(REPORT)
 
 
 def test_model_choices_name_measured_models_first_and_estimated_ones_apart():

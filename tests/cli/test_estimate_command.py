@@ -71,3 +71,20 @@ def test_validate_json_reports_error_and_coverage_per_vendor_and_regime(seed_db)
         assert metric["per_vendor"] and metric["per_regime"]
         case = metric["cases"][0]
         assert {"predicted", "low", "high", "measured"} <= set(case)
+    # The naive reference sits beside the model on the cases both answer; on throughput the
+    # model must beat it (a guess that ignores the part cannot know its speed).
+    ref = report["metrics"]["output_tok_s_per_accelerator"]["naive_reference"]
+    assert 0 < ref["cases"] <= report["metrics"]["output_tok_s_per_accelerator"]["overall"]["cases"]
+    assert ref["model_median_abs_pct_error"] < ref["median_abs_pct_error"]
+
+
+def test_validate_table_names_the_naive_reference_as_the_json_gives_it(seed_db):
+    as_json = runner.invoke(app, ["estimate", "validate", "--format", "json", "--db", str(seed_db)])
+    table = runner.invoke(app, ["estimate", "validate", "--db", str(seed_db)])
+    assert table.exit_code == 0, table.output
+    flat = " ".join(table.stdout.split())
+    for metric in json.loads(as_json.stdout)["metrics"].values():
+        ref = metric["naive_reference"]
+        assert (
+            f"median |error| {ref['median_abs_pct_error']:.1%} over {ref['cases']:,} cases" in flat
+        )

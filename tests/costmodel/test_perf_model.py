@@ -374,3 +374,25 @@ def test_with_no_result_of_its_vendor_a_first_token_interval_reaches_the_target(
     assert (high[held] >= c.ttft_limit[held]).all()
     # ... and the estimate says why its interval ends there; a nearer one says nothing.
     assert "2,000 ms target" in far.interval_note and not near.interval_note
+
+
+def test_the_naive_reference_is_the_median_of_other_pairs_in_the_same_benchmark_and_regime(
+    model,
+):
+    from costmodel.estimate_validation import naive_reference
+
+    corpus = model.corpus
+    group = "llama-2-70b:mlperf-llama2-70b|server"
+    in_group = (corpus.cats["benchmark_regime"] == group) & np.isfinite(corpus.measured["ttft_p50"])
+    pair = "llama-2-70b|amd-mi300x-192gb"
+    own = in_group & (corpus.pair == pair)
+    others = in_group & ~own
+    assert own.any() and others.sum() >= 3
+    # Known values for every other pair's results, and an absurd one for the pair's own: the
+    # guess for the pair is the median of the others', its own never counts.
+    values = corpus.measured["ttft_p50"].copy()
+    values[others] = np.arange(1, others.sum() + 1, dtype=float)
+    values[own] = 1e9
+    changed = dataclasses.replace(corpus, measured={**corpus.measured, "ttft_p50": values})
+    guess = naive_reference(changed, "ttft_p50")
+    assert np.all(guess[own] == np.median(np.arange(1, others.sum() + 1)))
