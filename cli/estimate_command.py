@@ -159,6 +159,7 @@ def _print_estimate(data: dict[str, Any]) -> None:
                 if data["meets_ttft_slo"] is None
                 else f"; p99 TTFT {'meets' if data['meets_ttft_slo'] else 'misses'} the target"
             )
+            + (f"; {data['runtime_note']}" if data["runtime_note"] else "")
             + (f"; {data['interval_note']}" if data["interval_note"] else "")
         ),
         highlight=False,

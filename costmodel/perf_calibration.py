@@ -28,6 +28,7 @@ import numpy as np
 
 from costmodel.memory import ModelArchitecture
 from costmodel.perf_model import Cases, Hardware, Physics, case_fields, cases_from, physics
+from tokendesk.runtimes import canonical_runtime
 
 #: The figures the model estimates: name -> the measured column (ms or tok/s).
 METRICS = {
@@ -336,7 +337,7 @@ def labels_of(row: dict[str, Any]) -> dict[str, str]:
         "part": hw.accelerator_id,
         "family": arch.family,
         "benchmark": benchmark,
-        "runtime": str(row.get("runtime") or "").lower(),
+        "runtime": canonical_runtime(row.get("runtime")),
         "precision": run_precision(row),
         "regime": regime,
         "benchmark_regime": f"{benchmark}|{regime}",

@@ -39,6 +39,7 @@ from costmodel.perf_calibration import (
     tpot_limit_ms,
 )
 from costmodel.perf_model import Hardware, case_fields, cases_from, physics
+from tokendesk.runtimes import PLACEHOLDERS, canonical_runtime
 
 SCENARIOS = ("offline", "server", "interactive")
 #: Without a replica size asked for, the physics picks the best up to this many accelerators.
@@ -95,6 +96,9 @@ class Estimate:
     calibration_results: int
     #: What widened an interval beyond its residuals' spread, in words ("" where nothing did).
     interval_note: str = ""
+    #: The runtime the estimate reads, by its one name, and how the question's was read.
+    runtime: str = ""
+    runtime_note: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -159,11 +163,7 @@ class Estimator:
         in_bench = same_model & (c.cats["benchmark"] == bench)
         input_tokens, output_tokens, note = self._shape(query, in_bench)
         limits = self._limits(query, regime, bench, keep)
-        runtime = (query.runtime or "").lower() or (
-            _most_common(c.cats["runtime"][keep & (c.cats["part"] == hw.accelerator_id)])
-            or _most_common(c.cats["runtime"][keep])
-            or ""
-        )
+        runtime, runtime_note = self._runtime(query, hw, keep)
         labels = {
             "vendor": f"{hw.vendor} {hw.backend}",
             "part": hw.accelerator_id,
@@ -237,7 +237,9 @@ class Estimator:
             if high > value * hi:
                 reached.add(metric)
             bands[metric] = Band(value, value * lo, high)
-        measured = self._measured(query, arch, hw, regime, keep & (c.cats["benchmark"] == bench))
+        measured = self._measured(
+            query, arch, hw, regime, keep & (c.cats["benchmark"] == bench), runtime
+        )
         basis = "estimated"
         if measured is not None:
             bands.update(measured)
@@ -263,6 +265,8 @@ class Estimator:
                 else bands["ttft_p99"].estimate <= query.ttft_slo_ms
             ),
             calibration_results=int(keep.sum()),
+            runtime=runtime,
+            runtime_note=runtime_note,
             interval_note=(
                 f"the TTFT intervals end at the {limits[0]:,.0f} ms target: no first-token"
                 " result of this vendor says where its scheduler sits under it"
@@ -274,6 +278,29 @@ class Estimator:
                 for i in np.flatnonzero(used)
             ),
         )
+
+    def _runtime(self, query: EstimateQuery, hw: Hardware, keep: np.ndarray) -> tuple[str, str]:
+        """The runtime the estimate reads (its one name: :func:`canonical_runtime`) and how it
+        was read, in words. Not asked: the runtime most of the part's results ran (else most
+        results). Asked but never measured: no runtime effect, and the interval a step wider."""
+        c = self.corpus
+        asked = canonical_runtime(query.runtime)
+        if not asked:
+            on_part = _most_common(c.cats["runtime"][keep & (c.cats["part"] == hw.accelerator_id)])
+            chosen = on_part or _most_common(c.cats["runtime"][keep]) or ""
+            whose = "this part's results" if on_part else "the results"
+            return chosen, f"no runtime given: read as {chosen}, the one most of {whose} ran"
+        said = "" if asked == str(query.runtime).strip() else f"{query.runtime} read as {asked}"
+        if asked in set(c.cats["runtime"][keep]):
+            return asked, said
+        named = Counter(str(r) for r in c.cats["runtime"][keep] if str(r) not in PLACEHOLDERS)
+        unmeasured = (
+            f"no result in the fit ran {asked}, so the estimate carries no runtime effect and its"
+            " interval is a step wider (results ran "
+            + ", ".join(name for name, _ in named.most_common())
+            + ")"
+        )
+        return asked, "; ".join(filter(None, [said, unmeasured]))
 
     def _shape(self, query: EstimateQuery, same_model: np.ndarray) -> tuple[float, float, str]:
         if query.input_tokens is not None and query.output_tokens is not None:
@@ -321,8 +348,10 @@ class Estimator:
         hw: Hardware,
         regime: str,
         keep: np.ndarray,
+        runtime: str,
     ) -> dict[str, Band] | None:
-        """Bands from the results measured at exactly this question, if any."""
+        """Bands from the results measured at exactly this question (on ``runtime`` where one
+        was asked), if any."""
         if query.concurrency is not None or query.ttft_slo_ms is not None:
             return None
         c = self.corpus
@@ -340,7 +369,7 @@ class Estimator:
                 (query.input_tokens is None and query.output_tokens is None)
                 or _same_shape(c.rows[i], query)
             )
-            and (query.runtime is None or c.cats["runtime"][i] == query.runtime.lower())
+            and (query.runtime is None or c.cats["runtime"][i] == runtime)
             and (
                 query.accelerators_per_replica is None
                 or int(c.rows[i].get("accelerators_per_replica") or 0)

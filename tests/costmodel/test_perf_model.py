@@ -141,6 +141,11 @@ def test_a_measured_answer_is_read_only_from_results_of_the_runtime_and_size_ask
     assert model.estimate(dataclasses.replace(query, runtime="vllm")).basis == "estimated"
     sizes = {int(c.rows[i]["accelerators_per_replica"]) for i in rows}
     unmeasured = next(n for n in (2, 4, 16, 32) if n not in sizes)
+    # The engine's own name, however spelt, is the same runtime as the results' "trt-llm".
+    for spelling in ("TensorRT-LLM", "tensorrt_llm", "TRTLLM"):
+        got = model.estimate(dataclasses.replace(query, runtime=spelling))
+        assert got.basis == "measured" and got.runtime == "trt-llm", spelling
+        assert f"{spelling} read as trt-llm" in got.runtime_note
     got = model.estimate(dataclasses.replace(query, accelerators_per_replica=unmeasured))
     assert got.basis == "estimated"
 
@@ -396,3 +401,34 @@ def test_the_naive_reference_is_the_median_of_other_pairs_in_the_same_benchmark_
     changed = dataclasses.replace(corpus, measured={**corpus.measured, "ttft_p50": values})
     guess = naive_reference(changed, "ttft_p50")
     assert np.all(guess[own] == np.median(np.arange(1, others.sum() + 1)))
+
+
+def test_a_runtime_is_read_by_its_one_name_and_an_unmeasured_one_is_said_to_be(model):
+    base = EstimateQuery("llama-2-70b", "nvidia-h200-141gb", "fp8", scenario="server")
+    base = dataclasses.replace(base, leave_out=True)
+    named = model.estimate(dataclasses.replace(base, runtime="trt-llm"))
+    spelt = model.estimate(dataclasses.replace(base, runtime="TensorRT-LLM"))
+    assert spelt.output_tok_s_per_accelerator == named.output_tok_s_per_accelerator
+    assert spelt.ttft_ms_p99 == named.ttft_ms_p99 and spelt.evidence == named.evidence
+    assert not named.runtime_note  # asked by its name, and measured: nothing to say
+    # A runtime no result ran: no runtime effect, a wider interval, and the output says so.
+    other = model.estimate(dataclasses.replace(base, runtime="mlc-llm"))
+    assert "no result in the fit ran mlc-llm" in other.runtime_note
+    assert "trt-llm" in other.runtime_note and "n/a" not in other.runtime_note
+    assert perf_calibration.EVIDENCE.index(other.evidence) > perf_calibration.EVIDENCE.index(
+        named.evidence
+    )
+    # Not asked: the runtime read is named, and why.
+    free = model.estimate(base)
+    assert free.runtime == "trt-llm" and "no runtime given: read as trt-llm" in free.runtime_note
+
+
+def test_results_are_fitted_under_their_runtime_s_one_name():
+    from tokendesk.runtimes import canonical_runtime
+
+    assert canonical_runtime("TensorRT-LLM") == canonical_runtime("tensorrtllm") == "trt-llm"
+    assert canonical_runtime(" Llama_CPP ") == "llama.cpp"
+    assert canonical_runtime("vLLM") == "vllm" and canonical_runtime(None) == ""
+    assert canonical_runtime("Some Engine") == "some-engine"  # unknown: spelt one way all the same
+    row = {"_arch": LLAMA_70B, "_hw": H100, "runtime": "TensorRT_LLM", "scenario": "server"}
+    assert perf_calibration.labels_of(row)["runtime"] == "trt-llm"
