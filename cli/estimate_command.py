@@ -49,7 +49,11 @@ def estimate(
         str | None, typer.Option("--model", help="A model of the model table.")
     ] = None,
     accelerator: Annotated[
-        str | None, typer.Option("--accelerator", help="An accelerator id of the catalog.")
+        str | None,
+        typer.Option(
+            "--accelerator",
+            help="An accelerator id of the catalog, or a part's name that names one (B200).",
+        ),
     ] = None,
     accelerators_per_replica: Annotated[
         int | None,
@@ -106,9 +110,10 @@ def estimate(
         raise fail("give --input-tokens and --output-tokens together, or neither")
     from planning.estimates import EstimateError, EstimateQuery, estimator
 
+    accelerator_id, read_as = _catalog_id(str(accelerator))
     query = EstimateQuery(
         model=str(model),
-        accelerator_id=str(accelerator),
+        accelerator_id=accelerator_id,
         precision=str(precision),
         accelerators_per_replica=accelerators_per_replica,
         runtime=runtime,
@@ -129,14 +134,29 @@ def estimate(
     if output is Format.JSON:
         sys.stdout.write(jsontext.dumps(data, indent=1, default=str) + "\n")
         return
-    _print_estimate(data)
+    _print_estimate(data, read_as)
+
+
+def _catalog_id(name: str) -> tuple[str, str]:
+    """The catalog id ``name`` stands for and, where it is a part's name ("B200") rather than
+    an id, how it was read; a name that places no part, or several, is refused in words."""
+    from benchmarks.importers.hardware import identify
+    from tokendesk.catalog import accelerator_ids
+
+    ids = accelerator_ids()
+    if name in ids:
+        return name, ""
+    found = identify(name)
+    if found.accelerator_id is None or found.accelerator_id not in ids:
+        raise fail(f"{found.reason}; give one of the catalog's ids: {', '.join(sorted(ids))}")
+    return found.accelerator_id, f"accelerator {name} read as {found.accelerator_id}"
 
 
 def _band(band: dict[str, float], digits: int = 0) -> str:
     return f"{band['estimate']:,.{digits}f} ({band['low']:,.{digits}f}–{band['high']:,.{digits}f})"
 
 
-def _print_estimate(data: dict[str, Any]) -> None:
+def _print_estimate(data: dict[str, Any], read_as: str = "") -> None:
     q = data["query"]
     table = Grid(
         title=terminal_text(f"{data['model_id']} on {q['accelerator_id']} · {q['precision']}")
@@ -159,6 +179,7 @@ def _print_estimate(data: dict[str, Any]) -> None:
                 if data["meets_ttft_slo"] is None
                 else f"; p99 TTFT {'meets' if data['meets_ttft_slo'] else 'misses'} the target"
             )
+            + (f"; {read_as}" if read_as else "")
             + (f"; {data['runtime_note']}" if data["runtime_note"] else "")
             + (f"; {data['interval_note']}" if data["interval_note"] else "")
         ),

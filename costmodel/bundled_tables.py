@@ -83,10 +83,15 @@ def _alias_keys() -> tuple[tuple[str, ModelArchitecture], ...]:
 @lru_cache(maxsize=4096)
 def resolve_architecture(model_name: str) -> ModelArchitecture | None:
     """Find the architecture for a model name as benchmarks spell it ("Llama-2-70B-Chat (99%)"):
-    the longest id or alias the name's key equals or starts with. Kept per name: the planner asks
-    for the same few names thousands of times per evaluation."""
-    key = model_key(model_name)
-    return next((arch for a, arch in _alias_keys() if key == a or key.startswith(a)), None)
+    the longest id or alias the name's key equals or starts with; failing that, for a hub id
+    ("meta-llama/Llama-2-70b-chat-hf"), the same for the name after its owner. Kept per name:
+    the planner asks for the same few names thousands of times per evaluation."""
+    for name in (model_name, model_name.rsplit("/", 1)[-1]):
+        key = model_key(name)
+        found = next((arch for a, arch in _alias_keys() if key == a or key.startswith(a)), None)
+        if found is not None:
+            return found
+    return None
 
 
 def stored_spellings(asked: list[str], stored: list[str]) -> list[str]:

@@ -96,7 +96,8 @@ class Estimate:
     calibration_results: int
     #: What widened an interval beyond its residuals' spread, in words ("" where nothing did).
     interval_note: str = ""
-    #: The runtime the estimate reads, by its one name, and how the question's was read.
+    #: The runtime the estimate reads, by its one name (a measured answer asked with none: the
+    #: runtimes its results ran, joined), and how the question's was read.
     runtime: str = ""
     runtime_note: str = ""
 
@@ -241,9 +242,14 @@ class Estimator:
             query, arch, hw, regime, keep & (c.cats["benchmark"] == bench), runtime
         )
         basis = "estimated"
+        found: dict[str, Band] = {}
         if measured is not None:
-            bands.update(measured)
+            found, runtimes = measured
+            bands.update(found)
             basis = "measured"
+            if not query.runtime:  # the measured answer reads every runtime's results
+                runtime = ", ".join(runtimes)
+                runtime_note = f"no runtime given: the results measured on {runtime}"
         used = keep & ((c.model_id == arch.model_id) | (c.cats["part"] == hw.accelerator_id))
         return Estimate(
             query=query,
@@ -270,7 +276,7 @@ class Estimator:
             interval_note=(
                 f"the TTFT intervals end at the {limits[0]:,.0f} ms target: no first-token"
                 " result of this vendor says where its scheduler sits under it"
-                if reached - set(measured or ())
+                if reached - set(found)
                 else ""
             ),
             calibrated_on=tuple(
@@ -349,9 +355,9 @@ class Estimator:
         regime: str,
         keep: np.ndarray,
         runtime: str,
-    ) -> dict[str, Band] | None:
+    ) -> tuple[dict[str, Band], list[str]] | None:
         """Bands from the results measured at exactly this question (on ``runtime`` where one
-        was asked), if any."""
+        was asked), with the runtimes they ran, if any."""
         if query.concurrency is not None or query.ttft_slo_ms is not None:
             return None
         c = self.corpus
@@ -386,7 +392,8 @@ class Estimator:
                 out[metric] = Band(
                     float(np.median(values)), float(values.min()), float(values.max())
                 )
-        return out if "tok_s" in out else None
+        runtimes = sorted({str(c.cats["runtime"][i]) for i in idx})
+        return (out, runtimes) if "tok_s" in out else None
 
 
 def _same_shape(row: dict[str, Any], query: EstimateQuery) -> bool:

@@ -42,6 +42,38 @@ def test_estimate_json_carries_the_bands_basis_and_sources(seed_db):
     assert data["calibrated_on"] and {"result_id", "source"} <= set(data["calibrated_on"][0])
 
 
+def _estimate(seed_db, accelerator: str, *more: str):
+    args = ["estimate", "--model", "meta-llama/Llama-2-70b-chat-hf", "--accelerator", accelerator]
+    args += ["--precision", "fp8", "--scenario", "server", *more, "--db", str(seed_db)]
+    return runner.invoke(app, args)
+
+
+def test_estimate_reads_a_part_s_name_as_its_catalog_id_and_refuses_an_ambiguous_one(seed_db):
+    by_id = _estimate(seed_db, "nvidia-b200-180gb", "--format", "json")
+    by_name = _estimate(seed_db, "B200", "--format", "json")
+    assert by_name.exit_code == 0, by_name.output
+    a, b = json.loads(by_id.stdout), json.loads(by_name.stdout)
+    assert b["query"]["accelerator_id"] == "nvidia-b200-180gb"
+    assert b["model_id"] == "llama-2-70b"  # a hub id, owner and all
+    assert a["output_tok_s_per_accelerator"] == b["output_tok_s_per_accelerator"]
+    table = _estimate(seed_db, "B200")
+    assert "accelerator B200 read as nvidia-b200-180gb" in " ".join(table.stdout.split())
+    # "h100" names three parts: refused, naming them, with no traceback.
+    out = _estimate(seed_db, "h100")
+    assert out.exit_code == 2
+    text = " ".join(out.output.split())
+    for part in ("nvidia-h100-sxm-80gb", "nvidia-h100-pcie-80gb", "nvidia-h100-nvl-94gb"):
+        assert part in text
+    assert "Traceback" not in out.output
+
+
+def test_a_measured_answer_asked_without_a_runtime_names_the_runtimes_it_read(seed_db):
+    out = _estimate(seed_db, "nvidia-h200-141gb", "--format", "json")
+    data = json.loads(out.stdout)
+    assert data["basis"] == "measured"
+    assert data["runtime_note"] == f"no runtime given: the results measured on {data['runtime']}"
+
+
 def test_estimate_refuses_an_unknown_model_in_words(seed_db):
     out = runner.invoke(
         app,

@@ -125,6 +125,10 @@ def test_architecture_table_is_consistent():
         ("Llama-3.1-8B-Instruct (CNN-DM)", "llama-3.1-8b"),
         ("Llama-3.3-70B-Instruct", "llama-3.3-70b"),
         ("LLaMA 3.1 70B", "llama-3.1-70b"),
+        # A hub id whose owner the table does not list: the name after the owner is the model's.
+        ("meta-llama/Llama-2-70b-chat-hf", "llama-2-70b"),
+        ("TheBloke/Llama-2-7B-GGUF", "llama-2-7b"),
+        ("someorg/unknown-model", None),
         ("unknown model", None),
     ],
 )
