@@ -181,6 +181,7 @@ def _print_estimate(data: dict[str, Any], read_as: str = "") -> None:
             )
             + (f"; {read_as}" if read_as else "")
             + (f"; {data['runtime_note']}" if data["runtime_note"] else "")
+            + (f"; {data['load_note']}" if data["load_note"] else "")
             + (f"; {data['interval_note']}" if data["interval_note"] else "")
         ),
         highlight=False,

@@ -66,6 +66,9 @@ EVIDENCE = (
 #: interval (its fitted effect is mostly the vendor's).
 THIN_PART = 20
 THIN_VENDOR = 60
+#: A load (a regime) measured by fewer results than this in a fit is said to be thin: the
+#: estimate's efficiencies then come mostly from results at other loads.
+THIN_REGIME = 60
 #: A group with fewer leave-one-out residuals than this borrows the next nearer group's, widened
 #: by ``WIDEN`` per step (farther evidence is never trusted more than nearer evidence).
 MIN_GROUP = 12

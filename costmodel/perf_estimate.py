@@ -21,6 +21,7 @@ from costmodel.perf_calibration import (
     EVIDENCE,
     METRICS,
     RATIO_OF,
+    THIN_REGIME,
     Corpus,
     Fit,
     LeaveOneOut,
@@ -100,6 +101,8 @@ class Estimate:
     #: runtimes its results ran, joined), and how the question's was read.
     runtime: str = ""
     runtime_note: str = ""
+    #: Where few results in the fit ran at the load asked, in words ("" where enough did).
+    load_note: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -273,6 +276,7 @@ class Estimator:
             calibration_results=int(keep.sum()),
             runtime=runtime,
             runtime_note=runtime_note,
+            load_note=self._load_note(regime, keep),
             interval_note=(
                 f"the TTFT intervals end at the {limits[0]:,.0f} ms target: no first-token"
                 " result of this vendor says where its scheduler sits under it"
@@ -283,6 +287,19 @@ class Estimator:
                 (c.rows[i].get("result_id"), str(c.rows[i].get("source") or ""))
                 for i in np.flatnonzero(used)
             ),
+        )
+
+    def _load_note(self, regime: str, keep: np.ndarray) -> str:
+        """Where few results in the fit ran at the load asked, in words (else "")."""
+        at_load = int((keep & (self.corpus.cats["regime"] == regime)).sum())
+        if at_load >= THIN_REGIME:
+            return ""
+        load = "at a stated concurrency" if regime == "concurrency" else f"as {regime} runs"
+        return (
+            f"only {at_load:,} of the results in the fit were measured {load}: each figure is"
+            " calibrated on its own, mostly on results at other loads (MLPerf's tuned ones), so"
+            " here they need not agree with one another (throughput against streams ÷ TPOT);"
+            " the weakest footing the model has"
         )
 
     def _runtime(self, query: EstimateQuery, hw: Hardware, keep: np.ndarray) -> tuple[str, str]:

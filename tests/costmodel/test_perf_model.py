@@ -432,3 +432,15 @@ def test_results_are_fitted_under_their_runtime_s_one_name():
     assert canonical_runtime("Some Engine") == "some-engine"  # unknown: spelt one way all the same
     row = {"_arch": LLAMA_70B, "_hw": H100, "runtime": "TensorRT_LLM", "scenario": "server"}
     assert perf_calibration.labels_of(row)["runtime"] == "trt-llm"
+
+
+def test_an_estimate_at_a_thinly_measured_load_says_so(model):
+    c = model.corpus
+    streams = int((c.cats["regime"] == "concurrency").sum())
+    assert 0 < streams < perf_calibration.THIN_REGIME  # the corpus this reads
+    base = EstimateQuery("llama-3.1-70b", "nvidia-h100-sxm-80gb", "fp8", leave_out=True)
+    at_streams = model.estimate(dataclasses.replace(base, concurrency=16))
+    assert f"only {streams:,} of the results in the fit were measured at a stated concurrency" in (
+        at_streams.load_note
+    )
+    assert not model.estimate(dataclasses.replace(base, scenario="server")).load_note
