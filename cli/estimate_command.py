@@ -60,11 +60,20 @@ def estimate(
         typer.Option(
             "--accelerators-per-replica",
             min=1,
-            help="Accelerators serving the model. With --concurrency, one replica of this size;"
-            " otherwise a system of this size (as an MLPerf system's count), split into the"
-            " replicas that serve best (the output names their size). Default: up to 64.",
+            help="Accelerators serving the model. With --concurrency or --one-replica, one"
+            " replica of this size; otherwise a system of this size (as an MLPerf system's"
+            " count), split into the replicas that serve best (the output names their size)."
+            " Default: up to 64.",
         ),
     ] = None,
+    one_replica: Annotated[
+        bool,
+        typer.Option(
+            "--one-replica",
+            help="Read --accelerators-per-replica as one replica of that size (a deployment's"
+            " tensor-parallel size) at any load, not as a system to split.",
+        ),
+    ] = False,
     precision: Annotated[str | None, typer.Option("--precision", help="bf16, fp8, fp4 …")] = None,
     runtime: Annotated[str | None, typer.Option("--runtime", help="vllm, trt-llm, …")] = None,
     input_tokens: Annotated[
@@ -106,15 +115,19 @@ def estimate(
     loads = [x for x in (scenario, concurrency, ttft_slo_ms) if x is not None]
     if len(loads) > 1:
         raise fail("give one of --scenario, --concurrency and --ttft-slo-ms, not several")
+    if one_replica and accelerators_per_replica is None:
+        raise fail("--one-replica reads --accelerators-per-replica: give its size too")
     if (input_tokens is None) != (output_tokens is None):
         raise fail("give --input-tokens and --output-tokens together, or neither")
     from planning.estimates import EstimateError, EstimateQuery, estimator
 
-    accelerator_id, read_as = _catalog_id(str(accelerator))
+    accelerator_id, read_part = _catalog_id(str(accelerator))
+    precision_name, read_precision = _precision_name(str(precision))
+    read_as = "; ".join(note for note in (read_part, read_precision) if note)
     query = EstimateQuery(
         model=str(model),
         accelerator_id=accelerator_id,
-        precision=str(precision),
+        precision=precision_name,
         accelerators_per_replica=accelerators_per_replica,
         runtime=runtime,
         input_tokens=input_tokens,
@@ -123,6 +136,7 @@ def estimate(
         concurrency=concurrency,
         ttft_slo_ms=ttft_slo_ms,
         leave_out=leave_out,
+        one_replica=one_replica,
     )
     with Warehouse.open(db, read_only=True, seed_check=check_price_file) as warehouse:
         model_ = estimator(warehouse)
@@ -154,6 +168,31 @@ def _catalog_id(name: str) -> tuple[str, str]:
 
 def _band(band: dict[str, float], digits: int = 0) -> str:
     return f"{band['estimate']:,.{digits}f} ({band['low']:,.{digits}f}–{band['high']:,.{digits}f})"
+
+
+#: Framework dtype names (torch's, vLLM's --dtype and --kv-cache-dtype) -> the precision names
+#: the model table and the results use.
+_PRECISION_ALIASES = {
+    "bfloat16": "bf16",
+    "float16": "fp16",
+    "half": "fp16",
+    "float32": "fp32",
+    "float": "fp32",
+    "e4m3": "fp8",
+    "fp8-e4m3": "fp8",
+    "fp8-e4m3fn": "fp8",
+    "float8-e4m3fn": "fp8",
+    "int4-awq": "int4-awq",  # typed as int4_awq
+}
+
+
+def _precision_name(name: str) -> tuple[str, str]:
+    """The precision name ``name`` stands for (lower case; a framework's dtype name, with "_" or
+    "-", as the model's) and, where it differs from what was typed, how it was read. Names with
+    an underscore of their own (q4_0) are kept as typed."""
+    typed = name.strip().lower()
+    found = _PRECISION_ALIASES.get(typed.replace("_", "-"), typed)
+    return found, (f"precision {name} read as {found}" if found != typed else "")
 
 
 def _print_estimate(data: dict[str, Any], read_as: str = "") -> None:

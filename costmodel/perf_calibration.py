@@ -302,12 +302,13 @@ def newest_round(labels: np.ndarray) -> str:
     return max(rounds, key=lambda r: tuple(int(p) for p in r.removeprefix("mlperf v").split(".")))
 
 
-def fixed_replica(size: int, concurrency: float | None) -> int:
+def fixed_replica(size: int, concurrency: float | None, one_replica: bool = False) -> int:
     """The replica size a count of accelerators fixes (0: none, the physics chooses): a load at a
     stated concurrency is served by one replica of that size; otherwise the count is a system's
-    (an MLPerf system's), split into replicas as the physics finds best. Results and questions
-    are read by this one rule."""
-    return size if concurrency is not None else 0
+    (an MLPerf system's), split into replicas as the physics finds best, unless a question says
+    it is one replica (``one_replica``: a deployment's tensor-parallel size). Results and
+    questions are read by this one rule."""
+    return size if concurrency is not None or one_replica else 0
 
 
 def _row_fields(row: dict[str, Any], arch: ModelArchitecture, hw: Hardware) -> dict[str, float]:

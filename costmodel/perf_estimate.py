@@ -62,6 +62,9 @@ class EstimateQuery:
     ttft_slo_ms: float | None = None
     #: Leave every result of this model × accelerator out of the fit.
     leave_out: bool = False
+    #: Read ``accelerators_per_replica`` as one replica of that size at any load (a deployment's
+    #: tensor-parallel size), not as a system to split (see :func:`fixed_replica`).
+    one_replica: bool = False
 
 
 @dataclass(frozen=True)
@@ -191,7 +194,9 @@ class Estimator:
                     hw,
                     query.precision,
                     system=query.accelerators_per_replica or MAX_REPLICA,
-                    fixed_tp=fixed_replica(query.accelerators_per_replica or 0, query.concurrency),
+                    fixed_tp=fixed_replica(
+                        query.accelerators_per_replica or 0, query.concurrency, query.one_replica
+                    ),
                     input_tokens=tokens_in,
                     output_tokens=tokens_out,
                     regime=regime,
@@ -375,7 +380,9 @@ class Estimator:
     ) -> tuple[dict[str, Band], list[str]] | None:
         """Bands from the results measured at exactly this question (on ``runtime`` where one
         was asked), with the runtimes they ran, if any."""
-        if query.concurrency is not None or query.ttft_slo_ms is not None:
+        # A measured result answers a question at its scenario only, and an MLPerf result's count
+        # is a system's: none is a measurement of one replica of a given size.
+        if query.concurrency is not None or query.ttft_slo_ms is not None or query.one_replica:
             return None
         c = self.corpus
         hit = (

@@ -120,3 +120,31 @@ def test_validate_table_names_the_naive_reference_as_the_json_gives_it(seed_db):
         assert (
             f"median |error| {ref['median_abs_pct_error']:.1%} over {ref['cases']:,} cases" in flat
         )
+
+
+def test_estimate_reads_a_framework_s_precision_name_and_refuses_one_replica_without_a_size(
+    seed_db,
+):
+    typed = _estimate(seed_db, "nvidia-h200-141gb", "--format", "json")
+    spelt = runner.invoke(
+        app,
+        [
+            "estimate",
+            "--model",
+            "llama-2-70b",
+            "--accelerator",
+            "nvidia-h200-141gb",
+            "--precision",
+            "float8_e4m3fn",
+            "--scenario",
+            "server",
+            "--db",
+            str(seed_db),
+        ],
+    )
+    assert spelt.exit_code == 0, spelt.output
+    assert "precision float8_e4m3fn read as fp8" in " ".join(spelt.stdout.split())
+    assert json.loads(typed.stdout)["query"]["precision"] == "fp8"
+    out = _estimate(seed_db, "nvidia-h200-141gb", "--one-replica")
+    assert out.exit_code == 2
+    assert "--one-replica reads --accelerators-per-replica" in " ".join(out.output.split())

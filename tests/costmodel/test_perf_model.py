@@ -444,3 +444,28 @@ def test_an_estimate_at_a_thinly_measured_load_says_so(model):
         at_streams.load_note
     )
     assert not model.estimate(dataclasses.replace(base, scenario="server")).load_note
+
+
+def test_one_replica_reads_the_size_as_a_deployment_s_at_any_load(model):
+    # 405B in FP8 fits four H200s: as a system of 8 the physics splits it into two replicas of
+    # 4; a deployment that runs it as one 8-way replica asks with one_replica.
+    base = EstimateQuery(
+        "llama-3.1-405b",
+        "nvidia-h200-141gb",
+        "fp8",
+        accelerators_per_replica=8,
+        scenario="offline",
+        leave_out=True,
+    )
+    split = model.estimate(base)
+    whole = model.estimate(dataclasses.replace(base, one_replica=True))
+    assert split.replica_size < 8 and whole.replica_size == 8
+    assert (
+        whole.output_tok_s_per_accelerator.estimate != split.output_tok_s_per_accelerator.estimate
+    )
+    # An MLPerf result's count is a system's: no measured answer for one replica of that size.
+    asked = EstimateQuery(
+        "llama-2-70b", "nvidia-h200-141gb", "fp8", accelerators_per_replica=8, scenario="server"
+    )
+    assert model.estimate(asked).basis == "measured"
+    assert model.estimate(dataclasses.replace(asked, one_replica=True)).basis == "estimated"
