@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
+from benchmarks.importers.serving import TORCH_DTYPES
 from cli.exits import fail
 from cli.shared_options import DbOption
 from pricing.integrity import check_price_file
@@ -33,6 +34,31 @@ class Format(StrEnum):
 
 
 FormatOpt = Annotated[Format, typer.Option("--format", help="table or json")]
+AcceleratorOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--accelerator",
+        help="An accelerator id of the catalog, or a part's name that names one (B200).",
+    ),
+]
+ReplicaSizeOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--accelerators-per-replica",
+        min=1,
+        help="Accelerators serving the model. With --concurrency or --one-replica, one replica of"
+        " this size; otherwise a system of this size (as an MLPerf system's count), split into"
+        " the replicas that serve best (the output names their size). Default: up to 64.",
+    ),
+]
+OneReplicaOpt = Annotated[
+    bool,
+    typer.Option(
+        "--one-replica",
+        help="Read --accelerators-per-replica as one replica of that size (a deployment's"
+        " tensor-parallel size) at any load, not as a system to split.",
+    ),
+]
 
 estimate_app = typer.Typer(
     rich_markup_mode=None,
@@ -48,32 +74,9 @@ def estimate(
     model: Annotated[
         str | None, typer.Option("--model", help="A model of the model table.")
     ] = None,
-    accelerator: Annotated[
-        str | None,
-        typer.Option(
-            "--accelerator",
-            help="An accelerator id of the catalog, or a part's name that names one (B200).",
-        ),
-    ] = None,
-    accelerators_per_replica: Annotated[
-        int | None,
-        typer.Option(
-            "--accelerators-per-replica",
-            min=1,
-            help="Accelerators serving the model. With --concurrency or --one-replica, one"
-            " replica of this size; otherwise a system of this size (as an MLPerf system's"
-            " count), split into the replicas that serve best (the output names their size)."
-            " Default: up to 64.",
-        ),
-    ] = None,
-    one_replica: Annotated[
-        bool,
-        typer.Option(
-            "--one-replica",
-            help="Read --accelerators-per-replica as one replica of that size (a deployment's"
-            " tensor-parallel size) at any load, not as a system to split.",
-        ),
-    ] = False,
+    accelerator: AcceleratorOpt = None,
+    accelerators_per_replica: ReplicaSizeOpt = None,
+    one_replica: OneReplicaOpt = False,
     precision: Annotated[str | None, typer.Option("--precision", help="bf16, fp8, fp4 …")] = None,
     runtime: Annotated[str | None, typer.Option("--runtime", help="vllm, trt-llm, …")] = None,
     input_tokens: Annotated[
@@ -170,14 +173,11 @@ def _band(band: dict[str, float], digits: int = 0) -> str:
     return f"{band['estimate']:,.{digits}f} ({band['low']:,.{digits}f}–{band['high']:,.{digits}f})"
 
 
-#: Framework dtype names (torch's, vLLM's --dtype and --kv-cache-dtype) -> the precision names
-#: the model table and the results use.
+#: Framework dtype names -> the precision names the model table and the results use: torch's
+#: (the table the result importers read) and the FP8 spellings of vLLM's --kv-cache-dtype and
+#: torch's float8 types.
 _PRECISION_ALIASES = {
-    "bfloat16": "bf16",
-    "float16": "fp16",
-    "half": "fp16",
-    "float32": "fp32",
-    "float": "fp32",
+    **TORCH_DTYPES,
     "e4m3": "fp8",
     "fp8-e4m3": "fp8",
     "fp8-e4m3fn": "fp8",
