@@ -86,7 +86,7 @@ def resolve_architecture(model_name: str) -> ModelArchitecture | None:
     the longest id or alias the name's key equals or starts with; failing that, for a hub id
     ("meta-llama/Llama-2-70b-chat-hf"), the same for the name after its owner. Kept per name:
     the planner asks for the same few names thousands of times per evaluation."""
-    for name in (model_name, model_name.rsplit("/", 1)[-1]):
+    for name in dict.fromkeys((model_name, model_name.rsplit("/", 1)[-1])):
         key = model_key(name)
         found = next((arch for a, arch in _alias_keys() if key == a or key.startswith(a)), None)
         if found is not None:

@@ -299,12 +299,14 @@ class Estimator:
         at_load = int((keep & (self.corpus.cats["regime"] == regime)).sum())
         if at_load >= THIN_REGIME:
             return ""
-        load = "at a stated concurrency" if regime == "concurrency" else f"as {regime} runs"
+        streams = regime == "concurrency"
+        load = "at a stated concurrency" if streams else f"as {regime} runs"
         return (
             f"only {at_load:,} of the results in the fit were measured {load}: each figure is"
             " calibrated on its own, mostly on results at other loads (MLPerf's tuned ones), so"
-            " here they need not agree with one another (throughput against streams ÷ TPOT);"
-            " the weakest footing the model has"
+            " here they need not agree with one another"
+            + (" (throughput against streams ÷ TPOT)" if streams else "")
+            + "; the weakest footing the model has"
         )
 
     def _runtime(self, query: EstimateQuery, hw: Hardware, keep: np.ndarray) -> tuple[str, str]:

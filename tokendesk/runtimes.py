@@ -16,7 +16,6 @@ ALIASES = {
     "tensorrt-llm": "trt-llm",
     "tensorrtllm": "trt-llm",
     "trtllm": "trt-llm",
-    "trt-llm": "trt-llm",
     "llamacpp": "llama.cpp",
     "llama-cpp": "llama.cpp",
     "text-generation-inference": "tgi",
