@@ -182,16 +182,22 @@ _PRECISION_ALIASES = {
     "fp8-e4m3": "fp8",
     "fp8-e4m3fn": "fp8",
     "float8-e4m3fn": "fp8",
-    "int4-awq": "int4-awq",  # typed as int4_awq
 }
 
 
 def _precision_name(name: str) -> tuple[str, str]:
     """The precision name ``name`` stands for (lower case; a framework's dtype name, with "_" or
-    "-", as the model's) and, where it differs from what was typed, how it was read. Names with
-    an underscore of their own (q4_0) are kept as typed."""
+    "-", as the model's; a name of the model's own with "_" for its "-", as int4_awq) and, where
+    it differs from what was typed, how it was read. Names with an underscore of their own
+    (q4_0) are kept as typed."""
+    from costmodel.perf_model import WEIGHT_BYTES  # numpy: only once a question is asked
+
     typed = name.strip().lower()
-    found = _PRECISION_ALIASES.get(typed.replace("_", "-"), typed)
+    dashed = typed.replace("_", "-")
+    if typed in WEIGHT_BYTES:
+        found = typed
+    else:
+        found = _PRECISION_ALIASES.get(dashed, dashed if dashed in WEIGHT_BYTES else typed)
     return found, (f"precision {name} read as {found}" if found != typed else "")
 
 

@@ -148,3 +148,13 @@ def test_estimate_reads_a_framework_s_precision_name_and_refuses_one_replica_wit
     out = _estimate(seed_db, "nvidia-h200-141gb", "--one-replica")
     assert out.exit_code == 2
     assert "--one-replica reads --accelerators-per-replica" in " ".join(out.output.split())
+
+
+def test_a_precision_of_the_model_s_own_is_read_with_either_separator():
+    from cli.estimate_command import _precision_name
+
+    assert _precision_name("int4_awq") == ("int4-awq", "precision int4_awq read as int4-awq")
+    assert _precision_name("INT4-AWQ") == ("int4-awq", "")
+    # A name whose underscore is its own stays as typed.
+    assert _precision_name("q4_0") == ("q4_0", "")
+    assert _precision_name("Q4_K_M") == ("q4_k_m", "")
